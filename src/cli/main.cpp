@@ -1,0 +1,72 @@
+// goblin: hunts wasted GPU compute in ML workloads and proves each fix with a measured
+// before/after. This file only builds the command tree; each verb lives beside its module.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "core/cli.h"
+#include "core/data.h"
+
+namespace {
+const char* kFooter = R"(
+Exit codes:
+  0  success
+  1  internal error (a bug in goblin: please report it)
+  2  usage error (bad command line)
+  3  input missing or unreadable, or output not writable
+  4  unrecognised input format
+  5  malformed input (what was read before the damage is still reported)
+  6  not found (unknown GPU id, rule id, ...)
+  7  environment lacks something (no GPU, profiler or python)
+  8  the workload failed (crash, timeout, out of memory)
+
+Every command takes --json and then prints {"ok": bool, "result": ..., "error": null|string}.
+Start with:  goblin info TRACE      goblin triage TRACE -o DIR      goblin audit CONFIG
+)";
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"goblin: find wasted GPU compute in ML workloads (PyTorch/Kineto, rocprofv3, Nsight, smi telemetry) "
+               "and prove each fix with a measured before/after.",
+               "goblin"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("goblin ") + GOBLIN_VERSION);
+  std::string data_dir;
+  app.add_option("--data-dir", data_dir, "Directory whose files override the built-in data/ (taxonomy, rules, GPU specs)")
+      ->check(CLI::ExistingDirectory);
+  app.parse_complete_callback([&] {
+    if (!data_dir.empty()) goblin::set_data_dir(data_dir);
+  });
+
+  goblin::register_info(app);
+  goblin::register_triage(app);
+  goblin::register_breakdown(app);
+  goblin::register_overlap(app);
+  goblin::register_perfetto_fix(app);
+  goblin::register_metrics(app);
+  goblin::register_parse_config(app);
+  goblin::register_kb(app);
+  goblin::register_patch(app);
+  goblin::register_compare(app);
+  goblin::register_audit(app);
+  goblin::register_profile(app);
+  goblin::register_bench(app);
+  goblin::register_specs(app);
+  goblin::register_roofline(app);
+  goblin::register_diagnose(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // usage error, whatever CLI11's own code
+  }
+  return goblin::verb_exit_code();
+}

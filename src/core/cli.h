@@ -1,0 +1,40 @@
+// Shared plumbing for CLI verbs: every verb computes a VerbResult and `finish` prints it the
+// same way — the {ok, result, error} envelope with --json, readable text otherwise — and turns
+// the error kind into the documented exit code.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin {
+
+struct VerbResult {
+  Json result;                 // machine-readable result (partial when error is set)
+  std::optional<Error> error;  // set on failure
+  std::string human;           // readable text for the terminal
+};
+
+// Prints `r` (JSON envelope to stdout, or human text to stdout and the error to stderr) and
+// records the exit code for main() to return.
+void finish(const VerbResult& r, bool json);
+
+// Exit code recorded by the last finish() (0 if none).
+int verb_exit_code();
+void set_verb_exit_code(int code);
+
+// Wraps a verb body so that exceptions become an Internal error instead of a crash.
+template <class F>
+void run_verb(bool json, F&& body) {
+  VerbResult r;
+  try {
+    r = body();
+  } catch (const std::exception& e) {
+    r.error = make_error(ErrorKind::Internal, std::string("unexpected failure: ") + e.what());
+  }
+  finish(r, json);
+}
+
+}  // namespace goblin

@@ -1,0 +1,158 @@
+#include "core/csv.h"
+
+#include <cstring>
+
+namespace goblin {
+
+namespace {
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string s) : s_(std::move(s)) { path_ = "<string>"; }
+  Result<size_t> read(char* buf, size_t cap) override {
+    size_t n = std::min(cap, s_.size() - pos_);
+    std::memcpy(buf, s_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t position() const override { return pos_; }
+  bool compressed() const override { return false; }
+  uint64_t file_size() const override { return s_.size(); }
+
+ private:
+  std::string s_;
+  size_t pos_ = 0;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+}  // namespace
+
+CsvReader::CsvReader(std::unique_ptr<ByteSource> src, char delimiter, bool trim)
+    : src_(std::move(src)), delim_(delimiter), trim_(trim), buf_(1 << 16) {
+  path_ = src_->path();
+}
+
+CsvReader CsvReader::from_string(std::string text, char delimiter, bool trim) {
+  return CsvReader(std::make_unique<StringSource>(std::move(text)), delimiter, trim);
+}
+
+bool CsvReader::fill() {
+  if (eof_) return false;
+  auto n = src_->read(buf_.data(), buf_.size());
+  if (!n) {
+    has_error_ = true;
+    error_ = n.error();
+    eof_ = true;
+    return false;
+  }
+  if (*n == 0) {
+    eof_ = true;
+    return false;
+  }
+  pos_ = 0;
+  end_ = *n;
+  return true;
+}
+
+int CsvReader::peek() {
+  if (pos_ == end_ && !fill()) return -1;
+  return static_cast<unsigned char>(buf_[pos_]);
+}
+
+int CsvReader::get() {
+  int c = peek();
+  if (c >= 0) {
+    ++pos_;
+    ++offset_;
+    if (c == '\n') ++line_;
+  }
+  return c;
+}
+
+bool CsvReader::next(std::vector<std::string_view>& fields) {
+  fields.clear();
+  for (;;) {
+    record_.clear();
+    spans_.clear();
+    // skip blank lines
+    int c = peek();
+    while (c == '\n' || c == '\r') {
+      get();
+      c = peek();
+    }
+    if (c < 0) return false;
+    record_line_ = line_;
+    record_offset_ = offset_;
+    bool end_of_record = false;
+    while (!end_of_record) {
+      size_t start = record_.size();
+      bool quoted = false;
+      // leading spaces before a quote
+      if (trim_) {
+        while (peek() >= 0 && is_space(static_cast<char>(peek()))) get();
+      }
+      if (peek() == '"') {
+        quoted = true;
+        get();
+        for (;;) {
+          int ch = get();
+          if (ch < 0) {
+            has_error_ = true;
+            error_ = make_error(ErrorKind::Malformed, "unterminated quoted field (file ends inside quotes)",
+                                path_, record_offset_, record_line_);
+            spans_.emplace_back(start, record_.size() - start);
+            break;
+          }
+          if (ch == '"') {
+            if (peek() == '"') {
+              get();
+              record_.push_back('"');
+              continue;
+            }
+            break;
+          }
+          record_.push_back(static_cast<char>(ch));
+        }
+        if (has_error_) break;
+        // anything between closing quote and delimiter is appended verbatim (lenient)
+      }
+      for (;;) {
+        int ch = peek();
+        if (ch < 0) {
+          end_of_record = true;
+          break;
+        }
+        if (ch == delim_) {
+          get();
+          break;
+        }
+        if (ch == '\n' || ch == '\r') {
+          get();
+          if (ch == '\r' && peek() == '\n') get();
+          end_of_record = true;
+          break;
+        }
+        record_.push_back(static_cast<char>(ch));
+        get();
+      }
+      size_t len = record_.size() - start;
+      if (trim_ && !quoted) {
+        while (len > 0 && is_space(record_[start + len - 1])) --len;
+      }
+      spans_.emplace_back(start, len);
+    }
+    for (auto& [s, n] : spans_) fields.emplace_back(record_.data() + s, n);
+    return !fields.empty() || !has_error_;
+  }
+}
+
+std::vector<std::string> split_csv_line(std::string_view line, char delim) {
+  auto r = CsvReader::from_string(std::string(line), delim);
+  std::vector<std::string_view> f;
+  std::vector<std::string> out;
+  if (r.next(f)) {
+    for (auto v : f) out.emplace_back(v);
+  }
+  return out;
+}
+
+}  // namespace goblin

@@ -1,0 +1,30 @@
+// Knowledge lives in data files (taxonomy, rules, GPU specs, metric schemas) under data/.
+// They are compiled into the binary so goblin works from any directory; a user's directory
+// (GOBLIN_DATA_DIR, or set_data_dir from --data-dir) overrides any file by the same path.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goblin {
+
+namespace data_detail {
+struct EmbeddedFile {
+  const char* path;
+  std::string_view content;
+};
+extern const EmbeddedFile kFiles[];  // terminated by {nullptr, {}}
+}  // namespace data_detail
+
+void set_data_dir(std::string dir);
+// Contents of data/<rel> (override dir first, then embedded). NotFound error otherwise.
+Result<std::string> load_data_file(std::string_view rel);
+// Relative paths of all data files under `prefix` (embedded and overrides, deduplicated, sorted).
+std::vector<std::string> list_data_files(std::string_view prefix);
+// Where a data file came from, for citations in output: "embedded:data/x" or the override path.
+std::string data_file_origin(std::string_view rel);
+
+}  // namespace goblin

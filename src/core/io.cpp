@@ -1,0 +1,201 @@
+#include "core/io.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <sys/stat.h>
+
+namespace goblin {
+
+bool looks_gzip(std::string_view p) {
+  return p.size() >= 2 && static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
+}
+
+namespace {
+
+class FileSource : public ByteSource {
+ public:
+  FileSource(std::string path, FILE* f, uint64_t size) : f_(f), size_(size) { path_ = std::move(path); }
+  ~FileSource() override {
+    if (f_) std::fclose(f_);
+  }
+  Result<size_t> read(char* buf, size_t cap) override {
+    size_t n = std::fread(buf, 1, cap, f_);
+    if (n == 0 && std::ferror(f_)) {
+      return make_error(ErrorKind::Io, std::string("read failed: ") + std::strerror(errno), path_,
+                        static_cast<int64_t>(pos_));
+    }
+    pos_ += n;
+    return n;
+  }
+  uint64_t position() const override { return pos_; }
+  bool compressed() const override { return false; }
+  uint64_t file_size() const override { return size_; }
+  FILE* file() { return f_; }
+  uint64_t raw_position() const { return pos_; }
+
+ private:
+  FILE* f_;
+  uint64_t size_;
+  uint64_t pos_ = 0;
+};
+
+class GzipSource : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<FileSource> file, IoLimits limits) : file_(std::move(file)), limits_(limits) {
+    path_ = file_->path();
+    std::memset(&zs_, 0, sizeof(zs_));
+    inflateInit2(&zs_, 15 + 16);  // gzip only
+    in_.resize(1 << 20);
+  }
+  ~GzipSource() override { inflateEnd(&zs_); }
+
+  Result<size_t> read(char* buf, size_t cap) override {
+    if (done_) return size_t{0};
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = static_cast<uInt>(cap > (1u << 30) ? (1u << 30) : cap);
+    const uInt want = zs_.avail_out;
+    while (zs_.avail_out == want) {
+      if (zs_.avail_in == 0) {
+        auto r = file_->read(in_.data(), in_.size());
+        if (!r) return r.error();
+        if (*r == 0) {
+          if (member_started_) {
+            return make_error(ErrorKind::Malformed,
+                              "gzip stream is truncated (ended inside a compressed member); "
+                              "the data before this point was read",
+                              path_, static_cast<int64_t>(out_pos_));
+          }
+          done_ = true;
+          break;
+        }
+        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        zs_.avail_in = static_cast<uInt>(*r);
+      }
+      member_started_ = true;
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        // Another gzip member may follow (concatenated .gz files are valid gzip).
+        member_started_ = false;
+        inflateReset(&zs_);
+        if (zs_.avail_in == 0) {
+          // peek: is there more input?
+          auto r = file_->read(in_.data(), in_.size());
+          if (!r) return r.error();
+          if (*r == 0) {
+            done_ = true;
+            break;
+          }
+          zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+          zs_.avail_in = static_cast<uInt>(*r);
+        }
+        continue;
+      }
+      if (rc == Z_BUF_ERROR && zs_.avail_in == 0) continue;
+      if (rc != Z_OK) {
+        std::string why = zs_.msg ? zs_.msg : ("zlib error " + std::to_string(rc));
+        return make_error(ErrorKind::Malformed,
+                          "corrupt gzip data (" + why + "); the data before this point was read",
+                          path_, static_cast<int64_t>(out_pos_ + (want - zs_.avail_out)));
+      }
+    }
+    size_t n = want - zs_.avail_out;
+    out_pos_ += n;
+    if (out_pos_ > limits_.max_inflated_bytes) {
+      return make_error(ErrorKind::Malformed,
+                        "refusing to inflate more than " + std::to_string(limits_.max_inflated_bytes) +
+                            " bytes (raise the limit if this trace is really that large)",
+                        path_, static_cast<int64_t>(out_pos_));
+    }
+    if (out_pos_ > limits_.bomb_check_after) {
+      double ratio = static_cast<double>(out_pos_) / static_cast<double>(file_->raw_position() + 1);
+      if (ratio > limits_.max_ratio) {
+        return make_error(ErrorKind::Malformed,
+                          "gzip expands " + std::to_string(static_cast<long long>(ratio)) +
+                              "x, which looks like a gzip bomb, not a trace; stopped",
+                          path_, static_cast<int64_t>(out_pos_));
+      }
+    }
+    return n;
+  }
+  uint64_t position() const override { return out_pos_; }
+  bool compressed() const override { return true; }
+  uint64_t file_size() const override { return file_->file_size(); }
+
+ private:
+  std::unique_ptr<FileSource> file_;
+  IoLimits limits_;
+  z_stream zs_;
+  std::vector<char> in_;
+  uint64_t out_pos_ = 0;
+  bool done_ = false;
+  bool member_started_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const IoLimits& limits) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
+  }
+  if (S_ISDIR(st.st_mode)) return make_error(ErrorKind::Io, "is a directory, expected a file", path);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
+  unsigned char magic[2] = {0, 0};
+  size_t got = std::fread(magic, 1, 2, f);
+  std::rewind(f);
+  auto file = std::make_unique<FileSource>(path, f, static_cast<uint64_t>(st.st_size));
+  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+    return std::unique_ptr<ByteSource>(std::make_unique<GzipSource>(std::move(file), limits));
+  }
+  return std::unique_ptr<ByteSource>(std::move(file));
+}
+
+Result<std::string> read_all(const std::string& path, const IoLimits& limits) {
+  auto src = open_source(path, limits);
+  if (!src) return src.error();
+  std::string out;
+  if (!(*src)->compressed()) out.reserve((*src)->file_size());
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    auto n = (*src)->read(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) break;
+    out.append(buf.data(), *n);
+  }
+  return out;
+}
+
+Result<std::string> read_prefix(const std::string& path, size_t n) {
+  auto src = open_source(path);
+  if (!src) return src.error();
+  std::string out(n, '\0');
+  size_t have = 0;
+  while (have < n) {
+    auto r = (*src)->read(out.data() + have, n - have);
+    if (!r) {
+      if (have > 0) break;  // a damaged stream still sniffs by what came before the damage
+      return r.error();
+    }
+    if (*r == 0) break;
+    have += *r;
+  }
+  out.resize(have);
+  return out;
+}
+
+Status write_file(const std::string& path, std::string_view content) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return make_error(ErrorKind::Io, std::string("cannot write: ") + std::strerror(errno), path);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!f) return make_error(ErrorKind::Io, "write failed", path);
+  return Status::Ok();
+}
+
+}  // namespace goblin

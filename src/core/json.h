@@ -1,0 +1,23 @@
+// JSON output. Every `--json` result is the envelope {"ok", "result", "error"} (seed 000's
+// ToolResult) so scripts and agents handle success and failure the same way.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+
+namespace goblin {
+
+using Json = nlohmann::ordered_json;
+
+Json envelope_ok(Json result);
+// A failure; `partial` carries whatever was computed before the error (null if nothing).
+Json envelope_error(const Error& e, Json partial = nullptr);
+
+// Error as a JSON object: {kind, message, file, byte_offset, line, exit_code}.
+Json error_to_json(const Error& e);
+
+// Rounds to `digits` decimals for stable, readable output.
+double round_to(double v, int digits);
+
+}  // namespace goblin

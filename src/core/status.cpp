@@ -1,0 +1,34 @@
+#include "core/status.h"
+
+namespace goblin {
+
+const char* Error::kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::Internal: return "internal";
+    case ErrorKind::Usage: return "usage";
+    case ErrorKind::Io: return "io";
+    case ErrorKind::UnknownFormat: return "unknown_format";
+    case ErrorKind::Malformed: return "malformed";
+    case ErrorKind::NotFound: return "not_found";
+    case ErrorKind::Environment: return "environment";
+    case ErrorKind::Workload: return "workload";
+  }
+  return "internal";
+}
+
+std::string Error::describe() const {
+  std::string out;
+  if (!file.empty()) {
+    out += file;
+    if (line >= 0) {
+      out += ": line " + std::to_string(line);
+    } else if (byte_offset >= 0) {
+      out += ": byte " + std::to_string(byte_offset);
+    }
+    out += ": ";
+  }
+  out += message;
+  return out;
+}
+
+}  // namespace goblin

@@ -1,0 +1,77 @@
+// One error style for all of goblin: an Error says what went wrong in words a user can act on,
+// where (file, byte offset or line), and which documented exit code the CLI returns for it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace goblin {
+
+// Exit codes are part of the CLI contract (documented in `goblin --help`).
+enum class ErrorKind : int {
+  Internal = 1,       // a bug in goblin
+  Usage = 2,          // bad command line
+  Io = 3,             // missing or unreadable input / unwritable output
+  UnknownFormat = 4,  // input is not any format goblin reads
+  Malformed = 5,      // input recognised but damaged (partial results may still be reported)
+  NotFound = 6,       // a named thing (GPU id, rule id, kernel) does not exist
+  Environment = 7,    // the machine lacks something needed (GPU, profiler, python)
+  Workload = 8,       // the user's workload crashed, hung or ran out of memory
+};
+
+struct Error {
+  ErrorKind kind = ErrorKind::Internal;
+  std::string message;
+  std::string file;          // empty when not about a file
+  int64_t byte_offset = -1;  // offset in the (decompressed) input, -1 when unknown
+  int64_t line = -1;         // 1-based line, -1 when unknown
+
+  int exit_code() const { return static_cast<int>(kind); }
+  // "file: line 12: message" / "file: byte 4096: message" / "message".
+  std::string describe() const;
+  static const char* kind_name(ErrorKind k);
+};
+
+inline Error make_error(ErrorKind kind, std::string message, std::string file = {},
+                        int64_t byte_offset = -1, int64_t line = -1) {
+  return Error{kind, std::move(message), std::move(file), byte_offset, line};
+}
+
+// Minimal expected<T, Error> (std::expected is C++23).
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}     // NOLINT(google-explicit-constructor)
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result<void> equivalent.
+class Status {
+ public:
+  Status() = default;
+  Status(Error e) : err_(std::move(e)), has_(true) {}  // NOLINT(google-explicit-constructor)
+  static Status Ok() { return {}; }
+  bool ok() const { return !has_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return err_; }
+
+ private:
+  Error err_;
+  bool has_ = false;
+};
+
+}  // namespace goblin

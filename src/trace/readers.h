@@ -1,0 +1,53 @@
+// Entry points of the format readers. Every reader appends what it reads to one Timeline and
+// returns an error when the input is damaged; what was read before the damage stays in the
+// Timeline (partial results), and non-fatal problems go to Timeline::warn.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/io.h"
+#include "core/status.h"
+#include "model/timeline.h"
+
+namespace goblin {
+
+struct ReadOptions {
+  IoLimits io;
+  size_t chunk_bytes = 8u << 20;  // streaming readers' read size
+};
+
+// Format from the first bytes of the (decompressed) content, never the file name.
+// `path` is only used for SQLite files, whose tables must be inspected.
+Format sniff_format(std::string_view prefix, const std::string& path);
+
+// Reads a file or a directory (a directory is read as one run: every readable file in it,
+// e.g. rocprofv3 output or a goblin run directory). Sniffs the format of each file.
+Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt = {});
+
+// Reads one file of a known format.
+Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadOptions& opt = {});
+
+// ---- per-format readers (src/trace/<family>/) ----
+Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocprof_v1(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_ncu_csv(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_nvidia_smi(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_amd_smi(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocm_smi(const std::string& path, Timeline& tl, const ReadOptions& opt);
+
+// ---- per-format sniffers: true when `prefix` (first ≤64 KiB, decompressed) is that format ----
+bool sniff_kineto(std::string_view prefix);
+bool sniff_rocprofv3_json(std::string_view prefix);
+bool sniff_rocprof_v1(std::string_view prefix);       // results.csv / stats csv / results.json
+bool sniff_rocprofv3_csv(std::string_view prefix);
+bool sniff_ncu_csv(std::string_view prefix);
+bool sniff_nvidia_smi(std::string_view prefix);
+bool sniff_amd_smi(std::string_view prefix);
+bool sniff_rocm_smi(std::string_view prefix);
+// SQLite files: decided from the table names.
+Format sniff_sqlite(const std::string& path);
+
+}  // namespace goblin

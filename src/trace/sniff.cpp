@@ -1,0 +1,134 @@
+// Content sniffers, one per format. Each looks only at the first ≤64 KiB of decompressed
+// content; none trusts the file name.
+#include <sqlite3.h>
+
+#include <string>
+
+#include "trace/readers.h"
+
+namespace goblin {
+
+namespace {
+bool has(std::string_view p, std::string_view needle) { return p.find(needle) != std::string_view::npos; }
+
+std::string_view skip_ws(std::string_view p) {
+  size_t i = 0;
+  if (p.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
+  while (i < p.size() && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) ++i;
+  return p.substr(i);
+}
+
+// First line that is not blank and not a profiler log line (==PROF==, WARNING:).
+std::string_view first_data_line(std::string_view p) {
+  size_t pos = 0;
+  while (pos < p.size()) {
+    size_t nl = p.find('\n', pos);
+    std::string_view line = p.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    bool skip = line.empty() || line.substr(0, 2) == "==" || line.substr(0, 8) == "WARNING:";
+    if (!skip) return line;
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return {};
+}
+}  // namespace
+
+bool sniff_kineto(std::string_view p) {
+  auto s = skip_ws(p);
+  if (s.empty() || (s[0] != '{' && s[0] != '[')) return false;
+  return has(s, "\"traceEvents\"") || has(s, "\"schemaVersion\"") || has(s, "\"deviceProperties\"") ||
+         (s[0] == '[' && has(s, "\"ph\""));
+}
+
+bool sniff_rocprofv3_json(std::string_view p) {
+  auto s = skip_ws(p);
+  return !s.empty() && s[0] == '{' && has(s.substr(0, 4096), "\"rocprofiler-sdk-tool\"");
+}
+
+bool sniff_rocprof_v1(std::string_view p) {
+  auto s = skip_ws(p);
+  if (!s.empty() && s[0] == '{') {
+    // results.json: a chrome trace whose timestamps are quoted strings and whose args carry
+    // BeginNs/EndNs (written by rocprof v1's tblextr.py).
+    return has(s, "\"traceEvents\"") && (has(s, "\"BeginNs\"") || has(s, "\"ts\":\"")) &&
+           !has(s, "\"schemaVersion\"");
+  }
+  auto line = first_data_line(p);
+  // results.csv (v1) and the rocprofv2 file-plugin header.
+  if (has(line, "KernelName") && has(line, "gpu-id")) return true;
+  if (has(line, "Dispatch_ID") && (has(line, "GPU_ID") || has(line, "Kernel_Name"))) return true;
+  // v1 stats files: exactly 5 columns (rocprofv3 *_stats.csv add MinNs,MaxNs,StdDev).
+  if (has(line, "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"") && !has(line, "MinNs"))
+    return true;
+  return false;
+}
+
+bool sniff_rocprofv3_csv(std::string_view p) {
+  auto line = first_data_line(p);
+  if (line.empty() || line[0] != '"') return false;
+  return has(line, "\"Correlation_Id\"") || has(line, "\"Kind\",\"Agent_Id\"") ||
+         has(line, "\"Kind\",\"Direction\"") || has(line, "\"Kind\",\"Operation\"") ||
+         has(line, "\"Domain\",\"Function\"") || has(line, "\"Sample_Timestamp\"") ||
+         (has(line, "\"Name\",\"Calls\",\"TotalDurationNs\"") && has(line, "MinNs"));
+}
+
+bool sniff_ncu_csv(std::string_view p) {
+  auto line = first_data_line(p);
+  return has(line, "\"ID\"") && has(line, "\"Kernel Name\"");
+}
+
+bool sniff_nvidia_smi(std::string_view p) {
+  auto line = first_data_line(p);
+  if (line.empty()) return false;
+  if (line[0] == '#') return has(line, "gpu") && (has(line, "pwr") || has(line, " sm "));  // dmon
+  if (has(line, "utilization.gpu") || has(line, "memory.used") || has(line, "power.draw") ||
+      has(line, "temperature.gpu") || has(line, "clocks.current") || has(line, "pci.bus_id"))
+    return true;
+  // noheader: "2026/11/22 06:05:40.370, 0, NVIDIA H100 ..."
+  return line.size() > 25 && line[4] == '/' && line[7] == '/' && line[13] == ':' && has(line, ", ");
+}
+
+bool sniff_amd_smi(std::string_view p) {
+  if (has(p.substr(0, 256), "'CTRL' + 'C' to stop watching")) return true;
+  auto line = first_data_line(p);
+  bool starts = line.substr(0, 4) == "gpu," || line.substr(0, 14) == "timestamp,gpu,";
+  return starts && (has(line, "gfx_activity") || has(line, "vram_used") || has(line, "used_vram") ||
+                    has(line, "socket_power") || has(line, "power_usage") || has(line, "gfx_clock") ||
+                    has(line, "hotspot") || has(line, "umc_activity") || has(line, "xcp"));
+}
+
+bool sniff_rocm_smi(std::string_view p) {
+  if (has(p.substr(0, 512), "ROCm System Management Interface")) return true;
+  auto line = first_data_line(p);
+  return line.substr(0, 7) == "device," && (has(line, "(%)") || has(line, "(C)") || has(line, "(W)"));
+}
+
+Format sniff_sqlite(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return Format::Unknown;
+  }
+  Format f = Format::Unknown;
+  sqlite3_stmt* st = nullptr;
+  const char* q = "SELECT name FROM sqlite_master WHERE type IN ('table','view')";
+  bool nsys = false, v1 = false;
+  if (sqlite3_prepare_v2(db, q, -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const auto* txt = sqlite3_column_text(st, 0);
+      if (!txt) continue;
+      std::string_view name(reinterpret_cast<const char*>(txt));
+      if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU")
+        nsys = true;
+      if (name == "KERN" || name == "OPS" || name == "HIP" || name == "COPY") v1 = true;
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  if (nsys) f = Format::NsysSqlite;
+  else if (v1) f = Format::RocprofV1;
+  return f;
+}
+
+}  // namespace goblin
