@@ -1,0 +1,61 @@
+// RunMetrics (seed 001's fields, done properly): what one run measured, from one trace or a run
+// directory (trace + telemetry + metadata). `goblin metrics --json` prints run_metrics_to_json;
+// `goblin compare` reads it back with run_metrics_from_json.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "model/timeline.h"
+
+namespace goblin {
+
+// Seconds per step. Additive: the eight buckets sum to step_time_s (within rounding).
+// A bucket that could not be observed is listed in `unobserved` (and is 0 here).
+struct WasteBudget {
+  double useful_gpu = 0, data_wait = 0, host_gap = 0, comm_excess = 0, memory_headroom = 0,
+         precision_path = 0, kernel_shape = 0, unattributed = 0;
+  std::vector<std::string> unobserved;
+  double total() const {
+    return useful_gpu + data_wait + host_gap + comm_excess + memory_headroom + precision_path + kernel_shape +
+           unattributed;
+  }
+};
+
+struct TopKernel {
+  std::string name, category, family;
+  double pct_time = 0;  // share of summed kernel time
+  double time_s = 0;
+  int64_t count = 0;
+};
+
+struct StepMetrics {
+  std::string name;
+  double wall_s = 0, busy_s = 0;
+  bool partial = false;
+};
+
+struct RunMetrics {
+  std::vector<StepMetrics> steps;
+  double step_time_s = 0;                 // mean wall of complete steps (or workload-written)
+  std::optional<double> tokens_per_sec;   // from trace metadata, or steps × --tokens-per-step
+  std::optional<double> mfu_pct;
+  std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
+  double gpu_util_pct = 0;                // busy union / wall over the step window
+  std::vector<TopKernel> top_kernels;
+  std::string attention_kernel_loaded;    // flash | sdpa_flash | sdpa_mem_efficient | eager | ... | none
+  WasteBudget waste_budget;
+  std::vector<std::string> warnings;
+  std::map<std::string, std::string> versions;  // pytorch, cuda/rocm, driver, gpu
+  std::string gpu_name;
+  std::string runner_kind = "trace";      // "trace" (from a file), "replay", "live"
+  std::string window;                     // documented window the figures cover
+};
+
+Json run_metrics_to_json(const RunMetrics& m);
+Result<RunMetrics> run_metrics_from_json(const Json& j);
+
+}  // namespace goblin
