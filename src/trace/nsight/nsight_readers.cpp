@@ -1,6 +1,0 @@
-// PLACEHOLDER: replaced by the real reader (see issue #2).
-#include "trace/readers.h"
-namespace goblin {
-Status read_nsys_sqlite(const std::string& path, Timeline&, const ReadOptions&) { return make_error(ErrorKind::Internal, "reader not built yet", path); }
-Status read_ncu_csv(const std::string& path, Timeline&, const ReadOptions&) { return make_error(ErrorKind::Internal, "reader not built yet", path); }
-}  // namespace goblin

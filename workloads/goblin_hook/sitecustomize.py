@@ -1,0 +1,127 @@
+"""goblin profiler hook, injected from outside the user's code.
+
+`goblin profile` puts this folder first on PYTHONPATH, so Python imports it at start-up
+(sitecustomize). It does nothing unless GOBLIN_PROFILE=1. Then it registers a global
+optimizer-step post hook (torch.optim.optimizer.register_optimizer_step_post_hook): every
+optimizer step is one training step. After GOBLIN_PROFILE_WAIT steps (warm-up, excluded) it starts
+torch.profiler for GOBLIN_PROFILE_ACTIVE steps (prof.step() at each optimizer step, so the trace
+carries ProfilerStep#N), synchronises the device at the window's edges, and writes
+  $GOBLIN_PROFILE_OUT/trace.json.gz   Kineto chrome trace, metadata tokens_per_sec and
+                                      step_time_seconds (tokens from $GOBLIN_TOKENS_PER_STEP)
+  $GOBLIN_PROFILE_OUT/hook.json       what the hook did (state, steps, errors)
+No edit to the user's script. torch is imported lazily: a meta-path finder waits for the user's
+own `import torch`, so non-torch Python processes are untouched.
+"""
+import json
+import os
+import sys
+import time
+
+
+def _out(name):
+    return os.path.join(os.environ.get("GOBLIN_PROFILE_OUT", "."), name)
+
+
+def _write_status(**kw):
+    try:
+        with open(_out("hook.json"), "w") as f:
+            json.dump(kw, f, indent=1)
+    except OSError:
+        pass
+
+
+def _install():
+    import torch
+
+    try:
+        import torch.profiler as tp
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+    except Exception as e:  # profiler missing / too old a torch
+        _write_status(state="profiler_missing", error=repr(e), torch=getattr(torch, "__version__", "?"))
+        return
+
+    wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
+    active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
+    record_shapes = os.environ.get("GOBLIN_PROFILE_SHAPES", "1") == "1"
+    st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
+          "torch": torch.__version__}
+    _write_status(**st)
+    prof_box = {}
+    marks = []
+
+    def sync():
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+    def on_step(optimizer, args, kwargs):
+        if os.getpid() != st["pid"]:
+            return
+        st["steps_seen"] += 1
+        n = st["steps_seen"]
+        try:
+            if n == wait and "p" not in prof_box:
+                acts = [tp.ProfilerActivity.CPU]
+                if torch.cuda.is_available():
+                    acts.append(tp.ProfilerActivity.CUDA)
+                p = tp.profile(activities=acts, record_shapes=record_shapes)
+                sync()
+                p.__enter__()
+                prof_box["p"] = p
+                marks.append(time.perf_counter())
+                st["state"] = "recording"
+                _write_status(**st)
+            elif "p" in prof_box and st["state"] == "recording":
+                p = prof_box["p"]
+                if n - wait >= active:
+                    sync()
+                    marks.append(time.perf_counter())
+                    p.__exit__(None, None, None)
+                    step_s = (marks[-1] - marks[0]) / active
+                    meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
+                            "goblin_hook": "sitecustomize/optimizer_step_post_hook",
+                            "pytorch_version": torch.__version__}
+                    tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
+                    if tps:
+                        meta["tokens_per_sec"] = float(tps) / step_s
+                    for k, v in meta.items():
+                        p.add_metadata_json(k, json.dumps(v))
+                    p.export_chrome_trace(_out("trace.json.gz"))
+                    st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
+                    _write_status(**st)
+                else:
+                    marks.append(time.perf_counter())
+                    p.step()
+        except Exception as e:
+            st.update(state="error", error=repr(e))
+            _write_status(**st)
+
+    register_optimizer_step_post_hook(on_step)
+
+
+class _Finder:
+    """Installs the hook right after the user's program has finished importing torch."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        orig = spec.loader.exec_module
+
+        def exec_module(module):
+            orig(module)
+            try:
+                _install()
+            except Exception as e:
+                _write_status(state="error", error=repr(e))
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if os.environ.get("GOBLIN_PROFILE") == "1" and "torch" not in sys.modules:
+    sys.meta_path.insert(0, _Finder())
