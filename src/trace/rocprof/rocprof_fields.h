@@ -1,0 +1,91 @@
+// Field-level helpers shared by the AMD profiler readers (rocprofv3 CSV/JSON, legacy rocprof):
+// columns found by name (case-insensitively, because rocpd-to-csv renames LDS_Block_Size to
+// Lds_Block_Size), strict number parsing that reports where a bad value sits, and the AMD
+// encodings of agents, copy directions and kernel-name suffixes.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/timeline.h"
+
+namespace goblin::rocprof {
+
+std::string ascii_lower(std::string_view s);
+
+// A CSV header: column names and a case-insensitive name → index map.
+class Columns {
+ public:
+  Columns() = default;
+  explicit Columns(const std::vector<std::string_view>& header);
+  // Index of the first of `names` present, -1 when none is.
+  int find(std::initializer_list<std::string_view> names) const;
+  bool has(std::string_view name) const { return find({name}) >= 0; }
+  size_t size() const { return names_.size(); }
+  const std::string& name(int i) const { return names_[static_cast<size_t>(i)]; }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, int> index_;  // lower-cased name → first index
+};
+
+// Strict parses: whole field must be the number (surrounding spaces allowed); nullopt otherwise.
+std::optional<int64_t> parse_int(std::string_view s);
+// Finite decimal/exponent numbers only (NaN and inf are rejected).
+std::optional<double> parse_number(std::string_view s);
+
+// rocprofv3 agent ids: "Agent 4" (relative index, the default), "GPU 2" (type-relative), or a
+// bare integer (2024 builds). nullopt for "" (memory_allocation FREE rows) and anything else.
+std::optional<int64_t> parse_agent(std::string_view s);
+
+// "MEMORY_COPY_HOST_TO_DEVICE" (rocprofv3) or "CopyHostToDevice" (rocprof v1) → CopyKind.
+CopyKind copy_kind_from_text(std::string_view s);
+
+// Strips the code-object suffixes legacy rocprof appends to kernel names: " [clone .kd]" (v1)
+// and " (.kd)" (rocprofv2). Sets *stripped when it did.
+std::string_view strip_kd_suffix(std::string_view name, bool* stripped);
+
+// rocprofv3 Grid_Size counts work-items (HSA dispatch packet); goblin stores grids in blocks
+// (CUDA semantics) so analyses compare AMD and NVIDIA launches alike. HSA allows a partial
+// last workgroup, hence the ceiling. 0 when either side is unknown.
+uint32_t grid_items_to_blocks(int64_t grid_items, int64_t workgroup);
+
+// Adds a DeviceInfo for `id` if the timeline has none yet (name unknown).
+void ensure_device(Timeline& tl, int64_t id);
+
+// Reads one CSV row's fields by column index, warning (folded, with the line) about damaged
+// values. A field past the end of a short row reads as absent.
+class RowFields {
+ public:
+  RowFields(Timeline& tl, const std::string& path, std::string domain, const Columns& cols)
+      : tl_(tl), path_(path), domain_(std::move(domain)), cols_(cols) {}
+  void bind(const std::vector<std::string_view>& fields, int64_t line) {
+    fields_ = &fields;
+    line_ = line;
+  }
+  std::string_view text(int col) const;
+  // Integer at `col`; empty → nullopt silently, non-numeric → nullopt and a warning naming
+  // the column and line.
+  std::optional<int64_t> integer(int col);
+  std::optional<double> number(int col);
+  int64_t line() const { return line_; }
+  void warn(const std::string& what) { tl_.warn(domain_ + ": " + what, path_, -1, line_); }
+
+ private:
+  Timeline& tl_;
+  const std::string& path_;
+  std::string domain_;
+  const Columns& cols_;
+  const std::vector<std::string_view>* fields_ = nullptr;
+  int64_t line_ = -1;
+};
+
+// Renders a header for error messages: "Kind,Agent_Id,..." (cut at 200 characters).
+std::string header_text(const std::vector<std::string_view>& header);
+
+}  // namespace goblin::rocprof

@@ -1,0 +1,140 @@
+// Legacy rocprof results.db (SQLite, written by tblextr.py): tables HIP (API calls), OPS (GPU
+// ops: kernels and barriers), COPY (async copies) and KERN (kernel index → name, often empty).
+// Every row has an "Index"; an OPS/COPY row's Index equals the Index of the HIP call that
+// launched it (hipLaunchKernel 8 → OPS 8), so Index is the correlation id.
+#include <sqlite3.h>
+
+#include <functional>
+#include <memory>
+
+#include "trace/rocprof/rocprof_fields.h"
+#include "trace/rocprof/rocprof_v1_parts.h"
+
+namespace goblin::rocprof {
+
+namespace {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+struct StmtCloser {
+  void operator()(sqlite3_stmt* st) const { sqlite3_finalize(st); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtCloser>;
+
+bool has_table(sqlite3* db, const char* name) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &raw, nullptr) !=
+      SQLITE_OK)
+    return false;
+  Stmt st(raw);
+  sqlite3_bind_text(raw, 1, name, -1, SQLITE_STATIC);
+  return sqlite3_step(raw) == SQLITE_ROW;
+}
+
+std::string_view col_text(sqlite3_stmt* st, int i) {
+  const auto* t = sqlite3_column_text(st, i);
+  return t ? std::string_view(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st, i)))
+           : std::string_view();
+}
+
+int64_t col_int(sqlite3_stmt* st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? kNone : sqlite3_column_int64(st, i);
+}
+
+// Runs `sql`; calls on_row per row. Errors name the table so the user knows what is damaged.
+Status each_row(sqlite3* db, const std::string& path, const std::string& sql, const char* table,
+                const std::function<void(sqlite3_stmt*)>& on_row) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return make_error(
+        ErrorKind::Malformed,
+        std::string("rocprof results.db: table ") + table + " lacks expected columns (" + sqlite3_errmsg(db) + ")",
+        path);
+  }
+  Stmt st(raw);
+  int rc;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) on_row(raw);
+  if (rc != SQLITE_DONE) {
+    return make_error(ErrorKind::Malformed,
+                      std::string("rocprof results.db: reading table ") + table + " failed (" + sqlite3_errmsg(db) +
+                          "); rows before it were kept",
+                      path);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_v1_db(const std::string& path, Timeline& tl) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK) {
+    return make_error(ErrorKind::Io, std::string("cannot open SQLite file: ") + sqlite3_errmsg(raw), path);
+  }
+  bool any = false;
+  Status first_error;
+  auto keep = [&](Status s) {
+    if (!s.ok() && first_error.ok()) first_error = s;
+  };
+  if (has_table(raw, "HIP")) {
+    any = true;
+    keep(each_row(raw, path, "SELECT BeginNs, EndNs, pid, tid, Name, \"Index\" FROM HIP ORDER BY BeginNs", "HIP",
+                  [&](sqlite3_stmt* st) {
+                    RuntimeRow r;
+                    r.start_ns = col_int(st, 0);
+                    r.dur_ns = col_int(st, 1) - r.start_ns;
+                    r.pid = col_int(st, 2);
+                    r.tid = col_int(st, 3);
+                    std::string_view name = col_text(st, 4);
+                    r.name = tl.strings.intern(name);
+                    r.correlation = col_int(st, 5);
+                    r.is_sync = name.find("Synchronize") != std::string_view::npos;
+                    tl.runtime.push(r);
+                  }));
+  }
+  if (has_table(raw, "OPS")) {
+    any = true;
+    keep(each_row(raw, path,
+                  "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM OPS ORDER BY BeginNs", "OPS",
+                  [&](sqlite3_stmt* st) {
+                    KernelRow k;
+                    k.start_ns = col_int(st, 0);
+                    k.dur_ns = col_int(st, 1) - k.start_ns;
+                    int64_t dev = col_int(st, 2);
+                    if (dev >= 0 && dev <= INT32_MAX) k.device = static_cast<int32_t>(dev), ensure_device(tl, dev);
+                    k.stream = col_int(st, 3);
+                    bool stripped = false;
+                    k.name = tl.strings.intern(strip_kd_suffix(col_text(st, 4), &stripped));
+                    if (stripped) note_kd_suffix_stripped(tl, path);
+                    k.correlation = col_int(st, 5);
+                    tl.kernels.push(k);
+                  }));
+  }
+  if (has_table(raw, "COPY")) {
+    any = true;
+    keep(each_row(raw, path,
+                  "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM COPY ORDER BY BeginNs",
+                  "COPY", [&](sqlite3_stmt* st) {
+                    MemcpyRow m;
+                    m.start_ns = col_int(st, 0);
+                    m.dur_ns = col_int(st, 1) - m.start_ns;
+                    int64_t dev = col_int(st, 2);
+                    if (dev >= 0 && dev <= INT32_MAX) m.device = static_cast<int32_t>(dev), ensure_device(tl, dev);
+                    m.stream = col_int(st, 3);
+                    std::string_view name = col_text(st, 4);
+                    m.name = tl.strings.intern(name);
+                    m.kind = copy_kind_from_text(name);
+                    m.correlation = col_int(st, 5);
+                    tl.memcpys.push(m);
+                  }));
+  }
+  if (!any) {
+    return make_error(ErrorKind::Malformed, "SQLite file has none of rocprof's tables HIP, OPS, COPY", path);
+  }
+  return first_error;
+}
+
+}  // namespace goblin::rocprof
