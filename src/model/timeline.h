@@ -230,6 +230,37 @@ struct CounterTable {
   void push(int64_t key, StrId kname, StrId counter_id, StrId unit_id, double v);
 };
 
+// Nsight Compute rule results (`--page details` rule rows): the profiler's own findings per
+// kernel ("SOLBottleneck", "AchievedOccupancy"). A table of their own rather than counters
+// because the description text is the advice and a counter row can only carry a number.
+struct RuleResultRow {
+  int64_t kernel_key = kNone;  // as CounterTable::kernel_key
+  StrId kernel_name = kNoStr;
+  StrId section = kNoStr;       // section identifier, e.g. "SpeedOfLight"
+  StrId rule = kNoStr;          // e.g. "SOLBottleneck"
+  StrId type = kNoStr;          // "OPT", "WRN", "INF", ...
+  StrId description = kNoStr;
+  StrId speedup_type = kNoStr;  // "global", "local" or kNoStr
+  double est_speedup_pct = -1;  // -1 when the rule gives no estimate
+};
+
+struct RuleResultTable {
+  std::vector<int64_t> kernel_key;
+  std::vector<StrId> kernel_name, section, rule, type, description, speedup_type;
+  std::vector<double> est_speedup_pct;
+  size_t size() const { return kernel_key.size(); }
+  void push(const RuleResultRow& r) {
+    kernel_key.push_back(r.kernel_key);
+    kernel_name.push_back(r.kernel_name);
+    section.push_back(r.section);
+    rule.push_back(r.rule);
+    type.push_back(r.type);
+    description.push_back(r.description);
+    speedup_type.push_back(r.speedup_type);
+    est_speedup_pct.push_back(r.est_speedup_pct);
+  }
+};
+
 // ---- metadata -------------------------------------------------------------------------------
 
 struct DeviceInfo {
@@ -280,6 +311,7 @@ class Timeline {
   FlowTable flows;
   SampleTable samples;
   CounterTable counters;
+  RuleResultTable rules;  // Nsight Compute rule results
   TraceMetadata meta;
   std::vector<Diagnostic> warnings;
 
