@@ -7,6 +7,7 @@ function(goblin_embed_data TARGET)
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${CMAKE_SOURCE_DIR}/data "-DFILES=${ARGN}" -P ${script}
     DEPENDS ${ARGN} ${script}
-    COMMENT "Embedding data files")
+    COMMENT "Embedding data files"
+    VERBATIM)
   target_sources(${TARGET} PRIVATE ${out})
 endfunction()

@@ -1,10 +1,29 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin parse-config FILE [--json]: seed 000's parse_config tool.
+#include "audit/workload_config.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+
 namespace goblin {
 void register_parse_config(CLI::App& app) {
-  auto* cmd = app.add_subcommand("parse-config", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin parse-config is not built yet"); return r; }); });
+  auto* cmd = app.add_subcommand(
+      "parse-config",
+      "Read a workload config (HF-style YAML/JSON, Python training script, env file) into a WorkloadConfig");
+  static std::string file;
+  static bool json = false;
+  cmd->add_option("FILE", file, "config file: .yaml/.yml, .json, .py, .env/.sh")->required();
+  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
+  cmd->callback([] {
+    run_verb(json, [] {
+      VerbResult r;
+      auto c = audit::parse_config_file(file);
+      if (!c) {
+        r.error = c.error();
+        return r;
+      }
+      r.result = audit::config_to_json(*c);
+      r.human = audit::config_to_text(*c);
+      return r;
+    });
+  });
 }
 }  // namespace goblin

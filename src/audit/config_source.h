@@ -1,0 +1,56 @@
+// Internal to the audit module: the positional scan of a config file that both the parser
+// (values → WorkloadConfig) and the patcher (edit values in place, insert missing keys) use.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "audit/workload_config.h"
+
+namespace goblin::audit {
+
+// One scalar read from the source.
+struct SourceEntry {
+  std::vector<std::string> path;  // yaml/json key path; python: {kwarg} or {"__arg0"}; env: {"env", NAME}
+  Json value;                     // literal value (null for an expression goblin does not evaluate)
+  std::string raw;                // value text as written
+  bool literal = true;
+  int64_t line = -1, begin = -1, end = -1;  // value span
+  std::string context;                      // python: call name ("TrainingArguments", "DataLoader", "os.environ")
+  int64_t call_index = -1;                  // python: index into SourceScan::calls
+};
+
+// A place new keys can be inserted: a YAML block, a JSON object, a Python call.
+struct SourceAnchor {
+  std::string kind;               // "yaml_block", "json_object", "python_call"
+  std::vector<std::string> path;  // yaml/json: block path ({} = root); python: {call name}
+  int64_t insert_at = -1;         // byte offset where a new entry goes
+  int64_t line = -1;
+  int indent = 0;      // indentation of the block's entries
+  bool empty = false;  // json object / python call without members
+  bool flow = false;   // yaml flow map: not insertable
+  // python calls only
+  std::string target;     // `model = X.from_pretrained(...)` → "model"
+  int64_t stmt_end = -1;  // offset just after the call's closing paren
+};
+
+struct SourceScan {
+  ConfigFormat format = ConfigFormat::Yaml;
+  std::vector<SourceEntry> entries;
+  std::vector<SourceAnchor> anchors;
+  std::vector<std::string> warnings;
+  // python: where new top-level statements go (after the imports) and whether `import os` exists
+  int64_t after_imports = 0;
+  bool imports_os = false;
+  bool imports_torch = false;
+};
+
+Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file);
+
+// Which WorkloadConfig field a source key maps to ("" = extras). Also used by the patcher to pick
+// the key to write for a field in each format.
+std::string field_for_key(const std::vector<std::string>& path, const std::string& context);
+
+// Line (1-based) of a byte offset.
+int64_t line_of(const std::string& text, int64_t offset);
+
+}  // namespace goblin::audit

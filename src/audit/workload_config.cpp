@@ -1,0 +1,463 @@
+#include "audit/workload_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "audit/config_source.h"
+#include "core/io.h"
+
+namespace goblin::audit {
+
+const std::vector<FieldSpec>& config_fields() {
+  static const std::vector<FieldSpec> kFields = {
+      {"model_name", FieldType::String, {}, "model id or path"},
+      {"mode", FieldType::Enum, {"training", "inference"}, "training or inference"},
+      {"batch_size", FieldType::Int, {}, "per-device batch size"},
+      {"grad_accum_steps", FieldType::Int, {}, "gradient accumulation steps"},
+      {"seq_len", FieldType::Int, {}, "sequence length"},
+      {"precision", FieldType::Enum, {"fp32", "fp16", "bf16", "fp8"}, "compute precision (AMP dtype)"},
+      {"tf32", FieldType::Bool, {}, "TF32 matmuls for fp32 (allow_tf32 / set_float32_matmul_precision)"},
+      {"optimizer", FieldType::String, {}, "optimizer (HF optim name, e.g. adamw_torch_fused)"},
+      {"attention_impl",
+       FieldType::Enum,
+       {"eager", "sdpa", "flash", "flash_rocm", "unknown"},
+       "attention implementation"},
+      {"gradient_checkpointing", FieldType::Bool, {}, "activation checkpointing"},
+      {"lora_rank", FieldType::Int, {}, "LoRA rank r"},
+      {"dataloader_workers", FieldType::Int, {}, "DataLoader num_workers"},
+      {"dataloader_pin_memory", FieldType::Bool, {}, "DataLoader pin_memory"},
+      {"dataloader_prefetch_factor", FieldType::Int, {}, "DataLoader prefetch_factor"},
+      {"dataloader_persistent_workers", FieldType::Bool, {}, "DataLoader persistent_workers"},
+      {"torch_compile", FieldType::Bool, {}, "torch.compile"},
+      {"lr", FieldType::Number, {}, "learning rate"},
+      {"warmup_steps", FieldType::Int, {}, "warmup steps"},
+      {"world_size", FieldType::Int, {}, "number of GPUs / processes"},
+      {"anomaly_detection", FieldType::Bool, {}, "torch.autograd anomaly detection"},
+      {"profiler_enabled", FieldType::Bool, {}, "a profiler (torch.profiler, rocprofsys, nsys) wraps the run"},
+  };
+  return kFields;
+}
+
+const FieldSpec* find_field(const std::string& name) {
+  for (const auto& f : config_fields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+static bool valid_env_name(const std::string& n) {
+  if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+  return std::all_of(n.begin(), n.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_known_field(const std::string& name) {
+  if (name.rfind("env.", 0) == 0) return valid_env_name(name.substr(4));
+  return find_field(name) != nullptr;
+}
+
+const char* config_format_name(ConfigFormat f) {
+  switch (f) {
+    case ConfigFormat::Yaml:
+      return "yaml";
+    case ConfigFormat::Json:
+      return "json";
+    case ConfigFormat::Python:
+      return "python";
+    case ConfigFormat::Env:
+      return "env";
+  }
+  return "unknown";
+}
+
+Json WorkloadConfig::get(const std::string& field) const {
+  if (field.rfind("env.", 0) == 0) {
+    auto it = env_vars.find(field.substr(4));
+    return it == env_vars.end() ? Json() : Json(it->second);
+  }
+  auto it = values.find(field);
+  return it == values.end() ? Json() : it->second;
+}
+
+Status WorkloadConfig::set(const std::string& field, const Json& v) {
+  if (field.rfind("env.", 0) == 0) {
+    if (!valid_env_name(field.substr(4))) return make_error(ErrorKind::Usage, "bad environment variable: " + field);
+    if (v.is_null()) {
+      env_vars.erase(field.substr(4));
+      return {};
+    }
+    env_vars[field.substr(4)] = v.is_string() ? v.get<std::string>() : v.dump();
+    return {};
+  }
+  const FieldSpec* f = find_field(field);
+  if (!f) return make_error(ErrorKind::Usage, "unknown WorkloadConfig field: " + field);
+  if (v.is_null()) {
+    values.erase(field);
+    return {};
+  }
+  bool ok = false;
+  switch (f->type) {
+    case FieldType::String:
+      ok = v.is_string();
+      break;
+    case FieldType::Int:
+      ok = v.is_number_integer();
+      break;
+    case FieldType::Number:
+      ok = v.is_number();
+      break;
+    case FieldType::Bool:
+      ok = v.is_boolean();
+      break;
+    case FieldType::Enum:
+      ok = v.is_string() &&
+           std::find(f->enum_values.begin(), f->enum_values.end(), v.get<std::string>()) != f->enum_values.end();
+      break;
+  }
+  if (!ok) return make_error(ErrorKind::Malformed, "value " + v.dump() + " does not fit field " + field);
+  values[field] = v;
+  return {};
+}
+
+Json config_to_json(const WorkloadConfig& c, bool with_origins) {
+  Json j;
+  j["source_file"] = c.source_file;
+  j["format"] = config_format_name(c.format);
+  for (const auto& f : config_fields()) j[f.name] = c.get(f.name);
+  j["env_vars"] = Json::object();
+  for (const auto& [k, v] : c.env_vars) j["env_vars"][k] = v;
+  j["extras"] = Json::object();
+  for (const auto& [k, v] : c.extras) j["extras"][k] = v;
+  j["redactions"] = Json::array();
+  for (const auto& r : c.redactions)
+    j["redactions"].push_back({{"kind", r.kind}, {"line", r.line}, {"replacement", r.replacement}});
+  j["warnings"] = c.warnings;
+  if (with_origins) {
+    j["origins"] = Json::object();
+    for (const auto& [k, o] : c.origins)
+      j["origins"][k] = {{"file", o.file}, {"line", o.line}, {"key", o.key}, {"context", o.context}};
+  }
+  return j;
+}
+
+Result<WorkloadConfig> config_from_json(const Json& j) {
+  if (!j.is_object()) return make_error(ErrorKind::Malformed, "WorkloadConfig JSON is not an object");
+  WorkloadConfig c;
+  if (j.contains("source_file") && j["source_file"].is_string()) c.source_file = j["source_file"];
+  if (j.contains("format") && j["format"].is_string()) {
+    std::string f = j["format"];
+    c.format = f == "json"     ? ConfigFormat::Json
+               : f == "python" ? ConfigFormat::Python
+               : f == "env"    ? ConfigFormat::Env
+                               : ConfigFormat::Yaml;
+  }
+  for (const auto& f : config_fields()) {
+    if (!j.contains(f.name) || j[f.name].is_null()) continue;
+    Status s = c.set(f.name, j[f.name]);
+    if (!s) return s.error();
+  }
+  if (j.contains("env_vars") && j["env_vars"].is_object())
+    for (auto& [k, v] : j["env_vars"].items()) c.env_vars[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  if (j.contains("extras") && j["extras"].is_object())
+    for (auto& [k, v] : j["extras"].items()) c.extras[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return c;
+}
+
+// ---- redaction ---------------------------------------------------------------------------------
+
+std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out) {
+  struct Pat {
+    const char* kind;
+    std::regex re;
+    const char* repl;
+  };
+  static const std::vector<Pat> kPats = {
+      {"hf_token", std::regex(R"(hf_[A-Za-z0-9]{20,})"), "hf_<redacted>"},
+      {"openai_key", std::regex(R"(sk-[A-Za-z0-9_\-]{20,})"), "sk-<redacted>"},
+      {"github_token", std::regex(R"(github_pat_[A-Za-z0-9_]{20,})"), "github_pat_<redacted>"},
+      {"github_token", std::regex(R"(gh[pousr]_[A-Za-z0-9]{20,})"), "ghp_<redacted>"},
+      {"bearer", std::regex(R"(Bearer\s+[A-Za-z0-9._~+/=\-]{8,})"), "Bearer <redacted>"},
+      {"home_path", std::regex(R"(/home/[A-Za-z0-9._\-]+)"), "/home/<user>"},
+      {"home_path", std::regex(R"(/Users/[A-Za-z0-9._\-]+)"), "/Users/<user>"},
+      {"s3_uri", std::regex(R"(s3://[^\s"',}\]]+)"), "s3://<redacted>"},
+      {"ws_uri", std::regex(R"(wss?://[^\s"',}\]]+)"), "ws://<redacted>"},
+  };
+  std::string cur = s;
+  for (const auto& p : kPats) {
+    std::string next;
+    auto begin = std::sregex_iterator(cur.begin(), cur.end(), p.re);
+    auto end = std::sregex_iterator();
+    if (begin == end) continue;
+    size_t last = 0;
+    for (auto it = begin; it != end; ++it) {
+      const auto& m = *it;
+      if (m.str() == p.repl || m.str().find("<user>") != std::string::npos ||
+          m.str().find("<redacted>") != std::string::npos)
+        continue;
+      next += cur.substr(last, m.position() - last);
+      next += p.repl;
+      last = m.position() + m.length();
+      if (out) out->push_back({p.kind, line, p.repl});
+    }
+    next += cur.substr(last);
+    cur = next;
+  }
+  return cur;
+}
+
+static bool secret_name(const std::string& name) {
+  std::string u;
+  for (char c : name) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* w : {"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY"})
+    if (u.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// ---- entries → WorkloadConfig -----------------------------------------------------------------
+
+static std::string norm_precision(std::string v) {
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v.rfind("torch.", 0) == 0) v = v.substr(6);
+  if (v == "bf16" || v == "bfloat16" || v == "bf16-mixed" || v == "bf16_mixed") return "bf16";
+  if (v == "fp16" || v == "float16" || v == "half" || v == "16-mixed" || v == "16") return "fp16";
+  if (v == "fp32" || v == "float32" || v == "float" || v == "no" || v == "32" || v == "32-true") return "fp32";
+  if (v == "fp8" || v == "float8" || v == "float8_e4m3fn") return "fp8";
+  return "";
+}
+
+static std::string norm_attention(std::string v) {
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "eager") return "eager";
+  if (v == "sdpa" || v == "scaled_dot_product_attention") return "sdpa";
+  if (v == "flash_attention_2" || v == "flash_attention_3" || v == "flash" || v == "fa2" || v == "flash_attn" ||
+      v == "kernels-community/flash-attn")
+    return "flash";
+  if (v == "flash_rocm" || v == "ck" || v == "ck_flash_attention" || v == "aiter") return "flash_rocm";
+  return "unknown";
+}
+
+static Json coerce(const FieldSpec& f, const Json& v) {
+  switch (f.type) {
+    case FieldType::Int:
+      if (v.is_number_integer()) return v;
+      if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
+        return static_cast<int64_t>(v.get<double>());
+      if (v.is_string()) {
+        try {
+          size_t pos = 0;
+          long long x = std::stoll(v.get<std::string>(), &pos);
+          if (pos == v.get<std::string>().size()) return static_cast<int64_t>(x);
+        } catch (...) {
+        }
+      }
+      return nullptr;
+    case FieldType::Number:
+      if (v.is_number()) return v;
+      if (v.is_string()) {
+        try {
+          size_t pos = 0;
+          double x = std::stod(v.get<std::string>(), &pos);
+          if (pos == v.get<std::string>().size()) return x;
+        } catch (...) {
+        }
+      }
+      return nullptr;
+    case FieldType::Bool:
+      if (v.is_boolean()) return v;
+      if (v.is_string()) {
+        std::string s = v;
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (s == "true" || s == "1" || s == "yes") return true;
+        if (s == "false" || s == "0" || s == "no") return false;
+      }
+      if (v.is_number_integer()) return v.get<int64_t>() != 0;
+      return nullptr;
+    case FieldType::String:
+      if (v.is_string()) return v;
+      if (v.is_number()) return v.dump();
+      return nullptr;
+    case FieldType::Enum:
+      return v.is_string() ? v : nullptr;
+  }
+  return nullptr;
+}
+
+static std::string path_str(const std::vector<std::string>& p) {
+  std::string s;
+  for (const auto& k : p) s += (s.empty() ? "" : ".") + k;
+  return s;
+}
+
+Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  auto scan = scan_source(text, fmt, file);
+  if (!scan) return scan.error();
+  WorkloadConfig c;
+  c.source_file = file;
+  c.format = fmt;
+  c.warnings = scan->warnings;
+  std::optional<bool> bf16, fp16;
+  std::string explicit_precision;
+  std::optional<bool> fused;  // python optimizer fused=
+  auto origin = [&](const SourceEntry& e) {
+    Origin o;
+    o.file = file;
+    o.line = e.line;
+    o.begin = e.begin;
+    o.end = e.end;
+    o.key = e.path.empty() ? "" : e.path.back();
+    o.context = e.context.empty()
+                    ? path_str(std::vector<std::string>(e.path.begin(), e.path.end() - (e.path.empty() ? 0 : 1)))
+                    : e.context;
+    return o;
+  };
+  for (const auto& e : scan->entries) {
+    std::string field = field_for_key(e.path, e.context);
+    Json v = e.value;
+    if (v.is_string()) v = redact(v.get<std::string>(), e.line, &c.redactions);
+    if (field.rfind("env.", 0) == 0) {
+      std::string name = field.substr(4);
+      std::string val = v.is_string() ? v.get<std::string>() : v.is_null() ? e.raw : v.dump();
+      if (secret_name(name) && !val.empty()) {
+        c.redactions.push_back({"secret_env", e.line, "<redacted>"});
+        val = "<redacted>";
+      }
+      c.env_vars[name] = val;
+      c.origins[field] = origin(e);
+      continue;
+    }
+    if (field == "precision.bf16" || field == "precision.fp16") {
+      auto b = coerce(FieldSpec{"", FieldType::Bool, {}, ""}, v);
+      if (b.is_boolean()) (field == "precision.bf16" ? bf16 : fp16) = b.get<bool>();
+      c.origins[field] = origin(e);
+      continue;
+    }
+    if (field == "optimizer.fused") {
+      auto b = coerce(FieldSpec{"", FieldType::Bool, {}, ""}, v);
+      if (b.is_boolean()) fused = b.get<bool>();
+      c.origins[field] = origin(e);
+      continue;
+    }
+    if (field == "torch_compile.call") {  // a torch.compile(...) call in a script
+      c.values["torch_compile"] = true;
+      c.origins["torch_compile"] = origin(e);
+      continue;
+    }
+    if (field == "profiler_enabled.call") {
+      c.values["profiler_enabled"] = true;
+      c.origins["profiler_enabled"] = origin(e);
+      continue;
+    }
+    if (field == "gradient_checkpointing.call") {
+      c.values["gradient_checkpointing"] = true;
+      c.origins["gradient_checkpointing"] = origin(e);
+      continue;
+    }
+    if (field.empty()) {
+      std::string key = path_str(e.path);
+      if (!e.context.empty() && e.context != "yaml" && e.context != "json") key = e.context + "." + key;
+      c.extras[key] = v.is_string() ? v.get<std::string>() : v.is_null() ? redact(e.raw, e.line, nullptr) : v.dump();
+      continue;
+    }
+    const FieldSpec* spec = find_field(field);
+    if (!spec) continue;
+    if (!e.literal || v.is_null()) {
+      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = `" + e.raw +
+                           "` is an expression goblin does not evaluate; left unset");
+      c.origins[field] = origin(e);
+      continue;
+    }
+    Json cv;
+    if (field == "precision") {
+      std::string p = v.is_string() ? norm_precision(v.get<std::string>()) : "";
+      if (p.empty()) {
+        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": unrecognised precision " + v.dump());
+        continue;
+      }
+      explicit_precision = p;
+      c.origins["precision"] = origin(e);
+      continue;
+    } else if (field == "attention_impl") {
+      cv = v.is_string() ? Json(norm_attention(v.get<std::string>())) : Json("unknown");
+    } else if (field == "tf32" && v.is_string()) {  // set_float32_matmul_precision("high")
+      std::string s = v;
+      cv = (s == "high" || s == "medium");
+      if (s != "high" && s != "medium" && s != "highest") cv = coerce(*spec, v);
+    } else {
+      cv = coerce(*spec, v);
+    }
+    if (cv.is_null()) {
+      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = " + v.dump() +
+                           " is not a valid value; left unset");
+      continue;
+    }
+    if (c.values.count(field) && c.values[field] != cv)
+      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field +
+                           " set more than once; keeping the first (line " + std::to_string(c.origins[field].line) +
+                           ")");
+    if (c.values.count(field)) continue;
+    c.values[field] = cv;
+    c.origins[field] = origin(e);
+  }
+  if (!explicit_precision.empty())
+    c.values["precision"] = explicit_precision;
+  else if (bf16 && *bf16)
+    c.values["precision"] = "bf16";
+  else if (fp16 && *fp16)
+    c.values["precision"] = "fp16";
+  else if (bf16 || fp16)
+    c.values["precision"] = "fp32";
+  if (fused && c.values.count("optimizer")) {
+    std::string o = c.values["optimizer"];
+    if (*fused && o.find("fused") == std::string::npos) c.values["optimizer"] = o + "_fused";
+  }
+  return c;
+}
+
+ConfigFormat sniff_config_format(const std::string& path, const std::string& text) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::string base = std::filesystem::path(path).filename().string();
+  if (ext == ".yaml" || ext == ".yml") return ConfigFormat::Yaml;
+  if (ext == ".json") return ConfigFormat::Json;
+  if (ext == ".py") return ConfigFormat::Python;
+  if (ext == ".env" || ext == ".sh" || base == ".env" || base.rfind(".env", 0) == 0) return ConfigFormat::Env;
+  size_t i = text.find_first_not_of(" \t\r\n");
+  if (i != std::string::npos && text[i] == '{') return ConfigFormat::Json;
+  if (text.find("import ") != std::string::npos || text.find("def ") != std::string::npos) return ConfigFormat::Python;
+  if (text.find("export ") != std::string::npos) return ConfigFormat::Env;
+  return ConfigFormat::Yaml;
+}
+
+Result<WorkloadConfig> parse_config_file(const std::string& path) {
+  auto text = read_all(path, IoLimits{.max_inflated_bytes = 64ull << 20});
+  if (!text) return text.error();
+  if (text->find('\0') != std::string::npos)
+    return make_error(ErrorKind::UnknownFormat, "binary content; expected a YAML, JSON, Python or env config", path,
+                      static_cast<int64_t>(text->find('\0')));
+  return parse_config_text(*text, sniff_config_format(path, *text), path);
+}
+
+std::string config_to_text(const WorkloadConfig& c) {
+  std::ostringstream os;
+  os << "WorkloadConfig from " << c.source_file << " (" << config_format_name(c.format) << ")\n";
+  for (const auto& f : config_fields()) {
+    Json v = c.get(f.name);
+    os << "  " << f.name << ": " << (v.is_null() ? "(unset)" : v.is_string() ? v.get<std::string>() : v.dump());
+    auto it = c.origins.find(f.name);
+    if (it != c.origins.end() && it->second.line > 0)
+      os << "    [line " << it->second.line << ", " << it->second.key << "]";
+    os << "\n";
+  }
+  if (!c.env_vars.empty()) {
+    os << "  env_vars:\n";
+    for (const auto& [k, v] : c.env_vars) os << "    " << k << "=" << v << "\n";
+  }
+  if (!c.extras.empty()) os << "  extras: " << c.extras.size() << " other keys (see --json)\n";
+  for (const auto& r : c.redactions) os << "  redacted " << r.kind << " on line " << r.line << "\n";
+  for (const auto& w : c.warnings) os << "  warning: " << w << "\n";
+  return os.str();
+}
+
+}  // namespace goblin::audit

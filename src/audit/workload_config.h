@@ -1,0 +1,92 @@
+// WorkloadConfig (seed 000's parse_config result): the knobs of a training/inference workload,
+// each with where it came from (file, line, byte span of the value) so a patch can edit the
+// user's own file in place.
+//
+// Inputs: YAML / JSON shaped like HF TrainingArguments (flat or with nested `dataloader:`,
+// `env:`, `model:`, `lora:` blocks), Python training scripts (a tokenizer-level scanner, not an
+// interpreter), env files and shell `export` lines. Secrets are redacted and listed.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+enum class FieldType { String, Int, Number, Bool, Enum };
+
+struct FieldSpec {
+  const char* name;
+  FieldType type;
+  std::vector<std::string> enum_values;  // for Enum
+  const char* doc;
+};
+
+// Every WorkloadConfig field, in output order. `env.NAME` addresses one environment variable.
+const std::vector<FieldSpec>& config_fields();
+const FieldSpec* find_field(const std::string& name);
+// True for a known field or `env.NAME` with a valid variable name.
+bool is_known_field(const std::string& name);
+
+enum class ConfigFormat { Yaml, Json, Python, Env };
+const char* config_format_name(ConfigFormat f);
+
+// Where one value sits in the source file. [begin, end) is the byte span of the value text (the
+// part a patch replaces); `key` is the key/kwarg as the user spelled it.
+struct Origin {
+  std::string file;
+  int64_t line = -1;  // 1-based
+  int64_t begin = -1, end = -1;
+  std::string key;
+  std::string context;  // yaml/json: dotted parent path; python: the call name ("TrainingArguments")
+};
+
+struct Redaction {
+  std::string kind;  // hf_token, openai_key, github_token, bearer, home_path, s3_uri, ws_uri
+  int64_t line = -1;
+  std::string replacement;
+};
+
+struct WorkloadConfig {
+  std::string source_file;
+  ConfigFormat format = ConfigFormat::Yaml;
+  // Known fields by name (config_fields()); absent = not set in the source.
+  std::map<std::string, Json> values;
+  std::map<std::string, std::string> env_vars;
+  std::map<std::string, std::string> extras;  // other keys, dotted path → scalar text
+  std::vector<Redaction> redactions;
+  std::vector<std::string> warnings;
+  // Field (or "env.NAME", or a source key such as "precision.bf16") → where it was read.
+  std::map<std::string, Origin> origins;
+
+  // Field value: known field, or env.NAME (string) — null when unset.
+  Json get(const std::string& field) const;
+  bool has(const std::string& field) const { return !get(field).is_null(); }
+  // Sets a field after checking its type; env.NAME sets an env var.
+  Status set(const std::string& field, const Json& v);
+};
+
+// The config as seed 000's WorkloadConfig JSON: every field (null when unset) plus env_vars,
+// extras, redactions and `origins`.
+Json config_to_json(const WorkloadConfig& c, bool with_origins = true);
+// Reads it back (fields, env_vars, extras) — used when a patch JSON carries `new_config`.
+Result<WorkloadConfig> config_from_json(const Json& j);
+
+// Parses text in the given format. Errors carry the file and line.
+Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file);
+// Reads a file and sniffs its format (extension first, then content).
+Result<WorkloadConfig> parse_config_file(const std::string& path);
+ConfigFormat sniff_config_format(const std::string& path, const std::string& text);
+
+// Redacts secrets in `s` (tokens, bearer headers, home paths, s3:// and ws:// URIs); appends
+// one Redaction per hit.
+std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out);
+
+// Human summary, one field a line with its origin.
+std::string config_to_text(const WorkloadConfig& c);
+
+}  // namespace goblin::audit
