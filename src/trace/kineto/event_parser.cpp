@@ -1,0 +1,691 @@
+#include "trace/kineto/event_parser.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "core/decimal.h"
+#include "trace/kineto/trace_splitter.h"
+
+namespace goblin::kineto {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+enum class Cat : uint8_t {
+  None,
+  Kernel,
+  Memcpy,
+  Memset,
+  Runtime,
+  Driver,
+  Sync,
+  CpuOp,
+  Python,
+  Annotation,
+  GpuAnnotation,
+  Flow,
+  Ignored,  // known categories goblin does not model (Trace spans, overhead, ...)
+  Other,
+};
+
+// Current names (libkineto ActivityType.h) and the 2021 tb_plugin generation (capitalised).
+Cat classify(std::string_view c) {
+  switch (c.empty() ? '\0' : c[0]) {
+    case 'k':
+      return c == "kernel" ? Cat::Kernel : Cat::Other;
+    case 'K':
+      return c == "Kernel" ? Cat::Kernel : Cat::Other;
+    case 'g':
+      if (c == "gpu_memcpy") return Cat::Memcpy;
+      if (c == "gpu_memset") return Cat::Memset;
+      if (c == "gpu_user_annotation") return Cat::GpuAnnotation;
+      return Cat::Other;
+    case 'M':
+      if (c == "Memcpy") return Cat::Memcpy;
+      if (c == "Memset") return Cat::Memset;
+      return Cat::Other;
+    case 'c':
+      if (c == "cpu_op") return Cat::CpuOp;
+      if (c == "cuda_runtime") return Cat::Runtime;
+      if (c == "cuda_driver") return Cat::Driver;
+      if (c == "cuda_sync") return Cat::Sync;
+      if (c == "cpu_instant_event" || c == "cuda_event" || c == "cuda_profiler_range") return Cat::Ignored;
+      return Cat::Other;
+    case 'R':
+      return c == "Runtime" ? Cat::Runtime : Cat::Other;
+    case 'O':
+      return c == "Operator" ? Cat::CpuOp : Cat::Other;
+    case 'p':
+      return c == "python_function" ? Cat::Python : Cat::Other;
+    case 'u':
+      return c == "user_annotation" ? Cat::Annotation : Cat::Other;
+    case 'a':
+      return (c == "ac2g" || c == "async") ? Cat::Flow : Cat::Other;
+    case 'f':
+      return c == "fwdbwd" ? Cat::Flow : Cat::Other;
+    case 'T':
+      return c == "Trace" ? Cat::Ignored : Cat::Other;
+    case 'o':
+      return c == "overhead" ? Cat::Ignored : Cat::Other;
+    case 'e':
+      return c == "external_correlation" ? Cat::Ignored : Cat::Other;
+    default:
+      return Cat::Other;
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// NaN / Infinity spelled as bare tokens are not JSON (pytorch/kineto#105 writes `inf` for a
+// bandwidth when dur is 0); simdjson skips unread scalars without checking them, so look.
+bool is_bad_number(std::string_view tok) {
+  for (char c : tok) {
+    if (c == 'n' || c == 'N' || c == 'i' || c == 'I') return true;
+  }
+  return false;
+}
+
+// Integer from number text: "123", "-1", "7.0" (rounded). nullopt beyond int64 (Comms Id is a
+// uint64 that can exceed it), for fractions we cannot represent, and for non-numbers.
+std::optional<int64_t> int_from_text(std::string_view t) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc() && p == t.data() + t.size()) return v;
+  if (ec == std::errc::result_out_of_range) return std::nullopt;
+  return parse_decimal_scaled(t, 0);
+}
+
+// Ids written as strings: "25738", "stream 7" (2021 tids), "0x1a" (ROCm). nullopt otherwise.
+std::optional<int64_t> int_from_string(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    uint64_t u = 0;
+    auto [p, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), u, 16);
+    if (ec == std::errc() && p == s.data() + s.size() && u <= static_cast<uint64_t>(INT64_MAX))
+      return static_cast<int64_t>(u);
+    return std::nullopt;
+  }
+  if (auto v = int_from_text(s)) return v;
+  // Trailing integer after a word: "stream 7".
+  size_t sp = s.rfind(' ');
+  if (sp != std::string_view::npos && sp + 1 < s.size()) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data() + sp + 1, s.data() + s.size(), v);
+    if (ec == std::errc() && p == s.data() + s.size()) return v;
+  }
+  return std::nullopt;
+}
+
+enum class Got { Absent, Ok, Bad };
+
+// Reads an id-like value: a JSON integer or a string holding one. `null` leaves it absent.
+Got read_id(od::value& v, int64_t& out, std::string& why) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    why = "a value is not valid JSON";
+    return Got::Bad;
+  }
+  if (t == od::json_type::number) {
+    std::string_view tok;
+    tok = trim(v.raw_json_token());
+    if (is_bad_number(tok)) {
+      why = "NaN or Infinity is not a JSON number";
+      return Got::Bad;
+    }
+    if (auto x = int_from_text(tok)) {
+      out = *x;
+      return Got::Ok;
+    }
+    return Got::Absent;  // beyond int64: keep the event, drop the id
+  }
+  if (t == od::json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s)) return Got::Bad;
+    if (auto x = int_from_string(s)) {
+      out = *x;
+      return Got::Ok;
+    }
+    return Got::Absent;
+  }
+  return Got::Absent;
+}
+
+// ts / dur: exact µs text → ns. Accepts numbers and (rocprof v1 style) quoted numbers.
+Got read_time(od::value& v, int64_t& out, std::string& why) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    why = "a time value is not valid JSON (NaN or Infinity?)";
+    return Got::Bad;
+  }
+  std::string_view tok;
+  if (t == od::json_type::number) {
+    tok = trim(v.raw_json_token());
+  } else if (t == od::json_type::string) {
+    if (v.get_string().get(tok)) return Got::Bad;
+  } else {
+    why = "ts/dur is not a number";
+    return Got::Bad;
+  }
+  auto ns = parse_us_to_ns(tok);
+  if (!ns) {
+    why = is_bad_number(tok) ? "NaN or Infinity is not a JSON number" : "ts/dur is not a number that fits int64 ns";
+    return Got::Bad;
+  }
+  out = *ns;
+  return Got::Ok;
+}
+
+Got read_dim3(od::value& v, std::array<uint32_t, 3>& out) {
+  od::array arr;
+  if (v.get_array().get(arr)) return Got::Bad;
+  size_t i = 0;
+  for (auto el : arr) {
+    uint64_t x = 0;
+    if (el.get_uint64().get(x)) return Got::Bad;
+    if (i < 3) out[i] = static_cast<uint32_t>(std::min<uint64_t>(x, UINT32_MAX));
+    ++i;
+  }
+  return Got::Ok;
+}
+
+// Raw JSON text of an array/object-valued arg (Input Dims, Input type, Concrete Inputs).
+Got read_raw(od::value& v, std::string_view& out) {
+  od::json_type t;
+  if (v.type().get(t)) return Got::Bad;
+  if (t == od::json_type::array) {
+    od::array a;
+    if (v.get_array().get(a)) return Got::Bad;
+    if (a.raw_json().get(out)) return Got::Bad;
+    return Got::Ok;
+  }
+  if (t == od::json_type::object) {
+    od::object o;
+    if (v.get_object().get(o)) return Got::Bad;
+    if (o.raw_json().get(out)) return Got::Bad;
+    return Got::Ok;
+  }
+  out = trim(v.raw_json_token());
+  return Got::Ok;
+}
+
+// Checks an arg goblin does not read, so damaged tokens are still noticed.
+bool check_unread(od::value& v, std::string& why) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    why = "a value is not valid JSON (NaN or Infinity?)";
+    return false;
+  }
+  if (t == od::json_type::number) {
+    std::string_view tok;
+    tok = v.raw_json_token();
+    if (is_bad_number(trim(tok))) {
+      why = "NaN or Infinity is not a JSON number";
+      return false;
+    }
+  }
+  return true;
+}
+
+CopyKind copy_kind_from(std::string_view s) {
+  if (s.find("HtoD") != std::string_view::npos) return CopyKind::HtoD;
+  if (s.find("DtoH") != std::string_view::npos) return CopyKind::DtoH;
+  if (s.find("DtoD") != std::string_view::npos) return CopyKind::DtoD;
+  if (s.find("HtoH") != std::string_view::npos) return CopyKind::HtoH;
+  if (s.find("PtoP") != std::string_view::npos) return CopyKind::PtoP;
+  return CopyKind::Unknown;
+}
+
+// Key text of a field without unescaping (Kineto keys never contain escapes; a key that does
+// simply matches nothing).
+std::string_view key_of(od::field& f, const char* doc_end) {
+  const char* r = f.key().raw();
+  const void* q = std::memchr(r, '"', static_cast<size_t>(doc_end - r));
+  if (!q) return {};
+  return std::string_view(r, static_cast<size_t>(static_cast<const char*>(q) - r));
+}
+
+}  // namespace
+
+struct EventParser::Event {
+  char ph = 0;
+  std::string_view cat, name, flow_bp;
+  int64_t pid = kNone, tid = kNone;
+  int64_t ts = 0, dur = 0;
+  bool has_ts = false, has_dur = false;
+  int64_t id = kNone;
+  // args
+  int64_t external_id = kNone, correlation = kNone, device = kNone, stream = kNone, cbid = kNone;
+  int64_t sequence = kNone, bytes = kNone, registers = kNone, shared_mem = kNone, graph_id = kNone;
+  int64_t python_id = kNone, python_parent = kNone;
+  std::array<uint32_t, 3> grid{0, 0, 0}, block{0, 0, 0};
+  std::string_view input_dims, input_types, concrete_inputs, kind;
+};
+
+EventParser::EventParser(Timeline& tl, std::string path) : tl_(tl), path_(std::move(path)) {
+  ac2g_ = tl_.strings.intern("ac2g");
+  fwdbwd_ = tl_.strings.intern("fwdbwd");
+}
+
+void EventParser::bad_event(const std::string& why, uint64_t offset) {
+  ++skipped_.bad;
+  tl_.warn("skipped a damaged event: " + why, path_, static_cast<int64_t>(offset));
+}
+
+bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::string& why) {
+  od::object args;
+  if (v.get_object().get(args)) {
+    why = "\"args\" is not an object";
+    return false;
+  }
+  for (auto fr : args) {
+    od::field f;
+    if (std::move(fr).get(f)) {
+      why = "args are not valid JSON";
+      return false;
+    }
+    std::string_view k = key_of(f, doc_end);
+    od::value& val = f.value();
+    Got g = Got::Absent;
+    bool known = true;
+    switch (k.empty() ? '\0' : k[0]) {
+      case 'E':
+        if (k == "External id")
+          g = read_id(val, ev.external_id, why);
+        else
+          known = false;
+        break;
+      case 'e':
+        if (k == "external id")
+          g = read_id(val, ev.external_id, why);  // 2021 spelling
+        else
+          known = false;
+        break;
+      case 'c':
+        if (k == "correlation")
+          g = read_id(val, ev.correlation, why);
+        else if (k == "cbid")
+          g = read_id(val, ev.cbid, why);
+        else
+          known = false;
+        break;
+      case 'd':
+        if (k == "device")
+          g = read_id(val, ev.device, why);
+        else
+          known = false;
+        break;
+      case 's':
+        if (k == "stream")
+          g = read_id(val, ev.stream, why);
+        else if (k == "shared memory")
+          g = read_id(val, ev.shared_mem, why);
+        else
+          known = false;
+        break;
+      case 'S':
+        if (k == "Sequence number")
+          g = read_id(val, ev.sequence, why);
+        else
+          known = false;
+        break;
+      case 'b':
+        if (k == "bytes")
+          g = read_id(val, ev.bytes, why);
+        else if (k == "block")
+          g = read_dim3(val, ev.block);
+        else
+          known = false;
+        break;
+      case 'r':
+        if (k == "registers per thread")
+          g = read_id(val, ev.registers, why);
+        else
+          known = false;
+        break;
+      case 'g':
+        if (k == "grid") {
+          // Inductor cpu_ops write grid as a string ("grid(100,)"): not a launch geometry.
+          od::json_type t;
+          if (val.type().get(t)) return false;
+          if (t == od::json_type::array)
+            g = read_dim3(val, ev.grid);
+          else
+            known = false;
+        } else if (k == "graph id") {
+          g = read_id(val, ev.graph_id, why);
+        } else {
+          known = false;
+        }
+        break;
+      case 'P':
+        if (k == "Python id")
+          g = read_id(val, ev.python_id, why);
+        else if (k == "Python parent id")
+          g = read_id(val, ev.python_parent, why);
+        else
+          known = false;
+        break;
+      case 'I':
+        if (k == "Input Dims" || k == "Input dims")
+          g = read_raw(val, ev.input_dims);
+        else if (k == "Input type")
+          g = read_raw(val, ev.input_types);
+        else
+          known = false;
+        break;
+      case 'C':
+        if (k == "Concrete Inputs")
+          g = read_raw(val, ev.concrete_inputs);
+        else
+          known = false;
+        break;
+      case 'k':
+        if (k == "kind") {
+          od::json_type t;
+          if (val.type().get(t)) return false;
+          if (t == od::json_type::string) {
+            if (val.get_string().get(ev.kind)) return false;
+          } else {
+            known = false;
+          }
+        } else {
+          known = false;
+        }
+        break;
+      default:
+        known = false;
+    }
+    if (!known && !check_unread(val, why)) return false;
+    if (g == Got::Bad) {
+      if (why.empty()) why = "arg \"" + std::string(k) + "\" has an unexpected type";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool EventParser::read_event(std::string_view json, Event& ev, simdjson::error_code& err, std::string& why) {
+  const char* doc_end = json.data() + json.size();
+  od::document doc;
+  err = parser_.iterate(json.data(), json.size(), json.size() + kSplitterPadding).get(doc);
+  if (err) return false;
+  od::object obj;
+  if ((err = doc.get_object().get(obj))) {
+    why = "traceEvents element is not an object";
+    return false;
+  }
+  for (auto fr : obj) {
+    od::field f;
+    if ((err = std::move(fr).get(f))) return false;
+    std::string_view k = key_of(f, doc_end);
+    od::value& v = f.value();
+    Got g = Got::Absent;
+    bool known = true;
+    if (k == "ph") {
+      std::string_view ph;
+      if ((err = v.get_string().get(ph))) {
+        why = "\"ph\" is not a string";
+        return false;
+      }
+      ev.ph = ph.size() == 1 ? ph[0] : '?';
+    } else if (k == "cat") {
+      if ((err = v.get_string().get(ev.cat))) {
+        why = "\"cat\" is not a string";
+        return false;
+      }
+    } else if (k == "name") {
+      od::json_type t;
+      if ((err = v.type().get(t))) return false;
+      if (t == od::json_type::string) {
+        if ((err = v.get_string().get(ev.name))) return false;
+      } else {
+        known = false;
+      }
+    } else if (k == "pid") {
+      g = read_id(v, ev.pid, why);
+    } else if (k == "tid") {
+      g = read_id(v, ev.tid, why);
+    } else if (k == "ts") {
+      g = read_time(v, ev.ts, why);
+      ev.has_ts = g == Got::Ok;
+    } else if (k == "dur") {
+      g = read_time(v, ev.dur, why);
+      ev.has_dur = g == Got::Ok;
+    } else if (k == "id") {
+      g = read_id(v, ev.id, why);
+    } else if (k == "bp") {
+      if ((err = v.get_string().get(ev.flow_bp))) return false;
+    } else if (k == "args") {
+      if (!read_args(v, ev, doc_end, why)) return false;
+    } else {
+      known = false;
+    }
+    if (!known && !check_unread(v, why)) return false;
+    if (g == Got::Bad) {
+      if (why.empty()) why = "field \"" + std::string(k) + "\" has an unexpected type";
+      return false;
+    }
+  }
+  return true;
+}
+
+void EventParser::parse(std::string_view json, uint64_t offset) {
+  Event ev;
+  simdjson::error_code err = simdjson::SUCCESS;
+  std::string why;
+  if (!read_event(json, ev, err, why)) {
+    if (err == simdjson::UTF8_ERROR) {
+      why = "invalid UTF-8";
+    } else if (why.empty()) {
+      why = std::string("not valid JSON (") + simdjson::error_message(err) + ")";
+    }
+    bad_event(why, offset);
+    return;
+  }
+  ++parsed_;
+  emit(ev, offset);
+}
+
+void EventParser::emit(const Event& ev, uint64_t offset) {
+  switch (ev.ph) {
+    case 'X':
+      break;
+    case 's':
+    case 'f': {
+      Cat c = classify(ev.cat);
+      if (c != Cat::Flow) {
+        ++skipped_.ignored;
+        return;
+      }
+      if (!ev.has_ts) {
+        bad_event("flow event without \"ts\"", offset);
+        return;
+      }
+      FlowRow r;
+      r.id = ev.id;
+      // 2021 traces spell launch flows cat "async" name "launch"; store them as "ac2g" so
+      // analyses see one vocabulary.
+      if (ev.cat == "ac2g" || ev.cat == "async")
+        r.category = ac2g_;
+      else
+        r.category = fwdbwd_;
+      r.is_start = ev.ph == 's';
+      r.ts_ns = ev.ts;
+      r.pid = ev.pid;
+      r.tid = ev.tid;
+      tl_.flows.push(r);
+      return;
+    }
+    case 'M':
+      ++skipped_.metadata;
+      return;
+    case 'i':
+    case 'I':
+      if (ev.name == "[memory]")
+        ++skipped_.memory_instants;
+      else
+        ++skipped_.other_instants;
+      return;
+    case 'C':
+      ++skipped_.counters;
+      return;
+    case 't':
+      ++skipped_.ignored;
+      return;  // flow step: no modelled meaning
+    case 0:
+      bad_event("event has no \"ph\"", offset);
+      return;
+    default:
+      ++skipped_.ignored;
+      tl_.warn("skipped events with phase \"" + std::string(1, ev.ph) + "\" (Kineto writes complete 'X' events)", path_,
+               static_cast<int64_t>(offset));
+      return;
+  }
+
+  Cat c = classify(ev.cat);
+  if (c == Cat::Ignored) {
+    ++skipped_.ignored;
+    return;
+  }
+  if (c == Cat::Other || c == Cat::None || c == Cat::Flow) {
+    ++skipped_.ignored;
+    tl_.warn("skipped events of category \"" + std::string(ev.cat) + "\" (not modelled by goblin)", path_,
+             static_cast<int64_t>(offset));
+    return;
+  }
+  if (!ev.has_ts) {
+    bad_event("\"ts\" is missing", offset);
+    return;
+  }
+  if (ev.ts < min_ts_ns_) min_ts_ns_ = ev.ts;
+  const int64_t dur = ev.has_dur ? ev.dur : 0;
+  if (!ev.has_dur) tl_.warn("complete event without \"dur\"; duration taken as 0", path_, static_cast<int64_t>(offset));
+  const StrId name = tl_.strings.intern(ev.name);
+  // GPU rows: device from args (else the pid, which Kineto sets to the device), stream from
+  // args (else the tid: "stream 7" in 2021 traces).
+  const int32_t device = static_cast<int32_t>(ev.device != kNone ? ev.device : ev.pid);
+  const int64_t stream = ev.stream != kNone ? ev.stream : ev.tid;
+
+  switch (c) {
+    case Cat::Kernel: {
+      KernelRow r;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.device = device;
+      r.stream = stream;
+      r.correlation = ev.correlation;
+      r.external_id = ev.external_id;
+      r.grid = ev.grid;
+      r.block = ev.block;
+      r.registers_per_thread = static_cast<int32_t>(ev.registers);
+      r.shared_mem_bytes = ev.shared_mem;
+      r.graph_id = ev.graph_id;
+      tl_.kernels.push(r);
+      return;
+    }
+    case Cat::Memcpy: {
+      MemcpyRow r;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.device = device;
+      r.stream = stream;
+      r.correlation = ev.correlation;
+      r.external_id = ev.external_id;
+      r.bytes = ev.bytes;
+      r.kind = copy_kind_from(ev.name);
+      if (r.kind == CopyKind::Unknown) r.kind = copy_kind_from(ev.kind);  // ROCm: args.kind "HtoD"
+      tl_.memcpys.push(r);
+      return;
+    }
+    case Cat::Memset: {
+      MemsetRow r;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.device = device;
+      r.stream = stream;
+      r.correlation = ev.correlation;
+      r.external_id = ev.external_id;
+      r.bytes = ev.bytes;
+      tl_.memsets.push(r);
+      return;
+    }
+    case Cat::Runtime:
+    case Cat::Driver:
+    case Cat::Sync: {
+      RuntimeRow r;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.pid = ev.pid;
+      r.tid = ev.tid;
+      r.correlation = ev.correlation;
+      r.external_id = ev.external_id;
+      r.cbid = static_cast<int32_t>(ev.cbid);
+      r.is_driver = c == Cat::Driver;
+      r.is_sync = c == Cat::Sync || ev.name.find("Synchronize") != std::string_view::npos;
+      tl_.runtime.push(r);
+      return;
+    }
+    case Cat::CpuOp:
+    case Cat::Python: {
+      CpuOpRow r;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.pid = ev.pid;
+      r.tid = ev.tid;
+      r.external_id = ev.external_id;
+      r.sequence_number = ev.sequence;
+      r.kind = c == Cat::Python ? CpuOpKind::PythonFunction : CpuOpKind::Op;
+      if (!ev.input_dims.empty()) r.input_dims = tl_.strings.intern(ev.input_dims);
+      if (!ev.input_types.empty()) r.input_types = tl_.strings.intern(ev.input_types);
+      if (!ev.concrete_inputs.empty()) r.concrete_inputs = tl_.strings.intern(ev.concrete_inputs);
+      r.python_id = ev.python_id;
+      r.python_parent_id = ev.python_parent;
+      tl_.cpu_ops.push(r);
+      // Older builds wrote ProfilerStep#N as a cpu_op; record it as an annotation too so step
+      // detection sees steps the same way for every generation.
+      if (c == Cat::CpuOp && ev.name.starts_with("ProfilerStep#")) {
+        AnnotationRow a;
+        a.start_ns = ev.ts;
+        a.dur_ns = dur;
+        a.name = name;
+        a.pid = ev.pid;
+        a.tid = ev.tid;
+        a.external_id = ev.external_id;
+        tl_.annotations.push(a);
+      }
+      return;
+    }
+    case Cat::Annotation:
+    case Cat::GpuAnnotation: {
+      AnnotationRow a;
+      a.start_ns = ev.ts;
+      a.dur_ns = dur;
+      a.name = name;
+      a.external_id = ev.external_id;
+      if (c == Cat::GpuAnnotation) {
+        a.on_gpu = true;
+        a.device = device;
+        a.stream = stream;
+      } else {
+        a.pid = ev.pid;
+        a.tid = ev.tid;
+      }
+      tl_.annotations.push(a);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace goblin::kineto

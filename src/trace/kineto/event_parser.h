@@ -1,0 +1,55 @@
+// Turns one Kineto trace event (the JSON text of one element of traceEvents) into rows of the
+// Timeline. Parsing uses simdjson on-demand over the event's bytes in place (no copy): the
+// caller guarantees kSplitterPadding readable bytes after the view. Times are read from the raw
+// number text and converted exactly (core/decimal.h), never through a double.
+#pragma once
+#include <simdjson.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "model/timeline.h"
+
+namespace goblin::kineto {
+
+// What the parser saw but did not turn into rows, for `goblin info` and the reader's notes.
+struct SkipCounts {
+  uint64_t metadata = 0;         // ph "M" (process/thread names)
+  uint64_t memory_instants = 0;  // "[memory]" instant events (profile_memory)
+  uint64_t other_instants = 0;   // "Iteration Start", "Record Window End", cpu_instant_event
+  uint64_t counters = 0;         // ph "C"
+  uint64_t ignored = 0;          // Trace spans, overhead, and other categories goblin does not model
+  uint64_t bad = 0;              // events skipped because they were damaged
+};
+
+class EventParser {
+ public:
+  EventParser(Timeline& tl, std::string path);
+  // `json` must be followed by kSplitterPadding readable bytes.
+  void parse(std::string_view json, uint64_t offset);
+
+  const SkipCounts& skipped() const { return skipped_; }
+  // Smallest ts seen (ns on the trace clock), for deciding whether times are epoch-based.
+  int64_t min_ts_ns() const { return min_ts_ns_; }
+  uint64_t parsed() const { return parsed_; }
+
+ private:
+  struct Event;
+  bool read_event(std::string_view json, Event& ev, simdjson::error_code& err, std::string& why);
+  bool read_args(simdjson::ondemand::value& v, Event& ev, const char* doc_end, std::string& why);
+  void emit(const Event& ev, uint64_t offset);
+  void bad_event(const std::string& why, uint64_t offset);
+
+  Timeline& tl_;
+  std::string path_;
+  simdjson::ondemand::parser parser_;
+  SkipCounts skipped_;
+  int64_t min_ts_ns_ = INT64_MAX;
+  uint64_t parsed_ = 0;
+  // Interned category names for flows, so a flow row costs no hashing.
+  StrId ac2g_ = kNoStr, fwdbwd_ = kNoStr;
+};
+
+}  // namespace goblin::kineto

@@ -1,0 +1,18 @@
+// Kineto reader entry points below read_kineto (trace/readers.h): reading from any ByteSource
+// lets the fuzzer and tests feed bytes without files, with any chunk size.
+#pragma once
+#include "core/io.h"
+#include "model/timeline.h"
+#include "trace/readers.h"
+
+namespace goblin::kineto {
+
+// Streams `src` through the splitter and event parser into `tl`. Damaged input keeps every
+// event read before the damage and returns a Malformed error with the byte offset.
+Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt);
+
+// A ByteSource over bytes in memory (tests, fuzzer). `max_read` caps each read() to exercise
+// chunk boundaries.
+std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read = SIZE_MAX);
+
+}  // namespace goblin::kineto

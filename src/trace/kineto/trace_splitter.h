@@ -1,0 +1,76 @@
+// Streaming splitter for Chrome-trace JSON (Perfetto's json_trace_tokenizer idea): bytes arrive
+// in chunks of any size; a small state machine that knows only strings, escapes and bracket
+// depth cuts the document into (a) top-level "key": value pairs and (b) the individual event
+// objects of the `traceEvents` array. No DOM of the file is ever built: each event is handed to
+// the event parser as a view into the current chunk and then forgotten, so memory stays bounded
+// by the chunk size plus the largest single event.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goblin::kineto {
+
+// Readable bytes guaranteed after every view handed to a handler (simdjson reads up to
+// SIMDJSON_PADDING bytes past the end of a document; 64 in simdjson 3.0).
+inline constexpr size_t kSplitterPadding = 64;
+
+class TraceSplitter {
+ public:
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    // One complete element of traceEvents (normally an object). `json` is followed by at
+    // least kSplitterPadding readable bytes; it is valid only during the call.
+    virtual void on_event(std::string_view json, uint64_t offset) = 0;
+    // A top-level key other than traceEvents, with its value's raw JSON text.
+    virtual void on_top_level(std::string_view key, std::string_view value, uint64_t offset) = 0;
+    // A non-fatal structural oddity (e.g. trailing bytes after the document).
+    virtual void on_note(std::string message, uint64_t offset) = 0;
+  };
+
+  TraceSplitter(Handler& handler, std::string path);
+
+  // Appends bytes and emits every unit completed by them. After an error the splitter stops.
+  Status feed(const char* data, size_t n);
+  // End of input: an error if the document is incomplete (truncated file).
+  Status finish();
+
+  uint64_t events_emitted() const { return events_; }
+  uint64_t bytes_seen() const { return base_ + len_; }
+
+ private:
+  enum class State { Start, Key, KeyString, Colon, ValueStart, Value, EventsSep, Event, Done, Failed };
+  enum class ValueKind { Container, String, Scalar };
+
+  void compact();
+  Status run();
+  // Advances pos_ over the value that started at unit_start_; true once it is complete.
+  bool scan_value();
+  bool skip_ws();  // false when the buffer ran out
+  Status fail(std::string message, uint64_t offset);
+  uint64_t abs(size_t i) const { return base_ + i; }
+
+  Handler& handler_;
+  std::string path_;
+  std::vector<char> buf_;
+  size_t len_ = 0;         // valid bytes in buf_
+  size_t pos_ = 0;         // scan position
+  size_t unit_start_ = 0;  // start of the unit being scanned (kept across compaction)
+  uint64_t base_ = 0;      // absolute offset of buf_[0]
+  State state_ = State::Start;
+  bool bare_array_ = false;  // document is `[event, ...]` rather than `{"traceEvents": [...]}`
+  bool saw_events_ = false;
+  bool trailing_noted_ = false;
+  std::string key_;
+  // value scanner state (resumable across chunks)
+  ValueKind kind_ = ValueKind::Container;
+  int64_t depth_ = 0;
+  bool in_string_ = false;
+  uint64_t events_ = 0;
+};
+
+}  // namespace goblin::kineto
