@@ -74,8 +74,18 @@ bool sniff_rocprofv3_csv(std::string_view p) {
 }
 
 bool sniff_ncu_csv(std::string_view p) {
-  auto line = first_data_line(p);
-  return has(line, "\"ID\"") && has(line, "\"Kernel Name\"");
+  // The header may follow ==PROF== lines *and* the application's own stdout, so look at every
+  // line of the prefix for the one that starts with the "ID" column and names "Kernel Name".
+  size_t pos = 0;
+  while (pos < p.size()) {
+    size_t nl = p.find('\n', pos);
+    std::string_view line = p.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+    if (line.starts_with("\"ID\",") && has(line, "\"Kernel Name\"")) return true;
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return false;
 }
 
 bool sniff_nvidia_smi(std::string_view p) {
