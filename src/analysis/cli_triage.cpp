@@ -1,10 +1,84 @@
-// PLACEHOLDER: replaced by the real verb.
+// `goblin triage TRACE -o DIR [--stage NAME] [--target-arch ARCH] [--top N] [--json]`: seed 002's
+// artifact contract (profile_summary.md, profile_metadata.json, kernel_table.json,
+// overlap_opportunities.json, fuse_opportunities.json) plus a readable summary. Damaged input:
+// what was read is still analysed and written, and the exit code says malformed (5).
+#include <filesystem>
+
+#include "analysis/triage_artifacts.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "trace/readers.h"
+
 namespace goblin {
+
 void register_triage(CLI::App& app) {
-  auto* cmd = app.add_subcommand("triage", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin triage is not built yet"); return r; }); });
+  struct Opts {
+    std::string trace, out, stage, target_arch;
+    int top = 15;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("triage",
+                                 "Kernel table, overlap and fuse opportunities for one trace; writes seed 002's "
+                                 "profiling artifacts (profile_summary.md, profile_metadata.json, kernel_table.json, "
+                                 "overlap_opportunities.json, fuse_opportunities.json) into -o DIR");
+  cmd->add_option("trace", o->trace, "Trace file or run directory (Kineto, rocprofv3, Nsight, ...)")->required();
+  cmd->add_option("-o,--out", o->out, "Output directory for the artifacts")->required();
+  cmd->add_option("--stage", o->stage,
+                  "Profile stage (prefill, decode, train, ...); inferred from the file name if absent");
+  cmd->add_option("--target-arch", o->target_arch,
+                  "Architecture the results are for (sm_90, gfx942, gfx950): sets arch_match");
+  cmd->add_option("--top", o->top, "Rows in the summary tables")->check(CLI::Range(1, 1000));
+  cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&]() -> VerbResult {
+      VerbResult vr;
+      Timeline tl;
+      Status st = read_path(o->trace, tl);
+      if (!st && tl.kernels.size() + tl.memcpys.size() + tl.memsets.size() == 0) {
+        vr.error = st.error();
+        return vr;
+      }
+      TriageOptions opt;
+      opt.stage = o->stage;
+      opt.target_arch = o->target_arch;
+      std::error_code ec;
+      auto abs = std::filesystem::absolute(o->trace, ec);
+      opt.source_path = ec ? o->trace : abs.lexically_normal().string();
+      opt.top = o->top;
+      auto rep = run_triage(tl, opt);
+      if (!rep) {
+        vr.error = rep.error();
+        return vr;
+      }
+      Status ws = write_triage_artifacts(*rep, o->out);
+      if (!ws) {
+        vr.error = ws.error();
+        return vr;
+      }
+      if (!st) vr.error = st.error();  // partial input: artifacts written from what was read
+      Json res;
+      res["out_dir"] = o->out;
+      res["artifacts"] = {"profile_summary.md", "profile_metadata.json", "kernel_table.json",
+                          "overlap_opportunities.json", "fuse_opportunities.json"};
+      res["metadata"] = rep->metadata;
+      Json top = kernel_table_to_json(rep->kernels);
+      if (top.size() > static_cast<size_t>(o->top)) top.erase(top.begin() + o->top, top.end());
+      res["top_kernels"] = top;
+      Json ov = Json::array();
+      for (const auto& r : rep->overlap)
+        if (r.priority <= "P3" && ov.size() < static_cast<size_t>(o->top)) ov.push_back(overlap_row_to_json(r));
+      res["top_overlap_opportunities"] = ov;
+      Json fu = fuse_table_to_json(rep->fuse);
+      if (fu.size() > static_cast<size_t>(o->top)) fu.erase(fu.begin() + o->top, fu.end());
+      res["fuse_opportunities"] = fu;
+      res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
+      res["gpu_ops"] = rep->kernels.ops;
+      vr.result = std::move(res);
+      vr.human = triage_human_summary(*rep, o->top) + "\nartifacts written to " + o->out + "\n";
+      return vr;
+    });
+  });
 }
+
 }  // namespace goblin

@@ -1,0 +1,413 @@
+#include "analysis/triage_artifacts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "core/io.h"
+
+namespace goblin {
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+bool has(std::string_view h, std::string_view n) { return h.find(n) != std::string_view::npos; }
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string us(int64_t ns) { return fmt("%.1f", ns / 1000.0); }
+std::string ms(int64_t ns) { return fmt("%.3f", ns / 1e6); }
+std::string md_cell(std::string s, size_t n = 90) {
+  for (char& c : s)
+    if (c == '|' || c == '\n') c = ' ';
+  if (s.size() > n) s = s.substr(0, n - 3) + "...";
+  return s;
+}
+
+// Generation of an arch string, for "compatible".
+std::string generation(const std::string& a) {
+  if (a.rfind("sm_", 0) == 0) {
+    std::string d;
+    for (char c : a.substr(3))
+      if (std::isdigit(static_cast<unsigned char>(c))) d.push_back(c);
+    if (d.size() >= 2) return "nvidia sm_" + d.substr(0, d.size() - 1) + "x";
+    return "";
+  }
+  if (a == "gfx908") return "amd CDNA1";
+  if (a == "gfx90a") return "amd CDNA2";
+  if (a == "gfx940" || a == "gfx941" || a == "gfx942") return "amd CDNA3";
+  if (a == "gfx950") return "amd CDNA4";
+  if (a.rfind("gfx103", 0) == 0) return "amd RDNA2";
+  if (a.rfind("gfx11", 0) == 0) return "amd RDNA3";
+  if (a.rfind("gfx12", 0) == 0) return "amd RDNA4";
+  return "";
+}
+std::string norm_arch(std::string a) {
+  a = lower(a);
+  size_t c = a.find(':');
+  if (c != std::string::npos) a = a.substr(0, c);
+  while (!a.empty() && a.back() == ' ') a.pop_back();
+  return a;
+}
+}  // namespace
+
+ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
+  ObservedArch o;
+  std::string n = lower(d.name);
+  Vendor v = hint;
+  if (has(n, "nvidia") || has(n, "tesla") || has(n, "quadro") || has(n, "geforce")) v = Vendor::Nvidia;
+  if (has(n, "amd") || has(n, "radeon") || has(n, "instinct")) v = Vendor::Amd;
+  if (!d.arch.empty()) {
+    o.arch = norm_arch(d.arch);
+    o.vendor = o.arch.rfind("gfx", 0) == 0 ? "amd" : o.arch.rfind("sm_", 0) == 0 ? "nvidia" : vendor_name(v);
+    o.how = "device properties (arch reported by the profiler)";
+    return o;
+  }
+  o.vendor = vendor_name(v);
+  if (d.compute_major < 0) {
+    o.how = "device properties carry no architecture";
+    return o;
+  }
+  if (v == Vendor::Nvidia) {
+    o.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+    o.how = "computeMajor " + std::to_string(d.compute_major) + " / computeMinor " + std::to_string(d.compute_minor);
+  } else if (v == Vendor::Amd) {
+    if (d.compute_major == 9 && d.compute_minor == 4) {
+      o.arch = "gfx942";
+      o.how = "HIP major.minor 9.4 (gfx942: MI300X/MI300A/MI325X; gfx940/941 were pre-production)";
+    } else if (d.compute_major == 9 && d.compute_minor == 5) {
+      o.arch = "gfx950";
+      o.how = "HIP major.minor 9.5 (gfx950: MI350X/MI355X)";
+    } else {
+      o.how = "HIP major.minor " + std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor) +
+              " names several gfx targets (9.0: gfx900/906/908/90a); the trace does not say which";
+    }
+  } else {
+    o.how = "vendor unknown; computeMajor/Minor alone do not name an architecture";
+  }
+  return o;
+}
+
+ArchMatch match_arch(const std::string& observed, const std::string& target) {
+  std::string o = norm_arch(observed), t = norm_arch(target);
+  if (t.empty()) return {"unknown", "no --target-arch given: relevance to the target hardware is not established"};
+  if (o.empty())
+    return {"unknown", "the trace does not reveal its GPU architecture, so relevance to " + t + " is unknown"};
+  if (o == t)
+    return {"exact", "profiled on " + o + ", the target architecture: kernel choices and timings apply directly"};
+  std::string go = generation(o), gt = generation(t);
+  if (!go.empty() && go == gt)
+    return {"compatible", "same generation (" + go + ") but not the same target (" + o + " vs " + t +
+                              "): structure and overlap findings transfer; library kernel selection, tuned configs "
+                              "and absolute timings may differ"};
+  return {"unknown", o + (go.empty() ? "" : " (" + go + ")") + " differs from the target " + t +
+                         (gt.empty() ? "" : " (" + gt + ")") +
+                         ": timings and kernel choices do not transfer; use the profile for structure only"};
+}
+
+Result<TriageReport> run_triage(Timeline& tl, const TriageOptions& opt) {
+  TriageReport r;
+  tl.build_indexes();
+  r.vendor = detect_vendor(tl);
+  r.exposure = compute_exposure(tl);
+  r.attribution = attribute_launches(tl);
+  auto tax = Taxonomy::load();
+  if (!tax) r.notes.push_back("taxonomy unavailable (" + tax.error().describe() + "): categories reported as 'other'");
+  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, tax ? &*tax : nullptr);
+  auto heur = OverlapHeuristics::load();
+  if (!heur) return heur.error();
+  auto pats = load_fusion_patterns();
+  if (!pats) return pats.error();
+  r.overlap = build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, *heur);
+  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, *pats, r.vendor);
+  if (r.exposure.negative_duration_ops)
+    r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
+  if (!r.attribution.has_python_frames)
+    r.notes.push_back("no python_function frames (profile with with_stack=True for Python locations)");
+
+  // ---- profile_metadata.json ----
+  Json m;
+  auto extra = [&](const char* key) -> Json {
+    auto it = tl.meta.extra.find(key);
+    if (it == tl.meta.extra.end()) return nullptr;
+    Json v = Json::parse(it->second, nullptr, false);
+    return v.is_discarded() ? Json(it->second) : v;
+  };
+  Json sources;
+  m["experiment_id"] = extra("experiment_id");
+  m["trial_id"] = extra("trial_id");
+  // Observed arch: the first device with GPU activity (else the first device listed).
+  std::string observed;
+  std::string how = "no device properties in the trace";
+  std::vector<int32_t> active;
+  for (const auto& d : r.exposure.devices)
+    if (d.ops > 0 && d.device != kNone) active.push_back(d.device);
+  const DeviceInfo* dev = nullptr;
+  for (const auto& d : tl.meta.devices)
+    if (!dev || (std::find(active.begin(), active.end(), d.id) != active.end() &&
+                 std::find(active.begin(), active.end(), dev->id) == active.end()))
+      dev = &d;
+  Json devices = Json::array();
+  for (const auto& d : tl.meta.devices) {
+    ObservedArch oa = observe_arch(d, r.vendor);
+    devices.push_back({{"id", d.id},
+                       {"name", d.name},
+                       {"observed_arch", oa.arch.empty() ? Json(nullptr) : Json(oa.arch)},
+                       {"how", oa.how}});
+  }
+  if (dev) {
+    ObservedArch oa = observe_arch(*dev, r.vendor);
+    observed = oa.arch;
+    how = oa.how;
+  }
+  ArchMatch am = match_arch(observed, opt.target_arch);
+  m["observed_arch"] = observed.empty() ? Json(nullptr) : Json(observed);
+  m["arch_match"] = am.match;
+  m["hardware_relevance_reason"] = am.reason;
+  m["target_arch"] = opt.target_arch.empty() ? Json(nullptr) : Json(norm_arch(opt.target_arch));
+  sources["observed_arch"] = how;
+  Json rocm = nullptr;
+  for (const char* k : {"rocm", "rocm_version", "hip", "hip_runtime"})
+    if (auto it = tl.meta.versions.find(k); it != tl.meta.versions.end()) {
+      rocm = it->second;
+      break;
+    }
+  m["rocm_version"] = rocm;
+  Json versions = Json::object();
+  for (const auto& [k, v] : tl.meta.versions) versions[k] = v;
+  m["versions"] = versions;
+  m["base_image"] = extra("base_image");
+  m["resource_class"] = extra("resource_class");
+  Json ids = extra("gpu_device_ids");
+  if (ids.is_null() && !active.empty()) {
+    ids = active;
+    sources["gpu_device_ids"] = "observed: device ids with GPU activity in the trace";
+  }
+  m["gpu_device_ids"] = ids;
+  m["gpu_clocks_mhz"] = extra("gpu_clocks_mhz");
+  m["preflight_passed"] = extra("preflight_passed");
+  m["server_flags"] = extra("server_flags");
+  m["benchmark_config_hash"] = extra("benchmark_config_hash");
+  m["model_name"] = extra("model_name");
+  Json stage = opt.stage.empty() ? Json(nullptr) : Json(opt.stage);
+  if (opt.stage.empty()) {
+    std::string fname = lower(std::filesystem::path(opt.source_path).filename().string());
+    for (const char* s : {"prefill", "extend", "decode"})
+      if (has(fname, s)) {
+        stage = s;
+        sources["profile_stage"] = "inferred from the file name";
+        break;
+      }
+  } else {
+    sources["profile_stage"] = "--stage";
+  }
+  m["profile_stage"] = stage;
+  m["source_trace_path"] = opt.source_path;
+  m["vendor"] = vendor_name(r.vendor);
+  m["devices"] = devices;
+  Json fmts = Json::array();
+  for (Format f : tl.meta.formats) fmts.push_back(format_name(f));
+  m["trace_formats"] = fmts;
+  if (tl.meta.distributed.rank != kNone) m["rank"] = tl.meta.distributed.rank;
+  if (tl.meta.distributed.world_size != kNone) m["world_size"] = tl.meta.distributed.world_size;
+  m["generated_by"] = std::string("goblin ") + GOBLIN_VERSION;
+  m["field_sources"] = sources;
+  m["null_means"] = "not recorded in the trace (never guessed); pass it through the workload's trace metadata";
+  Json win = Json::array();
+  for (const auto& d : r.exposure.devices)
+    win.push_back({{"device", d.device},
+                   {"window_us", round_to((d.window_end_ns - d.window_start_ns) / 1000.0, 3)},
+                   {"busy_us", round_to(d.busy_ns / 1000.0, 3)},
+                   {"multi_stream_us", round_to(d.multi_stream_ns / 1000.0, 3)},
+                   {"peak_concurrency", d.peak_concurrency},
+                   {"streams", d.streams}});
+  m["gpu_window"] = win;
+  m["warnings"] = Json::array();
+  for (const auto& w : tl.warnings)
+    m["warnings"].push_back(w.message + (w.count > 1 ? " (×" + std::to_string(w.count) + ")" : ""));
+  for (const auto& n : r.notes) m["warnings"].push_back(n);
+  r.metadata = std::move(m);
+
+  // ---- profile_summary.md ----
+  std::string s;
+  s += "# GPU profile triage\n\n";
+  s += "- Trace: `" + opt.source_path + "`\n";
+  s += "- Vendor: " + std::string(vendor_name(r.vendor)) +
+       "; observed arch: " + (observed.empty() ? "unknown" : observed) + " (" + how + ")\n";
+  s += "- arch_match: **" + am.match + "**: " + am.reason + "\n";
+  if (!stage.is_null()) s += "- Stage: " + stage.get<std::string>() + "\n";
+  s += "\n## GPU time (window: first to last GPU op per device)\n\n";
+  s += "| device | window ms | busy ms | busy % | idle ms | 2+ streams ms | peak concurrency "
+       "|\n|---|---|---|---|---|---|---|\n";
+  for (const auto& d : r.exposure.devices) {
+    int64_t w = d.window_end_ns - d.window_start_ns;
+    s += "| " + std::to_string(d.device) + " | " + ms(w) + " | " + ms(d.busy_ns) + " | " +
+         fmt("%.1f", w > 0 ? 100.0 * d.busy_ns / w : 0) + " | " + ms(w - d.busy_ns) + " | " + ms(d.multi_stream_ns) +
+         " | " + std::to_string(d.peak_concurrency) + " |\n";
+  }
+  s += "\nbusy = union of GPU ops over all streams; idle = window − busy; 2+ streams = time with ops in flight on at "
+       "least two streams.\n";
+  s += "\n## Kernel table (top " + std::to_string(opt.top) + " of " + std::to_string(r.kernels.rows.size()) +
+       "; share = op time / summed GPU-op time " + ms(r.kernels.total_ns) + " ms)\n\n";
+  s += "| kernel | category | family | time ms | share % | launches | mean us | exposed % | CPU op | Python |\n"
+       "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < r.kernels.rows.size() && static_cast<int>(i) < opt.top; ++i) {
+    const auto& k = r.kernels.rows[i];
+    s += "| " + md_cell(k.name, 70) + " | " + k.category + " | " + k.family + " | " + ms(k.total_ns) + " | " +
+         fmt("%.2f", k.share_pct) + " | " + std::to_string(k.launches) + " | " + fmt("%.1f", k.mean_ns() / 1000) +
+         " | " + fmt("%.0f", k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0) + " | " + md_cell(k.cpu_op, 40) +
+         " | " + md_cell(k.python_location, 50) + " |\n";
+  }
+  s += "\nCPU op attributed for " + std::to_string(r.attribution.with_cpu_op) + " of " + std::to_string(r.kernels.ops) +
+       " GPU ops; Python location for " + std::to_string(r.attribution.with_python) + ".\n";
+  s += "\n## Overlap opportunities (P1–P3)\n\n| priority | verdict | kernel | excl % | hid % | dep risk | share % | "
+       "next step | recommendation |\n|---|---|---|---|---|---|---|---|---|\n";
+  int shown = 0;
+  std::map<std::string, double> next_share;
+  for (const auto& o : r.overlap) {
+    if (o.priority > "P3") continue;
+    next_share[o.next_step] += o.share_pct;
+    if (shown++ >= opt.top) continue;
+    s += "| " + o.priority + " | " + o.verdict + " | " + md_cell(o.kernel, 60) + " | " + fmt("%.0f", o.exclusive_pct) +
+         " | " + fmt("%.0f", o.hidden_pct) + " | " + o.dependency_risk + " | " + fmt("%.2f", o.share_pct) + " | " +
+         o.next_step + " | " + md_cell(o.recommendation, 120) + " |\n";
+  }
+  if (!shown) s += "| – | no row with headroom above 1% share | | | | | | | |\n";
+  s += "\nexcl % = exposed time (no other stream busy) / kernel time; headroom = excl ≥ 45% and ≥ 5 µs exposed; "
+       "thresholds: data/overlap_heuristics.yaml.\n";
+  s += "\n## Fuse opportunities\n\n| pattern | confidence | related ms | share % | occurrences | candidate | evidence "
+       "|\n|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < r.fuse.size() && static_cast<int>(i) < opt.top; ++i) {
+    const auto& f = r.fuse[i];
+    s += "| " + f.pattern + " | " + f.confidence + " | " + ms(f.related_ns) + " | " + fmt("%.2f", f.share_pct) + " | " +
+         std::to_string(f.occurrences) + " | " + md_cell(f.candidate, 80) + " | " + md_cell(f.evidence, 140) + " |\n";
+  }
+  if (r.fuse.empty()) s += "| – | no pattern of data/fusion_patterns.yaml matched | | | | | |\n";
+  // Reviewer rule (seed 002): what kind of work is next.
+  s += "\n## Next step (reviewer rule)\n\n";
+  if (next_share.empty()) {
+    s += "No P1–P3 row: nothing with clear headroom; look at idle time and step structure (goblin metrics).\n";
+  } else {
+    std::vector<std::pair<double, std::string>> v;
+    for (auto& [k, x] : next_share) v.push_back({x, k});
+    std::sort(v.rbegin(), v.rend());
+    for (auto& [x, k] : v) s += "- **" + k + "**: " + fmt("%.1f", x) + "% of GPU-op time in P1–P3 rows\n";
+  }
+  if (!r.notes.empty()) {
+    s += "\n## Notes\n\n";
+    for (const auto& n : r.notes) s += "- " + n + "\n";
+  }
+  r.summary_md = std::move(s);
+  return r;
+}
+
+Json kernel_table_to_json(const KernelTableResult& kt) {
+  Json a = Json::array();
+  for (const auto& k : kt.rows) {
+    Json j;
+    j["kernel"] = k.name;
+    j["full_name"] = k.full_name;
+    j["distinct_full_names"] = k.distinct_full_names;
+    j["kind"] = gpu_op_kind_name(k.kind);
+    j["category"] = k.category;
+    j["family"] = k.family;
+    j["taxonomy_rule"] = k.rule_id.empty() ? Json(nullptr) : Json(k.rule_id);
+    j["time_us"] = round_to(k.total_ns / 1000.0, 3);
+    j["share_pct"] = round_to(k.share_pct, 4);
+    j["launches"] = k.launches;
+    j["mean_us"] = round_to(k.mean_ns() / 1000.0, 3);
+    j["min_us"] = round_to(k.min_ns / 1000.0, 3);
+    j["max_us"] = round_to(k.max_ns / 1000.0, 3);
+    j["exposed_us"] = round_to(k.exposed_ns / 1000.0, 3);
+    j["hidden_us"] = round_to(k.hidden_ns / 1000.0, 3);
+    j["cpu_op"] = k.cpu_op.empty() ? Json(nullptr) : Json(k.cpu_op);
+    j["cpu_op_agreement"] = round_to(k.cpu_op_agreement, 3);
+    j["python_location"] = k.python_location.empty() ? Json(nullptr) : Json(k.python_location);
+    j["devices"] = k.devices;
+    j["streams"] = k.streams;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+Json overlap_table_to_json(const std::vector<OverlapRow>& rows) {
+  Json a = Json::array();
+  for (const auto& r : rows) a.push_back(overlap_row_to_json(r));
+  return a;
+}
+
+Json fuse_table_to_json(const std::vector<FuseRow>& rows) {
+  Json a = Json::array();
+  for (const auto& r : rows) a.push_back(fuse_row_to_json(r));
+  return a;
+}
+
+Status write_triage_artifacts(const TriageReport& r, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(ErrorKind::Io, "cannot create output directory: " + ec.message(), dir);
+  auto put = [&](const char* name, const std::string& content) -> Status {
+    return write_file((std::filesystem::path(dir) / name).string(), content);
+  };
+  for (auto [name, content] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"profile_summary.md", r.summary_md},
+           {"profile_metadata.json", r.metadata.dump(2) + "\n"},
+           {"kernel_table.json", kernel_table_to_json(r.kernels).dump(1) + "\n"},
+           {"overlap_opportunities.json", overlap_table_to_json(r.overlap).dump(1) + "\n"},
+           {"fuse_opportunities.json", fuse_table_to_json(r.fuse).dump(1) + "\n"}}) {
+    Status s = put(name, content);
+    if (!s) return s;
+  }
+  return Status::Ok();
+}
+
+std::string triage_human_summary(const TriageReport& r, int top) {
+  std::string s;
+  const Json& m = r.metadata;
+  s += "vendor " + m["vendor"].get<std::string>() + ", observed arch " +
+       (m["observed_arch"].is_null() ? std::string("unknown") : m["observed_arch"].get<std::string>()) +
+       ", arch_match " + m["arch_match"].get<std::string>() + ": " + m["hardware_relevance_reason"].get<std::string>() +
+       "\n";
+  for (const auto& d : r.exposure.devices) {
+    int64_t w = d.window_end_ns - d.window_start_ns;
+    s += "device " + std::to_string(d.device) + ": window " + ms(w) + " ms, busy " + ms(d.busy_ns) + " ms (" +
+         fmt("%.1f", w > 0 ? 100.0 * d.busy_ns / w : 0) + "%), idle " + ms(w - d.busy_ns) + " ms, 2+ streams " +
+         ms(d.multi_stream_ns) + " ms\n";
+  }
+  s += "\ntop kernels (share of " + ms(r.kernels.total_ns) + " ms summed GPU-op time):\n";
+  for (size_t i = 0; i < r.kernels.rows.size() && static_cast<int>(i) < top; ++i) {
+    const auto& k = r.kernels.rows[i];
+    char b[512];
+    std::snprintf(b, sizeof b, "  %6.2f%%  %9.3f ms  %6lld x  exp %3.0f%%  %-13s %-60s  %s\n", k.share_pct,
+                  k.total_ns / 1e6, static_cast<long long>(k.launches),
+                  k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, k.category.c_str(), md_cell(k.name, 60).c_str(),
+                  md_cell(k.cpu_op, 30).c_str());
+    s += b;
+  }
+  s += "\ntop overlap opportunities:\n";
+  int n = 0;
+  for (const auto& o : r.overlap) {
+    if (o.priority > "P3" || n++ >= 8) continue;
+    s += "  " + o.priority + "  " + o.verdict + "  " + md_cell(o.kernel, 60) + "  excl " +
+         fmt("%.0f", o.exclusive_pct) + "%  share " + fmt("%.2f", o.share_pct) + "%  dep " + o.dependency_risk +
+         "  → " + o.next_step + "\n";
+  }
+  if (!n) s += "  (none above 1% share with headroom)\n";
+  s += "\nfuse opportunities:\n";
+  for (size_t i = 0; i < r.fuse.size() && i < 8; ++i) {
+    const auto& f = r.fuse[i];
+    s += "  " + f.pattern + " [" + f.confidence + "]  " + ms(f.related_ns) + " ms (" + fmt("%.2f", f.share_pct) +
+         "%), " + std::to_string(f.occurrences) + "x  → " + md_cell(f.candidate, 90) + "\n";
+  }
+  if (r.fuse.empty()) s += "  (none matched)\n";
+  for (const auto& note : r.notes) s += "note: " + note + "\n";
+  return s;
+}
+
+}  // namespace goblin
