@@ -1,0 +1,547 @@
+#include "hw/gpu_specs.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <sstream>
+
+#include "core/data.h"
+
+namespace goblin {
+
+namespace {
+
+std::mutex g_db_mu;
+std::optional<Result<std::vector<GpuSpec>>> g_db;
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+template <class V>
+Status read_value(const YAML::Node& n, const std::string& where, const YAML::Node& docs, V& out) {
+  if (!n.IsMap()) return make_error(ErrorKind::Malformed, where + ": expected a map", "data/gpus.yaml");
+  auto v = n["value"];
+  if (!v) return make_error(ErrorKind::Malformed, where + ": missing value", "data/gpus.yaml");
+  if (!v.IsNull()) {
+    try {
+      out.value = v.as<double>();
+    } catch (const YAML::Exception&) {
+      out.text = v.as<std::string>();
+    }
+  }
+  if (n["unit"]) out.unit = n["unit"].as<std::string>();
+  if (!n["source"]) return make_error(ErrorKind::Malformed, where + ": has no source", "data/gpus.yaml");
+  out.source_key = n["source"].as<std::string>();
+  const YAML::Node d = docs[out.source_key];
+  if (!d)
+    return make_error(ErrorKind::Malformed, where + ": unknown source document '" + out.source_key + "'",
+                      "data/gpus.yaml");
+  out.source_url = d["url"].as<std::string>();
+  out.source_title = d["title"].as<std::string>();
+  if (n["section"]) out.section = n["section"].as<std::string>();
+  if (!n["verified"]) return make_error(ErrorKind::Malformed, where + ": missing verified flag", "data/gpus.yaml");
+  out.verified = n["verified"].as<bool>();
+  if (n["checked_via"]) out.checked_via = n["checked_via"].as<std::string>();
+  if (n["note"]) out.note = n["note"].as<std::string>();
+  return Status::Ok();
+}
+
+Result<std::vector<GpuSpec>> parse_db(const std::string& text) {
+  std::vector<GpuSpec> out;
+  try {
+    YAML::Node root = YAML::Load(text);
+    YAML::Node docs = root["documents"];
+    YAML::Node gpus = root["gpus"];
+    if (!docs || !gpus || !gpus.IsSequence())
+      return make_error(ErrorKind::Malformed, "gpus.yaml needs 'documents' and a 'gpus' list", "data/gpus.yaml");
+    for (const auto& g : gpus) {
+      GpuSpec s;
+      s.id = g["id"].as<std::string>();
+      s.vendor = g["vendor"].as<std::string>();
+      s.name = g["name"].as<std::string>();
+      s.architecture = g["architecture"].as<std::string>();
+      s.arch_id = g["arch_id"].as<std::string>();
+      if (g["aliases"])
+        for (const auto& a : g["aliases"]) s.aliases.push_back(a.as<std::string>());
+      if (auto m = g["match"]) {
+        if (m["sm_count"]) s.match_sm_count = m["sm_count"].as<int>();
+        if (m["memory_gb_min"]) s.match_mem_gb_min = m["memory_gb_min"].as<double>();
+        if (m["memory_gb_max"]) s.match_mem_gb_max = m["memory_gb_max"].as<double>();
+        if (m["ambiguous_with"]) s.ambiguous_with = m["ambiguous_with"].as<std::string>();
+      }
+      for (const auto& kv : g["specs"]) {
+        SpecValue v;
+        std::string key = kv.first.as<std::string>();
+        auto st = read_value(kv.second, s.id + ".specs." + key, docs, v);
+        if (!st.ok()) return st.error();
+        s.specs.emplace_back(key, std::move(v));
+      }
+      for (const auto& kv : g["peak_tflops"]) {
+        PeakValue v;
+        std::string key = kv.first.as<std::string>();
+        auto st = read_value(kv.second, s.id + ".peak_tflops." + key, docs, v);
+        if (!st.ok()) return st.error();
+        if (v.unit.empty()) v.unit = "TFLOPS";
+        if (kv.second["sparse"]) v.sparse = kv.second["sparse"].as<double>();
+        if (kv.second["engine"]) v.engine = kv.second["engine"].as<std::string>();
+        if (kv.second["accumulate"]) v.accumulate = kv.second["accumulate"].as<std::string>();
+        s.peaks.emplace_back(key, std::move(v));
+      }
+      out.push_back(std::move(s));
+    }
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("cannot parse the GPU database: ") + e.what(),
+                      "data/gpus.yaml");
+  }
+  return out;
+}
+
+std::string known_ids_text() {
+  std::string s;
+  for (const auto& id : known_gpu_ids()) s += (s.empty() ? "" : ", ") + id;
+  return s;
+}
+
+bool generic_name(std::string_view name) {
+  std::string n = normalize_gpu_name(name);
+  if (n.empty()) return true;
+  if (n.size() > 3 && n.substr(0, 3) == "gfx") return true;  // rocprofv3 / rocminfo agent name
+  return n == "amd-radeon-graphics" || n == "amd-instinct";
+}
+
+}  // namespace
+
+std::string SpecValue::citation() const {
+  std::string s = source_url;
+  if (!section.empty()) s += " § " + section;
+  if (!verified) s += " [unverified]";
+  return s;
+}
+
+const SpecValue* GpuSpec::spec(std::string_view key) const {
+  for (const auto& [k, v] : specs)
+    if (k == key) return &v;
+  return nullptr;
+}
+const PeakValue* GpuSpec::peak(std::string_view dtype) const {
+  for (const auto& [k, v] : peaks)
+    if (k == dtype) return &v;
+  return nullptr;
+}
+std::optional<double> GpuSpec::peak_tflops(std::string_view dtype) const {
+  const auto* p = peak(dtype);
+  if (!p) return std::nullopt;
+  return p->value;
+}
+std::optional<double> GpuSpec::bandwidth_bytes_per_s() const {
+  const auto* b = spec("memory_bandwidth");
+  if (!b || !b->value) return std::nullopt;
+  return *b->value * 1e9;  // GB/s
+}
+int GpuSpec::sm_count() const {
+  const auto* s = spec("sm_count");
+  return s && s->value ? static_cast<int>(*s->value) : -1;
+}
+
+Result<std::vector<GpuSpec>> load_gpu_db() {
+  std::lock_guard<std::mutex> lock(g_db_mu);
+  if (!g_db) {
+    auto text = load_data_file("gpus.yaml");
+    if (!text.ok())
+      g_db = Result<std::vector<GpuSpec>>(text.error());
+    else
+      g_db = parse_db(*text);
+  }
+  return *g_db;
+}
+
+void reset_gpu_db_cache() {
+  std::lock_guard<std::mutex> lock(g_db_mu);
+  g_db.reset();
+}
+
+std::vector<std::string> known_gpu_ids() {
+  std::vector<std::string> ids;
+  auto db = load_gpu_db();
+  if (db.ok())
+    for (const auto& g : *db) ids.push_back(g.id);
+  return ids;
+}
+
+std::string normalize_gpu_name(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : trim(name)) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') {
+      sep = !out.empty();
+      continue;
+    }
+    if (sep) out.push_back('-');
+    sep = false;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+Result<GpuSpec> lookup_gpu(std::string_view name) {
+  auto db = load_gpu_db();
+  if (!db.ok()) return db.error();
+  std::string n = normalize_gpu_name(name);
+  if (!n.empty()) {
+    for (const auto& g : *db) {
+      if (normalize_gpu_name(g.id) == n) return g;
+      for (const auto& a : g.aliases)
+        if (normalize_gpu_name(a) == n) return g;
+    }
+  }
+  return make_error(ErrorKind::NotFound, "unknown GPU '" + std::string(name) + "'. Known GPU ids: " + known_ids_text() +
+                                             " (names are matched exactly, case-insensitively; "
+                                             "`goblin specs --list` shows the aliases)");
+}
+
+Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
+  auto db = load_gpu_db();
+  if (!db.ok()) return db.error();
+  if (!generic_name(dev.name)) {
+    auto r = lookup_gpu(dev.name);
+    if (r.ok()) return r;
+    return make_error(ErrorKind::NotFound, "GPU '" + dev.name +
+                                               "' is not in the spec database. Known GPU ids: " + known_ids_text() +
+                                               ". Pass --gpu ID if it is one of them under another name.");
+  }
+  // Generic name: identify by architecture id + CU/SM count + memory size.
+  std::string arch = dev.arch;
+  if (arch.empty() && generic_name(dev.name) && normalize_gpu_name(dev.name).rfind("gfx", 0) == 0)
+    arch = normalize_gpu_name(dev.name);
+  if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 32)
+    arch = "sm_" + std::to_string(dev.compute_major) + std::to_string(dev.compute_minor);
+  std::string desc = "device '" + dev.name + "'" + (arch.empty() ? "" : " (" + arch + ")") +
+                     (dev.num_sms > 0 ? ", " + std::to_string(dev.num_sms) + " CUs/SMs" : "") +
+                     (dev.total_memory_bytes > 0 ? ", " + fmt_num(dev.total_memory_bytes / 1e9) + " GB" : "");
+  if (arch.empty())
+    return make_error(ErrorKind::NotFound,
+                      "cannot identify " + desc +
+                          ": no product name or architecture id. Pass --gpu ID (known: " + known_ids_text() + ")");
+  std::vector<const GpuSpec*> cands;
+  for (const auto& g : *db) {
+    if (lower(g.arch_id) != lower(arch)) continue;
+    if (dev.num_sms > 0 && g.match_sm_count > 0 && g.match_sm_count != dev.num_sms) continue;
+    if (dev.total_memory_bytes > 0 && g.match_mem_gb_min > 0) {
+      double gb = dev.total_memory_bytes / 1e9;
+      if (gb < g.match_mem_gb_min || gb > g.match_mem_gb_max) continue;
+    }
+    cands.push_back(&g);
+  }
+  if (cands.size() == 1 && cands[0]->ambiguous_with.empty() && dev.num_sms > 0) return *cands[0];
+  if (cands.empty())
+    return make_error(ErrorKind::NotFound, "no GPU in the spec database matches " + desc +
+                                               ". Known GPU ids: " + known_ids_text() + ". Pass --gpu ID.");
+  std::string names;
+  for (auto* c : cands) names += (names.empty() ? "" : ", ") + c->id;
+  if (cands.size() == 1 && !cands[0]->ambiguous_with.empty()) names += " or " + cands[0]->ambiguous_with;
+  return make_error(ErrorKind::NotFound,
+                    "cannot tell which GPU " + desc + " is: it could be " + names + ". Pass --gpu ID.");
+}
+
+Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
+  if (tl.meta.devices.empty())
+    return make_error(ErrorKind::NotFound,
+                      "the trace records no GPU device properties; pass --gpu ID (known: " + known_ids_text() + ")");
+  std::optional<GpuSpec> found;
+  for (const auto& d : tl.meta.devices) {
+    auto r = gpu_for_device(d);
+    if (!r.ok()) return r.error();
+    if (found && found->id != r->id)
+      return make_error(ErrorKind::NotFound,
+                        "the trace has different GPUs (" + found->id + ", " + r->id + "); pass --gpu ID to choose one");
+    found = *r;
+  }
+  return *found;
+}
+
+// ---- detection ----------------------------------------------------------------------------
+
+namespace {
+struct CmdOut {
+  bool found = false;
+  int rc = -1;
+  std::string out;
+};
+CmdOut run_cmd(const std::string& tool, const std::string& args) {
+  CmdOut r;
+  std::string probe = "command -v " + tool + " >/dev/null 2>&1";
+  if (std::system(probe.c_str()) != 0) return r;
+  r.found = true;
+  std::string cmd = tool + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+}  // namespace
+
+std::vector<DeviceInfo> parse_nvidia_smi_names(std::string_view csv) {
+  // `nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits`
+  std::vector<DeviceInfo> out;
+  std::istringstream in{std::string(csv)};
+  std::string line;
+  int idx = 0;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) f.push_back(trim(tok));
+    DeviceInfo d;
+    d.id = idx++;
+    d.name = f.empty() ? "" : f[0];
+    if (f.size() > 1) {
+      try {
+        d.total_memory_bytes = static_cast<int64_t>(std::stod(f[1]) * 1024 * 1024);  // MiB
+      } catch (...) {
+      }
+    }
+    if (f.size() > 2) {
+      auto dot = f[2].find('.');
+      try {
+        if (dot != std::string::npos) {
+          d.compute_major = std::stoi(f[2].substr(0, dot));
+          d.compute_minor = std::stoi(f[2].substr(dot + 1));
+          d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+        }
+      } catch (...) {
+      }
+    }
+    d.warp_size = 32;
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<DeviceInfo> parse_amd_smi_static(std::string_view text) {
+  // `amd-smi static --asic` text: "GPU: 0" blocks with "MARKET_NAME: AMD Instinct MI300X",
+  // "TARGET_GRAPHICS_VERSION: gfx942", "NUM_COMPUTE_UNITS: 304".
+  std::vector<DeviceInfo> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string t = trim(line);
+    auto colon = t.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = lower(trim(t.substr(0, colon)));
+    std::string val = trim(t.substr(colon + 1));
+    if (key == "gpu") {
+      DeviceInfo d;
+      try {
+        d.id = std::stoi(val);
+      } catch (...) {
+        d.id = static_cast<int32_t>(out.size());
+      }
+      d.warp_size = 64;
+      out.push_back(d);
+      continue;
+    }
+    if (out.empty()) continue;
+    if (key == "market_name") out.back().name = val;
+    if (key == "target_graphics_version") out.back().arch = val;
+    if (key == "num_compute_units") {
+      try {
+        out.back().num_sms = std::stoi(val);
+      } catch (...) {
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<DeviceInfo> parse_rocminfo(std::string_view text) {
+  // Agents with "Device Type: GPU"; "Name: gfx942", "Marketing Name: AMD Instinct MI300X",
+  // "Compute Unit: 304".
+  std::vector<DeviceInfo> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  DeviceInfo cur;
+  bool in_agent = false, is_gpu = false;
+  auto flush = [&] {
+    if (in_agent && is_gpu) {
+      cur.id = static_cast<int32_t>(out.size());
+      cur.warp_size = 64;
+      out.push_back(cur);
+    }
+    cur = DeviceInfo{};
+    is_gpu = false;
+  };
+  while (std::getline(in, line)) {
+    std::string t = trim(line);
+    if (t.rfind("Agent ", 0) == 0 || t.rfind("*******", 0) == 0) {
+      if (t.rfind("Agent ", 0) == 0) {
+        flush();
+        in_agent = true;
+      }
+      continue;
+    }
+    auto colon = t.find(':');
+    if (colon == std::string::npos || !in_agent) continue;
+    std::string key = lower(trim(t.substr(0, colon)));
+    std::string val = trim(t.substr(colon + 1));
+    if (key == "name" && cur.arch.empty() && val.rfind("gfx", 0) == 0) cur.arch = val;
+    if (key == "marketing name") cur.name = val;
+    if (key == "device type") is_gpu = (val == "GPU");
+    if (key == "compute unit") {
+      try {
+        cur.num_sms = std::stoi(val);
+      } catch (...) {
+      }
+    }
+  }
+  flush();
+  return out;
+}
+
+Result<DetectedGpu> detect_local_gpus() {
+  std::string tried;
+  auto nv = run_cmd("nvidia-smi", "--query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits");
+  tried += nv.found ? "nvidia-smi (exit " + std::to_string(nv.rc) + ")" : "nvidia-smi (not installed)";
+  if (nv.found && nv.rc == 0) {
+    auto devs = parse_nvidia_smi_names(nv.out);
+    if (!devs.empty()) return DetectedGpu{"nvidia-smi", devs};
+  }
+  auto amd = run_cmd("amd-smi", "static --asic");
+  tried += amd.found ? ", amd-smi (exit " + std::to_string(amd.rc) + ")" : ", amd-smi (not installed)";
+  if (amd.found && amd.rc == 0) {
+    auto devs = parse_amd_smi_static(amd.out);
+    if (!devs.empty()) return DetectedGpu{"amd-smi", devs};
+  }
+  auto ri = run_cmd("rocminfo", "");
+  tried += ri.found ? ", rocminfo (exit " + std::to_string(ri.rc) + ")" : ", rocminfo (not installed)";
+  if (ri.found && ri.rc == 0) {
+    auto devs = parse_rocminfo(ri.out);
+    if (!devs.empty()) return DetectedGpu{"rocminfo", devs};
+  }
+  return make_error(ErrorKind::Environment, "no GPU detected on this machine: tried " + tried +
+                                                ". Name the GPU instead: goblin specs ID (see goblin specs --list)");
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+Json gpu_spec_to_json(const GpuSpec& g) {
+  Json j;
+  j["id"] = g.id;
+  j["vendor"] = g.vendor;
+  j["name"] = g.name;
+  j["architecture"] = g.architecture;
+  j["arch_id"] = g.arch_id;
+  j["aliases"] = g.aliases;
+  Json peaks = Json::object(), sparse = Json::object(), detail = Json::object();
+  Json specs = Json::object(), units = Json::object(), verified = Json::object(), sources = Json::object();
+  for (const auto& [k, v] : g.peaks) {
+    peaks[k] = v.value ? Json(*v.value) : Json(nullptr);
+    if (v.sparse) sparse[k] = *v.sparse;
+    detail[k] = {{"dense", true}, {"engine", v.engine}, {"accumulate", v.accumulate}, {"unit", v.unit}};
+    if (!v.note.empty()) detail[k]["note"] = v.note;
+    sources["peak_tflops." + k] = v.citation();
+    verified["peak_tflops." + k] = v.verified;
+  }
+  for (const auto& [k, v] : g.specs) {
+    specs[k] = v.value ? Json(*v.value) : (v.text.empty() ? Json(nullptr) : Json(v.text));
+    units[k] = v.unit;
+    sources[k] = v.citation();
+    verified[k] = v.verified;
+  }
+  j["peak_tflops"] = peaks;
+  j["peak_tflops_sparse"] = sparse;
+  j["peak_detail"] = detail;
+  j["specs"] = specs;
+  j["units"] = units;
+  j["verified"] = verified;
+  j["sources"] = sources;
+  return j;
+}
+
+namespace {
+std::string value_text(const SpecValue& v) {
+  if (v.value) return fmt_num(*v.value) + (v.unit.empty() ? "" : " " + v.unit);
+  if (!v.text.empty()) return v.text;
+  return "UNKNOWN (not found in a source)";
+}
+}  // namespace
+
+std::string gpu_spec_cite(const GpuSpec& g) {
+  std::string out;
+  for (const auto& [k, v] : g.specs) out += g.id + " " + k + ": " + value_text(v) + " <- " + v.citation() + "\n";
+  for (const auto& [k, v] : g.peaks) {
+    std::string what = g.id + " peak " + k + " (dense, " + v.engine + ", " + v.accumulate + " accumulate)";
+    out += what + ": " + value_text(v) + " <- " + v.citation() + "\n";
+    if (v.sparse)
+      out += g.id + " peak " + k + " (2:4 sparse): " + fmt_num(*v.sparse) + " " + v.unit + " <- " + v.citation() + "\n";
+  }
+  return out;
+}
+
+std::string gpu_spec_human(const GpuSpec& g) {
+  std::ostringstream o;
+  o << g.name << "  [" << g.id << "]  " << g.architecture << " (" << g.arch_id << ")\n";
+  int unverified = 0;
+  for (const auto& [k, v] : g.specs) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-20s %-24s%s\n", k.c_str(), value_text(v).c_str(),
+                  v.verified ? "" : "  (unverified)");
+    o << line;
+    unverified += !v.verified;
+  }
+  o << "  peak (dense; sparse in brackets)\n";
+  for (const auto& [k, v] : g.peaks) {
+    std::string val = value_text(v);
+    if (v.sparse) val += " [" + fmt_num(*v.sparse) + "]";
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-20s %-24s %-7s %-6s acc%s\n", k.c_str(), val.c_str(), v.engine.c_str(),
+                  v.accumulate.c_str(), v.verified ? "" : "  (unverified)");
+    o << line;
+    unverified += !v.verified;
+  }
+  if (unverified)
+    o << "  " << unverified << " value(s) not verified against their source; --cite shows every source\n";
+  else
+    o << "  --cite shows the source of every value\n";
+  return o.str();
+}
+
+std::string peak_key_for(std::string_view dtype, bool tensor_engine) {
+  std::string d = lower(dtype);
+  if (d == "fp32" || d == "float" || d == "float32") return tensor_engine ? "tf32" : "fp32";
+  if (d == "tf32") return "tf32";
+  if (d == "fp64" || d == "double" || d == "float64") return tensor_engine ? "fp64_matrix" : "fp64";
+  if (d == "bf16" || d == "bfloat16" || d == "c10::bfloat16") return "bf16";
+  if (d == "fp16" || d == "half" || d == "float16" || d == "c10::half") return "fp16";
+  if (d.find("float8") != std::string::npos || d == "fp8") return "fp8";
+  if (d == "int8" || d == "signed char" || d == "char") return "int8";
+  return "";
+}
+
+}  // namespace goblin
