@@ -70,6 +70,7 @@ bool sniff_rocprofv3_csv(std::string_view p) {
   return has(line, "\"Correlation_Id\"") || has(line, "\"Kind\",\"Agent_Id\"") ||
          has(line, "\"Kind\",\"Direction\"") || has(line, "\"Kind\",\"Operation\"") ||
          has(line, "\"Domain\",\"Function\"") || has(line, "\"Sample_Timestamp\"") ||
+         (has(line, "\"Logical_Node_Id\"") && has(line, "\"Agent_Type\"")) ||  // agent_info.csv
          (has(line, "\"Name\",\"Calls\",\"TotalDurationNs\"") && has(line, "MinNs"));
 }
 
@@ -111,7 +112,9 @@ bool sniff_amd_smi(std::string_view p) {
 bool sniff_rocm_smi(std::string_view p) {
   if (has(p.substr(0, 512), "ROCm System Management Interface")) return true;
   auto line = first_data_line(p);
-  return line.substr(0, 7) == "device," && (has(line, "(%)") || has(line, "(C)") || has(line, "(W)"));
+  // `rocm-smi --csv`: "device," then human metric names with their units in parentheses.
+  return line.substr(0, 7) == "device," && (has(line, "(%)") || has(line, "(C)") || has(line, "(W)") ||
+                                            has(line, "(B)") || has(line, "clock speed"));
 }
 
 Format sniff_sqlite(const std::string& path) {

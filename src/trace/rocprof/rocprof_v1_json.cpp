@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/decimal.h"
+#include "trace/rocprof/json_prefix_repair.h"
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
@@ -102,6 +103,7 @@ Lane lane_of(std::string_view process, int64_t* gpu) {
 class V1JsonRun {
  public:
   V1JsonRun(Timeline& tl, const std::string& path) : tl_(tl), path_(path) {}
+  int64_t rows() const { return rows_; }
 
   void add(const Event& e) {
     if (e.ph.empty()) return;  // the leading {} event
@@ -116,6 +118,7 @@ class V1JsonRun {
       return;
     }
     if (e.ph == "s" || e.ph == "t" || e.ph == "f") {
+      ++rows_;
       FlowRow fl;
       fl.id = parse_int(e.id).value_or(kNone);
       fl.category = tl_.strings.intern(e.cat);
@@ -144,6 +147,7 @@ class V1JsonRun {
       return;
     }
     auto [lane, gpu] = it->second;
+    ++rows_;
     bool stripped = false;
     StrId name = tl_.strings.intern(strip_kd_suffix(e.name, &stripped));
     if (stripped) note_kd_suffix_stripped(tl_, path_);
@@ -203,18 +207,21 @@ class V1JsonRun {
   Timeline& tl_;
   const std::string& path_;
   std::unordered_map<int64_t, std::pair<Lane, int64_t>> lanes_;
+  int64_t rows_ = 0;
 };
 
 }  // namespace
 
-Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& opt) {
-  auto text = read_all(path, opt.io);
-  if (!text) return text.error();
-  simdjson::padded_string buf(*text);
-  *text = std::string();
+namespace {
+struct ParseOutcome {
+  bool ok = true, found = false;
+  std::string what;
+  int64_t offset = -1;
+};
+
+ParseOutcome parse_into(const simdjson::padded_string& buf, V1JsonRun& run) {
+  ParseOutcome out;
   od::parser parser;
-  V1JsonRun run(tl, path);
-  bool found = false;
   const char* where = nullptr;
   try {
     od::document doc = parser.iterate(buf);
@@ -222,7 +229,7 @@ Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& op
       od::object root = doc.get_object();
       for (od::field f : root) {
         if (f.unescaped_key().value() != "traceEvents") continue;
-        found = true;
+        out.found = true;
         od::array events = f.value().get_array();
         for (od::value ev : events) run.add(read_event(ev.get_object()));
       }
@@ -232,11 +239,37 @@ Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& op
       throw;
     }
   } catch (const simdjson::simdjson_error& e) {
-    return make_error(ErrorKind::Malformed,
-                      std::string("rocprof results.json is damaged (") + e.what() + "); events before it were kept",
-                      path, where ? static_cast<int64_t>(where - buf.data()) : -1);
+    out.ok = false;
+    out.what = e.what();
+    out.offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
   }
-  if (!found) return make_error(ErrorKind::Malformed, "rocprof results.json has no \"traceEvents\" array", path, 0);
+  return out;
+}
+}  // namespace
+
+Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& opt) {
+  auto text = read_all(path, opt.io);
+  if (!text) return text.error();
+  simdjson::padded_string buf(*text);
+  *text = std::string();
+  V1JsonRun run(tl, path);
+  ParseOutcome out = parse_into(buf, run);
+  if (!out.ok && run.rows() == 0) {
+    // simdjson rejects a truncated document before the first event: re-read what precedes the damage.
+    if (auto fixed = close_truncated_json(std::string_view(buf.data(), buf.size()))) {
+      simdjson::padded_string prefix(fixed->text);
+      ParseOutcome again = parse_into(prefix, run);
+      if (again.ok) out.offset = static_cast<int64_t>(fixed->cut);
+      out.found = out.found || again.found;
+    }
+  }
+  if (!out.ok) {
+    return make_error(ErrorKind::Malformed,
+                      "rocprof results.json is damaged or truncated (" + out.what + "); the " +
+                          std::to_string(run.rows()) + " events before the damage were kept",
+                      path, out.offset);
+  }
+  if (!out.found) return make_error(ErrorKind::Malformed, "rocprof results.json has no \"traceEvents\" array", path, 0);
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "trace/readers.h"
+#include "trace/rocprof/json_prefix_repair.h"
 #include "trace/rocprof/rocprof_fields.h"
 
 namespace goblin {
@@ -169,6 +170,15 @@ class JsonRun {
     }
   }
 
+  // Forgets the id tables of a failed pass before the document is read again.
+  void restart() {
+    kinds_.clear();
+    not_analysed_.clear();
+  }
+
+  // Records placed on the timeline so far.
+  int64_t rows() const { return rows_; }
+
   // Resolves ids of everything pushed so far (also after a parse error: partial results).
   void resolve() {
     for (const auto& p : kernels_) {
@@ -182,14 +192,14 @@ class JsonRun {
       if (p.has_agent) tl_.kernels.device[p.row] = device_of(p.agent);
     }
     for (const auto& p : runtime_) {
-      std::string_view name = op_name(p.kind, p.operation);
+      const std::string name = op_name(p.kind, p.operation);
       tl_.runtime.name[p.row] = tl_.strings.intern(name);
-      tl_.runtime.is_sync[p.row] = name.find("Synchronize") != std::string_view::npos;
+      tl_.runtime.is_sync[p.row] = name.find("Synchronize") != std::string::npos;
       tl_.runtime.is_driver[p.row] = kind_name(p.kind).substr(0, 4) == "HSA_";
     }
     for (const auto& p : markers_) tl_.annotations.name[p.row] = tl_.strings.intern(op_name(p.kind, p.operation));
     for (const auto& p : copies_) {
-      std::string_view dir = op_name(p.kind, p.operation);
+      const std::string dir = op_name(p.kind, p.operation);
       CopyKind kind = copy_kind_from_text(dir);
       tl_.memcpys.name[p.row] = tl_.strings.intern(dir);
       tl_.memcpys.kind[p.row] = kind;
@@ -357,6 +367,7 @@ class JsonRun {
         k.grid[d] = grid_items_to_blocks(static_cast<int64_t>(grid[d]), static_cast<int64_t>(wg[d]));
       }
       if (r.group_segment >= 0) k.shared_mem_bytes = r.group_segment;
+      ++rows_;
       kernels_.push_back({tl_.kernels.size(), r.kernel_id, r.agent, r.has_agent});
       tl_.kernels.push(k);
     } else if (key == "marker_api") {
@@ -365,6 +376,7 @@ class JsonRun {
       a.dur_ns = r.end - r.start;
       a.pid = pid_;
       a.tid = r.thread_id;
+      ++rows_;
       markers_.push_back({tl_.annotations.size(), r.kind, r.operation});
       tl_.annotations.push(a);
     } else if (key.ends_with("_api")) {  // hip_api, hsa_api, rccl_api, rocdecode_api, rocjpeg_api
@@ -375,6 +387,7 @@ class JsonRun {
       rt.tid = r.thread_id;
       rt.correlation = corr;
       rt.external_id = ext;
+      ++rows_;
       runtime_.push_back({tl_.runtime.size(), r.kind, r.operation});
       tl_.runtime.push(rt);
     } else if (key == "memory_copy") {
@@ -385,6 +398,7 @@ class JsonRun {
       m.external_id = ext;
       m.bytes = r.bytes;
       if (r.has_stream) m.stream = static_cast<int64_t>(r.stream);
+      ++rows_;
       copies_.push_back({tl_.memcpys.size(), r.kind, r.operation, r.src_agent, r.dst_agent, r.has_src, r.has_dst});
       tl_.memcpys.push(m);
     } else {
@@ -411,7 +425,7 @@ class JsonRun {
 
   Timeline& tl_;
   const std::string& path_;
-  int64_t pid_ = kNone;
+  int64_t pid_ = kNone, rows_ = 0;
   std::unordered_map<uint64_t, int32_t> agent_device_;
   std::unordered_map<uint64_t, StrId> symbols_;
   std::vector<std::pair<std::string, std::vector<std::string>>> kinds_;
@@ -423,44 +437,74 @@ class JsonRun {
 
 }  // namespace
 
+namespace {
+
+struct ParseOutcome {
+  bool ok = true, found_tool = false;
+  std::string what;
+  int64_t offset = -1;
+};
+
+ParseOutcome parse_into(const simdjson::padded_string& buf, JsonRun& run) {
+  ParseOutcome out;
+  od::parser parser;
+  const char* where = nullptr;
+  try {
+    od::document doc = parser.iterate(buf);
+    try {
+      od::object root = doc.get_object();
+      for (od::field f : root) {
+        if (f.unescaped_key().value() != "rocprofiler-sdk-tool") continue;
+        out.found_tool = true;
+        od::array tools = f.value().get_array();
+        for (od::value t : tools) run.read_tool(t.get_object());
+      }
+    } catch (const simdjson::simdjson_error&) {
+      const char* loc = nullptr;
+      if (!doc.current_location().get(loc)) where = loc;
+      throw;
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    out.ok = false;
+    out.what = e.what();
+    out.offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
+  }
+  return out;
+}
+
+}  // namespace
+
 Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto text = read_all(path, opt.io);
   if (!text) return text.error();
   if (text->empty()) return make_error(ErrorKind::Malformed, "file is empty: expected rocprofv3 JSON", path, 0);
   simdjson::padded_string buf(*text);
   *text = std::string();  // keep one copy of the document in memory
-  od::parser parser;
   JsonRun run(tl, path);
-  Status status;
-  const char* where = nullptr;
-  bool found_tool = false;
-  try {
-    od::document doc = parser.iterate(buf);
-    od::object root = doc.get_object();
-    try {
-      for (od::field f : root) {
-        if (f.unescaped_key().value() != "rocprofiler-sdk-tool") continue;
-        found_tool = true;
-        od::array tools = f.value().get_array();
-        for (od::value t : tools) run.read_tool(t.get_object());
-      }
-    } catch (const simdjson::simdjson_error& e) {
-      const char* loc = nullptr;
-      if (!doc.current_location().get(loc)) where = loc;
-      throw;
+  ParseOutcome out = parse_into(buf, run);
+  if (!out.ok && run.rows() == 0) {
+    // Nothing could be read (simdjson rejects a truncated document up front): re-read the
+    // part before the damage.
+    if (auto fixed = close_truncated_json(std::string_view(buf.data(), buf.size()))) {
+      simdjson::padded_string prefix(fixed->text);
+      run.restart();
+      ParseOutcome again = parse_into(prefix, run);
+      if (again.ok) out.offset = static_cast<int64_t>(fixed->cut);
+      out.found_tool = out.found_tool || again.found_tool;
     }
-  } catch (const simdjson::simdjson_error& e) {
-    int64_t offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
-    status = make_error(ErrorKind::Malformed,
-                        std::string("rocprofv3 JSON is damaged (") + e.what() + "); records before it were kept", path,
-                        offset);
   }
   run.resolve();
-  if (status.ok() && !found_tool) {
+  if (!out.ok) {
+    return make_error(ErrorKind::Malformed,
+                      "rocprofv3 JSON is damaged or truncated (" + out.what + "); the " + std::to_string(run.rows()) +
+                          " records before the damage were kept",
+                      path, out.offset);
+  }
+  if (!out.found_tool) {
     return make_error(ErrorKind::Malformed, "JSON has no \"rocprofiler-sdk-tool\" array: not rocprofv3 JSON output",
                       path, 0);
   }
-  return status;
+  return Status::Ok();
 }
 
 }  // namespace goblin
