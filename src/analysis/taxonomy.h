@@ -16,6 +16,9 @@ struct KernelClass {
   std::string family;    // cuBLAS, cuBLASLt, CUTLASS, hipBLASLt, rocBLAS/Tensile, CK, FlashAttention,
                          // cuDNN, AITER, MIOpen, NCCL, RCCL, Triton, ATen, ... ("unknown" if none)
   std::string rule_id;   // the taxonomy rule that matched (for explanations)
+  // For attention kernels: flash | sdpa_flash | sdpa_mem_efficient | sdpa_cudnn | ck_fmha | aiter |
+  // flashinfer | triton | other; empty otherwise (feeds RunMetrics.attention_kernel_loaded).
+  std::string attention_backend;
 };
 
 class Taxonomy {
@@ -25,12 +28,28 @@ class Taxonomy {
   KernelClass classify(std::string_view kernel_name, std::string_view cpu_op_name = {}) const;
   const std::vector<std::string>& categories() const { return categories_; }
 
-  struct Rule;  // defined in taxonomy.cpp
+  // Parses taxonomy YAML text (load() = this on data/taxonomy.yaml). `origin` names the file in
+  // errors. Malformed YAML, an unknown category or a bad regex is a Malformed error.
+  static Result<Taxonomy> parse(const std::string& yaml_text, const std::string& origin);
+
+  // Knowledge the waste budget uses (sections of taxonomy.yaml, see the file for citations):
+  // fp32 GEMMs on the SIMT/FFMA path (precision_path), GEMMs with generic/fallback names
+  // (kernel_shape), CPU spans that are input-pipeline work (data_wait).
+  bool is_simt_fp32_gemm(std::string_view kernel_name) const;
+  bool is_shape_suspect_gemm(std::string_view kernel_name) const;
+  bool is_dataloader_span(std::string_view cpu_name) const;
+  double tensor_core_speedup() const;        // s in precision_path = t_simt * (1 - 1/s)
+  double tiny_grid_fraction_of_sms() const;  // GEMM grid < this * SMs counts as kernel_shape
+  size_t rule_count() const;
+
+  struct Rule;   // defined in taxonomy.cpp
+  struct Extra;  // defined in taxonomy.cpp
 
  private:
   std::vector<std::string> categories_;
   std::vector<Rule>* rules_ = nullptr;  // owned; see taxonomy.cpp
   std::shared_ptr<std::vector<Rule>> holder_;
+  std::shared_ptr<const Extra> extra_;
 };
 
 }  // namespace goblin

@@ -1,0 +1,176 @@
+// Step detection. The window of a step (documented in StepDetection::method and docs/metrics.md):
+//
+//   CPU ProfilerStep#N annotations (user_annotation, or cpu_op in old traces):
+//     W_i = [min(cpu_start_i, g_first_i), max(cpu_end_i, g_last_i))
+//     where g_first_i/g_last_i are the first start / last end of the GPU work (kernels, memcpy,
+//     memset) whose launching runtime call (matched by correlation id) began inside step i's CPU
+//     span. Then W_i's end is clipped to W_{i+1}'s start so steps never overlap and per-step sums
+//     add up. The last step is `partial` when its CPU span reaches the end of the trace or when
+//     launches made inside it have no recorded GPU activity (profiling stopped mid-step).
+//   gpu_user_annotation ProfilerStep#N (no CPU ones): the GPU-side range itself (hull over
+//     streams of the same name), clipped the same way.
+//   Neither: one window from the first GPU activity start to the last GPU activity end.
+#include "analysis/steps.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace goblin {
+
+namespace {
+
+bool is_step_name(std::string_view n) {
+  constexpr std::string_view p = "ProfilerStep#";
+  if (n.size() <= p.size() || n.substr(0, p.size()) != p) return false;
+  for (char c : n.substr(p.size()))
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+bool is_launch_call(std::string_view n) {
+  return n.find("Launch") != std::string_view::npos || n.find("launch") != std::string_view::npos;
+}
+
+struct Raw {
+  std::string name;
+  int64_t start, end;
+};
+
+void clip_overlaps(std::vector<Step>& steps) {
+  for (size_t i = 0; i + 1 < steps.size(); ++i) {
+    if (steps[i].end_ns > steps[i + 1].start_ns) steps[i].end_ns = std::max(steps[i].start_ns, steps[i + 1].start_ns);
+  }
+}
+
+}  // namespace
+
+StepDetection find_steps(const Timeline& tl) {
+  StepDetection d;
+  // ---- CPU-side ProfilerStep ranges ----
+  std::vector<Raw> cpu;
+  for (size_t i = 0; i < tl.annotations.size(); ++i) {
+    if (tl.annotations.on_gpu[i]) continue;
+    std::string_view n = tl.str(tl.annotations.name[i]);
+    if (is_step_name(n)) cpu.push_back({std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+  }
+  for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
+    std::string_view n = tl.str(tl.cpu_ops.name[i]);
+    if (is_step_name(n)) cpu.push_back({std::string(n), tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
+  }
+  std::sort(cpu.begin(), cpu.end(),
+            [](const Raw& a, const Raw& b) { return a.start != b.start ? a.start < b.start : a.name < b.name; });
+  cpu.erase(std::unique(cpu.begin(), cpu.end(),
+                        [](const Raw& a, const Raw& b) { return a.start == b.start && a.name == b.name; }),
+            cpu.end());
+
+  auto [span_first, span_last] = tl.span();
+
+  if (!cpu.empty()) {
+    const size_t ns = cpu.size();
+    std::vector<int64_t> gfirst(ns, INT64_MAX), glast(ns, INT64_MIN);
+    std::vector<int64_t> lost(ns, 0);
+    // runtime call → step (by its start inside the step's CPU span); O(R log S).
+    std::unordered_map<int64_t, size_t> corr_step;
+    corr_step.reserve(tl.runtime.size());
+    std::vector<int64_t> starts(ns);
+    for (size_t s = 0; s < ns; ++s) starts[s] = cpu[s].start;
+    for (size_t r = 0; r < tl.runtime.size(); ++r) {
+      int64_t corr = tl.runtime.correlation[r];
+      if (corr == kNone) continue;
+      int64_t t = tl.runtime.start_ns[r];
+      auto it = std::upper_bound(starts.begin(), starts.end(), t);
+      if (it == starts.begin()) continue;
+      size_t s = static_cast<size_t>(it - starts.begin()) - 1;
+      if (t >= cpu[s].end) continue;
+      corr_step.emplace(corr, s);
+    }
+    std::unordered_map<int64_t, bool> seen_corr;
+    seen_corr.reserve(tl.kernels.size() + tl.memcpys.size() + tl.memsets.size());
+    auto scan = [&](const GpuOpColumns& c) {
+      for (size_t i = 0; i < c.size(); ++i) {
+        if (c.correlation[i] == kNone) continue;
+        seen_corr[c.correlation[i]] = true;
+        auto it = corr_step.find(c.correlation[i]);
+        if (it == corr_step.end()) continue;
+        size_t s = it->second;
+        gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
+        glast[s] = std::max(glast[s], c.end_ns(i));
+      }
+    };
+    scan(tl.kernels);
+    scan(tl.memcpys);
+    scan(tl.memsets);
+    for (size_t r = 0; r < tl.runtime.size(); ++r) {
+      int64_t corr = tl.runtime.correlation[r];
+      if (corr == kNone || !is_launch_call(tl.str(tl.runtime.name[r]))) continue;
+      auto it = corr_step.find(corr);
+      if (it != corr_step.end() && !seen_corr.count(corr)) ++lost[it->second];
+    }
+    for (size_t s = 0; s < ns; ++s) {
+      Step st;
+      st.name = cpu[s].name;
+      st.start_ns = cpu[s].start;
+      st.end_ns = cpu[s].end;
+      if (gfirst[s] != INT64_MAX) {
+        st.start_ns = std::min(st.start_ns, gfirst[s]);
+        st.end_ns = std::max(st.end_ns, glast[s]);
+      }
+      st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
+      d.steps.push_back(std::move(st));
+      if (lost[s] > 0)
+        d.notes.push_back(cpu[s].name + ": " + std::to_string(lost[s]) +
+                          " launch call(s) have no recorded GPU activity");
+    }
+    clip_overlaps(d.steps);
+    Step& last = d.steps.back();
+    if (cpu.back().end >= span_last || lost.back() > 0) {
+      last.partial = true;
+      d.notes.push_back(last.name + " is partial (" +
+                        (cpu.back().end >= span_last ? std::string("its CPU span reaches the end of the trace")
+                                                     : std::string("launches without recorded GPU activity")) +
+                        "): reported, excluded from per-step means");
+    }
+    d.method =
+        "ProfilerStep#N CPU annotations; step window = [min(cpu start, first GPU start), max(cpu end, last GPU end)) "
+        "of the GPU work launched (by correlation) inside the step's CPU span, end clipped to the next step's start";
+    return d;
+  }
+
+  // ---- GPU-side ProfilerStep ranges (gpu_user_annotation) ----
+  std::map<std::string, std::pair<int64_t, int64_t>> gpu;
+  for (size_t i = 0; i < tl.annotations.size(); ++i) {
+    if (!tl.annotations.on_gpu[i]) continue;
+    std::string_view n = tl.str(tl.annotations.name[i]);
+    if (!is_step_name(n)) continue;
+    auto [it, inserted] = gpu.try_emplace(std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i));
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, tl.annotations.start_ns[i]);
+      it->second.second = std::max(it->second.second, tl.annotations.end_ns(i));
+    }
+  }
+  if (!gpu.empty()) {
+    for (auto& [name, se] : gpu) d.steps.push_back(Step{name, se.first, se.second, false, "gpu_user_annotation"});
+    std::sort(d.steps.begin(), d.steps.end(), [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
+    clip_overlaps(d.steps);
+    if (d.steps.back().end_ns >= tl.gpu_span().second && tl.gpu_span().second > 0) {
+      // A GPU range that ends with the last GPU activity may have been cut by the trace end; we
+      // cannot tell, so we say so but keep it complete.
+      d.notes.push_back(d.steps.back().name + " ends with the last GPU activity of the trace");
+    }
+    d.method = "gpu_user_annotation ProfilerStep#N ranges (hull over streams), end clipped to the next step's start";
+    return d;
+  }
+
+  // ---- fallback ----
+  auto [g0, g1] = tl.gpu_span();
+  if (g1 > g0) {
+    d.steps.push_back(Step{"window", g0, g1, false, "fallback: first to last GPU activity"});
+    d.method = "no ProfilerStep annotations: one window from the first GPU activity start to the last GPU activity end";
+  } else {
+    d.method = "no steps: the trace has no ProfilerStep annotations and no GPU activity";
+  }
+  return d;
+}
+
+}  // namespace goblin

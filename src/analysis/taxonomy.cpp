@@ -1,0 +1,221 @@
+// Kernel taxonomy: ordered rules from data/taxonomy.yaml (see the file header for semantics).
+#include "analysis/taxonomy.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "core/data.h"
+
+namespace goblin {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+constexpr size_t kMatchChars = 400;  // see taxonomy.yaml: only the head of a name is matched
+
+// Lower-cased, leading "void " (demangled return type) removed, surrounding spaces trimmed.
+std::string normalise(std::string_view name) {
+  std::string n = lower(name);
+  size_t b = n.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  n.erase(0, b);
+  if (n.rfind("void ", 0) == 0) n.erase(0, 5);
+  while (!n.empty() && (n.back() == ' ' || n.back() == '\t')) n.pop_back();
+  if (n.size() > kMatchChars) n.resize(kMatchChars);
+  return n;
+}
+
+// Names are lower-cased before matching, so patterns are lower-cased too (escapes such as \\D
+// keep their case) instead of using std::regex::icase, which is several times slower.
+std::regex compile(const std::string& pattern) {
+  std::string p;
+  p.reserve(pattern.size());
+  bool escaped = false;
+  for (char c : pattern) {
+    p.push_back(escaped ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    escaped = !escaped && c == '\\';
+  }
+  return std::regex(p, std::regex::ECMAScript | std::regex::optimize);
+}
+
+}  // namespace
+
+struct Taxonomy::Rule {
+  std::string id, category, family, attention_backend;
+  std::vector<std::string> any, prefix, none;
+  bool has_regex = false;
+  std::regex regex;
+  bool has_cpu_op = false;
+  std::regex cpu_op;
+
+  bool matches(const std::string& n, const std::string& cpu) const {
+    if (!any.empty() &&
+        std::none_of(any.begin(), any.end(), [&](const std::string& s) { return n.find(s) != std::string::npos; }))
+      return false;
+    if (!prefix.empty() &&
+        std::none_of(prefix.begin(), prefix.end(), [&](const std::string& s) { return n.rfind(s, 0) == 0; }))
+      return false;
+    for (const std::string& s : none)
+      if (n.find(s) != std::string::npos) return false;
+    if (has_cpu_op && (cpu.empty() || !std::regex_search(cpu, cpu_op))) return false;
+    if (has_regex && !std::regex_search(n, regex)) return false;
+    return true;
+  }
+};
+
+struct Taxonomy::Extra {
+  std::vector<std::pair<std::regex, std::string>> families;
+  std::regex simt, shape, dataloader;
+  bool has_simt = false, has_shape = false, has_dataloader = false;
+  double tensor_core_speedup = 0;
+  double tiny_grid_fraction = 0;
+};
+
+namespace {
+
+Result<std::vector<std::string>> string_list(const YAML::Node& n, const std::string& what, const std::string& origin) {
+  std::vector<std::string> out;
+  if (!n) return out;
+  if (n.IsScalar()) {
+    out.push_back(lower(n.as<std::string>()));
+    return out;
+  }
+  if (!n.IsSequence()) return make_error(ErrorKind::Malformed, what + " must be a string or a list of strings", origin);
+  for (const auto& x : n) out.push_back(lower(x.as<std::string>()));
+  return out;
+}
+
+}  // namespace
+
+Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string& origin) {
+  Taxonomy t;
+  auto rules = std::make_shared<std::vector<Rule>>();
+  auto extra = std::make_shared<Extra>();
+  try {
+    YAML::Node root = YAML::Load(yaml_text);
+    if (!root.IsMap()) return make_error(ErrorKind::Malformed, "taxonomy: top level must be a map", origin);
+    if (!root["categories"] || !root["categories"].IsSequence())
+      return make_error(ErrorKind::Malformed, "taxonomy: `categories` list missing", origin);
+    for (const auto& c : root["categories"]) t.categories_.push_back(c.as<std::string>());
+    if (!root["rules"] || !root["rules"].IsSequence())
+      return make_error(ErrorKind::Malformed, "taxonomy: `rules` list missing", origin);
+    for (const auto& r : root["rules"]) {
+      Rule rule;
+      if (!r["id"] || !r["category"])
+        return make_error(ErrorKind::Malformed, "taxonomy: every rule needs `id` and `category`", origin, -1,
+                          r.Mark().line + 1);
+      rule.id = r["id"].as<std::string>();
+      rule.category = r["category"].as<std::string>();
+      if (std::find(t.categories_.begin(), t.categories_.end(), rule.category) == t.categories_.end())
+        return make_error(ErrorKind::Malformed,
+                          "taxonomy: rule " + rule.id + " names unknown category '" + rule.category + "'", origin, -1,
+                          r.Mark().line + 1);
+      if (r["family"]) rule.family = r["family"].as<std::string>();
+      if (r["attention_backend"]) rule.attention_backend = r["attention_backend"].as<std::string>();
+      for (auto [key, dst] : {std::pair{"any", &rule.any}, {"prefix", &rule.prefix}, {"none", &rule.none}}) {
+        auto l = string_list(r[key], "taxonomy: rule " + rule.id + " `" + key + "`", origin);
+        if (!l.ok()) return l.error();
+        *dst = std::move(l.value());
+      }
+      try {
+        if (r["regex"]) {
+          std::string re = r["regex"].as<std::string>();
+          if (!re.empty()) {
+            rule.regex = compile(re);
+            rule.has_regex = true;
+          }
+        }
+        if (r["cpu_op"]) {
+          rule.cpu_op = compile(r["cpu_op"].as<std::string>());
+          rule.has_cpu_op = true;
+        }
+      } catch (const std::regex_error& e) {
+        return make_error(ErrorKind::Malformed, "taxonomy: rule " + rule.id + ": bad regex: " + e.what(), origin, -1,
+                          r.Mark().line + 1);
+      }
+      rules->push_back(std::move(rule));
+    }
+    try {
+      if (root["families"]) {
+        for (const auto& f : root["families"])
+          extra->families.emplace_back(compile(f["regex"].as<std::string>()), f["family"].as<std::string>());
+      }
+      auto section = [&](const char* key, const char* field, std::regex& dst, bool& has) {
+        if (root[key] && root[key][field]) {
+          dst = compile(root[key][field].as<std::string>());
+          has = true;
+        }
+      };
+      section("simt_fp32_gemm", "regex", extra->simt, extra->has_simt);
+      section("shape_suspect_gemm", "regex", extra->shape, extra->has_shape);
+      section("dataloader_spans", "regex", extra->dataloader, extra->has_dataloader);
+    } catch (const std::regex_error& e) {
+      return make_error(ErrorKind::Malformed, std::string("taxonomy: bad regex: ") + e.what(), origin);
+    }
+    if (root["simt_fp32_gemm"] && root["simt_fp32_gemm"]["tensor_core_speedup"])
+      extra->tensor_core_speedup = root["simt_fp32_gemm"]["tensor_core_speedup"].as<double>();
+    if (root["shape_suspect_gemm"] && root["shape_suspect_gemm"]["tiny_grid_fraction_of_sms"])
+      extra->tiny_grid_fraction = root["shape_suspect_gemm"]["tiny_grid_fraction_of_sms"].as<double>();
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("taxonomy: ") + e.what(), origin, -1, e.mark.line + 1);
+  }
+  if (rules->empty()) return make_error(ErrorKind::Malformed, "taxonomy: no rules", origin);
+  if (extra->tensor_core_speedup < 1.0) extra->tensor_core_speedup = 1.0;  // 1 = nothing recoverable
+  t.holder_ = rules;
+  t.rules_ = rules.get();
+  t.extra_ = extra;
+  return t;
+}
+
+Result<Taxonomy> Taxonomy::load() {
+  auto text = load_data_file("taxonomy.yaml");
+  if (!text.ok()) return text.error();
+  return parse(text.value(), data_file_origin("taxonomy.yaml"));
+}
+
+KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {
+  KernelClass k{"other", "unknown", "none", ""};
+  if (!rules_) return k;
+  std::string n = normalise(kernel_name);
+  std::string cpu = lower(cpu_op_name);
+  for (const Rule& r : *rules_) {
+    if (!r.matches(n, cpu)) continue;
+    k.category = r.category;
+    k.rule_id = r.id;
+    k.attention_backend = r.attention_backend;
+    k.family = r.family;
+    break;
+  }
+  if (k.family.empty() || k.family == "unknown") {
+    k.family = "unknown";
+    for (const auto& [re, fam] : extra_->families) {
+      if (std::regex_search(n, re)) {
+        k.family = fam;
+        break;
+      }
+    }
+  }
+  return k;
+}
+
+bool Taxonomy::is_simt_fp32_gemm(std::string_view name) const {
+  return extra_ && extra_->has_simt && std::regex_search(normalise(name), extra_->simt);
+}
+bool Taxonomy::is_shape_suspect_gemm(std::string_view name) const {
+  return extra_ && extra_->has_shape && std::regex_search(normalise(name), extra_->shape);
+}
+bool Taxonomy::is_dataloader_span(std::string_view name) const {
+  return extra_ && extra_->has_dataloader && std::regex_search(lower(name), extra_->dataloader);
+}
+double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_core_speedup : 1.0; }
+double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }
+size_t Taxonomy::rule_count() const { return rules_ ? rules_->size() : 0; }
+
+}  // namespace goblin

@@ -1,0 +1,187 @@
+#include "analysis/taxonomy.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "core/io.h"
+
+namespace goblin {
+namespace {
+
+const Taxonomy& tax() {
+  static Taxonomy t = [] {
+    auto r = Taxonomy::load();
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
+    return r.ok() ? r.value() : Taxonomy{};
+  }();
+  return t;
+}
+
+struct Expect {
+  const char* name;
+  const char* category;
+  const char* family;
+};
+
+// Representative names (from the fixtures and vendors' libraries) with the checked answer.
+TEST(Taxonomy, RepresentativeNames) {
+  const Expect cases[] = {
+      {"nvjet_sm90_tst_128x192_64x5_4x1_v_bz_coopB_NTN", "gemm", "cuBLASLt"},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+       "5x_"
+       "cublas",
+       "gemm", "cuBLAS"},
+      {"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel_"
+       "_"
+       "5x_cublas",
+       "gemm", "cuBLAS"},
+      {"ampere_sgemm_32x32_sliced1x4_tn", "gemm", "cuBLAS"},
+      {"volta_sgemm_128x64_nn", "gemm", "cuBLAS"},
+      {"void "
+       "cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(cutlass_80_simt_sgemm_128x256_8x4_nt_align1::"
+       "Params)",
+       "gemm", "CUTLASS"},
+      {"cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_"
+       "epi_tma",
+       "gemm", "CUTLASS"},
+      {"Cijk_Ailk_Bjlk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0_AFC1", "gemm", "hipBLASLt"},
+      {"Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_AF0EM1", "gemm", "rocBLAS/Tensile"},
+      {"void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<>>", "gemm", "CK"},
+      {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 2, 2, false, false>", "gemm", "cuBLAS"},
+      {"void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false>", "gemm", "cuBLASLt"},
+      {"triton_tem_fused_mm_0", "gemm", "Triton"},
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0",
+       "attention", "cuDNN"},
+      {"void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4>>", "attention",
+       "FlashAttention"},
+      {"void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", "attention", "FlashAttention"},
+      {"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<>::Params)", "attention",
+       "PyTorch mem-efficient (xFormers CUTLASS)"},
+      {"void ck_tile::kentry<ck_tile::FmhaFwdKernel<>>", "attention", "CK"},
+      {"_ZN5aiter24fmha_fwd_hd128_bf16_causalE", "attention", "AITER"},
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "communication", "NCCL/RCCL"},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "communication", "NCCL/RCCL"},
+      {"mscclKernel_Sum_half_Simple_false", "communication", "RCCL"},
+      {"rccl_all_reduce_kernel", "communication", "RCCL"},
+      {"allreduce_kernel", "communication", "unknown"},  // not "reduction" (TraceLens bug)
+      {"cross_device_reduce_1stage<__hip_bfloat16, 8>", "communication", "custom allreduce (vLLM/SGLang)"},
+      {"hipMemcpyAsync", "memcpy", "HIP runtime"},  // not "communication" (HTA ^hip bug)
+      {"Memcpy HtoD (Pageable -> Device)", "memcpy", "CUDA runtime"},
+      {"Memset (Device)", "memset", "CUDA runtime"},
+      {"__amd_rocclr_fillBufferAligned", "memset", "HIP runtime"},
+      {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>", "norm", "ATen"},
+      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>", "norm", "cuDNN"},
+      {"void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>", "softmax", "ATen"},
+      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float>", "softmax", "ATen"},
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >",
+       "elementwise", "ATen"},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float>>>",
+       "reduction", "ATen"},
+      {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+       "namespace)::FusedOptimizerTensorListMetadata<4>>",
+       "optimizer", "ATen"},
+      {"void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, true, true>", "convolution", "cuDNN"},
+      {"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16", "convolution",
+       "cuDNN"},
+      {"volta_scudnn_128x64_relu_interior_nn_v1", "convolution", "cuDNN"},
+      {"naive_conv_fwd_nchw_float", "convolution", "unknown"},
+      {"fused_moe_kernel", "moe", "unknown"},
+      {"dynamic_scaled_fp8_quant_kernel", "quantization", "unknown"},
+      {"triton_poi_fused_add_cos_sin_0", "triton", "Triton"},
+      {"triton_per_fused__softmax_0", "softmax", "Triton"},
+      {"void split_embedding_codegen_forward_unweighted_kernel<float>", "elementwise", "FBGEMM_GPU"},
+      {"void rocprim::ROCPRIM_400001_NS::detail::onesweep_iteration_kernel<>", "other", "rocPRIM"},
+  };
+  for (const Expect& e : cases) {
+    KernelClass k = tax().classify(e.name);
+    EXPECT_EQ(k.category, e.category) << e.name << " (rule " << k.rule_id << ")";
+    EXPECT_EQ(k.family, e.family) << e.name << " (rule " << k.rule_id << ")";
+    EXPECT_FALSE(k.rule_id.empty());
+  }
+}
+
+TEST(Taxonomy, CpuOpRule) {
+  const char* n = "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>";
+  EXPECT_EQ(tax().classify(n).category, "elementwise");
+  EXPECT_EQ(tax().classify(n, "aten::_fused_adamw_").category, "optimizer");
+}
+
+TEST(Taxonomy, AttentionBackends) {
+  EXPECT_EQ(tax().classify("void pytorch_flash::flash_fwd_kernel<>").attention_backend, "sdpa_flash");
+  EXPECT_EQ(tax().classify("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16").attention_backend,
+            "sdpa_cudnn");
+  EXPECT_EQ(tax().classify("nvjet_sm90_tst_128x64_64x8_1x2_h_bz_NTT").attention_backend, "");
+}
+
+TEST(Taxonomy, WasteKnowledge) {
+  EXPECT_TRUE(tax().is_simt_fp32_gemm("ampere_sgemm_32x32_sliced1x4_tn"));
+  EXPECT_TRUE(
+      tax().is_simt_fp32_gemm("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"
+                              "alignc4_execute_kernel__5x_"
+                              "cublas"));
+  EXPECT_FALSE(tax().is_simt_fp32_gemm("nvjet_sm90_tst_128x64_64x8_1x2_h_bz_NTT"));
+  EXPECT_TRUE(tax().is_shape_suspect_gemm("void gemv2T_kernel_val<int, int, float>"));
+  EXPECT_FALSE(tax().is_shape_suspect_gemm("nvjet_sm90_tst_128x64_64x8_1x2_h_bz_NTT"));
+  EXPECT_TRUE(tax().is_dataloader_span("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
+  EXPECT_FALSE(tax().is_dataloader_span("aten::mm"));
+  EXPECT_GT(tax().tensor_core_speedup(), 1.0);
+  EXPECT_GT(tax().tiny_grid_fraction_of_sms(), 0.0);
+}
+
+TEST(Taxonomy, BadYamlIsMalformedNotCrash) {
+  auto r = Taxonomy::parse("categories: [gemm]\nrules:\n  - id: x\n    category: nope\n", "t.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
+  auto r2 = Taxonomy::parse("categories: [gemm]\nrules:\n  - id: x\n    category: gemm\n    regex: \"(\"\n", "t.yaml");
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.error().message.find("bad regex"), std::string::npos);
+  auto r3 = Taxonomy::parse("[1, 2", "t.yaml");
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.error().kind, ErrorKind::Malformed);
+}
+
+// Every distinct kernel name in shared/fixtures (extracted by testdata/extract_kernel_names.py):
+// each gets a category from the list, and no name that says GEMM, attention or collective by
+// an independent keyword check lands in "other".
+TEST(Taxonomy, EveryFixtureKernelName) {
+  auto text = read_all(GOBLIN_SOURCE_DIR "/src/analysis/testdata/fixture_kernel_names.tsv.gz");
+  ASSERT_TRUE(text.ok()) << text.error().describe();
+  std::istringstream in(text.value());
+  std::string line;
+  std::map<std::string, int> per_category;
+  int n = 0;
+  const auto& cats = tax().categories();
+  auto has = [](std::string s, std::initializer_list<const char*> words) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* w : words)
+      if (s.find(w) != std::string::npos) return true;
+    return false;
+  };
+  while (std::getline(in, line)) {
+    auto tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << line;
+    std::string name = line.substr(tab + 1);
+    KernelClass k = tax().classify(name);
+    ++n;
+    ++per_category[k.category];
+    EXPECT_NE(std::find(cats.begin(), cats.end(), k.category), cats.end()) << name;
+    if (k.category == "other") {
+      EXPECT_FALSE(has(name, {"gemm", "gemv", "nvjet", "xmma", "cijk", "matmul", "nccl", "rccl", "msccl", "allreduce",
+                              "all_reduce", "flash", "fmha", "attn", "attention", "sdpa"}))
+          << "GEMM/attention/communication kernel classified as other: " << name;
+    }
+  }
+  EXPECT_GT(n, 10000);
+  // The fixtures contain GEMMs, attention and collectives: each category must be populated.
+  EXPECT_GT(per_category["gemm"], 30);
+  EXPECT_GT(per_category["attention"], 2);
+  EXPECT_GT(per_category["communication"], 10);
+  EXPECT_GT(per_category["convolution"], 20);
+  EXPECT_GT(per_category["elementwise"], 1000);
+  for (auto& [c, k] : per_category) std::printf("  %-14s %d\n", c.c_str(), k);
+}
+
+}  // namespace
+}  // namespace goblin

@@ -1,0 +1,79 @@
+// Small hand-built timelines for analysis unit tests (header-only; tests only).
+#pragma once
+#include <string>
+
+#include "model/timeline.h"
+
+namespace goblin::testing {
+
+struct TlBuilder {
+  Timeline tl;
+  int64_t next_corr = 1;
+
+  // A runtime launch call [rs, re) and the kernel it launched [ks, ke) on `stream`.
+  int64_t launch(const std::string& kernel, int64_t rs, int64_t re, int64_t ks, int64_t ke, int64_t stream = 7,
+                 std::array<uint32_t, 3> grid = {0, 0, 0}) {
+    int64_t c = next_corr++;
+    RuntimeRow r;
+    r.start_ns = rs;
+    r.dur_ns = re - rs;
+    r.name = tl.strings.intern("cudaLaunchKernel");
+    r.correlation = c;
+    r.pid = 1;
+    r.tid = 1;
+    tl.runtime.push(r);
+    KernelRow k;
+    k.start_ns = ks;
+    k.dur_ns = ke - ks;
+    k.name = tl.strings.intern(kernel);
+    k.device = 0;
+    k.stream = stream;
+    k.correlation = c;
+    k.grid = grid;
+    tl.kernels.push(k);
+    return c;
+  }
+  void memcpy(int64_t rs, int64_t re, int64_t s, int64_t e, CopyKind kind = CopyKind::HtoD, int64_t stream = 7) {
+    int64_t c = next_corr++;
+    RuntimeRow r;
+    r.start_ns = rs;
+    r.dur_ns = re - rs;
+    r.name = tl.strings.intern("cudaMemcpyAsync");
+    r.correlation = c;
+    tl.runtime.push(r);
+    MemcpyRow m;
+    m.start_ns = s;
+    m.dur_ns = e - s;
+    m.name = tl.strings.intern("Memcpy HtoD (Pageable -> Device)");
+    m.device = 0;
+    m.stream = stream;
+    m.correlation = c;
+    m.kind = kind;
+    tl.memcpys.push(m);
+  }
+  void annotation(const std::string& name, int64_t s, int64_t e, bool on_gpu = false) {
+    AnnotationRow a;
+    a.start_ns = s;
+    a.dur_ns = e - s;
+    a.name = tl.strings.intern(name);
+    a.on_gpu = on_gpu;
+    a.pid = 1;
+    a.tid = 1;
+    if (on_gpu) {
+      a.device = 0;
+      a.stream = 7;
+    }
+    tl.annotations.push(a);
+  }
+  void runtime_only(const std::string& name, int64_t s, int64_t e, bool sync = false) {
+    RuntimeRow r;
+    r.start_ns = s;
+    r.dur_ns = e - s;
+    r.name = tl.strings.intern(name);
+    r.correlation = next_corr++;
+    r.is_sync = sync;
+    tl.runtime.push(r);
+  }
+};
+
+}  // namespace goblin::testing
