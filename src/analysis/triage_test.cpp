@@ -1,0 +1,425 @@
+// Tests for the triage layer: exposure sweep line, canonical names, attribution, opportunity
+// tables, seed 002 artifacts on real fixtures, arch_match, perfetto-fix.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "analysis/exposure.h"
+#include "analysis/kernel_table.h"
+#include "analysis/opportunities.h"
+#include "analysis/perfetto_fix.h"
+#include "analysis/triage_artifacts.h"
+#include "core/io.h"
+#include "trace/readers.h"
+
+namespace goblin {
+namespace {
+
+const std::string kFix = std::string(GOBLIN_FIXTURES) + "/kineto/";
+
+void add_kernel(Timeline& tl, int64_t start, int64_t dur, int64_t stream, const char* name = "k", int32_t dev = 0,
+                int64_t corr = kNone) {
+  KernelRow r;
+  r.start_ns = start;
+  r.dur_ns = dur;
+  r.stream = stream;
+  r.device = dev;
+  r.name = tl.strings.intern(name);
+  r.correlation = corr;
+  tl.kernels.push(r);
+}
+
+TEST(Exposure, HiddenOnlyWhenAnotherStreamIsBusy) {
+  Timeline tl;
+  add_kernel(tl, 0, 100, 1);                     // A: [0,100) stream 1
+  add_kernel(tl, 50, 100, 2);                    // B: [50,150) stream 2 → overlaps A on [50,100)
+  add_kernel(tl, 90, 30, 1);                     // C: [90,120) same stream as A: hidden only while B runs
+  add_kernel(tl, 200, 10, 3);                    // D: alone
+  add_kernel(tl, 300, 0, 1);                     // zero-duration
+  add_kernel(tl, 0, 100, 1, "other-device", 1);  // another device never hides device 0
+  ExposureResult ex = compute_exposure(tl);
+  GpuOps ops(tl);
+  EXPECT_EQ(ex.hidden_ns[0], 50);  // [50,100)
+  EXPECT_EQ(ex.hidden_ns[1], 70);  // [50,120) has stream 1 busy
+  EXPECT_EQ(ex.hidden_ns[2], 30);  // [90,120): B busy throughout
+  EXPECT_EQ(ex.hidden_ns[3], 0);
+  EXPECT_EQ(ex.hidden_ns[4], 0);
+  EXPECT_EQ(ex.hidden_ns[5], 0);
+  for (size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(ex.exposed(ops, i) + ex.hidden_ns[i], ops.dur(i));
+  ASSERT_EQ(ex.devices.size(), 2u);
+  const auto& d0 = ex.devices[0];
+  EXPECT_EQ(d0.busy_ns, 150 + 10);
+  EXPECT_EQ(d0.multi_stream_ns, 70);
+  EXPECT_EQ(d0.peak_concurrency, 2);
+  EXPECT_EQ(d0.streams, 3);
+}
+
+TEST(Exposure, TouchingIntervalsDoNotOverlap) {
+  Timeline tl;
+  add_kernel(tl, 0, 100, 1);
+  add_kernel(tl, 100, 100, 2);
+  ExposureResult ex = compute_exposure(tl);
+  EXPECT_EQ(ex.hidden_ns[0], 0);
+  EXPECT_EQ(ex.hidden_ns[1], 0);
+  EXPECT_EQ(ex.devices[0].busy_ns, 200);
+}
+
+TEST(KernelTable, CanonicalNames) {
+  EXPECT_EQ(canonical_kernel_name("void at::native::foo<float>(int, float*)"), "at::native::foo<float>");
+  EXPECT_EQ(canonical_kernel_name("kernel_0x7f3a12(int)"), "kernel_0x7f3a12");  // not a standalone literal
+  EXPECT_EQ(canonical_kernel_name("void f<(Enum)0x1a2B>(T)"), "f<(Enum)0xADDR>");
+  EXPECT_EQ(canonical_kernel_name("Memcpy DtoD (Device -> Device)"), "Memcpy DtoD");
+  EXPECT_EQ(canonical_kernel_name("ncclKernel_AllReduce_RING_LL_Sum_float"), "ncclKernel_AllReduce_RING_LL_Sum_float");
+  EXPECT_EQ(canonical_kernel_name("a   b"), "a b");
+}
+
+TEST(KernelTable, UserPythonFrames) {
+  EXPECT_TRUE(is_user_python_frame("transformers/models/qwen2/modeling_qwen2.py(150): forward"));
+  EXPECT_TRUE(is_user_python_frame("train.py(42): step"));
+  EXPECT_FALSE(is_user_python_frame("torch/nn/modules/module.py(1773): _call_impl"));
+  EXPECT_FALSE(is_user_python_frame("/usr/lib/python3.12/site-packages/torch/nn/functional.py(10): linear"));
+  EXPECT_FALSE(is_user_python_frame("<built-in method linear of PyCapsule object at 0x7d6af4f5f4e0>"));
+  EXPECT_FALSE(is_user_python_frame("threading.py(1032): _bootstrap"));
+}
+
+TEST(KernelTable, AttributionThroughCorrelationAndContainment) {
+  Timeline tl;
+  // CPU op with External id 7 launches kernel corr 100; a second launch (corr 101) has no
+  // External id: found by time containment inside op "aten::outer" on the same thread.
+  CpuOpRow op;
+  op.start_ns = 0;
+  op.dur_ns = 1000;
+  op.name = tl.strings.intern("aten::mm");
+  op.pid = 1;
+  op.tid = 1;
+  op.external_id = 7;
+  tl.cpu_ops.push(op);
+  CpuOpRow outer = op;
+  outer.start_ns = 2000;
+  outer.name = tl.strings.intern("aten::outer");
+  outer.external_id = kNone;
+  tl.cpu_ops.push(outer);
+  CpuOpRow py;
+  py.start_ns = 1900;
+  py.dur_ns = 2000;
+  py.pid = 1;
+  py.tid = 1;
+  py.kind = CpuOpKind::PythonFunction;
+  py.name = tl.strings.intern("model.py(12): forward");
+  tl.cpu_ops.push(py);
+  RuntimeRow rt;
+  rt.start_ns = 10;
+  rt.dur_ns = 5;
+  rt.pid = 1;
+  rt.tid = 1;
+  rt.correlation = 100;
+  rt.external_id = 7;
+  rt.name = tl.strings.intern("cudaLaunchKernel");
+  tl.runtime.push(rt);
+  rt.start_ns = 2100;
+  rt.correlation = 101;
+  rt.external_id = kNone;
+  tl.runtime.push(rt);
+  add_kernel(tl, 5000, 10, 7, "void gemm(int)", 0, 100);
+  add_kernel(tl, 6000, 10, 7, "void outer(int)", 0, 101);
+  add_kernel(tl, 7000, 10, 7, "void orphan(int)", 0, 555);
+  tl.build_indexes();
+  LaunchAttribution la = attribute_launches(tl);
+  EXPECT_EQ(la.cpu_op[0], 0);
+  EXPECT_EQ(la.method[0], AttributionMethod::CorrelationExternalId);
+  EXPECT_EQ(la.cpu_op[1], 1);
+  EXPECT_EQ(la.method[1], AttributionMethod::TimeContainment);
+  EXPECT_EQ(tl.str(la.python[1]), "model.py(12): forward");
+  EXPECT_EQ(la.python[0], kNoStr);  // launch at 10 is outside the Python frame
+  EXPECT_EQ(la.cpu_op[2], -1);
+  EXPECT_EQ(la.with_cpu_op, 2);
+}
+
+TEST(Arch, ObservedAndMatch) {
+  DeviceInfo h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.compute_major = 9;
+  h100.compute_minor = 0;
+  EXPECT_EQ(observe_arch(h100, Vendor::Unknown).arch, "sm_90");
+  DeviceInfo mi;
+  mi.name = "AMD Radeon Graphics";
+  mi.compute_major = 9;
+  mi.compute_minor = 0;
+  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "");  // 9.0 is ambiguous on AMD
+  mi.compute_minor = 4;
+  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "gfx942");
+  mi.arch = "gfx950:sramecc+:xnack-";
+  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "gfx950");
+  EXPECT_EQ(match_arch("sm_90", "SM_90").match, "exact");
+  EXPECT_EQ(match_arch("sm_90", "sm_90a").match, "compatible");
+  EXPECT_EQ(match_arch("gfx942", "gfx941").match, "compatible");
+  EXPECT_EQ(match_arch("gfx942", "gfx950").match, "unknown");
+  EXPECT_EQ(match_arch("sm_80", "gfx950").match, "unknown");
+  EXPECT_EQ(match_arch("", "gfx950").match, "unknown");
+  EXPECT_EQ(match_arch("gfx950", "").match, "unknown");
+  EXPECT_FALSE(match_arch("gfx942", "gfx950").reason.empty());
+}
+
+TEST(Data, PatternsAndHeuristicsLoad) {
+  auto p = load_fusion_patterns();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_GE(p->size(), 5u);
+  for (const auto& x : *p) {
+    EXPECT_FALSE(x.rationale.empty()) << x.id;
+    EXPECT_FALSE(x.citation.empty()) << x.id;
+  }
+  auto h = OverlapHeuristics::load();
+  ASSERT_TRUE(h.ok()) << h.error().describe();
+  EXPECT_DOUBLE_EQ(h->headroom_exclusive_ratio, 0.45);
+  EXPECT_DOUBLE_EQ(h->weights.at("comm"), 1.3);
+  EXPECT_DOUBLE_EQ(h->weights.at("compute"), 0.35);
+}
+
+nlohmann::json load_json(const std::string& p) {
+  std::ifstream f(p);
+  return nlohmann::json::parse(f);
+}
+
+class TriageFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TriageFixture, ArtifactsExistParseAndAddUp) {
+  std::string path = kFix + GetParam();
+  Timeline tl;
+  Status st = read_path(path, tl);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  TriageOptions opt;
+  opt.source_path = path;
+  opt.target_arch = "sm_90";
+  auto rep = run_triage(tl, opt);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  std::string dir = ::testing::TempDir() + "/triage_" + std::string(GetParam());
+  ASSERT_TRUE(write_triage_artifacts(*rep, dir).ok());
+  for (const char* f : {"profile_summary.md", "profile_metadata.json", "kernel_table.json",
+                        "overlap_opportunities.json", "fuse_opportunities.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  auto meta = load_json(dir + "/profile_metadata.json");
+  for (const char* k :
+       {"experiment_id", "trial_id", "observed_arch", "arch_match", "hardware_relevance_reason", "rocm_version",
+        "base_image", "resource_class", "gpu_device_ids", "gpu_clocks_mhz", "preflight_passed", "server_flags",
+        "benchmark_config_hash", "model_name", "profile_stage", "source_trace_path"})
+    EXPECT_TRUE(meta.contains(k)) << k;
+  std::string m = meta["arch_match"];
+  EXPECT_TRUE(m == "exact" || m == "compatible" || m == "unknown");
+  EXPECT_EQ(meta["source_trace_path"], path);
+  EXPECT_TRUE(meta["base_image"].is_null());  // never invented
+  auto kt = load_json(dir + "/kernel_table.json");
+  ASSERT_TRUE(kt.is_array());
+  ASSERT_FALSE(kt.empty());
+  double share = 0, time = 0, exp = 0, hid = 0;
+  int64_t launches = 0;
+  for (const auto& r : kt) {
+    for (const char* k : {"kernel", "full_name", "category", "family", "time_us", "share_pct", "launches", "mean_us",
+                          "min_us", "max_us", "exposed_us", "hidden_us", "cpu_op", "python_location"})
+      EXPECT_TRUE(r.contains(k)) << k;
+    share += r["share_pct"].get<double>();
+    time += r["time_us"].get<double>();
+    exp += r["exposed_us"].get<double>();
+    hid += r["hidden_us"].get<double>();
+    launches += r["launches"].get<int64_t>();
+    EXPECT_LE(r["min_us"].get<double>(), r["max_us"].get<double>());
+  }
+  EXPECT_NEAR(share, 100.0, 0.05);
+  EXPECT_NEAR(exp + hid, time, 0.01 * kt.size());
+  EXPECT_EQ(launches, static_cast<int64_t>(tl.kernels.size() + tl.memcpys.size() + tl.memsets.size()));
+  // Exact invariant on the in-memory rows.
+  for (const auto& r : rep->kernels.rows) EXPECT_EQ(r.exposed_ns + r.hidden_ns, r.total_ns) << r.name;
+  auto ov = load_json(dir + "/overlap_opportunities.json");
+  ASSERT_TRUE(ov.is_array());
+  EXPECT_EQ(ov.size(), kt.size());
+  for (const auto& r : ov) {
+    for (const char* k : {"priority", "verdict", "excl_pct", "hid_pct", "dependency_risk", "recommendation",
+                          "time_share_pct", "kernel", "next_step"})
+      EXPECT_TRUE(r.contains(k)) << k;
+    EXPECT_NEAR(r["excl_pct"].get<double>() + r["hid_pct"].get<double>(), r["time_us"].get<double>() > 0 ? 100 : 0,
+                0.05);
+  }
+  auto fu = load_json(dir + "/fuse_opportunities.json");
+  ASSERT_TRUE(fu.is_array());
+  for (const auto& r : fu) {
+    for (const char* k :
+         {"pattern", "confidence", "related_time_us", "time_share_pct", "evidence", "candidate_fused_path"})
+      EXPECT_TRUE(r.contains(k)) << k;
+    EXPECT_LE(r["time_share_pct"].get<double>(), 100.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TriageFixture,
+                         ::testing::Values("h100_llama_fp32_eager_w0.json.gz", "h100_llama_bf16_sdpa_w4.json.gz",
+                                           "mi250_rocm62_minitoy_train.json.gz", "nccl_sampled_rank-0.json.gz",
+                                           "h100_qwen05b_inference_stack.json.gz"));
+
+TEST(Triage, ArchMatchOnFixtures) {
+  Timeline tl;
+  ASSERT_TRUE(read_path(kFix + "h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
+  TriageOptions opt;
+  opt.source_path = "x_decode.json";
+  opt.target_arch = "sm_90";
+  auto r = run_triage(tl, opt);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->metadata["observed_arch"], "sm_90");
+  EXPECT_EQ(r->metadata["arch_match"], "exact");
+  EXPECT_EQ(r->metadata["profile_stage"], "decode");  // from the file name
+  opt.target_arch = "gfx950";
+  r = run_triage(tl, opt);
+  EXPECT_EQ(r->metadata["arch_match"], "unknown");
+  Timeline amd;
+  ASSERT_TRUE(read_path(kFix + "mi250_rocm62_minitoy_train.json.gz", amd).ok());
+  opt.target_arch = "gfx942";
+  r = run_triage(amd, opt);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->metadata["vendor"], "amd");
+  EXPECT_TRUE(r->metadata["observed_arch"].is_null());  // HIP 9.0: ambiguous, not guessed
+  EXPECT_EQ(r->metadata["arch_match"], "unknown");
+}
+
+TEST(Triage, QwenHasPythonLocationsAndLlamaHasOptimizerPattern) {
+  Timeline tl;
+  ASSERT_TRUE(read_path(kFix + "h100_qwen05b_inference_stack.json.gz", tl).ok());
+  auto r = run_triage(tl, TriageOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->attribution.with_python, 0);
+  bool model_code = false;
+  for (const auto& k : r->kernels.rows) model_code |= k.python_location.find("modeling_qwen2.py") != std::string::npos;
+  EXPECT_TRUE(model_code);
+  Timeline llama;
+  ASSERT_TRUE(read_path(kFix + "h100_llama_fp32_eager_w0.json.gz", llama).ok());
+  auto l = run_triage(llama, TriageOptions{});
+  ASSERT_TRUE(l.ok());
+  bool opt_loop = false;
+  for (const auto& f : l->fuse) opt_loop |= f.pattern == "unfused_optimizer";
+  EXPECT_TRUE(opt_loop);  // AdamW without fused=True: hundreds of kernels per Optimizer.step
+}
+
+// ---- perfetto-fix ----
+
+struct Ev {
+  double ts, dur;
+};
+// GPU X events per (pid, tid) track, and flow finish tids.
+std::map<std::string, std::vector<Ev>> gpu_tracks(const nlohmann::json& doc, size_t* count) {
+  std::map<std::string, std::vector<Ev>> m;
+  *count = 0;
+  const auto& evs = doc.is_array() ? doc : doc["traceEvents"];
+  for (const auto& e : evs) {
+    if (e.value("ph", "") != "X") continue;
+    std::string cat = e.value("cat", "");
+    if (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset") continue;
+    ++*count;
+    m[e["pid"].dump() + "/" + e["tid"].dump()].push_back({e["ts"].get<double>(), e.value("dur", 0.0)});
+  }
+  return m;
+}
+void expect_no_overlap(const std::map<std::string, std::vector<Ev>>& m) {
+  for (auto [track, v] : m) {
+    std::sort(v.begin(), v.end(), [](const Ev& a, const Ev& b) { return a.ts < b.ts; });
+    for (size_t i = 1; i < v.size(); ++i)
+      EXPECT_GE(v[i].ts + 1e-6, v[i - 1].ts + v[i - 1].dur) << track << " at " << v[i].ts;
+  }
+}
+
+TEST(PerfettoFix, HandBuiltOverlapsMoveWithFlows) {
+  std::string in = R"({"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+ {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 11, "pid": 1, "tid": 1, "ts": 1},
+ {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 12, "pid": 1, "tid": 1, "ts": 2},
+ {"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 100.5, "dur": 10, "args": {"correlation": 11}},
+ {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 11, "pid": 0, "tid": 7, "ts": 100.5, "bp": "e"},
+ {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 105, "dur": 10, "args": {"correlation": 12}},
+ {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 12, "pid": 0, "tid": 7, "ts": 105, "bp": "e"},
+ {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 107, "dur": 2},
+ {"ph": "X", "cat": "kernel", "name": "d", "pid": 0, "tid": 7, "ts": 120, "dur": 1},
+ {"ph": "X", "cat": "gpu_memcpy", "name": "m", "pid": 0, "tid": 8, "ts": 100, "dur": 5}
+], "deviceProperties": [{"id": 0}]})";
+  PerfettoFixStats st;
+  auto out = perfetto_fix_text(in, &st);
+  ASSERT_TRUE(out.ok()) << out.error().describe();
+  auto doc = nlohmann::json::parse(*out);
+  EXPECT_TRUE(doc.contains("deviceProperties"));
+  size_t n = 0;
+  auto tracks = gpu_tracks(doc, &n);
+  EXPECT_EQ(n, 5u);
+  expect_no_overlap(tracks);
+  EXPECT_EQ(st.moved, 2);  // b → lane 1, c → lane 2
+  EXPECT_EQ(st.extra_tracks, 2);
+  EXPECT_EQ(st.flows_moved, 1);
+  std::map<std::string, std::string> tid_of;
+  int thread_names = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") tid_of[e["name"]] = e["tid"].dump();
+    if (e["ph"] == "f" && e["id"] == 12) EXPECT_EQ(e["tid"], "7_hack1");
+    if (e["ph"] == "f" && e["id"] == 11) EXPECT_EQ(e["tid"], 7);
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++thread_names;
+  }
+  EXPECT_EQ(tid_of["a"], "7");
+  EXPECT_EQ(tid_of["b"], "\"7_hack1\"");
+  EXPECT_EQ(tid_of["c"], "\"7_hack2\"");
+  EXPECT_EQ(tid_of["d"], "7");
+  EXPECT_EQ(thread_names, 2);
+}
+
+TEST(PerfettoFix, MalformedIsAnError) {
+  auto out = perfetto_fix_text(R"({"traceEvents": [ {"ph": "X", )", nullptr);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().kind, ErrorKind::Malformed);
+  auto missing = perfetto_fix_file("/nonexistent/trace.json", "/tmp/x.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::Io);
+}
+
+class PerfettoFixFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PerfettoFixFixture, NoOverlapsSameKernelCount) {
+  std::string in = kFix + GetParam();
+  std::string out = ::testing::TempDir() + "/pf_" + std::string(GetParam());  // keeps .gz → gzip output
+  auto st = perfetto_fix_file(in, out);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  auto orig_text = read_all(in);
+  auto fixed_text = read_all(out);  // inflates the gzip output
+  ASSERT_TRUE(orig_text.ok() && fixed_text.ok());
+  auto orig = nlohmann::json::parse(*orig_text);
+  auto fixed = nlohmann::json::parse(*fixed_text);
+  size_t n0 = 0, n1 = 0;
+  gpu_tracks(orig, &n0);
+  auto tracks = gpu_tracks(fixed, &n1);
+  EXPECT_EQ(n0, n1);
+  EXPECT_EQ(static_cast<size_t>(st->gpu_events), n0);
+  expect_no_overlap(tracks);
+  EXPECT_EQ(fixed["traceEvents"].size(), orig["traceEvents"].size() + static_cast<size_t>(st->extra_tracks));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PerfettoFixFixture,
+                         ::testing::Values("h100_llama_fp32_eager_w0.json.gz", "h100_llama_bf16_sdpa_w4.json.gz",
+                                           "mi250_rocm62_minitoy_train.json.gz", "nccl_sampled_rank-0.json.gz"));
+
+TEST(Cli, TriageOverlapPerfettoFixVerbs) {
+  std::string bin = std::string(GOBLIN_BINARY_DIR) + "/goblin";
+  if (!std::filesystem::exists(bin)) GTEST_SKIP() << "goblin binary not built";
+  std::string dir = ::testing::TempDir() + "/cli_triage";
+  std::string f = kFix + "h100_llama_bf16_sdpa_w4.json.gz";
+  int rc = std::system((bin + " triage " + f + " -o " + dir + " --json > " + dir + ".json").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  auto env = load_json(dir + ".json");
+  EXPECT_TRUE(env["ok"].get<bool>());
+  EXPECT_TRUE(env["result"]["top_kernels"].is_array());
+  rc = std::system((bin + " triage /nonexistent.json -o " + dir + " > /dev/null 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 3);
+  rc = std::system((bin + " overlap " + kFix + "h100_llama_fp32_eager_w0.json.gz " + kFix +
+                    "h100_llama_fp32_eager_w0.json.gz --json > " + dir + "_ov.json")
+                       .c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  auto ov = load_json(dir + "_ov.json");
+  EXPECT_EQ(ov["result"]["join"]["formal_ops_unmatched"], 0);
+  EXPECT_FALSE(ov["result"]["overlap_opportunities"].empty());
+  EXPECT_FALSE(ov["result"]["overlap_opportunities"][0]["cpu_op"].is_null());
+}
+
+}  // namespace
+}  // namespace goblin
