@@ -129,8 +129,10 @@ std::vector<std::string> concise_cells(std::string_view line, bool header) {
   int depth = 0;
   bool join_next = false;
   for (auto& t : raw) {
-    bool opens_group = !t.empty() && (t.front() == '(' || t.front() == '[');
-    if (!cells.empty() && (depth > 0 || join_next || (header && opens_group))) {
+    // In the header a "(...)" word qualifies the previous one ("Temp (DieEdge)"); "[Model ..."
+    // is a column of its own.
+    bool qualifier = !t.empty() && t.front() == '(';
+    if (!cells.empty() && (depth > 0 || join_next || (header && qualifier))) {
       cells.back() += ' ' + t;
     } else {
       cells.push_back(t);
