@@ -267,7 +267,7 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
     int64_t prev_end = std::numeric_limits<int64_t>::min();
     for (size_t r : rows) {
       int64_t s = kernels.start_ns[r];
-      if (prev_end - s > overlap_tolerance_ns) {
+      if (prev_end != std::numeric_limits<int64_t>::min() && prev_end - s > overlap_tolerance_ns) {
         ++overlaps;
         worst = std::max(worst, prev_end - s);
       }
