@@ -1,0 +1,100 @@
+// Roofline analysis: FLOPs and bytes of PyTorch ops from their recorded shapes (Kineto
+// record_shapes), kernel time attributed to ops, achieved TFLOPS / bandwidth against the trace
+// GPU's cited peaks; plus counter-based rooflines (Nsight Compute, rocprof) and an SVG plot.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+#include "hw/gpu_specs.h"
+#include "model/timeline.h"
+
+namespace goblin {
+
+// Cost model of one op instance. Bytes are the minimum traffic: every input and output tensor
+// read or written once (a lower bound; caches can only make real traffic larger or equal).
+struct OpCost {
+  std::string kind;  // "gemm" | "attention" | "conv"
+  double flops = 0;
+  double bytes = 0;
+  std::string dtype;  // normalised: fp32, bf16, fp16, fp64, fp8, int8
+  int dtype_bytes = 0;
+  std::string formula;  // human-readable, e.g. "2*M*N*K, M=8192 N=1024 K=32000"
+  bool causal = false;
+};
+
+// Element size of a PyTorch "Input type" string ("float" → 4, "c10::BFloat16" → 2); 0 if unknown.
+int dtype_bytes(std::string_view torch_type);
+std::string normalize_dtype(std::string_view torch_type);
+// Parses Kineto's "Input Dims" JSON text ("[[8192, 1024], [], [3]]").
+std::optional<std::vector<std::vector<int64_t>>> parse_input_dims(std::string_view text);
+// Parses a JSON array of strings ("Input type", "Concrete Inputs").
+std::optional<std::vector<std::string>> parse_string_list(std::string_view text);
+
+// FLOPs/bytes for GEMM-family ops (aten::mm, addmm, bmm, baddbmm, matmul, linear), SDPA / flash /
+// efficient / cuDNN attention forward and backward (causal halves the FLOPs; backward = 2.5x
+// forward), and convolutions when stride/padding/dilation/groups were recorded. nullopt (with
+// `why` set) otherwise.
+std::optional<OpCost> op_cost(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
+                              std::string_view concrete_inputs, std::string* why = nullptr);
+bool is_flop_op(std::string_view op_name);
+
+// Which engine a GEMM/attention kernel ran on, from its name: "matrix" (tensor/matrix cores),
+// "vector" (SIMT: sgemm, ffma), or "" when the name does not say.
+std::string kernel_engine(std::string_view kernel_name);
+
+struct RooflinePoint {
+  std::string label;  // op name + shapes, or kernel name
+  std::string kind;   // gemm/attention/conv, or "kernel"
+  std::string dtype;
+  std::string shapes;
+  std::string engine;  // matrix | vector | "" (unknown)
+  int64_t count = 0;
+  int64_t time_ns = 0;
+  double flops = 0, bytes = 0;
+  double achieved_tflops = 0, achieved_gbs = 0, intensity = 0;
+  std::string peak_key;  // the dtype peak compared against (fp32 / tf32 / bf16 ...)
+  std::optional<double> peak_tflops;
+  std::optional<double> pct_of_peak;        // achieved / peak
+  std::optional<double> attainable_tflops;  // min(peak, intensity * bandwidth)
+  std::string bound;                        // "compute" | "memory" | "unknown"
+  std::string formula;
+  std::vector<std::string> kernels;  // kernel names involved (ops), up to 4
+};
+
+struct RooflineReport {
+  GpuSpec gpu;
+  double bandwidth_gbs = 0;
+  std::vector<std::pair<std::string, double>> ridges;  // peak_key → FLOP/byte
+  std::vector<RooflinePoint> ops;                      // grouped by (op, shapes, dtype)
+  std::vector<RooflinePoint> kernels;                  // grouped by kernel name (FLOPs apportioned by time)
+  int64_t flop_op_instances = 0, instances_with_kernels = 0, instances_without_shapes = 0;
+  std::vector<std::string> notes;
+};
+
+// Attributes each kernel to the innermost FLOP-family CPU op enclosing its launch (runtime call
+// by correlation, on the same thread), falling back to the kernel's External id.
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu);
+
+Json roofline_to_json(const RooflineReport& r);
+std::string roofline_human(const RooflineReport& r, size_t top = 25);
+
+// Log-log roofline SVG: one roof per peak used (and the bandwidth slope), ridge points marked,
+// one dot per point. Self-contained <svg> text, embeddable in HTML reports.
+struct SvgRoof {
+  std::string label;
+  double peak_tflops;
+};
+struct SvgPoint {
+  std::string label;
+  double intensity;  // FLOP/byte
+  double tflops;
+  std::string cls;  // css class / colour key: compute, memory, unknown
+};
+std::string roofline_svg(const std::string& title, double bandwidth_gbs, const std::vector<SvgRoof>& roofs,
+                         const std::vector<SvgPoint>& points);
+std::string roofline_svg(const RooflineReport& r);
+
+}  // namespace goblin
