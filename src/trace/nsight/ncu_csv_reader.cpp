@@ -45,6 +45,8 @@ namespace {
 
 using ncu::NumberLocale;
 
+constexpr int64_t kMaxSmall = 1 << 30;  // bound for device ids, SM counts, compute capability
+
 // A ByteSource over text already in memory, so the CSV tokenizer runs without a copy.
 class ViewSource : public ByteSource {
  public:
@@ -235,15 +237,15 @@ class NcuReader {
 
   // Kernel id and name of a data row; false (with a warning) when the ID is not a number.
   bool kernel_of(const std::vector<std::string_view>& f, int64_t line, int64_t off, int64_t& key, StrId& name) {
-    auto id = ncu::parse_number(field(f, cols_.id), locale_);
-    if (!id || *id < 0 || *id != static_cast<double>(static_cast<int64_t>(*id))) {
+    auto id = ncu::as_integer(ncu::parse_number(field(f, cols_.id), locale_), 0, int64_t{1} << 53);
+    if (!id) {
       tl_.warn("Nsight Compute CSV: row skipped, \"ID\" is not a kernel number (expected an integer such as \"0\")",
                path_, static_cast<int64_t>(hdr_.offset) + off, line);
       return false;
     }
-    key = static_cast<int64_t>(*id);
+    key = *id;
     name = tl_.strings.intern(field(f, cols_.kernel));
-    auto dev = ncu::parse_number(field(f, cols_.device), locale_);
+    auto dev = ncu::as_integer(ncu::parse_number(field(f, cols_.device), locale_), 0, kMaxSmall);
     cur_device_ = dev ? static_cast<int32_t>(*dev) : 0;  // files without "Device" profiled one GPU
     if (kernels_.insert(key).second) first_row_of_kernel(f, key, name);
     return true;
@@ -271,8 +273,8 @@ class NcuReader {
     auto cc = field(f, cols_.cc);
     size_t dot = cc.find_first_of(".,");
     if (dot != std::string_view::npos && d.compute_major < 0) {
-      auto maj = ncu::parse_number(cc.substr(0, dot), locale_);
-      auto min = ncu::parse_number(cc.substr(dot + 1), locale_);
+      auto maj = ncu::as_integer(ncu::parse_number(cc.substr(0, dot), locale_), 0, kMaxSmall);
+      auto min = ncu::as_integer(ncu::parse_number(cc.substr(dot + 1), locale_), 0, kMaxSmall);
       if (maj && min) {
         d.compute_major = static_cast<int>(*maj);
         d.compute_minor = static_cast<int>(*min);
@@ -291,18 +293,22 @@ class NcuReader {
     DeviceInfo& d = device(cur_device_);
     if (name == "device__attribute_display_name") {
       if (d.name.empty()) d.name = std::string(text);
-    } else if (!v) {
       return;
-    } else if (name == "device__attribute_multiprocessor_count") {
-      d.num_sms = static_cast<int>(*v);
+    }
+    if (name == "device__attribute_total_memory") {
+      if (auto bytes = ncu::as_integer(v, 0, int64_t{1} << 62)) d.total_memory_bytes = *bytes;
+      return;
+    }
+    auto small = ncu::as_integer(v, 0, kMaxSmall);
+    if (!small) return;
+    if (name == "device__attribute_multiprocessor_count") {
+      d.num_sms = static_cast<int>(*small);
     } else if (name == "device__attribute_warp_size") {
-      d.warp_size = static_cast<int>(*v);
-    } else if (name == "device__attribute_total_memory") {
-      d.total_memory_bytes = static_cast<int64_t>(*v);
+      d.warp_size = static_cast<int>(*small);
     } else if (name == "device__attribute_compute_capability_major") {
-      d.compute_major = static_cast<int>(*v);
+      d.compute_major = static_cast<int>(*small);
     } else if (name == "device__attribute_compute_capability_minor") {
-      d.compute_minor = static_cast<int>(*v);
+      d.compute_minor = static_cast<int>(*small);
     }
   }
 
@@ -384,7 +390,8 @@ class NcuReader {
     std::string_view cell = field(f, cols_.value);
     if (metric.empty() || cell.empty()) return;
     auto v = ncu::parse_number(cell, locale_);
-    if (section == "Launch Statistics" && metric == "# SMs" && v) device(cur_device_).num_sms = static_cast<int>(*v);
+    if (section == "Launch Statistics" && metric == "# SMs")
+      if (auto n = ncu::as_integer(v, 0, kMaxSmall)) device(cur_device_).num_sms = static_cast<int>(*n);
     if (!v) {
       skip_text(std::string(section) + "/" + std::string(metric) + " = \"" + std::string(cell) + "\"", line, off);
       return;
@@ -399,7 +406,9 @@ class NcuReader {
   // Adds what was learned about each GPU to meta.devices, filling gaps in an existing entry
   // (another input may already have described the same device).
   void flush_devices() {
-    for (auto& [id, d] : devices_) {
+    for (auto& entry : devices_) {
+      DeviceInfo& d = entry.second;
+      const int32_t id = entry.first;
       if (d.compute_major >= 0 && d.arch.empty())
         d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
       auto it = std::find_if(tl_.meta.devices.begin(), tl_.meta.devices.end(),

@@ -53,6 +53,10 @@ TEST(NcuValues, ThousandsSeparatorsBothLocales) {
   EXPECT_FALSE(ncu::parse_number("", NumberLocale::English));
   EXPECT_FALSE(ncu::parse_number("inf", NumberLocale::English));
   EXPECT_FALSE(ncu::parse_number("(256, 1, 1)", NumberLocale::English));
+  // Every double → integer conversion is range-checked (the fuzzer found a device id of 1.2e10).
+  EXPECT_FALSE(ncu::as_integer(1.25871e10, 0, 1 << 30));
+  EXPECT_FALSE(ncu::as_integer(1.5, 0, 10));
+  EXPECT_EQ(ncu::as_integer(7.0, 0, 10), 7);
   EXPECT_EQ(ncu::locale_hint("62.26"), ncu::LocaleHint::English);
   EXPECT_EQ(ncu::locale_hint("62,26"), ncu::LocaleHint::European);
   EXPECT_EQ(ncu::locale_hint("13,888"), ncu::LocaleHint::None);

@@ -100,6 +100,13 @@ std::optional<double> parse_number(std::string_view cell, NumberLocale loc) {
   return v;
 }
 
+std::optional<int64_t> as_integer(std::optional<double> v, int64_t lo, int64_t hi) {
+  // Compare in double before converting: converting an out-of-range double is undefined.
+  if (!v || !(*v >= static_cast<double>(lo) && *v <= static_cast<double>(hi)) || *v != std::floor(*v))
+    return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
 std::optional<std::array<uint32_t, 3>> parse_dim3(std::string_view cell) {
   cell = trim(cell);
   if (cell.size() < 7 || cell.front() != '(' || cell.back() != ')') return std::nullopt;

@@ -23,6 +23,10 @@ LocaleHint locale_hint(std::string_view cell);
 // nullopt when the cell is not a plain number (empty, text, "(256, 1, 1)", "inf", "nan").
 std::optional<double> parse_number(std::string_view cell, NumberLocale loc);
 
+// A whole number within [lo, hi], else nullopt (guards every double → integer conversion:
+// values come from untrusted text).
+std::optional<int64_t> as_integer(std::optional<double> v, int64_t lo, int64_t hi);
+
 // "(256, 1, 1)" → {256, 1, 1}; nullopt unless it is exactly three non-negative integers that
 // fit in 32 bits.
 std::optional<std::array<uint32_t, 3>> parse_dim3(std::string_view cell);

@@ -231,7 +231,10 @@ class NsysReader {
       return false;
     }
     start = sqlite3_column_int64(st, i);
-    dur = sqlite3_column_int64(st, i + 1) - start;
+    if (__builtin_sub_overflow(sqlite3_column_int64(st, i + 1), start, &dur)) {
+      tl_.warn(std::string("Nsight Systems SQLite: ") + table + " rows with impossible start/end skipped", path_);
+      return false;
+    }
     return true;
   }
 
@@ -358,7 +361,8 @@ class NsysReader {
       if (!mark && !range) return;  // domain/category/thread-name records carry no time span
       AnnotationRow a;
       a.start_ns = sqlite3_column_int64(st, 0);
-      a.dur_ns = range && has_end ? sqlite3_column_int64(st, 1) - a.start_ns : 0;
+      a.dur_ns = 0;
+      if (range && has_end && __builtin_sub_overflow(sqlite3_column_int64(st, 1), a.start_ns, &a.dur_ns)) a.dur_ns = 0;
       if (range && !has_end) tl_.warn("Nsight Systems SQLite: NVTX range without an end kept with duration 0", path_);
       a.name = is_null(st, 3) ? name_of(st, 4, "NVTX_EVENTS") : tl_.strings.intern(text(st, 3));
       split_global_tid(i64(st, 5), a.pid, a.tid);

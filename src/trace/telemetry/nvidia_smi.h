@@ -27,6 +27,9 @@ std::optional<int64_t> parse_dmon_time(std::string_view yyyymmdd, std::string_vi
 
 // "117.82 W" → 117.82, "2 %" → 2, "0x0000000000000004" → 4, "P0" → 0; nullopt for text.
 std::optional<double> parse_value(std::string_view cell);
+// A GPU index cell ("0", "3"): a small non-negative integer, else nullopt.
+std::optional<int32_t> parse_gpu_index(std::string_view cell);
+
 // "[N/A]", "[Not Supported]", "[Unknown Error]", "N/A", "-" (dmon): a reading that is absent.
 bool is_unavailable(std::string_view cell);
 

@@ -120,12 +120,12 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
     }
     int32_t dev = kNone;
     if (gpu_col >= 0) {
-      auto v = parse_value(tok[gpu_col]);
-      if (!v || *v < 0 || *v != static_cast<int32_t>(*v)) {
+      auto v = parse_gpu_index(tok[gpu_col]);
+      if (!v) {
         tl.warn("nvidia-smi dmon: row skipped, gpu column is not a GPU number", path, off, line_no);
         continue;
       }
-      dev = static_cast<int32_t>(*v);
+      dev = *v;
     }
     int64_t ts;
     if (date_col >= 0 || time_col >= 0) {

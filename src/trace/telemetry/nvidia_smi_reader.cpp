@@ -230,12 +230,12 @@ class QueryReader {
 
     int32_t dev = kNone;
     if (index_col_ >= 0) {
-      auto v = parse_value(cell(index_col_));
-      if (!v || *v < 0 || *v != static_cast<int32_t>(*v)) {
+      auto v = parse_gpu_index(cell(index_col_));
+      if (!v) {
         tl_.warn("nvidia-smi CSV: row skipped, index is not a GPU number", path_, off, line);
         return;
       }
-      dev = static_cast<int32_t>(*v);
+      dev = *v;
     } else if (key_col_ >= 0 && !cell(key_col_).empty()) {
       auto [it, fresh] = key_to_dev_.try_emplace(std::string(cell(key_col_)), static_cast<int32_t>(key_to_dev_.size()));
       dev = it->second;
@@ -279,7 +279,8 @@ class QueryReader {
           }
           double val = *x * c.scale;
           tl_.samples.push(ts, dev, c.metric, val);
-          if (tl_.str(c.metric) == "mem_total_bytes") note_memory(dev, static_cast<int64_t>(val));
+          if (tl_.str(c.metric) == "mem_total_bytes" && val >= 0 && val < 9e18)
+            note_memory(dev, static_cast<int64_t>(val));
           break;
         }
         default:

@@ -52,6 +52,9 @@ TEST(NvidiaSmiValues, Cells) {
   EXPECT_EQ(nvsmi::parse_timestamp("1970/01/01 00:00:01"), 1000000000);
   EXPECT_FALSE(nvsmi::parse_timestamp("2026/13/22 06:05:38.730"));
   EXPECT_FALSE(nvsmi::parse_timestamp("2026-11-22 06:05:38.730"));
+  EXPECT_FALSE(nvsmi::parse_timestamp("3026/11/22 06:05:38.730"));  // beyond int64 ns (found by the fuzzer)
+  EXPECT_FALSE(nvsmi::parse_gpu_index("4294967296"));
+  EXPECT_EQ(nvsmi::parse_gpu_index("3"), 3);
   EXPECT_EQ(nvsmi::parse_dmon_time("20261122", "06:05:40"), 1795327540000000000);
   EXPECT_EQ(nvsmi::metric_name("clocks.sm"), "sm_clock_mhz");
   EXPECT_EQ(nvsmi::metric_name("clocks_throttle_reasons.active"), "clocks_event_reasons");

@@ -35,8 +35,9 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+// Years past 2261 overflow int64 nanoseconds since 1970.
 bool valid_date(int64_t y, int64_t m, int64_t d) {
-  return y >= 1970 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
+  return y >= 1970 && y <= 2261 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 bool valid_time(int64_t h, int64_t mi, int64_t s) { return h <= 23 && mi <= 59 && s <= 60; }
 constexpr int64_t kNsPerSec = 1'000'000'000;
@@ -112,6 +113,15 @@ std::optional<double> parse_value(std::string_view c) {
   const char* b = c.data() + (c[0] == '+' ? 1 : 0);
   auto [p, ec] = std::from_chars(b, c.data() + c.size(), v);
   if (ec != std::errc() || p != c.data() + c.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int32_t> parse_gpu_index(std::string_view c) {
+  c = trim(c);
+  if (c.empty() || c.size() > 6) return std::nullopt;
+  int32_t v = 0;
+  auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);
+  if (ec != std::errc() || p != c.data() + c.size() || v < 0) return std::nullopt;
   return v;
 }
 
