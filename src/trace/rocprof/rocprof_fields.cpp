@@ -107,7 +107,7 @@ std::string_view strip_kd_suffix(std::string_view name, bool* stripped) {
 
 uint32_t grid_items_to_blocks(int64_t grid_items, int64_t workgroup) {
   if (grid_items <= 0 || workgroup <= 0) return 0;
-  int64_t blocks = (grid_items + workgroup - 1) / workgroup;
+  int64_t blocks = grid_items / workgroup + (grid_items % workgroup != 0 ? 1 : 0);  // no overflow near INT64_MAX
   return blocks > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(blocks);
 }
 

@@ -55,6 +55,17 @@ std::string_view strip_kd_suffix(std::string_view name, bool* stripped);
 // last workgroup, hence the ceiling. 0 when either side is unknown.
 uint32_t grid_items_to_blocks(int64_t grid_items, int64_t workgroup);
 
+// Profiler clocks (CLOCK_BOOTTIME, HSA system time) never run negative; rejecting negative
+// times also keeps every end - start and interval comparison inside int64.
+inline bool valid_times(int64_t start, int64_t end) { return start >= 0 && end >= 0; }
+
+// Per-thread registers from arch + accumulation VGPR counts (CDNA has one VGPR file shared by
+// both, so occupancy is bounded by their sum). kNone when out of any real range.
+inline int32_t register_count(int64_t arch, int64_t accum) {
+  if (arch < 0 || accum < 0 || arch > 4096 || accum > 4096) return static_cast<int32_t>(kNone);
+  return static_cast<int32_t>(arch + accum);
+}
+
 // Adds a DeviceInfo for `id` if the timeline has none yet (name unknown).
 void ensure_device(Timeline& tl, int64_t id);
 

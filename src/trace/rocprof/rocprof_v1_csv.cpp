@@ -131,7 +131,7 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
     }
     if (!timed) continue;
     auto b = row.integer(begin), e = row.integer(end);
-    if (!b || !e) {
+    if (!b || !e || !valid_times(*b, *e)) {
       row.warn("row skipped: no valid begin/end timestamp");
       continue;
     }
@@ -150,7 +150,7 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
     auto items = row.integer(grid), group = row.integer(wg);
     if (group && *group > 0 && *group <= UINT32_MAX) k.block = {static_cast<uint32_t>(*group), 1, 1};
     if (items && group) k.grid = {grid_items_to_blocks(*items, *group), 1, 1};
-    if (auto v = row.integer(vgpr)) k.registers_per_thread = static_cast<int32_t>(*v + row.integer(accum).value_or(0));
+    if (auto v = row.integer(vgpr)) k.registers_per_thread = register_count(*v, row.integer(accum).value_or(0));
     if (auto l = row.integer(lds)) k.shared_mem_bytes = *l;
     tl.kernels.push(k);
   }

@@ -74,6 +74,12 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
   if (rc != SQLITE_OK) {
     return make_error(ErrorKind::Io, std::string("cannot open SQLite file: ") + sqlite3_errmsg(raw), path);
   }
+  // NULL or negative BeginNs/EndNs: the row cannot be placed on the timeline.
+  auto times_ok = [&](sqlite3_stmt* st) {
+    if (valid_times(col_int(st, 0), col_int(st, 1))) return true;
+    tl.warn("rocprof results.db: row with a missing or negative BeginNs/EndNs skipped", path);
+    return false;
+  };
   bool any = false;
   Status first_error;
   auto keep = [&](Status s) {
@@ -84,6 +90,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
     keep(each_row(raw, path, "SELECT BeginNs, EndNs, pid, tid, Name, \"Index\" FROM HIP ORDER BY BeginNs", "HIP",
                   [&](sqlite3_stmt* st) {
                     RuntimeRow r;
+                    if (!times_ok(st)) return;
                     r.start_ns = col_int(st, 0);
                     r.dur_ns = col_int(st, 1) - r.start_ns;
                     r.pid = col_int(st, 2);
@@ -101,6 +108,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM OPS ORDER BY BeginNs", "OPS",
                   [&](sqlite3_stmt* st) {
                     KernelRow k;
+                    if (!times_ok(st)) return;
                     k.start_ns = col_int(st, 0);
                     k.dur_ns = col_int(st, 1) - k.start_ns;
                     int64_t dev = col_int(st, 2);
@@ -119,6 +127,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM COPY ORDER BY BeginNs",
                   "COPY", [&](sqlite3_stmt* st) {
                     MemcpyRow m;
+                    if (!times_ok(st)) return;
                     m.start_ns = col_int(st, 0);
                     m.dur_ns = col_int(st, 1) - m.start_ns;
                     int64_t dev = col_int(st, 2);

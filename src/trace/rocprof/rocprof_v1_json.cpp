@@ -138,8 +138,14 @@ class V1JsonRun {
         tl_.warn("rocprof results.json: event without valid BeginNs/EndNs or ts/dur skipped", path_);
         return;
       }
+      int64_t e_ns = 0;
+      if (__builtin_add_overflow(*ts, *dur, &e_ns)) e_ns = -1;
       start = *ts;
-      end = *ts + *dur;
+      end = e_ns;
+    }
+    if (!valid_times(*start, *end)) {
+      tl_.warn("rocprof results.json: event with a negative or out-of-range time skipped", path_);
+      return;
     }
     auto it = pid ? lanes_.find(*pid) : lanes_.end();
     if (it == lanes_.end()) {

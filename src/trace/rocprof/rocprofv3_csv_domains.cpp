@@ -73,7 +73,7 @@ class KernelTraceReader : public DomainRowReader {
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
     auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end) {
+    if (!start || !end || !valid_times(*start, *end)) {
       f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
       return;
     }
@@ -99,9 +99,7 @@ class KernelTraceReader : public DomainRowReader {
       if (wg && *wg > 0 && *wg <= UINT32_MAX) k.block[d] = static_cast<uint32_t>(*wg);
       if (grid && wg) k.grid[d] = grid_items_to_blocks(*grid, *wg);
     }
-    // CDNA has one VGPR file shared by arch and accumulation registers; occupancy is bounded by
-    // their sum, so that is the per-thread register count analyses should see.
-    if (auto v = f_.integer(vgpr_)) k.registers_per_thread = static_cast<int32_t>(*v + f_.integer(accum_).value_or(0));
+    if (auto v = f_.integer(vgpr_)) k.registers_per_thread = register_count(*v, f_.integer(accum_).value_or(0));
     if (auto l = f_.integer(lds_)) k.shared_mem_bytes = *l;
     tl_.kernels.push(k);
   }
@@ -130,7 +128,7 @@ class MemoryCopyReader : public DomainRowReader {
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
     auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end) {
+    if (!start || !end || !valid_times(*start, *end)) {
       f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
       return;
     }
@@ -178,7 +176,7 @@ class ApiTraceReader : public DomainRowReader {
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
     auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end) {
+    if (!start || !end || !valid_times(*start, *end)) {
       f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
       return;
     }

@@ -344,9 +344,9 @@ class JsonRun {
   }
 
   void add_record(const std::string& key, const Record& r) {
-    if (!r.has_start || !r.has_end) {
+    if (!r.has_start || !r.has_end || !valid_times(r.start, r.end)) {
       if (key == "kernel_dispatch" || key.ends_with("_api") || key == "memory_copy") {
-        tl_.warn("rocprofv3 json: " + key + " record without start/end timestamps skipped", path_);
+        tl_.warn("rocprofv3 json: " + key + " record without valid start/end timestamps skipped", path_);
         return;
       }
     }

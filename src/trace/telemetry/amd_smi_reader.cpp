@@ -175,7 +175,7 @@ class AmdSmiRun {
     std::string suffix;
     if (plan_.xcp >= 0 && static_cast<size_t>(plan_.xcp) < f.size()) {
       auto x = to_number(f[plan_.xcp]);
-      if (x && *x > 0) suffix = "_xcp" + std::to_string(static_cast<int64_t>(*x));
+      if (x && *x > 0 && *x < 1e6) suffix = "_xcp" + std::to_string(static_cast<int64_t>(*x));
     }
     const auto device = static_cast<int32_t>(*dev);
     note_device(device);
