@@ -348,12 +348,20 @@ class RegexCache {
     return m;
   }
   bool match_text(const std::string& s) { return ok_ && std::regex_search(s, re_); }
+  // Match on a kernel-table row's canonical name, cached per row (regexes are slow; rows repeat).
+  bool match_row(int32_t row, const std::string& name) {
+    if (!ok_ || row < 0) return false;
+    if (static_cast<size_t>(row) >= rows_.size()) rows_.resize(row + 1, -1);
+    if (rows_[row] < 0) rows_[row] = match_text(name) ? 1 : 0;
+    return rows_[row] == 1;
+  }
 
  private:
   const Timeline& tl_;
   bool ok_;
   std::regex re_;
   std::unordered_map<StrId, bool> cache_;
+  std::vector<int8_t> rows_;
 };
 
 struct FuseAcc {
@@ -404,7 +412,6 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
     };
     if (p.detector == "elementwise_run" || p.detector == "copy_cast_chain") {
       RegexCache re(tl, p.regex);
-      std::unordered_map<int32_t, bool> row_ok;
       auto qualifies = [&](uint32_t i) {
         const KernelTableRow* r = row_of(i);
         if (!r) return false;
@@ -417,9 +424,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           return contains(n, "dtod") || contains(n, "device -> device");
         }
         if (ops.kind(i) != GpuOpKind::Kernel) return false;
-        auto it = row_ok.find(kt.op_row[i]);
-        bool name_ok = it != row_ok.end() ? it->second : (row_ok[kt.op_row[i]] = re.match_text(r->name));
-        return name_ok || re.match(cpu_name(i));
+        return re.match_row(kt.op_row[i], r->name) || re.match(cpu_name(i));
       };
       for (const auto& seq : seqs) {
         std::vector<uint32_t> run;
@@ -446,7 +451,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
         std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ops.start(a) < ops.start(b); });
         for (size_t k = 0; k < v.size(); ++k) {
           const KernelTableRow* r = row_of(v[k]);
-          if (!r || r->category != "communication" || !re.match_text(r->name)) continue;
+          if (!r || r->category != "communication" || !re.match_row(kt.op_row[v[k]], r->name)) continue;
           int64_t end = ops.end(v[k]);
           for (size_t j = k + 1; j < v.size() && j < k + 256; ++j) {
             if (ops.start(v[j]) < end) continue;
@@ -466,7 +471,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           const KernelTableRow* pr = row_of(seq[k - 1]);
           if (!r || !pr || r->category != "softmax") continue;
           if (ops.start(seq[k]) - ops.end(seq[k - 1]) > p.max_gap_us * 1000) continue;
-          if (re.match_text(pr->name) || re.match(cpu_name(seq[k - 1])))
+          if (re.match_row(kt.op_row[seq[k - 1]], pr->name) || re.match(cpu_name(seq[k - 1])))
             add(signature({seq[k - 1], seq[k]}), {seq[k - 1], seq[k]});
         }
     } else if (p.detector == "optimizer_loop") {
@@ -488,7 +493,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           run.push_back(*it);
           total_ns += ops.dur(*it);
           const KernelTableRow* r = row_of(*it);
-          if (r && fused_re.match_text(r->name)) fused_ns += ops.dur(*it);
+          if (r && fused_re.match_row(kt.op_row[*it], r->name)) fused_ns += ops.dur(*it);
           if (r && contains(r->name, "multi_tensor_apply")) ++mta;
         }
         if (static_cast<int>(run.size()) < p.min_kernels || fused_ns * 2 >= total_ns) continue;
