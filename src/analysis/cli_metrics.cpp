@@ -1,10 +1,113 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin metrics PATH [--json] [--tokens-per-step N]: RunMetrics of one trace or run directory.
+// Formulas and windows: src/analysis/breakdown.h, docs/metrics.md.
+#include <cstdio>
+
+#include "analysis/run_metrics.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "trace/readers.h"
+
 namespace goblin {
-void register_metrics(CLI::App& app) {
-  auto* cmd = app.add_subcommand("metrics", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin metrics is not built yet"); return r; }); });
+
+namespace {
+
+std::string fmt_opt(const std::optional<double>& v, const char* unit) {
+  if (!v) return "unobserved";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.3f%s", *v, unit);
+  return b;
 }
+
+std::string human(const RunMetrics& m) {
+  std::string s;
+  char b[512];
+  std::snprintf(b, sizeof b, "step time      %.6f s   (gpu util %.2f%% = busy union / step wall)\n", m.step_time_s,
+                m.gpu_util_pct);
+  s += b;
+  s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
+  s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "\n";
+  s += "hbm peak/avg   " + fmt_opt(m.hbm_peak_gb, " GB") + " / " + fmt_opt(m.hbm_avg_gb, " GB") + "\n";
+  s += "attention      " + m.attention_kernel_loaded + "\n";
+  s += "steps:\n";
+  for (const auto& st : m.steps) {
+    std::snprintf(b, sizeof b, "  %-20s wall %.6f s  busy %.6f s%s\n", st.name.c_str(), st.wall_s, st.busy_s,
+                  st.partial ? "  (partial)" : "");
+    s += b;
+  }
+  const WasteBudget& w = m.waste_budget;
+  std::snprintf(b, sizeof b, "waste budget (s/step, sums to %.6f s):\n", w.step_time_s);
+  s += b;
+  for (auto [n, v] : {std::pair{"useful_gpu", w.useful_gpu},
+                      {"data_wait", w.data_wait},
+                      {"host_gap", w.host_gap},
+                      {"comm_excess", w.comm_excess},
+                      {"memory_headroom", w.memory_headroom},
+                      {"precision_path", w.precision_path},
+                      {"kernel_shape", w.kernel_shape},
+                      {"unattributed", w.unattributed}}) {
+    std::snprintf(b, sizeof b, "  %-16s %.6f  (%.1f%%)\n", n, v, w.step_time_s > 0 ? 100.0 * v / w.step_time_s : 0.0);
+    s += b;
+  }
+  if (!w.unobserved.empty()) {
+    s += "  unobserved:";
+    for (const auto& u : w.unobserved) s += " " + u;
+    s += "\n";
+  }
+  s += "top kernels (share of summed kernel time):\n";
+  for (const auto& k : m.top_kernels) {
+    std::snprintf(b, sizeof b, "  %6.2f%%  %-13s %-16s %.90s\n", k.pct_time, k.category.c_str(), k.family.c_str(),
+                  k.name.c_str());
+    s += b;
+  }
+  for (const auto& w2 : m.warnings) s += "warning: " + w2 + "\n";
+  s += "window: " + m.window + "\n";
+  return s;
+}
+
+}  // namespace
+
+void register_metrics(CLI::App& app) {
+  struct Opts {
+    std::string path;
+    double tokens_per_step = 0;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "metrics",
+      "RunMetrics of a trace or run directory: steps, step time, GPU utilisation, additive waste budget (s/step), top "
+      "kernels, tokens/s, HBM from telemetry, attention backend");
+  cmd->add_option("path", o->path, "Trace file or run directory (trace + telemetry)")->required();
+  cmd->add_option(
+         "--tokens-per-step", o->tokens_per_step,
+         "Tokens processed per step (tokens/s = this / step time when the trace does not carry tokens_per_sec)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&]() -> VerbResult {
+      VerbResult vr;
+      Timeline tl;
+      Status st = read_path(o->path, tl);
+      if (!st && tl.kernels.size() + tl.memcpys.size() + tl.memsets.size() + tl.samples.size() == 0) {
+        vr.error = st.error();
+        return vr;
+      }
+      MetricsOptions opt;
+      if (o->tokens_per_step > 0) opt.tokens_per_step = o->tokens_per_step;
+      auto m = compute_run_metrics(tl, opt);
+      if (!m) {
+        vr.error = m.error();
+        return vr;
+      }
+      if (!st) {
+        m->warnings.push_back("input damaged, figures cover what was read: " + st.error().describe());
+        vr.error = st.error();
+      }
+      vr.result = run_metrics_to_json(*m);
+      vr.human = human(*m);
+      return vr;
+    });
+  });
+}
+
 }  // namespace goblin

@@ -16,9 +16,12 @@ namespace goblin {
 // Seconds per step. Additive: the eight buckets sum to step_time_s (within rounding).
 // A bucket that could not be observed is listed in `unobserved` (and is 0 here).
 struct WasteBudget {
-  double useful_gpu = 0, data_wait = 0, host_gap = 0, comm_excess = 0, memory_headroom = 0,
-         precision_path = 0, kernel_shape = 0, unattributed = 0;
+  double useful_gpu = 0, data_wait = 0, host_gap = 0, comm_excess = 0, memory_headroom = 0, precision_path = 0,
+         kernel_shape = 0, unattributed = 0;
   std::vector<std::string> unobserved;
+  // The measured step time the buckets partition (mean wall of the steps averaged); additive
+  // field, 0 when unknown.
+  double step_time_s = 0;
   double total() const {
     return useful_gpu + data_wait + host_gap + comm_excess + memory_headroom + precision_path + kernel_shape +
            unattributed;
@@ -40,20 +43,30 @@ struct StepMetrics {
 
 struct RunMetrics {
   std::vector<StepMetrics> steps;
-  double step_time_s = 0;                 // mean wall of complete steps (or workload-written)
-  std::optional<double> tokens_per_sec;   // from trace metadata, or steps × --tokens-per-step
+  double step_time_s = 0;                // mean wall of complete steps (or workload-written)
+  std::optional<double> tokens_per_sec;  // from trace metadata, or steps × --tokens-per-step
   std::optional<double> mfu_pct;
   std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
-  double gpu_util_pct = 0;                // busy union / wall over the step window
+  double gpu_util_pct = 0;                        // busy union / wall over the step window
   std::vector<TopKernel> top_kernels;
-  std::string attention_kernel_loaded;    // flash | sdpa_flash | sdpa_mem_efficient | eager | ... | none
+  std::string attention_kernel_loaded;  // flash | sdpa_flash | sdpa_mem_efficient | eager | ... | none
   WasteBudget waste_budget;
   std::vector<std::string> warnings;
   std::map<std::string, std::string> versions;  // pytorch, cuda/rocm, driver, gpu
   std::string gpu_name;
-  std::string runner_kind = "trace";      // "trace" (from a file), "replay", "live"
-  std::string window;                     // documented window the figures cover
+  std::string runner_kind = "trace";  // "trace" (from a file), "replay", "live"
+  std::string window;                 // documented window the figures cover
 };
+
+struct MetricsOptions {
+  std::optional<double> tokens_per_step;  // --tokens-per-step: tokens/s = this / step_time_s
+};
+
+// RunMetrics from a Timeline (one trace, or a run directory read into one timeline with its
+// telemetry samples). Figures and windows: see src/analysis/breakdown.h and docs/metrics.md.
+// Fails (Malformed) only when the taxonomy cannot be loaded; a trace without GPU activity gives
+// empty steps and a warning.
+Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions& opt = {});
 
 Json run_metrics_to_json(const RunMetrics& m);
 Result<RunMetrics> run_metrics_from_json(const Json& j);

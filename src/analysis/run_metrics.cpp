@@ -1,0 +1,279 @@
+// RunMetrics: formulas in breakdown.h (busy/idle/waste) and docs/metrics.md.
+#include "analysis/run_metrics.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "analysis/breakdown.h"
+#include "analysis/steps.h"
+#include "analysis/taxonomy.h"
+
+namespace goblin {
+
+namespace {
+
+std::optional<double> extra_number(const Timeline& tl, const char* key) {
+  auto it = tl.meta.extra.find(key);
+  if (it == tl.meta.extra.end()) return std::nullopt;
+  std::string t = it->second;
+  if (!t.empty() && t.front() == '"') t = t.substr(1, t.size() >= 2 ? t.size() - 2 : 0);
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions& opt) {
+  auto tax = Taxonomy::load();
+  if (!tax.ok()) return tax.error();
+  RunMetrics m;
+  m.runner_kind = "trace";
+  PreparedTrace p = prepare_trace(tl, tax.value());
+  StepDetection sd = find_steps(tl);
+  for (const std::string& n : sd.notes) m.warnings.push_back(n);
+  for (const std::string& n : p.notes) m.warnings.push_back(n);
+
+  // ---- steps and the per-step waste budget ----
+  std::vector<WindowBreakdown> wins;
+  for (const Step& s : sd.steps) wins.push_back(analyse_window(p, s.name, {s.start_ns, s.end_ns}, s.partial));
+  std::vector<const WindowBreakdown*> use;
+  for (const auto& w : wins)
+    if (!w.partial) use.push_back(&w);
+  if (use.empty() && !wins.empty()) {
+    for (const auto& w : wins) use.push_back(&w);
+    m.warnings.push_back("every step is partial: per-step figures average partial steps");
+  }
+  int64_t wall = 0, busy = 0;
+  WasteBudget avg;
+  for (const WindowBreakdown* w : use) {
+    wall += w->wall_ns;
+    busy += w->busy_ns;
+    const WasteBudget& b = w->waste;
+    avg.useful_gpu += b.useful_gpu;
+    avg.data_wait += b.data_wait;
+    avg.host_gap += b.host_gap;
+    avg.comm_excess += b.comm_excess;
+    avg.memory_headroom += b.memory_headroom;
+    avg.precision_path += b.precision_path;
+    avg.kernel_shape += b.kernel_shape;
+    avg.unattributed += b.unattributed;
+    avg.step_time_s += b.step_time_s;
+    avg.unobserved = b.unobserved;
+  }
+  if (!use.empty()) {
+    double n = static_cast<double>(use.size());
+    for (double* x : {&avg.useful_gpu, &avg.data_wait, &avg.host_gap, &avg.comm_excess, &avg.memory_headroom,
+                      &avg.precision_path, &avg.kernel_shape, &avg.unattributed, &avg.step_time_s})
+      *x /= n;
+  } else {
+    avg.unobserved = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
+                      "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
+    m.warnings.push_back("no GPU activity and no steps: nothing to measure");
+  }
+  m.waste_budget = avg;
+  for (const auto& w : wins)
+    m.steps.push_back(
+        StepMetrics{w.name, static_cast<double>(w.wall_ns) / 1e9, static_cast<double>(w.busy_ns) / 1e9, w.partial});
+  m.gpu_util_pct = wall > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(wall) : 0.0;
+  double measured_step = avg.step_time_s;
+  auto written_step = extra_number(tl, "step_time_seconds");
+  m.step_time_s = written_step ? *written_step : measured_step;
+  m.window = sd.method + "; per-step figures are means over " + std::to_string(use.size()) +
+             " complete step(s); gpu_util_pct = sum(busy union over all streams) / sum(step wall)";
+  if (written_step)
+    m.window +=
+        "; step_time_s is the workload-written step_time_seconds (the profiled mean step, which the waste "
+        "budget partitions, is waste_budget.step_time_s)";
+
+  // ---- throughput ----
+  if (auto t = extra_number(tl, "tokens_per_sec")) {
+    m.tokens_per_sec = *t;
+  } else if (opt.tokens_per_step && m.step_time_s > 0) {
+    m.tokens_per_sec = *opt.tokens_per_step / m.step_time_s;
+  } else {
+    m.warnings.push_back(
+        "tokens_per_sec unobserved: the trace carries no tokens_per_sec and --tokens-per-step was not given");
+  }
+
+  // ---- top kernels (whole trace; share of summed kernel time) ----
+  struct Agg {
+    int64_t ns = 0, count = 0;
+    uint16_t cls = 0;
+  };
+  std::unordered_map<StrId, Agg> by_name;
+  int64_t total_kernel = 0;
+  std::unordered_map<std::string, int64_t> attention_ns;
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    Agg& a = by_name[tl.kernels.name[i]];
+    a.ns += tl.kernels.dur_ns[i];
+    ++a.count;
+    a.cls = p.kernel_class[i];
+    total_kernel += tl.kernels.dur_ns[i];
+    const KernelClass& kc = p.classes[p.kernel_class[i]];
+    if (!kc.attention_backend.empty()) attention_ns[kc.attention_backend] += tl.kernels.dur_ns[i];
+  }
+  std::vector<std::pair<StrId, Agg>> ranked(by_name.begin(), by_name.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second.ns != b.second.ns ? a.second.ns > b.second.ns : a.first < b.first;
+  });
+  for (size_t i = 0; i < ranked.size() && i < 10; ++i) {
+    const KernelClass& kc = p.classes[ranked[i].second.cls];
+    m.top_kernels.push_back(
+        TopKernel{std::string(tl.str(ranked[i].first)), kc.category, kc.family,
+                  total_kernel > 0 ? 100.0 * ranked[i].second.ns / static_cast<double>(total_kernel) : 0,
+                  ranked[i].second.ns / 1e9, ranked[i].second.count});
+  }
+
+  // ---- attention backend: the attention family with the most kernel time ----
+  if (!attention_ns.empty()) {
+    auto best = std::max_element(attention_ns.begin(), attention_ns.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    m.attention_kernel_loaded = best->first;
+  } else if (p.per_category.count("softmax") && p.per_category.count("gemm")) {
+    m.attention_kernel_loaded = "eager";  // no fused attention kernel; softmax + GEMMs (bmm) instead
+  } else {
+    m.attention_kernel_loaded = "none";
+  }
+
+  // ---- memory from telemetry ----
+  StrId mem = tl.strings.find("mem_used_bytes");
+  std::unordered_map<int32_t, std::pair<double, std::pair<double, int64_t>>> per_dev;  // peak, (sum, n)
+  if (mem != kNoStr) {
+    for (size_t i = 0; i < tl.samples.size(); ++i) {
+      if (tl.samples.metric[i] != mem) continue;
+      auto& d = per_dev[tl.samples.device[i]];
+      d.first = std::max(d.first, tl.samples.value[i]);
+      d.second.first += tl.samples.value[i];
+      ++d.second.second;
+    }
+  }
+  if (!per_dev.empty()) {
+    auto best = std::max_element(per_dev.begin(), per_dev.end(),
+                                 [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+    m.hbm_peak_gb = best->second.first / 1e9;
+    m.hbm_avg_gb = best->second.second.first / static_cast<double>(best->second.second.second) / 1e9;
+  } else {
+    m.warnings.push_back(
+        "hbm_peak_gb/hbm_avg_gb unobserved: no mem_used_bytes telemetry samples (pass a run directory "
+        "with nvidia-smi/amd-smi/rocm-smi output)");
+  }
+
+  // ---- MFU ----
+  m.warnings.push_back("mfu_pct unobserved: FLOP counting from recorded shapes is not implemented yet");
+
+  // ---- versions / GPU ----
+  m.versions = tl.meta.versions;
+  if (!tl.meta.devices.empty()) {
+    m.gpu_name = tl.meta.devices.front().name;
+    m.versions["gpu"] = m.gpu_name;
+  }
+  for (const Diagnostic& d : tl.warnings)
+    m.warnings.push_back("reader: " + d.message + (d.count > 1 ? " (x" + std::to_string(d.count) + ")" : ""));
+  return m;
+}
+
+Json run_metrics_to_json(const RunMetrics& m) {
+  Json j;
+  Json steps = Json::array();
+  for (const StepMetrics& s : m.steps)
+    steps.push_back({{"name", s.name},
+                     {"wall_s", round_to(s.wall_s, 9)},
+                     {"busy_s", round_to(s.busy_s, 9)},
+                     {"partial", s.partial}});
+  j["steps"] = steps;
+  j["step_time_s"] = round_to(m.step_time_s, 9);
+  j["gpu_util_pct"] = round_to(m.gpu_util_pct, 3);
+  const WasteBudget& w = m.waste_budget;
+  j["waste_budget"] = {{"useful_gpu", round_to(w.useful_gpu, 9)},
+                       {"data_wait", round_to(w.data_wait, 9)},
+                       {"host_gap", round_to(w.host_gap, 9)},
+                       {"comm_excess", round_to(w.comm_excess, 9)},
+                       {"memory_headroom", round_to(w.memory_headroom, 9)},
+                       {"precision_path", round_to(w.precision_path, 9)},
+                       {"kernel_shape", round_to(w.kernel_shape, 9)},
+                       {"unattributed", round_to(w.unattributed, 9)},
+                       {"step_time_s", round_to(w.step_time_s, 9)},
+                       {"unit", "seconds per step"},
+                       {"unobserved", w.unobserved}};
+  Json tk = Json::array();
+  for (const TopKernel& k : m.top_kernels)
+    tk.push_back({{"name", k.name},
+                  {"category", k.category},
+                  {"family", k.family},
+                  {"pct_time", round_to(k.pct_time, 3)},
+                  {"time_s", round_to(k.time_s, 9)},
+                  {"count", k.count}});
+  j["top_kernels"] = tk;
+  auto opt = [](const std::optional<double>& v, int d) { return v ? Json(round_to(*v, d)) : Json(nullptr); };
+  j["tokens_per_sec"] = opt(m.tokens_per_sec, 3);
+  j["mfu_pct"] = opt(m.mfu_pct, 3);
+  j["hbm_peak_gb"] = opt(m.hbm_peak_gb, 3);
+  j["hbm_avg_gb"] = opt(m.hbm_avg_gb, 3);
+  j["attention_kernel_loaded"] = m.attention_kernel_loaded;
+  j["warnings"] = m.warnings;
+  j["versions"] = m.versions;
+  j["gpu_name"] = m.gpu_name;
+  j["runner_kind"] = m.runner_kind;
+  j["window"] = m.window;
+  return j;
+}
+
+Result<RunMetrics> run_metrics_from_json(const Json& in) {
+  // Accept the envelope too.
+  const Json& j = (in.is_object() && in.contains("result") && in.contains("ok")) ? in["result"] : in;
+  if (!j.is_object()) return make_error(ErrorKind::Malformed, "run metrics: expected a JSON object");
+  RunMetrics m;
+  try {
+    if (j.contains("steps") && j["steps"].is_array())
+      for (const auto& s : j["steps"])
+        m.steps.push_back(StepMetrics{s.value("name", ""), s.value("wall_s", 0.0), s.value("busy_s", 0.0),
+                                      s.value("partial", false)});
+    m.step_time_s = j.value("step_time_s", 0.0);
+    m.gpu_util_pct = j.value("gpu_util_pct", 0.0);
+    if (j.contains("waste_budget") && j["waste_budget"].is_object()) {
+      const Json& w = j["waste_budget"];
+      WasteBudget& b = m.waste_budget;
+      b.useful_gpu = w.value("useful_gpu", 0.0);
+      b.data_wait = w.value("data_wait", 0.0);
+      b.host_gap = w.value("host_gap", 0.0);
+      b.comm_excess = w.value("comm_excess", 0.0);
+      b.memory_headroom = w.value("memory_headroom", 0.0);
+      b.precision_path = w.value("precision_path", 0.0);
+      b.kernel_shape = w.value("kernel_shape", 0.0);
+      b.unattributed = w.value("unattributed", 0.0);
+      b.step_time_s = w.value("step_time_s", 0.0);
+      if (w.contains("unobserved") && w["unobserved"].is_array())
+        for (const auto& u : w["unobserved"]) b.unobserved.push_back(u.get<std::string>());
+    }
+    if (j.contains("top_kernels") && j["top_kernels"].is_array())
+      for (const auto& k : j["top_kernels"])
+        m.top_kernels.push_back(TopKernel{k.value("name", ""), k.value("category", ""), k.value("family", ""),
+                                          k.value("pct_time", 0.0), k.value("time_s", 0.0),
+                                          k.value("count", int64_t{0})});
+    auto opt = [&](const char* key) -> std::optional<double> {
+      if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+      return j[key].get<double>();
+    };
+    m.tokens_per_sec = opt("tokens_per_sec");
+    m.mfu_pct = opt("mfu_pct");
+    m.hbm_peak_gb = opt("hbm_peak_gb");
+    m.hbm_avg_gb = opt("hbm_avg_gb");
+    m.attention_kernel_loaded = j.value("attention_kernel_loaded", "");
+    if (j.contains("warnings") && j["warnings"].is_array())
+      for (const auto& w : j["warnings"]) m.warnings.push_back(w.get<std::string>());
+    if (j.contains("versions") && j["versions"].is_object())
+      for (auto it = j["versions"].begin(); it != j["versions"].end(); ++it)
+        m.versions[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    m.gpu_name = j.value("gpu_name", "");
+    m.runner_kind = j.value("runner_kind", "trace");
+    m.window = j.value("window", "");
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("run metrics: ") + e.what());
+  }
+  return m;
+}
+
+}  // namespace goblin
