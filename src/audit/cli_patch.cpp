@@ -1,10 +1,77 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin patch CONFIG --rules ID,... [--metrics METRICS.json] [--json] [-o PATCHED_FILE]
+#include <sstream>
+
+#include "audit/metrics_io.h"
+#include "audit/patch.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "core/io.h"
+
 namespace goblin {
 void register_patch(CLI::App& app) {
-  auto* cmd = app.add_subcommand("patch", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin patch is not built yet"); return r; }); });
+  auto* cmd = app.add_subcommand("patch", "Apply rules to a config, in the user's own file format, with a diff");
+  static std::string config, metrics, out, vendor;
+  static std::vector<std::string> rules;
+  static bool json = false;
+  cmd->add_option("CONFIG", config, "config file (YAML, JSON, Python, env)")->required();
+  cmd->add_option("--rules", rules, "rule ids (comma-separated), or `all`")->delimiter(',')->required();
+  cmd->add_option("--metrics", metrics, "RunMetrics JSON (goblin metrics --json) for evidence and the speedup range");
+  cmd->add_option("--vendor", vendor, "amd | nvidia, when no metrics say it")->check(CLI::IsMember({"amd", "nvidia"}));
+  cmd->add_option("-o,--output", out, "write the patched file here");
+  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
+  cmd->callback([] {
+    run_verb(json, [] {
+      VerbResult r;
+      std::optional<RunMetrics> m;
+      if (!metrics.empty()) {
+        auto mm = audit::load_metrics_file(metrics);
+        if (!mm) {
+          r.error = mm.error();
+          return r;
+        }
+        m = *mm;
+      }
+      auto kb = audit::load_rule_base();
+      if (!kb) {
+        r.error = kb.error();
+        return r;
+      }
+      audit::PatchOptions opt;
+      opt.rule_ids = rules;
+      opt.metrics = m ? &*m : nullptr;
+      opt.vendor = vendor;
+      auto p = audit::make_patch(config, opt, *kb);
+      if (!p) {
+        r.error = p.error();
+        return r;
+      }
+      r.result = p->result;
+      if (!out.empty()) {
+        Status s = write_file(out, p->patched_text);
+        if (!s) {
+          r.error = s.error();
+          return r;
+        }
+        r.result["written_to"] = out;
+      }
+      std::ostringstream os;
+      os << r.result["diff"].get<std::string>();
+      for (const auto& x : r.result["rationale"])
+        os << "applied " << x["rule_id"].get<std::string>() << " -> " << x["targets_bucket"].get<std::string>() << "  "
+           << x["citation"].get<std::string>() << "\n";
+      for (const auto& x : r.result["skipped"])
+        os << "skipped " << x["rule_id"].get<std::string>() << ": " << x["reason"].get<std::string>() << "\n";
+      for (const auto& x : r.result["findings"])
+        os << "finding " << x["rule_id"].get<std::string>() << ": " << x["title"].get<std::string>() << "\n";
+      os << "expected speedup: " << r.result["expected_speedup_low"].dump() << " .. "
+         << r.result["expected_speedup_high"].dump() << "   confidence " << r.result["confidence"].dump()
+         << " = coverage " << r.result["evidence_coverage"].dump() << " x consistency "
+         << r.result["rule_consistency"].dump() << "\n";
+      if (!r.result["roundtrip_ok"].get<bool>())
+        os << "warning: patched file does not parse back to the patched config\n";
+      r.human = os.str();
+      return r;
+    });
+  });
 }
 }  // namespace goblin

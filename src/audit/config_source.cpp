@@ -711,7 +711,7 @@ static Result<SourceScan> scan_python(const std::string& text, const std::string
     size_t open = k + 1;
     int d0 = t[open].depth;
     size_t close = open + 1;
-    while (close < t.size() && !(t[close].text == ")" && t[close].depth == d0 + 1)) ++close;
+    while (close < t.size() && !(t[close].text == ")" && t[close].depth == d0)) ++close;
     if (close >= t.size()) continue;
     SourceAnchor a;
     a.kind = "python_call";
