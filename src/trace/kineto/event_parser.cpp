@@ -249,6 +249,22 @@ std::string_view key_of(od::field& f, const char* doc_end) {
   return std::string_view(r, static_cast<size_t>(static_cast<const char*>(q) - r));
 }
 
+// String value as a view into the input when it has no escapes (the common case: no copy);
+// otherwise unescaped by simdjson into the parser's buffer. Both live until the next event.
+simdjson::error_code read_str(od::value& v, std::string_view& out, const char* doc_end) {
+  od::raw_json_string raw;
+  if (auto e = v.get_raw_json_string().get(raw)) return e;
+  const char* p = raw.raw();
+  const void* q = std::memchr(p, '"', static_cast<size_t>(doc_end - p));
+  if (!q) return simdjson::TAPE_ERROR;
+  size_t n = static_cast<size_t>(static_cast<const char*>(q) - p);
+  if (std::memchr(p, '\\', n) == nullptr) {
+    out = std::string_view(p, n);
+    return simdjson::SUCCESS;
+  }
+  return v.get_string().get(out);
+}
+
 }  // namespace
 
 struct EventParser::Event {
@@ -428,13 +444,13 @@ bool EventParser::read_event(std::string_view json, Event& ev, simdjson::error_c
     bool known = true;
     if (k == "ph") {
       std::string_view ph;
-      if ((err = v.get_string().get(ph))) {
+      if ((err = read_str(v, ph, doc_end))) {
         why = "\"ph\" is not a string";
         return false;
       }
       ev.ph = ph.size() == 1 ? ph[0] : '?';
     } else if (k == "cat") {
-      if ((err = v.get_string().get(ev.cat))) {
+      if ((err = read_str(v, ev.cat, doc_end))) {
         why = "\"cat\" is not a string";
         return false;
       }
@@ -442,7 +458,7 @@ bool EventParser::read_event(std::string_view json, Event& ev, simdjson::error_c
       od::json_type t;
       if ((err = v.type().get(t))) return false;
       if (t == od::json_type::string) {
-        if ((err = v.get_string().get(ev.name))) return false;
+        if ((err = read_str(v, ev.name, doc_end))) return false;
       } else {
         known = false;
       }

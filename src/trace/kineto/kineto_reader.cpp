@@ -149,6 +149,41 @@ void note_skipped(Timeline& tl, const std::string& path, const char* what, uint6
   tl.warnings.back().count = static_cast<int64_t>(n);
 }
 
+// Reserves every column for the rows a whole file will likely hold, extrapolated from the rows
+// produced by the first chunk. Doubling growth would otherwise copy each column ~once more and
+// touch twice the pages; over-reserving is cheap because untouched pages never become resident.
+template <class... V>
+void reserve_cols(size_t n, V&... cols) {
+  (cols.reserve(n), ...);
+}
+
+void reserve_like(Timeline& tl, double factor) {
+  auto want = [&](size_t have) { return static_cast<size_t>(static_cast<double>(have) * factor) + 16; };
+  auto gpu = [&](GpuOpColumns& c, size_t n) {
+    reserve_cols(n, c.start_ns, c.dur_ns, c.name, c.device, c.stream, c.correlation, c.external_id);
+  };
+  size_t n = want(tl.kernels.size());
+  gpu(tl.kernels, n);
+  reserve_cols(n, tl.kernels.grid, tl.kernels.block, tl.kernels.registers_per_thread, tl.kernels.shared_mem_bytes,
+               tl.kernels.graph_id);
+  n = want(tl.memcpys.size());
+  gpu(tl.memcpys, n);
+  reserve_cols(n, tl.memcpys.bytes, tl.memcpys.kind);
+  n = want(tl.memsets.size());
+  gpu(tl.memsets, n);
+  reserve_cols(n, tl.memsets.bytes);
+  auto& r = tl.runtime;
+  reserve_cols(want(r.size()), r.start_ns, r.dur_ns, r.name, r.pid, r.tid, r.correlation, r.external_id, r.cbid,
+               r.is_driver, r.is_sync);
+  auto& c = tl.cpu_ops;
+  reserve_cols(want(c.size()), c.start_ns, c.dur_ns, c.name, c.pid, c.tid, c.external_id, c.sequence_number, c.kind,
+               c.input_dims, c.input_types, c.concrete_inputs, c.python_id, c.python_parent_id);
+  auto& a = tl.annotations;
+  reserve_cols(want(a.size()), a.start_ns, a.dur_ns, a.name, a.on_gpu, a.pid, a.tid, a.device, a.stream, a.external_id);
+  auto& f = tl.flows;
+  reserve_cols(want(f.size()), f.id, f.category, f.is_start, f.ts_ns, f.pid, f.tid);
+}
+
 }  // namespace
 
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read) {
@@ -163,8 +198,10 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   const size_t chunk = std::max<size_t>(opt.chunk_bytes, 1);
 
   Status status;
-  if (chunk >= (64u << 10)) {
-    Prefetcher pf(src, chunk, 2);
+  bool reserved = false;
+  if (src.compressed()) {
+    // Inflate on the prefetch thread so inflate and parse use both cores.
+    Prefetcher pf(src, std::max<size_t>(chunk, 64u << 10), 2);
     for (;;) {
       Chunk c = pf.take();
       Status s = c.size ? splitter.feed(c.data.data(), c.size) : Status::Ok();
@@ -181,19 +218,25 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
       if (last) break;
     }
   } else {
-    // Tiny chunks (tests of chunk boundaries): read inline.
-    std::vector<char> buf(chunk);
+    // Plain files: read() straight into the splitter's buffer (the page-cache copy is the only
+    // copy; a prefetch thread would add a second one for little overlap).
     for (;;) {
-      auto r = src.read(buf.data(), chunk);
+      char* dst = splitter.prepare(chunk);
+      auto r = src.read(dst, chunk);
       if (!r) {
         status = r.error();
         break;
       }
       if (*r == 0) break;
-      Status s = splitter.feed(buf.data(), *r);
+      Status s = splitter.commit(*r);
       if (!s.ok()) {
         status = s;
         break;
+      }
+      if (!reserved && splitter.bytes_seen() >= (4u << 20)) {
+        reserved = true;
+        const double factor = 1.1 * static_cast<double>(src.file_size()) / static_cast<double>(splitter.bytes_seen());
+        if (factor > 2) reserve_like(tl, factor);
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "trace/kineto/trace_splitter.h"
 
+#include <emmintrin.h>  // SSE2: part of the x86-64 baseline, no runtime dispatch needed
+
 #include <array>
 #include <cstring>
 
@@ -34,24 +36,38 @@ void TraceSplitter::compact() {
   const bool open_unit = state_ == State::KeyString || state_ == State::Value || state_ == State::Event;
   size_t keep_from = open_unit ? unit_start_ : pos_;
   if (keep_from == 0) return;
-  std::memmove(buf_.data(), buf_.data() + keep_from, len_ - keep_from);
+  if (len_ > keep_from) std::memmove(buf_.get(), buf_.get() + keep_from, len_ - keep_from);
   len_ -= keep_from;
   pos_ -= keep_from;
   unit_start_ = open_unit ? unit_start_ - keep_from : 0;
   base_ += keep_from;
 }
 
+char* TraceSplitter::prepare(size_t n) {
+  compact();
+  if (cap_ < len_ + n + kSplitterPadding) {
+    // Grow geometrically so a large event spread over many tiny chunks stays linear.
+    size_t want = std::max(len_ + n + kSplitterPadding, cap_ + cap_ / 2);
+    std::unique_ptr<char[]> bigger(new char[want]);
+    if (len_) std::memcpy(bigger.get(), buf_.get(), len_);
+    buf_ = std::move(bigger);
+    cap_ = want;
+  }
+  return buf_.get() + len_;
+}
+
+Status TraceSplitter::commit(size_t n) {
+  if (state_ == State::Failed) return make_error(ErrorKind::Internal, "splitter used after an error", path_);
+  len_ += n;
+  // Keep the padding bytes defined (simdjson may read them; their content does not matter).
+  std::memset(buf_.get() + len_, ' ', kSplitterPadding);
+  return run();
+}
+
 Status TraceSplitter::feed(const char* data, size_t n) {
   if (state_ == State::Failed) return make_error(ErrorKind::Internal, "splitter used after an error", path_);
-  compact();
-  if (buf_.size() < len_ + n + kSplitterPadding) {
-    // Grow geometrically so a large event spread over many tiny chunks stays linear.
-    size_t want = std::max(len_ + n + kSplitterPadding, buf_.size() + buf_.size() / 2);
-    buf_.resize(want);
-  }
-  std::memcpy(buf_.data() + len_, data, n);
-  len_ += n;
-  return run();
+  std::memcpy(prepare(n), data, n);
+  return commit(n);
 }
 
 bool TraceSplitter::skip_ws() {
@@ -59,8 +75,104 @@ bool TraceSplitter::skip_ws() {
   return pos_ < len_;
 }
 
+namespace {
+// 64 bytes → bitmask of positions equal to c.
+inline uint64_t eq_mask(const __m128i v[4], char c) {
+  const __m128i k = _mm_set1_epi8(c);
+  uint64_t m0 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[0], k)));
+  uint64_t m1 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[1], k)));
+  uint64_t m2 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[2], k)));
+  uint64_t m3 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[3], k)));
+  return m0 | (m1 << 16) | (m2 << 32) | (m3 << 48);
+}
+// Bit i set when an odd number of bits at positions <= i are set: the "inside a string" mask
+// from quote positions (simdjson's trick, with shifts instead of carry-less multiply).
+inline uint64_t prefix_xor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+}  // namespace
+
+bool TraceSplitter::scan_container_scalar(size_t end) {
+  const char* b = buf_.get();
+  for (size_t i = pos_; i < end; ++i) {
+    char c = b[i];
+    if (in_string_) {
+      if (escape_pending_)
+        escape_pending_ = false;
+      else if (c == '\\')
+        escape_pending_ = true;
+      else if (c == '"')
+        in_string_ = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (c == '}' || c == ']') {
+      if (--depth_ <= 0) {  // closed (or unbalanced: the parser reports it precisely)
+        pos_ = i + 1;
+        return true;
+      }
+    }
+  }
+  pos_ = end;
+  return false;
+}
+
+// The hot loop: 64 bytes per step. Quote and bracket positions become bitmasks; brackets
+// inside strings are masked off with prefix_xor; depth changes are popcounts unless a closing
+// bracket appears. Blocks holding a backslash take the exact scalar path.
+bool TraceSplitter::scan_container() {
+  const char* b = buf_.get();
+  const size_t n = len_;
+  while (pos_ < n) {
+    const size_t i = pos_;
+    const size_t avail = n - i;
+    __m128i v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 16 * k));
+    const uint64_t valid = avail >= 64 ? ~uint64_t{0} : ((uint64_t{1} << avail) - 1);
+    const uint64_t bs = eq_mask(v, '\\') & valid;
+    if (bs != 0 || escape_pending_) {
+      if (scan_container_scalar(i + std::min<size_t>(avail, 64))) return true;
+      continue;
+    }
+    const uint64_t quotes = eq_mask(v, '"') & valid;
+    uint64_t instr = prefix_xor(quotes) ^ (in_string_ ? ~uint64_t{0} : 0);
+    const uint64_t open = (eq_mask(v, '{') | eq_mask(v, '[')) & ~instr & valid;
+    const uint64_t close = (eq_mask(v, '}') | eq_mask(v, ']')) & ~instr & valid;
+    if (close == 0) {
+      depth_ += __builtin_popcountll(open);
+    } else {
+      uint64_t all = open | close;
+      while (all) {
+        const int bit = __builtin_ctzll(all);
+        all &= all - 1;
+        if ((open >> bit) & 1) {
+          ++depth_;
+        } else if (--depth_ <= 0) {
+          pos_ = i + static_cast<size_t>(bit) + 1;
+          in_string_ = false;
+          return true;
+        }
+      }
+    }
+    const size_t step = std::min<size_t>(avail, 64);
+    in_string_ = (__builtin_popcountll(quotes) & 1) ? !in_string_ : in_string_;
+    pos_ = i + step;
+  }
+  return false;
+}
+
 bool TraceSplitter::scan_value() {
-  const char* b = buf_.data();
+  if (kind_ == ValueKind::Container) return scan_container();
+  const char* b = buf_.get();
   const size_t n = len_;
   size_t i = pos_;
   if (kind_ == ValueKind::Scalar) {
@@ -118,7 +230,7 @@ Status TraceSplitter::run() {
         if (base_ == 0 && pos_ == 0) {
           // A UTF-8 byte-order mark may arrive split over reads: wait for all three bytes.
           size_t m = std::min<size_t>(len_, 3);
-          if (std::memcmp(buf_.data(), "\xEF\xBB\xBF", m) == 0) {
+          if (std::memcmp(buf_.get(), "\xEF\xBB\xBF", m) == 0) {
             if (len_ < 3) return Status::Ok();
             pos_ = 3;
           }
@@ -151,6 +263,7 @@ Status TraceSplitter::run() {
           kind_ = ValueKind::String;
           in_string_ = true;
           depth_ = 0;
+          escape_pending_ = false;
           state_ = State::KeyString;
         } else {
           return fail("expected a quoted key or '}' in the top-level object, found '" + std::string(1, c) + "'",
@@ -160,7 +273,7 @@ Status TraceSplitter::run() {
       }
       case State::KeyString: {
         if (!scan_value()) return Status::Ok();
-        key_.assign(buf_.data() + unit_start_ + 1, pos_ - unit_start_ - 2);
+        key_.assign(buf_.get() + unit_start_ + 1, pos_ - unit_start_ - 2);
         state_ = State::Colon;
         break;
       }
@@ -182,6 +295,7 @@ Status TraceSplitter::run() {
         }
         unit_start_ = pos_;
         depth_ = 0;
+        escape_pending_ = false;
         in_string_ = false;
         if (c == '{' || c == '[') {
           kind_ = ValueKind::Container;
@@ -199,7 +313,7 @@ Status TraceSplitter::run() {
       }
       case State::Value: {
         if (!scan_value()) return Status::Ok();
-        handler_.on_top_level(key_, std::string_view(buf_.data() + unit_start_, pos_ - unit_start_), abs(unit_start_));
+        handler_.on_top_level(key_, std::string_view(buf_.get() + unit_start_, pos_ - unit_start_), abs(unit_start_));
         state_ = State::Key;
         break;
       }
@@ -215,6 +329,7 @@ Status TraceSplitter::run() {
           // Normally '{'; any other element is scanned the same way and rejected by the parser.
           unit_start_ = pos_;
           depth_ = 0;
+          escape_pending_ = false;
           in_string_ = false;
           if (c == '{' || c == '[') {
             kind_ = ValueKind::Container;
@@ -232,7 +347,7 @@ Status TraceSplitter::run() {
       case State::Event: {
         if (!scan_value()) return Status::Ok();
         ++events_;
-        handler_.on_event(std::string_view(buf_.data() + unit_start_, pos_ - unit_start_), abs(unit_start_));
+        handler_.on_event(std::string_view(buf_.get() + unit_start_, pos_ - unit_start_), abs(unit_start_));
         state_ = State::EventsSep;
         break;
       }

@@ -6,6 +6,7 @@
 // by the chunk size plus the largest single event.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ class TraceSplitter {
 
   // Appends bytes and emits every unit completed by them. After an error the splitter stops.
   Status feed(const char* data, size_t n);
+  // Zero-copy variant of feed: write up to `n` bytes at the returned pointer, then commit the
+  // number written. Lets the reader read() straight into the splitter's buffer.
+  char* prepare(size_t n);
+  Status commit(size_t n);
   // End of input: an error if the document is incomplete (truncated file).
   Status finish();
 
@@ -50,13 +55,18 @@ class TraceSplitter {
   Status run();
   // Advances pos_ over the value that started at unit_start_; true once it is complete.
   bool scan_value();
+  bool scan_container();
+  // Byte-at-a-time container scan of [pos_, end): exact for escapes; used on blocks that hold a
+  // backslash. Returns true when the value closed (pos_ just past it).
+  bool scan_container_scalar(size_t end);
   bool skip_ws();  // false when the buffer ran out
   Status fail(std::string message, uint64_t offset);
   uint64_t abs(size_t i) const { return base_ + i; }
 
   Handler& handler_;
   std::string path_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // uninitialised on purpose: zero-filling costs a pass
+  size_t cap_ = 0;
   size_t len_ = 0;         // valid bytes in buf_
   size_t pos_ = 0;         // scan position
   size_t unit_start_ = 0;  // start of the unit being scanned (kept across compaction)
@@ -70,6 +80,7 @@ class TraceSplitter {
   ValueKind kind_ = ValueKind::Container;
   int64_t depth_ = 0;
   bool in_string_ = false;
+  bool escape_pending_ = false;  // container scan: last byte seen was an unpaired backslash
   uint64_t events_ = 0;
 };
 
