@@ -42,7 +42,8 @@ Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& p
     entries.push_back(std::move(e));
   }
   std::string key = "stats:" + std::filesystem::path(path).filename().string();
-  tl.meta.extra[key] = entries.dump();
+  // Names are profiler text, not guaranteed UTF-8: replace invalid bytes rather than throw.
+  tl.meta.extra[key] = entries.dump(-1, ' ', false, Json::error_handler_t::replace);
   tl.warn("summary statistics file: " + std::to_string(entries.size()) + " rows kept in metadata under '" + key +
               "' (aggregates, not timeline events)",
           path);

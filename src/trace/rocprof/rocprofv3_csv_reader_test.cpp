@@ -290,6 +290,18 @@ TEST(RocprofV3Csv, UnterminatedQuoteKeepsRowsBeforeIt) {
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "hipMalloc");
 }
 
+TEST(RocprofV3Csv, StatsWithInvalidUtf8NameDoNotThrow) {
+  TempDir dir("v3utf8");
+  std::string p = dir.write("s.csv",
+                            "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\","
+                            "\"StdDev\"\n\"k\xB2\",1,5,5.0,100.0,5,5,0\n");
+  Timeline tl;
+  ASSERT_TRUE(read_rocprofv3_csv(p, tl, {}).ok());
+  auto j = nlohmann::json::parse(tl.meta.extra.at("stats:s.csv"));
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["total_ns"], 5);
+}
+
 TEST(RocprofV3Csv, MissingFileIsIo) {
   Timeline tl;
   Status s = read_rocprofv3_csv("/nonexistent/kernel_trace.csv", tl, {});
