@@ -40,6 +40,10 @@ function(goblin_module NAME)
     foreach(f ${FUZZ_SRC})
       get_filename_component(fname ${f} NAME_WE)
       add_executable(${fname} ${f})
+      if(NOT TARGET fuzzers)
+        add_custom_target(fuzzers)  # `cmake --build B --target fuzzers` builds every fuzz target only
+      endif()
+      add_dependencies(fuzzers ${fname})
       target_link_libraries(${fname} PRIVATE goblin_${NAME} ${M_TEST_DEPS})
       target_link_options(${fname} PRIVATE -fsanitize=fuzzer)
       # Seed corpus: the fixture folder named in the target's first line comment
