@@ -128,6 +128,7 @@ Result<TriageReport> run_triage(Timeline& tl, const TriageOptions& opt) {
   r.fuse = build_fuse_table(tl, r.kernels, r.attribution, *pats, r.vendor);
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
+  if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");
   if (!r.attribution.has_python_frames)
     r.notes.push_back("no python_function frames (profile with with_stack=True for Python locations)");
 

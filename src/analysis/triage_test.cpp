@@ -423,3 +423,85 @@ TEST(Cli, TriageOverlapPerfettoFixVerbs) {
 
 }  // namespace
 }  // namespace goblin
+
+namespace goblin {
+namespace {
+
+// A real trace made to overlap the way PDL / programmatic dependent launches do: every 10th
+// kernel on the main stream starts halfway through its predecessor (its ac2g flow end moves with
+// it). perfetto-fix must split the track, keep every kernel, and re-point those flows.
+TEST(PerfettoFix, RealTraceWithInjectedOverlaps) {
+  auto text = read_all(kFix + "h100_llama_bf16_sdpa_w4.json.gz");
+  ASSERT_TRUE(text.ok());
+  auto doc = nlohmann::json::parse(*text);
+  auto& evs = doc["traceEvents"];
+  std::vector<size_t> kern;
+  for (size_t i = 0; i < evs.size(); ++i)
+    if (evs[i].value("cat", "") == "kernel" && evs[i]["tid"] == 7) kern.push_back(i);
+  std::sort(kern.begin(), kern.end(),
+            [&](size_t a, size_t b) { return evs[a]["ts"].get<double>() < evs[b]["ts"].get<double>(); });
+  ASSERT_GT(kern.size(), 100u);
+  std::map<int64_t, double> new_ts;  // correlation → shifted ts
+  for (size_t k = 10; k < kern.size(); k += 10) {
+    auto& prev = evs[kern[k - 1]];
+    auto& cur = evs[kern[k]];
+    double ts = prev["ts"].get<double>() + prev["dur"].get<double>() / 2;
+    cur["ts"] = ts;
+    new_ts[cur["args"]["correlation"].get<int64_t>()] = ts;
+  }
+  int64_t flows_shifted = 0;
+  for (auto& e : evs)
+    if (e.value("ph", "") == "f" && e.value("cat", "") == "ac2g" && e["tid"] == 7) {
+      auto it = new_ts.find(e["id"].get<int64_t>());
+      if (it != new_ts.end()) {
+        e["ts"] = it->second;
+        ++flows_shifted;
+      }
+    }
+  ASSERT_GT(flows_shifted, 0);
+  std::string in = ::testing::TempDir() + "/pf_injected.json";
+  ASSERT_TRUE(write_file(in, doc.dump()).ok());
+  std::string out = ::testing::TempDir() + "/pf_injected_fixed.json.gz";
+  auto st = perfetto_fix_file(in, out);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  EXPECT_GE(st->moved, static_cast<int64_t>(new_ts.size()));
+  EXPECT_GE(st->extra_tracks, 1);
+  EXPECT_EQ(st->flows_moved, flows_shifted);
+  auto fixed_text = read_all(out);
+  ASSERT_TRUE(fixed_text.ok());
+  auto fixed = nlohmann::json::parse(*fixed_text);
+  size_t n0 = 0, n1 = 0;
+  gpu_tracks(doc, &n0);
+  auto tracks = gpu_tracks(fixed, &n1);
+  EXPECT_EQ(n0, n1);
+  expect_no_overlap(tracks);
+  // Every flow end sits on the same track as the kernel with its correlation id.
+  std::map<int64_t, std::string> kernel_tid;
+  for (const auto& e : fixed["traceEvents"])
+    if (e.value("cat", "") == "kernel" && e.contains("args") && e["args"].contains("correlation"))
+      kernel_tid[e["args"]["correlation"].get<int64_t>()] = e["tid"].dump();
+  int64_t checked = 0;
+  for (const auto& e : fixed["traceEvents"])
+    if (e.value("ph", "") == "f" && e.value("cat", "") == "ac2g") {
+      auto it = kernel_tid.find(e["id"].get<int64_t>());
+      if (it == kernel_tid.end() || e["pid"] != 0) continue;
+      EXPECT_EQ(e["tid"].dump(), it->second) << "flow " << e["id"];
+      ++checked;
+    }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(Triage, NoGpuOpsIsEmptyTablesWithANote) {
+  Timeline tl;
+  ASSERT_TRUE(read_path(kFix + "cpu_only_rank-34.json.gz", tl).ok());
+  auto r = run_triage(tl, TriageOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->kernels.rows.empty());
+  EXPECT_TRUE(r->overlap.empty());
+  bool note = false;
+  for (const auto& n : r->notes) note |= n.find("no GPU kernels") != std::string::npos;
+  EXPECT_TRUE(note);
+}
+
+}  // namespace
+}  // namespace goblin
