@@ -209,6 +209,24 @@ TEST(RocprofV3Csv, UnanalysedDomainsAreCountedNotDropped) {
   EXPECT_TRUE(has_warning(st, "pc_sampling: 97 records read but not analysed"));
 }
 
+TEST(RocprofV3Csv, AgentInfoNamesTheDevices) {
+  TempDir dir("v3agents");
+  // A subset of agent_info.csv's 53 columns (FORMATS.md §2), with the names goblin uses.
+  std::string p = dir.write("123_agent_info.csv",
+                            "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Wave_Front_Size\",\"Cu_Count\",\"Name\","
+                            "\"Vendor_Name\",\"Product_Name\",\"Model_Name\"\n"
+                            "0,0,\"CPU\",0,64,\"AMD EPYC\",\"CPU\",\"AMD EPYC\",\"\"\n"
+                            "2,1,\"GPU\",64,304,\"gfx942\",\"AMD\",\"AMD Instinct MI300X\",\"ip discovery\"\n");
+  Timeline tl;
+  ASSERT_TRUE(read_rocprofv3_csv(p, tl, {}).ok());
+  ASSERT_EQ(tl.meta.devices.size(), 1u);
+  EXPECT_EQ(tl.meta.devices[0].id, 1);  // Logical_Node_Id: the N of "Agent N"
+  EXPECT_EQ(tl.meta.devices[0].name, "AMD Instinct MI300X");
+  EXPECT_EQ(tl.meta.devices[0].arch, "gfx942");
+  EXPECT_EQ(tl.meta.devices[0].num_sms, 304);
+  EXPECT_EQ(tl.meta.devices[0].warp_size, 64);
+}
+
 // ---- bad input ----
 
 TEST(RocprofV3Csv, EmptyFileIsMalformed) {
