@@ -1,10 +1,90 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin bench CONFIG [--against B] [--steps N] [--repeats R] [--no-cache] [--json]
+#include <sstream>
+
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "run/runners.h"
+
 namespace goblin {
+
 void register_bench(CLI::App& app) {
-  auto* cmd = app.add_subcommand("bench", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin bench is not built yet"); return r; }); });
+  struct Opts {
+    std::string config, against, workload, work_dir;
+    int steps = 20, warmup = 5, repeats = 5;
+    double timeout = 900;
+    bool no_cache = false, json = false, allow_no_gpu = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
+      "seed 0x60B11), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
+      "Exit 7: no GPU; 8: workload crash, hang, OOM.");
+  cmd->add_option("config", o->config, "workload config (A)")->required();
+  cmd->add_option("--against", o->against, "second config (B); speedup = A step time / B step time");
+  cmd->add_option("--steps", o->steps, "measured steps per run")->default_val(20);
+  cmd->add_option("--warmup", o->warmup, "excluded warm-up steps per run")->default_val(5);
+  cmd->add_option("--repeats", o->repeats, "runs per config")->default_val(5)->check(CLI::Range(1, 1000));
+  cmd->add_option("--workload", o->workload, "workload script (default: workloads/train.py)");
+  cmd->add_option("--timeout", o->timeout, "seconds per run before it counts as hung and is killed")->default_val(900);
+  cmd->add_option("--work-dir", o->work_dir, "keep per-run logs here (default: a temporary directory)");
+  cmd->add_flag("--no-cache", o->no_cache, "always re-measure");
+  cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&]() -> VerbResult {
+      VerbResult r;
+      run::BenchRequest req;
+      auto a = run::resolve_workload(o->config, o->workload);
+      if (!a) {
+        r.error = a.error();
+        return r;
+      }
+      req.a = *a;
+      req.a.steps = o->steps;
+      req.a.warmup = o->warmup;
+      req.a.timeout_s = o->timeout;
+      if (!o->against.empty()) {
+        auto b = run::resolve_workload(o->against, o->workload);
+        if (!b) {
+          r.error = b.error();
+          return r;
+        }
+        b->steps = o->steps;
+        b->warmup = o->warmup;
+        b->timeout_s = o->timeout;
+        req.b = *b;
+      }
+      req.repeats = o->repeats;
+      req.require_gpu = !o->allow_no_gpu;
+      req.use_cache = !o->no_cache;
+      req.work_dir = o->work_dir;
+      auto bo = run::bench_workloads(req);
+      r.result = bo.result;
+      r.error = bo.error;
+      std::ostringstream h;
+      auto side = [&](const char* k) {
+        if (!bo.result.contains(k) || !bo.result[k].contains("step_time_s")) return;
+        const auto& s = bo.result[k];
+        h << k << " " << s.value("config", std::string()) << ": median " << s["step_time_s"]["point"].get<double>()
+          << " s/step [" << s["step_time_s"]["low"].get<double>() << ", " << s["step_time_s"]["high"].get<double>()
+          << "], " << s.value("tokens_per_sec_median", 0.0) << " tokens/s\n";
+      };
+      side("a");
+      side("b");
+      if (bo.result.contains("comparison")) {
+        const auto& c = bo.result["comparison"];
+        h << "speedup (A/B step time): " << c["speedup"]["point"].get<double>() << " ["
+          << c["speedup"]["low"].get<double>() << ", " << c["speedup"]["high"].get<double>() << "]"
+          << (c.value("significant", false) ? "" : " — not significant") << "\n";
+      }
+      if (!bo.error && bo.result.contains("cache"))
+        h << "cache: " << (bo.result["cache"].value("hit", false) ? "hit " : "stored ")
+          << bo.result["cache"].value("key", "") << "\n";
+      r.human = h.str();
+      return r;
+    });
+  });
 }
+
 }  // namespace goblin

@@ -1,10 +1,88 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin profile CONFIG [--steps N] [--warmup W] [-o RUNDIR] | goblin profile [opts] -- CMD...
+#include <filesystem>
+#include <sstream>
+
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "run/runners.h"
+
 namespace goblin {
-void register_profile(CLI::App& app) {
-  auto* cmd = app.add_subcommand("profile", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { run_verb(false, [] { VerbResult r; r.error = make_error(ErrorKind::Internal, "goblin profile is not built yet"); return r; }); });
+namespace {
+
+bool looks_like_config(const std::string& s) {
+  for (const char* ext : {".yaml", ".yml", ".json", ".py", ".env"})
+    if (s.size() > std::string(ext).size() &&
+        s.compare(s.size() - std::string(ext).size(), std::string::npos, ext) == 0)
+      return true;
+  return false;
 }
+
+}  // namespace
+
+void register_profile(CLI::App& app) {
+  struct Opts {
+    std::vector<std::string> args;
+    int steps = 5, warmup = 5;
+    std::string out, workload;
+    double timeout = 900;
+    long long tokens_per_step = 0;
+    bool json = false, allow_no_gpu = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "profile",
+      "Profile a short window of a live run (warm-up excluded): PyTorch profiler switched on from outside the script, "
+      "GPU telemetry every 200 ms; everything in a run directory. Exit 7: no GPU/profiler; 8: workload crash, hang, "
+      "OOM.");
+  cmd->add_option("args", o->args, "CONFIG (run workloads/train.py on it), or after `--` any command to profile");
+  cmd->add_option("--steps", o->steps, "profiled steps (optimizer steps)")->default_val(5);
+  cmd->add_option("--warmup", o->warmup, "steps before the window (excluded)")->default_val(5);
+  cmd->add_option("-o,--out", o->out, "run directory (default runs/profile-<time>)");
+  cmd->add_option("--workload", o->workload, "workload script for CONFIG (default: workloads/train.py)");
+  cmd->add_option("--timeout", o->timeout, "seconds before the run counts as hung and is killed")->default_val(900);
+  cmd->add_option("--tokens-per-step", o->tokens_per_step, "tokens per step, for `-- CMD` (tokens/s in the metadata)");
+  cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&]() -> VerbResult {
+      VerbResult r;
+      if (o->args.empty()) {
+        r.error = make_error(ErrorKind::Usage, "goblin profile CONFIG, or goblin profile -- CMD...");
+        return r;
+      }
+      run::ProfileRequest req;
+      if (o->args.size() == 1 && looks_like_config(o->args[0])) {
+        auto w = run::resolve_workload(o->args[0], o->workload);
+        if (!w) {
+          r.error = w.error();
+          return r;
+        }
+        req.workload = *w;
+      } else {
+        req.workload.command = o->args;
+      }
+      req.workload.steps = o->steps;
+      req.workload.warmup = o->warmup;
+      req.workload.timeout_s = o->timeout;
+      if (o->tokens_per_step > 0) req.workload.tokens_per_step = o->tokens_per_step;
+      req.require_gpu = !o->allow_no_gpu;
+      req.run_dir = o->out.empty() ? "runs/profile-" + run::now_iso8601() : o->out;
+      auto po = run::profile_workload(req);
+      r.result = po.run;
+      r.error = po.error;
+      std::ostringstream h;
+      h << "run directory: " << req.run_dir << "\n";
+      if (po.run.contains("profiled")) {
+        const auto& p = po.run["profiled"];
+        h << "profiled step time: " << p.value("step_time_s", 0.0) << " s";
+        if (p.contains("tokens_per_sec")) h << ", " << p["tokens_per_sec"].get<double>() << " tokens/s";
+        h << "\nwindow: " << p.value("window", "") << "\n";
+        h << "metrics: " << po.run.value("metrics_source", "") << "\n";
+      }
+      r.human = h.str();
+      return r;
+    });
+  });
+}
+
 }  // namespace goblin

@@ -1,0 +1,180 @@
+// The runners end to end through the goblin binary, with a stand-in workload (a small Python
+// script with train.py's command line and result contract; no torch, no GPU).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "core/json.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+  int code = -1;
+  std::string out;
+};
+
+Out sh(const std::string& cmd) {
+  Out o;
+  std::array<char, 4096> buf;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return o;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  int st = pclose(p);
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
+std::string src(const std::string& p) { return std::string(GOBLIN_SOURCE_DIR) + "/" + p; }
+std::string standin() { return src("src/run/testdata/standin_workload.py"); }
+
+std::string tmpdir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("goblin_run_test_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+goblin::Json parse(const std::string& s) {
+  try {
+    return goblin::Json::parse(s);
+  } catch (...) {
+    ADD_FAILURE() << "not JSON: " << s;
+    return nullptr;
+  }
+}
+
+std::string bench_cmd(const std::string& env, const std::string& extra) {
+  return env + " GOBLIN_CACHE_DIR=" + tmpdir("cache_" + std::to_string(std::hash<std::string>{}(env + extra))) + " " +
+         goblin_bin() + " bench " + src("workloads/configs/base.yaml") + " --workload " + standin() +
+         " --allow-no-gpu --steps 4 --warmup 1 --json " + extra;
+}
+
+}  // namespace
+
+TEST(CliBench, InterleavedComparisonMeasuresTheStandInSpeedup) {
+  // The stand-in sleeps 16 ms a step for base.yaml and 4 ms for tuned.yaml (bf16: true).
+  Out o = sh(bench_cmd("", "--against " + src("workloads/configs/tuned.yaml") + " --repeats 4"));
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out);
+  ASSERT_TRUE(j["ok"].get<bool>());
+  const auto& r = j["result"];
+  EXPECT_EQ(r["runner_kind"], "live");
+  EXPECT_EQ(r["order"], "ABABABAB");
+  EXPECT_EQ(r["a"]["runs"].size(), 4u);
+  double sp = r["comparison"]["speedup"]["point"].get<double>();
+  EXPECT_GT(sp, 2.0);  // 4x asleep; loose for loaded CI machines
+  EXPECT_GT(r["comparison"]["speedup"]["low"].get<double>(), 1.0);
+  EXPECT_FALSE(r["comparison"]["interval_includes_1"].get<bool>());
+  EXPECT_TRUE(r["a"]["aa_noise_floor_pct"].is_number());
+  EXPECT_EQ(r["cache"]["hit"], false);
+}
+
+TEST(CliBench, SecondCallIsACacheHitAndNoCacheRemeasures) {
+  std::string cache = tmpdir("cache_hit");
+  std::string base = "GOBLIN_CACHE_DIR=" + cache + " " + goblin_bin() + " bench " + src("workloads/configs/base.yaml") +
+                     " --workload " + standin() + " --allow-no-gpu --steps 2 --warmup 1 --repeats 2 --json";
+  auto a = parse(sh(base).out);
+  ASSERT_TRUE(a["ok"].get<bool>()) << a.dump();
+  EXPECT_FALSE(a["result"]["cache"]["hit"].get<bool>());
+  auto b = parse(sh(base).out);
+  EXPECT_TRUE(b["result"]["cache"]["hit"].get<bool>());
+  EXPECT_EQ(a["result"]["cache"]["key"], b["result"]["cache"]["key"]);
+  EXPECT_EQ(a["result"]["step_time_s"], b["result"]["step_time_s"]);
+  auto c = parse(sh(base + " --no-cache").out);
+  EXPECT_FALSE(c["result"]["cache"]["hit"].get<bool>());
+  // A different step count is a different key.
+  auto d = parse(sh("GOBLIN_CACHE_DIR=" + cache + " " + goblin_bin() + " bench " + src("workloads/configs/base.yaml") +
+                    " --workload " + standin() + " --allow-no-gpu --steps 3 --warmup 1 --repeats 2 --json")
+                     .out);
+  EXPECT_NE(a["result"]["cache"]["key"], d["result"]["cache"]["key"]);
+}
+
+TEST(CliBench, CrashOomAndNoGpuAreFindingsWithExitCodes) {
+  Out crash = sh(bench_cmd("GOBLIN_STANDIN=crash", "--repeats 1"));
+  EXPECT_EQ(crash.code, 8);
+  auto j = parse(crash.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_NE(j["error"].get<std::string>().find("crashed with exit code 1"), std::string::npos);
+
+  Out oom = sh(bench_cmd("GOBLIN_STANDIN=oom", "--repeats 1"));
+  EXPECT_EQ(oom.code, 8);
+  EXPECT_NE(parse(oom.out)["error"].get<std::string>().find("CUDA out of memory"), std::string::npos);
+
+  Out nogpu = sh(bench_cmd("GOBLIN_STANDIN=nogpu", "--repeats 1"));
+  EXPECT_EQ(nogpu.code, 7);
+
+  // Without --allow-no-gpu, a machine without a GPU is refused before anything runs.
+  Out refused = sh("GOBLIN_ASSUME_NO_GPU=1 " + goblin_bin() + " bench " + src("workloads/configs/base.yaml") +
+                   " --workload " + standin() + " --json");
+  EXPECT_EQ(refused.code, 7);
+  EXPECT_NE(parse(refused.out)["error"].get<std::string>().find("--replay"), std::string::npos);
+}
+
+TEST(CliBench, HangIsKilledWithItsWholeProcessGroup) {
+  std::string pidfile = tmpdir("hang") + "/child.pid";
+  auto t0 = std::chrono::steady_clock::now();
+  Out o = sh(bench_cmd("GOBLIN_STANDIN=hang STANDIN_PIDFILE=" + pidfile, "--repeats 1 --timeout 8"));
+  double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(o.code, 8);
+  EXPECT_NE(parse(o.out)["error"].get<std::string>().find("hung"), std::string::npos);
+  EXPECT_LT(el, 60);
+  std::ifstream f(pidfile);
+  int pid = 0;
+  if (f >> pid) {  // the stand-in forked a grandchild before the timeout: it must be gone
+    bool alive = true;
+    for (int i = 0; i < 50 && alive; ++i) {
+      std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+      std::string a, b, state;
+      alive = static_cast<bool>(st >> a >> b >> state) && state != "Z";
+      if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_FALSE(alive) << "stray process " << pid;
+  }
+}
+
+TEST(CliProfile, WritesARunDirectory) {
+  std::string dir = tmpdir("profile_ok");
+  Out o = sh(goblin_bin() + " profile " + src("workloads/configs/base.yaml") + " --workload " + standin() +
+             " --allow-no-gpu --steps 3 --warmup 1 -o " + dir + " --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out)["result"];
+  EXPECT_EQ(j["runner_kind"], "live");
+  EXPECT_EQ(j["hook"]["state"], "done");
+  EXPECT_EQ(j["env_added"]["GOBLIN_PROFILE"], "1");
+  EXPECT_NE(j["env_added"]["PYTHONPATH"].get<std::string>().find("goblin_hook"), std::string::npos);
+  EXPECT_GT(j["profiled"]["step_time_s"].get<double>(), 0);
+  for (const char* f : {"run.json", "metrics.json", "result.json", "hook.json", "stdout.log", "stderr.log"})
+    EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
+  auto m = parse(sh("cat " + dir + "/metrics.json").out);
+  EXPECT_EQ(m["runner_kind"], "live");
+  EXPECT_GT(m["step_time_s"].get<double>(), 0);
+}
+
+TEST(CliProfile, ProfilerMissingIsAnEnvironmentFinding) {
+  Out o = sh("GOBLIN_STANDIN=profiler_missing " + goblin_bin() + " profile " + src("workloads/configs/base.yaml") +
+             " --workload " + standin() + " --allow-no-gpu --steps 2 --warmup 1 -o " + tmpdir("profile_missing") +
+             " --json");
+  EXPECT_EQ(o.code, 7);
+  EXPECT_NE(parse(o.out)["error"].get<std::string>().find("profiler is not available"), std::string::npos);
+}
+
+TEST(CliProfile, CommandModeRunsAnyCommand) {
+  std::string dir = tmpdir("profile_cmd");
+  Out o = sh(goblin_bin() + " profile --allow-no-gpu --steps 2 --warmup 1 -o " + dir + " --json -- python3 " +
+             standin() + " " + src("workloads/configs/tuned.yaml") + " --steps 2 --warmup 1");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out)["result"];
+  EXPECT_EQ(j["command"][0], "python3");
+  EXPECT_TRUE(j["config"].is_null());
+}

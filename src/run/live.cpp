@@ -1,0 +1,511 @@
+#include "run/live.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/io.h"
+#include "model/timeline.h"
+#include "run/stats.h"
+#include "trace/readers.h"
+
+#ifndef GOBLIN_VERSION
+#define GOBLIN_VERSION "0.0.0"
+#endif
+#ifndef GOBLIN_RUN_SOURCE_DIR
+#define GOBLIN_RUN_SOURCE_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace goblin::run {
+namespace {
+
+std::string trim(std::string s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string temp_path(const std::string& tag) {
+  static int n = 0;
+  const char* t = std::getenv("TMPDIR");
+  return std::string(t && *t ? t : "/tmp") + "/goblin-" + std::to_string(getpid()) + "-" + tag + "-" +
+         std::to_string(n++);
+}
+
+// Runs a short command and returns its stdout (nullopt when it failed or is missing).
+std::optional<std::string> capture(const std::vector<std::string>& argv, double timeout_s = 30) {
+  if (argv.empty() || !on_path(argv[0])) return std::nullopt;
+  ProcSpec s;
+  s.argv = argv;
+  s.stdout_path = temp_path("out");
+  s.stderr_path = temp_path("err");
+  s.timeout_s = timeout_s;
+  auto r = run_process(s);
+  std::optional<std::string> out;
+  if (r && r->exit_code == 0) {
+    auto txt = read_all(s.stdout_path);
+    if (txt) out = *txt;
+  }
+  std::remove(s.stdout_path.c_str());
+  std::remove(s.stderr_path.c_str());
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::stringstream ss(s);
+  while (std::getline(ss, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+double to_num(const std::string& s) {
+  try {
+    size_t i = 0;
+    std::string t = trim(s);
+    double v = std::stod(t, &i);
+    return v;
+  } catch (...) {
+    return std::nan("");
+  }
+}
+
+bool contains(const std::string& hay, const char* needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace
+
+std::string goblin_version() { return GOBLIN_VERSION; }
+
+std::string now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Status make_dirs(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return make_error(ErrorKind::Io, "cannot create directory: " + ec.message(), path);
+  return Status::Ok();
+}
+
+// ---- GPU ----------------------------------------------------------------------------------
+
+GpuInfo detect_gpu() {
+  GpuInfo g;
+  if (const char* f = std::getenv("GOBLIN_ASSUME_NO_GPU"); f && std::string(f) == "1") {
+    g.detail = "GOBLIN_ASSUME_NO_GPU=1";
+    return g;
+  }
+  if (on_path("nvidia-smi")) {
+    auto out = capture({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"}, 20);
+    if (out && !trim(*out).empty()) {
+      auto line = split(trim(*out), '\n').front();
+      auto cols = split(line, ',');
+      g.vendor = "nvidia";
+      g.name = trim(cols.size() > 0 ? cols[0] : "");
+      g.driver = trim(cols.size() > 1 ? cols[1] : "");
+      g.detail = "nvidia-smi";
+      return g;
+    }
+    g.detail = "nvidia-smi is installed but lists no GPU (driver not loaded, or no device visible)";
+  }
+  if (on_path("amd-smi")) {  // untested: no AMD hardware was available when this was written
+    auto out = capture({"amd-smi", "static", "--asic", "--csv"}, 20);
+    if (out && !trim(*out).empty()) {
+      g.vendor = "amd";
+      auto lines = split(trim(*out), '\n');
+      g.name = lines.size() > 1 ? trim(lines[1]) : "AMD GPU";
+      g.detail = "amd-smi (untested path)";
+      return g;
+    }
+    g.detail += (g.detail.empty() ? "" : "; ") + std::string("amd-smi is installed but lists no GPU");
+  }
+  if (g.detail.empty()) g.detail = "neither nvidia-smi nor amd-smi is on PATH";
+  return g;
+}
+
+// ---- telemetry ------------------------------------------------------------------------------
+
+Json telemetry_to_json(const TelemetrySummary& t) {
+  Json j;
+  j["observed"] = t.observed;
+  j["source"] = t.source;
+  j["parser"] = t.parser;
+  j["samples"] = t.samples;
+  if (t.observed) {
+    j["sm_clock_mhz"] = Json{{"median", round_to(t.sm_clock_mhz_median, 0)},
+                             {"min", round_to(t.sm_clock_mhz_min, 0)},
+                             {"max", round_to(t.sm_clock_mhz_max, 0)}};
+    j["power_w"] = Json{{"median", round_to(t.power_w_median, 1)}, {"max", round_to(t.power_w_max, 1)}};
+    j["temp_c_max"] = round_to(t.temp_c_max, 0);
+    j["gpu_util_pct_mean"] = round_to(t.gpu_util_pct_mean, 1);
+    j["mem_used_gb_max"] = round_to(t.mem_used_gb_max, 2);
+  }
+  if (!t.note.empty()) j["note"] = t.note;
+  return j;
+}
+
+namespace {
+void fill_summary(TelemetrySummary& t, std::vector<double>& clk, std::vector<double>& pw, std::vector<double>& temp,
+                  std::vector<double>& util, std::vector<double>& mem_gb) {
+  // Idle samples (before the workload touched the GPU / after it ended) would drag clocks and
+  // power down: summarise the busy samples when there are any.
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < util.size(); ++i)
+    if (util[i] > 0) keep.push_back(i);
+  auto pick = [&](const std::vector<double>& v) {
+    if (keep.empty() || v.size() != util.size()) return v;
+    std::vector<double> o;
+    for (size_t i : keep) o.push_back(v[i]);
+    return o;
+  };
+  auto c = pick(clk), p = pick(pw);
+  t.samples = static_cast<int>(util.size());
+  t.observed = t.samples > 0;
+  if (!c.empty()) {
+    t.sm_clock_mhz_median = median(c);
+    t.sm_clock_mhz_min = *std::min_element(c.begin(), c.end());
+    t.sm_clock_mhz_max = *std::max_element(c.begin(), c.end());
+  }
+  if (!p.empty()) {
+    t.power_w_median = median(p);
+    t.power_w_max = *std::max_element(p.begin(), p.end());
+  }
+  if (!temp.empty()) t.temp_c_max = *std::max_element(temp.begin(), temp.end());
+  auto u = pick(util);
+  if (!u.empty()) {
+    double s = 0;
+    for (double x : u) s += x;
+    t.gpu_util_pct_mean = s / static_cast<double>(u.size());
+  }
+  if (!mem_gb.empty()) t.mem_used_gb_max = *std::max_element(mem_gb.begin(), mem_gb.end());
+  if (!keep.empty() && keep.size() < util.size())
+    t.note = "clock, power and utilisation summarise the " + std::to_string(keep.size()) + " busy samples (util > 0)";
+}
+}  // namespace
+
+TelemetrySummary summarize_nvidia_smi_csv(const std::string& path) {
+  TelemetrySummary t;
+  t.source = "nvidia-smi";
+  // goblin's own reader first.
+  {
+    Timeline tl;
+    Status st = read_nvidia_smi(path, tl, ReadOptions{});
+    if (st.ok() && tl.samples.size() > 0) {
+      t.parser = "goblin nvidia-smi reader";
+      std::map<int64_t, std::map<std::string, double>> by_ts;
+      for (size_t i = 0; i < tl.samples.size(); ++i)
+        by_ts[tl.samples.ts_ns[i]][std::string(tl.str(tl.samples.metric[i]))] = tl.samples.value[i];
+      std::vector<double> clk, pw, temp, util, mem;
+      for (auto& [ts, m] : by_ts) {
+        util.push_back(m.count("gpu_util_pct") ? m["gpu_util_pct"] : 0);
+        clk.push_back(m.count("sm_clock_mhz") ? m["sm_clock_mhz"] : 0);
+        pw.push_back(m.count("power_w") ? m["power_w"] : 0);
+        if (m.count("temp_c")) temp.push_back(m["temp_c"]);
+        if (m.count("mem_used_bytes")) mem.push_back(m["mem_used_bytes"] / double(1ull << 30));
+      }
+      fill_summary(t, clk, pw, temp, util, mem);
+      return t;
+    }
+    t.parser =
+        "built-in CSV parser (goblin nvidia-smi reader: " + (st.ok() ? std::string("no samples") : st.error().message) +
+        ")";
+  }
+  auto text = read_all(path);
+  if (!text) {
+    t.note = "telemetry file unreadable: " + text.error().message;
+    return t;
+  }
+  auto lines = split(*text, '\n');
+  if (lines.empty()) return t;
+  auto header = split(lines[0], ',');
+  int i_clk = -1, i_pw = -1, i_temp = -1, i_util = -1, i_mem = -1;
+  for (int i = 0; i < static_cast<int>(header.size()); ++i) {
+    std::string h = trim(header[static_cast<size_t>(i)]);
+    if (h.rfind("clocks.current.sm", 0) == 0 || h.rfind("clocks.sm", 0) == 0)
+      i_clk = i;
+    else if (h.rfind("power.draw", 0) == 0)
+      i_pw = i;
+    else if (h.rfind("temperature.gpu", 0) == 0)
+      i_temp = i;
+    else if (h.rfind("utilization.gpu", 0) == 0)
+      i_util = i;
+    else if (h.rfind("memory.used", 0) == 0)
+      i_mem = i;
+  }
+  std::vector<double> clk, pw, temp, util, mem;
+  for (size_t l = 1; l < lines.size(); ++l) {
+    if (trim(lines[l]).empty() || lines[l].rfind("timestamp", 0) == 0) continue;
+    auto c = split(lines[l], ',');
+    auto get = [&](int i) {
+      return i >= 0 && static_cast<size_t>(i) < c.size() ? to_num(c[static_cast<size_t>(i)]) : std::nan("");
+    };
+    double u = get(i_util);
+    util.push_back(std::isnan(u) ? 0 : u);
+    double v = get(i_clk);
+    clk.push_back(std::isnan(v) ? 0 : v);
+    v = get(i_pw);
+    pw.push_back(std::isnan(v) ? 0 : v);
+    v = get(i_temp);
+    if (!std::isnan(v)) temp.push_back(v);
+    v = get(i_mem);
+    if (!std::isnan(v)) mem.push_back(v / 1024.0);  // MiB → GiB
+  }
+  fill_summary(t, clk, pw, temp, util, mem);
+  return t;
+}
+
+bool TelemetryCollector::start(const std::string& vendor, const std::string& csv_path) {
+  vendor_ = vendor;
+  path_ = csv_path;
+  ProcSpec s;
+  s.stdout_path = csv_path;
+  if (vendor == "nvidia" && on_path("nvidia-smi")) {
+    s.argv = {"nvidia-smi",
+              "--query-gpu=timestamp,index,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
+              "power.draw,power.limit,temperature.gpu,clocks.sm,clocks.mem",
+              "--format=csv", "-lms", "200"};
+  } else if (vendor == "amd" && on_path("amd-smi")) {
+    // UNTESTED (no AMD hardware here): amd-smi's watch mode polls once a second at best.
+    s.argv = {"amd-smi", "metric", "--usage", "--power", "--clock", "--temperature", "--mem-usage", "--csv", "-w", "1"};
+  } else {
+    note_ = vendor == "none" ? "no GPU telemetry tool" : vendor + " telemetry tool not on PATH";
+    return false;
+  }
+  Status st = bg_.start(s);
+  if (!st.ok()) {
+    note_ = st.error().message;
+    return false;
+  }
+  return true;
+}
+
+TelemetrySummary TelemetryCollector::stop() {
+  bool was = bg_.running();
+  bg_.stop();
+  TelemetrySummary t;
+  if (!was) {
+    t.note = note_.empty() ? "telemetry not collected" : note_;
+    return t;
+  }
+  if (vendor_ == "nvidia") return summarize_nvidia_smi_csv(path_);
+  t.source = "amd-smi";
+  t.note = "amd-smi CSV collected (untested path); summary not computed by this build";
+  return t;
+}
+
+// ---- workload -------------------------------------------------------------------------------
+
+Result<WorkloadSpec> resolve_workload(const std::string& config, const std::string& workload_flag) {
+  WorkloadSpec w;
+  w.config = config;
+  if (const char* p = std::getenv("GOBLIN_PYTHON"); p && *p) w.python = p;
+  std::vector<std::string> cands;
+  if (!workload_flag.empty())
+    cands.push_back(workload_flag);
+  else {
+    if (const char* e = std::getenv("GOBLIN_WORKLOAD"); e && *e) cands.push_back(e);
+    fs::path cdir = fs::path(config).parent_path();
+    if (cdir.empty()) cdir = ".";
+    cands.push_back((cdir / ".." / "train.py").string());
+    cands.push_back((cdir / "train.py").string());
+    std::string src = GOBLIN_RUN_SOURCE_DIR;
+    if (!src.empty()) cands.push_back(src + "/workloads/train.py");
+    cands.push_back("workloads/train.py");
+  }
+  for (const auto& c : cands) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) {
+      w.workload_py = fs::weakly_canonical(c, ec).string();
+      return w;
+    }
+  }
+  return make_error(ErrorKind::Io,
+                    "cannot find the workload script (train.py); pass --workload PATH or set GOBLIN_WORKLOAD",
+                    workload_flag.empty() ? config : workload_flag);
+}
+
+std::string hook_dir_for(const WorkloadSpec& w) {
+  if (const char* e = std::getenv("GOBLIN_HOOK_DIR"); e && *e) return e;
+  std::vector<std::string> cands;
+  if (!w.workload_py.empty()) cands.push_back((fs::path(w.workload_py).parent_path() / "goblin_hook").string());
+  std::string src = GOBLIN_RUN_SOURCE_DIR;
+  if (!src.empty()) cands.push_back(src + "/workloads/goblin_hook");
+  cands.push_back("workloads/goblin_hook");
+  for (const auto& c : cands) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(c) / "sitecustomize.py", ec)) return fs::weakly_canonical(c, ec).string();
+  }
+  return {};
+}
+
+std::optional<Error> classify_failure(const ProcResult& p, double timeout_s, const std::string& stderr_path) {
+  std::string tail = p.stderr_tail;
+  auto last_lines = [&]() {
+    std::string t = trim(tail);
+    auto lines = split(t, '\n');
+    std::string out;
+    size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
+    for (size_t i = from; i < lines.size(); ++i) out += "\n    " + lines[i];
+    return out;
+  };
+  if (p.timed_out) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", timeout_s);
+    return make_error(ErrorKind::Workload,
+                      std::string("workload hung: no exit within ") + buf +
+                          " s (--timeout); its whole process group was killed" + last_lines(),
+                      stderr_path);
+  }
+  if (p.exec_failed)
+    return make_error(ErrorKind::Environment,
+                      "cannot start the workload command (not found or not executable)" + last_lines(), stderr_path);
+  if (p.exit_code == 0) return std::nullopt;
+  if (contains(tail, "out of memory") || contains(tail, "OutOfMemoryError") || contains(tail, "HIP out of memory"))
+    return make_error(ErrorKind::Workload,
+                      "workload ran out of GPU memory (CUDA out of memory): lower per_device_train_batch_size or "
+                      "max_seq_length, or enable gradient_checkpointing" +
+                          last_lines(),
+                      stderr_path);
+  if (p.exit_code == 3 || contains(tail, "torch.cuda.is_available() is False") ||
+      contains(tail, "no CUDA/ROCm device") || contains(tail, "Found no NVIDIA driver") ||
+      contains(tail, "No CUDA GPUs are available"))
+    return make_error(ErrorKind::Environment,
+                      "no GPU visible to the workload (PyTorch sees no CUDA/ROCm device); use `goblin audit --replay` "
+                      "on recorded artefacts instead" +
+                          last_lines(),
+                      stderr_path);
+  if (contains(tail, "No module named 'torch'"))
+    return make_error(ErrorKind::Environment,
+                      "PyTorch is not installed for this python (set GOBLIN_PYTHON)" + last_lines(), stderr_path);
+  std::string how = p.term_signal ? "was killed by signal " + std::to_string(p.term_signal)
+                                  : "crashed with exit code " + std::to_string(p.exit_code);
+  return make_error(ErrorKind::Workload, "workload " + how + last_lines(), stderr_path);
+}
+
+RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std::map<std::string, std::string>& env,
+                        const std::string& label) {
+  RunOutcome o;
+  std::string result_path = dir + "/result.json";
+  std::remove(result_path.c_str());
+  ProcSpec s;
+  if (!w.command.empty()) {
+    s.argv = w.command;
+  } else {
+    s.argv = {
+        w.python,   w.workload_py, w.config, "--steps", std::to_string(w.steps), "--warmup", std::to_string(w.warmup),
+        "--result", result_path};
+  }
+  s.env = env;
+  s.env["GOBLIN_RESULT"] = result_path;
+  s.env["GOBLIN_STEPS"] = std::to_string(w.steps);
+  s.env["GOBLIN_WARMUP"] = std::to_string(w.warmup);
+  s.env["PYTHONUNBUFFERED"] = "1";
+  if (w.tokens_per_step) s.env["GOBLIN_TOKENS_PER_STEP"] = std::to_string(*w.tokens_per_step);
+  o.stdout_path = s.stdout_path = dir + "/stdout.log";
+  o.stderr_path = s.stderr_path = dir + "/stderr.log";
+  s.timeout_s = w.timeout_s;
+  if (!label.empty()) {
+    s.on_tick = [&label](double el) {
+      if (static_cast<int>(el) % 10 == 0) std::cerr << "  " << label << ": running " << static_cast<int>(el) << " s\n";
+    };
+  }
+  auto r = run_process(s);
+  if (!r) {
+    o.error = r.error();
+    return o;
+  }
+  o.proc = *r;
+  o.error = classify_failure(o.proc, w.timeout_s, o.stderr_path);
+  if (o.error) return o;
+  auto txt = read_all(result_path);
+  if (!txt) {
+    o.error =
+        make_error(ErrorKind::Workload,
+                   "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write tokens_per_sec and "
+                   "step_time_seconds there",
+                   result_path);
+    return o;
+  }
+  try {
+    o.result = Json::parse(*txt);
+  } catch (const std::exception& e) {
+    o.error = make_error(ErrorKind::Workload, std::string("workload result is not JSON: ") + e.what(), result_path);
+    return o;
+  }
+  if (!o.result.contains("step_time_seconds") || !o.result["step_time_seconds"].is_number() ||
+      o.result["step_time_seconds"].get<double>() <= 0) {
+    o.error = make_error(ErrorKind::Workload, "workload result lacks a positive step_time_seconds", result_path);
+  }
+  return o;
+}
+
+std::string environment_fingerprint(const std::string& python, const GpuInfo& gpu) {
+  std::string torch = "unavailable";
+  if (auto out = capture({python, "-c",
+                          "import torch,sys;print(torch.__version__, torch.version.cuda or '', "
+                          "getattr(torch.version,'hip',None) or '', sys.version.split()[0])"},
+                         60)) {
+    torch = trim(*out);
+  }
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return "gpu=" + gpu.name + ";driver=" + gpu.driver + ";vendor=" + gpu.vendor + ";python=" + python +
+         ";torch,cuda,hip,py=" + torch + ";host=" + host;
+}
+
+// ---- cache ------------------------------------------------------------------------------------
+
+std::string hash_parts(const std::vector<std::string>& parts) {
+  uint64_t h = 1469598103934665603ull;
+  for (const auto& p : parts) {
+    for (unsigned char c : p) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff;  // separator
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string cache_dir() {
+  if (const char* e = std::getenv("GOBLIN_CACHE_DIR"); e && *e) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/goblin";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/goblin";
+}
+
+std::optional<Json> cache_get(const std::string& key) {
+  auto txt = read_all(cache_dir() + "/bench-" + key + ".json");
+  if (!txt) return std::nullopt;
+  try {
+    return Json::parse(*txt);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+void cache_put(const std::string& key, const Json& value) {
+  if (!make_dirs(cache_dir()).ok()) return;
+  (void)write_file(cache_dir() + "/bench-" + key + ".json", value.dump(1));
+}
+
+}  // namespace goblin::run

@@ -1,0 +1,101 @@
+// Live runs of a workload on this machine's GPU: GPU detection, telemetry collection, the
+// workload command (CONFIG → python3 workloads/train.py CONFIG ..., or any `-- CMD`), failure
+// classification (crash, hang, OOM, no GPU, profiler missing → an Error with the documented exit
+// code), the environment fingerprint and the bench result cache. docs/live.md is the user guide.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "run/process.h"
+
+namespace goblin::run {
+
+// ---- GPU and telemetry ------------------------------------------------------------------------
+
+struct GpuInfo {
+  std::string vendor = "none";  // nvidia | amd | none
+  std::string name, driver;
+  std::string detail;  // why none / which tool answered
+};
+// nvidia-smi, then amd-smi (AMD path untested here: no AMD hardware was available).
+GpuInfo detect_gpu();
+
+struct TelemetrySummary {
+  bool observed = false;
+  std::string source;  // "nvidia-smi" | "amd-smi"
+  std::string parser;  // which parser read the CSV
+  int samples = 0;
+  double sm_clock_mhz_median = 0, sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;
+  double power_w_median = 0, power_w_max = 0, temp_c_max = 0, gpu_util_pct_mean = 0, mem_used_gb_max = 0;
+  std::string note;
+};
+Json telemetry_to_json(const TelemetrySummary& t);
+// Reads an nvidia-smi CSV (--query-gpu ... --format=csv); goblin's nvidia-smi reader first, a
+// built-in parser when that reader is unavailable.
+TelemetrySummary summarize_nvidia_smi_csv(const std::string& path);
+
+// Polls nvidia-smi (~200 ms) or amd-smi (1 s; untested) into a CSV file in the background.
+class TelemetryCollector {
+ public:
+  // False (and a note) when the vendor's tool is missing: telemetry is then "unobserved".
+  bool start(const std::string& vendor, const std::string& csv_path);
+  TelemetrySummary stop();
+
+ private:
+  Background bg_;
+  std::string vendor_, path_, note_;
+};
+
+// ---- workloads --------------------------------------------------------------------------------
+
+struct WorkloadSpec {
+  std::string config;                // CONFIG mode (train.py CONFIG ...)
+  std::vector<std::string> command;  // `-- CMD...` mode
+  std::string workload_py;           // train.py (resolved)
+  std::string python = "python3";
+  int steps = 20, warmup = 5;
+  double timeout_s = 600;
+  std::optional<long long> tokens_per_step;  // for -- CMD mode when the command does not say
+};
+
+// Finds train.py: --workload, $GOBLIN_WORKLOAD, CONFIG's ../train.py or ./train.py,
+// <source>/workloads/train.py. Python: $GOBLIN_PYTHON or python3.
+Result<WorkloadSpec> resolve_workload(const std::string& config, const std::string& workload_flag);
+std::string hook_dir_for(const WorkloadSpec& w);
+
+struct RunOutcome {
+  ProcResult proc;
+  Json result;  // the workload's result JSON (null when none)
+  std::optional<Error> error;
+  std::string stdout_path, stderr_path;
+};
+
+// Runs the workload once, results under `dir` (stdout.log, stderr.log, result.json).
+RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std::map<std::string, std::string>& env,
+                        const std::string& progress_label);
+
+// Turns a finished process into an error, or nothing when it succeeded.
+std::optional<Error> classify_failure(const ProcResult& p, double timeout_s, const std::string& stderr_path);
+
+// "gpu=...;driver=...;python=...;torch=...;cuda=...;host=..." — what decides whether a cached
+// timing still holds.
+std::string environment_fingerprint(const std::string& python, const GpuInfo& gpu);
+
+// ---- cache ------------------------------------------------------------------------------------
+
+// FNV-1a 64 over the parts, hex.
+std::string hash_parts(const std::vector<std::string>& parts);
+// $GOBLIN_CACHE_DIR, else $XDG_CACHE_HOME/goblin, else ~/.cache/goblin.
+std::string cache_dir();
+std::optional<Json> cache_get(const std::string& key);
+void cache_put(const std::string& key, const Json& value);
+
+std::string goblin_version();
+std::string now_iso8601();
+Status make_dirs(const std::string& path);
+
+}  // namespace goblin::run

@@ -1,0 +1,416 @@
+#include "run/runners.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "core/io.h"
+#include "run/stats.h"
+
+namespace fs = std::filesystem;
+
+namespace goblin::run {
+namespace {
+
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "goblin";
+  buf[n] = 0;
+  return buf;
+}
+
+Json read_json_file(const std::string& path) {
+  auto t = read_all(path);
+  if (!t) return nullptr;
+  try {
+    return Json::parse(*t);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+Json command_json(const WorkloadSpec& w) {
+  Json a = Json::array();
+  if (!w.command.empty())
+    for (auto& s : w.command) a.push_back(s);
+  else
+    for (auto& s : {w.python, w.workload_py, w.config, std::string("--steps"), std::to_string(w.steps),
+                    std::string("--warmup"), std::to_string(w.warmup)})
+      a.push_back(s);
+  return a;
+}
+
+Json gpu_json(const GpuInfo& g) {
+  return Json{{"vendor", g.vendor}, {"name", g.name}, {"driver", g.driver}, {"detail", g.detail}};
+}
+
+Error no_gpu_error(const GpuInfo& g) {
+  return make_error(ErrorKind::Environment,
+                    "no GPU on this machine (" + g.detail +
+                        "): live runs need one. Audit recorded artefacts instead: goblin audit CONFIG --replay DIR "
+                        "(see docs/live.md)");
+}
+
+std::string file_bytes(const std::string& path) {
+  auto t = read_all(path);
+  return t ? *t : std::string("<unreadable:") + path + ">";
+}
+
+// Fields of RunMetrics this runner measured itself (used when `goblin metrics` cannot read the
+// run directory): the same keys as run_metrics_to_json, analysis fields left empty.
+Json minimal_run_metrics(const Json& run) {
+  Json m;
+  m["steps"] = Json::array();
+  m["step_time_s"] = run["profiled"].value("step_time_s", 0.0);
+  m["tokens_per_sec"] = run["profiled"].contains("tokens_per_sec") ? run["profiled"]["tokens_per_sec"] : Json(nullptr);
+  m["mfu_pct"] = nullptr;
+  const Json& t = run["telemetry"];
+  m["hbm_peak_gb"] = t.contains("mem_used_gb_max") ? t["mem_used_gb_max"] : Json(nullptr);
+  m["hbm_avg_gb"] = nullptr;
+  m["gpu_util_pct"] = t.value("gpu_util_pct_mean", 0.0);
+  m["top_kernels"] = Json::array();
+  m["attention_kernel_loaded"] = "";
+  m["waste_budget"] = nullptr;
+  m["warnings"] =
+      Json::array({"analysis unavailable: step time, tokens/s and telemetry only (goblin metrics could not read "
+                   "this run directory)"});
+  m["versions"] = run.value("versions", Json::object());
+  m["gpu_name"] = run["gpu"].value("name", "");
+  m["runner_kind"] = "live";
+  m["window"] = run["profiled"].value("window", "");
+  return m;
+}
+
+}  // namespace
+
+ProfileOutcome profile_workload(const ProfileRequest& req) {
+  ProfileOutcome out;
+  const WorkloadSpec& w = req.workload;
+  Json& run = out.run;
+  run["schema"] = "goblin.run/1";
+  run["runner_kind"] = "live";
+  run["goblin_version"] = goblin_version();
+  run["run_dir"] = req.run_dir;
+  run["config"] = w.config.empty() ? Json(nullptr) : Json(w.config);
+  run["command"] = command_json(w);
+  run["started"] = now_iso8601();
+  if (Status st = make_dirs(req.run_dir); !st.ok()) {
+    out.error = st.error();
+    return out;
+  }
+  GpuInfo gpu = detect_gpu();
+  run["gpu"] = gpu_json(gpu);
+  if (req.require_gpu && gpu.vendor == "none") {
+    out.error = no_gpu_error(gpu);
+    (void)write_file(req.run_dir + "/run.json", run.dump(1));
+    return out;
+  }
+  std::string hook = hook_dir_for(w);
+  if (hook.empty()) {
+    out.error =
+        make_error(ErrorKind::Environment,
+                   "the profiler hook (workloads/goblin_hook/sitecustomize.py) was not found; set GOBLIN_HOOK_DIR");
+    return out;
+  }
+  run["environment_fingerprint"] = environment_fingerprint(w.python, gpu);
+  std::map<std::string, std::string> env;
+  env["GOBLIN_PROFILE"] = "1";
+  env["GOBLIN_PROFILE_OUT"] = fs::absolute(req.run_dir).string();
+  env["GOBLIN_PROFILE_WAIT"] = std::to_string(w.warmup);
+  env["GOBLIN_PROFILE_ACTIVE"] = std::to_string(w.steps);
+  const char* pp = std::getenv("PYTHONPATH");
+  env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
+  WorkloadSpec wr = w;
+  if (gpu.vendor == "amd" && on_path("rocprofv3")) {
+    // UNTESTED (no AMD hardware here): kernel trace from rocprofv3 beside the PyTorch trace.
+    std::vector<std::string> wrap = {
+        "rocprofv3", "--kernel-trace", "--memory-copy-trace", "--output-format", "csv", "-d", req.run_dir + "/rocprof",
+        "--"};
+    std::vector<std::string> inner = wr.command;
+    if (inner.empty())
+      inner = {wr.python,
+               wr.workload_py,
+               wr.config,
+               "--steps",
+               std::to_string(wr.steps),
+               "--warmup",
+               std::to_string(wr.warmup),
+               "--result",
+               req.run_dir + "/result.json"};
+    wrap.insert(wrap.end(), inner.begin(), inner.end());
+    wr.command = wrap;
+    run["rocprofv3"] = "wrapped (untested path)";
+  }
+  run["env_added"] = env;
+  TelemetryCollector tc;
+  bool tel = tc.start(gpu.vendor, req.run_dir + "/telemetry.csv");
+  std::cerr << "goblin profile: " << (w.config.empty() ? std::string("command") : w.config) << " — " << w.warmup
+            << " warm-up steps, then " << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "")
+            << "\n";
+  RunOutcome o = run_workload(wr, req.run_dir, env, "profile");
+  TelemetrySummary ts = tc.stop();
+  run["finished"] = now_iso8601();
+  run["wall_s"] = round_to(o.proc.wall_s, 3);
+  run["exit_code"] = o.proc.exit_code;
+  run["telemetry"] = telemetry_to_json(ts);
+  Json hookj = read_json_file(req.run_dir + "/hook.json");
+  run["hook"] = hookj;
+  run["workload_result"] = o.result;
+  if (o.result.is_object() && o.result.contains("env")) {
+    const Json& e = o.result["env"];
+    run["versions"] = Json{{"pytorch", e.value("torch", "")},
+                           {"cuda", e.contains("cuda") && e["cuda"].is_string() ? e["cuda"] : Json("")},
+                           {"driver", gpu.driver},
+                           {"gpu", e.value("gpu", gpu.name)}};
+  } else {
+    run["versions"] = Json{{"driver", gpu.driver}, {"gpu", gpu.name}};
+  }
+  auto save = [&] { (void)write_file(req.run_dir + "/run.json", run.dump(1)); };
+  if (hookj.is_object() && hookj.value("state", "") == "profiler_missing") {
+    out.error = make_error(ErrorKind::Environment,
+                           "the PyTorch profiler is not available in this Python (" + hookj.value("error", "") + ")",
+                           req.run_dir + "/hook.json");
+    save();
+    return out;
+  }
+  if (o.error) {
+    out.error = o.error;
+    save();
+    return out;
+  }
+  if (!hookj.is_object()) {
+    out.error =
+        make_error(ErrorKind::Environment,
+                   "the profiler hook never loaded (another sitecustomize on PYTHONPATH, or the command is not a "
+                   "Python program that imports torch)",
+                   req.run_dir);
+    save();
+    return out;
+  }
+  if (hookj.value("state", "") != "done") {
+    out.error = make_error(ErrorKind::Workload,
+                           "the profiling window did not complete: hook state '" + hookj.value("state", "") +
+                               "' after " + std::to_string(hookj.value("steps_seen", 0)) + " optimizer steps (needed " +
+                               std::to_string(w.warmup + w.steps) + ")" +
+                               (hookj.contains("error") ? "; " + hookj.value("error", "") : ""),
+                           req.run_dir + "/hook.json");
+    save();
+    return out;
+  }
+  Json prof;
+  prof["step_time_s"] = hookj.value("step_time_seconds", 0.0);
+  if (hookj.contains("tokens_per_sec") && hookj["tokens_per_sec"].is_number())
+    prof["tokens_per_sec"] = hookj["tokens_per_sec"];
+  prof["steps"] = w.steps;
+  prof["window"] = "optimizer steps " + std::to_string(w.warmup + 1) + ".." + std::to_string(w.warmup + w.steps) +
+                   " (first " + std::to_string(w.warmup) + " excluded as warm-up), device-synchronised at both edges";
+  run["profiled"] = prof;
+  run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
+                      {"hook", "hook.json"},      {"result", "result.json"},
+                      {"stdout", "stdout.log"},   {"stderr", "stderr.log"},
+                      {"metrics", "metrics.json"}};
+  save();
+
+  // RunMetrics through the analysis library (`goblin metrics`, run as a child so a failing
+  // analysis cannot take the run down with it).
+  Json metrics = nullptr;
+  std::string note;
+  for (const std::string& target : {req.run_dir + "/trace.json.gz"}) {
+    ProcSpec s;
+    s.argv = {self_exe(), "metrics", target, "--json"};
+    s.stdout_path = req.run_dir + "/metrics.out";
+    s.stderr_path = req.run_dir + "/metrics.err";
+    s.timeout_s = 300;
+    auto r = run_process(s);
+    Json env_j = read_json_file(s.stdout_path);
+    if (r && env_j.is_object() && env_j.value("ok", false) && env_j["result"].is_object()) {
+      metrics = env_j["result"];
+      break;
+    }
+    note = env_j.is_object() && env_j.contains("error") && env_j["error"].is_object()
+               ? env_j["error"].value("message", "")
+               : file_tail(s.stderr_path, 300);
+  }
+  std::remove((req.run_dir + "/metrics.out").c_str());
+  std::remove((req.run_dir + "/metrics.err").c_str());
+  if (metrics.is_null()) {
+    metrics = minimal_run_metrics(run);
+    metrics["warnings"].push_back("goblin metrics: " + note);
+    run["metrics_source"] = "runner (analysis unavailable: " + note + ")";
+  } else {
+    run["metrics_source"] = "goblin metrics (analysis library)";
+  }
+  // What the runner measured directly wins over trace-derived figures for these fields.
+  metrics["runner_kind"] = "live";
+  metrics["step_time_s"] = prof["step_time_s"];
+  if (prof.contains("tokens_per_sec")) metrics["tokens_per_sec"] = prof["tokens_per_sec"];
+  if (ts.observed) metrics["hbm_peak_gb"] = round_to(ts.mem_used_gb_max, 3);
+  if (run.contains("versions")) metrics["versions"] = run["versions"];
+  metrics["gpu_name"] = gpu.name;
+  (void)write_file(req.run_dir + "/metrics.json", metrics.dump(1));
+  run["metrics"] = metrics;
+  save();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+BenchOutcome bench_workloads(const BenchRequest& req) {
+  BenchOutcome out;
+  Json& res = out.result;
+  res["schema"] = "goblin.bench/1";
+  res["runner_kind"] = "live";
+  res["goblin_version"] = goblin_version();
+  GpuInfo gpu = detect_gpu();
+  res["gpu"] = gpu_json(gpu);
+  if (req.require_gpu && gpu.vendor == "none") {
+    out.error = no_gpu_error(gpu);
+    return out;
+  }
+  std::vector<const WorkloadSpec*> sides = {&req.a};
+  if (req.b) sides.push_back(&*req.b);
+  std::string fp = environment_fingerprint(req.a.python, gpu);
+  res["environment_fingerprint"] = fp;
+  res["repeats"] = req.repeats;
+  res["steps"] = req.a.steps;
+  res["warmup"] = req.a.warmup;
+  std::vector<std::string> parts = {"goblin " + goblin_version(), fp, "repeats=" + std::to_string(req.repeats)};
+  for (auto* s : sides) {
+    parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
+    parts.push_back(s->workload_py.empty() ? "" : file_bytes(s->workload_py));
+    parts.push_back("steps=" + std::to_string(s->steps) + ",warmup=" + std::to_string(s->warmup));
+    for (auto& c : s->command) parts.push_back(c);
+  }
+  std::string key = hash_parts(parts);
+  res["cache"] = Json{
+      {"key", key},
+      {"dir", cache_dir()},
+      {"hit", false},
+      {"hashed", "config bytes, workload file bytes, environment fingerprint, goblin version, steps, warmup, repeats"}};
+  if (req.use_cache) {
+    if (auto hit = cache_get(key)) {
+      Json r = *hit;
+      r["cache"]["hit"] = true;
+      std::cerr << "goblin bench: cached result " << key << " (--no-cache to re-measure)\n";
+      out.result = r;
+      return out;
+    }
+  }
+  std::string work = req.work_dir;
+  if (work.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    work = std::string(t && *t ? t : "/tmp") + "/goblin-bench-" + std::to_string(getpid());
+  }
+  if (Status st = make_dirs(work); !st.ok()) {
+    out.error = st.error();
+    return out;
+  }
+  res["work_dir"] = work;
+  const char* names[] = {"a", "b"};
+  std::vector<Json> side_runs(sides.size(), Json::array());
+  std::vector<std::vector<double>> step_times(sides.size()), tps(sides.size());
+  std::string order;
+  int total = req.repeats * static_cast<int>(sides.size()), k = 0;
+  for (int i = 0; i < req.repeats; ++i) {
+    for (size_t s = 0; s < sides.size(); ++s) {
+      ++k;
+      const WorkloadSpec& w = *sides[s];
+      std::string label = std::string("[bench ") + std::to_string(k) + "/" + std::to_string(total) + "] " +
+                          (w.config.empty() ? "command" : fs::path(w.config).filename().string()) + " run " +
+                          std::to_string(i + 1) + "/" + std::to_string(req.repeats);
+      std::string dir = work + "/" + names[s] + std::to_string(i + 1);
+      (void)make_dirs(dir);
+      std::cerr << label << " ...\n";
+      TelemetryCollector tc;
+      tc.start(gpu.vendor, dir + "/telemetry.csv");
+      RunOutcome o = run_workload(w, dir, {}, label);
+      TelemetrySummary ts = tc.stop();
+      order += names[s][0] == 'a' ? 'A' : 'B';
+      Json rj;
+      rj["index"] = k;
+      rj["wall_s"] = round_to(o.proc.wall_s, 3);
+      rj["dir"] = dir;
+      rj["telemetry"] = telemetry_to_json(ts);
+      if (o.error) {
+        rj["error"] = error_to_json(*o.error);
+        side_runs[s].push_back(rj);
+        res[names[s]] = Json{{"config", w.config}, {"runs", side_runs[s]}};
+        res["order"] = order;
+        Error e = *o.error;
+        e.message = label + ": " + e.message;
+        out.error = e;
+        return out;
+      }
+      double st = o.result["step_time_seconds"].get<double>();
+      double tp = o.result.value("tokens_per_sec", 0.0);
+      rj["step_time_s"] = round_to(st, 6);
+      rj["tokens_per_sec"] = round_to(tp, 1);
+      if (o.result.contains("env")) rj["env"] = o.result["env"];
+      if (o.result.contains("peak_mem_gb")) rj["peak_mem_gb"] = o.result["peak_mem_gb"];
+      side_runs[s].push_back(rj);
+      step_times[s].push_back(st);
+      tps[s].push_back(tp);
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%s: %.4f s/step, %.0f tokens/s", label.c_str(), st, tp);
+      std::cerr << buf;
+      if (ts.observed) {
+        std::snprintf(buf, sizeof buf, ", SM clock %.0f MHz, %.0f W, %.0f C", ts.sm_clock_mhz_median, ts.power_w_median,
+                      ts.temp_c_max);
+        std::cerr << buf;
+      }
+      std::cerr << "\n";
+    }
+  }
+  res["order"] = order;
+  for (size_t s = 0; s < sides.size(); ++s) {
+    Json sj;
+    sj["config"] = sides[s]->config.empty() ? Json(nullptr) : Json(sides[s]->config);
+    sj["command"] = command_json(*sides[s]);
+    sj["runs"] = side_runs[s];
+    sj["step_time_s"] = interval_to_json(bootstrap_median(step_times[s]), 6);
+    sj["tokens_per_sec_median"] = round_to(median(tps[s]), 1);
+    NoiseFloor nf = aa_noise_floor(step_times[s]);
+    sj["aa_noise_floor_pct"] = nf.available ? Json(round_to(nf.floor_pct, 2)) : Json(nullptr);
+    // Telemetry across this side's runs.
+    std::vector<double> clk, pw, tmp;
+    for (auto& r : side_runs[s]) {
+      const Json& t = r["telemetry"];
+      if (!t.value("observed", false)) continue;
+      clk.push_back(t["sm_clock_mhz"].value("median", 0.0));
+      pw.push_back(t["power_w"].value("median", 0.0));
+      tmp.push_back(t.value("temp_c_max", 0.0));
+    }
+    if (!clk.empty())
+      sj["telemetry"] = Json{{"sm_clock_mhz_median", round_to(median(clk), 0)},
+                             {"power_w_median", round_to(median(pw), 1)},
+                             {"temp_c_max", round_to(*std::max_element(tmp.begin(), tmp.end()), 0)}};
+    res[names[s]] = sj;
+  }
+  // Top-level figures of the config under test (what `goblin compare` reads from a bench JSON).
+  res["step_time_s"] = round_to(median(step_times[0]), 6);
+  res["tokens_per_sec"] = round_to(median(tps[0]), 1);
+  res["gpu_name"] = gpu.name;
+  if (!side_runs[0].empty() && side_runs[0][0].contains("env")) {
+    const Json& e = side_runs[0][0]["env"];
+    res["versions"] = Json{{"pytorch", e.value("torch", "")},
+                           {"cuda", e.contains("cuda") && e["cuda"].is_string() ? e["cuda"] : Json("")},
+                           {"driver", gpu.driver},
+                           {"gpu", e.value("gpu", gpu.name)}};
+  }
+  if (req.b) {
+    Comparison c = compare_runs(step_times[0], step_times[1]);
+    Json cj = comparison_to_json(c);
+    cj["tokens_per_sec_ratio"] = median(tps[0]) > 0 ? round_to(median(tps[1]) / median(tps[0]), 4) : 0.0;
+    cj["meaning"] = "speedup = median step time of A / median step time of B (B faster when > 1)";
+    res["comparison"] = cj;
+  }
+  cache_put(key, res);
+  return out;
+}
+
+}  // namespace goblin::run

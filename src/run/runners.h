@@ -1,0 +1,44 @@
+// The two live runners behind `goblin profile` and `goblin bench`, callable from the audit.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "run/live.h"
+
+namespace goblin::run {
+
+struct ProfileRequest {
+  WorkloadSpec workload;  // steps = profiled steps, warmup = excluded steps before the window
+  std::string run_dir;    // created; everything lands here
+  bool require_gpu = true;
+};
+
+// Runs the workload once with the PyTorch profiler switched on by the injected hook
+// (workloads/goblin_hook/sitecustomize.py on PYTHONPATH, GOBLIN_PROFILE_* variables), telemetry
+// polled meanwhile. Writes RUN_DIR/{trace.json.gz, telemetry.csv, hook.json, result.json,
+// stdout.log, stderr.log, run.json, metrics.json}. The result is run.json's content; on failure
+// the error and whatever was gathered (partial).
+struct ProfileOutcome {
+  Json run;  // run.json
+  std::optional<Error> error;
+};
+ProfileOutcome profile_workload(const ProfileRequest& req);
+
+struct BenchRequest {
+  WorkloadSpec a;                 // the config under test (before)
+  std::optional<WorkloadSpec> b;  // --against (after); runs interleave A B A B ...
+  int repeats = 5;
+  bool use_cache = true;
+  std::string work_dir;  // per-run logs; empty: a temporary directory
+  bool require_gpu = true;
+};
+struct BenchOutcome {
+  Json result;
+  std::optional<Error> error;
+};
+BenchOutcome bench_workloads(const BenchRequest& req);
+
+}  // namespace goblin::run
