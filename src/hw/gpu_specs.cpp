@@ -21,7 +21,7 @@ std::optional<Result<std::vector<GpuSpec>>> g_db;
 
 std::string fmt_num(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
 }
 
@@ -499,7 +499,7 @@ std::string gpu_spec_cite(const GpuSpec& g) {
     std::string what = g.id + " peak " + k + " (dense, " + v.engine + ", " + v.accumulate + " accumulate)";
     out += what + ": " + value_text(v) + " <- " + v.citation() + "\n";
     if (v.sparse)
-      out += g.id + " peak " + k + " (2:4 sparse): " + fmt_num(*v.sparse) + " " + v.unit + " <- " + v.citation() + "\n";
+      out += g.id + " peak " + k + " (sparse): " + fmt_num(*v.sparse) + " " + v.unit + " <- " + v.citation() + "\n";
   }
   return out;
 }

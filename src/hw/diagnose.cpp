@@ -1,0 +1,463 @@
+#include "hw/diagnose.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/data.h"
+
+namespace goblin {
+
+namespace {
+std::string fmt(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+// Spec values are printed as stored (no rounding: 1978.9 must not become 1979).
+std::string spec_num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+}  // namespace
+
+KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int sm_count) {
+  KernelDiagnosis d;
+  d.cls = classify_ncu_kernel(k, R);
+  const auto& c = d.cls;
+  auto ev = [&](const std::string& metric, const std::string& interp, std::vector<Evidence>& out) {
+    if (auto* v = k.get(metric)) {
+      auto u = k.unit.find(metric);
+      out.push_back({metric, *v, u == k.unit.end() ? "" : u->second, interp});
+    }
+  };
+  std::vector<Bottleneck> cands;
+  double sm = c.compute_pct.value_or(-1), mem = c.memory_pct.value_or(-1);
+  double headroom = (sm >= 0 && mem >= 0) ? 100 - std::max(sm, mem) : 100;
+
+  if (mem >= 0) {
+    Bottleneck b;
+    b.category = "memory";
+    b.severity = mem;
+    b.cause = "the memory system runs at " + fmt(mem) + "% of its peak" +
+              (c.dram_pct ? " (DRAM " + fmt(*c.dram_pct) + "%)" : "");
+    b.summary = "Memory throughput at " + fmt(mem) + "% of peak";
+    b.reasoning = mem >= R.high_pct ? "at or above the " + fmt(R.high_pct) +
+                                          "% speed-of-light threshold: time is set by bytes moved, so cut bytes"
+                                    : "below the " + fmt(R.high_pct) + "% threshold; a secondary limiter";
+    ev(R.memory_metrics.front(), "memory throughput, % of peak", b.evidence);
+    for (auto& m : R.dram_metrics) ev(m, "DRAM throughput, % of peak", b.evidence);
+    ev("dram__bytes_read.sum", "bytes read from DRAM", b.evidence);
+    ev("dram__bytes_write.sum", "bytes written to DRAM", b.evidence);
+    ev("lts__t_sector_hit_rate.pct", "L2 hit rate", b.evidence);
+    ev("l1tex__t_sector_hit_rate.pct", "L1 hit rate", b.evidence);
+    b.fixes = {{"Fuse this kernel with its producer/consumer elementwise ops (torch.compile or a hand-fused kernel)",
+                "each fused op saves one full read and write of the tensor through DRAM"},
+               {"Use 16-byte vectorized, coalesced accesses and keep activations in bf16/fp16",
+                "fewer sectors per request and half the bytes per element"}};
+    cands.push_back(b);
+  }
+  if (sm >= 0) {
+    Bottleneck b;
+    b.category = "compute";
+    b.severity = sm;
+    b.cause = "the SM pipelines run at " + fmt(sm) + "% of peak";
+    b.summary = "Compute (SM) throughput at " + fmt(sm) + "% of peak";
+    b.reasoning = sm >= R.high_pct ? "at or above the " + fmt(R.high_pct) +
+                                         "% speed-of-light threshold: time is set by instructions issued"
+                                   : "below the " + fmt(R.high_pct) + "% threshold; a secondary limiter";
+    ev(R.compute_metrics.front(), "SM throughput, % of peak", b.evidence);
+    ev("sm__inst_executed_pipe_tensor.sum", "tensor-pipe instructions", b.evidence);
+    ev("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tensor pipe active, % of peak", b.evidence);
+    ev("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "FP32 FMA thread instructions (SIMT)", b.evidence);
+    ev("sm__inst_executed.avg.pct_of_peak_sustained_elapsed", "instructions issued, % of peak", b.evidence);
+    bool simt = k.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") &&
+                *k.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") > 0 &&
+                (!k.get("sm__inst_executed_pipe_tensor.sum") || *k.get("sm__inst_executed_pipe_tensor.sum") == 0);
+    if (simt)
+      b.fixes.push_back(
+          {"Move the FP32 FMA work onto tensor cores (TF32 via torch.set_float32_matmul_precision('high'), "
+           "or bf16)",
+           "the tensor-core peak is several times the FP32 SIMT peak on the same GPU"});
+    bool tensor = k.get("sm__inst_executed_pipe_tensor.sum") && *k.get("sm__inst_executed_pipe_tensor.sum") > 0;
+    if (tensor)
+      b.fixes.push_back(
+          {"The tensor pipe does the work: use a lower-precision format the GPU supports (e.g. FP8 with "
+           "scaling) or remove padded / recomputed work",
+           "a tensor-core-bound GEMM only gets faster with a faster format or fewer FLOPs"});
+    else
+      b.fixes.push_back(
+          {"Cut instructions per element: hoist index math out of loops, use fast intrinsics, avoid "
+           "recomputing values that could be loaded or cached",
+           "a compute-bound kernel speeds up in proportion to the instructions removed"});
+    cands.push_back(b);
+  }
+  // Underutilisation: small grid, low occupancy, latency.
+  {
+    Bottleneck b;
+    b.category = "underutilized";
+    double grid = k.get("launch__grid_size") ? *k.get("launch__grid_size") : -1;
+    int sms = sm_count > 0 ? sm_count : (k.get("launch__sm_count") ? static_cast<int>(*k.get("launch__sm_count")) : -1);
+    if (c.waves) ev("launch__waves_per_multiprocessor", "waves per SM", b.evidence);
+    if (grid > 0 && sms > 0 && grid < sms) {
+      b.severity = 100.0 * (sms - grid) / sms;  // NCU LaunchConfiguration estimate
+      b.cause = "the grid has " + fmt(grid) + " blocks for " + std::to_string(sms) + " SMs";
+      b.summary = "Grid too small: " + fmt(b.severity) + "% of SMs idle";
+      ev("launch__grid_size", "blocks launched", b.evidence);
+      b.fixes = {{"Launch at least one block per SM (smaller tiles, split-K, or batch several problems per launch)",
+                  "idle SMs contribute nothing; NCU estimates (SMs - grid)/SMs speedup"}};
+    }
+    // Theoretical occupancy from the launch__occupancy_limit_* block limits.
+    double lim = 1e9;
+    for (const char* m : {"launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
+                          "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps"})
+      if (auto* v = k.get(m)) lim = std::min(lim, *v);
+    auto* bs = k.get("launch__block_size");
+    auto* maxthr = k.get("device__attribute_max_threads_per_multiprocessor");
+    if (lim < 1e9 && bs && maxthr && *maxthr > 0) {
+      double theo = 100.0 * lim * std::ceil(*bs / 32.0) / (*maxthr / 32.0);
+      theo = std::min(theo, 100.0);
+      if (theo < R.occ_min_pct) {
+        double s = std::min(100.0 - theo, headroom);  // child capped by parent (SOL headroom)
+        if (s > b.severity) {
+          std::string limiter;
+          double best = 1e9;
+          for (const char* m : {"launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
+                                "launch__occupancy_limit_blocks", "launch__occupancy_limit_warps"})
+            if (auto* v = k.get(m); v && *v < best) best = *v, limiter = m;
+          b.severity = s;
+          b.cause = "theoretical occupancy " + fmt(theo) + "% (< " + fmt(R.occ_min_pct) + "%), limited by " + limiter;
+          b.summary = "Low occupancy: " + fmt(theo) + "% theoretical";
+          ev(limiter, "blocks per SM allowed by this resource", b.evidence);
+          ev("launch__registers_per_thread", "registers per thread", b.evidence);
+          ev("launch__shared_mem_per_block_allocated", "shared memory per block", b.evidence);
+          ev("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (warps active)", b.evidence);
+          b.fixes = {
+              {"Reduce registers (__launch_bounds__ / maxrregcount, fewer live values) or shared memory per block",
+               "more resident warps hide memory and pipeline latency"}};
+        }
+      }
+    }
+    if (sm >= 0 && mem >= 0 && sm < R.latency_pct && mem < R.latency_pct && headroom > b.severity) {
+      b.severity = headroom;
+      b.cause = "neither compute (" + fmt(sm) + "%) nor memory (" + fmt(mem) + "%) reaches " + fmt(R.latency_pct) + "%";
+      b.summary = "Latency-bound: the GPU is mostly waiting";
+      ev("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (warps active)", b.evidence);
+      ev("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "stalls on global memory", b.evidence);
+      b.fixes = {{"Increase parallelism per SM (more blocks or warps, more independent loads in flight per thread)",
+                  "latency is hidden only by other ready work"},
+                 {"If the kernel is tiny, batch or fuse it with neighbours (CUDA graphs for launch overhead)",
+                  "a short kernel cannot amortise ramp-up and tail"}};
+    }
+    if (b.severity > 0) {
+      b.reasoning = "estimated share of the GPU left idle (NCU-style estimate, capped by the speed-of-light headroom)";
+      cands.push_back(b);
+    }
+  }
+  std::sort(cands.begin(), cands.end(),
+            [](const Bottleneck& a, const Bottleneck& b) { return a.severity > b.severity; });
+  for (auto& b : cands) {
+    if (d.bottlenecks.size() == 2) break;
+    bool dup = false;
+    for (auto& x : d.bottlenecks) dup |= x.category == b.category;
+    if (!dup) d.bottlenecks.push_back(b);
+  }
+  return d;
+}
+
+Json diagnosis_to_json(const KernelDiagnosis& d) {
+  Json arr = Json::array();
+  for (auto& b : d.bottlenecks) {
+    Json evs = Json::array(), fixes = Json::array();
+    for (auto& e : b.evidence)
+      evs.push_back({{"metric", e.metric}, {"value", e.value}, {"interpretation", e.interpretation}});
+    for (auto& f : b.fixes) fixes.push_back({{"fix", f.fix}, {"rationale", f.rationale}});
+    arr.push_back({{"category", b.category},
+                   {"summary", b.summary},
+                   {"reasoning", b.reasoning},
+                   {"severity", round_to(b.severity, 2)},
+                   {"root_causes", Json::array({{{"cause", b.cause}, {"evidence", evs}, {"fixes", fixes}}})}});
+  }
+  return arr;
+}
+
+Result<std::vector<MetricSchemaSection>> load_metric_schema() {
+  auto text = load_data_file("ncu_metric_schema.yaml");
+  if (!text.ok()) return text.error();
+  std::vector<MetricSchemaSection> out;
+  try {
+    YAML::Node n = YAML::Load(*text);
+    for (auto s : n["sections"]) {
+      MetricSchemaSection sec;
+      sec.name = s["name"].as<std::string>();
+      for (auto m : s["metrics"])
+        sec.metrics.push_back({m["label"].as<std::string>(), m["key"].as<std::string>(), m["unit"].as<std::string>()});
+      out.push_back(std::move(sec));
+    }
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("cannot parse ncu_metric_schema.yaml: ") + e.what(),
+                      "data/ncu_metric_schema.yaml");
+  }
+  return out;
+}
+
+JudgePrompt build_judge_prompt(const CounterKernel& k, const std::vector<MetricSchemaSection>& schema,
+                               const GpuSpec* gpu, const std::string& kernel_source, const std::string& problem) {
+  JudgePrompt p;
+  p.system =
+      "You are a senior GPU performance engineer. Read the target GPU's specifications, the kernel source and its "
+      "Nsight Compute (NCU) metrics, then name EXACTLY TWO DISTINCT bottlenecks that the profiling data shows and "
+      "the optimisations that address each. Be surgical and metrics-driven.\n\n"
+      "## Bottleneck categories\n"
+      "- memory: DRAM/L2/L1 throughput near peak, poor hit rates or coalescing, long-scoreboard stalls.\n"
+      "- compute: SM or pipe (FP32, tensor) throughput near peak while memory throughput is lower.\n"
+      "- underutilized: neither compute nor memory near peak: small grid (fewer blocks than SMs), low occupancy "
+      "(register / shared-memory limits), latency stalls, tail effects.\n\n"
+      "## Rules\n"
+      "- Return exactly two bottlenecks; each category at most once.\n"
+      "- Cite the metrics (name and value exactly as given) that support each root cause.\n"
+      "- Every hardware number you use must come from the GPU specifications below; do not invent specs.\n"
+      "- Give concrete fixes with the reason each would help.\n\n"
+      "## Output format (JSON only)\n"
+      "```json\n"
+      "[\n"
+      "  {\n"
+      "    \"category\": \"memory | compute | underutilized\",\n"
+      "    \"summary\": \"one sentence\",\n"
+      "    \"reasoning\": \"why the metrics point here\",\n"
+      "    \"root_causes\": [\n"
+      "      {\n"
+      "        \"cause\": \"...\",\n"
+      "        \"evidence\": [{\"metric\": \"<ncu metric>\", \"value\": <number>, \"interpretation\": \"...\"}],\n"
+      "        \"fixes\": [{\"fix\": \"...\", \"rationale\": \"...\"}]\n"
+      "      }\n"
+      "    ]\n"
+      "  }\n"
+      "]\n"
+      "```\n"
+      "The first element is the primary (highest-impact) bottleneck.\n";
+  std::ostringstream u;
+  u << "## Problem Description\n\n" << (problem.empty() ? "(not given)" : problem) << "\n\n";
+  u << "## Current Kernel Code\n\n";
+  if (kernel_source.empty())
+    u << "(kernel source not given)\n\n";
+  else
+    u << "```\n" << kernel_source << (kernel_source.back() == '\n' ? "" : "\n") << "```\n\n";
+  u << "## Profiled Kernel\n\n- **Name:** " << k.name << "\n- **NCU ID:** " << k.key << "\n\n";
+  u << "## GPU Hardware Specifications\n\n";
+  if (!gpu) {
+    u << "(GPU not identified: no specifications given; do not assume any)\n";
+  } else {
+    u << "- **Name:** " << gpu->name << " [" << gpu->id << "]\n- **Architecture:** " << gpu->architecture << " ("
+      << gpu->arch_id << ")\n";
+    auto line = [&](const std::string& label, const SpecValue* v) {
+      if (!v) return;
+      u << "- **" << label << ":** ";
+      if (v->value)
+        u << spec_num(*v->value) << (v->unit.empty() ? "" : " " + v->unit);
+      else if (!v->text.empty())
+        u << v->text;
+      else
+        u << "UNKNOWN";
+      u << " <- " << v->citation() << "\n";
+    };
+    line("Peak Memory Bandwidth", gpu->spec("memory_bandwidth"));
+    for (auto& [key, pk] : gpu->peaks) line("Peak " + key + " (dense, " + pk.engine + ")", &pk);
+    line("SM/CU Count", gpu->spec("sm_count"));
+    line("Shared Memory / LDS per SM", gpu->spec("shared_mem_per_sm"));
+    line("Registers per SM", gpu->spec("registers_per_sm"));
+    line("L2 Cache (Total)", gpu->spec("l2_cache"));
+    line("Memory Size", gpu->spec("memory_size"));
+    line("Memory Type", gpu->spec("memory_type"));
+  }
+  u << "\n## NCU Profiling Metrics\n";
+  for (auto& sec : schema) {
+    u << "\n### " << sec.name << "\n";
+    for (auto& m : sec.metrics) {
+      u << "- **" << m.label << "** (`" << m.key << "`): ";
+      if (auto* v = k.get(m.key)) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.2f", *v);
+        u << b << m.unit << "\n";
+      } else {
+        u << "N/A\n";
+      }
+    }
+  }
+  u << "\n## Your Task\n\nIdentify exactly TWO distinct bottlenecks from the NCU metrics above (the first is the "
+       "primary one), cite the metrics that reveal each, and recommend concrete fixes. Return JSON in the format "
+       "given in the system prompt.\n";
+  p.user = u.str();
+  return p;
+}
+
+// ---- response parsing ----------------------------------------------------------------------
+
+namespace {
+// End of the balanced bracket expression starting at `i` (which holds '[' or '{'), honouring
+// JSON strings; npos when unbalanced.
+size_t balanced_end(const std::string& s, size_t i) {
+  std::vector<char> st;
+  bool in_str = false, escp = false;
+  for (size_t j = i; j < s.size(); ++j) {
+    char c = s[j];
+    if (in_str) {
+      if (escp)
+        escp = false;
+      else if (c == '\\')
+        escp = true;
+      else if (c == '"')
+        in_str = false;
+      continue;
+    }
+    if (c == '"')
+      in_str = true;
+    else if (c == '[' || c == '{')
+      st.push_back(c);
+    else if (c == ']' || c == '}') {
+      if (st.empty() || (c == ']' && st.back() != '[') || (c == '}' && st.back() != '{')) return std::string::npos;
+      st.pop_back();
+      if (st.empty()) return j + 1;
+    }
+  }
+  return std::string::npos;
+}
+std::optional<Json> try_parse(const std::string& s) {
+  try {
+    return Json::parse(s);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+bool usable(const Json& j) { return j.is_array() || j.is_object(); }
+Json normalise(const Json& j) {
+  if (j.is_object() && j.contains("bottlenecks") && j["bottlenecks"].is_array()) return j["bottlenecks"];
+  if (j.is_object()) return Json::array({j});
+  return j;
+}
+}  // namespace
+
+std::optional<ExtractedJson> extract_judge_json(const std::string& text) {
+  if (auto j = try_parse(text); j && usable(*j)) return ExtractedJson{normalise(*j), "whole text"};
+  // fenced blocks
+  size_t pos = 0;
+  while ((pos = text.find("```", pos)) != std::string::npos) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;
+    size_t end = text.find("```", nl);
+    if (end == std::string::npos) break;
+    if (auto j = try_parse(text.substr(nl + 1, end - nl - 1)); j && usable(*j))
+      return ExtractedJson{normalise(*j), "fenced block"};
+    pos = end + 3;
+  }
+  // embedded: every '[' or '{' in order
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '[' && text[i] != '{') continue;
+    size_t e = balanced_end(text, i);
+    if (e == std::string::npos) continue;
+    if (auto j = try_parse(text.substr(i, e - i)); j && usable(*j)) {
+      // Skip trivial arrays like "[1]" in prose: need objects inside
+      if (j->is_array() && (j->empty() || !(*j)[0].is_object())) continue;
+      return ExtractedJson{normalise(*j), text[i] == '[' ? "embedded array" : "embedded object"};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
+  std::vector<std::string> errs;
+  if (!v.is_array()) {
+    errs.push_back("$: expected an array of bottlenecks");
+    return errs;
+  }
+  if (expected && v.size() != expected)
+    errs.push_back("$: expected " + std::to_string(expected) + " bottlenecks, got " + std::to_string(v.size()));
+  auto need_str = [&](const Json& o, const std::string& path, const char* key) {
+    if (!o.contains(key))
+      errs.push_back(path + "." + key + ": missing");
+    else if (!o[key].is_string())
+      errs.push_back(path + "." + key + ": expected a string");
+    else if (o[key].get<std::string>().empty())
+      errs.push_back(path + "." + key + ": empty");
+  };
+  auto need_arr = [&](const Json& o, const std::string& path, const char* key) -> bool {
+    if (!o.contains(key)) {
+      errs.push_back(path + "." + key + ": missing");
+      return false;
+    }
+    if (!o[key].is_array()) {
+      errs.push_back(path + "." + key + ": expected an array");
+      return false;
+    }
+    if (o[key].empty()) {
+      errs.push_back(path + "." + key + ": empty");
+      return false;
+    }
+    return true;
+  };
+  std::vector<std::string> cats;
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string p = "[" + std::to_string(i) + "]";
+    const Json& it = v[i];
+    if (!it.is_object()) {
+      errs.push_back(p + ": expected an object");
+      continue;
+    }
+    if (!it.contains("category"))
+      errs.push_back(p + ".category: missing");
+    else if (!it["category"].is_string())
+      errs.push_back(p + ".category: expected a string");
+    else {
+      std::string c = it["category"].get<std::string>();
+      if (c != "memory" && c != "compute" && c != "underutilized")
+        errs.push_back(p + ".category: '" + c + "' is not one of memory|compute|underutilized");
+      else if (std::find(cats.begin(), cats.end(), c) != cats.end())
+        errs.push_back(p + ".category: '" + c + "' repeats an earlier bottleneck's category");
+      cats.push_back(c);
+    }
+    need_str(it, p, "summary");
+    need_str(it, p, "reasoning");
+    if (!need_arr(it, p, "root_causes")) continue;
+    for (size_t r = 0; r < it["root_causes"].size(); ++r) {
+      std::string rp = p + ".root_causes[" + std::to_string(r) + "]";
+      const Json& rc = it["root_causes"][r];
+      if (!rc.is_object()) {
+        errs.push_back(rp + ": expected an object");
+        continue;
+      }
+      need_str(rc, rp, "cause");
+      if (need_arr(rc, rp, "evidence"))
+        for (size_t e = 0; e < rc["evidence"].size(); ++e) {
+          std::string ep = rp + ".evidence[" + std::to_string(e) + "]";
+          const Json& x = rc["evidence"][e];
+          if (!x.is_object()) {
+            errs.push_back(ep + ": expected an object");
+            continue;
+          }
+          need_str(x, ep, "metric");
+          if (!x.contains("value"))
+            errs.push_back(ep + ".value: missing");
+          else if (!x["value"].is_number() && !x["value"].is_string())
+            errs.push_back(ep + ".value: expected a number or string");
+          need_str(x, ep, "interpretation");
+        }
+      if (need_arr(rc, rp, "fixes"))
+        for (size_t f = 0; f < rc["fixes"].size(); ++f) {
+          std::string fp = rp + ".fixes[" + std::to_string(f) + "]";
+          const Json& x = rc["fixes"][f];
+          if (!x.is_object()) {
+            errs.push_back(fp + ": expected an object");
+            continue;
+          }
+          need_str(x, fp, "fix");
+          need_str(x, fp, "rationale");
+        }
+    }
+  }
+  return errs;
+}
+
+}  // namespace goblin
