@@ -119,6 +119,7 @@ Result<std::vector<FusePattern>> load_fusion_patterns() {
         if (pr["categories"])
           for (const auto& c : pr["categories"]) p.categories.push_back(c.as<std::string>());
         p.regex = pr["regex"].as<std::string>("");
+        p.cpu_op_regex = pr["cpu_op_regex"].as<std::string>("");
         p.comm_regex = pr["comm_regex"].as<std::string>("");
         p.scope_regex = pr["scope_regex"].as<std::string>("");
         p.fused_regex = pr["fused_regex"].as<std::string>("");
@@ -135,7 +136,8 @@ Result<std::vector<FusePattern>> load_fusion_patterns() {
                           "fusion pattern '" + p.id + "' names unknown detector '" + p.detector + "'",
                           data_file_origin(rel));
       // Validate regexes now so a bad data file is a clear error, not a crash later.
-      for (const std::string* r : {&p.regex, &p.comm_regex, &p.scope_regex, &p.fused_regex, &p.mask_regex})
+      for (const std::string* r :
+           {&p.regex, &p.cpu_op_regex, &p.comm_regex, &p.scope_regex, &p.fused_regex, &p.mask_regex})
         if (!r->empty()) std::regex test(*r, std::regex::icase);
       out.push_back(std::move(p));
     }
@@ -411,7 +413,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       return s;
     };
     if (p.detector == "elementwise_run" || p.detector == "copy_cast_chain") {
-      RegexCache re(tl, p.regex);
+      RegexCache re(tl, p.regex), cpu_re(tl, p.cpu_op_regex);
       auto qualifies = [&](uint32_t i) {
         const KernelTableRow* r = row_of(i);
         if (!r) return false;
@@ -424,7 +426,9 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           return contains(n, "dtod") || contains(n, "device -> device");
         }
         if (ops.kind(i) != GpuOpKind::Kernel) return false;
-        return re.match_row(kt.op_row[i], r->name) || re.match(cpu_name(i));
+        StrId op = cpu_name(i);
+        if (op != kNoStr) return cpu_re.match(op);
+        return re.match_row(kt.op_row[i], r->name);
       };
       for (const auto& seq : seqs) {
         std::vector<uint32_t> run;

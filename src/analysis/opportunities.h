@@ -54,7 +54,7 @@ struct FusePattern {
   double max_kernel_us = 20, max_gap_us = 50;
   int min_run = 3, min_kernels = 64;
   std::vector<std::string> categories;
-  std::string regex, comm_regex, scope_regex, fused_regex, mask_regex;
+  std::string regex, cpu_op_regex, comm_regex, scope_regex, fused_regex, mask_regex;
   int high_min = 8, medium_min = 2;
 };
 Result<std::vector<FusePattern>> load_fusion_patterns();  // data/fusion_patterns.yaml
