@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -61,10 +62,14 @@ std::string json_escape(std::string_view s) {
 
 }  // namespace
 
-Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats) {
-  PerfettoFixStats st;
-  const size_t n = text.size();
-  text.reserve(n + simdjson::SIMDJSON_PADDING);
+namespace {
+struct Edit {
+  size_t off, len;
+  std::string repl;
+};
+
+// Parses `text` (must have SIMDJSON_PADDING spare capacity), fills the edits (sorted by offset).
+Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, PerfettoFixStats& st) {
   simdjson::padded_string_view psv(text.data(), n, text.capacity());
   const char* base = text.data();
 
@@ -179,11 +184,6 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
   }
 
   // Edits: (offset, length, replacement).
-  struct Edit {
-    size_t off, len;
-    std::string repl;
-  };
-  std::vector<Edit> edits;
   auto lane_tid = [&](uint32_t track, int lane) {
     return "\"" + json_escape(unquote(tracks[track].second)) + "_hack" + std::to_string(lane) + "\"";
   };
@@ -225,17 +225,36 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
     edits.push_back({first_event_off, 0, std::move(meta)});
   }
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.off < b.off; });
+  return Status::Ok();
+}
+
+// Emits text with the edits applied, piece by piece (no second copy of the trace).
+template <class Sink>
+bool apply_edits(const std::string& text, size_t n, const std::vector<Edit>& edits, Sink&& sink) {
+  size_t pos = 0;
+  for (const auto& e : edits) {
+    if (!sink(std::string_view(text).substr(pos, e.off - pos)) || !sink(e.repl)) return false;
+    pos = e.off + e.len;
+  }
+  return sink(std::string_view(text).substr(pos, n - pos));
+}
+}  // namespace
+
+Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats) {
+  PerfettoFixStats st;
+  const size_t n = text.size();
+  text.reserve(n + simdjson::SIMDJSON_PADDING);
+  std::vector<Edit> edits;
+  Status s = plan_fix(text, n, edits, st);
+  if (!s) return s.error();
   std::string out;
   size_t extra = 0;
   for (const auto& e : edits) extra += e.repl.size();
   out.reserve(n + extra);
-  size_t pos = 0;
-  for (const auto& e : edits) {
-    out.append(text, pos, e.off - pos);
-    out += e.repl;
-    pos = e.off + e.len;
-  }
-  out.append(text, pos, n - pos);
+  apply_edits(text, n, edits, [&](std::string_view piece) {
+    out.append(piece);
+    return true;
+  });
   if (stats) *stats = st;
   return out;
 }
@@ -243,28 +262,37 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
 Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::string& out) {
   auto text = read_all(in);
   if (!text) return text.error();
+  std::string& t = *text;
+  const size_t n = t.size();
+  t.reserve(n + simdjson::SIMDJSON_PADDING);
   PerfettoFixStats st;
-  auto fixed = perfetto_fix_text(std::move(*text), &st);
-  if (!fixed) {
-    Error e = fixed.error();
+  std::vector<Edit> edits;
+  Status s = plan_fix(t, n, edits, st);
+  if (!s) {
+    Error e = s.error();
     e.file = in;
     return e;
   }
-  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) {
+  bool gz_out = out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
+  if (gz_out) {
     gzFile gz = gzopen(out.c_str(), "wb6");
-    if (!gz) return make_error(ErrorKind::Io, "cannot write " + out);
-    const std::string& s = *fixed;
-    size_t pos = 0;
-    bool ok = true;
-    while (pos < s.size() && ok) {
-      unsigned chunk = static_cast<unsigned>(std::min<size_t>(s.size() - pos, 1u << 26));
-      ok = gzwrite(gz, s.data() + pos, chunk) == static_cast<int>(chunk);
-      pos += chunk;
-    }
-    if (gzclose(gz) != Z_OK || !ok) return make_error(ErrorKind::Io, "failed writing " + out);
+    if (!gz) return make_error(ErrorKind::Io, "cannot write " + out, out);
+    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) {
+      while (!piece.empty()) {
+        unsigned chunk = static_cast<unsigned>(std::min<size_t>(piece.size(), 1u << 26));
+        if (gzwrite(gz, piece.data(), chunk) != static_cast<int>(chunk)) return false;
+        piece.remove_prefix(chunk);
+      }
+      return true;
+    });
+    if (gzclose(gz) != Z_OK || !ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   } else {
-    Status s = write_file(out, *fixed);
-    if (!s) return s.error();
+    std::FILE* f = std::fopen(out.c_str(), "wb");
+    if (!f) return make_error(ErrorKind::Io, "cannot write " + out, out);
+    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) {
+      return std::fwrite(piece.data(), 1, piece.size(), f) == piece.size();
+    });
+    if (std::fclose(f) != 0 || !ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   }
   return st;
 }
