@@ -7,6 +7,7 @@
 
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "core/data.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"
 
@@ -182,15 +183,40 @@ VerbResult run_specs(const SpecsArgs& a) {
     }
     gpus.push_back(*g);
   }
+  // Measured ceilings shipped beside the datasheet peaks (data/measured/<id>.json).
+  auto measured = [](const GpuSpec& g) -> Json {
+    std::string f = g.id;
+    for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto t = load_data_file("measured/" + f + ".json");
+    if (!t.ok()) return nullptr;
+    try {
+      Json j = Json::parse(*t);
+      j["file"] = data_file_origin("measured/" + f + ".json");
+      return j;
+    } catch (...) {
+      return nullptr;
+    }
+  };
   if (gpus.size() == 1) {
     r.result = gpu_spec_to_json(gpus[0]);
+    if (Json m = measured(gpus[0]); !m.is_null()) r.result["measured"] = m;
   } else {
     Json arr = Json::array();
     for (auto& g : gpus) arr.push_back(gpu_spec_to_json(g));
     r.result = {{"gpus", arr}};
   }
   if (!detected.is_null()) r.result["detected"] = detected;
-  for (auto& g : gpus) r.human += a.cite ? gpu_spec_cite(g) : gpu_spec_human(g);
+  for (auto& g : gpus) {
+    r.human += a.cite ? gpu_spec_cite(g) : gpu_spec_human(g);
+    Json m = measured(g);
+    if (m.is_null() || a.cite) continue;
+    r.human += "  measured (" + m.value("date", std::string("?")) + ", " + m.value("device_name", std::string("?")) +
+               "): copy " + (m.contains("copy_bandwidth_gbs") ? m["copy_bandwidth_gbs"].dump() : "?") + " GB/s";
+    if (m.contains("gemm"))
+      for (auto& x : m["gemm"])
+        r.human += ", " + x.value("dtype", std::string("?")) + " GEMM " + x["tflops"].dump() + " TFLOP/s";
+    r.human += "\n";
+  }
   return r;
 }
 
