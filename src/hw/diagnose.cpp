@@ -99,7 +99,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
   {
     Bottleneck b;
     b.category = "underutilized";
-    double grid = k.get("launch__grid_size") ? *k.get("launch__grid_size") : -1;
+    double grid = k.get("launch__grid_size")             ? *k.get("launch__grid_size")
+                  : k.get("Launch Statistics/Grid Size") ? *k.get("Launch Statistics/Grid Size")
+                                                         : -1;
     int sms = sm_count > 0 ? sm_count : (k.get("launch__sm_count") ? static_cast<int>(*k.get("launch__sm_count")) : -1);
     if (c.waves) ev("launch__waves_per_multiprocessor", "waves per SM", b.evidence);
     if (grid > 0 && sms > 0 && grid < sms) {

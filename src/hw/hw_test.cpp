@@ -366,7 +366,8 @@ TEST(Ncu, SpeedOfLightThresholds) {
 
 TEST(Ncu, GoldenEveryFixtureKernelIsClassifiedWithEvidence) {
   auto R = load_ncu_rules();
-  for (const char* f : {"nsight/ncu_raw_h100_full.csv", "nsight/ncu_raw_h100_selected_metrics.csv"}) {
+  for (const char* f :
+       {"nsight/ncu_raw_h100_full.csv", "nsight/ncu_raw_h100_selected_metrics.csv", "nsight/ncu_details_h100.csv"}) {
     Timeline tl;
     read_path(fx(f), tl);
     auto cls = classify_ncu(tl, *R);
