@@ -1,9 +1,13 @@
 // goblin profile CONFIG [--steps N] [--warmup W] [-o RUNDIR] | goblin profile [opts] -- CMD...
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "run/live_factory.h"
+#include "run/live_runner.h"
 #include "run/runners.h"
 
 namespace goblin {
@@ -19,7 +23,43 @@ bool looks_like_config(const std::string& s) {
 
 }  // namespace
 
+namespace {
+// The live audit (`goblin audit CONFIG` without --replay) on a machine with a GPU.
+Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir) {
+  run::GpuInfo gpu = run::detect_gpu();
+  if (gpu.vendor == "none")
+    return make_error(ErrorKind::Environment,
+                      "no GPU on this machine (" + gpu.detail +
+                          "), so no live audit: replay recorded artefacts instead, e.g. goblin audit CONFIG --replay "
+                          "examples/h100_llama (docs/live.md)");
+  run::LiveRunnerOptions o;
+  o.out_dir = out_dir;
+  if (const char* r = std::getenv("GOBLIN_AUDIT_REPEATS"); r && *r) o.repeats = std::max(1, std::atoi(r));
+  if (const char* s = std::getenv("GOBLIN_AUDIT_STEPS"); s && *s) o.bench_steps = std::max(1, std::atoi(s));
+  auto lr = std::make_shared<run::LiveRunner>(o);
+  run::LiveAuditSetup setup;
+  struct Holder : audit::Runner {
+    std::shared_ptr<run::LiveRunner> r;
+    Result<RunMetrics> profile(const audit::WorkloadConfig& c) override { return r->profile(c); }
+    Result<RunMetrics> bench(const audit::WorkloadConfig& c) override { return r->bench(c); }
+    std::string kind() const override { return "live"; }
+  };
+  auto h = std::make_unique<Holder>();
+  h->r = lr;
+  setup.runner = std::move(h);
+  setup.notes.push_back("live: measured now on " + gpu.name + " (driver " + gpu.driver + "); profile " +
+                        std::to_string(o.profile_warmup) + " warm-up + " + std::to_string(o.profile_steps) +
+                        " profiled steps; bench " + std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
+                        " steps per config (median, 95% bootstrap interval), before and after benched in blocks "
+                        "(the Runner interface benches one config per call); the interleaved A/B comparison is "
+                        "goblin bench BEFORE --against AFTER");
+  setup.log = [lr] { return lr->log(); };
+  return setup;
+}
+}  // namespace
+
 void register_profile(CLI::App& app) {
+  run::live_runner_factory() = make_live_audit;
   struct Opts {
     std::vector<std::string> args;
     int steps = 5, warmup = 5;

@@ -4,8 +4,8 @@
 (sitecustomize). It does nothing unless GOBLIN_PROFILE=1. Then it registers a global
 optimizer-step post hook (torch.optim.optimizer.register_optimizer_step_post_hook): every
 optimizer step is one training step. After GOBLIN_PROFILE_WAIT steps (warm-up, excluded) it starts
-torch.profiler for GOBLIN_PROFILE_ACTIVE steps (prof.step() at each optimizer step, so the trace
-carries ProfilerStep#N), synchronises the device at the window's edges, and writes
+torch.profiler for GOBLIN_PROFILE_ACTIVE steps (a ProfilerStep#N range around each step, as
+profiler.step() writes them), synchronises the device at the window's edges, and writes
   $GOBLIN_PROFILE_OUT/trace.json.gz   Kineto chrome trace, metadata tokens_per_sec and
                                       step_time_seconds (tokens from $GOBLIN_TOKENS_PER_STEP)
   $GOBLIN_PROFILE_OUT/hook.json       what the hook did (state, steps, errors)
@@ -68,14 +68,18 @@ def _install():
                 p.__enter__()
                 prof_box["p"] = p
                 marks.append(time.perf_counter())
+                # ProfilerStep#N ranges, as profiler.step() writes them under a schedule
+                rec = torch.autograd.profiler.record_function("ProfilerStep#%d" % (n + 1))
+                rec.__enter__()
+                prof_box["rec"] = rec
                 st["state"] = "recording"
                 _write_status(**st)
             elif "p" in prof_box and st["state"] == "recording":
                 p = prof_box["p"]
+                prof_box["rec"].__exit__(None, None, None)
                 if n - wait >= active:
                     sync()
                     marks.append(time.perf_counter())
-                    p.__exit__(None, None, None)
                     step_s = (marks[-1] - marks[0]) / active
                     meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
                             "goblin_hook": "sitecustomize/optimizer_step_post_hook",
@@ -83,14 +87,20 @@ def _install():
                     tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
                     if tps:
                         meta["tokens_per_sec"] = float(tps) / step_s
-                    for k, v in meta.items():
-                        p.add_metadata_json(k, json.dumps(v))
+                    for k, v in meta.items():  # while the session is live: stored in the trace
+                        try:
+                            p.add_metadata_json(k, json.dumps(v))
+                        except Exception as e:  # keep the trace; say what is missing
+                            st["metadata_error"] = repr(e)
+                    p.__exit__(None, None, None)
                     p.export_chrome_trace(_out("trace.json.gz"))
                     st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
                     _write_status(**st)
                 else:
                     marks.append(time.perf_counter())
-                    p.step()
+                    rec = torch.autograd.profiler.record_function("ProfilerStep#%d" % (n + 1))
+                    rec.__enter__()
+                    prof_box["rec"] = rec
         except Exception as e:
             st.update(state="error", error=repr(e))
             _write_status(**st)

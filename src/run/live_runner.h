@@ -1,0 +1,47 @@
+// The live runner behind `goblin audit CONFIG` on a machine with a GPU: audit::Runner
+// (src/audit/runner.h) over `goblin profile` and `goblin bench`. A config the audit changed (the
+// patched WorkloadConfig) is written back into the user's own file format with the audit's
+// edit_config_text and run from the audit's output directory.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "audit/runner.h"
+#include "core/json.h"
+#include "run/live.h"
+
+namespace goblin::run {
+
+struct LiveRunnerOptions {
+  std::string out_dir;       // runs land in OUT/live/{profile,bench-N,...}
+  std::string workload_flag;  // --workload (default workloads/train.py)
+  int profile_steps = 5, profile_warmup = 5;
+  int bench_steps = 20, bench_warmup = 5, repeats = 5;
+  double timeout_s = 900;
+  bool use_cache = false;
+};
+
+class LiveRunner : public audit::Runner {
+ public:
+  explicit LiveRunner(LiveRunnerOptions opt) : opt_(std::move(opt)) {}
+  Result<RunMetrics> profile(const audit::WorkloadConfig& config) override;
+  Result<RunMetrics> bench(const audit::WorkloadConfig& config) override;
+  std::string kind() const override { return "live"; }
+
+  // What each call ran and measured (run.json / bench JSON), for the report.
+  const Json& log() const { return log_; }
+  // The config files actually run (original or materialised patch), in call order.
+  const std::vector<std::string>& config_files() const { return files_; }
+
+ private:
+  Result<std::string> materialise(const audit::WorkloadConfig& config, const std::string& tag);
+  LiveRunnerOptions opt_;
+  Json log_ = Json::array();
+  std::vector<std::string> files_;
+  int n_ = 0;
+};
+
+// RunMetrics of a bench JSON's side "a" (median step time, tokens/s, versions, runner_kind live).
+RunMetrics bench_to_run_metrics(const Json& bench);
+
+}  // namespace goblin::run

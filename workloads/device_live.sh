@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Live runs on the device machine with the carried goblin binary (.carry/goblin + .carry/lib).
+# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit)
+# Everything lands in /tmp/runs and is packed into $OUT/runs_PART.tgz; short JSON summaries beside.
+set -u
+PART=${1:-base}
+OUT=${OUT:-/tmp/goblin_out}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$PWD/.carry/lib GOBLIN_CACHE_DIR=/tmp/gcache
+G=$PWD/.carry/goblin
+C=workloads/configs
+R=/tmp/runs; mkdir -p $R
+LOG=$OUT/live_$PART.log
+step() { echo "== $(date +%T) $*" | tee -a "$LOG"; }
+case $PART in
+base)
+  step "profile base"
+  $G profile $C/base.yaml --steps 5 --warmup 5 -o $R/profile_base --json > $R/profile_base.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  step "patch base (all rules, profile metrics as evidence)"
+  $G patch $C/base.yaml --rules all --metrics $R/profile_base/metrics.json -o $R/patched_base.yaml --json > $R/patch_base.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  [ -s $R/patched_base.yaml ] || cp $C/tuned_compile.yaml $R/patched_base.yaml.MISSING
+  step "bench base --against patched (interleaved)"
+  $G bench $C/base.yaml --against $R/patched_base.yaml --repeats 5 --steps 20 --warmup 5 --timeout 300 --json --work-dir $R/bench_base_vs_patched > $R/bench_base_vs_patched.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  step "bench base --against tuned (interleaved, no compile)"
+  $G bench $C/base.yaml --against $C/tuned.yaml --repeats 3 --steps 20 --warmup 5 --timeout 300 --json --work-dir $R/bench_base_vs_tuned > $R/bench_base_vs_tuned.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  ;;
+tuned)
+  step "profile tuned_compile"
+  $G profile $C/tuned_compile.yaml --steps 5 --warmup 8 -o $R/profile_tuned_compile --json > $R/profile_tuned_compile.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  step "patch tuned_compile"
+  $G patch $C/tuned_compile.yaml --rules all --metrics $R/profile_tuned_compile/metrics.json --json > $R/patch_tuned_compile.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  step "bench tuned_compile --against tuned_compile (A/A)"
+  $G bench $C/tuned_compile.yaml --against $C/tuned_compile.yaml --repeats 4 --steps 20 --warmup 8 --timeout 300 --json --work-dir $R/bench_tuned_aa > $R/bench_tuned_aa.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  ;;
+audit)
+  for c in base tuned_compile; do
+    step "audit $c (live)"
+    GOBLIN_AUDIT_REPEATS=${GOBLIN_AUDIT_REPEATS:-3} $G audit $C/$c.yaml -o $R/audit_$c --json > $R/audit_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  done
+  ;;
+esac
+step "done"
+# Keep traces and logs; drop nothing else. nvidia-smi / run dirs are small.
+tar czf $OUT/runs_$PART.tgz -C /tmp runs
+python3 - "$R" <<'PY' | tee -a "$LOG"
+import json, sys, glob, os
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    try:
+        d = json.load(open(f))
+    except Exception as e:
+        print(os.path.basename(f), "unreadable", e); continue
+    r = d.get("result") or {}
+    line = [os.path.basename(f), "ok=%s" % d.get("ok")]
+    if not d.get("ok"): line.append(str(d.get("error"))[:300])
+    if "comparison" in r: line.append("speedup=%s" % r["comparison"]["speedup"])
+    if "a" in r and isinstance(r["a"], dict) and "step_time_s" in r["a"]: line.append("a=%s" % r["a"]["step_time_s"])
+    if "b" in r and isinstance(r["b"], dict) and "step_time_s" in r["b"]: line.append("b=%s" % r["b"]["step_time_s"])
+    if "profiled" in r: line.append("profiled=%s" % r["profiled"].get("step_time_s"))
+    if "expected_speedup_low" in r: line.append("predicted=[%s, %s] rules=%s" % (r.get("expected_speedup_low"), r.get("expected_speedup_high"), [x["rule_id"] for x in r.get("rationale", [])]))
+    print(" ".join(line))
+PY
