@@ -1,14 +1,102 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin audit CONFIG --replay DIR [-o OUTDIR] [--json]: seed 000's whole trajectory through
+// run_audit (audit_flow.h). The live audit only has to construct a different Runner.
+#include <filesystem>
+#include <iostream>
+
+#include "audit/audit_flow.h"
+#include "audit/replay_runner.h"
+#include "audit/report.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "core/io.h"
+
 namespace goblin {
 void register_audit(CLI::App& app) {
-  auto* cmd = app.add_subcommand("audit", "(not built yet)");
-  cmd->allow_extras();
+  auto* cmd = app.add_subcommand(
+      "audit",
+      "Whole audit: parse -> profile -> kb query -> patch -> bench before/after -> compare -> report "
+      "(--replay DIR: from recorded artefacts)");
+  static std::string config, replay, out = "goblin-audit", vendor, workload;
+  static int top_k = 5;
+  static bool json = false, quiet = false;
+  cmd->add_option("CONFIG", config, "the workload config (YAML, JSON, Python, env)")->required();
+  cmd->add_option("--replay", replay, "replay directory (replay.yaml manifest + recorded traces)");
+  cmd->add_option("-o,--output", out, "report directory (default ./goblin-audit)");
+  cmd->add_option("--top-k", top_k, "kb hits per symptom (default 5)");
+  cmd->add_option("--vendor", vendor, "amd | nvidia, when the metrics do not say")
+      ->check(CLI::IsMember({"amd", "nvidia"}));
+  cmd->add_option("--workload", workload, "workload name for the report");
+  cmd->add_flag("-q,--quiet", quiet, "no progress lines on stderr");
+  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
   cmd->callback([] {
-    run_verb(false, [] {
+    run_verb(json, [] {
       VerbResult r;
-      r.error = make_error(ErrorKind::Internal, "goblin audit is not built yet");
+      if (replay.empty()) {
+        r.error = make_error(ErrorKind::Usage,
+                             "live audits are not available in this build: pass --replay DIR (a directory with "
+                             "replay.yaml and recorded traces, e.g. examples/h100_llama)");
+        return r;
+      }
+      auto runner = audit::ReplayRunner::open(replay);
+      if (!runner) {
+        r.error = runner.error();
+        return r;
+      }
+      audit::AuditOptions opt;
+      opt.top_k = top_k;
+      opt.vendor = vendor;
+      opt.workload_name = workload.empty() ? runner->workload() : workload;
+      opt.notes.push_back("replay: every measurement comes from recorded artefacts listed in " +
+                          runner->manifest_path() + "; nothing was run now");
+      for (const auto& n : runner->notes()) opt.notes.push_back(n);
+      if (!quiet)
+        opt.progress = [](const std::string& step, const std::string& line) {
+          std::cerr << "[" << step << "] " << line << "\n";
+        };
+      auto o = audit::run_audit(config, *runner, opt);
+      if (!o) {
+        r.error = o.error();
+        return r;
+      }
+      std::vector<std::string> written;
+      auto write_extras = [&]() -> Status {
+        std::error_code ec;
+        std::filesystem::create_directories(out, ec);
+        if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), out);
+        std::string tp = (std::filesystem::path(out) / "trajectory.json").string();
+        Json t = {{"config", config},        {"runner_kind", o->runner_kind},
+                  {"symptoms", o->symptoms}, {"kb_hits", o->kb_hits},
+                  {"rule_ids", o->rule_ids}, {"trajectory", audit::trajectory_to_json(*o)}};
+        if (Status s = write_file(tp, t.dump(2) + "\n"); !s) return s;
+        written.push_back(tp);
+        if (!o->patched_text.empty()) {
+          std::string pp =
+              (std::filesystem::path(out) / ("patched_" + std::filesystem::path(config).filename().string())).string();
+          if (Status s = write_file(pp, o->patched_text); !s) return s;
+          written.push_back(pp);
+          std::string pj = (std::filesystem::path(out) / "patch.json").string();
+          if (Status s = write_file(pj, o->patch.dump(2) + "\n"); !s) return s;
+          written.push_back(pj);
+        }
+        return Status::Ok();
+      };
+      if (o->error) {
+        // Partial: the steps that ran and what they returned.
+        r.error = *o->error;
+        r.result = {{"trajectory", audit::trajectory_to_json(*o)}, {"patch", o->patch}};
+        (void)write_extras();
+        return r;
+      }
+      r.result = o->report;
+      Status s = audit::write_report_files(o->report, out, &written);
+      if (s) s = write_extras();
+      if (!s) {
+        r.error = s.error();
+        return r;
+      }
+      r.result["written"] = written;
+      r.human = "\n" + audit::report_text(o->report);
+      for (const auto& w : written) r.human += "wrote " + w + "\n";
       return r;
     });
   });

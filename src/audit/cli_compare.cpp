@@ -1,14 +1,62 @@
-// PLACEHOLDER: replaced by the real verb.
+// goblin compare BEFORE.json AFTER.json --patch PATCH.json [--workload NAME] [-o DIR] [--json]
+#include <sstream>
+
+#include "audit/compare.h"
+#include "audit/report.h"
 #include "cli/verbs.h"
 #include "core/cli.h"
+
 namespace goblin {
 void register_compare(CLI::App& app) {
-  auto* cmd = app.add_subcommand("compare", "(not built yet)");
-  cmd->allow_extras();
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "The final Report: speedup actual vs predicted, metric deltas, waste budgets, findings, validity footer");
+  static std::string before, after, patch, out, workload;
+  static bool json = false;
+  cmd->add_option("BEFORE", before, "RunMetrics JSON of the baseline (goblin metrics --json or goblin bench --json)")
+      ->required();
+  cmd->add_option("AFTER", after, "RunMetrics JSON of the patched run (same shapes)")->required();
+  cmd->add_option("--patch", patch, "the patch (goblin patch --json)")->required();
+  cmd->add_option("--workload", workload, "workload name for the report (default: the config's model_name)");
+  cmd->add_option("-o,--output", out, "write report.json, report.md, report.html into this directory");
+  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
   cmd->callback([] {
-    run_verb(false, [] {
+    run_verb(json, [] {
       VerbResult r;
-      r.error = make_error(ErrorKind::Internal, "goblin compare is not built yet");
+      auto b = audit::load_run_input(before);
+      if (!b) {
+        r.error = b.error();
+        return r;
+      }
+      auto a = audit::load_run_input(after);
+      if (!a) {
+        r.error = a.error();
+        return r;
+      }
+      auto p = audit::load_patch_file(patch);
+      if (!p) {
+        r.error = p.error();
+        return r;
+      }
+      audit::CompareOptions opt;
+      opt.workload_name = workload;
+      auto rep = audit::compare_runs(*b, *a, *p, opt);
+      if (!rep) {
+        r.error = rep.error();
+        return r;
+      }
+      r.result = *rep;
+      r.human = audit::report_text(*rep);
+      if (!out.empty()) {
+        std::vector<std::string> written;
+        Status s = audit::write_report_files(*rep, out, &written);
+        if (!s) {
+          r.error = s.error();
+          return r;
+        }
+        r.result["written"] = written;
+        for (const auto& w : written) r.human += "wrote " + w + "\n";
+      }
       return r;
     });
   });

@@ -1,0 +1,61 @@
+// The audit trajectory (seed 000): parse_config → profile_run → query_kb (symptoms from BOTH the
+// config and the waste budget) → propose_patch → benchmark before and after → compare_runs.
+// One code path for every Runner: `goblin audit --replay DIR` passes a ReplayRunner, the live
+// audit passes a live runner; nothing else changes.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run_metrics.h"
+#include "audit/runner.h"
+#include "audit/workload_config.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+struct AuditOptions {
+  int top_k = 5;                   // kb query hits per symptom
+  std::string vendor;              // amd | nvidia | "" (from the metrics)
+  std::string workload_name;       // "" → model_name
+  std::vector<std::string> notes;  // carried into the report (e.g. replay caveats)
+  // Called before each tool call with its thought, and after it with its outcome (the CLI
+  // prints these on stderr). step: "parse_config", "profile_run", ...
+  std::function<void(const std::string& step, const std::string& line)> progress;
+};
+
+struct AuditStep {
+  std::string tool;     // parse_config | profile_run | query_kb | propose_patch | benchmark_before |
+                        // benchmark_after | compare_runs
+  std::string thought;  // why this call, before it ran
+  std::string outcome;  // one line: what it returned
+  bool ok = true;
+};
+
+struct AuditOutcome {
+  WorkloadConfig config;
+  std::optional<RunMetrics> profile, before, after;
+  std::vector<std::string> symptoms;
+  std::vector<std::string> rule_ids;
+  Json kb_hits = Json::array();
+  Json patch;                // goblin patch --json's result
+  std::string patched_text;  // the patched file (user's format)
+  Json report;               // compare_runs' Report (null until compare ran)
+  std::vector<AuditStep> trajectory;
+  std::string runner_kind;
+  std::optional<Error> error;  // a step failed: the outcome holds what was done before it
+};
+
+// Symptom strings for the kb query: one per non-optimal config field (seed 000's list) and one per
+// non-zero waste bucket of the profile.
+std::vector<std::string> derive_symptoms(const WorkloadConfig& c, const RunMetrics* profile);
+
+// Runs the whole trajectory. Fails outright only when the config cannot be read; a later failure
+// is returned in `outcome.error` with the partial outcome.
+Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, const AuditOptions& opt);
+
+Json trajectory_to_json(const AuditOutcome& o);
+
+}  // namespace goblin::audit

@@ -1,0 +1,68 @@
+// compare (seed 000's compare_runs): the final Report of an audit from the BEFORE and AFTER
+// measurements and the patch. Speedup actual vs predicted, per-metric deltas, both waste budgets,
+// the findings (footguns, profiler left on, low evidence coverage) and the validity footer.
+// The Report is JSON (fields below, documented in docs/audit.md); report.h renders it as text,
+// Markdown and a self-contained HTML page.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run_metrics.h"
+#include "audit/rules.h"
+#include "audit/workload_config.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+// Repeat samples of one side of a benchmark (goblin bench --json, or a hand-written
+// `bench: {metric, median, ci_low, ci_high, samples}` object).
+struct BenchSamples {
+  std::vector<double> step_time_s;     // per repeat
+  std::vector<double> tokens_per_sec;  // per repeat (may be empty)
+  // A summary interval given without samples: metric is "step_time_s" or "tokens_per_sec".
+  std::string ci_metric;
+  std::optional<double> median, ci_low, ci_high;
+  bool empty() const { return step_time_s.empty() && tokens_per_sec.empty() && !ci_low; }
+};
+
+// One side of the comparison as read from a file.
+struct RunInput {
+  RunMetrics metrics;
+  BenchSamples bench;
+  std::string source;  // file it came from ("" when built in memory)
+  std::string shape;   // "metrics" | "bench"
+};
+
+// Accepts `goblin metrics --json` (envelope or bare RunMetrics), `goblin bench --json` (top-level
+// step_time_s/tokens_per_sec/gpu_name/versions and `a.runs[]` repeats; `a.step_time_s` interval),
+// or any RunMetrics object with an optional `bench` object. Errors name the file.
+Result<RunInput> run_input_from_json(const Json& j, const std::string& file);
+Result<RunInput> load_run_input(const std::string& path);
+// `goblin patch --json` (envelope or bare Patch result).
+Result<Json> load_patch_file(const std::string& path);
+
+struct CompareOptions {
+  std::string workload_name;  // "" → model_name of the patch's config
+  // The config the AFTER run really ran, when it is not the patch's new_config (a replayed
+  // recording). Fields that differ are reported in `measurement_scope`.
+  std::optional<WorkloadConfig> after_run_config;
+  std::string runner_kind;         // "replay" | "live" | "" (from the metrics)
+  std::vector<std::string> notes;  // extra notes for the report (e.g. replay caveats)
+  const RuleBase* kb = nullptr;    // for the citations of footgun findings (optional)
+};
+
+// The Report. Never fails on missing optional data: what cannot be computed is null with a note.
+Result<Json> compare_runs(const RunInput& before, const RunInput& after, const Json& patch,
+                          const CompareOptions& opt = {});
+
+// Deterministic percentile bootstrap of median(num)/median(den) (2000 resamples, 95 %, seed
+// 0x60B11 — the same method as src/run/stats.h). Returns {point, low, high}.
+struct RatioInterval {
+  double point = 0, low = 0, high = 0;
+};
+RatioInterval bootstrap_ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den,
+                                         int resamples = 2000, double level = 0.95);
+
+}  // namespace goblin::audit

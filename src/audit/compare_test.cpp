@@ -1,0 +1,350 @@
+#include "audit/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "audit/audit_flow.h"
+#include "audit/metrics_io.h"
+#include "audit/replay_runner.h"
+#include "audit/report.h"
+#include "core/data.h"
+#include "core/io.h"
+
+using namespace goblin;
+using namespace goblin::audit;
+
+namespace {
+std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
+std::filesystem::path tmpdir() {
+  auto d = std::filesystem::temp_directory_path() / "goblin_compare_test";
+  std::filesystem::create_directories(d);
+  return d;
+}
+std::string write_tmp(const std::string& name, const std::string& text) {
+  auto p = tmpdir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+// Measured by the workload and stored in the traces' metadata (tokens_per_sec).
+constexpr double kBeforeTps = 39663.2852792814, kAfterTps = 189094.268737371;
+
+Json metrics_json(double step, std::optional<double> tps, const std::string& gpu, const std::string& kind) {
+  Json j = {{"step_time_s", step},
+            {"gpu_util_pct", 80.0},
+            {"waste_budget",
+             {{"useful_gpu", step * 0.5},
+              {"data_wait", step * 0.2},
+              {"host_gap", step * 0.3},
+              {"comm_excess", 0.0},
+              {"precision_path", 0.0},
+              {"kernel_shape", 0.0},
+              {"unattributed", 0.0},
+              {"step_time_s", step},
+              {"unobserved", {"memory_headroom"}}}},
+            {"gpu_name", gpu},
+            {"versions", {{"pytorch", "2.5.1"}, {"rocm", "6.3.1"}, {"driver", "6.10.5"}}},
+            {"runner_kind", kind}};
+  j["tokens_per_sec"] = tps ? Json(*tps) : Json(nullptr);
+  return j;
+}
+Json patch_json(double lo, double hi, std::map<std::string, std::string> env = {}, std::string optim = "adamw_torch") {
+  Json nc = {{"model_name", "m"},  {"batch_size", 4},         {"seq_len", 2048}, {"mode", "training"},
+             {"optimizer", optim}, {"dataloader_workers", 4}, {"env_vars", env}};
+  return {{"new_config", nc},
+          {"diff", "--- a/c.yaml\n+++ b/c.yaml\n@@ -1 +1 @@\n-x: <old>\n+x: 1\n"},
+          {"rationale",
+           {{{"rule_id", "data.dataloader_workers_zero"},
+             {"title", "t"},
+             {"citation", "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html"},
+             {"targets_bucket", "data_wait"}}}},
+          {"edits", {{"dataloader_workers", {{"from", 0}, {"to", 4}, {"rule_id", "data.dataloader_workers_zero"}}}}},
+          {"expected_speedup_low", lo},
+          {"expected_speedup_high", hi},
+          {"confidence", 0.5},
+          {"evidence_coverage", 0.5},
+          {"rule_consistency", 1.0},
+          {"findings", Json::array()}};
+}
+}  // namespace
+
+// Acceptance: the replay audit of the real H100 pair reports the actual speedup from the traces'
+// tokens/s, the predicted range, and whether the prediction held.
+TEST(ReplayAudit, H100PairEndToEnd) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto runner = ReplayRunner::open(src("examples/h100_llama"));
+  ASSERT_TRUE(runner.ok()) << runner.error().describe();
+  std::vector<std::string> lines;
+  AuditOptions opt;
+  opt.progress = [&](const std::string& step, const std::string& l) { lines.push_back(step + ": " + l); };
+  auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
+  ASSERT_TRUE(o.ok()) << o.error().describe();
+  ASSERT_FALSE(o->error) << o->error->describe();
+  const Json& r = o->report;
+  EXPECT_NEAR(r["speedup_actual"].get<double>(), kAfterTps / kBeforeTps, 0.002);
+  EXPECT_NEAR(r["speedup_actual"].get<double>(), 4.77, 0.01);
+  EXPECT_EQ(r["speedup_actual_detail"]["metric"], "tokens_per_sec");
+  ASSERT_TRUE(r["speedup_predicted_low"].is_number());
+  ASSERT_TRUE(r["speedup_predicted_high"].is_number());
+  double lo = r["speedup_predicted_low"], hi = r["speedup_predicted_high"], act = r["speedup_actual"];
+  EXPECT_GT(lo, 1.0);
+  EXPECT_LE(lo, hi);
+  std::string held = r["prediction_held"];
+  EXPECT_EQ(held, act > hi ? "exceeded" : act < lo ? "missed" : "held");
+  EXPECT_NE(r["summary_line"].get<std::string>().find("4.77x"), std::string::npos) << r["summary_line"];
+  EXPECT_GT(r["confidence"].get<double>(), 0.0);
+  // Seven tool calls, each with a thought and an outcome printed.
+  ASSERT_EQ(o->trajectory.size(), 7u);
+  EXPECT_EQ(o->trajectory.front().tool, "parse_config");
+  EXPECT_EQ(o->trajectory.back().tool, "compare_runs");
+  EXPECT_EQ(lines.size(), 14u);
+  // Symptoms from BOTH the config and the waste budget.
+  bool cfg_sym = false, bucket_sym = false;
+  for (const auto& s : o->symptoms) {
+    cfg_sym |= s.find("eager attention") != std::string::npos;
+    bucket_sym |= s.rfind("precision_path:", 0) == 0;
+  }
+  EXPECT_TRUE(cfg_sym && bucket_sym);
+  // The bf16 rule is applied and cited.
+  bool bf16 = false;
+  for (const auto& x : r["rules"]) bf16 |= x["rule_id"] == "precision.bf16_amp_over_fp32";
+  EXPECT_TRUE(bf16);
+  // Honest scope: the recording changed the DataLoader too, which this patch did not.
+  bool workers = false;
+  for (const auto& x : r["measurement_scope"]["after_run_changes_outside_patch"])
+    workers |= x["field"] == "dataloader_workers";
+  for (const auto& x : r["measurement_scope"]["patch_edits_not_in_after_run"])
+    EXPECT_NE(x["field"], "precision");  // the recording is bf16
+  EXPECT_TRUE(workers);
+  EXPECT_FALSE(r["measurement_scope"]["after_run_is_patched_config"].get<bool>());
+  // Validity footer: observed GPU and versions, batch/seq pattern.
+  const Json& vf = r["validity_footer"];
+  EXPECT_EQ(vf["gpu"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(vf["driver"], "13000");
+  EXPECT_EQ(vf["batch_size"], 8);
+  EXPECT_EQ(vf["seq_len"], 1024);
+  EXPECT_EQ(vf["measured_by"], "replay");
+  EXPECT_NE(vf["text"].get<std::string>().find("Valid only for"), std::string::npos);
+  // Both budgets present and additive (sum = step time within rounding).
+  for (const char* k : {"waste_budget_before", "waste_budget_after"}) {
+    double sum = 0;
+    for (const auto& b : bucket_names())
+      if (r[k][b].is_number()) sum += r[k][b].get<double>();
+    EXPECT_NEAR(sum, r[k]["step_time_s"].get<double>(), 1e-5) << k;
+  }
+}
+
+TEST(ReplayAudit, PatchProposingUnrecordedRuleIsReported) {
+  // A config whose patch sets torch.compile: the recording has no compiled run, so the report
+  // must say the measured speedup does not include it.
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto runner = ReplayRunner::open(src("examples/h100_llama"));
+  ASSERT_TRUE(runner.ok());
+  auto base = parse_config_file(src("examples/h100_llama/config_before.yaml"));
+  ASSERT_TRUE(base.ok());
+  auto before = runner->bench(*base);
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(runner->last_run_config());  // exact match
+  WorkloadConfig patched = *base;
+  ASSERT_TRUE(patched.set("precision", "bf16").ok());
+  ASSERT_TRUE(patched.set("torch_compile", true).ok());
+  auto after = runner->bench(patched);
+  ASSERT_TRUE(after.ok());
+  ASSERT_TRUE(runner->last_run_config());
+  EXPECT_EQ(runner->last_run_id(), "after");
+  Json p = patch_json(1.5, 2.5);
+  p["new_config"] = config_to_json(patched, false);
+  p["edits"] = {{"torch_compile", {{"from", false}, {"to", true}, {"rule_id", "compile.torch_compile"}}},
+                {"precision", {{"from", "fp32"}, {"to", "bf16"}, {"rule_id", "precision.bf16_amp_over_fp32"}}}};
+  CompareOptions co;
+  co.after_run_config = runner->last_run_config();
+  auto r = compare_runs(RunInput{*before, {}, "b", "metrics"}, RunInput{*after, {}, "a", "metrics"}, p, co);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  const Json& nm = (*r)["measurement_scope"]["patch_edits_not_in_after_run"];
+  ASSERT_EQ(nm.size(), 1u) << nm.dump();
+  EXPECT_EQ(nm[0]["field"], "torch_compile");
+  EXPECT_EQ(nm[0]["rule_id"], "compile.torch_compile");
+  bool said = false;
+  for (const auto& n : (*r)["notes"])
+    said |= n.get<std::string>().find("NOT in the measured speedup") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Compare, BenchRepeatsGiveBootstrapInterval) {
+  Json b = metrics_json(0.2, 1000.0, "AMD Instinct MI300X", "live");
+  Json a = metrics_json(0.1, 2000.0, "AMD Instinct MI300X", "live");
+  // goblin bench --json shape: repeats under a.runs.
+  b["a"] = {{"runs",
+             {{{"step_time_s", 0.20}, {"tokens_per_sec", 1000}},
+              {{"step_time_s", 0.21}, {"tokens_per_sec", 950}},
+              {{"step_time_s", 0.19}, {"tokens_per_sec", 1050}}}}};
+  a["a"] = {{"runs",
+             {{{"step_time_s", 0.10}, {"tokens_per_sec", 2000}},
+              {{"step_time_s", 0.11}, {"tokens_per_sec", 1900}},
+              {{"step_time_s", 0.09}, {"tokens_per_sec", 2100}}}}};
+  auto bi = run_input_from_json(Json{{"ok", true}, {"result", b}, {"error", nullptr}}, "b.json");
+  auto ai = run_input_from_json(a, "a.json");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  EXPECT_EQ(bi->shape, "bench");
+  EXPECT_EQ(bi->bench.tokens_per_sec.size(), 3u);
+  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  double act = (*r)["speedup_actual"];
+  EXPECT_NEAR(act, 2.0, 1e-9);
+  double lo = (*r)["speedup_actual_detail"]["ci_low"], hi = (*r)["speedup_actual_detail"]["ci_high"];
+  EXPECT_LE(lo, 2.0);
+  EXPECT_GE(hi, 2.0);
+  EXPECT_GT(hi, lo);
+  EXPECT_EQ((*r)["prediction_held"], "held");
+  // Deltas: tokens/s +100 %, data_wait halves.
+  for (const auto& row : (*r)["metric_deltas"]) {
+    if (row["metric"] == "tokens_per_sec") EXPECT_NEAR(row["pct"].get<double>(), 100.0, 1e-6);
+    if (row["metric"] == "waste.data_wait") EXPECT_NEAR(row["delta"].get<double>(), -0.02, 1e-9);
+    if (row["metric"] == "waste.memory_headroom") EXPECT_TRUE(row["before"].is_null());
+  }
+  // Predicted above the actual → missed; below → exceeded.
+  EXPECT_EQ((*compare_runs(*bi, *ai, patch_json(2.5, 3.0)))["prediction_held"], "missed");
+  EXPECT_EQ((*compare_runs(*bi, *ai, patch_json(1.1, 1.5)))["prediction_held"], "exceeded");
+}
+
+TEST(Compare, BenchObjectIntervalsOnlyUseRatioOfEnds) {
+  Json b = metrics_json(0.2, std::nullopt, "", "live"), a = metrics_json(0.1, std::nullopt, "", "live");
+  b["bench"] = {{"metric", "step_time_s"}, {"median", 0.2}, {"ci_low", 0.19}, {"ci_high", 0.21}};
+  a["bench"] = {{"metric", "step_time_s"}, {"median", 0.1}, {"ci_low", 0.095}, {"ci_high", 0.105}};
+  auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["speedup_actual_detail"]["metric"], "step_time_s");
+  EXPECT_NEAR((*r)["speedup_actual"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR((*r)["speedup_actual_detail"]["ci_low"].get<double>(), 0.19 / 0.105, 1e-4);
+  EXPECT_NEAR((*r)["speedup_actual_detail"]["ci_high"].get<double>(), 0.21 / 0.095, 1e-4);
+}
+
+TEST(Compare, Footguns) {
+  Json b = metrics_json(0.2, 1000.0, "AMD Instinct MI300X", "live");
+  Json a = metrics_json(0.1, 2000.0, "AMD Instinct MI300X", "trace");  // AFTER from a profiler trace
+  auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5, {{"ROCPROFSYS_MODE", "sampling"}}, "paged_adamw_8bit"));
+  ASSERT_TRUE(r.ok());
+  std::map<std::string, Json> f;
+  for (const auto& x : (*r)["findings"]) f[x["id"]] = x;
+  ASSERT_TRUE(f.count("footgun.rocprofsys_env_as_tuning")) << (*r)["findings"].dump(1);
+  EXPECT_NE(f["footgun.rocprofsys_env_as_tuning"]["detail"].get<std::string>().find("not the workload"),
+            std::string::npos);
+  EXPECT_EQ(f["footgun.rocprofsys_env_as_tuning"]["citation"].get<std::string>().rfind("https://", 0), 0u);
+  ASSERT_TRUE(f.count("optim.bitsandbytes_on_rocm"));
+  EXPECT_EQ(f["optim.bitsandbytes_on_rocm"]["severity"], "warning");  // version unknown
+  EXPECT_TRUE(f.count("measurement.profiler_on_in_after_run"));
+  EXPECT_TRUE(f.count("evidence.unobserved_buckets_before"));
+  // bitsandbytes >= 0.50 on ROCm: informational only.
+  b["versions"]["bitsandbytes"] = "0.50.1";
+  auto bi2 = run_input_from_json(b, "b");
+  auto r2 = compare_runs(*bi2, *ai, patch_json(1.5, 2.5, {}, "paged_adamw_8bit"));
+  for (const auto& x : (*r2)["findings"])
+    if (x["id"] == "optim.bitsandbytes_on_rocm") EXPECT_EQ(x["severity"], "info");
+  // Footer names the observed ROCm and PyTorch versions.
+  const Json& vf = (*r)["validity_footer"];
+  EXPECT_EQ(vf["rocm"], "6.3.1");
+  EXPECT_EQ(vf["pytorch"], "2.5.1");
+  EXPECT_NE(vf["text"].get<std::string>().find("ROCm 6.3.1"), std::string::npos);
+}
+
+TEST(Compare, BadInputNamesFileAndKind) {
+  auto missing = load_run_input("/nonexistent/before.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::Io);
+  auto broken = load_run_input(write_tmp("broken.json", "{\n  \"step_time_s\": 0.2,\n  oops\n}"));
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().kind, ErrorKind::Malformed);
+  EXPECT_EQ(broken.error().line, 3);
+  EXPECT_NE(broken.error().file.find("broken.json"), std::string::npos);
+  auto failed = load_run_input(write_tmp("failed.json", R"({"ok": false, "result": null, "error": {}})"));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("ok=false"), std::string::npos);
+  auto empty = load_run_input(write_tmp("empty.json", R"({"gpu_name": "x"})"));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("step_time_s"), std::string::npos);
+  auto badpatch = load_patch_file(write_tmp("badpatch.json", R"({"ok": true, "result": {"diff": ""}})"));
+  ASSERT_FALSE(badpatch.ok());
+  EXPECT_NE(badpatch.error().message.find("new_config"), std::string::npos);
+  auto badbench = run_input_from_json(Json{{"step_time_s", 0.1}, {"bench", {{"samples", "x"}}}}, "b.json");
+  ASSERT_FALSE(badbench.ok());
+  EXPECT_EQ(badbench.error().file, "b.json");
+  auto nomanifest = ReplayRunner::open(tmpdir().string());
+  ASSERT_FALSE(nomanifest.ok());
+  EXPECT_EQ(nomanifest.error().kind, ErrorKind::Io);
+  auto badmanifest =
+      ReplayRunner::open(write_tmp("replay.yaml", "runs:\n  - id: x\n    role: during\n    config: c\n"));
+  ASSERT_FALSE(badmanifest.ok());
+  EXPECT_NE(badmanifest.error().message.find("role"), std::string::npos);
+  EXPECT_EQ(badmanifest.error().line, 2);
+}
+
+TEST(MetricsIo, OneReaderKeepsAuditBehaviour) {
+  Json m = metrics_json(0.2, 1000.0, "g", "trace");
+  m["waste_budget"].erase("kernel_shape");
+  auto r = metrics_from_json(Json{{"ok", true}, {"result", {{"metrics", m}}}, {"error", nullptr}}, "f.json");
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_DOUBLE_EQ(r->step_time_s, 0.2);
+  EXPECT_DOUBLE_EQ(*r->tokens_per_sec, 1000.0);
+  auto& un = r->waste_budget.unobserved;
+  EXPECT_NE(std::find(un.begin(), un.end(), "kernel_shape"), un.end());
+  EXPECT_NE(std::find(un.begin(), un.end(), "memory_headroom"), un.end());
+  auto nob = metrics_from_json(Json{{"step_time_s", 0.1}}, "g.json");
+  ASSERT_TRUE(nob.ok());
+  EXPECT_EQ(nob->waste_budget.unobserved.size(), bucket_names().size());
+  auto bad = metrics_from_json(Json{{"step_time_s", "slow"}}, "h.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().file, "h.json");
+}
+
+TEST(Report, HtmlIsSelfContainedAndEscaped) {
+  Json b = metrics_json(0.2, 1000.0, "AMD Instinct MI300X", "live"),
+       a = metrics_json(0.1, 2000.0, "AMD Instinct MI300X", "live");
+  auto r = compare_runs(*run_input_from_json(b, "b"), *run_input_from_json(a, "a"), patch_json(1.5, 2.5));
+  ASSERT_TRUE(r.ok());
+  std::string h = report_html(*r);
+  EXPECT_NE(h.find("<svg"), std::string::npos);
+  EXPECT_NE(h.find("<rect"), std::string::npos);
+  EXPECT_EQ(h.find("<script"), std::string::npos);
+  EXPECT_EQ(h.find("<link"), std::string::npos);
+  EXPECT_EQ(h.find("src=\"http"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"del\">-x: &lt;old&gt;</span>"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"add\">+x: 1</span>"), std::string::npos);
+  EXPECT_NE(h.find("href=\"https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html\""), std::string::npos);
+  EXPECT_NE(h.find("Valid only for"), std::string::npos);
+  std::string md = report_markdown(*r);
+  EXPECT_NE(md.find("| actual | 2.00x"), std::string::npos) << md;
+  auto dir = (tmpdir() / "out").string();
+  std::vector<std::string> w;
+  ASSERT_TRUE(write_report_files(*r, dir, &w).ok());
+  EXPECT_EQ(w.size(), 3u);
+  for (const auto& p : w) EXPECT_TRUE(std::filesystem::file_size(p) > 100) << p;
+}
+
+TEST(AuditCli, ReplayJsonEnvelope) {
+  std::string out = (tmpdir() / "cli_audit").string();
+  std::string cmd = std::string(GOBLIN_BINARY_DIR) + "/goblin audit " + src("examples/h100_llama/config_before.yaml") +
+                    " --replay " + src("examples/h100_llama") + " -o " + out + " --json -q 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+  int rc = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  Json j = Json::parse(text);
+  ASSERT_TRUE(j["ok"].get<bool>()) << text.substr(0, 500);
+  EXPECT_NEAR(j["result"]["speedup_actual"].get<double>(), 4.77, 0.01);
+  EXPECT_TRUE(std::filesystem::exists(out + "/report.html"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/patched_config_before.yaml"));
+  // No --replay: a usage error (exit 2), not a crash.
+  std::string cmd2 = std::string(GOBLIN_BINARY_DIR) + "/goblin audit " + src("examples/h100_llama/config_before.yaml") +
+                     " >/dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(system(cmd2.c_str())), 2);
+}

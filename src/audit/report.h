@@ -1,0 +1,23 @@
+// Renders compare_runs' Report (JSON) for people: terminal text, Markdown, and a self-contained
+// HTML page (no external assets: inline CSS and an inline SVG chart of the waste budget before and
+// after, the diff escaped and coloured, every rule with its citation as a link).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+std::string report_text(const Json& report);
+std::string report_markdown(const Json& report);
+std::string report_html(const Json& report);
+// Inline SVG: one stacked bar per run (before, after), buckets in seconds per step.
+std::string waste_budget_svg(const Json& before, const Json& after);
+std::string html_escape(const std::string& s);
+
+// Writes DIR/report.json, report.md, report.html (DIR created). `written` gets the paths.
+Status write_report_files(const Json& report, const std::string& dir, std::vector<std::string>* written = nullptr);
+
+}  // namespace goblin::audit
