@@ -259,12 +259,37 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
   return out;
 }
 
+namespace {
+// Reads the whole (decompressed) input into one buffer that already has simdjson's padding, so
+// the trace is held once (read_all + reserve would copy it).
+Result<std::string> read_padded(const std::string& path) {
+  auto src = open_source(path);
+  if (!src) return src.error();
+  ByteSource& s = **src;
+  const size_t pad = simdjson::SIMDJSON_PADDING;
+  // Plain files: exact size plus slack, so the final (empty) read needs no growth.
+  size_t guess = s.compressed() ? s.file_size() * 8 : s.file_size() + (1 << 21);
+  std::string buf;
+  buf.resize(std::max<size_t>(guess, 1 << 16) + pad);
+  size_t len = 0;
+  for (;;) {
+    if (buf.size() - pad == len) buf.resize(buf.size() + buf.size() / 2);
+    auto got = s.read(buf.data() + len, buf.size() - pad - len);
+    if (!got) return got.error();
+    if (*got == 0) break;
+    len += *got;
+  }
+  buf.resize(len);  // shrinking keeps the capacity: the padding stays allocated
+  return buf;
+}
+}  // namespace
+
 Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::string& out) {
-  auto text = read_all(in);
+  auto text = read_padded(in);
   if (!text) return text.error();
   std::string& t = *text;
   const size_t n = t.size();
-  t.reserve(n + simdjson::SIMDJSON_PADDING);
+  if (t.capacity() < n + simdjson::SIMDJSON_PADDING) t.reserve(n + simdjson::SIMDJSON_PADDING);
   PerfettoFixStats st;
   std::vector<Edit> edits;
   Status s = plan_fix(t, n, edits, st);
