@@ -220,12 +220,28 @@ Result<GpuSpec> lookup_gpu(std::string_view name) {
                                              "`goblin specs --list` shows the aliases)");
 }
 
+namespace {
+// One MI250X module is two GCDs and software shows each GCD as a device with 110 CUs; the database
+// holds per-module values, which would overstate such a device twofold.
+std::optional<Error> mi250x_gcd(const GpuSpec& g, const DeviceInfo& dev) {
+  if (g.id == "MI250X" && dev.num_sms > 0 && dev.num_sms * 2 == g.match_sm_count)
+    return make_error(ErrorKind::NotFound,
+                      "device '" + dev.name + "' has " + std::to_string(dev.num_sms) +
+                          " CUs: one GCD of an MI250X module, whose database values are per module (2 GCDs, 220 "
+                          "CUs) and would overstate this device 2x. Pass --gpu MI250X to use module values knowingly.");
+  return std::nullopt;
+}
+}  // namespace
+
 Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
   auto db = load_gpu_db();
   if (!db.ok()) return db.error();
   if (!generic_name(dev.name)) {
     auto r = lookup_gpu(dev.name);
-    if (r.ok()) return r;
+    if (r.ok()) {
+      if (auto e = mi250x_gcd(*r, dev)) return *e;
+      return r;
+    }
     return make_error(ErrorKind::NotFound, "GPU '" + dev.name +
                                                "' is not in the spec database. Known GPU ids: " + known_ids_text() +
                                                ". Pass --gpu ID if it is one of them under another name.");
@@ -246,6 +262,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
   std::vector<const GpuSpec*> cands;
   for (const auto& g : *db) {
     if (lower(g.arch_id) != lower(arch)) continue;
+    if (auto e = mi250x_gcd(g, dev)) return *e;
     if (dev.num_sms > 0 && g.match_sm_count > 0 && g.match_sm_count != dev.num_sms) continue;
     if (dev.total_memory_bytes > 0 && g.match_mem_gb_min > 0) {
       double gb = dev.total_memory_bytes / 1e9;

@@ -116,6 +116,12 @@ TEST(GpuSpecs, DeviceIdentificationByArchitecture) {
   radeon.name = "AMD Radeon Graphics";
   radeon.num_sms = 104;
   EXPECT_FALSE(gpu_for_device(radeon).ok());
+  DeviceInfo gcd;  // torch names each MI250X GCD "AMD Instinct MI250X" with 110 CUs
+  gcd.name = "AMD Instinct MI250X";
+  gcd.num_sms = 110;
+  auto gg = gpu_for_device(gcd);
+  ASSERT_FALSE(gg.ok());
+  EXPECT_NE(gg.error().message.find("GCD"), std::string::npos);
   DeviceInfo h800;
   h800.name = "NVIDIA H800";
   EXPECT_EQ(gpu_for_device(h800).error().kind, ErrorKind::NotFound);
