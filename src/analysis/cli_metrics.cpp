@@ -25,7 +25,12 @@ std::string human(const RunMetrics& m) {
                 m.gpu_util_pct);
   s += b;
   s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
-  s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "\n";
+  s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + ")\n";
+  if (m.flops_per_step) {
+    std::snprintf(b, sizeof b, "flops/step     %.4g\n", *m.flops_per_step);
+    s += b;
+  }
+  if (!m.mfu_basis.empty()) s += "mfu basis      " + m.mfu_basis + "\n";
   s += "hbm peak/avg   " + fmt_opt(m.hbm_peak_gb, " GB") + " / " + fmt_opt(m.hbm_avg_gb, " GB") + "\n";
   s += "attention      " + m.attention_kernel_loaded + "\n";
   s += "steps:\n";

@@ -2,16 +2,116 @@
 #include "analysis/run_metrics.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
 
 #include "analysis/breakdown.h"
 #include "analysis/steps.h"
 #include "analysis/taxonomy.h"
+#include "hw/flop_count.h"
+#include "hw/gpu_specs.h"
 
 namespace goblin {
 
 namespace {
+
+std::string fmt_num(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", prec, v);
+  return b;
+}
+
+// MFU over the steps the per-step figures use (see run_metrics.h and docs/metrics.md § MFU).
+void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, RunMetrics& m) {
+  std::vector<std::pair<int64_t, int64_t>> windows;
+  for (const Step& s : sd.steps)
+    if (!s.partial) windows.emplace_back(s.start_ns, s.end_ns);
+  if (windows.empty())
+    for (const Step& s : sd.steps) windows.emplace_back(s.start_ns, s.end_ns);
+  if (windows.empty()) {
+    m.warnings.push_back("mfu_pct unobserved: no steps to count FLOPs over");
+    return;
+  }
+  std::vector<FlopCount> per = count_flops(tl, windows);
+  FlopCount all;
+  for (const FlopCount& f : per) {
+    all.flops += f.flops;
+    all.ops_counted += f.ops_counted;
+    all.ops_composite += f.ops_composite;
+    all.ops_unmodelled += f.ops_unmodelled;
+    for (const auto& [k, v] : f.flops_by_dtype) all.flops_by_dtype[k] += v;
+    for (const auto& [k, v] : f.unmodelled) all.unmodelled[k] += v;
+  }
+  for (const auto& [why, n] : all.unmodelled)
+    m.warnings.push_back("FLOPs: " + std::to_string(n) + " op instance(s) not counted (" + why +
+                         "): flops_per_step and mfu_pct are lower bounds");
+  if (all.ops_counted == 0 || all.flops <= 0) {
+    m.warnings.push_back(
+        all.ops_unmodelled > 0
+            ? "mfu_pct unobserved: GEMM/attention/conv ops were recorded without usable shapes (profile with "
+              "record_shapes=True)"
+            : "mfu_pct unobserved: no GEMM/attention/convolution CPU ops in the step windows (a trace with CPU "
+              "ops and record_shapes=True is needed)");
+    return;
+  }
+  bool cpu_steps = !sd.steps.empty() && sd.steps.front().source.find("cpu") != std::string::npos;
+  if (!cpu_steps)
+    m.warnings.push_back(
+        "FLOPs are windowed by CPU op start inside GPU-side step windows (no CPU ProfilerStep spans): ops "
+        "launched before their GPU work began may fall in the previous window");
+  double fps = all.flops / static_cast<double>(windows.size());
+  m.flops_per_step = fps;
+  std::string dtype = all.dominant_dtype();
+  double dshare = all.flops_by_dtype[dtype] / all.flops;
+
+  auto gpu = gpu_for_timeline(tl);
+  if (!gpu.ok()) {
+    m.warnings.push_back("mfu_pct unobserved: the trace's GPU is not in the spec database (" + gpu.error().message +
+                         ")");
+    return;
+  }
+  const GpuSpec& g = gpu.value();
+  if (m.step_time_s <= 0) {
+    m.warnings.push_back("mfu_pct unobserved: step time unknown");
+    return;
+  }
+  // Training peak: the dense tensor peak of a low-precision dtype the run used; fp32/tf32/fp64
+  // runs are held against the GPU's dense bf16 peak (the mixed-precision ceiling they forgo).
+  std::string train_key = (dtype == "bf16" || dtype == "fp16" || dtype == "fp8" || dtype == "int8") ? dtype : "bf16";
+  if (!g.peak_tflops(train_key) && train_key == "bf16") train_key = "fp16";
+  // Dtype path: fp32 GEMMs on SIMT (taxonomy simt_fp32_gemm) vs tensor cores (TF32), by GEMM time.
+  int64_t gemm_ns = total_length(p.gemm), simt_ns = total_length(p.simt);
+  bool tensor = !(dtype == "fp32" || dtype == "fp64") || (gemm_ns > 0 && simt_ns * 2 < gemm_ns);
+  std::string path_key = peak_key_for(dtype, tensor);
+  auto train_peak = g.peak_tflops(train_key);
+  auto path_peak = path_key.empty() ? std::nullopt : g.peak_tflops(path_key);
+  std::string flops_txt = fmt_num(fps, 6) + " FLOP/step (" + std::to_string(all.ops_counted) +
+                          " GEMM/attention/conv op instances over " + std::to_string(windows.size()) +
+                          " step(s), forward and backward as executed; " + fmt_num(100 * dshare, 4) + "% " + dtype +
+                          ")";
+  std::string step_txt = "step_time_s " + fmt_num(m.step_time_s, 6) + " s";
+  m.mfu_basis = "mfu_pct = flops_per_step / (step_time_s x dense peak); " + flops_txt + "; " + step_txt;
+  if (train_peak && *train_peak > 0) {
+    m.mfu_pct = 100.0 * fps / (m.step_time_s * *train_peak * 1e12);
+    m.mfu_basis +=
+        "; mfu_pct peak: " + g.id + " dense " + train_key + " tensor " + fmt_num(*train_peak, 6) + " TFLOPS" +
+        (train_key != dtype ? " (the GPU's mixed-precision training peak; this run computes in " + dtype + ")" : "");
+  } else {
+    m.warnings.push_back("mfu_pct unobserved: " + g.id + " has no known dense " + train_key + " peak");
+  }
+  if (path_peak && *path_peak > 0) {
+    m.mfu_dtype_path_pct = 100.0 * fps / (m.step_time_s * *path_peak * 1e12);
+    m.mfu_basis += "; mfu_dtype_path_pct peak: " + g.id + " dense " + path_key + " " + fmt_num(*path_peak, 6) +
+                   " TFLOPS" +
+                   ((dtype == "fp32") ? (tensor ? " (fp32 GEMMs ran on tensor cores: TF32)"
+                                                : " (fp32 GEMMs ran on the SIMT path: non-tensor fp32)")
+                                      : "");
+  }
+  if (m.mfu_pct && *m.mfu_pct > 100.0)
+    m.warnings.push_back("mfu_pct above 100%: FLOPs per step or step time are inconsistent (" + m.mfu_basis + ")");
+}
 
 std::optional<double> extra_number(const Timeline& tl, const char* key) {
   auto it = tl.meta.extra.find(key);
@@ -162,7 +262,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
   }
 
   // ---- MFU ----
-  m.warnings.push_back("mfu_pct unobserved: FLOP counting from recorded shapes is not implemented yet");
+  compute_mfu(tl, p, sd, m);
 
   // ---- versions / GPU ----
   m.versions = tl.meta.versions;
@@ -210,6 +310,9 @@ Json run_metrics_to_json(const RunMetrics& m) {
   auto opt = [](const std::optional<double>& v, int d) { return v ? Json(round_to(*v, d)) : Json(nullptr); };
   j["tokens_per_sec"] = opt(m.tokens_per_sec, 3);
   j["mfu_pct"] = opt(m.mfu_pct, 3);
+  j["mfu_dtype_path_pct"] = opt(m.mfu_dtype_path_pct, 3);
+  j["flops_per_step"] = m.flops_per_step ? Json(*m.flops_per_step) : Json(nullptr);
+  j["mfu_basis"] = m.mfu_basis;
   j["hbm_peak_gb"] = opt(m.hbm_peak_gb, 3);
   j["hbm_avg_gb"] = opt(m.hbm_avg_gb, 3);
   j["attention_kernel_loaded"] = m.attention_kernel_loaded;
@@ -259,6 +362,9 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
     };
     m.tokens_per_sec = opt("tokens_per_sec");
     m.mfu_pct = opt("mfu_pct");
+    m.mfu_dtype_path_pct = opt("mfu_dtype_path_pct");
+    m.flops_per_step = opt("flops_per_step");
+    m.mfu_basis = j.value("mfu_basis", "");
     m.hbm_peak_gb = opt("hbm_peak_gb");
     m.hbm_avg_gb = opt("hbm_avg_gb");
     m.attention_kernel_loaded = j.value("attention_kernel_loaded", "");

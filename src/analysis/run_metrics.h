@@ -45,7 +45,16 @@ struct RunMetrics {
   std::vector<StepMetrics> steps;
   double step_time_s = 0;                // mean wall of complete steps (or workload-written)
   std::optional<double> tokens_per_sec;  // from trace metadata, or steps × --tokens-per-step
+  // MFU (docs/metrics.md § MFU): flops_per_step = executed GEMM/attention/conv FLOPs per profiled
+  // step, from recorded shapes (hw/flop_count.h); mfu_pct = flops_per_step / (step_time_s × the
+  // GPU's dense tensor peak for the run's training dtype; bf16 for fp32/tf32 runs);
+  // mfu_dtype_path_pct = the same against the peak of the path the dominant dtype ran on (fp32
+  // SIMT → fp32 vector peak, fp32 on tensor cores → tf32). mfu_basis names the peaks, the step
+  // time and the FLOP count behind them. All null (with a warning) when unknown.
   std::optional<double> mfu_pct;
+  std::optional<double> mfu_dtype_path_pct;
+  std::optional<double> flops_per_step;
+  std::string mfu_basis;
   std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
   double gpu_util_pct = 0;                        // busy union / wall over the step window
   std::vector<TopKernel> top_kernels;

@@ -1,0 +1,36 @@
+// FLOPs executed by a trace's GEMM / attention / convolution CPU ops, per time window: the entry
+// point run metrics' MFU uses. Each op's FLOPs come from op_cost (roofline.h) on its recorded
+// shapes — this file only chooses which op instances to count and sums them.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/timeline.h"
+
+namespace goblin {
+
+struct FlopCount {
+  double flops = 0;                              // Σ op_cost(op).flops over the counted ops
+  std::map<std::string, double> flops_by_dtype;  // normalised dtype (fp32, bf16, ...) → FLOPs
+  std::map<std::string, double> flops_by_kind;   // gemm | attention | conv → FLOPs
+  int64_t ops_counted = 0;                       // leaf FLOP ops with a cost
+  int64_t ops_composite = 0;                  // wrappers (linear/matmul/sdpa) whose FLOPs are counted on the inner op
+  int64_t ops_unmodelled = 0;                 // leaf FLOP ops op_cost could not price
+  std::map<std::string, int64_t> unmodelled;  // "op: why" → count
+  // The dtype with the most FLOPs ("" when nothing was counted).
+  std::string dominant_dtype() const;
+};
+
+// For each window [start, end) (trace ns): the FLOP-family CPU ops (is_flop_op) whose *start*
+// lies in the window, forward and backward alike (backward aten::mm/bmm and attention-backward
+// ops are recorded as ops of their own and counted). An op that contains another FLOP op of the
+// same thread (aten::linear → aten::matmul → aten::mm; sdpa → its backend op) is a composite:
+// only the innermost op is priced, so nothing is counted twice. These are the FLOPs the hardware
+// executed (causal attention kernels are credited half, as op_cost models them); with activation
+// recomputation they exceed the model's FLOPs.
+std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pair<int64_t, int64_t>>& windows);
+
+}  // namespace goblin
