@@ -274,7 +274,9 @@ TEST(Compare, BadInputNamesFileAndKind) {
   auto badbench = run_input_from_json(Json{{"step_time_s", 0.1}, {"bench", {{"samples", "x"}}}}, "b.json");
   ASSERT_FALSE(badbench.ok());
   EXPECT_EQ(badbench.error().file, "b.json");
-  auto nomanifest = ReplayRunner::open(tmpdir().string());
+  auto empty_dir = tmpdir() / "no_manifest";
+  std::filesystem::create_directories(empty_dir);
+  auto nomanifest = ReplayRunner::open(empty_dir.string());
   ASSERT_FALSE(nomanifest.ok());
   EXPECT_EQ(nomanifest.error().kind, ErrorKind::Io);
   auto badmanifest =

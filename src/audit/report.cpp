@@ -41,13 +41,25 @@ std::string speedup_block(const Json& r) {
   return os.str();
 }
 
+bool in_seconds(const Json& row) {
+  std::string u = row.value("unit", "");
+  return u == "s" || u == "s/step";
+}
+
+// Table cell: seconds are shown in milliseconds (waste buckets are often well under 1 ms).
 std::string delta_cell(const Json& row, const char* k, int digits) {
   const Json& v = row[k];
   if (!v.is_number()) return "n/a";
-  return fmt(v.get<double>(), digits);
+  bool pct = std::string(k) == "pct";
+  return fmt(v.get<double>() * (!pct && in_seconds(row) ? 1e3 : 1.0), digits);
 }
 
-int digits_for(const std::string& unit) { return unit == "s" || unit == "s/step" ? 4 : unit == "tokens/s" ? 0 : 2; }
+std::string unit_label(const Json& row) {
+  std::string u = row.value("unit", "");
+  return u == "s" ? "ms" : u == "s/step" ? "ms/step" : u;
+}
+
+int digits_for(const std::string& unit) { return unit == "s" || unit == "s/step" ? 3 : unit == "tokens/s" ? 0 : 2; }
 
 std::string scale_unit(const Json& row, const Json& v) {
   std::string u = row.value("unit", "");
@@ -138,7 +150,7 @@ std::string report_markdown(const Json& r) {
   os << "## Metrics\n\n| metric | before | after | delta | % |\n|---|---:|---:|---:|---:|\n";
   for (const auto& row : r["metric_deltas"]) {
     int dg = digits_for(row.value("unit", ""));
-    os << "| " << s_of(row["metric"]) << " (" << s_of(row["unit"]) << ") | " << delta_cell(row, "before", dg) << " | "
+    os << "| " << s_of(row["metric"]) << " (" << unit_label(row) << ") | " << delta_cell(row, "before", dg) << " | "
        << delta_cell(row, "after", dg) << " | " << delta_cell(row, "delta", dg) << " | " << delta_cell(row, "pct", 1)
        << " |\n";
   }
@@ -188,7 +200,7 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
     os << "<text x=\"10\" y=\"30\">no waste budget observed</text></svg>";
     return os.str();
   }
-  double scale = (W - left - 20) / mx;
+  double scale = (W - left - 120) / mx;
   const char* labels[] = {"before", "after"};
   int i = 0;
   for (const Json* b : {&before, &after}) {
@@ -240,7 +252,7 @@ std::string report_html(const Json& r) {
         "14px;min-width:170px}\n"
      << ".card .v{font-size:24px;font-weight:600}.card .l{color:#666;font-size:12px}\n"
      << "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:4px 8px}"
-        "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+        "td.n{text-align:right;font-variant-numeric:tabular-nums}td a{word-break:break-all}\n"
      << "pre.diff{background:#fafafa;border:1px solid #ddd;padding:8px;overflow-x:auto;font-size:12px}\n"
      << ".add{color:#1b7f2a;background:#e9f7ec;display:block}.del{color:#b3261e;background:#fdecea;display:block}"
         ".hunk{color:#6a4fb3;display:block}\n"
@@ -275,7 +287,7 @@ std::string report_html(const Json& r) {
         "<th>%</th></tr>\n";
   for (const auto& row : r["metric_deltas"]) {
     int dg = digits_for(row.value("unit", ""));
-    os << "<tr><td>" << e(row["metric"]) << "</td><td>" << e(row["unit"]) << "</td><td class=\"n\">"
+    os << "<tr><td>" << e(row["metric"]) << "</td><td>" << html_escape(unit_label(row)) << "</td><td class=\"n\">"
        << delta_cell(row, "before", dg) << "</td><td class=\"n\">" << delta_cell(row, "after", dg)
        << "</td><td class=\"n\">" << delta_cell(row, "delta", dg) << "</td><td class=\"n\">"
        << delta_cell(row, "pct", 1) << "</td></tr>\n";
