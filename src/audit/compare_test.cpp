@@ -345,8 +345,10 @@ TEST(AuditCli, ReplayJsonEnvelope) {
   EXPECT_NEAR(j["result"]["speedup_actual"].get<double>(), 4.77, 0.01);
   EXPECT_TRUE(std::filesystem::exists(out + "/report.html"));
   EXPECT_TRUE(std::filesystem::exists(out + "/patched_config_before.yaml"));
-  // No --replay: a usage error (exit 2), not a crash.
+  // A replay directory without a manifest: exit 3 (input missing), not a crash. (Without --replay the
+  // audit is live: src/run's tests cover it.)
   std::string cmd2 = std::string(GOBLIN_BINARY_DIR) + "/goblin audit " + src("examples/h100_llama/config_before.yaml") +
-                     " >/dev/null 2>&1";
-  EXPECT_EQ(WEXITSTATUS(system(cmd2.c_str())), 2);
+                     " --replay " + (tmpdir() / "no_manifest_cli").string() + " -o " + out + " >/dev/null 2>&1";
+  std::filesystem::create_directories(tmpdir() / "no_manifest_cli");
+  EXPECT_EQ(WEXITSTATUS(system(cmd2.c_str())), 3);
 }
