@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Live runs on the device machine with the carried goblin binary (.carry/goblin + .carry/lib).
-# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit)
+# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile)
 # Everything lands in /tmp/runs and is packed into $OUT/runs_PART.tgz; short JSON summaries beside.
 set -u
 PART=${1:-base}
@@ -31,11 +31,14 @@ tuned)
   step "bench tuned_compile --against tuned_compile (A/A)"
   $G bench $C/tuned_compile.yaml --against $C/tuned_compile.yaml --repeats 4 --steps 20 --warmup 8 --timeout 300 --json --work-dir $R/bench_tuned_aa > $R/bench_tuned_aa.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   ;;
-audit)
-  for c in base tuned_compile; do
-    step "audit $c (live)"
-    GOBLIN_AUDIT_REPEATS=${GOBLIN_AUDIT_REPEATS:-3} $G audit $C/$c.yaml -o $R/audit_$c --json > $R/audit_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
-  done
+audit_base|audit_tuned_compile)
+  c=${PART#audit_}
+  step "audit $c (live)"
+  GOBLIN_AUDIT_REPEATS=${GOBLIN_AUDIT_REPEATS:-3} $G audit $C/$c.yaml -o $R/audit_$c --json > $R/audit_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  P=$R/audit_$c/patched_$c.yaml; [ -s $P ] || P=$C/$c.yaml
+  step "bench $c --against $P (interleaved) + compare"
+  $G bench $C/$c.yaml --against $P --repeats ${REPEATS:-4} --steps 20 --warmup 8 --timeout 300 --json --no-cache --work-dir $R/bench_$c --emit-sides $R/sides_$c > $R/bench_${c}_vs_patched.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  $G compare $R/sides_$c/before.json $R/sides_$c/after.json --patch $R/audit_$c/patch.json --json > $R/compare_interleaved_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   ;;
 esac
 step "done"

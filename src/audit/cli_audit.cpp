@@ -1,7 +1,10 @@
 // goblin audit CONFIG --replay DIR [-o OUTDIR] [--json]: seed 000's whole trajectory through
 // run_audit (audit_flow.h). The live audit only has to construct a different Runner.
+// goblin audit CONFIG [-o OUTDIR] (no --replay): the live runner from src/run when a GPU is present.
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 #include "audit/audit_flow.h"
 #include "audit/replay_runner.h"
@@ -9,6 +12,7 @@
 #include "cli/verbs.h"
 #include "core/cli.h"
 #include "core/io.h"
+#include "run/live_factory.h"
 
 namespace goblin {
 void register_audit(CLI::App& app) {
@@ -31,29 +35,51 @@ void register_audit(CLI::App& app) {
   cmd->callback([] {
     run_verb(json, [] {
       VerbResult r;
-      if (replay.empty()) {
-        r.error = make_error(ErrorKind::Usage,
-                             "live audits are not available in this build: pass --replay DIR (a directory with "
-                             "replay.yaml and recorded traces, e.g. examples/h100_llama)");
-        return r;
-      }
-      auto runner = audit::ReplayRunner::open(replay);
-      if (!runner) {
-        r.error = runner.error();
-        return r;
-      }
       audit::AuditOptions opt;
       opt.top_k = top_k;
       opt.vendor = vendor;
-      opt.workload_name = workload.empty() ? runner->workload() : workload;
-      opt.notes.push_back("replay: every measurement comes from recorded artefacts listed in " +
-                          runner->manifest_path() + "; nothing was run now");
-      for (const auto& n : runner->notes()) opt.notes.push_back(n);
+      // No --replay: the live runner (src/run, issue 5) when this machine has a GPU; without one
+      // the factory says so and points at --replay.
+      std::unique_ptr<audit::Runner> live;
+      std::function<Json()> live_log;
+      std::optional<audit::ReplayRunner> replay_runner;
+      audit::Runner* rp = nullptr;
+      if (replay.empty()) {
+        auto& factory = run::live_runner_factory();
+        if (!factory) {
+          r.error = make_error(ErrorKind::Usage,
+                               "live audits are not available in this build: pass --replay DIR (a directory with "
+                               "replay.yaml and recorded traces, e.g. examples/h100_llama)");
+          return r;
+        }
+        auto setup = factory(out);
+        if (!setup) {
+          r.error = setup.error();
+          return r;
+        }
+        live = std::move(setup->runner);
+        live_log = setup->log;
+        rp = live.get();
+        opt.workload_name = workload.empty() ? std::filesystem::path(config).stem().string() : workload;
+        for (const auto& n : setup->notes) opt.notes.push_back(n);
+      } else {
+        auto runner = audit::ReplayRunner::open(replay);
+        if (!runner) {
+          r.error = runner.error();
+          return r;
+        }
+        replay_runner.emplace(std::move(*runner));
+        rp = &*replay_runner;
+        opt.workload_name = workload.empty() ? replay_runner->workload() : workload;
+        opt.notes.push_back("replay: every measurement comes from recorded artefacts listed in " +
+                            replay_runner->manifest_path() + "; nothing was run now");
+        for (const auto& n : replay_runner->notes()) opt.notes.push_back(n);
+      }
       if (!quiet)
         opt.progress = [](const std::string& step, const std::string& line) {
           std::cerr << "[" << step << "] " << line << "\n";
         };
-      auto o = audit::run_audit(config, *runner, opt);
+      auto o = audit::run_audit(config, *rp, opt);
       if (!o) {
         r.error = o.error();
         return r;
@@ -69,6 +95,11 @@ void register_audit(CLI::App& app) {
                   {"rule_ids", o->rule_ids}, {"trajectory", audit::trajectory_to_json(*o)}};
         if (Status s = write_file(tp, t.dump(2) + "\n"); !s) return s;
         written.push_back(tp);
+        if (live_log) {  // what each live profile/bench call ran and measured
+          std::string lp = (std::filesystem::path(out) / "live_runs.json").string();
+          if (Status s = write_file(lp, live_log().dump(1) + "\n"); !s) return s;
+          written.push_back(lp);
+        }
         if (!o->patched_text.empty()) {
           std::string pp =
               (std::filesystem::path(out) / ("patched_" + std::filesystem::path(config).filename().string())).string();

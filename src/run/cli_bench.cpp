@@ -3,13 +3,14 @@
 
 #include "cli/verbs.h"
 #include "core/cli.h"
+#include "core/io.h"
 #include "run/runners.h"
 
 namespace goblin {
 
 void register_bench(CLI::App& app) {
   struct Opts {
-    std::string config, against, workload, work_dir;
+    std::string config, against, workload, work_dir, emit_sides;
     int steps = 20, warmup = 5, repeats = 5;
     double timeout = 900;
     bool no_cache = false, json = false, allow_no_gpu = false;
@@ -28,6 +29,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--workload", o->workload, "workload script (default: workloads/train.py)");
   cmd->add_option("--timeout", o->timeout, "seconds per run before it counts as hung and is killed")->default_val(900);
   cmd->add_option("--work-dir", o->work_dir, "keep per-run logs here (default: a temporary directory)");
+  cmd->add_option("--emit-sides", o->emit_sides,
+                  "with --against: also write DIR/before.json and DIR/after.json, one side each, for goblin compare");
   cmd->add_flag("--no-cache", o->no_cache, "always re-measure");
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
@@ -62,6 +65,28 @@ void register_bench(CLI::App& app) {
       auto bo = run::bench_workloads(req);
       r.result = bo.result;
       r.error = bo.error;
+      if (!bo.error && !o->emit_sides.empty() && bo.result.contains("b")) {
+        // Each side as a single-config bench result (its runs under "a"), so that
+        // `goblin compare before.json after.json` bootstraps over the interleaved runs.
+        if (Status st = run::make_dirs(o->emit_sides); !st.ok()) {
+          r.error = st.error();
+          return r;
+        }
+        for (const char* side : {"a", "b"}) {
+          Json one = bo.result;
+          one.erase("b");
+          one.erase("comparison");
+          one["a"] = bo.result[side];
+          one["step_time_s"] = bo.result[side]["step_time_s"]["point"];
+          one["tokens_per_sec"] = bo.result[side]["tokens_per_sec_median"];
+          one["interleaved_with"] = bo.result[side == std::string("a") ? "b" : "a"].value("config", "");
+          std::string path = o->emit_sides + (side == std::string("a") ? "/before.json" : "/after.json");
+          if (Status st = write_file(path, envelope_ok(one).dump(1)); !st.ok()) {
+            r.error = st.error();
+            return r;
+          }
+        }
+      }
       std::ostringstream h;
       auto side = [&](const char* k) {
         if (!bo.result.contains(k) || !bo.result[k].contains("step_time_s")) return;

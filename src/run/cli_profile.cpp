@@ -49,7 +49,8 @@ Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir) {
   setup.runner = std::move(h);
   setup.notes.push_back("live: measured now on " + gpu.name + " (driver " + gpu.driver + "); profile " +
                         std::to_string(o.profile_warmup) + " warm-up + " + std::to_string(o.profile_steps) +
-                        " profiled steps; bench " + std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
+                        " profiled steps; bench " + std::to_string(o.repeats) + " runs x " +
+                        std::to_string(o.bench_steps) +
                         " steps per config (median, 95% bootstrap interval), before and after benched in blocks "
                         "(the Runner interface benches one config per call); the interleaved A/B comparison is "
                         "goblin bench BEFORE --against AFTER");

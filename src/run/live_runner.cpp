@@ -70,7 +70,8 @@ RunMetrics bench_to_run_metrics(const Json& b) {
   RunMetrics m;
   m.runner_kind = "live";
   m.step_time_s = b.value("step_time_s", 0.0);
-  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number()) m.tokens_per_sec = b["tokens_per_sec"].get<double>();
+  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number())
+    m.tokens_per_sec = b["tokens_per_sec"].get<double>();
   m.gpu_name = b.contains("gpu") ? b["gpu"].value("name", "") : "";
   if (b.contains("versions") && b["versions"].is_object())
     for (auto& [k, v] : b["versions"].items())
@@ -88,8 +89,8 @@ RunMetrics bench_to_run_metrics(const Json& b) {
       w << ", A/A noise floor " << b["a"]["aa_noise_floor_pct"].get<double>() << "%";
     m.warnings.push_back(w.str());
   }
-  m.waste_budget.unobserved = {"useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_headroom",
-                               "precision_path", "kernel_shape", "unattributed"};
+  m.waste_budget.unobserved = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
+                               "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
   return m;
 }
 

@@ -13,7 +13,7 @@
 namespace goblin::run {
 
 struct LiveRunnerOptions {
-  std::string out_dir;       // runs land in OUT/live/{profile,bench-N,...}
+  std::string out_dir;        // runs land in OUT/live/{profile,bench-N,...}
   std::string workload_flag;  // --workload (default workloads/train.py)
   int profile_steps = 5, profile_warmup = 5;
   int bench_steps = 20, bench_warmup = 5, repeats = 5;
