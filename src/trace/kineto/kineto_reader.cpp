@@ -1,5 +1,7 @@
 // read_kineto: a prefetch thread pulls chunks from the ByteSource (for .json.gz that thread also
 // inflates, so inflate and parse run on both cores at once) while this thread splits and parses.
+#include <sys/mman.h>
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -152,9 +154,22 @@ void note_skipped(Timeline& tl, const std::string& path, const char* what, uint6
 // Reserves every column for the rows a whole file will likely hold, extrapolated from the rows
 // produced by the first chunk. Doubling growth would otherwise copy each column ~once more and
 // touch twice the pages; over-reserving is cheap because untouched pages never become resident.
+// Large columns are asked to use transparent huge pages (where THP is in `madvise` mode): a
+// 1 GB trace fills ~300 MB of columns, and 4 KiB page faults were ~15% of the read time.
+template <class T>
+void reserve_col(std::vector<T>& v, size_t n) {
+  v.reserve(n);
+  const size_t bytes = v.capacity() * sizeof(T);
+  constexpr uintptr_t kHuge = 2u << 20;
+  if (bytes < 4 * kHuge) return;
+  uintptr_t a = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t e = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
+  if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
+}
+
 template <class... V>
 void reserve_cols(size_t n, V&... cols) {
-  (cols.reserve(n), ...);
+  (reserve_col(cols, n), ...);
 }
 
 void reserve_like(Timeline& tl, double factor) {

@@ -308,6 +308,13 @@ TEST(KinetoSplitter, StructuralErrorsAreMalformed) {
   EXPECT_EQ(c.events.size(), 1u);
   Collect d;
   EXPECT_FALSE(split("{\"schemaVersion\": 1}", d, 100).ok());  // no traceEvents at all
+  // A stray '}' where an event should start (found by the fuzzer: it used to loop forever).
+  for (std::string_view bad : {"{\"traceEvents\": [}", "{\"traceEvents\": [{}, 1 }", "[ : ]"}) {
+    Collect e;
+    Status st = split(bad, e, 2);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().kind, ErrorKind::Malformed);
+  }
 }
 
 // ---- damaged input -----------------------------------------------------------------------------

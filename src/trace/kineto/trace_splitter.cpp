@@ -87,6 +87,13 @@ inline uint64_t eq_mask(const __m128i v[4], char c) {
 }
 // Bit i set when an odd number of bits at positions <= i are set: the "inside a string" mask
 // from quote positions (simdjson's trick, with shifts instead of carry-less multiply).
+// Portable popcount (the builtin becomes a libgcc call without -mpopcnt).
+inline int popcount64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
 inline uint64_t prefix_xor(uint64_t x) {
   x ^= x << 1;
   x ^= x << 2;
@@ -144,11 +151,12 @@ bool TraceSplitter::scan_container() {
       continue;
     }
     const uint64_t quotes = eq_mask(v, '"') & valid;
-    uint64_t instr = prefix_xor(quotes) ^ (in_string_ ? ~uint64_t{0} : 0);
+    const uint64_t qx = prefix_xor(quotes);
+    const uint64_t instr = qx ^ (in_string_ ? ~uint64_t{0} : 0);
     const uint64_t open = (eq_mask(v, '{') | eq_mask(v, '[')) & ~instr & valid;
     const uint64_t close = (eq_mask(v, '}') | eq_mask(v, ']')) & ~instr & valid;
     if (close == 0) {
-      depth_ += __builtin_popcountll(open);
+      depth_ += popcount64(open);
     } else {
       uint64_t all = open | close;
       while (all) {
@@ -164,7 +172,7 @@ bool TraceSplitter::scan_container() {
       }
     }
     const size_t step = std::min<size_t>(avail, 64);
-    in_string_ = (__builtin_popcountll(quotes) & 1) ? !in_string_ : in_string_;
+    if (qx >> 63) in_string_ = !in_string_;  // odd number of quotes in the block
     pos_ = i + step;
   }
   return false;
@@ -325,6 +333,10 @@ Status TraceSplitter::run() {
         } else if (c == ']') {
           ++pos_;
           state_ = bare_array_ ? State::Done : State::Key;
+        } else if (c == '}' || c == ':') {
+          // A scalar scan would stop on '}' without consuming it and loop forever.
+          return fail("expected an event object, ',' or ']' inside traceEvents, found '" + std::string(1, c) + "'",
+                      abs(pos_));
         } else {
           // Normally '{'; any other element is scanned the same way and rejected by the parser.
           unit_start_ = pos_;
