@@ -1,28 +1,8 @@
 #include "core/csv.h"
 
-#include <cstring>
-
 namespace goblin {
 
 namespace {
-class StringSource : public ByteSource {
- public:
-  explicit StringSource(std::string s) : s_(std::move(s)) { path_ = "<string>"; }
-  Result<size_t> read(char* buf, size_t cap) override {
-    size_t n = std::min(cap, s_.size() - pos_);
-    std::memcpy(buf, s_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-  uint64_t position() const override { return pos_; }
-  bool compressed() const override { return false; }
-  uint64_t file_size() const override { return s_.size(); }
-
- private:
-  std::string s_;
-  size_t pos_ = 0;
-};
-
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 }  // namespace
 
@@ -32,7 +12,7 @@ CsvReader::CsvReader(std::unique_ptr<ByteSource> src, char delimiter, bool trim)
 }
 
 CsvReader CsvReader::from_string(std::string text, char delimiter, bool trim) {
-  return CsvReader(std::make_unique<StringSource>(std::move(text)), delimiter, trim);
+  return CsvReader(make_string_source(std::move(text), "<string>"), delimiter, trim);
 }
 
 bool CsvReader::fill() {

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -137,7 +138,38 @@ class GzipSource : public ByteSource {
   bool member_started_ = false;
 };
 
+// Text in memory: its own copy (`owned_`) or the caller's, read through `text_`.
+class MemorySource : public ByteSource {
+ public:
+  MemorySource(std::string owned, std::string name) : owned_(std::move(owned)), text_(owned_) {
+    path_ = std::move(name);
+  }
+  MemorySource(std::string_view view, std::string name) : text_(view) { path_ = std::move(name); }
+  Result<size_t> read(char* buf, size_t cap) override {
+    size_t n = std::min(cap, text_.size() - pos_);
+    std::memcpy(buf, text_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  uint64_t position() const override { return pos_; }
+  bool compressed() const override { return false; }
+  uint64_t file_size() const override { return text_.size(); }
+
+ private:
+  std::string owned_;
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<ByteSource> make_string_source(std::string text, std::string name) {
+  return std::make_unique<MemorySource>(std::move(text), std::move(name));
+}
+
+std::unique_ptr<ByteSource> make_view_source(std::string_view text, std::string name) {
+  return std::make_unique<MemorySource>(text, std::move(name));
+}
 
 Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const IoLimits& limits) {
   struct stat st {};

@@ -43,6 +43,12 @@ bool looks_gzip(std::string_view prefix);
 // concatenated gzip members included.
 Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const IoLimits& limits = {});
 
+// A ByteSource over text already in memory, reporting `name` as its path. make_string_source
+// keeps the text; make_view_source reads the caller's text without a copy (it must outlive the
+// source).
+std::unique_ptr<ByteSource> make_string_source(std::string text, std::string name);
+std::unique_ptr<ByteSource> make_view_source(std::string_view text, std::string name);
+
 // Reads the whole (decompressed) content; for small inputs (CSV, YAML, configs).
 Result<std::string> read_all(const std::string& path, const IoLimits& limits = {});
 

@@ -47,25 +47,6 @@ using ncu::NumberLocale;
 
 constexpr int64_t kMaxSmall = 1 << 30;  // bound for device ids, SM counts, compute capability
 
-// A ByteSource over text already in memory, so the CSV tokenizer runs without a copy.
-class ViewSource : public ByteSource {
- public:
-  ViewSource(std::string_view s, const std::string& path) : s_(s) { path_ = path; }
-  Result<size_t> read(char* buf, size_t cap) override {
-    size_t n = std::min(cap, s_.size() - pos_);
-    std::memcpy(buf, s_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-  uint64_t position() const override { return pos_; }
-  bool compressed() const override { return false; }
-  uint64_t file_size() const override { return s_.size(); }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-};
-
 struct HeaderPos {
   size_t offset = 0;
   int64_t line = 1;  // 1-based line of the header in the file
@@ -151,7 +132,7 @@ class NcuReader {
       : body_(body), path_(path), hdr_(hdr), tl_(tl) {}
 
   Status run() {
-    CsvReader csv(std::make_unique<ViewSource>(body_, path_));
+    CsvReader csv(make_view_source(body_, path_));  // no copy of the text
     std::vector<std::string_view> f;
     if (!csv.next(f)) return bad("header line could not be read", 0, hdr_.line);
     header_.assign(f.begin(), f.end());
@@ -209,7 +190,7 @@ class NcuReader {
 
   // Decides the number locale from the first cells that can only be read one way.
   NumberLocale detect_locale() {
-    CsvReader csv(std::make_unique<ViewSource>(body_, path_));
+    CsvReader csv(make_view_source(body_, path_));  // no copy of the text
     std::vector<std::string_view> f;
     csv.next(f);  // header
     bool english = false, european = false;
