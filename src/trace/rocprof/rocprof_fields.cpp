@@ -6,29 +6,15 @@
 namespace goblin::rocprof {
 
 namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 }  // namespace
 
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 Columns::Columns(const std::vector<std::string_view>& header) {
   names_.reserve(header.size());
   for (size_t i = 0; i < header.size(); ++i) {
-    std::string_view h = trim(header[i]);
+    std::string_view h = trim_blanks(header[i]);
     if (i == 0 && h.substr(0, 3) == "\xEF\xBB\xBF") h.remove_prefix(3);  // UTF-8 BOM
     names_.emplace_back(h);
     index_.emplace(ascii_lower(h), static_cast<int>(i));  // emplace keeps the first duplicate
@@ -44,7 +30,7 @@ int Columns::find(std::initializer_list<std::string_view> names) const {
 }
 
 std::optional<int64_t> parse_int(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
   int64_t v = 0;
@@ -59,7 +45,7 @@ std::optional<int64_t> parse_int(std::string_view s) {
 }
 
 std::optional<double> parse_number(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
   double v = 0;
@@ -69,7 +55,7 @@ std::optional<double> parse_number(std::string_view s) {
 }
 
 std::optional<int64_t> parse_agent(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   for (std::string_view prefix : {"Agent ", "GPU ", "CPU "}) {
     if (s.substr(0, prefix.size()) == prefix) {
       s.remove_prefix(prefix.size());
@@ -127,7 +113,7 @@ std::string_view RowFields::text(int col) const {
 }
 
 std::optional<int64_t> RowFields::integer(int col) {
-  std::string_view t = trim(text(col));
+  std::string_view t = trim_blanks(text(col));
   if (t.empty()) return std::nullopt;
   auto v = parse_int(t);
   if (!v) warn("column '" + cols_.name(col) + "' is not an integer (value ignored)");
@@ -135,7 +121,7 @@ std::optional<int64_t> RowFields::integer(int col) {
 }
 
 std::optional<double> RowFields::number(int col) {
-  std::string_view t = trim(text(col));
+  std::string_view t = trim_blanks(text(col));
   if (t.empty()) return std::nullopt;
   auto v = parse_number(t);
   if (!v) warn("column '" + cols_.name(col) + "' is not a number (value ignored)");

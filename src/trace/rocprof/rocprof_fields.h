@@ -12,11 +12,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/text.h"
 #include "model/timeline.h"
 
 namespace goblin::rocprof {
-
-std::string ascii_lower(std::string_view s);
 
 // A CSV header: column names and a case-insensitive name → index map.
 class Columns {

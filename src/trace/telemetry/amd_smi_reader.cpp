@@ -16,26 +16,15 @@
 #include <map>
 
 #include "core/csv.h"
+#include "core/text.h"
 #include "trace/readers.h"
 
 namespace goblin {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return o;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<double> to_number(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (s.empty()) return std::nullopt;
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -44,7 +33,7 @@ std::optional<double> to_number(std::string_view s) {
 }
 
 bool is_na(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   return s.empty() || s == "N/A" || s == "NA" || s == "n/a";
 }
 
@@ -67,16 +56,16 @@ struct HeaderPlan {
 
 bool is_header(const std::vector<std::string_view>& f) {
   if (f.empty()) return false;
-  std::string first = lower(trim(f[0]));
+  std::string first = ascii_lower(trim_blanks(f[0]));
   if (first == "gpu") return true;
-  return first == "timestamp" && f.size() > 1 && lower(trim(f[1])) == "gpu";
+  return first == "timestamp" && f.size() > 1 && ascii_lower(trim_blanks(f[1])) == "gpu";
 }
 
 HeaderPlan plan_header(const std::vector<std::string_view>& f, int64_t line) {
   HeaderPlan h;
   h.line = line;
   std::vector<std::string> names;
-  for (auto v : f) names.push_back(lower(trim(v)));
+  for (auto v : f) names.push_back(ascii_lower(trim_blanks(v)));
   auto has = [&](std::string_view n) {
     for (auto& x : names)
       if (x == n) return true;
@@ -88,7 +77,7 @@ HeaderPlan plan_header(const std::vector<std::string_view>& f, int64_t line) {
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
     ColumnPlan c;
-    c.source = std::string(trim(f[i]));
+    c.source = std::string(trim_blanks(f[i]));
     auto norm = [&](const char* m, double scale = 1) {
       c.role = Role::Metric;
       c.metric = m;
@@ -128,7 +117,7 @@ HeaderPlan plan_header(const std::vector<std::string_view>& f, int64_t line) {
       norm("mem_clock_mhz");
     else if (!n.empty()) {
       c.role = Role::Metric;
-      c.metric = std::string(trim(f[i]));  // vendor-specific metric, own name
+      c.metric = std::string(trim_blanks(f[i]));  // vendor-specific metric, own name
     }
     h.cols.push_back(std::move(c));
   }
@@ -183,7 +172,7 @@ class AmdSmiRun {
     for (size_t i = 0; i < f.size() && i < plan_.cols.size(); ++i) {
       ColumnPlan& c = plan_.cols[i];
       if (c.role != Role::Metric) continue;
-      std::string_view v = trim(f[i]);
+      std::string_view v = trim_blanks(f[i]);
       if (is_na(v)) continue;
       if (v.front() == '[') {  // Python list repr: one sample per element, name_<index>
         list_values(c, v, ts, device, suffix);
@@ -225,7 +214,7 @@ class AmdSmiRun {
     int idx = 0;
     while (true) {
       size_t comma = v.find(',');
-      std::string_view item = trim(v.substr(0, comma));
+      std::string_view item = trim_blanks(v.substr(0, comma));
       if (!item.empty() && (item.front() == '\'' || item.front() == '"'))
         item = item.substr(1, item.size() >= 2 ? item.size() - 2 : 0);
       if (auto n = to_number(item)) {
@@ -275,13 +264,13 @@ Status read_amd_smi(const std::string& path, Timeline& tl, const ReadOptions& op
     }
     if (!run.has_header()) {
       // The --watch banner, or anything printed before the first header (warnings).
-      std::string_view first = f.empty() ? std::string_view() : trim(f[0]);
+      std::string_view first = f.empty() ? std::string_view() : trim_blanks(f[0]);
       if (first.find("'CTRL' + 'C'") == std::string_view::npos) {
         tl.warn("amd-smi: line before the first CSV header ignored", path, csv.offset(), csv.line());
       }
       continue;
     }
-    if (f.size() == 1 && trim(f[0]).find("'CTRL' + 'C'") != std::string_view::npos) continue;
+    if (f.size() == 1 && trim_blanks(f[0]).find("'CTRL' + 'C'") != std::string_view::npos) continue;
     run.row(f, csv.line());
   }
   run.finish_block();

@@ -3,17 +3,12 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/text.h"
 #include "trace/telemetry/nvidia_smi.h"
 
 namespace goblin::nvsmi {
 
 namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 // Fixed-width unsigned decimal field; nullopt unless all `n` chars are digits.
 std::optional<int64_t> digits(std::string_view s, size_t pos, size_t n) {
   if (pos + n > s.size()) return std::nullopt;
@@ -44,7 +39,7 @@ constexpr int64_t kNsPerSec = 1'000'000'000;
 }  // namespace
 
 std::optional<int64_t> parse_timestamp(std::string_view t) {
-  t = trim(t);
+  t = trim_blanks(t);
   // YYYY/MM/DD HH:MM:SS[.fff...]
   if (t.size() < 19 || t[4] != '/' || t[7] != '/' || t[10] != ' ' || t[13] != ':' || t[16] != ':') return std::nullopt;
   auto y = digits(t, 0, 4), mo = digits(t, 5, 2), d = digits(t, 8, 2);
@@ -65,8 +60,8 @@ std::optional<int64_t> parse_timestamp(std::string_view t) {
 }
 
 std::optional<int64_t> parse_dmon_time(std::string_view date, std::string_view time) {
-  date = trim(date);
-  time = trim(time);
+  date = trim_blanks(date);
+  time = trim_blanks(time);
   int64_t ns = 0;
   if (!date.empty()) {
     auto y = digits(date, 0, 4), mo = digits(date, 4, 2), d = digits(date, 6, 2);
@@ -83,12 +78,12 @@ std::optional<int64_t> parse_dmon_time(std::string_view date, std::string_view t
 }
 
 bool is_unavailable(std::string_view c) {
-  c = trim(c);
+  c = trim_blanks(c);
   return (c.size() >= 2 && c.front() == '[' && c.back() == ']') || c == "N/A" || c == "-";
 }
 
 std::optional<double> parse_value(std::string_view c) {
-  c = trim(c);
+  c = trim_blanks(c);
   if (c.empty()) return std::nullopt;
   if (c.size() > 2 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
     // Bit masks such as clocks_event_reasons.active ("0x0000000000000004").
@@ -105,7 +100,7 @@ std::optional<double> parse_value(std::string_view c) {
   // Drop a trailing unit ("117.82 W", "2 %", "81559 MiB", "1980 MHz").
   size_t sp = c.find(' ');
   if (sp != std::string_view::npos) {
-    std::string_view unit = trim(c.substr(sp + 1));
+    std::string_view unit = trim_blanks(c.substr(sp + 1));
     if (unit.empty() || unit.find_first_of("0123456789 ") != std::string_view::npos) return std::nullopt;
     c = c.substr(0, sp);
   }
@@ -117,7 +112,7 @@ std::optional<double> parse_value(std::string_view c) {
 }
 
 std::optional<int32_t> parse_gpu_index(std::string_view c) {
-  c = trim(c);
+  c = trim_blanks(c);
   if (c.empty() || c.size() > 6) return std::nullopt;
   int32_t v = 0;
   auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), v);

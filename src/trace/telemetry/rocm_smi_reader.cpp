@@ -9,29 +9,18 @@
 #include <cmath>
 
 #include "core/io.h"
+#include "core/text.h"
 #include "trace/readers.h"
 
 namespace goblin {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return o;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 // "48.0°C", "110.0W", "1300Mhz", "(1700Mhz)", "0%", "35.0c" → number; nullopt when not numeric.
 std::optional<double> value_with_unit(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (!s.empty() && s.front() == '(' && s.back() == ')') s = s.substr(1, s.size() - 2);
   for (std::string_view unit : {"\xC2\xB0"
                                 "C",
@@ -41,7 +30,7 @@ std::optional<double> value_with_unit(std::string_view s) {
       break;
     }
   }
-  s = trim(s);
+  s = trim_blanks(s);
   if (s.empty()) return std::nullopt;
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -50,7 +39,7 @@ std::optional<double> value_with_unit(std::string_view s) {
 }
 
 bool is_na(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   return s.empty() || s == "N/A" || s == "NA";
 }
 
@@ -79,7 +68,7 @@ struct Metric {
 
 // rocm-smi --csv column → metric. Names from rocm_smi.py (they differ between releases).
 Metric csv_metric(std::string_view header) {
-  std::string h = lower(header);
+  std::string h = ascii_lower(header);
   auto norm = [](const char* n) { return Metric{n, true}; };
   if (contains(h, "temperature")) {
     if (contains(h, "edge")) return norm("temp_c");
@@ -99,7 +88,7 @@ Metric csv_metric(std::string_view header) {
 
 // Concise table column → metric (header words as printed, e.g. "Temp", "AvgPwr", "GPU%").
 Metric concise_metric(std::string_view word) {
-  std::string w = lower(word);
+  std::string w = ascii_lower(word);
   auto norm = [](const char* n) { return Metric{n, true}; };
   if (w.substr(0, 4) == "temp") return norm("temp_c");
   if (w == "power" || w == "avgpwr") return norm("power_w");
@@ -183,10 +172,10 @@ class RocmSmiRun {
  private:
   // ---- rocm-smi --csv ----
   void csv_line(std::string_view line, int64_t n) {
-    std::string_view t = trim(line);
+    std::string_view t = trim_blanks(line);
     if (t.empty() || t.substr(0, 8) == "WARNING:" || t.front() == '=') return;
     std::vector<std::string_view> cells = split(t);
-    if (lower(cells[0]) == "device") {
+    if (ascii_lower(cells[0]) == "device") {
       header_.clear();
       for (size_t i = 1; i < cells.size(); ++i) header_.push_back(csv_metric(cells[i]));
       ++block_;
@@ -214,7 +203,7 @@ class RocmSmiRun {
     size_t p = 0;
     while (true) {
       size_t c = t.find(',', p);
-      out.push_back(trim(t.substr(p, c == std::string_view::npos ? std::string_view::npos : c - p)));
+      out.push_back(trim_blanks(t.substr(p, c == std::string_view::npos ? std::string_view::npos : c - p)));
       if (c == std::string_view::npos) break;
       p = c + 1;
     }
@@ -222,7 +211,7 @@ class RocmSmiRun {
   }
 
   static std::optional<int32_t> card_index(std::string_view s) {
-    s = trim(s);
+    s = trim_blanks(s);
     if (s.substr(0, 4) == "card") s.remove_prefix(4);
     int32_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -232,7 +221,7 @@ class RocmSmiRun {
 
   // ---- concise table ----
   void concise_line(std::string_view line, int64_t n) {
-    std::string_view t = trim(line);
+    std::string_view t = trim_blanks(line);
     if (t.empty() || t.front() == '=' || contains(t, "WARNING")) return;
     bool continuation = line.front() == ' ' || line.front() == '\t';
     if (!continuation && (t.substr(0, 6) == "Device" || t.substr(0, 3) == "GPU")) {
@@ -306,7 +295,8 @@ Status read_rocm_smi(const std::string& path, Timeline& tl, const ReadOptions& o
   // rocm-smi output is a few KB per sample; reading it whole keeps the table logic simple.
   auto text = read_all(path, opt.io);
   if (!text) return text.error();
-  if (trim(*text).empty()) return make_error(ErrorKind::Malformed, "file is empty: expected rocm-smi output", path, 0);
+  if (trim_blanks(*text).empty())
+    return make_error(ErrorKind::Malformed, "file is empty: expected rocm-smi output", path, 0);
   RocmSmiRun run(tl, path);
   return run.read(*text);
 }
