@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin {
 
@@ -22,17 +23,12 @@ const char* vendor_name(Vendor v) {
 }
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
 }  // namespace
 
 Vendor detect_vendor(const Timeline& tl) {
   for (const auto& d : tl.meta.devices) {
-    std::string n = lower(d.name), a = lower(d.arch);
+    std::string n = ascii_lower(d.name), a = ascii_lower(d.arch);
     if (contains(n, "nvidia") || contains(n, "tesla") || contains(n, "quadro") || a.rfind("sm_", 0) == 0)
       return Vendor::Nvidia;
     if (contains(n, "amd") || contains(n, "radeon") || contains(n, "instinct") || a.rfind("gfx", 0) == 0 ||
@@ -40,7 +36,7 @@ Vendor detect_vendor(const Timeline& tl) {
       return Vendor::Amd;
   }
   for (const auto& [k, v] : tl.meta.versions) {
-    std::string key = lower(k);
+    std::string key = ascii_lower(k);
     if (contains(key, "rocm") || contains(key, "hip")) return Vendor::Amd;
     if (contains(key, "cuda") || contains(key, "cupti")) return Vendor::Nvidia;
   }
@@ -176,7 +172,7 @@ std::string short_name(std::string_view s, size_t n = 80) {
 std::string recommendation(const std::string& cls, const KernelTableRow& r, Vendor v, const std::string& verdict,
                            std::string* next_step) {
   bool amd = v == Vendor::Amd;
-  std::string fam = lower(r.family);
+  std::string fam = ascii_lower(r.family);
   if (cls == "comm") {
     *next_step = "overlap";
     return std::string(
@@ -422,7 +418,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           return std::find(p.categories.begin(), p.categories.end(), r->category) != p.categories.end();
         }
         if (ops.kind(i) == GpuOpKind::Memcpy) {
-          std::string n = lower(r->full_name);
+          std::string n = ascii_lower(r->full_name);
           return contains(n, "dtod") || contains(n, "device -> device");
         }
         if (ops.kind(i) != GpuOpKind::Kernel) return false;

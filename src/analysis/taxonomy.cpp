@@ -7,22 +7,17 @@
 #include <regex>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 constexpr size_t kMatchChars = 400;  // see taxonomy.yaml: only the head of a name is matched
 
 // Lower-cased, leading "void " (demangled return type) removed, surrounding spaces trimmed.
 std::string normalise(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   size_t b = n.find_first_not_of(" \t");
   if (b == std::string::npos) return {};
   n.erase(0, b);
@@ -84,11 +79,11 @@ Result<std::vector<std::string>> string_list(const YAML::Node& n, const std::str
   std::vector<std::string> out;
   if (!n) return out;
   if (n.IsScalar()) {
-    out.push_back(lower(n.as<std::string>()));
+    out.push_back(ascii_lower(n.as<std::string>()));
     return out;
   }
   if (!n.IsSequence()) return make_error(ErrorKind::Malformed, what + " must be a string or a list of strings", origin);
-  for (const auto& x : n) out.push_back(lower(x.as<std::string>()));
+  for (const auto& x : n) out.push_back(ascii_lower(x.as<std::string>()));
   return out;
 }
 
@@ -184,7 +179,7 @@ KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cp
   KernelClass k{"other", "unknown", "none", ""};
   if (!rules_) return k;
   std::string n = normalise(kernel_name);
-  std::string cpu = lower(cpu_op_name);
+  std::string cpu = ascii_lower(cpu_op_name);
   for (const Rule& r : *rules_) {
     if (!r.matches(n, cpu)) continue;
     k.category = r.category;
@@ -212,7 +207,7 @@ bool Taxonomy::is_shape_suspect_gemm(std::string_view name) const {
   return extra_ && extra_->has_shape && std::regex_search(normalise(name), extra_->shape);
 }
 bool Taxonomy::is_dataloader_span(std::string_view name) const {
-  return extra_ && extra_->has_dataloader && std::regex_search(lower(name), extra_->dataloader);
+  return extra_ && extra_->has_dataloader && std::regex_search(ascii_lower(name), extra_->dataloader);
 }
 double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_core_speedup : 1.0; }
 double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }

@@ -6,15 +6,11 @@
 #include <map>
 
 #include "core/io.h"
+#include "core/text.h"
 
 namespace goblin {
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 bool has(std::string_view h, std::string_view n) { return h.find(n) != std::string_view::npos; }
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -49,7 +45,7 @@ std::string generation(const std::string& a) {
   return "";
 }
 std::string norm_arch(std::string a) {
-  a = lower(a);
+  a = ascii_lower(a);
   size_t c = a.find(':');
   if (c != std::string::npos) a = a.substr(0, c);
   while (!a.empty() && a.back() == ' ') a.pop_back();
@@ -59,7 +55,7 @@ std::string norm_arch(std::string a) {
 
 ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
   ObservedArch o;
-  std::string n = lower(d.name);
+  std::string n = ascii_lower(d.name);
   Vendor v = hint;
   if (has(n, "nvidia") || has(n, "tesla") || has(n, "quadro") || has(n, "geforce")) v = Vendor::Nvidia;
   if (has(n, "amd") || has(n, "radeon") || has(n, "instinct")) v = Vendor::Amd;
@@ -198,7 +194,7 @@ Result<TriageReport> run_triage(Timeline& tl, const TriageOptions& opt) {
   m["model_name"] = extra("model_name");
   Json stage = opt.stage.empty() ? Json(nullptr) : Json(opt.stage);
   if (opt.stage.empty()) {
-    std::string fname = lower(std::filesystem::path(opt.source_path).filename().string());
+    std::string fname = ascii_lower(std::filesystem::path(opt.source_path).filename().string());
     for (const char* s : {"prefill", "extend", "decode"})
       if (has(fname, s)) {
         stage = s;

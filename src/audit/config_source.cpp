@@ -8,6 +8,8 @@
 #include <functional>
 #include <set>
 
+#include "core/text.h"
+
 namespace goblin::audit {
 
 int64_t line_of(const std::string& text, int64_t offset) {
@@ -15,16 +17,11 @@ int64_t line_of(const std::string& text, int64_t offset) {
   return 1 + std::count(text.begin(), text.begin() + offset, '\n');
 }
 
-static std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 std::string field_for_key(const std::vector<std::string>& path, const std::string& context) {
   if (path.empty()) return "";
-  const std::string k = lower(path.back());
-  const std::string parent = path.size() >= 2 ? lower(path[path.size() - 2]) : "";
-  const std::string root = lower(path[0]);
+  const std::string k = ascii_lower(path.back());
+  const std::string parent = path.size() >= 2 ? ascii_lower(path[path.size() - 2]) : "";
+  const std::string root = ascii_lower(path[0]);
   if (path.size() == 2 && (root == "env" || root == "environment" || root == "env_vars" || root == "envs"))
     return "env." + path.back();
   if (path.size() >= 2 && (root == "env" || root == "environment" || root == "env_vars")) return "";
@@ -145,7 +142,7 @@ int64_t yaml_scalar_end(const std::string& text, int64_t b) {
 Json yaml_scalar_value(const YAML::Node& n) {
   const std::string& s = n.Scalar();
   if (n.Tag() == "!") return s;  // quoted: a string
-  std::string l = lower(s);
+  std::string l = ascii_lower(s);
   if (l == "true" || l == "yes" || l == "on") return true;
   if (l == "false" || l == "no" || l == "off") return false;
   if (l == "null" || l == "~" || l.empty()) return nullptr;
@@ -776,7 +773,9 @@ static Result<SourceScan> scan_python(const std::string& text, const std::string
     if (name == "AdamW" || name == "Adam" || name == "SGD" || name == "Adafactor" || name == "Lion") {
       SourceEntry e;
       e.path = {"__name"};
-      e.value = lower(name) == "adamw" ? "adamw_torch" : lower(name) == "adam" ? "adam_torch" : lower(name);
+      e.value = ascii_lower(name) == "adamw"  ? "adamw_torch"
+                : ascii_lower(name) == "adam" ? "adam_torch"
+                                              : ascii_lower(name);
       e.raw = dotted;
       e.line = t[k].line;
       e.begin = t[k].begin;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin::audit {
 
@@ -294,13 +295,8 @@ std::vector<Error> lint_rules(const RuleBase& kb) {
 
 // ---- evidence ---------------------------------------------------------------------------------
 
-static std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 static std::string arch_from_name(const std::string& gpu) {
-  std::string g = lower(gpu);
+  std::string g = ascii_lower(gpu);
   struct M {
     const char* k;
     const char* a;
@@ -332,7 +328,7 @@ Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hi
   if (!m) return ev;
   ev.have_metrics = true;
   ev.versions = m->versions;
-  std::string g = lower(m->gpu_name);
+  std::string g = ascii_lower(m->gpu_name);
   if (ev.vendor.empty()) {
     if (g.find("nvidia") != std::string::npos || g.find("h100") != std::string::npos ||
         g.find("a100") != std::string::npos)
@@ -368,7 +364,7 @@ Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hi
   if (!m->top_kernels.empty()) {
     double total = 0, fp32 = 0, gemm = 0, rocblas = 0, hipblaslt = 0, comm = 0, conv = 0;
     for (const auto& k : m->top_kernels) {
-      std::string n = lower(k.name);
+      std::string n = ascii_lower(k.name);
       double t = k.pct_time;
       total += t;
       bool is_gemm = n.find("gemm") != std::string::npos || n.find("nvjet") != std::string::npos ||
@@ -453,7 +449,7 @@ static bool compare(const Json& actual, const std::string& op, const Json& value
   if (op == "matches") {
     if (!actual.is_string() || !value.is_string()) return false;
     try {
-      return std::regex_search(lower(actual.get<std::string>()), std::regex(value.get<std::string>()));
+      return std::regex_search(ascii_lower(actual.get<std::string>()), std::regex(value.get<std::string>()));
     } catch (...) {
       return false;
     }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin {
 
@@ -23,12 +24,6 @@ std::string fmt_num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string trim(std::string_view s) {
@@ -261,7 +256,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
                           ": no product name or architecture id. Pass --gpu ID (known: " + known_ids_text() + ")");
   std::vector<const GpuSpec*> cands;
   for (const auto& g : *db) {
-    if (lower(g.arch_id) != lower(arch)) continue;
+    if (ascii_lower(g.arch_id) != ascii_lower(arch)) continue;
     if (auto e = mi250x_gcd(g, dev)) return *e;
     if (dev.num_sms > 0 && g.match_sm_count > 0 && g.match_sm_count != dev.num_sms) continue;
     if (dev.total_memory_bytes > 0 && g.match_mem_gb_min > 0) {
@@ -371,7 +366,7 @@ std::vector<DeviceInfo> parse_amd_smi_static(std::string_view text) {
     std::string t = trim(line);
     auto colon = t.find(':');
     if (colon == std::string::npos) continue;
-    std::string key = lower(trim(t.substr(0, colon)));
+    std::string key = ascii_lower(trim(t.substr(0, colon)));
     std::string val = trim(t.substr(colon + 1));
     if (key == "gpu") {
       DeviceInfo d;
@@ -425,7 +420,7 @@ std::vector<DeviceInfo> parse_rocminfo(std::string_view text) {
     }
     auto colon = t.find(':');
     if (colon == std::string::npos || !in_agent) continue;
-    std::string key = lower(trim(t.substr(0, colon)));
+    std::string key = ascii_lower(trim(t.substr(0, colon)));
     std::string val = trim(t.substr(colon + 1));
     if (key == "name" && cur.arch.empty() && val.rfind("gfx", 0) == 0) cur.arch = val;
     if (key == "marketing name") cur.name = val;
@@ -550,7 +545,7 @@ std::string gpu_spec_human(const GpuSpec& g) {
 }
 
 std::string peak_key_for(std::string_view dtype, bool tensor_engine) {
-  std::string d = lower(dtype);
+  std::string d = ascii_lower(dtype);
   if (d == "fp32" || d == "float" || d == "float32") return tensor_engine ? "tf32" : "fp32";
   if (d == "tf32") return "tf32";
   if (d == "fp64" || d == "double" || d == "float64") return tensor_engine ? "fp64_matrix" : "fp64";

@@ -7,15 +7,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/text.h"
+
 namespace goblin {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
 double prod(const std::vector<int64_t>& v, size_t from = 0, size_t to = SIZE_MAX) {
   double p = 1;
@@ -84,7 +80,7 @@ int dtype_bytes(std::string_view t) {
 }
 
 std::string normalize_dtype(std::string_view t) {
-  std::string s = lower(t);
+  std::string s = ascii_lower(t);
   if (s == "float") return "fp32";
   if (s == "double") return "fp64";
   if (s == "c10::bfloat16" || s == "bfloat16") return "bf16";
@@ -301,7 +297,7 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
 }
 
 std::string kernel_engine(std::string_view kname) {
-  std::string k = lower(kname);
+  std::string k = ascii_lower(kname);
   auto has = [&](const char* s) { return k.find(s) != std::string::npos; };
   if (has("tf32") || has("1688") || has("16816") || has("tensorop") || has("hmma") || has("gmma") || has("nvjet") ||
       has("mfma") || has("wmma") || has("xdl") || has("flash") || has("fmha") || has("cudnn") || has("_bf16") ||
