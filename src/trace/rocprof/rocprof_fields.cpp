@@ -128,6 +128,15 @@ std::optional<double> RowFields::number(int col) {
   return v;
 }
 
+std::optional<std::pair<int64_t, int64_t>> RowFields::times(int start_col, int end_col, std::string_view skip_warning) {
+  auto start = integer(start_col), end = integer(end_col);
+  if (!start || !end || !valid_times(*start, *end)) {
+    warn(std::string(skip_warning));
+    return std::nullopt;
+  }
+  return std::pair{*start, *end};
+}
+
 std::string header_text(const std::vector<std::string_view>& header) {
   std::string out;
   for (size_t i = 0; i < header.size(); ++i) {

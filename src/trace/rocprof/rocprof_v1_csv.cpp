@@ -130,14 +130,11 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
       }
     }
     if (!timed) continue;
-    auto b = row.integer(begin), e = row.integer(end);
-    if (!b || !e || !valid_times(*b, *e)) {
-      row.warn("row skipped: no valid begin/end timestamp");
-      continue;
-    }
+    auto times = row.times(begin, end, "row skipped: no valid begin/end timestamp");
+    if (!times) continue;
     KernelRow k;
-    k.start_ns = *b;
-    k.dur_ns = *e - *b;
+    k.start_ns = times->first;
+    k.dur_ns = times->second - times->first;
     k.name = kname;
     if (auto g = row.integer(gpu)) {
       k.device = static_cast<int32_t>(*g);

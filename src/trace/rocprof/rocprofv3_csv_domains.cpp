@@ -52,6 +52,8 @@ namespace {
 // and rocprofv2 write 0 on every row when no API tracing ran.
 int64_t correlation_or_none(std::optional<int64_t> v) { return v && *v > 0 ? *v : kNone; }
 
+constexpr std::string_view kNoTimes = "row skipped: no valid Start_Timestamp/End_Timestamp";
+
 class KernelTraceReader : public DomainRowReader {
  public:
   KernelTraceReader(Timeline& tl, const std::string& path, const Columns& c)
@@ -72,14 +74,12 @@ class KernelTraceReader : public DomainRowReader {
 
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
-    auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end || !valid_times(*start, *end)) {
-      f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
-      return;
-    }
+    auto times = f_.times(start_, end_, kNoTimes);
+    if (!times) return;
+    auto [start, end] = *times;
     KernelRow k;
-    k.start_ns = *start;
-    k.dur_ns = *end - *start;
+    k.start_ns = start;
+    k.dur_ns = end - start;
     std::string_view name = f_.text(name_);
     if (name.empty()) f_.warn("kernel with an empty Kernel_Name");
     k.name = tl_.strings.intern(name);
@@ -127,14 +127,12 @@ class MemoryCopyReader : public DomainRowReader {
 
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
-    auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end || !valid_times(*start, *end)) {
-      f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
-      return;
-    }
+    auto times = f_.times(start_, end_, kNoTimes);
+    if (!times) return;
+    auto [start, end] = *times;
     MemcpyRow m;
-    m.start_ns = *start;
-    m.dur_ns = *end - *start;
+    m.start_ns = start;
+    m.dur_ns = end - start;
     std::string_view dir = f_.text(dir_);
     m.name = tl_.strings.intern(dir.empty() ? std::string_view("MEMORY_COPY") : dir);
     m.kind = copy_kind_from_text(dir);
@@ -175,17 +173,15 @@ class ApiTraceReader : public DomainRowReader {
 
   void row(const std::vector<std::string_view>& fields, int64_t line) override {
     f_.bind(fields, line);
-    auto start = f_.integer(start_), end = f_.integer(end_);
-    if (!start || !end || !valid_times(*start, *end)) {
-      f_.warn("row skipped: no valid Start_Timestamp/End_Timestamp");
-      return;
-    }
+    auto times = f_.times(start_, end_, kNoTimes);
+    if (!times) return;
+    auto [start, end] = *times;
     std::string_view domain = f_.text(domain_), func = f_.text(func_);
     auto pid = f_.integer(pid_), tid = f_.integer(tid_);
     if (domain == "MARKER_CORE_API" || domain == "MARKER_CORE_RANGE_API") {
       AnnotationRow a;
-      a.start_ns = *start;
-      a.dur_ns = *end - *start;  // roctxMark: start == end
+      a.start_ns = start;
+      a.dur_ns = end - start;  // roctxMark: start == end
       a.name = tl_.strings.intern(func);
       a.pid = pid.value_or(kNone);
       a.tid = tid.value_or(kNone);
@@ -193,8 +189,8 @@ class ApiTraceReader : public DomainRowReader {
       return;
     }
     RuntimeRow r;
-    r.start_ns = *start;
-    r.dur_ns = *end - *start;
+    r.start_ns = start;
+    r.dur_ns = end - start;
     r.name = tl_.strings.intern(func);
     r.pid = pid.value_or(kNone);
     r.tid = tid.value_or(kNone);
