@@ -1,4 +1,5 @@
 // goblin kb lint | query SYMPTOM... | show ID | list : the cited rule base (seed 000's query_rocm_kb).
+#include <functional>
 #include <sstream>
 
 #include "audit/rules.h"
@@ -6,6 +7,26 @@
 #include "core/cli.h"
 
 namespace goblin {
+namespace {
+// Every kb subcommand: a --json flag, then `body` over the loaded rule base (a rule base that
+// does not load is the verb's error).
+void on_rule_base(CLI::App* cmd, bool& json, std::function<void(const audit::RuleBase&, VerbResult&)> body) {
+  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
+  cmd->callback([&json, body = std::move(body)] {
+    run_verb(json, [&body] {
+      VerbResult r;
+      auto base = audit::load_rule_base();
+      if (!base) {
+        r.error = base.error();
+        return r;
+      }
+      body(*base, r);
+      return r;
+    });
+  });
+}
+}  // namespace
+
 void register_kb(CLI::App& app) {
   auto* kb = app.add_subcommand("kb", "The cited rule base: lint, query, show, list");
   kb->require_subcommand(1);
@@ -14,108 +35,68 @@ void register_kb(CLI::App& app) {
   static int top_k = 5;
   static std::string id;
   auto* lint = kb->add_subcommand("lint", "Check every rule (schema, citations, fields, detect not always-true)");
-  lint->add_flag("--json", json, "print the {ok, result, error} envelope");
-  lint->callback([] {
-    run_verb(json, [] {
-      VerbResult r;
-      auto base = audit::load_rule_base();
-      if (!base) {
-        r.error = base.error();
-        return r;
-      }
-      auto problems = audit::lint_rules(*base);
-      r.result["rules"] = base->rules.size();
-      r.result["problems"] = Json::array();
-      std::ostringstream os;
-      for (const auto& p : problems) {
-        r.result["problems"].push_back(error_to_json(p));
-        os << p.describe() << "\n";
-      }
-      os << base->rules.size() << " rules, " << problems.size() << " problems\n";
-      r.human = os.str();
-      if (!problems.empty())
-        r.error = make_error(ErrorKind::Malformed, std::to_string(problems.size()) + " rule problems");
-      return r;
-    });
+  on_rule_base(lint, json, [](const audit::RuleBase& base, VerbResult& r) {
+    auto problems = audit::lint_rules(base);
+    r.result["rules"] = base.rules.size();
+    r.result["problems"] = Json::array();
+    std::ostringstream os;
+    for (const auto& p : problems) {
+      r.result["problems"].push_back(error_to_json(p));
+      os << p.describe() << "\n";
+    }
+    os << base.rules.size() << " rules, " << problems.size() << " problems\n";
+    r.human = os.str();
+    if (!problems.empty())
+      r.error = make_error(ErrorKind::Malformed, std::to_string(problems.size()) + " rule problems");
   });
   auto* query =
       kb->add_subcommand("query", "Offline BM25 search over rule text; several symptoms = deduplicated union");
   query->add_option("SYMPTOM", symptoms, "symptom strings")->required();
   query->add_option("--top-k", top_k, "hits per symptom (default 5)");
-  query->add_flag("--json", json, "print the {ok, result, error} envelope");
-  query->callback([] {
-    run_verb(json, [] {
-      VerbResult r;
-      auto base = audit::load_rule_base();
-      if (!base) {
-        r.error = base.error();
-        return r;
-      }
-      if (top_k < 1) {
-        r.error = make_error(ErrorKind::Usage, "--top-k must be at least 1");
-        return r;
-      }
-      auto hits = audit::kb_query(*base, symptoms, top_k);
-      r.result["queries"] = symptoms;
-      r.result["hits"] = Json::array();
-      std::ostringstream os;
-      for (const auto& h : hits) {
-        r.result["hits"].push_back({{"rule_id", h.rule->id},
-                                    {"score", round_to(h.score, 4)},
-                                    {"title", h.rule->title},
-                                    {"vendor", h.rule->vendor},
-                                    {"targets_bucket", h.rule->targets_bucket},
-                                    {"citation", h.rule->citation},
-                                    {"matched_queries", h.matched_queries}});
-        os << round_to(h.score, 3) << "  " << h.rule->id << "  " << h.rule->title << "\n      " << h.rule->citation
-           << "\n";
-      }
-      if (hits.empty()) os << "no rule matches; try other words\n";
-      r.human = os.str();
-      return r;
-    });
+  on_rule_base(query, json, [](const audit::RuleBase& base, VerbResult& r) {
+    if (top_k < 1) {
+      r.error = make_error(ErrorKind::Usage, "--top-k must be at least 1");
+      return;
+    }
+    auto hits = audit::kb_query(base, symptoms, top_k);
+    r.result["queries"] = symptoms;
+    r.result["hits"] = Json::array();
+    std::ostringstream os;
+    for (const auto& h : hits) {
+      r.result["hits"].push_back({{"rule_id", h.rule->id},
+                                  {"score", round_to(h.score, 4)},
+                                  {"title", h.rule->title},
+                                  {"vendor", h.rule->vendor},
+                                  {"targets_bucket", h.rule->targets_bucket},
+                                  {"citation", h.rule->citation},
+                                  {"matched_queries", h.matched_queries}});
+      os << round_to(h.score, 3) << "  " << h.rule->id << "  " << h.rule->title << "\n      " << h.rule->citation
+         << "\n";
+    }
+    if (hits.empty()) os << "no rule matches; try other words\n";
+    r.human = os.str();
   });
   auto* show = kb->add_subcommand("show", "Print one rule");
   show->add_option("ID", id, "rule id")->required();
-  show->add_flag("--json", json, "print the {ok, result, error} envelope");
-  show->callback([] {
-    run_verb(json, [] {
-      VerbResult r;
-      auto base = audit::load_rule_base();
-      if (!base) {
-        r.error = base.error();
-        return r;
-      }
-      const audit::Rule* rule = base->find(id);
-      if (!rule) {
-        r.error = make_error(ErrorKind::NotFound, "no rule '" + id + "' (see `goblin kb list`)");
-        return r;
-      }
-      r.result = audit::rule_to_json(*rule);
-      r.human = r.result.dump(2);
-      return r;
-    });
+  on_rule_base(show, json, [](const audit::RuleBase& base, VerbResult& r) {
+    const audit::Rule* rule = base.find(id);
+    if (!rule) {
+      r.error = make_error(ErrorKind::NotFound, "no rule '" + id + "' (see `goblin kb list`)");
+      return;
+    }
+    r.result = audit::rule_to_json(*rule);
+    r.human = r.result.dump(2);
   });
   auto* list = kb->add_subcommand("list", "List every rule");
-  list->add_flag("--json", json, "print the {ok, result, error} envelope");
-  list->callback([] {
-    run_verb(json, [] {
-      VerbResult r;
-      auto base = audit::load_rule_base();
-      if (!base) {
-        r.error = base.error();
-        return r;
-      }
-      std::ostringstream os;
-      r.result = Json::array();
-      for (const auto& rule : base->rules) {
-        r.result.push_back(
-            {{"id", rule.id}, {"vendor", rule.vendor}, {"category", rule.category}, {"title", rule.title}});
-        os << rule.id << "  [" << rule.vendor << ", " << rule.category << "]  " << rule.title << "\n";
-      }
-      r.human = os.str();
-      return r;
-    });
+  on_rule_base(list, json, [](const audit::RuleBase& base, VerbResult& r) {
+    std::ostringstream os;
+    r.result = Json::array();
+    for (const auto& rule : base.rules) {
+      r.result.push_back(
+          {{"id", rule.id}, {"vendor", rule.vendor}, {"category", rule.category}, {"title", rule.title}});
+      os << rule.id << "  [" << rule.vendor << ", " << rule.category << "]  " << rule.title << "\n";
+    }
+    r.human = os.str();
   });
 }
 }  // namespace goblin
