@@ -80,22 +80,13 @@ VerbResult run_diagnose(const DiagArgs& a) {
     r.error = rules.error();
     return r;
   }
-  std::optional<GpuSpec> gpu;
-  std::string gpu_note;
-  if (!a.gpu.empty()) {
-    auto g = lookup_gpu(a.gpu);
-    if (!g.ok()) {
-      r.error = g.error();
-      return r;
-    }
-    gpu = *g;
-  } else {
-    auto g = gpu_for_timeline(tl);
-    if (g.ok())
-      gpu = *g;
-    else
-      gpu_note = g.error().message;
+  auto choice = choose_gpu(a.gpu, tl);
+  if (!choice.ok()) {
+    r.error = choice.error();
+    return r;
   }
+  const std::optional<GpuSpec>& gpu = choice->gpu;
+  const std::string gpu_note = choice->why_none ? choice->why_none->message : "";
   std::string src;
   if (!a.kernel_src.empty()) {
     auto s = read_all(a.kernel_src);

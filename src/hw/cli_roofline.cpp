@@ -36,22 +36,13 @@ VerbResult run_roofline(const RoofArgs& a) {
     r.error = st.error();
     return r;
   }
-  std::optional<GpuSpec> gpu;
-  std::optional<Error> gpu_err;
-  if (!a.gpu.empty()) {
-    auto g = lookup_gpu(a.gpu);
-    if (!g.ok()) {
-      r.error = g.error();
-      return r;
-    }
-    gpu = *g;
-  } else {
-    auto g = gpu_for_timeline(tl);
-    if (g.ok())
-      gpu = *g;
-    else
-      gpu_err = g.error();
+  auto choice = choose_gpu(a.gpu, tl);
+  if (!choice.ok()) {
+    r.error = choice.error();
+    return r;
   }
+  const std::optional<GpuSpec>& gpu = choice->gpu;
+  const std::optional<Error>& gpu_err = choice->why_none;
   std::ostringstream h;
   Json res;
   res["input"] = a.path;

@@ -292,6 +292,22 @@ Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
   return *found;
 }
 
+Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl) {
+  GpuChoice c;
+  if (!name.empty()) {
+    auto g = lookup_gpu(name);
+    if (!g.ok()) return g.error();
+    c.gpu = *g;
+    return c;
+  }
+  auto g = gpu_for_timeline(tl);
+  if (g.ok())
+    c.gpu = *g;
+  else
+    c.why_none = g.error();
+  return c;
+}
+
 // ---- detection ----------------------------------------------------------------------------
 
 namespace {

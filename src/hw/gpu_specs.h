@@ -84,6 +84,14 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev);
 // NotFound telling the user to pass --gpu.
 Result<GpuSpec> gpu_for_timeline(const Timeline& tl);
 
+// The GPU a verb's numbers are for: `name` (--gpu) when given, an unknown name being the error;
+// otherwise the trace's GPU, or none with `why_none` (gpu_for_timeline's error) saying why.
+struct GpuChoice {
+  std::optional<GpuSpec> gpu;
+  std::optional<Error> why_none;
+};
+Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl);
+
 // Detection on the running machine: nvidia-smi, then amd-smi, then rocminfo (subprocesses).
 // None present → Environment error. The device names found are returned in `names` too.
 struct DetectedGpu {
