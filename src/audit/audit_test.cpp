@@ -1,3 +1,4 @@
+#include "core/test_support.h"
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,8 +17,7 @@ using namespace goblin::audit;
 namespace {
 std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
 std::string tmp_copy(const std::string& from, const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "goblin_audit_test";
-  std::filesystem::create_directories(dir);
+  static const auto dir = goblin::testing::private_tmp_dir("audit");
   auto to = dir / name;
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
   return to.string();

@@ -1,3 +1,4 @@
+#include "core/test_support.h"
 #include "audit/compare.h"
 
 #include <gtest/gtest.h>
@@ -19,8 +20,7 @@ using namespace goblin::audit;
 namespace {
 std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
 std::filesystem::path tmpdir() {
-  auto d = std::filesystem::temp_directory_path() / "goblin_compare_test";
-  std::filesystem::create_directories(d);
+  static const auto d = goblin::testing::private_tmp_dir("compare");
   return d;
 }
 std::string write_tmp(const std::string& name, const std::string& text) {

@@ -1,3 +1,4 @@
+#include "core/test_support.h"
 #include "core/io.h"
 
 #include <gtest/gtest.h>
@@ -25,7 +26,7 @@ std::string gzip(const std::string& s) {
 }
 std::string tmpfile_with(const std::string& content) {
   static int n = 0;
-  auto p = std::filesystem::temp_directory_path() / ("goblin_io_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  auto p = goblin::testing::private_tmp_dir("io") / std::to_string(n++);
   std::ofstream(p, std::ios::binary) << content;
   return p.string();
 }

@@ -1,5 +1,6 @@
 // The runners end to end through the goblin binary, with a stand-in workload (a small Python
 // script with train.py's command line and result contract; no torch, no GPU).
+#include "core/test_support.h"
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -39,10 +40,7 @@ std::string src(const std::string& p) { return std::string(GOBLIN_SOURCE_DIR) + 
 std::string standin() { return src("src/run/testdata/standin_workload.py"); }
 
 std::string tmpdir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("goblin_run_test_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
+  return goblin::testing::private_tmp_dir("run_" + name).string();
 }
 
 goblin::Json parse(const std::string& s) {

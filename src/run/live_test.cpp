@@ -1,3 +1,4 @@
+#include "core/test_support.h"
 #include "run/live.h"
 
 #include <gtest/gtest.h>
@@ -78,8 +79,7 @@ TEST(Cache, HashDependsOnEveryPart) {
 }
 
 TEST(Cache, RoundTripUnderGoblinCacheDir) {
-  auto dir = std::filesystem::temp_directory_path() / "goblin_cache_test";
-  std::filesystem::remove_all(dir);
+  auto dir = goblin::testing::private_tmp_dir("cache");
   setenv("GOBLIN_CACHE_DIR", dir.c_str(), 1);
   EXPECT_FALSE(cache_get("k1").has_value());
   cache_put("k1", Json{{"step_time_s", 0.5}});
@@ -104,7 +104,7 @@ TEST(Workload, ResolvesTrainPyBesideTheConfigsFolder) {
 TEST(Process, RunsCapturesAndTimesOut) {
   ProcSpec s;
   s.argv = {"sh", "-c", "echo out; echo err >&2; exit 5"};
-  auto dir = std::filesystem::temp_directory_path();
+  auto dir = goblin::testing::private_tmp_dir("process");
   s.stdout_path = (dir / "goblin_proc_out.txt").string();
   s.stderr_path = (dir / "goblin_proc_err.txt").string();
   auto r = run_process(s);
