@@ -121,7 +121,8 @@ std::string ms(int64_t ns) {
 
 std::string human(const Json& o) {
   std::string s = o["path"].get<std::string>() + ": ";
-  s += o["format"].is_null() ? std::string("(format not recognised)") : o["format"].dump();
+  const Json& f = o["format"];
+  s += f.is_null() ? std::string("(format not recognised)") : f.is_string() ? f.get<std::string>() : f.dump();
   s += "\n";
   const auto& e = o["events"];
   s += "  events: " + e["kernels"].dump() + " kernels, " + e["memcpy"].dump() + " memcpy, " + e["memset"].dump() +
