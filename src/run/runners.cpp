@@ -409,6 +409,13 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     cj["meaning"] = "speedup = median step time of A / median step time of B (B faster when > 1)";
     res["comparison"] = cj;
   }
+  if (req.work_dir.empty()) {
+    // The per-run logs only matter when something failed (kept above on every error path).
+    std::error_code ec;
+    fs::remove_all(work, ec);
+    res["work_dir"] = nullptr;
+    res["work_dir_note"] = "temporary per-run logs removed after a successful bench; --work-dir keeps them";
+  }
   cache_put(key, res);
   return out;
 }
