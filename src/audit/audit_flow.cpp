@@ -1,5 +1,6 @@
 #include "audit/audit_flow.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -38,7 +39,15 @@ std::string metrics_line(const RunMetrics& m) {
   std::ostringstream os;
   os << "step " << f2(m.step_time_s * 1e3, 1) << " ms";
   if (m.tokens_per_sec) os << ", " << f2(*m.tokens_per_sec, 0) << " tokens/s";
-  os << ", GPU busy " << f2(m.gpu_util_pct, 1) << " %";
+  if (!m.steps.empty()) {
+    os << ", GPU busy " << f2(m.gpu_util_pct, 1) << " %";
+  } else if (m.gpu_util_pct > 0) {
+    bool tel = std::any_of(m.warnings.begin(), m.warnings.end(),
+                           [](const std::string& w) { return w.rfind("gpu_util_pct: telemetry", 0) == 0; });
+    os << ", GPU util " << f2(m.gpu_util_pct, 1) << " % (" << (tel ? "telemetry" : "no step trace") << ")";
+  } else {
+    os << ", GPU busy not observed";
+  }
   if (!m.gpu_name.empty()) os << " on " << m.gpu_name;
   return os.str();
 }
@@ -182,32 +191,46 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     step_end(o, opt, os.str());
   }
 
-  // 5. benchmark before / after
-  step_begin(o, opt, "benchmark_before", "Benchmark the original config: the baseline side of the comparison.");
-  auto before = runner.bench(o.config);
-  if (!before) return fail(before.error());
-  o.before = *before;
-  std::optional<WorkloadConfig> before_ran = runner.last_run_config();
-  step_end(o, opt, metrics_line(*o.before));
-
-  step_begin(o, opt, "benchmark_after", "Benchmark the patched config: the after side of the comparison.");
-  auto after = runner.bench(patch->new_config);
-  if (!after) return fail(after.error());
-  o.after = *after;
-  std::optional<WorkloadConfig> after_ran = runner.last_run_config();
-  step_end(o, opt,
-           metrics_line(*o.after) + (after_ran ? " (the recorded run standing in for the patched config)" : ""));
+  // 5. benchmark before and after as a pair (interleaved A B A B ... when the runner can)
+  step_begin(o, opt, "benchmark_pair",
+             "Benchmark the original and the patched config as a pair (" + runner.kind() +
+                 " runner): interleaved A B A B ... when the runner can, so drift hits both sides, with per-run "
+                 "samples for the speedup's interval.");
+  auto pair = runner.bench_pair(o.config, patch->new_config);
+  if (!pair) return fail(pair.error());
+  o.before = pair->before;
+  o.after = pair->after;
+  o.interleaved = pair->interleaved;
+  o.run_order = pair->order;
+  std::optional<WorkloadConfig> before_ran = pair->before_ran, after_ran = pair->after_ran;
+  {
+    std::ostringstream os;
+    os << "before: " << metrics_line(*o.before) << "; after: " << metrics_line(*o.after)
+       << (after_ran ? " (the recorded run standing in for the patched config)" : "") << "; "
+       << (pair->interleaved ? "interleaved" : "blocks");
+    if (!pair->order.empty()) os << ", run order " << pair->order;
+    os << ", " << pair->before_samples.step_time_s.size() << "+" << pair->after_samples.step_time_s.size()
+       << " per-run samples";
+    step_end(o, opt, os.str());
+  }
 
   // 6. compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the final Report.");
   RunInput bi{*o.before, {}, "benchmark(original config)", "metrics"};
   RunInput ai{*o.after, {}, "benchmark(patched config)", "metrics"};
+  bi.bench.step_time_s = pair->before_samples.step_time_s;
+  bi.bench.tokens_per_sec = pair->before_samples.tokens_per_sec;
+  ai.bench.step_time_s = pair->after_samples.step_time_s;
+  ai.bench.tokens_per_sec = pair->after_samples.tokens_per_sec;
   CompareOptions co;
   co.workload_name = opt.workload_name;
   co.after_run_config = after_ran;
   co.runner_kind = runner.kind();
   co.notes = opt.notes;
   co.kb = &*kb;
+  co.interleaved = pair->interleaved;
+  co.run_order = pair->order;
+  if (!pair->note.empty()) co.notes.push_back(pair->note);
   if (before_ran) {
     std::string f;
     for (const auto& x : config_differences(o.config, *before_ran)) f += (f.empty() ? "" : ", ") + x;

@@ -1,5 +1,6 @@
 // The audit trajectory (seed 000): parse_config → profile_run → query_kb (symptoms from BOTH the
-// config and the waste budget) → propose_patch → benchmark before and after → compare_runs.
+// config and the waste budget) → propose_patch → benchmark before and after as a pair
+// (Runner::bench_pair: interleaved on the live runner, blocks on the replay) → compare_runs.
 // One code path for every Runner: `goblin audit --replay DIR` passes a ReplayRunner, the live
 // audit passes a live runner; nothing else changes.
 #pragma once
@@ -27,8 +28,8 @@ struct AuditOptions {
 };
 
 struct AuditStep {
-  std::string tool;     // parse_config | profile_run | query_kb | propose_patch | benchmark_before |
-                        // benchmark_after | compare_runs
+  std::string tool;     // parse_config | profile_run | query_kb | propose_patch | benchmark_pair |
+                        // compare_runs
   std::string thought;  // why this call, before it ran
   std::string outcome;  // one line: what it returned
   bool ok = true;
@@ -45,6 +46,8 @@ struct AuditOutcome {
   Json report;               // compare_runs' Report (null until compare ran)
   std::vector<AuditStep> trajectory;
   std::string runner_kind;
+  bool interleaved = false;    // before/after runs alternated A B A B ... (Runner::bench_pair)
+  std::string run_order;       // e.g. "ABABAB"; "" when the runner could not say
   std::optional<Error> error;  // a step failed: the outcome holds what was done before it
 };
 

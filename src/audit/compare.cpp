@@ -376,6 +376,20 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
           "no interval";
     }
   }
+  sd["interleaved"] = opt.interleaved ? Json(*opt.interleaved) : Json(nullptr);
+  sd["run_order"] = opt.run_order.empty() ? Json(nullptr) : Json(opt.run_order);
+  if (!opt.interleaved)
+    sd["run_order_note"] = "run order not known to compare (inputs read from files)";
+  else if (*opt.interleaved)
+    sd["run_order_note"] = "before and after runs interleaved (A B A B ...): drift hits both sides";
+  else
+    sd["run_order_note"] =
+        "before and after benchmarked in blocks (all before runs, then all after runs): drift "
+        "between the blocks is not cancelled";
+  if (opt.interleaved && sd["ci_method"].is_string())
+    sd["ci_method"] = sd["ci_method"].get<std::string>() +
+                      (*opt.interleaved ? ", runs interleaved" + (opt.run_order.empty() ? "" : " " + opt.run_order)
+                                        : std::string(", runs in blocks"));
   sd["value"] = actual ? Json(round_to(*actual, 3)) : Json(nullptr);
   rep["speedup_actual"] = actual ? Json(round_to(*actual, 3)) : Json(nullptr);
   rep["speedup_actual_detail"] = sd;

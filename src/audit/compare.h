@@ -51,6 +51,10 @@ struct CompareOptions {
   std::string runner_kind;         // "replay" | "live" | "" (from the metrics)
   std::vector<std::string> notes;  // extra notes for the report (e.g. replay caveats)
   const RuleBase* kb = nullptr;    // for the citations of footgun findings (optional)
+  // How the two sides were benchmarked (audit: Runner::bench_pair). interleaved: the runs
+  // alternated A B A B ... (drift hits both sides); false: blocks; nullopt: not known (files).
+  std::optional<bool> interleaved;
+  std::string run_order;  // one letter per run, A = before, B = after ("" when not known)
 };
 
 // The Report. Never fails on missing optional data: what cannot be computed is null with a note.

@@ -1,4 +1,3 @@
-#include "core/test_support.h"
 #include "audit/compare.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +12,7 @@
 #include "audit/report.h"
 #include "core/data.h"
 #include "core/io.h"
+#include "core/test_support.h"
 
 using namespace goblin;
 using namespace goblin::audit;
@@ -95,11 +95,18 @@ TEST(ReplayAudit, H100PairEndToEnd) {
   EXPECT_EQ(held, act > hi ? "exceeded" : act < lo ? "missed" : "held");
   EXPECT_NE(r["summary_line"].get<std::string>().find("4.77x"), std::string::npos) << r["summary_line"];
   EXPECT_GT(r["confidence"].get<double>(), 0.0);
-  // Seven tool calls, each with a thought and an outcome printed.
-  ASSERT_EQ(o->trajectory.size(), 7u);
+  // Six tool calls (before and after benched by one bench_pair call), each with a thought and an
+  // outcome printed.
+  ASSERT_EQ(o->trajectory.size(), 6u);
   EXPECT_EQ(o->trajectory.front().tool, "parse_config");
+  EXPECT_EQ(o->trajectory[4].tool, "benchmark_pair");
   EXPECT_EQ(o->trajectory.back().tool, "compare_runs");
-  EXPECT_EQ(lines.size(), 14u);
+  EXPECT_EQ(lines.size(), 12u);
+  // The replay runner keeps the default bench_pair: blocks, one recording per side, no interval,
+  // and the report says so.
+  EXPECT_FALSE(o->interleaved);
+  EXPECT_EQ(r["speedup_actual_detail"]["interleaved"], false);
+  EXPECT_TRUE(r["speedup_actual_detail"]["ci_low"].is_null());
   // Symptoms from BOTH the config and the waste budget.
   bool cfg_sym = false, bucket_sym = false;
   for (const auto& s : o->symptoms) {

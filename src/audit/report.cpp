@@ -36,6 +36,9 @@ std::string speedup_block(const Json& r) {
   if (d.contains("ci_low") && d["ci_low"].is_number())
     os << " (95% CI " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2) << ")";
   os << " from " << s_of(d["basis"]);
+  if (d.contains("interleaved") && d["interleaved"].is_boolean())
+    os << (d["interleaved"].get<bool>() ? ", runs interleaved" : ", runs in blocks")
+       << (d["run_order"].is_string() ? " " + d["run_order"].get<std::string>() : std::string());
   os << "; predicted " << x_of(r["speedup_predicted_low"]) << " .. " << x_of(r["speedup_predicted_high"]);
   os << "; prediction " << s_of(r["prediction_held"]);
   return os.str();
@@ -142,6 +145,9 @@ std::string report_markdown(const Json& r) {
   if (d["ci_low"].is_number())
     os << "| actual 95% CI | " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2) << " ("
        << s_of(d["ci_method"]) << ") |\n";
+  if (d.contains("run_order_note") && d["run_order_note"].is_string())
+    os << "| run order | " << (d["run_order"].is_string() ? d["run_order"].get<std::string>() + ": " : std::string())
+       << d["run_order_note"].get<std::string>() << " |\n";
   os << "| predicted | " << x_of(r["speedup_predicted_low"]) << " .. " << x_of(r["speedup_predicted_high"]) << " |\n";
   os << "| prediction | **" << s_of(r["prediction_held"]) << "**: " << r.value("prediction_note", "") << " |\n";
   os << "| confidence | " << s_of(r["confidence"]) << " = evidence_coverage "
@@ -269,6 +275,9 @@ std::string report_html(const Json& r) {
      << html_escape(x_of(r["speedup_actual"])) << "</div><div class=\"l\">" << e(d["basis"]);
   if (d["ci_low"].is_number())
     os << "<br>95% CI " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2);
+  if (d.contains("interleaved") && d["interleaved"].is_boolean())
+    os << "<br>" << (d["interleaved"].get<bool>() ? "runs interleaved" : "runs in blocks")
+       << (d["run_order"].is_string() ? " " + html_escape(d["run_order"].get<std::string>()) : std::string());
   os << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">predicted speedup</div><div class=\"v\">"
      << html_escape(x_of(r["speedup_predicted_low"])) << " - " << html_escape(x_of(r["speedup_predicted_high"]))

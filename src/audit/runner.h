@@ -4,12 +4,33 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/run_metrics.h"
 #include "audit/workload_config.h"
 #include "core/status.h"
 
 namespace goblin::audit {
+
+// Per-run figures of one side of a paired benchmark (empty when the runner has none, e.g. one
+// recording per side).
+struct SideSamples {
+  std::vector<double> step_time_s;     // one per run, in run order
+  std::vector<double> tokens_per_sec;  // one per run (may be empty)
+};
+
+// Both sides of a before/after benchmark.
+struct PairBench {
+  RunMetrics before, after;
+  SideSamples before_samples, after_samples;
+  // Run order, one letter per run: A = before, B = after ("ABABAB" when interleaved). Empty when
+  // the runner cannot say how many runs a bench() call made.
+  std::string order;
+  bool interleaved = false;  // true only when the runs really alternated A B A B ...
+  std::string note;          // how the pair was measured, for the report
+  // As last_run_config() after each side (a replay maps a config onto the nearest recording).
+  std::optional<WorkloadConfig> before_ran, after_ran;
+};
 
 class Runner {
  public:
@@ -18,6 +39,25 @@ class Runner {
   virtual Result<RunMetrics> profile(const WorkloadConfig& config) = 0;
   // Benchmark run (seed 000's benchmark) of `config`: the original or the patched config.
   virtual Result<RunMetrics> bench(const WorkloadConfig& config) = 0;
+  // Benchmark the original and the patched config as a pair. The default benches them in blocks
+  // (bench(before), then bench(after)), returns no per-run samples and says interleaved = false;
+  // a runner that can alternate runs (the live runner: A B A B ...) overrides it so drift hits
+  // both sides and the samples give the speedup an interval.
+  virtual Result<PairBench> bench_pair(const WorkloadConfig& before, const WorkloadConfig& after) {
+    PairBench p;
+    auto b = bench(before);
+    if (!b) return b.error();
+    p.before = *b;
+    p.before_ran = last_run_config();
+    auto a = bench(after);
+    if (!a) return a.error();
+    p.after = *a;
+    p.after_ran = last_run_config();
+    p.interleaved = false;
+    p.note = "before and after benchmarked in blocks (one " + kind() +
+             " bench call per side, before first); no per-run samples, so no interval";
+    return p;
+  }
   // "replay" or "live": recorded in the report's validity footer.
   virtual std::string kind() const = 0;
   // The config the last profile()/bench() really ran, when it differs from the one requested (a

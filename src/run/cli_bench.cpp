@@ -73,13 +73,7 @@ void register_bench(CLI::App& app) {
           return r;
         }
         for (const char* side : {"a", "b"}) {
-          Json one = bo.result;
-          one.erase("b");
-          one.erase("comparison");
-          one["a"] = bo.result[side];
-          one["step_time_s"] = bo.result[side]["step_time_s"]["point"];
-          one["tokens_per_sec"] = bo.result[side]["tokens_per_sec_median"];
-          one["interleaved_with"] = bo.result[side == std::string("a") ? "b" : "a"].value("config", "");
+          Json one = run::bench_side_result(bo.result, side);
           std::string path = o->emit_sides + (side == std::string("a") ? "/before.json" : "/after.json");
           if (Status st = write_file(path, envelope_ok(one).dump(1)); !st.ok()) {
             r.error = st.error();

@@ -1,6 +1,5 @@
 // The runners end to end through the goblin binary, with a stand-in workload (a small Python
 // script with train.py's command line and result contract; no torch, no GPU).
-#include "core/test_support.h"
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "core/json.h"
+#include "core/test_support.h"
 
 namespace fs = std::filesystem;
 
@@ -39,9 +39,7 @@ std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
 std::string src(const std::string& p) { return std::string(GOBLIN_SOURCE_DIR) + "/" + p; }
 std::string standin() { return src("src/run/testdata/standin_workload.py"); }
 
-std::string tmpdir(const std::string& name) {
-  return goblin::testing::private_tmp_dir("run_" + name).string();
-}
+std::string tmpdir(const std::string& name) { return goblin::testing::private_tmp_dir("run_" + name).string(); }
 
 goblin::Json parse(const std::string& s) {
   try {
@@ -76,6 +74,45 @@ TEST(CliBench, InterleavedComparisonMeasuresTheStandInSpeedup) {
   EXPECT_FALSE(r["comparison"]["interval_includes_1"].get<bool>());
   EXPECT_TRUE(r["a"]["aa_noise_floor_pct"].is_number());
   EXPECT_EQ(r["cache"]["hit"], false);
+  // No GPU telemetry on a CPU machine: utilisation is unobserved (null with a note), never 0.0.
+  for (const char* side : {"a", "b"}) {
+    EXPECT_TRUE(r[side]["gpu_util_pct"].is_null()) << side;
+    EXPECT_NE(r[side]["gpu_util_note"].get<std::string>().find("unobserved"), std::string::npos);
+  }
+  EXPECT_FALSE(r.contains("gpu_util_pct"));
+  EXPECT_NE(r["gpu_util_note"].get<std::string>().find("unobserved"), std::string::npos);
+}
+
+TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
+  // The whole live audit through the goblin binary with the stand-in workload: profile, patch
+  // (bf16 among its edits makes the stand-in 4x faster), bench_pair A B A B, compare, report.
+  std::string dir = tmpdir("audit_live");
+  Out o = sh("GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_AUDIT_REPEATS=3 GOBLIN_AUDIT_STEPS=3 GOBLIN_WORKLOAD=" + standin() +
+             " " + goblin_bin() + " audit " + src("workloads/configs/base.yaml") + " -o " + dir + " -q --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out);
+  ASSERT_TRUE(j["ok"].get<bool>()) << o.out;
+  auto rep = parse(sh("cat " + dir + "/report.json").out);
+  const auto& d = rep["speedup_actual_detail"];
+  EXPECT_EQ(d["interleaved"], true);
+  EXPECT_EQ(d["run_order"], "ABABAB");
+  ASSERT_TRUE(d["ci_low"].is_number()) << d.dump();
+  EXPECT_GT(d["ci_low"].get<double>(), 1.0);
+  EXPECT_LE(d["ci_low"].get<double>(), d["ci_high"].get<double>());
+  EXPECT_EQ(rep["validity_footer"]["measured_by"], "live");
+  auto md = sh("cat " + dir + "/report.md").out;
+  EXPECT_NE(md.find("| run order | ABABAB"), std::string::npos);
+  auto runs = parse(sh("cat " + dir + "/live_runs.json").out);
+  ASSERT_EQ(runs.size(), 2u);  // profile, then one bench_pair
+  EXPECT_EQ(runs[1]["call"], "bench_pair");
+  EXPECT_EQ(runs[1]["bench"]["order"], "ABABAB");
+}
+
+TEST(CliAudit, LiveAuditWithoutAGpuPointsAtReplay) {
+  Out o = sh("GOBLIN_ASSUME_NO_GPU=1 " + goblin_bin() + " audit " + src("workloads/configs/base.yaml") + " -o " +
+             tmpdir("audit_nogpu") + " -q --json");
+  EXPECT_EQ(o.code, 7);
+  EXPECT_NE(parse(o.out)["error"].get<std::string>().find("--replay"), std::string::npos);
 }
 
 TEST(CliBench, SecondCallIsACacheHitAndNoCacheRemeasures) {

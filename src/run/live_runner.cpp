@@ -57,6 +57,7 @@ Result<RunMetrics> LiveRunner::profile(const audit::WorkloadConfig& config) {
   req.workload.warmup = opt_.profile_warmup;
   req.workload.timeout_s = opt_.timeout_s;
   req.run_dir = opt_.out_dir + "/live/profile-" + std::to_string(++n_);
+  req.require_gpu = opt_.require_gpu;
   auto po = profile_workload(req);
   log_.push_back(Json{{"call", "profile"}, {"config_file", *file}, {"run", po.run}});
   if (po.error) return *po.error;
@@ -89,6 +90,14 @@ RunMetrics bench_to_run_metrics(const Json& b) {
       w << ", A/A noise floor " << b["a"]["aa_noise_floor_pct"].get<double>() << "%";
     m.warnings.push_back(w.str());
   }
+  if (b.contains("gpu_util_pct") && b["gpu_util_pct"].is_number()) {
+    m.gpu_util_pct = b["gpu_util_pct"].get<double>();
+    m.warnings.push_back("gpu_util_pct: " + b.value("gpu_util_basis", std::string("telemetry-based")));
+  } else {
+    m.warnings.push_back(
+        "gpu_util_pct: " + b.value("gpu_util_note", std::string("unobserved: no GPU telemetry in these runs")) +
+        " (0 here means not observed)");
+  }
   m.waste_budget.unobserved = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
                                "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
   return m;
@@ -107,11 +116,78 @@ Result<RunMetrics> LiveRunner::bench(const audit::WorkloadConfig& config) {
   req.a.timeout_s = opt_.timeout_s;
   req.repeats = opt_.repeats;
   req.use_cache = opt_.use_cache;
+  req.require_gpu = opt_.require_gpu;
   req.work_dir = opt_.out_dir + "/live/bench-" + std::to_string(++n_);
   auto bo = bench_workloads(req);
   log_.push_back(Json{{"call", "bench"}, {"config_file", *file}, {"bench", bo.result}});
   if (bo.error) return *bo.error;
   return bench_to_run_metrics(bo.result);
+}
+
+audit::SideSamples bench_side_samples(const Json& bench, const std::string& side) {
+  audit::SideSamples out;
+  if (!bench.contains(side) || !bench[side].is_object() || !bench[side].contains("runs")) return out;
+  for (const auto& r : bench[side]["runs"]) {
+    if (!r.is_object() || r.contains("error")) continue;
+    if (r.contains("step_time_s") && r["step_time_s"].is_number())
+      out.step_time_s.push_back(r["step_time_s"].get<double>());
+    if (r.contains("tokens_per_sec") && r["tokens_per_sec"].is_number() && r["tokens_per_sec"].get<double>() > 0)
+      out.tokens_per_sec.push_back(r["tokens_per_sec"].get<double>());
+  }
+  return out;
+}
+
+Result<audit::PairBench> LiveRunner::bench_pair(const audit::WorkloadConfig& before,
+                                                const audit::WorkloadConfig& after) {
+  int n = ++n_;
+  auto fa = materialise(before, "bench_before_" + std::to_string(n));
+  if (!fa) return fa.error();
+  auto fb = materialise(after, "bench_after_" + std::to_string(n));
+  if (!fb) return fb.error();
+  files_.push_back(*fa);
+  files_.push_back(*fb);
+  auto wa = resolve_workload(*fa, opt_.workload_flag);
+  if (!wa) return wa.error();
+  auto wb = resolve_workload(*fb, opt_.workload_flag);
+  if (!wb) return wb.error();
+  BenchRequest req;
+  req.a = *wa;
+  req.b = *wb;
+  for (WorkloadSpec* w : {&req.a, &*req.b}) {
+    w->steps = opt_.bench_steps;
+    w->warmup = opt_.bench_warmup;
+    w->timeout_s = opt_.timeout_s;
+  }
+  req.repeats = opt_.repeats;
+  req.use_cache = opt_.use_cache;
+  req.require_gpu = opt_.require_gpu;
+  req.work_dir = opt_.out_dir + "/live/bench-pair-" + std::to_string(n);
+  auto bo = bench_workloads(req);
+  log_.push_back(Json{{"call", "bench_pair"}, {"config_files", Json::array({*fa, *fb})}, {"bench", bo.result}});
+  if (bo.error) return *bo.error;
+  const Json& r = bo.result;
+  audit::PairBench p;
+  p.before = bench_to_run_metrics(bench_side_result(r, "a"));
+  p.after = bench_to_run_metrics(bench_side_result(r, "b"));
+  p.before_samples = bench_side_samples(r, "a");
+  p.after_samples = bench_side_samples(r, "b");
+  p.order = r.value("order", std::string());
+  // Interleaved only when the recorded order really alternates (a cached result keeps its order).
+  bool alternates = p.order.size() >= 2;
+  for (size_t i = 0; i < p.order.size(); ++i)
+    if (p.order[i] != (i % 2 ? 'B' : 'A')) alternates = false;
+  p.interleaved = alternates;
+  std::ostringstream note;
+  note << "live bench_pair: before (A) and after (B) in one goblin bench --against, " << opt_.repeats
+       << " runs per side x " << opt_.bench_steps << " steps (first " << opt_.bench_warmup
+       << " of each run excluded), run order " << (p.order.empty() ? std::string("not recorded") : p.order)
+       << (alternates ? " (interleaved)" : " (NOT interleaved)");
+  if (r.contains("cache") && r["cache"].value("hit", false)) note << "; result from the bench cache";
+  if (r.contains("comparison") && r["comparison"].contains("aa_noise_floor") &&
+      r["comparison"]["aa_noise_floor"].is_object())
+    note << "; A/A noise floor of the before runs " << r["comparison"]["aa_noise_floor"]["floor_pct"].dump() << "%";
+  p.note = note.str();
+  return p;
 }
 
 }  // namespace goblin::run

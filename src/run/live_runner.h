@@ -19,6 +19,7 @@ struct LiveRunnerOptions {
   int bench_steps = 20, bench_warmup = 5, repeats = 5;
   double timeout_s = 900;
   bool use_cache = false;
+  bool require_gpu = true;  // false: stand-in workloads on a machine without a GPU (CPU tests)
 };
 
 class LiveRunner : public audit::Runner {
@@ -26,6 +27,9 @@ class LiveRunner : public audit::Runner {
   explicit LiveRunner(LiveRunnerOptions opt) : opt_(std::move(opt)) {}
   Result<RunMetrics> profile(const audit::WorkloadConfig& config) override;
   Result<RunMetrics> bench(const audit::WorkloadConfig& config) override;
+  // Before and after in one `bench --against` (runners.h): runs interleave A B A B ..., repeats
+  // runs per side, per-run step times and tokens/s returned as samples.
+  Result<audit::PairBench> bench_pair(const audit::WorkloadConfig& before, const audit::WorkloadConfig& after) override;
   std::string kind() const override { return "live"; }
 
   // What each call ran and measured (run.json / bench JSON), for the report.
@@ -41,7 +45,11 @@ class LiveRunner : public audit::Runner {
   int n_ = 0;
 };
 
-// RunMetrics of a bench JSON's side "a" (median step time, tokens/s, versions, runner_kind live).
+// RunMetrics of a bench JSON's side "a" (median step time, tokens/s, versions, runner_kind live;
+// gpu_util_pct from telemetry with a "gpu_util_pct: telemetry-based ..." warning, or 0 with a
+// "gpu_util_pct: unobserved ..." warning). For side "b" pass bench_side_result(bench, "b").
 RunMetrics bench_to_run_metrics(const Json& bench);
+// Per-run samples of a bench JSON's side ("a" | "b"): runs without an error, in run order.
+audit::SideSamples bench_side_samples(const Json& bench, const std::string& side);
 
 }  // namespace goblin::run

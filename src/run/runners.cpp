@@ -86,7 +86,63 @@ Json minimal_run_metrics(const Json& run) {
   return m;
 }
 
+// GPU utilisation of one bench side from its runs' telemetry: the mean over runs of each run's
+// mean nvidia-smi utilization.gpu (busy samples, util > 0: the idle samples before the workload
+// touched the GPU and after it ended are left out). Unobserved (null + note) without telemetry.
+void fill_gpu_util(Json& side, const Json& runs) {
+  std::vector<double> util;
+  int samples = 0;
+  std::string source, why;
+  for (const auto& r : runs) {
+    const Json& t = r["telemetry"];
+    if (!t.is_object()) continue;
+    if (!t.value("observed", false) || !t.contains("gpu_util_pct_mean")) {
+      if (why.empty() && t.contains("note")) why = t.value("note", "");
+      continue;
+    }
+    util.push_back(t["gpu_util_pct_mean"].get<double>());
+    samples += t.value("samples", 0);
+    source = t.value("source", "");
+  }
+  if (util.empty()) {
+    side["gpu_util_pct"] = nullptr;
+    side["gpu_util_note"] =
+        "unobserved: no GPU telemetry in these runs" + (why.empty() ? std::string() : " (" + why + ")");
+    return;
+  }
+  double sum = 0;
+  for (double u : util) sum += u;
+  side["gpu_util_pct"] = round_to(sum / static_cast<double>(util.size()), 1);
+  side["gpu_util_basis"] = "telemetry-based: mean over " + std::to_string(util.size()) + " run(s) of each run's mean " +
+                           (source.empty() ? std::string("telemetry") : source) + " GPU utilisation (" +
+                           std::to_string(samples) +
+                           " samples at ~200 ms, idle samples with util 0 left out; whole process incl. start-up "
+                           "and warm-up), not the trace-based busy fraction of the step window";
+}
+
 }  // namespace
+
+Json bench_side_result(const Json& bench, const std::string& side) {
+  Json one = bench;
+  if (!bench.contains(side) || !bench[side].is_object()) return one;
+  one.erase("b");
+  one.erase("comparison");
+  one["a"] = bench[side];
+  const Json& s = bench[side];
+  if (s.contains("step_time_s") && s["step_time_s"].is_object()) one["step_time_s"] = s["step_time_s"]["point"];
+  if (s.contains("tokens_per_sec_median")) one["tokens_per_sec"] = s["tokens_per_sec_median"];
+  one.erase("gpu_util_pct");
+  one.erase("gpu_util_basis");
+  one.erase("gpu_util_note");
+  if (s.contains("gpu_util_pct") && s["gpu_util_pct"].is_number()) one["gpu_util_pct"] = s["gpu_util_pct"];
+  for (const char* k : {"gpu_util_basis", "gpu_util_note"})
+    if (s.contains(k)) one[k] = s[k];
+  if (bench.contains("b")) {
+    const std::string other = side == "a" ? "b" : "a";
+    one["interleaved_with"] = bench[other].value("config", Json(nullptr));
+  }
+  return one;
+}
 
 ProfileOutcome profile_workload(const ProfileRequest& req) {
   ProfileOutcome out;
@@ -389,12 +445,18 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       sj["telemetry"] = Json{{"sm_clock_mhz_median", round_to(median(clk), 0)},
                              {"power_w_median", round_to(median(pw), 1)},
                              {"temp_c_max", round_to(*std::max_element(tmp.begin(), tmp.end()), 0)}};
+    fill_gpu_util(sj, side_runs[s]);
     res[names[s]] = sj;
   }
   // Top-level figures of the config under test (what `goblin compare` reads from a bench JSON).
   res["step_time_s"] = round_to(median(step_times[0]), 6);
   res["tokens_per_sec"] = round_to(median(tps[0]), 1);
   res["gpu_name"] = gpu.name;
+  // Top level: only a measured number (RunMetrics readers take an absent gpu_util_pct as
+  // unobserved); the basis or the reason it is missing beside it.
+  if (res["a"]["gpu_util_pct"].is_number()) res["gpu_util_pct"] = res["a"]["gpu_util_pct"];
+  for (const char* k : {"gpu_util_basis", "gpu_util_note"})
+    if (res["a"].contains(k)) res[k] = res["a"][k];
   if (!side_runs[0].empty() && side_runs[0][0].contains("env")) {
     const Json& e = side_runs[0][0]["env"];
     res["versions"] = Json{{"pytorch", e.value("torch", "")},

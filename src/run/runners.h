@@ -39,6 +39,15 @@ struct BenchOutcome {
   Json result;
   std::optional<Error> error;
 };
+// result: goblin.bench/1 — per side ("a", "b") runs[] (step_time_s, tokens_per_sec, telemetry),
+// step_time_s interval, tokens_per_sec_median, aa_noise_floor_pct, telemetry, gpu_util_pct
+// (telemetry-based mean, with gpu_util_basis; null with gpu_util_note when no telemetry); "order"
+// (one letter per run, "ABAB..." with b); top level: side a's figures (gpu_util_pct only when
+// measured).
 BenchOutcome bench_workloads(const BenchRequest& req);
+
+// One side ("a" or "b") of a bench result as a single-config bench result (its runs under "a",
+// its figures at the top level): what `goblin compare` and bench_to_run_metrics read.
+Json bench_side_result(const Json& bench, const std::string& side);
 
 }  // namespace goblin::run
