@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <thread>
 
 namespace goblin {
 
@@ -156,6 +157,135 @@ void Timeline::warn(std::string message, std::string file, int64_t byte_offset, 
   }
   warning_index_.emplace(std::move(key), warnings.size());
   warnings.push_back(Diagnostic{std::move(message), std::move(file), byte_offset, line, 1});
+}
+
+namespace {
+template <class T>
+void append_col(std::vector<T>& dst, std::vector<T>& src) {
+  dst.insert(dst.end(), src.begin(), src.end());
+  std::vector<T>().swap(src);
+}
+void append_ids(std::vector<StrId>& dst, std::vector<StrId>& src, const std::vector<StrId>& remap) {
+  if (dst.capacity() < dst.size() + src.size()) dst.reserve(dst.size() + src.size());
+  for (StrId id : src) dst.push_back(remap[id]);
+  std::vector<StrId>().swap(src);
+}
+void append_gpu(GpuOpColumns& d, GpuOpColumns& s, const std::vector<StrId>& m) {
+  append_col(d.start_ns, s.start_ns);
+  append_col(d.dur_ns, s.dur_ns);
+  append_ids(d.name, s.name, m);
+  append_col(d.device, s.device);
+  append_col(d.stream, s.stream);
+  append_col(d.correlation, s.correlation);
+  append_col(d.external_id, s.external_id);
+}
+}  // namespace
+
+void Timeline::append(Timeline&& o, bool two_threads) {
+  std::vector<StrId> m(o.strings.size());
+  for (size_t i = 0; i < m.size(); ++i) m[i] = strings.intern(o.strings.view(static_cast<StrId>(i)));
+
+  // Columns are independent once the remap exists: CPU ops (the largest table) on a helper
+  // thread when asked, everything else here.
+  auto cpu_part = [&] {
+    auto& c = cpu_ops;
+    auto& oc = o.cpu_ops;
+    append_col(c.start_ns, oc.start_ns);
+    append_col(c.dur_ns, oc.dur_ns);
+    append_ids(c.name, oc.name, m);
+    append_col(c.pid, oc.pid);
+    append_col(c.tid, oc.tid);
+    append_col(c.external_id, oc.external_id);
+    append_col(c.sequence_number, oc.sequence_number);
+    append_col(c.kind, oc.kind);
+    append_ids(c.input_dims, oc.input_dims, m);
+    append_ids(c.input_types, oc.input_types, m);
+    append_ids(c.concrete_inputs, oc.concrete_inputs, m);
+    append_col(c.python_id, oc.python_id);
+    append_col(c.python_parent_id, oc.python_parent_id);
+  };
+  std::thread helper;
+  if (two_threads)
+    helper = std::thread(cpu_part);
+  else
+    cpu_part();
+  append_gpu(kernels, o.kernels, m);
+  append_col(kernels.grid, o.kernels.grid);
+  append_col(kernels.block, o.kernels.block);
+  append_col(kernels.registers_per_thread, o.kernels.registers_per_thread);
+  append_col(kernels.shared_mem_bytes, o.kernels.shared_mem_bytes);
+  append_col(kernels.graph_id, o.kernels.graph_id);
+  append_gpu(memcpys, o.memcpys, m);
+  append_col(memcpys.bytes, o.memcpys.bytes);
+  append_col(memcpys.kind, o.memcpys.kind);
+  append_gpu(memsets, o.memsets, m);
+  append_col(memsets.bytes, o.memsets.bytes);
+
+  auto& r = runtime;
+  auto& orr = o.runtime;
+  append_col(r.start_ns, orr.start_ns);
+  append_col(r.dur_ns, orr.dur_ns);
+  append_ids(r.name, orr.name, m);
+  append_col(r.pid, orr.pid);
+  append_col(r.tid, orr.tid);
+  append_col(r.correlation, orr.correlation);
+  append_col(r.external_id, orr.external_id);
+  append_col(r.cbid, orr.cbid);
+  append_col(r.is_driver, orr.is_driver);
+  append_col(r.is_sync, orr.is_sync);
+
+  auto& a = annotations;
+  auto& oa = o.annotations;
+  append_col(a.start_ns, oa.start_ns);
+  append_col(a.dur_ns, oa.dur_ns);
+  append_ids(a.name, oa.name, m);
+  append_col(a.on_gpu, oa.on_gpu);
+  append_col(a.pid, oa.pid);
+  append_col(a.tid, oa.tid);
+  append_col(a.device, oa.device);
+  append_col(a.stream, oa.stream);
+  append_col(a.external_id, oa.external_id);
+
+  append_col(flows.id, o.flows.id);
+  append_ids(flows.category, o.flows.category, m);
+  append_col(flows.is_start, o.flows.is_start);
+  append_col(flows.ts_ns, o.flows.ts_ns);
+  append_col(flows.pid, o.flows.pid);
+  append_col(flows.tid, o.flows.tid);
+
+  append_col(samples.ts_ns, o.samples.ts_ns);
+  append_col(samples.device, o.samples.device);
+  append_ids(samples.metric, o.samples.metric, m);
+  append_col(samples.value, o.samples.value);
+
+  append_col(counters.kernel_key, o.counters.kernel_key);
+  append_ids(counters.kernel_name, o.counters.kernel_name, m);
+  append_ids(counters.counter, o.counters.counter, m);
+  append_ids(counters.unit, o.counters.unit, m);
+  append_col(counters.value, o.counters.value);
+
+  append_col(rules.kernel_key, o.rules.kernel_key);
+  append_ids(rules.kernel_name, o.rules.kernel_name, m);
+  append_ids(rules.section, o.rules.section, m);
+  append_ids(rules.rule, o.rules.rule, m);
+  append_ids(rules.type, o.rules.type, m);
+  append_ids(rules.description, o.rules.description, m);
+  append_ids(rules.speedup_type, o.rules.speedup_type, m);
+  append_col(rules.est_speedup_pct, o.rules.est_speedup_pct);
+
+  if (helper.joinable()) helper.join();
+
+  for (auto& w : o.warnings) {
+    std::string key = w.file + '\x1f' + w.message;
+    auto it = warning_index_.find(key);
+    if (it != warning_index_.end()) {
+      warnings[it->second].count += w.count;
+      continue;
+    }
+    warning_index_.emplace(std::move(key), warnings.size());
+    warnings.push_back(std::move(w));
+  }
+  o.warnings.clear();
 }
 
 namespace {

@@ -321,6 +321,14 @@ class Timeline {
 
   std::string_view str(StrId id) const { return strings.view(id); }
 
+  // Appends every row of `other` after this timeline's rows, re-interning its strings in their
+  // id order (so ids come out as if one reader had interned both in sequence), and folds its
+  // warnings in (counts added; a new message keeps its own offset). `other`'s columns are freed
+  // one by one as they are copied, so peak memory grows by one column, not by `other`. Metadata
+  // is not merged. Used by readers that parse parts of one file on several threads;
+  // `two_threads` copies the CPU-op columns on a helper thread meanwhile.
+  void append(Timeline&& other, bool two_threads = false);
+
   // [first start, last end] over all GPU activity (kernels, memcpy, memset); {0,0} if none.
   std::pair<int64_t, int64_t> gpu_span() const;
   // Same over every timed event in the timeline.

@@ -14,6 +14,9 @@ namespace goblin {
 struct ReadOptions {
   IoLimits io;
   size_t chunk_bytes = 8u << 20;  // streaming readers' read size
+  // Plain (uncompressed) Kineto files at least this large are split and parsed on two threads;
+  // results are identical to the one-thread read. SIZE_MAX turns it off.
+  uint64_t parallel_min_bytes = 64ull << 20;
 };
 
 // Format from the first bytes of the (decompressed) content, never the file name.

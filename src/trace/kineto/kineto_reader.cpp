@@ -1,13 +1,20 @@
 // read_kineto: a prefetch thread pulls chunks from the ByteSource (for .json.gz that thread also
 // inflates, so inflate and parse run on both cores at once) while this thread splits and parses.
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "core/io.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
 #include "trace/kineto/trace_metadata.h"
@@ -199,10 +206,204 @@ void reserve_like(Timeline& tl, double factor) {
   reserve_cols(want(f.size()), f.id, f.category, f.is_start, f.ts_ns, f.pid, f.tid);
 }
 
+// ---- two-thread read of one plain file ------------------------------------------------------
+//
+// The file is cut once near its middle at a guessed event boundary (a ',' that ends a line and
+// is followed by '{'). This thread splits and parses [0, cut) into the caller's Timeline while a
+// second thread splits and parses [cut, end) into a Timeline of its own. The guess is kept only
+// if the first splitter, fed exactly [0, cut), ends between two events of traceEvents: then the
+// second splitter, started in that very state, cuts the rest exactly as one splitter would.
+// Its rows are appended after ours (file order; strings re-interned in first-seen order) and
+// its warnings folded in after ours, so the Timeline is identical to the one-thread read. When
+// the guess is wrong, or the first part fails, the second part is thrown away and this thread
+// goes on alone from the cut (or stops at the error) exactly as the one-thread read does.
+
+// Events sent to the second part's top-level keys and notes, replayed in order after the join
+// (they write metadata and warnings of the caller's Timeline).
+struct Deferred {
+  bool is_note = false;
+  std::string key, value;
+  uint64_t offset = 0;
+};
+
+class DeferSink : public TraceSplitter::Handler {
+ public:
+  explicit DeferSink(EventParser& parser) : parser_(parser) {}
+  void on_event(std::string_view json, uint64_t offset) override { parser_.parse(json, offset); }
+  void on_top_level(std::string_view key, std::string_view value, uint64_t offset) override {
+    deferred.push_back(Deferred{false, std::string(key), std::string(value), offset});
+  }
+  void on_note(std::string message, uint64_t offset) override {
+    deferred.push_back(Deferred{true, {}, std::move(message), offset});
+  }
+  std::vector<Deferred> deferred;
+
+ private:
+  EventParser& parser_;
+};
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// pread()s [from, to) into `sp` in chunks; reserves `tl`'s columns once 4 MB were split, for
+// `expect` bytes in all (0: never). Stops early (Ok) when `cancel` is set.
+Status pump(int fd, const std::string& path, uint64_t from, uint64_t to, size_t chunk, TraceSplitter& sp, Timeline& tl,
+            uint64_t expect, const std::atomic<bool>* cancel) {
+  bool reserved = false;
+  uint64_t at = from;
+  while (at < to) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Ok();
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, to - at));
+    char* dst = sp.prepare(want);
+    ssize_t n = ::pread(fd, dst, want, static_cast<off_t>(at));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return make_error(ErrorKind::Io, std::string("read failed: ") + std::strerror(errno), path,
+                        static_cast<int64_t>(at));
+    }
+    if (n == 0) break;  // file shrank under us: the splitter's finish() reports truncation
+    at += static_cast<uint64_t>(n);
+    Status s = sp.commit(static_cast<size_t>(n));
+    if (!s.ok()) return s;
+    const uint64_t seen = at - from;
+    if (!reserved && expect != 0 && seen >= (4u << 20)) {
+      reserved = true;
+      const double factor = 1.1 * static_cast<double>(expect) / static_cast<double>(seen);
+      if (factor > 2) reserve_like(tl, factor);
+    }
+  }
+  return Status::Ok();
+}
+
+// A guessed event boundary near the middle: the offset just past a ',' that ends a line whose
+// next non-blank byte is '{'. 0 when none is found in a window there.
+uint64_t guess_cut(int fd, uint64_t size) {
+  constexpr size_t kWindow = 4u << 20;
+  const uint64_t at = size / 2;
+  std::string w(static_cast<size_t>(std::min<uint64_t>(kWindow, size - at)), '\0');
+  ssize_t n = ::pread(fd, w.data(), w.size(), static_cast<off_t>(at));
+  if (n <= 0) return 0;
+  w.resize(static_cast<size_t>(n));
+  for (size_t i = 1; i + 1 < w.size(); ++i) {
+    if (w[i] != '\n' || w[i - 1] != ',') continue;
+    size_t j = i + 1;
+    while (j < w.size() && (w[j] == ' ' || w[j] == '\t' || w[j] == '\r' || w[j] == '\n')) ++j;
+    if (j < w.size() && w[j] == '{') return at + i;  // just past the ','
+  }
+  return 0;
+}
+
+bool starts_bare_array(int fd) {
+  char b[256];
+  ssize_t n = ::pread(fd, b, sizeof b, 0);
+  size_t i = 0;
+  if (n >= 3 && std::memcmp(b, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  while (i < static_cast<size_t>(std::max<ssize_t>(n, 0)) &&
+         (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+    ++i;
+  return i < static_cast<size_t>(std::max<ssize_t>(n, 0)) && b[i] == '[';
+}
+
+struct PartTotals {
+  SkipCounts skipped;
+  int64_t min_ts_ns = INT64_MAX;
+  uint64_t parsed = 0, events = 0;
+};
+
+void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Status& status) {
+  // Without baseTimeNanoseconds, 2021-2024 traces carry absolute epoch µs; 1e15 µs is 2001.
+  if (!tl.meta.clock_is_epoch && t.min_ts_ns != INT64_MAX && t.min_ts_ns >= 1'000'000'000'000'000'000) {
+    tl.meta.clock_is_epoch = true;
+  }
+  note_skipped(tl, path, "[memory] instant events (profile_memory allocations)", t.skipped.memory_instants);
+  note_skipped(tl, path, "counter ('C') events", t.skipped.counters);
+  if (t.parsed == 0 && t.events > 0 && status.ok()) {
+    status = make_error(ErrorKind::Malformed, "none of the " + std::to_string(t.events) + " events could be parsed",
+                        path, 0);
+  }
+}
+
+void add_skips(SkipCounts& a, const SkipCounts& b) {
+  a.metadata += b.metadata;
+  a.memory_instants += b.memory_instants;
+  a.other_instants += b.other_instants;
+  a.counters += b.counters;
+  a.ignored += b.ignored;
+  a.bad += b.bad;
+}
+
 }  // namespace
 
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read) {
   return std::make_unique<MemorySource>(std::move(name), bytes, max_read == 0 ? 1 : max_read);
+}
+
+std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t size, Timeline& tl,
+                                             const ReadOptions& opt, bool* kept) {
+  if (kept) *kept = false;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  const uint64_t cut = guess_cut(fd.get(), size);
+  if (cut == 0) return std::nullopt;
+  const bool bare = starts_bare_array(fd.get());
+  const size_t chunk = std::max<size_t>(opt.chunk_bytes, 1);
+
+  // Second part, on its own thread.
+  Timeline tl2;
+  EventParser parser2(tl2, path);
+  DeferSink sink2(parser2);
+  TraceSplitter split2(sink2, path);
+  split2.resume_between_events(cut, bare);
+  std::atomic<bool> cancel{false};
+  Status status2;
+  std::thread worker([&] { status2 = pump(fd.get(), path, cut, size, chunk, split2, tl2, size - cut, &cancel); });
+
+  // First part, here.
+  EventParser parser(tl, path);
+  Sink sink(parser, tl, path);
+  TraceSplitter splitter(sink, path);
+  Status status = pump(fd.get(), path, 0, cut, chunk, splitter, tl, size, nullptr);
+  const bool keep = status.ok() && splitter.between_events() && splitter.bare_array() == bare;
+  if (!keep) cancel.store(true);
+  worker.join();
+
+  if (kept) *kept = keep;
+  PartTotals t;
+  if (keep) {
+    tl.append(std::move(tl2), /*two_threads=*/true);
+    for (auto& d : sink2.deferred) {
+      if (d.is_note)
+        tl.warn(std::move(d.value), path, static_cast<int64_t>(d.offset));
+      else
+        apply_top_level(d.key, d.value, d.offset, path, tl);
+    }
+    split2.add_prior_events(splitter.events_emitted());
+    status = status2.ok() ? split2.finish() : status2;
+    add_skips(t.skipped, parser2.skipped());
+    t.min_ts_ns = parser2.min_ts_ns();
+    t.parsed = parser2.parsed();
+    t.events = split2.events_emitted();
+  } else {
+    if (status.ok()) status = pump(fd.get(), path, cut, size, chunk, splitter, tl, 0, nullptr);
+    if (status.ok()) status = splitter.finish();
+    t.events = splitter.events_emitted();
+  }
+  add_skips(t.skipped, parser.skipped());
+  t.min_ts_ns = std::min(t.min_ts_ns, parser.min_ts_ns());
+  t.parsed += parser.parsed();
+  finish_read(tl, path, t, status);
+  return status;
 }
 
 Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
@@ -257,18 +458,12 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   }
   if (status.ok()) status = splitter.finish();
 
-  // Without baseTimeNanoseconds, 2021-2024 traces carry absolute epoch µs; 1e15 µs is 2001.
-  if (!tl.meta.clock_is_epoch && parser.min_ts_ns() != INT64_MAX && parser.min_ts_ns() >= 1'000'000'000'000'000'000) {
-    tl.meta.clock_is_epoch = true;
-  }
-  const auto& sk = parser.skipped();
-  note_skipped(tl, path, "[memory] instant events (profile_memory allocations)", sk.memory_instants);
-  note_skipped(tl, path, "counter ('C') events", sk.counters);
-  if (parser.parsed() == 0 && splitter.events_emitted() > 0 && status.ok()) {
-    status =
-        make_error(ErrorKind::Malformed,
-                   "none of the " + std::to_string(splitter.events_emitted()) + " events could be parsed", path, 0);
-  }
+  PartTotals t;
+  t.skipped = parser.skipped();
+  t.min_ts_ns = parser.min_ts_ns();
+  t.parsed = parser.parsed();
+  t.events = splitter.events_emitted();
+  finish_read(tl, path, t, status);
   return status;
 }
 
@@ -277,6 +472,9 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
 Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto src = open_source(path, opt.io);
   if (!src) return src.error();
+  if (!(*src)->compressed() && (*src)->file_size() >= opt.parallel_min_bytes && (*src)->file_size() >= 2) {
+    if (auto s = kineto::read_plain_two_threads(path, (*src)->file_size(), tl, opt)) return *s;
+  }
   return kineto::read_source(**src, tl, opt);
 }
 

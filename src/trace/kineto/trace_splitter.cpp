@@ -25,6 +25,15 @@ bool ends_scalar(char c) { return c == ',' || c == '}' || c == ']' || is_ws(c); 
 
 TraceSplitter::TraceSplitter(Handler& handler, std::string path) : handler_(handler), path_(std::move(path)) {}
 
+void TraceSplitter::resume_between_events(uint64_t base, bool bare_array) {
+  base_ = base;
+  len_ = pos_ = unit_start_ = 0;
+  bare_array_ = bare_array;
+  saw_events_ = true;
+  key_ = bare_array ? "" : "traceEvents";
+  state_ = State::EventsSep;
+}
+
 Status TraceSplitter::fail(std::string message, uint64_t offset) {
   state_ = State::Failed;
   return make_error(ErrorKind::Malformed, std::move(message), path_, static_cast<int64_t>(offset));

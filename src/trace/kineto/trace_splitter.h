@@ -47,6 +47,17 @@ class TraceSplitter {
   uint64_t events_emitted() const { return events_; }
   uint64_t bytes_seen() const { return base_ + len_; }
 
+  // Two-thread reading of one plain file (kineto_reader.cpp): a second splitter starts at byte
+  // `base` as if it had just consumed the ',' between two events of traceEvents. The reader
+  // keeps its output only when the first splitter, fed exactly [0, base), ends in that same
+  // state (between_events() with the same bare_array()), so both halves split exactly as one
+  // splitter would.
+  void resume_between_events(uint64_t base, bool bare_array);
+  bool between_events() const { return state_ == State::EventsSep; }
+  bool bare_array() const { return bare_array_; }
+  // Counts events split by the first splitter, so finish()'s messages give whole-file counts.
+  void add_prior_events(uint64_t n) { events_ += n; }
+
  private:
   enum class State { Start, Key, KeyString, Colon, ValueStart, Value, EventsSep, Event, Done, Failed };
   enum class ValueKind { Container, String, Scalar };
