@@ -46,14 +46,20 @@ function(goblin_module NAME)
       add_dependencies(fuzzers ${fname})
       target_link_libraries(${fname} PRIVATE goblin_${NAME} ${M_TEST_DEPS})
       target_link_options(${fname} PRIVATE -fsanitize=fuzzer)
-      # Seed corpus: the fixture folder named in the target's first line comment
-      # ("// corpus: kineto"), copied so libFuzzer may add to it without touching shared/.
+      # Seed corpus: the folders named in the target's first line comment ("// corpus: kineto"
+      # for shared/fixtures/kineto, "repo:examples/configs" for a folder of this repository),
+      # copied so libFuzzer may add to it without touching them.
       file(STRINGS ${f} corpus_line LIMIT_COUNT 1 REGEX "^// corpus: ")
       string(REPLACE "// corpus: " "" corpus_dirs "${corpus_line}")
       string(REPLACE " " ";" corpus_dirs "${corpus_dirs}")
       set(seed_args "")
       foreach(d ${corpus_dirs})
-        list(APPEND seed_args "${GOBLIN_FIXTURES}/${d}")
+        if(d MATCHES "^repo:")  # a folder of this repository, e.g. repo:examples/configs
+          string(REGEX REPLACE "^repo:" "" d "${d}")
+          list(APPEND seed_args "${CMAKE_SOURCE_DIR}/${d}")
+        else()                  # a folder under shared/fixtures
+          list(APPEND seed_args "${GOBLIN_FIXTURES}/${d}")
+        endif()
       endforeach()
       set(work "${CMAKE_BINARY_DIR}/fuzz_corpus/${fname}")
       add_test(NAME ${fname}_run

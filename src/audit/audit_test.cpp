@@ -87,6 +87,23 @@ TEST(ParseConfig, BadInputGivesLine) {
   auto p = parse_config_text("x = 1\ny = 'unterminated\n", ConfigFormat::Python, "bad.py");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().line, 2);
+  // Found by fuzz_config: a byte that is not UTF-8 made JSON output throw; now it is refused
+  // up front with its line.
+  for (auto fmt : {ConfigFormat::Yaml, ConfigFormat::Json, ConfigFormat::Python, ConfigFormat::Env}) {
+    auto u = parse_config_text("bf16: true\noptim: adam\xFFw\n", fmt, "latin1.cfg");
+    ASSERT_FALSE(u.ok());
+    EXPECT_EQ(u.error().kind, ErrorKind::Malformed);
+    EXPECT_EQ(u.error().line, 2);
+    EXPECT_NE(u.error().message.find("UTF-8"), std::string::npos);
+  }
+  auto nul = parse_config_text(std::string("bf16: true\ndataloader_n\x02\0_workers: 4\n", 37), ConfigFormat::Yaml,
+                               "binary.yaml");
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.error().line, 2);
+  EXPECT_NE(nul.error().message.find("control byte 0x02"), std::string::npos);
+  auto nbsp = parse_config_text("\"model_name\\_x\": llama\n", ConfigFormat::Yaml, "escape.yaml");
+  ASSERT_FALSE(nbsp.ok());
+  EXPECT_NE(nbsp.error().message.find("UTF-8"), std::string::npos);
   auto missing = parse_config_file("/nonexistent/cfg.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().kind, ErrorKind::Io);

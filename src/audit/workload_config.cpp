@@ -1,5 +1,7 @@
 #include "audit/workload_config.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -8,6 +10,7 @@
 
 #include "audit/config_source.h"
 #include "core/io.h"
+#include "core/text.h"
 
 namespace goblin::audit {
 
@@ -291,6 +294,23 @@ static std::string path_str(const std::vector<std::string>& p) {
 }
 
 Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  // Values end up in JSON output (which must be UTF-8): refuse a file that is not, naming the spot.
+  if (auto bad = first_invalid_utf8(text)) {
+    return make_error(ErrorKind::Malformed,
+                      "not valid UTF-8 text (byte " + std::to_string(*bad) + "); save the file as UTF-8", file,
+                      static_cast<int64_t>(*bad), line_of(text, static_cast<int64_t>(*bad)));
+  }
+  // A config is text: a NUL or other control byte means a binary or corrupted file (and a NUL
+  // inside a key confuses the YAML/Python scanners), so stop at the first one.
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(text[i]);
+    if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F) {
+      return make_error(ErrorKind::Malformed,
+                        "control byte 0x" + fmt::format("{:02X}", ch) + " at byte " + std::to_string(i) +
+                            ": not a text config file",
+                        file, static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
+    }
+  }
   auto scan = scan_source(text, fmt, file);
   if (!scan) return scan.error();
   WorkloadConfig c;
@@ -411,6 +431,17 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   if (fused && c.values.count("optimizer")) {
     std::string o = c.values["optimizer"];
     if (*fused && o.find("fused") == std::string::npos) c.values["optimizer"] = o + "_fused";
+  }
+  // What the scanners decoded must still be UTF-8 (it goes to JSON). yaml-cpp 0.7 decodes the
+  // YAML escapes \_ \N \L \P to bare Latin-1 bytes (found by fuzz_config), so check here, at
+  // the parser's boundary, rather than let output fail later.
+  try {
+    (void)config_to_json(c).dump();
+  } catch (const Json::exception&) {
+    return make_error(ErrorKind::Malformed,
+                      "a decoded value is not valid UTF-8 (YAML escapes such as \\_ or \\N decode to Latin-1 bytes); "
+                      "write the character itself instead of the escape",
+                      file);
   }
   return c;
 }

@@ -1,0 +1,22 @@
+// corpus: repo:examples/configs repo:workloads/configs
+// libFuzzer target for `goblin parse-config`: every input is scanned as YAML, JSON, Python and an
+// env file (the four formats a user's config can be), and each parsed config is turned back into
+// JSON and text. Errors are expected; crashes, hangs and sanitizer reports are bugs.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "audit/workload_config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (auto fmt : {goblin::audit::ConfigFormat::Yaml, goblin::audit::ConfigFormat::Json,
+                   goblin::audit::ConfigFormat::Python, goblin::audit::ConfigFormat::Env}) {
+    auto cfg = goblin::audit::parse_config_text(text, fmt, "fuzz.input");
+    if (cfg.ok()) {
+      (void)goblin::audit::config_to_json(*cfg).dump(2, ' ', false, goblin::Json::error_handler_t::strict);
+      (void)goblin::audit::config_to_text(*cfg);
+    }
+  }
+  return 0;
+}
