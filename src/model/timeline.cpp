@@ -289,20 +289,10 @@ void Timeline::append(Timeline&& o, bool two_threads) {
 }
 
 namespace {
-void extend(std::pair<int64_t, int64_t>& s, bool& any, const GpuOpColumns& c) {
-  for (size_t i = 0; i < c.size(); ++i) {
-    int64_t a = c.start_ns[i], b = c.start_ns[i] + c.dur_ns[i];
-    if (!any) {
-      s = {a, b};
-      any = true;
-    } else {
-      s.first = std::min(s.first, a);
-      s.second = std::max(s.second, b);
-    }
-  }
-}
+// Widens [s.first, s.second] to cover every [start, start+dur) row of a table (any table with
+// start_ns/dur_ns columns: GPU ops, runtime calls, CPU ops, annotations).
 template <class T>
-void extend_t(std::pair<int64_t, int64_t>& s, bool& any, const T& c) {
+void extend(std::pair<int64_t, int64_t>& s, bool& any, const T& c) {
   for (size_t i = 0; i < c.size(); ++i) {
     int64_t a = c.start_ns[i], b = c.start_ns[i] + c.dur_ns[i];
     if (!any) {
@@ -331,9 +321,9 @@ std::pair<int64_t, int64_t> Timeline::span() const {
   extend(s, any, kernels);
   extend(s, any, memcpys);
   extend(s, any, memsets);
-  extend_t(s, any, runtime);
-  extend_t(s, any, cpu_ops);
-  extend_t(s, any, annotations);
+  extend(s, any, runtime);
+  extend(s, any, cpu_ops);
+  extend(s, any, annotations);
   for (size_t i = 0; i < samples.size(); ++i) {
     if (!any) {
       s = {samples.ts_ns[i], samples.ts_ns[i]};
