@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Live runs on the device machine with the carried goblin binary (.carry/goblin + .carry/lib).
-# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile)
+# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile | specs)
 # Everything lands in /tmp/runs and is packed into $OUT/runs_PART.tgz; short JSON summaries beside.
 set -u
 PART=${1:-base}
@@ -33,12 +33,18 @@ tuned)
   ;;
 audit_base|audit_tuned_compile)
   c=${PART#audit_}
-  step "audit $c (live)"
-  GOBLIN_AUDIT_REPEATS=${GOBLIN_AUDIT_REPEATS:-3} $G audit $C/$c.yaml -o $R/audit_$c --json > $R/audit_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
-  P=$R/audit_$c/patched_$c.yaml; [ -s $P ] || P=$C/$c.yaml
-  step "bench $c --against $P (interleaved) + compare"
-  $G bench $C/$c.yaml --against $P --repeats ${REPEATS:-4} --steps 20 --warmup 8 --timeout 300 --json --no-cache --work-dir $R/bench_$c --emit-sides $R/sides_$c > $R/bench_${c}_vs_patched.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
-  $G compare $R/sides_$c/before.json $R/sides_$c/after.json --patch $R/audit_$c/patch.json --json > $R/compare_interleaved_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  step "audit $c (live; before and after interleaved inside the audit)"
+  $G audit $C/$c.yaml -o $R/audit_$c --repeats ${REPEATS:-4} --json > $R/audit_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  if [ "${POST_BENCH:-0}" = 1 ]; then  # a second, standalone interleaved bench + compare
+    P=$R/audit_$c/patched_$c.yaml; [ -s $P ] || P=$C/$c.yaml
+    step "bench $c --against $P (interleaved) + compare"
+    $G bench $C/$c.yaml --against $P --repeats ${REPEATS:-4} --steps 20 --warmup 8 --timeout 300 --json --no-cache --work-dir $R/bench_$c --emit-sides $R/sides_$c > $R/bench_${c}_vs_patched.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+    $G compare $R/sides_$c/before.json $R/sides_$c/after.json --patch $R/audit_$c/patch.json --json > $R/compare_interleaved_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  fi
+  ;;
+specs)
+  step "specs --measure (copy bandwidth + GEMM microbenchmarks through goblin)"
+  $G specs --measure --script tools/measure_ceilings.py --out $R/specs_measured.json --json > $R/specs_measure.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   ;;
 esac
 step "done"

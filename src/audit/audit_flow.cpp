@@ -230,6 +230,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   co.kb = &*kb;
   co.interleaved = pair->interleaved;
   co.run_order = pair->order;
+  co.profiled_before = *o.profile;
   if (!pair->note.empty()) co.notes.push_back(pair->note);
   if (before_ran) {
     std::string f;

@@ -1,4 +1,3 @@
-#include "core/test_support.h"
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include "audit/workload_config.h"
 #include "core/data.h"
 #include "core/io.h"
+#include "core/test_support.h"
 
 using namespace goblin;
 using namespace goblin::audit;
@@ -107,6 +107,26 @@ TEST(ParseConfig, BadInputGivesLine) {
   auto missing = parse_config_file("/nonexistent/cfg.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().kind, ErrorKind::Io);
+}
+
+// Found by fuzz_config: a whole-number field written as a float beyond int64 (6.7e93 after
+// YAML reads 90 digits) was cast to int64 — undefined behaviour. Now it is a warning with its
+// line and the field stays unset; in-range whole floats still convert.
+TEST(ParseConfig, OutOfRangeIntegerIsWarnedNotCast) {
+  auto c = parse_config_text(
+      "training:\n  max_seq_length: "
+      "6666666666666666666666666666666666666666666666666666666666666666666666666666666666666666662048\n  "
+      "per_device_train_batch_size: 8.0\n  gradient_accumulation_steps: 2.5\n",
+      ConfigFormat::Yaml, "huge.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->values.count("seq_len"), 0u);
+  ASSERT_TRUE(c->values.count("batch_size"));
+  EXPECT_EQ(c->values.at("batch_size"), 8);
+  EXPECT_EQ(c->values.count("grad_accum_steps"), 0u);
+  bool warned_line2 = false;
+  for (const auto& w : c->warnings)
+    if (w.find("huge.yaml: line 2: seq_len") != std::string::npos) warned_line2 = true;
+  EXPECT_TRUE(warned_line2);
 }
 
 TEST(Rules, LintCleanAndCatchesBadRules) {

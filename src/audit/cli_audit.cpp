@@ -22,6 +22,7 @@ void register_audit(CLI::App& app) {
       "(--replay DIR: from recorded artefacts)");
   static std::string config, replay, out = "goblin-audit", vendor, workload;
   static int top_k = 5;
+  static run::LiveAuditKnobs knobs;
   static bool json = false, quiet = false;
   cmd->add_option("CONFIG", config, "the workload config (YAML, JSON, Python, env)")->required();
   cmd->add_option("--replay", replay, "replay directory (replay.yaml manifest + recorded traces)");
@@ -30,6 +31,15 @@ void register_audit(CLI::App& app) {
   cmd->add_option("--vendor", vendor, "amd | nvidia, when the metrics do not say")
       ->check(CLI::IsMember({"amd", "nvidia"}));
   cmd->add_option("--workload", workload, "workload name for the report");
+  cmd->add_option("--repeats", knobs.repeats,
+                  "live: bench runs per side, before and after interleaved A B A B ... (default 5)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--steps", knobs.bench_steps, "live: timed steps per bench run (default 20)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--profile-steps", knobs.profile_steps, "live: profiled steps after 5 warm-up steps (default 5)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--timeout", knobs.timeout_s, "live: seconds before one workload run counts as hung (default 900)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
   cmd->callback([] {
@@ -52,7 +62,7 @@ void register_audit(CLI::App& app) {
                                "replay.yaml and recorded traces, e.g. examples/h100_llama)");
           return r;
         }
-        auto setup = factory(out);
+        auto setup = factory(out, knobs);
         if (!setup) {
           r.error = setup.error();
           return r;
@@ -63,6 +73,12 @@ void register_audit(CLI::App& app) {
         opt.workload_name = workload.empty() ? std::filesystem::path(config).stem().string() : workload;
         for (const auto& n : setup->notes) opt.notes.push_back(n);
       } else {
+        if (knobs.repeats || knobs.bench_steps || knobs.profile_steps || knobs.timeout_s) {
+          r.error = make_error(ErrorKind::Usage,
+                               "--repeats, --steps, --profile-steps and --timeout set live runs; a --replay audit "
+                               "runs nothing (its figures come from the recorded artefacts)");
+          return r;
+        }
         auto runner = audit::ReplayRunner::open(replay);
         if (!runner) {
           r.error = runner.error();

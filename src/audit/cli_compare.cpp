@@ -1,4 +1,5 @@
-// goblin compare BEFORE.json AFTER.json --patch PATCH.json [--workload NAME] [-o DIR] [--json]
+// goblin compare BEFORE.json AFTER.json --patch PATCH.json [--profiled-before METRICS.json]
+//                [--workload NAME] [-o DIR] [--json]
 #include <sstream>
 
 #include "audit/compare.h"
@@ -11,12 +12,15 @@ void register_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compare",
       "The final Report: speedup actual vs predicted, metric deltas, waste budgets, findings, validity footer");
-  static std::string before, after, patch, out, workload;
+  static std::string before, after, patch, out, workload, profiled;
   static bool json = false;
   cmd->add_option("BEFORE", before, "RunMetrics JSON of the baseline (goblin metrics --json or goblin bench --json)")
       ->required();
   cmd->add_option("AFTER", after, "RunMetrics JSON of the patched run (same shapes)")->required();
   cmd->add_option("--patch", patch, "the patch (goblin patch --json)")->required();
+  cmd->add_option("--profiled-before", profiled,
+                  "RunMetrics of a profiled run of the BEFORE config (goblin profile's metrics.json): gives the "
+                  "report BEFORE's waste budget when BEFORE is an unprofiled bench, and the profiler perturbation");
   cmd->add_option("--workload", workload, "workload name for the report (default: the config's model_name)");
   cmd->add_option("-o,--output", out, "write report.json, report.md, report.html into this directory");
   cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
@@ -40,6 +44,14 @@ void register_compare(CLI::App& app) {
       }
       audit::CompareOptions opt;
       opt.workload_name = workload;
+      if (!profiled.empty()) {
+        auto pm = audit::load_run_input(profiled);
+        if (!pm) {
+          r.error = pm.error();
+          return r;
+        }
+        opt.profiled_before = pm->metrics;
+      }
       auto rep = audit::compare_runs(*b, *a, *p, opt);
       if (!rep) {
         r.error = rep.error();

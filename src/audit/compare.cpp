@@ -283,7 +283,15 @@ Result<Json> load_patch_file(const std::string& path) {
 }
 
 Result<Json> compare_runs(const RunInput& before, const RunInput& after, const Json& patch, const CompareOptions& opt) {
-  const RunMetrics& B = before.metrics;
+  // BEFORE as measured, plus the waste budget of its profiled run when the bench had none: the
+  // buckets are per-step shares of the profiled window, the step times stay the bench's.
+  RunMetrics before_metrics = before.metrics;
+  bool before_budget_from_profile = false;
+  if (opt.profiled_before && !has_budget(before_metrics) && has_budget(*opt.profiled_before)) {
+    before_metrics.waste_budget = opt.profiled_before->waste_budget;
+    before_budget_from_profile = true;
+  }
+  const RunMetrics& B = before_metrics;
   const RunMetrics& A = after.metrics;
   std::optional<RuleBase> own_kb;
   const RuleBase* kb = opt.kb;
@@ -323,6 +331,9 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
                                bucket_value(B.waste_budget, b), bucket_value(A.waste_budget, b), 6));
   rep["metric_deltas"] = deltas;
   rep["waste_budget_before"] = has_budget(B) ? budget_json(B.waste_budget) : Json(nullptr);
+  rep["waste_budget_before_source"] = !has_budget(B)               ? Json(nullptr)
+                                      : before_budget_from_profile ? Json("profile_run")
+                                                                   : Json("before");
   rep["waste_budget_after"] = has_budget(A) ? budget_json(A.waste_budget) : Json(nullptr);
 
   // ---- speedup actual ----
@@ -390,6 +401,11 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     sd["ci_method"] = sd["ci_method"].get<std::string>() +
                       (*opt.interleaved ? ", runs interleaved" + (opt.run_order.empty() ? "" : " " + opt.run_order)
                                         : std::string(", runs in blocks"));
+  // Significant when the 95 % interval excludes 1.0; null when there is no interval.
+  std::optional<bool> significant;
+  if (sd["ci_low"].is_number() && sd["ci_high"].is_number())
+    significant = sd["ci_low"].get<double>() > 1.0 || sd["ci_high"].get<double>() < 1.0;
+  sd["significant"] = significant ? Json(*significant) : Json(nullptr);
   sd["value"] = actual ? Json(round_to(*actual, 3)) : Json(nullptr);
   rep["speedup_actual"] = actual ? Json(round_to(*actual, 3)) : Json(nullptr);
   rep["speedup_actual_detail"] = sd;
@@ -563,6 +579,12 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
                   std::string("the patched config still has ") + f +
                       " = true: every measured step pays for it. Disable it for regular training.",
                   prof_cite);
+  if (before_budget_from_profile)
+    add_finding(findings, "evidence.before_budget_from_profile", "info",
+                "BEFORE's waste budget comes from its profiled run",
+                "the BEFORE bench is unprofiled, so its waste buckets are those of the audit's profile_run (per "
+                "step, profiled window); step time and tokens/s come from the bench",
+                "");
   for (const auto* side : {&B, &A}) {
     const auto& un = side->waste_budget.unobserved;
     if (un.empty()) continue;
@@ -598,6 +620,25 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     for (const auto& f : patch["findings"])
       add_finding(findings, f.value("rule_id", ""), "info", f.value("title", ""), f.value("advice", ""),
                   f.value("citation", ""));
+  // ---- profiler perturbation: profiled step time vs the unprofiled BEFORE bench ----
+  rep["profiler_perturbation"] = nullptr;
+  // Only against an unprofiled bench (repeat samples): a profiled BEFORE would be compared with itself.
+  if (opt.profiled_before && opt.profiled_before->step_time_s > 0 && B.step_time_s > 0 && !before.bench.empty()) {
+    const double prof = opt.profiled_before->step_time_s, plain = B.step_time_s;
+    const double pct = (prof / plain - 1.0) * 100.0;
+    const bool within = std::fabs(pct) <= 10.0;
+    rep["profiler_perturbation"] = {{"profiled_step_s", round_to(prof, 6)},
+                                    {"unprofiled_step_s", round_to(plain, 6)},
+                                    {"pct", round_to(pct, 1)},
+                                    {"within_10pct", within}};
+    if (!within)
+      add_finding(findings, "measurement.profiler_perturbation", "warning", "The profiler perturbs this workload",
+                  "the profiled step took " + fmt(prof * 1e3, 1) + " ms against " + fmt(plain * 1e3, 1) +
+                      " ms unprofiled (" + (pct > 0 ? "+" : "") + fmt(pct, 1) +
+                      " %): the profile's waste budget describes a slowed-down run, so treat its bucket sizes as "
+                      "relative; the speedup comes from the unprofiled benches",
+                  prof_cite);
+  }
   rep["findings"] = findings;
 
   // ---- validity footer ----
@@ -647,13 +688,19 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   if (!V.gpu_name.empty()) sl << " on " << V.gpu_name;
   sl << ": ";
   if (actual) {
-    sl << fmt(*actual, 2) << "x faster";
+    if (significant && !*significant)
+      sl << "no significant change, " << fmt(*actual, 2) << "x";
+    else if (*actual < 1.0)
+      sl << fmt(*actual, 2) << "x (slower)";
+    else
+      sl << fmt(*actual, 2) << "x faster";
     if (use_tps)
       sl << " (" << fmt_thousands(*B.tokens_per_sec) << " -> " << fmt_thousands(*A.tokens_per_sec) << " tokens/s)";
     else
       sl << " (step " << fmt(B.step_time_s * 1e3, 1) << " -> " << fmt(A.step_time_s * 1e3, 1) << " ms)";
     if (sd["ci_low"].is_number())
-      sl << " [95% CI " << fmt(sd["ci_low"].get<double>(), 2) << "-" << fmt(sd["ci_high"].get<double>(), 2) << "]";
+      sl << " [95% CI " << fmt(sd["ci_low"].get<double>(), 2) << "-" << fmt(sd["ci_high"].get<double>(), 2)
+         << (significant && !*significant ? ", includes 1.0]" : "]");
   } else {
     sl << "speedup not measured";
   }

@@ -55,6 +55,11 @@ struct CompareOptions {
   // alternated A B A B ... (drift hits both sides); false: blocks; nullopt: not known (files).
   std::optional<bool> interleaved;
   std::string run_order;  // one letter per run, A = before, B = after ("" when not known)
+  // The profiled run of the BEFORE config (the audit's profile_run), when the BEFORE side is an
+  // unprofiled bench. It gives the report the before waste budget (labelled as profiled) and the
+  // profiler perturbation: profiled step time against the unprofiled one (issue 5: state it when
+  // it exceeds 10 %).
+  std::optional<RunMetrics> profiled_before;
 };
 
 // The Report. Never fails on missing optional data: what cannot be computed is null with a note.

@@ -216,6 +216,54 @@ TEST(Compare, BenchRepeatsGiveBootstrapInterval) {
   EXPECT_EQ((*compare_runs(*bi, *ai, patch_json(1.1, 1.5)))["prediction_held"], "exceeded");
 }
 
+// The live audit's shape: both sides are unprofiled benches (no waste budget), the BEFORE config
+// also has a profiled run. The report takes BEFORE's buckets from it (labelled) and states how
+// much the profiler slowed the step; an A/A-like pair is "no significant change".
+TEST(Compare, ProfiledBeforeGivesBudgetAndPerturbation) {
+  auto bench_side = [](double step, double tps, std::vector<double> tps_runs) {
+    Json j = {
+        {"step_time_s", step}, {"tokens_per_sec", tps}, {"gpu_name", "NVIDIA H100 80GB HBM3"}, {"runner_kind", "live"}};
+    Json runs = Json::array();
+    for (double t : tps_runs) runs.push_back({{"step_time_s", 8192.0 / t}, {"tokens_per_sec", t}});
+    j["a"] = {{"runs", runs}};
+    return j;
+  };
+  auto bi = run_input_from_json(bench_side(0.2, 40960, {40000, 40960, 41000, 40500}), "before.json");
+  auto ai = run_input_from_json(bench_side(0.2, 40700, {40700, 41100, 40100, 40800}), "after.json");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  auto prof = run_input_from_json(metrics_json(0.25, 32768.0, "NVIDIA H100 80GB HBM3", "live"), "profile.json");
+  ASSERT_TRUE(prof.ok());
+  CompareOptions co;
+  co.profiled_before = prof->metrics;
+  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5), co);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ((*r)["waste_budget_before_source"], "profile_run");
+  EXPECT_NEAR((*r)["waste_budget_before"]["data_wait"].get<double>(), 0.05, 1e-9);
+  EXPECT_TRUE((*r)["waste_budget_after"].is_null());
+  const Json& p = (*r)["profiler_perturbation"];
+  ASSERT_TRUE(p.is_object());
+  EXPECT_NEAR(p["pct"].get<double>(), 25.0, 1e-6);
+  EXPECT_FALSE(p["within_10pct"].get<bool>());
+  bool warned = false;
+  for (const auto& f : (*r)["findings"]) {
+    if (f["id"] == "measurement.profiler_perturbation") warned = f["severity"] == "warning";
+    // Only the profile's own gap (memory_headroom) is left: info, not "no waste budget".
+    if (f["id"] == "evidence.unobserved_buckets_before") EXPECT_EQ(f["severity"], "info") << f.dump();
+  }
+  EXPECT_TRUE(warned);
+  EXPECT_EQ((*r)["speedup_actual_detail"]["significant"], false);
+  EXPECT_NE((*r)["summary_line"].get<std::string>().find("no significant change"), std::string::npos)
+      << (*r)["summary_line"];
+  EXPECT_NE(
+      report_markdown(*r).find("| profiler perturbation | profiled step 250.0 ms vs unprofiled 200.0 ms (+25.0 %"),
+      std::string::npos);
+  // Without a profiled run nothing is invented.
+  auto plain = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE((*plain)["profiler_perturbation"].is_null());
+  EXPECT_TRUE((*plain)["waste_budget_before"].is_null());
+}
+
 TEST(Compare, BenchObjectIntervalsOnlyUseRatioOfEnds) {
   Json b = metrics_json(0.2, std::nullopt, "", "live"), a = metrics_json(0.1, std::nullopt, "", "live");
   b["bench"] = {{"metric", "step_time_s"}, {"median", 0.2}, {"ci_low", 0.19}, {"ci_high", 0.21}};

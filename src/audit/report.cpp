@@ -100,12 +100,23 @@ std::string html_escape(const std::string& s) {
   return o;
 }
 
+// "profiled 231.5 ms vs unprofiled 219.7 ms (+5.4 %, within 10 %)", or "" when not measured.
+static std::string perturbation_line(const Json& r) {
+  if (!r.contains("profiler_perturbation") || !r["profiler_perturbation"].is_object()) return "";
+  const Json& p = r["profiler_perturbation"];
+  const double pct = p.value("pct", 0.0);
+  return "profiled step " + fmt(p.value("profiled_step_s", 0.0) * 1e3, 1) + " ms vs unprofiled " +
+         fmt(p.value("unprofiled_step_s", 0.0) * 1e3, 1) + " ms (" + (pct > 0 ? "+" : "") + fmt(pct, 1) + " %, " +
+         (p.value("within_10pct", false) ? "within 10 %" : "over 10 %: the profile's buckets are relative") + ")";
+}
+
 std::string report_text(const Json& r) {
   std::ostringstream os;
   os << "== goblin audit report: " << s_of(r["workload_name"]) << " ==\n";
   os << r.value("summary_line", "") << "\n\n";
   os << "speedup: " << speedup_block(r) << "\n";
   os << "  " << r.value("prediction_note", "") << "\n";
+  if (auto p = perturbation_line(r); !p.empty()) os << "profiler perturbation: " << p << "\n";
   os << "confidence: " << s_of(r["confidence"]) << " = evidence_coverage "
      << s_of(r["confidence_detail"]["evidence_coverage"]) << " x rule_consistency "
      << s_of(r["confidence_detail"]["rule_consistency"]) << " (no historical calibration)\n\n";
@@ -148,6 +159,7 @@ std::string report_markdown(const Json& r) {
   if (d.contains("run_order_note") && d["run_order_note"].is_string())
     os << "| run order | " << (d["run_order"].is_string() ? d["run_order"].get<std::string>() + ": " : std::string())
        << d["run_order_note"].get<std::string>() << " |\n";
+  if (auto p = perturbation_line(r); !p.empty()) os << "| profiler perturbation | " << p << " |\n";
   os << "| predicted | " << x_of(r["speedup_predicted_low"]) << " .. " << x_of(r["speedup_predicted_high"]) << " |\n";
   os << "| prediction | **" << s_of(r["prediction_held"]) << "**: " << r.value("prediction_note", "") << " |\n";
   os << "| confidence | " << s_of(r["confidence"]) << " = evidence_coverage "
@@ -288,6 +300,7 @@ std::string report_html(const Json& r) {
      << "</div><div class=\"l\">evidence coverage " << e(r["confidence_detail"]["evidence_coverage"])
      << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"])
      << "<br>no historical calibration</div></div>\n</div>\n";
+  if (auto p = perturbation_line(r); !p.empty()) os << "<p>Profiler perturbation: " << html_escape(p) << "</p>\n";
 
   os << "<h2>Waste budget (seconds per step)</h2>\n"
      << waste_budget_svg(r["waste_budget_before"], r["waste_budget_after"]) << "\n";

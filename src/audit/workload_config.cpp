@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -245,8 +246,13 @@ static Json coerce(const FieldSpec& f, const Json& v) {
   switch (f.type) {
     case FieldType::Int:
       if (v.is_number_integer()) return v;
-      if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-        return static_cast<int64_t>(v.get<double>());
+      if (v.is_number_float()) {
+        // Only a whole number inside int64's range converts; the range check comes first because
+        // casting an out-of-range double (1e94 from a config) is undefined behaviour.
+        const double d = v.get<double>();
+        if (d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d)) return static_cast<int64_t>(d);
+        return nullptr;
+      }
       if (v.is_string()) {
         try {
           size_t pos = 0;
@@ -305,10 +311,10 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   for (size_t i = 0; i < text.size(); ++i) {
     const auto ch = static_cast<unsigned char>(text[i]);
     if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F) {
-      return make_error(ErrorKind::Malformed,
-                        "control byte 0x" + fmt::format("{:02X}", ch) + " at byte " + std::to_string(i) +
-                            ": not a text config file",
-                        file, static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
+      return make_error(
+          ErrorKind::Malformed,
+          "control byte 0x" + fmt::format("{:02X}", ch) + " at byte " + std::to_string(i) + ": not a text config file",
+          file, static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
     }
   }
   auto scan = scan_source(text, fmt, file);

@@ -25,7 +25,7 @@ bool looks_like_config(const std::string& s) {
 
 namespace {
 // The live audit (`goblin audit CONFIG` without --replay) on a machine with a GPU.
-Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir) {
+Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir, const run::LiveAuditKnobs& knobs) {
   run::GpuInfo gpu = run::detect_gpu();
   // GOBLIN_AUDIT_ALLOW_NO_GPU=1: run anyway (stand-in workloads in CPU-only tests, like
   // profile/bench --allow-no-gpu).
@@ -41,6 +41,10 @@ Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir) {
   o.require_gpu = !allow_no_gpu;
   if (const char* r = std::getenv("GOBLIN_AUDIT_REPEATS"); r && *r) o.repeats = std::max(1, std::atoi(r));
   if (const char* s = std::getenv("GOBLIN_AUDIT_STEPS"); s && *s) o.bench_steps = std::max(1, std::atoi(s));
+  if (knobs.repeats > 0) o.repeats = knobs.repeats;
+  if (knobs.bench_steps > 0) o.bench_steps = knobs.bench_steps;
+  if (knobs.profile_steps > 0) o.profile_steps = knobs.profile_steps;
+  if (knobs.timeout_s > 0) o.timeout_s = knobs.timeout_s;
   auto lr = std::make_shared<run::LiveRunner>(o);
   run::LiveAuditSetup setup;
   struct Holder : audit::Runner {

@@ -87,8 +87,9 @@ TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
   // The whole live audit through the goblin binary with the stand-in workload: profile, patch
   // (bf16 among its edits makes the stand-in 4x faster), bench_pair A B A B, compare, report.
   std::string dir = tmpdir("audit_live");
-  Out o = sh("GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_AUDIT_REPEATS=3 GOBLIN_AUDIT_STEPS=3 GOBLIN_WORKLOAD=" + standin() +
-             " " + goblin_bin() + " audit " + src("workloads/configs/base.yaml") + " -o " + dir + " -q --json");
+  // --repeats beats the GOBLIN_AUDIT_REPEATS=2 a script left in the environment.
+  Out o = sh("GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_AUDIT_REPEATS=2 GOBLIN_WORKLOAD=" + standin() + " " + goblin_bin() +
+             " audit " + src("workloads/configs/base.yaml") + " -o " + dir + " --repeats 3 --steps 3 -q --json");
   ASSERT_EQ(o.code, 0) << o.out;
   auto j = parse(o.out);
   ASSERT_TRUE(j["ok"].get<bool>()) << o.out;
@@ -106,6 +107,13 @@ TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
   ASSERT_EQ(runs.size(), 2u);  // profile, then one bench_pair
   EXPECT_EQ(runs[1]["call"], "bench_pair");
   EXPECT_EQ(runs[1]["bench"]["order"], "ABABAB");
+}
+
+TEST(CliAudit, LiveKnobsWithReplayAreAUsageError) {
+  Out o = sh(goblin_bin() + " audit " + src("examples/h100_llama/config_before.yaml") + " --replay " +
+             src("examples/h100_llama") + " --repeats 3 -o " + tmpdir("audit_replay_knobs") + " -q --json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(parse(o.out)["error"].get<std::string>().find("runs nothing"), std::string::npos) << o.out;
 }
 
 TEST(CliAudit, LiveAuditWithoutAGpuPointsAtReplay) {
