@@ -17,7 +17,6 @@ std::string fmt(const char* f, double v) {
   std::snprintf(b, sizeof b, f, v);
   return b;
 }
-std::string us(int64_t ns) { return fmt("%.1f", ns / 1000.0); }
 std::string ms(int64_t ns) { return fmt("%.3f", ns / 1e6); }
 std::string md_cell(std::string s, size_t n = 90) {
   for (char& c : s)

@@ -354,10 +354,12 @@ TEST(PerfettoFix, HandBuiltOverlapsMoveWithFlows) {
   int thread_names = 0;
   for (const auto& e : doc["traceEvents"]) {
     if (e["ph"] == "X") tid_of[e["name"]] = e["tid"].dump();
-    if e["ph"] == "f" && e["id"] == 12) EXPECT_EQ(e["tid"], "7_hack1");
-    {}
-    if e["ph"] == "f" && e["id"] == 11) EXPECT_EQ(e["tid"], 7);
-    {}
+    if (e["ph"] == "f" && e["id"] == 12) {
+      EXPECT_EQ(e["tid"], "7_hack1");
+    }
+    if (e["ph"] == "f" && e["id"] == 11) {
+      EXPECT_EQ(e["tid"], 7);
+    }
     if (e["ph"] == "M" && e["name"] == "thread_name") ++thread_names;
   }
   EXPECT_EQ(tid_of["a"], "7");

@@ -104,6 +104,13 @@ TEST(ParseConfig, BadInputGivesLine) {
   auto nbsp = parse_config_text("\"model_name\\_x\": llama\n", ConfigFormat::Yaml, "escape.yaml");
   ASSERT_FALSE(nbsp.ok());
   EXPECT_NE(nbsp.error().message.find("UTF-8"), std::string::npos);
+  // Found by fuzz_config: a JSON number beyond double's range threw out of the parser.
+  auto huge =
+      parse_config_text("{\n  \"per_device_train_batch_size\": 4,\n  \"learning_rate\": 1e35111111111111111111\n}",
+                        ConfigFormat::Json, "huge.json");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().kind, ErrorKind::Malformed);
+  EXPECT_EQ(huge.error().line, 3);
   auto missing = parse_config_file("/nonexistent/cfg.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().kind, ErrorKind::Io);

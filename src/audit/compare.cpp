@@ -34,14 +34,7 @@ double pct_sorted(const std::vector<double>& s, double q) {
 Result<Json> parse_json_file(const std::string& path) {
   auto text = read_all(path);
   if (!text) return text.error();
-  try {
-    return Json::parse(*text);
-  } catch (const Json::parse_error& e) {
-    int64_t byte = static_cast<int64_t>(e.byte);
-    int64_t line = 1 + std::count(text->begin(),
-                                  text->begin() + std::min<int64_t>(byte, static_cast<int64_t>(text->size())), '\n');
-    return make_error(ErrorKind::Malformed, std::string("not valid JSON: ") + e.what(), path, byte, line);
-  }
+  return parse_json_text(*text, path, "not valid JSON");
 }
 
 Json num_or_null(std::optional<double> v, int digits) { return v ? Json(round_to(*v, digits)) : Json(nullptr); }

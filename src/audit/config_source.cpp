@@ -361,14 +361,9 @@ struct JsonScanner {
 static Result<SourceScan> scan_json(const std::string& text, const std::string& file) {
   SourceScan out;
   out.format = ConfigFormat::Json;
-  Json parsed;
-  try {
-    parsed = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    int64_t byte = static_cast<int64_t>(e.byte) - 1;
-    return make_error(ErrorKind::Malformed, std::string("JSON: ") + e.what(), file, byte < 0 ? 0 : byte,
-                      line_of(text, byte < 0 ? 0 : byte));
-  }
+  auto parsed_or = parse_json_text(text, file);
+  if (!parsed_or) return parsed_or.error();
+  const Json& parsed = *parsed_or;
   if (!parsed.is_object()) return make_error(ErrorKind::Malformed, "expected a JSON object of config keys", file, 0, 1);
   JsonScanner s{text, out};
   std::vector<std::string> path;

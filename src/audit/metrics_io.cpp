@@ -43,15 +43,9 @@ Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
 Result<RunMetrics> load_metrics_file(const std::string& path) {
   auto text = read_all(path);
   if (!text) return text.error();
-  Json j;
-  try {
-    j = Json::parse(*text);
-  } catch (const Json::parse_error& e) {
-    int64_t byte = static_cast<int64_t>(e.byte);
-    int64_t line = 1 + std::count(text->begin(), text->begin() + std::min<int64_t>(byte, text->size()), '\n');
-    return make_error(ErrorKind::Malformed, std::string("JSON: ") + e.what(), path, byte, line);
-  }
-  return metrics_from_json(j, path);
+  auto j = parse_json_text(*text, path);
+  if (!j) return j.error();
+  return metrics_from_json(*j, path);
 }
 
 }  // namespace goblin::audit

@@ -1,8 +1,36 @@
 #include "core/json.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace goblin {
+
+namespace {
+int64_t line_at(const std::string& text, int64_t byte) {
+  const auto end = text.begin() + std::clamp<int64_t>(byte, 0, static_cast<int64_t>(text.size()));
+  return 1 + std::count(text.begin(), end, '\n');
+}
+}  // namespace
+
+Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte is 1-based (the byte after the last one read); report the offending byte itself.
+    const int64_t byte = std::max<int64_t>(0, static_cast<int64_t>(e.byte) - 1);
+    return make_error(ErrorKind::Malformed, what + ": " + e.what(), file, byte, line_at(text, byte));
+  } catch (const Json::exception& e) {
+    // out_of_range 406 names the number ("number overflow parsing '1e351...'") but not where it
+    // is: find the first occurrence of that text.
+    const std::string msg = e.what();
+    int64_t byte = -1;
+    if (auto a = msg.find("parsing '"); a != std::string::npos) {
+      const std::string num = msg.substr(a + 9, msg.rfind('\'') - a - 9);
+      if (auto at = text.find(num); !num.empty() && at != std::string::npos) byte = static_cast<int64_t>(at);
+    }
+    return make_error(ErrorKind::Malformed, what + ": " + msg, file, byte, byte < 0 ? -1 : line_at(text, byte));
+  }
+}
 
 Json envelope_ok(Json result) {
   Json j;

@@ -17,6 +17,12 @@ Json envelope_error(const Error& e, Json partial = nullptr);
 // Error as a JSON object: {kind, message, file, byte_offset, line, exit_code}.
 Json error_to_json(const Error& e);
 
+// Parses a whole JSON document. Every failure nlohmann reports — a syntax error, and also a
+// number too large for a double (out_of_range 406, which is not a parse_error) — becomes a
+// Malformed error naming `file`, the byte offset and the line, with `what` ("JSON", "not valid
+// JSON", ...) as the message prefix.
+Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what = "JSON");
+
 // Rounds to `digits` decimals for stable, readable output.
 double round_to(double v, int digits);
 

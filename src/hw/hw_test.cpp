@@ -48,8 +48,9 @@ TEST(GpuSpecs, DatabaseLoadsAndEveryValueIsSourced) {
       EXPECT_EQ(v.source_url.rfind("https://", 0), 0u) << g.id << " " << k;
       EXPECT_TRUE(v.engine == "vector" || v.engine == "matrix") << g.id << " " << k;
       EXPECT_FALSE(v.accumulate.empty()) << g.id << " " << k;
-      if v.sparse && v.value) EXPECT_LT(*v.value, *v.sparse) << g.id << " " << k << ": dense must be below sparse";
-      {}
+      if (v.sparse && v.value) {
+        EXPECT_LT(*v.value, *v.sparse) << g.id << " " << k << ": dense must be below sparse";
+      }
     }
   }
 }
@@ -337,8 +338,9 @@ TEST(Roofline, GoldenH100Bf16SdpaAttentionIsCausal) {
       EXPECT_NE(p.formula.find("causal"), std::string::npos);
       EXPECT_EQ(p.peak_key, "bf16");
     }
-    if p.peak_tflops) EXPECT_LT(p.achieved_tflops, *p.peak_tflops) << p.label;
-    {}
+    if (p.peak_tflops) {
+      EXPECT_LT(p.achieved_tflops, *p.peak_tflops) << p.label;
+    }
   }
   EXPECT_GT(attn, 0);
 }

@@ -19,12 +19,6 @@ double prod(const std::vector<int64_t>& v, size_t from = 0, size_t to = SIZE_MAX
   return p;
 }
 
-std::string dims_text(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
 std::string fmt(double v, int prec = 3) {
   char b[64];
   std::snprintf(b, sizeof b, "%.*g", prec, v);

@@ -120,8 +120,9 @@ TEST(RocprofV3Json, WrongShapesAreMalformedNotCrashes) {
     Timeline tl;
     Status s = read_rocprofv3_json(dir.write("w.json", doc), tl, {});
     EXPECT_FALSE(s.ok()) << doc;
-    if
-      !s.ok() { EXPECT_EQ(s.error().kind, ErrorKind::Malformed) << doc; }
+    if (!s.ok()) {
+      EXPECT_EQ(s.error().kind, ErrorKind::Malformed) << doc;
+    }
   }
   Timeline tl;
   Status s = read_rocprofv3_json(dir.write("e.json", ""), tl, {});
