@@ -662,8 +662,10 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   res["expected_speedup_low"] = predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json();
   res["expected_speedup_high"] = predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json();
   if (!predictable)
-    res["speedup_note"] = T > 0 ? "the targeted waste buckets were not observed in the metrics"
-                                : "no metrics given (--metrics): speedup cannot be predicted without a waste budget";
+    res["speedup_note"] = applied.empty()
+                              ? "no rule applied: the config changes nothing, so there is nothing to predict"
+                          : T > 0 ? "the targeted waste buckets were not observed in the metrics"
+                                  : "no metrics given (--metrics): speedup cannot be predicted without a waste budget";
   res["evidence_coverage"] = round_to(coverage, 3);
   res["rule_consistency"] = round_to(consistency, 3);
   res["confidence"] = round_to(coverage * consistency, 3);
