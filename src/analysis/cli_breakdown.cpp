@@ -33,7 +33,7 @@ void register_breakdown(CLI::App& app) {
       VerbResult vr;
       Timeline tl;
       Status st = read_path(o->trace, tl);
-      if (!st && tl.kernels.size() + tl.memcpys.size() + tl.memsets.size() == 0) {
+      if (!st && tl.gpu_op_count() == 0) {
         vr.error = st.error();
         return vr;
       }

@@ -93,7 +93,7 @@ void register_metrics(CLI::App& app) {
       VerbResult vr;
       Timeline tl;
       Status st = read_path(o->path, tl);
-      if (!st && tl.kernels.size() + tl.memcpys.size() + tl.memsets.size() + tl.samples.size() == 0) {
+      if (!st && tl.gpu_op_count() + tl.samples.size() == 0) {
         vr.error = st.error();
         return vr;
       }

@@ -76,7 +76,7 @@ void register_overlap(CLI::App& app) {
         return vr;
       }
       Status s2 = read_path(o->formal, tl);
-      if (!s2 && tl.kernels.size() + tl.memcpys.size() + tl.memsets.size() == 0) {
+      if (!s2 && tl.gpu_op_count() == 0) {
         vr.error = s2.error();
         return vr;
       }

@@ -86,7 +86,7 @@ StepDetection find_steps(const Timeline& tl) {
       corr_step.emplace(corr, s);
     }
     std::unordered_map<int64_t, bool> seen_corr;
-    seen_corr.reserve(tl.kernels.size() + tl.memcpys.size() + tl.memsets.size());
+    seen_corr.reserve(tl.gpu_op_count());
     auto scan = [&](const GpuOpColumns& c) {
       for (size_t i = 0; i < c.size(); ++i) {
         if (c.correlation[i] == kNone) continue;

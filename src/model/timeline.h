@@ -329,6 +329,10 @@ class Timeline {
   // `two_threads` copies the CPU-op columns on a helper thread meanwhile.
   void append(Timeline&& other, bool two_threads = false);
 
+  // Rows of GPU activity (kernels + memcpy + memset). A reader that failed but kept some of
+  // these still gives an analysis something to work on (the verbs report partial results).
+  size_t gpu_op_count() const { return kernels.size() + memcpys.size() + memsets.size(); }
+
   // [first start, last end] over all GPU activity (kernels, memcpy, memset); {0,0} if none.
   std::pair<int64_t, int64_t> gpu_span() const;
   // Same over every timed event in the timeline.

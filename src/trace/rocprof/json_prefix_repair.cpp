@@ -42,4 +42,51 @@ std::optional<RepairedJson> close_truncated_json(std::string_view text) {
   return r;
 }
 
+namespace {
+KeyedArrayRead parse_once(const simdjson::padded_string& buf, std::string_view key,
+                          const std::function<void(simdjson::ondemand::object)>& on_element) {
+  namespace od = simdjson::ondemand;
+  KeyedArrayRead out;
+  od::parser parser;
+  const char* where = nullptr;
+  try {
+    od::document doc = parser.iterate(buf);
+    try {
+      od::object root = doc.get_object();
+      for (od::field f : root) {
+        if (f.unescaped_key().value() != key) continue;
+        out.found = true;
+        od::array items = f.value().get_array();
+        for (od::value v : items) on_element(v.get_object());
+      }
+    } catch (const simdjson::simdjson_error&) {
+      const char* loc = nullptr;
+      if (!doc.current_location().get(loc)) where = loc;
+      throw;
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    out.ok = false;
+    out.what = e.what();
+    out.offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
+  }
+  return out;
+}
+}  // namespace
+
+KeyedArrayRead read_keyed_array(const simdjson::padded_string& buf, std::string_view key,
+                                const std::function<void(simdjson::ondemand::object)>& on_element,
+                                const std::function<bool()>& nothing_read, const std::function<void()>& restart) {
+  KeyedArrayRead out = parse_once(buf, key, on_element);
+  if (!out.ok && nothing_read()) {
+    if (auto fixed = close_truncated_json(std::string_view(buf.data(), buf.size()))) {
+      simdjson::padded_string prefix(fixed->text);
+      restart();
+      KeyedArrayRead again = parse_once(prefix, key, on_element);
+      if (again.ok) out.offset = static_cast<int64_t>(fixed->cut);
+      out.found = out.found || again.found;
+    }
+  }
+  return out;
+}
+
 }  // namespace goblin::rocprof

@@ -4,6 +4,10 @@
 // element and closes the arrays/objects still open there, so the readers can keep every
 // record before the damage.
 #pragma once
+#include <simdjson.h>
+
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,5 +21,21 @@ struct RepairedJson {
 
 // nullopt when no array element completes before the end (nothing worth re-reading).
 std::optional<RepairedJson> close_truncated_json(std::string_view text);
+
+// How reading a keyed array went: ok=false with simdjson's message and the byte offset of the
+// damage (the repaired prefix's cut when the retry read it), found=false when the key is absent.
+struct KeyedArrayRead {
+  bool ok = true, found = false;
+  std::string what;
+  int64_t offset = -1;
+};
+
+// Reads the array under `key` of the top-level object of `buf`, passing each element (an object)
+// to `on_element`. When the document is damaged and `nothing_read()` says no record was kept
+// (simdjson rejects a truncated document up front), calls `restart()` and re-reads the prefix
+// before the damage, so every complete element is still kept. Both rocprof JSON readers use it.
+KeyedArrayRead read_keyed_array(const simdjson::padded_string& buf, std::string_view key,
+                                const std::function<void(simdjson::ondemand::object)>& on_element,
+                                const std::function<bool()>& nothing_read, const std::function<void()>& restart);
 
 }  // namespace goblin::rocprof

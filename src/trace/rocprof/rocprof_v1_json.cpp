@@ -218,57 +218,14 @@ class V1JsonRun {
 
 }  // namespace
 
-namespace {
-struct ParseOutcome {
-  bool ok = true, found = false;
-  std::string what;
-  int64_t offset = -1;
-};
-
-ParseOutcome parse_into(const simdjson::padded_string& buf, V1JsonRun& run) {
-  ParseOutcome out;
-  od::parser parser;
-  const char* where = nullptr;
-  try {
-    od::document doc = parser.iterate(buf);
-    try {
-      od::object root = doc.get_object();
-      for (od::field f : root) {
-        if (f.unescaped_key().value() != "traceEvents") continue;
-        out.found = true;
-        od::array events = f.value().get_array();
-        for (od::value ev : events) run.add(read_event(ev.get_object()));
-      }
-    } catch (const simdjson::simdjson_error&) {
-      const char* loc = nullptr;
-      if (!doc.current_location().get(loc)) where = loc;
-      throw;
-    }
-  } catch (const simdjson::simdjson_error& e) {
-    out.ok = false;
-    out.what = e.what();
-    out.offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
-  }
-  return out;
-}
-}  // namespace
-
 Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto text = read_all(path, opt.io);
   if (!text) return text.error();
   simdjson::padded_string buf(*text);
   *text = std::string();
   V1JsonRun run(tl, path);
-  ParseOutcome out = parse_into(buf, run);
-  if (!out.ok && run.rows() == 0) {
-    // simdjson rejects a truncated document before the first event: re-read what precedes the damage.
-    if (auto fixed = close_truncated_json(std::string_view(buf.data(), buf.size()))) {
-      simdjson::padded_string prefix(fixed->text);
-      ParseOutcome again = parse_into(prefix, run);
-      if (again.ok) out.offset = static_cast<int64_t>(fixed->cut);
-      out.found = out.found || again.found;
-    }
-  }
+  KeyedArrayRead out = read_keyed_array(
+      buf, "traceEvents", [&](od::object ev) { run.add(read_event(ev)); }, [&] { return run.rows() == 0; }, [] {});
   if (!out.ok) {
     return make_error(ErrorKind::Malformed,
                       "rocprof results.json is damaged or truncated (" + out.what + "); the " +

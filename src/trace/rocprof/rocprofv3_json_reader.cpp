@@ -437,43 +437,6 @@ class JsonRun {
 
 }  // namespace
 
-namespace {
-
-struct ParseOutcome {
-  bool ok = true, found_tool = false;
-  std::string what;
-  int64_t offset = -1;
-};
-
-ParseOutcome parse_into(const simdjson::padded_string& buf, JsonRun& run) {
-  ParseOutcome out;
-  od::parser parser;
-  const char* where = nullptr;
-  try {
-    od::document doc = parser.iterate(buf);
-    try {
-      od::object root = doc.get_object();
-      for (od::field f : root) {
-        if (f.unescaped_key().value() != "rocprofiler-sdk-tool") continue;
-        out.found_tool = true;
-        od::array tools = f.value().get_array();
-        for (od::value t : tools) run.read_tool(t.get_object());
-      }
-    } catch (const simdjson::simdjson_error&) {
-      const char* loc = nullptr;
-      if (!doc.current_location().get(loc)) where = loc;
-      throw;
-    }
-  } catch (const simdjson::simdjson_error& e) {
-    out.ok = false;
-    out.what = e.what();
-    out.offset = where ? static_cast<int64_t>(where - buf.data()) : -1;
-  }
-  return out;
-}
-
-}  // namespace
-
 Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto text = read_all(path, opt.io);
   if (!text) return text.error();
@@ -481,18 +444,9 @@ Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOpti
   simdjson::padded_string buf(*text);
   *text = std::string();  // keep one copy of the document in memory
   JsonRun run(tl, path);
-  ParseOutcome out = parse_into(buf, run);
-  if (!out.ok && run.rows() == 0) {
-    // Nothing could be read (simdjson rejects a truncated document up front): re-read the
-    // part before the damage.
-    if (auto fixed = close_truncated_json(std::string_view(buf.data(), buf.size()))) {
-      simdjson::padded_string prefix(fixed->text);
-      run.restart();
-      ParseOutcome again = parse_into(prefix, run);
-      if (again.ok) out.offset = static_cast<int64_t>(fixed->cut);
-      out.found_tool = out.found_tool || again.found_tool;
-    }
-  }
+  KeyedArrayRead out = read_keyed_array(
+      buf, "rocprofiler-sdk-tool", [&](od::object t) { run.read_tool(t); }, [&] { return run.rows() == 0; },
+      [&] { run.restart(); });
   run.resolve();
   if (!out.ok) {
     return make_error(ErrorKind::Malformed,
@@ -500,7 +454,7 @@ Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOpti
                           " records before the damage were kept",
                       path, out.offset);
   }
-  if (!out.found_tool) {
+  if (!out.found) {
     return make_error(ErrorKind::Malformed, "JSON has no \"rocprofiler-sdk-tool\" array: not rocprofv3 JSON output",
                       path, 0);
   }
