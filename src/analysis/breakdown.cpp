@@ -45,7 +45,9 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     bool simt, shape;
   };
   std::unordered_map<StrId, NameFacts> facts;
-  std::vector<Interval> v_all, v_comm, v_memcpy, v_htod, v_compute, v_gemm, v_simt, v_shape;
+  std::vector<Interval> v_all, v_comm, v_memcpy, v_htod, v_compute, v_gemm, v_simt, v_shape, v_fp32mem, v_eager_sm;
+  // Per class (index into p.classes): bit 0 fp32 memory-bound, bit 1 eager attention softmax.
+  std::vector<uint8_t> class_waste_flags;
   std::map<std::pair<int32_t, int64_t>, std::vector<Interval>> v_stream;
   std::map<std::string, std::vector<Interval>> v_cat;
   const KernelTable& k = tl.kernels;
@@ -62,6 +64,10 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     uint16_t ci;
     if (it == cache.end()) {
       p.classes.push_back(tax.classify(tl.str(k.name[i]), tl.str(cpu)));
+      const std::string& cat = p.classes.back().category;
+      class_waste_flags.push_back(
+          static_cast<uint8_t>((tax.is_fp32_memory_bound(tl.str(k.name[i]), cat, tl.str(cpu)) ? 1 : 0) |
+                               (tax.is_eager_attention_softmax(cat, tl.str(cpu)) ? 2 : 0)));
       ci = static_cast<uint16_t>(std::min<size_t>(p.classes.size() - 1, 65535));
       cache.emplace(key, ci);
     } else {
@@ -73,6 +79,9 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     v_all.push_back(iv);
     v_stream[{k.device[i], k.stream[i]}].push_back(iv);
     v_cat[kc.category].push_back(iv);
+    if (kc.category == "attention") p.has_fused_attention = true;
+    if (class_waste_flags[ci] & 1) v_fp32mem.push_back(iv);
+    if (class_waste_flags[ci] & 2) v_eager_sm.push_back(iv);
     if (kc.category == "communication") {
       v_comm.push_back(iv);
     } else if (kc.category == "memcpy") {
@@ -126,6 +135,10 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   p.gemm = union_of(std::move(v_gemm));
   p.simt = union_of(std::move(v_simt));
   p.shape = union_of(std::move(v_shape));
+  p.fp32_memory_bound = union_of(std::move(v_fp32mem));
+  p.eager_softmax = union_of(std::move(v_eager_sm));
+  p.fp32_bytes_ratio = tax.fp32_bytes_ratio();
+  p.fp32_min_simt_share = tax.fp32_min_simt_share();
   for (auto& [key, v] : v_stream) p.per_stream[key] = union_of(std::move(v));
   for (auto& [key, v] : v_cat) p.per_category[key] = union_of(std::move(v));
 
@@ -261,8 +274,23 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
   WasteBudget& wb = b.waste;
   IntervalSet e_mem_htod = intersect(e_mem, clip(p.htod, w));
   IntervalSet S = intersect(clip(p.simt, w), compute);
+  // kernel_shape: GEMMs with fallback names or tiny grids, plus eager attention's softmax when no
+  // fused attention kernel ran (SDPA would not run it at all).
   IntervalSet K = subtract(intersect(clip(p.shape, w), compute), S);
-  IntervalSet R = subtract(subtract(compute, S), K);
+  if (!p.has_fused_attention) {
+    IntervalSet ea = subtract(subtract(intersect(clip(p.eager_softmax, w), compute), S), K);
+    std::vector<Interval> k_all(K.begin(), K.end());
+    k_all.insert(k_all.end(), ea.begin(), ea.end());
+    K = union_of(std::move(k_all));
+  }
+  // fp32 memory-bound kernels count as precision_path only when this window's model runs in fp32:
+  // most of its GEMM time is on the SIMT fp32 path.
+  const int64_t n_gemm = total_length(intersect(clip(p.gemm, w), compute));
+  const bool fp32_model =
+      n_gemm > 0 && static_cast<double>(total_length(S)) >= p.fp32_min_simt_share * static_cast<double>(n_gemm);
+  IntervalSet M =
+      fp32_model ? subtract(subtract(intersect(clip(p.fp32_memory_bound, w), compute), S), K) : IntervalSet{};
+  IntervalSet R = subtract(subtract(subtract(compute, S), K), M);
   IntervalSet DW = intersect(idle, clip(p.loader, w));
   IntervalSet host = subtract(union_of([&] {
                                 std::vector<Interval> v(b.idle.host_bound.begin(), b.idle.host_bound.end());
@@ -270,14 +298,15 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
                                 return v;
                               }()),
                               DW);
-  const double s = p.tensor_core_speedup;
+  const double s = p.tensor_core_speedup, bytes_ratio = p.fp32_bytes_ratio;
   auto sec = [](int64_t ns) { return static_cast<double>(ns) / 1e9; };
   int64_t n_S = total_length(S), n_idle = total_length(idle), n_dw = total_length(DW), n_host = total_length(host);
   int64_t n_emem_htod = total_length(e_mem_htod);
   wb.comm_excess = sec(b.exposed_comm_ns);
-  wb.precision_path = sec(n_S) * (1.0 - 1.0 / s);
+  const int64_t n_M = total_length(M);
+  wb.precision_path = sec(n_S) * (1.0 - 1.0 / s) + sec(n_M) * (1.0 - 1.0 / bytes_ratio);
   wb.kernel_shape = sec(total_length(K));
-  wb.useful_gpu = sec(total_length(R)) + sec(n_S) / s + sec(b.exposed_memcpy_ns - n_emem_htod);
+  wb.useful_gpu = sec(total_length(R)) + sec(n_S) / s + sec(n_M) / bytes_ratio + sec(b.exposed_memcpy_ns - n_emem_htod);
   wb.data_wait = sec(n_dw + n_emem_htod);
   wb.host_gap = sec(n_host);
   wb.unattributed = sec(n_idle - n_dw - n_host);

@@ -54,6 +54,10 @@ namespace goblin {
 struct PreparedTrace {
   const Timeline* tl = nullptr;
   IntervalSet all, comm, memcpy, htod, compute, gemm, simt, shape, loader;
+  // Waste-budget refinements (taxonomy.yaml § fp32_memory_bound, eager_attention_softmax).
+  IntervalSet fp32_memory_bound, eager_softmax;
+  bool has_fused_attention = false;  // any kernel in category attention (then eager_softmax is not waste)
+  double fp32_bytes_ratio = 1.0, fp32_min_simt_share = 1.0;
   std::map<std::pair<int32_t, int64_t>, IntervalSet> per_stream;  // (device, stream)
   std::map<std::string, IntervalSet> per_category;                // category → union of its kernels
   // Kernel rows: class per kernel row.

@@ -71,6 +71,63 @@ TEST(Breakdown, HandBuiltStepPartitionsExactly) {
   expect_additive(wb, 1000e-9);
 }
 
+// An fp32 model's step [0, 1000): the GEMMs are SIMT (sgemm), so fp32 memory-bound kernels count
+// half in precision_path; the eager attention's softmax counts in kernel_shape; the optimizer's
+// foreach kernel and the loss's log_softmax stay useful. Kernels back to back on one stream.
+TEST(Breakdown, Fp32ModelElementwiseAndEagerSoftmax) {
+  auto build = [](bool with_flash) {
+    TlBuilder b;
+    b.launch_from("aten::mm", "ampere_sgemm_128x64_tn", 0, 10, 0, 400);
+    b.launch_from("aten::mul",
+                  "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, "
+                  "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >",
+                  10, 20, 400, 500);
+    b.launch_from("aten::_softmax",
+                  "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>", 20, 30,
+                  500, 560);
+    b.launch_from("aten::_log_softmax",
+                  "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, false>", 30, 40, 560,
+                  600);
+    b.launch_from("aten::_foreach_mul_",
+                  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                  "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<float, "
+                  "1, 1, 0>, std::multiplies<float>, float>",
+                  40, 50, 600, 700);
+    b.launch_from("aten::add",
+                  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                  "std::array<char*, 3ul> >",
+                  50, 60, 700, 800);
+    if (with_flash)
+      b.launch_from("aten::_flash_attention_forward",
+                    "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 64, 4, false, false, "
+                    "cutlass::bfloat16_t>, false, true, false, false, true, true, false, false>(Flash_fwd_params)",
+                    60, 70, 800, 1000);
+    else
+      b.launch("ampere_sgemm_32x32_sliced1x4_tn", 60, 70, 800, 1000);
+    return b;
+  };
+  const double s = tax().tensor_core_speedup();
+  {
+    TlBuilder b = build(false);
+    WindowBreakdown w = analyse_window(prepare_trace(b.tl, tax()), "s", {0, 1000});
+    // SIMT 400 + 200 of 600 GEMM → fp32 model. M = the float mul (100); the BFloat16 add, the
+    // foreach (optimizer) and log_softmax are not in M; the _softmax (60) is eager attention.
+    EXPECT_NEAR(w.waste.precision_path, 600e-9 * (1 - 1 / s) + 100e-9 * 0.5, 1e-15);
+    EXPECT_NEAR(w.waste.kernel_shape, 60e-9, 1e-15);
+    EXPECT_NEAR(w.waste.useful_gpu, 600e-9 / s + 100e-9 * 0.5 + (40 + 100 + 100) * 1e-9, 1e-15);
+    expect_additive(w.waste, 1000e-9);
+  }
+  {
+    // A fused attention kernel ran: the softmax is not eager attention's, and the GEMM time is
+    // now mostly SIMT still (400 of 400): M stays, EA goes.
+    TlBuilder b = build(true);
+    WindowBreakdown w = analyse_window(prepare_trace(b.tl, tax()), "s", {0, 1000});
+    EXPECT_NEAR(w.waste.kernel_shape, 0.0, 1e-15);
+    EXPECT_NEAR(w.waste.precision_path, 400e-9 * (1 - 1 / s) + 100e-9 * 0.5, 1e-15);
+    expect_additive(w.waste, 1000e-9);
+  }
+}
+
 TEST(Breakdown, LaunchLatencyGap) {
   TlBuilder b;
   b.launch("k1", 0, 5, 10, 20);
@@ -121,11 +178,15 @@ TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
     EXPECT_EQ(back->top_kernels.front().category, m->top_kernels.front().category);
     if (std::string(f).find("bf16") != std::string::npos) {
       EXPECT_EQ(m->attention_kernel_loaded, "sdpa_cudnn");
+      // bf16 with fused attention: no fp32 model, no eager softmax.
+      EXPECT_EQ(m->waste_budget.kernel_shape, 0.0);
       EXPECT_NEAR(*m->tokens_per_sec, 189094.269, 0.01);
     } else {
       EXPECT_EQ(m->attention_kernel_loaded, "eager");
-      // fp32 eager: the dominant GEMMs are SIMT FFMA kernels, so precision_path is the largest waste.
+      // fp32 eager: the dominant GEMMs are SIMT FFMA kernels, so precision_path is the largest waste;
+      // the eager attention's softmax gives kernel_shape.
       EXPECT_GT(m->waste_budget.precision_path, m->waste_budget.host_gap);
+      EXPECT_GT(m->waste_budget.kernel_shape, 0.0);
     }
   }
   EXPECT_FALSE(run_metrics_from_json(Json::array()).ok());

@@ -71,6 +71,11 @@ struct Taxonomy::Extra {
   bool has_simt = false, has_shape = false, has_dataloader = false;
   double tensor_core_speedup = 0;
   double tiny_grid_fraction = 0;
+  // fp32_memory_bound / eager_attention_softmax sections
+  std::vector<std::string> fp32_categories, softmax_categories;
+  std::regex fp32, fp32_exclude, fp32_exclude_cpu, softmax_cpu;
+  bool has_fp32 = false, has_fp32_exclude = false, has_fp32_exclude_cpu = false, has_softmax_cpu = false;
+  double fp32_bytes_ratio = 1, fp32_min_simt_share = 1;
 };
 
 namespace {
@@ -151,11 +156,22 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
       section("simt_fp32_gemm", "regex", extra->simt, extra->has_simt);
       section("shape_suspect_gemm", "regex", extra->shape, extra->has_shape);
       section("dataloader_spans", "regex", extra->dataloader, extra->has_dataloader);
+      section("fp32_memory_bound", "regex", extra->fp32, extra->has_fp32);
+      section("fp32_memory_bound", "exclude_regex", extra->fp32_exclude, extra->has_fp32_exclude);
+      section("fp32_memory_bound", "exclude_cpu_op_regex", extra->fp32_exclude_cpu, extra->has_fp32_exclude_cpu);
+      section("eager_attention_softmax", "cpu_op_regex", extra->softmax_cpu, extra->has_softmax_cpu);
     } catch (const std::regex_error& e) {
       return make_error(ErrorKind::Malformed, std::string("taxonomy: bad regex: ") + e.what(), origin);
     }
     if (root["simt_fp32_gemm"] && root["simt_fp32_gemm"]["tensor_core_speedup"])
       extra->tensor_core_speedup = root["simt_fp32_gemm"]["tensor_core_speedup"].as<double>();
+    if (const auto f = root["fp32_memory_bound"]) {
+      if (f["categories"]) extra->fp32_categories = f["categories"].as<std::vector<std::string>>();
+      if (f["bytes_ratio"]) extra->fp32_bytes_ratio = f["bytes_ratio"].as<double>();
+      if (f["min_simt_share_of_gemm"]) extra->fp32_min_simt_share = f["min_simt_share_of_gemm"].as<double>();
+    }
+    if (const auto e = root["eager_attention_softmax"]; e && e["categories"])
+      extra->softmax_categories = e["categories"].as<std::vector<std::string>>();
     if (root["shape_suspect_gemm"] && root["shape_suspect_gemm"]["tiny_grid_fraction_of_sms"])
       extra->tiny_grid_fraction = root["shape_suspect_gemm"]["tiny_grid_fraction_of_sms"].as<double>();
   } catch (const YAML::Exception& e) {
@@ -163,6 +179,12 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
   }
   if (rules->empty()) return make_error(ErrorKind::Malformed, "taxonomy: no rules", origin);
   if (extra->tensor_core_speedup < 1.0) extra->tensor_core_speedup = 1.0;  // 1 = nothing recoverable
+  if (extra->fp32_bytes_ratio < 1.0) extra->fp32_bytes_ratio = 1.0;
+  for (const auto* cats : {&extra->fp32_categories, &extra->softmax_categories})
+    for (const auto& c : *cats)
+      if (std::find(t.categories_.begin(), t.categories_.end(), c) == t.categories_.end())
+        return make_error(ErrorKind::Malformed, "taxonomy: unknown category '" + c + "' in a waste-budget section",
+                          origin);
   t.holder_ = rules;
   t.rules_ = rules.get();
   t.extra_ = extra;
@@ -208,6 +230,24 @@ bool Taxonomy::is_shape_suspect_gemm(std::string_view name) const {
 }
 bool Taxonomy::is_dataloader_span(std::string_view name) const {
   return extra_ && extra_->has_dataloader && std::regex_search(ascii_lower(name), extra_->dataloader);
+}
+bool Taxonomy::is_fp32_memory_bound(std::string_view name, std::string_view category, std::string_view cpu) const {
+  if (!extra_ || !extra_->has_fp32) return false;
+  const auto& cats = extra_->fp32_categories;
+  if (std::find(cats.begin(), cats.end(), category) == cats.end()) return false;
+  const std::string n = normalise(name);
+  if (!std::regex_search(n, extra_->fp32)) return false;
+  if (extra_->has_fp32_exclude && std::regex_search(n, extra_->fp32_exclude)) return false;
+  return !(extra_->has_fp32_exclude_cpu && !cpu.empty() &&
+           std::regex_search(ascii_lower(cpu), extra_->fp32_exclude_cpu));
+}
+double Taxonomy::fp32_bytes_ratio() const { return extra_ ? extra_->fp32_bytes_ratio : 1.0; }
+double Taxonomy::fp32_min_simt_share() const { return extra_ ? extra_->fp32_min_simt_share : 1.0; }
+bool Taxonomy::is_eager_attention_softmax(std::string_view category, std::string_view cpu) const {
+  if (!extra_ || !extra_->has_softmax_cpu || cpu.empty()) return false;
+  const auto& cats = extra_->softmax_categories;
+  if (std::find(cats.begin(), cats.end(), category) == cats.end()) return false;
+  return std::regex_search(ascii_lower(cpu), extra_->softmax_cpu);
 }
 double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_core_speedup : 1.0; }
 double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }

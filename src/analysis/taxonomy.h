@@ -38,6 +38,16 @@ class Taxonomy {
   bool is_simt_fp32_gemm(std::string_view kernel_name) const;
   bool is_shape_suspect_gemm(std::string_view kernel_name) const;
   bool is_dataloader_span(std::string_view cpu_name) const;
+  // fp32 memory-bound kernels (elementwise/reduction templated on float, not the optimizer's),
+  // counted in precision_path with 1 - 1/bytes_ratio recoverable when the window's GEMMs are
+  // mostly SIMT fp32 (share ≥ fp32_min_simt_share()).
+  bool is_fp32_memory_bound(std::string_view kernel_name, std::string_view category,
+                            std::string_view cpu_op_name) const;
+  double fp32_bytes_ratio() const;
+  double fp32_min_simt_share() const;
+  // Softmax kernels of eager attention (by launching op), counted in kernel_shape when no fused
+  // attention kernel ran.
+  bool is_eager_attention_softmax(std::string_view category, std::string_view cpu_op_name) const;
   double tensor_core_speedup() const;        // s in precision_path = t_simt * (1 - 1/s)
   double tiny_grid_fraction_of_sms() const;  // GEMM grid < this * SMs counts as kernel_shape
   size_t rule_count() const;

@@ -140,6 +140,33 @@ TEST(Taxonomy, BadYamlIsMalformedNotCrash) {
   auto r3 = Taxonomy::parse("[1, 2", "t.yaml");
   ASSERT_FALSE(r3.ok());
   EXPECT_EQ(r3.error().kind, ErrorKind::Malformed);
+  auto r4 = Taxonomy::parse(
+      "categories: [gemm]\nrules:\n  - id: x\n    category: gemm\n    regex: mm\nfp32_memory_bound:\n  categories: "
+      "[elementwise]\n  regex: float\n",
+      "t.yaml");
+  ASSERT_FALSE(r4.ok());
+  EXPECT_NE(r4.error().message.find("unknown category 'elementwise'"), std::string::npos) << r4.error().message;
+}
+
+// The waste budget's fp32 memory-bound and eager-softmax sets, on real kernel names of the H100
+// fp32 fixture (h100_llama_fp32_eager_w0) and its bf16 twin.
+TEST(Taxonomy, Fp32MemoryBoundAndEagerSoftmax) {
+  const std::string mul_f32 =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, "
+      "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int, ...)";
+  EXPECT_TRUE(tax().is_fp32_memory_bound(mul_f32, "elementwise", "aten::mul"));
+  EXPECT_FALSE(tax().is_fp32_memory_bound(mul_f32, "elementwise", "aten::_foreach_mul_"));  // optimizer
+  EXPECT_FALSE(tax().is_fp32_memory_bound(mul_f32, "softmax", "aten::mul"));                // not a category
+  EXPECT_FALSE(tax().is_fp32_memory_bound(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+      "std::array<char*, 3ul> >",
+      "elementwise", "aten::add"));
+  EXPECT_TRUE(tax().is_eager_attention_softmax("softmax", "aten::_softmax"));
+  EXPECT_TRUE(tax().is_eager_attention_softmax("softmax", "aten::_softmax_backward_data"));
+  EXPECT_FALSE(tax().is_eager_attention_softmax("softmax", "aten::_log_softmax"));
+  EXPECT_FALSE(tax().is_eager_attention_softmax("softmax", ""));
+  EXPECT_DOUBLE_EQ(tax().fp32_bytes_ratio(), 2.0);
+  EXPECT_DOUBLE_EQ(tax().fp32_min_simt_share(), 0.5);
 }
 
 // Every distinct kernel name in shared/fixtures (extracted by testdata/extract_kernel_names.py):

@@ -33,6 +33,22 @@ struct TlBuilder {
     tl.kernels.push(k);
     return c;
   }
+  // launch() from inside CPU op `cpu_op` (spanning the launch call), linked by External id as
+  // Kineto links them.
+  int64_t launch_from(const std::string& cpu_op, const std::string& kernel, int64_t rs, int64_t re, int64_t ks,
+                      int64_t ke, int64_t stream = 7) {
+    int64_t c = launch(kernel, rs, re, ks, ke, stream);
+    CpuOpRow op;
+    op.start_ns = rs - 1;
+    op.dur_ns = re - rs + 2;
+    op.name = tl.strings.intern(cpu_op);
+    op.pid = 1;
+    op.tid = 1;
+    op.external_id = 1000 + c;
+    tl.cpu_ops.push(op);
+    tl.kernels.external_id.back() = op.external_id;
+    return c;
+  }
   void memcpy(int64_t rs, int64_t re, int64_t s, int64_t e, CopyKind kind = CopyKind::HtoD, int64_t stream = 7) {
     int64_t c = next_corr++;
     RuntimeRow r;
