@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Live runs on the device machine with the carried goblin binary (.carry/goblin + .carry/lib).
-# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile | specs)
+# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile | specs | graphs)
 # Everything lands in /tmp/runs and is packed into $OUT/runs_PART.tgz; short JSON summaries beside.
 set -u
 PART=${1:-base}
@@ -41,6 +41,16 @@ audit_base|audit_tuned_compile)
     $G bench $C/$c.yaml --against $P --repeats ${REPEATS:-4} --steps 20 --warmup 8 --timeout 300 --json --no-cache --work-dir $R/bench_$c --emit-sides $R/sides_$c > $R/bench_${c}_vs_patched.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
     $G compare $R/sides_$c/before.json $R/sides_$c/after.json --patch $R/audit_$c/patch.json --json > $R/compare_interleaved_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   fi
+  ;;
+graphs)
+  # The two-trace overlap workflow on a real pair: graph-off (torch.compile default) and graph-on
+  # (reduce-overhead: CUDA graphs) profiles of the same workload, then goblin overlap on them.
+  for c in tuned_compile tuned_compile_graphs; do
+    step "profile $c"
+    $G profile $C/$c.yaml --steps 5 --warmup 10 --timeout 400 -o $R/profile_$c --json > $R/profile_$c.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  done
+  step "overlap (mapping = graph-off, formal = graph-on)"
+  $G overlap $R/profile_tuned_compile/trace.json.gz $R/profile_tuned_compile_graphs/trace.json.gz --json > $R/overlap_graphs.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   ;;
 specs)
   step "specs --measure (copy bandwidth + GEMM microbenchmarks through goblin)"

@@ -294,6 +294,9 @@ def main(argv=None) -> int:
     prefetch = cfg.get("dataloader_prefetch_factor")
     grad_ckpt = as_bool(cfg.get("gradient_checkpointing"))
     compile_ = as_bool(cfg.get("torch_compile"))
+    # HF TrainingArguments' torch_compile_mode: "reduce-overhead" captures CUDA graphs (the
+    # graph-on run of the two-trace overlap workflow), "max-autotune", or None (default mode).
+    compile_mode = cfg.get("torch_compile_mode") or None
     optim = str(cfg.get("optim", "adamw_torch")).lower()
     lr = float(cfg.get("learning_rate", 3e-4))
     lr_warmup = int(cfg.get("warmup_steps", 0) or 0)
@@ -335,7 +338,7 @@ def main(argv=None) -> int:
     model = build_model(mcfg, attn, grad_ckpt).to(device)
     model.train()
     n_params = sum(p.numel() for p in model.parameters())
-    fwd = torch.compile(model) if compile_ else model
+    fwd = torch.compile(model, mode=compile_mode) if compile_ else model
 
     if optim in ("adamw_torch_fused",):
         opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
@@ -371,6 +374,9 @@ def main(argv=None) -> int:
                 t_window = time.perf_counter()
                 marks.append(t_window)
             for _ in range(accum):
+                if compile_mode == "reduce-overhead":
+                    # CUDA-graph trees: a new iteration begins, earlier outputs may be overwritten.
+                    torch.compiler.cudagraph_mark_step_begin()
                 ids = next(it).to(device, non_blocking=non_blocking)
                 inp, labels = ids[:, :-1], ids[:, 1:]
                 with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
@@ -413,7 +419,7 @@ def main(argv=None) -> int:
             "tf32": tf32, "attn_implementation": attn, "dataloader_num_workers": workers,
             "dataloader_pin_memory": pin, "dataloader_persistent_workers": persistent,
             "dataloader_prefetch_factor": prefetch, "gradient_checkpointing": grad_ckpt,
-            "torch_compile": compile_, "optim": optim, "batch": batch, "accum": accum, "seq": seq,
+            "torch_compile": compile_, "torch_compile_mode": compile_mode, "optim": optim, "batch": batch, "accum": accum, "seq": seq,
         },
         "env": {
             "torch": torch.__version__,

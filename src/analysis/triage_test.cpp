@@ -425,6 +425,45 @@ TEST(Cli, TriageOverlapPerfettoFixVerbs) {
   EXPECT_FALSE(ov["result"]["overlap_opportunities"][0]["cpu_op"].is_null());
 }
 
+// The real graph-off / graph-on pair recorded on the H100 (examples/h100_cudagraphs): graph
+// replays name no launching op, the mapping trace supplies it.
+TEST(Cli, OverlapMapsGraphKernelsOnARealPair) {
+  std::string bin = std::string(GOBLIN_BINARY_DIR) + "/goblin";
+  if (!std::filesystem::exists(bin)) GTEST_SKIP() << "goblin binary not built";
+  const std::string ex = std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_cudagraphs/";
+  const std::string off = ex + "graph_off_compile_default.json.gz", on = ex + "graph_on_reduce_overhead.json.gz";
+  const std::string out = ::testing::TempDir() + "/cli_overlap_graphs";
+  auto run = [&](const std::string& mapping, const std::string& tag) {
+    int rc = std::system((bin + " overlap " + mapping + " " + on + " --json > " + out + tag + ".json").c_str());
+    EXPECT_EQ(WEXITSTATUS(rc), 0);
+    return load_json(out + tag + ".json");
+  };
+  auto mapped = run(off, "_mapped"), self = run(on, "_self");
+  ASSERT_TRUE(mapped["ok"].get<bool>());
+  const Json& join = mapped["result"]["join"];
+  const int64_t matched = join["formal_ops_matched"], unmatched = join["formal_ops_unmatched"];
+  EXPECT_EQ(matched, 2566);
+  EXPECT_EQ(unmatched, 65);
+  // The same graph GEMM: alone, the graph-on trace only knows the autograd wrapper; with the
+  // graph-off mapping it gets aten::mm.
+  auto op_of = [](const Json& env, const std::string& kernel) -> std::string {
+    for (const auto& r : env["result"]["overlap_opportunities"])
+      if (r["kernel"] == kernel) return r["cpu_op"].is_string() ? r["cpu_op"].get<std::string>() : "(null)";
+    return "(absent)";
+  };
+  const std::string gemm = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+  EXPECT_EQ(op_of(self, gemm).rfind("CompiledFunction", 0), 0u) << op_of(self, gemm);
+  EXPECT_EQ(op_of(mapped, gemm), "aten::mm");
+  int triton_named = 0;
+  for (const auto& r : mapped["result"]["overlap_opportunities"]) {
+    const std::string k = r["kernel"];
+    if (k.rfind("triton_", 0) == 0 && r["cpu_op"].is_string() &&
+        r["cpu_op"].get<std::string>().rfind("triton_", 0) == 0)
+      ++triton_named;
+  }
+  EXPECT_GT(triton_named, 0);
+}
+
 }  // namespace
 }  // namespace goblin
 
