@@ -261,6 +261,35 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
         "with nvidia-smi/amd-smi/rocm-smi output)");
   }
 
+  // ---- GPU utilisation from telemetry (busy samples, like goblin bench) ----
+  if (StrId util = tl.strings.find("gpu_util_pct"); util != kNoStr) {
+    std::unordered_map<int32_t, std::pair<double, int64_t>> busy;  // device → (sum, n) over util > 0
+    std::unordered_map<int32_t, int64_t> all;
+    for (size_t i = 0; i < tl.samples.size(); ++i) {
+      if (tl.samples.metric[i] != util) continue;
+      ++all[tl.samples.device[i]];
+      if (tl.samples.value[i] > 0) {
+        busy[tl.samples.device[i]].first += tl.samples.value[i];
+        ++busy[tl.samples.device[i]].second;
+      }
+    }
+    std::optional<int32_t> dev;
+    if (!per_dev.empty())
+      dev = std::max_element(per_dev.begin(), per_dev.end(), [](const auto& a, const auto& b) {
+              return a.second.first < b.second.first;
+            })->first;
+    else if (!all.empty())
+      dev = std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) {
+              return a.second < b.second;
+            })->first;
+    if (dev && busy.count(*dev)) {
+      const auto& [sum, n] = busy[*dev];
+      m.gpu_util_telemetry_pct = sum / static_cast<double>(n);
+    } else if (dev) {
+      m.gpu_util_telemetry_pct = 0.0;  // telemetry saw the device and it was never busy
+    }
+  }
+
   // ---- MFU ----
   compute_mfu(tl, p, sd, m);
 
@@ -315,6 +344,7 @@ Json run_metrics_to_json(const RunMetrics& m) {
   j["mfu_basis"] = m.mfu_basis;
   j["hbm_peak_gb"] = opt(m.hbm_peak_gb, 3);
   j["hbm_avg_gb"] = opt(m.hbm_avg_gb, 3);
+  j["gpu_util_telemetry_pct"] = opt(m.gpu_util_telemetry_pct, 2);
   j["attention_kernel_loaded"] = m.attention_kernel_loaded;
   j["warnings"] = m.warnings;
   j["versions"] = m.versions;
@@ -367,6 +397,7 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
     m.mfu_basis = j.value("mfu_basis", "");
     m.hbm_peak_gb = opt("hbm_peak_gb");
     m.hbm_avg_gb = opt("hbm_avg_gb");
+    m.gpu_util_telemetry_pct = opt("gpu_util_telemetry_pct");
     m.attention_kernel_loaded = j.value("attention_kernel_loaded", "");
     if (j.contains("warnings") && j["warnings"].is_array())
       for (const auto& w : j["warnings"]) m.warnings.push_back(w.get<std::string>());

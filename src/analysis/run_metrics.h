@@ -57,6 +57,10 @@ struct RunMetrics {
   std::string mfu_basis;
   std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
   double gpu_util_pct = 0;                        // busy union / wall over the step window
+  // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy
+  // samples (util > 0) of the device with the HBM peak (else the one with most samples), the whole
+  // telemetry capture; unobserved (nullopt) without samples. Not clipped to the trace window.
+  std::optional<double> gpu_util_telemetry_pct;
   std::vector<TopKernel> top_kernels;
   std::string attention_kernel_loaded;  // flash | sdpa_flash | sdpa_mem_efficient | eager | ... | none
   WasteBudget waste_budget;

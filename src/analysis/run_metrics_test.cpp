@@ -152,12 +152,13 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
-  double max_mib = -1, sum_mib = 0;
-  int n = 0;
+  double max_mib = -1, sum_mib = 0, util_busy_sum = 0;
+  int n = 0, util_busy_n = 0;
   while (std::getline(in, line)) {
     std::stringstream ss(line);
     std::string cell;
     for (int c = 0; c <= 5 && std::getline(ss, cell, ','); ++c) {
+      if (c == 3 && std::stod(cell) > 0) util_busy_sum += std::stod(cell), ++util_busy_n;  // "utilization.gpu [%]"
     }
     double v = std::stod(cell);
     max_mib = std::max(max_mib, v);
@@ -178,6 +179,12 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   EXPECT_NEAR(*m.hbm_peak_gb, max_mib * 1048576.0 / 1e9, 1e-9);  // 17.986 GB (= 16.75 GiB)
   EXPECT_NEAR(*m.hbm_avg_gb, sum_mib / n * 1048576.0 / 1e9, 1e-6);
   EXPECT_FALSE(has_warning(m, "hbm_peak_gb/hbm_avg_gb unobserved"));
+  // Telemetry utilisation: the mean of the non-zero "utilization.gpu" cells, by hand above.
+  ASSERT_GT(util_busy_n, 0);
+  ASSERT_TRUE(m.gpu_util_telemetry_pct.has_value());
+  EXPECT_NEAR(*m.gpu_util_telemetry_pct, util_busy_sum / util_busy_n, 1e-9);
+  EXPECT_NEAR(run_metrics_from_json(run_metrics_to_json(m))->gpu_util_telemetry_pct.value(), *m.gpu_util_telemetry_pct,
+              0.006);
   // The trace's own figures are unchanged by the telemetry beside it.
   EXPECT_TRUE(m.mfu_pct.has_value());
 }
