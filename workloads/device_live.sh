@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Live runs on the device machine with the carried goblin binary (.carry/goblin + .carry/lib).
-# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile | specs | graphs)
+# Usage: bash workloads/device_live.sh PART   (PART: base | tuned | audit_base | audit_tuned_compile | specs | graphs | graphs_bench)
 # Everything lands in /tmp/runs and is packed into $OUT/runs_PART.tgz; short JSON summaries beside.
 set -u
 PART=${1:-base}
@@ -51,6 +51,11 @@ graphs)
   done
   step "overlap (mapping = graph-off, formal = graph-on)"
   $G overlap $R/profile_tuned_compile/trace.json.gz $R/profile_tuned_compile_graphs/trace.json.gz --json > $R/overlap_graphs.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
+  ;;
+graphs_bench)
+  # Unprofiled A/B: torch.compile default vs reduce-overhead (CUDA graphs), interleaved.
+  step "bench tuned_compile --against tuned_compile_graphs (interleaved)"
+  $G bench $C/tuned_compile.yaml --against $C/tuned_compile_graphs.yaml --repeats ${REPEATS:-3} --steps 20 --warmup 10 --timeout 300 --json --no-cache --work-dir $R/bench_graphs > $R/bench_compile_vs_graphs.json 2>>"$LOG"; echo "rc=$?" >>"$LOG"
   ;;
 specs)
   step "specs --measure (copy bandwidth + GEMM microbenchmarks through goblin)"
