@@ -24,6 +24,13 @@ void register_audit(CLI::App& app) {
   static int top_k = 5;
   static run::LiveAuditKnobs knobs;
   static bool json = false, quiet = false;
+  cmd->footer(help_footer_with_examples(
+      "  goblin audit workloads/configs/base.yaml -o out/audit        live, on a machine with a GPU\n"
+      "  goblin audit train.yaml --repeats 8 --steps 30 --json         a tighter interval, JSON envelope\n"
+      "  goblin audit examples/h100_llama/config_before.yaml --replay examples/h100_llama -o out/audit\n"
+      "                                                               no GPU: replay recorded H100 traces\n"
+      "Writes report.json/.md/.html, trajectory.json, patch.json, the patched config and, live,\n"
+      "live_runs.json into -o. docs/audit.md and docs/live.md explain every field.\n"));
   cmd->add_option("CONFIG", config, "the workload config (YAML, JSON, Python, env)")->required();
   cmd->add_option("--replay", replay, "replay directory (replay.yaml manifest + recorded traces)");
   cmd->add_option("-o,--output", out, "report directory (default ./goblin-audit)");

@@ -7,33 +7,17 @@
 #include "core/cli.h"
 #include "core/data.h"
 
-namespace {
-const char* kFooter = R"(
-Exit codes:
-  0  success
-  1  internal error (a bug in goblin: please report it)
-  2  usage error (bad command line)
-  3  input missing or unreadable, or output not writable
-  4  unrecognised input format
-  5  malformed input (what was read before the damage is still reported)
-  6  not found (unknown GPU id, rule id, ...)
-  7  environment lacks something (no GPU, profiler or python)
-  8  the workload failed (crash, timeout, out of memory)
-
-Every command takes --json and then prints {"ok": bool, "result": ..., "error": null|string}.
-Start with:  goblin info TRACE      goblin triage TRACE -o DIR      goblin audit CONFIG
-)";
-}  // namespace
-
 int main(int argc, char** argv) {
-  CLI::App app{"goblin: find wasted GPU compute in ML workloads (PyTorch/Kineto, rocprofv3, Nsight, smi telemetry) "
-               "and prove each fix with a measured before/after.",
-               "goblin"};
-  app.footer(kFooter);
+  CLI::App app{
+      "goblin: find wasted GPU compute in ML workloads (PyTorch/Kineto, rocprofv3, Nsight, smi telemetry) "
+      "and prove each fix with a measured before/after.",
+      "goblin"};
+  app.footer(goblin::help_footer());
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("goblin ") + GOBLIN_VERSION);
   std::string data_dir;
-  app.add_option("--data-dir", data_dir, "Directory whose files override the built-in data/ (taxonomy, rules, GPU specs)")
+  app.add_option("--data-dir", data_dir,
+                 "Directory whose files override the built-in data/ (taxonomy, rules, GPU specs)")
       ->check(CLI::ExistingDirectory);
   app.parse_complete_callback([&] {
     if (!data_dir.empty()) goblin::set_data_dir(data_dir);

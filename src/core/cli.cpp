@@ -29,4 +29,26 @@ void finish(const VerbResult& r, bool json) {
   g_exit_code = r.error ? r.error->exit_code() : 0;
 }
 
+const char* help_footer() {
+  return R"(
+Exit codes:
+  0  success
+  1  internal error (a bug in goblin: please report it)
+  2  usage error (bad command line)
+  3  input missing or unreadable, or output not writable
+  4  unrecognised input format
+  5  malformed input (what was read before the damage is still reported)
+  6  not found (unknown GPU id, rule id, ...)
+  7  environment lacks something (no GPU, profiler or python)
+  8  the workload failed (crash, timeout, out of memory)
+
+Every command takes --json and then prints {"ok": bool, "result": ..., "error": null|string}.
+Start with:  goblin info TRACE      goblin triage TRACE -o DIR      goblin audit CONFIG
+)";
+}
+
+std::string help_footer_with_examples(const std::string& examples) {
+  return "\nExamples:\n" + examples + help_footer();
+}
+
 }  // namespace goblin

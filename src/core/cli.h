@@ -21,6 +21,11 @@ struct VerbResult {
 // records the exit code for main() to return.
 void finish(const VerbResult& r, bool json);
 
+// The help footer every command shows: exit codes and the JSON envelope. A verb that adds its
+// own examples prepends them (CLI11 keeps one footer per command).
+const char* help_footer();
+std::string help_footer_with_examples(const std::string& examples);
+
 // Exit code recorded by the last finish() (0 if none).
 int verb_exit_code();
 void set_verb_exit_code(int code);

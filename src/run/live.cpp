@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 namespace goblin::run {
 namespace {
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
   auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return {};
   auto e = s.find_last_not_of(" \t\r\n");
@@ -117,7 +117,7 @@ GpuInfo detect_gpu() {
       auto line = split(trim(*out), '\n').front();
       auto cols = split(line, ',');
       g.vendor = "nvidia";
-      g.name = trim(cols.size() > 0 ? cols[0] : "");
+      g.name = trim(!cols.empty() ? cols[0] : "");
       g.driver = trim(cols.size() > 1 ? cols[1] : "");
       g.detail = "nvidia-smi";
       return g;

@@ -81,8 +81,7 @@ NoiseFloor aa_noise_floor(const std::vector<double>& runs) {
 Comparison compare_runs(const std::vector<double>& before, const std::vector<double>& after) {
   Comparison c;
   c.speedup = bootstrap_ratio(before, after);
-  std::vector<double> all_a = before;
-  c.noise = aa_noise_floor(all_a);
+  c.noise = aa_noise_floor(before);
   c.includes_one = c.speedup.low <= 1.0 && c.speedup.high >= 1.0;
   double dist = 100.0 * std::fabs(c.speedup.point - 1.0);
   c.significant = !c.includes_one && (!c.noise.available || dist > c.noise.floor_pct);

@@ -393,7 +393,7 @@ class NsysReader {
   Status read_session() {
     return select("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}, [&](sqlite3_stmt* st) {
       int64_t base = i64(st, 0);
-      if (base == kNone || base <= 0) return;
+      if (base <= 0) return;  // absent (kNone) or not an epoch
       if (tl_.meta.clock_base_ns == 0) {
         tl_.meta.clock_base_ns = base;
         tl_.meta.clock_is_epoch = true;

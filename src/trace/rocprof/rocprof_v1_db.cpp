@@ -82,7 +82,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
   };
   bool any = false;
   Status first_error;
-  auto keep = [&](Status s) {
+  auto keep = [&](const Status& s) {
     if (!s.ok() && first_error.ok()) first_error = s;
   };
   if (has_table(raw, "HIP")) {

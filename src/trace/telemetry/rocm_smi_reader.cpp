@@ -279,7 +279,10 @@ class RocmSmiRun {
   void name_device(int32_t id, std::string name) {
     note_device(id);
     for (auto& d : tl_.meta.devices)
-      if (d.id == id && d.name.empty()) d.name = std::move(name);
+      if (d.id == id) {
+        if (d.name.empty()) d.name = std::move(name);
+        return;
+      }
   }
 
   Timeline& tl_;
