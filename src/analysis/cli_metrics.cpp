@@ -82,6 +82,10 @@ void register_metrics(CLI::App& app) {
       "metrics",
       "RunMetrics of a trace or run directory: steps, step time, GPU utilisation, additive waste budget (s/step), top "
       "kernels, tokens/s, HBM from telemetry, attention backend");
+  cmd->footer(help_footer_with_examples(
+      "  goblin metrics trace.json.gz                      RunMetrics and the waste budget per step\n"
+      "  goblin metrics run_dir/ --json                    trace + telemetry (HBM, telemetry utilisation)\n"
+      "  goblin metrics trace.json.gz --tokens-per-step 8192\n"));
   cmd->add_option("path", o->path, "Trace file or run directory (trace + telemetry)")->required();
   cmd->add_option(
          "--tokens-per-step", o->tokens_per_step,

@@ -22,6 +22,9 @@ void register_triage(CLI::App& app) {
                                  "Kernel table, overlap and fuse opportunities for one trace; writes seed 002's "
                                  "profiling artifacts (profile_summary.md, profile_metadata.json, kernel_table.json, "
                                  "overlap_opportunities.json, fuse_opportunities.json) into -o DIR");
+  cmd->footer(help_footer_with_examples(
+      "  goblin triage trace.json.gz -o out/triage         kernel table, overlap + fuse tables, summary\n"
+      "  goblin triage trace.json.gz -o out/t --stage decode --target-arch gfx942\n"));
   cmd->add_option("trace", o->trace, "Trace file or run directory (Kineto, rocprofv3, Nsight, ...)")->required();
   cmd->add_option("-o,--out", o->out, "Output directory for the artifacts")->required();
   cmd->add_option("--stage", o->stage,

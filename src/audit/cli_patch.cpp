@@ -10,6 +10,9 @@
 namespace goblin {
 void register_patch(CLI::App& app) {
   auto* cmd = app.add_subcommand("patch", "Apply rules to a config, in the user's own file format, with a diff");
+  cmd->footer(help_footer_with_examples(
+      "  goblin patch cfg.yaml --rules all --metrics prof/metrics.json    patch + predicted speedup\n"
+      "  goblin patch train.py --rules precision.bf16_amp_over_fp32 -o patched.py\n"));
   static std::string config, metrics, out, vendor;
   static std::vector<std::string> rules;
   static bool json = false;

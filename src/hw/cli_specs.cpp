@@ -225,6 +225,11 @@ VerbResult run_specs(const SpecsArgs& a) {
 void register_specs(CLI::App& app) {
   auto a = std::make_shared<SpecsArgs>();
   auto* cmd = app.add_subcommand("specs", "GPU spec database: cited peak TFLOPS per dtype, bandwidth, caches");
+  cmd->footer(help_footer_with_examples(
+      "  goblin specs H100-SXM --cite                      every value with its source\n"
+      "  goblin specs \"NVIDIA H100 80GB HBM3\" --json     names as nvidia-smi / amd-smi / Kineto "
+      "print them\n"
+      "  goblin specs --list                               known ids and aliases\n"));
   cmd->add_option("gpu", a->gpu, "GPU id or name (H100-SXM, \"NVIDIA H100 80GB HBM3\", MI300X, ...)");
   cmd->add_flag("--detect", a->detect, "identify the GPUs of this machine (nvidia-smi, amd-smi, rocminfo)");
   cmd->add_flag("--cite", a->cite, "one line per value: <metric>: <value> <unit> <- <source>");

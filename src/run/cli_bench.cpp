@@ -21,6 +21,9 @@ void register_bench(CLI::App& app) {
       "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
       "seed 0x60B11), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
       "Exit 7: no GPU; 8: workload crash, hang, OOM.");
+  cmd->footer(help_footer_with_examples(
+      "  goblin bench workloads/configs/base.yaml --repeats 5          median + 95% interval\n"
+      "  goblin bench base.yaml --against tuned.yaml --repeats 4       A B A B ..., speedup with interval\n"));
   cmd->add_option("config", o->config, "workload config (A)")->required();
   cmd->add_option("--against", o->against, "second config (B); speedup = A step time / B step time");
   cmd->add_option("--steps", o->steps, "measured steps per run")->default_val(20);

@@ -88,6 +88,9 @@ void register_profile(CLI::App& app) {
       "Profile a short window of a live run (warm-up excluded): PyTorch profiler switched on from outside the script, "
       "GPU telemetry every 200 ms; everything in a run directory. Exit 7: no GPU/profiler; 8: workload crash, hang, "
       "OOM.");
+  cmd->footer(help_footer_with_examples(
+      "  goblin profile workloads/configs/base.yaml -o out/prof      the reference workload, profiled\n"
+      "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"));
   cmd->add_option("args", o->args, "CONFIG (run workloads/train.py on it), or after `--` any command to profile");
   cmd->add_option("--steps", o->steps, "profiled steps (optimizer steps)")->default_val(5);
   cmd->add_option("--warmup", o->warmup, "steps before the window (excluded)")->default_val(5);

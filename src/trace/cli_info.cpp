@@ -189,6 +189,10 @@ VerbResult info(const std::vector<std::string>& paths) {
 void register_info(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "info", "What goblin reads from traces and telemetry: format, event counts, span, devices, warnings");
+  cmd->footer(help_footer_with_examples(
+      "  goblin info trace.json.gz                         what was read: format, event counts, span, devices\n"
+      "  goblin info run_dir/ --json                       a rocprofv3 output directory as one run\n"
+      "  goblin info a.json b.csv nvidia_smi.csv --json    several inputs: result is an array\n"));
   auto paths = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("paths", *paths, "Trace files or directories (format is sniffed from content)")->required();
