@@ -57,10 +57,26 @@ std::string fmt_thousands(double v) {
   return {out.rbegin(), out.rend()};
 }
 
+// CUDA encodes versions as 1000 * major + 10 * minor (cudaRuntimeGetVersion /
+// cudaDriverGetVersion, the integers Kineto writes as cuda_runtime_version / cuda_driver_version):
+// 13000 → "13.0", 12040 → "12.4". Anything else is returned as written.
+std::string readable_cuda_version(const std::string& v) {
+  if (v.size() < 4 || v.size() > 6 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return v;
+  const long n = std::stol(v);
+  return std::to_string(n / 1000) + "." + std::to_string((n % 1000) / 10);
+}
+
+// The first non-empty version among `keys`; the CUDA-integer keys made readable and, for the
+// CUDA driver API version standing in for the driver, labelled as such.
 std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
     auto it = m.versions.find(k);
-    if (it != m.versions.end() && !it->second.empty()) return it->second;
+    if (it == m.versions.end() || it->second.empty()) continue;
+    const std::string key = k;
+    if (key == "cuda" || key == "cuda_runtime") return readable_cuda_version(it->second);
+    if (key == "cuda_driver") return "CUDA driver API " + readable_cuda_version(it->second);
+    return it->second;
   }
   return "";
 }

@@ -129,7 +129,11 @@ TEST(ReplayAudit, H100PairEndToEnd) {
   // Validity footer: observed GPU and versions, batch/seq pattern.
   const Json& vf = r["validity_footer"];
   EXPECT_EQ(vf["gpu"], "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(vf["driver"], "13000");
+  // The trace writes CUDA's integer encoding (cuda_driver_version 13000 = 1000*13 + 10*0); the
+  // footer shows it readable and says which driver version it is.
+  EXPECT_EQ(vf["driver"], "CUDA driver API 13.0");
+  EXPECT_EQ(vf["cuda"], "13.0");
+  EXPECT_EQ(vf["text"].get<std::string>().find("13000"), std::string::npos) << vf["text"];
   EXPECT_EQ(vf["batch_size"], 8);
   EXPECT_EQ(vf["seq_len"], 1024);
   EXPECT_EQ(vf["measured_by"], "replay");
