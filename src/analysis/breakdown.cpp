@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "analysis/exposure.h"
+#include "hw/gpu_specs.h"
 
 namespace goblin {
 
@@ -26,7 +28,24 @@ double pct_of(std::vector<double>& v, double q) {
 PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   PreparedTrace p;
   p.tl = &tl;
+  // s in precision_path: the trace's GPU's best 16-bit tensor path over its fp32 SIMT peak (dense
+  // bf16 / fp32 from data/gpus.yaml: 14.8 on an H100 SXM, 8.0 on an MI300X), the recovery a bf16
+  // autocast patch is bounded by; taxonomy.yaml's datasheet TF32 ratio when the GPU is unknown.
   p.tensor_core_speedup = tax.tensor_core_speedup();
+  p.tensor_core_speedup_basis = "taxonomy.yaml simt_fp32_gemm.tensor_core_speedup (GPU not in the spec database)";
+  if (auto g = gpu_for_timeline(tl); g.ok()) {
+    std::string key = "bf16";
+    auto tensor = g->peak_tflops(key);
+    if (!tensor) tensor = g->peak_tflops(key = "fp16");
+    const auto simt = g->peak_tflops("fp32");
+    if (tensor && simt && *simt > 0 && *tensor > *simt) {
+      p.tensor_core_speedup = *tensor / *simt;
+      char b[160];
+      std::snprintf(b, sizeof b, "%s dense %s %.1f / fp32 %.1f TFLOPS = %.2f (data/gpus.yaml)", g->id.c_str(),
+                    key.c_str(), *tensor, *simt, p.tensor_core_speedup);
+      p.tensor_core_speedup_basis = b;
+    }
+  }
 
   // CPU op name by external id, for taxonomy rules on the launching op.
   std::unordered_map<int64_t, StrId> cpu_by_ext;
@@ -109,6 +128,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
       if (shape) v_shape.push_back(iv);
     }
   }
+  if (!v_simt.empty())
+    p.notes.push_back("precision_path: fp32 SIMT GEMM time x (1 - 1/s), s = " + p.tensor_core_speedup_basis);
   if (tiny_grid > 0)
     p.notes.push_back(std::to_string(tiny_grid) + " GEMM launch(es) with fewer thread blocks than " +
                       std::to_string(tiny) + " x SMs (kernel_shape)");

@@ -27,7 +27,8 @@
 //   E_comm = (COMM \ COMPUTE)∩W      → comm_excess
 //   E_mem  = (MEMCPY \ COMPUTE \ COMM)∩W; its HTOD part → data_wait, the rest → useful_gpu
 //   S = SIMT∩COMPUTE∩W               → precision_path = |S|·(1 − 1/s), |S|/s → useful_gpu
-//                                       (s = taxonomy.yaml tensor_core_speedup)
+//                                       (s = the GPU's dense bf16 / fp32 peak, else
+//                                        taxonomy.yaml tensor_core_speedup)
 //   K = (SHAPE∩COMPUTE∩W) \ S        → kernel_shape (whole time: an upper bound)
 //   R = COMPUTE∩W \ S \ K            → useful_gpu
 //   I = W \ ALL (idle):  I∩LOADER    → data_wait
@@ -69,6 +70,7 @@ struct PreparedTrace {
   bool has_cpu_side = false;  // any cpu op or CPU annotation
   bool has_correlated_runtime = false;
   double tensor_core_speedup = 1.0;
+  std::string tensor_core_speedup_basis;  // where s came from (GPU spec or the taxonomy default)
   std::vector<std::string> notes;
 };
 

@@ -42,6 +42,8 @@ TEST(Breakdown, HandBuiltStepPartitionsExactly) {
   b.launch("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", 900, 910, 950, 1000,
            7);
   PreparedTrace p = prepare_trace(b.tl, tax());
+  // No device metadata: s falls back to taxonomy.yaml's ratio.
+  EXPECT_EQ(p.tensor_core_speedup, tax().tensor_core_speedup());
   WindowBreakdown w = analyse_window(p, "s", {0, 1000});
   EXPECT_EQ(w.wall_ns, 1000);
   EXPECT_EQ(w.busy_ns, 200 + 150 + 100 + 50 + 50);  // [100,450) [500,600) [700,750) [950,1000)
@@ -187,6 +189,11 @@ TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
       // the eager attention's softmax gives kernel_shape.
       EXPECT_GT(m->waste_budget.precision_path, m->waste_budget.host_gap);
       EXPECT_GT(m->waste_budget.kernel_shape, 0.0);
+      // s comes from the trace's GPU (H100 SXM dense bf16 / fp32), and the metrics say so.
+      bool named = false;
+      for (const auto& w : m->warnings)
+        named |= w.find("s = H100-SXM dense bf16 989.4 / fp32 66.9 TFLOPS = 14.79") != std::string::npos;
+      EXPECT_TRUE(named);
     }
   }
   EXPECT_FALSE(run_metrics_from_json(Json::array()).ok());
