@@ -42,14 +42,9 @@ std::string human(const RunMetrics& m) {
   const WasteBudget& w = m.waste_budget;
   std::snprintf(b, sizeof b, "waste budget (s/step, sums to %.6f s):\n", w.step_time_s);
   s += b;
-  for (auto [n, v] : {std::pair{"useful_gpu", w.useful_gpu},
-                      {"data_wait", w.data_wait},
-                      {"host_gap", w.host_gap},
-                      {"comm_excess", w.comm_excess},
-                      {"memory_headroom", w.memory_headroom},
-                      {"precision_path", w.precision_path},
-                      {"kernel_shape", w.kernel_shape},
-                      {"unattributed", w.unattributed}}) {
+  for (const auto& k : WasteBudget::kBuckets) {
+    const char* n = k.name;
+    const double v = w.*k.field;
     std::snprintf(b, sizeof b, "  %-16s %.6f  (%.1f%%)\n", n, v, w.step_time_s > 0 ? 100.0 * v / w.step_time_s : 0.0);
     s += b;
   }

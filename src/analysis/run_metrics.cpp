@@ -152,25 +152,16 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     wall += w->wall_ns;
     busy += w->busy_ns;
     const WasteBudget& b = w->waste;
-    avg.useful_gpu += b.useful_gpu;
-    avg.data_wait += b.data_wait;
-    avg.host_gap += b.host_gap;
-    avg.comm_excess += b.comm_excess;
-    avg.memory_headroom += b.memory_headroom;
-    avg.precision_path += b.precision_path;
-    avg.kernel_shape += b.kernel_shape;
-    avg.unattributed += b.unattributed;
+    for (const auto& k : WasteBudget::kBuckets) avg.*k.field += b.*k.field;
     avg.step_time_s += b.step_time_s;
     avg.unobserved = b.unobserved;
   }
   if (!use.empty()) {
     double n = static_cast<double>(use.size());
-    for (double* x : {&avg.useful_gpu, &avg.data_wait, &avg.host_gap, &avg.comm_excess, &avg.memory_headroom,
-                      &avg.precision_path, &avg.kernel_shape, &avg.unattributed, &avg.step_time_s})
-      *x /= n;
+    for (const auto& k : WasteBudget::kBuckets) avg.*k.field /= n;
+    avg.step_time_s /= n;
   } else {
-    avg.unobserved = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
-                      "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
+    avg.mark_all_unobserved();
     m.warnings.push_back("no GPU activity and no steps: nothing to measure");
   }
   m.waste_budget = avg;
@@ -316,17 +307,12 @@ Json run_metrics_to_json(const RunMetrics& m) {
   j["step_time_s"] = round_to(m.step_time_s, 9);
   j["gpu_util_pct"] = round_to(m.gpu_util_pct, 3);
   const WasteBudget& w = m.waste_budget;
-  j["waste_budget"] = {{"useful_gpu", round_to(w.useful_gpu, 9)},
-                       {"data_wait", round_to(w.data_wait, 9)},
-                       {"host_gap", round_to(w.host_gap, 9)},
-                       {"comm_excess", round_to(w.comm_excess, 9)},
-                       {"memory_headroom", round_to(w.memory_headroom, 9)},
-                       {"precision_path", round_to(w.precision_path, 9)},
-                       {"kernel_shape", round_to(w.kernel_shape, 9)},
-                       {"unattributed", round_to(w.unattributed, 9)},
-                       {"step_time_s", round_to(w.step_time_s, 9)},
-                       {"unit", "seconds per step"},
-                       {"unobserved", w.unobserved}};
+  Json wb;
+  for (const auto& k : WasteBudget::kBuckets) wb[k.name] = round_to(w.*k.field, 9);
+  wb["step_time_s"] = round_to(w.step_time_s, 9);
+  wb["unit"] = "seconds per step";
+  wb["unobserved"] = w.unobserved;
+  j["waste_budget"] = wb;
   Json tk = Json::array();
   for (const TopKernel& k : m.top_kernels)
     tk.push_back({{"name", k.name},
@@ -369,14 +355,7 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
     if (j.contains("waste_budget") && j["waste_budget"].is_object()) {
       const Json& w = j["waste_budget"];
       WasteBudget& b = m.waste_budget;
-      b.useful_gpu = w.value("useful_gpu", 0.0);
-      b.data_wait = w.value("data_wait", 0.0);
-      b.host_gap = w.value("host_gap", 0.0);
-      b.comm_excess = w.value("comm_excess", 0.0);
-      b.memory_headroom = w.value("memory_headroom", 0.0);
-      b.precision_path = w.value("precision_path", 0.0);
-      b.kernel_shape = w.value("kernel_shape", 0.0);
-      b.unattributed = w.value("unattributed", 0.0);
+      for (const auto& k : WasteBudget::kBuckets) b.*k.field = w.value(k.name, 0.0);
       b.step_time_s = w.value("step_time_s", 0.0);
       if (w.contains("unobserved") && w["unobserved"].is_array())
         for (const auto& u : w["unobserved"]) b.unobserved.push_back(u.get<std::string>());

@@ -2,6 +2,8 @@
 // directory (trace + telemetry + metadata). `goblin metrics --json` prints run_metrics_to_json;
 // `goblin compare` reads it back with run_metrics_from_json.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,9 +24,41 @@ struct WasteBudget {
   // The measured step time the buckets partition (mean wall of the steps averaged); additive
   // field, 0 when unknown.
   double step_time_s = 0;
+
+  // The eight buckets with their fields, in the order every output lists them: the one list that
+  // readers, writers and loops over buckets use.
+  struct Bucket {
+    const char* name;
+    double WasteBudget::*field;
+  };
+  static constexpr std::array<Bucket, 8> kBuckets = {{{"useful_gpu", &WasteBudget::useful_gpu},
+                                                      {"data_wait", &WasteBudget::data_wait},
+                                                      {"host_gap", &WasteBudget::host_gap},
+                                                      {"comm_excess", &WasteBudget::comm_excess},
+                                                      {"memory_headroom", &WasteBudget::memory_headroom},
+                                                      {"precision_path", &WasteBudget::precision_path},
+                                                      {"kernel_shape", &WasteBudget::kernel_shape},
+                                                      {"unattributed", &WasteBudget::unattributed}}};
+
   double total() const {
-    return useful_gpu + data_wait + host_gap + comm_excess + memory_headroom + precision_path + kernel_shape +
-           unattributed;
+    double t = 0;
+    for (const Bucket& b : kBuckets) t += this->*b.field;
+    return t;
+  }
+  bool observed(std::string_view name) const {
+    return std::find(unobserved.begin(), unobserved.end(), name) == unobserved.end();
+  }
+  // Bucket `name`'s seconds; nullopt when it is unobserved or not a bucket.
+  std::optional<double> value_of(std::string_view name) const {
+    if (!observed(name)) return std::nullopt;
+    for (const Bucket& b : kBuckets)
+      if (name == b.name) return this->*b.field;
+    return std::nullopt;
+  }
+  // Nothing measured (e.g. an unprofiled bench): every bucket unobserved.
+  void mark_all_unobserved() {
+    unobserved.clear();
+    for (const Bucket& b : kBuckets) unobserved.emplace_back(b.name);
   }
 };
 

@@ -88,21 +88,16 @@ std::vector<std::string> derive_symptoms(const WorkloadConfig& c, const RunMetri
   // (b) the waste budget: every non-zero waste bucket gets its own query.
   if (profile) {
     const WasteBudget& w = profile->waste_budget;
-    auto unobs = [&](const char* b) {
-      return std::find(w.unobserved.begin(), w.unobserved.end(), b) != w.unobserved.end();
-    };
-    struct B {
-      const char* name;
-      double v;
-      const char* text;
-    } bs[] = {{"data_wait", w.data_wait, "data_wait: GPU idle waiting for the input pipeline / DataLoader"},
-              {"host_gap", w.host_gap, "host_gap: GPU idle between kernel launches, launch-bound host overhead"},
-              {"comm_excess", w.comm_excess, "comm_excess: exposed communication collectives"},
-              {"memory_headroom", w.memory_headroom, "memory_headroom: unused HBM memory, batch could grow"},
-              {"precision_path", w.precision_path, "precision_path: fp32 SIMT GEMM kernels, tensor cores unused"},
-              {"kernel_shape", w.kernel_shape, "kernel_shape: small GEMM grids, low occupancy kernels"}};
-    for (const auto& b : bs)
-      if (!unobs(b.name) && b.v > 0) s.push_back(b.text);
+    // The query text per waste bucket (useful_gpu and unattributed are not symptoms).
+    const std::pair<const char*, const char*> symptom_of[] = {
+        {"data_wait", "data_wait: GPU idle waiting for the input pipeline / DataLoader"},
+        {"host_gap", "host_gap: GPU idle between kernel launches, launch-bound host overhead"},
+        {"comm_excess", "comm_excess: exposed communication collectives"},
+        {"memory_headroom", "memory_headroom: unused HBM memory, batch could grow"},
+        {"precision_path", "precision_path: fp32 SIMT GEMM kernels, tensor cores unused"},
+        {"kernel_shape", "kernel_shape: small GEMM grids, low occupancy kernels"}};
+    for (const auto& [bucket, text] : symptom_of)
+      if (w.value_of(bucket).value_or(0.0) > 0) s.push_back(text);
   }
   return s;
 }

@@ -89,46 +89,13 @@ bool profiled(const RunMetrics& m) {
   return false;
 }
 
-std::string vendor_of(const RunMetrics& m) {
-  std::string g = m.gpu_name;
-  static const std::regex amd("(AMD|Instinct|Radeon|MI[0-9]{3}|gfx9)", std::regex::icase);
-  static const std::regex nv("(NVIDIA|GeForce|Tesla|H100|H200|A100|B200|L40)", std::regex::icase);
-  if (std::regex_search(g, amd) || m.versions.count("rocm") || m.versions.count("hip")) return "amd";
-  if (std::regex_search(g, nv) || m.versions.count("cuda_runtime") || m.versions.count("cuda")) return "nvidia";
-  return "";
-}
-
 Json budget_json(const WasteBudget& w) {
   Json j;
-  std::map<std::string, double> v = {{"useful_gpu", w.useful_gpu},
-                                     {"data_wait", w.data_wait},
-                                     {"host_gap", w.host_gap},
-                                     {"comm_excess", w.comm_excess},
-                                     {"memory_headroom", w.memory_headroom},
-                                     {"precision_path", w.precision_path},
-                                     {"kernel_shape", w.kernel_shape},
-                                     {"unattributed", w.unattributed}};
-  for (const auto& b : bucket_names()) {
-    bool unobs = std::find(w.unobserved.begin(), w.unobserved.end(), b) != w.unobserved.end();
-    j[b] = unobs ? Json(nullptr) : Json(round_to(v[b], 9));
-  }
+  for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
   j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
   j["unit"] = "seconds per step";
   j["unobserved"] = w.unobserved;
   return j;
-}
-
-std::optional<double> bucket_value(const WasteBudget& w, const std::string& b) {
-  if (std::find(w.unobserved.begin(), w.unobserved.end(), b) != w.unobserved.end()) return std::nullopt;
-  if (b == "useful_gpu") return w.useful_gpu;
-  if (b == "data_wait") return w.data_wait;
-  if (b == "host_gap") return w.host_gap;
-  if (b == "comm_excess") return w.comm_excess;
-  if (b == "memory_headroom") return w.memory_headroom;
-  if (b == "precision_path") return w.precision_path;
-  if (b == "kernel_shape") return w.kernel_shape;
-  if (b == "unattributed") return w.unattributed;
-  return std::nullopt;
 }
 
 bool has_budget(const RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
@@ -337,7 +304,7 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     deltas.push_back(delta_row("hbm_peak_gb", "GB", "lower", B.hbm_peak_gb, A.hbm_peak_gb, 3));
   for (const auto& b : bucket_names())
     deltas.push_back(delta_row("waste." + b, "s/step", b == "useful_gpu" ? "neutral" : "lower",
-                               bucket_value(B.waste_budget, b), bucket_value(A.waste_budget, b), 6));
+                               B.waste_budget.value_of(b), A.waste_budget.value_of(b), 6));
   rep["metric_deltas"] = deltas;
   rep["waste_budget_before"] = has_budget(B) ? budget_json(B.waste_budget) : Json(nullptr);
   rep["waste_budget_before_source"] = !has_budget(B)               ? Json(nullptr)

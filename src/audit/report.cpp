@@ -2,17 +2,20 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <sstream>
 
+#include "analysis/run_metrics.h"
 #include "core/io.h"
 
 namespace goblin::audit {
 
 namespace {
 
-const char* kBuckets[] = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
-                          "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
-const char* kColors[] = {"#4caf50", "#ff9800", "#f44336", "#9c27b0", "#607d8b", "#2196f3", "#795548", "#bdbdbd"};
+// One colour per waste bucket, in WasteBudget::kBuckets order.
+constexpr const char* kColors[] = {"#4caf50", "#ff9800", "#f44336", "#9c27b0",
+                                   "#607d8b", "#2196f3", "#795548", "#bdbdbd"};
+static_assert(std::size(kColors) == WasteBudget::kBuckets.size());
 
 std::string fmt(double v, int d) {
   char b[64];
@@ -206,8 +209,8 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
   for (const Json* b : {&before, &after})
     if (b->is_object()) {
       double t = 0;
-      for (const char* k : kBuckets)
-        if ((*b)[k].is_number()) t += (*b)[k].get<double>();
+      for (const auto& k : WasteBudget::kBuckets)
+        if ((*b)[k.name].is_number()) t += (*b)[k.name].get<double>();
       mx = std::max(mx, t);
     }
   std::ostringstream os;
@@ -230,13 +233,14 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
       continue;
     }
     double x = left, total = 0;
-    for (int k = 0; k < 8; ++k) {
-      const Json& v = (*b)[kBuckets[k]];
+    for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) {
+      const char* name = WasteBudget::kBuckets[k].name;
+      const Json& v = (*b)[name];
       if (!v.is_number() || v.get<double>() <= 0) continue;
       double w = v.get<double>() * scale;
       total += v.get<double>();
       os << "<rect x=\"" << fmt(x, 1) << "\" y=\"" << y << "\" width=\"" << fmt(std::max(w, 0.5), 1) << "\" height=\""
-         << barH << "\" fill=\"" << kColors[k] << "\"><title>" << kBuckets[k] << ": " << fmt(v.get<double>() * 1e3, 2)
+         << barH << "\" fill=\"" << kColors[k] << "\"><title>" << name << ": " << fmt(v.get<double>() * 1e3, 2)
          << " ms/step</title></rect>\n";
       if (w > 60)
         os << "<text x=\"" << fmt(x + 4, 1) << "\" y=\"" << y + barH / 2 + 4 << "\" style=\"fill:#fff\">"
@@ -248,10 +252,10 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
     ++i;
   }
   int ly = top + 2 * (barH + gap) - 10;
-  for (int k = 0; k < 8; ++k) {
-    int lx = left + (k % 4) * 165, yy = ly + (k / 4) * 20;
+  for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) {
+    const int lx = left + static_cast<int>(k % 4) * 165, yy = ly + static_cast<int>(k / 4) * 20;
     os << "<rect x=\"" << lx << "\" y=\"" << yy - 10 << "\" width=\"12\" height=\"12\" fill=\"" << kColors[k]
-       << "\"/><text x=\"" << lx + 16 << "\" y=\"" << yy << "\">" << kBuckets[k] << "</text>\n";
+       << "\"/><text x=\"" << lx + 16 << "\" y=\"" << yy << "\">" << WasteBudget::kBuckets[k].name << "</text>\n";
   }
   os << "</svg>";
   return os.str();

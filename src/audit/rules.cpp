@@ -15,8 +15,11 @@
 namespace goblin::audit {
 
 const std::vector<std::string>& bucket_names() {
-  static const std::vector<std::string> k = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
-                                             "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (const auto& b : WasteBudget::kBuckets) v.emplace_back(b.name);
+    return v;
+  }();
   return k;
 }
 
@@ -322,40 +325,32 @@ static std::string arch_from_name(const std::string& gpu) {
   return "";
 }
 
+std::string vendor_of(const RunMetrics& m) {
+  static const std::regex amd("(AMD|Instinct|Radeon|MI[0-9]{3}|gfx[0-9])", std::regex::icase);
+  static const std::regex nv("(NVIDIA|GeForce|Tesla|H100|H200|A100|B200|L40)", std::regex::icase);
+  if (std::regex_search(m.gpu_name, nv)) return "nvidia";
+  if (std::regex_search(m.gpu_name, amd)) return "amd";
+  if (m.versions.count("rocm") || m.versions.count("hip")) return "amd";
+  if (m.versions.count("cuda") || m.versions.count("cuda_runtime") || m.versions.count("cuda_driver")) return "nvidia";
+  return "";
+}
+
 Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hint) {
   Evidence ev;
   ev.vendor = vendor_hint;
   if (!m) return ev;
   ev.have_metrics = true;
   ev.versions = m->versions;
-  std::string g = ascii_lower(m->gpu_name);
-  if (ev.vendor.empty()) {
-    if (g.find("nvidia") != std::string::npos || g.find("h100") != std::string::npos ||
-        g.find("a100") != std::string::npos)
-      ev.vendor = "nvidia";
-    else if (g.find("amd") != std::string::npos || g.find("instinct") != std::string::npos ||
-             g.find("mi3") != std::string::npos || g.find("gfx") != std::string::npos)
-      ev.vendor = "amd";
-    else if (m->versions.count("rocm") || m->versions.count("hip"))
-      ev.vendor = "amd";
-    else if (m->versions.count("cuda") || m->versions.count("cuda_runtime") || m->versions.count("cuda_driver"))
-      ev.vendor = "nvidia";
-  }
+  if (ev.vendor.empty()) ev.vendor = vendor_of(*m);
   ev.arch = m->versions.count("arch") ? m->versions.at("arch") : arch_from_name(m->gpu_name);
   ev.step_time_s = m->step_time_s;
   ev.metrics["gpu_util_pct"] = m->gpu_util_pct;
   if (m->step_time_s > 0) {
     const WasteBudget& w = m->waste_budget;
-    std::map<std::string, double> b = {{"useful_gpu", w.useful_gpu},
-                                       {"data_wait", w.data_wait},
-                                       {"host_gap", w.host_gap},
-                                       {"comm_excess", w.comm_excess},
-                                       {"memory_headroom", w.memory_headroom},
-                                       {"precision_path", w.precision_path},
-                                       {"kernel_shape", w.kernel_shape},
-                                       {"unattributed", w.unattributed}};
-    for (const auto& [k, v] : b) {
-      if (std::find(w.unobserved.begin(), w.unobserved.end(), k) != w.unobserved.end()) continue;
+    for (const auto& bucket : WasteBudget::kBuckets) {
+      if (!w.observed(bucket.name)) continue;
+      const std::string k = bucket.name;
+      const double v = w.*bucket.field;
       ev.bucket_s[k] = v;
       ev.metrics["bucket_s." + k] = v;
       ev.metrics["bucket_share." + k] = v / m->step_time_s;

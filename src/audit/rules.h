@@ -75,6 +75,9 @@ struct Evidence {
 };
 const std::vector<std::string>& bucket_names();
 Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hint = "");
+// "amd" | "nvidia" | "" for the GPU a run's metrics were measured on: the GPU name first, then
+// the runtime versions the trace recorded (rocm/hip, cuda/cuda_runtime/cuda_driver).
+std::string vendor_of(const RunMetrics& m);
 
 struct RuleEval {
   const Rule* rule = nullptr;

@@ -98,8 +98,7 @@ RunMetrics bench_to_run_metrics(const Json& b) {
         "gpu_util_pct: " + b.value("gpu_util_note", std::string("unobserved: no GPU telemetry in these runs")) +
         " (0 here means not observed)");
   }
-  m.waste_budget.unobserved = {"useful_gpu",      "data_wait",      "host_gap",     "comm_excess",
-                               "memory_headroom", "precision_path", "kernel_shape", "unattributed"};
+  m.waste_budget.mark_all_unobserved();
   return m;
 }
 
