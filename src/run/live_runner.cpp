@@ -45,21 +45,42 @@ Result<std::string> LiveRunner::materialise(const audit::WorkloadConfig& config,
   return path;
 }
 
-Result<RunMetrics> LiveRunner::profile(const audit::WorkloadConfig& config) {
-  auto file = materialise(config, "profiled_config");
+Result<LiveRunner::Prepared> LiveRunner::prepare(const audit::WorkloadConfig& config, const std::string& tag) {
+  auto file = materialise(config, tag);
   if (!file) return file.error();
   files_.push_back(*file);
   auto w = resolve_workload(*file, opt_.workload_flag);
   if (!w) return w.error();
+  return Prepared{*file, *w};
+}
+
+void LiveRunner::apply_bench_options(WorkloadSpec& side) const {
+  side.steps = opt_.bench_steps;
+  side.warmup = opt_.bench_warmup;
+  side.timeout_s = opt_.timeout_s;
+}
+
+BenchRequest LiveRunner::bench_request(const std::string& work_dir) const {
+  BenchRequest req;
+  req.repeats = opt_.repeats;
+  req.use_cache = opt_.use_cache;
+  req.require_gpu = opt_.require_gpu;
+  req.work_dir = work_dir;
+  return req;
+}
+
+Result<RunMetrics> LiveRunner::profile(const audit::WorkloadConfig& config) {
+  auto p = prepare(config, "profiled_config");
+  if (!p) return p.error();
   ProfileRequest req;
-  req.workload = *w;
+  req.workload = p->workload;
   req.workload.steps = opt_.profile_steps;
   req.workload.warmup = opt_.profile_warmup;
   req.workload.timeout_s = opt_.timeout_s;
   req.run_dir = opt_.out_dir + "/live/profile-" + std::to_string(++n_);
   req.require_gpu = opt_.require_gpu;
   auto po = profile_workload(req);
-  log_.push_back(Json{{"call", "profile"}, {"config_file", *file}, {"run", po.run}});
+  log_.push_back(Json{{"call", "profile"}, {"config_file", p->file}, {"run", po.run}});
   if (po.error) return *po.error;
   auto m = audit::load_metrics_file(req.run_dir + "/metrics.json");
   if (!m) return m.error();
@@ -103,22 +124,13 @@ RunMetrics bench_to_run_metrics(const Json& b) {
 }
 
 Result<RunMetrics> LiveRunner::bench(const audit::WorkloadConfig& config) {
-  auto file = materialise(config, "bench_config_" + std::to_string(n_ + 1));
-  if (!file) return file.error();
-  files_.push_back(*file);
-  auto w = resolve_workload(*file, opt_.workload_flag);
-  if (!w) return w.error();
-  BenchRequest req;
-  req.a = *w;
-  req.a.steps = opt_.bench_steps;
-  req.a.warmup = opt_.bench_warmup;
-  req.a.timeout_s = opt_.timeout_s;
-  req.repeats = opt_.repeats;
-  req.use_cache = opt_.use_cache;
-  req.require_gpu = opt_.require_gpu;
-  req.work_dir = opt_.out_dir + "/live/bench-" + std::to_string(++n_);
+  auto p = prepare(config, "bench_config_" + std::to_string(n_ + 1));
+  if (!p) return p.error();
+  BenchRequest req = bench_request(opt_.out_dir + "/live/bench-" + std::to_string(++n_));
+  req.a = p->workload;
+  apply_bench_options(req.a);
   auto bo = bench_workloads(req);
-  log_.push_back(Json{{"call", "bench"}, {"config_file", *file}, {"bench", bo.result}});
+  log_.push_back(Json{{"call", "bench"}, {"config_file", p->file}, {"bench", bo.result}});
   if (bo.error) return *bo.error;
   return bench_to_run_metrics(bo.result);
 }
@@ -139,30 +151,18 @@ audit::SideSamples bench_side_samples(const Json& bench, const std::string& side
 Result<audit::PairBench> LiveRunner::bench_pair(const audit::WorkloadConfig& before,
                                                 const audit::WorkloadConfig& after) {
   int n = ++n_;
-  auto fa = materialise(before, "bench_before_" + std::to_string(n));
-  if (!fa) return fa.error();
-  auto fb = materialise(after, "bench_after_" + std::to_string(n));
-  if (!fb) return fb.error();
-  files_.push_back(*fa);
-  files_.push_back(*fb);
-  auto wa = resolve_workload(*fa, opt_.workload_flag);
-  if (!wa) return wa.error();
-  auto wb = resolve_workload(*fb, opt_.workload_flag);
-  if (!wb) return wb.error();
-  BenchRequest req;
-  req.a = *wa;
-  req.b = *wb;
-  for (WorkloadSpec* w : {&req.a, &*req.b}) {
-    w->steps = opt_.bench_steps;
-    w->warmup = opt_.bench_warmup;
-    w->timeout_s = opt_.timeout_s;
-  }
-  req.repeats = opt_.repeats;
-  req.use_cache = opt_.use_cache;
-  req.require_gpu = opt_.require_gpu;
-  req.work_dir = opt_.out_dir + "/live/bench-pair-" + std::to_string(n);
+  auto pa = prepare(before, "bench_before_" + std::to_string(n));
+  if (!pa) return pa.error();
+  auto pb = prepare(after, "bench_after_" + std::to_string(n));
+  if (!pb) return pb.error();
+  BenchRequest req = bench_request(opt_.out_dir + "/live/bench-pair-" + std::to_string(n));
+  req.a = pa->workload;
+  req.b = pb->workload;
+  apply_bench_options(req.a);
+  apply_bench_options(*req.b);
   auto bo = bench_workloads(req);
-  log_.push_back(Json{{"call", "bench_pair"}, {"config_files", Json::array({*fa, *fb})}, {"bench", bo.result}});
+  log_.push_back(
+      Json{{"call", "bench_pair"}, {"config_files", Json::array({pa->file, pb->file})}, {"bench", bo.result}});
   if (bo.error) return *bo.error;
   const Json& r = bo.result;
   audit::PairBench p;

@@ -9,6 +9,7 @@
 #include "audit/runner.h"
 #include "core/json.h"
 #include "run/live.h"
+#include "run/runners.h"
 
 namespace goblin::run {
 
@@ -39,6 +40,16 @@ class LiveRunner : public audit::Runner {
 
  private:
   Result<std::string> materialise(const audit::WorkloadConfig& config, const std::string& tag);
+  // A config ready to run: materialised as OUT/live/<tag>.<ext> (recorded in files_) and resolved
+  // to the workload that runs it.
+  struct Prepared {
+    std::string file;
+    WorkloadSpec workload;
+  };
+  Result<Prepared> prepare(const audit::WorkloadConfig& config, const std::string& tag);
+  // The bench settings every bench call shares (steps, warm-up, timeout per side; repeats, cache).
+  void apply_bench_options(WorkloadSpec& side) const;
+  BenchRequest bench_request(const std::string& work_dir) const;
   LiveRunnerOptions opt_;
   Json log_ = Json::array();
   std::vector<std::string> files_;
