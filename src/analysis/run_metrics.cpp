@@ -10,18 +10,13 @@
 #include "analysis/breakdown.h"
 #include "analysis/steps.h"
 #include "analysis/taxonomy.h"
+#include "core/text.h"
 #include "hw/flop_count.h"
 #include "hw/gpu_specs.h"
 
 namespace goblin {
 
 namespace {
-
-std::string fmt_num(double v, int prec) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", prec, v);
-  return b;
-}
 
 // MFU over the steps the per-step figures use (see run_metrics.h and docs/metrics.md § MFU).
 void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, RunMetrics& m) {
@@ -87,23 +82,23 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   std::string path_key = peak_key_for(dtype, tensor);
   auto train_peak = g.peak_tflops(train_key);
   auto path_peak = path_key.empty() ? std::nullopt : g.peak_tflops(path_key);
-  std::string flops_txt = fmt_num(fps, 6) + " FLOP/step (" + std::to_string(all.ops_counted) +
+  std::string flops_txt = format_sig(fps, 6) + " FLOP/step (" + std::to_string(all.ops_counted) +
                           " GEMM/attention/conv op instances over " + std::to_string(windows.size()) +
-                          " step(s), forward and backward as executed; " + fmt_num(100 * dshare, 4) + "% " + dtype +
+                          " step(s), forward and backward as executed; " + format_sig(100 * dshare, 4) + "% " + dtype +
                           ")";
-  std::string step_txt = "step_time_s " + fmt_num(m.step_time_s, 6) + " s";
+  std::string step_txt = "step_time_s " + format_sig(m.step_time_s, 6) + " s";
   m.mfu_basis = "mfu_pct = flops_per_step / (step_time_s x dense peak); " + flops_txt + "; " + step_txt;
   if (train_peak && *train_peak > 0) {
     m.mfu_pct = 100.0 * fps / (m.step_time_s * *train_peak * 1e12);
     m.mfu_basis +=
-        "; mfu_pct peak: " + g.id + " dense " + train_key + " tensor " + fmt_num(*train_peak, 6) + " TFLOPS" +
+        "; mfu_pct peak: " + g.id + " dense " + train_key + " tensor " + format_sig(*train_peak, 6) + " TFLOPS" +
         (train_key != dtype ? " (the GPU's mixed-precision training peak; this run computes in " + dtype + ")" : "");
   } else {
     m.warnings.push_back("mfu_pct unobserved: " + g.id + " has no known dense " + train_key + " peak");
   }
   if (path_peak && *path_peak > 0) {
     m.mfu_dtype_path_pct = 100.0 * fps / (m.step_time_s * *path_peak * 1e12);
-    m.mfu_basis += "; mfu_dtype_path_pct peak: " + g.id + " dense " + path_key + " " + fmt_num(*path_peak, 6) +
+    m.mfu_basis += "; mfu_dtype_path_pct peak: " + g.id + " dense " + path_key + " " + format_sig(*path_peak, 6) +
                    " TFLOPS" +
                    ((dtype == "fp32") ? (tensor ? " (fp32 GEMMs ran on tensor cores: TF32)"
                                                 : " (fp32 GEMMs ran on the SIMT path: non-tensor fp32)")

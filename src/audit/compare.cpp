@@ -9,6 +9,7 @@
 
 #include "audit/metrics_io.h"
 #include "core/io.h"
+#include "core/text.h"
 
 namespace goblin::audit {
 
@@ -39,14 +40,8 @@ Result<Json> parse_json_file(const std::string& path) {
 
 Json num_or_null(std::optional<double> v, int digits) { return v ? Json(round_to(*v, digits)) : Json(nullptr); }
 
-std::string fmt(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-
 std::string fmt_thousands(double v) {
-  std::string s = fmt(v, 0);
+  std::string s = format_fixed(v, 0);
   std::string out;
   int n = 0;
   for (auto it = s.rbegin(); it != s.rend(); ++it) {
@@ -406,19 +401,21 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     held_note = "the actual speedup could not be measured";
   } else if (*actual < *plo) {
     held = "missed";
-    held_note = "actual " + fmt(*actual, 2) + "x is below the predicted " + fmt(*plo, 2) + "-" + fmt(*phi, 2) + "x";
+    held_note = "actual " + format_fixed(*actual, 2) + "x is below the predicted " + format_fixed(*plo, 2) + "-" +
+                format_fixed(*phi, 2) + "x";
   } else if (*actual > *phi) {
     held = "exceeded";
-    held_note =
-        "actual " + fmt(*actual, 2) + "x is above the predicted " + fmt(*plo, 2) + "-" + fmt(*phi, 2) + "x (exceeded)";
+    held_note = "actual " + format_fixed(*actual, 2) + "x is above the predicted " + format_fixed(*plo, 2) + "-" +
+                format_fixed(*phi, 2) + "x (exceeded)";
   } else {
     held = "held";
-    held_note = "actual " + fmt(*actual, 2) + "x is within the predicted " + fmt(*plo, 2) + "-" + fmt(*phi, 2) + "x";
+    held_note = "actual " + format_fixed(*actual, 2) + "x is within the predicted " + format_fixed(*plo, 2) + "-" +
+                format_fixed(*phi, 2) + "x";
   }
   if (plo && phi && sd["ci_low"].is_number()) {
     double cl = sd["ci_low"].get<double>(), ch = sd["ci_high"].get<double>();
     bool overlaps = cl <= *phi && ch >= *plo;
-    held_note += "; the actual's 95 % interval [" + fmt(cl, 2) + ", " + fmt(ch, 2) + "] " +
+    held_note += "; the actual's 95 % interval [" + format_fixed(cl, 2) + ", " + format_fixed(ch, 2) + "] " +
                  (overlaps ? "overlaps" : "does not overlap") + " the predicted range";
   }
   rep["prediction_held"] = held;
@@ -579,7 +576,7 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   }
   if (auto c = pj("evidence_coverage"); c && *c < 0.5)
     add_finding(findings, "evidence.low_coverage", "warning", "Low evidence coverage",
-                "evidence_coverage " + fmt(*c, 2) +
+                "evidence_coverage " + format_fixed(*c, 2) +
                     ": most evidence the applied rules rely on was not measured, so confidence is low" +
                     (*c == 0 ? " (0: no metrics were given to the patch)" : ""),
                 "");
@@ -609,8 +606,8 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
                                     {"within_10pct", within}};
     if (!within)
       add_finding(findings, "measurement.profiler_perturbation", "warning", "The profiler perturbs this workload",
-                  "the profiled step took " + fmt(prof * 1e3, 1) + " ms against " + fmt(plain * 1e3, 1) +
-                      " ms unprofiled (" + (pct > 0 ? "+" : "") + fmt(pct, 1) +
+                  "the profiled step took " + format_fixed(prof * 1e3, 1) + " ms against " +
+                      format_fixed(plain * 1e3, 1) + " ms unprofiled (" + (pct > 0 ? "+" : "") + format_fixed(pct, 1) +
                       " %): the profile's waste budget describes a slowed-down run, so treat its bucket sizes as "
                       "relative; the speedup comes from the unprofiled benches",
                   prof_cite);
@@ -665,26 +662,27 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   sl << ": ";
   if (actual) {
     if (significant && !*significant)
-      sl << "no significant change, " << fmt(*actual, 2) << "x";
+      sl << "no significant change, " << format_fixed(*actual, 2) << "x";
     else if (*actual < 1.0)
-      sl << fmt(*actual, 2) << "x (slower)";
+      sl << format_fixed(*actual, 2) << "x (slower)";
     else
-      sl << fmt(*actual, 2) << "x faster";
+      sl << format_fixed(*actual, 2) << "x faster";
     if (use_tps)
       sl << " (" << fmt_thousands(*B.tokens_per_sec) << " -> " << fmt_thousands(*A.tokens_per_sec) << " tokens/s)";
     else
-      sl << " (step " << fmt(B.step_time_s * 1e3, 1) << " -> " << fmt(A.step_time_s * 1e3, 1) << " ms)";
+      sl << " (step " << format_fixed(B.step_time_s * 1e3, 1) << " -> " << format_fixed(A.step_time_s * 1e3, 1)
+         << " ms)";
     if (sd["ci_low"].is_number())
-      sl << " [95% CI " << fmt(sd["ci_low"].get<double>(), 2) << "-" << fmt(sd["ci_high"].get<double>(), 2)
-         << (significant && !*significant ? ", includes 1.0]" : "]");
+      sl << " [95% CI " << format_fixed(sd["ci_low"].get<double>(), 2) << "-"
+         << format_fixed(sd["ci_high"].get<double>(), 2) << (significant && !*significant ? ", includes 1.0]" : "]");
   } else {
     sl << "speedup not measured";
   }
   if (plo && phi)
-    sl << "; predicted " << fmt(*plo, 2) << "-" << fmt(*phi, 2) << "x, prediction " << held;
+    sl << "; predicted " << format_fixed(*plo, 2) << "-" << format_fixed(*phi, 2) << "x, prediction " << held;
   else
     sl << "; no prediction";
-  if (conf) sl << "; confidence " << fmt(*conf, 2);
+  if (conf) sl << "; confidence " << format_fixed(*conf, 2);
   if (!not_measured.empty() || !extra.empty()) sl << " (measured run differs from the patch: see notes)";
   rep["summary_line"] = sl.str();
   rep["inputs"] = {

@@ -7,6 +7,7 @@
 
 #include "analysis/run_metrics.h"
 #include "core/io.h"
+#include "core/text.h"
 
 namespace goblin::audit {
 
@@ -17,27 +18,22 @@ constexpr const char* kColors[] = {"#4caf50", "#ff9800", "#f44336", "#9c27b0",
                                    "#607d8b", "#2196f3", "#795548", "#bdbdbd"};
 static_assert(std::size(kColors) == WasteBudget::kBuckets.size());
 
-std::string fmt(double v, int d) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", d, v);
-  return b;
-}
-
 std::string s_of(const Json& j, int d = 3) {
   if (j.is_null()) return "n/a";
   if (j.is_string()) return j.get<std::string>();
-  if (j.is_number_float()) return fmt(j.get<double>(), d);
+  if (j.is_number_float()) return format_fixed(j.get<double>(), d);
   return j.dump();
 }
 
-std::string x_of(const Json& j) { return j.is_number() ? fmt(j.get<double>(), 2) + "x" : "n/a"; }
+std::string x_of(const Json& j) { return j.is_number() ? format_fixed(j.get<double>(), 2) + "x" : "n/a"; }
 
 std::string speedup_block(const Json& r) {
   std::ostringstream os;
   const Json& d = r["speedup_actual_detail"];
   os << "actual " << x_of(r["speedup_actual"]);
   if (d.contains("ci_low") && d["ci_low"].is_number())
-    os << " (95% CI " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2) << ")";
+    os << " (95% CI " << format_fixed(d["ci_low"].get<double>(), 2) << "-"
+       << format_fixed(d["ci_high"].get<double>(), 2) << ")";
   os << " from " << s_of(d["basis"]);
   if (d.contains("interleaved") && d["interleaved"].is_boolean())
     os << (d["interleaved"].get<bool>() ? ", runs interleaved" : ", runs in blocks")
@@ -57,7 +53,7 @@ std::string delta_cell(const Json& row, const char* k, int digits) {
   const Json& v = row[k];
   if (!v.is_number()) return "n/a";
   bool pct = std::string(k) == "pct";
-  return fmt(v.get<double>() * (!pct && in_seconds(row) ? 1e3 : 1.0), digits);
+  return format_fixed(v.get<double>() * (!pct && in_seconds(row) ? 1e3 : 1.0), digits);
 }
 
 std::string unit_label(const Json& row) {
@@ -71,9 +67,9 @@ std::string scale_unit(const Json& row, const Json& v) {
   std::string u = row.value("unit", "");
   if (!v.is_number()) return "n/a";
   double x = v.get<double>();
-  if (u == "s" || u == "s/step") return fmt(x * 1e3, 2) + " ms";
-  if (u == "tokens/s") return fmt(x, 0);
-  return fmt(x, 2) + (u == "%" ? " %" : " " + u);
+  if (u == "s" || u == "s/step") return format_fixed(x * 1e3, 2) + " ms";
+  if (u == "tokens/s") return format_fixed(x, 0);
+  return format_fixed(x, 2) + (u == "%" ? " %" : " " + u);
 }
 
 }  // namespace
@@ -108,8 +104,9 @@ static std::string perturbation_line(const Json& r) {
   if (!r.contains("profiler_perturbation") || !r["profiler_perturbation"].is_object()) return "";
   const Json& p = r["profiler_perturbation"];
   const double pct = p.value("pct", 0.0);
-  return "profiled step " + fmt(p.value("profiled_step_s", 0.0) * 1e3, 1) + " ms vs unprofiled " +
-         fmt(p.value("unprofiled_step_s", 0.0) * 1e3, 1) + " ms (" + (pct > 0 ? "+" : "") + fmt(pct, 1) + " %, " +
+  return "profiled step " + format_fixed(p.value("profiled_step_s", 0.0) * 1e3, 1) + " ms vs unprofiled " +
+         format_fixed(p.value("unprofiled_step_s", 0.0) * 1e3, 1) + " ms (" + (pct > 0 ? "+" : "") +
+         format_fixed(pct, 1) + " %, " +
          (p.value("within_10pct", false) ? "within 10 %" : "over 10 %: the profile's buckets are relative") + ")";
 }
 
@@ -127,7 +124,7 @@ std::string report_text(const Json& r) {
   for (const auto& row : r["metric_deltas"]) {
     if (row["before"].is_null() && row["after"].is_null()) continue;
     char b[256];
-    std::string pct = row["pct"].is_number() ? fmt(row["pct"].get<double>(), 1) + " %" : "";
+    std::string pct = row["pct"].is_number() ? format_fixed(row["pct"].get<double>(), 1) + " %" : "";
     std::snprintf(b, sizeof b, "  %-24s %-15s %-15s %s\n", row.value("metric", "").c_str(),
                   scale_unit(row, row["before"]).c_str(), scale_unit(row, row["after"]).c_str(), pct.c_str());
     os << b;
@@ -157,8 +154,8 @@ std::string report_markdown(const Json& r) {
   const Json& d = r["speedup_actual_detail"];
   os << "| actual | " << x_of(r["speedup_actual"]) << " (" << s_of(d["basis"]) << ") |\n";
   if (d["ci_low"].is_number())
-    os << "| actual 95% CI | " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2) << " ("
-       << s_of(d["ci_method"]) << ") |\n";
+    os << "| actual 95% CI | " << format_fixed(d["ci_low"].get<double>(), 2) << "-"
+       << format_fixed(d["ci_high"].get<double>(), 2) << " (" << s_of(d["ci_method"]) << ") |\n";
   if (d.contains("run_order_note") && d["run_order_note"].is_string())
     os << "| run order | " << (d["run_order"].is_string() ? d["run_order"].get<std::string>() + ": " : std::string())
        << d["run_order_note"].get<std::string>() << " |\n";
@@ -239,16 +236,16 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
       if (!v.is_number() || v.get<double>() <= 0) continue;
       double w = v.get<double>() * scale;
       total += v.get<double>();
-      os << "<rect x=\"" << fmt(x, 1) << "\" y=\"" << y << "\" width=\"" << fmt(std::max(w, 0.5), 1) << "\" height=\""
-         << barH << "\" fill=\"" << kColors[k] << "\"><title>" << name << ": " << fmt(v.get<double>() * 1e3, 2)
-         << " ms/step</title></rect>\n";
+      os << "<rect x=\"" << format_fixed(x, 1) << "\" y=\"" << y << "\" width=\"" << format_fixed(std::max(w, 0.5), 1)
+         << "\" height=\"" << barH << "\" fill=\"" << kColors[k] << "\"><title>" << name << ": "
+         << format_fixed(v.get<double>() * 1e3, 2) << " ms/step</title></rect>\n";
       if (w > 60)
-        os << "<text x=\"" << fmt(x + 4, 1) << "\" y=\"" << y + barH / 2 + 4 << "\" style=\"fill:#fff\">"
-           << fmt(v.get<double>() * 1e3, 1) << " ms</text>\n";
+        os << "<text x=\"" << format_fixed(x + 4, 1) << "\" y=\"" << y + barH / 2 + 4 << "\" style=\"fill:#fff\">"
+           << format_fixed(v.get<double>() * 1e3, 1) << " ms</text>\n";
       x += w;
     }
-    os << "<text x=\"" << fmt(x + 6, 1) << "\" y=\"" << y + barH / 2 + 4 << "\">" << fmt(total * 1e3, 1)
-       << " ms/step</text>\n";
+    os << "<text x=\"" << format_fixed(x + 6, 1) << "\" y=\"" << y + barH / 2 + 4 << "\">"
+       << format_fixed(total * 1e3, 1) << " ms/step</text>\n";
     ++i;
   }
   int ly = top + 2 * (barH + gap) - 10;
@@ -290,7 +287,8 @@ std::string report_html(const Json& r) {
   os << "<div class=\"card\"><div class=\"l\">actual speedup</div><div class=\"v\">"
      << html_escape(x_of(r["speedup_actual"])) << "</div><div class=\"l\">" << e(d["basis"]);
   if (d["ci_low"].is_number())
-    os << "<br>95% CI " << fmt(d["ci_low"].get<double>(), 2) << "-" << fmt(d["ci_high"].get<double>(), 2);
+    os << "<br>95% CI " << format_fixed(d["ci_low"].get<double>(), 2) << "-"
+       << format_fixed(d["ci_high"].get<double>(), 2);
   if (d.contains("interleaved") && d["interleaved"].is_boolean())
     os << "<br>" << (d["interleaved"].get<bool>() ? "runs interleaved" : "runs in blocks")
        << (d["run_order"].is_string() ? " " + html_escape(d["run_order"].get<std::string>()) : std::string());
@@ -324,8 +322,9 @@ std::string report_html(const Json& r) {
         "(ms/step)</th><th>citation</th></tr>\n";
   for (const auto& x : r["rules"]) {
     const Json& est = x["estimated_recovery_seconds"];
-    std::string rec =
-        est.is_object() ? fmt(est.value("low", 0.0) * 1e3, 2) + " - " + fmt(est.value("high", 0.0) * 1e3, 2) : "n/a";
+    std::string rec = est.is_object() ? format_fixed(est.value("low", 0.0) * 1e3, 2) + " - " +
+                                            format_fixed(est.value("high", 0.0) * 1e3, 2)
+                                      : "n/a";
     std::string c = s_of(x["citation"]);
     os << "<tr><td><code>" << e(x["rule_id"]) << "</code></td><td>" << e(x["title"]) << "</td><td>"
        << e(x["targets_bucket"]) << "</td><td class=\"n\">" << rec << "</td><td><a href=\"" << html_escape(c) << "\">"

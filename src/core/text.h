@@ -2,6 +2,7 @@
 // rule data are ASCII where these are used).
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,19 @@
 namespace goblin {
 
 // `s` with A-Z turned into a-z; every other byte as it is.
+// Numbers as text for reports and messages: fixed decimals ("%.*f") and significant digits
+// ("%.*g"). One pair for every module instead of a local snprintf helper in each.
+inline std::string format_fixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+inline std::string format_sig(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", digits, v);
+  return b;
+}
+
 inline std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

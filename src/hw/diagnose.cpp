@@ -7,15 +7,11 @@
 #include <sstream>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin {
 
 namespace {
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
-}
 // Spec values are printed as stored (no rounding: 1978.9 must not become 1979).
 std::string spec_num(double v) {
   char b[64];
@@ -42,12 +38,12 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     Bottleneck b;
     b.category = "memory";
     b.severity = mem;
-    b.cause = "the memory system runs at " + fmt(mem) + "% of its peak" +
-              (c.dram_pct ? " (DRAM " + fmt(*c.dram_pct) + "%)" : "");
-    b.summary = "Memory throughput at " + fmt(mem) + "% of peak";
-    b.reasoning = mem >= R.high_pct ? "at or above the " + fmt(R.high_pct) +
+    b.cause = "the memory system runs at " + format_sig(mem, 4) + "% of its peak" +
+              (c.dram_pct ? " (DRAM " + format_sig(*c.dram_pct, 4) + "%)" : "");
+    b.summary = "Memory throughput at " + format_sig(mem, 4) + "% of peak";
+    b.reasoning = mem >= R.high_pct ? "at or above the " + format_sig(R.high_pct, 4) +
                                           "% speed-of-light threshold: time is set by bytes moved, so cut bytes"
-                                    : "below the " + fmt(R.high_pct) + "% threshold; a secondary limiter";
+                                    : "below the " + format_sig(R.high_pct, 4) + "% threshold; a secondary limiter";
     ev(R.memory_metrics.front(), "memory throughput, % of peak", b.evidence);
     for (auto& m : R.dram_metrics) ev(m, "DRAM throughput, % of peak", b.evidence);
     ev("dram__bytes_read.sum", "bytes read from DRAM", b.evidence);
@@ -64,11 +60,11 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     Bottleneck b;
     b.category = "compute";
     b.severity = sm;
-    b.cause = "the SM pipelines run at " + fmt(sm) + "% of peak";
-    b.summary = "Compute (SM) throughput at " + fmt(sm) + "% of peak";
-    b.reasoning = sm >= R.high_pct ? "at or above the " + fmt(R.high_pct) +
+    b.cause = "the SM pipelines run at " + format_sig(sm, 4) + "% of peak";
+    b.summary = "Compute (SM) throughput at " + format_sig(sm, 4) + "% of peak";
+    b.reasoning = sm >= R.high_pct ? "at or above the " + format_sig(R.high_pct, 4) +
                                          "% speed-of-light threshold: time is set by instructions issued"
-                                   : "below the " + fmt(R.high_pct) + "% threshold; a secondary limiter";
+                                   : "below the " + format_sig(R.high_pct, 4) + "% threshold; a secondary limiter";
     ev(R.compute_metrics.front(), "SM throughput, % of peak", b.evidence);
     ev("sm__inst_executed_pipe_tensor.sum", "tensor-pipe instructions", b.evidence);
     ev("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tensor pipe active, % of peak", b.evidence);
@@ -106,8 +102,8 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     if (c.waves) ev("launch__waves_per_multiprocessor", "waves per SM", b.evidence);
     if (grid > 0 && sms > 0 && grid < sms) {
       b.severity = 100.0 * (sms - grid) / sms;  // NCU LaunchConfiguration estimate
-      b.cause = "the grid has " + fmt(grid) + " blocks for " + std::to_string(sms) + " SMs";
-      b.summary = "Grid too small: " + fmt(b.severity) + "% of SMs idle";
+      b.cause = "the grid has " + format_sig(grid, 4) + " blocks for " + std::to_string(sms) + " SMs";
+      b.summary = "Grid too small: " + format_sig(b.severity, 4) + "% of SMs idle";
       ev("launch__grid_size", "blocks launched", b.evidence);
       b.fixes = {{"Launch at least one block per SM (smaller tiles, split-K, or batch several problems per launch)",
                   "idle SMs contribute nothing; NCU estimates (SMs - grid)/SMs speedup"}};
@@ -131,8 +127,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
                                 "launch__occupancy_limit_blocks", "launch__occupancy_limit_warps"})
             if (auto* v = k.get(m); v && *v < best) best = *v, limiter = m;
           b.severity = s;
-          b.cause = "theoretical occupancy " + fmt(theo) + "% (< " + fmt(R.occ_min_pct) + "%), limited by " + limiter;
-          b.summary = "Low occupancy: " + fmt(theo) + "% theoretical";
+          b.cause = "theoretical occupancy " + format_sig(theo, 4) + "% (< " + format_sig(R.occ_min_pct, 4) +
+                    "%), limited by " + limiter;
+          b.summary = "Low occupancy: " + format_sig(theo, 4) + "% theoretical";
           ev(limiter, "blocks per SM allowed by this resource", b.evidence);
           ev("launch__registers_per_thread", "registers per thread", b.evidence);
           ev("launch__shared_mem_per_block_allocated", "shared memory per block", b.evidence);
@@ -145,7 +142,8 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     }
     if (sm >= 0 && mem >= 0 && sm < R.latency_pct && mem < R.latency_pct && headroom > b.severity) {
       b.severity = headroom;
-      b.cause = "neither compute (" + fmt(sm) + "%) nor memory (" + fmt(mem) + "%) reaches " + fmt(R.latency_pct) + "%";
+      b.cause = "neither compute (" + format_sig(sm, 4) + "%) nor memory (" + format_sig(mem, 4) + "%) reaches " +
+                format_sig(R.latency_pct, 4) + "%";
       b.summary = "Latency-bound: the GPU is mostly waiting";
       ev("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (warps active)", b.evidence);
       ev("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "stalls on global memory", b.evidence);

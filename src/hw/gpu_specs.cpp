@@ -20,12 +20,6 @@ namespace {
 std::mutex g_db_mu;
 std::optional<Result<std::vector<GpuSpec>>> g_db;
 
-std::string fmt_num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
 std::string trim(std::string_view s) {
   size_t a = 0, b = s.size();
   while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
@@ -249,7 +243,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
     arch = "sm_" + std::to_string(dev.compute_major) + std::to_string(dev.compute_minor);
   std::string desc = "device '" + dev.name + "'" + (arch.empty() ? "" : " (" + arch + ")") +
                      (dev.num_sms > 0 ? ", " + std::to_string(dev.num_sms) + " CUs/SMs" : "") +
-                     (dev.total_memory_bytes > 0 ? ", " + fmt_num(dev.total_memory_bytes / 1e9) + " GB" : "");
+                     (dev.total_memory_bytes > 0 ? ", " + format_sig(dev.total_memory_bytes / 1e9, 10) + " GB" : "");
   if (arch.empty())
     return make_error(ErrorKind::NotFound,
                       "cannot identify " + desc +
@@ -514,7 +508,7 @@ Json gpu_spec_to_json(const GpuSpec& g) {
 
 namespace {
 std::string value_text(const SpecValue& v) {
-  if (v.value) return fmt_num(*v.value) + (v.unit.empty() ? "" : " " + v.unit);
+  if (v.value) return format_sig(*v.value, 10) + (v.unit.empty() ? "" : " " + v.unit);
   if (!v.text.empty()) return v.text;
   return "UNKNOWN (not found in a source)";
 }
@@ -527,7 +521,8 @@ std::string gpu_spec_cite(const GpuSpec& g) {
     std::string what = g.id + " peak " + k + " (dense, " + v.engine + ", " + v.accumulate + " accumulate)";
     out += what + ": " + value_text(v) + " <- " + v.citation() + "\n";
     if (v.sparse)
-      out += g.id + " peak " + k + " (sparse): " + fmt_num(*v.sparse) + " " + v.unit + " <- " + v.citation() + "\n";
+      out +=
+          g.id + " peak " + k + " (sparse): " + format_sig(*v.sparse, 10) + " " + v.unit + " <- " + v.citation() + "\n";
   }
   return out;
 }
@@ -546,7 +541,7 @@ std::string gpu_spec_human(const GpuSpec& g) {
   o << "  peak (dense; sparse in brackets)\n";
   for (const auto& [k, v] : g.peaks) {
     std::string val = value_text(v);
-    if (v.sparse) val += " [" + fmt_num(*v.sparse) + "]";
+    if (v.sparse) val += " [" + format_sig(*v.sparse, 10) + "]";
     char line[256];
     std::snprintf(line, sizeof line, "  %-20s %-24s %-7s %-6s acc%s\n", k.c_str(), val.c_str(), v.engine.c_str(),
                   v.accumulate.c_str(), v.verified ? "" : "  (unverified)");

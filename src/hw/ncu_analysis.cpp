@@ -7,15 +7,11 @@
 #include <regex>
 
 #include "core/data.h"
+#include "core/text.h"
 
 namespace goblin {
 
 namespace {
-std::string fmt(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
-}
 // rocprof counters can carry instance indexes ("TCC_EA0_RDREQ[3]") or a "_sum" suffix.
 std::string base_counter(const std::string& n) {
   static const std::regex idx(R"(\[\d+\]$)");
@@ -125,32 +121,35 @@ NcuClassification classify_ncu_kernel(const CounterKernel& k, const NcuRules& R)
   double sm = *c.compute_pct, mem = *c.memory_pct;
   if (sm >= R.high_pct || mem >= R.high_pct) {
     c.bound = sm >= mem ? "compute_bound" : "memory_bound";
-    c.reason = std::string(sm >= mem ? "compute" : "memory") + " throughput " + fmt(std::max(sm, mem)) +
-               "% >= " + fmt(R.high_pct) + "% of peak (NCU: high throughput; the " +
+    c.reason = std::string(sm >= mem ? "compute" : "memory") + " throughput " + format_sig(std::max(sm, mem), 4) +
+               "% >= " + format_sig(R.high_pct, 4) + "% of peak (NCU: high throughput; the " +
                (sm >= mem ? "SM pipelines" : "memory system") + " is the limiter)";
   } else if (sm < R.latency_pct && mem < R.latency_pct) {
     if (c.waves && *c.waves < R.small_grid_waves) {
       c.bound = "small_grid";
-      c.reason = "compute " + fmt(sm) + "% and memory " + fmt(mem) + "% both < " + fmt(R.latency_pct) + "% with " +
-                 fmt(*c.waves) + " waves per SM < " + fmt(R.small_grid_waves) +
-                 ": the grid is too small to fill the GPU";
+      c.reason = "compute " + format_sig(sm, 4) + "% and memory " + format_sig(mem, 4) + "% both < " +
+                 format_sig(R.latency_pct, 4) + "% with " + format_sig(*c.waves, 4) + " waves per SM < " +
+                 format_sig(R.small_grid_waves, 4) + ": the grid is too small to fill the GPU";
     } else {
       c.bound = "latency_bound";
-      c.reason = "compute " + fmt(sm) + "% and memory " + fmt(mem) + "% both < " + fmt(R.latency_pct) +
+      c.reason = "compute " + format_sig(sm, 4) + "% and memory " + format_sig(mem, 4) + "% both < " +
+                 format_sig(R.latency_pct, 4) +
                  "% of peak: neither unit is busy, so latency (stalls, dependencies, too few warps) limits it";
     }
   } else if (sm - mem >= R.gap_pts) {
     c.bound = "compute_bound";
-    c.reason = "compute " + fmt(sm) + "% exceeds memory " + fmt(mem) + "% by >= " + fmt(R.gap_pts) +
-               " points (both < " + fmt(R.high_pct) + "%): compute-bound, below peak";
+    c.reason = "compute " + format_sig(sm, 4) + "% exceeds memory " + format_sig(mem, 4) +
+               "% by >= " + format_sig(R.gap_pts, 4) + " points (both < " + format_sig(R.high_pct, 4) +
+               "%): compute-bound, below peak";
   } else if (mem - sm >= R.gap_pts) {
     c.bound = "memory_bound";
-    c.reason = "memory " + fmt(mem) + "% exceeds compute " + fmt(sm) + "% by >= " + fmt(R.gap_pts) +
-               " points (both < " + fmt(R.high_pct) + "%): memory-bound, below peak";
+    c.reason = "memory " + format_sig(mem, 4) + "% exceeds compute " + format_sig(sm, 4) +
+               "% by >= " + format_sig(R.gap_pts, 4) + " points (both < " + format_sig(R.high_pct, 4) +
+               "%): memory-bound, below peak";
   } else {
     c.bound = "latency_bound";
-    c.reason = "compute " + fmt(sm) + "% and memory " + fmt(mem) + "% are balanced and below " + fmt(R.high_pct) +
-               "%: latency limits both";
+    c.reason = "compute " + format_sig(sm, 4) + "% and memory " + format_sig(mem, 4) + "% are balanced and below " +
+               format_sig(R.high_pct, 4) + "%: latency limits both";
   }
   return c;
 }

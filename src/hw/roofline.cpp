@@ -19,12 +19,6 @@ double prod(const std::vector<int64_t>& v, size_t from = 0, size_t to = SIZE_MAX
   return p;
 }
 
-std::string fmt(double v, int prec = 3) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", prec, v);
-  return b;
-}
-
 bool truthy(const std::string& s) { return s == "True" || s == "true" || s == "1"; }
 
 // Attention ops: where query sits, its layout, and where is_causal sits in "Concrete Inputs".
@@ -156,7 +150,7 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
     c.kind = "gemm";
     c.flops = 2 * M * N * K;
     c.bytes = (M * K + K * N + M * N + (a ? elems(D[0]) : 0)) * c.dtype_bytes;
-    c.formula = "2*M*N*K, M=" + fmt(M, 10) + " N=" + fmt(N, 10) + " K=" + fmt(K, 10);
+    c.formula = "2*M*N*K, M=" + format_sig(M, 10) + " N=" + format_sig(N, 10) + " K=" + format_sig(K, 10);
     return c;
   }
   if (n == "aten::bmm" || n == "aten::baddbmm") {
@@ -167,7 +161,8 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
     c.kind = "gemm";
     c.flops = 2 * B * M * N * K;
     c.bytes = (B * M * K + B * K * N + B * M * N + (a ? elems(D[0]) : 0)) * c.dtype_bytes;
-    c.formula = "2*B*M*N*K, B=" + fmt(B, 10) + " M=" + fmt(M, 10) + " N=" + fmt(N, 10) + " K=" + fmt(K, 10);
+    c.formula = "2*B*M*N*K, B=" + format_sig(B, 10) + " M=" + format_sig(M, 10) + " N=" + format_sig(N, 10) +
+                " K=" + format_sig(K, 10);
     return c;
   }
   if (n == "aten::linear") {
@@ -178,7 +173,7 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
     c.kind = "gemm";
     c.flops = 2 * M * N * K;
     c.bytes = (M * K + N * K + M * N + (D.size() > 2 ? elems(D[2]) : 0)) * c.dtype_bytes;
-    c.formula = "2*M*N*K, M=" + fmt(M, 10) + " N=" + fmt(N, 10) + " K=" + fmt(K, 10);
+    c.formula = "2*M*N*K, M=" + format_sig(M, 10) + " N=" + format_sig(N, 10) + " K=" + format_sig(K, 10);
     return c;
   }
   if (n == "aten::matmul") {
@@ -201,7 +196,8 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
     c.kind = "gemm";
     c.flops = 2 * batch * M * N * K;
     c.bytes = (elems(D[0]) + elems(D[1]) + batch * M * N) * c.dtype_bytes;
-    c.formula = "2*batch*M*N*K, batch=" + fmt(batch, 10) + " M=" + fmt(M, 10) + " N=" + fmt(N, 10) + " K=" + fmt(K, 10);
+    c.formula = "2*batch*M*N*K, batch=" + format_sig(batch, 10) + " M=" + format_sig(M, 10) +
+                " N=" + format_sig(N, 10) + " K=" + format_sig(K, 10);
     return c;
   }
   if (const AttnOp* at = find_attn(n)) {
@@ -233,8 +229,8 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
       c.formula = "2*B*H*L*S*(E+Ev)";
     }
     c.formula += (causal ? " * 0.5 (causal)" : (causal_known ? "" : " (is_causal not recorded: assumed false)")) +
-                 std::string(", B=") + fmt(B, 10) + " H=" + fmt(H, 10) + " L=" + fmt(L, 10) + " S=" + fmt(S, 10) +
-                 " E=" + fmt(E, 10);
+                 std::string(", B=") + format_sig(B, 10) + " H=" + format_sig(H, 10) + " L=" + format_sig(L, 10) +
+                 " S=" + format_sig(S, 10) + " E=" + format_sig(E, 10);
     return c;
   }
   // Convolutions: (input, weight, bias, stride, padding, dilation, [transposed, output_padding,] groups)
@@ -283,8 +279,8 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
     c.kind = "conv";
     c.flops = 2 * N * Cout * out_sp * CinPerG * ker;
     c.bytes = (elems(X) + elems(W) + N * Cout * out_sp) * c.dtype_bytes;
-    c.formula = "2*N*Cout*outspatial*(Cin/groups)*kernel, N=" + fmt(N, 10) + " Cout=" + fmt(Cout, 10) +
-                " out=" + fmt(out_sp, 10) + " Cin/g=" + fmt(CinPerG, 10) + " k=" + fmt(ker, 10);
+    c.formula = "2*N*Cout*outspatial*(Cin/groups)*kernel, N=" + format_sig(N, 10) + " Cout=" + format_sig(Cout, 10) +
+                " out=" + format_sig(out_sp, 10) + " Cin/g=" + format_sig(CinPerG, 10) + " k=" + format_sig(ker, 10);
     return c;
   }
   return fail("unsupported op");
@@ -534,9 +530,11 @@ Json roofline_to_json(const RooflineReport& r) {
 
 std::string roofline_human(const RooflineReport& r, size_t top) {
   std::ostringstream o;
-  o << "Roofline on " << r.gpu.name << " [" << r.gpu.id << "], bandwidth " << fmt(r.bandwidth_gbs, 5) << " GB/s\n";
+  o << "Roofline on " << r.gpu.name << " [" << r.gpu.id << "], bandwidth " << format_sig(r.bandwidth_gbs, 5)
+    << " GB/s\n";
   for (auto& [k, v] : r.ridges)
-    o << "  ridge " << k << ": " << fmt(v, 4) << " FLOP/B (peak " << fmt(*r.gpu.peak_tflops(k), 6) << " TFLOPS)\n";
+    o << "  ridge " << k << ": " << format_sig(v, 4) << " FLOP/B (peak " << format_sig(*r.gpu.peak_tflops(k), 6)
+      << " TFLOPS)\n";
   o << "  " << r.instances_with_kernels << " of " << r.flop_op_instances
     << " GEMM/attention/conv op instances launched kernels; " << r.instances_without_shapes << " not modelled\n\n";
   char line[512];
@@ -549,7 +547,7 @@ std::string roofline_human(const RooflineReport& r, size_t top) {
     std::string lab = p.label.size() > 52 ? p.label.substr(0, 49) + "..." : p.label;
     std::snprintf(line, sizeof line, "%-52s %5lld %6s %10.3f %9.2f %8.0f %7.1f %6s %-7s %s%s\n", lab.c_str(),
                   static_cast<long long>(p.count), p.dtype.c_str(), p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs,
-                  p.intensity, p.pct_of_peak ? fmt(*p.pct_of_peak, 3).c_str() : "-", p.bound.c_str(),
+                  p.intensity, p.pct_of_peak ? format_sig(*p.pct_of_peak, 3).c_str() : "-", p.bound.c_str(),
                   p.peak_key.c_str(), p.engine.empty() ? "" : (" (" + p.engine + ")").c_str());
     o << line;
   }
@@ -611,11 +609,12 @@ std::string roofline_svg(const std::string& title, double bw_gbs, const std::vec
   o << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" << esc(title) << "</text>\n";
   for (double x = xmin; x <= xmax * 1.0001; x *= 10)
     o << "<line class=\"grid\" x1=\"" << X(x) << "\" y1=\"" << T << "\" x2=\"" << X(x) << "\" y2=\"" << H - B
-      << "\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << fmt(x, 3)
+      << "\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << format_sig(x, 3)
       << "</text>\n";
   for (double y = ymin; y <= ymax * 1.0001; y *= 10)
     o << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << Y(y) << "\" x2=\"" << W - R << "\" y2=\"" << Y(y)
-      << "\"/><text x=\"" << L - 5 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << fmt(y, 3) << "</text>\n";
+      << "\"/><text x=\"" << L - 5 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << format_sig(y, 3)
+      << "</text>\n";
   o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12
     << "\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte)</text>\n";
   o << "<text transform=\"rotate(-90)\" x=\"" << -(T + H - B) / 2
@@ -632,20 +631,21 @@ std::string roofline_svg(const std::string& title, double bw_gbs, const std::vec
       o << "<polyline class=\"roof\" points=\"" << X(x0) << "," << Y(y0) << " " << X(ridge) << "," << Y(r.peak_tflops)
         << " " << X(xmax) << "," << Y(r.peak_tflops) << "\"/>\n";
       o << "<circle cx=\"" << X(ridge) << "\" cy=\"" << Y(r.peak_tflops) << "\" r=\"3\" fill=\"#222\"><title>ridge "
-        << esc(r.label) << ": " << fmt(ridge, 4) << " FLOP/B</title></circle>\n";
+        << esc(r.label) << ": " << format_sig(ridge, 4) << " FLOP/B</title></circle>\n";
     } else {
       o << "<line class=\"roof\" x1=\"" << L << "\" y1=\"" << Y(r.peak_tflops) << "\" x2=\"" << W - R << "\" y2=\""
         << Y(r.peak_tflops) << "\"/>\n";
     }
     o << "<text x=\"" << W - R - 4 << "\" y=\"" << Y(r.peak_tflops) - 4 << "\" text-anchor=\"end\">" << esc(r.label)
-      << " " << fmt(r.peak_tflops, 5) << " TFLOP/s</text>\n";
+      << " " << format_sig(r.peak_tflops, 5) << " TFLOP/s</text>\n";
   }
-  if (bw_gbs > 0) o << "<text x=\"" << L + 6 << "\" y=\"" << T + 14 << "\">HBM " << fmt(bw_gbs, 5) << " GB/s</text>\n";
+  if (bw_gbs > 0)
+    o << "<text x=\"" << L + 6 << "\" y=\"" << T + 14 << "\">HBM " << format_sig(bw_gbs, 5) << " GB/s</text>\n";
   for (auto& p : points) {
     if (p.tflops <= 0 || p.intensity <= 0) continue;
     o << "<circle class=\"" << esc(p.cls.empty() ? "unknown" : p.cls) << "\" cx=\"" << X(p.intensity) << "\" cy=\""
-      << Y(p.tflops) << "\" r=\"4\" fill-opacity=\"0.75\"><title>" << esc(p.label) << ": " << fmt(p.tflops, 4)
-      << " TFLOP/s at " << fmt(p.intensity, 4) << " FLOP/B</title></circle>\n";
+      << Y(p.tflops) << "\" r=\"4\" fill-opacity=\"0.75\"><title>" << esc(p.label) << ": " << format_sig(p.tflops, 4)
+      << " TFLOP/s at " << format_sig(p.intensity, 4) << " FLOP/B</title></circle>\n";
   }
   o << "</svg>\n";
   return o.str();
