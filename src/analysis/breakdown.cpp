@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "analysis/exposure.h"
-#include "hw/gpu_specs.h"
 
 namespace goblin {
 
@@ -33,7 +32,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   // autocast patch is bounded by; taxonomy.yaml's datasheet TF32 ratio when the GPU is unknown.
   p.tensor_core_speedup = tax.tensor_core_speedup();
   p.tensor_core_speedup_basis = "taxonomy.yaml simt_fp32_gemm.tensor_core_speedup (GPU not in the spec database)";
-  if (auto g = gpu_for_timeline(tl); g.ok()) {
+  p.gpu = gpu_for_timeline(tl);
+  if (const auto& g = p.gpu; g.ok()) {
     std::string key = "bf16";
     auto tensor = g->peak_tflops(key);
     if (!tensor) tensor = g->peak_tflops(key = "fp16");

@@ -47,6 +47,7 @@
 #include "analysis/intervals.h"
 #include "analysis/run_metrics.h"
 #include "analysis/taxonomy.h"
+#include "hw/gpu_specs.h"
 #include "model/timeline.h"
 
 namespace goblin {
@@ -69,6 +70,9 @@ struct PreparedTrace {
   std::unordered_map<int64_t, size_t> runtime_by_corr;
   bool has_cpu_side = false;  // any cpu op or CPU annotation
   bool has_correlated_runtime = false;
+  // The trace's GPU in the spec database (gpu_for_timeline), or why there is none; looked up once
+  // here for precision_path's s and reused by MFU.
+  Result<GpuSpec> gpu = make_error(ErrorKind::NotFound, "GPU not looked up");
   double tensor_core_speedup = 1.0;
   std::string tensor_core_speedup_basis;  // where s came from (GPU spec or the taxonomy default)
   std::vector<std::string> notes;

@@ -61,7 +61,7 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   std::string dtype = all.dominant_dtype();
   double dshare = all.flops_by_dtype[dtype] / all.flops;
 
-  auto gpu = gpu_for_timeline(tl);
+  const Result<GpuSpec>& gpu = p.gpu;
   if (!gpu.ok()) {
     m.warnings.push_back("mfu_pct unobserved: the trace's GPU is not in the spec database (" + gpu.error().message +
                          ")");
