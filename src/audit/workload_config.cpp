@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "audit/config_source.h"
+#include "core/decimal.h"
 #include "core/io.h"
 #include "core/text.h"
 
@@ -247,10 +247,8 @@ static Json coerce(const FieldSpec& f, const Json& v) {
     case FieldType::Int:
       if (v.is_number_integer()) return v;
       if (v.is_number_float()) {
-        // Only a whole number inside int64's range converts; the range check comes first because
-        // casting an out-of-range double (1e94 from a config) is undefined behaviour.
-        const double d = v.get<double>();
-        if (d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d)) return static_cast<int64_t>(d);
+        // Only a whole number inside int64's range converts (1e94 from a config does not).
+        if (auto x = whole_int64(v.get<double>())) return *x;
         return nullptr;
       }
       if (v.is_string()) {

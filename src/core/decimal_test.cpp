@@ -50,3 +50,12 @@ TEST(Decimal, OtherScales) {
 }
 
 }  // namespace goblin
+
+TEST(WholeInt64, OnlyWholeNumbersInRange) {
+  EXPECT_EQ(goblin::whole_int64(16384.0), 16384);
+  EXPECT_EQ(goblin::whole_int64(-3.0), -3);
+  EXPECT_FALSE(goblin::whole_int64(2.5).has_value());
+  EXPECT_FALSE(goblin::whole_int64(6.666e93).has_value());  // fuzz_config's input: no UB cast
+  EXPECT_FALSE(goblin::whole_int64(-1e19).has_value());
+  EXPECT_FALSE(goblin::whole_int64(std::nan("")).has_value());
+}

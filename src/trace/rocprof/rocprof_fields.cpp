@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/decimal.h"
+
 namespace goblin::rocprof {
 
 namespace {
@@ -38,8 +40,7 @@ std::optional<int64_t> parse_int(std::string_view s) {
   if (ec != std::errc() || p != s.data() + s.size()) {
     // Integral values written as floats ("16384.000000", "65536.0") are still integers.
     auto d = parse_number(s);
-    if (d && std::floor(*d) == *d && std::fabs(*d) < 9.2e18) return static_cast<int64_t>(*d);
-    return std::nullopt;
+    return d ? whole_int64(*d) : std::nullopt;
   }
   return v;
 }
