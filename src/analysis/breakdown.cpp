@@ -298,12 +298,7 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
   // kernel_shape: GEMMs with fallback names or tiny grids, plus eager attention's softmax when no
   // fused attention kernel ran (SDPA would not run it at all).
   IntervalSet K = subtract(intersect(clip(p.shape, w), compute), S);
-  if (!p.has_fused_attention) {
-    IntervalSet ea = subtract(subtract(intersect(clip(p.eager_softmax, w), compute), S), K);
-    std::vector<Interval> k_all(K.begin(), K.end());
-    k_all.insert(k_all.end(), ea.begin(), ea.end());
-    K = union_of(std::move(k_all));
-  }
+  if (!p.has_fused_attention) K = unite(K, subtract(subtract(intersect(clip(p.eager_softmax, w), compute), S), K));
   // fp32 memory-bound kernels count as precision_path only when this window's model runs in fp32:
   // most of its GEMM time is on the SIMT fp32 path.
   const int64_t n_gemm = total_length(intersect(clip(p.gemm, w), compute));
@@ -313,12 +308,7 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
       fp32_model ? subtract(subtract(intersect(clip(p.fp32_memory_bound, w), compute), S), K) : IntervalSet{};
   IntervalSet R = subtract(subtract(subtract(compute, S), K), M);
   IntervalSet DW = intersect(idle, clip(p.loader, w));
-  IntervalSet host = subtract(union_of([&] {
-                                std::vector<Interval> v(b.idle.host_bound.begin(), b.idle.host_bound.end());
-                                v.insert(v.end(), b.idle.launch_latency.begin(), b.idle.launch_latency.end());
-                                return v;
-                              }()),
-                              DW);
+  IntervalSet host = subtract(unite(b.idle.host_bound, b.idle.launch_latency), DW);
   const double s = p.tensor_core_speedup, bytes_ratio = p.fp32_bytes_ratio;
   auto sec = [](int64_t ns) { return static_cast<double>(ns) / 1e9; };
   int64_t n_S = total_length(S), n_idle = total_length(idle), n_dw = total_length(DW), n_host = total_length(host);

@@ -25,6 +25,14 @@ int64_t total_length(const IntervalSet& s) {
   return t;
 }
 
+IntervalSet unite(const IntervalSet& a, const IntervalSet& b) {
+  std::vector<Interval> v;
+  v.reserve(a.size() + b.size());
+  v.insert(v.end(), a.begin(), a.end());
+  v.insert(v.end(), b.begin(), b.end());
+  return union_of(std::move(v));
+}
+
 IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
   IntervalSet out;
   size_t i = 0, j = 0;

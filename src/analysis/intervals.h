@@ -16,8 +16,9 @@ struct Interval {
 // A sorted, disjoint, non-adjacent set of intervals.
 using IntervalSet = std::vector<Interval>;
 
-IntervalSet union_of(std::vector<Interval> intervals);   // sorts, merges overlapping/touching
+IntervalSet union_of(std::vector<Interval> intervals);  // sorts, merges overlapping/touching
 int64_t total_length(const IntervalSet& s);
+IntervalSet unite(const IntervalSet& a, const IntervalSet& b);  // a ∪ b
 IntervalSet intersect(const IntervalSet& a, const IntervalSet& b);
 IntervalSet subtract(const IntervalSet& a, const IntervalSet& b);  // a \ b
 IntervalSet clip(const IntervalSet& s, Interval window);

@@ -21,6 +21,8 @@ TEST(Intervals, IntersectSubtractClipGaps) {
   EXPECT_EQ(intersect(a, b), (IntervalSet{{5, 10}, {20, 25}}));
   EXPECT_EQ(subtract(a, b), (IntervalSet{{0, 5}, {25, 30}}));
   EXPECT_EQ(subtract(b, a), (IntervalSet{{10, 20}}));
+  EXPECT_EQ(unite(a, b), (IntervalSet{{0, 30}}));
+  EXPECT_EQ(unite(a, IntervalSet{{30, 31}, {40, 41}}), (IntervalSet{{0, 10}, {20, 31}, {40, 41}}));
   EXPECT_EQ(clip(a, {8, 22}), (IntervalSet{{8, 10}, {20, 22}}));
   EXPECT_EQ(gaps(a, {-5, 35}), (IntervalSet{{-5, 0}, {10, 20}, {30, 35}}));
   EXPECT_TRUE(clip(a, {10, 20}).empty());
