@@ -1,17 +1,20 @@
-# goblin_module(NAME DEPS dep1 dep2 ...)
+# goblin_module(NAME DEPS dep1 dep2 ... [TEST_DEPS ...] [EXCLUDE file.cpp ...])
 #
 # Builds every *.cpp in the calling directory (except *_test.cpp and fuzz_*.cpp) into the static
 # library goblin_NAME, every *_test.cpp into the test binary NAME_tests (registered with CTest),
 # and, with GOBLIN_FUZZ=ON, every fuzz_X.cpp into a libFuzzer binary fuzz_X whose short run is a
 # CTest test seeded from the fixtures. Tests run with GOBLIN_FIXTURES and GOBLIN_DATA_DIR set.
 function(goblin_module NAME)
-  cmake_parse_arguments(M "" "" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(M "" "" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB ALL_SRC CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
   set(LIB_SRC "")
   set(TEST_SRC "")
   set(FUZZ_SRC "")
   foreach(f ${ALL_SRC})
     get_filename_component(base ${f} NAME)
+    if(base IN_LIST M_EXCLUDE)
+      continue()
+    endif()
     if(base MATCHES "_test\\.cpp$")
       list(APPEND TEST_SRC ${f})
     elseif(base MATCHES "^fuzz_.*\\.cpp$")

@@ -47,13 +47,6 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     }
   }
 
-  // CPU op name by external id, for taxonomy rules on the launching op.
-  std::unordered_map<int64_t, StrId> cpu_by_ext;
-  cpu_by_ext.reserve(tl.cpu_ops.size());
-  for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
-    if (tl.cpu_ops.external_id[i] != kNone && tl.cpu_ops.kind[i] == CpuOpKind::Op)
-      cpu_by_ext.emplace(tl.cpu_ops.external_id[i], tl.cpu_ops.name[i]);
-
   std::unordered_map<int, int> sms_by_device;
   for (const DeviceInfo& d : tl.meta.devices)
     if (d.num_sms > 0) sms_by_device[d.id] = d.num_sms;
@@ -75,8 +68,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (size_t i = 0; i < k.size(); ++i) {
     StrId cpu = kNoStr;
     if (k.external_id[i] != kNone) {
-      auto it = cpu_by_ext.find(k.external_id[i]);
-      if (it != cpu_by_ext.end()) cpu = it->second;
+      // The launching CPU op's name, for taxonomy rules on it (the Timeline's External-id index).
+      if (auto op = tl.cpu_op_by_external_id(k.external_id[i])) cpu = tl.cpu_ops.name[*op];
     }
     uint64_t key = (static_cast<uint64_t>(k.name[i]) << 32) | cpu;
     auto it = cache.find(key);

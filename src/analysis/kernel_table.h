@@ -32,7 +32,7 @@ enum class AttributionMethod : uint8_t {
 };
 const char* attribution_method_name(AttributionMethod m);
 
-// Per GpuOps index. Requires tl.build_indexes() to have been called.
+// Per GpuOps index.
 struct LaunchAttribution {
   std::vector<int64_t> cpu_op;     // CpuOpTable row, -1 when unknown
   std::vector<StrId> python;       // innermost user Python frame active at launch, kNoStr if none

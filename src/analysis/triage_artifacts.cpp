@@ -106,15 +106,15 @@ ArchMatch match_arch(const std::string& observed, const std::string& target) {
                          ": timings and kernel choices do not transfer; use the profile for structure only"};
 }
 
-Result<TriageReport> run_triage(Timeline& tl, const TriageOptions& opt) {
+Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   TriageReport r;
-  tl.build_indexes();
   r.vendor = detect_vendor(tl);
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
   auto tax = Taxonomy::load();
-  if (!tax) r.notes.push_back("taxonomy unavailable (" + tax.error().describe() + "): categories reported as 'other'");
-  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, tax ? &*tax : nullptr);
+  // A broken taxonomy is an unusable data file for every verb (breakdown, overlap, triage alike).
+  if (!tax) return tax.error();
+  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &*tax);
   auto heur = OverlapHeuristics::load();
   if (!heur) return heur.error();
   auto pats = load_fusion_patterns();

@@ -53,8 +53,8 @@ struct TriageReport {
   std::vector<std::string> notes;  // degraded-mode explanations (taxonomy missing, ...)
 };
 
-// Runs every analysis; `tl` gets build_indexes(). Errors only for unusable data files.
-Result<TriageReport> run_triage(Timeline& tl, const TriageOptions& opt);
+// Runs every analysis. Errors only for unusable data files.
+Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt);
 
 Json kernel_table_to_json(const KernelTableResult& kt);
 Json overlap_table_to_json(const std::vector<OverlapRow>& rows);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/data.h"
+#include "core/process.h"
 #include "core/text.h"
 
 namespace goblin {
@@ -304,29 +305,6 @@ Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl) {
 
 // ---- detection ----------------------------------------------------------------------------
 
-namespace {
-struct CmdOut {
-  bool found = false;
-  int rc = -1;
-  std::string out;
-};
-CmdOut run_cmd(const std::string& tool, const std::string& args) {
-  CmdOut r;
-  std::string probe = "command -v " + tool + " >/dev/null 2>&1";
-  if (std::system(probe.c_str()) != 0) return r;
-  r.found = true;
-  std::string cmd = tool + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-}  // namespace
-
 std::vector<DeviceInfo> parse_nvidia_smi_names(std::string_view csv) {
   // `nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits`
   std::vector<DeviceInfo> out;
@@ -447,24 +425,40 @@ std::vector<DeviceInfo> parse_rocminfo(std::string_view text) {
 }
 
 Result<DetectedGpu> detect_local_gpus() {
+  if (const char* f = std::getenv("GOBLIN_ASSUME_NO_GPU"); f && std::string(f) == "1")
+    return make_error(ErrorKind::Environment, "no GPU detected on this machine: GOBLIN_ASSUME_NO_GPU=1");
+  // Each tool gets 20 s: a hung driver must not hang goblin (core/process.h capture).
+  constexpr double kToolTimeoutS = 20;
   std::string tried;
-  auto nv = run_cmd("nvidia-smi", "--query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits");
-  tried += nv.found ? "nvidia-smi (exit " + std::to_string(nv.rc) + ")" : "nvidia-smi (not installed)";
-  if (nv.found && nv.rc == 0) {
-    auto devs = parse_nvidia_smi_names(nv.out);
-    if (!devs.empty()) return DetectedGpu{"nvidia-smi", devs};
+  auto probe = [&](const std::vector<std::string>& argv) -> std::optional<std::string> {
+    if (!tried.empty()) tried += ", ";
+    if (!on_path(argv[0])) {
+      tried += argv[0] + " (not installed)";
+      return std::nullopt;
+    }
+    auto out = capture(argv, kToolTimeoutS);
+    tried += argv[0] + (out ? " (no GPU listed)" : " (failed or timed out)");
+    return out;
+  };
+  if (auto nv = probe({"nvidia-smi", "--query-gpu=name,memory.total,compute_cap,driver_version",
+                       "--format=csv,noheader,nounits"})) {
+    auto devs = parse_nvidia_smi_names(*nv);
+    if (!devs.empty()) {
+      DetectedGpu d{"nvidia-smi", devs, "nvidia"};
+      // The fourth column: the driver version (one driver serves every device).
+      std::string first = nv->substr(0, nv->find('\n'));
+      auto comma = first.rfind(',');
+      if (comma != std::string::npos) d.driver = trim(first.substr(comma + 1));
+      return d;
+    }
   }
-  auto amd = run_cmd("amd-smi", "static --asic");
-  tried += amd.found ? ", amd-smi (exit " + std::to_string(amd.rc) + ")" : ", amd-smi (not installed)";
-  if (amd.found && amd.rc == 0) {
-    auto devs = parse_amd_smi_static(amd.out);
-    if (!devs.empty()) return DetectedGpu{"amd-smi", devs};
+  if (auto amd = probe({"amd-smi", "static", "--asic"})) {
+    auto devs = parse_amd_smi_static(*amd);
+    if (!devs.empty()) return DetectedGpu{"amd-smi", devs, "amd"};
   }
-  auto ri = run_cmd("rocminfo", "");
-  tried += ri.found ? ", rocminfo (exit " + std::to_string(ri.rc) + ")" : ", rocminfo (not installed)";
-  if (ri.found && ri.rc == 0) {
-    auto devs = parse_rocminfo(ri.out);
-    if (!devs.empty()) return DetectedGpu{"rocminfo", devs};
+  if (auto ri = probe({"rocminfo"})) {
+    auto devs = parse_rocminfo(*ri);
+    if (!devs.empty()) return DetectedGpu{"rocminfo", devs, "amd"};
   }
   return make_error(ErrorKind::Environment, "no GPU detected on this machine: tried " + tried +
                                                 ". Name the GPU instead: goblin specs ID (see goblin specs --list)");

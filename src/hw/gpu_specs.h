@@ -94,9 +94,13 @@ Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl);
 
 // Detection on the running machine: nvidia-smi, then amd-smi, then rocminfo (subprocesses).
 // None present → Environment error. The device names found are returned in `names` too.
+// One implementation for every verb (specs --detect, the live runners). GOBLIN_ASSUME_NO_GPU=1
+// makes it find none (tests).
 struct DetectedGpu {
   std::string tool;  // which tool answered
   std::vector<DeviceInfo> devices;
+  std::string vendor;  // nvidia | amd
+  std::string driver;  // driver version, when the tool gives it (nvidia-smi)
 };
 Result<DetectedGpu> detect_local_gpus();
 // Parsers of the tools' output (exposed for tests).

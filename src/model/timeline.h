@@ -10,8 +10,11 @@
 // `Timeline::build_indexes()` once after reading to get O(1) correlation lookups.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -37,239 +40,289 @@ enum class Format {
 };
 const char* format_name(Format f);  // the `format` strings of `goblin info --json`
 
-// ---- GPU-side activity ---------------------------------------------------------------------
+// ---- column lists ---------------------------------------------------------------------------
+//
+// Each table's columns are declared once, here, as a list of
+//   COL(type, name, default)   a plain column
+//   STR(name)                  an interned string (StrId, default kNoStr): re-interned by append()
+//   FLAG(name)                 a bool in the row, stored as uint8_t in the column
+// From a list, GOBLIN_TABLE_COLUMNS / GOBLIN_ROW_FIELDS generate the table's vectors, its row
+// struct, push(), reserve() and the column visitor that append(), the consistency check and the
+// model tests use — so a column cannot be forgotten in one of them.
 
-// Fields shared by kernels, memcpys and memsets.
-struct GpuOpColumns {
-  std::vector<int64_t> start_ns;
-  std::vector<int64_t> dur_ns;
-  std::vector<StrId> name;
-  std::vector<int32_t> device;   // kNone when unknown
-  std::vector<int64_t> stream;   // stream / queue id; kNone when unknown
-  std::vector<int64_t> correlation;
-  std::vector<int64_t> external_id;
-  size_t size() const { return start_ns.size(); }
-  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
-};
+#define GOBLIN_GPU_OP_COLUMNS(COL, STR, FLAG)          \
+  COL(int64_t, start_ns, 0)                            \
+  COL(int64_t, dur_ns, 0)                              \
+  STR(name)                                            \
+  COL(int32_t, device, kNone) /* kNone when unknown */ \
+  COL(int64_t, stream, kNone) /* stream / queue id */  \
+  COL(int64_t, correlation, kNone)                     \
+  COL(int64_t, external_id, kNone)
 
-struct KernelRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  int32_t device = kNone;
-  int64_t stream = kNone, correlation = kNone, external_id = kNone;
-  // Grid in *blocks* (CUDA semantics; rocprofv3 work-item grids are divided by the workgroup
-  // size on ingest) and block in threads. 0 when unknown.
-  std::array<uint32_t, 3> grid{0, 0, 0};
-  std::array<uint32_t, 3> block{0, 0, 0};
-  int32_t registers_per_thread = kNone;
-  int64_t shared_mem_bytes = kNone;  // static + dynamic (LDS on AMD)
-  int64_t graph_id = kNone;
-};
+// Grid in *blocks* (CUDA semantics; rocprofv3 work-item grids are divided by the workgroup size on
+// ingest) and block in threads, 0 when unknown; shared memory is static + dynamic (LDS on AMD).
+#define GOBLIN_KERNEL_EXTRA_COLUMNS(COL, STR, FLAG) \
+  COL(Dim3, grid, (Dim3{0, 0, 0}))                  \
+  COL(Dim3, block, (Dim3{0, 0, 0}))                 \
+  COL(int32_t, registers_per_thread, kNone)         \
+  COL(int64_t, shared_mem_bytes, kNone)             \
+  COL(int64_t, graph_id, kNone)
 
-struct KernelTable : GpuOpColumns {
-  std::vector<std::array<uint32_t, 3>> grid, block;
-  std::vector<int32_t> registers_per_thread;
-  std::vector<int64_t> shared_mem_bytes;
-  std::vector<int64_t> graph_id;
-  void push(const KernelRow& r);
-  void reserve(size_t n);
-};
+#define GOBLIN_MEMCPY_EXTRA_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, bytes, kNone)                        \
+  COL(CopyKind, kind, CopyKind::Unknown)
 
-enum class CopyKind : uint8_t { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
-const char* copy_kind_name(CopyKind k);
+#define GOBLIN_MEMSET_EXTRA_COLUMNS(COL, STR, FLAG) COL(int64_t, bytes, kNone)
 
-struct MemcpyRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  int32_t device = kNone;
-  int64_t stream = kNone, correlation = kNone, external_id = kNone;
-  int64_t bytes = kNone;
-  CopyKind kind = CopyKind::Unknown;
-};
+// CUDA/HIP runtime and driver API calls (cudaLaunchKernel, hipMemcpyAsync, ...). is_driver:
+// cuda_driver vs cuda_runtime; is_sync: cuda_sync category or a synchronize-type call.
+#define GOBLIN_RUNTIME_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, start_ns, 0)                    \
+  COL(int64_t, dur_ns, 0)                      \
+  STR(name)                                    \
+  COL(int64_t, pid, kNone)                     \
+  COL(int64_t, tid, kNone)                     \
+  COL(int64_t, correlation, kNone)             \
+  COL(int64_t, external_id, kNone)             \
+  COL(int32_t, cbid, kNone)                    \
+  FLAG(is_driver)                              \
+  FLAG(is_sync)
 
-struct MemcpyTable : GpuOpColumns {
-  std::vector<int64_t> bytes;
-  std::vector<CopyKind> kind;
-  void push(const MemcpyRow& r);
-};
-
-struct MemsetRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  int32_t device = kNone;
-  int64_t stream = kNone, correlation = kNone, external_id = kNone;
-  int64_t bytes = kNone;
-};
-
-struct MemsetTable : GpuOpColumns {
-  std::vector<int64_t> bytes;
-  void push(const MemsetRow& r);
-};
-
-// ---- host side ------------------------------------------------------------------------------
-
-// CUDA/HIP runtime and driver API calls (cudaLaunchKernel, hipMemcpyAsync, cudaDeviceSynchronize...).
-struct RuntimeRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  int64_t pid = kNone, tid = kNone;
-  int64_t correlation = kNone, external_id = kNone;
-  int32_t cbid = kNone;
-  bool is_driver = false;  // cuda_driver vs cuda_runtime
-  bool is_sync = false;    // cuda_sync category / synchronize-type call
-};
-
-struct RuntimeTable {
-  std::vector<int64_t> start_ns, dur_ns;
-  std::vector<StrId> name;
-  std::vector<int64_t> pid, tid, correlation, external_id;
-  std::vector<int32_t> cbid;
-  std::vector<uint8_t> is_driver, is_sync;
-  size_t size() const { return start_ns.size(); }
-  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
-  void push(const RuntimeRow& r);
-};
-
-enum class CpuOpKind : uint8_t { Op, PythonFunction };
-
-// PyTorch operators (cpu_op) and, when with_stack was on, python_function frames.
-struct CpuOpRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  int64_t pid = kNone, tid = kNone;
-  int64_t external_id = kNone;
-  int64_t sequence_number = kNone;
-  CpuOpKind kind = CpuOpKind::Op;
-  // Raw JSON text of args as recorded (record_shapes): e.g. "[[8192, 32000], []]". Interned;
-  // analyses that need shapes parse these (roofline). kNoStr when absent.
-  StrId input_dims = kNoStr;
-  StrId input_types = kNoStr;
-  StrId concrete_inputs = kNoStr;
-  int64_t python_id = kNone, python_parent_id = kNone;  // python_function frames
-};
-
-struct CpuOpTable {
-  std::vector<int64_t> start_ns, dur_ns;
-  std::vector<StrId> name;
-  std::vector<int64_t> pid, tid, external_id, sequence_number;
-  std::vector<CpuOpKind> kind;
-  std::vector<StrId> input_dims, input_types, concrete_inputs;
-  std::vector<int64_t> python_id, python_parent_id;
-  size_t size() const { return start_ns.size(); }
-  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
-  void push(const CpuOpRow& r);
-};
+// PyTorch operators (cpu_op) and, with with_stack, python_function frames. input_dims /
+// input_types / concrete_inputs: raw JSON text of the recorded args (record_shapes), e.g.
+// "[[8192, 32000], []]", parsed by the analyses that need shapes (roofline); kNoStr when absent.
+// python_id / python_parent_id: python_function frames.
+#define GOBLIN_CPU_OP_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, start_ns, 0)                   \
+  COL(int64_t, dur_ns, 0)                     \
+  STR(name)                                   \
+  COL(int64_t, pid, kNone)                    \
+  COL(int64_t, tid, kNone)                    \
+  COL(int64_t, external_id, kNone)            \
+  COL(int64_t, sequence_number, kNone)        \
+  COL(CpuOpKind, kind, CpuOpKind::Op)         \
+  STR(input_dims)                             \
+  STR(input_types)                            \
+  STR(concrete_inputs)                        \
+  COL(int64_t, python_id, kNone)              \
+  COL(int64_t, python_parent_id, kNone)
 
 // User annotations: record_function / NVTX / roctx ranges on the CPU (ProfilerStep#N, optimizer
-// spans) and their GPU-side projections (gpu_user_annotation).
-struct AnnotationRow {
-  int64_t start_ns = 0, dur_ns = 0;
-  StrId name = kNoStr;
-  bool on_gpu = false;
-  int64_t pid = kNone, tid = kNone;  // CPU side
-  int32_t device = kNone;            // GPU side
-  int64_t stream = kNone;
-  int64_t external_id = kNone;
-};
+// spans) and their GPU-side projections (gpu_user_annotation: on_gpu, device, stream).
+#define GOBLIN_ANNOTATION_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, start_ns, 0)                       \
+  COL(int64_t, dur_ns, 0)                         \
+  STR(name)                                       \
+  FLAG(on_gpu)                                    \
+  COL(int64_t, pid, kNone)                        \
+  COL(int64_t, tid, kNone)                        \
+  COL(int32_t, device, kNone)                     \
+  COL(int64_t, stream, kNone)                     \
+  COL(int64_t, external_id, kNone)
 
-struct AnnotationTable {
-  std::vector<int64_t> start_ns, dur_ns;
-  std::vector<StrId> name;
-  std::vector<uint8_t> on_gpu;
-  std::vector<int64_t> pid, tid;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream, external_id;
-  size_t size() const { return start_ns.size(); }
-  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
-  void push(const AnnotationRow& r);
-};
-
-// Flow arrows (Kineto ac2g launch→kernel, fwdbwd forward→backward). One row per s/f pair half.
-struct FlowRow {
-  int64_t id = kNone;
-  StrId category = kNoStr;  // "ac2g", "fwdbwd", ...
-  bool is_start = true;     // 's' vs 'f'
-  int64_t ts_ns = 0;
-  int64_t pid = kNone, tid = kNone;
-};
-
-struct FlowTable {
-  std::vector<int64_t> id;
-  std::vector<StrId> category;
-  std::vector<uint8_t> is_start;
-  std::vector<int64_t> ts_ns, pid, tid;
-  size_t size() const { return id.size(); }
-  void push(const FlowRow& r);
-};
-
-// ---- telemetry and counters -----------------------------------------------------------------
+// Flow arrows (Kineto ac2g launch→kernel, fwdbwd forward→backward): one row per s/f half;
+// category "ac2g", "fwdbwd", ...; is_start: 's' vs 'f'.
+#define GOBLIN_FLOW_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, id, kNone)                   \
+  STR(category)                             \
+  FLAG(is_start)                            \
+  COL(int64_t, ts_ns, 0)                    \
+  COL(int64_t, pid, kNone)                  \
+  COL(int64_t, tid, kNone)
 
 // One telemetry reading: (time, device, metric) = value. Metric names are normalised across
 // nvidia-smi / amd-smi / rocm-smi: "gpu_util_pct", "mem_util_pct", "mem_used_bytes",
-// "mem_total_bytes", "power_w", "power_limit_w", "temp_c", "sm_clock_mhz", "mem_clock_mhz".
-// Vendor-specific metrics keep their own name.
-struct SampleTable {
-  std::vector<int64_t> ts_ns;  // epoch ns when the source has wall time, else sample index×period
-  std::vector<int32_t> device;
-  std::vector<StrId> metric;
-  std::vector<double> value;
-  size_t size() const { return ts_ns.size(); }
-  void push(int64_t ts, int32_t dev, StrId metric_id, double v);
-};
+// "mem_total_bytes", "power_w", "power_limit_w", "temp_c", "sm_clock_mhz", "mem_clock_mhz";
+// vendor-specific metrics keep their own name. ts_ns is epoch ns when the source has wall time,
+// else sample index × period.
+#define GOBLIN_SAMPLE_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, ts_ns, 0)                      \
+  COL(int32_t, device, kNone)                 \
+  STR(metric)                                 \
+  COL(double, value, 0)
 
 // Hardware counters per kernel dispatch (rocprofv3 counter_collection, Nsight Compute).
-// `kernel_key` identifies the dispatch: the kernel row index when the kernel is in this
-// timeline, else the source's dispatch/ID number.
-struct CounterTable {
-  std::vector<int64_t> kernel_key;
-  std::vector<StrId> kernel_name;
-  std::vector<StrId> counter;
-  std::vector<StrId> unit;  // kNoStr when unitless/unknown
-  std::vector<double> value;
-  size_t size() const { return kernel_key.size(); }
-  void push(int64_t key, StrId kname, StrId counter_id, StrId unit_id, double v);
-};
+// kernel_key identifies the dispatch: the kernel row index when the kernel is in this timeline,
+// else the source's dispatch/ID number. unit: kNoStr when unitless/unknown.
+#define GOBLIN_COUNTER_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, kernel_key, kNone)              \
+  STR(kernel_name)                             \
+  STR(counter)                                 \
+  STR(unit)                                    \
+  COL(double, value, 0)
 
 // Nsight Compute rule results (`--page details` rule rows): the profiler's own findings per
-// kernel ("SOLBottleneck", "AchievedOccupancy"). A table of their own rather than counters
-// because the description text is the advice and a counter row can only carry a number.
-struct RuleResultRow {
-  int64_t kernel_key = kNone;  // as CounterTable::kernel_key
-  StrId kernel_name = kNoStr;
-  StrId section = kNoStr;       // section identifier, e.g. "SpeedOfLight"
-  StrId rule = kNoStr;          // e.g. "SOLBottleneck"
-  StrId type = kNoStr;          // "OPT", "WRN", "INF", ...
-  StrId description = kNoStr;
-  StrId speedup_type = kNoStr;  // "global", "local" or kNoStr
-  double est_speedup_pct = -1;  // -1 when the rule gives no estimate
+// kernel ("SOLBottleneck", "AchievedOccupancy"), a table of their own because the description
+// text is the advice. section e.g. "SpeedOfLight"; type "OPT", "WRN", "INF"; speedup_type
+// "global", "local" or kNoStr; est_speedup_pct -1 when the rule gives no estimate.
+#define GOBLIN_RULE_RESULT_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, kernel_key, kNone)                  \
+  STR(kernel_name)                                 \
+  STR(section)                                     \
+  STR(rule)                                        \
+  STR(type)                                        \
+  STR(description)                                 \
+  STR(speedup_type)                                \
+  COL(double, est_speedup_pct, -1)
+
+// ---- generators -----------------------------------------------------------------------------
+
+#define GOBLIN_X_ROW_COL(T, n, d) T n = d;
+#define GOBLIN_X_ROW_STR(n) StrId n = kNoStr;
+#define GOBLIN_X_ROW_FLAG(n) bool n = false;
+#define GOBLIN_X_VEC_COL(T, n, d) std::vector<T> n;
+#define GOBLIN_X_VEC_STR(n) std::vector<StrId> n;
+#define GOBLIN_X_VEC_FLAG(n) std::vector<uint8_t> n;
+#define GOBLIN_X_PUSH_COL(T, n, d) n.push_back(r.n);
+#define GOBLIN_X_PUSH_STR(n) n.push_back(r.n);
+#define GOBLIN_X_PUSH_FLAG(n) n.push_back(r.n ? 1 : 0);
+#define GOBLIN_X_VISIT_COL(T, n, d) f(#n, n, o.n, ColumnKind::Plain);
+#define GOBLIN_X_VISIT_STR(n) f(#n, n, o.n, ColumnKind::String);
+#define GOBLIN_X_VISIT_FLAG(n) f(#n, n, o.n, ColumnKind::Plain);
+#define GOBLIN_X_VISIT1_COL(T, n, d) f(#n, n, ColumnKind::Plain);
+#define GOBLIN_X_VISIT1_STR(n) f(#n, n, ColumnKind::String);
+#define GOBLIN_X_VISIT1_FLAG(n) f(#n, n, ColumnKind::Plain);
+#define GOBLIN_X_RESERVE_COL(T, n, d) n.reserve(n.size() + extra);
+#define GOBLIN_X_RESERVE_STR(n) n.reserve(n.size() + extra);
+#define GOBLIN_X_RESERVE_FLAG(n) n.reserve(n.size() + extra);
+
+// Row struct fields of a column list.
+#define GOBLIN_ROW_FIELDS(LIST) LIST(GOBLIN_X_ROW_COL, GOBLIN_X_ROW_STR, GOBLIN_X_ROW_FLAG)
+// Vectors, push(row), and the visitors of a column list. `Self` is the table type.
+#define GOBLIN_TABLE_COLUMNS(Self, LIST)                                                         \
+  LIST(GOBLIN_X_VEC_COL, GOBLIN_X_VEC_STR, GOBLIN_X_VEC_FLAG)                                    \
+  template <class R> /* any row with these fields (a kernel row fills the shared columns too) */ \
+  void push_columns(const R& r) {                                                                \
+    LIST(GOBLIN_X_PUSH_COL, GOBLIN_X_PUSH_STR, GOBLIN_X_PUSH_FLAG)                               \
+  }                                                                                              \
+  template <class F>                                                                             \
+  void for_each_column_pair(Self& o, F&& f) {                                                    \
+    LIST(GOBLIN_X_VISIT_COL, GOBLIN_X_VISIT_STR, GOBLIN_X_VISIT_FLAG)                            \
+  }                                                                                              \
+  template <class F>                                                                             \
+  void for_each_own_column(F&& f) const {                                                        \
+    LIST(GOBLIN_X_VISIT1_COL, GOBLIN_X_VISIT1_STR, GOBLIN_X_VISIT1_FLAG)                         \
+  }                                                                                              \
+  template <class F>                                                                             \
+  void for_each_own_column(F&& f) {                                                              \
+    LIST(GOBLIN_X_VISIT1_COL, GOBLIN_X_VISIT1_STR, GOBLIN_X_VISIT1_FLAG)                         \
+  }                                                                                              \
+  void reserve_columns(size_t extra) { LIST(GOBLIN_X_RESERVE_COL, GOBLIN_X_RESERVE_STR, GOBLIN_X_RESERVE_FLAG) }
+
+// A column's role for generic code: String columns hold StrIds into the timeline's pool.
+enum class ColumnKind { Plain, String };
+using Dim3 = std::array<uint32_t, 3>;
+
+// ---- GPU-side activity ---------------------------------------------------------------------
+
+enum class CopyKind : uint8_t { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
+const char* copy_kind_name(CopyKind k);
+enum class CpuOpKind : uint8_t { Op, PythonFunction };
+
+// Fields shared by kernels, memcpys and memsets.
+struct GpuOpColumns {
+  GOBLIN_TABLE_COLUMNS(GpuOpColumns, GOBLIN_GPU_OP_COLUMNS)
+  size_t size() const { return start_ns.size(); }
+  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
 };
 
-struct RuleResultTable {
-  std::vector<int64_t> kernel_key;
-  std::vector<StrId> kernel_name, section, rule, type, description, speedup_type;
-  std::vector<double> est_speedup_pct;
-  size_t size() const { return kernel_key.size(); }
-  void push(const RuleResultRow& r) {
-    kernel_key.push_back(r.kernel_key);
-    kernel_name.push_back(r.kernel_name);
-    section.push_back(r.section);
-    rule.push_back(r.rule);
-    type.push_back(r.type);
-    description.push_back(r.description);
-    speedup_type.push_back(r.speedup_type);
-    est_speedup_pct.push_back(r.est_speedup_pct);
-  }
-};
+// A GPU-op table: the shared columns plus the kind's own (EXTRA). Its Row holds both.
+#define GOBLIN_GPU_OP_TABLE(Table, Row, EXTRA)       \
+  struct Row {                                       \
+    GOBLIN_ROW_FIELDS(GOBLIN_GPU_OP_COLUMNS)         \
+    GOBLIN_ROW_FIELDS(EXTRA)                         \
+  };                                                 \
+  struct Table##Extra {                              \
+    GOBLIN_TABLE_COLUMNS(Table##Extra, EXTRA)        \
+  };                                                 \
+  struct Table : GpuOpColumns, Table##Extra {        \
+    using GpuOpColumns::size;                        \
+    void push(const Row& r) {                        \
+      GpuOpColumns::push_columns(r);                 \
+      Table##Extra::push_columns(r);                 \
+    }                                                \
+    template <class F>                               \
+    void for_each_column_pair(Table& o, F&& f) {     \
+      GpuOpColumns::for_each_column_pair(o, f);      \
+      Table##Extra::for_each_column_pair(o, f);      \
+    }                                                \
+    template <class F>                               \
+    void for_each_column(F&& f) const {              \
+      GpuOpColumns::for_each_own_column(f);          \
+      Table##Extra::for_each_own_column(f);          \
+    }                                                \
+    template <class F>                               \
+    void for_each_column(F&& f) {                    \
+      GpuOpColumns::for_each_own_column(f);          \
+      Table##Extra::for_each_own_column(f);          \
+    }                                                \
+    /* room for `extra` more rows in every column */ \
+    void reserve(size_t extra) {                     \
+      GpuOpColumns::reserve_columns(extra);          \
+      Table##Extra::reserve_columns(extra);          \
+    }                                                \
+  };
+
+// A host-side or counter table: one column list; `SIZE` names the column that gives size(); the
+// rest are extra members.
+#define GOBLIN_PLAIN_TABLE(Table, Row, LIST, SIZE, ...)    \
+  struct Row {                                             \
+    GOBLIN_ROW_FIELDS(LIST)                                \
+  };                                                       \
+  struct Table {                                           \
+    GOBLIN_TABLE_COLUMNS(Table, LIST)                      \
+    size_t size() const { return SIZE.size(); }            \
+    void push(const Row& r) { push_columns(r); }           \
+    void reserve(size_t extra) { reserve_columns(extra); } \
+    template <class F>                                     \
+    void for_each_column(F&& f) const {                    \
+      for_each_own_column(f);                              \
+    }                                                      \
+    template <class F>                                     \
+    void for_each_column(F&& f) {                          \
+      for_each_own_column(f);                              \
+    }                                                      \
+    __VA_ARGS__                                            \
+  };
+
+// Tables of [start, start + dur) rows.
+#define GOBLIN_END_NS \
+  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
+
+GOBLIN_GPU_OP_TABLE(KernelTable, KernelRow, GOBLIN_KERNEL_EXTRA_COLUMNS)
+GOBLIN_GPU_OP_TABLE(MemcpyTable, MemcpyRow, GOBLIN_MEMCPY_EXTRA_COLUMNS)
+GOBLIN_GPU_OP_TABLE(MemsetTable, MemsetRow, GOBLIN_MEMSET_EXTRA_COLUMNS)
+
+// ---- host side ------------------------------------------------------------------------------
+
+GOBLIN_PLAIN_TABLE(RuntimeTable, RuntimeRow, GOBLIN_RUNTIME_COLUMNS, start_ns, GOBLIN_END_NS)
+GOBLIN_PLAIN_TABLE(CpuOpTable, CpuOpRow, GOBLIN_CPU_OP_COLUMNS, start_ns, GOBLIN_END_NS)
+GOBLIN_PLAIN_TABLE(AnnotationTable, AnnotationRow, GOBLIN_ANNOTATION_COLUMNS, start_ns, GOBLIN_END_NS)
+GOBLIN_PLAIN_TABLE(FlowTable, FlowRow, GOBLIN_FLOW_COLUMNS, id)
+
+// ---- telemetry and counters -----------------------------------------------------------------
+
+GOBLIN_PLAIN_TABLE(
+    SampleTable, SampleRow, GOBLIN_SAMPLE_COLUMNS, ts_ns,
+    void push(int64_t ts, int32_t dev, StrId metric_id, double v) {
+      push_columns(SampleRow{ts, dev, metric_id, v});
+    })
+GOBLIN_PLAIN_TABLE(
+    CounterTable, CounterRow, GOBLIN_COUNTER_COLUMNS, kernel_key,
+    void push(int64_t key, StrId kname, StrId counter_id, StrId unit_id, double v) {
+      push_columns(CounterRow{key, kname, counter_id, unit_id, v});
+    })
+GOBLIN_PLAIN_TABLE(RuleResultTable, RuleResultRow, GOBLIN_RULE_RESULT_COLUMNS, kernel_key)
 
 // ---- metadata -------------------------------------------------------------------------------
 
 struct DeviceInfo {
   int32_t id = kNone;
-  std::string name;          // "NVIDIA H100 80GB HBM3", "AMD Instinct MI300X", "gfx942"
-  std::string arch;          // "sm_90", "gfx942"; empty when unknown
+  std::string name;  // "NVIDIA H100 80GB HBM3", "AMD Instinct MI300X", "gfx942"
+  std::string arch;  // "sm_90", "gfx942"; empty when unknown
   int compute_major = -1, compute_minor = -1;
   int64_t total_memory_bytes = kNone;
-  int num_sms = -1;          // SMs / CUs
+  int num_sms = -1;  // SMs / CUs
   int warp_size = -1;
 };
 
@@ -288,8 +341,8 @@ struct Diagnostic {
 };
 
 struct TraceMetadata {
-  std::vector<Format> formats;             // one per input read into this timeline
-  std::vector<std::string> sources;        // input paths
+  std::vector<Format> formats;       // one per input read into this timeline
+  std::vector<std::string> sources;  // input paths
   std::vector<DeviceInfo> devices;
   DistributedInfo distributed;
   std::map<std::string, std::string> versions;  // "pytorch", "cuda_runtime", "rocm", "cupti", "driver", ...
@@ -338,10 +391,34 @@ class Timeline {
   // Same over every timed event in the timeline.
   std::pair<int64_t, int64_t> span() const;
 
-  // Correlation → row lookups, built on demand by build_indexes().
-  void build_indexes();
+  // Correlation → row lookups. Readers build them once at the end (read_path); a lookup on a
+  // timeline that changed since (rows pushed by hand, append) rebuilds them first, so a
+  // forgotten build_indexes() can never make a join find nothing.
+  void build_indexes() const;
   std::optional<size_t> runtime_by_correlation(int64_t corr) const;
   std::optional<size_t> cpu_op_by_external_id(int64_t ext) const;
+
+  // Visits every table as (name, table&) — the generic part of append() and the model tests.
+  template <class F>
+  void for_each_table(F&& f) {
+    f("kernels", kernels);
+    f("memcpys", memcpys);
+    f("memsets", memsets);
+    f("runtime", runtime);
+    f("cpu_ops", cpu_ops);
+    f("annotations", annotations);
+    f("flows", flows);
+    f("samples", samples);
+    f("counters", counters);
+    f("rules", rules);
+  }
+  template <class F>
+  void for_each_table(F&& f) const {
+    const_cast<Timeline*>(this)->for_each_table([&](const char* n, const auto& t) { f(n, t); });
+  }
+  // Every column of a table has as many rows as the table: empty when so, else the first
+  // table.column that differs (a reader bug).
+  std::string column_mismatch() const;
 
   // Sanity checks after reading: kernels overlapping on one (device, stream) beyond
   // `tolerance_ns` (ROCm streams overlap by tens of ns), zero-duration kernels (CUPTI 0/0),
@@ -349,8 +426,19 @@ class Timeline {
   void validate(int64_t overlap_tolerance_ns = 1000);
 
  private:
-  std::unordered_map<int64_t, size_t> runtime_by_corr_;
-  std::unordered_map<int64_t, size_t> cpu_op_by_ext_;
+  struct Indexes {
+    std::mutex mu;  // held while (re)building
+    // Table sizes when built; read without the lock on every lookup (release/acquire pairs with
+    // the maps' construction).
+    std::atomic<size_t> runtime_rows{SIZE_MAX}, cpu_op_rows{SIZE_MAX};
+    std::unordered_map<int64_t, size_t> runtime_by_corr, cpu_op_by_ext;
+  };
+  // Owns the indexes (a unique_ptr keeps Timeline movable despite the mutex).
+  struct IndexCache {
+    std::unique_ptr<Indexes> p = std::make_unique<Indexes>();
+  };
+  const Indexes& indexes() const;  // current indexes, rebuilt first when the tables changed
+  IndexCache idx_;
   std::unordered_map<std::string, size_t> warning_index_;
 };
 

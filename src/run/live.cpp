@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/io.h"
+#include "hw/gpu_specs.h"
 #include "model/timeline.h"
 #include "run/stats.h"
 #include "trace/readers.h"
@@ -36,32 +37,6 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return {};
   auto e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
-}
-
-std::string temp_path(const std::string& tag) {
-  static int n = 0;
-  const char* t = std::getenv("TMPDIR");
-  return std::string(t && *t ? t : "/tmp") + "/goblin-" + std::to_string(getpid()) + "-" + tag + "-" +
-         std::to_string(n++);
-}
-
-// Runs a short command and returns its stdout (nullopt when it failed or is missing).
-std::optional<std::string> capture(const std::vector<std::string>& argv, double timeout_s = 30) {
-  if (argv.empty() || !on_path(argv[0])) return std::nullopt;
-  ProcSpec s;
-  s.argv = argv;
-  s.stdout_path = temp_path("out");
-  s.stderr_path = temp_path("err");
-  s.timeout_s = timeout_s;
-  auto r = run_process(s);
-  std::optional<std::string> out;
-  if (r && r->exit_code == 0) {
-    auto txt = read_all(s.stdout_path);
-    if (txt) out = *txt;
-  }
-  std::remove(s.stdout_path.c_str());
-  std::remove(s.stderr_path.c_str());
-  return out;
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -107,35 +82,15 @@ Status make_dirs(const std::string& path) {
 
 GpuInfo detect_gpu() {
   GpuInfo g;
-  if (const char* f = std::getenv("GOBLIN_ASSUME_NO_GPU"); f && std::string(f) == "1") {
-    g.detail = "GOBLIN_ASSUME_NO_GPU=1";
+  auto d = detect_local_gpus();
+  if (!d) {
+    g.detail = d.error().message;
     return g;
   }
-  if (on_path("nvidia-smi")) {
-    auto out = capture({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"}, 20);
-    if (out && !trim(*out).empty()) {
-      auto line = split(trim(*out), '\n').front();
-      auto cols = split(line, ',');
-      g.vendor = "nvidia";
-      g.name = trim(!cols.empty() ? cols[0] : "");
-      g.driver = trim(cols.size() > 1 ? cols[1] : "");
-      g.detail = "nvidia-smi";
-      return g;
-    }
-    g.detail = "nvidia-smi is installed but lists no GPU (driver not loaded, or no device visible)";
-  }
-  if (on_path("amd-smi")) {  // untested: no AMD hardware was available when this was written
-    auto out = capture({"amd-smi", "static", "--asic", "--csv"}, 20);
-    if (out && !trim(*out).empty()) {
-      g.vendor = "amd";
-      auto lines = split(trim(*out), '\n');
-      g.name = lines.size() > 1 ? trim(lines[1]) : "AMD GPU";
-      g.detail = "amd-smi (untested path)";
-      return g;
-    }
-    g.detail += (g.detail.empty() ? "" : "; ") + std::string("amd-smi is installed but lists no GPU");
-  }
-  if (g.detail.empty()) g.detail = "neither nvidia-smi nor amd-smi is on PATH";
+  g.vendor = d->vendor;
+  g.name = d->devices.front().name;
+  g.driver = d->driver;
+  g.detail = d->tool;
   return g;
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/json.h"
 #include "core/status.h"
-#include "run/process.h"
+#include "core/process.h"
 
 namespace goblin::run {
 

@@ -174,36 +174,12 @@ void reserve_col(std::vector<T>& v, size_t n) {
   if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
 }
 
-template <class... V>
-void reserve_cols(size_t n, V&... cols) {
-  (reserve_col(cols, n), ...);
-}
-
 void reserve_like(Timeline& tl, double factor) {
   auto want = [&](size_t have) { return static_cast<size_t>(static_cast<double>(have) * factor) + 16; };
-  auto gpu = [&](GpuOpColumns& c, size_t n) {
-    reserve_cols(n, c.start_ns, c.dur_ns, c.name, c.device, c.stream, c.correlation, c.external_id);
-  };
-  size_t n = want(tl.kernels.size());
-  gpu(tl.kernels, n);
-  reserve_cols(n, tl.kernels.grid, tl.kernels.block, tl.kernels.registers_per_thread, tl.kernels.shared_mem_bytes,
-               tl.kernels.graph_id);
-  n = want(tl.memcpys.size());
-  gpu(tl.memcpys, n);
-  reserve_cols(n, tl.memcpys.bytes, tl.memcpys.kind);
-  n = want(tl.memsets.size());
-  gpu(tl.memsets, n);
-  reserve_cols(n, tl.memsets.bytes);
-  auto& r = tl.runtime;
-  reserve_cols(want(r.size()), r.start_ns, r.dur_ns, r.name, r.pid, r.tid, r.correlation, r.external_id, r.cbid,
-               r.is_driver, r.is_sync);
-  auto& c = tl.cpu_ops;
-  reserve_cols(want(c.size()), c.start_ns, c.dur_ns, c.name, c.pid, c.tid, c.external_id, c.sequence_number, c.kind,
-               c.input_dims, c.input_types, c.concrete_inputs, c.python_id, c.python_parent_id);
-  auto& a = tl.annotations;
-  reserve_cols(want(a.size()), a.start_ns, a.dur_ns, a.name, a.on_gpu, a.pid, a.tid, a.device, a.stream, a.external_id);
-  auto& f = tl.flows;
-  reserve_cols(want(f.size()), f.id, f.category, f.is_start, f.ts_ns, f.pid, f.tid);
+  tl.for_each_table([&](const char*, auto& table) {
+    const size_t n = want(table.size());
+    table.for_each_column([&](const char*, auto& col, ColumnKind) { reserve_col(col, n); });
+  });
 }
 
 // ---- two-thread read of one plain file ------------------------------------------------------

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "audit/rules.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 
 namespace goblin {
 namespace {

@@ -4,12 +4,13 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
 
-namespace goblin::run {
+namespace goblin {
 
 struct ProcSpec {
   std::vector<std::string> argv;                  // argv[0] is looked up on PATH
@@ -58,4 +59,11 @@ void kill_all_children();
 // True when `name` resolves to an executable on PATH (or is a path to one).
 bool on_path(const std::string& name);
 
-}  // namespace goblin::run
+// A fresh path under $TMPDIR (default /tmp) for this process: goblin-<pid>-<tag>-<n>.
+std::string temp_path(const std::string& tag);
+
+// Runs a short command (no shell) with a timeout and returns its stdout; nullopt when it is not
+// installed, fails, or times out. For tool queries (nvidia-smi, amd-smi, python -c ...).
+std::optional<std::string> capture(const std::vector<std::string>& argv, double timeout_s = 30);
+
+}  // namespace goblin

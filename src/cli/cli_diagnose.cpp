@@ -2,11 +2,11 @@
 // goblin diagnose --parse-response FILE [--json]
 #include <sstream>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "core/io.h"
 #include "hw/diagnose.h"
-#include "trace/readers.h"
+#include "trace/load.h"
 
 namespace goblin {
 
@@ -64,12 +64,12 @@ VerbResult run_diagnose(const DiagArgs& a) {
         make_error(ErrorKind::Usage, "pass --ncu RAW.csv (Nsight Compute --csv --page raw) or --parse-response FILE");
     return r;
   }
-  Timeline tl;
-  auto st = read_path(a.ncu, tl);
-  if (!st.ok() && tl.counters.size() == 0) {
-    r.error = st.error();
+  auto in = load_trace(a.ncu, kNeedCounters);
+  if (!in) {
+    r.error = in.error();
     return r;
   }
+  const Timeline& tl = in->timeline;
   auto kernels = counter_kernels(tl);
   if (kernels.empty()) {
     r.error = make_error(ErrorKind::Malformed, "no profiled kernels with metrics in " + a.ncu, a.ncu);
@@ -154,7 +154,7 @@ VerbResult run_diagnose(const DiagArgs& a) {
               {"kernels", arr},
               {"rules_source", rules->sol_source}};
   if (!gpu_note.empty()) r.result["gpu_note"] = gpu_note;
-  if (!st.ok()) r.error = st.error();
+  if (in->damage) r.error = in->damage;
   r.human = h.str();
   return r;
 }

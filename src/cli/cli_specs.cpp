@@ -5,8 +5,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "core/data.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"

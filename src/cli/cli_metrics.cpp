@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "analysis/run_metrics.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
-#include "trace/readers.h"
+#include "trace/load.h"
 
 namespace goblin {
 
@@ -90,22 +90,21 @@ void register_metrics(CLI::App& app) {
   cmd->callback([o] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult vr;
-      Timeline tl;
-      Status st = read_path(o->path, tl);
-      if (!st && tl.gpu_op_count() + tl.samples.size() == 0) {
-        vr.error = st.error();
+      auto in = load_trace(o->path, kNeedGpuOps | kNeedSamples);
+      if (!in) {
+        vr.error = in.error();
         return vr;
       }
       MetricsOptions opt;
       if (o->tokens_per_step > 0) opt.tokens_per_step = o->tokens_per_step;
-      auto m = compute_run_metrics(tl, opt);
+      auto m = compute_run_metrics(in->timeline, opt);
       if (!m) {
         vr.error = m.error();
         return vr;
       }
-      if (!st) {
-        m->warnings.push_back("input damaged, figures cover what was read: " + st.error().describe());
-        vr.error = st.error();
+      if (in->damage) {
+        m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
+        vr.error = in->damage;
       }
       vr.result = run_metrics_to_json(*m);
       vr.human = human(*m);

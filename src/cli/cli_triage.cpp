@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "analysis/triage_artifacts.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
-#include "trace/readers.h"
+#include "trace/load.h"
 
 namespace goblin {
 
@@ -36,10 +36,9 @@ void register_triage(CLI::App& app) {
   cmd->callback([o] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult vr;
-      Timeline tl;
-      Status st = read_path(o->trace, tl);
-      if (!st && tl.gpu_op_count() == 0) {
-        vr.error = st.error();
+      auto in = load_trace(o->trace, kNeedGpuOps);
+      if (!in) {
+        vr.error = in.error();
         return vr;
       }
       TriageOptions opt;
@@ -49,7 +48,7 @@ void register_triage(CLI::App& app) {
       auto abs = std::filesystem::absolute(o->trace, ec);
       opt.source_path = ec ? o->trace : abs.lexically_normal().string();
       opt.top = o->top;
-      auto rep = run_triage(tl, opt);
+      auto rep = run_triage(in->timeline, opt);
       if (!rep) {
         vr.error = rep.error();
         return vr;
@@ -59,7 +58,7 @@ void register_triage(CLI::App& app) {
         vr.error = ws.error();
         return vr;
       }
-      if (!st) vr.error = st.error();  // partial input: artifacts written from what was read
+      if (in->damage) vr.error = in->damage;  // partial input: artifacts written from what was read
       Json res;
       res["out_dir"] = o->out;
       res["artifacts"] = {"profile_summary.md", "profile_metadata.json", "kernel_table.json",

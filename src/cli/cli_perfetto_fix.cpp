@@ -1,8 +1,8 @@
 // `goblin perfetto-fix TRACE -o OUT [--json]`: moves kernels that overlap on one (pid, tid) track
 // to extra "<tid>_hackN" tracks (flows kept) so Perfetto draws them; OUT gzip when it ends in .gz.
 #include "analysis/perfetto_fix.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 
 namespace goblin {
 

@@ -1,7 +1,7 @@
 // goblin parse-config FILE [--json]: seed 000's parse_config tool.
 #include "audit/workload_config.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 
 namespace goblin {
 void register_parse_config(CLI::App& app) {

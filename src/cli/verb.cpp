@@ -1,4 +1,4 @@
-#include "core/cli.h"
+#include "cli/verb.h"
 
 #include <cstdio>
 #include <iostream>

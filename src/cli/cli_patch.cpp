@@ -3,8 +3,8 @@
 
 #include "audit/metrics_io.h"
 #include "audit/patch.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "core/io.h"
 
 namespace goblin {

@@ -4,8 +4,8 @@
 
 #include "audit/compare.h"
 #include "audit/report.h"
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 
 namespace goblin {
 void register_compare(CLI::App& app) {

@@ -1,8 +1,8 @@
 // goblin bench CONFIG [--against B] [--steps N] [--repeats R] [--no-cache] [--json]
 #include <sstream>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "core/io.h"
 #include "run/runners.h"
 

@@ -1,13 +1,13 @@
 // goblin roofline TRACE|NCU_CSV|ROCPROF_DIR [--gpu ID] [--json] [--svg FILE] [--top N]
 #include <sstream>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
 #include "hw/roofline.h"
-#include "trace/readers.h"
+#include "trace/load.h"
 
 namespace goblin {
 
@@ -27,15 +27,15 @@ bool has_format(const Timeline& tl, Format f) {
 
 VerbResult run_roofline(const RoofArgs& a) {
   VerbResult r;
-  Timeline tl;
-  auto st = read_path(a.path, tl);
+  auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
+  if (!in) {
+    r.error = in.error();
+    return r;
+  }
+  const Timeline& tl = in->timeline;
   Json warnings = Json::array();
   for (auto& w : tl.warnings)
     warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
-  if (!st.ok() && tl.kernels.size() == 0 && tl.counters.size() == 0) {
-    r.error = st.error();
-    return r;
-  }
   auto choice = choose_gpu(a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
@@ -139,9 +139,9 @@ VerbResult run_roofline(const RoofArgs& a) {
     }
   }
   if (!warnings.empty()) res["input_warnings"] = warnings;
-  if (!st.ok() && !r.error) {
-    r.error = st.error();  // partial results kept in r.result
-    h << "warning: input partly read: " << st.error().describe() << "\n";
+  if (in->damage && !r.error) {
+    r.error = in->damage;  // partial results kept in r.result
+    h << "warning: input partly read: " << in->damage->describe() << "\n";
   }
   r.result = res;
   r.human = h.str();

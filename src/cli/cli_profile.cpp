@@ -4,9 +4,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
-#include "run/live_factory.h"
 #include "run/live_runner.h"
 #include "run/runners.h"
 
@@ -23,57 +22,7 @@ bool looks_like_config(const std::string& s) {
 
 }  // namespace
 
-namespace {
-// The live audit (`goblin audit CONFIG` without --replay) on a machine with a GPU.
-Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir, const run::LiveAuditKnobs& knobs) {
-  run::GpuInfo gpu = run::detect_gpu();
-  // GOBLIN_AUDIT_ALLOW_NO_GPU=1: run anyway (stand-in workloads in CPU-only tests, like
-  // profile/bench --allow-no-gpu).
-  const char* anyg = std::getenv("GOBLIN_AUDIT_ALLOW_NO_GPU");
-  bool allow_no_gpu = anyg && std::string(anyg) == "1";
-  if (gpu.vendor == "none" && !allow_no_gpu)
-    return make_error(ErrorKind::Environment,
-                      "no GPU on this machine (" + gpu.detail +
-                          "), so no live audit: replay recorded artefacts instead, e.g. goblin audit CONFIG --replay "
-                          "examples/h100_llama (docs/live.md)");
-  run::LiveRunnerOptions o;
-  o.out_dir = out_dir;
-  o.require_gpu = !allow_no_gpu;
-  if (const char* r = std::getenv("GOBLIN_AUDIT_REPEATS"); r && *r) o.repeats = std::max(1, std::atoi(r));
-  if (const char* s = std::getenv("GOBLIN_AUDIT_STEPS"); s && *s) o.bench_steps = std::max(1, std::atoi(s));
-  if (knobs.repeats > 0) o.repeats = knobs.repeats;
-  if (knobs.bench_steps > 0) o.bench_steps = knobs.bench_steps;
-  if (knobs.profile_steps > 0) o.profile_steps = knobs.profile_steps;
-  if (knobs.timeout_s > 0) o.timeout_s = knobs.timeout_s;
-  auto lr = std::make_shared<run::LiveRunner>(o);
-  run::LiveAuditSetup setup;
-  struct Holder : audit::Runner {
-    std::shared_ptr<run::LiveRunner> r;
-    Result<RunMetrics> profile(const audit::WorkloadConfig& c) override { return r->profile(c); }
-    Result<RunMetrics> bench(const audit::WorkloadConfig& c) override { return r->bench(c); }
-    Result<audit::PairBench> bench_pair(const audit::WorkloadConfig& b, const audit::WorkloadConfig& a) override {
-      return r->bench_pair(b, a);
-    }
-    std::string kind() const override { return "live"; }
-  };
-  auto h = std::make_unique<Holder>();
-  h->r = lr;
-  setup.runner = std::move(h);
-  std::string where = gpu.vendor == "none"
-                          ? "NO GPU (GOBLIN_AUDIT_ALLOW_NO_GPU=1: stand-in workloads only, not GPU figures)"
-                          : gpu.name + " (driver " + gpu.driver + ")";
-  setup.notes.push_back("live: measured now on " + where + "; profile " + std::to_string(o.profile_warmup) +
-                        " warm-up + " + std::to_string(o.profile_steps) + " profiled steps; bench " +
-                        std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
-                        " steps per config, before and after interleaved A B A B ... in one bench call (median, "
-                        "95% bootstrap interval over the per-run samples)");
-  setup.log = [lr] { return lr->log(); };
-  return setup;
-}
-}  // namespace
-
 void register_profile(CLI::App& app) {
-  run::live_runner_factory() = make_live_audit;
   struct Opts {
     std::vector<std::string> args;
     int steps = 5, warmup = 5;

@@ -1,4 +1,4 @@
-#include "run/process.h"
+#include "core/process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -17,16 +19,12 @@
 
 extern char** environ;
 
-namespace goblin::run {
+namespace goblin {
 namespace {
 
 std::mutex g_mu;
 std::set<int> g_groups;  // live process-group ids (== leader pid)
 
-void register_group(int pgid) {
-  std::lock_guard<std::mutex> l(g_mu);
-  g_groups.insert(pgid);
-}
 void unregister_group(int pgid) {
   std::lock_guard<std::mutex> l(g_mu);
   g_groups.erase(pgid);
@@ -105,8 +103,8 @@ Result<int> spawn(const ProcSpec& spec) {
     (void)!write(2, "\n", 1);
     _exit(127);
   }
-  setpgid(pid, pid);  // also from the parent, so the group exists before we might kill it
-  g_groups.insert(pid);
+  setpgid(pid, pid);     // also from the parent, so the group exists before we might kill it
+  g_groups.insert(pid);  // under g_mu, taken before fork()
   close(out);
   close(err);
   return static_cast<int>(pid);
@@ -214,4 +212,31 @@ bool on_path(const std::string& name) {
   return false;
 }
 
-}  // namespace goblin::run
+std::string temp_path(const std::string& tag) {
+  static std::atomic<int> n{0};
+  const char* t = std::getenv("TMPDIR");
+  return std::string(t && *t ? t : "/tmp") + "/goblin-" + std::to_string(getpid()) + "-" + tag + "-" +
+         std::to_string(n++);
+}
+
+std::optional<std::string> capture(const std::vector<std::string>& argv, double timeout_s) {
+  if (argv.empty() || !on_path(argv[0])) return std::nullopt;
+  ProcSpec s;
+  s.argv = argv;
+  s.stdout_path = temp_path("out");
+  s.stderr_path = temp_path("err");
+  s.timeout_s = timeout_s;
+  auto r = run_process(s);
+  std::optional<std::string> out;
+  if (r && r->exit_code == 0) {
+    std::ifstream f(s.stdout_path, std::ios::binary);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    out = ss.str();
+  }
+  std::remove(s.stdout_path.c_str());
+  std::remove(s.stderr_path.c_str());
+  return out;
+}
+
+}  // namespace goblin

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/cli.h"
 #include "trace/readers.h"
 
 namespace goblin {

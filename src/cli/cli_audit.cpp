@@ -1,0 +1,125 @@
+// goblin audit CONFIG [--replay DIR] [-o OUTDIR] [--json]: the whole audit (run_audit,
+// audit/audit_flow.h) over a Runner: the recorded artefacts with --replay, else the live runner
+// (run/live_audit.h) when this machine has a GPU.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "audit/audit_flow.h"
+#include "audit/audit_output.h"
+#include "audit/replay_runner.h"
+#include "audit/report.h"
+#include "cli/verb.h"
+#include "cli/verbs.h"
+#include "run/live_audit.h"
+
+namespace goblin {
+void register_audit(CLI::App& app) {
+  struct Opts {
+    std::string config, replay, out = "goblin-audit", vendor, workload;
+    int top_k = 5;
+    run::LiveAuditKnobs knobs;
+    bool json = false, quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "audit",
+      "Whole audit: parse -> profile -> kb query -> patch -> bench before/after -> compare -> report "
+      "(--replay DIR: from recorded artefacts)");
+  cmd->footer(help_footer_with_examples(
+      "  goblin audit workloads/configs/base.yaml -o out/audit        live, on a machine with a GPU\n"
+      "  goblin audit train.yaml --repeats 8 --steps 30 --json         a tighter interval, JSON envelope\n"
+      "  goblin audit examples/h100_llama/config_before.yaml --replay examples/h100_llama -o out/audit\n"
+      "                                                               no GPU: replay recorded H100 traces\n"
+      "Writes report.json/.md/.html, trajectory.json, patch.json, the patched config and, live,\n"
+      "live_runs.json into -o. docs/audit.md and docs/live.md explain every field.\n"));
+  cmd->add_option("CONFIG", o->config, "the workload config (YAML, JSON, Python, env)")->required();
+  cmd->add_option("--replay", o->replay, "replay directory (replay.yaml manifest + recorded traces)");
+  cmd->add_option("-o,--output", o->out, "report directory (default ./goblin-audit)");
+  cmd->add_option("--top-k", o->top_k, "kb hits per symptom (default 5)");
+  cmd->add_option("--vendor", o->vendor, "amd | nvidia, when the metrics do not say")
+      ->check(CLI::IsMember({"amd", "nvidia"}));
+  cmd->add_option("--workload", o->workload, "workload name for the report");
+  cmd->add_option("--repeats", o->knobs.repeats,
+                  "live: bench runs per side, before and after interleaved A B A B ... (default 5)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--steps", o->knobs.bench_steps, "live: timed steps per bench run (default 20)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--profile-steps", o->knobs.profile_steps, "live: profiled steps after 5 warm-up steps (default 5)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--timeout", o->knobs.timeout_s, "live: seconds before one workload run counts as hung (default 900)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&] {
+      VerbResult r;
+      audit::AuditOptions opt;
+      opt.top_k = o->top_k;
+      opt.vendor = o->vendor;
+      std::unique_ptr<audit::Runner> live;
+      std::function<Json()> live_log;
+      std::optional<audit::ReplayRunner> replay_runner;
+      audit::Runner* rp = nullptr;
+      if (o->replay.empty()) {
+        auto setup = run::make_live_audit(o->out, o->knobs);
+        if (!setup) {
+          r.error = setup.error();
+          return r;
+        }
+        live = std::move(setup->runner);
+        live_log = setup->log;
+        rp = live.get();
+        opt.workload_name = o->workload.empty() ? std::filesystem::path(o->config).stem().string() : o->workload;
+        for (const auto& n : setup->notes) opt.notes.push_back(n);
+      } else {
+        const auto& k = o->knobs;
+        if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s) {
+          r.error = make_error(ErrorKind::Usage,
+                               "--repeats, --steps, --profile-steps and --timeout set live runs; a --replay audit "
+                               "runs nothing (its figures come from the recorded artefacts)");
+          return r;
+        }
+        auto runner = audit::ReplayRunner::open(o->replay);
+        if (!runner) {
+          r.error = runner.error();
+          return r;
+        }
+        replay_runner.emplace(std::move(*runner));
+        rp = &*replay_runner;
+        opt.workload_name = o->workload.empty() ? replay_runner->workload() : o->workload;
+        opt.notes.push_back("replay: every measurement comes from recorded artefacts listed in " +
+                            replay_runner->manifest_path() + "; nothing was run now");
+        for (const auto& n : replay_runner->notes()) opt.notes.push_back(n);
+      }
+      if (!o->quiet)
+        opt.progress = [](const std::string& step, const std::string& line) {
+          std::cerr << "[" << step << "] " << line << "\n";
+        };
+      auto outcome = audit::run_audit(o->config, *rp, opt);
+      if (!outcome) {
+        r.error = outcome.error();
+        return r;
+      }
+      std::vector<std::string> written;
+      if (outcome->error) {
+        // Partial: the steps that ran and what they returned.
+        r.error = *outcome->error;
+        r.result = {{"trajectory", audit::trajectory_to_json(*outcome)}, {"patch", outcome->patch}};
+        (void)audit::write_audit_directory(o->out, o->config, *outcome, live_log, &written);
+        return r;
+      }
+      r.result = outcome->report;
+      if (Status s = audit::write_audit_directory(o->out, o->config, *outcome, live_log, &written); !s) {
+        r.error = s.error();
+        return r;
+      }
+      r.result["written"] = written;
+      r.human = "\n" + audit::report_text(outcome->report);
+      for (const auto& w : written) r.human += "wrote " + w + "\n";
+      return r;
+    });
+  });
+}
+}  // namespace goblin

@@ -1,0 +1,191 @@
+// The Timeline's generated columns: every column is pushed, reserved, appended and re-interned
+// (the two-thread Kineto read relies on append giving exactly one read's rows), and the
+// correlation indexes follow the tables they index.
+#include "model/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <type_traits>
+
+namespace goblin {
+namespace {
+
+// A value for row `row` of a column, distinct per row and column.
+template <class T>
+T value_for(size_t row, const char* column) {
+  const size_t salt = std::hash<std::string>{}(column) % 1000;
+  if constexpr (std::is_same_v<T, Dim3>) {
+    return Dim3{static_cast<uint32_t>(row), static_cast<uint32_t>(row + salt), 7};
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<T>((row + salt) % 2);
+  } else {
+    return static_cast<T>(row * 1000 + salt + 1);
+  }
+}
+
+// Pushes rows [from, to) into every column of every table; string columns intern "<column>#<row>"
+// (in reverse row order when `reverse_interning`, so two timelines get different ids).
+void fill(Timeline& tl, size_t from, size_t to, bool reverse_interning = false) {
+  if (reverse_interning)
+    for (size_t r = to; r-- > from;) tl.strings.intern("name#" + std::to_string(r));
+  tl.for_each_table([&](const char*, auto& table) {
+    table.for_each_column([&](const char* column, auto& col, ColumnKind kind) {
+      using T = typename std::decay_t<decltype(col)>::value_type;
+      for (size_t r = from; r < to; ++r) {
+        if (kind == ColumnKind::String) {
+          if constexpr (std::is_same_v<T, StrId>)
+            col.push_back(tl.strings.intern(std::string(column) + "#" + std::to_string(r)));
+        } else {
+          col.push_back(value_for<T>(r, column));
+        }
+      }
+    });
+  });
+}
+
+// Every column of `a` equals `b`'s, string columns compared by text.
+void expect_same_rows(const Timeline& a, const Timeline& b) {
+  std::vector<std::function<void()>> checks;
+  int columns = 0;
+  a.for_each_table([&](const char* table, const auto& ta) {
+    using Table = std::decay_t<decltype(ta)>;
+    const Table* tb = nullptr;
+    b.for_each_table([&](const char* name, const auto& t) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(t)>, Table>)
+        if (std::string(name) == table) tb = &t;
+    });
+    ASSERT_NE(tb, nullptr) << table;
+    ASSERT_EQ(ta.size(), tb->size()) << table;
+    std::vector<const void*> cols_b;
+    tb->for_each_column([&](const char*, const auto& col, ColumnKind) { cols_b.push_back(&col); });
+    size_t k = 0;
+    ta.for_each_column([&](const char* column, const auto& col, ColumnKind kind) {
+      ++columns;
+      const auto& other = *static_cast<const std::decay_t<decltype(col)>*>(cols_b[k++]);
+      ASSERT_EQ(col.size(), other.size()) << table << "." << column;
+      for (size_t r = 0; r < col.size(); ++r) {
+        if constexpr (std::is_same_v<typename std::decay_t<decltype(col)>::value_type, StrId>) {
+          if (kind == ColumnKind::String) {
+            EXPECT_EQ(a.str(col[r]), b.str(other[r])) << table << "." << column << " row " << r;
+            continue;
+          }
+        }
+        EXPECT_TRUE(col[r] == other[r]) << table << "." << column << " row " << r;
+      }
+    });
+  });
+  EXPECT_GE(columns, 60);  // every table's every column was compared
+}
+
+TEST(Timeline, AppendOfTwoHalvesEqualsOneRead) {
+  Timeline whole;
+  fill(whole, 0, 6);
+  ASSERT_EQ(whole.column_mismatch(), "");
+  Timeline first, second;
+  fill(first, 0, 3);
+  fill(second, 3, 6, /*reverse_interning=*/true);
+  first.append(std::move(second));
+  EXPECT_EQ(first.column_mismatch(), "");
+  expect_same_rows(first, whole);
+  // The appended timeline's columns were freed as they were copied.
+  EXPECT_EQ(second.kernels.size(), 0u);
+  EXPECT_EQ(second.cpu_ops.name.capacity(), 0u);
+}
+
+TEST(Timeline, AppendOnTwoThreadsEqualsOneThread) {
+  Timeline a, b, a2, b2;
+  fill(a, 0, 4);
+  fill(b, 4, 9, true);
+  fill(a2, 0, 4);
+  fill(b2, 4, 9, true);
+  a.append(std::move(b), /*two_threads=*/false);
+  a2.append(std::move(b2), /*two_threads=*/true);
+  expect_same_rows(a, a2);
+}
+
+TEST(Timeline, AppendFoldsWarnings) {
+  Timeline a, b;
+  a.warn("bad event", "f.json", 10);
+  b.warn("bad event", "f.json", 99);
+  b.warn("bad event", "f.json", 120);
+  b.warn("other", "f.json", 5);
+  a.append(std::move(b));
+  ASSERT_EQ(a.warnings.size(), 2u);
+  EXPECT_EQ(a.warnings[0].count, 3);
+  EXPECT_EQ(a.warnings[0].byte_offset, 10);
+  EXPECT_EQ(a.warnings[1].message, "other");
+}
+
+TEST(Timeline, ColumnMismatchNamesTheColumn) {
+  Timeline tl;
+  fill(tl, 0, 2);
+  tl.kernels.graph_id.push_back(5);
+  EXPECT_EQ(tl.column_mismatch(), "kernels.graph_id has 3 rows, the table 2");
+}
+
+TEST(Timeline, RowPushFillsEveryColumn) {
+  Timeline tl;
+  KernelRow k;
+  k.start_ns = 5;
+  k.dur_ns = 7;
+  k.grid = {4, 2, 1};
+  k.graph_id = 9;
+  tl.kernels.push(k);
+  RuntimeRow r;
+  r.is_sync = true;
+  tl.runtime.push(r);
+  tl.samples.push(1, 0, tl.strings.intern("power_w"), 300.5);
+  tl.counters.push(3, kNoStr, tl.strings.intern("sm__throughput"), kNoStr, 51.0);
+  EXPECT_EQ(tl.column_mismatch(), "");
+  EXPECT_EQ(tl.kernels.end_ns(0), 12);
+  EXPECT_EQ(tl.kernels.grid[0], (Dim3{4, 2, 1}));
+  EXPECT_EQ(tl.kernels.graph_id[0], 9);
+  EXPECT_EQ(tl.kernels.device[0], kNone);  // the row's defaults reach the columns
+  EXPECT_EQ(tl.runtime.is_sync[0], 1);
+  EXPECT_EQ(tl.runtime.is_driver[0], 0);
+  EXPECT_EQ(tl.str(tl.samples.metric[0]), "power_w");
+  EXPECT_DOUBLE_EQ(tl.counters.value[0], 51.0);
+}
+
+TEST(Timeline, IndexesFollowTheTables) {
+  Timeline tl;
+  RuntimeRow r;
+  r.correlation = 42;
+  tl.runtime.push(r);
+  // No build_indexes() call: the lookup builds them.
+  ASSERT_TRUE(tl.runtime_by_correlation(42).has_value());
+  EXPECT_EQ(*tl.runtime_by_correlation(42), 0u);
+  EXPECT_FALSE(tl.runtime_by_correlation(43).has_value());
+  // Rows pushed after a lookup are found too.
+  r.correlation = 43;
+  tl.runtime.push(r);
+  ASSERT_TRUE(tl.runtime_by_correlation(43).has_value());
+  EXPECT_EQ(*tl.runtime_by_correlation(43), 1u);
+  CpuOpRow op;
+  op.external_id = 7;
+  tl.cpu_ops.push(op);
+  op.kind = CpuOpKind::PythonFunction;  // python frames are not ops: never found by External id
+  op.external_id = 8;
+  tl.cpu_ops.push(op);
+  EXPECT_TRUE(tl.cpu_op_by_external_id(7).has_value());
+  EXPECT_FALSE(tl.cpu_op_by_external_id(8).has_value());
+}
+
+TEST(Timeline, MovedTimelineKeepsWorkingIndexes) {
+  Timeline a;
+  RuntimeRow r;
+  r.correlation = 1;
+  a.runtime.push(r);
+  ASSERT_TRUE(a.runtime_by_correlation(1));
+  Timeline b = std::move(a);
+  EXPECT_TRUE(b.runtime_by_correlation(1));
+  b.runtime.correlation[0] = 2;
+  b.build_indexes();  // an in-place edit keeps the table's size: rebuild explicitly
+  EXPECT_TRUE(b.runtime_by_correlation(2));
+  EXPECT_FALSE(b.runtime_by_correlation(1));
+}
+
+}  // namespace
+}  // namespace goblin
