@@ -59,7 +59,7 @@ std::string softmax_ws(const std::string& name) {
   RecordOptions r0;
   r0.summary = "naive three-pass baseline";
   r0.bench_file = kTestdata + "bench_softmax_v0.json";
-  r0.profile_file = kTestdata + "ncu_softmax_sol.csv";
+  r0.profile_file = kTestdata + "ncu_softmax_v0.csv";
   auto a = record_iteration(c->dir, r0);
   EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.error().describe());
   RecordOptions r1;
@@ -222,6 +222,15 @@ TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   EXPECT_FALSE(v0["masked"].get<bool>());
   EXPECT_EQ(v0["profile"], "profiles/v0/ncu.csv");
   EXPECT_FALSE(v0["bottlenecks"].empty());  // the diagnosis of the recorded ncu CSV
+  // The naive three-pass v0 (profiled on an H100): memory-bound, reading each row three times
+  // (1.57 GB of DRAM reads for 0.54 GB of input).
+  EXPECT_EQ(v0["classification"]["bound"], "memory_bound");
+  EXPECT_EQ(v0["bottlenecks"][0]["category"], "memory");
+  bool three_reads = false;
+  for (auto& rc : v0["bottlenecks"][0]["root_causes"])
+    for (auto& e : rc["evidence"])
+      if (e["metric"] == "dram__bytes_read.sum") three_reads = e["value"].get<double>() > 2.5 * 32768.0 * 8192 * 2;
+  EXPECT_TRUE(three_reads);
   EXPECT_EQ((*its)[1].j["parent"], 0);
   // v1: 32768 x 8192 bf16 read + write = 1073741824 bytes at the recorded median.
   double med = (*its)[1].j["performance"]["median_latency_ms"];
