@@ -69,4 +69,5 @@ TEST(KernelCli, LoopThroughTheBinary) {
   EXPECT_EQ(run("kernel init x --kernel " + src + "/examples/kernel/softmax/v0.py --platform MI308X").code, 6);
   EXPECT_EQ(run("kernel status /nonexistent/ws").code, 3);
   EXPECT_EQ(run("kernel unmask 9 " + ws).code, 6);
+  fs::remove_all(ws);
 }

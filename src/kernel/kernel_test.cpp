@@ -70,6 +70,18 @@ std::string softmax_ws(const std::string& name) {
   return c->dir;
 }
 
+// Removes this process's workspaces when the tests end.
+class CleanTmp : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::string prefix = "goblin_kernel_test_" + std::to_string(getpid()) + "_";
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
+      if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(e.path(), ec);
+  }
+};
+const auto* const kCleanTmp = ::testing::AddGlobalTestEnvironment(new CleanTmp);
+
 }  // namespace
 
 TEST(KernelExpr, EvaluatesFormulas) {
