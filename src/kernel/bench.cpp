@@ -1,0 +1,131 @@
+#include <filesystem>
+
+#include "core/io.h"
+#include "core/text.h"
+#include "kernel/loop.h"
+#include "kernel/memory.h"
+#include "kernel/proc.h"
+#include "run/stats.h"
+
+namespace goblin::kernel {
+
+namespace fs = std::filesystem;
+
+Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
+  if (!raw.is_object() || !raw.contains("correctness") || !raw["correctness"].is_object())
+    return make_error(ErrorKind::Malformed, "bench result lacks \"correctness\" (not kernel_harness.py bench output)");
+  const Json& c = raw["correctness"];
+  Json s = {{"correctness",
+             {{"passed", c.value("passed", false)},
+              {"max_rel_err", c.contains("max_rel_err") ? c["max_rel_err"] : Json(nullptr)},
+              {"threshold", c.value("threshold", cfg.rtol)}}}};
+  std::vector<double> ms;
+  if (raw.contains("samples_ms") && raw["samples_ms"].is_array())
+    for (const auto& x : raw["samples_ms"])
+      if (x.is_number()) ms.push_back(x.get<double>());
+  if (ms.empty()) return s;  // correctness failed before timing
+  auto iv = run::bootstrap_median(ms);
+  double sec = iv.point * 1e-3;
+  double tflops = cfg.roof.flops / sec / 1e12, gbs = cfg.roof.bytes / sec / 1e9;
+  double achieved = cfg.roof.target_metric == "GB/s" ? gbs : tflops;
+  Json perf = {{"median_latency_ms", round_to(iv.point, 5)},
+               {"latency_ci95_ms", {round_to(iv.low, 5), round_to(iv.high, 5)}},
+               {"samples", static_cast<int>(ms.size())},
+               {"timer", raw.value("timer", std::string("?"))},
+               {"tflops", round_to(tflops, 2)},
+               {"gbs", round_to(gbs, 1)},
+               {"target_metric", cfg.roof.target_metric},
+               {"target_value", round_to(cfg.roof.target, 2)},
+               {"pct_of_target", round_to(100 * achieved / cfg.roof.target, 1)},
+               {"pct_of_ceiling", round_to(100 * achieved / cfg.roof.ceiling, 1)},
+               {"target_met", achieved >= cfg.roof.target}};
+  if (raw.contains("baseline") && raw["baseline"].contains("samples_ms")) {
+    std::vector<double> b;
+    for (const auto& x : raw["baseline"]["samples_ms"])
+      if (x.is_number()) b.push_back(x.get<double>());
+    if (!b.empty()) {
+      auto bi = run::bootstrap_median(b);
+      auto ratio = run::bootstrap_ratio(b, ms);  // baseline time / kernel time: > 1 means faster
+      double bs = bi.point * 1e-3;
+      perf["baseline"] = {{"name", raw["baseline"].value("name", std::string("baseline"))},
+                          {"median_latency_ms", round_to(bi.point, 5)},
+                          {"latency_ci95_ms", {round_to(bi.low, 5), round_to(bi.high, 5)}},
+                          {"tflops", round_to(cfg.roof.flops / bs / 1e12, 2)},
+                          {"gbs", round_to(cfg.roof.bytes / bs / 1e9, 1)},
+                          {"speedup_vs_baseline", run::interval_to_json(ratio, 4)}};
+    }
+  }
+  s["performance"] = perf;
+  if (raw.contains("device")) s["device"] = raw["device"];
+  return s;
+}
+
+std::string bench_human(const Json& s, const Config& cfg) {
+  std::string h;
+  const Json& c = s["correctness"];
+  h += std::string("correctness: ") + (c["passed"].get<bool>() ? "passed" : "FAILED") + " (max rel err " +
+       (c["max_rel_err"].is_number() ? format_sig(c["max_rel_err"].get<double>(), 3) : "non-finite") + ", threshold " +
+       format_sig(c["threshold"].get<double>(), 3) + ")\n";
+  if (!s.contains("performance")) return h;
+  const Json& p = s["performance"];
+  h += "latency: " + format_sig(p["median_latency_ms"].get<double>(), 4) + " ms median (95% CI " +
+       format_sig(p["latency_ci95_ms"][0].get<double>(), 4) + "-" +
+       format_sig(p["latency_ci95_ms"][1].get<double>(), 4) + ", " + std::to_string(p["samples"].get<int>()) +
+       " samples, " + p["timer"].get<std::string>() + ")\n";
+  h += "throughput: " + format_fixed(p["tflops"].get<double>(), 1) + " TFLOP/s, " +
+       format_fixed(p["gbs"].get<double>(), 1) + " GB/s\n";
+  double achieved = cfg.roof.target_metric == "GB/s" ? p["gbs"].get<double>() : p["tflops"].get<double>();
+  h += "Stop Condition (" + cfg.roof.target_metric + " >= " + format_fixed(cfg.roof.target, 1) +
+       "): " + format_fixed(p["pct_of_target"].get<double>(), 1) + " % of target — ";
+  h += p["target_met"].get<bool>()
+           ? "target met\n"
+           : format_fixed(cfg.roof.target - achieved, 1) + " " + cfg.roof.target_metric + " to go\n";
+  if (p.contains("baseline")) {
+    const Json& b = p["baseline"];
+    h += "baseline " + b["name"].get<std::string>() + ": " + format_sig(b["median_latency_ms"].get<double>(), 4) +
+         " ms, " + format_fixed(b["tflops"].get<double>(), 1) + " TFLOP/s, " + format_fixed(b["gbs"].get<double>(), 1) +
+         " GB/s; kernel speedup vs baseline " + format_fixed(b["speedup_vs_baseline"]["point"].get<double>(), 3) +
+         "x\n";
+  }
+  return h;
+}
+
+Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
+  auto cfg = load_config(ws);
+  if (!cfg.ok()) return cfg.error();
+  auto n = next_version(ws);
+  if (!n.ok()) return n.error();
+  std::string harness = find_harness(o.harness);
+  if (harness.empty())
+    return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
+  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(*n));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::string raw_path = (dir / "bench_raw.json").string();
+  auto p = run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(), "--shape",
+                        cfg->shape.dump(), "--rtol", format_sig(cfg->rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
+                        "--warmup-ms", format_sig(o.warmup_ms, 6), "--out", raw_path},
+                       ws, o.timeout_s);
+  if (!p.ok()) return p.error();
+  if (p->code != 0)
+    return make_error(ErrorKind::Workload,
+                      "the harness failed (exit " + std::to_string(p->code) +
+                          "); stderr tail: " + p->err.substr(p->err.size() > 3000 ? p->err.size() - 3000 : 0),
+                      (fs::path(ws) / "kernel.py").string());
+  auto text = read_all(raw_path);
+  if (!text.ok()) return text.error();
+  auto raw = parse_json_text(*text, raw_path, "harness output is not valid JSON");
+  if (!raw.ok()) return raw.error();
+  auto s = summarize_bench(*raw, *cfg);
+  if (!s.ok()) return make_error(s.error().kind, s.error().message, raw_path);
+  Json full = *raw;
+  full["summary"] = *s;
+  if (auto st = write_file((dir / "bench.json").string(), full.dump(1) + "\n"); !st.ok()) return st.error();
+  fs::remove(raw_path, ec);
+  Json out = *s;
+  out["bench_file"] = (dir / "bench.json").string();
+  out["version"] = *n;
+  return out;
+}
+
+}  // namespace goblin::kernel

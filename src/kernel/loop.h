@@ -1,0 +1,57 @@
+// The loop of a kernel workspace: bench (correctness + timing on the GPU through
+// tools/kernel_harness.py), profile (ncu / rocprofv3 on the kernel's launches, then the
+// two-bottleneck diagnosis), record (memory/v<N>.json + one git commit) and plan
+// (plans/v<N>_plan.md from the cited candidate catalogue). Results of a run land in
+// profiles/v<N>/ where N is the version the next `record` will write.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "kernel/workspace.h"
+
+namespace goblin::kernel {
+
+struct RunOptions {
+  std::string python = "python3", harness;  // harness: tools/kernel_harness.py (found when empty)
+  double rep_ms = 500, warmup_ms = 50;      // do_bench's rep/warmup budgets
+  double timeout_s = 900;
+  int launches = 1;          // profiled launches
+  std::string kernel_regex;  // ncu -k regex:..., on top of the NVTX filter
+  std::string ncu = "ncu", rocprof = "rocprofv3";
+  bool prompt = false;  // also write seed 003's judge prompts
+};
+
+// Statistics of the harness's raw samples: median latency with its 95 % bootstrap interval
+// (run/stats), TFLOP/s and GB/s from the workspace's FLOPs/bytes, % of the Stop Condition.
+Result<Json> summarize_bench(const Json& raw, const Config& cfg);
+std::string bench_human(const Json& summary, const Config& cfg);
+// Runs the harness; writes profiles/v<N>/bench.json (raw + "summary"); returns the summary.
+// A failed correctness check is a Workload error carrying the summary.
+Result<Json> run_bench(const std::string& ws, const RunOptions& o);
+
+// The diagnosis of an Nsight Compute raw CSV (or a rocprofv3 counter CSV): per kernel the
+// classification and two bottlenecks; "primary" is the longest kernel.
+Result<Json> diagnose_profile(const std::string& csv, const Config& cfg);
+std::string diagnosis_human(const Json& d);
+// The ncu command line profile runs (exposed for tests): metric set from the NCU schema.
+Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions& o, const std::string& harness,
+                                             const std::string& log_path);
+std::vector<std::string> rocprof_command(const Config& cfg, const RunOptions& o, const std::string& harness,
+                                         const std::string& out_dir);
+// Profiles, keeps the CSV under profiles/v<N>/, writes diagnosis.json (and judge prompts).
+Result<Json> run_profile(const std::string& ws, const RunOptions& o);
+
+struct RecordOptions {
+  std::string summary, hypothesis, bench_file, profile_file;
+  std::vector<std::string> tags;
+};
+// Writes memory/v<N>.json and commits the iteration. Correctness failed → Workload error, nothing
+// written or committed.
+Result<Json> record_iteration(const std::string& ws, const RecordOptions& o);
+
+// plans/v<N>_plan.md; returns {path, candidates}.
+Result<Json> write_plan(const std::string& ws);
+
+}  // namespace goblin::kernel

@@ -1,0 +1,218 @@
+#include "kernel/memory.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "core/data.h"
+#include "core/io.h"
+#include "core/text.h"
+#include "kernel/proc.h"
+
+namespace goblin::kernel {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool type_ok(const Json& v, const std::string& t) {
+  if (t == "null") return v.is_null();
+  if (t == "boolean") return v.is_boolean();
+  if (t == "integer") return v.is_number_integer();
+  if (t == "number") return v.is_number();
+  if (t == "string") return v.is_string();
+  if (t == "array") return v.is_array();
+  if (t == "object") return v.is_object();
+  return true;
+}
+
+// The subset of JSON Schema the iteration schema uses: type (one or a list), required, properties.
+void check(const Json& v, const Json& schema, const std::string& path, std::vector<std::string>& errs) {
+  if (schema.contains("type")) {
+    std::vector<std::string> types;
+    if (schema["type"].is_array())
+      for (auto& t : schema["type"]) types.push_back(t);
+    else
+      types.push_back(schema["type"]);
+    bool ok = false;
+    for (auto& t : types) ok |= type_ok(v, t);
+    if (!ok) {
+      std::string want;
+      for (auto& t : types) want += (want.empty() ? "" : "|") + t;
+      errs.push_back((path.empty() ? "(root)" : path) + ": want " + want);
+      return;
+    }
+  }
+  if (!v.is_object()) return;
+  if (schema.contains("required"))
+    for (auto& r : schema["required"])
+      if (!v.contains(r.get<std::string>()))
+        errs.push_back((path.empty() ? "" : path + ".") + r.get<std::string>() + ": missing");
+  if (schema.contains("properties"))
+    for (auto& [k, sub] : schema["properties"].items())
+      if (v.contains(k)) check(v[k], sub, path.empty() ? k : path + "." + k, errs);
+}
+
+double metric_of(const Json& it, const std::string& metric) {
+  const Json& p = it["performance"];
+  const char* key = metric == "GB/s" ? "gbs" : "tflops";
+  return p.contains(key) && p[key].is_number() ? p[key].get<double>() : 0.0;
+}
+
+std::string pad(std::string s, size_t w) {
+  if (s.size() > w) s = s.substr(0, w - 1) + "~";
+  return s + std::string(w - s.size() + 1, ' ');
+}
+
+}  // namespace
+
+std::vector<std::string> validate_iteration(const Json& j) {
+  std::vector<std::string> errs;
+  auto text = load_data_file("kernel/iteration.schema.json");
+  if (!text.ok()) return {"schema: " + text.error().message};
+  auto schema = parse_json_text(*text, "data/kernel/iteration.schema.json");
+  if (!schema.ok()) return {"schema: " + schema.error().describe()};
+  check(j, *schema, "", errs);
+  return errs;
+}
+
+Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool include_masked) {
+  std::vector<Iteration> out;
+  fs::path dir = fs::path(ws) / "memory";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return make_error(ErrorKind::Io, "no memory/ folder: not a kernel workspace", ws);
+  static const std::regex name_re("v([0-9]+)\\.json");
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    std::string name = e.path().filename().string();
+    if (!std::regex_match(name, m, name_re)) continue;
+    auto text = read_all(e.path().string());
+    if (!text.ok()) return text.error();
+    auto j = parse_json_text(*text, e.path().string(), "memory file is not valid JSON");
+    if (!j.ok()) return j.error();
+    auto errs = validate_iteration(*j);
+    if (!errs.empty())
+      return make_error(ErrorKind::Malformed,
+                        "memory file does not match data/kernel/iteration.schema.json: " + errs.front() +
+                            (errs.size() > 1 ? " (and " + std::to_string(errs.size() - 1) + " more)" : ""),
+                        e.path().string());
+    Iteration it{std::stoi(m[1].str()), e.path().string(), *j};
+    if (it.j["version"].get<int>() != it.version)
+      return make_error(ErrorKind::Malformed,
+                        "version field " + it.j["version"].dump() + " does not match the file name", it.path);
+    if (include_masked || !it.masked()) out.push_back(std::move(it));
+  }
+  std::sort(out.begin(), out.end(), [](const Iteration& a, const Iteration& b) { return a.version < b.version; });
+  return out;
+}
+
+Result<int> next_version(const std::string& ws) {
+  auto all = load_iterations(ws, true);
+  if (!all.ok()) return all.error();
+  return all->empty() ? 0 : all->back().version + 1;
+}
+
+const Iteration* best_iteration(const std::vector<Iteration>& its) {
+  const Iteration* best = nullptr;
+  for (const auto& it : its) {
+    if (it.masked() || !it.j["correctness"].value("passed", false)) continue;
+    std::string metric = it.j["performance"].value("target_metric", std::string("GB/s"));
+    if (!best || metric_of(it.j, metric) > metric_of(best->j, metric)) best = &it;
+  }
+  return best;
+}
+
+Result<Json> set_masked(const std::string& ws, int version, bool masked) {
+  if (auto s = require_git_repo(ws); !s.ok()) return s.error();
+  auto all = load_iterations(ws, true);
+  if (!all.ok()) return all.error();
+  for (auto& it : *all) {
+    if (it.version != version) continue;
+    if (it.masked() == masked) return Json{{"version", version}, {"masked", masked}, {"changed", false}};
+    it.j["masked"] = masked;
+    if (auto s = write_file(it.path, it.j.dump(2) + "\n"); !s.ok()) return s.error();
+    auto c = git_commit_all(ws, std::string(masked ? "mask" : "unmask") + " v" + std::to_string(version));
+    if (!c.ok()) return c.error();
+    return Json{{"version", version}, {"masked", masked}, {"changed", true}, {"commit", *c}};
+  }
+  std::string have;
+  for (auto& it : *all) have += (have.empty() ? "" : ", ") + std::string("v") + std::to_string(it.version);
+  return make_error(ErrorKind::NotFound,
+                    "no memory/v" + std::to_string(version) + ".json (have: " + (have.empty() ? "none" : have) + ")",
+                    ws);
+}
+
+Result<StatusReport> workspace_status(const std::string& ws) {
+  auto cfg = load_config(ws);
+  if (!cfg.ok()) return cfg.error();
+  if (auto s = require_git_repo(ws); !s.ok()) return s.error();
+  auto its = load_iterations(ws);
+  if (!its.ok()) return its.error();
+  auto all = load_iterations(ws, true);
+  if (!all.ok()) return all.error();
+  const std::string metric = cfg->roof.target_metric;
+  StatusReport r;
+  Json rows = Json::array();
+  std::string h = "workspace " + ws + " (" + cfg->name + ", " + cfg->platform + ", " + cfg->roof.bound + ")\n";
+  h += "target: " + metric + " >= " + format_fixed(cfg->roof.target, 1) + " (90 % of " +
+       format_sig(cfg->roof.ceiling, 6) + ", " + cfg->roof.ceiling_source + ")\n\n";
+  h += pad("ver", 4) + pad("change", 44) + pad("latency ms (95% CI)", 26) + pad(metric, 9) + pad("% target", 9) +
+       "correct\n";
+  for (const auto& it : *its) {
+    const Json& p = it.j["performance"];
+    const Json& c = it.j["correctness"];
+    // The iteration's own commit is the one that added its file.
+    std::string commit;
+    if (auto g =
+            git(ws, {"log", "--diff-filter=A", "--format=%h", "--", "memory/v" + std::to_string(it.version) + ".json"});
+        g.ok() && g->code == 0)
+      commit = std::string(trim_blanks(g->out.substr(0, g->out.find('\n'))));
+    rows.push_back({{"version", it.version},
+                    {"change", it.j["change_summary"]},
+                    {"median_latency_ms", p["median_latency_ms"]},
+                    {"latency_ci95_ms", p["latency_ci95_ms"]},
+                    {"tflops", p["tflops"]},
+                    {"gbs", p["gbs"]},
+                    {"pct_of_target", p["pct_of_target"]},
+                    {"correct", c["passed"]},
+                    {"commit", commit}});
+    const Json& ci = p["latency_ci95_ms"];
+    std::string lat = format_sig(p["median_latency_ms"].get<double>(), 4) + " (" + format_sig(ci[0].get<double>(), 4) +
+                      "-" + format_sig(ci[1].get<double>(), 4) + ")";
+    double m = metric_of(it.j, metric);
+    std::string pct = p["pct_of_target"].is_number() ? format_fixed(p["pct_of_target"].get<double>(), 1) : "-";
+    h += pad("v" + std::to_string(it.version), 4) + pad(it.j["change_summary"].get<std::string>(), 44) + pad(lat, 26) +
+         pad(format_fixed(m, 1), 9) + pad(pct, 9) + (c["passed"].get<bool>() ? "yes" : "NO") + "\n";
+  }
+  std::vector<int> masked;
+  for (auto& it : *all)
+    if (it.masked()) masked.push_back(it.version);
+  const Iteration* best = best_iteration(*its);
+  bool met = best && best->j["performance"].value("target_met", false);
+  r.json = {{"workspace", ws},
+            {"name", cfg->name},
+            {"platform", cfg->platform},
+            {"bound", cfg->roof.bound},
+            {"target", {{"metric", metric}, {"value", cfg->roof.target}, {"ceiling_source", cfg->roof.ceiling_source}}},
+            {"iterations", rows},
+            {"masked", masked},
+            {"best", best ? Json(best->version) : Json(nullptr)},
+            {"stop_condition_met", met}};
+  if (!masked.empty()) {
+    h += "\nmasked (skipped):";
+    for (int v : masked) h += " v" + std::to_string(v);
+    h += "\n";
+  }
+  if (best) {
+    double bm = metric_of(best->j, metric);
+    h += "\nbest: v" + std::to_string(best->version) + " at " + format_fixed(bm, 1) + " " + metric + " — ";
+    h += met ? "Stop Condition met\n"
+             : "Stop Condition not met: " + format_fixed(cfg->roof.target - bm, 1) + " " + metric + " to go\n";
+  } else {
+    h += "\nno correct unmasked iteration yet\n";
+  }
+  r.human = h;
+  return r;
+}
+
+}  // namespace goblin::kernel

@@ -1,0 +1,88 @@
+#include "kernel/proc.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "core/io.h"
+#include "core/process.h"
+
+namespace goblin::kernel {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string_view trim_ws(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
+                            const std::string& stdout_path) {
+  static int counter = 0;
+  std::string tmp =
+      (fs::temp_directory_path() / ("goblin-kernel-" + std::to_string(getpid()) + "-" + std::to_string(counter++)))
+          .string();
+  ProcSpec spec;
+  spec.argv = argv;
+  spec.cwd = cwd;
+  spec.stdout_path = stdout_path.empty() ? tmp + ".out" : stdout_path;
+  spec.stderr_path = tmp + ".err";
+  spec.timeout_s = timeout_s;
+  auto r = run_process(spec);
+  ProcOut o;
+  std::error_code ec;
+  if (stdout_path.empty()) {
+    if (auto t = read_all(spec.stdout_path); t.ok()) o.out = *t;
+    fs::remove(spec.stdout_path, ec);
+  }
+  if (auto t = read_all(spec.stderr_path); t.ok()) o.err = *t;
+  fs::remove(spec.stderr_path, ec);
+  if (!r.ok()) return r.error();
+  if (r->exec_failed)
+    return make_error(ErrorKind::Environment, argv[0] + " not found on PATH (needed for: " +
+                                                  (argv.size() > 1 ? argv[1] : std::string("?")) + ")");
+  if (r->timed_out)
+    return make_error(ErrorKind::Workload, argv[0] + " ran past its " + std::to_string(int(timeout_s)) +
+                                               " s limit and was killed; stderr tail: " + o.err.substr(0, 2000));
+  o.code = r->term_signal ? 128 + r->term_signal : r->exit_code;
+  return o;
+}
+
+Result<ProcOut> git(const std::string& ws, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git", "-C", ws};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_capture(argv, "", 60);
+}
+
+Status require_git_repo(const std::string& ws) {
+  std::error_code ec;
+  if (!fs::is_directory(ws, ec)) return make_error(ErrorKind::Io, "no such workspace directory", ws);
+  auto r = git(ws, {"rev-parse", "--show-toplevel"});
+  if (!r.ok()) return r.error();
+  if (r->code != 0 || fs::weakly_canonical(fs::path(std::string(trim_ws(r->out))), ec) != fs::weakly_canonical(ws, ec))
+    return make_error(ErrorKind::Io,
+                      "not a git repository (a kernel workspace is one: `goblin kernel init` creates it, "
+                      "or run `git init` there)",
+                      ws);
+  return {};
+}
+
+Result<std::string> git_commit_all(const std::string& ws, const std::string& message) {
+  auto a = git(ws, {"add", "-A"});
+  if (!a.ok()) return a.error();
+  if (a->code != 0) return make_error(ErrorKind::Io, "git add failed: " + a->err, ws);
+  // A fixed identity so a fresh machine without git config can still commit.
+  auto c = git(ws, {"-c", "user.name=goblin kernel", "-c", "user.email=goblin@localhost", "commit", "-q",
+                    "--no-gpg-sign", "-m", message});
+  if (!c.ok()) return c.error();
+  if (c->code != 0) return make_error(ErrorKind::Io, "git commit failed: " + c->err + c->out, ws);
+  auto h = git(ws, {"rev-parse", "--short", "HEAD"});
+  if (!h.ok()) return h.error();
+  return std::string(trim_ws(h->out));
+}
+
+}  // namespace goblin::kernel

@@ -1,0 +1,27 @@
+// Small process helper for the workspace: git and python run with a timeout in their own process
+// group (run_process), stdout captured to a temporary file and returned as text.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace goblin::kernel {
+
+struct ProcOut {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs argv in `cwd`; Environment error when argv[0] is missing, Workload error on timeout.
+Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
+                            const std::string& stdout_path = "");
+
+// git -C ws ARGS (60 s). A non-zero exit is returned, not turned into an error.
+Result<ProcOut> git(const std::string& ws, const std::vector<std::string>& args);
+// Io error naming `ws` unless it is the top of a git work tree.
+Status require_git_repo(const std::string& ws);
+// git add -A && git commit -m msg; returns the new commit's hash.
+Result<std::string> git_commit_all(const std::string& ws, const std::string& message);
+
+}  // namespace goblin::kernel

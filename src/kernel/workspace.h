@@ -1,0 +1,73 @@
+// A kernel optimization workspace (seed 004's layout): kernel.py, memory/, plans/, profiles/,
+// README.md (Task Context, Hardware Spec, Roofline, Stop Conditions), workspace.json (the same
+// facts for goblin to read back) and a git repository with one commit per accepted iteration.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "hw/gpu_specs.h"
+
+namespace goblin::kernel {
+
+// Step 0: where the problem sits on the roofline of the platform.
+struct Roofline {
+  double flops = 0, bytes = 0, ai = 0;  // FLOPs, ideal DRAM bytes, FLOP/byte
+  double peak_tflops = 0, bw_gbs = 0;   // datasheet peaks of the dtype and of DRAM
+  std::string peak_key;                 // bf16, fp32, ...
+  double ridge = 0;                     // FLOP/byte where the roofs meet (datasheet)
+  std::string bound;                    // memory_bound | compute_bound
+  // Stop Condition: 90 % of the ceiling, the measured maximum preferred over the datasheet.
+  std::string target_metric;  // "GB/s" | "TFLOP/s"
+  double ceiling = 0, target = 0;
+  std::string ceiling_source;  // citation of the ceiling
+  bool ceiling_measured = false;
+  std::string text;  // the calculation, shown in README.md
+};
+
+struct Config {
+  std::string name, dir;
+  std::string platform, gpu_name, vendor, arch, arch_id;
+  std::string framework = "triton", dtype = "bf16";
+  Json shape = Json::object();
+  double rtol = 1e-2;
+  std::string notes;
+  std::string problem_op;      // known op from PROBLEM, or empty when flops()/bytes_moved() are given
+  std::string problem_source;  // formula citation or "kernel.py flops()/bytes_moved()"
+  Roofline roof;
+  std::vector<std::string> pitfalls;  // UNKNOWN specs, recorded in memory/v0.json
+};
+Json config_to_json(const Config& c);
+Result<Config> load_config(const std::string& ws);
+
+struct InitOptions {
+  std::string name, kernel_file, platform, framework = "triton", dtype = "bf16", shape, workspace, notes;
+  double rtol = 1e-2;
+  std::string python = "python3", harness;  // harness: path of tools/kernel_harness.py (found when empty)
+};
+Result<Config> init_workspace(const InitOptions& o);
+
+// "H100 → Hopper, MI300X → CDNA3": the database's architecture without spaces.
+std::string arch_family(const GpuSpec& g);
+// "M=8192,N=8192" → {"M": 8192, "N": 8192}. Usage error on a malformed pair.
+Result<Json> parse_shape(const std::string& s);
+// Hardware Spec lines, each "<metric>: <value> <unit> <- <source>" or
+// "<metric>: UNKNOWN (not in the spec database)" (whose metric is appended to `unknown`).
+std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& unknown);
+// data/measured/<id>.json for the GPU (null when none) and its file name.
+Json measured_ceilings(const GpuSpec& g, std::string* file = nullptr);
+// Step 0 from FLOPs/bytes, the dtype and the platform.
+Result<Roofline> step0(double flops, double bytes, const std::string& dtype, const GpuSpec& g);
+// FLOPs and bytes of a known op from data/kernel/problems.yaml (source in `source`).
+struct OpCost {
+  double flops = 0, bytes = 0;
+  std::string source, formula;
+};
+Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype);
+
+// tools/kernel_harness.py: `given`, $GOBLIN_TOOLS_DIR, beside the binary, or the source tree.
+std::string find_harness(const std::string& given);
+
+}  // namespace goblin::kernel
