@@ -9,13 +9,12 @@
 
 #include "core/io.h"
 #include "trace/kineto/kineto.h"
+#include "trace/kineto/kineto_test_util.h"
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
 namespace goblin {
 namespace {
-
-const std::string kDir = std::string(GOBLIN_FIXTURES) + "/kineto/";
 
 std::string doc_of(const std::vector<std::string>& events) {
   std::string d = "{\"schemaVersion\": 1, \"traceEvents\": [";

@@ -9,13 +9,12 @@
 
 #include "core/io.h"
 #include "trace/kineto/kineto.h"
+#include "trace/kineto/kineto_test_util.h"
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
 namespace goblin {
 namespace {
-
-const std::string kDir = std::string(GOBLIN_FIXTURES) + "/kineto/";
 
 std::filesystem::path tt_dir(const std::string& name) {
   auto d = std::filesystem::temp_directory_path() / ("goblin_kineto2t_" + std::to_string(::getpid())) / name;

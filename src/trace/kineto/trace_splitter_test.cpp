@@ -11,6 +11,7 @@
 
 #include "core/io.h"
 #include "trace/kineto/kineto.h"
+#include "trace/kineto/kineto_test_util.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -62,10 +63,6 @@ TEST(KinetoSplitter, StructuralErrorsAreMalformed) {
 }
 
 // ---- damaged input -----------------------------------------------------------------------------
-
-const std::string kEv =
-    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 10.5, \"dur\": 2.25, "
-    "\"args\": {\"stream\": 7, \"correlation\": 3, \"grid\": [1, 2, 3]}}";
 
 }  // namespace
 }  // namespace goblin
