@@ -11,20 +11,25 @@
 
 namespace goblin {
 
-const char* vendor_name(Vendor v) {
-  switch (v) {
-    case Vendor::Nvidia:
-      return "nvidia";
-    case Vendor::Amd:
-      return "amd";
-    default:
-      return "unknown";
-  }
-}
-
 namespace {
 bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
 }  // namespace
+
+const char* priority_name(Priority p) {
+  switch (p) {
+    case Priority::P1:
+      return "P1";
+    case Priority::P2:
+      return "P2";
+    case Priority::P3:
+      return "P3";
+    case Priority::P4:
+      return "P4";
+    case Priority::P5:
+      return "P5";
+  }
+  return "P5";
+}
 
 Vendor detect_vendor(const Timeline& tl) {
   for (const auto& d : tl.meta.devices) {
@@ -288,34 +293,34 @@ std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTabl
                                                                                : "low";
     const std::string& c = o.weight_class;
     if (k.share_pct < h.negligible_share_pct) {
-      o.priority = "P5";
+      o.priority = Priority::P5;
       o.verdict = "negligible (<" + std::to_string(static_cast<int>(h.negligible_share_pct)) + "% of GPU-op time)";
     } else if (o.low_roi) {
-      o.priority = "P4";
+      o.priority = Priority::P4;
       o.verdict = "low ROI: already mostly hidden behind other streams";
     } else if (o.headroom) {
       if (o.dependency_risk == "high") {
-        o.priority = "P3";
+        o.priority = Priority::P3;
         o.verdict = "headroom, but dependency-bound: reorder or split the scope first";
       } else if (c == "comm" || c == "mem") {
-        o.priority = k.share_pct >= h.p1_share_pct ? "P1" : "P2";
+        o.priority = k.share_pct >= h.p1_share_pct ? Priority::P1 : Priority::P2;
         o.verdict = "try overlap";
       } else if (c == "elementwise") {
-        o.priority = k.share_pct >= h.p1_share_pct ? "P1" : "P2";
+        o.priority = k.share_pct >= h.p1_share_pct ? Priority::P1 : Priority::P2;
         o.verdict = "try fusion";
       } else if (c == "compute") {
-        o.priority = k.share_pct >= h.compute_p2_share_pct ? "P2" : "P3";
+        o.priority = k.share_pct >= h.compute_p2_share_pct ? Priority::P2 : Priority::P3;
         o.verdict = "exposed compute: tune or swap the kernel";
       } else {
-        o.priority = k.share_pct >= h.p1_share_pct ? "P2" : "P3";
+        o.priority = k.share_pct >= h.p1_share_pct ? Priority::P2 : Priority::P3;
         o.verdict = "investigate: exposed with no other stream busy";
       }
     } else {
-      o.priority = "P4";
+      o.priority = Priority::P4;
       o.verdict = "mostly hidden already";
     }
     o.recommendation = recommendation(c, k, vendor, o.verdict, &o.next_step);
-    if (o.priority == "P5" || o.verdict == "mostly hidden already" || o.low_roi) o.next_step = "none";
+    if (o.priority == Priority::P5 || o.verdict == "mostly hidden already" || o.low_roi) o.next_step = "none";
     o.cpu_op = k.cpu_op;
     o.python_location = k.python_location;
     out.push_back(std::move(o));
@@ -535,7 +540,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
 
 Json overlap_row_to_json(const OverlapRow& r) {
   Json j;
-  j["priority"] = r.priority;
+  j["priority"] = priority_name(r.priority);
   j["verdict"] = r.verdict;
   j["kernel"] = r.kernel;
   j["category"] = r.category;

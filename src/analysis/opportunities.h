@@ -11,12 +11,11 @@
 #include "analysis/kernel_table.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "hw/vendor.h"
 #include "model/timeline.h"
 
 namespace goblin {
 
-enum class Vendor { Unknown, Nvidia, Amd };
-const char* vendor_name(Vendor v);
 // From device names/arch, versions (rocm/hip vs cuda) and kernel families.
 Vendor detect_vendor(const Timeline& tl);
 
@@ -29,9 +28,14 @@ struct OverlapHeuristics {
   static Result<OverlapHeuristics> load();     // data/overlap_heuristics.yaml
 };
 
+// Overlap-opportunity priority, most urgent first (rules in data/overlap_heuristics.yaml). The
+// enum's order is the sort order; the JSON and text show "P1".."P5".
+enum class Priority { P1 = 1, P2, P3, P4, P5 };
+const char* priority_name(Priority p);
+
 struct OverlapRow {
   std::string kernel, category, family, weight_class;
-  std::string priority;   // P1..P5
+  Priority priority = Priority::P5;
   std::string verdict;    // "try overlap", "try fusion", ...
   std::string next_step;  // overlap | fusion | library_tuning | kernel_swap | none (seed 002 reviewer rule)
   std::string recommendation;

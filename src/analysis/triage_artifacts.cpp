@@ -267,12 +267,12 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   int shown = 0;
   std::map<std::string, double> next_share;
   for (const auto& o : r.overlap) {
-    if (o.priority > "P3") continue;
+    if (o.priority > Priority::P3) continue;
     next_share[o.next_step] += o.share_pct;
     if (shown++ >= opt.top) continue;
-    s += "| " + o.priority + " | " + o.verdict + " | " + md_cell(o.kernel, 60) + " | " + fmt("%.0f", o.exclusive_pct) +
-         " | " + fmt("%.0f", o.hidden_pct) + " | " + o.dependency_risk + " | " + fmt("%.2f", o.share_pct) + " | " +
-         o.next_step + " | " + md_cell(o.recommendation, 120) + " |\n";
+    s += "| " + std::string(priority_name(o.priority)) + " | " + o.verdict + " | " + md_cell(o.kernel, 60) + " | " +
+         fmt("%.0f", o.exclusive_pct) + " | " + fmt("%.0f", o.hidden_pct) + " | " + o.dependency_risk + " | " +
+         fmt("%.2f", o.share_pct) + " | " + o.next_step + " | " + md_cell(o.recommendation, 120) + " |\n";
   }
   if (!shown) s += "| – | no row with headroom above 1% share | | | | | | | |\n";
   s += "\nexcl % = exposed time (no other stream busy) / kernel time; headroom = excl ≥ 45% and ≥ 5 µs exposed; "
@@ -389,8 +389,8 @@ std::string triage_human_summary(const TriageReport& r, int top) {
   s += "\ntop overlap opportunities:\n";
   int n = 0;
   for (const auto& o : r.overlap) {
-    if (o.priority > "P3" || n++ >= 8) continue;
-    s += "  " + o.priority + "  " + o.verdict + "  " + md_cell(o.kernel, 60) + "  excl " +
+    if (o.priority > Priority::P3 || n++ >= 8) continue;
+    s += "  " + std::string(priority_name(o.priority)) + "  " + o.verdict + "  " + md_cell(o.kernel, 60) + "  excl " +
          fmt("%.0f", o.exclusive_pct) + "%  share " + fmt("%.2f", o.share_pct) + "%  dep " + o.dependency_risk +
          "  → " + o.next_step + "\n";
   }

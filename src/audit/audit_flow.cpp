@@ -54,7 +54,7 @@ std::string metrics_line(const RunMetrics& m) {
 
 }  // namespace
 
-std::vector<std::string> derive_symptoms(const WorkloadConfig& c, const RunMetrics* profile) {
+std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const RunMetrics* profile) {
   std::vector<std::string> s;
   auto is = [&](const char* f, const Json& v) { return c.get(f) == v; };
   std::string gpu = profile && !profile->gpu_name.empty() ? profile->gpu_name : "GPU";
@@ -114,7 +114,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   // 1. parse_config
   step_begin(o, opt, "parse_config",
              "Read " + config_path + " into a WorkloadConfig so every knob has a value and an origin.");
-  auto cfg = parse_config_file(config_path);
+  auto cfg = config::parse_config_file(config_path);
   if (!cfg) {
     step_end(o, opt, cfg.error().describe(), false);
     return cfg.error();
@@ -197,7 +197,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   o.after = pair->after;
   o.interleaved = pair->interleaved;
   o.run_order = pair->order;
-  std::optional<WorkloadConfig> before_ran = pair->before_ran, after_ran = pair->after_ran;
+  std::optional<config::WorkloadConfig> before_ran = pair->before_ran, after_ran = pair->after_ran;
   {
     std::ostringstream os;
     os << "before: " << metrics_line(*o.before) << "; after: " << metrics_line(*o.after)

@@ -11,7 +11,7 @@
 
 #include "analysis/run_metrics.h"
 #include "audit/runner.h"
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -36,7 +36,7 @@ struct AuditStep {
 };
 
 struct AuditOutcome {
-  WorkloadConfig config;
+  config::WorkloadConfig config;
   std::optional<RunMetrics> profile, before, after;
   std::vector<std::string> symptoms;
   std::vector<std::string> rule_ids;
@@ -53,7 +53,7 @@ struct AuditOutcome {
 
 // Symptom strings for the kb query: one per non-optimal config field (seed 000's list) and one per
 // non-zero waste bucket of the profile.
-std::vector<std::string> derive_symptoms(const WorkloadConfig& c, const RunMetrics* profile);
+std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const RunMetrics* profile);
 
 // Runs the whole trajectory. Fails outright only when the config cannot be read; a later failure
 // is returned in `outcome.error` with the partial outcome.

@@ -3,255 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <regex>
 #include <sstream>
 
-#include "audit/metrics_io.h"
+#include "audit/compare_parts.h"
 #include "core/io.h"
+#include "core/stats.h"
 #include "core/text.h"
 
 namespace goblin::audit {
-
-namespace {
-
-constexpr uint64_t kSeed = 0x60B11;  // same seed as src/run/stats.h
-
-double median_of(std::vector<double> xs) {
-  if (xs.empty()) return 0;
-  std::sort(xs.begin(), xs.end());
-  size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
-
-double pct_sorted(const std::vector<double>& s, double q) {
-  if (s.empty()) return 0;
-  double pos = q * static_cast<double>(s.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, s.size() - 1);
-  return s[lo] + (pos - static_cast<double>(lo)) * (s[hi] - s[lo]);
-}
-
-Result<Json> parse_json_file(const std::string& path) {
-  auto text = read_all(path);
-  if (!text) return text.error();
-  return parse_json_text(*text, path, "not valid JSON");
-}
-
-Json num_or_null(std::optional<double> v, int digits) { return v ? Json(round_to(*v, digits)) : Json(nullptr); }
-
-std::string fmt_thousands(double v) {
-  std::string s = format_fixed(v, 0);
-  std::string out;
-  int n = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it) {
-    if (n && n % 3 == 0 && *it != '-') out.push_back(',');
-    out.push_back(*it);
-    ++n;
-  }
-  return {out.rbegin(), out.rend()};
-}
-
-// CUDA encodes versions as 1000 * major + 10 * minor (cudaRuntimeGetVersion /
-// cudaDriverGetVersion, the integers Kineto writes as cuda_runtime_version / cuda_driver_version):
-// 13000 → "13.0", 12040 → "12.4". Anything else is returned as written.
-std::string readable_cuda_version(const std::string& v) {
-  if (v.size() < 4 || v.size() > 6 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return v;
-  const long n = std::stol(v);
-  return std::to_string(n / 1000) + "." + std::to_string((n % 1000) / 10);
-}
-
-// The first non-empty version among `keys`; the CUDA-integer keys made readable and, for the
-// CUDA driver API version standing in for the driver, labelled as such.
-std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    auto it = m.versions.find(k);
-    if (it == m.versions.end() || it->second.empty()) continue;
-    const std::string key = k;
-    if (key == "cuda" || key == "cuda_runtime") return readable_cuda_version(it->second);
-    if (key == "cuda_driver") return "CUDA driver API " + readable_cuda_version(it->second);
-    return it->second;
-  }
-  return "";
-}
-
-// Metrics computed from a profiler trace: the timings carry the profiler's overhead.
-bool profiled(const RunMetrics& m) {
-  if (m.runner_kind == "trace" || m.runner_kind == "replay") return true;
-  for (const char* k : {"cupti", "kineto_schema", "rocprofiler", "rocprofiler_sdk", "roctracer"})
-    if (m.versions.count(k)) return true;
-  return false;
-}
-
-Json budget_json(const WasteBudget& w) {
-  Json j;
-  for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
-  j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
-  j["unit"] = "seconds per step";
-  j["unobserved"] = w.unobserved;
-  return j;
-}
-
-bool has_budget(const RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
-
-Json delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
-               std::optional<double> a, int digits) {
-  Json r;
-  r["metric"] = metric;
-  r["unit"] = unit;
-  r["better"] = better;
-  r["before"] = num_or_null(b, digits);
-  r["after"] = num_or_null(a, digits);
-  if (a && b) {
-    r["delta"] = round_to(*a - *b, digits);
-    r["pct"] = *b != 0 ? Json(round_to(100.0 * (*a - *b) / std::fabs(*b), 2)) : Json(nullptr);
-  } else {
-    r["delta"] = nullptr;
-    r["pct"] = nullptr;
-  }
-  return r;
-}
-
-void add_finding(Json& findings, const std::string& id, const std::string& severity, const std::string& title,
-                 const std::string& detail, const std::string& citation) {
-  for (const auto& f : findings)
-    if (f["id"] == id) return;
-  findings.push_back(
-      {{"id", id}, {"severity", severity}, {"title", title}, {"detail", detail}, {"citation", citation}});
-}
-
-std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback) {
-  if (kb)
-    if (const Rule* r = kb->find(id)) return r->citation;
-  return fallback;
-}
-
-// "0.50.1" >= "0.50"?  Numeric dotted compare; false when unparsable.
-std::optional<bool> version_at_least(const std::string& v, int major, int minor) {
-  int a = 0, b = 0;
-  if (std::sscanf(v.c_str(), "%d.%d", &a, &b) < 2) return std::nullopt;
-  return a > major || (a == major && b >= minor);
-}
-
-}  // namespace
-
-RatioInterval bootstrap_ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den, int resamples,
-                                         double level) {
-  RatioInterval out;
-  double dn = median_of(den);
-  out.point = dn != 0 ? median_of(num) / dn : 0;
-  out.low = out.high = out.point;
-  if (num.empty() || den.empty()) return out;
-  std::mt19937_64 rng(kSeed);
-  auto resample = [&](const std::vector<double>& xs) {
-    std::uniform_int_distribution<size_t> pick(0, xs.size() - 1);
-    std::vector<double> r(xs.size());
-    for (auto& x : r) x = xs[pick(rng)];
-    return r;
-  };
-  std::vector<double> ratios;
-  ratios.reserve(static_cast<size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    double d = median_of(resample(den));
-    double n = median_of(resample(num));
-    if (d > 0) ratios.push_back(n / d);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  double a = (1 - level) / 2;
-  out.low = pct_sorted(ratios, a);
-  out.high = pct_sorted(ratios, 1 - a);
-  return out;
-}
-
-Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
-  const Json* j = &j0;
-  if (j->is_object() && j->contains("ok") && j->contains("result")) {
-    if (!(*j)["ok"].is_boolean() || !(*j)["ok"].get<bool>())
-      return make_error(ErrorKind::Malformed,
-                        "the file holds a failed result (ok=false); expected goblin metrics/bench --json output", file);
-    j = &(*j)["result"];
-  }
-  if (!j->is_object())
-    return make_error(ErrorKind::Malformed, "expected a JSON object (goblin metrics --json or goblin bench --json)",
-                      file);
-  RunInput in;
-  in.source = file;
-  bool bench_shape = j->contains("a") && (*j)["a"].is_object() && (*j)["a"].contains("runs");
-  in.shape = bench_shape ? "bench" : "metrics";
-  auto m = metrics_from_json(*j, file);
-  if (!m) return m.error();
-  in.metrics = *m;
-  if (bench_shape && !j->contains("runner_kind")) in.metrics.runner_kind = "live";
-  try {
-    if (bench_shape) {
-      for (const auto& r : (*j)["a"]["runs"]) {
-        if (!r.is_object() || r.contains("error")) continue;
-        if (r.contains("step_time_s") && r["step_time_s"].is_number())
-          in.bench.step_time_s.push_back(r["step_time_s"].get<double>());
-        if (r.contains("tokens_per_sec") && r["tokens_per_sec"].is_number() && r["tokens_per_sec"].get<double>() > 0)
-          in.bench.tokens_per_sec.push_back(r["tokens_per_sec"].get<double>());
-      }
-      const Json& st = (*j)["a"].contains("step_time_s") ? (*j)["a"]["step_time_s"] : Json();
-      if (st.is_object() && st.contains("low") && st.contains("high")) {
-        in.bench.ci_metric = "step_time_s";
-        in.bench.median = st.value("point", 0.0);
-        in.bench.ci_low = st["low"].get<double>();
-        in.bench.ci_high = st["high"].get<double>();
-      }
-    }
-    if (j->contains("bench") && (*j)["bench"].is_object()) {
-      const Json& b = (*j)["bench"];
-      std::string metric = b.value("metric", "step_time_s");
-      if (metric != "step_time_s" && metric != "tokens_per_sec")
-        return make_error(ErrorKind::Malformed, "bench.metric must be step_time_s or tokens_per_sec, got " + metric,
-                          file);
-      auto& dst = metric == "step_time_s" ? in.bench.step_time_s : in.bench.tokens_per_sec;
-      if (b.contains("samples")) {
-        if (!b["samples"].is_array())
-          return make_error(ErrorKind::Malformed, "bench.samples must be an array of numbers", file);
-        for (const auto& s : b["samples"]) {
-          if (!s.is_number())
-            return make_error(ErrorKind::Malformed, "bench.samples must be an array of numbers, found " + s.dump(),
-                              file);
-          dst.push_back(s.get<double>());
-        }
-      }
-      if (b.contains("ci_low") && b.contains("ci_high") && b["ci_low"].is_number() && b["ci_high"].is_number()) {
-        in.bench.ci_metric = metric;
-        in.bench.ci_low = b["ci_low"].get<double>();
-        in.bench.ci_high = b["ci_high"].get<double>();
-        if (b.contains("median") && b["median"].is_number()) in.bench.median = b["median"].get<double>();
-        if (*in.bench.ci_low > *in.bench.ci_high)
-          return make_error(ErrorKind::Malformed, "bench.ci_low is above bench.ci_high", file);
-      }
-    }
-  } catch (const Json::exception& e) {
-    return make_error(ErrorKind::Malformed, std::string("bench samples: ") + e.what(), file);
-  }
-  return in;
-}
-
-Result<RunInput> load_run_input(const std::string& path) {
-  auto j = parse_json_file(path);
-  if (!j) return j.error();
-  return run_input_from_json(*j, path);
-}
-
-Result<Json> load_patch_file(const std::string& path) {
-  auto j = parse_json_file(path);
-  if (!j) return j.error();
-  Json p = *j;
-  if (p.is_object() && p.contains("ok") && p.contains("result")) {
-    if (!p["ok"].is_boolean() || !p["ok"].get<bool>())
-      return make_error(ErrorKind::Malformed, "the patch file holds a failed result (ok=false)", path);
-    p = p["result"];
-  }
-  if (!p.is_object() || !p.contains("new_config") || !p.contains("rationale"))
-    return make_error(ErrorKind::Malformed,
-                      "expected a patch (goblin patch --json): an object with new_config, rationale, diff", path);
-  return p;
-}
 
 Result<Json> compare_runs(const RunInput& before, const RunInput& after, const Json& patch, const CompareOptions& opt) {
   // BEFORE as measured, plus the waste budget of its profiled run when the bench had none: the
@@ -272,9 +32,9 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   }
   if (!patch.is_object() || !patch.contains("new_config"))
     return make_error(ErrorKind::Malformed, "patch: expected goblin patch --json output with new_config");
-  auto nc = config_from_json(patch["new_config"]);
+  auto nc = config::config_from_json(patch["new_config"]);
   if (!nc) return nc.error();
-  const WorkloadConfig& cfg = *nc;
+  const config::WorkloadConfig& cfg = *nc;
 
   Json rep;
   std::string workload = opt.workload_name;
@@ -332,8 +92,8 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     bool st_s = bb.step_time_s.size() >= 2 && ab.step_time_s.size() >= 2;
     if ((use_tps && tps_s) || (st_s && !(use_tps && tps_s))) {
       bool t = use_tps && tps_s;
-      RatioInterval ri = t ? bootstrap_ratio_of_medians(ab.tokens_per_sec, bb.tokens_per_sec)
-                           : bootstrap_ratio_of_medians(bb.step_time_s, ab.step_time_s);
+      ConfidenceInterval ri =
+          t ? bootstrap_ratio(ab.tokens_per_sec, bb.tokens_per_sec) : bootstrap_ratio(bb.step_time_s, ab.step_time_s);
       sd["ci_low"] = round_to(ri.low, 4);
       sd["ci_high"] = round_to(ri.high, 4);
       sd["ci_median_ratio"] = round_to(ri.point, 4);
@@ -450,10 +210,10 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   scope["after_run_is_patched_config"] = true;
   Json not_measured = Json::array(), extra = Json::array();
   if (opt.after_run_config) {
-    const WorkloadConfig& ar = *opt.after_run_config;
+    const config::WorkloadConfig& ar = *opt.after_run_config;
     Json edits = patch.contains("edits") && patch["edits"].is_object() ? patch["edits"] : Json::object();
     std::vector<std::string> fields;
-    for (const auto& f : config_fields()) fields.push_back(f.name);
+    for (const auto& f : config::config_fields()) fields.push_back(f.name);
     for (const auto& [k, v] : cfg.env_vars) fields.push_back("env." + k);
     for (const auto& [k, v] : ar.env_vars)
       if (!cfg.env_vars.count(k)) fields.push_back("env." + k);
@@ -486,46 +246,7 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
 
   // ---- findings ----
   Json findings = Json::array();
-  std::vector<std::string> rocprofsys;
-  for (const auto& [k, v] : cfg.env_vars)
-    if (k.rfind("ROCPROFSYS_", 0) == 0) rocprofsys.push_back(k);
-  if (!rocprofsys.empty()) {
-    std::string names;
-    for (const auto& n : rocprofsys) names += (names.empty() ? "" : ", ") + n;
-    add_finding(findings, "footgun.rocprofsys_env_as_tuning", "warning",
-                "ROCPROFSYS_* variables set as if they tuned the workload",
-                names +
-                    ": these configure the profiler, not the workload - they will not change throughput. They were "
-                    "not treated as tuning knobs.",
-                rule_citation(kb, "footgun.rocprofsys_env_as_tuning",
-                              "https://rocm.docs.amd.com/projects/rocprofiler-systems/en/latest/how-to/"
-                              "configuring-runtime-options.html"));
-  }
-  {
-    std::string optim = cfg.get("optimizer").is_string() ? cfg.get("optimizer").get<std::string>() : "";
-    static const std::regex bnb("(bnb|8bit|paged_)", std::regex::icase);
-    std::string vendor = vendor_of(B).empty() ? vendor_of(A) : vendor_of(B);
-    if (!optim.empty() && std::regex_search(optim, bnb) && vendor != "nvidia") {
-      std::string v = version_of(B, {"bitsandbytes", "bnb"});
-      auto ok = v.empty() ? std::nullopt : version_at_least(v, 0, 50);
-      std::string cite = rule_citation(kb, "optim.bitsandbytes_on_rocm",
-                                       "https://huggingface.co/docs/bitsandbytes/v0.50.0/installation");
-      if (ok && *ok) {
-        add_finding(findings, "optim.bitsandbytes_on_rocm", "info", "bitsandbytes optimizer on ROCm",
-                    "optimizer " + optim + " with bitsandbytes " + v +
-                        ": bitsandbytes >= 0.50 documents official ROCm support (ROCm wheels).",
-                    cite);
-      } else {
-        add_finding(
-            findings, "optim.bitsandbytes_on_rocm", vendor == "amd" ? "warning" : "info",
-            "bitsandbytes optimizer" + std::string(vendor == "amd" ? " on ROCm" : " (ROCm support is version-gated)"),
-            "optimizer " + optim + " uses bitsandbytes; bitsandbytes " + (v.empty() ? "(version not recorded)" : v) +
-                ": before 0.50 ROCm support was experimental, not official. Use bitsandbytes >= 0.50 (ROCm "
-                "wheels) or an Optimum-AMD-validated optimizer such as adamw_torch_fused.",
-            cite);
-      }
-    }
-  }
+  add_config_findings(findings, cfg, B, A, kb);
   bool bp = profiled(B), ap = profiled(A);
   std::string prof_cite =
       rule_citation(kb, "footgun.profiler_left_on", "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html");
@@ -615,40 +336,8 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   rep["findings"] = findings;
 
   // ---- validity footer ----
-  Json vf;
   const RunMetrics& V = A.gpu_name.empty() && !B.gpu_name.empty() ? B : A;
-  vf["gpu"] = V.gpu_name.empty() ? Json(nullptr) : Json(V.gpu_name);
-  auto vv = [&](std::initializer_list<const char*> keys) {
-    std::string s = version_of(V, keys);
-    if (s.empty()) s = version_of(B, keys);
-    return s.empty() ? Json(nullptr) : Json(s);
-  };
-  vf["driver"] = vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
-  vf["cuda"] = vv({"cuda", "cuda_runtime"});
-  vf["rocm"] = vv({"rocm", "hip", "hip_runtime"});
-  vf["pytorch"] = vv({"pytorch", "torch"});
-  auto cfgs = [&](const char* f) { return cfg.get(f); };
-  vf["workload"] = workload;
-  vf["model"] = cfgs("model_name");
-  vf["mode"] = cfgs("mode");
-  vf["batch_size"] = cfgs("batch_size");
-  vf["seq_len"] = cfgs("seq_len");
-  vf["grad_accum_steps"] = cfgs("grad_accum_steps");
-  std::string rk = opt.runner_kind.empty() ? A.runner_kind : opt.runner_kind;
-  vf["measured_by"] = rk;
-  auto s = [](const Json& j) {
-    return j.is_null() ? std::string("not recorded") : j.is_string() ? j.get<std::string>() : j.dump();
-  };
-  std::ostringstream t;
-  t << "Valid only for the observed workload (" << workload << ", model " << s(vf["model"]) << ", " << s(vf["mode"])
-    << ", batch " << s(vf["batch_size"]) << " x seq " << s(vf["seq_len"]) << ", grad accum "
-    << s(vf["grad_accum_steps"]) << ") on GPU " << s(vf["gpu"]) << ", driver " << s(vf["driver"]);
-  if (!vf["cuda"].is_null()) t << ", CUDA " << s(vf["cuda"]);
-  if (!vf["rocm"].is_null()) t << ", ROCm " << s(vf["rocm"]);
-  if (vf["cuda"].is_null() && vf["rocm"].is_null()) t << ", CUDA/ROCm version not recorded";
-  t << ", PyTorch " << s(vf["pytorch"]) << "; measured by " << rk
-    << ". Re-run the audit if the model, hardware, framework version or batch/seq pattern changes.";
-  vf["text"] = t.str();
+  Json vf = validity_footer(V, B, cfg, workload, opt.runner_kind.empty() ? A.runner_kind : opt.runner_kind);
   rep["validity_footer"] = vf;
 
   // ---- notes and summary ----

@@ -10,7 +10,7 @@
 
 #include "analysis/run_metrics.h"
 #include "audit/rules.h"
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -47,7 +47,7 @@ struct CompareOptions {
   std::string workload_name;  // "" → model_name of the patch's config
   // The config the AFTER run really ran, when it is not the patch's new_config (a replayed
   // recording). Fields that differ are reported in `measurement_scope`.
-  std::optional<WorkloadConfig> after_run_config;
+  std::optional<config::WorkloadConfig> after_run_config;
   std::string runner_kind;         // "replay" | "live" | "" (from the metrics)
   std::vector<std::string> notes;  // extra notes for the report (e.g. replay caveats)
   const RuleBase* kb = nullptr;    // for the citations of footgun findings (optional)
@@ -65,13 +65,5 @@ struct CompareOptions {
 // The Report. Never fails on missing optional data: what cannot be computed is null with a note.
 Result<Json> compare_runs(const RunInput& before, const RunInput& after, const Json& patch,
                           const CompareOptions& opt = {});
-
-// Deterministic percentile bootstrap of median(num)/median(den) (2000 resamples, 95 %, seed
-// 0x60B11 — the same method as src/run/stats.h). Returns {point, low, high}.
-struct RatioInterval {
-  double point = 0, low = 0, high = 0;
-};
-RatioInterval bootstrap_ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den,
-                                         int resamples = 2000, double level = 0.95);
 
 }  // namespace goblin::audit

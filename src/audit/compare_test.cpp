@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/metrics_io.h"
 #include "audit/audit_flow.h"
-#include "audit/metrics_io.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
 #include "core/data.h"
@@ -153,12 +153,12 @@ TEST(ReplayAudit, PatchProposingUnrecordedRuleIsReported) {
   set_data_dir(GOBLIN_DATA_DIR);
   auto runner = ReplayRunner::open(src("examples/h100_llama"));
   ASSERT_TRUE(runner.ok());
-  auto base = parse_config_file(src("examples/h100_llama/config_before.yaml"));
+  auto base = config::parse_config_file(src("examples/h100_llama/config_before.yaml"));
   ASSERT_TRUE(base.ok());
   auto before = runner->bench(*base);
   ASSERT_TRUE(before.ok());
   EXPECT_FALSE(runner->last_run_config());  // exact match
-  WorkloadConfig patched = *base;
+  config::WorkloadConfig patched = *base;
   ASSERT_TRUE(patched.set("precision", "bf16").ok());
   ASSERT_TRUE(patched.set("torch_compile", true).ok());
   auto after = runner->bench(patched);
@@ -166,7 +166,7 @@ TEST(ReplayAudit, PatchProposingUnrecordedRuleIsReported) {
   ASSERT_TRUE(runner->last_run_config());
   EXPECT_EQ(runner->last_run_id(), "after");
   Json p = patch_json(1.5, 2.5);
-  p["new_config"] = config_to_json(patched, false);
+  p["new_config"] = config::config_to_json(patched, false);
   p["edits"] = {{"torch_compile", {{"from", false}, {"to", true}, {"rule_id", "compile.torch_compile"}}},
                 {"precision", {{"from", "fp32"}, {"to", "bf16"}, {"rule_id", "precision.bf16_amp_over_fp32"}}}};
   CompareOptions co;

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "audit/metrics_io.h"
+#include "analysis/metrics_io.h"
 #include "core/io.h"
 #include "trace/readers.h"
 
@@ -12,9 +12,9 @@ namespace goblin::audit {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> config_differences(const WorkloadConfig& a, const WorkloadConfig& b) {
+std::vector<std::string> config_differences(const config::WorkloadConfig& a, const config::WorkloadConfig& b) {
   std::vector<std::string> out;
-  for (const auto& f : config_fields()) {
+  for (const auto& f : config::config_fields()) {
     std::string n = f.name;
     if (n == "model_name") continue;
     if (a.get(n) != b.get(n)) out.push_back(n);
@@ -77,7 +77,7 @@ Result<ReplayRunner> ReplayRunner::open(const std::string& path) {
       if (n["trace"]) r.trace_path = resolve(n["trace"]);
       if (n["metrics"]) r.metrics_path = resolve(n["metrics"]);
       if (n["description"]) r.description = n["description"].as<std::string>();
-      auto cfg = parse_config_file(r.config_path);
+      auto cfg = config::parse_config_file(r.config_path);
       if (!cfg) {
         Error e = cfg.error();
         e.message = "replay manifest run " + r.id + ": " + e.message;
@@ -123,7 +123,7 @@ Result<RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
   return m;
 }
 
-Result<RunMetrics> ReplayRunner::run_for(const WorkloadConfig& config, const std::string& role) {
+Result<RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, const std::string& role) {
   const ReplayRun* best = nullptr;
   std::vector<std::string> best_diff;
   // An exact match of any role wins.
@@ -154,8 +154,8 @@ Result<RunMetrics> ReplayRunner::run_for(const WorkloadConfig& config, const std
   return metrics_of(*best);
 }
 
-Result<RunMetrics> ReplayRunner::profile(const WorkloadConfig& config) { return run_for(config, "baseline"); }
+Result<RunMetrics> ReplayRunner::profile(const config::WorkloadConfig& config) { return run_for(config, "baseline"); }
 
-Result<RunMetrics> ReplayRunner::bench(const WorkloadConfig& config) { return run_for(config, "after"); }
+Result<RunMetrics> ReplayRunner::bench(const config::WorkloadConfig& config) { return run_for(config, "after"); }
 
 }  // namespace goblin::audit

@@ -20,7 +20,7 @@ namespace goblin::audit {
 struct ReplayRun {
   std::string id, role;  // role: baseline | after
   std::string config_path, trace_path, metrics_path, description;
-  WorkloadConfig config;
+  config::WorkloadConfig config;
 };
 
 class ReplayRunner : public Runner {
@@ -28,10 +28,10 @@ class ReplayRunner : public Runner {
   // `path`: a directory holding replay.yaml, or the manifest file itself.
   static Result<ReplayRunner> open(const std::string& path);
 
-  Result<RunMetrics> profile(const WorkloadConfig& config) override;
-  Result<RunMetrics> bench(const WorkloadConfig& config) override;
+  Result<RunMetrics> profile(const config::WorkloadConfig& config) override;
+  Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
   std::string kind() const override { return "replay"; }
-  std::optional<WorkloadConfig> last_run_config() const override { return last_config_; }
+  std::optional<config::WorkloadConfig> last_run_config() const override { return last_config_; }
 
   const std::vector<ReplayRun>& runs() const { return runs_; }
   const std::vector<std::string>& notes() const { return notes_; }  // manifest notes
@@ -42,18 +42,18 @@ class ReplayRunner : public Runner {
   const std::string& manifest_path() const { return manifest_; }
 
  private:
-  Result<RunMetrics> run_for(const WorkloadConfig& config, const std::string& role);
+  Result<RunMetrics> run_for(const config::WorkloadConfig& config, const std::string& role);
   Result<RunMetrics> metrics_of(const ReplayRun& r);
 
   std::string manifest_, workload_;
   std::vector<ReplayRun> runs_;
   std::vector<std::string> notes_;
   std::map<std::string, RunMetrics> cache_;
-  std::optional<WorkloadConfig> last_config_;
+  std::optional<config::WorkloadConfig> last_config_;
   std::string last_id_, last_match_;
 };
 
 // Fields (WorkloadConfig fields and env.NAME, model_name aside) on which two configs differ.
-std::vector<std::string> config_differences(const WorkloadConfig& a, const WorkloadConfig& b);
+std::vector<std::string> config_differences(const config::WorkloadConfig& a, const config::WorkloadConfig& b);
 
 }  // namespace goblin::audit

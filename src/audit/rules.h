@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -87,7 +87,7 @@ struct RuleEval {
   std::vector<std::string> supporting;            // observed evidence that held
   std::vector<std::string> unverified;            // guards/evidence that could not be checked
 };
-RuleEval evaluate_rule(const Rule& r, const WorkloadConfig& c, const Evidence& ev);
+RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev);
 
 // BM25 over rule text. Several queries → deduplicated union (best score kept, queries listed).
 struct KbHit {
@@ -98,6 +98,8 @@ struct KbHit {
 std::vector<KbHit> kb_query(const RuleBase& kb, const std::vector<std::string>& queries, int top_k);
 
 Json rule_to_json(const Rule& r);
+// A JSON scalar as text: strings unquoted, anything else dumped (rule reasons, BM25 text).
+std::string fmt_json(const Json& j);
 Json predicate_to_json(const Predicate& p);
 
 }  // namespace goblin::audit

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 #include "core/status.h"
 
 namespace goblin::audit {
@@ -29,21 +29,21 @@ struct PairBench {
   bool interleaved = false;  // true only when the runs really alternated A B A B ...
   std::string note;          // how the pair was measured, for the report
   // As last_run_config() after each side (a replay maps a config onto the nearest recording).
-  std::optional<WorkloadConfig> before_ran, after_ran;
+  std::optional<config::WorkloadConfig> before_ran, after_ran;
 };
 
 class Runner {
  public:
   virtual ~Runner() = default;
   // Short profiled run (seed 000's profile_run): RunMetrics with a waste budget.
-  virtual Result<RunMetrics> profile(const WorkloadConfig& config) = 0;
+  virtual Result<RunMetrics> profile(const config::WorkloadConfig& config) = 0;
   // Benchmark run (seed 000's benchmark) of `config`: the original or the patched config.
-  virtual Result<RunMetrics> bench(const WorkloadConfig& config) = 0;
+  virtual Result<RunMetrics> bench(const config::WorkloadConfig& config) = 0;
   // Benchmark the original and the patched config as a pair. The default benches them in blocks
   // (bench(before), then bench(after)), returns no per-run samples and says interleaved = false;
   // a runner that can alternate runs (the live runner: A B A B ...) overrides it so drift hits
   // both sides and the samples give the speedup an interval.
-  virtual Result<PairBench> bench_pair(const WorkloadConfig& before, const WorkloadConfig& after) {
+  virtual Result<PairBench> bench_pair(const config::WorkloadConfig& before, const config::WorkloadConfig& after) {
     PairBench p;
     auto b = bench(before);
     if (!b) return b.error();
@@ -62,7 +62,7 @@ class Runner {
   virtual std::string kind() const = 0;
   // The config the last profile()/bench() really ran, when it differs from the one requested (a
   // replay maps a config onto the nearest recorded run). nullopt: exactly the requested config.
-  virtual std::optional<WorkloadConfig> last_run_config() const { return std::nullopt; }
+  virtual std::optional<config::WorkloadConfig> last_run_config() const { return std::nullopt; }
 };
 
 }  // namespace goblin::audit

@@ -59,7 +59,7 @@ void register_overlap(CLI::App& app) {
       for (const auto& r : joined->rows) {
         if (n++ >= o->top) break;
         char b[256];
-        std::snprintf(b, sizeof b, "%s  excl %3.0f%%  hid %3.0f%%  share %6.2f%%  dep %-6s ", r.priority.c_str(),
+        std::snprintf(b, sizeof b, "%s  excl %3.0f%%  hid %3.0f%%  share %6.2f%%  dep %-6s ", priority_name(r.priority),
                       r.exclusive_pct, r.hidden_pct, r.share_pct, r.dependency_risk.c_str());
         h += b + r.verdict + "  " + r.kernel.substr(0, 60) + "  [" + (r.cpu_op.empty() ? "?" : r.cpu_op) +
              (r.python_location.empty() ? "" : " @ " + r.python_location) + "]\n";

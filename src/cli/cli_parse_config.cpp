@@ -1,7 +1,7 @@
 // goblin parse-config FILE [--json]: seed 000's parse_config tool.
-#include "audit/workload_config.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
+#include "config/workload_config.h"
 
 namespace goblin {
 void register_parse_config(CLI::App& app) {
@@ -15,13 +15,13 @@ void register_parse_config(CLI::App& app) {
   cmd->callback([] {
     run_verb(json, [] {
       VerbResult r;
-      auto c = audit::parse_config_file(file);
+      auto c = config::parse_config_file(file);
       if (!c) {
         r.error = c.error();
         return r;
       }
-      r.result = audit::config_to_json(*c);
-      r.human = audit::config_to_text(*c);
+      r.result = config::config_to_json(*c);
+      r.human = config::config_to_text(*c);
       return r;
     });
   });

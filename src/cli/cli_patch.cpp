@@ -1,7 +1,7 @@
 // goblin patch CONFIG --rules ID,... [--metrics METRICS.json] [--json] [-o PATCHED_FILE]
 #include <sstream>
 
-#include "audit/metrics_io.h"
+#include "analysis/metrics_io.h"
 #include "audit/patch.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -27,7 +27,7 @@ void register_patch(CLI::App& app) {
       VerbResult r;
       std::optional<RunMetrics> m;
       if (!metrics.empty()) {
-        auto mm = audit::load_metrics_file(metrics);
+        auto mm = load_metrics_file(metrics);
         if (!mm) {
           r.error = mm.error();
           return r;

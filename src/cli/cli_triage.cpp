@@ -69,7 +69,7 @@ void register_triage(CLI::App& app) {
       res["top_kernels"] = top;
       Json ov = Json::array();
       for (const auto& r : rep->overlap)
-        if (r.priority <= "P3" && ov.size() < static_cast<size_t>(o->top)) ov.push_back(overlap_row_to_json(r));
+        if (r.priority <= Priority::P3 && ov.size() < static_cast<size_t>(o->top)) ov.push_back(overlap_row_to_json(r));
       res["top_overlap_opportunities"] = ov;
       Json fu = fuse_table_to_json(rep->fuse);
       if (fu.size() > static_cast<size_t>(o->top)) fu.erase(fu.begin() + o->top, fu.end());

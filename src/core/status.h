@@ -33,17 +33,17 @@ struct Error {
   static const char* kind_name(ErrorKind k);
 };
 
-inline Error make_error(ErrorKind kind, std::string message, std::string file = {},
-                        int64_t byte_offset = -1, int64_t line = -1) {
+inline Error make_error(ErrorKind kind, std::string message, std::string file = {}, int64_t byte_offset = -1,
+                        int64_t line = -1) {
   return Error{kind, std::move(message), std::move(file), byte_offset, line};
 }
 
 // Minimal expected<T, Error> (std::expected is C++23).
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}     // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(v_); }
@@ -60,7 +60,7 @@ class Result {
 };
 
 // Result<void> equivalent.
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error e) : err_(std::move(e)), has_(true) {}  // NOLINT(google-explicit-constructor)

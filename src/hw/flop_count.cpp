@@ -20,23 +20,32 @@ std::string FlopCount::dominant_dtype() const {
   return best;
 }
 
-std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pair<int64_t, int64_t>>& windows) {
-  std::vector<FlopCount> out(windows.size());
+FlopOps select_flop_ops(const Timeline& tl) {
+  FlopOps out;
   const CpuOpTable& ops = tl.cpu_ops;
-  // FLOP-family ops per thread, by start (ties: the longer, i.e. enclosing, op first).
-  std::unordered_map<int64_t, std::vector<size_t>> by_tid;
   for (size_t i = 0; i < ops.size(); ++i)
-    if (ops.kind[i] == CpuOpKind::Op && is_flop_op(tl.str(ops.name[i]))) by_tid[ops.tid[i]].push_back(i);
-  std::unordered_set<size_t> composite;
-  for (auto& [tid, v] : by_tid) {
+    if (ops.kind[i] == CpuOpKind::Op && is_flop_op(tl.str(ops.name[i]))) {
+      out.by_tid[ops.tid[i]].push_back(i);
+      ++out.count;
+    }
+  for (auto& [tid, v] : out.by_tid) {
     std::sort(v.begin(), v.end(), [&](size_t a, size_t b) {
       return ops.start_ns[a] != ops.start_ns[b] ? ops.start_ns[a] < ops.start_ns[b] : ops.dur_ns[a] > ops.dur_ns[b];
     });
-    // Op i is a composite when the next FLOP op of its thread lies inside it.
+    // Op k is a composite when the next FLOP op of its thread lies inside it.
     for (size_t k = 0; k + 1 < v.size(); ++k)
       if (ops.start_ns[v[k + 1]] >= ops.start_ns[v[k]] && ops.end_ns(v[k + 1]) <= ops.end_ns(v[k]))
-        composite.insert(v[k]);
+        out.composite.insert(v[k]);
   }
+  return out;
+}
+
+std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pair<int64_t, int64_t>>& windows) {
+  std::vector<FlopCount> out(windows.size());
+  const CpuOpTable& ops = tl.cpu_ops;
+  const FlopOps sel = select_flop_ops(tl);
+  const auto& by_tid = sel.by_tid;
+  const auto& composite = sel.composite;
   for (const auto& [tid, v] : by_tid)
     for (size_t i : v) {
       int64_t ts = ops.start_ns[i];

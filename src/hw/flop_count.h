@@ -5,12 +5,26 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "model/timeline.h"
 
 namespace goblin {
+
+// Which CPU ops carry FLOPs: the FLOP-family ops (is_flop_op) per thread, sorted by start (ties:
+// the longer, i.e. enclosing, op first), and the composites among them: an op that contains the
+// next FLOP op of its thread (aten::linear → aten::matmul → aten::mm; sdpa → its backend op). Only
+// leaf ops are priced, so nothing is counted twice. The one selection behind both the roofline
+// (roofline_from_trace) and MFU (count_flops), so their FLOPs agree on a trace.
+struct FlopOps {
+  std::unordered_map<int64_t, std::vector<size_t>> by_tid;  // tid → CpuOpTable rows
+  std::unordered_set<size_t> composite;
+  size_t count = 0;  // FLOP-family op instances
+};
+FlopOps select_flop_ops(const Timeline& tl);
 
 struct FlopCount {
   double flops = 0;                              // Σ op_cost(op).flops over the counted ops

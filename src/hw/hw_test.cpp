@@ -162,7 +162,7 @@ TEST(GpuSpecs, KinetoDeviceProperties) {
   ASSERT_TRUE(g.ok()) << g.error().message;
   EXPECT_EQ(g->id, "H100-SXM");
   Timeline a100;
-  read_path(fx("kineto/a100_alexnet_cuda_sync.json.gz"), a100);
+  ASSERT_TRUE(read_path(fx("kineto/a100_alexnet_cuda_sync.json.gz"), a100).ok());
   auto ga = gpu_for_timeline(a100);
   ASSERT_TRUE(ga.ok()) << ga.error().message;
   EXPECT_EQ(ga->id, "A100-40GB");
@@ -379,7 +379,7 @@ TEST(Ncu, GoldenEveryFixtureKernelIsClassifiedWithEvidence) {
   for (const char* f :
        {"nsight/ncu_raw_h100_full.csv", "nsight/ncu_raw_h100_selected_metrics.csv", "nsight/ncu_details_h100.csv"}) {
     Timeline tl;
-    read_path(fx(f), tl);
+    ASSERT_TRUE(read_path(fx(f), tl).ok()) << f;
     auto cls = classify_ncu(tl, *R);
     ASSERT_FALSE(cls.empty()) << f;
     for (auto& c : cls) {
@@ -389,7 +389,7 @@ TEST(Ncu, GoldenEveryFixtureKernelIsClassifiedWithEvidence) {
     }
   }
   Timeline tl;
-  read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl);
+  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
   auto cls = classify_ncu(tl, *R);
   ASSERT_EQ(cls.size(), 10u);
   EXPECT_EQ(cls[2].bound, "compute_bound");  // nvjet GEMM, SM 90.21%
@@ -420,7 +420,7 @@ TEST(Ncu, RocprofFormulas) {
 
 TEST(Diagnose, TwoDistinctBottlenecksWithEvidenceAndFixes) {
   Timeline tl;
-  read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl);
+  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
   auto R = load_ncu_rules();
   for (auto& k : counter_kernels(tl)) {
     auto d = diagnose_kernel(k, *R, 132);
@@ -437,7 +437,7 @@ TEST(Diagnose, TwoDistinctBottlenecksWithEvidenceAndFixes) {
 
 TEST(Diagnose, PromptCarriesCitedSpecsAndSchemaSections) {
   Timeline tl;
-  read_path(fx("nsight/ncu_raw_h100_full.csv"), tl);
+  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_full.csv"), tl).ok());
   auto ks = counter_kernels(tl);
   auto schema = load_metric_schema();
   ASSERT_TRUE(schema.ok());

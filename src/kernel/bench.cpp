@@ -24,7 +24,7 @@ Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
     for (const auto& x : raw["samples_ms"])
       if (x.is_number()) ms.push_back(x.get<double>());
   if (ms.empty()) return s;  // correctness failed before timing
-  auto iv = run::bootstrap_median(ms);
+  auto iv = bootstrap_median(ms);
   double sec = iv.point * 1e-3;
   double tflops = cfg.roof.flops / sec / 1e12, gbs = cfg.roof.bytes / sec / 1e9;
   double achieved = cfg.roof.target_metric == "GB/s" ? gbs : tflops;
@@ -44,8 +44,8 @@ Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
     for (const auto& x : raw["baseline"]["samples_ms"])
       if (x.is_number()) b.push_back(x.get<double>());
     if (!b.empty()) {
-      auto bi = run::bootstrap_median(b);
-      auto ratio = run::bootstrap_ratio(b, ms);  // baseline time / kernel time: > 1 means faster
+      auto bi = bootstrap_median(b);
+      auto ratio = bootstrap_ratio(b, ms);  // baseline time / kernel time: > 1 means faster
       double bs = bi.point * 1e-3;
       perf["baseline"] = {{"name", raw["baseline"].value("name", std::string("baseline"))},
                           {"median_latency_ms", round_to(bi.point, 5)},

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "audit/metrics_io.h"
-#include "audit/patch.h"
-#include "audit/workload_config.h"
+#include "analysis/metrics_io.h"
+#include "config/config_editor.h"
+#include "config/workload_config.h"
 #include "core/io.h"
 #include "run/runners.h"
 
@@ -13,10 +13,10 @@ namespace fs = std::filesystem;
 
 namespace goblin::run {
 
-Result<std::string> LiveRunner::materialise(const audit::WorkloadConfig& config, const std::string& tag) {
+Result<std::string> LiveRunner::materialise(const config::WorkloadConfig& config, const std::string& tag) {
   const std::string& src = config.source_file;
   if (src.empty()) return make_error(ErrorKind::Usage, "the config has no source file to run");
-  auto orig = audit::parse_config_file(src);
+  auto orig = config::parse_config_file(src);
   if (!orig) return orig.error();
   std::map<std::string, Json> edits;
   for (const auto& [k, v] : config.values) {
@@ -31,7 +31,7 @@ Result<std::string> LiveRunner::materialise(const audit::WorkloadConfig& config,
   auto text = read_all(src);
   if (!text) return text.error();
   std::vector<std::string> unplaced;
-  auto edited = audit::edit_config_text(*text, *orig, edits, &unplaced);
+  auto edited = config::edit_config_text(*text, *orig, edits, &unplaced);
   if (!edited) return edited.error();
   if (!unplaced.empty()) {
     std::string u;
@@ -45,7 +45,7 @@ Result<std::string> LiveRunner::materialise(const audit::WorkloadConfig& config,
   return path;
 }
 
-Result<LiveRunner::Prepared> LiveRunner::prepare(const audit::WorkloadConfig& config, const std::string& tag) {
+Result<LiveRunner::Prepared> LiveRunner::prepare(const config::WorkloadConfig& config, const std::string& tag) {
   auto file = materialise(config, tag);
   if (!file) return file.error();
   files_.push_back(*file);
@@ -69,7 +69,7 @@ BenchRequest LiveRunner::bench_request(const std::string& work_dir) const {
   return req;
 }
 
-Result<RunMetrics> LiveRunner::profile(const audit::WorkloadConfig& config) {
+Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   auto p = prepare(config, "profiled_config");
   if (!p) return p.error();
   ProfileRequest req;
@@ -82,7 +82,7 @@ Result<RunMetrics> LiveRunner::profile(const audit::WorkloadConfig& config) {
   auto po = profile_workload(req);
   log_.push_back(Json{{"call", "profile"}, {"config_file", p->file}, {"run", po.run}});
   if (po.error) return *po.error;
-  auto m = audit::load_metrics_file(req.run_dir + "/metrics.json");
+  auto m = load_metrics_file(req.run_dir + "/metrics.json");
   if (!m) return m.error();
   m->runner_kind = "live";
   return *m;
@@ -123,7 +123,7 @@ RunMetrics bench_to_run_metrics(const Json& b) {
   return m;
 }
 
-Result<RunMetrics> LiveRunner::bench(const audit::WorkloadConfig& config) {
+Result<RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
   auto p = prepare(config, "bench_config_" + std::to_string(n_ + 1));
   if (!p) return p.error();
   BenchRequest req = bench_request(opt_.out_dir + "/live/bench-" + std::to_string(++n_));
@@ -148,8 +148,8 @@ audit::SideSamples bench_side_samples(const Json& bench, const std::string& side
   return out;
 }
 
-Result<audit::PairBench> LiveRunner::bench_pair(const audit::WorkloadConfig& before,
-                                                const audit::WorkloadConfig& after) {
+Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& before,
+                                                const config::WorkloadConfig& after) {
   int n = ++n_;
   auto pa = prepare(before, "bench_before_" + std::to_string(n));
   if (!pa) return pa.error();

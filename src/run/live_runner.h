@@ -26,11 +26,12 @@ struct LiveRunnerOptions {
 class LiveRunner : public audit::Runner {
  public:
   explicit LiveRunner(LiveRunnerOptions opt) : opt_(std::move(opt)) {}
-  Result<RunMetrics> profile(const audit::WorkloadConfig& config) override;
-  Result<RunMetrics> bench(const audit::WorkloadConfig& config) override;
+  Result<RunMetrics> profile(const config::WorkloadConfig& config) override;
+  Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
   // Before and after in one `bench --against` (runners.h): runs interleave A B A B ..., repeats
   // runs per side, per-run step times and tokens/s returned as samples.
-  Result<audit::PairBench> bench_pair(const audit::WorkloadConfig& before, const audit::WorkloadConfig& after) override;
+  Result<audit::PairBench> bench_pair(const config::WorkloadConfig& before,
+                                      const config::WorkloadConfig& after) override;
   std::string kind() const override { return "live"; }
 
   // What each call ran and measured (run.json / bench JSON), for the report.
@@ -39,14 +40,14 @@ class LiveRunner : public audit::Runner {
   const std::vector<std::string>& config_files() const { return files_; }
 
  private:
-  Result<std::string> materialise(const audit::WorkloadConfig& config, const std::string& tag);
+  Result<std::string> materialise(const config::WorkloadConfig& config, const std::string& tag);
   // A config ready to run: materialised as OUT/live/<tag>.<ext> (recorded in files_) and resolved
   // to the workload that runs it.
   struct Prepared {
     std::string file;
     WorkloadSpec workload;
   };
-  Result<Prepared> prepare(const audit::WorkloadConfig& config, const std::string& tag);
+  Result<Prepared> prepare(const config::WorkloadConfig& config, const std::string& tag);
   // The bench settings every bench call shares (steps, warm-up, timeout per side; repeats, cache).
   void apply_bench_options(WorkloadSpec& side) const;
   BenchRequest bench_request(const std::string& work_dir) const;

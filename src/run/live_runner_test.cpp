@@ -10,7 +10,7 @@
 
 #include "audit/audit_flow.h"
 #include "audit/rules.h"
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 #include "core/test_support.h"
 
 namespace goblin::run {
@@ -38,8 +38,8 @@ bool has_warning(const RunMetrics& m, const std::string& prefix) {
 
 TEST(LiveRunnerPair, BenchPairInterleavesAndReturnsPerRunSamples) {
   LiveRunner r(standin_options("pair"));
-  auto before = audit::parse_config_file(src("workloads/configs/base.yaml"));
-  auto after = audit::parse_config_file(src("workloads/configs/tuned.yaml"));  // bf16: true
+  auto before = config::parse_config_file(src("workloads/configs/base.yaml"));
+  auto after = config::parse_config_file(src("workloads/configs/tuned.yaml"));  // bf16: true
   ASSERT_TRUE(before.ok() && after.ok());
   auto p = r.bench_pair(*before, *after);
   ASSERT_TRUE(p.ok()) << p.error().describe();
@@ -94,7 +94,7 @@ TEST(LiveRunnerPair, TelemetryUtilisationReachesRunMetricsLabelled) {
 class StandinAuditRunner : public LiveRunner {
  public:
   using LiveRunner::LiveRunner;
-  Result<RunMetrics> profile(const audit::WorkloadConfig&) override {
+  Result<RunMetrics> profile(const config::WorkloadConfig&) override {
     RunMetrics m;
     m.runner_kind = "live";
     m.step_time_s = 0.016;

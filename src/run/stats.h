@@ -1,50 +1,36 @@
 // Statistics for live timings. Medians, not means (one slow run from a cold cache or a
 // co-tenant should not move the figure), with percentile-bootstrap confidence intervals.
 //
-// Bootstrap: B resamples (default 2000) with replacement, percentile interval at `level`
-// (default 0.95), a fixed-seed std::mt19937_64 (seed 0x60B11 unless given), so the same
-// timings always give the same interval. Speedup = median(before) / median(after) of step
-// times; its interval resamples both sides independently.
-// A/A noise floor: the before-runs split by position (1st, 3rd, ... vs 2nd, 4th, ...) give a
-// ratio that should be 1.0; its interval's larger distance from 1.0 is the noise floor. A speedup
-// is "significant" when its interval excludes 1.0 and its distance from 1.0 exceeds the floor.
+// The median and bootstrap themselves are core/stats.h's (shared with `goblin compare`). Speedup = median(before) /
+// median(after) of step times; its interval resamples both sides independently. A/A noise floor: the before-runs split
+// by position (1st, 3rd, ... vs 2nd, 4th, ...) give a ratio that should be 1.0; its interval's larger distance from 1.0
+// is the noise floor. A speedup is "significant" when its interval excludes 1.0 and its distance from 1.0 exceeds the
+// floor.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/json.h"
+#include "core/stats.h"
 
 namespace goblin::run {
 
-inline constexpr uint64_t kBootstrapSeed = 0x60B11;
-
-struct Interval {
-  double point = 0, low = 0, high = 0;
-};
-
-double median(std::vector<double> xs);
-Interval bootstrap_median(const std::vector<double>& xs, int resamples = 2000, double level = 0.95,
-                          uint64_t seed = kBootstrapSeed);
-// Ratio median(num) / median(den) with a bootstrap interval.
-Interval bootstrap_ratio(const std::vector<double>& num, const std::vector<double>& den, int resamples = 2000,
-                         double level = 0.95, uint64_t seed = kBootstrapSeed);
-
 struct NoiseFloor {
-  bool available = false;  // needs ≥ 4 runs
-  Interval aa_ratio;       // median(odd runs) / median(even runs)
-  double floor_pct = 0;    // max(|low-1|, |high-1|) × 100
+  bool available = false;       // needs ≥ 4 runs
+  ConfidenceInterval aa_ratio;  // median(odd runs) / median(even runs)
+  double floor_pct = 0;         // max(|low-1|, |high-1|) × 100
 };
 NoiseFloor aa_noise_floor(const std::vector<double>& runs);
 
 struct Comparison {
-  Interval speedup;  // before / after step time
+  ConfidenceInterval speedup;  // before / after step time
   NoiseFloor noise;
   bool significant = false;
   bool includes_one = true;
 };
 Comparison compare_runs(const std::vector<double>& before_step_s, const std::vector<double>& after_step_s);
 
-Json interval_to_json(const Interval& i, int digits = 4);
+Json interval_to_json(const ConfidenceInterval& i, int digits = 4);
 Json comparison_to_json(const Comparison& c);
 
 }  // namespace goblin::run

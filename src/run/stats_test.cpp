@@ -12,7 +12,7 @@ TEST(Stats, MedianOddEvenEmpty) {
 
 TEST(Stats, BootstrapMedianIsDeterministicAndBracketsThePoint) {
   std::vector<double> xs = {0.220, 0.221, 0.219, 0.224, 0.218, 0.222, 0.220};
-  Interval a = bootstrap_median(xs), b = bootstrap_median(xs);
+  ConfidenceInterval a = bootstrap_median(xs), b = bootstrap_median(xs);
   EXPECT_DOUBLE_EQ(a.low, b.low);  // fixed seed
   EXPECT_DOUBLE_EQ(a.high, b.high);
   EXPECT_DOUBLE_EQ(a.point, 0.220);

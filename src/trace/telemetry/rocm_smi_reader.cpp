@@ -11,6 +11,7 @@
 #include "core/io.h"
 #include "core/text.h"
 #include "trace/readers.h"
+#include "trace/telemetry/smi_values.h"
 
 namespace goblin {
 
@@ -30,18 +31,10 @@ std::optional<double> value_with_unit(std::string_view s) {
       break;
     }
   }
-  s = trim_blanks(s);
-  if (s.empty()) return std::nullopt;
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
+  return smi::to_number(s);
 }
 
-bool is_na(std::string_view s) {
-  s = trim_blanks(s);
-  return s.empty() || s == "N/A" || s == "NA";
-}
+using smi::is_na;
 
 // A vendor metric's own name in snake case: "Fan speed (%)" → "fan_speed_pct".
 std::string vendor_name(std::string_view header) {

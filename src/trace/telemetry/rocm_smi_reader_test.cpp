@@ -116,6 +116,24 @@ TEST(RocmSmi, CsvBlocksWithWarningsAndReorderedColumns) {
   EXPECT_FALSE(has_warning(tl, "is not a number"));  // "Card Series" is text, not a metric
 }
 
+// Lower-case "n/a" is an absent reading as "N/A" is (the amd-smi reader's spelling too, one helper
+// in smi_values.h): no sample, no "not a number" warning.
+TEST(RocmSmi, LowerCaseNaIsAnAbsentReading) {
+  TempDir dir("rsmina");
+  std::string p = dir.write("r.csv",
+                            "device,Temperature (Sensor edge) (C),GPU use (%)\n"
+                            "card0,n/a,12\n"
+                            "card1,N/A,7\n");
+  Timeline tl;
+  Status s = read_rocm_smi(p, tl, {});
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  EXPECT_TRUE(std::isnan(sample(tl, 0, 0, "temp_c")));
+  EXPECT_TRUE(std::isnan(sample(tl, 0, 1, "temp_c")));
+  EXPECT_EQ(sample(tl, 0, 0, "gpu_util_pct"), 12);
+  EXPECT_EQ(sample(tl, 0, 1, "gpu_util_pct"), 7);
+  EXPECT_FALSE(has_warning(tl, "not a number"));
+}
+
 TEST(RocmSmi, BadInput) {
   TempDir dir("rsmibad");
   {

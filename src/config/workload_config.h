@@ -15,7 +15,7 @@
 #include "core/json.h"
 #include "core/status.h"
 
-namespace goblin::audit {
+namespace goblin::config {
 
 enum class FieldType { String, Int, Number, Bool, Enum };
 
@@ -89,4 +89,4 @@ std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* o
 // Human summary, one field a line with its origin.
 std::string config_to_text(const WorkloadConfig& c);
 
-}  // namespace goblin::audit
+}  // namespace goblin::config

@@ -1,4 +1,4 @@
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,12 @@
 #include <regex>
 #include <sstream>
 
-#include "audit/config_source.h"
+#include "config/config_source.h"
 #include "core/decimal.h"
 #include "core/io.h"
 #include "core/text.h"
 
-namespace goblin::audit {
+namespace goblin::config {
 
 const std::vector<FieldSpec>& config_fields() {
   static const std::vector<FieldSpec> kFields = {
@@ -495,4 +495,4 @@ std::string config_to_text(const WorkloadConfig& c) {
   return os.str();
 }
 
-}  // namespace goblin::audit
+}  // namespace goblin::config

@@ -6,16 +6,16 @@
 #include <cstdint>
 #include <string>
 
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  for (auto fmt : {goblin::audit::ConfigFormat::Yaml, goblin::audit::ConfigFormat::Json,
-                   goblin::audit::ConfigFormat::Python, goblin::audit::ConfigFormat::Env}) {
-    auto cfg = goblin::audit::parse_config_text(text, fmt, "fuzz.input");
+  for (auto fmt : {goblin::config::ConfigFormat::Yaml, goblin::config::ConfigFormat::Json,
+                   goblin::config::ConfigFormat::Python, goblin::config::ConfigFormat::Env}) {
+    auto cfg = goblin::config::parse_config_text(text, fmt, "fuzz.input");
     if (cfg.ok()) {
-      (void)goblin::audit::config_to_json(*cfg).dump(2, ' ', false, goblin::Json::error_handler_t::strict);
-      (void)goblin::audit::config_to_text(*cfg);
+      (void)goblin::config::config_to_json(*cfg).dump(2, ' ', false, goblin::Json::error_handler_t::strict);
+      (void)goblin::config::config_to_text(*cfg);
     }
   }
   return 0;

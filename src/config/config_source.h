@@ -1,12 +1,12 @@
-// Internal to the audit module: the positional scan of a config file that both the parser
+// Internal to the config module: the positional scan of a config file that both the parser
 // (values → WorkloadConfig) and the patcher (edit values in place, insert missing keys) use.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "audit/workload_config.h"
+#include "config/workload_config.h"
 
-namespace goblin::audit {
+namespace goblin::config {
 
 // One scalar read from the source.
 struct SourceEntry {
@@ -45,6 +45,11 @@ struct SourceScan {
 };
 
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file);
+// One scanner per format (scan_<format>.cpp); scan_source picks by format.
+Result<SourceScan> scan_yaml(const std::string& text, const std::string& file);
+Result<SourceScan> scan_json(const std::string& text, const std::string& file);
+Result<SourceScan> scan_python(const std::string& text, const std::string& file);
+Result<SourceScan> scan_env(const std::string& text, const std::string& file);
 
 // Which WorkloadConfig field a source key maps to ("" = extras). Also used by the patcher to pick
 // the key to write for a field in each format.
@@ -53,4 +58,4 @@ std::string field_for_key(const std::vector<std::string>& path, const std::strin
 // Line (1-based) of a byte offset.
 int64_t line_of(const std::string& text, int64_t offset);
 
-}  // namespace goblin::audit
+}  // namespace goblin::config

@@ -1,11 +1,19 @@
-#include "audit/metrics_io.h"
+#include "analysis/metrics_io.h"
 
 #include <algorithm>
 
-#include "audit/rules.h"
 #include "core/io.h"
 
-namespace goblin::audit {
+namespace goblin {
+
+namespace {
+// Every waste bucket's name (WasteBudget::kBuckets), in budget order.
+std::vector<std::string> bucket_names() {
+  std::vector<std::string> v;
+  for (const auto& b : WasteBudget::kBuckets) v.emplace_back(b.name);
+  return v;
+}
+}  // namespace
 
 Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
   const Json* j = &j0;
@@ -48,4 +56,4 @@ Result<RunMetrics> load_metrics_file(const std::string& path) {
   return metrics_from_json(*j, path);
 }
 
-}  // namespace goblin::audit
+}  // namespace goblin

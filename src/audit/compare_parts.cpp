@@ -1,0 +1,192 @@
+// Pieces of the compare report (see compare_parts.h).
+#include "audit/compare_parts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "core/text.h"
+
+namespace goblin::audit {
+
+Json num_or_null(std::optional<double> v, int digits) { return v ? Json(round_to(*v, digits)) : Json(nullptr); }
+
+std::string fmt_thousands(double v) {
+  std::string s = format_fixed(v, 0);
+  std::string out;
+  int n = 0;
+  for (auto it = s.rbegin(); it != s.rend(); ++it) {
+    if (n && n % 3 == 0 && *it != '-') out.push_back(',');
+    out.push_back(*it);
+    ++n;
+  }
+  return {out.rbegin(), out.rend()};
+}
+
+// CUDA encodes versions as 1000 * major + 10 * minor (cudaRuntimeGetVersion /
+// cudaDriverGetVersion, the integers Kineto writes as cuda_runtime_version / cuda_driver_version):
+// 13000 → "13.0", 12040 → "12.4". Anything else is returned as written.
+std::string readable_cuda_version(const std::string& v) {
+  if (v.size() < 4 || v.size() > 6 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return v;
+  const long n = std::stol(v);
+  return std::to_string(n / 1000) + "." + std::to_string((n % 1000) / 10);
+}
+
+// The first non-empty version among `keys`; the CUDA-integer keys made readable and, for the
+// CUDA driver API version standing in for the driver, labelled as such.
+std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    auto it = m.versions.find(k);
+    if (it == m.versions.end() || it->second.empty()) continue;
+    const std::string key = k;
+    if (key == "cuda" || key == "cuda_runtime") return readable_cuda_version(it->second);
+    if (key == "cuda_driver") return "CUDA driver API " + readable_cuda_version(it->second);
+    return it->second;
+  }
+  return "";
+}
+
+// Metrics computed from a profiler trace: the timings carry the profiler's overhead.
+bool profiled(const RunMetrics& m) {
+  if (m.runner_kind == "trace" || m.runner_kind == "replay") return true;
+  for (const char* k : {"cupti", "kineto_schema", "rocprofiler", "rocprofiler_sdk", "roctracer"})
+    if (m.versions.count(k)) return true;
+  return false;
+}
+
+Json budget_json(const WasteBudget& w) {
+  Json j;
+  for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
+  j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
+  j["unit"] = "seconds per step";
+  j["unobserved"] = w.unobserved;
+  return j;
+}
+
+bool has_budget(const RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
+
+Json delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
+               std::optional<double> a, int digits) {
+  Json r;
+  r["metric"] = metric;
+  r["unit"] = unit;
+  r["better"] = better;
+  r["before"] = num_or_null(b, digits);
+  r["after"] = num_or_null(a, digits);
+  if (a && b) {
+    r["delta"] = round_to(*a - *b, digits);
+    r["pct"] = *b != 0 ? Json(round_to(100.0 * (*a - *b) / std::fabs(*b), 2)) : Json(nullptr);
+  } else {
+    r["delta"] = nullptr;
+    r["pct"] = nullptr;
+  }
+  return r;
+}
+
+void add_finding(Json& findings, const std::string& id, const std::string& severity, const std::string& title,
+                 const std::string& detail, const std::string& citation) {
+  for (const auto& f : findings)
+    if (f["id"] == id) return;
+  findings.push_back(
+      {{"id", id}, {"severity", severity}, {"title", title}, {"detail", detail}, {"citation", citation}});
+}
+
+std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback) {
+  if (kb)
+    if (const Rule* r = kb->find(id)) return r->citation;
+  return fallback;
+}
+
+// "0.50.1" >= "0.50"?  Numeric dotted compare; false when unparsable.
+std::optional<bool> version_at_least(const std::string& v, int major, int minor) {
+  int a = 0, b = 0;
+  if (std::sscanf(v.c_str(), "%d.%d", &a, &b) < 2) return std::nullopt;
+  return a > major || (a == major && b >= minor);
+}
+
+void add_config_findings(Json& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
+                         const RuleBase* kb) {
+  std::vector<std::string> rocprofsys;
+  for (const auto& [k, v] : cfg.env_vars)
+    if (k.rfind("ROCPROFSYS_", 0) == 0) rocprofsys.push_back(k);
+  if (!rocprofsys.empty()) {
+    std::string names;
+    for (const auto& n : rocprofsys) names += (names.empty() ? "" : ", ") + n;
+    add_finding(findings, "footgun.rocprofsys_env_as_tuning", "warning",
+                "ROCPROFSYS_* variables set as if they tuned the workload",
+                names +
+                    ": these configure the profiler, not the workload - they will not change throughput. They were "
+                    "not treated as tuning knobs.",
+                rule_citation(kb, "footgun.rocprofsys_env_as_tuning",
+                              "https://rocm.docs.amd.com/projects/rocprofiler-systems/en/latest/how-to/"
+                              "configuring-runtime-options.html"));
+  }
+  {
+    std::string optim = cfg.get("optimizer").is_string() ? cfg.get("optimizer").get<std::string>() : "";
+    static const std::regex bnb("(bnb|8bit|paged_)", std::regex::icase);
+    std::string vendor = vendor_of(B).empty() ? vendor_of(A) : vendor_of(B);
+    if (!optim.empty() && std::regex_search(optim, bnb) && vendor != "nvidia") {
+      std::string v = version_of(B, {"bitsandbytes", "bnb"});
+      auto ok = v.empty() ? std::nullopt : version_at_least(v, 0, 50);
+      std::string cite = rule_citation(kb, "optim.bitsandbytes_on_rocm",
+                                       "https://huggingface.co/docs/bitsandbytes/v0.50.0/installation");
+      if (ok && *ok) {
+        add_finding(findings, "optim.bitsandbytes_on_rocm", "info", "bitsandbytes optimizer on ROCm",
+                    "optimizer " + optim + " with bitsandbytes " + v +
+                        ": bitsandbytes >= 0.50 documents official ROCm support (ROCm wheels).",
+                    cite);
+      } else {
+        add_finding(
+            findings, "optim.bitsandbytes_on_rocm", vendor == "amd" ? "warning" : "info",
+            "bitsandbytes optimizer" + std::string(vendor == "amd" ? " on ROCm" : " (ROCm support is version-gated)"),
+            "optimizer " + optim + " uses bitsandbytes; bitsandbytes " + (v.empty() ? "(version not recorded)" : v) +
+                ": before 0.50 ROCm support was experimental, not official. Use bitsandbytes >= 0.50 (ROCm "
+                "wheels) or an Optimum-AMD-validated optimizer such as adamw_torch_fused.",
+            cite);
+      }
+    }
+  }
+}
+
+Json validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
+                     const std::string& workload, const std::string& runner_kind) {
+  Json vf;
+  vf["gpu"] = V.gpu_name.empty() ? Json(nullptr) : Json(V.gpu_name);
+  auto vv = [&](std::initializer_list<const char*> keys) {
+    std::string s = version_of(V, keys);
+    if (s.empty()) s = version_of(B, keys);
+    return s.empty() ? Json(nullptr) : Json(s);
+  };
+  vf["driver"] = vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
+  vf["cuda"] = vv({"cuda", "cuda_runtime"});
+  vf["rocm"] = vv({"rocm", "hip", "hip_runtime"});
+  vf["pytorch"] = vv({"pytorch", "torch"});
+  auto cfgs = [&](const char* f) { return cfg.get(f); };
+  vf["workload"] = workload;
+  vf["model"] = cfgs("model_name");
+  vf["mode"] = cfgs("mode");
+  vf["batch_size"] = cfgs("batch_size");
+  vf["seq_len"] = cfgs("seq_len");
+  vf["grad_accum_steps"] = cfgs("grad_accum_steps");
+  const std::string& rk = runner_kind;
+  vf["measured_by"] = rk;
+  auto s = [](const Json& j) {
+    return j.is_null() ? std::string("not recorded") : j.is_string() ? j.get<std::string>() : j.dump();
+  };
+  std::ostringstream t;
+  t << "Valid only for the observed workload (" << workload << ", model " << s(vf["model"]) << ", " << s(vf["mode"])
+    << ", batch " << s(vf["batch_size"]) << " x seq " << s(vf["seq_len"]) << ", grad accum "
+    << s(vf["grad_accum_steps"]) << ") on GPU " << s(vf["gpu"]) << ", driver " << s(vf["driver"]);
+  if (!vf["cuda"].is_null()) t << ", CUDA " << s(vf["cuda"]);
+  if (!vf["rocm"].is_null()) t << ", ROCm " << s(vf["rocm"]);
+  if (vf["cuda"].is_null() && vf["rocm"].is_null()) t << ", CUDA/ROCm version not recorded";
+  t << ", PyTorch " << s(vf["pytorch"]) << "; measured by " << rk
+    << ". Re-run the audit if the model, hardware, framework version or batch/seq pattern changes.";
+  vf["text"] = t.str();
+  return vf;
+}
+
+}  // namespace goblin::audit

@@ -1,0 +1,46 @@
+// Internal to the audit module: the pieces compare_runs (compare.cpp) assembles its report from,
+// each small enough to read alone: metric rows, findings, the validity footer.
+#pragma once
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include "analysis/run_metrics.h"
+#include "audit/rules.h"
+#include "config/workload_config.h"
+#include "core/json.h"
+
+namespace goblin::audit {
+
+Json num_or_null(std::optional<double> v, int digits);
+// 1234567 → "1,234,567".
+std::string fmt_thousands(double v);
+// CUDA encodes versions as 1000 * major + 10 * minor: 13000 → "13.0". Anything else as written.
+std::string readable_cuda_version(const std::string& v);
+// The first non-empty version among `keys`, CUDA integers made readable.
+std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys);
+// Metrics computed from a profiler trace: the timings carry the profiler's overhead.
+bool profiled(const RunMetrics& m);
+Json budget_json(const WasteBudget& w);
+bool has_budget(const RunMetrics& m);
+Json delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
+               std::optional<double> a, int digits);
+// Appends a finding unless one with this id is there already.
+void add_finding(Json& findings, const std::string& id, const std::string& severity, const std::string& title,
+                 const std::string& detail, const std::string& citation);
+// The rule's citation when the rule base has it, else `fallback`.
+std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback);
+// "0.50.1" >= 0.50?  Numeric dotted compare; nullopt when unparsable.
+std::optional<bool> version_at_least(const std::string& v, int major, int minor);
+
+// Findings the patched config itself raises: profiler variables set as tuning, bitsandbytes
+// optimizers where ROCm support is version-gated.
+void add_config_findings(Json& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
+                         const RuleBase* kb);
+
+// The report's validity footer: GPU, driver, CUDA/ROCm, PyTorch and workload shape it holds for.
+// `V` is the side whose GPU is reported (AFTER unless only BEFORE names one).
+Json validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
+                     const std::string& workload, const std::string& runner_kind);
+
+}  // namespace goblin::audit

@@ -1,0 +1,128 @@
+// The patch policy end to end on the bundled configs: rules fire, edits round-trip, metrics give
+// speedup ranges and confidence.
+#include "audit/patch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "audit/rules.h"
+#include "config/workload_config.h"
+#include "core/data.h"
+#include "core/io.h"
+#include "core/test_support.h"
+
+using namespace goblin;
+using namespace goblin::audit;
+
+namespace {
+std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
+std::string tmp_copy(const std::string& from, const std::string& name) {
+  static const auto dir = goblin::testing::private_tmp_dir("audit");
+  auto to = dir / name;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+  return to.string();
+}
+RuleBase kb() {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto k = load_rule_base();
+  EXPECT_TRUE(k.ok());
+  return *k;
+}
+}  // namespace
+
+TEST(Patch, UntunedYamlFiresEachRuleAndRoundTrips) {
+  RuleBase k = kb();
+  std::string path = tmp_copy(src("examples/h100_llama/config_before.yaml"), "before.yaml");
+  PatchOptions opt;
+  opt.rule_ids = {"all"};
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  std::set<std::string> applied;
+  for (const auto& r : p->result["rationale"]) {
+    applied.insert(r["rule_id"]);
+    EXPECT_EQ(r["citation"].get<std::string>().rfind("https://", 0), 0u);
+  }
+  for (const char* id : {"precision.bf16_amp_over_fp32", "attention.sdpa_over_eager", "data.dataloader_workers_zero",
+                         "data.pin_memory", "optim.fused_adamw", "compile.torch_compile"})
+    EXPECT_TRUE(applied.count(id)) << id << " did not fire:\n" << p->result["skipped"].dump(1);
+  EXPECT_EQ(p->new_config.get("precision"), "bf16");
+  EXPECT_EQ(p->new_config.get("attention_impl"), "sdpa");
+  EXPECT_EQ(p->new_config.get("optimizer"), "adamw_torch_fused");
+  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>()) << p->result["roundtrip_mismatch"].dump();
+  // The patched file parses back to the patched config, comments kept.
+  auto back = config::parse_config_text(p->patched_text, config::ConfigFormat::Yaml, path);
+  ASSERT_TRUE(back.ok());
+  for (const auto& f : config::config_fields()) EXPECT_EQ(back->get(f.name), p->new_config.get(f.name)) << f.name;
+  EXPECT_NE(p->patched_text.find("# unfused AdamW"), std::string::npos);
+  std::string diff = p->result["diff"];
+  EXPECT_NE(diff.find("-bf16: false"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+bf16: true"), std::string::npos) << diff;
+  // No metrics: no speedup claim, confidence 0 (nothing measured).
+  EXPECT_TRUE(p->result["expected_speedup_low"].is_null());
+  EXPECT_EQ(p->result["confidence"].get<double>(), 0.0);
+}
+
+TEST(Patch, TunedConfigFiresNoPerformanceRule) {
+  RuleBase k = kb();
+  for (const char* vendor : {"", "amd", "nvidia"}) {
+    PatchOptions opt;
+    opt.rule_ids = {"all"};
+    opt.vendor = vendor;
+    auto p = make_patch(src("examples/configs/llama_tuned.yaml"), opt, k);
+    ASSERT_TRUE(p.ok()) << p.error().describe();
+    for (const auto& r : p->result["rationale"]) {
+      const Rule* rule = k.find(r["rule_id"]);
+      EXPECT_FALSE(rule->performance) << vendor << ": " << rule->id << " fired on a tuned config";
+    }
+    EXPECT_EQ(p->result["diff"], "");
+  }
+}
+
+TEST(Patch, PythonAndJsonEditInPlace) {
+  RuleBase k = kb();
+  for (const char* f : {"examples/configs/train_untuned.py", "examples/configs/train_args.json",
+                        "examples/configs/llama_lora_untuned.yaml"}) {
+    std::string path = tmp_copy(src(f), std::filesystem::path(f).filename().string());
+    PatchOptions opt;
+    opt.rule_ids = {"all"};
+    auto p = make_patch(path, opt, k);
+    ASSERT_TRUE(p.ok()) << p.error().describe();
+    EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>()) << f << ": " << p->result["roundtrip_mismatch"].dump() << "\n"
+                                                       << p->patched_text;
+    EXPECT_NE(p->result["diff"], "") << f;
+    EXPECT_EQ(p->new_config.get("dataloader_workers"), 4) << f;
+  }
+}
+
+TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
+  RuleBase k = kb();
+  RunMetrics m;
+  m.step_time_s = 0.2;
+  m.gpu_name = "NVIDIA H100 80GB HBM3";
+  m.waste_budget.useful_gpu = 0.03;
+  m.waste_budget.precision_path = 0.12;
+  m.waste_budget.data_wait = 0.02;
+  m.waste_budget.host_gap = 0.02;
+  m.waste_budget.kernel_shape = 0.01;
+  m.waste_budget.unobserved = {"comm_excess", "memory_headroom"};
+  m.top_kernels.push_back({"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n", "gemm", "gemm", 60.0, 0.1, 10});
+  std::string path = tmp_copy(src("examples/h100_llama/config_before.yaml"), "before2.yaml");
+  PatchOptions opt;
+  opt.rule_ids = {"all"};
+  opt.metrics = &m;
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok());
+  double lo = p->result["expected_speedup_low"], hi = p->result["expected_speedup_high"];
+  EXPECT_GT(lo, 1.0);
+  EXPECT_GE(hi, lo);
+  // Recovery can never exceed the targeted buckets.
+  EXPECT_LT(hi, 0.2 / (0.2 - 0.17) + 1e-9);
+  double c = p->result["confidence"];
+  EXPECT_GT(c, 0.0);
+  EXPECT_LE(c, 1.0);
+  EXPECT_DOUBLE_EQ(
+      c, round_to(p->result["evidence_coverage"].get<double>() * p->result["rule_consistency"].get<double>(), 3));
+}

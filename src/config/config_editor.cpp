@@ -1,0 +1,365 @@
+#include "config/config_editor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "config/config_source.h"
+
+namespace goblin::config {
+
+namespace {
+
+struct Edit {
+  int64_t begin, end;  // replace [begin, end) (insertion when equal)
+  std::string text;
+  int seq;
+};
+
+// The key each format writes for a field (HF TrainingArguments names).
+std::string hf_key(const std::string& f) {
+  static const std::map<std::string, std::string> k = {
+      {"batch_size", "per_device_train_batch_size"},
+      {"grad_accum_steps", "gradient_accumulation_steps"},
+      {"seq_len", "max_seq_length"},
+      {"optimizer", "optim"},
+      {"attention_impl", "attn_implementation"},
+      {"lora_rank", "lora_r"},
+      {"dataloader_workers", "dataloader_num_workers"},
+      {"lr", "learning_rate"},
+      {"model_name", "model_name_or_path"},
+      {"anomaly_detection", "detect_anomaly"},
+  };
+  auto it = k.find(f);
+  return it == k.end() ? f : it->second;
+}
+
+// Short key inside a nested block (dataloader: {num_workers: ...}).
+std::string block_key(const std::string& f, const std::string& block) {
+  if (block == "dataloader") {
+    if (f == "dataloader_workers") return "num_workers";
+    if (f == "dataloader_pin_memory") return "pin_memory";
+    if (f == "dataloader_prefetch_factor") return "prefetch_factor";
+    if (f == "dataloader_persistent_workers") return "persistent_workers";
+  }
+  if (block == "model") {
+    if (f == "attention_impl") return "attn_implementation";
+    if (f == "model_name") return "name";
+  }
+  if (block == "lora" && f == "lora_rank") return "r";
+  return hf_key(f);
+}
+
+Json hf_value(const std::string& f, const Json& v) {
+  if (f == "attention_impl" && v.is_string()) {
+    std::string s = v;
+    if (s == "flash" || s == "flash_rocm") return "flash_attention_2";
+  }
+  return v;
+}
+
+std::string render(const Json& v, ConfigFormat fmt) {
+  if (fmt == ConfigFormat::Python) {
+    if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+    if (v.is_null()) return "None";
+    return v.dump();
+  }
+  if (fmt == ConfigFormat::Yaml && v.is_string()) {
+    const std::string s = v;
+    bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/';
+    });
+    static const std::set<std::string> reserved = {"true", "false", "yes", "no", "on", "off", "null", "~"};
+    bool numeric = !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '.');
+    if (plain && !reserved.count(s) && !numeric) return s;
+    return v.dump();
+  }
+  if (fmt == ConfigFormat::Env) return v.is_string() ? v.get<std::string>() : v.dump();
+  return v.dump();
+}
+
+const SourceAnchor* find_anchor(const SourceScan& s, const std::string& kind, const std::vector<std::string>& path) {
+  for (const auto& a : s.anchors)
+    if (a.kind == kind && a.path == path) return &a;
+  return nullptr;
+}
+
+const SourceAnchor* find_call(const SourceScan& s, const std::set<std::string>& names) {
+  for (const auto& a : s.anchors)
+    if (a.kind == "python_call" && !a.path.empty() && names.count(a.path[0])) return &a;
+  return nullptr;
+}
+
+const std::set<std::string> kHfCalls = {"TrainingArguments", "SFTConfig",  "Seq2SeqTrainingArguments",
+                                        "DPOConfig",         "GRPOConfig", "ORPOConfig"};
+
+class Editor {
+ public:
+  Editor(const std::string& text, const WorkloadConfig& cfg, const SourceScan& scan)
+      : text_(text), cfg_(cfg), scan_(scan) {
+    // The block where most mapped keys live: additions go there (yaml/json).
+    std::map<std::vector<std::string>, int> votes;
+    for (const auto& e : scan.entries) {
+      std::string f = field_for_key(e.path, e.context);
+      if (f.empty() || f.rfind("env.", 0) == 0 || e.path.size() < 1) continue;
+      std::vector<std::string> parent(e.path.begin(), e.path.end() - 1);
+      if (!parent.empty() && (parent[0] == "dataloader" || parent[0] == "model" || parent[0] == "lora")) continue;
+      votes[parent]++;
+    }
+    int best = -1;
+    for (const auto& [p, n] : votes)
+      if (n > best) best = n, home_ = p;
+  }
+
+  bool set(const std::string& field, const Json& v) {
+    ConfigFormat fmt = cfg_.format;
+    if (field == "precision") return set_precision(v);
+    if (field.rfind("env.", 0) == 0) return set_env(field.substr(4), v);
+    auto it = cfg_.origins.find(field);
+    // python: fused AdamW is a kwarg on the optimizer call
+    if (fmt == ConfigFormat::Python && field == "optimizer" && it != cfg_.origins.end() && it->second.context != "" &&
+        !kHfCalls.count(it->second.context)) {
+      std::string s = v.is_string() ? v.get<std::string>() : "";
+      bool fused = s.find("fused") != std::string::npos;
+      auto fo = cfg_.origins.find("optimizer.fused");
+      if (fo != cfg_.origins.end() && fo->second.begin >= 0)
+        return replace(fo->second, fused ? Json(true) : Json(false));
+      if (!fused) return false;
+      for (const auto& a : scan_.anchors)
+        if (a.kind == "python_call" && a.line <= it->second.line + 1 && !a.path.empty() &&
+            a.path[0] == it->second.context)
+          return insert_kwarg(a, "fused", true);
+      return false;
+    }
+    if (it != cfg_.origins.end() && it->second.begin >= 0 && it->second.end > it->second.begin) {
+      if (fmt == ConfigFormat::Python && field == "torch_compile" && it->second.context == "compile")
+        return v == Json(true);
+      if (fmt == ConfigFormat::Python && field == "gradient_checkpointing" &&
+          it->second.context == "gradient_checkpointing_enable")
+        return v == Json(true);
+      Json out = v;
+      if (fmt == ConfigFormat::Python && field == "tf32" && it->second.context == "set_float32_matmul_precision")
+        out = v == Json(true) ? Json("high") : Json("highest");
+      else if (fmt != ConfigFormat::Env)
+        out = hf_value(field, v);
+      return replace(it->second, out);
+    }
+    return add(field, v);
+  }
+
+  std::string apply() {
+    std::string out = text_;
+    std::sort(edits_.begin(), edits_.end(),
+              [](const Edit& a, const Edit& b) { return a.begin != b.begin ? a.begin > b.begin : a.seq > b.seq; });
+    for (const auto& e : edits_) out.replace(e.begin, e.end - e.begin, e.text);
+    return out;
+  }
+
+ private:
+  bool replace(const Origin& o, const Json& v) {
+    edits_.push_back({o.begin, o.end, render(v, cfg_.format), seq_++});
+    return true;
+  }
+  void insert(int64_t at, std::string t) { edits_.push_back({at, at, std::move(t), seq_++}); }
+
+  // Keyword arguments go last (a keyword before a positional argument is a SyntaxError).
+  bool insert_kwarg(const SourceAnchor& a, const std::string& key, const Json& v) {
+    std::string t = key + "=" + render(v, ConfigFormat::Python);
+    int64_t close = a.stmt_end - 1;
+    if (a.empty) {
+      insert(close, t);
+      return true;
+    }
+    int64_t k = close - 1;
+    while (k > 0 && std::isspace(static_cast<unsigned char>(text_[k]))) --k;
+    insert(close, text_[k] == ',' ? t + ", " : ", " + t);
+    return true;
+  }
+
+  // A new top-level python statement after the imports.
+  void python_statement(const std::string& stmt) {
+    int64_t at = scan_.after_imports;
+    insert(at, at == 0 ? stmt + "\n" : "\n" + stmt);
+  }
+
+  bool yaml_add(const std::vector<std::string>& block, const std::string& key, const Json& v) {
+    const SourceAnchor* a = find_anchor(scan_, "yaml_block", block);
+    if (!a || a->flow) a = find_anchor(scan_, "yaml_block", {});
+    std::string line = std::string(a ? a->indent : 0, ' ') + key + ": " + render(v, ConfigFormat::Yaml);
+    if (!a || a->path.empty()) {
+      std::string pre = (!text_.empty() && text_.back() != '\n') ? "\n" : "";
+      insert(static_cast<int64_t>(text_.size()), pre + line + "\n");
+    } else {
+      insert(a->insert_at, "\n" + line);
+    }
+    return true;
+  }
+
+  bool json_add(const std::vector<std::string>& block, const std::string& key, const Json& v) {
+    const SourceAnchor* a = find_anchor(scan_, "json_object", block);
+    if (!a) a = find_anchor(scan_, "json_object", {});
+    if (!a) return false;
+    insert(a->insert_at,
+           "\n" + std::string(a->indent, ' ') + Json(key).dump() + ": " + v.dump() + (a->empty ? "" : ","));
+    return true;
+  }
+
+  bool add(const std::string& field, const Json& v0) {
+    Json v = hf_value(field, v0);
+    switch (cfg_.format) {
+      case ConfigFormat::Yaml:
+      case ConfigFormat::Json: {
+        std::vector<std::string> block = home_;
+        std::string key = hf_key(field);
+        for (const char* b : {"dataloader", "model", "lora"}) {
+          bool belongs = (std::string(b) == "dataloader" && field.rfind("dataloader_", 0) == 0) ||
+                         (std::string(b) == "model" && (field == "attention_impl" || field == "model_name")) ||
+                         (std::string(b) == "lora" && field == "lora_rank");
+          if (belongs && find_anchor(scan_, cfg_.format == ConfigFormat::Yaml ? "yaml_block" : "json_object", {b})) {
+            block = {b};
+            key = block_key(field, b);
+          }
+        }
+        return cfg_.format == ConfigFormat::Yaml ? yaml_add(block, key, v) : json_add(block, key, v);
+      }
+      case ConfigFormat::Python: {
+        const SourceAnchor* hf = find_call(scan_, kHfCalls);
+        if (field.rfind("dataloader_", 0) == 0) {
+          if (const SourceAnchor* dl = find_call(scan_, {"DataLoader"})) {
+            std::string k = block_key(field, "dataloader");
+            return insert_kwarg(*dl, k, v);
+          }
+        }
+        if (field == "attention_impl") {
+          if (const SourceAnchor* fp = find_call(scan_, {"from_pretrained"}))
+            return insert_kwarg(*fp, "attn_implementation", v);
+        }
+        if (hf) return insert_kwarg(*hf, hf_key(field), v);
+        if (field == "torch_compile" && v == Json(true)) {
+          for (const auto& a : scan_.anchors)
+            if (a.kind == "python_call" && a.path[0] == "from_pretrained" && !a.target.empty()) {
+              insert(a.stmt_end, "\n" + a.target + " = torch.compile(" + a.target + ")");
+              return true;
+            }
+          return false;
+        }
+        if (field == "tf32") {
+          python_statement(std::string("torch.backends.cuda.matmul.allow_tf32 = ") +
+                           (v == Json(true) ? "True" : "False"));
+          if (!scan_.imports_torch) python_statement("import torch");
+          return true;
+        }
+        return false;
+      }
+      case ConfigFormat::Env:
+        return false;
+    }
+    return false;
+  }
+
+  bool set_env(const std::string& name, const Json& v) {
+    std::string val = v.is_string() ? v.get<std::string>() : v.dump();
+    auto it = cfg_.origins.find("env." + name);
+    if (it != cfg_.origins.end() && it->second.begin >= 0) {
+      Json out = val;
+      if (cfg_.format == ConfigFormat::Env) {
+        std::string raw = text_.substr(it->second.begin, it->second.end - it->second.begin);
+        bool quoted = !raw.empty() && (raw[0] == '"' || raw[0] == '\'');
+        edits_.push_back({it->second.begin, it->second.end, quoted ? Json(val).dump() : val, seq_++});
+        return true;
+      }
+      return replace(it->second, out);
+    }
+    switch (cfg_.format) {
+      case ConfigFormat::Yaml: {
+        for (const char* b : {"env", "environment", "env_vars"})
+          if (const SourceAnchor* a = find_anchor(scan_, "yaml_block", {b}); a && !a->flow)
+            return yaml_add({b}, name, Json(val));
+        std::string pre = (!text_.empty() && text_.back() != '\n') ? "\n" : "";
+        insert(static_cast<int64_t>(text_.size()), pre + "env:\n  " + name + ": " + Json(val).dump() + "\n");
+        return true;
+      }
+      case ConfigFormat::Json: {
+        for (const char* b : {"env", "environment", "env_vars"})
+          if (find_anchor(scan_, "json_object", {b})) return json_add({b}, name, Json(val));
+        const SourceAnchor* root = find_anchor(scan_, "json_object", {});
+        if (!root) return false;
+        insert(root->insert_at, "\n" + std::string(root->indent, ' ') + "\"env\": {" + Json(name).dump() + ": " +
+                                    Json(val).dump() + "}" + (root->empty ? "" : ","));
+        return true;
+      }
+      case ConfigFormat::Python:
+        python_statement("os.environ[" + Json(name).dump() + "] = " + Json(val).dump());
+        if (!scan_.imports_os && !os_added_) {
+          python_statement("import os");
+          os_added_ = true;
+        }
+        return true;
+      case ConfigFormat::Env: {
+        bool exp = text_.find("export ") != std::string::npos;
+        std::string pre = (!text_.empty() && text_.back() != '\n') ? "\n" : "";
+        insert(static_cast<int64_t>(text_.size()), pre + (exp ? "export " : "") + name + "=" + val + "\n");
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool set_precision(const Json& v) {
+    std::string p = v.is_string() ? v.get<std::string>() : "";
+    auto po = cfg_.origins.find("precision");
+    if (po != cfg_.origins.end() && po->second.begin >= 0) {
+      if (cfg_.format == ConfigFormat::Python) {
+        std::string t = p == "bf16"   ? "torch.bfloat16"
+                        : p == "fp16" ? "torch.float16"
+                        : p == "fp32" ? "torch.float32"
+                                      : "";
+        if (t.empty()) return false;
+        edits_.push_back({po->second.begin, po->second.end, t, seq_++});
+        return true;
+      }
+      return replace(po->second, Json(p));
+    }
+    if (p == "fp8") return false;
+    bool want_bf16 = p == "bf16", want_fp16 = p == "fp16";
+    if (cfg_.format == ConfigFormat::Env) return false;
+    if (cfg_.format == ConfigFormat::Python && !find_call(scan_, kHfCalls)) return false;
+    auto set_flag = [&](const std::string& key, bool val, bool add_if_missing) {
+      auto o = cfg_.origins.find("precision." + key);
+      if (o != cfg_.origins.end() && o->second.begin >= 0) return replace(o->second, Json(val));
+      if (!add_if_missing) return true;
+      if (cfg_.format == ConfigFormat::Python) return insert_kwarg(*find_call(scan_, kHfCalls), key, val);
+      return add_raw(key, Json(val));
+    };
+    bool ok = set_flag("bf16", want_bf16, want_bf16);
+    ok = set_flag("fp16", want_fp16, want_fp16) && ok;
+    return ok;
+  }
+
+  bool add_raw(const std::string& key, const Json& v) {
+    return cfg_.format == ConfigFormat::Yaml ? yaml_add(home_, key, v) : json_add(home_, key, v);
+  }
+
+  const std::string& text_;
+  const WorkloadConfig& cfg_;
+  const SourceScan& scan_;
+  std::vector<Edit> edits_;
+  std::vector<std::string> home_;
+  int seq_ = 0;
+  bool os_added_ = false;
+};
+
+}  // namespace
+
+Result<std::string> edit_config_text(const std::string& text, const WorkloadConfig& cfg,
+                                     const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced) {
+  auto scan = scan_source(text, cfg.format, cfg.source_file);
+  if (!scan) return scan.error();
+  Editor ed(text, cfg, *scan);
+  for (const auto& [f, v] : edits)
+    if (!ed.set(f, v) && unplaced) unplaced->push_back(f);
+  return ed.apply();
+}
+
+}  // namespace goblin::config

@@ -1,0 +1,28 @@
+// The positional scan of a config file: one scanner per format (scan_yaml.cpp, scan_json.cpp,
+// scan_python.cpp, scan_env.cpp), picked here by format.
+#include "config/config_source.h"
+
+#include <algorithm>
+
+namespace goblin::config {
+
+int64_t line_of(const std::string& text, int64_t offset) {
+  offset = std::clamp<int64_t>(offset, 0, static_cast<int64_t>(text.size()));
+  return 1 + std::count(text.begin(), text.begin() + offset, '\n');
+}
+
+Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  switch (fmt) {
+    case ConfigFormat::Yaml:
+      return scan_yaml(text, file);
+    case ConfigFormat::Json:
+      return scan_json(text, file);
+    case ConfigFormat::Python:
+      return scan_python(text, file);
+    case ConfigFormat::Env:
+      return scan_env(text, file);
+  }
+  return make_error(ErrorKind::Internal, "unknown config format");
+}
+
+}  // namespace goblin::config

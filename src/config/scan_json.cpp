@@ -1,0 +1,125 @@
+// JSON scanner: a hand-written walk over the text (after a strict parse has validated it) so each
+// value keeps its byte span and each object is an insertion anchor.
+#include <cctype>
+
+#include "config/config_source.h"
+
+namespace goblin::config {
+
+namespace {
+
+struct JsonScanner {
+  const std::string& text;
+  SourceScan& out;
+  size_t i = 0;
+
+  void ws() {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  std::string string_lit() {  // at '"'; returns decoded
+    size_t b = i++;
+    while (i < text.size() && text[i] != '"') {
+      if (text[i] == '\\') ++i;
+      ++i;
+    }
+    ++i;
+    try {
+      return Json::parse(text.substr(b, i - b)).get<std::string>();
+    } catch (...) {
+      return text.substr(b + 1, i - b - 2);
+    }
+  }
+  int indent_of(size_t off) {
+    size_t ls = text.rfind('\n', off == 0 ? 0 : off - 1);
+    ls = ls == std::string::npos ? 0 : ls + 1;
+    int n = 0;
+    while (ls + n < text.size() && text[ls + n] == ' ') ++n;
+    return n;
+  }
+  void value(std::vector<std::string>& path) {
+    ws();
+    if (i >= text.size()) return;
+    char c = text[i];
+    if (c == '{') {
+      SourceAnchor a;
+      a.kind = "json_object";
+      a.path = path;
+      a.insert_at = static_cast<int64_t>(i + 1);
+      a.line = line_of(text, static_cast<int64_t>(i));
+      ++i;
+      ws();
+      a.empty = i < text.size() && text[i] == '}';
+      a.indent = indent_of(i) > indent_of(a.insert_at - 1) ? indent_of(i) : indent_of(a.insert_at - 1) + 2;
+      if (a.line == line_of(text, static_cast<int64_t>(i))) a.indent = indent_of(a.insert_at - 1) + 2;
+      out.anchors.push_back(a);
+      while (i < text.size() && text[i] != '}') {
+        ws();
+        if (text[i] != '"') return;
+        std::string key = string_lit();
+        ws();
+        if (i < text.size() && text[i] == ':') ++i;
+        path.push_back(key);
+        value(path);
+        path.pop_back();
+        ws();
+        if (i < text.size() && text[i] == ',') ++i;
+        ws();
+      }
+      ++i;
+    } else if (c == '[') {
+      ++i;
+      int idx = 0;
+      ws();
+      while (i < text.size() && text[i] != ']') {
+        path.push_back(std::to_string(idx++));
+        value(path);
+        path.pop_back();
+        ws();
+        if (i < text.size() && text[i] == ',') ++i;
+        ws();
+      }
+      ++i;
+    } else {
+      size_t b = i;
+      Json v;
+      if (c == '"') {
+        v = string_lit();
+      } else {
+        while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i])) && text[i] != ',' &&
+               text[i] != '}' && text[i] != ']')
+          ++i;
+        try {
+          v = Json::parse(text.substr(b, i - b));
+        } catch (...) {
+        }
+      }
+      if (path.empty()) return;
+      SourceEntry e;
+      e.path = path;
+      e.value = v;
+      e.begin = static_cast<int64_t>(b);
+      e.end = static_cast<int64_t>(i);
+      e.raw = text.substr(b, i - b);
+      e.line = line_of(text, e.begin);
+      e.context = "json";
+      out.entries.push_back(std::move(e));
+    }
+  }
+};
+
+}  // namespace
+
+Result<SourceScan> scan_json(const std::string& text, const std::string& file) {
+  SourceScan out;
+  out.format = ConfigFormat::Json;
+  auto parsed_or = parse_json_text(text, file);
+  if (!parsed_or) return parsed_or.error();
+  const Json& parsed = *parsed_or;
+  if (!parsed.is_object()) return make_error(ErrorKind::Malformed, "expected a JSON object of config keys", file, 0, 1);
+  JsonScanner s{text, out};
+  std::vector<std::string> path;
+  s.value(path);
+  return out;
+}
+
+}  // namespace goblin::config

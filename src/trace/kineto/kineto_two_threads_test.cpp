@@ -1,0 +1,207 @@
+// The two-thread read (the file cut in two halves, parsed in parallel, appended) gives the same
+// Timeline, the same errors and the same rows as one thread, on every fixture.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/io.h"
+#include "trace/kineto/kineto.h"
+#include "trace/kineto/kineto_test_util.h"
+#include "trace/kineto/trace_splitter.h"
+#include "trace/readers.h"
+
+namespace goblin {
+namespace {
+
+std::filesystem::path tt_dir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("goblin_kineto2t_" + std::to_string(::getpid())) / name;
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+void expect_same(const Timeline& a, const Timeline& b) {
+  ASSERT_EQ(a.strings.size(), b.strings.size());
+  for (size_t i = 0; i < a.strings.size(); ++i) ASSERT_EQ(a.str(StrId(i)), b.str(StrId(i))) << i;
+  auto gpu = [](const GpuOpColumns& x, const GpuOpColumns& y) {
+    EXPECT_EQ(x.start_ns, y.start_ns);
+    EXPECT_EQ(x.dur_ns, y.dur_ns);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.stream, y.stream);
+    EXPECT_EQ(x.correlation, y.correlation);
+    EXPECT_EQ(x.external_id, y.external_id);
+  };
+  gpu(a.kernels, b.kernels);
+  EXPECT_EQ(a.kernels.grid, b.kernels.grid);
+  EXPECT_EQ(a.kernels.block, b.kernels.block);
+  EXPECT_EQ(a.kernels.registers_per_thread, b.kernels.registers_per_thread);
+  EXPECT_EQ(a.kernels.shared_mem_bytes, b.kernels.shared_mem_bytes);
+  EXPECT_EQ(a.kernels.graph_id, b.kernels.graph_id);
+  gpu(a.memcpys, b.memcpys);
+  EXPECT_EQ(a.memcpys.bytes, b.memcpys.bytes);
+  EXPECT_EQ(a.memcpys.kind, b.memcpys.kind);
+  gpu(a.memsets, b.memsets);
+  EXPECT_EQ(a.memsets.bytes, b.memsets.bytes);
+  const auto &r = a.runtime, &r2 = b.runtime;
+  EXPECT_EQ(r.start_ns, r2.start_ns);
+  EXPECT_EQ(r.dur_ns, r2.dur_ns);
+  EXPECT_EQ(r.name, r2.name);
+  EXPECT_EQ(r.pid, r2.pid);
+  EXPECT_EQ(r.tid, r2.tid);
+  EXPECT_EQ(r.correlation, r2.correlation);
+  EXPECT_EQ(r.external_id, r2.external_id);
+  EXPECT_EQ(r.cbid, r2.cbid);
+  EXPECT_EQ(r.is_driver, r2.is_driver);
+  EXPECT_EQ(r.is_sync, r2.is_sync);
+  const auto &c = a.cpu_ops, &c2 = b.cpu_ops;
+  EXPECT_EQ(c.start_ns, c2.start_ns);
+  EXPECT_EQ(c.dur_ns, c2.dur_ns);
+  EXPECT_EQ(c.name, c2.name);
+  EXPECT_EQ(c.pid, c2.pid);
+  EXPECT_EQ(c.tid, c2.tid);
+  EXPECT_EQ(c.external_id, c2.external_id);
+  EXPECT_EQ(c.sequence_number, c2.sequence_number);
+  EXPECT_EQ(c.kind, c2.kind);
+  EXPECT_EQ(c.input_dims, c2.input_dims);
+  EXPECT_EQ(c.input_types, c2.input_types);
+  EXPECT_EQ(c.concrete_inputs, c2.concrete_inputs);
+  EXPECT_EQ(c.python_id, c2.python_id);
+  EXPECT_EQ(c.python_parent_id, c2.python_parent_id);
+  const auto &n = a.annotations, &n2 = b.annotations;
+  EXPECT_EQ(n.start_ns, n2.start_ns);
+  EXPECT_EQ(n.dur_ns, n2.dur_ns);
+  EXPECT_EQ(n.name, n2.name);
+  EXPECT_EQ(n.on_gpu, n2.on_gpu);
+  EXPECT_EQ(n.pid, n2.pid);
+  EXPECT_EQ(n.tid, n2.tid);
+  EXPECT_EQ(n.device, n2.device);
+  EXPECT_EQ(n.stream, n2.stream);
+  EXPECT_EQ(n.external_id, n2.external_id);
+  EXPECT_EQ(a.flows.id, b.flows.id);
+  EXPECT_EQ(a.flows.category, b.flows.category);
+  EXPECT_EQ(a.flows.is_start, b.flows.is_start);
+  EXPECT_EQ(a.flows.ts_ns, b.flows.ts_ns);
+  EXPECT_EQ(a.flows.pid, b.flows.pid);
+  EXPECT_EQ(a.flows.tid, b.flows.tid);
+  ASSERT_EQ(a.warnings.size(), b.warnings.size());
+  for (size_t i = 0; i < a.warnings.size(); ++i) {
+    EXPECT_EQ(a.warnings[i].message, b.warnings[i].message);
+    EXPECT_EQ(a.warnings[i].file, b.warnings[i].file);
+    EXPECT_EQ(a.warnings[i].byte_offset, b.warnings[i].byte_offset) << a.warnings[i].message;
+    EXPECT_EQ(a.warnings[i].count, b.warnings[i].count) << a.warnings[i].message;
+  }
+  EXPECT_EQ(a.meta.devices.size(), b.meta.devices.size());
+  EXPECT_EQ(a.meta.versions, b.meta.versions);
+  EXPECT_EQ(a.meta.extra, b.meta.extra);
+  EXPECT_EQ(a.meta.clock_base_ns, b.meta.clock_base_ns);
+  EXPECT_EQ(a.meta.clock_is_epoch, b.meta.clock_is_epoch);
+  EXPECT_EQ(a.meta.distributed.rank, b.meta.distributed.rank);
+}
+
+void expect_same_status(const Status& a, const Status& b) {
+  ASSERT_EQ(a.ok(), b.ok()) << (a.ok() ? b.error().describe() : a.error().describe());
+  if (a.ok()) return;
+  EXPECT_EQ(a.error().kind, b.error().kind);
+  EXPECT_EQ(a.error().message, b.error().message);
+  EXPECT_EQ(a.error().byte_offset, b.error().byte_offset);
+}
+
+// Reads `text` written to a file both ways; returns whether the two-thread read kept its
+// second half (false: no cut found or the cut was rejected, which must still give the same).
+bool check_two_threads(const std::string& text, const std::string& name) {
+  auto dir = tt_dir("two_threads");
+  const std::string path = (dir / name).string();
+  EXPECT_TRUE(write_file(path, text).ok());
+  ReadOptions one;
+  one.parallel_min_bytes = UINT64_MAX;
+  one.chunk_bytes = 64u << 10;
+  Timeline t1, t2;
+  Status s1 = read_kineto(path, t1, one);
+  bool kept = false;
+  auto s2 = kineto::read_plain_two_threads(path, text.size(), t2, one, &kept);
+  if (!s2) return false;
+  expect_same_status(s1, *s2);
+  expect_same(t1, t2);
+  // And through read_kineto with the threshold lowered.
+  ReadOptions two = one;
+  two.parallel_min_bytes = 0;
+  Timeline t3;
+  expect_same_status(s1, read_kineto(path, t3, two));
+  expect_same(t1, t3);
+  return kept;
+}
+
+TEST(KinetoTwoThreads, IdenticalToOneThreadOnEveryFixture) {
+  int kept = 0;
+  for (const auto& g : kGolden) {
+    SCOPED_TRACE(g.file);
+    auto text = read_all(kDir + g.file);
+    ASSERT_TRUE(text.ok());
+    if (check_two_threads(*text, "fixture.json")) ++kept;
+  }
+  // Most fixtures are one event per line, so the cut must be found and kept on them.
+  EXPECT_GE(kept, 8);
+}
+
+TEST(KinetoTwoThreads, DamageInEitherHalfGivesTheSameErrorAndRows) {
+  auto text = read_all(kDir + "h100_llama_bf16_sdpa_w4.json.gz");
+  ASSERT_TRUE(text.ok());
+  const std::string& t = *text;
+  // Truncated at 1/4 (first half), 3/4 (second half), just before the end.
+  for (double f : {0.25, 0.75, 0.999}) {
+    SCOPED_TRACE(f);
+    check_two_threads(t.substr(0, static_cast<size_t>(static_cast<double>(t.size()) * f)), "trunc.json");
+  }
+  // A damaged event (NaN, invalid UTF-8, wrong type) in each half, the same warning in both.
+  std::string d = t;
+  for (double f : {0.3, 0.8}) {
+    size_t at = d.find("\"dur\": ", static_cast<size_t>(static_cast<double>(d.size()) * f));
+    ASSERT_NE(at, std::string::npos);
+    d.replace(at, 7, "\"dur\": NaN, \"x\": ");
+  }
+  size_t u = d.find("\"name\": \"", static_cast<size_t>(static_cast<double>(d.size()) * 0.9));
+  ASSERT_NE(u, std::string::npos);
+  d[u + 9] = static_cast<char>(0xff);
+  EXPECT_TRUE(check_two_threads(d, "damaged.json"));
+  // A structural error in the second half.
+  std::string e = t;
+  size_t b = e.find("},\n  {", e.size() * 2 / 3);
+  ASSERT_NE(b, std::string::npos);
+  e.replace(b, 6, "},\n  }");
+  EXPECT_TRUE(check_two_threads(e, "structural.json"));
+  // Trailing garbage after the document.
+  EXPECT_TRUE(check_two_threads(t + "\n garbage", "trailing.json"));
+  // A bare array of the same events.
+  size_t open = t.find("\"traceEvents\": [");
+  size_t close = t.rfind(']');
+  ASSERT_NE(open, std::string::npos);
+  EXPECT_TRUE(check_two_threads(t.substr(open + 15, close - open - 14), "bare.json"));
+}
+
+TEST(KinetoTwoThreads, WrongCutGuessFallsBackToOneThread) {
+  // Every line ends in ',' and the next starts with '{' inside a string-free nested object that
+  // is not an event: the guessed cut lands inside args, so it must be rejected.
+  std::string t =
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, "
+      "\"args\": {\"a\": [";
+  for (int i = 0; i < 2000; ++i) t += "{},\n";
+  t += "{}]}}]}";
+  check_two_threads(t, "nested.json");
+  Timeline tl;
+  ReadOptions two;
+  two.parallel_min_bytes = 0;
+  auto tmp = tt_dir("nested");
+  ASSERT_TRUE(write_file((tmp / "n.json").string(), t).ok());
+  bool kept = true;
+  auto s = kineto::read_plain_two_threads((tmp / "n.json").string(), t.size(), tl, two, &kept);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->ok());
+  EXPECT_FALSE(kept);
+  EXPECT_EQ(tl.kernels.size(), 1u);
+}
+
+}  // namespace
+}  // namespace goblin
