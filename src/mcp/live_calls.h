@@ -1,0 +1,20 @@
+// Where profile_run and benchmark get their figures. With --allow-live: goblin's own live runner,
+// the one `goblin audit` uses (run::live_runner_factory(), filled in by src/run when the verbs are
+// registered): the workload runs in its own process group with the runner's timeouts, and a
+// cancelled call has that group killed. Without --allow-live, or when the live runner refuses (no
+// GPU), the session's --replay recordings answer; with neither, an error says why.
+#pragma once
+#include <string>
+
+#include "analysis/run_metrics.h"
+#include "audit/workload_config.h"
+#include "mcp/session.h"
+
+namespace goblin::mcp {
+
+// kind: "profile" | "bench". steps: 0 = the runner's default. Fills rec.runner, rec.ran,
+// rec.notes and (live bench) the per-run samples.
+Result<RunMetrics> run_measurement(const std::string& kind, const audit::WorkloadConfig& cfg, int steps, bool cache,
+                                   Session& s, CallContext& ctx, RunRecord& rec);
+
+}  // namespace goblin::mcp
