@@ -288,3 +288,41 @@ TEST(McpTransport, OversizedLinesAndEof) {
   }
   EXPECT_TRUE(saw_init && saw_ping);
 }
+
+// The analysis and hardware tools on real fixtures: each returns the verb's own result (the same
+// library call), so the figures match `goblin <verb> --json`.
+TEST(McpAnalysis, ToolsOnRealFixtures) {
+  Fixture f;
+  ServerOptions o = f.session->options();
+  o.roots = {GOBLIN_FIXTURES};
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  Session s(o, *roots);
+  f.server = std::make_unique<Server>(s, make_registry());
+  f.init();
+  auto ok = [](const Json& r) { return r["structuredContent"]["ok"].get<bool>(); };
+  const std::string tr = "kineto/h100_llama_fp32_eager_w0.json.gz";
+  Json info = f.call("info", {{"path", tr}});
+  ASSERT_TRUE(ok(info)) << info.dump().substr(0, 500);
+  EXPECT_GT(info["structuredContent"]["result"]["events"]["kernels"].get<int64_t>(), 0)
+      << info["structuredContent"]["result"].dump().substr(0, 500);
+  Json m = f.call("metrics", {{"path", tr}});
+  ASSERT_TRUE(ok(m));
+  EXPECT_GT(m["structuredContent"]["result"]["step_time_s"].get<double>(), 0);
+  Json b = f.call("breakdown", {{"path", tr}});
+  ASSERT_TRUE(ok(b));
+  EXPECT_FALSE(b["structuredContent"]["result"]["categories"].empty());
+  Json t = f.call("triage", {{"path", tr}, {"top", 5}});
+  ASSERT_TRUE(ok(t)) << t.dump().substr(0, 500);
+  EXPECT_EQ(t["structuredContent"]["result"]["top_kernels"].size(), 5u);
+  Json r = f.call("roofline", {{"path", tr}, {"gpu", "h100_sxm"}});
+  ASSERT_TRUE(ok(r)) << r.dump().substr(0, 500);
+  Json d = f.call("diagnose", {{"ncu_csv", "nsight/ncu_raw_h100_full.csv"}});
+  ASSERT_TRUE(ok(d)) << d.dump().substr(0, 500);
+  EXPECT_FALSE(d["structuredContent"]["result"]["kernels"].empty());
+  Json jp = f.call("diagnose", {{"ncu_csv", "nsight/ncu_raw_h100_full.csv"}, {"judge_prompt", true}});
+  ASSERT_TRUE(ok(jp));
+  EXPECT_FALSE(jp["structuredContent"]["result"]["system_prompt"].get<std::string>().empty());
+  // Outside the fixtures root: refused.
+  EXPECT_FALSE(ok(f.call("metrics", {{"path", std::string(GOBLIN_SOURCE_DIR) + "/README.md"}})));
+}

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -167,4 +167,57 @@ test('malformed messages answered with JSON-RPC errors', async () => {
   assert.equal(byId(4).error.code, -32602, 'wrong argument type');
   assert.equal(byId(5).error.code, -32600, 'missing jsonrpc');
   assert.deepEqual(byId(6).result, {});
+});
+
+// The live path without a GPU: GOBLIN_AUDIT_ALLOW_NO_GPU=1 and the CPU stand-in workload
+// (src/run/testdata/standin_workload.py, train.py's contract, no torch) let goblin's own live runner
+// run for real, exactly as `goblin audit` does in the run module's CLI tests. Then a hanging
+// workload is cancelled through the SDK (AbortSignal -> notifications/cancelled): its process
+// group must die and the server must stay responsive.
+test('live path (stand-in workload) and cancellation kill the workload', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'goblin-mcp-live-'));
+  const standin = join(SRC, 'src/run/testdata/standin_workload.py');
+  writeFileSync(join(root, 'train.yaml'), 'model_name: standin\nprecision: fp32\nbatch_size: 8\nseq_len: 1024\n');
+  const args = ['mcp', '--allow-live', '--root', root, '--out', join(root, 'out'), '--repeats', '1'];
+  const env = { ...process.env, GOBLIN_AUDIT_ALLOW_NO_GPU: '1', GOBLIN_WORKLOAD: standin };
+  const open = async (extraEnv) => {
+    const transport = new StdioClientTransport({ command: GOBLIN, args, env: { ...env, ...extraEnv }, stderr: 'pipe' });
+    const client = new Client({ name: 'goblin-live', version: '1.0.0' });
+    await client.connect(transport);
+    return client;
+  };
+  try {
+    let client = await open({});
+    const cfg = (await client.callTool({ name: 'parse_config', arguments: { file_path: 'train.yaml' } })).structuredContent;
+    assert.equal(cfg.ok, true, cfg.error);
+    const bench = (await client.callTool({ name: 'benchmark', arguments: { config: cfg.result, steps: 3 } })).structuredContent;
+    assert.equal(bench.ok, true, bench.error);
+    assert.equal(bench.result.goblin_run.runner, 'live');
+    assert.ok(bench.result.step_time_s > 0);
+    await client.close();
+
+    const pidfile = join(root, 'hang.pid');
+    client = await open({ GOBLIN_STANDIN: 'hang', STANDIN_PIDFILE: pidfile });
+    const ac = new AbortController();
+    const call = client.callTool({ name: 'benchmark', arguments: { config: cfg.result, steps: 3 } }, undefined,
+      { signal: ac.signal, timeout: 120000 });
+    let pid = 0;
+    for (let i = 0; i < 200 && !pid; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (existsSync(pidfile)) pid = Number(readFileSync(pidfile, 'utf8')) || 0;
+    }
+    assert.ok(pid > 0, 'the hanging workload started');
+    ac.abort('test cancels the live benchmark');
+    await assert.rejects(call);
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      try { process.kill(pid, 0); } catch { alive = false; }
+    }
+    assert.equal(alive, false, 'the workload\'s process group was killed on cancel');
+    await client.ping();  // still serving
+    await client.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
