@@ -634,8 +634,8 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
   std::vector<Redaction> red;
   std::string diff = unified_diff(*text, *patched, "a/" + config_path, "b/" + config_path);
-  res["diff"] = redact(diff, -1, &red);
-  res["patched_file"] = redact(*patched, -1, nullptr);
+  res["diff"] = redact_secret_assignments(redact(diff, -1, &red));
+  res["patched_file"] = redact_secret_assignments(redact(*patched, -1, nullptr));
   res["rationale"] = Json::array();
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};

@@ -326,3 +326,24 @@ TEST(McpAnalysis, ToolsOnRealFixtures) {
   // Outside the fixtures root: refused.
   EXPECT_FALSE(ok(f.call("metrics", {{"path", std::string(GOBLIN_SOURCE_DIR) + "/README.md"}})));
 }
+
+// Secrets stay redacted in every result: a short secret-named env value (no token pattern) in the
+// user's config appears in neither parse_config's nor propose_patch's result (diff, patched file).
+TEST(McpSafety, SecretsNeverLeaveThroughTheAuditTools) {
+  Fixture f;
+  std::ofstream(f.tmp / "cfg.yaml") << "model_name: m\nprecision: fp32\nenv:\n  WANDB_API_KEY: abcd1234secretvalue\n"
+                                       "attention_impl: eager\ndataloader_workers: 0\n";
+  ServerOptions o = f.session->options();
+  o.roots = {f.tmp.string()};
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  Session s(o, *roots);
+  f.server = std::make_unique<Server>(s, make_registry());
+  f.init();
+  Json c = f.call("parse_config", {{"file_path", "cfg.yaml"}});
+  ASSERT_TRUE(c["structuredContent"]["ok"].get<bool>());
+  Json p = f.call("propose_patch", {{"config", c["structuredContent"]["result"]}, {"rule_ids", {"all"}}});
+  ASSERT_TRUE(p["structuredContent"]["ok"].get<bool>()) << p.dump().substr(0, 400);
+  EXPECT_NE(p["structuredContent"]["result"]["diff"].get<std::string>().find("precision: bf16"), std::string::npos);
+  for (const Json& r : {c, p}) EXPECT_EQ(r.dump().find("abcd1234secretvalue"), std::string::npos) << r.dump();
+}

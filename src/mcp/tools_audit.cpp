@@ -188,7 +188,7 @@ ToolOutcome propose_patch_tool(const Json& a, Session& s, CallContext&) {
   std::string file = dir + "/patched_" + std::filesystem::path(cfg->source_file).filename().string();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (!ec && write_file(file, p->patched_text).ok()) o.result["patched_file"] = file;
+  if (!ec && write_file(file, p->patched_text).ok()) o.result["patched_file_path"] = file;
   std::ostringstream t;
   t << o.result["rationale"].size() << " rule(s) applied";
   if (o.result["expected_speedup_low"].is_number())
