@@ -197,8 +197,8 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
   std::vector<config::Redaction> red;
   std::string diff = config::unified_diff(*text, *patched, "a/" + config_path, "b/" + config_path);
-  res["diff"] = config::redact(diff, -1, &red);
-  res["patched_file"] = config::redact(*patched, -1, nullptr);
+  res["diff"] = config::redact_secret_assignments(config::redact(diff, -1, &red));
+  res["patched_file"] = config::redact_secret_assignments(config::redact(*patched, -1, nullptr));
   res["rationale"] = Json::array();
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};

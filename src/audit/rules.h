@@ -96,6 +96,9 @@ struct KbHit {
   std::vector<std::string> matched_queries;
 };
 std::vector<KbHit> kb_query(const RuleBase& kb, const std::vector<std::string>& queries, int top_k);
+// One hit as `goblin kb query --json` and the MCP query_kb tool print it (id, score, title,
+// vendor, bucket, citation, the queries it matched).
+Json kb_hit_to_json(const KbHit& h);
 
 Json rule_to_json(const Rule& r);
 // A JSON scalar as text: strings unquoted, anything else dumped (rule reasons, BM25 text).

@@ -15,6 +15,16 @@ Json predicate_to_json(const Predicate& p) {
   return j;
 }
 
+Json kb_hit_to_json(const KbHit& h) {
+  return {{"rule_id", h.rule->id},
+          {"score", round_to(h.score, 4)},
+          {"title", h.rule->title},
+          {"vendor", h.rule->vendor},
+          {"targets_bucket", h.rule->targets_bucket},
+          {"citation", h.rule->citation},
+          {"matched_queries", h.matched_queries}};
+}
+
 Json rule_to_json(const Rule& r) {
   Json j;
   j["id"] = r.id;

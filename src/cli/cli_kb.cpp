@@ -63,13 +63,7 @@ void register_kb(CLI::App& app) {
     r.result["hits"] = Json::array();
     std::ostringstream os;
     for (const auto& h : hits) {
-      r.result["hits"].push_back({{"rule_id", h.rule->id},
-                                  {"score", round_to(h.score, 4)},
-                                  {"title", h.rule->title},
-                                  {"vendor", h.rule->vendor},
-                                  {"targets_bucket", h.rule->targets_bucket},
-                                  {"citation", h.rule->citation},
-                                  {"matched_queries", h.matched_queries}});
+      r.result["hits"].push_back(audit::kb_hit_to_json(h));
       os << round_to(h.score, 3) << "  " << h.rule->id << "  " << h.rule->title << "\n      " << h.rule->citation
          << "\n";
     }

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   goblin::register_roofline(app);
   goblin::register_diagnose(app);
   goblin::register_kernel(app);
+  goblin::register_mcp(app);
 
   try {
     app.parse(argc, argv);

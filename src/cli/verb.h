@@ -8,14 +8,10 @@
 
 #include "core/json.h"
 #include "core/status.h"
+#include "core/verb_result.h"
 
 namespace goblin {
 
-struct VerbResult {
-  Json result;                 // machine-readable result (partial when error is set)
-  std::optional<Error> error;  // set on failure
-  std::string human;           // readable text for the terminal
-};
 
 // Prints `r` (JSON envelope to stdout, or human text to stdout and the error to stderr) and
 // records the exit code for main() to return.

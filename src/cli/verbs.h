@@ -25,6 +25,8 @@ void register_bench(CLI::App& app);
 void register_specs(CLI::App& app);
 void register_roofline(CLI::App& app);
 void register_diagnose(CLI::App& app);
-// issue 10: kernel optimization workspace
+// kernel optimization workspace
 void register_kernel(CLI::App& app);
+// the MCP server
+void register_mcp(CLI::App& app);
 }  // namespace goblin

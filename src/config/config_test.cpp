@@ -17,6 +17,23 @@ using namespace goblin::config;
 
 namespace {
 std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
+// A patch's diff shows raw file lines: a secret-named key's value must not pass through it, even
+// when it is too short for the token patterns (parse-config redacts the same keys).
+TEST(Redaction, SecretAssignmentsInRawLines) {
+  using goblin::config::redact_secret_assignments;
+  std::string diff =
+      " env:\n   WANDB_API_KEY: abcd1234secretvalue\n-precision: fp32\n+precision: bf16\n"
+      "export HF_TOKEN=short1\n  \"db_password\": \"hunter2\",\nlr: 0.001\nenv:\n";
+  std::string r = redact_secret_assignments(diff);
+  EXPECT_EQ(r.find("abcd1234secretvalue"), std::string::npos) << r;
+  EXPECT_EQ(r.find("short1"), std::string::npos) << r;
+  EXPECT_EQ(r.find("hunter2"), std::string::npos) << r;
+  EXPECT_NE(r.find("   WANDB_API_KEY: <redacted>\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("\"db_password\": \"<redacted>\",\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("+precision: bf16\nexport"), std::string::npos);  // other lines untouched
+  EXPECT_NE(r.find("lr: 0.001\nenv:\n"), std::string::npos);
+}
+
 }  // namespace
 
 TEST(ParseConfig, NestedYamlWithOriginsAndRedaction) {

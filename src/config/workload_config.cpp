@@ -219,6 +219,37 @@ static bool secret_name(const std::string& name) {
   return false;
 }
 
+std::string redact_secret_assignments(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    size_t end = nl == std::string::npos ? text.size() : nl;
+    std::string line = text.substr(at, end - at);
+    size_t sep = line.find_first_of(":=");
+    if (sep != std::string::npos) {
+      // The key: the identifier just before the separator (quotes and spaces skipped).
+      size_t k_end = sep;
+      while (k_end > 0 && (line[k_end - 1] == ' ' || line[k_end - 1] == '"' || line[k_end - 1] == '\'')) --k_end;
+      size_t k_begin = k_end;
+      while (k_begin > 0 && (std::isalnum(static_cast<unsigned char>(line[k_begin - 1])) || line[k_begin - 1] == '_' ||
+                             line[k_begin - 1] == '-' || line[k_begin - 1] == '.'))
+        --k_begin;
+      size_t v_begin = line.find_first_not_of(" \t\"'", sep + 1);
+      if (k_end > k_begin && v_begin != std::string::npos && secret_name(line.substr(k_begin, k_end - k_begin)) &&
+          line.compare(v_begin, 10, "<redacted>") != 0) {
+        size_t v_end = line.find_last_not_of(" \t\r,\"'");
+        if (v_end != std::string::npos && v_end >= v_begin) line.replace(v_begin, v_end - v_begin + 1, "<redacted>");
+      }
+    }
+    out += line;
+    if (nl != std::string::npos) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 // ---- entries → WorkloadConfig -----------------------------------------------------------------
 
 static std::string norm_precision(std::string v) {

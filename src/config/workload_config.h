@@ -85,6 +85,11 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
 // Redacts secrets in `s` (tokens, bearer headers, home paths, s3:// and ws:// URIs); appends
 // one Redaction per hit.
 std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out);
+// Line by line: the value of an assignment whose key names a secret (TOKEN, SECRET, PASSWORD,
+// API_KEY, ... as parse-config redacts them: `KEY: v`, `KEY=v`, `"KEY": "v"`, `export KEY=v`,
+// a diff's +/- prefix allowed) becomes <redacted>. For texts that show raw file lines (a patch's
+// diff and patched file), where the token patterns of redact() miss short secrets.
+std::string redact_secret_assignments(const std::string& text);
 
 // Human summary, one field a line with its origin.
 std::string config_to_text(const WorkloadConfig& c);

@@ -1,0 +1,58 @@
+#include "app/breakdown_run.h"
+
+#include <cstdio>
+
+#include "analysis/category_breakdown.h"
+#include "trace/load.h"
+
+namespace goblin {
+
+namespace {
+std::string render(const CategoryBreakdown& b) {
+  std::string h;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "GPU time by category (denominator: summed op time %.6f s; busy union %.6f s)\n",
+                b.total_op_ns / 1e9, b.busy_union_ns / 1e9);
+  h += buf;
+  for (const auto& r : b.rows) {
+    std::snprintf(buf, sizeof buf, "  %6.2f%%  %10.6f s  %-14s %s\n", r.pct, r.time_ns / 1e9, r.category.c_str(),
+                  r.family.c_str());
+    h += buf;
+  }
+  h += "per step (" + b.steps.method + "):\n";
+  for (size_t i = 0; i < b.steps.steps.size(); ++i) {
+    const Step& s = b.steps.steps[i];
+    const WindowBreakdown& w = b.step_breakdowns[i];
+    std::snprintf(buf, sizeof buf,
+                  "  %-18s wall %.6f s busy %.2f%% idle %.6f s (host-bound %.6f, launch %.6f, sync/other %.6f) "
+                  "exposed comm %.6f s, kernels %lld, short<10us %.1f%%%s\n",
+                  s.name.c_str(), w.wall_ns / 1e9, w.wall_ns ? 100.0 * w.busy_ns / w.wall_ns : 0.0, w.idle_ns / 1e9,
+                  w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9,
+                  w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels), w.launches.short_count_pct,
+                  s.partial ? " (partial)" : "");
+    h += buf;
+  }
+  return h;
+}
+}  // namespace
+
+VerbResult run_breakdown(const std::string& trace) {
+  VerbResult vr;
+  auto in = load_trace(trace, kNeedGpuOps);
+  if (!in) {
+    vr.error = in.error();
+    return vr;
+  }
+  auto tax = Taxonomy::load();
+  if (!tax) {
+    vr.error = tax.error();
+    return vr;
+  }
+  CategoryBreakdown b = category_breakdown(in->timeline, *tax);
+  vr.result = category_breakdown_to_json(b);
+  vr.human = render(b);
+  if (in->damage) vr.error = in->damage;
+  return vr;
+}
+
+}  // namespace goblin

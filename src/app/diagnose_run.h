@@ -1,0 +1,19 @@
+// goblin diagnose's whole job as one library call (the verb and the MCP `diagnose` tool share it):
+// the deterministic diagnosis of Nsight Compute kernels, seed 003's judge prompts (prompt), or the
+// validation of a judge's answer (parse_response).
+#pragma once
+#include <string>
+
+#include "core/verb_result.h"
+
+namespace goblin {
+
+struct DiagnoseRequest {
+  std::string ncu, kernel_src, problem, gpu, parse_response;
+  int64_t id = -1;
+  bool prompt = false, json = false;
+};
+
+VerbResult run_diagnose(const DiagnoseRequest& a);
+
+}  // namespace goblin

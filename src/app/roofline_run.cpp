@@ -1,0 +1,147 @@
+#include "app/roofline_run.h"
+
+#include <sstream>
+
+#include "core/io.h"
+#include "core/verb_result.h"
+#include "hw/gpu_specs.h"
+#include "hw/ncu_analysis.h"
+#include "hw/roofline.h"
+#include "trace/load.h"
+
+namespace goblin {
+
+namespace {
+
+bool has_format(const Timeline& tl, Format f) {
+  for (auto x : tl.meta.formats)
+    if (x == f) return true;
+  return false;
+}
+
+}  // namespace
+
+VerbResult run_roofline(const RooflineRequest& a) {
+  VerbResult r;
+  auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
+  if (!in) {
+    r.error = in.error();
+    return r;
+  }
+  const Timeline& tl = in->timeline;
+  Json warnings = Json::array();
+  for (auto& w : tl.warnings)
+    warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
+  auto choice = choose_gpu(a.gpu, tl);
+  if (!choice.ok()) {
+    r.error = choice.error();
+    return r;
+  }
+  const std::optional<GpuSpec>& gpu = choice->gpu;
+  const std::optional<Error>& gpu_err = choice->why_none;
+  std::ostringstream h;
+  Json res;
+  res["input"] = a.path;
+  bool counters_mode = tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.kernels.size() == 0);
+  std::string svg;
+  if (counters_mode) {
+    auto rules = load_ncu_rules();
+    if (!rules.ok()) {
+      r.error = rules.error();
+      return r;
+    }
+    bool ncu = has_format(tl, Format::NcuCsv);
+    res["mode"] = ncu ? "nsight_compute_counters" : "rocprof_counters";
+    res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
+    Json ks = Json::array();
+    std::vector<SvgPoint> pts;
+    h << (ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline") << " — " << a.path << "\n";
+    char line[512];
+    if (ncu) {
+      std::snprintf(line, sizeof line, "%5s %-54s %8s %8s %6s %-14s\n", "id", "kernel", "SM %", "mem %", "waves",
+                    "class");
+      h << line;
+    }
+    for (auto& k : counter_kernels(tl)) {
+      if (ncu) {
+        auto c = classify_ncu_kernel(k, *rules);
+        ks.push_back(ncu_classification_json(c));
+        std::string kn = c.kernel.size() > 54 ? c.kernel.substr(0, 51) + "..." : c.kernel;
+        auto f = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 6) : std::string("-"); };
+        std::snprintf(line, sizeof line, "%5lld %-54s %8s %8s %6s %-14s\n", static_cast<long long>(c.key), kn.c_str(),
+                      f(c.compute_pct).c_str(), f(c.memory_pct).c_str(), f(c.waves).c_str(), c.bound.c_str());
+        h << line << "      " << c.reason << "\n";
+        if (c.flops && c.dram_bytes && c.duration_ns && *c.dram_bytes > 0 && *c.duration_ns > 0)
+          pts.push_back({c.kernel, *c.flops / *c.dram_bytes, *c.flops / (*c.duration_ns * 1e-9) / 1e12,
+                         c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
+      } else {
+        auto rr = rocprof_roofline(k);
+        Json j = {{"id", k.key}, {"kernel", k.name}};
+        j["valu_flops"] = rr.valu_flops ? Json(*rr.valu_flops) : Json(nullptr);
+        j["mfma_flops"] = rr.mfma_flops ? Json(*rr.mfma_flops) : Json(nullptr);
+        j["hbm_bytes"] = rr.hbm_bytes ? Json(*rr.hbm_bytes) : Json(nullptr);
+        j["missing_counters"] = rr.missing;
+        double fl = rr.valu_flops.value_or(0) + rr.mfma_flops.value_or(0);
+        if ((rr.valu_flops || rr.mfma_flops) && rr.hbm_bytes && *rr.hbm_bytes > 0) {
+          j["intensity_flop_per_hbm_byte"] = round_to(fl / *rr.hbm_bytes, 4);
+          if (auto* d = k.get("DURATION")) {
+            if (*d > 0) pts.push_back({k.name, fl / *rr.hbm_bytes, fl / (*d * 1e-9) / 1e12, "unknown"});
+          }
+        }
+        ks.push_back(j);
+        h << k.key << " " << k.name.substr(0, 60) << ": FLOPs "
+          << (rr.valu_flops || rr.mfma_flops ? std::to_string(fl) : "n/a") << ", HBM bytes "
+          << (rr.hbm_bytes ? std::to_string(*rr.hbm_bytes) : "n/a");
+        if (!rr.missing.empty())
+          h << " (missing: " << rr.missing.front() << (rr.missing.size() > 1 ? ", ..." : "") << ")";
+        h << "\n";
+      }
+    }
+    res["kernels"] = ks;
+    res["rules_source"] = rules->sol_source;
+    if (gpu) {
+      std::vector<SvgRoof> roofs;
+      for (const char* k : {"fp32", "bf16"})
+        if (auto p = gpu->peak_tflops(k)) roofs.push_back({k, *p});
+      auto bw = gpu->bandwidth_bytes_per_s();
+      svg = roofline_svg("Counter roofline (SIMT FLOPs / DRAM bytes): " + gpu->name, bw ? *bw / 1e9 : 0, roofs, pts);
+    } else if (gpu_err) {
+      h << "note: no roofline plot: " << gpu_err->message << "\n";
+    }
+  } else {
+    if (!gpu) {
+      r.error = *gpu_err;
+      r.result = {{"input", a.path}};
+      return r;
+    }
+    auto rep = roofline_from_trace(tl, *gpu);
+    res = roofline_to_json(rep);
+    res["input"] = a.path;
+    res["mode"] = "trace_shapes";
+    h << roofline_human(rep, a.top);
+    svg = roofline_svg(rep);
+  }
+  if (!a.svg.empty()) {
+    if (svg.empty()) {
+      r.error = make_error(ErrorKind::NotFound, "no SVG: the GPU is unknown (pass --gpu ID)");
+    } else {
+      auto ws = write_file(a.svg, svg);
+      if (!ws.ok())
+        r.error = ws.error();
+      else {
+        res["svg"] = a.svg;
+        h << "roofline plot written to " << a.svg << "\n";
+      }
+    }
+  }
+  if (!warnings.empty()) res["input_warnings"] = warnings;
+  if (in->damage && !r.error) {
+    r.error = in->damage;  // partial results kept in r.result
+    h << "warning: input partly read: " << in->damage->describe() << "\n";
+  }
+  r.result = res;
+  r.human = h.str();
+  return r;
+}
+
+}  // namespace goblin

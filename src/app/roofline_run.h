@@ -1,0 +1,18 @@
+// goblin roofline's whole job as one library call (the verb and the MCP `roofline` tool share it):
+// achieved TFLOPS and bandwidth per op/kernel against the GPU's peaks, optionally an SVG plot.
+#pragma once
+#include <string>
+
+#include "core/verb_result.h"
+
+namespace goblin {
+
+struct RooflineRequest {
+  std::string path, gpu, svg;
+  bool json = false;
+  size_t top = 25;
+};
+
+VerbResult run_roofline(const RooflineRequest& a);
+
+}  // namespace goblin

@@ -1,0 +1,57 @@
+// goblin mcp [--root DIR]... [--replay DIR] [--allow-live] [--budget N] [--out DIR]: the MCP
+// server over stdio (src/mcp). Thin: options -> serve_stdio.
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "cli/verb.h"
+#include "mcp/server.h"
+#include "mcp/transport.h"
+
+namespace goblin {
+
+void register_mcp(CLI::App& app) {
+  auto o = std::make_shared<mcp::ServerOptions>();
+  auto* cmd = app.add_subcommand(
+      "mcp",
+      "Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line): seed 000's audit tools "
+      "(parse_config, profile_run, query_kb, propose_patch, benchmark, compare_runs) with a call budget, the "
+      "analyses (info, triage, breakdown, metrics, specs, roofline, diagnose), the gpu_goblin_audit prompt, and the "
+      "rule base, GPU specs and reports as resources");
+  cmd->footer(help_footer_with_examples(
+      "  goblin mcp --replay examples/h100_llama            no GPU: recorded H100 runs answer profile/benchmark\n"
+      "  goblin mcp --allow-live --root ~/project            live runs with goblin's own runners on this GPU\n"
+      "  goblin mcp --root . --budget 12 --out /tmp/audit    more calls, reports elsewhere\n"
+      "Register it with an MCP client as {\"command\": \"goblin\", \"args\": [\"mcp\", \"--replay\", \"DIR\"]};\n"
+      "docs/mcp.md lists the tools, limits and safety rules. Logs go to stderr; stdout is the protocol.\n"));
+  cmd->add_option("--root", o->roots,
+                  "directory the tools may read files from (repeatable; default: the working directory); paths "
+                  "resolving outside (after symlinks) are refused");
+  cmd->add_option("--replay", o->replay_dir,
+                  "replay directory (replay.yaml + recorded traces): answers profile_run/benchmark without a live run")
+      ->check(CLI::ExistingPath);
+  cmd->add_flag("--allow-live", o->allow_live,
+                "let profile_run/benchmark run the workload live (goblin's own runners, their timeouts; GPU needed)");
+  cmd->add_option("--budget", o->budget, "audit-tool calls per session (default 8, seed 000)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--out", o->out_dir, "where reports, patched configs and live runs go (default ./goblin-mcp)");
+  cmd->add_option("--repeats", o->live_repeats, "live benchmark runs per call (default: the runner's 5)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-message", o->max_message_bytes, "largest JSON-RPC message in bytes (default 4 MiB)")
+      ->check(CLI::Range(1024, 256 << 20));
+  cmd->callback([o] {
+    auto roots = mcp::Roots::make(o->roots);
+    if (!roots) {
+      std::cerr << "goblin mcp: " << roots.error().describe() << "\n";
+      set_verb_exit_code(roots.error().exit_code());
+      return;
+    }
+    mcp::Session session(*o, *roots);
+    mcp::Server server(session, mcp::make_registry());
+    std::cerr << "goblin mcp: serving on stdio (roots: " << roots->dirs().size() << ", budget " << o->budget
+              << (o->allow_live ? ", live runs allowed" : "")
+              << (o->replay_dir.empty() ? "" : ", replay " + o->replay_dir) << ")\n";
+    set_verb_exit_code(mcp::serve_stdio(server));
+  });
+}
+
+}  // namespace goblin

@@ -1,0 +1,86 @@
+#include "mcp/live_calls.h"
+
+#include "audit/replay_runner.h"
+#include "run/live_audit.h"
+#include "run/live_runner.h"
+
+namespace goblin::mcp {
+
+namespace {
+
+Result<RunMetrics> run_live(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
+                            CallContext& ctx, RunRecord& rec) {
+  run::LiveAuditKnobs knobs;
+  if (kind == "profile")
+    knobs.profile_steps = steps;
+  else
+    knobs.bench_steps = steps;
+  knobs.repeats = s.options().live_repeats;
+  auto setup = run::make_live_audit(s.options().out_dir + "/" + rec.id, knobs);
+  if (!setup) return setup.error();
+  rec.runner = "live";
+  rec.notes = setup->notes;
+  if (ctx.progress) ctx.progress(0, "live " + kind + " started (" + rec.id + ")");
+  auto m = kind == "profile" ? setup->runner->profile(cfg) : setup->runner->bench(cfg);
+  if (ctx.is_cancelled())
+    return make_error(ErrorKind::Workload, "cancelled by the client: the workload's process group was killed");
+  if (!m) return m.error();
+  if (kind == "bench" && setup->log) {
+    Json log = setup->log();
+    if (log.is_array() && !log.empty() && log.back().contains("bench")) {
+      auto samples = run::bench_side_samples(log.back()["bench"], "a");
+      rec.step_time_samples = samples.step_time_s;
+      rec.tokens_samples = samples.tokens_per_sec;
+    }
+  }
+  return m;
+}
+
+Result<RunMetrics> run_replay(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
+                              RunRecord& rec) {
+  auto rp = s.replay();
+  if (!rp) return rp.error();
+  audit::ReplayRunner& r = **rp;
+  auto m = kind == "profile" ? r.profile(cfg) : r.bench(cfg);
+  if (!m) return m.error();
+  rec.runner = "replay";
+  rec.ran = r.last_run_config();
+  rec.notes.push_back("replay: every measurement comes from recorded artefacts listed in " + r.manifest_path() +
+                      "; nothing was run now");
+  for (const auto& n : r.notes()) rec.notes.push_back(n);
+  rec.notes.push_back(kind + " " + rec.id + " answered by recording '" + r.last_run_id() +
+                      "' (match: " + r.last_match() + ")");
+  if (steps > 0) rec.notes.push_back("steps=" + std::to_string(steps) + " ignored: a recording has its own steps");
+  return m;
+}
+
+}  // namespace
+
+Result<RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps, bool cache,
+                                   Session& s, CallContext& ctx, RunRecord& rec) {
+  std::string live_refusal;
+  if (s.options().allow_live) {
+    auto m = run_live(kind, cfg, steps, s, ctx, rec);
+    if (m) {
+      if (kind == "bench" && cache)
+        rec.notes.push_back("cache: the live audit runner always re-measures (a cached figure would not be this run)");
+      return m;
+    }
+    // Only "this machine cannot run it" falls back to a replay; a workload that ran and failed
+    // (or was cancelled) is the answer.
+    if (m.error().kind != ErrorKind::Environment || s.options().replay_dir.empty()) return m.error();
+    live_refusal = m.error().message;
+    rec.notes.clear();
+  }
+  if (s.options().replay_dir.empty())
+    return make_error(ErrorKind::Environment,
+                      std::string(kind == "profile" ? "profile_run" : "benchmark") +
+                          " cannot measure: this session has no --allow-live (live runs on a GPU) and no --replay DIR "
+                          "(recorded runs). Restart `goblin mcp` with one of them; no figures were invented.");
+  auto m = run_replay(kind, cfg, steps, s, rec);
+  if (m && !live_refusal.empty())
+    rec.notes.insert(rec.notes.begin(), "live run refused (" + live_refusal + "); answered from the replay");
+  return m;
+}
+
+}  // namespace goblin::mcp

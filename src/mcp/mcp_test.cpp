@@ -1,0 +1,349 @@
+// Unit tests of the MCP server: framing and JSON-RPC errors, lifecycle and version negotiation,
+// tools/list schemas, the budget, the root guard (symlinks included), redaction, prompts and
+// resources, and seed 000's trajectory on the bundled H100 replay through the dispatcher.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mcp/protocol.h"
+#include "mcp/server.h"
+#include "mcp/transport.h"
+
+namespace fs = std::filesystem;
+using goblin::Json;
+using namespace goblin::mcp;
+
+namespace {
+
+struct Fixture {
+  fs::path tmp;
+  std::unique_ptr<Session> session;
+  std::unique_ptr<Server> server;
+  int next_id = 1;
+  explicit Fixture(bool with_replay = true, int budget = 8) {
+    tmp = fs::temp_directory_path() /
+          ("goblin_mcp_test_" + std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::create_directories(tmp);
+    ServerOptions o;
+    o.roots = {GOBLIN_SOURCE_DIR};
+    o.budget = budget;
+    o.out_dir = (tmp / "out").string();
+    if (with_replay) o.replay_dir = std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_llama";
+    auto roots = Roots::make(o.roots);
+    EXPECT_TRUE(roots.ok());
+    session = std::make_unique<Session>(o, *roots);
+    server = std::make_unique<Server>(*session, make_registry());
+  }
+  ~Fixture() {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+  }
+  Json request(const std::string& method, Json params = Json::object()) {
+    Json m = {{"jsonrpc", "2.0"}, {"id", next_id++}, {"method", method}, {"params", params}};
+    auto r = server->handle_line(m.dump());
+    EXPECT_TRUE(r.has_value());
+    return r ? *r : Json();
+  }
+  void init() {
+    Json r = request("initialize", {{"protocolVersion", "2025-06-18"},
+                                    {"capabilities", Json::object()},
+                                    {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+    ASSERT_TRUE(r.contains("result"));
+    server->handle_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  }
+  Json call(const std::string& tool, Json args) {
+    Json r = request("tools/call", {{"name", tool}, {"arguments", args}});
+    EXPECT_TRUE(r.contains("result")) << r.dump();
+    return r.contains("result") ? r["result"] : Json();
+  }
+};
+
+int error_code(const Json& r) { return r.contains("error") ? r["error"]["code"].get<int>() : 0; }
+
+}  // namespace
+
+TEST(McpProtocol, ParseErrorsAndInvalidRequests) {
+  Fixture f;
+  auto r = f.server->handle_line("{not json");
+  EXPECT_EQ((*r)["error"]["code"], kParseError);
+  EXPECT_TRUE((*r)["id"].is_null());
+  EXPECT_EQ((*f.server->handle_line("[1,2]"))["error"]["code"], kInvalidRequest);
+  EXPECT_EQ((*f.server->handle_line("42"))["error"]["code"], kInvalidRequest);
+  EXPECT_EQ((*f.server->handle_line(R"({"jsonrpc":"1.0","id":1,"method":"ping"})"))["error"]["code"], kInvalidRequest);
+  auto bad_id = f.server->handle_line(R"({"jsonrpc":"2.0","id":{"x":1},"method":"ping"})");
+  EXPECT_EQ((*bad_id)["error"]["code"], kInvalidRequest);
+  auto bad_params = f.server->handle_line(R"({"jsonrpc":"2.0","id":7,"method":"ping","params":[1]})");
+  EXPECT_EQ((*bad_params)["error"]["code"], kInvalidRequest);
+  EXPECT_EQ((*bad_params)["id"], 7);  // the id is echoed when it could be read
+  std::string deep(100, '[');
+  EXPECT_EQ((*f.server->handle_line(deep))["error"]["code"], kParseError);
+}
+
+TEST(McpLifecycle, RequestsBeforeInitializeAndNegotiation) {
+  Fixture f;
+  EXPECT_EQ(error_code(f.request("tools/list")), kInvalidRequest);
+  EXPECT_TRUE(f.request("ping").contains("result"));  // ping is allowed any time
+  Json bad = f.request("initialize", {{"protocolVersion", 20250618}});
+  EXPECT_EQ(error_code(bad), kInvalidParams);
+  Json r = f.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", Json::object()}});
+  EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(r["result"]["serverInfo"]["name"], "goblin");
+  EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
+  EXPECT_EQ(error_code(f.request("initialize", {{"protocolVersion", "2025-06-18"}})), kInvalidRequest);
+  EXPECT_EQ(error_code(f.request("no/such/method")), kMethodNotFound);
+  EXPECT_EQ(negotiate_version("2025-06-18"), "2025-06-18");
+  EXPECT_EQ(negotiate_version("2024-11-05"), "2025-11-25");  // unsupported: our newest
+}
+
+TEST(McpTools, ListHasSchemasAndAliases) {
+  Fixture f;
+  f.init();
+  Json r = f.request("tools/list")["result"]["tools"];
+  std::set<std::string> names;
+  for (const auto& t : r) {
+    names.insert(t["name"]);
+    EXPECT_EQ(t["inputSchema"]["type"], "object") << t["name"];
+    EXPECT_EQ(t["outputSchema"]["required"], Json::array({"ok", "result", "error"}));
+  }
+  for (const char* n : {"parse_config", "profile_run", "query_kb", "query_rocm_kb", "propose_patch", "benchmark",
+                        "compare_runs", "info", "triage", "breakdown", "metrics", "specs", "roofline", "diagnose"})
+    EXPECT_TRUE(names.count(n)) << n;
+}
+
+TEST(McpTools, WrongTypesAreInvalidParamsMissingArgumentsAreToolErrors) {
+  Fixture f;
+  f.init();
+  Json r = f.request("tools/call", {{"name", "parse_config"}, {"arguments", {{"file_path", 12}}}});
+  EXPECT_EQ(error_code(r), kInvalidParams);
+  EXPECT_EQ(error_code(f.request("tools/call", {{"name", "nope"}})), kInvalidParams);
+  Json m = f.call("parse_config", Json::object());
+  EXPECT_TRUE(m["isError"].get<bool>());
+  EXPECT_FALSE(m["structuredContent"]["ok"].get<bool>());
+  EXPECT_NE(m["structuredContent"]["error"].get<std::string>().find("missing required argument: file_path"),
+            std::string::npos);
+}
+
+TEST(McpSafety, PathsOutsideTheRootAreRefusedEvenThroughSymlinks) {
+  Fixture f(true, 100);
+  f.init();
+  Json r = f.call("parse_config", {{"file_path", "/etc/passwd"}});
+  EXPECT_FALSE(r["structuredContent"]["ok"].get<bool>());
+  EXPECT_NE(r["structuredContent"]["error"].get<std::string>().find("outside"), std::string::npos);
+  r = f.call("parse_config", {{"file_path", "../../../../../../etc/hostname"}});
+  EXPECT_FALSE(r["structuredContent"]["ok"].get<bool>());
+  // A symlink inside a root that points outside is refused too.
+  auto roots = Roots::make({f.tmp.string()});
+  ASSERT_TRUE(roots.ok());
+  fs::create_symlink("/etc/hostname", f.tmp / "link.yaml");
+  auto res = roots->resolve("link.yaml", "file_path");
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.error().message.find("after symlinks"), std::string::npos);
+  std::ofstream(f.tmp / "ok.yaml") << "model_name: x\n";
+  EXPECT_TRUE(roots->resolve("ok.yaml", "file_path").ok());
+}
+
+TEST(McpSafety, ResultsAreScrubbed) {
+  auto roots = Roots::make({GOBLIN_SOURCE_DIR});
+  ASSERT_TRUE(roots.ok());
+  Json j = {{"a", std::string(GOBLIN_SOURCE_DIR) + "/examples/x.yaml"},
+            {"b", Json::array({"token hf_abcdefghijklmnopqrstuvwxyz0123"})},
+            {"c", "/home/alice/data"}};
+  scrub(j, *roots);
+  EXPECT_EQ(j["a"], "examples/x.yaml");
+  EXPECT_EQ(j["b"][0], "token hf_<redacted>");
+  EXPECT_EQ(j["c"], "/home/<user>/data");
+  std::string long_text(100000, 'a');
+  long_text += " s3://bucket/key";
+  EXPECT_NE(scrub_text(long_text, *roots).find("s3://<redacted>"), std::string::npos);
+}
+
+TEST(McpTools, NoLiveAndNoReplayRefusesToInvent) {
+  Fixture f(false);
+  f.init();
+  Json c = f.call("parse_config", {{"file_path", "examples/h100_llama/config_before.yaml"}});
+  ASSERT_TRUE(c["structuredContent"]["ok"].get<bool>()) << c.dump();
+  Json p = f.call("profile_run", {{"config", c["structuredContent"]["result"]}});
+  EXPECT_FALSE(p["structuredContent"]["ok"].get<bool>());
+  EXPECT_NE(p["structuredContent"]["error"].get<std::string>().find("--allow-live"), std::string::npos);
+}
+
+// Seed 000's whole trajectory on the bundled H100 replay, as an agent would call it; the report
+// must carry the same measured speedup as `goblin audit ... --replay examples/h100_llama`.
+TEST(McpAudit, ReplayTrajectoryBudgetAndResources) {
+  Fixture f;
+  f.init();
+  auto ok = [](const Json& r) { return r["structuredContent"]["ok"].get<bool>(); };
+  Json c = f.call("parse_config", {{"file_path", "examples/h100_llama/config_before.yaml"}});
+  ASSERT_TRUE(ok(c)) << c.dump();
+  Json cfg = c["structuredContent"]["result"];
+  EXPECT_EQ(cfg["source_file"], "examples/h100_llama/config_before.yaml");  // relative to the root
+  Json prof = f.call("profile_run", {{"config", cfg}, {"steps", 10}});
+  ASSERT_TRUE(ok(prof)) << prof.dump();
+  Json metrics = prof["structuredContent"]["result"];
+  EXPECT_EQ(metrics["goblin_run"]["runner"], "replay");
+  Json q = f.call("query_rocm_kb",
+                  {{"symptoms",
+                    {"fp32 training precision used on NVIDIA H100 instead of bf16 mixed precision",
+                     "naive eager attention on NVIDIA H100", "DataLoader num_workers=0 starves GPU",
+                     "DataLoader pin_memory=False", "Adam/AdamW optimizer not fused", "torch.compile disabled",
+                     "precision_path: fp32 SIMT GEMM kernels, tensor cores unused",
+                     "host_gap: GPU idle between kernel launches, launch-bound host overhead"}}});
+  ASSERT_TRUE(ok(q)) << q.dump();
+  Json ids = q["structuredContent"]["result"]["rule_ids"];
+  ASSERT_FALSE(ids.empty());
+  Json patch = f.call("propose_patch", {{"config", cfg}, {"rule_ids", ids}, {"metrics", metrics}});
+  ASSERT_TRUE(ok(patch)) << patch.dump();
+  Json pr = patch["structuredContent"]["result"];
+  Json before = f.call("benchmark", {{"config", cfg}});
+  Json after = f.call("benchmark", {{"config", pr["new_config"]}});
+  ASSERT_TRUE(ok(before) && ok(after));
+  Json rep = f.call("compare_runs", {{"workload_name", "llama-8l-h1024 training"},
+                                     {"before", before["structuredContent"]["result"]},
+                                     {"after", after["structuredContent"]["result"]},
+                                     {"patch", pr}});
+  ASSERT_TRUE(ok(rep)) << rep.dump();
+  Json report = rep["structuredContent"]["result"];
+  EXPECT_NEAR(report["speedup_actual"].get<double>(), 4.77, 0.005) << report["summary_line"];
+  EXPECT_NE(report["summary_line"].get<std::string>().find("4.77x faster"), std::string::npos);
+  EXPECT_EQ(report["validity_footer"]["measured_by"], "replay");
+  EXPECT_NE(report["validity_footer"]["text"].get<std::string>().find("Valid only for the observed workload"),
+            std::string::npos);
+  // Call 8 is allowed, call 9 is refused by the budget.
+  Json eighth = f.call("query_kb", {{"symptom", "host_gap"}});
+  EXPECT_TRUE(ok(eighth));
+  Json ninth = f.call("query_kb", {{"symptom", "host_gap"}});
+  EXPECT_FALSE(ok(ninth));
+  EXPECT_NE(ninth["structuredContent"]["error"].get<std::string>().find("budget"), std::string::npos);
+  // Analysis tools do not count against it.
+  EXPECT_TRUE(ok(f.call("specs", {{"gpu", "h100_sxm"}})));
+  // The report is a resource now.
+  Json list = f.request("resources/list")["result"]["resources"];
+  std::string md;
+  for (const auto& r : list)
+    if (r["uri"].get<std::string>().find("report.md") != std::string::npos) md = r["uri"];
+  ASSERT_FALSE(md.empty()) << list.dump();
+  Json read = f.request("resources/read", {{"uri", md}});
+  EXPECT_NE(read["result"]["contents"][0]["text"].get<std::string>().find("4.77"), std::string::npos);
+  EXPECT_EQ(error_code(f.request("resources/read", {{"uri", "goblin://nope"}})), -32002);
+}
+
+TEST(McpPrompts, AuditPromptCarriesGuardrailsForBothVendors) {
+  Fixture f;
+  f.init();
+  Json l = f.request("prompts/list")["result"]["prompts"];
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0]["name"], "gpu_goblin_audit");
+  Json g = f.request("prompts/get", {{"name", "gpu_goblin_audit"}, {"arguments", {{"vendor", "amd"}}}});
+  std::string t = g["result"]["messages"][0]["content"]["text"];
+  for (const char* s : {"ROCPROFSYS_", "bitsandbytes", "validity", "evidence_coverage x rule_consistency",
+                        "AT MOST 8 tool calls", "NVIDIA", "AMD"})
+    EXPECT_NE(t.find(s), std::string::npos) << s;
+  EXPECT_EQ(t.find("{{"), std::string::npos);
+  EXPECT_EQ(error_code(f.request("prompts/get", {{"name", "other"}})), kInvalidParams);
+  Json rules = f.request("resources/read", {{"uri", "goblin://kb/rules"}});
+  EXPECT_NE(rules["result"]["contents"][0]["text"].get<std::string>().find("citation"), std::string::npos);
+}
+
+// The stdio loop over pipes: oversized lines answered with -32600 and skipped, a blank line
+// ignored, EOF ends the loop cleanly.
+TEST(McpTransport, OversizedLinesAndEof) {
+  Fixture f;
+  int in[2], out[2];
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(out), 0);
+  std::string big(5u << 20, 'x');
+  std::string msgs = big + "\n\n" +
+                     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})" +
+                     "\n" + R"({"jsonrpc":"2.0","id":2,"method":"ping"})" + "\n";
+  std::thread writer([&] {
+    size_t off = 0;
+    while (off < msgs.size()) {
+      ssize_t w = write(in[1], msgs.data() + off, msgs.size() - off);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    close(in[1]);
+  });
+  int rc = serve_stdio(*f.server, in[0], out[1]);
+  writer.join();
+  close(out[1]);
+  EXPECT_EQ(rc, 0);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  close(in[0]);
+  std::vector<Json> lines;
+  for (size_t a = 0, b; (b = got.find('\n', a)) != std::string::npos; a = b + 1)
+    lines.push_back(Json::parse(got.substr(a, b - a)));
+  ASSERT_EQ(lines.size(), 3u) << got;
+  EXPECT_EQ(lines[0]["error"]["code"], kInvalidRequest);
+  EXPECT_NE(lines[0]["error"]["message"].get<std::string>().find("limit"), std::string::npos);
+  bool saw_init = false, saw_ping = false;
+  for (const auto& l : lines) {
+    if (l["id"] == 1) saw_init = l["result"]["protocolVersion"] == "2025-06-18";
+    if (l["id"] == 2) saw_ping = l.contains("result");
+  }
+  EXPECT_TRUE(saw_init && saw_ping);
+}
+
+// The analysis and hardware tools on real fixtures: each returns the verb's own result (the same
+// library call), so the figures match `goblin <verb> --json`.
+TEST(McpAnalysis, ToolsOnRealFixtures) {
+  Fixture f;
+  ServerOptions o = f.session->options();
+  o.roots = {GOBLIN_FIXTURES};
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  Session s(o, *roots);
+  f.server = std::make_unique<Server>(s, make_registry());
+  f.init();
+  auto ok = [](const Json& r) { return r["structuredContent"]["ok"].get<bool>(); };
+  const std::string tr = "kineto/h100_llama_fp32_eager_w0.json.gz";
+  Json info = f.call("info", {{"path", tr}});
+  ASSERT_TRUE(ok(info)) << info.dump().substr(0, 500);
+  EXPECT_GT(info["structuredContent"]["result"]["events"]["kernels"].get<int64_t>(), 0)
+      << info["structuredContent"]["result"].dump().substr(0, 500);
+  Json m = f.call("metrics", {{"path", tr}});
+  ASSERT_TRUE(ok(m));
+  EXPECT_GT(m["structuredContent"]["result"]["step_time_s"].get<double>(), 0);
+  Json b = f.call("breakdown", {{"path", tr}});
+  ASSERT_TRUE(ok(b));
+  EXPECT_FALSE(b["structuredContent"]["result"]["categories"].empty());
+  Json t = f.call("triage", {{"path", tr}, {"top", 5}});
+  ASSERT_TRUE(ok(t)) << t.dump().substr(0, 500);
+  EXPECT_EQ(t["structuredContent"]["result"]["top_kernels"].size(), 5u);
+  Json r = f.call("roofline", {{"path", tr}, {"gpu", "h100_sxm"}});
+  ASSERT_TRUE(ok(r)) << r.dump().substr(0, 500);
+  Json d = f.call("diagnose", {{"ncu_csv", "nsight/ncu_raw_h100_full.csv"}});
+  ASSERT_TRUE(ok(d)) << d.dump().substr(0, 500);
+  EXPECT_FALSE(d["structuredContent"]["result"]["kernels"].empty());
+  Json jp = f.call("diagnose", {{"ncu_csv", "nsight/ncu_raw_h100_full.csv"}, {"judge_prompt", true}});
+  ASSERT_TRUE(ok(jp));
+  EXPECT_FALSE(jp["structuredContent"]["result"]["system_prompt"].get<std::string>().empty());
+  // Outside the fixtures root: refused.
+  EXPECT_FALSE(ok(f.call("metrics", {{"path", std::string(GOBLIN_SOURCE_DIR) + "/README.md"}})));
+}
+
+// Secrets stay redacted in every result: a short secret-named env value (no token pattern) in the
+// user's config appears in neither parse_config's nor propose_patch's result (diff, patched file).
+TEST(McpSafety, SecretsNeverLeaveThroughTheAuditTools) {
+  Fixture f;
+  std::ofstream(f.tmp / "cfg.yaml") << "model_name: m\nprecision: fp32\nenv:\n  WANDB_API_KEY: abcd1234secretvalue\n"
+                                       "attention_impl: eager\ndataloader_workers: 0\n";
+  ServerOptions o = f.session->options();
+  o.roots = {f.tmp.string()};
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  Session s(o, *roots);
+  f.server = std::make_unique<Server>(s, make_registry());
+  f.init();
+  Json c = f.call("parse_config", {{"file_path", "cfg.yaml"}});
+  ASSERT_TRUE(c["structuredContent"]["ok"].get<bool>());
+  Json p = f.call("propose_patch", {{"config", c["structuredContent"]["result"]}, {"rule_ids", {"all"}}});
+  ASSERT_TRUE(p["structuredContent"]["ok"].get<bool>()) << p.dump().substr(0, 400);
+  EXPECT_NE(p["structuredContent"]["result"]["diff"].get<std::string>().find("precision: bf16"), std::string::npos);
+  for (const Json& r : {c, p}) EXPECT_EQ(r.dump().find("abcd1234secretvalue"), std::string::npos) << r.dump();
+}

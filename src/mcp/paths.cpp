@@ -1,0 +1,108 @@
+#include "mcp/paths.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config/workload_config.h"
+
+namespace fs = std::filesystem;
+
+namespace goblin::mcp {
+
+namespace {
+bool inside(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root ||
+         (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+}  // namespace
+
+Result<Roots> Roots::make(const std::vector<std::string>& dirs) {
+  Roots r;
+  std::vector<std::string> in = dirs;
+  if (in.empty()) in.push_back(".");
+  for (const auto& d : in) {
+    std::error_code ec;
+    fs::path c = fs::canonical(d, ec);
+    if (ec || !fs::is_directory(c, ec))
+      return make_error(ErrorKind::Usage, "--root " + d + " is not an existing directory", d);
+    r.dirs_.push_back(c.string());
+  }
+  return r;
+}
+
+Result<std::string> Roots::resolve(const std::string& arg, const std::string& what) const {
+  if (arg.empty()) return make_error(ErrorKind::Usage, what + " is empty");
+  if (arg.find('\0') != std::string::npos) return make_error(ErrorKind::Usage, what + " contains a NUL byte");
+  std::vector<fs::path> cands;
+  fs::path p(arg);
+  if (p.is_absolute())
+    cands.push_back(p);
+  else
+    for (const auto& d : dirs_) cands.push_back(fs::path(d) / p);
+  bool existed = false;
+  for (const auto& c : cands) {
+    std::error_code ec;
+    fs::path real = fs::canonical(c, ec);  // follows every symlink
+    if (ec) continue;
+    existed = true;
+    for (const auto& d : dirs_)
+      if (inside(real.string(), d)) return real.string();
+  }
+  std::string roots;
+  for (const auto& d : dirs_) roots += (roots.empty() ? "" : ", ") + display(d);
+  if (!existed) return make_error(ErrorKind::Io, what + " '" + arg + "' does not exist under the server's roots", arg);
+  return make_error(ErrorKind::Usage,
+                    what + " '" + arg +
+                        "' resolves (after symlinks) outside the directories this server may read (--root: " + roots +
+                        "); refused",
+                    arg);
+}
+
+std::string Roots::display(const std::string& abs) const {
+  for (const auto& d : dirs_) {
+    if (abs == d) return ".";
+    if (inside(abs, d) && d != "/") return abs.substr(d.size() + 1);
+  }
+  return abs;
+}
+
+std::string scrub_text(const std::string& s, const Roots& roots) {
+  std::string out = s;
+  for (const auto& d : roots.dirs()) {
+    if (d == "/") continue;
+    const std::string pre = d + "/";
+    for (size_t at = out.find(pre); at != std::string::npos; at = out.find(pre, at)) out.erase(at, pre.size());
+  }
+  // The redactor's regexes recurse per matched character in libstdc++, so a long run of
+  // model-supplied text is redacted in pieces cut at whitespace (or every 4 KiB).
+  if (out.size() <= 4096) return config::redact(out, -1, nullptr);
+  std::string done;
+  size_t at = 0;
+  while (at < out.size()) {
+    size_t n = std::min<size_t>(4096, out.size() - at);
+    if (at + n < out.size()) {
+      size_t ws = out.find_last_of(" \t\n\"',", at + n);
+      if (ws != std::string::npos && ws > at) n = ws - at + 1;
+    }
+    done += config::redact(out.substr(at, n), -1, nullptr);
+    at += n;
+  }
+  return done;
+}
+
+void scrub(Json& j, const Roots& roots) {
+  // Iterative, so a deep document costs no recursion.
+  std::vector<Json*> stack{&j};
+  while (!stack.empty()) {
+    Json* x = stack.back();
+    stack.pop_back();
+    if (x->is_string()) {
+      *x = scrub_text(x->get_ref<const std::string&>(), roots);
+    } else if (x->is_array() || x->is_object()) {
+      for (auto& e : *x) stack.push_back(&e);
+    }
+  }
+}
+
+}  // namespace goblin::mcp

@@ -1,0 +1,78 @@
+// prompts/list and prompts/get: seed 000's audit instructions for both vendors, kept as data
+// (data/mcp/gpu_goblin_audit.md) with the session's budget filled in.
+#include "core/data.h"
+#include "mcp/server.h"
+
+namespace goblin::mcp {
+
+namespace {
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+}  // namespace
+
+Json prompts_list() {
+  return Json{
+      {"prompts",
+       Json::array({Json{
+           {"name", "gpu_goblin_audit"},
+           {"title", "GPU Goblin audit"},
+           {"description",
+            "Seed 000's audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
+            "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
+            "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
+            "validity disclaimer, confidence honesty)."},
+           {"arguments", Json::array({Json{{"name", "config_path"},
+                                           {"description", "the workload config to audit (inside the server's roots)"},
+                                           {"required", false}},
+                                      Json{{"name", "vendor"},
+                                           {"description", "amd | nvidia: the GPU vendor, when known"},
+                                           {"required", false}}})}}})}};
+}
+
+std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& err) {
+  if (!params.contains("name") || !params["name"].is_string()) {
+    err = RpcError{kInvalidParams, "prompts/get needs params.name (a string)", nullptr};
+    return std::nullopt;
+  }
+  if (params["name"] != "gpu_goblin_audit") {
+    err = RpcError{kInvalidParams, "unknown prompt '" + params["name"].get<std::string>() + "' (see prompts/list)",
+                   nullptr};
+    return std::nullopt;
+  }
+  Json args = params.contains("arguments") ? params["arguments"] : Json::object();
+  if (!args.is_object()) {
+    err = RpcError{kInvalidParams, "params.arguments must be an object of strings", nullptr};
+    return std::nullopt;
+  }
+  for (const auto& [k, v] : args.items())
+    if (!v.is_string()) {
+      err = RpcError{kInvalidParams, "prompt argument '" + k + "' must be a string", nullptr};
+      return std::nullopt;
+    }
+  auto text = load_data_file("mcp/gpu_goblin_audit.md");
+  if (!text) {
+    err = RpcError{kInternalError, text.error().describe(), nullptr};
+    return std::nullopt;
+  }
+  std::string t = *text;
+  if (t.rfind("<!--", 0) == 0) {  // the file's own header comment is not for the model
+    size_t end = t.find("-->");
+    if (end != std::string::npos) t = t.substr(t.find_first_not_of("\n", end + 3));
+  }
+  std::string vendor = args.value("vendor", std::string());
+  std::string focus = vendor == "amd"      ? "This audit is on an AMD Instinct GPU (ROCm): prefer ROCm-specific rules."
+                      : vendor == "nvidia" ? "This audit is on an NVIDIA GPU (CUDA): prefer CUDA-specific rules."
+                                           : "Take the vendor from the profile (gpu_name) before choosing rules.";
+  std::string cfg = args.value("config_path", std::string());
+  std::string start = cfg.empty() ? "Begin your audit by calling parse_config on the user's config file."
+                                  : "Begin your audit by calling parse_config on " + cfg + ".";
+  replace_all(t, "{{budget}}", std::to_string(s.options().budget));
+  replace_all(t, "{{vendor_focus}}", focus);
+  replace_all(t, "{{start}}", start);
+  return Json{{"description", "GPU Goblin audit instructions (seed 000, both vendors)"},
+              {"messages", Json::array({Json{{"role", "user"}, {"content", {{"type", "text"}, {"text", t}}}}})}};
+}
+
+}  // namespace goblin::mcp

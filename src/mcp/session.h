@@ -1,0 +1,91 @@
+// What one MCP session knows: its options (roots, live or replay, budget, output directory), the
+// audit budget spent so far, the runs it measured (so compare_runs can find how each benchmark
+// was measured) and the reports it wrote (served as resources).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run_metrics.h"
+#include "audit/replay_runner.h"
+#include "config/workload_config.h"
+#include "core/json.h"
+#include "mcp/budget.h"
+#include "mcp/paths.h"
+
+namespace goblin::mcp {
+
+struct ServerOptions {
+  std::vector<std::string> roots;       // --root (default: the working directory)
+  bool allow_live = false;              // --allow-live: profile_run/benchmark may run the workload
+  int budget = 8;                       // --budget: audit-tool calls per session (seed 000: 8)
+  std::string replay_dir;               // --replay DIR: recorded runs answer profile_run/benchmark
+  std::string out_dir = "goblin-mcp";   // --out: reports, live runs, triage artefacts
+  size_t max_message_bytes = 4u << 20;  // one JSON-RPC line
+  int live_repeats = 0;                 // 0: the live runner's default
+};
+
+// How one profile_run/benchmark call was measured.
+struct RunRecord {
+  std::string id;      // "profile-1", "bench-2"
+  std::string kind;    // "profile" | "bench"
+  std::string runner;  // "replay" | "live"
+  config::WorkloadConfig requested;
+  std::optional<config::WorkloadConfig> ran;  // the config really run when it differs (replay)
+  RunMetrics metrics;
+  std::vector<double> step_time_samples, tokens_samples;  // live: per-run figures
+  std::vector<std::string> notes;
+};
+
+struct ReportRecord {
+  std::string uri;   // goblin://reports/<name>
+  std::string name;  // e.g. report-1/report.md
+  std::string path;  // on disk
+  std::string mime;
+};
+
+// Per-call hooks: progress for long calls and the cancellation flag (notifications/cancelled).
+struct CallContext {
+  std::function<void(double progress, const std::string& message)> progress;
+  const std::atomic<bool>* cancelled = nullptr;
+  bool is_cancelled() const { return cancelled && cancelled->load(); }
+};
+
+class Session {
+ public:
+  explicit Session(ServerOptions opt, Roots roots)
+      : opt_(std::move(opt)), roots_(std::move(roots)), budget_(opt_.budget) {}
+
+  const ServerOptions& options() const { return opt_; }
+  const Roots& roots() const { return roots_; }
+  Budget& budget() { return budget_; }
+
+  // The replay runner (opened once, on first use); an error when no --replay was given.
+  Result<audit::ReplayRunner*> replay();
+
+  std::string next_id(const std::string& kind) { return kind + "-" + std::to_string(++counter_); }
+  void record_run(RunRecord r);
+  const RunRecord* find_run(const std::string& id) const;
+  // The last profile of a config equal to `c` (for the report's profiled-before side).
+  const RunRecord* last_profile_of(const config::WorkloadConfig& c) const;
+
+  void add_report(ReportRecord r);
+  std::vector<ReportRecord> reports() const;
+
+ private:
+  ServerOptions opt_;
+  Roots roots_;
+  Budget budget_;
+  std::unique_ptr<audit::ReplayRunner> replay_;
+  std::vector<RunRecord> runs_;
+  mutable std::mutex mu_;  // reports_ are read by resources/read while a tool may write them
+  std::vector<ReportRecord> reports_;
+  int counter_ = 0;
+};
+
+}  // namespace goblin::mcp

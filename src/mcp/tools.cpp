@@ -1,0 +1,178 @@
+#include "mcp/tools.h"
+
+#include <exception>
+
+namespace goblin::mcp {
+
+const Tool* ToolRegistry::find(const std::string& name) const {
+  for (const auto& t : tools_) {
+    if (t.name == name) return &t;
+    for (const auto& a : t.aliases)
+      if (a == name) return &t;
+  }
+  return nullptr;
+}
+
+Json envelope_output_schema() {
+  return Json{
+      {"type", "object"},
+      {"description", "seed 000's ToolResult envelope: ok, result (null or partial on failure), error"},
+      {"properties",
+       {{"ok", {{"type", "boolean"}}},
+        {"result", Json::object()},
+        {"error", {{"type", Json::array({"string", "null"})}}},
+        {"error_detail",
+         {{"type", "object"}, {"description", "the error as {kind, message, file, byte_offset, line, exit_code}"}}}}},
+      {"required", Json::array({"ok", "result", "error"})}};
+}
+
+Json ToolRegistry::list_json() const {
+  Json tools = Json::array();
+  auto one = [](const Tool& t, const std::string& name, const std::string& desc) {
+    Json j = {{"name", name},
+              {"title", t.title},
+              {"description", desc},
+              {"inputSchema", t.input_schema},
+              {"outputSchema", envelope_output_schema()}};
+    j["annotations"] = {{"readOnlyHint", !t.long_running}, {"openWorldHint", false}};
+    return j;
+  };
+  for (const auto& t : tools_) {
+    tools.push_back(one(t, t.name, t.description));
+    for (const auto& a : t.aliases) tools.push_back(one(t, a, "Alias of " + t.name + ". " + t.description));
+  }
+  return Json{{"tools", tools}};
+}
+
+Json prop(const char* type, const std::string& description) {
+  return Json{{"type", type}, {"description", description}};
+}
+
+Json object_schema(Json properties, std::vector<std::string> required) {
+  Json j = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) j["required"] = required;
+  return j;
+}
+
+namespace {
+
+bool has_type(const Json& v, const std::string& t) {
+  if (t == "string") return v.is_string();
+  if (t == "integer")
+    return v.is_number_integer() || v.is_number_unsigned() ||
+           (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())));
+  if (t == "number") return v.is_number();
+  if (t == "boolean") return v.is_boolean();
+  if (t == "object") return v.is_object();
+  if (t == "array") return v.is_array();
+  if (t == "null") return v.is_null();
+  return true;
+}
+
+bool matches(const Json& v, const Json& schema) {
+  if (!schema.is_object() || !schema.contains("type")) return true;
+  const Json& t = schema["type"];
+  bool ok = false;
+  if (t.is_string())
+    ok = has_type(v, t.get<std::string>());
+  else if (t.is_array())
+    for (const auto& x : t) ok = ok || (x.is_string() && has_type(v, x.get<std::string>()));
+  else
+    ok = true;
+  if (ok && v.is_array() && schema.contains("items"))
+    for (const auto& e : v)
+      if (!matches(e, schema["items"])) return false;
+  return ok;
+}
+
+std::string type_name(const Json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
+  if (v.is_number()) return "number";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "object";
+  return "null";
+}
+
+}  // namespace
+
+std::optional<RpcError> check_arguments(const Json& schema, const Json& args, std::vector<std::string>* missing) {
+  if (!args.is_object()) return RpcError{kInvalidParams, "\"arguments\" must be an object", nullptr};
+  const Json& props = schema.contains("properties") ? schema["properties"] : Json::object();
+  for (const auto& [k, v] : args.items()) {
+    if (!props.contains(k)) continue;  // extra arguments are ignored, as seed 000's tools did
+    if (!matches(v, props[k])) {
+      std::string want = props[k]["type"].is_string() ? props[k]["type"].get<std::string>() : props[k]["type"].dump();
+      return RpcError{kInvalidParams, "argument \"" + k + "\" must be " + want + ", got " + type_name(v),
+                      Json{{"argument", k}, {"expected", props[k]["type"]}}};
+    }
+  }
+  if (schema.contains("required"))
+    for (const auto& r : schema["required"])
+      if (!args.contains(r.get<std::string>()) && missing) missing->push_back(r.get<std::string>());
+  return std::nullopt;
+}
+
+std::string arg_string(const Json& a, const std::string& k, const std::string& dflt) {
+  return a.contains(k) && a[k].is_string() ? a[k].get<std::string>() : dflt;
+}
+int arg_int(const Json& a, const std::string& k, int dflt) {
+  return a.contains(k) && a[k].is_number() ? static_cast<int>(a[k].get<double>()) : dflt;
+}
+bool arg_bool(const Json& a, const std::string& k, bool dflt) {
+  return a.contains(k) && a[k].is_boolean() ? a[k].get<bool>() : dflt;
+}
+
+CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, CallContext& ctx) {
+  CallResult cr;
+  if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+    cr.error = RpcError{kInvalidParams, "tools/call needs params.name (a string)", nullptr};
+    return cr;
+  }
+  std::string name = params["name"].get<std::string>();
+  const Tool* t = reg.find(name);
+  if (!t) {
+    cr.error = RpcError{kInvalidParams, "unknown tool '" + name + "' (see tools/list)", nullptr};
+    return cr;
+  }
+  Json args = params.contains("arguments") && !params["arguments"].is_null() ? params["arguments"] : Json::object();
+  std::vector<std::string> missing;
+  if (auto e = check_arguments(t->input_schema, args, &missing)) {
+    cr.error = *e;
+    return cr;
+  }
+  ToolOutcome out;
+  std::optional<Error> refused;
+  if (t->audit) refused = s.budget().take(t->name);
+  if (refused) {
+    out.error = refused;
+    out.text = refused->message;
+  } else if (!missing.empty()) {
+    std::string m;
+    for (const auto& x : missing) m += (m.empty() ? "" : ", ") + x;
+    out.error = make_error(ErrorKind::Usage, "missing required argument: " + m + " (" + t->name + "'s inputSchema)");
+  } else {
+    try {
+      out = t->run(args, s, ctx);
+    } catch (const std::exception& e) {
+      out.error = make_error(ErrorKind::Internal, std::string("unexpected failure in ") + t->name + ": " + e.what());
+    }
+  }
+  if (ctx.is_cancelled() && !out.error)
+    out.error = make_error(ErrorKind::Workload, "cancelled by the client (notifications/cancelled)");
+  Json env = out.error ? envelope_error(*out.error, out.result) : envelope_ok(out.result);
+  std::string text = out.error ? t->name + " failed: " + out.error->describe() : t->name + ": " + out.text;
+  if (t->audit)
+    text +=
+        " [budget: " + std::to_string(s.budget().used()) + "/" + std::to_string(s.budget().limit()) + " calls used]";
+  scrub(env, s.roots());
+  text = scrub_text(text, s.roots());
+  Json r = {{"content", Json::array({Json{{"type", "text"}, {"text", text}}})},
+            {"structuredContent", env},
+            {"isError", static_cast<bool>(out.error)}};
+  cr.result = std::move(r);
+  return cr;
+}
+
+}  // namespace goblin::mcp

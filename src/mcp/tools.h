@@ -1,0 +1,74 @@
+// The tool registry: each tool has a name (and aliases, e.g. query_rocm_kb), an inputSchema, the
+// common outputSchema (seed 000's ToolResult envelope {ok, result, error}) and a handler that
+// calls the same library functions as the CLI verb of the same name.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "mcp/protocol.h"
+#include "mcp/session.h"
+
+namespace goblin::mcp {
+
+struct ToolOutcome {
+  Json result;                 // the envelope's result (partial when error is set)
+  std::optional<Error> error;  // ok=false
+  std::string text;            // one short line for models that read text
+};
+
+struct Tool {
+  std::string name, title, description;
+  std::vector<std::string> aliases;
+  Json input_schema;
+  bool audit = false;         // counts against the session's budget (seed 000's six)
+  bool long_running = false;  // sends progress notifications
+  std::function<ToolOutcome(const Json& args, Session& s, CallContext& ctx)> run;
+};
+
+class ToolRegistry {
+ public:
+  void add(Tool t) { tools_.push_back(std::move(t)); }
+  const Tool* find(const std::string& name) const;
+  Json list_json() const;  // tools/list result
+  const std::vector<Tool>& all() const { return tools_; }
+
+ private:
+  std::vector<Tool> tools_;
+};
+
+// Every goblin tool (tools_audit.cpp, tools_analysis.cpp, tools_hw.cpp).
+ToolRegistry make_registry();
+void add_audit_tools(ToolRegistry& r);
+void add_analysis_tools(ToolRegistry& r);
+void add_hw_tools(ToolRegistry& r);
+
+// The envelope's JSON Schema, shared by every tool's outputSchema.
+Json envelope_output_schema();
+
+// Checks `args` against a tool's inputSchema: wrong JSON types are a -32602 error (returned);
+// missing required arguments are not — seed 000 wants those as ok=false naming what is missing,
+// so they come back in `missing`.
+std::optional<RpcError> check_arguments(const Json& schema, const Json& args, std::vector<std::string>* missing);
+
+// tools/call: runs the tool (budget, safety scrub) and builds the CallToolResult, or the
+// JSON-RPC error for an unknown tool / wrong argument types.
+struct CallResult {
+  std::optional<Json> result;
+  std::optional<RpcError> error;
+};
+CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, CallContext& ctx);
+
+// Argument helpers for handlers.
+std::string arg_string(const Json& a, const std::string& k, const std::string& dflt = "");
+int arg_int(const Json& a, const std::string& k, int dflt);
+bool arg_bool(const Json& a, const std::string& k, bool dflt);
+
+// A small schema builder: prop("string", "what it is").
+Json prop(const char* type, const std::string& description);
+Json object_schema(Json properties, std::vector<std::string> required = {});
+
+}  // namespace goblin::mcp
