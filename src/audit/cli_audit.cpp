@@ -45,6 +45,10 @@ void register_audit(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--profile-steps", knobs.profile_steps, "live: profiled steps after 5 warm-up steps (default 5)")
       ->check(CLI::Range(1, 10000));
+  cmd->add_option("--tracer", knobs.tracer,
+                  "live: profiler for the profiled run, cupti (goblin's tracer) or torch (torch.profiler); default "
+                  "cupti where available, else torch (the report's notes say which)")
+      ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_option("--timeout", knobs.timeout_s, "live: seconds before one workload run counts as hung (default 900)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("-q,--quiet", quiet, "no progress lines on stderr");
@@ -80,10 +84,11 @@ void register_audit(CLI::App& app) {
         opt.workload_name = workload.empty() ? std::filesystem::path(config).stem().string() : workload;
         for (const auto& n : setup->notes) opt.notes.push_back(n);
       } else {
-        if (knobs.repeats || knobs.bench_steps || knobs.profile_steps || knobs.timeout_s) {
-          r.error = make_error(ErrorKind::Usage,
-                               "--repeats, --steps, --profile-steps and --timeout set live runs; a --replay audit "
-                               "runs nothing (its figures come from the recorded artefacts)");
+        if (knobs.repeats || knobs.bench_steps || knobs.profile_steps || knobs.timeout_s || !knobs.tracer.empty()) {
+          r.error =
+              make_error(ErrorKind::Usage,
+                         "--repeats, --steps, --profile-steps, --timeout and --tracer set live runs; a --replay audit "
+                         "runs nothing (its figures come from the recorded artefacts)");
           return r;
         }
         auto runner = audit::ReplayRunner::open(replay);

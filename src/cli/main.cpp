@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   goblin::register_specs(app);
   goblin::register_roofline(app);
   goblin::register_diagnose(app);
+  goblin::register_trace(app);
 
   try {
     app.parse(argc, argv);

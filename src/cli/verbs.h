@@ -25,4 +25,6 @@ void register_bench(CLI::App& app);
 void register_specs(CLI::App& app);
 void register_roofline(CLI::App& app);
 void register_diagnose(CLI::App& app);
+// issue 16: goblin's CUPTI tracer
+void register_trace(CLI::App& app);
 }  // namespace goblin

@@ -9,6 +9,7 @@
 #include "run/live_factory.h"
 #include "run/live_runner.h"
 #include "run/runners.h"
+#include "run/tracer.h"
 
 namespace goblin {
 namespace {
@@ -45,6 +46,10 @@ Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir, const ru
   if (knobs.bench_steps > 0) o.bench_steps = knobs.bench_steps;
   if (knobs.profile_steps > 0) o.profile_steps = knobs.profile_steps;
   if (knobs.timeout_s > 0) o.timeout_s = knobs.timeout_s;
+  o.tracer = knobs.tracer;
+  std::string tracer_why;
+  const std::string tracer = o.tracer.empty() ? run::default_tracer(gpu, &tracer_why) : o.tracer;
+  if (!o.tracer.empty()) tracer_why = "asked for (--tracer)";
   auto lr = std::make_shared<run::LiveRunner>(o);
   run::LiveAuditSetup setup;
   struct Holder : audit::Runner {
@@ -67,6 +72,8 @@ Result<run::LiveAuditSetup> make_live_audit(const std::string& out_dir, const ru
                         std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
                         " steps per config, before and after interleaved A B A B ... in one bench call (median, "
                         "95% bootstrap interval over the per-run samples)");
+  setup.notes.push_back("profiler: " + std::string(tracer == "cupti" ? "goblin's CUPTI tracer" : "torch.profiler") +
+                        " (" + tracer_why + ")");
   setup.log = [lr] { return lr->log(); };
   return setup;
 }
@@ -77,7 +84,7 @@ void register_profile(CLI::App& app) {
   struct Opts {
     std::vector<std::string> args;
     int steps = 5, warmup = 5;
-    std::string out, workload;
+    std::string out, workload, tracer;
     double timeout = 900;
     long long tokens_per_step = 0;
     bool json = false, allow_no_gpu = false;
@@ -98,6 +105,10 @@ void register_profile(CLI::App& app) {
   cmd->add_option("--workload", o->workload, "workload script for CONFIG (default: workloads/train.py)");
   cmd->add_option("--timeout", o->timeout, "seconds before the run counts as hung and is killed")->default_val(900);
   cmd->add_option("--tokens-per-step", o->tokens_per_step, "tokens per step, for `-- CMD` (tokens/s in the metadata)");
+  cmd->add_option("--tracer", o->tracer,
+                  "cupti (goblin's CUPTI tracer, low overhead) or torch (torch.profiler); default cupti where "
+                  "libgoblin_cupti.so and an NVIDIA GPU are found, else torch. run.json says which ran")
+      ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
@@ -123,6 +134,7 @@ void register_profile(CLI::App& app) {
       req.workload.timeout_s = o->timeout;
       if (o->tokens_per_step > 0) req.workload.tokens_per_step = o->tokens_per_step;
       req.require_gpu = !o->allow_no_gpu;
+      req.tracer = o->tracer;
       req.run_dir = o->out.empty() ? "runs/profile-" + run::now_iso8601() : o->out;
       auto po = run::profile_workload(req);
       r.result = po.run;
@@ -135,6 +147,8 @@ void register_profile(CLI::App& app) {
         if (p.contains("tokens_per_sec")) h << ", " << p["tokens_per_sec"].get<double>() << " tokens/s";
         h << "\nwindow: " << p.value("window", "") << "\n";
         h << "metrics: " << po.run.value("metrics_source", "") << "\n";
+        if (po.run.contains("tracer"))
+          h << "tracer: " << po.run["tracer"].value("name", "") << " (" << po.run["tracer"].value("why", "") << ")\n";
       }
       r.human = h.str();
       return r;
