@@ -132,7 +132,7 @@ Json summarize(const std::string& path) {
 
   StepDetection d = find_steps(tl);
   j["step_method"] = d.method;
-  std::vector<Interval> gpu;
+  std::vector<goblin::Interval> gpu;
   gpu.reserve(tl.gpu_op_count());
   auto add = [&](const GpuOpColumns& c) {
     for (size_t i = 0; i < c.size(); ++i) gpu.push_back({c.start_ns[i], c.end_ns(i)});
@@ -227,7 +227,9 @@ TraceOutcome trace_command(const TraceRequest& req) {
                                       : "exited with code " + std::to_string(pr->exit_code);
   if (traces.empty()) {
     r["main_trace"] = nullptr;
-    r["note"] = "no CUDA activity: no process of the command initialised CUDA, so the tracer wrote no trace";
+    r["note"] = failed ? "no CUDA activity traced: no process of the command initialised CUDA before it ended "
+                         "(a process killed by SIGKILL writes nothing either)"
+                       : "no CUDA activity: no process of the command initialised CUDA, so the tracer wrote no trace";
     if (failed)
       out.error = make_error(ErrorKind::Workload,
                              "the command " + how + " and no CUDA activity was traced; see " + spec.stderr_path,

@@ -14,12 +14,16 @@ DEV=${DEV:-.dev/tracer}
 CARRY=$DEV/carry
 # goblin's own libraries only for goblin (the overhead runs start python3 without them).
 GL=$PWD/$CARRY/lib
-G() { LD_LIBRARY_PATH=$GL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$PWD/$CARRY/goblin" "$@"; }
+mkdir -p /tmp/gbin
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' "$GL" "$PWD/$CARRY/goblin" > /tmp/gbin/goblin
+chmod +x /tmp/gbin/goblin
+G=/tmp/gbin/goblin
 LIB=$PWD/$CARRY/libgoblin_cupti.so
 HOOK=$PWD/$DEV/goblin_hook
 export GOBLIN_HOOK_DIR=$HOOK
 OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
+W=$OUT/w  # small outputs, archived into $OUT/results.tgz at the end; traces go to $OUT
+mkdir -p "$W"
 T0=$(date +%s)
 left() { echo $(( ${BUDGET:-400} - ($(date +%s) - T0) )); }
 
@@ -29,58 +33,71 @@ part_check() {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c "import torch,sys;print('torch',torch.__version__,torch.version.cuda,sys.version.split()[0])"
   ldd "$LIB" | grep -E "cupti|not found|libz|libstdc"
-  G --version
+  "$G" --version
 }
 
 part_robust() {
   echo "== robust"
   local P=$DEV/tracer_checks
-  mkdir -p "$OUT/robust"
-  for c in crash abort no_cuda dataloader_fork; do
+  mkdir -p "$W/robust"
+  for c in ${ROBUST_ONLY:-crash abort no_cuda dataloader_fork}; do
     echo "-- $c"
-    timeout 120 G trace -o /tmp/tr_$c --json -- python3 $P/$c.py > "$OUT/robust/$c.json" 2>&1
+    timeout 120 "$G" trace -o /tmp/tr_$c --json -- python3 $P/$c.py > "$W/robust/$c.json" 2>&1
     echo "goblin exit $?"; python3 -c "
-import json,sys;d=json.load(open('$OUT/robust/$c.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('note'),[ (t['path'].split('/')[-1],t['kernels'],t.get('written_at'),t.get('dropped_records')) for t in r.get('traces',[])])" 2>&1 | tail -3
+import json,sys;d=json.load(open('$W/robust/$c.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('note'),[ (t['path'].split('/')[-1],t['kernels'],t.get('written_at'),t.get('dropped_records')) for t in r.get('traces',[])])" 2>&1 | tail -3
   done
-  echo "-- sigterm after 2 s"
-  timeout 120 G trace -o /tmp/tr_term --timeout 2 --json -- python3 $P/forever.py > "$OUT/robust/sigterm.json" 2>&1
+  echo "-- SIGTERM 2 s after CUDA work started"
+  rm -rf /tmp/tr_term; mkdir -p /tmp/tr_term
+  "$G" trace -o /tmp/tr_term --timeout 100 --json -- python3 $P/forever.py > "$W/robust/sigterm.json" 2>&1 &
+  local gp=$! pid=""
+  for i in $(seq 1 600); do
+    pid=$(awk '/^ready/{print $2}' /tmp/tr_term/stdout.log 2>/dev/null)
+    [ -n "$pid" ] && break; sleep 0.1
+  done
+  sleep 2; echo "sending SIGTERM to $pid"; kill -TERM "$pid"; wait $gp
   echo "goblin exit $?"; python3 -c "
-import json;d=json.load(open('$OUT/robust/sigterm.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('wall_s'),r.get('note'),[(t['path'].split('/')[-1],t['kernels'],t.get('written_at')) for t in r.get('traces',[])])"
+import json;d=json.load(open('$W/robust/sigterm.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('wall_s'),r.get('note'),[(t['path'].split('/')[-1],t['kernels'],t.get('written_at')) for t in r.get('traces',[])])"
+  echo "-- goblin trace --timeout 6 (SIGTERM to the process group, SIGKILL 3 s later)"
+  "$G" trace -o /tmp/tr_timeout --timeout 6 --json -- python3 $P/forever.py > "$W/robust/timeout.json" 2>&1
+  echo "goblin exit $?"; python3 -c "
+import json;d=json.load(open('$W/robust/timeout.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('wall_s'),r.get('note'),[(t['path'].split('/')[-1],t['kernels'],t.get('written_at')) for t in r.get('traces',[])])"
+  [ -n "${ROBUST_ONLY:-}" ] && return
   echo "-- small fixture (NVTX steps from the hook, a CUDA graph)"
   PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=2 GOBLIN_PROFILE_ACTIVE=4 \
-    timeout 120 G trace -o /tmp/tr_small --json -- python3 $P/small_train.py 8 > "$OUT/robust/small.json" 2>&1
+    timeout 120 "$G" trace -o /tmp/tr_small --json -- python3 $P/small_train.py 8 > "$W/robust/small.json" 2>&1
   echo "goblin exit $?"
   cat /tmp/tr_small/stderr.log | tail -5
   f=$(ls -S /tmp/tr_small/goblin_cupti_*.json.gz | head -1); cp "$f" "$OUT/small_train_cupti.json.gz"
-  G trace --summary "$f"
-  G metrics "$f" 2>&1 | head -30
-  G perfetto-fix "$f" -o /tmp/tr_small/fixed.json.gz 2>&1 | tail -3
+  "$G" trace --summary "$f"
+  "$G" metrics "$f" 2>&1 | head -30
+  "$G" perfetto-fix "$f" -o /tmp/tr_small/fixed.json.gz 2>&1 | tail -3
 }
 
 part_graphs() {
   echo "== graphs"
-  timeout 300 G profile workloads/configs/tuned_compile_graphs.yaml --tracer cupti --steps 5 --warmup 10 -o /tmp/prof_graphs > "$OUT/graphs_profile.log" 2>&1
-  echo "profile exit $?"; tail -8 "$OUT/graphs_profile.log"
-  G trace --summary /tmp/prof_graphs/trace.json.gz --json > "$OUT/graphs_summary.json"
-  G trace --summary /tmp/prof_graphs/trace.json.gz | head -8
-  cp /tmp/prof_graphs/run.json "$OUT/graphs_run.json" 2>/dev/null
+  timeout 300 "$G" profile workloads/configs/tuned_compile_graphs.yaml --tracer cupti --steps 5 --warmup 10 -o /tmp/prof_graphs > "$W/graphs_profile.log" 2>&1
+  echo "profile exit $?"; tail -8 "$W/graphs_profile.log"
+  "$G" trace --summary /tmp/prof_graphs/trace.json.gz --json > "$W/graphs_summary.json"
+  "$G" trace --summary /tmp/prof_graphs/trace.json.gz | head -8
+  cp /tmp/prof_graphs/run.json "$W/graphs_run.json" 2>/dev/null
+  [ "$(stat -c %s /tmp/prof_graphs/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && cp /tmp/prof_graphs/trace.json.gz "$OUT/graphs_cupti.json.gz"
 }
 
 part_agree() {
   local cfg=$1 n; n=$(basename "$cfg" .yaml)
   echo "== agree $n"
   for tr in torch cupti; do
-    timeout 300 G profile "$cfg" --tracer $tr --steps 5 --warmup 8 -o /tmp/prof_${n}_$tr > "$OUT/agree_${n}_$tr.log" 2>&1
-    echo "profile $tr exit $?"; tail -4 "$OUT/agree_${n}_$tr.log"
-    G trace --summary /tmp/prof_${n}_$tr/trace.json.gz --json > "$OUT/agree_${n}_$tr.json"
-    G trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,4p
+    timeout 300 "$G" profile "$cfg" --tracer $tr --steps 5 --warmup 8 -o /tmp/prof_${n}_$tr > "$W/agree_${n}_$tr.log" 2>&1
+    echo "profile $tr exit $?"; tail -4 "$W/agree_${n}_$tr.log"
+    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz --json > "$W/agree_${n}_$tr.json"
+    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,4p
   done
 }
 
 part_overhead() {
   local cfg=$1 reps=$2 steps=$3 warm=$4 n; n=$(basename "$cfg" .yaml)
   echo "== overhead $n reps=$reps steps=$steps warmup=$warm"
-  local csv="$OUT/overhead_$n.csv"
+  local csv="$W/overhead_$n.csv"
   echo "config,repeat,mode,step_time_s,tokens_per_sec,wall_s" > "$csv"
   for r in $(seq 1 "$reps"); do
     for mode in none cupti torch; do
@@ -112,7 +129,6 @@ PY
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
 }
 
-for p in "$@"; do :; done
 while [ $# -gt 0 ]; do
   case $1 in
     check) part_check; shift ;;
@@ -124,3 +140,5 @@ while [ $# -gt 0 ]; do
   esac
   echo "[elapsed $(( $(date +%s) - T0 )) s]"
 done
+# At most 8 files come back: everything small in one archive.
+tar -czf "$OUT/results.tgz" -C "$W" . 2>/dev/null

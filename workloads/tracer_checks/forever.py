@@ -1,5 +1,9 @@
-"""Launches kernels until killed (goblin trace --timeout 2 sends SIGTERM after 2 s)."""
+"""Launches kernels until killed. Prints "ready <pid>" once CUDA work is running, so the caller
+can send SIGTERM 2 s after the program is really using the GPU (torch's import alone can take
+longer than 2 s)."""
+import os
 import torch
+
 a = torch.randn(2048, 2048, device="cuda")
 n = 0
 while True:
@@ -7,3 +11,5 @@ while True:
     n += 1
     if n % 50 == 0:
         torch.cuda.synchronize()
+    if n == 50:
+        print("ready", os.getpid(), flush=True)
