@@ -79,7 +79,9 @@ void register_trace(CLI::App& app) {
       if (!o->summary.empty()) {
         r.result = run::summarize_trace(o->summary);
         if (r.result.contains("read_error"))
-          r.error = make_error(ErrorKind::Malformed, r.result.value("read_error", ""), o->summary);
+          r.error = make_error(
+              static_cast<ErrorKind>(r.result.value("read_error_kind", static_cast<int>(ErrorKind::Malformed))),
+              r.result.value("read_error", ""), o->summary);
         r.human = human(r.result);
         return r;
       }

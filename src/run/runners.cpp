@@ -231,6 +231,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   std::cerr << "goblin profile: " << (w.config.empty() ? std::string("command") : w.config) << " — " << w.warmup
             << " warm-up steps, then " << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "")
             << "\n";
+  // The hook writes its first status only when hook.json is absent (other torch processes of the
+  // workload must not overwrite it), so a re-used run directory starts without one.
+  std::remove((req.run_dir + "/hook.json").c_str());
   RunOutcome o = run_workload(wr, req.run_dir, env, "profile");
   TelemetrySummary ts = tc.stop();
   run["finished"] = now_iso8601();

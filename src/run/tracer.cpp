@@ -96,7 +96,10 @@ Json summarize(const std::string& path) {
   j["path"] = path;
   Timeline tl;
   Status st = read_path(path, tl);
-  if (!st.ok()) j["read_error"] = st.error().message;
+  if (!st.ok()) {
+    j["read_error"] = st.error().message;
+    j["read_error_kind"] = static_cast<int>(st.error().kind);
+  }
   j["kernels"] = tl.kernels.size();
   j["memcpys"] = tl.memcpys.size();
   j["memsets"] = tl.memsets.size();

@@ -36,6 +36,18 @@ def _write_status(**kw):
         pass
 
 
+def _write_first_status(**kw):
+    """The "waiting" status, written only when no process has written one yet: other processes
+    that import torch with this hook active (Inductor's compile workers, spawned DataLoader
+    workers) start after the workload process and must not overwrite its later states."""
+    try:
+        fd = os.open(_out("hook.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return
+    with os.fdopen(fd, "w") as f:
+        json.dump(kw, f, indent=1)
+
+
 def _install_nvtx(torch):
     """GOBLIN_TRACER=cupti: NVTX step ranges only; the CUPTI tracer records everything else."""
     from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -44,7 +56,7 @@ def _install_nvtx(torch):
     active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
           "torch": torch.__version__, "tracer": "cupti"}
-    _write_status(**st)
+    _write_first_status(**st)
     marks = []
     nvtx = torch.cuda.nvtx
 
@@ -114,7 +126,7 @@ def _install():
     record_shapes = os.environ.get("GOBLIN_PROFILE_SHAPES", "1") == "1"
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
           "torch": torch.__version__}
-    _write_status(**st)
+    _write_first_status(**st)
     prof_box = {}
     marks = []
 
