@@ -50,17 +50,19 @@ int main(int argc, char** argv) {
       const auto& t = modes[m];
       if (t.empty() || base.empty()) continue;
       run::Interval r = run::bootstrap_ratio(t, base);
-      c[m] = Json{{"runs", t.size()},
-                  {"step_s_median", round_to(run::median(t), 6)},
-                  {"ratio_to_untraced", run::interval_to_json(r)},
-                  {"overhead_pct", round_to(100 * (r.point - 1), 2)},
-                  {"overhead_pct_95ci", Json::array({round_to(100 * (r.low - 1), 2), round_to(100 * (r.high - 1), 2)})}};
+      c[m] =
+          Json{{"runs", t.size()},
+               {"step_s_median", round_to(run::median(t), 6)},
+               {"ratio_to_untraced", run::interval_to_json(r)},
+               {"overhead_pct", round_to(100 * (r.point - 1), 2)},
+               {"overhead_pct_95ci", Json::array({round_to(100 * (r.low - 1), 2), round_to(100 * (r.high - 1), 2)})}};
     }
     out[cfg] = c;
   }
-  out["method"] = "goblin bench statistics (src/run/stats.h): ratio of median step times, traced / untraced, 2000-resample "
-                  "percentile bootstrap (95 %, seed 0x60B11), each side resampled independently; runs interleaved "
-                  "none, cupti, torch per repeat";
+  out["method"] =
+      "goblin bench statistics (src/run/stats.h): ratio of median step times, traced / untraced, 2000-resample "
+      "percentile bootstrap (95 %, seed 0x60B11), each side resampled independently; runs interleaved "
+      "none, cupti, torch per repeat";
   std::cout << out.dump(1) << "\n";
   return 0;
 }
