@@ -48,6 +48,10 @@ void register_audit(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--profile-steps", o->knobs.profile_steps, "live: profiled steps after 5 warm-up steps (default 5)")
       ->check(CLI::Range(1, 10000));
+  cmd->add_option("--tracer", o->knobs.tracer,
+                  "live: profiler for the profiled run, cupti (goblin's tracer) or torch (torch.profiler); default "
+                  "cupti where available, else torch (the report's notes say which)")
+      ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_option("--timeout", o->knobs.timeout_s, "live: seconds before one workload run counts as hung (default 900)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
@@ -75,10 +79,11 @@ void register_audit(CLI::App& app) {
         for (const auto& n : setup->notes) opt.notes.push_back(n);
       } else {
         const auto& k = o->knobs;
-        if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s) {
-          r.error = make_error(ErrorKind::Usage,
-                               "--repeats, --steps, --profile-steps and --timeout set live runs; a --replay audit "
-                               "runs nothing (its figures come from the recorded artefacts)");
+        if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s || !k.tracer.empty()) {
+          r.error =
+              make_error(ErrorKind::Usage,
+                         "--repeats, --steps, --profile-steps, --timeout and --tracer set live runs; a --replay audit "
+                         "runs nothing (its figures come from the recorded artefacts)");
           return r;
         }
         auto runner = audit::ReplayRunner::open(o->replay);

@@ -8,6 +8,7 @@
 #include "cli/verbs.h"
 #include "run/live_runner.h"
 #include "run/runners.h"
+#include "run/tracer.h"
 
 namespace goblin {
 namespace {
@@ -26,7 +27,7 @@ void register_profile(CLI::App& app) {
   struct Opts {
     std::vector<std::string> args;
     int steps = 5, warmup = 5;
-    std::string out, workload;
+    std::string out, workload, tracer;
     double timeout = 900;
     long long tokens_per_step = 0;
     bool json = false, allow_no_gpu = false;
@@ -47,6 +48,10 @@ void register_profile(CLI::App& app) {
   cmd->add_option("--workload", o->workload, "workload script for CONFIG (default: workloads/train.py)");
   cmd->add_option("--timeout", o->timeout, "seconds before the run counts as hung and is killed")->default_val(900);
   cmd->add_option("--tokens-per-step", o->tokens_per_step, "tokens per step, for `-- CMD` (tokens/s in the metadata)");
+  cmd->add_option("--tracer", o->tracer,
+                  "cupti (goblin's CUPTI tracer, low overhead) or torch (torch.profiler); default cupti where "
+                  "libgoblin_cupti.so and an NVIDIA GPU are found, else torch. run.json says which ran")
+      ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
@@ -72,6 +77,7 @@ void register_profile(CLI::App& app) {
       req.workload.timeout_s = o->timeout;
       if (o->tokens_per_step > 0) req.workload.tokens_per_step = o->tokens_per_step;
       req.require_gpu = !o->allow_no_gpu;
+      req.tracer = o->tracer;
       req.run_dir = o->out.empty() ? "runs/profile-" + run::now_iso8601() : o->out;
       auto po = run::profile_workload(req);
       r.result = po.run;
@@ -84,6 +90,8 @@ void register_profile(CLI::App& app) {
         if (p.contains("tokens_per_sec")) h << ", " << p["tokens_per_sec"].get<double>() << " tokens/s";
         h << "\nwindow: " << p.value("window", "") << "\n";
         h << "metrics: " << po.run.value("metrics_source", "") << "\n";
+        if (po.run.contains("tracer"))
+          h << "tracer: " << po.run["tracer"].value("name", "") << " (" << po.run["tracer"].value("why", "") << ")\n";
       }
       r.human = h.str();
       return r;

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   goblin::register_diagnose(app);
   goblin::register_kernel(app);
   goblin::register_mcp(app);
+  goblin::register_trace(app);
 
   try {
     app.parse(argc, argv);

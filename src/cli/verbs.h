@@ -29,4 +29,6 @@ void register_diagnose(CLI::App& app);
 void register_kernel(CLI::App& app);
 // the MCP server
 void register_mcp(CLI::App& app);
+// goblin's own CUPTI tracer
+void register_trace(CLI::App& app);
 }  // namespace goblin

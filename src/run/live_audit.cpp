@@ -5,6 +5,7 @@
 
 #include "run/live.h"
 #include "run/live_runner.h"
+#include "run/tracer.h"
 
 namespace goblin::run {
 
@@ -28,6 +29,10 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
   if (knobs.bench_steps > 0) o.bench_steps = knobs.bench_steps;
   if (knobs.profile_steps > 0) o.profile_steps = knobs.profile_steps;
   if (knobs.timeout_s > 0) o.timeout_s = knobs.timeout_s;
+  o.tracer = knobs.tracer;
+  std::string tracer_why;
+  const std::string tracer = o.tracer.empty() ? default_tracer(gpu, &tracer_why) : o.tracer;
+  if (!o.tracer.empty()) tracer_why = "asked for (--tracer)";
   auto lr = std::make_shared<LiveRunner>(o);
   LiveAuditSetup setup;
   struct Holder : audit::Runner {
@@ -50,6 +55,8 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
                         std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
                         " steps per config, before and after interleaved A B A B ... in one bench call (median, "
                         "95% bootstrap interval over the per-run samples)");
+  setup.notes.push_back("profiler: " + std::string(tracer == "cupti" ? "goblin's CUPTI tracer" : "torch.profiler") +
+                        " (" + tracer_why + ")");
   setup.log = [lr] { return lr->log(); };
   return setup;
 }

@@ -20,6 +20,7 @@ struct LiveAuditKnobs {
   int bench_steps = 0;    // timed steps per bench run
   int profile_steps = 0;  // profiled steps after warm-up
   double timeout_s = 0;   // per workload run
+  std::string tracer;     // "cupti" | "torch" | "" (run::default_tracer)
 };
 
 struct LiveAuditSetup {

@@ -76,6 +76,7 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   req.workload = p->workload;
   req.workload.steps = opt_.profile_steps;
   req.workload.warmup = opt_.profile_warmup;
+  req.tracer = opt_.tracer;
   req.workload.timeout_s = opt_.timeout_s;
   req.run_dir = opt_.out_dir + "/live/profile-" + std::to_string(++n_);
   req.require_gpu = opt_.require_gpu;

@@ -17,6 +17,7 @@ struct LiveRunnerOptions {
   std::string out_dir;        // runs land in OUT/live/{profile,bench-N,...}
   std::string workload_flag;  // --workload (default workloads/train.py)
   int profile_steps = 5, profile_warmup = 5;
+  std::string tracer;  // ProfileRequest::tracer ("" = default)
   int bench_steps = 20, bench_warmup = 5, repeats = 5;
   double timeout_s = 900;
   bool use_cache = false;

@@ -10,6 +10,7 @@
 
 #include "core/io.h"
 #include "run/stats.h"
+#include "run/tracer.h"
 
 namespace fs = std::filesystem;
 
@@ -181,6 +182,28 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   env["GOBLIN_PROFILE_ACTIVE"] = std::to_string(w.steps);
   const char* pp = std::getenv("PYTHONPATH");
   env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
+  std::string why;
+  const std::string tracer = req.tracer.empty() ? default_tracer(gpu, &why) : req.tracer;
+  if (!req.tracer.empty()) why = "asked for (--tracer " + tracer + ")";
+  run["tracer"] = Json{{"name", tracer}, {"why", why}};
+  std::string cupti_dir;
+  if (tracer == "cupti") {
+    std::string lib = find_cupti_library();
+    if (lib.empty()) {
+      out.error = make_error(ErrorKind::Environment,
+                             "--tracer cupti: libgoblin_cupti.so was not found (build goblin with CUDA's CUPTI, or set "
+                             "GOBLIN_CUPTI_LIB); --tracer torch uses torch.profiler instead");
+      return out;
+    }
+    cupti_dir = fs::absolute(req.run_dir).string() + "/cupti";
+    (void)make_dirs(cupti_dir);
+    for (const auto& old : cupti_traces(cupti_dir)) std::remove(old.c_str());
+    for (auto& [k, v] : cupti_env(lib, cupti_dir)) env[k] = v;
+    env["GOBLIN_TRACER"] = "cupti";
+  } else if (tracer != "torch") {
+    out.error = make_error(ErrorKind::Usage, "--tracer must be cupti or torch, not '" + tracer + "'");
+    return out;
+  }
   WorkloadSpec wr = w;
   if (gpu.vendor == "amd" && on_path("rocprofv3")) {
     // UNTESTED (no AMD hardware here): kernel trace from rocprofv3 beside the PyTorch trace.
@@ -208,6 +231,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   std::cerr << "goblin profile: " << (w.config.empty() ? std::string("command") : w.config) << " — " << w.warmup
             << " warm-up steps, then " << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "")
             << "\n";
+  // The hook writes its first status only when hook.json is absent (other torch processes of the
+  // workload must not overwrite it), so a re-used run directory starts without one.
+  std::remove((req.run_dir + "/hook.json").c_str());
   RunOutcome o = run_workload(wr, req.run_dir, env, "profile");
   TelemetrySummary ts = tc.stop();
   run["finished"] = now_iso8601();
@@ -258,13 +284,35 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     save();
     return out;
   }
+  if (tracer == "cupti") {
+    // The workload process's own trace (the hook's pid) becomes RUN_DIR/trace.json.gz; traces
+    // of other CUDA processes it started stay in RUN_DIR/cupti.
+    std::string mine = cupti_dir + "/goblin_cupti_" + std::to_string(hookj.value("pid", 0)) + ".json.gz";
+    std::error_code ec;
+    if (!fs::is_regular_file(mine, ec)) {
+      out.error = make_error(
+          ErrorKind::Environment,
+          "the CUPTI tracer wrote no trace for the workload process (expected " + mine + "); its stderr may say why",
+          req.run_dir + "/stderr.log");
+      save();
+      return out;
+    }
+    fs::rename(mine, req.run_dir + "/trace.json.gz", ec);
+    if (ec) {
+      out.error = make_error(ErrorKind::Io, "cannot move the trace: " + ec.message(), mine);
+      save();
+      return out;
+    }
+  }
   Json prof;
   prof["step_time_s"] = hookj.value("step_time_seconds", 0.0);
   if (hookj.contains("tokens_per_sec") && hookj["tokens_per_sec"].is_number())
     prof["tokens_per_sec"] = hookj["tokens_per_sec"];
   prof["steps"] = w.steps;
   prof["window"] = "optimizer steps " + std::to_string(w.warmup + 1) + ".." + std::to_string(w.warmup + w.steps) +
-                   " (first " + std::to_string(w.warmup) + " excluded as warm-up), device-synchronised at both edges";
+                   " (first " + std::to_string(w.warmup) +
+                   " excluded as warm-up), device-synchronised at both edges; " +
+                   (tracer == "cupti" ? "goblin CUPTI tracer" : "torch.profiler");
   run["profiled"] = prof;
   run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
                       {"hook", "hook.json"},      {"result", "result.json"},

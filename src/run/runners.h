@@ -14,9 +14,13 @@ struct ProfileRequest {
   WorkloadSpec workload;  // steps = profiled steps, warmup = excluded steps before the window
   std::string run_dir;    // created; everything lands here
   bool require_gpu = true;
+  // "cupti" (goblin's tracer: libgoblin_cupti.so + NVTX step ranges from the hook), "torch"
+  // (torch.profiler from the hook), or "" for default_tracer() (run/tracer.h). run.json's
+  // "tracer" says which ran and why.
+  std::string tracer;
 };
 
-// Runs the workload once with the PyTorch profiler switched on by the injected hook
+// Runs the workload once with the PyTorch profiler (or goblin's CUPTI tracer, see `tracer`) switched on by the injected hook
 // (workloads/goblin_hook/sitecustomize.py on PYTHONPATH, GOBLIN_PROFILE_* variables), telemetry
 // polled meanwhile. Writes RUN_DIR/{trace.json.gz, telemetry.csv, hook.json, result.json,
 // stdout.log, stderr.log, run.json, metrics.json}. The result is run.json's content; on failure

@@ -9,6 +9,12 @@ profiler.step() writes them), synchronises the device at the window's edges, and
   $GOBLIN_PROFILE_OUT/trace.json.gz   Kineto chrome trace, metadata tokens_per_sec and
                                       step_time_seconds (tokens from $GOBLIN_TOKENS_PER_STEP)
   $GOBLIN_PROFILE_OUT/hook.json       what the hook did (state, steps, errors)
+With GOBLIN_TRACER=cupti (goblin profile --tracer cupti: the process runs under goblin's CUPTI
+tracer, libgoblin_cupti.so via CUDA_INJECTION64_PATH) torch.profiler is never started: the hook
+only pushes an NVTX range "ProfilerStep#N" around each step of the same window
+(torch.cuda.nvtx, recorded by CUPTI as marker activity, so goblin's step detection finds the
+steps), and hands step_time_seconds / tokens_per_sec to the tracer through
+$GOBLIN_CUPTI_DIR/goblin_meta_<pid>.tsv, which the tracer puts into its trace's metadata.
 No edit to the user's script. torch is imported lazily: a meta-path finder waits for the user's
 own `import torch`, so non-torch Python processes are untouched.
 """
@@ -30,9 +36,84 @@ def _write_status(**kw):
         pass
 
 
+def _write_first_status(**kw):
+    """The "waiting" status, written only when no process has written one yet: other processes
+    that import torch with this hook active (Inductor's compile workers, spawned DataLoader
+    workers) start after the workload process and must not overwrite its later states."""
+    try:
+        fd = os.open(_out("hook.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return
+    with os.fdopen(fd, "w") as f:
+        json.dump(kw, f, indent=1)
+
+
+def _install_nvtx(torch):
+    """GOBLIN_TRACER=cupti: NVTX step ranges only; the CUPTI tracer records everything else."""
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
+    active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
+    st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
+          "torch": torch.__version__, "tracer": "cupti"}
+    _write_first_status(**st)
+    marks = []
+    nvtx = torch.cuda.nvtx
+
+    def sync():
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+    def on_step(optimizer, args, kwargs):
+        if os.getpid() != st["pid"]:
+            return
+        st["steps_seen"] += 1
+        n = st["steps_seen"]
+        try:
+            if n == wait and st["state"] == "waiting":
+                sync()
+                marks.append(time.perf_counter())
+                nvtx.range_push("ProfilerStep#%d" % (n + 1))
+                st["state"] = "recording"
+                _write_status(**st)
+            elif st["state"] == "recording":
+                nvtx.range_pop()
+                if n - wait >= active:
+                    sync()
+                    marks.append(time.perf_counter())
+                    step_s = (marks[-1] - marks[0]) / active
+                    meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
+                            "goblin_hook": "sitecustomize/optimizer_step_post_hook+nvtx",
+                            "pytorch_version": torch.__version__}
+                    tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
+                    if tps:
+                        meta["tokens_per_sec"] = float(tps) / step_s
+                    d = os.environ.get("GOBLIN_CUPTI_DIR")
+                    if d:  # the tracer splices these lines into its trace's top level at exit
+                        try:
+                            with open(os.path.join(d, "goblin_meta_%d.tsv" % os.getpid()), "w") as f:
+                                for k, v in meta.items():
+                                    f.write("%s\t%s\n" % (k, json.dumps(v)))
+                        except OSError as e:
+                            st["metadata_error"] = repr(e)
+                    st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
+                    _write_status(**st)
+                else:
+                    marks.append(time.perf_counter())
+                    nvtx.range_push("ProfilerStep#%d" % (n + 1))
+        except Exception as e:
+            st.update(state="error", error=repr(e))
+            _write_status(**st)
+
+    register_optimizer_step_post_hook(on_step)
+
+
 def _install():
     import torch
 
+    if os.environ.get("GOBLIN_TRACER") == "cupti":
+        _install_nvtx(torch)
+        return
     try:
         import torch.profiler as tp
         from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -45,7 +126,7 @@ def _install():
     record_shapes = os.environ.get("GOBLIN_PROFILE_SHAPES", "1") == "1"
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
           "torch": torch.__version__}
-    _write_status(**st)
+    _write_first_status(**st)
     prof_box = {}
     marks = []
 

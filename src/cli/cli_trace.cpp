@@ -1,0 +1,108 @@
+// goblin trace [-o DIR] -- CMD ARGS...   |   goblin trace --summary TRACE
+// Thin: options → run::trace_command / run::summarize_trace → text or the JSON envelope.
+#include <sstream>
+
+#include "cli/verbs.h"
+#include "cli/verb.h"
+#include "run/tracer.h"
+
+namespace goblin {
+namespace {
+
+std::string fmt_num(const Json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "-";
+  std::ostringstream o;
+  o << j[key].dump();
+  return o.str();
+}
+
+std::string human(const Json& r) {
+  std::ostringstream h;
+  if (r.contains("exit_code")) {
+    h << "command: exit code " << r.value("exit_code", -1);
+    if (r.value("term_signal", 0)) h << ", signal " << r.value("term_signal", 0);
+    h << ", " << r.value("wall_s", 0.0) << " s\n";
+  }
+  if (r.contains("note")) h << r.value("note", "") << "\n";
+  const Json& ts = r.contains("traces") ? r["traces"] : Json::array({r});
+  for (const auto& t : ts) {
+    h << "trace: " << t.value("path", "") << "\n";
+    if (t.contains("read_error")) h << "  read error: " << t.value("read_error", "") << "\n";
+    h << "  kernels " << fmt_num(t, "kernels") << ", memcpy " << fmt_num(t, "memcpys") << ", memset "
+      << fmt_num(t, "memsets") << ", API calls " << fmt_num(t, "api_calls") << ", annotations "
+      << fmt_num(t, "annotations") << "\n";
+    h << "  steps: " << fmt_num(t, "complete_steps") << " complete; per step: kernels "
+      << fmt_num(t, "kernels_per_step_median") << ", GPU busy " << fmt_num(t, "gpu_busy_ms_per_step_median")
+      << " ms, step " << fmt_num(t, "step_ms_median") << " ms (medians)\n";
+    if (t.value("graph_kernels", 0) > 0)
+      h << "  CUDA graphs: " << fmt_num(t, "graphs") << " graph(s), " << fmt_num(t, "graph_kernels") << " kernels, "
+        << fmt_num(t, "graph_kernels_attributed_to_graph_launch") << " attributed to their cudaGraphLaunch\n";
+    if (t.contains("dropped_records"))
+      h << "  tracer: written at " << t.value("written_at", "") << ", dropped records " << fmt_num(t, "dropped_records")
+        << ", buffer callbacks " << fmt_num(t, "buffer_callback_ns") << " ns\n";
+  }
+  return h.str();
+}
+
+}  // namespace
+
+void register_trace(CLI::App& app) {
+  struct Opts {
+    std::vector<std::string> command;
+    std::string out = "goblin-trace", summary;
+    double timeout = 0;
+    bool all_apis = false, json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "trace",
+      "Run any program under goblin's CUPTI tracer (libgoblin_cupti.so through CUDA_INJECTION64_PATH: no change "
+      "to the program, no torch.profiler) and summarise what it captured. Each CUDA process writes "
+      "DIR/goblin_cupti_<pid>.json.gz, a Kineto-compatible trace every goblin verb reads (info, triage, metrics, "
+      "perfetto-fix). NVTX ranges named ProfilerStep#N become steps. Exit 7: tracer library missing; 8: the "
+      "command failed and nothing was traced.");
+  cmd->footer(help_footer_with_examples(
+      "  goblin trace -o out/tr -- python3 train.py --steps 20       trace a whole run\n"
+      "  goblin trace -o out/tr -- ./my_cuda_app arg1                 any CUDA program\n"
+      "  goblin metrics out/tr/goblin_cupti_1234.json.gz              analyse what was traced\n"
+      "  goblin trace --summary run/trace.json.gz --json              the same summary for any trace\n"));
+  cmd->add_option("command", o->command, "after `--`: the program and its arguments");
+  cmd->add_option("-o,--out", o->out, "output folder (default ./goblin-trace)");
+  cmd->add_option("--timeout", o->timeout, "seconds before the program is killed (default: none)");
+  cmd->add_flag("--all-apis", o->all_apis,
+                "record every CUDA runtime/driver API call (default: launches, copies, syncs, allocations, graphs)");
+  cmd->add_option("--summary", o->summary, "summarise an existing trace (any format goblin reads) instead");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&]() -> VerbResult {
+      VerbResult r;
+      if (!o->summary.empty()) {
+        r.result = run::summarize_trace(o->summary);
+        if (r.result.contains("read_error"))
+          r.error = make_error(
+              static_cast<ErrorKind>(r.result.value("read_error_kind", static_cast<int>(ErrorKind::Malformed))),
+              r.result.value("read_error", ""), o->summary);
+        r.human = human(r.result);
+        return r;
+      }
+      if (o->command.empty()) {
+        r.error = make_error(ErrorKind::Usage, "nothing to run: goblin trace [-o DIR] -- CMD ARGS...");
+        return r;
+      }
+      run::TraceRequest req;
+      req.command = o->command;
+      req.out_dir = o->out;
+      req.timeout_s = o->timeout;
+      req.all_apis = o->all_apis;
+      auto t = run::trace_command(req);
+      r.result = t.result;
+      r.error = t.error;
+      r.human = human(t.result);
+      if (t.result.contains("main_trace") && t.result["main_trace"].is_string())
+        r.human += "main trace: " + t.result["main_trace"].get<std::string>() + "\n";
+      return r;
+    });
+  });
+}
+
+}  // namespace goblin

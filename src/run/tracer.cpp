@@ -1,0 +1,247 @@
+#include "run/tracer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <unordered_map>
+
+#include "analysis/intervals.h"
+#include "analysis/steps.h"
+#include "core/process.h"
+#include "run/stats.h"
+#include "trace/readers.h"
+
+#ifndef GOBLIN_CUPTI_BUILD_PATH
+#define GOBLIN_CUPTI_BUILD_PATH ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace goblin::run {
+
+namespace {
+std::string exe_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  buf[n] = 0;
+  return fs::path(buf).parent_path().string();
+}
+}  // namespace
+
+std::string find_cupti_library(std::vector<std::string>* searched) {
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv("GOBLIN_CUPTI_LIB"); e && *e) cands.push_back(e);
+  std::string d = exe_dir();
+  cands.push_back(d + "/libgoblin_cupti.so");
+  cands.push_back(d + "/lib/libgoblin_cupti.so");
+  if (std::string b = GOBLIN_CUPTI_BUILD_PATH; !b.empty()) cands.push_back(b);
+  for (const auto& c : cands) {
+    if (searched) searched->push_back(c);
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return fs::absolute(c, ec).string();
+  }
+  return {};
+}
+
+std::string default_tracer(const GpuInfo& gpu, std::string* why) {
+  std::vector<std::string> where;
+  std::string lib = find_cupti_library(&where);
+  if (gpu.vendor == "nvidia" && !lib.empty()) {
+    if (why) *why = "default: goblin's CUPTI tracer (" + lib + ")";
+    return "cupti";
+  }
+  if (why) {
+    if (gpu.vendor != "nvidia")
+      *why = "default: torch.profiler (the CUPTI tracer needs an NVIDIA GPU; found " + gpu.vendor + ")";
+    else
+      *why = "default: torch.profiler (libgoblin_cupti.so not found; looked at " + std::to_string(where.size()) +
+             " places, first " + (where.empty() ? std::string("-") : where[0]) + ")";
+  }
+  return "torch";
+}
+
+std::map<std::string, std::string> cupti_env(const std::string& lib, const std::string& dir, bool all_apis) {
+  std::map<std::string, std::string> env;
+  env["CUDA_INJECTION64_PATH"] = lib;
+  env["NVTX_INJECTION64_PATH"] = lib;
+  env["GOBLIN_CUPTI_DIR"] = dir;
+  if (all_apis) env["GOBLIN_CUPTI_API"] = "all";
+  return env;
+}
+
+std::vector<std::string> cupti_traces(const std::string& dir) {
+  std::vector<std::pair<uintmax_t, std::string>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind("goblin_cupti_", 0) == 0 && n.size() > 8 && n.ends_with(".json.gz"))
+      found.emplace_back(e.file_size(ec), e.path().string());
+  }
+  std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (auto& [_, p] : found) out.push_back(p);
+  return out;
+}
+
+namespace {
+
+// What one trace holds, in the figures the acceptance compares across tracers: GPU ops and
+// busy time per complete step (steps from goblin's step detection, GPU busy = union of kernel,
+// memcpy and memset intervals inside the step window), and graph attribution.
+Json summarize(const std::string& path) {
+  Json j;
+  j["path"] = path;
+  Timeline tl;
+  Status st = read_path(path, tl);
+  if (!st.ok()) {
+    j["read_error"] = st.error().message;
+    j["read_error_kind"] = static_cast<int>(st.error().kind);
+  }
+  j["kernels"] = tl.kernels.size();
+  j["memcpys"] = tl.memcpys.size();
+  j["memsets"] = tl.memsets.size();
+  j["api_calls"] = tl.runtime.size();
+  j["annotations"] = tl.annotations.size();
+  j["versions"] = tl.meta.versions;
+  Json devs = Json::array();
+  for (const auto& d : tl.meta.devices) devs.push_back(d.name);
+  j["devices"] = devs;
+  if (auto it = tl.meta.extra.find("goblin_tracer"); it != tl.meta.extra.end()) {
+    Json g = Json::parse(it->second, nullptr, false);
+    if (!g.is_discarded()) {
+      j["dropped_records"] = g.value("dropped_records", 0);
+      j["written_at"] = g.value("written_at", "");
+      j["buffer_callback_ns"] = g.value("buffer_callback_ns", 0);
+      j["cupti_overhead_ns"] = g.value("cupti_overhead_ns", Json::object());
+    }
+  }
+  // Graph attribution: kernels with a graph id whose correlation resolves to a graph launch.
+  tl.build_indexes();
+  size_t graph_k = 0, graph_attr = 0;
+  std::map<int64_t, size_t> per_graph;
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    if (tl.kernels.graph_id[i] == kNone) continue;
+    ++graph_k;
+    ++per_graph[tl.kernels.graph_id[i]];
+    if (auto r = tl.runtime_by_correlation(tl.kernels.correlation[i]))
+      if (tl.str(tl.runtime.name[*r]).find("GraphLaunch") != std::string_view::npos) ++graph_attr;
+  }
+  j["graph_kernels"] = graph_k;
+  j["graph_kernels_attributed_to_graph_launch"] = graph_attr;
+  j["graphs"] = per_graph.size();
+
+  StepDetection d = find_steps(tl);
+  j["step_method"] = d.method;
+  std::vector<goblin::Interval> gpu;
+  gpu.reserve(tl.gpu_op_count());
+  auto add = [&](const GpuOpColumns& c) {
+    for (size_t i = 0; i < c.size(); ++i) gpu.push_back({c.start_ns[i], c.end_ns(i)});
+  };
+  add(tl.kernels);
+  add(tl.memcpys);
+  add(tl.memsets);
+  IntervalSet busy = union_of(gpu);
+  std::vector<int64_t> kstarts(tl.kernels.start_ns);
+  std::sort(kstarts.begin(), kstarts.end());
+  Json steps = Json::array();
+  std::vector<double> kper, busy_ms, dur_ms;
+  for (const auto& s : d.steps) {
+    auto lo = std::lower_bound(kstarts.begin(), kstarts.end(), s.start_ns);
+    auto hi = std::lower_bound(kstarts.begin(), kstarts.end(), s.end_ns);
+    int64_t nk = hi - lo;
+    int64_t b = total_length(clip(busy, {s.start_ns, s.end_ns}));
+    steps.push_back(Json{{"name", s.name},
+                         {"partial", s.partial},
+                         {"dur_ms", round_to((s.end_ns - s.start_ns) / 1e6, 4)},
+                         {"kernels", nk},
+                         {"gpu_busy_ms", round_to(b / 1e6, 4)}});
+    if (s.partial || s.name == "window") continue;
+    kper.push_back(static_cast<double>(nk));
+    busy_ms.push_back(b / 1e6);
+    dur_ms.push_back((s.end_ns - s.start_ns) / 1e6);
+  }
+  j["steps"] = steps;
+  j["complete_steps"] = kper.size();
+  if (!kper.empty()) {
+    j["kernels_per_step_median"] = median(kper);
+    j["gpu_busy_ms_per_step_median"] = round_to(median(busy_ms), 4);
+    j["step_ms_median"] = round_to(median(dur_ms), 4);
+  }
+  j["warnings"] = tl.warnings.size();
+  return j;
+}
+
+}  // namespace
+
+Json summarize_trace(const std::string& path) { return summarize(path); }
+
+TraceOutcome trace_command(const TraceRequest& req) {
+  TraceOutcome out;
+  Json& r = out.result;
+  r["schema"] = "goblin.trace/1";
+  r["command"] = req.command;
+  r["out_dir"] = req.out_dir;
+  std::vector<std::string> where;
+  std::string lib = find_cupti_library(&where);
+  if (lib.empty()) {
+    std::string places;
+    for (auto& w : where) places += (places.empty() ? "" : ", ") + w;
+    out.error =
+        make_error(ErrorKind::Environment, "libgoblin_cupti.so was not found (looked at " + places +
+                                               "): build goblin where the CUDA toolkit's CUPTI is installed (cmake "
+                                               "-DGOBLIN_CUPTI=ON) or point GOBLIN_CUPTI_LIB at the library");
+    return out;
+  }
+  r["tracer_library"] = lib;
+  if (Status st = make_dirs(req.out_dir); !st.ok()) {
+    out.error = st.error();
+    return out;
+  }
+  std::string dir = fs::absolute(req.out_dir).string();
+  // Traces of an earlier run in the same folder would be mistaken for this run's.
+  for (const auto& old : cupti_traces(dir)) std::remove(old.c_str());
+  ProcSpec spec;
+  spec.argv = req.command;
+  spec.env = cupti_env(lib, dir, req.all_apis);
+  spec.stdout_path = dir + "/stdout.log";
+  spec.stderr_path = dir + "/stderr.log";
+  spec.timeout_s = req.timeout_s;
+  auto pr = run_process(spec);
+  if (!pr) {
+    out.error = pr.error();
+    return out;
+  }
+  r["exit_code"] = pr->exit_code;
+  r["term_signal"] = pr->term_signal;
+  r["timed_out"] = pr->timed_out;
+  r["wall_s"] = round_to(pr->wall_s, 3);
+  r["stdout"] = spec.stdout_path;
+  r["stderr"] = spec.stderr_path;
+  Json traces = Json::array();
+  for (const auto& p : cupti_traces(dir)) traces.push_back(summarize(p));
+  r["traces"] = traces;
+  const bool failed = pr->exec_failed || pr->timed_out || pr->exit_code != 0;
+  std::string how = pr->exec_failed   ? "could not be started"
+                    : pr->timed_out   ? "timed out and was killed"
+                    : pr->term_signal ? "was ended by signal " + std::to_string(pr->term_signal)
+                                      : "exited with code " + std::to_string(pr->exit_code);
+  if (traces.empty()) {
+    r["main_trace"] = nullptr;
+    r["note"] = failed ? "no CUDA activity traced: no process of the command initialised CUDA before it ended "
+                         "(a process killed by SIGKILL writes nothing either)"
+                       : "no CUDA activity: no process of the command initialised CUDA, so the tracer wrote no trace";
+    if (failed)
+      out.error = make_error(ErrorKind::Workload,
+                             "the command " + how + " and no CUDA activity was traced; see " + spec.stderr_path,
+                             spec.stderr_path);
+    return out;
+  }
+  r["main_trace"] = traces[0]["path"];
+  if (failed) r["note"] = "the command " + how + "; the traces hold what ran until then";
+  return out;
+}
+
+}  // namespace goblin::run

@@ -1,0 +1,139 @@
+// goblin's CUPTI tracer as the runners use it, without a GPU: locating the library, the
+// injection environment, trace discovery, the summary of a recorded trace, and `goblin trace`
+// end to end on commands that never initialise CUDA (and on a missing library).
+#include "run/tracer.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/json.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+  int code = -1;
+  std::string out;
+};
+Out sh(const std::string& cmd) {
+  Out o;
+  std::array<char, 4096> buf;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return o;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  int st = pclose(p);
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
+std::string fixture() { return std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_tracer/small_train_cupti.json.gz"; }
+fs::path tmpdir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("goblin_tracer_test_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(TracerRun, LibraryFromEnvironmentFirst) {
+  fs::path d = tmpdir("lib");
+  std::ofstream(d / "libgoblin_cupti.so") << "x";
+  setenv("GOBLIN_CUPTI_LIB", (d / "libgoblin_cupti.so").c_str(), 1);
+  std::vector<std::string> where;
+  EXPECT_EQ(goblin::run::find_cupti_library(&where), (d / "libgoblin_cupti.so").string());
+  EXPECT_EQ(where.size(), 1u);
+  setenv("GOBLIN_CUPTI_LIB", (d / "missing.so").c_str(), 1);
+  where.clear();
+  goblin::run::find_cupti_library(&where);
+  EXPECT_GE(where.size(), 3u);  // env, beside the executable, its lib/ (then the build tree)
+  unsetenv("GOBLIN_CUPTI_LIB");
+  fs::remove_all(d);
+}
+
+TEST(TracerRun, DefaultTracerIsTorchWithoutAnNvidiaGpu) {
+  goblin::run::GpuInfo none;
+  std::string why;
+  EXPECT_EQ(goblin::run::default_tracer(none, &why), "torch");
+  EXPECT_NE(why.find("NVIDIA"), std::string::npos);
+}
+
+TEST(TracerRun, EnvironmentNamesTheLibraryForCudaAndNvtx) {
+  auto env = goblin::run::cupti_env("/x/libgoblin_cupti.so", "/out", true);
+  EXPECT_EQ(env.at("CUDA_INJECTION64_PATH"), "/x/libgoblin_cupti.so");
+  EXPECT_EQ(env.at("NVTX_INJECTION64_PATH"), "/x/libgoblin_cupti.so");
+  EXPECT_EQ(env.at("GOBLIN_CUPTI_DIR"), "/out");
+  EXPECT_EQ(env.at("GOBLIN_CUPTI_API"), "all");
+  EXPECT_FALSE(goblin::run::cupti_env("l", "d").count("GOBLIN_CUPTI_API"));
+}
+
+TEST(TracerRun, TracesFoundLargestFirstAndOthersIgnored) {
+  fs::path d = tmpdir("find");
+  std::ofstream(d / "goblin_cupti_1.json.gz") << "small";
+  std::ofstream(d / "goblin_cupti_2.json.gz") << "a larger file";
+  std::ofstream(d / ".goblin_cupti_3.json.gz.tmp") << "an unfinished write, never a trace";
+  std::ofstream(d / "goblin_meta_2.tsv") << "k\t1\n";
+  auto t = goblin::run::cupti_traces(d.string());
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(fs::path(t[0]).filename(), "goblin_cupti_2.json.gz");
+  fs::remove_all(d);
+}
+
+TEST(TracerRun, SummaryOfTheRecordedFixture) {
+  goblin::Json s = goblin::run::summarize_trace(fixture());
+  EXPECT_FALSE(s.contains("read_error"));
+  EXPECT_EQ(s["kernels"], 252);
+  EXPECT_EQ(s["complete_steps"], 4);
+  EXPECT_EQ(s["kernels_per_step_median"], 26.0);
+  EXPECT_EQ(s["graph_kernels"], 21);
+  EXPECT_EQ(s["graph_kernels_attributed_to_graph_launch"], 21);
+  EXPECT_EQ(s["dropped_records"], 0);
+  EXPECT_EQ(s["written_at"], "exit");
+  EXPECT_GT(s["gpu_busy_ms_per_step_median"].get<double>(), 0.1);
+}
+
+TEST(TracerCli, NoCudaActivityIsReportedNotAnError) {
+  fs::path d = tmpdir("nocuda");
+  Out o = sh(goblin_bin() + " trace --json -o " + d.string() + " -- sh -c 'echo hi'");
+  goblin::Json j = goblin::Json::parse(o.out);
+  if (goblin::run::find_cupti_library().empty()) {  // built without CUPTI: a clear Environment error
+    EXPECT_EQ(o.code, 7);
+    EXPECT_NE(j["error"].get<std::string>().find("libgoblin_cupti.so"), std::string::npos);
+  } else {
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_TRUE(j["ok"].get<bool>());
+    EXPECT_TRUE(j["result"]["traces"].empty());
+    EXPECT_NE(j["result"]["note"].get<std::string>().find("no CUDA activity"), std::string::npos);
+    std::ifstream f(d / "stdout.log");
+    std::string line;
+    std::getline(f, line);
+    EXPECT_EQ(line, "hi");
+  }
+  fs::remove_all(d);
+}
+
+TEST(TracerCli, FailingCommandWithoutCudaIsAWorkloadError) {
+  if (goblin::run::find_cupti_library().empty()) GTEST_SKIP() << "built without CUPTI";
+  fs::path d = tmpdir("fail");
+  Out o = sh(goblin_bin() + " trace --json -o " + d.string() + " -- sh -c 'exit 3'");
+  EXPECT_EQ(o.code, 8);
+  goblin::Json j = goblin::Json::parse(o.out);
+  EXPECT_EQ(j["result"]["exit_code"], 3);
+  fs::remove_all(d);
+}
+
+TEST(TracerCli, UsageAndSummary) {
+  EXPECT_EQ(sh(goblin_bin() + " trace --json").code, 2);
+  Out o = sh(goblin_bin() + " trace --summary " + fixture());
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("kernels 252"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("21 attributed to their cudaGraphLaunch"), std::string::npos) << o.out;
+  EXPECT_EQ(sh(goblin_bin() + " trace --summary /nonexistent/trace.json.gz").code, 3);
+}
+
+}  // namespace

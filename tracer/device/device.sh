@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Device measurements for goblin's CUPTI tracer (docs/results/tracer/README.md).
+# Run from the repository root of a checkout that has the tracer files and the packed goblin
+# (goblin + libgoblin_cupti.so + libs) in $CARRY. Usage: device.sh PART [PART...]; results in $OUT.
+#   check      what the tracer relies on (CUPTI library, driver, torch)
+#   robust     crash / abort / SIGTERM after 2 s / no CUDA / DataLoader fork, plus the small fixture
+#   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
+#   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
+#   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs
+set -u
+# DEV: a folder holding carry/ (goblin, libgoblin_cupti.so, lib/), goblin_hook/ and tracer_checks/
+# (the device runs the lead's checkout, so this branch's hook and programs travel with it).
+DEV=${DEV:-.dev/tracer}
+CARRY=$DEV/carry
+# goblin's own libraries only for goblin (the overhead runs start python3 without them).
+GL=$PWD/$CARRY/lib
+mkdir -p /tmp/gbin
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' "$GL" "$PWD/$CARRY/goblin" > /tmp/gbin/goblin
+chmod +x /tmp/gbin/goblin
+G=/tmp/gbin/goblin
+LIB=$PWD/$CARRY/libgoblin_cupti.so
+HOOK=$PWD/$DEV/goblin_hook
+export GOBLIN_HOOK_DIR=$HOOK
+OUT=${OUT:-/tmp/out}
+W=$OUT/w  # small outputs, archived into $OUT/results.tgz at the end; traces go to $OUT
+mkdir -p "$W"
+T0=$(date +%s)
+left() { echo $(( ${BUDGET:-400} - ($(date +%s) - T0) )); }
+
+part_check() {
+  echo "== check"
+  ls -la /usr/local/cuda/extras/CUPTI/lib64/libcupti* /usr/local/cuda/targets/x86_64-linux/lib/libcupti* 2>&1 | head
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c "import torch,sys;print('torch',torch.__version__,torch.version.cuda,sys.version.split()[0])"
+  ldd "$LIB" | grep -E "cupti|not found|libz|libstdc"
+  "$G" --version
+}
+
+part_robust() {
+  echo "== robust"
+  local P=$DEV/tracer_checks
+  mkdir -p "$W/robust"
+  for c in ${ROBUST_ONLY:-crash abort no_cuda dataloader_fork}; do
+    echo "-- $c"
+    timeout 120 "$G" trace -o /tmp/tr_$c --json -- python3 $P/$c.py > "$W/robust/$c.json" 2>&1
+    echo "goblin exit $?"; python3 -c "
+import json,sys;d=json.load(open('$W/robust/$c.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('note'),[ (t['path'].split('/')[-1],t['kernels'],t.get('written_at'),t.get('dropped_records')) for t in r.get('traces',[])])" 2>&1 | tail -3
+  done
+  echo "-- SIGTERM 2 s after CUDA work started"
+  rm -rf /tmp/tr_term; mkdir -p /tmp/tr_term
+  "$G" trace -o /tmp/tr_term --timeout 100 --json -- python3 $P/forever.py > "$W/robust/sigterm.json" 2>&1 &
+  local gp=$! pid=""
+  for i in $(seq 1 600); do
+    pid=$(awk '/^ready/{print $2}' /tmp/tr_term/stdout.log 2>/dev/null)
+    [ -n "$pid" ] && break; sleep 0.1
+  done
+  sleep 2; echo "sending SIGTERM to $pid"; kill -TERM "$pid"; wait $gp
+  echo "goblin exit $?"; python3 -c "
+import json;d=json.load(open('$W/robust/sigterm.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('wall_s'),r.get('note'),[(t['path'].split('/')[-1],t['kernels'],t.get('written_at')) for t in r.get('traces',[])])"
+  echo "-- goblin trace --timeout 6 (SIGTERM to the process group, SIGKILL 3 s later)"
+  "$G" trace -o /tmp/tr_timeout --timeout 6 --json -- python3 $P/forever.py > "$W/robust/timeout.json" 2>&1
+  echo "goblin exit $?"; python3 -c "
+import json;d=json.load(open('$W/robust/timeout.json'));r=d['result'];print(d['ok'],r.get('exit_code'),r.get('term_signal'),r.get('wall_s'),r.get('note'),[(t['path'].split('/')[-1],t['kernels'],t.get('written_at')) for t in r.get('traces',[])])"
+  [ -n "${ROBUST_ONLY:-}" ] && return
+  echo "-- small fixture (NVTX steps from the hook, a CUDA graph)"
+  PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=2 GOBLIN_PROFILE_ACTIVE=4 \
+    timeout 120 "$G" trace -o /tmp/tr_small --json -- python3 $P/small_train.py 8 > "$W/robust/small.json" 2>&1
+  echo "goblin exit $?"
+  cat /tmp/tr_small/stderr.log | tail -5
+  f=$(ls -S /tmp/tr_small/goblin_cupti_*.json.gz | head -1); cp "$f" "$OUT/small_train_cupti.json.gz"
+  "$G" trace --summary "$f"
+  "$G" metrics "$f" 2>&1 | head -30
+  "$G" perfetto-fix "$f" -o /tmp/tr_small/fixed.json.gz 2>&1 | tail -3
+}
+
+part_graphs() {
+  echo "== graphs"
+  timeout 300 "$G" profile workloads/configs/tuned_compile_graphs.yaml --tracer cupti --steps 5 --warmup 10 -o /tmp/prof_graphs > "$W/graphs_profile.log" 2>&1
+  echo "profile exit $?"; tail -8 "$W/graphs_profile.log"
+  "$G" trace --summary /tmp/prof_graphs/trace.json.gz --json > "$W/graphs_summary.json"
+  "$G" trace --summary /tmp/prof_graphs/trace.json.gz | head -8
+  cp /tmp/prof_graphs/run.json "$W/graphs_run.json" 2>/dev/null
+  [ "$(stat -c %s /tmp/prof_graphs/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && cp /tmp/prof_graphs/trace.json.gz "$OUT/graphs_cupti.json.gz"
+}
+
+part_agree() {
+  local cfg=$1 n; n=$(basename "$cfg" .yaml)
+  echo "== agree $n"
+  for tr in torch cupti; do
+    timeout 300 "$G" profile "$cfg" --tracer $tr --steps 5 --warmup 8 -o /tmp/prof_${n}_$tr > "$W/agree_${n}_$tr.log" 2>&1
+    echo "profile $tr exit $?"; tail -4 "$W/agree_${n}_$tr.log"
+    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz --json > "$W/agree_${n}_$tr.json"
+    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,4p
+  done
+}
+
+part_overhead() {
+  local cfg=$1 reps=$2 steps=$3 warm=$4 n; n=$(basename "$cfg" .yaml)
+  echo "== overhead $n reps=$reps steps=$steps warmup=$warm"
+  local csv="$W/overhead_$n.csv"
+  echo "config,repeat,mode,step_time_s,tokens_per_sec,wall_s" > "$csv"
+  for r in $(seq 1 "$reps"); do
+    for mode in none cupti torch; do
+      if [ "$(left)" -lt 45 ]; then echo "budget: stopping before $mode repeat $r"; return; fi
+      local d=/tmp/ov_${n}_${mode}_$r; rm -rf "$d"; mkdir -p "$d"
+      local t1; t1=$(date +%s.%N)
+      case $mode in
+        none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+        cupti) env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+                 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
+                 python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+        torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
+                 GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+      esac
+      local rc=$? t2; t2=$(date +%s.%N)
+      python3 - "$d/r.json" "$n" "$r" "$mode" "$t1" "$t2" "$rc" "$d" >> "$csv" <<'PY'
+import json, sys, glob
+p, n, r, mode, t1, t2, rc, d = sys.argv[1:]
+try:
+    j = json.load(open(p))
+    print(f"{n},{r},{mode},{j['step_time_seconds']:.6f},{j['tokens_per_sec']:.1f},{float(t2)-float(t1):.1f}")
+except Exception as e:
+    print(f"{n},{r},{mode},nan,nan,{float(t2)-float(t1):.1f}")
+    sys.stderr.write(f"run failed rc={rc}: {e}\n" + open(d + '/log').read()[-2000:])
+PY
+      tail -1 "$csv"
+    done
+  done
+  ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    check) part_check; shift ;;
+    robust) part_robust; shift ;;
+    graphs) part_graphs; shift ;;
+    agree) part_agree "$2"; shift 2 ;;
+    overhead) part_overhead "$2" "$3" "$4" "$5"; shift 5 ;;
+    *) echo "unknown part $1"; shift ;;
+  esac
+  echo "[elapsed $(( $(date +%s) - T0 )) s]"
+done
+# At most 8 files come back: everything small in one archive.
+tar -czf "$OUT/results.tgz" -C "$W" . 2>/dev/null

@@ -1,0 +1,94 @@
+// The tracer's real output, recorded on an H100 (docs/results/tracer/README.md, device.sh robust
+// and graphs) and committed under examples/h100_tracer/, read through goblin's reader: steps
+// from the hook's NVTX ranges, kernels per step, graph kernels attributed to their
+// cudaGraphLaunch, and the tracer's metadata. CPU-only: no CUPTI needed to run these.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/steps.h"
+#include "trace/readers.h"
+
+namespace goblin {
+namespace {
+
+std::string example(const char* name) { return std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_tracer/" + name; }
+
+struct GraphCount {
+  size_t graph_kernels = 0, attributed = 0;
+};
+GraphCount graph_attribution(Timeline& tl) {
+  tl.build_indexes();
+  GraphCount g;
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    if (tl.kernels.graph_id[i] == kNone) continue;
+    ++g.graph_kernels;
+    auto r = tl.runtime_by_correlation(tl.kernels.correlation[i]);
+    if (r && tl.str(tl.runtime.name[*r]) == "cudaGraphLaunch") ++g.attributed;
+  }
+  return g;
+}
+
+size_t kernels_in(const Timeline& tl, const Step& s) {
+  return static_cast<size_t>(std::count_if(tl.kernels.start_ns.begin(), tl.kernels.start_ns.end(),
+                                           [&](int64_t t) { return t >= s.start_ns && t < s.end_ns; }));
+}
+
+// small_train.py: MLP + AdamW, 8 steps (the hook's window: steps 3..6), then a CUDA graph
+// captured and replayed 3 times.
+TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
+  Timeline tl;
+  Status st = read_path(example("small_train_cupti.json.gz"), tl);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_TRUE(tl.warnings.empty()) << tl.warnings[0].message;
+  ASSERT_EQ(tl.meta.formats.size(), 1u);
+  EXPECT_EQ(tl.meta.formats[0], Format::Kineto);
+  EXPECT_EQ(tl.kernels.size(), 252u);
+  EXPECT_EQ(tl.memcpys.size(), 22u);
+  EXPECT_EQ(tl.runtime.size(), 336u);
+  EXPECT_EQ(tl.flows.size(), 548u);  // one s/f pair per GPU op whose launch was recorded
+
+  StepDetection d = find_steps(tl);
+  ASSERT_EQ(d.steps.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(d.steps[i].name, "ProfilerStep#" + std::to_string(i + 3));
+    EXPECT_EQ(kernels_in(tl, d.steps[i]), 26u) << d.steps[i].name;  // same work every step
+  }
+
+  GraphCount g = graph_attribution(tl);
+  EXPECT_EQ(g.graph_kernels, 21u);  // 7 kernels per replay × 3 replays
+  EXPECT_EQ(g.attributed, g.graph_kernels);
+
+  EXPECT_EQ(tl.meta.versions.at("goblin_tracer"), "0.1.0");
+  EXPECT_EQ(tl.meta.versions.at("cupti"), "130001");
+  EXPECT_EQ(tl.meta.versions.at("nvidia_driver"), "580.159.04");
+  EXPECT_EQ(tl.meta.versions.at("pytorch"), "2.11.0+cu130");  // from the hook, through the tracer
+  ASSERT_EQ(tl.meta.devices.size(), 1u);
+  EXPECT_EQ(tl.meta.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(tl.meta.devices[0].arch, "sm_90");
+  EXPECT_TRUE(tl.meta.clock_is_epoch);
+  const std::string& gt = tl.meta.extra.at("goblin_tracer");
+  EXPECT_NE(gt.find("\"written_at\":\"exit\""), std::string::npos);
+  EXPECT_NE(gt.find("\"dropped_records\":0"), std::string::npos);
+  EXPECT_NE(gt.find("\"clock\":{"), std::string::npos);
+  EXPECT_TRUE(tl.meta.extra.count("step_time_seconds"));
+}
+
+// goblin profile tuned_compile_graphs.yaml --tracer cupti (torch.compile reduce-overhead):
+// every kernel replayed from a CUDA graph resolves to its cudaGraphLaunch in one trace.
+TEST(TracerFixture, CompiledGraphsAttributedToTheirLaunchInOneTrace) {
+  Timeline tl;
+  Status st = read_path(example("tuned_compile_graphs_cupti.json.gz"), tl);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(tl.kernels.size(), 15576u);
+  GraphCount g = graph_attribution(tl);
+  EXPECT_EQ(g.graph_kernels, 6272u);
+  EXPECT_EQ(g.attributed, 6272u);
+  StepDetection d = find_steps(tl);
+  ASSERT_EQ(d.steps.size(), 5u);
+  EXPECT_EQ(d.steps[0].name, "ProfilerStep#11");
+  for (const auto& s : d.steps) EXPECT_GT(kernels_in(tl, s), 0u) << s.name;
+}
+
+}  // namespace
+}  // namespace goblin

@@ -1,0 +1,626 @@
+// libgoblin_cupti.so: goblin's CUPTI activity tracer, loaded into an unmodified program by the
+// CUDA driver through CUDA_INJECTION64_PATH (the driver calls InitializeInjection from cuInit)
+// and, for NVTX ranges, through NVTX_INJECTION64_PATH (forwarded to CUPTI's NVTX handler).
+//
+// While the program runs: CUPTI fills 8 MiB activity buffers asynchronously; the completion
+// callback copies each record into a compact struct (trace_format.h) and recycles the buffer.
+// At exit (atexit), or when a terminating signal with default disposition arrives, the
+// buffers are flushed and the Kineto-compatible trace is written to
+//   $GOBLIN_CUPTI_DIR/goblin_cupti_<pid>.json.gz   (default dir ".")
+// through a temporary file and rename, so a reader never sees half a trace. SIGKILL cannot be
+// caught: then nothing is written (docs/tracer.md).
+//
+// Environment: GOBLIN_CUPTI_DIR (output folder), GOBLIN_CUPTI_API=all (every runtime/driver
+// API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_VERBOSE=1 (one line
+// on stderr at exit).
+#include <cuda.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "trace_format.h"
+
+#define GOBLIN_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace goblin::tracer {
+namespace {
+
+constexpr size_t kBufferBytes = 8u << 20;
+constexpr size_t kAlign = 8;
+
+// ---- state shared by the CUPTI worker thread, the program's threads and the signal path ----
+std::mutex g_mu;  // guards g_trace, g_names*, g_free, g_stats (held per buffer, never per record)
+Trace g_trace;
+std::unordered_map<const char*, uint32_t> g_name_by_ptr;
+std::unordered_map<std::string, uint32_t> g_name_by_str;
+std::vector<uint8_t*> g_free;
+struct Stats {
+  uint64_t buffers = 0, records = 0, dropped = 0, callback_ns = 0, unknown_records = 0;
+} g_stats;
+
+// 0 not started, 1 tracing, 2 writing, 3 written, 4 write failed.
+std::atomic<int> g_state{0};
+pid_t g_owner = 0;
+std::string g_dir = ".";
+bool g_verbose = false;
+std::string g_api_mode = "launch";
+std::vector<ClockSample> g_clock_start;
+int g_pipe[2] = {-1, -1};
+std::atomic<int> g_signal{0};
+struct sigaction g_prev[65];
+const int kTermSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+const int kCrashSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+int64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+int64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::vector<ClockSample> sample_clocks(int n) {
+  std::vector<ClockSample> v;
+  for (int i = 0; i < n; ++i) {
+    ClockSample s;
+    uint64_t c = 0;
+    s.real_before_ns = realtime_ns();
+    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) continue;
+    s.real_after_ns = realtime_ns();
+    s.cupti_ns = static_cast<int64_t>(c);
+    v.push_back(s);
+  }
+  return v;
+}
+
+// ---- the buffer path (CUPTI worker thread) ---------------------------------------------------
+
+uint32_t intern_locked(const std::string& s) {
+  auto [it, inserted] = g_name_by_str.emplace(s, static_cast<uint32_t>(g_trace.strings.size()));
+  if (inserted) g_trace.strings.push_back(s);
+  return it->second;
+}
+
+// Kernel names repeat by pointer (CUPTI keeps one string per function); the string compare
+// guards against a pointer reused after a module unload.
+uint32_t kernel_name_locked(const char* p) {
+  if (!p) return intern_locked("<unnamed kernel>");
+  auto it = g_name_by_ptr.find(p);
+  if (it != g_name_by_ptr.end() && g_trace.strings[it->second] == p) return it->second;
+  uint32_t id = intern_locked(p);
+  g_name_by_ptr[p] = id;
+  return id;
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  uint8_t* b = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_free.empty()) {
+      b = g_free.back();
+      g_free.pop_back();
+    }
+  }
+  if (!b) b = static_cast<uint8_t*>(std::aligned_alloc(kAlign, kBufferBytes));
+  *buffer = b;
+  *size = b ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void copy_record_locked(const CUpti_Activity* r) {
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
+      KernelRec o;
+      o.start = k->start;
+      o.end = k->end;
+      o.name = kernel_name_locked(k->name);
+      o.correlation = k->correlationId;
+      o.device = k->deviceId;
+      o.context = k->contextId;
+      o.stream = k->streamId;
+      o.grid[0] = k->gridX, o.grid[1] = k->gridY, o.grid[2] = k->gridZ;
+      o.block[0] = k->blockX, o.block[1] = k->blockY, o.block[2] = k->blockZ;
+      o.registers = k->registersPerThread;
+      o.static_smem = static_cast<uint32_t>(k->staticSharedMemory);
+      o.dynamic_smem = static_cast<uint32_t>(k->dynamicSharedMemory);
+      o.graph_id = k->graphId;
+      o.graph_node_id = k->graphNodeId;
+      g_trace.kernels.push_back(o);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
+      CopyRec o;
+      o.start = m->start;
+      o.end = m->end;
+      o.bytes = m->bytes;
+      o.correlation = m->correlationId;
+      o.device = m->deviceId;
+      o.context = m->contextId;
+      o.stream = m->streamId;
+      o.graph_id = m->graphId;
+      o.copy_kind = m->copyKind;
+      o.src_kind = m->srcKind;
+      o.dst_kind = m->dstKind;
+      g_trace.copies.push_back(o);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
+      CopyRec o;
+      o.start = m->start;
+      o.end = m->end;
+      o.bytes = m->bytes;
+      o.correlation = m->correlationId;
+      o.device = m->deviceId;
+      o.context = m->contextId;
+      o.stream = m->streamId;
+      o.graph_id = m->graphId;
+      o.dst_kind = static_cast<uint8_t>(m->memoryKind);
+      o.is_memset = true;
+      o.value = m->value;
+      g_trace.copies.push_back(o);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
+      g_trace.apis.push_back(ApiRec{a->start, a->end, a->cbid, a->correlationId, a->processId, a->threadId,
+                                    r->kind == CUPTI_ACTIVITY_KIND_DRIVER});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(r);
+      g_trace.syncs.push_back(
+          SyncRec{s->start, s->end, s->correlationId, s->contextId, s->streamId, static_cast<uint32_t>(s->type)});
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(r);
+      MarkerRec o;
+      o.ts = m->timestamp;
+      o.id = m->id;
+      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) o.flags |= MarkerRec::Instant;
+      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) o.flags |= MarkerRec::Start;
+      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) o.flags |= MarkerRec::End;
+      if (m->name && (o.flags & (MarkerRec::Start | MarkerRec::Instant))) o.name = intern_locked(m->name);
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        o.pid = m->objectId.pt.processId;
+        o.tid = m->objectId.pt.threadId;
+      }
+      g_trace.markers.push_back(o);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+      auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(r);
+      uint32_t tid = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : 0;
+      g_trace.overheads.push_back(OverheadRec{o->start, o->end, static_cast<uint32_t>(o->overheadKind), tid});
+      return;
+    }
+    default:
+      ++g_stats.unknown_records;
+      return;
+  }
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
+  const int64_t t0 = mono_ns();
+  size_t dropped = 0;
+  cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
+  std::lock_guard<std::mutex> lk(g_mu);
+  CUpti_Activity* r = nullptr;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+    copy_record_locked(r);
+    ++g_stats.records;
+  }
+  ++g_stats.buffers;
+  g_stats.dropped += dropped;
+  if (buffer) g_free.push_back(buffer);
+  g_stats.callback_ns += static_cast<uint64_t>(mono_ns() - t0);
+}
+
+// ---- API selection ----------------------------------------------------------------------------
+
+// The calls that create GPU work, move memory, block the host or build graphs: what step,
+// launch and sync analyses read. Every other call (cudaGetDevice, cudaGetLastError, ...) is
+// frequent and carries nothing goblin analyses, so it is not recorded unless GOBLIN_CUPTI_API=all.
+bool wanted_api(const char* name) {
+  static const char* const keys[] = {
+      "Launch",      "Memcpy",           "Memset",      "Synchronize",  "EventRecord", "EventQuery", "StreamWaitEvent",
+      "StreamQuery", "GraphInstantiate", "GraphUpload", "BeginCapture", "EndCapture",  "Malloc",     "Free",
+      "MemAlloc",    "MemFree",          "HostAlloc",   "ModuleLoad",   "LibraryLoad"};
+  for (const char* k : keys)
+    if (std::strstr(name, k)) return true;
+  return false;
+}
+
+int enable_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind) {
+  if (g_api_mode == "all") return cuptiActivityEnable(kind) == CUPTI_SUCCESS ? -1 : 0;
+  int n = 0;
+  for (uint32_t cbid = 1; cbid < size; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) continue;
+    if (!wanted_api(name)) continue;
+    CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 1)
+                                                          : cuptiActivityEnableDriverApi(cbid, 1);
+    if (r == CUPTI_SUCCESS) ++n;
+  }
+  if (n == 0) return cuptiActivityEnable(kind) == CUPTI_SUCCESS ? -1 : 0;  // no fine-grained control
+  return n;
+}
+
+// ---- writing ------------------------------------------------------------------------------------
+
+std::string strip_version(const char* name) {
+  std::string s(name);
+  size_t p = s.rfind("_v");
+  if (p != std::string::npos && p + 2 < s.size() && s.find_first_not_of("0123456789", p + 2) == std::string::npos)
+    s.resize(p);
+  return s;
+}
+
+std::string read_small(const char* path) {
+  std::string s;
+  FILE* f = std::fopen(path, "rb");
+  if (!f) return s;
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  s.assign(buf, n);
+  return s;
+}
+
+// Devices from the driver (already loaded: it loaded us). Through dlsym so the library has no
+// link-time dependency on libcuda.
+void query_devices(Trace& t) {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!h) return;
+  auto count = reinterpret_cast<CUresult (*)(int*)>(dlsym(h, "cuDeviceGetCount"));
+  auto get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(dlsym(h, "cuDeviceGet"));
+  auto name = reinterpret_cast<CUresult (*)(char*, int, CUdevice)>(dlsym(h, "cuDeviceGetName"));
+  auto mem = reinterpret_cast<CUresult (*)(size_t*, CUdevice)>(dlsym(h, "cuDeviceTotalMem_v2"));
+  auto attr = reinterpret_cast<CUresult (*)(int*, CUdevice_attribute, CUdevice)>(dlsym(h, "cuDeviceGetAttribute"));
+  auto drv = reinterpret_cast<CUresult (*)(int*)>(dlsym(h, "cuDriverGetVersion"));
+  int v = 0;
+  if (drv && drv(&v) == CUDA_SUCCESS) t.versions["cuda_driver"] = std::to_string(v);
+  int n = 0;
+  if (!count || !get || count(&n) != CUDA_SUCCESS) return;
+  for (int i = 0; i < n; ++i) {
+    CUdevice d;
+    if (get(&d, i) != CUDA_SUCCESS) continue;
+    DeviceRec r;
+    r.id = static_cast<uint32_t>(i);
+    char buf[256] = {0};
+    if (name && name(buf, sizeof buf - 1, d) == CUDA_SUCCESS) r.name = buf;
+    size_t bytes = 0;
+    if (mem && mem(&bytes, d) == CUDA_SUCCESS) r.total_memory = bytes;
+    if (attr) {
+      attr(&r.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+      attr(&r.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+      attr(&r.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
+      attr(&r.warp_size, CU_DEVICE_ATTRIBUTE_WARP_SIZE, d);
+    }
+    t.devices.push_back(r);
+  }
+}
+
+// The display driver's version string ("580.159.04") from NVML, when present.
+std::string nvml_driver_version() {
+  void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return "";
+  auto init = reinterpret_cast<int (*)()>(dlsym(h, "nvmlInit_v2"));
+  auto ver = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(h, "nvmlSystemGetDriverVersion"));
+  auto down = reinterpret_cast<int (*)()>(dlsym(h, "nvmlShutdown"));
+  std::string out;
+  if (init && ver && init() == 0) {
+    char buf[96] = {0};
+    if (ver(buf, sizeof buf - 1) == 0) out = buf;
+    if (down) down();
+  }
+  return out;
+}
+
+// Lines "key<TAB>json" that goblin's Python hook wrote for this process (step_time_seconds,
+// tokens_per_sec): top-level entries of the trace, as torch.profiler's add_metadata_json makes
+// them. Keys are checked to be identifiers; values are the hook's json.dumps output.
+void splice_workload_metadata(Trace& t) {
+  std::string path = g_dir + "/goblin_meta_" + std::to_string(t.pid) + ".tsv";
+  std::string text = read_small(path.c_str());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    size_t tab = line.find('\t');
+    if (tab == 0 || tab == std::string::npos || tab + 1 >= line.size()) continue;
+    std::string key = line.substr(0, tab);
+    if (key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+      continue;
+    if (key == "goblin_tracer" || key == "traceEvents" || key == "deviceProperties") continue;
+    t.metadata_json[key] = line.substr(tab + 1);
+  }
+}
+
+std::string json_str(const std::string& s) {
+  std::string o;
+  append_json_string(o, s);
+  return o;
+}
+
+bool write_trace(const char* reason) {
+  int expected = 1;
+  if (!g_state.compare_exchange_strong(expected, 2)) {
+    // Another path (signal watcher or atexit) is writing: wait for it so exit() does not cut
+    // the file short; never longer than 60 s.
+    for (int i = 0; i < 6000 && g_state.load() == 2; ++i) usleep(10'000);
+    return g_state.load() == 3;
+  }
+  const int64_t t0 = mono_ns();
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const int64_t t_flushed = mono_ns();
+  Trace t;
+  Stats st;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    t = std::move(g_trace);
+    st = g_stats;
+  }
+  t.pid = static_cast<uint32_t>(getpid());
+  std::string comm = read_small("/proc/self/comm");
+  while (!comm.empty() && (comm.back() == '\n' || comm.back() == '\0')) comm.pop_back();
+  t.process_name = comm;
+  std::string cmdline = read_small("/proc/self/cmdline");
+  for (auto& c : cmdline)
+    if (c == '\0') c = ' ';
+  while (!cmdline.empty() && cmdline.back() == ' ') cmdline.pop_back();
+  if (cmdline.size() > 1000) cmdline.resize(1000);
+
+  std::vector<ClockSample> samples = g_clock_start;
+  t.clock = align_clocks(samples);
+  ClockAlignment at_exit = align_clocks(sample_clocks(5));
+  for (const auto& a : t.apis) {
+    uint64_t key = api_key(a.driver, a.cbid);
+    if (t.api_names.count(key)) continue;
+    const char* name = nullptr;
+    CUpti_CallbackDomain dom = a.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (cuptiGetCallbackName(dom, a.cbid, &name) == CUPTI_SUCCESS && name) t.api_names[key] = strip_version(name);
+  }
+  query_devices(t);
+  uint32_t cupti_v = 0;
+  if (cuptiGetVersion(&cupti_v) == CUPTI_SUCCESS) t.versions["cupti"] = std::to_string(cupti_v);
+  t.versions["cuda_built_with"] = std::to_string(CUDA_VERSION);
+  t.versions["goblin_tracer"] = kTracerVersion;
+  std::string drv = nvml_driver_version();
+  if (!drv.empty()) t.versions["nvidia_driver"] = drv;
+
+  // Overhead CUPTI reported about itself, summed per kind.
+  std::map<std::string, uint64_t> overhead;
+  for (const auto& o : t.overheads)
+    if (o.end >= o.start) overhead[overhead_kind_name(o.kind)] += o.end - o.start;
+  std::string ov = "{";
+  for (const auto& [k, v] : overhead) ov += (ov.size() > 1 ? "," : "") + json_str(k) + ":" + std::to_string(v);
+  ov += "}";
+  char clk[256];
+  std::snprintf(clk, sizeof clk,
+                "{\"method\":\"CUPTI timestamp bracketed by CLOCK_REALTIME, tightest of %d samples at start\","
+                "\"offset_ns\":%lld,\"uncertainty_ns\":%lld,\"drift_at_exit_ns\":%lld}",
+                t.clock.samples, static_cast<long long>(t.clock.offset_ns),
+                static_cast<long long>(t.clock.uncertainty_ns),
+                static_cast<long long>(at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0));
+  std::string meta = "{\"name\":" + json_str(kTracerName) + ",\"version\":" + json_str(kTracerVersion) +
+                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) +
+                     ",\"command\":" + json_str(cmdline) + ",\"buffers\":" + std::to_string(st.buffers) +
+                     ",\"records\":" + std::to_string(st.records) +
+                     ",\"dropped_records\":" + std::to_string(st.dropped) +
+                     ",\"unknown_records\":" + std::to_string(st.unknown_records) +
+                     ",\"buffer_callback_ns\":" + std::to_string(st.callback_ns) +
+                     ",\"exit_flush_ns\":" + std::to_string(t_flushed - t0) + ",\"cupti_overhead_ns\":" + ov +
+                     ",\"clock\":" + clk + "}";
+  t.metadata_json["goblin_tracer"] = meta;
+  splice_workload_metadata(t);
+
+  mkdir(g_dir.c_str(), 0777);
+  std::string final_path = g_dir + "/goblin_cupti_" + std::to_string(t.pid) + ".json.gz";
+  std::string tmp = g_dir + "/.goblin_cupti_" + std::to_string(t.pid) + ".json.gz.tmp";
+  gzFile gz = gzopen(tmp.c_str(), "wb1");
+  bool ok = gz != nullptr;
+  WriteStats ws;
+  if (ok) {
+    ws = write_kineto(t, [&](std::string_view s) {
+      if (ok && !s.empty() && gzwrite(gz, s.data(), static_cast<unsigned>(s.size())) <= 0) ok = false;
+    });
+    if (gzclose(gz) != Z_OK) ok = false;
+  }
+  if (ok) ok = std::rename(tmp.c_str(), final_path.c_str()) == 0;
+  if (!ok) std::remove(tmp.c_str());
+  if (g_verbose || !ok)
+    std::fprintf(
+        stderr,
+        "goblin-cupti: %s %s (%llu kernels, %llu copies, %llu API calls, %llu ranges, %llu dropped, %.1f ms at %s)\n",
+        ok ? "wrote" : "FAILED to write", final_path.c_str(), (unsigned long long)ws.kernels,
+        (unsigned long long)ws.copies, (unsigned long long)ws.apis, (unsigned long long)ws.ranges,
+        (unsigned long long)st.dropped, double(mono_ns() - t0) / 1e6, reason);
+  g_state.store(ok ? 3 : 4);
+  return ok;
+}
+
+void at_exit() {
+  if (getpid() != g_owner) return;  // a forked child (DataLoader worker): not ours to write
+  write_trace("exit");
+}
+
+void on_fork_child() {
+  // The child has no CUPTI worker thread and no watcher: it must never try to flush.
+  g_state.store(5);
+}
+
+// ---- signals ------------------------------------------------------------------------------------
+
+bool is_term(int sig) {
+  for (int s : kTermSignals)
+    if (s == sig) return true;
+  return false;
+}
+
+void reraise(int sig) {
+  sigaction(sig, &g_prev[sig], nullptr);
+  raise(sig);  // pending until this handler returns, then the previous disposition acts
+}
+
+// Async-signal-safe: getpid, write, nanosleep, sigaction, raise and atomics only. The flush and
+// the file writing happen on the watcher thread.
+void on_signal(int sig, siginfo_t* info, void* uctx) {
+  const struct sigaction& prev = g_prev[sig];
+  const bool prev_is_fn = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
+                                                       : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
+  if (getpid() != g_owner || g_state.load() != 1) {
+    reraise(sig);
+    return;
+  }
+  if (is_term(sig)) {
+    if (prev_is_fn) {
+      // The program handles this signal itself (Python's SIGINT → KeyboardInterrupt): it decides
+      // whether to exit, and exit() writes the trace through atexit.
+      if (prev.sa_flags & SA_SIGINFO)
+        prev.sa_sigaction(sig, info, uctx);
+      else
+        prev.sa_handler(sig);
+      return;
+    }
+    if (prev.sa_handler == SIG_IGN) return;
+  }
+  // Default disposition (the process is about to end) or a crash: the watcher writes the trace.
+  int expected = 0;
+  if (g_signal.compare_exchange_strong(expected, sig)) {
+    char b = static_cast<char>(sig);
+    ssize_t w = write(g_pipe[1], &b, 1);
+    (void)w;
+  }
+  if (is_term(sig)) {
+    // Return at once: this thread may hold a driver lock the flush needs. The program runs on
+    // until the watcher has written the trace and re-sends the signal with its old disposition.
+    return;
+  }
+  // A crash cannot run on (SIGSEGV would fault again, abort() re-raises): wait here, bounded.
+  timespec ten_ms{0, 10'000'000};
+  for (int i = 0; i < 3000; ++i) {  // at most 30 s, then die regardless
+    int s = g_state.load();
+    if (s == 3 || s == 4) break;
+    nanosleep(&ten_ms, nullptr);
+  }
+  reraise(sig);
+}
+
+void* watcher(void*) {
+  char b = 0;
+  while (true) {
+    ssize_t n = read(g_pipe[0], &b, 1);
+    if (n == 1) break;
+    if (n < 0 && errno == EINTR) continue;
+    return nullptr;
+  }
+  const int sig = static_cast<int>(b);
+  char reason[32];
+  std::snprintf(reason, sizeof reason, "signal %d", sig);
+  write_trace(reason);
+  if (is_term(sig)) {
+    sigaction(sig, &g_prev[sig], nullptr);  // default disposition (checked in on_signal)
+    kill(getpid(), sig);
+  }
+  return nullptr;
+}
+
+void install_signals() {
+  if (pipe(g_pipe) != 0) return;
+  fcntl(g_pipe[0], F_SETFD, FD_CLOEXEC);
+  fcntl(g_pipe[1], F_SETFD, FD_CLOEXEC);
+  // The watcher blocks every signal so a process-directed signal never lands on it (it would
+  // then wait for itself).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t th;
+  int rc = pthread_create(&th, nullptr, watcher, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) return;
+  pthread_detach(th);
+  auto install = [](int sig) {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, &g_prev[sig]);
+  };
+  for (int s : kTermSignals) install(s);
+  for (int s : kCrashSignals) install(s);
+}
+
+}  // namespace
+}  // namespace goblin::tracer
+
+using namespace goblin::tracer;
+
+// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library.
+GOBLIN_EXPORT int InitializeInjection(void) {
+  static std::atomic<bool> once{false};
+  if (once.exchange(true)) return 1;
+  g_owner = getpid();
+  if (const char* d = std::getenv("GOBLIN_CUPTI_DIR"); d && *d) g_dir = d;
+  if (const char* v = std::getenv("GOBLIN_CUPTI_VERBOSE"); v && *v == '1') g_verbose = true;
+  if (const char* a = std::getenv("GOBLIN_CUPTI_API"); a && std::strcmp(a, "all") == 0) g_api_mode = "all";
+  auto fail = [](const char* what, CUptiResult r) {
+    const char* s = nullptr;
+    cuptiGetResultString(r, &s);
+    std::fprintf(stderr, "goblin-cupti: %s failed (%s); tracing is off for this process\n", what, s ? s : "?");
+    return 1;  // the program runs on untraced
+  };
+  g_clock_start = sample_clocks(8);
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
+    return fail("cuptiActivityRegisterCallbacks", r);
+  const CUpti_ActivityKind kinds[] = {
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD};
+  for (auto k : kinds)
+    if (CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
+  enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
+  enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+  g_state.store(1);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  std::atexit(at_exit);
+  install_signals();
+  return 1;
+}
+
+// NVTX_INJECTION64_PATH may name this library too (one path for both variables): NVTX calls
+// this, and CUPTI's own NVTX handler turns ranges into CUPTI_ACTIVITY_KIND_MARKER records.
+GOBLIN_EXPORT int InitializeInjectionNvtx2(void* get_export_table) {
+  void* h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (!h) h = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!h) return 0;
+  auto fn = reinterpret_cast<int (*)(void*)>(dlsym(h, "InitializeInjectionNvtx2"));
+  return fn ? fn(get_export_table) : 0;
+}
