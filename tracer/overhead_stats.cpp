@@ -43,16 +43,16 @@ int main(int argc, char** argv) {
     Json c;
     const auto& base = modes["none"];
     c["untraced_runs"] = base.size();
-    c["untraced_step_s_median"] = round_to(run::median(base), 6);
+    c["untraced_step_s_median"] = round_to(median(base), 6);
     run::NoiseFloor nf = run::aa_noise_floor(base);
     c["aa_noise_floor_pct"] = nf.available ? Json(round_to(nf.floor_pct, 2)) : Json(nullptr);
     for (const char* m : {"cupti", "torch"}) {
       const auto& t = modes[m];
       if (t.empty() || base.empty()) continue;
-      run::Interval r = run::bootstrap_ratio(t, base);
+      ConfidenceInterval r = bootstrap_ratio(t, base);
       c[m] =
           Json{{"runs", t.size()},
-               {"step_s_median", round_to(run::median(t), 6)},
+               {"step_s_median", round_to(median(t), 6)},
                {"ratio_to_untraced", run::interval_to_json(r)},
                {"overhead_pct", round_to(100 * (r.point - 1), 2)},
                {"overhead_pct_95ci", Json::array({round_to(100 * (r.low - 1), 2), round_to(100 * (r.high - 1), 2)})}};

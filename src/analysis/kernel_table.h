@@ -1,4 +1,4 @@
-// Kernel table (seed 002 / SGLang triage): one row per canonical GPU-op name with its category,
+// Kernel table (SGLang's triage workflow): one row per canonical GPU-op name with its category,
 // library family, time, share, launch statistics, exposed/hidden time, and the CPU op and
 // Python location that launched it.
 //

@@ -1,4 +1,4 @@
-// Overlap-opportunity and fuse-opportunity tables (seed 002 / SGLang triage), computed from the
+// Overlap-opportunity and fuse-opportunity tables (SGLang's triage workflow), computed from the
 // kernel table, the exposure sweep and the launch attribution. Thresholds and texts are data:
 // data/overlap_heuristics.yaml and data/fusion_patterns.yaml (formulas documented there).
 #pragma once
@@ -37,7 +37,7 @@ struct OverlapRow {
   std::string kernel, category, family, weight_class;
   Priority priority = Priority::P5;
   std::string verdict;    // "try overlap", "try fusion", ...
-  std::string next_step;  // overlap | fusion | library_tuning | kernel_swap | none (seed 002 reviewer rule)
+  std::string next_step;  // overlap | fusion | library_tuning | kernel_swap | none (the triage skill's reviewer rule)
   std::string recommendation;
   double exclusive_pct = 0, hidden_pct = 0, share_pct = 0, score = 0;
   int64_t total_ns = 0, exposed_ns = 0, hidden_ns = 0, launches = 0;

@@ -1,4 +1,4 @@
-// RunMetrics (seed 001's fields, done properly): what one run measured, from one trace or a run
+// RunMetrics (the audit agent's fields, docs/metrics.md): what one run measured, from one trace or a run
 // directory (trace + telemetry + metadata). `goblin metrics --json` prints run_metrics_to_json;
 // `goblin compare` reads it back with run_metrics_from_json.
 #pragma once

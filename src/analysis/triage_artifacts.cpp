@@ -285,7 +285,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
          std::to_string(f.occurrences) + " | " + md_cell(f.candidate, 80) + " | " + md_cell(f.evidence, 140) + " |\n";
   }
   if (r.fuse.empty()) s += "| – | no pattern of data/fusion_patterns.yaml matched | | | | | |\n";
-  // Reviewer rule (seed 002): what kind of work is next.
+  // The triage skill's reviewer rule: what kind of work is next.
   s += "\n## Next step (reviewer rule)\n\n";
   if (next_share.empty()) {
     s += "No P1–P3 row: nothing with clear headroom; look at idle time and step structure (goblin metrics).\n";

@@ -1,4 +1,4 @@
-// `goblin triage`: seed 002's artifact contract over one timeline.
+// `goblin triage`: the triage artifact contract (README, docs/metrics.md) over one timeline.
 //   profile_summary.md, profile_metadata.json, kernel_table.json, overlap_opportunities.json,
 //   fuse_opportunities.json (JSON arrays), written to one directory.
 // Window: the whole trace, all devices (per-device busy/overlap figures in the summary).

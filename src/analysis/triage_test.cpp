@@ -1,5 +1,5 @@
 // Tests for the triage layer: exposure sweep line, canonical names, attribution, opportunity
-// tables, seed 002 artifacts on real fixtures, arch_match, perfetto-fix.
+// tables, triage artifacts on real fixtures, arch_match, perfetto-fix.
 #include <gtest/gtest.h>
 
 #include <filesystem>

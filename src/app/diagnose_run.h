@@ -1,5 +1,5 @@
 // goblin diagnose's whole job as one library call (the verb and the MCP `diagnose` tool share it):
-// the deterministic diagnosis of Nsight Compute kernels, seed 003's judge prompts (prompt), or the
+// the deterministic diagnosis of Nsight Compute kernels, the judge prompts (docs/hardware.md) (prompt), or the
 // validation of a judge's answer (parse_response).
 #pragma once
 #include <string>

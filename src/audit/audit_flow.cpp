@@ -58,7 +58,7 @@ std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const 
   std::vector<std::string> s;
   auto is = [&](const char* f, const Json& v) { return c.get(f) == v; };
   std::string gpu = profile && !profile->gpu_name.empty() ? profile->gpu_name : "GPU";
-  // (a) the config (seed 000's list).
+  // (a) the config (docs/audit.md lists them).
   if (is("precision", "fp32") || is("precision", "fp16"))
     s.push_back(str_of(c.get("precision")) + " training precision used on " + gpu + " instead of bf16 mixed precision");
   if (is("attention_impl", "eager")) s.push_back("naive eager attention on " + gpu);

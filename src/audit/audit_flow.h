@@ -1,4 +1,4 @@
-// The audit trajectory (seed 000): parse_config → profile_run → query_kb (symptoms from BOTH the
+// The audit trajectory (docs/audit.md): parse_config → profile_run → query_kb (symptoms from BOTH the
 // config and the waste budget) → propose_patch → benchmark before and after as a pair
 // (Runner::bench_pair: interleaved on the live runner, blocks on the replay) → compare_runs.
 // One code path for every Runner: `goblin audit --replay DIR` passes a ReplayRunner, the live
@@ -51,7 +51,7 @@ struct AuditOutcome {
   std::optional<Error> error;  // a step failed: the outcome holds what was done before it
 };
 
-// Symptom strings for the kb query: one per non-optimal config field (seed 000's list) and one per
+// Symptom strings for the kb query: one per non-optimal config field (docs/audit.md lists them) and one per
 // non-zero waste bucket of the profile.
 std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const RunMetrics* profile);
 

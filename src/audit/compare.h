@@ -1,4 +1,4 @@
-// compare (seed 000's compare_runs): the final Report of an audit from the BEFORE and AFTER
+// compare (the audit's compare_runs step (docs/audit.md)): the final Report of an audit from the BEFORE and AFTER
 // measurements and the patch. Speedup actual vs predicted, per-metric deltas, both waste budgets,
 // the findings (footguns, profiler left on, low evidence coverage) and the validity footer.
 // The Report is JSON (fields below, documented in docs/audit.md); report.h renders it as text,
@@ -57,7 +57,7 @@ struct CompareOptions {
   std::string run_order;  // one letter per run, A = before, B = after ("" when not known)
   // The profiled run of the BEFORE config (the audit's profile_run), when the BEFORE side is an
   // unprofiled bench. It gives the report the before waste budget (labelled as profiled) and the
-  // profiler perturbation: profiled step time against the unprofiled one (issue 5: state it when
+  // profiler perturbation: profiled step time against the unprofiled one (docs/live.md: state it when
   // it exceeds 10 %).
   std::optional<RunMetrics> profiled_before;
 };

@@ -1,4 +1,4 @@
-// The patch policy (seed 000's propose_patch): rules whose detect holds are applied to the
+// The patch policy (the audit's propose_patch step (docs/audit.md)): rules whose detect holds are applied to the
 // WorkloadConfig, conflicts on one field are resolved in a documented order, recovery is capped
 // per waste bucket. Writing the edit into the user's file and the diff are the config module's
 // (config/config_editor.h, config/unified_diff.h).
@@ -19,7 +19,7 @@ struct PatchOptions {
 };
 
 struct PatchOutcome {
-  Json result;               // seed 000's Patch: new_config, diff, rationale, speedups, confidence...
+  Json result;               // the Patch of docs/audit.md: new_config, diff, rationale, speedups, confidence...
   std::string patched_text;  // the patched file (unredacted: it is the user's own file)
   config::WorkloadConfig new_config;
 };

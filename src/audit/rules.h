@@ -1,5 +1,5 @@
 // The rule base (data/rules/*.yaml): loading, linting, evaluation against a WorkloadConfig and
-// measured evidence (RunMetrics), and offline BM25 retrieval (seed 000's query_rocm_kb).
+// measured evidence (RunMetrics), and offline BM25 retrieval (the audit's query_rocm_kb step (docs/audit.md)).
 #pragma once
 #include <map>
 #include <optional>

@@ -1,5 +1,5 @@
 // How the audit gets measurements: a Runner profiles or benchmarks a WorkloadConfig and returns
-// RunMetrics. The replay runner (recorded artefacts) and the live runner (src/run/, issue 5) sit
+// RunMetrics. The replay runner (recorded artefacts) and the live runner (src/run/, docs/live.md) sit
 // behind this one interface so `goblin audit` takes the same code path either way.
 #pragma once
 #include <optional>
@@ -35,9 +35,9 @@ struct PairBench {
 class Runner {
  public:
   virtual ~Runner() = default;
-  // Short profiled run (seed 000's profile_run): RunMetrics with a waste budget.
+  // Short profiled run (the audit's profile_run step (docs/audit.md)): RunMetrics with a waste budget.
   virtual Result<RunMetrics> profile(const config::WorkloadConfig& config) = 0;
-  // Benchmark run (seed 000's benchmark) of `config`: the original or the patched config.
+  // Benchmark run (the audit's benchmark step (docs/audit.md)) of `config`: the original or the patched config.
   virtual Result<RunMetrics> bench(const config::WorkloadConfig& config) = 0;
   // Benchmark the original and the patched config as a pair. The default benches them in blocks
   // (bench(before), then bench(after)), returns no per-run samples and says interleaved = false;

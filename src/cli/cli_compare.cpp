@@ -12,40 +12,43 @@ void register_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compare",
       "The final Report: speedup actual vs predicted, metric deltas, waste budgets, findings, validity footer");
-  static std::string before, after, patch, out, workload, profiled;
-  static bool json = false;
-  cmd->add_option("BEFORE", before, "RunMetrics JSON of the baseline (goblin metrics --json or goblin bench --json)")
+  struct Opts {
+    std::string before, after, patch, out, workload, profiled;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("BEFORE", o->before, "RunMetrics JSON of the baseline (goblin metrics --json or goblin bench --json)")
       ->required();
-  cmd->add_option("AFTER", after, "RunMetrics JSON of the patched run (same shapes)")->required();
-  cmd->add_option("--patch", patch, "the patch (goblin patch --json)")->required();
-  cmd->add_option("--profiled-before", profiled,
+  cmd->add_option("AFTER", o->after, "RunMetrics JSON of the patched run (same shapes)")->required();
+  cmd->add_option("--patch", o->patch, "the patch (goblin patch --json)")->required();
+  cmd->add_option("--profiled-before", o->profiled,
                   "RunMetrics of a profiled run of the BEFORE config (goblin profile's metrics.json): gives the "
                   "report BEFORE's waste budget when BEFORE is an unprofiled bench, and the profiler perturbation");
-  cmd->add_option("--workload", workload, "workload name for the report (default: the config's model_name)");
-  cmd->add_option("-o,--output", out, "write report.json, report.md, report.html into this directory");
-  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
-  cmd->callback([] {
-    run_verb(json, [] {
+  cmd->add_option("--workload", o->workload, "workload name for the report (default: the config's model_name)");
+  cmd->add_option("-o,--output", o->out, "write report.json, report.md, report.html into this directory");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&] {
       VerbResult r;
-      auto b = audit::load_run_input(before);
+      auto b = audit::load_run_input(o->before);
       if (!b) {
         r.error = b.error();
         return r;
       }
-      auto a = audit::load_run_input(after);
+      auto a = audit::load_run_input(o->after);
       if (!a) {
         r.error = a.error();
         return r;
       }
-      auto p = audit::load_patch_file(patch);
+      auto p = audit::load_patch_file(o->patch);
       if (!p) {
         r.error = p.error();
         return r;
       }
       audit::CompareOptions opt;
-      opt.workload_name = workload;
-      if (!profiled.empty()) {
-        auto pm = audit::load_run_input(profiled);
+      opt.workload_name = o->workload;
+      if (!o->profiled.empty()) {
+        auto pm = audit::load_run_input(o->profiled);
         if (!pm) {
           r.error = pm.error();
           return r;
@@ -59,9 +62,9 @@ void register_compare(CLI::App& app) {
       }
       r.result = *rep;
       r.human = audit::report_text(*rep);
-      if (!out.empty()) {
+      if (!o->out.empty()) {
         std::vector<std::string> written;
-        Status s = audit::write_report_files(*rep, out, &written);
+        Status s = audit::write_report_files(*rep, o->out, &written);
         if (!s) {
           r.error = s.error();
           return r;

@@ -1,4 +1,5 @@
-// goblin kb lint | query SYMPTOM... | show ID | list : the cited rule base (seed 000's query_rocm_kb).
+// goblin kb lint | query SYMPTOM... | show ID | list : the cited rule base (audit/rules.h; the
+// audit's query_kb step, docs/audit.md).
 #include <functional>
 #include <sstream>
 
@@ -30,12 +31,17 @@ void on_rule_base(CLI::App* cmd, bool& json, std::function<void(const audit::Rul
 void register_kb(CLI::App& app) {
   auto* kb = app.add_subcommand("kb", "The cited rule base: lint, query, show, list");
   kb->require_subcommand(1);
-  static bool json = false;
-  static std::vector<std::string> symptoms;
-  static int top_k = 5;
-  static std::string id;
+  struct Opts {
+    bool json = false;
+    std::vector<std::string> symptoms;
+    int top_k = 5;
+    std::string id;
+  };
+  // CLI11 binds options by reference: each subcommand's body holds `o`, so it lives as long as
+  // the command tree.
+  auto o = std::make_shared<Opts>();
   auto* lint = kb->add_subcommand("lint", "Check every rule (schema, citations, fields, detect not always-true)");
-  on_rule_base(lint, json, [](const audit::RuleBase& base, VerbResult& r) {
+  on_rule_base(lint, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     auto problems = audit::lint_rules(base);
     r.result["rules"] = base.rules.size();
     r.result["problems"] = Json::array();
@@ -51,15 +57,15 @@ void register_kb(CLI::App& app) {
   });
   auto* query =
       kb->add_subcommand("query", "Offline BM25 search over rule text; several symptoms = deduplicated union");
-  query->add_option("SYMPTOM", symptoms, "symptom strings")->required();
-  query->add_option("--top-k", top_k, "hits per symptom (default 5)");
-  on_rule_base(query, json, [](const audit::RuleBase& base, VerbResult& r) {
-    if (top_k < 1) {
+  query->add_option("SYMPTOM", o->symptoms, "symptom strings")->required();
+  query->add_option("--top-k", o->top_k, "hits per symptom (default 5)");
+  on_rule_base(query, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
+    if (o->top_k < 1) {
       r.error = make_error(ErrorKind::Usage, "--top-k must be at least 1");
       return;
     }
-    auto hits = audit::kb_query(base, symptoms, top_k);
-    r.result["queries"] = symptoms;
+    auto hits = audit::kb_query(base, o->symptoms, o->top_k);
+    r.result["queries"] = o->symptoms;
     r.result["hits"] = Json::array();
     std::ostringstream os;
     for (const auto& h : hits) {
@@ -71,18 +77,18 @@ void register_kb(CLI::App& app) {
     r.human = os.str();
   });
   auto* show = kb->add_subcommand("show", "Print one rule");
-  show->add_option("ID", id, "rule id")->required();
-  on_rule_base(show, json, [](const audit::RuleBase& base, VerbResult& r) {
-    const audit::Rule* rule = base.find(id);
+  show->add_option("ID", o->id, "rule id")->required();
+  on_rule_base(show, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
+    const audit::Rule* rule = base.find(o->id);
     if (!rule) {
-      r.error = make_error(ErrorKind::NotFound, "no rule '" + id + "' (see `goblin kb list`)");
+      r.error = make_error(ErrorKind::NotFound, "no rule '" + o->id + "' (see `goblin kb list`)");
       return;
     }
     r.result = audit::rule_to_json(*rule);
     r.human = r.result.dump(2);
   });
   auto* list = kb->add_subcommand("list", "List every rule");
-  on_rule_base(list, json, [](const audit::RuleBase& base, VerbResult& r) {
+  on_rule_base(list, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     std::ostringstream os;
     r.result = Json::array();
     for (const auto& rule : base.rules) {

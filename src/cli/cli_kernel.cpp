@@ -1,4 +1,4 @@
-// goblin kernel init|bench|profile|plan|record|status|mask|unmask: seed 004's kernel
+// goblin kernel init|bench|profile|plan|record|status|mask|unmask: the kernel
 // optimization workspace. Each verb parses its options, calls one function of src/kernel and
 // renders the result.
 #include <sstream>

@@ -1,4 +1,5 @@
-// goblin parse-config FILE [--json]: seed 000's parse_config tool.
+// goblin parse-config FILE [--json]: config::parse_config_file (config/workload_config.h), the
+// audit's parse_config step (docs/audit.md).
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "config/workload_config.h"
@@ -8,14 +9,17 @@ void register_parse_config(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "parse-config",
       "Read a workload config (HF-style YAML/JSON, Python training script, env file) into a WorkloadConfig");
-  static std::string file;
-  static bool json = false;
-  cmd->add_option("FILE", file, "config file: .yaml/.yml, .json, .py, .env/.sh")->required();
-  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
-  cmd->callback([] {
-    run_verb(json, [] {
+  struct Opts {
+    std::string file;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE", o->file, "config file: .yaml/.yml, .json, .py, .env/.sh")->required();
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&] {
       VerbResult r;
-      auto c = config::parse_config_file(file);
+      auto c = config::parse_config_file(o->file);
       if (!c) {
         r.error = c.error();
         return r;

@@ -13,21 +13,26 @@ void register_patch(CLI::App& app) {
   cmd->footer(help_footer_with_examples(
       "  goblin patch cfg.yaml --rules all --metrics prof/metrics.json    patch + predicted speedup\n"
       "  goblin patch train.py --rules precision.bf16_amp_over_fp32 -o patched.py\n"));
-  static std::string config, metrics, out, vendor;
-  static std::vector<std::string> rules;
-  static bool json = false;
-  cmd->add_option("CONFIG", config, "config file (YAML, JSON, Python, env)")->required();
-  cmd->add_option("--rules", rules, "rule ids (comma-separated), or `all`")->delimiter(',')->required();
-  cmd->add_option("--metrics", metrics, "RunMetrics JSON (goblin metrics --json) for evidence and the speedup range");
-  cmd->add_option("--vendor", vendor, "amd | nvidia, when no metrics say it")->check(CLI::IsMember({"amd", "nvidia"}));
-  cmd->add_option("-o,--output", out, "write the patched file here");
-  cmd->add_flag("--json", json, "print the {ok, result, error} envelope");
-  cmd->callback([] {
-    run_verb(json, [] {
+  struct Opts {
+    std::string config, metrics, out, vendor;
+    std::vector<std::string> rules;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("CONFIG", o->config, "config file (YAML, JSON, Python, env)")->required();
+  cmd->add_option("--rules", o->rules, "rule ids (comma-separated), or `all`")->delimiter(',')->required();
+  cmd->add_option("--metrics", o->metrics,
+                  "RunMetrics JSON (goblin metrics --json) for evidence and the speedup range");
+  cmd->add_option("--vendor", o->vendor, "amd | nvidia, when no metrics say it")
+      ->check(CLI::IsMember({"amd", "nvidia"}));
+  cmd->add_option("-o,--output", o->out, "write the patched file here");
+  cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
+  cmd->callback([o] {
+    run_verb(o->json, [&] {
       VerbResult r;
       std::optional<RunMetrics> m;
-      if (!metrics.empty()) {
-        auto mm = load_metrics_file(metrics);
+      if (!o->metrics.empty()) {
+        auto mm = load_metrics_file(o->metrics);
         if (!mm) {
           r.error = mm.error();
           return r;
@@ -40,22 +45,22 @@ void register_patch(CLI::App& app) {
         return r;
       }
       audit::PatchOptions opt;
-      opt.rule_ids = rules;
+      opt.rule_ids = o->rules;
       opt.metrics = m ? &*m : nullptr;
-      opt.vendor = vendor;
-      auto p = audit::make_patch(config, opt, *kb);
+      opt.vendor = o->vendor;
+      auto p = audit::make_patch(o->config, opt, *kb);
       if (!p) {
         r.error = p.error();
         return r;
       }
       r.result = p->result;
-      if (!out.empty()) {
-        Status s = write_file(out, p->patched_text);
+      if (!o->out.empty()) {
+        Status s = write_file(o->out, p->patched_text);
         if (!s) {
           r.error = s.error();
           return r;
         }
-        r.result["written_to"] = out;
+        r.result["written_to"] = o->out;
       }
       std::ostringstream os;
       os << r.result["diff"].get<std::string>();

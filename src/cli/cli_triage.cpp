@@ -1,4 +1,4 @@
-// `goblin triage TRACE -o DIR [--stage NAME] [--target-arch ARCH] [--top N] [--json]`: seed 002's
+// `goblin triage TRACE -o DIR [--stage NAME] [--target-arch ARCH] [--top N] [--json]`: the triage
 // artifact contract (profile_summary.md, profile_metadata.json, kernel_table.json,
 // overlap_opportunities.json, fuse_opportunities.json) plus a readable summary. Damaged input:
 // what was read is still analysed and written, and the exit code says malformed (5).

@@ -1,4 +1,4 @@
-// WorkloadConfig (seed 000's parse_config result): the knobs of a training/inference workload,
+// WorkloadConfig (parse_config's result, docs/audit.md): the knobs of a training/inference workload,
 // each with where it came from (file, line, byte span of the value) so a patch can edit the
 // user's own file in place.
 //
@@ -70,7 +70,7 @@ struct WorkloadConfig {
   Status set(const std::string& field, const Json& v);
 };
 
-// The config as seed 000's WorkloadConfig JSON: every field (null when unset) plus env_vars,
+// The config as the WorkloadConfig JSON of docs/audit.md: every field (null when unset) plus env_vars,
 // extras, redactions and `origins`.
 Json config_to_json(const WorkloadConfig& c, bool with_origins = true);
 // Reads it back (fields, env_vars, extras) — used when a patch JSON carries `new_config`.

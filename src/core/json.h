@@ -1,4 +1,4 @@
-// JSON output. Every `--json` result is the envelope {"ok", "result", "error"} (seed 000's
+// JSON output. Every `--json` result is the envelope {"ok", "result", "error"} (the audit agent's
 // ToolResult) so scripts and agents handle success and failure the same way.
 #pragma once
 #include <nlohmann/json.hpp>

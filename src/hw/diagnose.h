@@ -1,6 +1,6 @@
 // Kernel bottleneck diagnosis from Nsight Compute counters: a deterministic diagnosis (the two
 // strongest bottlenecks of distinct categories, each with evidence metrics and fixes), the
-// prompts of an LLM judge (seed 003: KernelAgent's diagnose module), and validation of the
+// prompts of an LLM judge (KernelAgent's diagnose module, docs/hardware.md), and validation of the
 // judge's JSON answer.
 #pragma once
 #include <optional>

@@ -20,7 +20,7 @@ struct RunOptions {
   int launches = 1;          // profiled launches
   std::string kernel_regex;  // ncu -k regex:..., on top of the NVTX filter
   std::string ncu = "ncu", rocprof = "rocprofv3";
-  bool prompt = false;  // also write seed 003's judge prompts
+  bool prompt = false;  // also write the judge prompts (docs/hardware.md)
 };
 
 // Statistics of the harness's raw samples: median latency with its 95 % bootstrap interval

@@ -1,5 +1,5 @@
 // memory/v<N>.json: one record per iteration (data/kernel/iteration.schema.json). Every read here
-// skips `masked: true` files unless asked for them (seed 004: a masked iteration is invisible to
+// skips `masked: true` files unless asked for them (docs/kernel.md: a masked iteration is invisible to
 // status, best, planning and deduplication).
 #pragma once
 #include <string>

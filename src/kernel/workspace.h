@@ -1,4 +1,4 @@
-// A kernel optimization workspace (seed 004's layout): kernel.py, memory/, plans/, profiles/,
+// A kernel optimization workspace (docs/kernel.md): kernel.py, memory/, plans/, profiles/,
 // README.md (Task Context, Hardware Spec, Roofline, Stop Conditions), workspace.json (the same
 // facts for goblin to read back) and a git repository with one commit per accepted iteration.
 #pragma once

@@ -1,6 +1,6 @@
 // Unit tests of the MCP server: framing and JSON-RPC errors, lifecycle and version negotiation,
 // tools/list schemas, the budget, the root guard (symlinks included), redaction, prompts and
-// resources, and seed 000's trajectory on the bundled H100 replay through the dispatcher.
+// resources, and the audit trajectory on the bundled H100 replay through the dispatcher.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

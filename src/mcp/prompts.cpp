@@ -1,4 +1,4 @@
-// prompts/list and prompts/get: seed 000's audit instructions for both vendors, kept as data
+// prompts/list and prompts/get: the audit instructions (docs/mcp.md) for both vendors, kept as data
 // (data/mcp/gpu_goblin_audit.md) with the session's budget filled in.
 #include "core/data.h"
 #include "mcp/server.h"

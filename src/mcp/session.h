@@ -23,7 +23,7 @@ namespace goblin::mcp {
 struct ServerOptions {
   std::vector<std::string> roots;       // --root (default: the working directory)
   bool allow_live = false;              // --allow-live: profile_run/benchmark may run the workload
-  int budget = 8;                       // --budget: audit-tool calls per session (seed 000: 8)
+  int budget = 8;                       // --budget: audit-tool calls per session (the audit agent's budget, docs/mcp.md)
   std::string replay_dir;               // --replay DIR: recorded runs answer profile_run/benchmark
   std::string out_dir = "goblin-mcp";   // --out: reports, live runs, triage artefacts
   size_t max_message_bytes = 4u << 20;  // one JSON-RPC line

@@ -101,7 +101,7 @@ std::optional<RpcError> check_arguments(const Json& schema, const Json& args, st
   if (!args.is_object()) return RpcError{kInvalidParams, "\"arguments\" must be an object", nullptr};
   const Json& props = schema.contains("properties") ? schema["properties"] : Json::object();
   for (const auto& [k, v] : args.items()) {
-    if (!props.contains(k)) continue;  // extra arguments are ignored, as seed 000's tools did
+    if (!props.contains(k)) continue;  // extra arguments are ignored, as the audit agent's tools did
     if (!matches(v, props[k])) {
       std::string want = props[k]["type"].is_string() ? props[k]["type"].get<std::string>() : props[k]["type"].dump();
       return RpcError{kInvalidParams, "argument \"" + k + "\" must be " + want + ", got " + type_name(v),

@@ -1,5 +1,5 @@
 // The tool registry: each tool has a name (and aliases, e.g. query_rocm_kb), an inputSchema, the
-// common outputSchema (seed 000's ToolResult envelope {ok, result, error}) and a handler that
+// common outputSchema (the audit agent's ToolResult envelope {ok, result, error}) and a handler that
 // calls the same library functions as the CLI verb of the same name.
 #pragma once
 #include <functional>
@@ -24,7 +24,7 @@ struct Tool {
   std::string name, title, description;
   std::vector<std::string> aliases;
   Json input_schema;
-  bool audit = false;         // counts against the session's budget (seed 000's six)
+  bool audit = false;         // counts against the session's budget (the audit's six)
   bool long_running = false;  // sends progress notifications
   std::function<ToolOutcome(const Json& args, Session& s, CallContext& ctx)> run;
 };
@@ -50,7 +50,7 @@ void add_hw_tools(ToolRegistry& r);
 Json envelope_output_schema();
 
 // Checks `args` against a tool's inputSchema: wrong JSON types are a -32602 error (returned);
-// missing required arguments are not — seed 000 wants those as ok=false naming what is missing,
+// missing required arguments are not — the audit agent (docs/mcp.md) wants those as ok=false naming what is missing,
 // so they come back in `missing`.
 std::optional<RpcError> check_arguments(const Json& schema, const Json& args, std::vector<std::string>* missing);
 

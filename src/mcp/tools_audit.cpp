@@ -1,4 +1,4 @@
-// Seed 000's six audit tools with seed 000's input shapes. Each calls the library function behind
+// Seed 000's six audit tools with the audit agent's input shapes (docs/audit.md). Each calls the library function behind
 // the CLI verb of the same job: parse_config_file (goblin parse-config), the Runner's profile and
 // bench (goblin audit's ReplayRunner, or the live runner `goblin audit` gets from src/run),
 // kb_query (goblin kb query), make_patch (goblin patch), compare_runs (goblin compare).
@@ -153,7 +153,7 @@ ToolOutcome propose_patch_tool(const Json& a, Session& s, CallContext&) {
   audit::PatchOptions po;
   if (a.contains("rule_ids"))
     for (const auto& x : a["rule_ids"]) po.rule_ids.push_back(x.get<std::string>());
-  if (a.contains("rules"))  // seed 000's older shape: full Rule objects; only their ids are used
+  if (a.contains("rules"))  // the audit agent's older shape: full Rule objects; only their ids are used
     for (const auto& x : a["rules"])
       if (x.is_object() && x.contains("id") && x["id"].is_string()) po.rule_ids.push_back(x["id"]);
   if (po.rule_ids.empty()) {

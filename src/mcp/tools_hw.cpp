@@ -1,5 +1,5 @@
 // The hardware tools: specs (the cited GPU database), roofline, diagnose (Nsight Compute kernel
-// diagnosis and seed 003's judge prompt) — the library calls behind the verbs of the same name.
+// diagnosis and the judge prompts (docs/hardware.md)) — the library calls behind the verbs of the same name.
 #include <sstream>
 
 #include "app/diagnose_run.h"

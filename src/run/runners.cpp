@@ -513,7 +513,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
                            {"gpu", e.value("gpu", gpu.name)}};
   }
   if (req.b) {
-    Comparison c = compare_runs(step_times[0], step_times[1]);
+    Comparison c = compare_step_times(step_times[0], step_times[1]);
     Json cj = comparison_to_json(c);
     cj["tokens_per_sec_ratio"] = median(tps[0]) > 0 ? round_to(median(tps[1]) / median(tps[0]), 4) : 0.0;
     cj["meaning"] = "speedup = median step time of A / median step time of B (B faster when > 1)";

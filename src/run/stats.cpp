@@ -16,7 +16,7 @@ NoiseFloor aa_noise_floor(const std::vector<double>& runs) {
   return nf;
 }
 
-Comparison compare_runs(const std::vector<double>& before, const std::vector<double>& after) {
+Comparison compare_step_times(const std::vector<double>& before, const std::vector<double>& after) {
   Comparison c;
   c.speedup = bootstrap_ratio(before, after);
   c.noise = aa_noise_floor(before);

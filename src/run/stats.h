@@ -28,7 +28,7 @@ struct Comparison {
   bool significant = false;
   bool includes_one = true;
 };
-Comparison compare_runs(const std::vector<double>& before_step_s, const std::vector<double>& after_step_s);
+Comparison compare_step_times(const std::vector<double>& before_step_s, const std::vector<double>& after_step_s);
 
 Json interval_to_json(const ConfidenceInterval& i, int digits = 4);
 Json comparison_to_json(const Comparison& c);

@@ -25,7 +25,7 @@ TEST(Stats, BootstrapMedianIsDeterministicAndBracketsThePoint) {
 TEST(Stats, RatioOfClearlyDifferentSamplesExcludesOne) {
   std::vector<double> before = {0.220, 0.221, 0.219, 0.222, 0.220};
   std::vector<double> after = {0.043, 0.044, 0.043, 0.042, 0.043};
-  Comparison c = compare_runs(before, after);
+  Comparison c = compare_step_times(before, after);
   EXPECT_NEAR(c.speedup.point, 0.220 / 0.043, 1e-9);
   EXPECT_GT(c.speedup.low, 4.5);
   EXPECT_FALSE(c.includes_one);
@@ -37,7 +37,7 @@ TEST(Stats, RatioOfClearlyDifferentSamplesExcludesOne) {
 TEST(Stats, SameDistributionIncludesOne) {
   std::vector<double> a = {0.0431, 0.0436, 0.0429, 0.0433, 0.0440};
   std::vector<double> b = {0.0434, 0.0430, 0.0438, 0.0431, 0.0432};
-  Comparison c = compare_runs(a, b);
+  Comparison c = compare_step_times(a, b);
   EXPECT_TRUE(c.includes_one);
   EXPECT_FALSE(c.significant);
 }
@@ -51,7 +51,7 @@ TEST(Stats, NoiseFloorNeedsFourRuns) {
 }
 
 TEST(Stats, JsonNamesTheMethod) {
-  Json j = comparison_to_json(compare_runs({2, 2, 2, 2}, {1, 1, 1, 1}));
+  Json j = comparison_to_json(compare_step_times({2, 2, 2, 2}, {1, 1, 1, 1}));
   EXPECT_EQ(j["bootstrap"]["resamples"], 2000);
   EXPECT_EQ(j["bootstrap"]["seed"], kBootstrapSeed);
   EXPECT_DOUBLE_EQ(j["speedup"]["point"].get<double>(), 2.0);
