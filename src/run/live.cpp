@@ -84,7 +84,11 @@ GpuInfo detect_gpu() {
   GpuInfo g;
   auto d = detect_local_gpus();
   if (!d) {
+    // The callers say "no GPU on this machine (<detail>)": keep only what was tried.
     g.detail = d.error().message;
+    const std::string lead = "no GPU detected on this machine: ";
+    if (g.detail.rfind(lead, 0) == 0) g.detail = g.detail.substr(lead.size());
+    if (auto hint = g.detail.find(". Name the GPU instead"); hint != std::string::npos) g.detail.resize(hint);
     return g;
   }
   g.vendor = d->vendor;
