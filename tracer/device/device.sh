@@ -6,7 +6,7 @@
 #   robust     crash / abort / SIGTERM after 2 s / no CUDA / DataLoader fork, plus the small fixture
 #   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
 #   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
-#   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs
+#   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs (MODES="none cupti" to drop one)
 set -u
 # DEV: a folder holding carry/ (goblin, libgoblin_cupti.so, lib/), goblin_hook/ and tracer_checks/
 # (the device runs the lead's checkout, so this branch's hook and programs travel with it).
@@ -100,7 +100,7 @@ part_overhead() {
   local csv="$W/overhead_$n.csv"
   echo "config,repeat,mode,step_time_s,tokens_per_sec,wall_s" > "$csv"
   for r in $(seq 1 "$reps"); do
-    for mode in none cupti torch; do
+    for mode in ${MODES:-none cupti torch}; do
       if [ "$(left)" -lt 45 ]; then echo "budget: stopping before $mode repeat $r"; return; fi
       local d=/tmp/ov_${n}_${mode}_$r; rm -rf "$d"; mkdir -p "$d"
       local t1; t1=$(date +%s.%N)
