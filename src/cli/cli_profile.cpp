@@ -78,7 +78,7 @@ void register_profile(CLI::App& app) {
       if (o->tokens_per_step > 0) req.workload.tokens_per_step = o->tokens_per_step;
       req.require_gpu = !o->allow_no_gpu;
       req.tracer = o->tracer;
-      req.run_dir = o->out.empty() ? "runs/profile-" + run::now_iso8601() : o->out;
+      req.run_dir = o->out.empty() ? "runs/profile-" + now_iso8601() : o->out;
       auto po = run::profile_workload(req);
       r.result = po.run;
       r.error = po.error;

@@ -18,22 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Out {
-  int code = -1;
-  std::string out;
-};
-
-Out sh(const std::string& cmd) {
-  Out o;
-  std::array<char, 4096> buf;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return o;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  int st = pclose(p);
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using Out = goblin::testing::CommandResult;
+Out sh(const std::string& cmd) { return goblin::testing::run_command(cmd + " 2>/dev/null"); }
 
 std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
 std::string src(const std::string& p) { return std::string(GOBLIN_SOURCE_DIR) + "/" + p; }

@@ -9,6 +9,7 @@
 #include "cli/verbs.h"
 #include "core/data.h"
 #include "core/io.h"
+#include "core/locate.h"
 #include "hw/gpu_specs.h"
 
 namespace goblin {
@@ -24,21 +25,7 @@ struct SpecsArgs {
 };
 
 std::string find_measure_script(const std::string& given) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> cands;
-  if (!given.empty()) return given;
-  if (const char* e = std::getenv("GOBLIN_TOOLS_DIR")) cands.emplace_back(fs::path(e) / "measure_ceilings.py");
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    cands.push_back(exe.parent_path() / "tools" / "measure_ceilings.py");
-    cands.push_back(exe.parent_path().parent_path() / "tools" / "measure_ceilings.py");
-    cands.push_back(exe.parent_path().parent_path() / "share" / "goblin" / "tools" / "measure_ceilings.py");
-  }
-  cands.push_back(fs::path(GOBLIN_HW_SOURCE_DIR) / "tools" / "measure_ceilings.py");
-  for (const auto& c : cands)
-    if (fs::is_regular_file(c, ec)) return c.string();
-  return "";
+  return find_tool_script("measure_ceilings.py", given, GOBLIN_HW_SOURCE_DIR);
 }
 
 std::string today() {

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/clock.h"
 #include "core/data.h"
 #include "core/io.h"
 #include "core/text.h"
@@ -15,13 +16,6 @@ namespace goblin::kernel {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 Result<Json> read_json_file(const std::string& path, const std::string& what) {
   auto t = read_all(path);
@@ -121,7 +115,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
       {"profile", profile_rel.empty() ? Json(nullptr) : Json(profile_rel)},
       {"commit", head.empty() ? Json(nullptr) : Json(head)},
       {"pitfalls_and_fixes", pitfalls},
-      {"recorded_at", utc_now()}};
+      {"recorded_at", now_iso8601()}};
   auto errs = validate_iteration(it);
   if (!errs.empty()) return make_error(ErrorKind::Internal, "the new record breaks the schema: " + errs.front());
   std::string mem = (fs::path(ws) / "memory" / ("v" + std::to_string(*n) + ".json")).string();
@@ -220,7 +214,7 @@ Result<Json> write_plan(const std::string& ws) {
   };
   put("next", std::to_string(*n));
   put("name", cfg->name);
-  put("date", utc_now());
+  put("date", now_iso8601());
   put("where", where);
   put("last", last ? std::to_string(last->version) : "-");
   put("diagnosis", diag);

@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <map>
 
+#include "core/clock.h"
 #include "core/data.h"
 #include "core/io.h"
+#include "core/locate.h"
 #include "core/text.h"
 #include "kernel/expr.h"
 #include "kernel/proc.h"
@@ -20,13 +22,6 @@ namespace goblin::kernel {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 std::string num(double v) { return format_sig(v, 6); }
 
@@ -211,20 +206,7 @@ Result<Roofline> step0(double flops, double bytes, const std::string& dtype, con
 }
 
 std::string find_harness(const std::string& given) {
-  if (!given.empty()) return given;
-  std::vector<fs::path> cands;
-  if (const char* e = std::getenv("GOBLIN_TOOLS_DIR")) cands.emplace_back(fs::path(e) / "kernel_harness.py");
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    cands.push_back(exe.parent_path() / "tools" / "kernel_harness.py");
-    cands.push_back(exe.parent_path().parent_path() / "tools" / "kernel_harness.py");
-    cands.push_back(exe.parent_path().parent_path() / "share" / "goblin" / "tools" / "kernel_harness.py");
-  }
-  cands.push_back(fs::path(GOBLIN_KERNEL_SOURCE_DIR) / "tools" / "kernel_harness.py");
-  for (const auto& c : cands)
-    if (fs::is_regular_file(c, ec)) return c.string();
-  return "";
+  return find_tool_script("kernel_harness.py", given, GOBLIN_KERNEL_SOURCE_DIR);
 }
 
 Json config_to_json(const Config& c) {
@@ -393,7 +375,7 @@ Result<Config> init_workspace(const InitOptions& o) {
   std::string readme = *tmpl;
   const std::vector<std::pair<std::string, std::string>> vars = {
       {"name", c.name},
-      {"date", utc_now()},
+      {"date", now_iso8601()},
       {"platform", c.platform},
       {"gpu_name", c.gpu_name},
       {"arch", c.arch},

@@ -64,13 +64,6 @@ bool contains(const std::string& hay, const char* needle) { return hay.find(need
 
 std::string goblin_version() { return GOBLIN_VERSION; }
 
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 Status make_dirs(const std::string& path) {
   std::error_code ec;
   fs::create_directories(path, ec);

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/json.h"
-#include "core/status.h"
 #include "core/process.h"
+#include "core/status.h"
 
 namespace goblin::run {
 
@@ -95,7 +96,6 @@ std::optional<Json> cache_get(const std::string& key);
 void cache_put(const std::string& key, const Json& value);
 
 std::string goblin_version();
-std::string now_iso8601();
 Status make_dirs(const std::string& path);
 
 }  // namespace goblin::run

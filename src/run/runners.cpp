@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "core/io.h"
+#include "core/locate.h"
 #include "run/stats.h"
 #include "run/tracer.h"
 
@@ -18,11 +19,8 @@ namespace goblin::run {
 namespace {
 
 std::string self_exe() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "goblin";
-  buf[n] = 0;
-  return buf;
+  std::string exe = self_exe_path();
+  return exe.empty() ? "goblin" : exe;
 }
 
 Json read_json_file(const std::string& path) {

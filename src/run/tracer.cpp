@@ -9,6 +9,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/steps.h"
+#include "core/locate.h"
 #include "core/process.h"
 #include "run/stats.h"
 #include "trace/readers.h"
@@ -23,11 +24,8 @@ namespace goblin::run {
 
 namespace {
 std::string exe_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  buf[n] = 0;
-  return fs::path(buf).parent_path().string();
+  std::string exe = self_exe_path();
+  return exe.empty() ? "." : fs::path(exe).parent_path().string();
 }
 }  // namespace
 

@@ -12,34 +12,17 @@
 #include <fstream>
 
 #include "core/json.h"
+#include "core/test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Out {
-  int code = -1;
-  std::string out;
-};
-Out sh(const std::string& cmd) {
-  Out o;
-  std::array<char, 4096> buf;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return o;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  int st = pclose(p);
-  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using Out = goblin::testing::CommandResult;
+Out sh(const std::string& cmd) { return goblin::testing::run_command(cmd + " 2>/dev/null"); }
 std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
 std::string fixture() { return std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_tracer/small_train_cupti.json.gz"; }
-fs::path tmpdir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("goblin_tracer_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path tmpdir(const std::string& name) { return goblin::testing::private_tmp_dir("tracer_" + name); }
 
 TEST(TracerRun, LibraryFromEnvironmentFirst) {
   fs::path d = tmpdir("lib");
