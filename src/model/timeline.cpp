@@ -179,8 +179,12 @@ std::pair<int64_t, int64_t> Timeline::span() const {
 }
 
 void Timeline::build_indexes() const {
+  std::lock_guard<std::mutex> lock(idx_.p->mu);
+  rebuild_indexes_locked();
+}
+
+void Timeline::rebuild_indexes_locked() const {
   Indexes& ix = *idx_.p;
-  std::lock_guard<std::mutex> lock(ix.mu);
   ix.runtime_rows.store(SIZE_MAX, std::memory_order_release);
   ix.runtime_by_corr.clear();
   ix.cpu_op_by_ext.clear();
@@ -199,10 +203,17 @@ void Timeline::build_indexes() const {
 }
 
 const Timeline::Indexes& Timeline::indexes() const {
-  const Indexes& ix = *idx_.p;
-  if (ix.runtime_rows.load(std::memory_order_acquire) != runtime.size() ||
-      ix.cpu_op_rows.load(std::memory_order_acquire) != cpu_ops.size())
-    build_indexes();
+  Indexes& ix = *idx_.p;
+  auto stale = [&] {
+    return ix.runtime_rows.load(std::memory_order_acquire) != runtime.size() ||
+           ix.cpu_op_rows.load(std::memory_order_acquire) != cpu_ops.size();
+  };
+  if (stale()) {
+    // Checked again under the lock: of two threads that found the indexes stale, only the first
+    // rebuilds, so the second never clears maps the first is already reading.
+    std::lock_guard<std::mutex> lock(ix.mu);
+    if (stale()) rebuild_indexes_locked();
+  }
   return ix;
 }
 

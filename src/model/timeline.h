@@ -437,7 +437,8 @@ class Timeline {
   struct IndexCache {
     std::unique_ptr<Indexes> p = std::make_unique<Indexes>();
   };
-  const Indexes& indexes() const;  // current indexes, rebuilt first when the tables changed
+  const Indexes& indexes() const;       // current indexes, rebuilt first when the tables changed
+  void rebuild_indexes_locked() const;  // with Indexes::mu held
   IndexCache idx_;
   std::unordered_map<std::string, size_t> warning_index_;
 };

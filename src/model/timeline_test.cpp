@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 namespace goblin {
@@ -185,6 +186,24 @@ TEST(Timeline, MovedTimelineKeepsWorkingIndexes) {
   b.build_indexes();  // an in-place edit keeps the table's size: rebuild explicitly
   EXPECT_TRUE(b.runtime_by_correlation(2));
   EXPECT_FALSE(b.runtime_by_correlation(1));
+}
+
+TEST(Timeline, ConcurrentFirstLookupsAllSeeTheIndex) {
+  Timeline tl;
+  for (int64_t c = 0; c < 20000; ++c) {
+    RuntimeRow r;
+    r.correlation = c;
+    tl.runtime.push(r);
+  }
+  // Several analyses may look up the same timeline at once; the first lookups race to build.
+  std::vector<std::thread> threads;
+  std::vector<int> found(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int64_t c = 0; c < 20000; c += 7) found[t] += tl.runtime_by_correlation(c).has_value();
+    });
+  for (auto& th : threads) th.join();
+  for (int f : found) EXPECT_EQ(f, (20000 + 6) / 7);
 }
 
 }  // namespace
