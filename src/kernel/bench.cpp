@@ -90,20 +90,34 @@ std::string bench_human(const Json& s, const Config& cfg) {
   return h;
 }
 
-Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
+Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
+  RunSetup r;
   auto cfg = load_config(ws);
   if (!cfg.ok()) return cfg.error();
+  r.cfg = std::move(*cfg);
   auto n = next_version(ws);
   if (!n.ok()) return n.error();
-  std::string harness = find_harness(o.harness);
-  if (harness.empty())
+  r.version = *n;
+  r.harness = find_harness(o.harness);
+  if (r.harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(*n));
+  r.dir = (fs::path(ws) / "profiles" / ("v" + std::to_string(r.version))).string();
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  fs::create_directories(r.dir, ec);
+  return r;
+}
+
+Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
+  auto setup = prepare_run(ws, o);
+  if (!setup.ok()) return setup.error();
+  const Config& cfg = setup->cfg;
+  const int n = setup->version;
+  const std::string& harness = setup->harness;
+  const fs::path dir = setup->dir;
+  std::error_code ec;
   std::string raw_path = (dir / "bench_raw.json").string();
   auto p = run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(), "--shape",
-                        cfg->shape.dump(), "--rtol", format_sig(cfg->rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
+                        cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
                         "--warmup-ms", format_sig(o.warmup_ms, 6), "--out", raw_path},
                        ws, o.timeout_s);
   if (!p.ok()) return p.error();
@@ -116,7 +130,7 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
   if (!text.ok()) return text.error();
   auto raw = parse_json_text(*text, raw_path, "harness output is not valid JSON");
   if (!raw.ok()) return raw.error();
-  auto s = summarize_bench(*raw, *cfg);
+  auto s = summarize_bench(*raw, cfg);
   if (!s.ok()) return make_error(s.error().kind, s.error().message, raw_path);
   Json full = *raw;
   full["summary"] = *s;
@@ -124,7 +138,7 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
   fs::remove(raw_path, ec);
   Json out = *s;
   out["bench_file"] = (dir / "bench.json").string();
-  out["version"] = *n;
+  out["version"] = n;
   return out;
 }
 

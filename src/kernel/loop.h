@@ -23,6 +23,16 @@ struct RunOptions {
   bool prompt = false;  // also write the judge prompts (docs/hardware.md)
 };
 
+// What bench and profile both start from: the workspace's config, the version N the next record
+// writes, the harness script, and profiles/v<N>/ (created).
+struct RunSetup {
+  Config cfg;
+  int version = 0;
+  std::string harness;
+  std::string dir;  // profiles/v<N>
+};
+Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o);
+
 // Statistics of the harness's raw samples: median latency with its 95 % bootstrap interval
 // (run/stats), TFLOP/s and GB/s from the workspace's FLOPs/bytes, % of the Stop Condition.
 Result<Json> summarize_bench(const Json& raw, const Config& cfg);

@@ -3,13 +3,13 @@
 #include <set>
 
 #include "core/io.h"
+#include "core/process.h"
 #include "core/text.h"
 #include "hw/diagnose.h"
 #include "hw/ncu_analysis.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
 #include "kernel/proc.h"
-#include "core/process.h"
 #include "trace/readers.h"
 
 namespace goblin::kernel {
@@ -175,27 +175,24 @@ std::string diagnosis_human(const Json& d) {
 }
 
 Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
-  auto cfg = load_config(ws);
-  if (!cfg.ok()) return cfg.error();
-  auto n = next_version(ws);
-  if (!n.ok()) return n.error();
-  std::string harness = find_harness(o.harness);
-  if (harness.empty())
-    return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(*n));
+  auto setup = prepare_run(ws, o);
+  if (!setup.ok()) return setup.error();
+  const Config& cfg = setup->cfg;
+  const int n = setup->version;
+  const std::string& harness = setup->harness;
+  const fs::path dir = setup->dir;
   std::error_code ec;
-  fs::create_directories(dir, ec);
   std::string csv;
-  if (cfg->vendor == "amd") {
+  if (cfg.vendor == "amd") {
     std::string out_dir = (dir / "rocprof").string();
-    auto p = run_capture(rocprof_command(*cfg, o, harness, out_dir), ws, o.timeout_s);
+    auto p = run_capture(rocprof_command(cfg, o, harness, out_dir), ws, o.timeout_s);
     if (!p.ok()) return p.error();
     if (p->code != 0) return make_error(ErrorKind::Workload, "rocprofv3 failed: " + p->err.substr(0, 3000), ws);
     for (const auto& e : fs::recursive_directory_iterator(out_dir, ec))
       if (e.path().filename().string().find("counter_collection.csv") != std::string::npos) csv = e.path().string();
     if (csv.empty()) return make_error(ErrorKind::Workload, "rocprofv3 wrote no counter_collection.csv", out_dir);
   } else {
-    auto argv = ncu_command(*cfg, o, harness, (dir / "ncu.log").string());
+    auto argv = ncu_command(cfg, o, harness, (dir / "ncu.log").string());
     if (!argv.ok()) return argv.error();
     // With --log-file, ncu writes its report (the CSV) and its ==PROF== lines there; the
     // program's own stdout goes to a scratch file.
@@ -219,23 +216,22 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
     // Keep only ncu's own messages in the log.
     (void)write_file(log_path, head);
   }
-  auto d = diagnose_profile(csv, *cfg);
+  auto d = diagnose_profile(csv, cfg);
   if (!d.ok()) return d.error();
   Json out = *d;
   out["profile"] = fs::relative(csv, ws, ec).string();
-  out["version"] = *n;
+  out["version"] = n;
   if (o.prompt) {
     Timeline tl;
     (void)read_path(csv, tl);
     auto kernels = counter_kernels(tl);
     auto schema = load_metric_schema();
-    auto gpu = lookup_gpu(cfg->platform);
+    auto gpu = lookup_gpu(cfg.platform);
     auto src = read_all((fs::path(ws) / "kernel.py").string());
     if (!kernels.empty() && schema.ok()) {
       const auto& k = kernels[out["primary"].get<size_t>()];
-      auto jp =
-          build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
-                             cfg->problem_op + " " + cfg->shape.dump() + " " + cfg->dtype + " on " + cfg->platform);
+      auto jp = build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
+                                   cfg.problem_op + " " + cfg.shape.dump() + " " + cfg.dtype + " on " + cfg.platform);
       (void)write_file((dir / "judge_system.txt").string(), jp.system);
       (void)write_file((dir / "judge_user.txt").string(), jp.user);
       out["judge_prompts"] = {fs::relative(dir / "judge_system.txt", ws, ec).string(),
