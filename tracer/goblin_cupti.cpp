@@ -53,6 +53,7 @@ std::unordered_map<std::string, uint32_t> g_name_by_str;
 std::vector<uint8_t*> g_free;
 struct Stats {
   uint64_t buffers = 0, records = 0, dropped = 0, callback_ns = 0, unknown_records = 0;
+  uint64_t pauses = 0, paused_ns = 0;  // goblin_cupti_set_recording(0) calls and their total time
 } g_stats;
 
 // 0 not started, 1 tracing, 2 writing, 3 written, 4 write failed.
@@ -271,6 +272,21 @@ int enable_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind k
   return n;
 }
 
+// The activity kinds recorded besides the runtime/driver API calls (enable_apis).
+const CUpti_ActivityKind kRecordedKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD};
+
+// ---- pausing (overhead measurement) -------------------------------------------------------------
+// goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. It exists for
+// one job: measuring the tracer's cost inside one process (the hook's A/B mode alternates blocks
+// of steps recorded / not recorded, so process-to-process noise cancels). The trace's metadata
+// says how often and how long recording was paused, so a paused trace is never mistaken for a
+// whole one.
+std::mutex g_pause_mu;
+bool g_recording = true;
+int64_t g_paused_at = 0;
+
 // ---- writing ------------------------------------------------------------------------------------
 
 std::string json_str(const std::string& s) {
@@ -346,6 +362,8 @@ bool write_trace(const char* reason) {
                      ",\"dropped_records\":" + std::to_string(st.dropped) +
                      ",\"unknown_records\":" + std::to_string(st.unknown_records) +
                      ",\"buffer_callback_ns\":" + std::to_string(st.callback_ns) +
+                     ",\"recording_pauses\":" + std::to_string(st.pauses) +
+                     ",\"recording_paused_ns\":" + std::to_string(st.paused_ns) +
                      ",\"exit_flush_ns\":" + std::to_string(t_flushed - t0) + ",\"cupti_overhead_ns\":" + ov +
                      ",\"clock\":" + clk + "}";
   t.metadata_json["goblin_tracer"] = meta;
@@ -511,10 +529,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return fail("cuptiActivityRegisterCallbacks", r);
-  const CUpti_ActivityKind kinds[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD};
-  for (auto k : kinds)
+  for (auto k : kRecordedKinds)
     if (CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
   enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
   enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
@@ -533,4 +548,30 @@ GOBLIN_EXPORT int InitializeInjectionNvtx2(void* get_export_table) {
   if (!h) return 0;
   auto fn = reinterpret_cast<int (*)(void*)>(dlsym(h, "InitializeInjectionNvtx2"));
   return fn ? fn(get_export_table) : 0;
+}
+
+// Pauses (on == 0) or resumes (on != 0) recording; returns the previous state (1 recording, 0
+// paused) or -1 when the tracer is not active in this process. Called by goblin's hook through
+// ctypes; safe from any thread.
+GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
+  if (g_state.load() != 1 || getpid() != g_owner) return -1;
+  std::lock_guard<std::mutex> lk(g_pause_mu);
+  const bool was = g_recording;
+  if (static_cast<bool>(on) == was) return was ? 1 : 0;
+  if (!on) {
+    for (auto k : kRecordedKinds) cuptiActivityDisable(k);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    g_paused_at = mono_ns();
+    std::lock_guard<std::mutex> g(g_mu);
+    g_stats.pauses += 1;
+  } else {
+    for (auto k : kRecordedKinds) cuptiActivityEnable(k);
+    enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
+    enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+    std::lock_guard<std::mutex> g(g_mu);
+    g_stats.paused_ns += static_cast<uint64_t>(mono_ns() - g_paused_at);
+  }
+  g_recording = static_cast<bool>(on);
+  return was ? 1 : 0;
 }

@@ -2,8 +2,8 @@
 // Thin: options → run::trace_command / run::summarize_trace → text or the JSON envelope.
 #include <sstream>
 
-#include "cli/verbs.h"
 #include "cli/verb.h"
+#include "cli/verbs.h"
 #include "run/tracer.h"
 
 namespace goblin {
@@ -40,6 +40,9 @@ std::string human(const Json& r) {
     if (t.contains("dropped_records"))
       h << "  tracer: written at " << t.value("written_at", "") << ", dropped records " << fmt_num(t, "dropped_records")
         << ", buffer callbacks " << fmt_num(t, "buffer_callback_ns") << " ns\n";
+    if (t.value("recording_pauses", 0) > 0)
+      h << "  tracer: recording was paused " << fmt_num(t, "recording_pauses") << " time(s), "
+        << fmt_num(t, "recording_paused_ns") << " ns in all: this trace does not hold the paused blocks\n";
   }
   return h.str();
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <unordered_map>
 
 #include "analysis/intervals.h"
@@ -110,9 +111,11 @@ Json summarize(const std::string& path) {
   if (auto it = tl.meta.extra.find("goblin_tracer"); it != tl.meta.extra.end()) {
     Json g = Json::parse(it->second, nullptr, false);
     if (!g.is_discarded()) {
-      j["dropped_records"] = g.value("dropped_records", 0);
+      j["dropped_records"] = g.value("dropped_records", int64_t{0});
       j["written_at"] = g.value("written_at", "");
-      j["buffer_callback_ns"] = g.value("buffer_callback_ns", 0);
+      j["buffer_callback_ns"] = g.value("buffer_callback_ns", int64_t{0});
+      j["recording_pauses"] = g.value("recording_pauses", int64_t{0});
+      j["recording_paused_ns"] = g.value("recording_paused_ns", int64_t{0});
       j["cupti_overhead_ns"] = g.value("cupti_overhead_ns", Json::object());
     }
   }
@@ -133,34 +136,70 @@ Json summarize(const std::string& path) {
 
   StepDetection d = find_steps(tl);
   j["step_method"] = d.method;
-  std::vector<goblin::Interval> gpu;
-  gpu.reserve(tl.gpu_op_count());
-  auto add = [&](const GpuOpColumns& c) {
-    for (size_t i = 0; i < c.size(); ++i) gpu.push_back({c.start_ns[i], c.end_ns(i)});
+  // Per step, the work the step *launched*: GPU ops whose launching API call (by correlation)
+  // starts inside the step's CPU span. A job whose host runs ahead of the GPU (a compiled model
+  // with a deep launch queue) executes step N's kernels during step N+1's CPU span, so counting
+  // kernels by GPU start inside the step windows shifts work between steps; counting by launch
+  // gives every step its own kernels whatever the queue depth. Ops with no launch record fall back
+  // to their GPU start inside the step window. The window-based figures stay beside them.
+  std::map<std::string, std::pair<int64_t, int64_t>> cpu_span;
+  for (size_t i = 0; i < tl.annotations.size(); ++i)
+    if (!tl.annotations.on_gpu[i])
+      cpu_span.emplace(std::string(tl.str(tl.annotations.name[i])),
+                       std::pair{tl.annotations.start_ns[i], tl.annotations.start_ns[i] + tl.annotations.dur_ns[i]});
+  struct Op {
+    int64_t launch, start, end;
+    bool kernel;
   };
-  add(tl.kernels);
-  add(tl.memcpys);
-  add(tl.memsets);
-  IntervalSet busy = union_of(gpu);
-  std::vector<int64_t> kstarts(tl.kernels.start_ns);
-  std::sort(kstarts.begin(), kstarts.end());
+  std::vector<Op> ops;
+  ops.reserve(tl.gpu_op_count());
+  auto add = [&](const GpuOpColumns& c, bool kernel) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      int64_t launch = kNone;
+      if (auto r = tl.runtime_by_correlation(c.correlation[i])) launch = tl.runtime.start_ns[*r];
+      ops.push_back({launch, c.start_ns[i], c.end_ns(i), kernel});
+    }
+  };
+  add(tl.kernels, true);
+  add(tl.memcpys, false);
+  add(tl.memsets, false);
+  std::vector<goblin::Interval> all;
+  all.reserve(ops.size());
+  for (const Op& o : ops) all.push_back({o.start, o.end});
+  IntervalSet busy_all = union_of(all);
   Json steps = Json::array();
   std::vector<double> kper, busy_ms, dur_ms;
   for (const auto& s : d.steps) {
-    auto lo = std::lower_bound(kstarts.begin(), kstarts.end(), s.start_ns);
-    auto hi = std::lower_bound(kstarts.begin(), kstarts.end(), s.end_ns);
-    int64_t nk = hi - lo;
-    int64_t b = total_length(clip(busy, {s.start_ns, s.end_ns}));
+    auto span = cpu_span.find(s.name);
+    const bool by_launch = span != cpu_span.end();
+    int64_t nk = 0, nk_window = 0;
+    std::vector<goblin::Interval> mine;
+    for (const Op& o : ops) {
+      const bool in_window = o.start >= s.start_ns && o.start < s.end_ns;
+      if (o.kernel && in_window) ++nk_window;
+      const bool launched_here =
+          by_launch && o.launch != kNone ? o.launch >= span->second.first && o.launch < span->second.second : in_window;
+      if (!launched_here) continue;
+      if (o.kernel) ++nk;
+      mine.push_back({o.start, o.end});
+    }
+    int64_t b = total_length(union_of(mine));
+    int64_t b_window = total_length(clip(busy_all, {s.start_ns, s.end_ns}));
     steps.push_back(Json{{"name", s.name},
                          {"partial", s.partial},
                          {"dur_ms", round_to((s.end_ns - s.start_ns) / 1e6, 4)},
                          {"kernels", nk},
-                         {"gpu_busy_ms", round_to(b / 1e6, 4)}});
+                         {"gpu_busy_ms", round_to(b / 1e6, 4)},
+                         {"kernels_in_window", nk_window},
+                         {"gpu_busy_in_window_ms", round_to(b_window / 1e6, 4)}});
     if (s.partial || s.name == "window") continue;
     kper.push_back(static_cast<double>(nk));
     busy_ms.push_back(b / 1e6);
     dur_ms.push_back((s.end_ns - s.start_ns) / 1e6);
   }
+  j["step_counting"] =
+      "kernels and gpu_busy_ms per step: the GPU ops launched (by correlation) inside the step's CPU span, "
+      "busy = union of their intervals; kernels_in_window / gpu_busy_in_window_ms: by GPU time inside the step window";
   j["steps"] = steps;
   j["complete_steps"] = kper.size();
   if (!kper.empty()) {

@@ -7,6 +7,9 @@
 #   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
 #   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
 #   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs (MODES="none cupti" to drop one)
+#   ab CFG PROCS BLOCK PAIRS WAIT        the tracer's recording cost inside one process: PROCS processes under
+#                                        the tracer, each alternating BLOCK-step blocks paused/recording for
+#                                        PAIRS pairs after WAIT steps (workloads/goblin_hook/goblin_ab.py)
 set -u
 # DEV: a folder holding carry/ (goblin, libgoblin_cupti.so, lib/), goblin_hook/ and tracer_checks/
 # (the device runs the lead's checkout, so this branch's hook and programs travel with it).
@@ -129,6 +132,26 @@ PY
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
 }
 
+part_ab() {
+  local cfg=$1 procs=$2 block=$3 pairs=$4 wait=$5 n; n=$(basename "$cfg" .yaml)
+  echo "== ab $n procs=$procs block=$block pairs=$pairs wait=$wait"
+  local csv="$W/ab_$n.csv" steps=$(( 2 * pairs * block + 10 ))
+  echo "config,repeat,mode,step_time_s,tokens_per_sec,wall_s" > "$csv"
+  for p in $(seq 1 "$procs"); do
+    if [ "$(left)" -lt 60 ]; then echo "budget: stopping before process $p"; return; fi
+    local d=/tmp/ab_${n}_$p; rm -rf "$d"; mkdir -p "$d"
+    env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+        GOBLIN_TRACER=cupti GOBLIN_TRACER_AB=$block GOBLIN_TRACER_AB_PAIRS=$pairs GOBLIN_PROFILE_WAIT=$wait \
+        GOBLIN_TRACER_AB_NAME="${n}_p$p" GOBLIN_PROFILE_OUT=$d \
+        timeout 300 python3 workloads/train.py "$cfg" --steps "$steps" --warmup 5 --result "$d/r.json" > "$d/log" 2>&1
+    echo "process $p exit $?: $(cat "$d/hook.json" | tr -d '\n ' | head -c 300)"
+    tail -n +2 "$d/ab.csv" >> "$csv" 2>/dev/null || tail -5 "$d/log"
+    "$G" trace --summary "$d"/goblin_cupti_*.json.gz --json 2>/dev/null | python3 -c \
+      'import json,sys; r=json.load(sys.stdin)["result"]; print("  trace:", r["kernels"], "kernels", {k: r[k] for k in r if "paus" in k})' || true
+  done
+  wc -l "$csv"
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
     check) part_check; shift ;;
@@ -136,6 +159,7 @@ while [ $# -gt 0 ]; do
     graphs) part_graphs; shift ;;
     agree) part_agree "$2"; shift 2 ;;
     overhead) part_overhead "$2" "$3" "$4" "$5"; shift 5 ;;
+    ab) part_ab "$2" "$3" "$4" "$5" "$6"; shift 6 ;;
     *) echo "unknown part $1"; shift ;;
   esac
   echo "[elapsed $(( $(date +%s) - T0 )) s]"

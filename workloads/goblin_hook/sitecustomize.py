@@ -112,6 +112,11 @@ def _install():
     import torch
 
     if os.environ.get("GOBLIN_TRACER") == "cupti":
+        if os.environ.get("GOBLIN_TRACER_AB"):  # the tracer's cost inside one process (goblin_ab.py)
+            import goblin_ab
+
+            goblin_ab.install(torch, _write_status)
+            return
         _install_nvtx(torch)
         return
     try:
