@@ -15,6 +15,9 @@ struct Step {
   bool partial = false;  // trailing step cut by the end of the trace: reported, never dropped
   std::string source;    // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
                          // "fallback: first to last GPU activity", ...
+  // The step's CPU ProfilerStep span when the trace has one (kNone otherwise): the window of its
+  // CPU ops (MFU's FLOP count) when the step window is the GPU-side range.
+  int64_t cpu_start_ns = kNone, cpu_end_ns = kNone;
 };
 
 struct StepDetection {
