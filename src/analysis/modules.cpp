@@ -184,7 +184,7 @@ std::string module_table_markdown(const ModuleTable& t, int top) {
     std::string cats;
     for (size_t k = 0; k < v.size() && k < 3; ++k)
       cats += (k ? ", " : "") + v[k].second + " " + fmt("%.0f%%", r.time_ns ? 100.0 * v[k].first / r.time_ns : 0);
-    std::string path = r.path;
+    std::string path = r.path + (r.paths > 1 ? " (+" + std::to_string(r.paths - 1) + " more)" : "");
     for (char& c : path)
       if (c == '|') c = '/';
     s += "| " + r.module + " | " + fmt("%.3f", r.time_ns / 1e6) + " | " + fmt("%.2f", r.share_pct) + " | " +

@@ -70,7 +70,7 @@ const Markers& markers() {
 
 VendorFinding vendor_of_timeline(const Timeline& tl) {
   VendorFinding f;
-  auto vote = [&](Vendor v, std::string what) {
+  auto vote = [&](Vendor v, const std::string& what) {
     if (v == Vendor::Unknown) return;
     std::string line = what + " → " + vendor_name(v);
     if (f.vendor == Vendor::Unknown) {
