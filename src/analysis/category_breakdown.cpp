@@ -31,6 +31,11 @@ CategoryBreakdown category_breakdown(const Timeline& tl, const Taxonomy& tax) {
   b.steps = find_steps(tl);
   for (const Step& s : b.steps.steps)
     b.step_breakdowns.push_back(analyse_window(p, s.name, {s.start_ns, s.end_ns}, s.partial));
+  if (b.steps.has_before_first_step) {
+    const Step& s = b.steps.before_first_step;
+    b.has_before_first_step = true;
+    b.before_first_step = analyse_window(p, s.name, {s.start_ns, s.end_ns});
+  }
   return b;
 }
 
@@ -54,6 +59,14 @@ Json category_breakdown_to_json(const CategoryBreakdown& b) {
   res["busy_union_s"] = round_to(b.busy_union_ns / 1e9, 9);
   res["category_union_s"] = cat_union;
   res["steps"] = steps;
+  if (b.has_before_first_step) {
+    Json w = window_breakdown_to_json(b.before_first_step);
+    w["gpu_ops"] = b.steps.before_first_step_ops;
+    w["ops_without_launch_record"] = b.steps.before_first_step_orphans;
+    res["before_first_step"] = w;
+  } else {
+    res["before_first_step"] = nullptr;
+  }
   res["step_method"] = b.steps.method;
   res["notes"] = b.steps.notes;
   return res;

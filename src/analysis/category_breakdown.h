@@ -33,6 +33,8 @@ struct CategoryBreakdown {
   std::map<std::string, int64_t> category_union_ns;  // |∪ ops of the category|
   StepDetection steps;
   std::vector<WindowBreakdown> step_breakdowns;  // one per steps.steps, same order
+  bool has_before_first_step = false;
+  WindowBreakdown before_first_step;  // steps.before_first_step's window (GPU work before the first step)
 };
 
 CategoryBreakdown category_breakdown(const Timeline& tl, const Taxonomy& tax);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/thread_sweep.h"
+
 namespace goblin {
 
 namespace {
@@ -95,41 +97,11 @@ bool is_user_python_frame(std::string_view f) {
 
 namespace {
 
-struct PairHash {
-  size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
-    return std::hash<int64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(p.second));
-  }
-};
-using ThreadKey = std::pair<int64_t, int64_t>;
-
-struct Query {
-  int64_t t;
-  uint32_t op;
-};
-
-// For each thread: intervals of one CpuOpKind sorted (start asc, dur desc) and queries sorted by
-// time; walks them together with a stack of open intervals. `cb(query, stack)` sees the stack
-// (outermost first); entries may not contain t when the input is not well nested, so callers
-// check containment.
+// The CPU-op table's intervals of one thread (rows of one CpuOpKind) against launch times.
 template <class Cb>
-void sweep_thread(const CpuOpTable& t, std::vector<uint32_t>& rows, std::vector<Query>& qs, Cb&& cb) {
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
-    return t.dur_ns[a] > t.dur_ns[b];
-  });
-  std::sort(qs.begin(), qs.end(), [](const Query& a, const Query& b) { return a.t < b.t; });
-  std::vector<uint32_t> stack;
-  size_t j = 0;
-  for (const Query& q : qs) {
-    while (j < rows.size() && t.start_ns[rows[j]] <= q.t) {
-      int64_t s = t.start_ns[rows[j]];
-      while (!stack.empty() && t.end_ns(stack.back()) < s) stack.pop_back();
-      stack.push_back(rows[j]);
-      ++j;
-    }
-    while (!stack.empty() && t.end_ns(stack.back()) < q.t) stack.pop_back();
-    cb(q, stack);
-  }
+void sweep_thread(const CpuOpTable& t, std::vector<uint32_t>& rows, std::vector<SweepQuery>& qs, Cb&& cb) {
+  sweep_intervals(
+      rows, qs, [&](uint32_t r) { return t.start_ns[r]; }, [&](uint32_t r) { return t.end_ns(r); }, cb);
 }
 
 }  // namespace
@@ -142,6 +114,8 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
   la.python.assign(n, kNoStr);
   la.launch_ns.assign(n, kNone);
   la.method.assign(n, AttributionMethod::None);
+  la.thread.assign(n, {kNone, kNone});
+  la.graph_launch.assign(n, 0);
   const CpuOpTable& co = tl.cpu_ops;
   for (size_t i = 0; i < co.size(); ++i)
     if (co.kind[i] == CpuOpKind::PythonFunction) {
@@ -149,7 +123,7 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
       break;
     }
 
-  std::unordered_map<ThreadKey, std::vector<Query>, PairHash> cpu_queries, py_queries;
+  std::unordered_map<ThreadKey, std::vector<SweepQuery>, ThreadKeyHash> cpu_queries, py_queries;
   for (size_t i = 0; i < n; ++i) {
     std::optional<size_t> rt;
     int64_t corr = ops.correlation(i);
@@ -159,6 +133,7 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
       ++la.with_runtime;
       la.launch_ns[i] = tl.runtime.start_ns[*rt];
       thread = {tl.runtime.pid[*rt], tl.runtime.tid[*rt]};
+      la.graph_launch[i] = tl.str(tl.runtime.name[*rt]).find("GraphLaunch") != std::string_view::npos;
       int64_t ext = tl.runtime.external_id[*rt];
       if (ext != kNone) {
         if (auto op = tl.cpu_op_by_external_id(ext)) {
@@ -177,13 +152,14 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
         }
       }
     }
+    la.thread[i] = thread;
     if (la.cpu_op[i] < 0 && rt) cpu_queries[thread].push_back({la.launch_ns[i], static_cast<uint32_t>(i)});
     if (la.has_python_frames && la.launch_ns[i] != kNone)
       py_queries[thread].push_back({la.launch_ns[i], static_cast<uint32_t>(i)});
   }
 
   if (!cpu_queries.empty() || !py_queries.empty()) {
-    std::unordered_map<ThreadKey, std::vector<uint32_t>, PairHash> op_rows, py_rows;
+    std::unordered_map<ThreadKey, std::vector<uint32_t>, ThreadKeyHash> op_rows, py_rows;
     for (size_t r = 0; r < co.size(); ++r) {
       ThreadKey k{co.pid[r], co.tid[r]};
       if (co.kind[r] == CpuOpKind::Op) {
@@ -195,7 +171,7 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
     for (auto& [k, qs] : cpu_queries) {
       auto it = op_rows.find(k);
       if (it == op_rows.end()) continue;
-      sweep_thread(co, it->second, qs, [&](const Query& q, const std::vector<uint32_t>& st) {
+      sweep_thread(co, it->second, qs, [&](const SweepQuery& q, const std::vector<uint32_t>& st) {
         for (size_t s = st.size(); s-- > 0;) {
           uint32_t r = st[s];
           if (co.start_ns[r] <= q.t && q.t <= co.end_ns(r)) {
@@ -217,7 +193,7 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
     for (auto& [k, qs] : py_queries) {
       auto it = py_rows.find(k);
       if (it == py_rows.end()) continue;
-      sweep_thread(co, it->second, qs, [&](const Query& q, const std::vector<uint32_t>& st) {
+      sweep_thread(co, it->second, qs, [&](const SweepQuery& q, const std::vector<uint32_t>& st) {
         StrId fallback = kNoStr;
         for (size_t s = st.size(); s-- > 0;) {
           uint32_t r = st[s];

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/exposure.h"
@@ -38,6 +39,8 @@ struct LaunchAttribution {
   std::vector<StrId> python;       // innermost user Python frame active at launch, kNoStr if none
   std::vector<int64_t> launch_ns;  // runtime launch start (or cpu op start), kNone if unknown
   std::vector<AttributionMethod> method;
+  std::vector<std::pair<int64_t, int64_t>> thread;  // (pid, tid) of the launch, (kNone, kNone) if unknown
+  std::vector<uint8_t> graph_launch;                // 1: launched by a CUDA/HIP graph launch (graph replay)
   int64_t with_cpu_op = 0, with_python = 0, with_runtime = 0;
   bool has_python_frames = false;
 };

@@ -31,28 +31,7 @@ const char* priority_name(Priority p) {
   return "P5";
 }
 
-Vendor detect_vendor(const Timeline& tl) {
-  for (const auto& d : tl.meta.devices) {
-    std::string n = ascii_lower(d.name), a = ascii_lower(d.arch);
-    if (contains(n, "nvidia") || contains(n, "tesla") || contains(n, "quadro") || a.rfind("sm_", 0) == 0)
-      return Vendor::Nvidia;
-    if (contains(n, "amd") || contains(n, "radeon") || contains(n, "instinct") || a.rfind("gfx", 0) == 0 ||
-        d.warp_size == 64)
-      return Vendor::Amd;
-  }
-  for (const auto& [k, v] : tl.meta.versions) {
-    std::string key = ascii_lower(k);
-    if (contains(key, "rocm") || contains(key, "hip")) return Vendor::Amd;
-    if (contains(key, "cuda") || contains(key, "cupti")) return Vendor::Nvidia;
-  }
-  for (Format f : tl.meta.formats) {
-    if (f == Format::RocprofV3Csv || f == Format::RocprofV3Json || f == Format::RocprofV1 || f == Format::AmdSmi ||
-        f == Format::RocmSmi)
-      return Vendor::Amd;
-    if (f == Format::NsysSqlite || f == Format::NcuCsv || f == Format::NvidiaSmi) return Vendor::Nvidia;
-  }
-  return Vendor::Unknown;
-}
+Vendor detect_vendor(const Timeline& tl) { return vendor_of_timeline(tl).vendor; }
 
 // ---- loading -------------------------------------------------------------------------------
 

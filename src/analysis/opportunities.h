@@ -16,7 +16,8 @@
 
 namespace goblin {
 
-// From device names/arch, versions (rocm/hip vs cuda) and kernel families.
+// vendor_of_timeline(tl).vendor (hw/vendor.h): device names/arch, versions, runtime API names,
+// warp size, kernel families, formats.
 Vendor detect_vendor(const Timeline& tl);
 
 struct OverlapHeuristics {

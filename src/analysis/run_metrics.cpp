@@ -20,11 +20,18 @@ namespace {
 
 // MFU over the steps the per-step figures use (see run_metrics.h and docs/metrics.md § MFU).
 void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, RunMetrics& m) {
+  // A step whose window is its GPU-side range counts the CPU ops of its CPU span (they are issued
+  // before the GPU runs them).
+  auto flop_window = [](const Step& s) {
+    const bool gpu_range = s.source.find("gpu_user_annotation") != std::string::npos && s.cpu_start_ns != kNone;
+    return gpu_range ? std::pair<int64_t, int64_t>{s.cpu_start_ns, s.cpu_end_ns}
+                     : std::pair<int64_t, int64_t>{s.start_ns, s.end_ns};
+  };
   std::vector<std::pair<int64_t, int64_t>> windows;
   for (const Step& s : sd.steps)
-    if (!s.partial) windows.emplace_back(s.start_ns, s.end_ns);
+    if (!s.partial) windows.push_back(flop_window(s));
   if (windows.empty())
-    for (const Step& s : sd.steps) windows.emplace_back(s.start_ns, s.end_ns);
+    for (const Step& s : sd.steps) windows.push_back(flop_window(s));
   if (windows.empty()) {
     m.warnings.push_back("mfu_pct unobserved: no steps to count FLOPs over");
     return;
@@ -51,7 +58,7 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
               "ops and record_shapes=True is needed)");
     return;
   }
-  bool cpu_steps = !sd.steps.empty() && sd.steps.front().source.find("cpu") != std::string::npos;
+  bool cpu_steps = !sd.steps.empty() && sd.steps.front().cpu_start_ns != kNone;
   if (!cpu_steps)
     m.warnings.push_back(
         "FLOPs are windowed by CPU op start inside GPU-side step windows (no CPU ProfilerStep spans): ops "

@@ -4,17 +4,30 @@
 //     W_i = [min(cpu_start_i, g_first_i), max(cpu_end_i, g_last_i))
 //     where g_first_i/g_last_i are the first start / last end of the GPU work (kernels, memcpy,
 //     memset) whose launching runtime call (matched by correlation id) began inside step i's CPU
-//     span. Then W_i's end is clipped to W_{i+1}'s start so steps never overlap and per-step sums
-//     add up. The last step is `partial` when its CPU span reaches the end of the trace or when
-//     launches made inside it have no recorded GPU activity (profiling stopped mid-step).
+//     span. A step that also has a gpu_user_annotation ProfilerStep#N (Kineto's GPU-side
+//     projection of the same range) takes that GPU-side range instead when it covers [g_first_i,
+//     g_last_i] (up to 1 µs): it is what the GPU did for the step. It does not when other threads
+//     launched part of the step (autograd's backward thread: the H100 training fixtures' GPU-side
+//     ranges hold a third of the step), and then the CPU-derived window stays. Then W_i's end is clipped to W_{i+1}'s
+//     start so steps never overlap and per-step sums add up. The last step is `partial` when its CPU span reaches the
+//     end of the trace or when launches made inside it have no recorded GPU activity (profiling stopped mid-step).
 //   gpu_user_annotation ProfilerStep#N (no CPU ones): the GPU-side range itself (hull over
 //     streams of the same name), clipped the same way.
 //   Neither: one window from the first GPU activity start to the last GPU activity end.
+//
+//   Before the first step: GPU ops that start before W_1 (typically kernels launched before the
+//   profiler started, so without a launch record in the trace) get their own window
+//   [first such start, W_1.start), reported beside the steps. Orphan ops that start inside a
+//   CPU-derived W_1 stay in it: in a pipelined loop whose CPU runs ahead, every CPU-derived window
+//   holds its predecessor's GPU tail, so step 1 holding the unprofiled step's tail keeps the steps
+//   comparable (the H100 fp32 Llama fixture: 58.7 ms of such work in ProfilerStep#1).
 #include "analysis/steps.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace goblin {
 
@@ -27,6 +40,9 @@ bool is_step_name(std::string_view n) {
     if (c < '0' || c > '9') return false;
   return true;
 }
+
+// A GPU-side step range "covers" the step's GPU work up to this slack (timestamp rounding).
+constexpr int64_t kCoverSlackNs = 1000;
 
 bool is_launch_call(std::string_view n) {
   return n.find("Launch") != std::string_view::npos || n.find("launch") != std::string_view::npos;
@@ -41,6 +57,60 @@ void clip_overlaps(std::vector<Step>& steps) {
   for (size_t i = 0; i + 1 < steps.size(); ++i) {
     if (steps[i].end_ns > steps[i + 1].start_ns) steps[i].end_ns = std::max(steps[i].start_ns, steps[i + 1].start_ns);
   }
+}
+
+// GPU-side ProfilerStep ranges: name → hull over streams.
+std::map<std::string, std::pair<int64_t, int64_t>> gpu_step_ranges(const Timeline& tl) {
+  std::map<std::string, std::pair<int64_t, int64_t>> gpu;
+  for (size_t i = 0; i < tl.annotations.size(); ++i) {
+    if (!tl.annotations.on_gpu[i]) continue;
+    std::string_view n = tl.str(tl.annotations.name[i]);
+    if (!is_step_name(n)) continue;
+    auto [it, inserted] = gpu.try_emplace(std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i));
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, tl.annotations.start_ns[i]);
+      it->second.second = std::max(it->second.second, tl.annotations.end_ns(i));
+    }
+  }
+  return gpu;
+}
+
+// Ops whose correlation has no runtime row: launched before the profiler started (or by a
+// thread it did not trace).
+bool has_launch_record(const Timeline& tl, int64_t corr) {
+  return corr != kNone && tl.runtime_by_correlation(corr).has_value();
+}
+
+std::string ms(int64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return b;
+}
+
+// The window before the first step: every GPU op that starts before it.
+void find_before_first_step(const Timeline& tl, StepDetection& d) {
+  if (d.steps.empty() || d.steps.front().name == "window") return;
+  const int64_t w1 = d.steps.front().start_ns;
+  int64_t first = INT64_MAX;
+  auto scan = [&](const GpuOpColumns& c) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.start_ns[i] >= w1) continue;
+      first = std::min(first, c.start_ns[i]);
+      ++d.before_first_step_ops;
+      if (!has_launch_record(tl, c.correlation[i])) ++d.before_first_step_orphans;
+    }
+  };
+  scan(tl.kernels);
+  scan(tl.memcpys);
+  scan(tl.memsets);
+  if (d.before_first_step_ops == 0) return;
+  d.has_before_first_step = true;
+  d.before_first_step =
+      Step{"before " + d.steps.front().name, first, w1, false, "GPU work that started before the first step's window"};
+  d.notes.push_back(std::to_string(d.before_first_step_ops) + " GPU op(s) started before " + d.steps.front().name +
+                    "'s window (" + ms(w1 - first) + " window, " + std::to_string(d.before_first_step_orphans) +
+                    " of them with no launch record in the trace: launched before the profiler started); reported as "
+                    "before_first_step, in no step");
 }
 
 }  // namespace
@@ -65,6 +135,7 @@ StepDetection find_steps(const Timeline& tl) {
             cpu.end());
 
   auto [span_first, span_last] = tl.span();
+  const auto gpu = gpu_step_ranges(tl);
 
   if (!cpu.empty()) {
     const size_t ns = cpu.size();
@@ -85,12 +156,12 @@ StepDetection find_steps(const Timeline& tl) {
       if (t >= cpu[s].end) continue;
       corr_step.emplace(corr, s);
     }
-    std::unordered_map<int64_t, bool> seen_corr;
+    std::unordered_set<int64_t> seen_corr;
     seen_corr.reserve(tl.gpu_op_count());
     auto scan = [&](const GpuOpColumns& c) {
       for (size_t i = 0; i < c.size(); ++i) {
         if (c.correlation[i] == kNone) continue;
-        seen_corr[c.correlation[i]] = true;
+        seen_corr.insert(c.correlation[i]);
         auto it = corr_step.find(c.correlation[i]);
         if (it == corr_step.end()) continue;
         size_t s = it->second;
@@ -107,16 +178,40 @@ StepDetection find_steps(const Timeline& tl) {
       auto it = corr_step.find(corr);
       if (it != corr_step.end() && !seen_corr.count(corr)) ++lost[it->second];
     }
+    int64_t gpu_side = 0;
     for (size_t s = 0; s < ns; ++s) {
       Step st;
       st.name = cpu[s].name;
       st.start_ns = cpu[s].start;
       st.end_ns = cpu[s].end;
-      if (gfirst[s] != INT64_MAX) {
+      st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
+      st.cpu_start_ns = cpu[s].start;
+      st.cpu_end_ns = cpu[s].end;
+      auto g = gpu.find(cpu[s].name);
+      // The GPU-side range is Kineto's projection of the kernels launched on the annotating
+      // thread: exact for a single-threaded inference step, short of the step when other threads
+      // launch part of its work (autograd's backward thread in training). Used only when it covers
+      // all the GPU work the step launched (by correlation).
+      const bool covers = g != gpu.end() && (gfirst[s] == INT64_MAX || (g->second.first <= gfirst[s] + kCoverSlackNs &&
+                                                                        g->second.second >= glast[s] - kCoverSlackNs));
+      if (g != gpu.end() && !covers) {
+        char b[200];
+        std::snprintf(b, sizeof b,
+                      "%s: the GPU-side range (gpu_user_annotation, %.3f ms) does not cover the step's GPU work "
+                      "(%.3f ms launched from its CPU span, some on other threads): CPU-derived window kept",
+                      cpu[s].name.c_str(), static_cast<double>(g->second.second - g->second.first) / 1e6,
+                      static_cast<double>(glast[s] - gfirst[s]) / 1e6);
+        d.notes.push_back(b);
+      }
+      if (covers) {
+        st.start_ns = g->second.first;
+        st.end_ns = g->second.second;
+        st.source = "gpu_user_annotation ProfilerStep (GPU-side range of the step)";
+        ++gpu_side;
+      } else if (gfirst[s] != INT64_MAX) {
         st.start_ns = std::min(st.start_ns, gfirst[s]);
         st.end_ns = std::max(st.end_ns, glast[s]);
       }
-      st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
       d.steps.push_back(std::move(st));
       if (lost[s] > 0)
         d.notes.push_back(cpu[s].name + ": " + std::to_string(lost[s]) +
@@ -134,21 +229,15 @@ StepDetection find_steps(const Timeline& tl) {
     d.method =
         "ProfilerStep#N CPU annotations; step window = [min(cpu start, first GPU start), max(cpu end, last GPU end)) "
         "of the GPU work launched (by correlation) inside the step's CPU span, end clipped to the next step's start";
+    if (gpu_side > 0)
+      d.method += "; " + std::to_string(gpu_side) + " of " + std::to_string(ns) +
+                  " step(s) use their GPU-side range (gpu_user_annotation ProfilerStep#N, which covers the GPU work "
+                  "they launched) instead";
+    find_before_first_step(tl, d);
     return d;
   }
 
   // ---- GPU-side ProfilerStep ranges (gpu_user_annotation) ----
-  std::map<std::string, std::pair<int64_t, int64_t>> gpu;
-  for (size_t i = 0; i < tl.annotations.size(); ++i) {
-    if (!tl.annotations.on_gpu[i]) continue;
-    std::string_view n = tl.str(tl.annotations.name[i]);
-    if (!is_step_name(n)) continue;
-    auto [it, inserted] = gpu.try_emplace(std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i));
-    if (!inserted) {
-      it->second.first = std::min(it->second.first, tl.annotations.start_ns[i]);
-      it->second.second = std::max(it->second.second, tl.annotations.end_ns(i));
-    }
-  }
   if (!gpu.empty()) {
     for (auto& [name, se] : gpu) d.steps.push_back(Step{name, se.first, se.second, false, "gpu_user_annotation"});
     std::sort(d.steps.begin(), d.steps.end(), [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
@@ -159,6 +248,7 @@ StepDetection find_steps(const Timeline& tl) {
       d.notes.push_back(d.steps.back().name + " ends with the last GPU activity of the trace");
     }
     d.method = "gpu_user_annotation ProfilerStep#N ranges (hull over streams), end clipped to the next step's start";
+    find_before_first_step(tl, d);
     return d;
   }
 

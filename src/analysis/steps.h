@@ -9,22 +9,34 @@
 namespace goblin {
 
 struct Step {
-  std::string name;          // "ProfilerStep#12", or "window" for the fallback
-  int64_t start_ns = 0;      // [start, end)
+  std::string name;      // "ProfilerStep#12", or "window" for the fallback
+  int64_t start_ns = 0;  // [start, end)
   int64_t end_ns = 0;
-  bool partial = false;      // trailing step cut by the end of the trace: reported, never dropped
-  std::string source;        // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
-                             // "fallback: first to last GPU activity", ...
+  bool partial = false;  // trailing step cut by the end of the trace: reported, never dropped
+  std::string source;    // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
+                         // "fallback: first to last GPU activity", ...
+  // The step's CPU ProfilerStep span when the trace has one (kNone otherwise): the window of its
+  // CPU ops (MFU's FLOP count) when the step window is the GPU-side range.
+  int64_t cpu_start_ns = kNone, cpu_end_ns = kNone;
 };
 
 struct StepDetection {
   std::vector<Step> steps;
-  std::string method;        // how they were found (documented in the output)
+  std::string method;  // how they were found (documented in the output)
   std::vector<std::string> notes;
+  // GPU work that ran before the first step's window (kernels queued before the profiler
+  // started, warm-up): its own window [first such op's start, first step's start), never part of
+  // a step or of per-step means. Absent when nothing ran before the first step.
+  bool has_before_first_step = false;
+  Step before_first_step;
+  int64_t before_first_step_ops = 0;      // GPU ops starting in that window
+  int64_t before_first_step_orphans = 0;  // of them, ops with no launch record in the trace
 };
 
-// Finds steps: ProfilerStep#N annotations (CPU side, projected to the GPU work they launched),
-// gpu_user_annotation steps, else one fallback window over all GPU activity.
+// Finds steps: ProfilerStep#N annotations (CPU side, projected to the GPU work they launched;
+// a step that also has a gpu_user_annotation ProfilerStep#N takes the GPU-side range), GPU-only
+// ProfilerStep ranges, else one fallback window over all GPU activity. GPU work before the first
+// step goes to before_first_step (docs/metrics.md § Steps).
 StepDetection find_steps(const Timeline& tl);
 
 }  // namespace goblin

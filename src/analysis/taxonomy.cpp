@@ -66,7 +66,12 @@ struct Taxonomy::Rule {
 };
 
 struct Taxonomy::Extra {
-  std::vector<std::pair<std::regex, std::string>> families;
+  struct Family {
+    bool by_cpu_op = false;  // `cpu_op`: searched in the launching op's name, else in the kernel name
+    std::regex re;
+    std::string family;
+  };
+  std::vector<Family> families;
   std::regex simt, shape, dataloader;
   bool has_simt = false, has_shape = false, has_dataloader = false;
   double tensor_core_speedup = 0;
@@ -144,8 +149,15 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
     }
     try {
       if (root["families"]) {
-        for (const auto& f : root["families"])
-          extra->families.emplace_back(compile(f["regex"].as<std::string>()), f["family"].as<std::string>());
+        for (const auto& f : root["families"]) {
+          const bool by_cpu = static_cast<bool>(f["cpu_op"]);
+          if (!f["family"] || by_cpu == static_cast<bool>(f["regex"]))
+            return make_error(ErrorKind::Malformed,
+                              "taxonomy: every `families` entry needs `family` and one of `regex` or `cpu_op`", origin,
+                              -1, f.Mark().line + 1);
+          extra->families.push_back(
+              {by_cpu, compile(f[by_cpu ? "cpu_op" : "regex"].as<std::string>()), f["family"].as<std::string>()});
+        }
       }
       auto section = [&](const char* key, const char* field, std::regex& dst, bool& has) {
         if (root[key] && root[key][field]) {
@@ -212,9 +224,9 @@ KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cp
   }
   if (k.family.empty() || k.family == "unknown") {
     k.family = "unknown";
-    for (const auto& [re, fam] : extra_->families) {
-      if (std::regex_search(n, re)) {
-        k.family = fam;
+    for (const auto& f : extra_->families) {
+      if (f.by_cpu_op ? (!cpu.empty() && std::regex_search(cpu, f.re)) : std::regex_search(n, f.re)) {
+        k.family = f.family;
         break;
       }
     }

@@ -12,12 +12,14 @@ namespace goblin {
 
 struct KernelClass {
   std::string category;  // gemm, attention, communication, norm, softmax, elementwise, reduction,
-                         // convolution, moe, quantization, optimizer, memcpy, memset, triton, other
+                         // convolution, moe, quantization, optimizer, memcpy, memset, triton, other,
+                         // and the serving categories kv_cache, sampling, scheduler
   std::string family;    // cuBLAS, cuBLASLt, CUTLASS, hipBLASLt, rocBLAS/Tensile, CK, FlashAttention,
                          // cuDNN, AITER, MIOpen, NCCL, RCCL, Triton, ATen, ... ("unknown" if none)
   std::string rule_id;   // the taxonomy rule that matched (for explanations)
   // For attention kernels: flash | sdpa_flash | sdpa_mem_efficient | sdpa_cudnn | ck_fmha | aiter |
-  // flashinfer | triton | other; empty otherwise (feeds RunMetrics.attention_kernel_loaded).
+  // flashinfer | triton | paged (vLLM paged attention) | other; empty otherwise (feeds
+  // RunMetrics.attention_kernel_loaded).
   std::string attention_backend;
 };
 

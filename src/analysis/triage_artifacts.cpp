@@ -25,24 +25,6 @@ std::string md_cell(std::string s, size_t n = 90) {
   return s;
 }
 
-// Generation of an arch string, for "compatible".
-std::string generation(const std::string& a) {
-  if (a.rfind("sm_", 0) == 0) {
-    std::string d;
-    for (char c : a.substr(3))
-      if (std::isdigit(static_cast<unsigned char>(c))) d.push_back(c);
-    if (d.size() >= 2) return "nvidia sm_" + d.substr(0, d.size() - 1) + "x";
-    return "";
-  }
-  if (a == "gfx908") return "amd CDNA1";
-  if (a == "gfx90a") return "amd CDNA2";
-  if (a == "gfx940" || a == "gfx941" || a == "gfx942") return "amd CDNA3";
-  if (a == "gfx950") return "amd CDNA4";
-  if (a.rfind("gfx103", 0) == 0) return "amd RDNA2";
-  if (a.rfind("gfx11", 0) == 0) return "amd RDNA3";
-  if (a.rfind("gfx12", 0) == 0) return "amd RDNA4";
-  return "";
-}
 std::string norm_arch(std::string a) {
   a = ascii_lower(a);
   size_t c = a.find(':');
@@ -52,63 +34,10 @@ std::string norm_arch(std::string a) {
 }
 }  // namespace
 
-ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
-  ObservedArch o;
-  std::string n = ascii_lower(d.name);
-  Vendor v = hint;
-  if (has(n, "nvidia") || has(n, "tesla") || has(n, "quadro") || has(n, "geforce")) v = Vendor::Nvidia;
-  if (has(n, "amd") || has(n, "radeon") || has(n, "instinct")) v = Vendor::Amd;
-  if (!d.arch.empty()) {
-    o.arch = norm_arch(d.arch);
-    o.vendor = o.arch.rfind("gfx", 0) == 0 ? "amd" : o.arch.rfind("sm_", 0) == 0 ? "nvidia" : vendor_name(v);
-    o.how = "device properties (arch reported by the profiler)";
-    return o;
-  }
-  o.vendor = vendor_name(v);
-  if (d.compute_major < 0) {
-    o.how = "device properties carry no architecture";
-    return o;
-  }
-  if (v == Vendor::Nvidia) {
-    o.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
-    o.how = "computeMajor " + std::to_string(d.compute_major) + " / computeMinor " + std::to_string(d.compute_minor);
-  } else if (v == Vendor::Amd) {
-    if (d.compute_major == 9 && d.compute_minor == 4) {
-      o.arch = "gfx942";
-      o.how = "HIP major.minor 9.4 (gfx942: MI300X/MI300A/MI325X; gfx940/941 were pre-production)";
-    } else if (d.compute_major == 9 && d.compute_minor == 5) {
-      o.arch = "gfx950";
-      o.how = "HIP major.minor 9.5 (gfx950: MI350X/MI355X)";
-    } else {
-      o.how = "HIP major.minor " + std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor) +
-              " names several gfx targets (9.0: gfx900/906/908/90a); the trace does not say which";
-    }
-  } else {
-    o.how = "vendor unknown; computeMajor/Minor alone do not name an architecture";
-  }
-  return o;
-}
-
-ArchMatch match_arch(const std::string& observed, const std::string& target) {
-  std::string o = norm_arch(observed), t = norm_arch(target);
-  if (t.empty()) return {"unknown", "no --target-arch given: relevance to the target hardware is not established"};
-  if (o.empty())
-    return {"unknown", "the trace does not reveal its GPU architecture, so relevance to " + t + " is unknown"};
-  if (o == t)
-    return {"exact", "profiled on " + o + ", the target architecture: kernel choices and timings apply directly"};
-  std::string go = generation(o), gt = generation(t);
-  if (!go.empty() && go == gt)
-    return {"compatible", "same generation (" + go + ") but not the same target (" + o + " vs " + t +
-                              "): structure and overlap findings transfer; library kernel selection, tuned configs "
-                              "and absolute timings may differ"};
-  return {"unknown", o + (go.empty() ? "" : " (" + go + ")") + " differs from the target " + t +
-                         (gt.empty() ? "" : " (" + gt + ")") +
-                         ": timings and kernel choices do not transfer; use the profile for structure only"};
-}
-
 Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   TriageReport r;
-  r.vendor = detect_vendor(tl);
+  const VendorFinding vf = vendor_of_timeline(tl);
+  r.vendor = vf.vendor;
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
   auto tax = Taxonomy::load();
@@ -121,6 +50,11 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   if (!pats) return pats.error();
   r.overlap = build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, *heur);
   r.fuse = build_fuse_table(tl, r.kernels, r.attribution, *pats, r.vendor);
+  r.module_attribution = attribute_modules(tl, r.attribution);
+  r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
+  auto stages = split_stages(tl, r.attribution, r.kernels);
+  if (!stages) return stages.error();
+  r.stages = std::move(*stages);
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
   if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");
@@ -168,15 +102,30 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   m["hardware_relevance_reason"] = am.reason;
   m["target_arch"] = opt.target_arch.empty() ? Json(nullptr) : Json(norm_arch(opt.target_arch));
   sources["observed_arch"] = how;
+  // rocm_version: a ROCm version the workload wrote, else HIP's runtime/driver version integer
+  // decoded (HIP ships with, and is versioned as, its ROCm release: major.minor).
   Json rocm = nullptr;
-  for (const char* k : {"rocm", "rocm_version", "hip", "hip_runtime"})
-    if (auto it = tl.meta.versions.find(k); it != tl.meta.versions.end()) {
-      rocm = it->second;
-      break;
-    }
-  m["rocm_version"] = rocm;
   Json versions = Json::object();
   for (const auto& [k, v] : tl.meta.versions) versions[k] = v;
+  for (const char* k : {"rocm", "rocm_version"})
+    if (auto it = tl.meta.versions.find(k); it != tl.meta.versions.end()) {
+      rocm = it->second;
+      sources["rocm_version"] = std::string("trace metadata ") + k;
+      break;
+    }
+  for (const char* k : {"hip_runtime", "hip_driver", "hip"}) {
+    auto it = tl.meta.versions.find(k);
+    if (it == tl.meta.versions.end()) continue;
+    auto hip = decode_hip_version(it->second);
+    if (!hip) continue;
+    versions[std::string(k) + "_decoded"] = *hip;
+    if (rocm.is_null()) {
+      rocm = hip->substr(0, hip->rfind('.'));
+      sources["rocm_version"] = std::string(k) + "_version " + it->second + " = HIP " + *hip +
+                                " (major*10^7 + minor*10^5 + patch); HIP is versioned with its ROCm release";
+    }
+  }
+  m["rocm_version"] = rocm;
   m["versions"] = versions;
   m["base_image"] = extra("base_image");
   m["resource_class"] = extra("resource_class");
@@ -192,7 +141,12 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   m["benchmark_config_hash"] = extra("benchmark_config_hash");
   m["model_name"] = extra("model_name");
   Json stage = opt.stage.empty() ? Json(nullptr) : Json(opt.stage);
-  if (opt.stage.empty()) {
+  if (opt.stage.empty() && !r.stages.profile_stage.empty()) {
+    stage = r.stages.profile_stage;
+    sources["profile_stage"] = r.stages.from_annotations
+                                   ? "stage annotations (stage_table.json; data/serving_stages.yaml)"
+                                   : "attention op names (data/serving_stages.yaml § attention_op_names)";
+  } else if (opt.stage.empty()) {
     std::string fname = ascii_lower(std::filesystem::path(opt.source_path).filename().string());
     for (const char* s : {"prefill", "extend", "decode"})
       if (has(fname, s)) {
@@ -206,6 +160,9 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   m["profile_stage"] = stage;
   m["source_trace_path"] = opt.source_path;
   m["vendor"] = vendor_name(r.vendor);
+  sources["vendor"] = vf.decided_by.empty() ? Json("no signal in the trace names a vendor") : Json(vf.decided_by);
+  m["vendor_evidence"] = vf.evidence;
+  if (!vf.conflicts.empty()) r.notes.push_back("vendor signals disagree: " + vf.conflicts.front());
   m["devices"] = devices;
   Json fmts = Json::array();
   for (Format f : tl.meta.formats) fmts.push_back(format_name(f));
@@ -277,6 +234,13 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   if (!shown) s += "| – | no row with headroom above 1% share | | | | | | | |\n";
   s += "\nexcl % = exposed time (no other stream busy) / kernel time; headroom = excl ≥ 45% and ≥ 5 µs exposed; "
        "thresholds: data/overlap_heuristics.yaml.\n";
+  s += "\n## Time by nn.Module (module_table.json; top " + std::to_string(opt.top) + ")\n\n" +
+       module_table_markdown(r.modules, opt.top);
+  if (r.modules.graph_replay_ops > 0)
+    s += "\n" + std::to_string(r.modules.graph_replay_ops) +
+         " GPU ops ran in CUDA/HIP graph replays, attributed to their graph launch (the capture trace would give "
+         "their modules).\n";
+  s += "\n## Serving stages (stage_table.json)\n\n" + stage_split_markdown(r.stages, opt.top);
   s += "\n## Fuse opportunities\n\n| pattern | confidence | related ms | share % | occurrences | candidate | evidence "
        "|\n|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.fuse.size() && static_cast<int>(i) < opt.top; ++i) {
@@ -344,6 +308,13 @@ Json fuse_table_to_json(const std::vector<FuseRow>& rows) {
   return a;
 }
 
+const std::vector<std::string>& triage_artifact_names() {
+  static const std::vector<std::string> names = {
+      "profile_summary.md",      "profile_metadata.json", "kernel_table.json", "overlap_opportunities.json",
+      "fuse_opportunities.json", "module_table.json",     "stage_table.json"};
+  return names;
+}
+
 Status write_triage_artifacts(const TriageReport& r, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -356,20 +327,40 @@ Status write_triage_artifacts(const TriageReport& r, const std::string& dir) {
            {"profile_metadata.json", r.metadata.dump(2) + "\n"},
            {"kernel_table.json", kernel_table_to_json(r.kernels).dump(1) + "\n"},
            {"overlap_opportunities.json", overlap_table_to_json(r.overlap).dump(1) + "\n"},
-           {"fuse_opportunities.json", fuse_table_to_json(r.fuse).dump(1) + "\n"}}) {
+           {"fuse_opportunities.json", fuse_table_to_json(r.fuse).dump(1) + "\n"},
+           {"module_table.json", module_rows_to_json(r.modules).dump(1) + "\n"},
+           {"stage_table.json", stage_split_to_json(r.stages).dump(1) + "\n"}}) {
     Status s = put(name, content);
     if (!s) return s;
   }
   return Status::Ok();
 }
 
-std::string triage_human_summary(const TriageReport& r, int top) {
+std::string triage_human_summary(const TriageReport& r, int top, bool by_module) {
   std::string s;
   const Json& m = r.metadata;
   s += "vendor " + m["vendor"].get<std::string>() + ", observed arch " +
        (m["observed_arch"].is_null() ? std::string("unknown") : m["observed_arch"].get<std::string>()) +
        ", arch_match " + m["arch_match"].get<std::string>() + ": " + m["hardware_relevance_reason"].get<std::string>() +
        "\n";
+  if (r.stages.from_annotations) {
+    s += "stages (" + (r.stages.profile_stage.empty() ? std::string("unknown") : r.stages.profile_stage) + "):";
+    for (const auto& st : r.stages.stages)
+      s += " " + st.stage + " " + std::to_string(st.batches) + " batch(es) " + ms(st.op_time_ns) + " ms;";
+    s += "\n";
+  }
+  if (by_module) {
+    s += "\nGPU time by nn.Module (share of " + ms(r.modules.total_ns) + " ms summed GPU-op time):\n";
+    if (!r.modules.available) s += "  (no nn.Module frames: profile with with_stack=True)\n";
+    for (size_t i = 0; i < r.modules.rows.size() && static_cast<int>(i) < top; ++i) {
+      const auto& row = r.modules.rows[i];
+      char b[512];
+      std::snprintf(b, sizeof b, "  %6.2f%%  %9.3f ms  %6lld ops  %-34s %s\n", row.share_pct, row.time_ns / 1e6,
+                    static_cast<long long>(row.ops), md_cell(row.module, 34).c_str(), md_cell(row.path, 90).c_str());
+      s += b;
+    }
+    s += "\n";
+  }
   for (const auto& d : r.exposure.devices) {
     int64_t w = d.window_end_ns - d.window_start_ns;
     s += "device " + std::to_string(d.device) + ": window " + ms(w) + " ms, busy " + ms(d.busy_ns) + " ms (" +

@@ -1,6 +1,7 @@
 // `goblin triage`: the triage artifact contract (README, docs/metrics.md) over one timeline.
 //   profile_summary.md, profile_metadata.json, kernel_table.json, overlap_opportunities.json,
-//   fuse_opportunities.json (JSON arrays), written to one directory.
+//   fuse_opportunities.json, module_table.json (JSON arrays), stage_table.json (object), written
+//   to one directory.
 // Window: the whole trace, all devices (per-device busy/overlap figures in the summary).
 #pragma once
 #include <string>
@@ -8,37 +9,22 @@
 
 #include "analysis/exposure.h"
 #include "analysis/kernel_table.h"
+#include "analysis/modules.h"
 #include "analysis/opportunities.h"
+#include "analysis/stages.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "hw/arch.h"
 #include "model/timeline.h"
 
 namespace goblin {
 
-// Observed architecture of a device: DeviceInfo::arch when the reader set it; NVIDIA
-// computeMajor/Minor → "sm_<major><minor>"; AMD HIP major.minor → gfx9.4 = "gfx942",
-// 9.5 = "gfx950"; gfx9.0 is ambiguous (gfx900/906/908/90a) and yields "" with a reason.
-struct ObservedArch {
-  std::string arch;    // "" when unknown
-  std::string vendor;  // nvidia | amd | unknown
-  std::string how;     // how it was derived
-};
-ObservedArch observe_arch(const DeviceInfo& d, Vendor vendor_hint);
-
-struct ArchMatch {
-  std::string match;   // exact | compatible | unknown
-  std::string reason;  // hardware_relevance_reason
-};
-// exact: same arch string (case, ":feature" suffixes ignored); compatible: same vendor and same
-// generation (NVIDIA same major, e.g. sm_90 vs sm_90a; AMD same CDNA generation: gfx908 |
-// gfx90a | gfx940-942 | gfx950); unknown otherwise (including when either side is unknown).
-ArchMatch match_arch(const std::string& observed, const std::string& target);
-
 struct TriageOptions {
-  std::string stage;        // --stage (else inferred from the file name: prefill/extend/decode)
+  std::string stage;        // --stage (else from stage annotations or attention op names, else the file name)
   std::string target_arch;  // --target-arch
   std::string source_path;  // the trace path (made absolute)
   int top = 15;             // rows in the readable summary
+  bool by_module = false;   // --by-module: the terminal summary leads with the module table
 };
 
 struct TriageReport {
@@ -47,6 +33,9 @@ struct TriageReport {
   KernelTableResult kernels;
   std::vector<OverlapRow> overlap;
   std::vector<FuseRow> fuse;
+  ModuleAttribution module_attribution;
+  ModuleTable modules;  // module_table.json (modules.h)
+  StageSplit stages;    // stage_table.json (stages.h)
   Vendor vendor = Vendor::Unknown;
   Json metadata;  // profile_metadata.json
   std::string summary_md;
@@ -60,10 +49,14 @@ Json kernel_table_to_json(const KernelTableResult& kt);
 Json overlap_table_to_json(const std::vector<OverlapRow>& rows);
 Json fuse_table_to_json(const std::vector<FuseRow>& rows);
 
-// Writes the five artifacts into `dir` (created if missing).
+// The artifact file names, in the order they are written.
+const std::vector<std::string>& triage_artifact_names();
+
+// Writes the artifacts into `dir` (created if missing).
 Status write_triage_artifacts(const TriageReport& r, const std::string& dir);
 
-// Terminal summary (top kernels, busy/idle, top opportunities).
-std::string triage_human_summary(const TriageReport& r, int top);
+// Terminal summary (top kernels, busy/idle, top opportunities; with `by_module` the module
+// table first).
+std::string triage_human_summary(const TriageReport& r, int top, bool by_module = false);
 
 }  // namespace goblin

@@ -156,7 +156,7 @@ TEST(Arch, ObservedAndMatch) {
   EXPECT_EQ(match_arch("sm_90", "SM_90").match, "exact");
   EXPECT_EQ(match_arch("sm_90", "sm_90a").match, "compatible");
   EXPECT_EQ(match_arch("gfx942", "gfx941").match, "compatible");
-  EXPECT_EQ(match_arch("gfx942", "gfx950").match, "unknown");
+  EXPECT_EQ(match_arch("gfx942", "gfx950").match, "compatible");  // CDNA 3 vs 4: data/gpu_arch_names.yaml
   EXPECT_EQ(match_arch("sm_80", "gfx950").match, "unknown");
   EXPECT_EQ(match_arch("", "gfx950").match, "unknown");
   EXPECT_EQ(match_arch("gfx950", "").match, "unknown");

@@ -3,6 +3,10 @@
 #include <cstdio>
 
 #include "analysis/category_breakdown.h"
+#include "analysis/exposure.h"
+#include "analysis/kernel_table.h"
+#include "analysis/modules.h"
+#include "analysis/stages.h"
 #include "trace/load.h"
 
 namespace goblin {
@@ -17,6 +21,15 @@ std::string render(const CategoryBreakdown& b) {
   for (const auto& r : b.rows) {
     std::snprintf(buf, sizeof buf, "  %6.2f%%  %10.6f s  %-14s %s\n", r.pct, r.time_ns / 1e9, r.category.c_str(),
                   r.family.c_str());
+    h += buf;
+  }
+  if (b.has_before_first_step) {
+    const WindowBreakdown& w = b.before_first_step;
+    std::snprintf(buf, sizeof buf,
+                  "before the first step: wall %.6f s busy %.6f s (%lld GPU ops, %lld without a launch record in the "
+                  "trace), in no step\n",
+                  w.wall_ns / 1e9, w.busy_ns / 1e9, static_cast<long long>(b.steps.before_first_step_ops),
+                  static_cast<long long>(b.steps.before_first_step_orphans));
     h += buf;
   }
   h += "per step (" + b.steps.method + "):\n";
@@ -36,8 +49,12 @@ std::string render(const CategoryBreakdown& b) {
 }
 }  // namespace
 
-VerbResult run_breakdown(const std::string& trace) {
+VerbResult run_breakdown(const std::string& trace, const std::string& by) {
   VerbResult vr;
+  if (by != "category" && by != "module" && by != "stage") {
+    vr.error = make_error(ErrorKind::Usage, "--by must be category, module or stage (got '" + by + "')");
+    return vr;
+  }
   auto in = load_trace(trace, kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
@@ -48,9 +65,30 @@ VerbResult run_breakdown(const std::string& trace) {
     vr.error = tax.error();
     return vr;
   }
-  CategoryBreakdown b = category_breakdown(in->timeline, *tax);
+  const Timeline& tl = in->timeline;
+  CategoryBreakdown b = category_breakdown(tl, *tax);
   vr.result = category_breakdown_to_json(b);
-  vr.human = render(b);
+  vr.result["by"] = by;
+  std::string lead;
+  if (by != "category") {
+    LaunchAttribution la = attribute_launches(tl);
+    KernelTableResult kt = build_kernel_table(tl, compute_exposure(tl), la, &*tax);
+    if (by == "module") {
+      ModuleTable mt = build_module_table(tl, la, attribute_modules(tl, la), kt);
+      vr.result["modules"] = module_rows_to_json(mt);
+      vr.result["module_method"] = mt.method;
+      lead = "GPU time by nn.Module (" + mt.method + "):\n" + module_table_markdown(mt, 40) + "\n";
+    } else {
+      auto st = split_stages(tl, la, kt);
+      if (!st) {
+        vr.error = st.error();
+        return vr;
+      }
+      vr.result["stages"] = stage_split_to_json(*st);
+      lead = stage_split_markdown(*st, 20) + "\n";
+    }
+  }
+  vr.human = lead + render(b);
   if (in->damage) vr.error = in->damage;
   return vr;
 }

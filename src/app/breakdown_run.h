@@ -1,6 +1,8 @@
 // goblin breakdown's whole job as one library call (the verb and the MCP `breakdown` tool share
 // it): GPU time by kernel category and library family (share of summed op time, busy union
-// beside it) and the per-step busy/idle/exposed-communication breakdown.
+// beside it) and the per-step busy/idle/exposed-communication breakdown; with by = "module" also
+// the GPU time per nn.Module (analysis/modules.h), with by = "stage" the serving stage split
+// (analysis/stages.h).
 #pragma once
 #include <string>
 
@@ -8,6 +10,7 @@
 
 namespace goblin {
 
-VerbResult run_breakdown(const std::string& trace);
+// by: "category" (default), "module" or "stage"; anything else is a usage error.
+VerbResult run_breakdown(const std::string& trace, const std::string& by = "category");
 
 }  // namespace goblin

@@ -1,4 +1,4 @@
-// goblin breakdown TRACE [--json]: run_breakdown (analysis/breakdown_run.h) over
+// goblin breakdown TRACE [--by category|module|stage] [--json]: run_breakdown (app/breakdown_run.h) over
 // category_breakdown (analysis/category_breakdown.h): GPU time by kernel category and library
 // family, and per step busy/idle/exposed, idle attribution and launch statistics.
 #include "app/breakdown_run.h"
@@ -9,7 +9,7 @@ namespace goblin {
 
 void register_breakdown(CLI::App& app) {
   struct Opts {
-    std::string trace;
+    std::string trace, by = "category";
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -18,8 +18,12 @@ void register_breakdown(CLI::App& app) {
       "GPU time by kernel category and library family (share of summed op time; busy union given too), and per step: "
       "busy/idle, compute/communication/memcpy, exposed communication, idle attribution, launch statistics");
   cmd->add_option("trace", o->trace, "Trace file or run directory")->required();
+  cmd->add_option("--by", o->by,
+                  "category (default): time by kernel category and family; module: also GPU time per nn.Module "
+                  "(with_stack traces); stage: also the serving stage split (prefill/decode/mixed tables)")
+      ->check(CLI::IsMember({"category", "module", "stage"}));
   cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
-  cmd->callback([o] { run_verb(o->json, [&] { return run_breakdown(o->trace); }); });
+  cmd->callback([o] { run_verb(o->json, [&] { return run_breakdown(o->trace, o->by); }); });
 }
 
 }  // namespace goblin

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/data.h"
+#include "hw/gpu_specs.h"
 
 namespace goblin::hw {
 
@@ -29,3 +30,67 @@ TEST(ArchOf, UnknownIsEmpty) {
 }
 
 }  // namespace goblin::hw
+
+namespace goblin {
+
+// HIP major.minor → gfx target, narrowed by data/gpus.yaml (CUs, memory) or the data's `assume`.
+TEST(ArchFromHipCompute, DataDecides) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  DeviceInfo d;
+  d.warp_size = 64;
+  d.compute_major = 9;
+  d.compute_minor = 4;
+  d.num_sms = 304;
+  d.total_memory_bytes = 206141652992;  // the MI300X fixtures
+  hw::ArchFromCompute a = hw::arch_from_hip_compute(d);
+  EXPECT_EQ(a.arch, "gfx942");
+  EXPECT_NE(a.how.find("MI300X"), std::string::npos) << a.how;
+  d.num_sms = 38;  // a CPX partition: no GPU of the database matches, the data's assumption applies
+  a = hw::arch_from_hip_compute(d);
+  EXPECT_EQ(a.arch, "gfx942");
+  EXPECT_NE(a.how.find("pre-production"), std::string::npos) << a.how;
+  d.compute_minor = 5;
+  d.num_sms = 256;
+  EXPECT_EQ(hw::arch_from_hip_compute(d).arch, "gfx950");
+  d.compute_minor = 0;
+  d.num_sms = 104;  // MI250 GCD: 9.0 covers gfx900 .. gfx90c and nothing in the database matches
+  a = hw::arch_from_hip_compute(d);
+  EXPECT_EQ(a.arch, "");
+  EXPECT_NE(a.how.find("gfx908"), std::string::npos);
+  d.num_sms = 110;  // one GCD of an MI250X
+  EXPECT_EQ(hw::arch_from_hip_compute(d).arch, "gfx90a");
+}
+
+// The vLLM MI300X trace: deviceProperties name "", computeMajor 9 / Minor 4, warpSize 64.
+TEST(ObserveArch, EmptyNameAmdDevice) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  DeviceInfo d;
+  d.warp_size = 64;
+  d.compute_major = 9;
+  d.compute_minor = 4;
+  d.num_sms = 304;
+  d.total_memory_bytes = 206141652992;
+  ObservedArch o = observe_arch(d, Vendor::Amd);
+  EXPECT_EQ(o.arch, "gfx942");
+  EXPECT_EQ(o.vendor, "amd");
+  auto g = gpu_for_device(d);  // the spec database identifies it too (MFU, roofline)
+  ASSERT_TRUE(g.ok()) << g.error().describe();
+  EXPECT_EQ(g->id, "MI300X");
+  DeviceInfo named;
+  named.name = "AMD Instinct MI355X";
+  EXPECT_EQ(observe_arch(named, Vendor::Unknown).arch, "gfx950");
+}
+
+TEST(MatchArch, Gfx942AgainstGfx950IsCompatibleWithTheDifferences) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  ArchMatch m = match_arch("gfx942", "gfx950");
+  EXPECT_EQ(m.match, "compatible");
+  for (const char* fact : {"CDNA 3", "CDNA 4", "LDS", "FNUZ", "fp4"})
+    EXPECT_NE(m.reason.find(fact), std::string::npos) << fact << " missing from: " << m.reason;
+  EXPECT_EQ(match_arch("gfx950", "gfx942").match, "compatible");
+  EXPECT_EQ(match_arch("gfx942", "gfx941").match, "compatible");  // same generation
+  EXPECT_EQ(match_arch("gfx90a", "gfx950").match, "unknown");
+  EXPECT_EQ(match_arch("gfx942", "gfx942:sramecc+").match, "exact");
+}
+
+}  // namespace goblin

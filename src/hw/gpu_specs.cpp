@@ -13,6 +13,7 @@
 #include "core/data.h"
 #include "core/process.h"
 #include "core/text.h"
+#include "hw/arch.h"
 
 namespace goblin {
 
@@ -242,6 +243,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
     arch = normalize_gpu_name(dev.name);
   if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 32)
     arch = "sm_" + std::to_string(dev.compute_major) + std::to_string(dev.compute_minor);
+  if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 64) arch = hw::arch_from_hip_compute(dev).arch;
   std::string desc = "device '" + dev.name + "'" + (arch.empty() ? "" : " (" + arch + ")") +
                      (dev.num_sms > 0 ? ", " + std::to_string(dev.num_sms) + " CUs/SMs" : "") +
                      (dev.total_memory_bytes > 0 ? ", " + format_sig(dev.total_memory_bytes / 1e9, 10) + " GB" : "");

@@ -1,7 +1,15 @@
 #include "hw/vendor.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
 #include <regex>
 #include <string>
+#include <unordered_set>
+
+#include "core/data.h"
+#include "core/text.h"
+#include "model/timeline.h"
 
 namespace goblin {
 
@@ -23,6 +31,125 @@ Vendor vendor_from_gpu_name(std::string_view name) {
   if (std::regex_search(n, nv)) return Vendor::Nvidia;
   if (std::regex_search(n, amd)) return Vendor::Amd;
   return Vendor::Unknown;
+}
+
+std::optional<std::string> decode_hip_version(std::string_view raw) {
+  while (!raw.empty() && (raw.front() == ' ' || raw.front() == '"')) raw.remove_prefix(1);
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '"')) raw.remove_suffix(1);
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
+  if (ec != std::errc() || p != raw.data() + raw.size() || v < 10'000'000) return std::nullopt;
+  return std::to_string(v / 10'000'000) + "." + std::to_string(v / 100'000 % 100) + "." + std::to_string(v % 100'000);
+}
+
+namespace {
+
+struct Markers {
+  std::vector<std::string> amd, nvidia;
+};
+
+// data/gpu_arch_names.yaml § vendor_kernel_markers; empty when the file is missing or broken.
+const Markers& markers() {
+  static const Markers m = [] {
+    Markers out;
+    auto text = load_data_file("gpu_arch_names.yaml");
+    if (!text) return out;
+    try {
+      YAML::Node y = YAML::Load(*text)["vendor_kernel_markers"];
+      if (y && y["amd"]) out.amd = y["amd"]["markers"].as<std::vector<std::string>>();
+      if (y && y["nvidia"]) out.nvidia = y["nvidia"]["markers"].as<std::vector<std::string>>();
+    } catch (const YAML::Exception&) {
+      out = Markers{};
+    }
+    return out;
+  }();
+  return m;
+}
+
+}  // namespace
+
+VendorFinding vendor_of_timeline(const Timeline& tl) {
+  VendorFinding f;
+  auto vote = [&](Vendor v, const std::string& what) {
+    if (v == Vendor::Unknown) return;
+    std::string line = what + " → " + vendor_name(v);
+    if (f.vendor == Vendor::Unknown) {
+      f.vendor = v;
+      f.decided_by = what;
+    } else if (v != f.vendor) {
+      f.conflicts.push_back(line);
+    }
+    f.evidence.push_back(std::move(line));
+  };
+  // 1. device names, 2. architecture ids reported by the profiler.
+  for (const auto& d : tl.meta.devices)
+    if (!d.name.empty())
+      vote(vendor_from_gpu_name(d.name), "device " + std::to_string(d.id) + " name '" + d.name + "'");
+  for (const auto& d : tl.meta.devices) {
+    std::string a = ascii_lower(d.arch);
+    if (a.rfind("gfx", 0) == 0) vote(Vendor::Amd, "device " + std::to_string(d.id) + " arch " + d.arch);
+    if (a.rfind("sm_", 0) == 0) vote(Vendor::Nvidia, "device " + std::to_string(d.id) + " arch " + d.arch);
+  }
+  // 3. version metadata.
+  for (const auto& [k, v] : tl.meta.versions) {
+    std::string key = ascii_lower(k);
+    if (key.find("rocm") != std::string::npos || key.find("hip") != std::string::npos ||
+        key.find("roctracer") != std::string::npos || key.find("rocprof") != std::string::npos)
+      vote(Vendor::Amd, "trace metadata " + k + "_version " + v);
+    else if (key.find("cuda") != std::string::npos || key.find("cupti") != std::string::npos)
+      vote(Vendor::Nvidia, "trace metadata " + k + "_version " + v);
+  }
+  // 4. runtime API names (one vote per vendor, with a count).
+  int64_t hip = 0, cuda = 0;
+  std::string hip_ex, cuda_ex;
+  std::unordered_set<StrId> seen;
+  for (size_t i = 0; i < tl.runtime.size(); ++i) {
+    std::string_view n = tl.str(tl.runtime.name[i]);
+    if (n.rfind("hip", 0) == 0 || n.rfind("hsa_", 0) == 0) {
+      ++hip;
+      if (hip_ex.empty()) hip_ex = n;
+    } else if (n.rfind("cuda", 0) == 0 || n.rfind("cu", 0) == 0) {
+      ++cuda;
+      if (cuda_ex.empty()) cuda_ex = n;
+    }
+  }
+  if (hip) vote(Vendor::Amd, std::to_string(hip) + " HIP runtime calls (" + hip_ex + ", ...)");
+  if (cuda) vote(Vendor::Nvidia, std::to_string(cuda) + " CUDA runtime/driver calls (" + cuda_ex + ", ...)");
+  // 5. warp size.
+  for (const auto& d : tl.meta.devices)
+    if (d.warp_size == 64)
+      vote(Vendor::Amd, "warpSize 64 (device " + std::to_string(d.id) + "): an AMD wavefront; NVIDIA warps are 32");
+  // 6. library kernel names.
+  int64_t amd_k = 0, nv_k = 0;
+  std::string amd_ex, nv_ex;
+  const Markers& m = markers();
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    if (!seen.insert(tl.kernels.name[i]).second) continue;
+    std::string n = ascii_lower(tl.str(tl.kernels.name[i]).substr(0, 200));
+    for (const auto& s : m.amd)
+      if (n.find(s) != std::string::npos) {
+        if (!amd_k++) amd_ex = s;
+        break;
+      }
+    for (const auto& s : m.nvidia)
+      if (n.find(s) != std::string::npos) {
+        if (!nv_k++) nv_ex = s;
+        break;
+      }
+  }
+  if (amd_k)
+    vote(Vendor::Amd, std::to_string(amd_k) + " distinct kernel names of AMD libraries ('" + amd_ex + "', ...)");
+  if (nv_k)
+    vote(Vendor::Nvidia, std::to_string(nv_k) + " distinct kernel names of NVIDIA libraries ('" + nv_ex + "', ...)");
+  // 7. input formats.
+  for (Format fm : tl.meta.formats) {
+    if (fm == Format::RocprofV3Csv || fm == Format::RocprofV3Json || fm == Format::RocprofV1 || fm == Format::AmdSmi ||
+        fm == Format::RocmSmi)
+      vote(Vendor::Amd, std::string("input format ") + format_name(fm));
+    if (fm == Format::NsysSqlite || fm == Format::NcuCsv || fm == Format::NvidiaSmi)
+      vote(Vendor::Nvidia, std::string("input format ") + format_name(fm));
+  }
+  return f;
 }
 
 }  // namespace goblin

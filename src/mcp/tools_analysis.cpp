@@ -2,12 +2,12 @@
 // verb of the same name, on a trace or run directory inside the server's roots.
 #include <filesystem>
 
-#include "app/breakdown_run.h"
 #include "analysis/run_metrics.h"
 #include "analysis/triage_artifacts.h"
+#include "app/breakdown_run.h"
+#include "app/info_run.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
-#include "app/info_run.h"
 #include "trace/readers.h"
 
 namespace goblin::mcp {
@@ -27,7 +27,8 @@ ToolOutcome info_tool(const Json& a, Session& s, CallContext&) {
 ToolOutcome breakdown_tool(const Json& a, Session& s, CallContext&) {
   auto p = s.roots().resolve(a["path"], "path");
   if (!p) return ToolOutcome{nullptr, p.error(), ""};
-  return from_verb(run_breakdown(*p));
+  const std::string by = arg_string(a, "by");
+  return from_verb(run_breakdown(*p, by.empty() ? "category" : by));
 }
 
 ToolOutcome metrics_tool(const Json& a, Session& s, CallContext&) {
@@ -72,9 +73,16 @@ ToolOutcome triage_tool(const Json& a, Session& s, CallContext&) {
   Json top = kernel_table_to_json(rep->kernels);
   if (top.size() > static_cast<size_t>(opt.top)) top.erase(top.begin() + opt.top, top.end());
   o.result["top_kernels"] = top;
+  o.result["stages"] = stage_split_to_json(rep->stages);
+  Json mods = module_rows_to_json(rep->modules);
+  if (mods.size() > static_cast<size_t>(opt.top)) mods.erase(mods.begin() + opt.top, mods.end());
+  o.result["modules"] = mods;
   o.result["summary"] = triage_human_summary(*rep, opt.top);
   if (!st) o.error = st.error();
-  o.text = "triage artefacts (profile_summary.md, kernel_table.json, overlap/fuse opportunities) in " + dir;
+  o.text =
+      "triage artefacts (profile_summary.md, kernel_table.json, overlap/fuse opportunities, module and stage "
+      "tables) in " +
+      dir;
   return o;
 }
 
@@ -96,7 +104,9 @@ void add_analysis_tools(ToolRegistry& r) {
          "artefacts are written to the session's output directory. Same as `goblin triage`.",
          {},
          object_schema({{"path", prop("string", "trace file or run directory inside the roots")},
-                        {"stage", prop("string", "prefill | extend | decode (default: from the file name)")},
+                        {"stage", prop("string",
+                                       "prefill | extend | decode (default: from the trace's stage annotations, "
+                                       "else the file name)")},
                         {"target_arch", prop("string", "target architecture for the fusion hints")},
                         {"top", prop("integer", "rows in the summary (default 15)")}},
                        {"path"}),
@@ -106,9 +116,12 @@ void add_analysis_tools(ToolRegistry& r) {
   r.add({"breakdown",
          "GPU time by category",
          "GPU time by kernel category and library family, and per step busy/idle, exposed communication, idle "
-         "attribution and launch statistics. Same as `goblin breakdown`.",
+         "attribution and launch statistics; by=module adds GPU time per nn.Module, by=stage the prefill/decode "
+         "split. Same as `goblin breakdown`.",
          {},
-         path_schema("trace file or run directory"),
+         object_schema({{"path", prop("string", "trace file or run directory inside the roots")},
+                        {"by", prop("string", "category (default) | module | stage")}},
+                       {"path"}),
          false,
          false,
          breakdown_tool});

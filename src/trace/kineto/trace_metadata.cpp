@@ -74,9 +74,11 @@ void read_devices(od::value& list, Timeline& tl, const std::string& path, uint64
       else if (key == "gcnArchName")
         d.arch = string_or_raw(v);
     }
-    // NVIDIA devices: arch from compute capability. AMD reports HIP's emulated major/minor,
-    // which are not an ISA name, so leave arch empty unless gcnArchName said it.
-    if (d.arch.empty() && d.compute_major > 0 && !is_amd(d.name)) {
+    // NVIDIA devices: arch from compute capability. AMD reports HIP's major/minor (the gfx ISA
+    // version, not an ISA name), so leave arch empty unless gcnArchName said it. A device with
+    // warpSize 64 is AMD whatever its name (an empty name is common on ROCm: hw::observe_arch
+    // derives its gfx target from all signals).
+    if (d.arch.empty() && d.compute_major > 0 && !is_amd(d.name) && d.warp_size != 64) {
       d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(std::max(d.compute_minor, 0));
     }
     tl.meta.devices.push_back(std::move(d));
