@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/io.h"
+#include "core/limits.h"
 #include "core/verb_result.h"
 #include "hw/diagnose.h"
 #include "trace/load.h"
@@ -13,7 +14,7 @@ namespace {
 
 VerbResult parse_response(const DiagnoseRequest& a) {
   VerbResult r;
-  auto text = read_all(a.parse_response);
+  auto text = read_all(a.parse_response, IoLimits{.max_inflated_bytes = limits::kMaxJudgeResponseBytes});
   if (!text.ok()) {
     r.error = text.error();
     return r;
@@ -22,7 +23,8 @@ VerbResult parse_response(const DiagnoseRequest& a) {
   if (!ex) {
     r.error = make_error(ErrorKind::Malformed,
                          "no JSON array or object found in the response (looked at the whole text, ``` fenced "
-                         "blocks and every balanced [...] / {...})",
+                         "blocks and every balanced [...] / {...} nested at most " +
+                             std::to_string(limits::kMaxJudgeDepth) + " levels deep)",
                          a.parse_response);
     r.result = {{"valid", false}, {"found", false}};
     return r;

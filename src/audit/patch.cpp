@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -10,6 +11,14 @@
 #include "core/io.h"
 
 namespace goblin::audit {
+
+std::string diff_display_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return p.filename().string();
+  std::string s = p.lexically_normal().string();
+  while (s.rfind("./", 0) == 0) s.erase(0, 2);
+  return s.empty() ? path : s;
+}
 
 // ---- the patch ----------------------------------------------------------------------------------
 
@@ -195,10 +204,11 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   res["new_config"] = config::config_to_json(nc, false);
   res["edits"] = Json::object();
   for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
-  std::vector<config::Redaction> red;
-  std::string diff = config::unified_diff(*text, *patched, "a/" + config_path, "b/" + config_path);
-  res["diff"] = config::redact_secret_assignments(config::redact(diff, -1, &red));
-  res["patched_file"] = config::redact_secret_assignments(config::redact(*patched, -1, nullptr));
+  const std::string shown = opt.display_path.empty() ? diff_display_path(config_path) : opt.display_path;
+  // What is shown is redacted (by value shape and by key name); the file written is the user's own.
+  std::string diff = config::unified_diff(*text, *patched, "a/" + shown, "b/" + shown);
+  res["diff"] = config::redact_text(diff);
+  res["patched_file"] = config::redact_text(*patched);
   res["rationale"] = Json::array();
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};
@@ -237,6 +247,18 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   res["roundtrip_mismatch"] = roundtrip_mismatch;
   res["evidence"] = {{"have_metrics", ev.have_metrics}, {"vendor", ev.vendor}, {"arch", ev.arch}};
   PatchOutcome out;
+  if (!roundtrip_mismatch.empty()) {
+    const Json& m0 = roundtrip_mismatch[0];
+    std::string what = m0.contains("error")
+                           ? m0["error"].get<std::string>()
+                           : "field " + m0["field"].get<std::string>() + " would read " + m0["file_parses_to"].dump() +
+                                 " instead of " + m0["patched_config"].dump();
+    out.unsafe =
+        make_error(ErrorKind::Malformed,
+                   "the patched file would not parse back to the patched config (" + config::redact_text(what) +
+                       "); nothing was written: apply the edits by hand (see `edits` and `diff`)",
+                   config_path);
+  }
   out.result = std::move(res);
   out.patched_text = *patched;
   out.new_config = nc;

@@ -54,6 +54,12 @@ void register_patch(CLI::App& app) {
         return r;
       }
       r.result = p->result;
+      if (p->unsafe) {
+        // The edit would damage the file: show what it would be, write nothing, exit non-zero.
+        r.error = *p->unsafe;
+        r.human = r.result["diff"].get<std::string>();
+        return r;
+      }
       if (!o->out.empty()) {
         Status s = write_file(o->out, p->patched_text);
         if (!s) {
@@ -75,8 +81,6 @@ void register_patch(CLI::App& app) {
          << r.result["expected_speedup_high"].dump() << "   confidence " << r.result["confidence"].dump()
          << " = coverage " << r.result["evidence_coverage"].dump() << " x consistency "
          << r.result["rule_consistency"].dump() << "\n";
-      if (!r.result["roundtrip_ok"].get<bool>())
-        os << "warning: patched file does not parse back to the patched config\n";
       r.human = os.str();
       return r;
     });
