@@ -51,6 +51,15 @@ VerbResult run_breakdown(const std::string& trace) {
   CategoryBreakdown b = category_breakdown(in->timeline, *tax);
   vr.result = category_breakdown_to_json(b);
   vr.human = render(b);
+  // What the reader found wrong with the input (negative durations, overlaps on one stream,
+  // damaged ids) changes how far these figures can be trusted: say it here too.
+  Json warns = Json::array();
+  for (const auto& w : in->timeline.warnings) {
+    const std::string line = w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : "");
+    warns.push_back(line);
+    vr.human += "warning: " + line + "\n";
+  }
+  if (!vr.result.contains("warnings")) vr.result["warnings"] = warns;
   if (in->damage) vr.error = in->damage;
   return vr;
 }

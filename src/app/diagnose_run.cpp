@@ -57,8 +57,9 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
   if (!a.parse_response.empty()) return parse_response(a);
   VerbResult r;
   if (a.ncu.empty()) {
-    r.error =
-        make_error(ErrorKind::Usage, "pass --ncu RAW.csv (Nsight Compute --csv --page raw) or --parse-response FILE");
+    r.error = make_error(
+        ErrorKind::Usage,
+        "pass the Nsight Compute CSV (ncu --csv --page raw): goblin diagnose RAW.csv, or --parse-response FILE");
     return r;
   }
   auto in = load_trace(a.ncu, kNeedCounters);

@@ -9,6 +9,7 @@
 #include "config/config_editor.h"
 #include "config/unified_diff.h"
 #include "core/io.h"
+#include "core/limits.h"
 
 namespace goblin::audit {
 
@@ -23,8 +24,14 @@ std::string diff_display_path(const std::string& path) {
 // ---- the patch ----------------------------------------------------------------------------------
 
 Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb) {
-  auto text = read_all(config_path);
+  auto text = read_all(config_path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
   if (!text) return text.error();
+  return make_patch_text(*text, config_path, opt, kb);
+}
+
+Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
+                                     const PatchOptions& opt, const RuleBase& kb) {
+  const std::string* text = &config_text;
   auto parsed = config::parse_config_text(*text, config::sniff_config_format(config_path, *text), config_path);
   if (!parsed) return parsed.error();
   const config::WorkloadConfig& cfg = *parsed;

@@ -35,5 +35,8 @@ struct PatchOutcome {
 std::string diff_display_path(const std::string& path);
 
 Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb);
+// The same over text already read; `config_path` names it (its extension picks the format).
+Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
+                                     const PatchOptions& opt, const RuleBase& kb);
 
 }  // namespace goblin::audit

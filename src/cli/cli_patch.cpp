@@ -25,7 +25,8 @@ void register_patch(CLI::App& app) {
                   "RunMetrics JSON (goblin metrics --json) for evidence and the speedup range");
   cmd->add_option("--vendor", o->vendor, "amd | nvidia, when no metrics say it")
       ->check(CLI::IsMember({"amd", "nvidia"}));
-  cmd->add_option("-o,--output", o->out, "write the patched file here");
+  cmd->add_option("-o,--out,--output", o->out,
+                  "write the patched file here (nothing is written if it would not parse back)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
     run_verb(o->json, [&] {

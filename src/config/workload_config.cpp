@@ -333,7 +333,9 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
       if (!e.context.empty() && e.context != "yaml" && e.context != "json") key = e.context + "." + key;
       std::string val = v.is_string() ? v.get<std::string>() : v.is_null() ? redact(e.raw, e.line, nullptr) : v.dump();
       // By key name too: wandb_api_key, aws_secret_access_key, a password hold secrets of any shape.
-      if (!e.path.empty() && is_secret_key(e.path.back()) && is_redactable_secret_value(val)) {
+      const std::string& leaf = e.path.empty() ? key : e.path.back();
+      const std::string last_word = leaf.substr(leaf.rfind('.') == std::string::npos ? 0 : leaf.rfind('.') + 1);
+      if ((is_secret_key(leaf) || is_secret_key(last_word)) && is_redactable_secret_value(val)) {
         c.redactions.push_back({"secret_key", e.line, "<redacted>"});
         val = "<redacted>";
       }
