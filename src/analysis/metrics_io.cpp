@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/io.h"
+#include "core/limits.h"
+#include "core/text.h"
 
 namespace goblin {
 
@@ -14,6 +16,24 @@ std::vector<std::string> bucket_names() {
   return v;
 }
 }  // namespace
+
+Status check_plausible_rates(double step_time_s, std::optional<double> tokens_per_sec, const std::string& file) {
+  // A step of an ML workload lasts from microseconds (one kernel launch) to hours; a ratio of
+  // two figures outside these bounds prints "infx faster" or 0.0, so they are refused.
+  if (step_time_s != 0.0 && !(step_time_s >= kMinStepTimeS && step_time_s <= kMaxStepTimeS))
+    return make_error(ErrorKind::Malformed,
+                      "step_time_s " + format_sig(step_time_s, 6) + " is not a plausible step time (expected " +
+                          format_sig(kMinStepTimeS, 3) + " .. " + format_sig(kMaxStepTimeS, 3) +
+                          " s, or absent); the metrics file is damaged or edited",
+                      file);
+  if (tokens_per_sec && !(*tokens_per_sec > 0 && *tokens_per_sec <= kMaxTokensPerSec))
+    return make_error(ErrorKind::Malformed,
+                      "tokens_per_sec " + format_sig(*tokens_per_sec, 6) +
+                          " is not a plausible throughput (expected > 0 and <= " + format_sig(kMaxTokensPerSec, 3) +
+                          ")",
+                      file);
+  return Status::Ok();
+}
 
 Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
   const Json* j = &j0;
@@ -45,11 +65,12 @@ Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
   }
   if (m.step_time_s <= 0 && !m.tokens_per_sec)
     return make_error(ErrorKind::Malformed, "RunMetrics has neither step_time_s nor tokens_per_sec", file);
+  if (Status s = check_plausible_rates(m.step_time_s, m.tokens_per_sec, file); !s.ok()) return s.error();
   return m;
 }
 
 Result<RunMetrics> load_metrics_file(const std::string& path) {
-  auto text = read_all(path);
+  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes});
   if (!text) return text.error();
   auto j = parse_json_text(*text, path);
   if (!j) return j.error();

@@ -171,9 +171,16 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     m.steps.push_back(
         StepMetrics{w.name, static_cast<double>(w.wall_ns) / 1e9, static_cast<double>(w.busy_ns) / 1e9, w.partial});
   m.gpu_util_pct = wall > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(wall) : 0.0;
+  m.gpu_activity = tl.gpu_op_count() > 0;
+  if (!m.gpu_activity)
+    m.warnings.push_back(
+        "no GPU activity: the input holds no kernel, memcpy or memset (a CPU-only profile, or GPU tracing was "
+        "off); gpu_util_pct is null and the waste budget describes host time only");
   double measured_step = avg.step_time_s;
   auto written_step = extra_number(tl, "step_time_seconds");
   m.step_time_s = written_step ? *written_step : measured_step;
+  if (!(m.step_time_s > 0))
+    m.warnings.push_back("step_time_s unobserved: no complete step and no GPU activity to time (null in JSON)");
   m.window = sd.method + "; per-step figures are means over " + std::to_string(use.size()) +
              " complete step(s); gpu_util_pct = sum(busy union over all streams) / sum(step wall)";
   if (written_step)
@@ -306,8 +313,9 @@ Json run_metrics_to_json(const RunMetrics& m) {
                      {"busy_s", round_to(s.busy_s, 9)},
                      {"partial", s.partial}});
   j["steps"] = steps;
-  j["step_time_s"] = round_to(m.step_time_s, 9);
-  j["gpu_util_pct"] = round_to(m.gpu_util_pct, 3);
+  // Unknown is null, never a 0 that reads as a measurement.
+  j["step_time_s"] = m.step_time_s > 0 ? Json(round_to(m.step_time_s, 9)) : Json(nullptr);
+  j["gpu_util_pct"] = m.gpu_activity ? Json(round_to(m.gpu_util_pct, 3)) : Json(nullptr);
   const WasteBudget& w = m.waste_budget;
   Json wb;
   for (const auto& k : WasteBudget::kBuckets) wb[k.name] = round_to(w.*k.field, 9);
@@ -352,8 +360,12 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
       for (const auto& s : j["steps"])
         m.steps.push_back(StepMetrics{s.value("name", ""), s.value("wall_s", 0.0), s.value("busy_s", 0.0),
                                       s.value("partial", false)});
-    m.step_time_s = j.value("step_time_s", 0.0);
-    m.gpu_util_pct = j.value("gpu_util_pct", 0.0);
+    auto num = [&](const char* key) {  // absent or null (unobserved): 0
+      return j.contains(key) && !j[key].is_null() ? j[key].get<double>() : 0.0;
+    };
+    m.step_time_s = num("step_time_s");
+    m.gpu_util_pct = num("gpu_util_pct");
+    m.gpu_activity = !(j.contains("gpu_util_pct") && j["gpu_util_pct"].is_null());
     if (j.contains("waste_budget") && j["waste_budget"].is_object()) {
       const Json& w = j["waste_budget"];
       WasteBudget& b = m.waste_budget;

@@ -91,6 +91,7 @@ struct RunMetrics {
   std::string mfu_basis;
   std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
   double gpu_util_pct = 0;                        // busy union / wall over the step window
+  bool gpu_activity = true;  // false: no kernel, memcpy or memset was read (gpu_util_pct is null in JSON)
   // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy
   // samples (util > 0) of the device with the HBM peak (else the one with most samples), the whole
   // telemetry capture; unobserved (nullopt) without samples. Not clipped to the trace window.

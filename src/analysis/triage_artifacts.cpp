@@ -66,6 +66,8 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   auto extra = [&](const char* key) -> Json {
     auto it = tl.meta.extra.find(key);
     if (it == tl.meta.extra.end()) return nullptr;
+    // Workload-written JSON: nested past the limit it stays text (a deep value costs recursion).
+    if (json_depth_exceeded(it->second, limits::kMaxJsonDepth) >= 0) return Json(it->second);
     Json v = Json::parse(it->second, nullptr, false);
     return v.is_discarded() ? Json(it->second) : v;
   };

@@ -89,6 +89,15 @@ VerbResult run_breakdown(const std::string& trace, const std::string& by) {
     }
   }
   vr.human = lead + render(b);
+  // What the reader found wrong with the input (negative durations, overlaps on one stream,
+  // damaged ids) changes how far these figures can be trusted: say it here too.
+  Json warns = Json::array();
+  for (const auto& w : in->timeline.warnings) {
+    const std::string line = w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : "");
+    warns.push_back(line);
+    vr.human += "warning: " + line + "\n";
+  }
+  if (!vr.result.contains("warnings")) vr.result["warnings"] = warns;
   if (in->damage) vr.error = in->damage;
   return vr;
 }

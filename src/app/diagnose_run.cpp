@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/io.h"
+#include "core/limits.h"
 #include "core/verb_result.h"
 #include "hw/diagnose.h"
 #include "trace/load.h"
@@ -13,7 +14,7 @@ namespace {
 
 VerbResult parse_response(const DiagnoseRequest& a) {
   VerbResult r;
-  auto text = read_all(a.parse_response);
+  auto text = read_all(a.parse_response, IoLimits{.max_inflated_bytes = limits::kMaxJudgeResponseBytes});
   if (!text.ok()) {
     r.error = text.error();
     return r;
@@ -22,7 +23,8 @@ VerbResult parse_response(const DiagnoseRequest& a) {
   if (!ex) {
     r.error = make_error(ErrorKind::Malformed,
                          "no JSON array or object found in the response (looked at the whole text, ``` fenced "
-                         "blocks and every balanced [...] / {...})",
+                         "blocks and every balanced [...] / {...} nested at most " +
+                             std::to_string(limits::kMaxJudgeDepth) + " levels deep)",
                          a.parse_response);
     r.result = {{"valid", false}, {"found", false}};
     return r;
@@ -55,8 +57,9 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
   if (!a.parse_response.empty()) return parse_response(a);
   VerbResult r;
   if (a.ncu.empty()) {
-    r.error =
-        make_error(ErrorKind::Usage, "pass --ncu RAW.csv (Nsight Compute --csv --page raw) or --parse-response FILE");
+    r.error = make_error(
+        ErrorKind::Usage,
+        "pass the Nsight Compute CSV (ncu --csv --page raw): goblin diagnose RAW.csv, or --parse-response FILE");
     return r;
   }
   auto in = load_trace(a.ncu, kNeedCounters);

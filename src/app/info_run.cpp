@@ -176,7 +176,9 @@ VerbResult info(const std::vector<std::string>& paths) {
     std::optional<Error> err;
     if (!st.ok()) err = st.error();
     Json o = describe(p, tl, err, secs);
-    r.human += human(o);
+    // Nothing read (a missing file, an unknown format): the error alone says it, not a summary of
+    // zeros before it.
+    if (!(err && tl.meta.formats.empty())) r.human += human(o);
     all.push_back(std::move(o));
     if (err && !r.error) r.error = err;  // the first failure decides the exit code
   }

@@ -175,6 +175,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   auto patch = make_patch(config_path, po, *kb);
   if (!patch) return fail(patch.error());
   o.patch = patch->result;
+  if (patch->unsafe) return fail(*patch->unsafe);  // the edit would damage the user's file
   o.patched_text = patch->patched_text;
   {
     std::ostringstream os;

@@ -3,12 +3,14 @@
 #include "analysis/metrics_io.h"
 #include "audit/compare.h"
 #include "core/io.h"
+#include "core/limits.h"
+#include "core/text.h"
 
 namespace goblin::audit {
 
 namespace {
 Result<Json> parse_json_file(const std::string& path) {
-  auto text = read_all(path);
+  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes});
   if (!text) return text.error();
   return parse_json_text(*text, path, "not valid JSON");
 }
@@ -79,6 +81,17 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   } catch (const Json::exception& e) {
     return make_error(ErrorKind::Malformed, std::string("bench samples: ") + e.what(), file);
   }
+  // Every sample and interval bound must be a plausible figure too (a ratio of 5e-324 s is inf).
+  for (double v : in.bench.step_time_s)
+    if (Status s = check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file); !s.ok()) return s.error();
+  for (double v : in.bench.tokens_per_sec)
+    if (Status s = check_plausible_rates(0.0, v, file); !s.ok()) return s.error();
+  for (const auto& b : {in.bench.ci_low, in.bench.ci_high, in.bench.median})
+    if (b && (in.bench.ci_metric == "tokens_per_sec" ? check_plausible_rates(0.0, *b, file)
+                                                     : check_plausible_rates(*b == 0.0 ? -1.0 : *b, std::nullopt, file))
+                     .ok() == false)
+      return make_error(ErrorKind::Malformed,
+                        "bench interval " + format_sig(*b, 6) + " is not a plausible " + in.bench.ci_metric, file);
   return in;
 }
 

@@ -24,7 +24,7 @@ Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hi
   if (ev.vendor.empty()) ev.vendor = vendor_of(*m);
   ev.arch = m->versions.count("arch") ? m->versions.at("arch") : hw::arch_of(m->gpu_name);
   ev.step_time_s = m->step_time_s;
-  ev.metrics["gpu_util_pct"] = m->gpu_util_pct;
+  if (m->gpu_activity) ev.metrics["gpu_util_pct"] = m->gpu_util_pct;  // no GPU activity: unobserved
   if (m->step_time_s > 0) {
     const WasteBudget& w = m->waste_budget;
     for (const auto& bucket : WasteBudget::kBuckets) {

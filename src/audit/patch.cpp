@@ -2,20 +2,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "config/config_editor.h"
 #include "config/unified_diff.h"
 #include "core/io.h"
+#include "core/limits.h"
 
 namespace goblin::audit {
+
+std::string diff_display_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return p.filename().string();
+  std::string s = p.lexically_normal().string();
+  while (s.rfind("./", 0) == 0) s.erase(0, 2);
+  return s.empty() ? path : s;
+}
 
 // ---- the patch ----------------------------------------------------------------------------------
 
 Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb) {
-  auto text = read_all(config_path);
+  auto text = read_all(config_path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
   if (!text) return text.error();
+  return make_patch_text(*text, config_path, opt, kb);
+}
+
+Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
+                                     const PatchOptions& opt, const RuleBase& kb) {
+  const std::string* text = &config_text;
   auto parsed = config::parse_config_text(*text, config::sniff_config_format(config_path, *text), config_path);
   if (!parsed) return parsed.error();
   const config::WorkloadConfig& cfg = *parsed;
@@ -195,10 +211,11 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   res["new_config"] = config::config_to_json(nc, false);
   res["edits"] = Json::object();
   for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
-  std::vector<config::Redaction> red;
-  std::string diff = config::unified_diff(*text, *patched, "a/" + config_path, "b/" + config_path);
-  res["diff"] = config::redact_secret_assignments(config::redact(diff, -1, &red));
-  res["patched_file"] = config::redact_secret_assignments(config::redact(*patched, -1, nullptr));
+  const std::string shown = opt.display_path.empty() ? diff_display_path(config_path) : opt.display_path;
+  // What is shown is redacted (by value shape and by key name); the file written is the user's own.
+  std::string diff = config::unified_diff(*text, *patched, "a/" + shown, "b/" + shown);
+  res["diff"] = config::redact_text(diff);
+  res["patched_file"] = config::redact_text(*patched);
   res["rationale"] = Json::array();
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};
@@ -237,6 +254,18 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   res["roundtrip_mismatch"] = roundtrip_mismatch;
   res["evidence"] = {{"have_metrics", ev.have_metrics}, {"vendor", ev.vendor}, {"arch", ev.arch}};
   PatchOutcome out;
+  if (!roundtrip_mismatch.empty()) {
+    const Json& m0 = roundtrip_mismatch[0];
+    std::string what = m0.contains("error")
+                           ? m0["error"].get<std::string>()
+                           : "field " + m0["field"].get<std::string>() + " would read " + m0["file_parses_to"].dump() +
+                                 " instead of " + m0["patched_config"].dump();
+    out.unsafe =
+        make_error(ErrorKind::Malformed,
+                   "the patched file would not parse back to the patched config (" + config::redact_text(what) +
+                       "); nothing was written: apply the edits by hand (see `edits` and `diff`)",
+                   config_path);
+  }
   out.result = std::move(res);
   out.patched_text = *patched;
   out.new_config = nc;

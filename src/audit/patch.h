@@ -3,6 +3,7 @@
 // per waste bucket. Writing the edit into the user's file and the diff are the config module's
 // (config/config_editor.h, config/unified_diff.h).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,14 +17,26 @@ struct PatchOptions {
   std::vector<std::string> rule_ids;  // "all" = every rule in the base
   const RunMetrics* metrics = nullptr;
   std::string vendor;  // amd | nvidia | "" (from metrics)
+  // The file's name in the diff headers (`--- a/NAME`); empty: the path as given, or its file
+  // name when the path is absolute (never `a//abs/path`).
+  std::string display_path;
 };
 
 struct PatchOutcome {
   Json result;               // the Patch of docs/audit.md: new_config, diff, rationale, speedups, confidence...
   std::string patched_text;  // the patched file (unredacted: it is the user's own file)
   config::WorkloadConfig new_config;
+  // Set when the patched text does not parse back to the patched config (result.roundtrip_ok is
+  // false): the edit would damage the user's file, so callers must not write it.
+  std::optional<Error> unsafe;
 };
 
+// The name a diff header gives `path` (see PatchOptions::display_path).
+std::string diff_display_path(const std::string& path);
+
 Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb);
+// The same over text already read; `config_path` names it (its extension picks the format).
+Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
+                                     const PatchOptions& opt, const RuleBase& kb);
 
 }  // namespace goblin::audit

@@ -36,8 +36,8 @@ void register_audit(CLI::App& app) {
       "live_runs.json into -o. docs/audit.md and docs/live.md explain every field.\n"));
   cmd->add_option("CONFIG", o->config, "the workload config (YAML, JSON, Python, env)")->required();
   cmd->add_option("--replay", o->replay, "replay directory (replay.yaml manifest + recorded traces)");
-  cmd->add_option("-o,--output", o->out, "report directory (default ./goblin-audit)");
-  cmd->add_option("--top-k", o->top_k, "kb hits per symptom (default 5)");
+  cmd->add_option("-o,--out,--output", o->out, "report directory (default ./goblin-audit)");
+  cmd->add_option("--top,--top-k", o->top_k, "rule-base hits per symptom (default 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--vendor", o->vendor, "amd | nvidia, when the metrics do not say")
       ->check(CLI::IsMember({"amd", "nvidia"}));
   cmd->add_option("--workload", o->workload, "workload name for the report");

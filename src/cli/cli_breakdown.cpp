@@ -17,6 +17,9 @@ void register_breakdown(CLI::App& app) {
       "breakdown",
       "GPU time by kernel category and library family (share of summed op time; busy union given too), and per step: "
       "busy/idle, compute/communication/memcpy, exposed communication, idle attribution, launch statistics");
+  cmd->footer(help_footer_with_examples(
+      "  goblin breakdown trace.json.gz                    GPU time per category and library, per step\n"
+      "  goblin breakdown rocprof_run_dir/ --json          a rocprofv3 output directory\n"));
   cmd->add_option("trace", o->trace, "Trace file or run directory")->required();
   cmd->add_option("--by", o->by,
                   "category (default): time by kernel category and family; module: also GPU time per nn.Module "

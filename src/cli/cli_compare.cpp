@@ -17,6 +17,10 @@ void register_compare(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
+  cmd->footer(
+      help_footer_with_examples("  goblin compare before.json after.json --patch patch.json -o out/report\n"
+                                "  goblin compare bench_before.json bench_after.json --patch patch.json "
+                                "--profiled-before metrics.json --json\n"));
   cmd->add_option("BEFORE", o->before, "RunMetrics JSON of the baseline (goblin metrics --json or goblin bench --json)")
       ->required();
   cmd->add_option("AFTER", o->after, "RunMetrics JSON of the patched run (same shapes)")->required();
@@ -25,7 +29,7 @@ void register_compare(CLI::App& app) {
                   "RunMetrics of a profiled run of the BEFORE config (goblin profile's metrics.json): gives the "
                   "report BEFORE's waste budget when BEFORE is an unprofiled bench, and the profiler perturbation");
   cmd->add_option("--workload", o->workload, "workload name for the report (default: the config's model_name)");
-  cmd->add_option("-o,--output", o->out, "write report.json, report.md, report.html into this directory");
+  cmd->add_option("-o,--out,--output", o->out, "write report.json, report.md, report.html into this directory");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
     run_verb(o->json, [&] {

@@ -30,6 +30,11 @@ void on_rule_base(CLI::App* cmd, bool& json, std::function<void(const audit::Rul
 
 void register_kb(CLI::App& app) {
   auto* kb = app.add_subcommand("kb", "The cited rule base: lint, query, show, list");
+  kb->footer(
+      help_footer_with_examples("  goblin kb query \"fp32 used on H100\" \"DataLoader num_workers=0\" --top 3\n"
+                                "  goblin kb show data.dataloader_workers_zero       one rule with its citation\n"
+                                "  goblin kb list --json                             every rule\n"
+                                "  goblin kb lint                                    check the rule files\n"));
   kb->require_subcommand(1);
   struct Opts {
     bool json = false;
@@ -41,6 +46,7 @@ void register_kb(CLI::App& app) {
   // the command tree.
   auto o = std::make_shared<Opts>();
   auto* lint = kb->add_subcommand("lint", "Check every rule (schema, citations, fields, detect not always-true)");
+  lint->footer(help_footer_with_examples("  goblin kb lint --json\n"));
   on_rule_base(lint, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     auto problems = audit::lint_rules(base);
     r.result["rules"] = base.rules.size();
@@ -56,9 +62,10 @@ void register_kb(CLI::App& app) {
       r.error = make_error(ErrorKind::Malformed, std::to_string(problems.size()) + " rule problems");
   });
   auto* query =
-      kb->add_subcommand("query", "Offline BM25 search over rule text; several symptoms = deduplicated union");
+      kb->add_subcommand("query", "Search the rules by symptom words (offline); several symptoms: the union of hits");
+  query->footer(help_footer_with_examples("  goblin kb query \"eager attention\" \"low GPU utilisation\" --top 3\n"));
   query->add_option("SYMPTOM", o->symptoms, "symptom strings")->required();
-  query->add_option("--top-k", o->top_k, "hits per symptom (default 5)");
+  query->add_option("--top,--top-k", o->top_k, "hits per symptom (default 5)")->check(CLI::Range(1, 1000));
   on_rule_base(query, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     if (o->top_k < 1) {
       r.error = make_error(ErrorKind::Usage, "--top-k must be at least 1");
@@ -77,6 +84,7 @@ void register_kb(CLI::App& app) {
     r.human = os.str();
   });
   auto* show = kb->add_subcommand("show", "Print one rule");
+  show->footer(help_footer_with_examples("  goblin kb show precision.bf16_amp_over_fp32\n"));
   show->add_option("ID", o->id, "rule id")->required();
   on_rule_base(show, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     const audit::Rule* rule = base.find(o->id);
@@ -88,6 +96,7 @@ void register_kb(CLI::App& app) {
     r.human = r.result.dump(2);
   });
   auto* list = kb->add_subcommand("list", "List every rule");
+  list->footer(help_footer_with_examples("  goblin kb list --json\n"));
   on_rule_base(list, o->json, [o](const audit::RuleBase& base, VerbResult& r) {
     std::ostringstream os;
     r.result = Json::array();

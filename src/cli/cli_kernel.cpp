@@ -3,8 +3,8 @@
 // renders the result.
 #include <sstream>
 
-#include "cli/verbs.h"
 #include "cli/verb.h"
+#include "cli/verbs.h"
 #include "core/text.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
@@ -133,7 +133,7 @@ void register_kernel(CLI::App& app) {
   prof->add_option("--kernel-regex", a->run.kernel_regex, "only kernels whose name matches (ncu -k regex:)");
   prof->add_option("--ncu", a->run.ncu, "ncu executable (default ncu)");
   prof->add_option("--rocprof", a->run.rocprof, "rocprofv3 executable (default rocprofv3)");
-  prof->add_flag("--prompt", a->run.prompt, "write seed 003's judge prompts beside the CSV");
+  prof->add_flag("--prompt", a->run.prompt, "write the LLM-judge prompts beside the CSV");
   add_run_options(prof, a);
   prof->callback([a] {
     run_verb(a->json, [a] {

@@ -2,8 +2,8 @@
 // server over stdio (src/mcp). Thin: options -> serve_stdio.
 #include <iostream>
 
-#include "cli/verbs.h"
 #include "cli/verb.h"
+#include "cli/verbs.h"
 #include "mcp/server.h"
 #include "mcp/transport.h"
 
@@ -13,7 +13,7 @@ void register_mcp(CLI::App& app) {
   auto o = std::make_shared<mcp::ServerOptions>();
   auto* cmd = app.add_subcommand(
       "mcp",
-      "Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line): seed 000's audit tools "
+      "Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line): the audit tools "
       "(parse_config, profile_run, query_kb, propose_patch, benchmark, compare_runs) with a call budget, the "
       "analyses (info, triage, breakdown, metrics, specs, roofline, diagnose), the gpu_goblin_audit prompt, and the "
       "rule base, GPU specs and reports as resources");
@@ -31,9 +31,8 @@ void register_mcp(CLI::App& app) {
       ->check(CLI::ExistingPath);
   cmd->add_flag("--allow-live", o->allow_live,
                 "let profile_run/benchmark run the workload live (goblin's own runners, their timeouts; GPU needed)");
-  cmd->add_option("--budget", o->budget, "audit-tool calls per session (default 8, seed 000)")
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--out", o->out_dir, "where reports, patched configs and live runs go (default ./goblin-mcp)");
+  cmd->add_option("--budget", o->budget, "audit-tool calls per session (default 8)")->check(CLI::Range(1, 1000));
+  cmd->add_option("-o,--out", o->out_dir, "where reports, patched configs and live runs go (default ./goblin-mcp)");
   cmd->add_option("--repeats", o->live_repeats, "live benchmark runs per call (default: the runner's 5)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-message", o->max_message_bytes, "largest JSON-RPC message in bytes (default 4 MiB)")

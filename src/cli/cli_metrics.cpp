@@ -21,8 +21,15 @@ std::string fmt_opt(const std::optional<double>& v, const char* unit) {
 std::string human(const RunMetrics& m) {
   std::string s;
   char b[512];
-  std::snprintf(b, sizeof b, "step time      %.6f s   (gpu util %.2f%% = busy union / step wall)\n", m.step_time_s,
-                m.gpu_util_pct);
+  if (m.step_time_s > 0)
+    std::snprintf(b, sizeof b, "step time      %.6f s", m.step_time_s);
+  else
+    std::snprintf(b, sizeof b, "step time      unobserved");
+  s += b;
+  if (m.gpu_activity)
+    std::snprintf(b, sizeof b, "   (gpu util %.2f%% = busy union / step wall)\n", m.gpu_util_pct);
+  else
+    std::snprintf(b, sizeof b, "   (gpu util n/a: no GPU activity in the input)\n");
   s += b;
   s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
   s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + ")\n";

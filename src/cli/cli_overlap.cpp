@@ -1,4 +1,4 @@
-// goblin overlap MAPPING_TRACE FORMAL_TRACE [--top N] [--json]: overlap_join
+// goblin overlap GRAPH_OFF_TRACE GRAPH_ON_TRACE [--top N] [--json]: overlap_join
 // (analysis/overlap_join.h) rendered.
 #include <cstdio>
 
@@ -18,10 +18,15 @@ void register_overlap(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* cmd =
       app.add_subcommand("overlap",
-                         "Overlap-opportunity table from a graph-on FORMAL trace, with kernels attributed to "
-                         "CPU ops / Python through a graph-off MAPPING trace (joined by kernel name and order)");
-  cmd->add_option("mapping", o->mapping, "Graph-off trace (attribution)")->required();
-  cmd->add_option("formal", o->formal, "Graph-on trace (timing)")->required();
+                         "Overlap opportunities of a CUDA-graph run: timing from a trace with graphs on, each kernel "
+                         "attributed to its CPU op / Python line through a trace of the same run with graphs off "
+                         "(joined by kernel name and order)");
+  cmd->footer(help_footer_with_examples(
+      "  goblin overlap graph_off.json.gz graph_on.json.gz             table of overlap opportunities\n"
+      "  goblin overlap examples/h100_cudagraphs/graph_off_compile_default.json.gz \\\n"
+      "                 examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz --top 10 --json\n"));
+  cmd->add_option("graph_off_trace", o->mapping, "Trace of the run with CUDA graphs off (attribution)")->required();
+  cmd->add_option("graph_on_trace", o->formal, "Trace of the same run with CUDA graphs on (timing)")->required();
   cmd->add_option("--top", o->top, "Rows in the readable table")->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
   cmd->callback([o] {

@@ -14,6 +14,9 @@ void register_parse_config(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
+  cmd->footer(help_footer_with_examples(
+      "  goblin parse-config train.yaml                    every field with the line it came from\n"
+      "  goblin parse-config train.py --json               a training script; secrets redacted\n"));
   cmd->add_option("FILE", o->file, "config file: .yaml/.yml, .json, .py, .env/.sh")->required();
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {

@@ -25,7 +25,8 @@ void register_patch(CLI::App& app) {
                   "RunMetrics JSON (goblin metrics --json) for evidence and the speedup range");
   cmd->add_option("--vendor", o->vendor, "amd | nvidia, when no metrics say it")
       ->check(CLI::IsMember({"amd", "nvidia"}));
-  cmd->add_option("-o,--output", o->out, "write the patched file here");
+  cmd->add_option("-o,--out,--output", o->out,
+                  "write the patched file here (nothing is written if it would not parse back)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
     run_verb(o->json, [&] {
@@ -54,6 +55,12 @@ void register_patch(CLI::App& app) {
         return r;
       }
       r.result = p->result;
+      if (p->unsafe) {
+        // The edit would damage the file: show what it would be, write nothing, exit non-zero.
+        r.error = *p->unsafe;
+        r.human = r.result["diff"].get<std::string>();
+        return r;
+      }
       if (!o->out.empty()) {
         Status s = write_file(o->out, p->patched_text);
         if (!s) {
@@ -75,8 +82,6 @@ void register_patch(CLI::App& app) {
          << r.result["expected_speedup_high"].dump() << "   confidence " << r.result["confidence"].dump()
          << " = coverage " << r.result["evidence_coverage"].dump() << " x consistency "
          << r.result["rule_consistency"].dump() << "\n";
-      if (!r.result["roundtrip_ok"].get<bool>())
-        os << "warning: patched file does not parse back to the patched config\n";
       r.human = os.str();
       return r;
     });

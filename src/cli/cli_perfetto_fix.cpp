@@ -15,6 +15,8 @@ void register_perfetto_fix(CLI::App& app) {
   auto* cmd = app.add_subcommand("perfetto-fix",
                                  "Rewrite a Kineto/Chrome trace so kernels overlapping on one track move to extra "
                                  "tracks (<tid>_hack1, ...) with flows kept; the result opens cleanly in Perfetto");
+  cmd->footer(help_footer_with_examples(
+      "  goblin perfetto-fix trace.json.gz -o fixed.json.gz   open fixed.json.gz in ui.perfetto.dev\n"));
   cmd->add_option("trace", o->trace, "Kineto / Chrome trace JSON (optionally .gz)")->required();
   cmd->add_option("-o,--out", o->out, "Output file (gzip when it ends in .gz)")->required();
   cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");

@@ -86,7 +86,10 @@ void register_profile(CLI::App& app) {
       h << "run directory: " << req.run_dir << "\n";
       if (po.run.contains("profiled")) {
         const auto& p = po.run["profiled"];
-        h << "profiled step time: " << p.value("step_time_s", 0.0) << " s";
+        if (p.contains("step_time_s") && p["step_time_s"].is_number())
+          h << "profiled step time: " << p["step_time_s"].get<double>() << " s";
+        else
+          h << "profiled step time: unobserved";
         if (p.contains("tokens_per_sec")) h << ", " << p["tokens_per_sec"].get<double>() << " tokens/s";
         h << "\nwindow: " << p.value("window", "") << "\n";
         h << "metrics: " << po.run.value("metrics_source", "") << "\n";

@@ -223,7 +223,7 @@ void register_specs(CLI::App& app) {
   cmd->add_flag("--list", a->list, "list known GPU ids and their aliases");
   cmd->add_flag("--measure", a->measure,
                 "run copy-bandwidth and GEMM microbenchmarks on the local GPU (python3 + torch) and record them");
-  cmd->add_option("--out", a->out, "where --measure writes its JSON (default goblin-measured-<id>-<date>.json)");
+  cmd->add_option("-o,--out", a->out, "where --measure writes its JSON (default goblin-measured-<id>-<date>.json)");
   cmd->add_option("--python", a->python, "python interpreter for --measure (default python3)");
   cmd->add_option("--script", a->script, "path of measure_ceilings.py (default: found beside goblin)");
   cmd->add_flag("--json", a->json, "JSON envelope output");

@@ -20,7 +20,7 @@ void register_triage(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("triage",
-                                 "Kernel table, overlap and fuse opportunities for one trace; writes seed 002's "
+                                 "Kernel table, overlap and fuse opportunities for one trace; writes the "
                                  "profiling artifacts (profile_summary.md, profile_metadata.json, kernel_table.json, "
                                  "overlap_opportunities.json, fuse_opportunities.json, module_table.json, "
                                  "stage_table.json) into -o DIR");

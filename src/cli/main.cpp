@@ -52,8 +52,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;  // usage error, whatever CLI11's own code
+    // Usage errors speak the same language as every other error: the {ok, result, error}
+    // envelope with --json, "goblin: error: ..." otherwise, and exit 2 whatever CLI11's own code.
+    std::string msg = e.what();
+    if (auto verb = goblin::first_positional(argc, argv); verb && !goblin::is_command(app, *verb))
+      msg = "unknown command '" + *verb + "' (goblin --help lists the commands)";
+    goblin::report_usage_error(msg, goblin::wants_json(argc, argv));
+    return 2;
   }
   return goblin::verb_exit_code();
 }

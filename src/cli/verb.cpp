@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 namespace goblin {
 
@@ -27,6 +28,41 @@ void finish(const VerbResult& r, bool json) {
   }
   std::cout.flush();
   g_exit_code = r.error ? r.error->exit_code() : 0;
+}
+
+bool wants_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json") return true;
+  return false;
+}
+
+std::optional<std::string> first_positional(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a(argv[i]);
+    if (a == "--data-dir") {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] == '-') continue;
+    return std::string(a);
+  }
+  return std::nullopt;
+}
+
+bool is_command(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(name)) return true;
+  return false;
+}
+
+void report_usage_error(const std::string& message, bool json) {
+  const Error e = make_error(ErrorKind::Usage, message);
+  if (json) {
+    std::cout << envelope_error(e).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cerr << "goblin: error: " << message << "\nRun with --help for more information.\n";
+  }
+  std::cout.flush();
 }
 
 const char* help_footer() {

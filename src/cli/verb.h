@@ -12,7 +12,6 @@
 
 namespace goblin {
 
-
 // Prints `r` (JSON envelope to stdout, or human text to stdout and the error to stderr) and
 // records the exit code for main() to return.
 void finish(const VerbResult& r, bool json);
@@ -21,6 +20,14 @@ void finish(const VerbResult& r, bool json);
 // own examples prepends them (CLI11 keeps one footer per command).
 const char* help_footer();
 std::string help_footer_with_examples(const std::string& examples);
+
+// Command-line errors (main.cpp): `--json` anywhere on the line asks for the envelope; the first
+// word that is not an option (nor --data-dir's value) is the command the user meant.
+bool wants_json(int argc, char** argv);
+std::optional<std::string> first_positional(int argc, char** argv);
+bool is_command(const CLI::App& app, const std::string& name);
+// Prints a usage error (kind Usage, exit 2) as the envelope or as "goblin: error: MSG".
+void report_usage_error(const std::string& message, bool json);
 
 // Exit code recorded by the last finish() (0 if none).
 int verb_exit_code();

@@ -177,10 +177,21 @@ class Editor {
     return true;
   }
 
-  // A new top-level python statement after the imports.
+  // A new top-level python statement after the imports, on a line of its own. Statements added
+  // at one place keep the order of the calls (an import before the line that needs it).
   void python_statement(const std::string& stmt) {
-    int64_t at = scan_.after_imports;
-    insert(at, at == 0 ? stmt + "\n" : "\n" + stmt);
+    const int64_t at = scan_.after_imports;
+    const bool line_start = at == 0 || text_[at - 1] == '\n';
+    insert(at, line_start ? stmt + "\n" : "\n" + stmt);
+  }
+
+  // Where a new top-level YAML line goes: the end of the document that was parsed (the first of
+  // several), after a newline.
+  void yaml_append_top(const std::string& lines) {
+    const SourceAnchor* root = find_anchor(scan_, "yaml_block", {});
+    const int64_t at = root ? root->insert_at : static_cast<int64_t>(text_.size());
+    std::string pre = (at > 0 && text_[at - 1] != '\n') ? "\n" : "";
+    insert(at, pre + lines);
   }
 
   bool yaml_add(const std::vector<std::string>& block, const std::string& key, const Json& v) {
@@ -188,8 +199,7 @@ class Editor {
     if (!a || a->flow) a = find_anchor(scan_, "yaml_block", {});
     std::string line = std::string(a ? a->indent : 0, ' ') + key + ": " + render(v, ConfigFormat::Yaml);
     if (!a || a->path.empty()) {
-      std::string pre = (!text_.empty() && text_.back() != '\n') ? "\n" : "";
-      insert(static_cast<int64_t>(text_.size()), pre + line + "\n");
+      yaml_append_top(line + "\n");
     } else {
       insert(a->insert_at, "\n" + line);
     }
@@ -245,9 +255,12 @@ class Editor {
           return false;
         }
         if (field == "tf32") {
+          if (!scan_.imports_torch && !torch_added_) {
+            python_statement("import torch");
+            torch_added_ = true;
+          }
           python_statement(std::string("torch.backends.cuda.matmul.allow_tf32 = ") +
                            (v == Json(true) ? "True" : "False"));
-          if (!scan_.imports_torch) python_statement("import torch");
           return true;
         }
         return false;
@@ -276,8 +289,7 @@ class Editor {
         for (const char* b : {"env", "environment", "env_vars"})
           if (const SourceAnchor* a = find_anchor(scan_, "yaml_block", {b}); a && !a->flow)
             return yaml_add({b}, name, Json(val));
-        std::string pre = (!text_.empty() && text_.back() != '\n') ? "\n" : "";
-        insert(static_cast<int64_t>(text_.size()), pre + "env:\n  " + name + ": " + Json(val).dump() + "\n");
+        yaml_append_top("env:\n  " + name + ": " + Json(val).dump() + "\n");
         return true;
       }
       case ConfigFormat::Json: {
@@ -290,11 +302,11 @@ class Editor {
         return true;
       }
       case ConfigFormat::Python:
-        python_statement("os.environ[" + Json(name).dump() + "] = " + Json(val).dump());
         if (!scan_.imports_os && !os_added_) {
           python_statement("import os");
           os_added_ = true;
         }
+        python_statement("os.environ[" + Json(name).dump() + "] = " + Json(val).dump());
         return true;
       case ConfigFormat::Env: {
         bool exp = text_.find("export ") != std::string::npos;
@@ -348,6 +360,7 @@ class Editor {
   std::vector<std::string> home_;
   int seq_ = 0;
   bool os_added_ = false;
+  bool torch_added_ = false;
 };
 
 }  // namespace

@@ -11,6 +11,16 @@ int64_t line_of(const std::string& text, int64_t offset) {
   return 1 + std::count(text.begin(), text.begin() + offset, '\n');
 }
 
+LineIndex::LineIndex(const std::string& text) {
+  starts_.push_back(0);
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts_.push_back(static_cast<int64_t>(i + 1));
+}
+
+int64_t LineIndex::line(int64_t offset) const {
+  return std::upper_bound(starts_.begin(), starts_.end(), std::max<int64_t>(offset, 0)) - starts_.begin();
+}
+
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file) {
   switch (fmt) {
     case ConfigFormat::Yaml:

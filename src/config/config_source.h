@@ -55,7 +55,19 @@ Result<SourceScan> scan_env(const std::string& text, const std::string& file);
 // the key to write for a field in each format.
 std::string field_for_key(const std::vector<std::string>& path, const std::string& context);
 
-// Line (1-based) of a byte offset.
+// Line (1-based) of a byte offset. One pass over the text: for a single lookup (an error).
 int64_t line_of(const std::string& text, int64_t offset);
+
+// Line numbers for many offsets: the line starts once, then a binary search per lookup (a
+// scanner that called line_of per value would be quadratic in the file's size).
+class LineIndex {
+ public:
+  explicit LineIndex(const std::string& text);
+  int64_t line(int64_t offset) const;  // 1-based
+  const std::vector<int64_t>& starts() const { return starts_; }
+
+ private:
+  std::vector<int64_t> starts_;
+};
 
 }  // namespace goblin::config

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "config/config_source.h"
+#include "core/limits.h"
 
 namespace goblin::config {
 
@@ -11,6 +12,7 @@ Result<SourceScan> scan_env(const std::string& text, const std::string& file) {
   out.format = ConfigFormat::Env;
   size_t pos = 0;
   int64_t line = 0;
+  size_t ignored = 0;  // lines that are not VAR=value: the first 20 are named, the rest counted
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
@@ -53,13 +55,21 @@ Result<SourceScan> scan_env(const std::string& text, const std::string& file) {
         e.line = line;
         e.context = "env";
         out.entries.push_back(e);
+        if (out.entries.size() > limits::kMaxConfigNodes)
+          return make_error(ErrorKind::Malformed,
+                            "env file has more than " + std::to_string(limits::kMaxConfigNodes) +
+                                " variables (goblin's limit for a config file, docs/robustness.md)",
+                            file, static_cast<int64_t>(pos), line);
       } else if (l.find("=") == std::string::npos && l.find_first_not_of(" \t\r") != std::string::npos &&
                  l.compare(b, 7, "export ") != 0 && l.compare(b, 4, "set ") != 0) {
-        out.warnings.push_back(file + ": line " + std::to_string(line) + ": not a VAR=value line; ignored");
+        if (++ignored <= 20)
+          out.warnings.push_back(file + ": line " + std::to_string(line) + ": not a VAR=value line; ignored");
       }
     }
     pos = nl + 1;
   }
+  if (ignored > 20)
+    out.warnings.push_back(file + ": " + std::to_string(ignored - 20) + " more lines that are not VAR=value; ignored");
   SourceAnchor a;
   a.kind = "env_file";
   a.insert_at = static_cast<int64_t>(text.size());

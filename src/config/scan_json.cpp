@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "config/config_source.h"
+#include "core/limits.h"
 
 namespace goblin::config {
 
@@ -11,7 +12,9 @@ namespace {
 struct JsonScanner {
   const std::string& text;
   SourceScan& out;
+  LineIndex lines{text};
   size_t i = 0;
+  size_t nodes = 0;  // values walked; past limits::kMaxConfigNodes the scan stops
 
   void ws() {
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -29,32 +32,34 @@ struct JsonScanner {
       return text.substr(b + 1, i - b - 2);
     }
   }
+  int64_t line_of(int64_t off) const { return lines.line(off); }
   int indent_of(size_t off) {
-    size_t ls = text.rfind('\n', off == 0 ? 0 : off - 1);
-    ls = ls == std::string::npos ? 0 : ls + 1;
+    const auto ls = static_cast<size_t>(lines.starts()[lines.line(static_cast<int64_t>(off)) - 1]);
     int n = 0;
     while (ls + n < text.size() && text[ls + n] == ' ') ++n;
     return n;
   }
+  // The walk recurses once per nesting level: scan_json refuses documents nested deeper than
+  // limits::kMaxConfigDepth before it starts.
   void value(std::vector<std::string>& path) {
     ws();
-    if (i >= text.size()) return;
+    if (i >= text.size() || ++nodes > limits::kMaxConfigNodes) return;
     char c = text[i];
     if (c == '{') {
       SourceAnchor a;
       a.kind = "json_object";
       a.path = path;
       a.insert_at = static_cast<int64_t>(i + 1);
-      a.line = line_of(text, static_cast<int64_t>(i));
+      a.line = line_of(static_cast<int64_t>(i));
       ++i;
       ws();
       a.empty = i < text.size() && text[i] == '}';
       a.indent = indent_of(i) > indent_of(a.insert_at - 1) ? indent_of(i) : indent_of(a.insert_at - 1) + 2;
-      if (a.line == line_of(text, static_cast<int64_t>(i))) a.indent = indent_of(a.insert_at - 1) + 2;
+      if (a.line == line_of(static_cast<int64_t>(i))) a.indent = indent_of(a.insert_at - 1) + 2;
       out.anchors.push_back(a);
-      while (i < text.size() && text[i] != '}') {
+      while (i < text.size() && text[i] != '}' && nodes <= limits::kMaxConfigNodes) {
         ws();
-        if (text[i] != '"') return;
+        if (i >= text.size() || text[i] != '"') return;
         std::string key = string_lit();
         ws();
         if (i < text.size() && text[i] == ':') ++i;
@@ -70,7 +75,7 @@ struct JsonScanner {
       ++i;
       int idx = 0;
       ws();
-      while (i < text.size() && text[i] != ']') {
+      while (i < text.size() && text[i] != ']' && nodes <= limits::kMaxConfigNodes) {
         path.push_back(std::to_string(idx++));
         value(path);
         path.pop_back();
@@ -100,7 +105,7 @@ struct JsonScanner {
       e.begin = static_cast<int64_t>(b);
       e.end = static_cast<int64_t>(i);
       e.raw = text.substr(b, i - b);
-      e.line = line_of(text, e.begin);
+      e.line = line_of(e.begin);
       e.context = "json";
       out.entries.push_back(std::move(e));
     }
@@ -112,13 +117,18 @@ struct JsonScanner {
 Result<SourceScan> scan_json(const std::string& text, const std::string& file) {
   SourceScan out;
   out.format = ConfigFormat::Json;
-  auto parsed_or = parse_json_text(text, file);
+  auto parsed_or = parse_json_text(text, file, "JSON", limits::kMaxConfigDepth);
   if (!parsed_or) return parsed_or.error();
   const Json& parsed = *parsed_or;
   if (!parsed.is_object()) return make_error(ErrorKind::Malformed, "expected a JSON object of config keys", file, 0, 1);
   JsonScanner s{text, out};
   std::vector<std::string> path;
   s.value(path);
+  if (s.nodes > limits::kMaxConfigNodes)
+    return make_error(ErrorKind::Malformed,
+                      "config has more than " + std::to_string(limits::kMaxConfigNodes) +
+                          " values (goblin's limit for a config file, docs/robustness.md)",
+                      file, static_cast<int64_t>(s.i), s.line_of(static_cast<int64_t>(s.i)));
   return out;
 }
 

@@ -1,9 +1,11 @@
 // Python scanner: finds the calls, keyword arguments, module constants and environment writes a
 // training script configures a workload with. A tokenizer-level scan, not an interpreter.
+#include <algorithm>
 #include <set>
 
 #include "config/config_source.h"
 #include "config/python_tokens.h"
+#include "core/limits.h"
 #include "core/text.h"
 
 namespace goblin::config {
@@ -37,10 +39,25 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
                                                "set_detect_anomaly",
                                                "profile"};
   auto stmt_start = [&](size_t k) { return k == 0 || t[k - 1].kind == Tk::Newline; };
+  // Matching ")" of every "(" in one pass (the tokenizer has checked the brackets balance): a
+  // scan forward from each call would be quadratic in deeply nested calls.
+  std::vector<size_t> close_of(t.size(), t.size());
+  {
+    std::vector<size_t> open;
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t[k].kind != Tk::Op) continue;
+      if (t[k].text == "(" || t[k].text == "[" || t[k].text == "{") {
+        open.push_back(k);
+      } else if (t[k].text == ")" || t[k].text == "]" || t[k].text == "}") {
+        if (open.empty()) continue;
+        close_of[open.back()] = k;
+        open.pop_back();
+      }
+    }
+  }
   for (size_t k = 0; k < t.size(); ++k) {
     // imports (top level, start of a line)
-    if (t[k].kind == Tk::Name && t[k].depth == 0 && stmt_start(k) && line_of(text, t[k].begin) > 0 &&
-        (t[k].text == "import" || t[k].text == "from")) {
+    if (t[k].kind == Tk::Name && t[k].depth == 0 && stmt_start(k) && (t[k].text == "import" || t[k].text == "from")) {
       bool indented = t[k].begin > 0 && text[t[k].begin - 1] != '\n';
       size_t m = k;
       while (m < t.size() && t[m].kind != Tk::Newline && t[m].kind != Tk::End) {
@@ -106,6 +123,11 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
       e.context = matmul ? "allow_tf32" : "torch.backends.cudnn";
       out.entries.push_back(e);
     }
+    if (out.entries.size() + out.anchors.size() > limits::kMaxConfigNodes)
+      return make_error(ErrorKind::Malformed,
+                        "script has more than " + std::to_string(limits::kMaxConfigNodes) +
+                            " calls and arguments goblin reads (its limit for a config file, docs/robustness.md)",
+                        file, t[k].begin, t[k].line);
     // calls
     if (t[k].kind != Tk::Name || k + 1 >= t.size() || t[k + 1].text != "(" || !kCalls.count(t[k].text)) continue;
     std::string name = t[k].text;
@@ -120,9 +142,8 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
     // matching paren
     size_t open = k + 1;
     int d0 = t[open].depth;
-    size_t close = open + 1;
-    while (close < t.size() && !(t[close].text == ")" && t[close].depth == d0)) ++close;
-    if (close >= t.size()) continue;
+    size_t close = close_of[open];
+    if (close >= t.size() || t[close].text != ")") continue;
     SourceAnchor a;
     a.kind = "python_call";
     a.path = {name};
@@ -140,7 +161,10 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
     std::vector<SourceEntry> args;
     while (b < close) {
       size_t e = b;
-      while (e < close && !(t[e].text == "," && t[e].depth == d0 + 1)) ++e;
+      while (e < close && !(t[e].text == "," && t[e].depth == d0 + 1)) {
+        if (close_of[e] < close) e = close_of[e];  // over a nested bracket in one step
+        ++e;
+      }
       if (e > b) {
         SourceEntry en;
         en.context = name;
@@ -168,7 +192,9 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
             en.end = t[e - 1].end;
             en.line = t[vb].line;
           }
-          en.raw = text.substr(en.begin, en.end - en.begin);
+          // An expression's text is quoted in a warning only: keep it short (a nested call's
+          // whole text per level would cost the square of the nesting).
+          en.raw = text.substr(en.begin, std::min<int64_t>(en.end - en.begin, lit ? en.end - en.begin : 200));
           args.push_back(en);
         }
       }

@@ -2,8 +2,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "config/config_source.h"
+#include "core/limits.h"
 #include "core/text.h"
 
 namespace goblin::config {
@@ -74,10 +76,66 @@ Json yaml_scalar_value(const YAML::Node& n) {
   return s;
 }
 
+// Where the first YAML document ends: at the line of the next `---` (a new document) or `...`
+// (end of document) marker after its content, else at the end of the text. A marker at column 0
+// always ends a document, even inside a block scalar (YAML 1.2, 9.1.2). `more` is set when
+// another document with content follows.
+int64_t first_document_end(const std::string& text, bool* more) {
+  *more = false;
+  bool content = false;  // the first document has begun (its `---` or its first node)
+  int64_t end = static_cast<int64_t>(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    const size_t le = nl == std::string::npos ? text.size() : nl;
+    const std::string_view line(text.data() + pos, le - pos);
+    auto marker = [&](std::string_view m) {
+      return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+    };
+    const size_t first = line.find_first_not_of(" \t\r");
+    const bool blank = first == std::string_view::npos || line[first] == '#';
+    if (marker("---")) {
+      if (content) {
+        end = static_cast<int64_t>(pos);
+        break;
+      }
+      content = true;
+    } else if (marker("...")) {
+      if (content) {
+        end = static_cast<int64_t>(pos);
+        break;
+      }
+    } else if (!blank && !(line[0] == '%' && !content)) {
+      content = true;
+    }
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  // Anything but blanks, comments and markers after the end is another document.
+  size_t pos2 = static_cast<size_t>(end);
+  while (pos2 < text.size() && !*more) {
+    size_t nl = text.find('\n', pos2);
+    const size_t le = nl == std::string::npos ? text.size() : nl;
+    const std::string_view line(text.data() + pos2, le - pos2);
+    const size_t first = line.find_first_not_of(" \t\r");
+    const bool marker_only = line.substr(0, 3) == "---" || line.substr(0, 3) == "...";
+    if (first != std::string_view::npos && line[first] != '#' && line[0] != '%' &&
+        !(marker_only && line.find_first_not_of(" \t\r", 3) == std::string_view::npos))
+      *more = true;
+    if (nl == std::string::npos) break;
+    pos2 = nl + 1;
+  }
+  return end;
+}
+
 struct YamlScanner {
   const std::string& text;
   std::vector<int64_t> starts;
   SourceScan& out;
+  // Nodes walked, aliases expanded: a "billion laughs" document stops at limits::kMaxConfigNodes.
+  size_t nodes = 0;
+  bool too_many = false, too_deep = false;
+  int64_t stop_line = -1;
 
   int64_t offset(const YAML::Mark& m) const {
     if (m.line < 0 || static_cast<size_t>(m.line) >= starts.size()) return -1;
@@ -87,6 +145,17 @@ struct YamlScanner {
   // Returns the last line (1-based) covered by the node.
   int64_t walk(const YAML::Node& n, std::vector<std::string>& path) {
     int64_t last = n.Mark().line + 1;
+    if (too_many || too_deep) return last;
+    if (++nodes > limits::kMaxConfigNodes) {
+      too_many = true;
+      stop_line = last;
+      return last;
+    }
+    if (path.size() > static_cast<size_t>(limits::kMaxConfigDepth)) {
+      too_deep = true;
+      stop_line = last;
+      return last;
+    }
     if (n.IsMap()) {
       SourceAnchor a;
       a.kind = "yaml_block";
@@ -150,17 +219,42 @@ Result<SourceScan> scan_yaml(const std::string& text, const std::string& file) {
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, "YAML: " + e.msg, file, -1, e.mark.line >= 0 ? e.mark.line + 1 : -1);
   }
-  if (root.IsNull()) return out;
+  // The root block inserts at the end of the document that was read: with several documents
+  // (`---`), yaml-cpp reads the first, so a new key goes before the second.
+  bool more = false;
+  const int64_t doc_end = first_document_end(text, &more);
+  if (more)
+    out.warnings.push_back(file +
+                           ": holds more than one YAML document (---); only the first is read, and a patch edits "
+                           "only the first");
+  if (root.IsNull()) {
+    SourceAnchor a;
+    a.kind = "yaml_block";
+    a.insert_at = doc_end;
+    a.line = 1;
+    out.anchors.push_back(a);
+    return out;
+  }
   if (!root.IsMap())
     return make_error(ErrorKind::Malformed, "expected a mapping of config keys at the top level", file, -1,
                       root.Mark().line + 1);
   YamlScanner s{text, line_starts(text), out};
   std::vector<std::string> path;
   s.walk(root, path);
-  // The root block inserts at end of file.
+  if (s.too_many)
+    return make_error(ErrorKind::Malformed,
+                      "YAML expands to more than " + std::to_string(limits::kMaxConfigNodes) +
+                          " nodes once its aliases (*name) are followed; goblin's limit for a config file "
+                          "(docs/robustness.md) — an alias bomb?",
+                      file, -1, s.stop_line);
+  if (s.too_deep)
+    return make_error(ErrorKind::Malformed,
+                      "YAML nested deeper than " + std::to_string(limits::kMaxConfigDepth) +
+                          " levels (goblin's limit for a config file, docs/robustness.md)",
+                      file, -1, s.stop_line);
   for (auto& a : out.anchors)
     if (a.path.empty()) {
-      a.insert_at = static_cast<int64_t>(text.size());
+      a.insert_at = doc_end;
       a.indent = 0;
     }
   return out;

@@ -21,6 +21,56 @@ static std::vector<std::string> split_lines(const std::string& s) {
   return v;
 }
 
+struct Op {
+  char k;
+  size_t ai, bi;
+};
+
+// The shortest edit script between A[off, off+n) and B[off, off+m) (Myers, O((n+m)·D) time and
+// O(D²) memory for D edits): a patch changes a few lines, so D is small even in a large file. Past
+// kMaxEdits the middle is shown as removed and re-added whole, which is still a correct diff.
+std::vector<char> edit_script(const std::vector<std::string>& A, const std::vector<std::string>& B, size_t off,
+                              size_t n, size_t m) {
+  constexpr int64_t kMaxEdits = 2000;
+  std::vector<char> out;
+  const auto N = static_cast<int64_t>(n), M = static_cast<int64_t>(m);
+  const int64_t dmax = std::min<int64_t>(N + M, kMaxEdits);
+  std::vector<int64_t> V(2 * dmax + 3, 0);
+  const int64_t mid = dmax + 1;             // V[mid + k]
+  std::vector<std::vector<int64_t>> trace;  // trace[d][k + d]: furthest x on diagonal k after d edits
+  int64_t found = -1;
+  for (int64_t d = 0; d <= dmax && found < 0; ++d) {
+    for (int64_t k = -d; k <= d; k += 2) {
+      int64_t x = (k == -d || (k != d && V[mid + k - 1] < V[mid + k + 1])) ? V[mid + k + 1] : V[mid + k - 1] + 1;
+      int64_t y = x - k;
+      while (x < N && y < M && A[off + x] == B[off + y]) ++x, ++y;
+      V[mid + k] = x;
+      if (x >= N && y >= M) found = d;
+    }
+    trace.emplace_back(V.begin() + mid - d, V.begin() + mid + d + 1);
+  }
+  if (found < 0) {
+    out.assign(n, '-');
+    out.insert(out.end(), m, '+');
+    return out;
+  }
+  int64_t x = N, y = M;
+  for (int64_t d = found; d > 0; --d) {
+    const auto& prev = trace[d - 1];  // index k + (d - 1)
+    const int64_t k = x - y;
+    const bool down = k == -d || (k != d && prev[k - 1 + d - 1] < prev[k + 1 + d - 1]);
+    const int64_t pk = down ? k + 1 : k - 1;
+    const int64_t px = prev[pk + d - 1], py = px - pk;
+    const int64_t mx = down ? px : px + 1, my = down ? py + 1 : py;
+    while (x > mx && y > my) out.push_back(' '), --x, --y;
+    out.push_back(down ? '+' : '-');
+    x = px, y = py;
+  }
+  while (x > 0 && y > 0) out.push_back(' '), --x, --y;
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 std::string unified_diff(const std::string& a, const std::string& b, const std::string& a_name,
                          const std::string& b_name, int context) {
   if (a == b) return "";
@@ -31,29 +81,13 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
   size_t suf = 0;
   while (suf < A.size() - pre && suf < B.size() - pre && A[A.size() - 1 - suf] == B[B.size() - 1 - suf]) ++suf;
   size_t n = A.size() - pre - suf, m = B.size() - pre - suf;
-  std::vector<std::vector<uint32_t>> L(n + 1, std::vector<uint32_t>(m + 1, 0));
-  for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;)
-      L[i][j] = A[pre + i] == B[pre + j] ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
   // ops: ' ' keep, '-' delete, '+' insert, with indices into A / B
-  struct Op {
-    char k;
-    size_t ai, bi;
-  };
   std::vector<Op> ops;
   for (size_t i = 0; i < pre; ++i) ops.push_back({' ', i, i});
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && A[pre + i] == B[pre + j]) {
-      ops.push_back({' ', pre + i, pre + j});
-      ++i, ++j;
-    } else if (j < m && (i == n || L[i][j + 1] > L[i + 1][j])) {
-      ops.push_back({'+', pre + i, pre + j});
-      ++j;
-    } else {
-      ops.push_back({'-', pre + i, pre + j});
-      ++i;
-    }
+  for (char k : edit_script(A, B, pre, n, m)) {
+    const size_t ai = ops.empty() ? 0 : ops.back().ai + (ops.back().k != '+');
+    const size_t bi = ops.empty() ? 0 : ops.back().bi + (ops.back().k != '-');
+    ops.push_back({k, ai, bi});
   }
   for (size_t k = 0; k < suf; ++k) ops.push_back({' ', A.size() - suf + k, B.size() - suf + k});
   std::ostringstream os;

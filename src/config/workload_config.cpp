@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
 #include "config/config_source.h"
 #include "core/decimal.h"
 #include "core/io.h"
+#include "core/limits.h"
 #include "core/text.h"
 
 namespace goblin::config {
@@ -169,87 +169,6 @@ Result<WorkloadConfig> config_from_json(const Json& j) {
   return c;
 }
 
-// ---- redaction ---------------------------------------------------------------------------------
-
-std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out) {
-  struct Pat {
-    const char* kind;
-    std::regex re;
-    const char* repl;
-  };
-  static const std::vector<Pat> kPats = {
-      {"hf_token", std::regex(R"(hf_[A-Za-z0-9]{20,})"), "hf_<redacted>"},
-      {"openai_key", std::regex(R"(sk-[A-Za-z0-9_\-]{20,})"), "sk-<redacted>"},
-      {"github_token", std::regex(R"(github_pat_[A-Za-z0-9_]{20,})"), "github_pat_<redacted>"},
-      {"github_token", std::regex(R"(gh[pousr]_[A-Za-z0-9]{20,})"), "ghp_<redacted>"},
-      {"bearer", std::regex(R"(Bearer\s+[A-Za-z0-9._~+/=\-]{8,})"), "Bearer <redacted>"},
-      {"home_path", std::regex(R"(/home/[A-Za-z0-9._\-]+)"), "/home/<user>"},
-      {"home_path", std::regex(R"(/Users/[A-Za-z0-9._\-]+)"), "/Users/<user>"},
-      {"s3_uri", std::regex(R"(s3://[^\s"',}\]]+)"), "s3://<redacted>"},
-      {"ws_uri", std::regex(R"(wss?://[^\s"',}\]]+)"), "ws://<redacted>"},
-  };
-  std::string cur = s;
-  for (const auto& p : kPats) {
-    std::string next;
-    auto begin = std::sregex_iterator(cur.begin(), cur.end(), p.re);
-    auto end = std::sregex_iterator();
-    if (begin == end) continue;
-    size_t last = 0;
-    for (auto it = begin; it != end; ++it) {
-      const auto& m = *it;
-      if (m.str() == p.repl || m.str().find("<user>") != std::string::npos ||
-          m.str().find("<redacted>") != std::string::npos)
-        continue;
-      next += cur.substr(last, m.position() - last);
-      next += p.repl;
-      last = m.position() + m.length();
-      if (out) out->push_back({p.kind, line, p.repl});
-    }
-    next += cur.substr(last);
-    cur = next;
-  }
-  return cur;
-}
-
-static bool secret_name(const std::string& name) {
-  std::string u;
-  for (char c : name) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* w : {"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY"})
-    if (u.find(w) != std::string::npos) return true;
-  return false;
-}
-
-std::string redact_secret_assignments(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    size_t end = nl == std::string::npos ? text.size() : nl;
-    std::string line = text.substr(at, end - at);
-    size_t sep = line.find_first_of(":=");
-    if (sep != std::string::npos) {
-      // The key: the identifier just before the separator (quotes and spaces skipped).
-      size_t k_end = sep;
-      while (k_end > 0 && (line[k_end - 1] == ' ' || line[k_end - 1] == '"' || line[k_end - 1] == '\'')) --k_end;
-      size_t k_begin = k_end;
-      while (k_begin > 0 && (std::isalnum(static_cast<unsigned char>(line[k_begin - 1])) || line[k_begin - 1] == '_' ||
-                             line[k_begin - 1] == '-' || line[k_begin - 1] == '.'))
-        --k_begin;
-      size_t v_begin = line.find_first_not_of(" \t\"'", sep + 1);
-      if (k_end > k_begin && v_begin != std::string::npos && secret_name(line.substr(k_begin, k_end - k_begin)) &&
-          line.compare(v_begin, 10, "<redacted>") != 0) {
-        size_t v_end = line.find_last_not_of(" \t\r,\"'");
-        if (v_end != std::string::npos && v_end >= v_begin) line.replace(v_begin, v_end - v_begin + 1, "<redacted>");
-      }
-    }
-    out += line;
-    if (nl != std::string::npos) out += '\n';
-    at = end + 1;
-  }
-  return out;
-}
-
 // ---- entries → WorkloadConfig -----------------------------------------------------------------
 
 static std::string norm_precision(std::string v) {
@@ -374,7 +293,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (field.rfind("env.", 0) == 0) {
       std::string name = field.substr(4);
       std::string val = v.is_string() ? v.get<std::string>() : v.is_null() ? e.raw : v.dump();
-      if (secret_name(name) && !val.empty()) {
+      if (is_secret_key(name) && (is_redactable_secret_value(val) || val.find("<redacted>") != std::string::npos)) {
         c.redactions.push_back({"secret_env", e.line, "<redacted>"});
         val = "<redacted>";
       }
@@ -412,7 +331,15 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (field.empty()) {
       std::string key = path_str(e.path);
       if (!e.context.empty() && e.context != "yaml" && e.context != "json") key = e.context + "." + key;
-      c.extras[key] = v.is_string() ? v.get<std::string>() : v.is_null() ? redact(e.raw, e.line, nullptr) : v.dump();
+      std::string val = v.is_string() ? v.get<std::string>() : v.is_null() ? redact(e.raw, e.line, nullptr) : v.dump();
+      // By key name too: wandb_api_key, aws_secret_access_key, a password hold secrets of any shape.
+      const std::string& leaf = e.path.empty() ? key : e.path.back();
+      const std::string last_word = leaf.substr(leaf.rfind('.') == std::string::npos ? 0 : leaf.rfind('.') + 1);
+      if ((is_secret_key(leaf) || is_secret_key(last_word)) && is_redactable_secret_value(val)) {
+        c.redactions.push_back({"secret_key", e.line, "<redacted>"});
+        val = "<redacted>";
+      }
+      c.extras[key] = val;
       continue;
     }
     const FieldSpec* spec = find_field(field);
@@ -467,6 +394,8 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     std::string o = c.values["optimizer"];
     if (*fused && o.find("fused") == std::string::npos) c.values["optimizer"] = o + "_fused";
   }
+  // A warning quotes source text (an expression goblin did not evaluate): redact it like a value.
+  for (auto& w : c.warnings) w = redact_text(w);
   // What the scanners decoded must still be UTF-8 (it goes to JSON). yaml-cpp 0.7 decodes the
   // YAML escapes \_ \N \L \P to bare Latin-1 bytes (found by fuzz_config), so check here, at
   // the parser's boundary, rather than let output fail later.
@@ -497,7 +426,7 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
 }
 
 Result<WorkloadConfig> parse_config_file(const std::string& path) {
-  auto text = read_all(path, IoLimits{.max_inflated_bytes = 64ull << 20});
+  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
   if (!text) return text.error();
   if (text->find('\0') != std::string::npos)
     return make_error(ErrorKind::UnknownFormat, "binary content; expected a YAML, JSON, Python or env config", path,

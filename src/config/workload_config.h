@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"
@@ -82,14 +83,24 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
 Result<WorkloadConfig> parse_config_file(const std::string& path);
 ConfigFormat sniff_config_format(const std::string& path, const std::string& text);
 
-// Redacts secrets in `s` (tokens, bearer headers, home paths, s3:// and ws:// URIs); appends
-// one Redaction per hit.
+// Secret redaction (config/secrets.cpp), for every output that shows config values or file text.
+// By shape: tokens (hf_, sk-, ghp_, github_pat_, glpat-, xox?-, AKIA...), bearer headers,
+// user:password@ in URLs, PEM private keys, home paths, s3:// and ws:// URIs; one Redaction per hit.
 std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out);
-// Line by line: the value of an assignment whose key names a secret (TOKEN, SECRET, PASSWORD,
-// API_KEY, ... as parse-config redacts them: `KEY: v`, `KEY=v`, `"KEY": "v"`, `export KEY=v`,
-// a diff's +/- prefix allowed) becomes <redacted>. For texts that show raw file lines (a patch's
-// diff and patched file), where the token patterns of redact() miss short secrets.
+// By key name: true when a key names a credential (password, secret, api_key, access_key,
+// hub_token, HF_TOKEN, ...; camelCase and any separator), false for tokenizer keys (pad_token,
+// max_tokens, tokenizer_name).
+bool is_secret_key(std::string_view key);
+// False for values that hold no secret even under a secret key: booleans, null, empty, a
+// placeholder (<your-key>), a reference ($VAR, ${VAR}, os.environ[...]) or text already redacted.
+bool is_redactable_secret_value(std::string_view value);
+// Line by line: the value of every assignment whose key names a secret (`KEY: v`, `KEY=v`,
+// `"KEY": "v"`, `export KEY=v`, `key="v"` keyword arguments, `["KEY"] = "v"`,
+// setdefault("KEY", "v"); a diff's +/- prefix allowed) becomes <redacted>. For texts that show
+// raw file lines (a patch's diff and patched file, reports).
 std::string redact_secret_assignments(const std::string& text);
+// Both: redact() then redact_secret_assignments(). What any raw config text gets before it is shown.
+std::string redact_text(const std::string& text);
 
 // Human summary, one field a line with its origin.
 std::string config_to_text(const WorkloadConfig& c);

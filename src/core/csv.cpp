@@ -50,6 +50,15 @@ int CsvReader::get() {
 
 bool CsvReader::next(std::vector<std::string_view>& fields) {
   fields.clear();
+  if (offset_ == 0 && peek() == 0xEF) {
+    // A UTF-8 byte order mark (Excel, PowerShell, some pandas exports) is not part of the first
+    // header name. Its three bytes sit at the start of the first buffer.
+    if (end_ - pos_ >= 3 && static_cast<unsigned char>(buf_[pos_ + 1]) == 0xBB &&
+        static_cast<unsigned char>(buf_[pos_ + 2]) == 0xBF) {
+      pos_ += 3;
+      offset_ += 3;
+    }
+  }
   for (;;) {
     record_.clear();
     spans_.clear();
@@ -61,6 +70,7 @@ bool CsvReader::next(std::vector<std::string_view>& fields) {
     }
     if (c < 0) return false;
     record_line_ = line_;
+    ends_in_newline_ = false;
     record_offset_ = offset_;
     bool end_of_record = false;
     while (!end_of_record) {
@@ -77,8 +87,8 @@ bool CsvReader::next(std::vector<std::string_view>& fields) {
           int ch = get();
           if (ch < 0) {
             has_error_ = true;
-            error_ = make_error(ErrorKind::Malformed, "unterminated quoted field (file ends inside quotes)",
-                                path_, record_offset_, record_line_);
+            error_ = make_error(ErrorKind::Malformed, "unterminated quoted field (file ends inside quotes)", path_,
+                                record_offset_, record_line_);
             spans_.emplace_back(start, record_.size() - start);
             break;
           }
@@ -107,8 +117,10 @@ bool CsvReader::next(std::vector<std::string_view>& fields) {
         }
         if (ch == '\n' || ch == '\r') {
           get();
-          if (ch == '\r' && peek() == '\n') get();
+          bool lf = ch == '\n';
+          if (ch == '\r' && peek() == '\n') get(), lf = true;
           end_of_record = true;
+          ends_in_newline_ = lf;
           break;
         }
         record_.push_back(static_cast<char>(ch));

@@ -24,6 +24,9 @@ class CsvReader {
   bool next(std::vector<std::string_view>& fields);
   // 1-based line where the last returned record started.
   int64_t line() const { return record_line_; }
+  // Lines the last record spans: more than 1 only when a quoted field holds newlines (or a quote
+  // was never closed and swallowed the lines after it).
+  int64_t lines_spanned() const { return line_ - record_line_ + (ends_in_newline_ ? 0 : 1); }
   // Byte offset where the last returned record started.
   int64_t offset() const { return record_offset_; }
   const Error* error() const { return has_error_ ? &error_ : nullptr; }
@@ -43,7 +46,8 @@ class CsvReader {
   bool eof_ = false;
   int64_t line_ = 1, offset_ = 0;
   int64_t record_line_ = 0, record_offset_ = 0;
-  std::string record_;               // unescaped bytes of the current record
+  bool ends_in_newline_ = false;
+  std::string record_;  // unescaped bytes of the current record
   std::vector<std::pair<size_t, size_t>> spans_;
   bool has_error_ = false;
   Error error_;

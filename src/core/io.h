@@ -40,7 +40,8 @@ class ByteSource {
 bool looks_gzip(std::string_view prefix);
 
 // Opens `path`; gzip (detected by magic bytes, not extension) is inflated transparently,
-// concatenated gzip members included.
+// concatenated gzip members included. A FIFO, pipe or device (`<(zcat t.gz)`) is read once, whole,
+// up to limits::kMaxStreamBytes, and served from memory: it cannot be rewound.
 Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const IoLimits& limits = {});
 
 // A ByteSource over text already in memory, reporting `name` as its path. make_string_source
@@ -49,7 +50,12 @@ Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const I
 std::unique_ptr<ByteSource> make_string_source(std::string text, std::string name);
 std::unique_ptr<ByteSource> make_view_source(std::string_view text, std::string name);
 
-// Reads the whole (decompressed) content; for small inputs (CSV, YAML, configs).
+// True for a path that exists and is neither a regular file nor a directory (FIFO, /dev/fd/N of a
+// pipe, character device): such a path can be read only once.
+bool is_stream_path(const std::string& path);
+
+// Reads the whole (decompressed) content; for small inputs (CSV, YAML, configs). More than
+// `limits.max_inflated_bytes` (on disk or inflated) is refused with a Malformed error.
 Result<std::string> read_all(const std::string& path, const IoLimits& limits = {});
 
 // First `n` decompressed bytes (for format sniffing).

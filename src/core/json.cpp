@@ -12,7 +12,36 @@ int64_t line_at(const std::string& text, int64_t byte) {
 }
 }  // namespace
 
-Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what) {
+int64_t json_depth_exceeded(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_str) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_str = false;
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return static_cast<int64_t>(i);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return -1;
+}
+
+Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what, int max_depth) {
+  if (const int64_t at = json_depth_exceeded(text, max_depth); at >= 0) {
+    return make_error(ErrorKind::Malformed,
+                      what + ": nested deeper than " + std::to_string(max_depth) +
+                          " levels of arrays/objects (goblin's limit, docs/robustness.md)",
+                      file, at, line_at(text, at));
+  }
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {

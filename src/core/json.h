@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/limits.h"
 #include "core/status.h"
 
 namespace goblin {
@@ -21,7 +22,15 @@ Json error_to_json(const Error& e);
 // number too large for a double (out_of_range 406, which is not a parse_error) — becomes a
 // Malformed error naming `file`, the byte offset and the line, with `what` ("JSON", "not valid
 // JSON", ...) as the message prefix.
-Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what = "JSON");
+//
+// Nesting deeper than `max_depth` is refused before parsing (Malformed, naming the byte where the
+// limit was passed): a deep document would otherwise cost recursion in every later walk over it.
+Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what = "JSON",
+                             int max_depth = limits::kMaxJsonDepth);
+
+// Byte offset of the bracket that takes `text` past `max_depth` levels of nested arrays/objects
+// (strings honoured), or -1 when it stays within. One linear pass, no allocation.
+int64_t json_depth_exceeded(std::string_view text, int max_depth);
 
 // Rounds to `digits` decimals for stable, readable output.
 double round_to(double v, int digits);

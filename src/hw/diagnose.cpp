@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/data.h"
+#include "core/limits.h"
 #include "core/text.h"
 
 namespace goblin {
@@ -32,6 +33,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
   };
   std::vector<Bottleneck> cands;
   double sm = c.compute_pct.value_or(-1), mem = c.memory_pct.value_or(-1);
+  // Out of 0..100 % (a damaged CSV, classify_ncu_kernel says so): no evidence either way.
+  if (!(sm <= 105.0)) sm = -1;
+  if (!(mem <= 105.0)) mem = -1;
   double headroom = (sm >= 0 && mem >= 0) ? 100 - std::max(sm, mem) : 100;
 
   if (mem >= 0) {
@@ -297,40 +301,13 @@ JudgePrompt build_judge_prompt(const CounterKernel& k, const std::vector<MetricS
 // ---- response parsing ----------------------------------------------------------------------
 
 namespace {
-// End of the balanced bracket expression starting at `i` (which holds '[' or '{'), honouring
-// JSON strings; npos when unbalanced.
-size_t balanced_end(const std::string& s, size_t i) {
-  std::vector<char> st;
-  bool in_str = false, escp = false;
-  for (size_t j = i; j < s.size(); ++j) {
-    char c = s[j];
-    if (in_str) {
-      if (escp)
-        escp = false;
-      else if (c == '\\')
-        escp = true;
-      else if (c == '"')
-        in_str = false;
-      continue;
-    }
-    if (c == '"')
-      in_str = true;
-    else if (c == '[' || c == '{')
-      st.push_back(c);
-    else if (c == ']' || c == '}') {
-      if (st.empty() || (c == ']' && st.back() != '[') || (c == '}' && st.back() != '{')) return std::string::npos;
-      st.pop_back();
-      if (st.empty()) return j + 1;
-    }
-  }
-  return std::string::npos;
-}
-std::optional<Json> try_parse(const std::string& s) {
-  try {
-    return Json::parse(s);
-  } catch (...) {
-    return std::nullopt;
-  }
+// A parse that never throws; nullopt for invalid JSON or nesting past the judge limit (a judge
+// answer nests 4 levels; deeper text is not an answer and would cost recursion later).
+std::optional<Json> try_parse(std::string_view s) {
+  if (json_depth_exceeded(s, limits::kMaxJudgeDepth) >= 0) return std::nullopt;
+  Json j = Json::parse(s.begin(), s.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
 }
 bool usable(const Json& j) { return j.is_array() || j.is_object(); }
 Json normalise(const Json& j) {
@@ -338,10 +315,62 @@ Json normalise(const Json& j) {
   if (j.is_object()) return Json::array({j});
   return j;
 }
+
+// Every balanced [...] / {...} of `s` (JSON strings honoured inside brackets) whose nesting stays
+// within `max_depth`, ordered by where it starts. One pass with a stack: a closing bracket that
+// does not match closes nothing and unbalances every bracket still open, as a scan from each of
+// them would find. Nested spans deeper than `max_depth` are dropped, so parsing every kept span
+// costs at most max_depth passes over the text: linear in its size.
+struct Span {
+  size_t begin, end;
+};
+std::vector<Span> balanced_spans(std::string_view s, int max_depth) {
+  struct Open {
+    size_t at;
+    char c;
+    int depth;  // levels inside this bracket, itself included
+  };
+  std::vector<Open> st;
+  std::vector<Span> out;
+  bool in_str = false, escp = false;
+  for (size_t j = 0; j < s.size(); ++j) {
+    const char c = s[j];
+    if (in_str) {
+      if (c == '\n') {  // JSON strings hold no raw newline: the brackets around this one are not JSON
+        st.clear();
+        in_str = escp = false;
+      } else if (escp) {
+        escp = false;
+      } else if (c == '\\') {
+        escp = true;
+      } else if (c == '"') {
+        in_str = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      if (!st.empty()) in_str = true;  // prose quotes outside any bracket are not JSON strings
+    } else if (c == '[' || c == '{') {
+      st.push_back({j, c, 1});
+    } else if (c == ']' || c == '}') {
+      if (st.empty() || (c == ']') != (st.back().c == '[')) {
+        st.clear();
+        continue;
+      }
+      const Open o = st.back();
+      st.pop_back();
+      if (!st.empty()) st.back().depth = std::max(st.back().depth, o.depth + 1);
+      if (o.depth <= max_depth) out.push_back({o.at, j + 1});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  return out;
+}
 }  // namespace
 
 std::optional<ExtractedJson> extract_judge_json(const std::string& text) {
-  if (auto j = try_parse(text); j && usable(*j)) return ExtractedJson{normalise(*j), "whole text"};
+  const std::string_view all(text);
+  if (auto j = try_parse(all); j && usable(*j)) return ExtractedJson{normalise(*j), "whole text"};
   // fenced blocks
   size_t pos = 0;
   while ((pos = text.find("```", pos)) != std::string::npos) {
@@ -349,19 +378,16 @@ std::optional<ExtractedJson> extract_judge_json(const std::string& text) {
     if (nl == std::string::npos) break;
     size_t end = text.find("```", nl);
     if (end == std::string::npos) break;
-    if (auto j = try_parse(text.substr(nl + 1, end - nl - 1)); j && usable(*j))
+    if (auto j = try_parse(all.substr(nl + 1, end - nl - 1)); j && usable(*j))
       return ExtractedJson{normalise(*j), "fenced block"};
     pos = end + 3;
   }
-  // embedded: every '[' or '{' in order
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '[' && text[i] != '{') continue;
-    size_t e = balanced_end(text, i);
-    if (e == std::string::npos) continue;
-    if (auto j = try_parse(text.substr(i, e - i)); j && usable(*j)) {
+  // embedded: every balanced '[' or '{' in order
+  for (const Span& sp : balanced_spans(all, limits::kMaxJudgeDepth)) {
+    if (auto j = try_parse(all.substr(sp.begin, sp.end - sp.begin)); j && usable(*j)) {
       // Skip trivial arrays like "[1]" in prose: need objects inside
       if (j->is_array() && (j->empty() || !(*j)[0].is_object())) continue;
-      return ExtractedJson{normalise(*j), text[i] == '[' ? "embedded array" : "embedded object"};
+      return ExtractedJson{normalise(*j), text[sp.begin] == '[' ? "embedded array" : "embedded object"};
     }
   }
   return std::nullopt;

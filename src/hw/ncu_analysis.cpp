@@ -119,6 +119,16 @@ NcuClassification classify_ncu_kernel(const CounterKernel& k, const NcuRules& R)
     return c;
   }
   double sm = *c.compute_pct, mem = *c.memory_pct;
+  // Speed-of-light values are shares of a peak: one outside 0..100 % (negative, or past the peak
+  // by more than rounding) comes from a damaged or hand-edited CSV and classifies nothing.
+  for (const auto& [what, v] : {std::pair{"compute", sm}, std::pair{"memory", mem}}) {
+    if (!(v >= 0.0 && v <= 105.0)) {
+      c.bound = "unknown";
+      c.reason = std::string(what) + " throughput " + format_sig(v, 4) +
+                 "% of peak is outside 0-100 %: the CSV is damaged or edited; not classified";
+      return c;
+    }
+  }
   if (sm >= R.high_pct || mem >= R.high_pct) {
     c.bound = sm >= mem ? "compute_bound" : "memory_bound";
     c.reason = std::string(sm >= mem ? "compute" : "memory") + " throughput " + format_sig(std::max(sm, mem), 4) +

@@ -74,21 +74,10 @@ std::string scrub_text(const std::string& s, const Roots& roots) {
     const std::string pre = d + "/";
     for (size_t at = out.find(pre); at != std::string::npos; at = out.find(pre, at)) out.erase(at, pre.size());
   }
-  // The redactor's regexes recurse per matched character in libstdc++, so a long run of
-  // model-supplied text is redacted in pieces cut at whitespace (or every 4 KiB).
-  if (out.size() <= 4096) return config::redact(out, -1, nullptr);
-  std::string done;
-  size_t at = 0;
-  while (at < out.size()) {
-    size_t n = std::min<size_t>(4096, out.size() - at);
-    if (at + n < out.size()) {
-      size_t ws = out.find_last_of(" \t\n\"',", at + n);
-      if (ws != std::string::npos && ws > at) n = ws - at + 1;
-    }
-    done += config::redact(out.substr(at, n), -1, nullptr);
-    at += n;
-  }
-  return done;
+  // Lines of file text (a diff, a patched file) carry secrets by key name too. The redactor is
+  // one linear pass per shape (no std::regex), so long model-supplied text is not cut up.
+  if (out.find('\n') != std::string::npos) out = config::redact_secret_assignments(out);
+  return config::redact(out, -1, nullptr);
 }
 
 void scrub(Json& j, const Roots& roots) {
@@ -99,7 +88,16 @@ void scrub(Json& j, const Roots& roots) {
     stack.pop_back();
     if (x->is_string()) {
       *x = scrub_text(x->get_ref<const std::string&>(), roots);
-    } else if (x->is_array() || x->is_object()) {
+    } else if (x->is_object()) {
+      for (auto& [k, v] : x->items()) {
+        // By key name as well (wandb_api_key, password, ...: any shape of value).
+        if (v.is_string() && config::is_secret_key(k) &&
+            config::is_redactable_secret_value(v.get_ref<const std::string&>()))
+          v = "<redacted>";
+        else
+          stack.push_back(&v);
+      }
+    } else if (x->is_array()) {
       for (auto& e : *x) stack.push_back(&e);
     }
   }

@@ -1,13 +1,13 @@
-// Seed 000's six audit tools with the audit agent's input shapes (docs/audit.md). Each calls the library function behind
-// the CLI verb of the same job: parse_config_file (goblin parse-config), the Runner's profile and
-// bench (goblin audit's ReplayRunner, or the live runner `goblin audit` gets from src/run),
-// kb_query (goblin kb query), make_patch (goblin patch), compare_runs (goblin compare).
+// Seed 000's six audit tools with the audit agent's input shapes (docs/audit.md). Each calls the library function
+// behind the CLI verb of the same job: parse_config_file (goblin parse-config), the Runner's profile and bench (goblin
+// audit's ReplayRunner, or the live runner `goblin audit` gets from src/run), kb_query (goblin kb query), make_patch
+// (goblin patch), compare_runs (goblin compare).
 #include <filesystem>
 #include <set>
 #include <sstream>
 
-#include "audit/compare.h"
 #include "analysis/metrics_io.h"
+#include "audit/compare.h"
 #include "audit/patch.h"
 #include "audit/report.h"
 #include "audit/rules.h"
@@ -172,6 +172,7 @@ ToolOutcome propose_patch_tool(const Json& a, Session& s, CallContext&) {
   }
   po.metrics = m ? &*m : nullptr;
   po.vendor = arg_string(a, "vendor");
+  po.display_path = s.roots().display(cfg->source_file);  // diff headers relative to the root
   auto kb = audit::load_rule_base();
   if (!kb) {
     o.error = kb.error();
@@ -183,6 +184,10 @@ ToolOutcome propose_patch_tool(const Json& a, Session& s, CallContext&) {
     return o;
   }
   o.result = p->result;
+  if (p->unsafe) {  // the edit would damage the user's file: nothing is written
+    o.error = *p->unsafe;
+    return o;
+  }
   // The patched file beside the session's reports, so a user can diff and apply it.
   std::string dir = s.options().out_dir + "/" + s.next_id("patch");
   std::string file = dir + "/patched_" + std::filesystem::path(cfg->source_file).filename().string();

@@ -5,6 +5,7 @@
 #include <map>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 
 namespace goblin {
 
@@ -231,24 +232,69 @@ std::optional<size_t> Timeline::cpu_op_by_external_id(int64_t ext) const {
   return it->second;
 }
 
+void Timeline::check_shared_ids(const std::string& src) {
+  // One launch starts one kernel, and one CPU op has its own External id. When most rows share a
+  // single id the ids are damaged (a converter that wrote a constant), and every kernel would be
+  // attributed to one launch / op. A CUDA/HIP graph launch legitimately starts many kernels under
+  // one correlation id, so graph kernels and graph-launch calls are left out.
+  auto dominant = [](const auto& ids, auto keep) -> std::pair<int64_t, int64_t> {  // {id, rows}
+    std::unordered_map<int64_t, int64_t> n;
+    int64_t total = 0;
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] != kNone && keep(i)) ++n[ids[i]], ++total;
+    std::pair<int64_t, int64_t> best{kNone, 0};
+    for (const auto& [id, c] : n)
+      if (c > best.second) best = {id, c};
+    return {best.first, 2 * best.second > total ? best.second : 0};
+  };
+  auto [corr, kn] = dominant(kernels.correlation, [&](size_t i) { return kernels.graph_id[i] == kNone; });
+  if (kn >= 10) {
+    bool graph = false;
+    for (size_t r = 0; r < runtime.size() && !graph; ++r)
+      if (runtime.correlation[r] == corr && str(runtime.name[r]).find("Graph") != std::string_view::npos) graph = true;
+    if (!graph)
+      warn(std::to_string(kn) + " of " + std::to_string(kernels.size()) + " kernels share correlation id " +
+               std::to_string(corr) +
+               " (one launch starts one kernel): the ids are damaged, so kernel-to-launch and kernel-to-op "
+               "attribution is unreliable",
+           src);
+  }
+  auto [ext, cn] = dominant(cpu_ops.external_id, [&](size_t i) { return cpu_ops.kind[i] == CpuOpKind::Op; });
+  if (cn >= 10)
+    warn(std::to_string(cn) + " CPU ops share External id " + std::to_string(ext) +
+             ": the ids are damaged, so kernel-to-op attribution is unreliable",
+         src);
+}
+
 void Timeline::validate(int64_t overlap_tolerance_ns) {
   const std::string src = meta.sources.empty() ? std::string() : meta.sources.back();
+  // End before start: a damaged or hand-edited row. Counted as 0 ns, so no category time or share
+  // goes negative.
+  auto clamp_negative = [&](auto& table, const char* what) {
+    int64_t negative = 0;
+    for (auto& d : table.dur_ns)
+      if (d < 0) {
+        d = 0;
+        ++negative;
+      }
+    if (negative > 0)
+      warn(std::to_string(negative) + " " + what +
+               " end before they start (negative duration: a damaged or edited trace); each is counted as 0 ns",
+           src);
+  };
+  clamp_negative(kernels, "kernels");
+  clamp_negative(memcpys, "memcpys");
+  clamp_negative(memsets, "memsets");
+  check_shared_ids(src);
   // Group kernel rows by (device, stream), sort by start, look for overlaps.
   std::map<std::pair<int32_t, int64_t>, std::vector<size_t>> by_stream;
-  int64_t zero = 0, negative = 0;
+  int64_t zero = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    if (kernels.dur_ns[i] < 0) {
-      ++negative;
-      continue;
-    }
     if (kernels.dur_ns[i] == 0) ++zero;
     by_stream[{kernels.device[i], kernels.stream[i]}].push_back(i);
   }
   if (zero > 0) {
     warn(std::to_string(zero) + " kernels have zero duration (the profiler could not time them)", src);
-  }
-  if (negative > 0) {
-    warn(std::to_string(negative) + " kernels have negative duration and were ignored by the overlap check", src);
   }
   for (auto& [key, rows] : by_stream) {
     std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return kernels.start_ns[a] < kernels.start_ns[b]; });
@@ -256,16 +302,20 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
     int64_t prev_end = std::numeric_limits<int64_t>::min();
     for (size_t r : rows) {
       int64_t s = kernels.start_ns[r];
-      if (prev_end != std::numeric_limits<int64_t>::min() && prev_end - s > overlap_tolerance_ns) {
+      // Kernels of one stream run one after another: an overlap past the tolerance, or one that
+      // covers more than half of the kernel itself (kernels stacked at one timestamp), is wrong.
+      const int64_t ov = prev_end == std::numeric_limits<int64_t>::min() ? 0 : prev_end - s;
+      if (ov > overlap_tolerance_ns || (ov > 0 && 2 * ov > kernels.dur_ns[r])) {
         ++overlaps;
-        worst = std::max(worst, prev_end - s);
+        worst = std::max(worst, ov);
       }
       prev_end = std::max(prev_end, kernels.end_ns(r));
     }
     if (overlaps > 0) {
       warn(std::to_string(overlaps) + " kernels overlap an earlier kernel on device " + std::to_string(key.first) +
                " stream " + std::to_string(key.second) + " (worst by " + std::to_string(worst) +
-               " ns); busy time uses interval unions, so it is not double counted",
+               " ns), which one stream cannot do; busy time uses interval unions, so it is not double counted, but "
+               "times summed per kernel or category count the overlap again",
            src);
     }
   }

@@ -421,11 +421,14 @@ class Timeline {
   std::string column_mismatch() const;
 
   // Sanity checks after reading: kernels overlapping on one (device, stream) beyond
-  // `tolerance_ns` (ROCm streams overlap by tens of ns), zero-duration kernels (CUPTI 0/0),
-  // negative durations. Each problem becomes a folded warning.
+  // `tolerance_ns` (ROCm streams overlap by tens of ns) or by more than half their own length,
+  // zero-duration kernels (CUPTI 0/0), negative durations (set to 0), correlation / External ids
+  // shared by most rows. Each problem becomes a folded warning.
   void validate(int64_t overlap_tolerance_ns = 1000);
 
  private:
+  // validate()'s check for correlation / External ids shared by most rows (damaged ids).
+  void check_shared_ids(const std::string& src);
   struct Indexes {
     std::mutex mu;  // held while (re)building
     // Table sizes when built; read without the lock on every lookup (release/acquire pairs with

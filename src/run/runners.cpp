@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "config/workload_config.h"
 #include "core/io.h"
 #include "core/locate.h"
 #include "run/stats.h"
@@ -17,6 +18,15 @@ namespace fs = std::filesystem;
 
 namespace goblin::run {
 namespace {
+// The config a workload is run on must be one goblin can read, checked before anything starts
+// (a GPU, a profiler, a python): a missing, damaged or hostile file is a clear error (exit 3 / 5)
+// the same on every machine, never a crashed workload (exit 8).
+std::optional<Error> check_workload_config(const WorkloadSpec& w) {
+  if (w.config.empty()) return std::nullopt;
+  auto c = config::parse_config_file(w.config);
+  if (!c) return c.error();
+  return std::nullopt;
+}
 
 std::string self_exe() {
   std::string exe = self_exe_path();
@@ -65,7 +75,7 @@ std::string file_bytes(const std::string& path) {
 Json minimal_run_metrics(const Json& run) {
   Json m;
   m["steps"] = Json::array();
-  m["step_time_s"] = run["profiled"].value("step_time_s", 0.0);
+  m["step_time_s"] = run["profiled"].contains("step_time_s") ? run["profiled"]["step_time_s"] : Json(nullptr);
   m["tokens_per_sec"] = run["profiled"].contains("tokens_per_sec") ? run["profiled"]["tokens_per_sec"] : Json(nullptr);
   m["mfu_pct"] = nullptr;
   const Json& t = run["telemetry"];
@@ -154,6 +164,10 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   run["config"] = w.config.empty() ? Json(nullptr) : Json(w.config);
   run["command"] = command_json(w);
   run["started"] = now_iso8601();
+  if (auto bad = check_workload_config(w)) {
+    out.error = *bad;
+    return out;
+  }
   if (Status st = make_dirs(req.run_dir); !st.ok()) {
     out.error = st.error();
     return out;
@@ -368,6 +382,11 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   res["schema"] = "goblin.bench/1";
   res["runner_kind"] = "live";
   res["goblin_version"] = goblin_version();
+  for (const WorkloadSpec* s : {&req.a, req.b ? &*req.b : nullptr})
+    if (auto bad = s ? check_workload_config(*s) : std::nullopt) {
+      out.error = *bad;
+      return out;
+    }
   GpuInfo gpu = detect_gpu();
   res["gpu"] = gpu_json(gpu);
   if (req.require_gpu && gpu.vendor == "none") {

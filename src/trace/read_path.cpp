@@ -1,8 +1,17 @@
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/io.h"
+#include "core/limits.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -32,16 +41,26 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
   tl.meta.formats.push_back(f);
   tl.meta.sources.push_back(path);
   switch (f) {
-    case Format::Kineto: return read_kineto(path, tl, opt);
-    case Format::RocprofV3Csv: return read_rocprofv3_csv(path, tl, opt);
-    case Format::RocprofV3Json: return read_rocprofv3_json(path, tl, opt);
-    case Format::RocprofV1: return read_rocprof_v1(path, tl, opt);
-    case Format::NsysSqlite: return read_nsys_sqlite(path, tl, opt);
-    case Format::NcuCsv: return read_ncu_csv(path, tl, opt);
-    case Format::NvidiaSmi: return read_nvidia_smi(path, tl, opt);
-    case Format::AmdSmi: return read_amd_smi(path, tl, opt);
-    case Format::RocmSmi: return read_rocm_smi(path, tl, opt);
-    case Format::Unknown: break;
+    case Format::Kineto:
+      return read_kineto(path, tl, opt);
+    case Format::RocprofV3Csv:
+      return read_rocprofv3_csv(path, tl, opt);
+    case Format::RocprofV3Json:
+      return read_rocprofv3_json(path, tl, opt);
+    case Format::RocprofV1:
+      return read_rocprof_v1(path, tl, opt);
+    case Format::NsysSqlite:
+      return read_nsys_sqlite(path, tl, opt);
+    case Format::NcuCsv:
+      return read_ncu_csv(path, tl, opt);
+    case Format::NvidiaSmi:
+      return read_nvidia_smi(path, tl, opt);
+    case Format::AmdSmi:
+      return read_amd_smi(path, tl, opt);
+    case Format::RocmSmi:
+      return read_rocm_smi(path, tl, opt);
+    case Format::Unknown:
+      break;
   }
   return make_error(ErrorKind::UnknownFormat, "not a format goblin reads", path);
 }
@@ -52,6 +71,13 @@ Status read_one_file(const std::string& path, Timeline& tl, const ReadOptions& o
   if (!prefix) return prefix.error();
   if (prefix->empty()) return make_error(ErrorKind::Malformed, "file is empty", path, 0);
   Format f = sniff_format(*prefix, path);
+  if (f == Format::Unknown && is_sqlite(*prefix)) {
+    if (auto why = sqlite_damage(path))
+      return make_error(ErrorKind::Malformed,
+                        "SQLite file is damaged (truncated or a corrupt page): " + *why +
+                            "; an Nsight Systems or rocprof export must be copied whole",
+                        path, 0);
+  }
   if (f == Format::Unknown) {
     return make_error(ErrorKind::UnknownFormat,
                       "not a format goblin reads (expected a PyTorch/Kineto trace .json/.json.gz, rocprofv3 "
@@ -63,7 +89,159 @@ Status read_one_file(const std::string& path, Timeline& tl, const ReadOptions& o
 }
 }  // namespace
 
+namespace {
+// A copy of a pipe's bytes in a private temporary file, removed with this object.
+struct SpooledStream {
+  std::string path;
+  ~SpooledStream() {
+    if (!path.empty()) std::remove(path.c_str());
+  }
+};
+
+// Copies a FIFO / pipe / device (`<(zcat t.json.gz)`) once into a temporary file: the sniffer reads
+// the head and the reader reads again from the start, which a stream cannot do.
+Status spool_stream(const std::string& path, SpooledStream& out) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "goblin_stream_XXXXXX").string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return make_error(ErrorKind::Io, "cannot create a temporary file to copy the stream into", path);
+  out.path = tmpl;
+  FILE* dst = ::fdopen(fd, "wb");
+  FILE* src = std::fopen(path.c_str(), "rb");
+  if (!dst || !src) {
+    if (dst) std::fclose(dst);
+    if (src) std::fclose(src);
+    return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
+  }
+  std::vector<char> buf(1 << 20);
+  uint64_t total = 0;
+  size_t n;
+  Status st;
+  while ((n = std::fread(buf.data(), 1, buf.size(), src)) > 0) {
+    total += n;
+    if (total > limits::kMaxStreamBytes) {
+      st = make_error(ErrorKind::Malformed,
+                      "stream is larger than " + std::to_string(limits::kMaxStreamBytes) +
+                          " bytes, the most goblin copies from a pipe; save it to a file",
+                      path, static_cast<int64_t>(limits::kMaxStreamBytes));
+      break;
+    }
+    if (std::fwrite(buf.data(), 1, n, dst) != n) {
+      st = make_error(ErrorKind::Io, "cannot write the stream's temporary copy (disk full?)", path);
+      break;
+    }
+  }
+  if (st.ok() && std::ferror(src)) st = make_error(ErrorKind::Io, "read failed on the pipe", path);
+  std::fclose(src);
+  if (std::fclose(dst) != 0 && st.ok()) st = make_error(ErrorKind::Io, "cannot write the stream's copy", path);
+  return st;
+}
+
+// The spooled file's name replaced by the name the user gave, wherever the read recorded it.
+void rename_source(Timeline& tl, Status& st, const std::string& from, const std::string& to) {
+  for (auto& s : tl.meta.sources)
+    if (s == from) s = to;
+  for (auto& w : tl.warnings)
+    if (w.file == from) w.file = to;
+  if (!st.ok() && st.error().file == from) {
+    Error e = st.error();
+    e.file = to;
+    st = e;
+  }
+}
+
+// Rows each table held before one file of a run directory was read.
+struct RowMarks {
+  size_t kernels, memcpys, memsets, runtime, cpu_ops, annotations, samples;
+};
+RowMarks row_marks(const Timeline& tl) {
+  return {tl.kernels.size(), tl.memcpys.size(),     tl.memsets.size(), tl.runtime.size(),
+          tl.cpu_ops.size(), tl.annotations.size(), tl.samples.size()};
+}
+template <class T>
+void widen(std::pair<int64_t, int64_t>& s, bool& any, const T& c, size_t from) {
+  for (size_t i = from; i < c.size(); ++i) {
+    const int64_t a = c.start_ns[i], b = c.start_ns[i] + std::max<int64_t>(c.dur_ns[i], 0);
+    s = any ? std::pair{std::min(s.first, a), std::max(s.second, b)} : std::pair{a, b};
+    any = true;
+  }
+}
+
+// The time one file of a run directory covers: [first start, last end] of the rows it added.
+struct FileSpan {
+  std::string file;
+  int64_t begin, end;
+};
+std::optional<FileSpan> rows_span(const Timeline& tl, const RowMarks& m, const std::string& file) {
+  std::pair<int64_t, int64_t> s{0, 0};
+  bool any = false;
+  widen(s, any, tl.kernels, m.kernels);
+  widen(s, any, tl.memcpys, m.memcpys);
+  widen(s, any, tl.memsets, m.memsets);
+  widen(s, any, tl.runtime, m.runtime);
+  widen(s, any, tl.cpu_ops, m.cpu_ops);
+  widen(s, any, tl.annotations, m.annotations);
+  for (size_t i = m.samples; i < tl.samples.size(); ++i) {
+    s = any ? std::pair{std::min(s.first, tl.samples.ts_ns[i]), std::max(s.second, tl.samples.ts_ns[i])}
+            : std::pair{tl.samples.ts_ns[i], tl.samples.ts_ns[i]};
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return FileSpan{file, s.first, s.second};
+}
+
+std::string human_duration(int64_t ns) {
+  const double s = static_cast<double>(ns) / 1e9;
+  char b[64];
+  if (s >= 2 * 86400.0 * 365)
+    std::snprintf(b, sizeof b, "%.0f years", s / (86400.0 * 365.25));
+  else if (s >= 2 * 86400.0)
+    std::snprintf(b, sizeof b, "%.0f days", s / 86400.0);
+  else if (s >= 7200.0)
+    std::snprintf(b, sizeof b, "%.1f hours", s / 3600.0);
+  else
+    std::snprintf(b, sizeof b, "%.0f s", s);
+  return b;
+}
+
+// Files of one run share a clock and a time: groups of files whose spans lie more than
+// kRunGapNs apart (a relative-clock trace beside epoch-stamped telemetry, two runs from different
+// days) cannot be one timeline. Returns the refusal, naming a file of each group, or ok.
+constexpr int64_t kRunGapNs = 3600LL * 1'000'000'000;
+Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
+  if (spans.size() < 2) return Status::Ok();
+  std::sort(spans.begin(), spans.end(), [](const FileSpan& a, const FileSpan& b) { return a.begin < b.begin; });
+  std::vector<std::vector<const FileSpan*>> groups{{&spans[0]}};
+  int64_t end = spans[0].end;
+  for (size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].begin > end && spans[i].begin - end > kRunGapNs) groups.emplace_back();
+    groups.back().push_back(&spans[i]);
+    end = std::max(end, spans[i].end);
+  }
+  if (groups.size() == 1) return Status::Ok();
+  std::string msg = "the files of this run directory do not share one clock: ";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const FileSpan& f = *groups[g].front();
+    msg += (g ? "; " : "") + std::filesystem::path(f.file).filename().string() +
+           (groups[g].size() > 1 ? " (+" + std::to_string(groups[g].size() - 1) + " more)" : "") + " starts at " +
+           std::to_string(f.begin) + " ns";
+  }
+  msg += " — " + human_duration(spans.back().begin - spans.front().begin) +
+         " apart (a trace on a relative clock beside epoch-stamped telemetry, or two different runs). Merged they "
+         "would make one meaningless span; read each file on its own";
+  return make_error(ErrorKind::Malformed, msg, dir);
+}
+
+}  // namespace
+
 Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) {
+  if (is_stream_path(path)) {
+    SpooledStream copy;
+    Status s = spool_stream(path, copy);
+    if (!s.ok()) return s;
+    s = read_path(copy.path, tl, opt);
+    rename_source(tl, s, copy.path, path);
+    return s;
+  }
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) {
     Status s = read_one_file(path, tl, opt);
@@ -80,16 +258,27 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   std::sort(files.begin(), files.end());
   size_t read = 0;
   Status first_damage;
+  std::vector<FileSpan> spans;
   for (const auto& f : files) {
     auto prefix = read_prefix(f, kSniffBytes);
     if (!prefix || prefix->empty()) continue;
     Format fmt = sniff_format(*prefix, f);
+    if (fmt == Format::Unknown && is_sqlite(*prefix)) {
+      if (auto why = sqlite_damage(f)) {
+        Error e = make_error(ErrorKind::Malformed, "SQLite file is damaged (truncated or a corrupt page): " + *why, f);
+        tl.warn(e.describe(), f);
+        if (first_damage.ok()) first_damage = e;
+        continue;
+      }
+    }
     if (fmt == Format::Unknown) {
       tl.warn("skipped: not a format goblin reads", f);
       continue;
     }
+    const RowMarks before = row_marks(tl);
     Status s = read_file_as(fmt, f, tl, opt);
     ++read;
+    if (auto sp = rows_span(tl, before, f)) spans.push_back(*sp);
     if (!s.ok()) {
       // Keep going: one damaged file should not hide the rest of the run.
       tl.warn(s.error().describe(), f, s.error().byte_offset, s.error().line);
@@ -100,6 +289,15 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     return make_error(ErrorKind::UnknownFormat,
                       "directory has no file goblin can read (" + std::to_string(files.size()) + " files looked at)",
                       path);
+  }
+  if (Status clock = check_one_clock(spans, path); !clock.ok()) {
+    // Refused: no analysis may run over the merged rows. What was read stays described (formats,
+    // sources, devices, warnings).
+    Timeline described;
+    described.meta = std::move(tl.meta);
+    described.warnings = std::move(tl.warnings);
+    tl = std::move(described);
+    return clock;
   }
   tl.validate();
   return first_damage;

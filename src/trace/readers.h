@@ -2,6 +2,7 @@
 // returns an error when the input is damaged; what was read before the damage stays in the
 // Timeline (partial results), and non-fatal problems go to Timeline::warn.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,7 +45,7 @@ Status read_rocm_smi(const std::string& path, Timeline& tl, const ReadOptions& o
 // ---- per-format sniffers: true when `prefix` (first ≤64 KiB, decompressed) is that format ----
 bool sniff_kineto(std::string_view prefix);
 bool sniff_rocprofv3_json(std::string_view prefix);
-bool sniff_rocprof_v1(std::string_view prefix);       // results.csv / stats csv / results.json
+bool sniff_rocprof_v1(std::string_view prefix);  // results.csv / stats csv / results.json
 bool sniff_rocprofv3_csv(std::string_view prefix);
 bool sniff_ncu_csv(std::string_view prefix);
 bool sniff_nvidia_smi(std::string_view prefix);
@@ -52,5 +53,8 @@ bool sniff_amd_smi(std::string_view prefix);
 bool sniff_rocm_smi(std::string_view prefix);
 // SQLite files: decided from the table names.
 Format sniff_sqlite(const std::string& path);
+// When `path` is an SQLite file too damaged to list its tables (truncated, corrupt page): SQLite's
+// reason. A damaged export is malformed input (exit 5), not an unknown format.
+std::optional<std::string> sqlite_damage(const std::string& path);
 
 }  // namespace goblin

@@ -2,6 +2,7 @@
 // content; none trusts the file name.
 #include <sqlite3.h>
 
+#include <optional>
 #include <string>
 
 #include "trace/readers.h"
@@ -20,7 +21,7 @@ std::string_view skip_ws(std::string_view p) {
 
 // First line that is not blank and not a profiler log line (==PROF==, WARNING:).
 std::string_view first_data_line(std::string_view p) {
-  size_t pos = 0;
+  size_t pos = p.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // UTF-8 BOM
   while (pos < p.size()) {
     size_t nl = p.find('\n', pos);
     std::string_view line = p.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
@@ -51,8 +52,7 @@ bool sniff_rocprof_v1(std::string_view p) {
   if (!s.empty() && s[0] == '{') {
     // results.json: a chrome trace whose timestamps are quoted strings and whose args carry
     // BeginNs/EndNs (written by rocprof v1's tblextr.py).
-    return has(s, "\"traceEvents\"") && (has(s, "\"BeginNs\"") || has(s, "\"ts\":\"")) &&
-           !has(s, "\"schemaVersion\"");
+    return has(s, "\"traceEvents\"") && (has(s, "\"BeginNs\"") || has(s, "\"ts\":\"")) && !has(s, "\"schemaVersion\"");
   }
   auto line = first_data_line(p);
   // results.csv (v1) and the rocprofv2 file-plugin header.
@@ -65,13 +65,27 @@ bool sniff_rocprof_v1(std::string_view p) {
 }
 
 bool sniff_rocprofv3_csv(std::string_view p) {
-  auto line = first_data_line(p);
-  if (line.empty() || line[0] != '"') return false;
-  return has(line, "\"Correlation_Id\"") || has(line, "\"Kind\",\"Agent_Id\"") ||
-         has(line, "\"Kind\",\"Direction\"") || has(line, "\"Kind\",\"Operation\"") ||
-         has(line, "\"Domain\",\"Function\"") || has(line, "\"Sample_Timestamp\"") ||
-         (has(line, "\"Logical_Node_Id\"") && has(line, "\"Agent_Type\"")) ||  // agent_info.csv
-         (has(line, "\"Name\",\"Calls\",\"TotalDurationNs\"") && has(line, "MinNs"));
+  auto quoted = first_data_line(p);
+  if (quoted.empty()) return false;
+  // rocprofv3 quotes every header name; a file re-saved by pandas or a spreadsheet has them bare.
+  std::string line;
+  for (char c : quoted)
+    if (c != '"') line += c;
+  auto col = [&](std::string_view name) {  // a whole header field
+    size_t at = 0;
+    while ((at = line.find(name, at)) != std::string::npos) {
+      const bool starts = at == 0 || line[at - 1] == ',';
+      const bool ends =
+          at + name.size() == line.size() || line[at + name.size()] == ',' || line[at + name.size()] == '\r';
+      if (starts && ends) return true;
+      at += name.size();
+    }
+    return false;
+  };
+  return col("Correlation_Id") || col("Kind,Agent_Id") || col("Kind,Direction") || col("Kind,Operation") ||
+         col("Domain,Function") || col("Sample_Timestamp") ||
+         (col("Logical_Node_Id") && col("Agent_Type")) ||  // agent_info.csv
+         (col("Name,Calls,TotalDurationNs") && has(line, "MinNs"));
 }
 
 bool sniff_ncu_csv(std::string_view p) {
@@ -113,8 +127,8 @@ bool sniff_rocm_smi(std::string_view p) {
   if (has(p.substr(0, 512), "ROCm System Management Interface")) return true;
   auto line = first_data_line(p);
   // `rocm-smi --csv`: "device," then human metric names with their units in parentheses.
-  return line.substr(0, 7) == "device," && (has(line, "(%)") || has(line, "(C)") || has(line, "(W)") ||
-                                            has(line, "(B)") || has(line, "clock speed"));
+  return line.substr(0, 7) == "device," &&
+         (has(line, "(%)") || has(line, "(C)") || has(line, "(W)") || has(line, "(B)") || has(line, "clock speed"));
 }
 
 Format sniff_sqlite(const std::string& path) {
@@ -132,16 +146,39 @@ Format sniff_sqlite(const std::string& path) {
       const auto* txt = sqlite3_column_text(st, 0);
       if (!txt) continue;
       std::string_view name(reinterpret_cast<const char*>(txt));
-      if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU")
-        nsys = true;
+      if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU") nsys = true;
       if (name == "KERN" || name == "OPS" || name == "HIP" || name == "COPY") v1 = true;
     }
   }
   sqlite3_finalize(st);
   sqlite3_close(db);
-  if (nsys) f = Format::NsysSqlite;
-  else if (v1) f = Format::RocprofV1;
+  if (nsys)
+    f = Format::NsysSqlite;
+  else if (v1)
+    f = Format::RocprofV1;
   return f;
+}
+
+std::optional<std::string> sqlite_damage(const std::string& path) {
+  sqlite3* db = nullptr;
+  auto damaged = [](int rc) {
+    const int c = rc & 0xff;
+    return c == SQLITE_CORRUPT || c == SQLITE_NOTADB || c == SQLITE_IOERR || c == SQLITE_FORMAT;
+  };
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  std::optional<std::string> why;
+  if (rc != SQLITE_OK) {
+    if (damaged(rc)) why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return why;
+  }
+  sqlite3_stmt* st = nullptr;
+  rc = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master", -1, &st, nullptr);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) rc = SQLITE_OK;
+  if (rc != SQLITE_DONE && damaged(rc)) why = sqlite3_errmsg(db);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return why;
 }
 
 }  // namespace goblin

@@ -1,6 +1,8 @@
 // rocprofv3 CSV reader: streams one CSV file, decides its domain from the header and hands the
 // rows to that domain's row reader (rocprofv3_csv_domains.cpp). Timestamps are CLOCK_BOOTTIME
 // ns and are kept as they are.
+#include <algorithm>
+
 #include "core/csv.h"
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_fields.h"
@@ -38,6 +40,15 @@ Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptio
   if (!reader) return reader.error();
   const std::string where = std::string("rocprofv3 ") + csv_domain_name(domain);
   while (csv.next(f)) {
+    // No rocprofv3 field holds a newline: a record over several lines is a quote left open (a
+    // hand-edited or cut file) that swallowed the rows after it, with every column shifted.
+    if (csv.lines_spanned() > 1 &&
+        std::any_of(f.begin(), f.end(), [](std::string_view x) { return x.find('\n') != std::string_view::npos; })) {
+      tl.warn(where + ": a quoted field runs over " + std::to_string(csv.lines_spanned()) +
+                  " lines (an unclosed quote?); those lines were skipped",
+              path, csv.offset(), csv.line());
+      continue;
+    }
     if (f.size() < cols.size()) {
       tl.warn(where + ": row has fewer fields than the header (truncated?); missing fields read as absent", path,
               csv.offset(), csv.line());

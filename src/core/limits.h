@@ -1,0 +1,32 @@
+// Documented input limits (docs/robustness.md, "Limits"). Each bounds the time and memory one
+// hostile input can cost: past a limit the parser stops with a Malformed error (exit 5) that
+// names the limit, never a crash, a hang or a silent truncation. Real inputs stay far below them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace goblin::limits {
+
+// Nesting of arrays/objects in a JSON document goblin parses (metrics, compare inputs, MCP
+// requests, judge answers, JSON configs). Real documents nest fewer than 20 levels.
+inline constexpr int kMaxJsonDepth = 512;
+
+// Config files (YAML, JSON, Python, env): size on disk (after gzip), nesting of blocks, and the
+// number of nodes a YAML document expands to once its aliases are followed ("billion laughs").
+inline constexpr uint64_t kMaxConfigBytes = 8ull << 20;
+inline constexpr int kMaxConfigDepth = 128;
+inline constexpr size_t kMaxConfigNodes = 200'000;
+
+// An LLM judge's answer (diagnose --parse-response, the MCP diagnose tool): size, and nesting of
+// the JSON taken from it (a judge answer nests 4 levels).
+inline constexpr uint64_t kMaxJudgeResponseBytes = 4ull << 20;
+inline constexpr int kMaxJudgeDepth = 32;
+
+// Small JSON inputs read whole (RunMetrics, a patch JSON, compare's inputs).
+inline constexpr uint64_t kMaxJsonInputBytes = 256ull << 20;
+
+// A FIFO, pipe or other stream given where a file is expected (`<(zcat t.json.gz)`) is copied
+// once into a private temporary file, up to this many bytes, and read from there.
+inline constexpr uint64_t kMaxStreamBytes = 8ull << 30;
+
+}  // namespace goblin::limits
