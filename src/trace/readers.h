@@ -14,9 +14,12 @@ namespace goblin {
 struct ReadOptions {
   IoLimits io;
   size_t chunk_bytes = 8u << 20;  // streaming readers' read size
-  // Plain (uncompressed) Kineto files at least this large are split and parsed on two threads;
-  // results are identical to the one-thread read. SIZE_MAX turns it off.
+  // Kineto traces this large (plain), or a 16th of it (.json.gz, compressed size), are read in
+  // blocks parsed on `threads` threads (kineto/batch_reader.cpp); results are identical to the
+  // one-thread read. SIZE_MAX turns it off.
   uint64_t parallel_min_bytes = 64ull << 20;
+  int threads = 2;
+  size_t block_bytes = 8u << 20;  // a block's target size (cut at the next event boundary)
 };
 
 // Format from the first bytes of the (decompressed) content, never the file name.
@@ -44,7 +47,7 @@ Status read_rocm_smi(const std::string& path, Timeline& tl, const ReadOptions& o
 // ---- per-format sniffers: true when `prefix` (first ≤64 KiB, decompressed) is that format ----
 bool sniff_kineto(std::string_view prefix);
 bool sniff_rocprofv3_json(std::string_view prefix);
-bool sniff_rocprof_v1(std::string_view prefix);       // results.csv / stats csv / results.json
+bool sniff_rocprof_v1(std::string_view prefix);  // results.csv / stats csv / results.json
 bool sniff_rocprofv3_csv(std::string_view prefix);
 bool sniff_ncu_csv(std::string_view prefix);
 bool sniff_nvidia_smi(std::string_view prefix);
