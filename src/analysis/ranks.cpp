@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "trace/load.h"
 #include "trace/readers.h"
@@ -34,7 +35,13 @@ RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const Collective
   std::optional<Error> err;
   for (const auto& f : in.files) {
     Status st = read_path(f, tl, ro);
-    if (!st.ok() && !err) err = st.error();
+    if (st.ok()) continue;
+    // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
+    if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
+      tl.warn("skipped: not a format goblin reads", f);
+      continue;
+    }
+    if (!err) err = st.error();
   }
   RankProfile p;
   const bool usable = has_needed_rows(tl, kNeedGpuOps);
@@ -99,8 +106,24 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const R
   if (!ck) return ck.error();
 
   // Small ranks are read two at a time (each reader on one thread); a large one alone, its
-  // reader using both cores (two-thread plain-JSON parse, or inflate beside parse for .gz).
+  // reader using both cores (blocks parsed on two workers, inflate included for .gz).
+  // Lean reading: of the CPU ops only what this analysis uses (ProfilerStep spans of old traces,
+  // record_param_comms with the collectives' metadata, data-loading spans), no flows.
   ReadOptions ro;
+  ro.skip_flows = true;
+  ro.keep_cpu_op = [t = &*tax](std::string_view n) {
+    if (n.starts_with("ProfilerStep#") || n == "record_param_comms") return true;
+    struct Hash {
+      using is_transparent = void;
+      size_t operator()(std::string_view x) const { return std::hash<std::string_view>()(x); }
+    };
+    thread_local std::unordered_map<std::string, bool, Hash, std::equal_to<>> cache;
+    auto it = cache.find(n);
+    if (it != cache.end()) return it->second;
+    const bool keep = t->is_dataloader_span(n);
+    cache.emplace(std::string(n), keep);
+    return keep;
+  };
   uint64_t largest = 0;
   for (const auto& in : *inputs) largest = std::max(largest, file_bytes(in));
   const bool parallel_ranks = opt.threads > 1 && inputs->size() > 1 && largest < ro.parallel_min_bytes;

@@ -43,8 +43,10 @@ int64_t rank_from_name(const std::string& file_name);
 
 // ---- one rank -------------------------------------------------------------------------------
 
-// Where the time between the previous collective and this one went on one rank (the pre-arrival
-// window [previous collective's end, this one's start), or from the rank's first GPU work).
+// Where the time before a collective went on one rank: the pre-arrival window from the end of the
+// rank's previous synchronising collective (all-reduce, all-gather, ...: every rank was there) to
+// this one's start; from the previous collective of any type when the rank has no synchronising
+// one before it, from its first GPU work when it has none at all.
 struct PreArrival {
   int64_t compute_ns = 0;    // |COMPUTE ∩ w|: kernels other than communication, and memsets
   int64_t other_gpu_ns = 0;  // |(ALL \ COMPUTE) ∩ w|: other communication, memcpy
@@ -63,6 +65,7 @@ struct RankCollective {
   int64_t group_size = kNone;  // ranks in the group (args, else the job's world size)
   int64_t start_ns = 0, end_ns = 0;
   int32_t step = -1;  // index into RankProfile::steps, -1 when outside every step
+  bool synchronizes = false;
   PreArrival pre;
 };
 
@@ -100,7 +103,8 @@ struct CollectiveKnowledge {
   struct Type {
     std::string type;
     std::vector<std::string> match;
-    std::string busbw_factor;  // "2(n-1)/n" | "(n-1)/n" | "1" | "none"
+    std::string busbw_factor;   // "2(n-1)/n" | "(n-1)/n" | "1" | "none"
+    bool synchronizes = false;  // every rank must join before any finishes (data/collectives.yaml)
     std::string source;
   };
   std::vector<Type> types;

@@ -133,6 +133,7 @@ Result<CollectiveKnowledge> CollectiveKnowledge::load() {
       ty.type = t["type"].as<std::string>();
       for (const auto& m : t["match"]) ty.match.push_back(ascii_lower(m.as<std::string>()));
       ty.busbw_factor = t["busbw_factor"].as<std::string>("none");
+      ty.synchronizes = t["synchronizes"].as<bool>(false);
       ty.source = t["source"].as<std::string>("");
       if (ty.busbw_factor != "2(n-1)/n" && ty.busbw_factor != "(n-1)/n" && ty.busbw_factor != "1" &&
           ty.busbw_factor != "none")

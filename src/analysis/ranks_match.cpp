@@ -141,28 +141,44 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
   }
 
   // ---- collectives ----
-  bool all_seq = true, all_group = true;
+  // With sequence numbers on every collective: (process group, seq). Otherwise within each
+  // matched step (ranks start and stop profiling at different moments, so a trace can begin with
+  // collectives the other rank's trace lacks): (step, group, type, size, order among those).
+  bool all_seq = true;
   size_t total_coll = 0;
   for (const RankProfile* p : use)
     for (const auto& c : p->collectives) {
       ++total_coll;
       all_seq &= c.seq != kNone;
-      all_group &= !c.group.empty();
     }
   R.collective_match = total_coll == 0 ? "none"
                        : all_seq       ? "process group + sequence number"
-                       : all_group     ? "process group + order in the group"
-                                       : "order among collectives of the same type and size";
+                                       : "step + process group + type + size, in order";
   {
+    // Own step index → matched step key, per rank.
+    std::vector<std::vector<const std::string*>> step_key(U);
+    for (size_t u = 0; u < U; ++u) {
+      step_key[u].assign(use[u]->steps.size(), nullptr);
+      for (const auto& m : R.steps) step_key[u][static_cast<size_t>(m.idx[u])] = &m.key;
+    }
     std::map<std::string, std::vector<int>> by_key;
     std::vector<std::string> order;
+    std::vector<int64_t> unmatched(U, 0), outside(U, 0);
     for (size_t u = 0; u < U; ++u) {
       std::map<std::string, int> occ;
       for (size_t i = 0; i < use[u]->collectives.size(); ++i) {
         const RankCollective& c = use[u]->collectives[i];
-        std::string base = all_seq     ? c.group + "|seq " + std::to_string(c.seq)
-                           : all_group ? c.group
-                                       : c.type + "|" + std::to_string(c.bytes);
+        std::string base;
+        if (all_seq) {
+          base = c.group + "|seq " + std::to_string(c.seq);
+        } else {
+          const std::string* sk = c.step >= 0 ? step_key[u][static_cast<size_t>(c.step)] : nullptr;
+          if (!sk) {
+            ++outside[u];
+            continue;
+          }
+          base = *sk + "|" + c.group + "|" + c.type + "|" + std::to_string(c.bytes);
+        }
         std::string key = base + "#" + std::to_string(occ[base]++);
         auto& v = by_key[key];
         if (v.empty()) {
@@ -172,25 +188,33 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
         v[u] = static_cast<int>(i);
       }
     }
-    std::vector<int64_t> unmatched(U, 0);
     for (const auto& k : order) {
       const auto& v = by_key[k];
-      const size_t present = static_cast<size_t>(std::count_if(v.begin(), v.end(), [](int x) { return x >= 0; }));
-      if (present == U) {
+      if (std::all_of(v.begin(), v.end(), [](int x) { return x >= 0; })) {
         R.collectives.push_back({k, v});
       } else {
         for (size_t u = 0; u < U; ++u)
           if (v[u] >= 0) ++unmatched[u];
       }
     }
-    std::string l;
-    for (size_t u = 0; u < U; ++u)
-      if (unmatched[u])
-        l += (l.empty() ? "" : ", ") + std::string("rank ") + std::to_string(use[u]->rank) + ": " +
-             std::to_string(unmatched[u]);
-    if (!l.empty())
+    // In time order of the first rank.
+    std::stable_sort(R.collectives.begin(), R.collectives.end(), [&](const MatchedItem& a, const MatchedItem& b) {
+      return use[0]->collectives[static_cast<size_t>(a.idx[0])].start_ns <
+             use[0]->collectives[static_cast<size_t>(b.idx[0])].start_ns;
+    });
+    auto per_rank = [&](const std::vector<int64_t>& n) {
+      std::string l;
+      for (size_t u = 0; u < U; ++u)
+        if (n[u])
+          l += (l.empty() ? "" : ", ") + std::string("rank ") + std::to_string(use[u]->rank) + ": " +
+               std::to_string(n[u]);
+      return l;
+    };
+    if (auto l = per_rank(unmatched); !l.empty())
       R.notes.push_back("collectives without a counterpart on every rank, left out of the waiting analysis (" + l +
                         ")");
+    if (auto l = per_rank(outside); !l.empty())
+      R.notes.push_back("collectives outside the matched steps, left out (" + l + ")");
     size_t type_mismatch = 0;
     for (const auto& m : R.collectives)
       for (size_t u = 1; u < U; ++u)

@@ -18,12 +18,12 @@ namespace {
 
 int64_t measure(const IntervalSet& s, Interval w) { return total_length(clip(s, w)); }
 
-// Per distinct name (StrId) a cached value.
+// Per distinct name (StrId) a cached value (references stay valid: node-based map).
 template <class T, class F>
-const T& cached(std::vector<std::optional<T>>& cache, StrId id, F&& make) {
-  if (id >= cache.size()) cache.resize(static_cast<size_t>(id) + 1);
-  if (!cache[id]) cache[id] = make();
-  return *cache[id];
+const T& cached(std::unordered_map<StrId, T>& cache, StrId id, F&& make) {
+  auto it = cache.find(id);
+  if (it == cache.end()) it = cache.emplace(id, make()).first;
+  return it->second;
 }
 
 }  // namespace
@@ -41,13 +41,13 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   p.vendor = vendor_name(detect_vendor(tl));
 
   // ---- kernel classes and the interval sets ----
-  std::vector<std::optional<std::string>> category;
+  std::unordered_map<StrId, std::string> category;
   auto cat_of = [&](StrId id) -> const std::string& {
     return cached(category, id, [&] { return tax.classify(tl.str(id)).category; });
   };
   std::vector<Interval> v_all, v_compute, v_comm;
   v_all.reserve(tl.gpu_op_count());
-  std::vector<std::optional<std::string>> base;
+  std::unordered_map<StrId, std::string> base;
   for (size_t i = 0; i < tl.kernels.size(); ++i) {
     const Interval iv{tl.kernels.start_ns[i], tl.kernels.end_ns(i)};
     v_all.push_back(iv);
@@ -64,8 +64,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     v_all.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
     v_compute.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
   }
-  for (const auto& b : base)
-    if (b) p.kernel_names.push_back(*b);
+  for (const auto& [id, b] : base) p.kernel_names.push_back(b);
   std::sort(p.kernel_names.begin(), p.kernel_names.end());
   p.kernel_names.erase(std::unique(p.kernel_names.begin(), p.kernel_names.end()), p.kernel_names.end());
   const IntervalSet all = union_of(std::move(v_all)), compute = union_of(std::move(v_compute)),
@@ -73,7 +72,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   const IntervalSet comm_exposed = subtract(comm, compute);
   IntervalSet loader;
   {
-    std::vector<std::optional<bool>> is_loader;
+    std::unordered_map<StrId, bool> is_loader;
     auto loads = [&](StrId id) { return cached(is_loader, id, [&] { return tax.is_dataloader_span(tl.str(id)); }); };
     std::vector<Interval> v;
     for (size_t i = 0; i < tl.annotations.size(); ++i)
@@ -185,6 +184,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     const CollectiveKnowledge::Type* t = ck.type_of(c.name);
     if (!t && meta) t = ck.type_of(tl.str(tl.kernels.name[i]));
     c.type = t ? t->type : "other";
+    c.synchronizes = t && t->synchronizes;
     if (c.group_size == kNone) c.group_size = p.world_size;
     c.step = step_of(c.start_ns);
     p.collectives.push_back(std::move(c));
@@ -198,16 +198,20 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     for (const auto& d : unknown_dtypes) l += (l.empty() ? "" : ", ") + d;
     p.notes.push_back("collective dtype(s) not in data/collectives.yaml dtype_bytes, sizes unknown: " + l);
   }
-  // Pre-arrival windows: from the previous collective's end (or the rank's first GPU work).
-  int64_t prev = all.empty() ? 0 : all.front().start;
+  // Pre-arrival windows: from the previous synchronising collective's end (else the previous
+  // collective's, else the rank's first GPU work).
+  const int64_t first = all.empty() ? 0 : all.front().start;
+  int64_t prev_sync = INT64_MIN, prev_any = INT64_MIN;
   for (RankCollective& c : p.collectives) {
-    const Interval w{std::min(prev, c.start_ns), c.start_ns};
+    const int64_t from = prev_sync != INT64_MIN ? prev_sync : (prev_any != INT64_MIN ? prev_any : first);
+    const Interval w{std::min(from, c.start_ns), c.start_ns};
     const int64_t busy = measure(all, w);
     c.pre.compute_ns = measure(compute, w);
     c.pre.other_gpu_ns = busy - c.pre.compute_ns;
     c.pre.data_wait_ns = data_wait_in(w);
     c.pre.host_gap_ns = w.length() - busy - c.pre.data_wait_ns;
-    prev = std::max(prev, c.end_ns);
+    prev_any = std::max(prev_any, c.end_ns);
+    if (c.synchronizes) prev_sync = std::max(prev_sync, c.end_ns);
   }
   return p;
 }

@@ -107,6 +107,47 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     per.push_back(x);
   }
   coll["per_rank"] = per;
+  // The collectives with the most lateness: who ran shortest (arrived last) and what each rank did
+  // in the window before it.
+  {
+    std::vector<std::pair<int64_t, size_t>> late;
+    for (size_t k = 0; k < R.collectives.size(); ++k) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (size_t u = 0; u < U; ++u) {
+        const RankCollective& c = use[u]->collectives[static_cast<size_t>(R.collectives[k].idx[u])];
+        lo = std::min(lo, c.end_ns - c.start_ns);
+        hi = std::max(hi, c.end_ns - c.start_ns);
+      }
+      late.emplace_back(hi - lo, k);
+    }
+    std::stable_sort(late.begin(), late.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Json top = Json::array();
+    for (size_t i = 0; i < late.size() && i < 10; ++i) {
+      const MatchedItem& m = R.collectives[late[i].second];
+      const RankCollective& c0 = use[0]->collectives[static_cast<size_t>(m.idx[0])];
+      Json x;
+      x["type"] = c0.type;
+      x["name"] = c0.name;
+      x["bytes"] = c0.bytes == kNone ? Json(nullptr) : Json(c0.bytes);
+      x["step"] = c0.step >= 0 ? Json(use[0]->steps[static_cast<size_t>(c0.step)].key) : Json(nullptr);
+      x["late_s"] = s9(static_cast<double>(late[i].first));
+      Json pr = Json::array();
+      for (size_t u = 0; u < U; ++u) {
+        const RankCollective& c = use[u]->collectives[static_cast<size_t>(m.idx[u])];
+        pr.push_back({{"rank", use[u]->rank},
+                      {"duration_s", s9(static_cast<double>(c.end_ns - c.start_ns))},
+                      {"before_arrival",
+                       {{"window_s", s9(static_cast<double>(c.pre.window_ns()))},
+                        {"compute_s", s9(static_cast<double>(c.pre.compute_ns))},
+                        {"host_gap_s", s9(static_cast<double>(c.pre.host_gap_ns))},
+                        {"data_wait_s", s9(static_cast<double>(c.pre.data_wait_ns))},
+                        {"other_gpu_s", s9(static_cast<double>(c.pre.other_gpu_ns))}}}});
+      }
+      x["ranks"] = pr;
+      top.push_back(x);
+    }
+    coll["latest"] = top;
+  }
   j["collectives"] = coll;
 
   const Straggler& S = R.straggler;
@@ -244,10 +285,11 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
     for (const auto& bw : R.bandwidth) {
       auto f = CollectiveKnowledge::factor(bw.busbw_factor, bw.group_size);
       const double alg = gbps(static_cast<double>(bw.bytes), bw.transfer_dur_ns);
+      char bus[32] = "n/a";
+      if (f) std::snprintf(bus, sizeof bus, "%.2f GB/s", alg * *f);
       std::snprintf(b, sizeof b, "  %-13s %10lld B x%-5lld transfer %9.1f us  algbw %8.2f GB/s  busbw %s\n",
                     bw.type.c_str(), static_cast<long long>(bw.bytes), static_cast<long long>(bw.count),
-                    bw.transfer_dur_ns / 1e3, alg,
-                    f ? (std::to_string(round_to(alg * *f, 2)).substr(0, 8) + " GB/s").c_str() : "n/a");
+                    bw.transfer_dur_ns / 1e3, alg, bus);
       s += b;
     }
   }

@@ -128,6 +128,10 @@ void compute_waits_and_straggler(RanksReport& R, const std::vector<const RankPro
     if (v > best) best = v, S.cause = name;
   const std::string counts = std::to_string(W.last_count) + " of " + std::to_string(R.collectives.size());
   const std::string frac = S.step_time_ns > 0 ? pct(S.late_per_step_ns / S.step_time_ns) : std::string("?");
+  const std::string before =
+      "Before arriving it spent, per step, against the other ranks' mean: " + signed_ms(W.delta_compute_ns / steps) +
+      " compute, " + signed_ms(W.delta_host_gap_ns / steps) + " host gap, " + signed_ms(W.delta_data_wait_ns / steps) +
+      " data wait, " + signed_ms(W.delta_other_gpu_ns / steps) + " other GPU work";
   if (!S.named) {
     S.verdict_reason = std::string(!share_ok ? "the last arriver changes between ranks" : "") +
                        (!share_ok && !size_ok ? " and " : "") +
@@ -136,14 +140,10 @@ void compute_waits_and_straggler(RanksReport& R, const std::vector<const RankPro
                 ", arrived last at " + counts + " matched collectives (" + pct(S.late_share) + " of all lateness), " +
                 ms(S.late_per_step_ns) + " per step = " + frac + " of the " + ms(S.step_time_ns) +
                 " step (thresholds: " + pct(ck.min_late_share) + " of the lateness and " +
-                pct(ck.min_wait_fraction_of_step) + " of the step, data/collectives.yaml).";
+                pct(ck.min_wait_fraction_of_step) + " of the step, data/collectives.yaml). " + before + ".";
     return;
   }
   S.verdict_reason = "it caused " + pct(S.late_share) + " of all lateness, " + frac + " of the step time";
-  std::string before =
-      "Before arriving it spent, per step, against the other ranks' mean: " + signed_ms(W.delta_compute_ns / steps) +
-      " compute, " + signed_ms(W.delta_host_gap_ns / steps) + " host gap, " + signed_ms(W.delta_data_wait_ns / steps) +
-      " data wait, " + signed_ms(W.delta_other_gpu_ns / steps) + " other GPU work";
   S.summary = "rank " + std::to_string(S.rank) + " is the straggler: it arrived last at " + counts +
               " matched collectives, " + ms(S.late_per_step_ns) + " per step after the earliest rank (" + frac +
               " of the " + ms(S.step_time_ns) +

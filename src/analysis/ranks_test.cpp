@@ -61,7 +61,7 @@ TEST(Ranks, TwoRanksOfARealNcclJob) {
   // Both ProfilerSteps line up by name; the ten SendRecv kernels by order (no collective ids).
   ASSERT_EQ(j["steps"].size(), 2u);
   EXPECT_EQ(j["steps"][0]["step"], "ProfilerStep#551");
-  EXPECT_EQ(j["collectives"]["matched_by"], "order among collectives of the same type and size");
+  EXPECT_EQ(j["collectives"]["matched_by"], "step + process group + type + size, in order");
   EXPECT_EQ(j["collectives"]["matched"], 10);
   // Per step and rank: the figures partition the step (busy + idle = wall; comm = exposed + hidden).
   for (const auto& s : j["steps"])
@@ -88,6 +88,30 @@ TEST(Ranks, DirectoryOfRanks) {
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->result["ranks_analysed"], 2);
   EXPECT_TRUE(note_has(r->result, "README.md (not a trace file name)"));
+}
+
+TEST(Ranks, RocprofPerProcessFilesAreOneRankEach) {
+  // rocprofv3 writes PID_kernel_trace.csv, PID_memory_copy_trace.csv, ... per process under a
+  // host folder: each PID is one rank.
+  auto dir = goblin::testing::private_tmp_dir("ranks_rocprof");
+  const std::string rp = std::string(GOBLIN_FIXTURES) + "/rocprof/";
+  std::filesystem::create_directories(dir / "host");
+  for (const char* pid : {"1111", "2222"}) {
+    std::filesystem::copy_file(rp + "rocprofv3_kernel_trace.csv",
+                               dir / "host" / (std::string(pid) + "_kernel_trace.csv"));
+    std::filesystem::copy_file(rp + "rocprofv3_memory_copy_trace.csv",
+                               dir / "host" / (std::string(pid) + "_memory_copy_trace.csv"));
+  }
+  std::vector<std::string> notes;
+  auto in = enumerate_ranks({dir.string()}, &notes);
+  ASSERT_TRUE(in.ok());
+  ASSERT_EQ(in->size(), 2u);
+  EXPECT_EQ((*in)[0].files.size(), 2u);
+  auto r = analyse_ranks({dir.string()});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->result["ranks_analysed"], 2);
+  EXPECT_EQ(r->result["ranks"][0]["rank_from"], "order");
+  EXPECT_EQ(r->result["ranks"][0]["vendor"], "amd");
 }
 
 TEST(Ranks, RefusesRanksOfDifferentWorkloads) {

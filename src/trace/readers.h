@@ -2,6 +2,7 @@
 // returns an error when the input is damaged; what was read before the damage stays in the
 // Timeline (partial results), and non-fatal problems go to Timeline::warn.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,11 @@ struct ReadOptions {
   uint64_t parallel_min_bytes = 64ull << 20;
   int threads = 2;
   size_t block_bytes = 8u << 20;  // a block's target size (cut at the next event boundary)
+  // Lean reading, for analyses that need neither CPU ops nor flows (goblin ranks): Kineto cpu_op
+  // and python_function events whose name this rejects are skipped unread (no row, no check of
+  // their args), and so are flow events when skip_flows is set. Unset: every event is read.
+  std::function<bool(std::string_view)> keep_cpu_op;
+  bool skip_flows = false;
 };
 
 // Format from the first bytes of the (decompressed) content, never the file name.

@@ -77,8 +77,8 @@ struct Slot {
   bool parsed = false, between = false, bare = false;
   uint64_t events_at_merge = 0;  // this block's events, counted when it was merged
 
-  Slot(const std::string& path) {
-    parser = std::make_unique<EventParser>(tl, path);
+  Slot(const std::string& path, const ReadOptions& opt) {
+    parser = std::make_unique<EventParser>(tl, path, &opt);
     sink = std::make_unique<BlockSink>(*parser);
     splitter = std::make_unique<TraceSplitter>(*sink, path);
   }
@@ -103,7 +103,12 @@ size_t find_cut(const char* p, size_t n) {
 class Pipeline {
  public:
   Pipeline(ByteSource& src, Timeline& dst, const ReadOptions& opt)
-      : src_(src), dst_(dst), path_(src.path()), block_(opt.block_bytes), threads_(std::max(1, opt.threads)) {
+      : src_(src),
+        dst_(dst),
+        opt_(opt),
+        path_(src.path()),
+        block_(std::max<size_t>(opt.block_bytes, 1)),
+        threads_(std::max(1, opt.threads)) {
     slots_max_ = static_cast<size_t>(threads_) + 2;
   }
 
@@ -182,13 +187,13 @@ class Pipeline {
     for (auto& s : slots_)
       if (!s->busy) return &s->slot;
     if (slots_.size() < slots_max_) {
-      slots_.push_back(std::make_unique<Held>(path_));
+      slots_.push_back(std::make_unique<Held>(path_, opt_));
       return &slots_.back()->slot;
     }
     return nullptr;
   }
   struct Held {
-    explicit Held(const std::string& path) : slot(path) {}
+    Held(const std::string& path, const ReadOptions& opt) : slot(path, opt) {}
     Slot slot;
     bool busy = false;
   };
@@ -329,6 +334,7 @@ class Pipeline {
 
   ByteSource& src_;
   Timeline& dst_;
+  const ReadOptions& opt_;
   std::string path_;
   size_t block_;
   int threads_;

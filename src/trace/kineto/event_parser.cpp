@@ -14,7 +14,11 @@ namespace goblin::kineto {
 // The value readers and `od` (simdjson::ondemand) come from event_values.h.
 using namespace detail;
 
-EventParser::EventParser(Timeline& tl, std::string path) : tl_(tl), path_(std::move(path)) {
+EventParser::EventParser(Timeline& tl, std::string path, const ReadOptions* opt) : tl_(tl), path_(std::move(path)) {
+  if (opt) {
+    if (opt->keep_cpu_op) keep_cpu_op_ = &opt->keep_cpu_op;
+    skip_flows_ = opt->skip_flows;
+  }
   ac2g_ = tl_.strings.intern("ac2g");
   fwdbwd_ = tl_.strings.intern("fwdbwd");
 }
@@ -317,7 +321,18 @@ void EventParser::push_collective(const Event& ev, int64_t dur, bool on_gpu, int
   tl_.collectives.push(c);
 }
 
+bool EventParser::lean_drops(char ph, std::string_view cat, std::string_view name) const {
+  if (skip_flows_ && (ph == 's' || ph == 'f')) return true;
+  if (keep_cpu_op_ && ph == 'X' && (cat == "cpu_op" || cat == "python_function" || cat == "Operator"))
+    return !(*keep_cpu_op_)(name);
+  return false;
+}
+
 void EventParser::emit(const Event& ev, uint64_t offset) {
+  if (ev.lean_skip || ((keep_cpu_op_ || skip_flows_) && lean_drops(ev.ph, ev.cat, ev.name))) {
+    ++skipped_.ignored;
+    return;
+  }
   switch (ev.ph) {
     case 'X':
       break;

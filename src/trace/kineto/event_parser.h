@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "model/timeline.h"
+#include "trace/readers.h"
 
 namespace goblin::kineto {
 
@@ -27,7 +28,8 @@ struct SkipCounts {
 
 class EventParser {
  public:
-  EventParser(Timeline& tl, std::string path);
+  // `opt` (optional, must outlive the parser): its lean-reading filters.
+  EventParser(Timeline& tl, std::string path, const ReadOptions* opt = nullptr);
   // `json` must be followed by kSplitterPadding readable bytes.
   void parse(std::string_view json, uint64_t offset);
 
@@ -56,7 +58,10 @@ class EventParser {
     // NCCL/RCCL collective metadata (kernels and record_param_comms): Timeline::collectives.
     std::string_view coll_name, coll_dtype, pg_name, pg_desc;
     int64_t in_nelems = kNone, out_nelems = kNone, group_size = kNone, coll_seq = kNone;
+    bool lean_skip = false;  // skipped unread by the lean-reading filters
   };
+  // Whether the lean-reading filters drop an event of this phase, category and name.
+  bool lean_drops(char ph, std::string_view cat, std::string_view name) const;
 
  private:
   // The fast path (fast_event.cpp): a strict scanner for well-formed, escape-free, ASCII events.
@@ -74,6 +79,8 @@ class EventParser {
   SkipCounts skipped_;
   int64_t min_ts_ns_ = INT64_MAX;
   uint64_t parsed_ = 0;
+  const std::function<bool(std::string_view)>* keep_cpu_op_ = nullptr;
+  bool skip_flows_ = false;
   // Interned category names for flows, so a flow row costs no hashing.
   StrId ac2g_ = kNoStr, fwdbwd_ = kNoStr;
 };

@@ -343,6 +343,7 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
 
 bool EventParser::fast_read(std::string_view json, Event& ev) const {
   if (json.empty() || json.front() != '{') return false;
+  const bool lean_ = keep_cpu_op_ != nullptr || skip_flows_;
   if (has_escape_or_high(json.data(), json.size())) return false;
   Scanner sc(json.data(), json.data() + json.size());
   sc.eat('{');
@@ -393,6 +394,12 @@ bool EventParser::fast_read(std::string_view json, Event& ev) const {
         good = sc.skip();
     }
     if (!good || !sc.ok()) return false;
+    // Lean reading: once phase, category and name are known, a dropped event is not read on.
+    if (lean_ && ev.ph != 0 && !ev.cat.empty() && (ev.ph != 'X' || !ev.name.empty()) &&
+        lean_drops(ev.ph, ev.cat, ev.name)) {
+      ev.lean_skip = true;
+      return true;
+    }
     if (sc.eat(',')) continue;
     if (sc.eat('}')) break;
     return false;

@@ -335,7 +335,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
 
   // Second part, on its own thread.
   Timeline tl2;
-  EventParser parser2(tl2, path);
+  EventParser parser2(tl2, path, &opt);
   DeferSink sink2(parser2);
   TraceSplitter split2(sink2, path);
   split2.resume_between_events(cut, bare);
@@ -344,7 +344,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
   std::thread worker([&] { status2 = pump(fd.get(), path, cut, size, chunk, split2, tl2, size - cut, &cancel); });
 
   // First part, here.
-  EventParser parser(tl, path);
+  EventParser parser(tl, path, &opt);
   Sink sink(parser, tl, path);
   TraceSplitter splitter(sink, path);
   Status status = pump(fd.get(), path, 0, cut, chunk, splitter, tl, size, nullptr);
@@ -382,7 +382,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
 
 Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   const std::string path = src.path();
-  EventParser parser(tl, path);
+  EventParser parser(tl, path, &opt);
   Sink sink(parser, tl, path);
   TraceSplitter splitter(sink, path);
   const size_t chunk = std::max<size_t>(opt.chunk_bytes, 1);
