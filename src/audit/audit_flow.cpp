@@ -9,6 +9,7 @@
 #include "audit/compare.h"
 #include "audit/patch.h"
 #include "audit/replay_runner.h"
+#include "audit/report_diff.h"
 #include "audit/rules.h"
 
 namespace goblin::audit {
@@ -135,6 +136,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   auto prof = runner.profile(o.config);
   if (!prof) return fail(prof.error());
   o.profile = *prof;
+  const std::string profiled_trace = runner.last_trace();
   {
     const WasteBudget& w = o.profile->waste_budget;
     std::ostringstream os;
@@ -236,6 +238,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   auto rep = compare_runs(bi, ai, o.patch, co);
   if (!rep) return fail(rep.error());
   o.report = *rep;
+  o.report["kernel_diff"] = kernel_diff_for_report(profiled_trace, pair->after_trace);
   o.report["trajectory"] = trajectory_to_json(o);
   o.report["symptoms"] = o.symptoms;
   step_end(o, opt, o.report["summary_line"].get<std::string>());

@@ -154,6 +154,12 @@ Result<RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, c
   return metrics_of(*best);
 }
 
+std::string ReplayRunner::last_trace() const {
+  for (const auto& r : runs_)
+    if (r.id == last_id_) return r.trace_path;
+  return {};
+}
+
 Result<RunMetrics> ReplayRunner::profile(const config::WorkloadConfig& config) { return run_for(config, "baseline"); }
 
 Result<RunMetrics> ReplayRunner::bench(const config::WorkloadConfig& config) { return run_for(config, "after"); }

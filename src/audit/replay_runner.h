@@ -32,6 +32,7 @@ class ReplayRunner : public Runner {
   Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
   std::string kind() const override { return "replay"; }
   std::optional<config::WorkloadConfig> last_run_config() const override { return last_config_; }
+  std::string last_trace() const override;
 
   const std::vector<ReplayRun>& runs() const { return runs_; }
   const std::vector<std::string>& notes() const { return notes_; }  // manifest notes

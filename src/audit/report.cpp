@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/run_metrics.h"
+#include "audit/report_diff.h"
 #include "core/io.h"
 #include "core/text.h"
 
@@ -129,6 +130,10 @@ std::string report_text(const Json& r) {
                   scale_unit(row, row["before"]).c_str(), scale_unit(row, row["after"]).c_str(), pct.c_str());
     os << b;
   }
+  if (auto k = kernel_diff_lines(r); !k.empty()) {
+    os << "\nwhat got faster (goblin diff of the before and after traces):\n";
+    for (const auto& l : k) os << "  " << l << "\n";
+  }
   os << "\nrules applied:\n";
   for (const auto& x : r["rules"])
     os << "  " << s_of(x["rule_id"]) << " -> " << s_of(x["targets_bucket"]) << "  " << s_of(x["citation"]) << "\n";
@@ -171,6 +176,10 @@ std::string report_markdown(const Json& r) {
     os << "| " << s_of(row["metric"]) << " (" << unit_label(row) << ") | " << delta_cell(row, "before", dg) << " | "
        << delta_cell(row, "after", dg) << " | " << delta_cell(row, "delta", dg) << " | " << delta_cell(row, "pct", 1)
        << " |\n";
+  }
+  if (auto k = kernel_diff_lines(r); !k.empty()) {
+    os << "\n## What got faster\n\n";
+    for (const auto& l : k) os << "- " << l << "\n";
   }
   os << "\n## Rules applied\n\n";
   for (const auto& x : r["rules"])
@@ -318,6 +327,11 @@ std::string report_html(const Json& r) {
   }
   os << "</table>\n";
 
+  if (auto k = kernel_diff_lines(r); !k.empty()) {
+    os << "<h2>What got faster</h2>\n<ul>\n";
+    for (const auto& l : k) os << "<li>" << html_escape(l) << "</li>\n";
+    os << "</ul>\n";
+  }
   os << "<h2>Rules applied</h2>\n<table><tr><th>rule</th><th>title</th><th>bucket</th><th>est. recovery "
         "(ms/step)</th><th>citation</th></tr>\n";
   for (const auto& x : r["rules"]) {

@@ -30,6 +30,8 @@ struct PairBench {
   std::string note;          // how the pair was measured, for the report
   // As last_run_config() after each side (a replay maps a config onto the nearest recording).
   std::optional<config::WorkloadConfig> before_ran, after_ran;
+  // As last_trace() after each side: the profiler traces behind the two sides ("" when none).
+  std::string before_trace, after_trace;
 };
 
 class Runner {
@@ -49,10 +51,12 @@ class Runner {
     if (!b) return b.error();
     p.before = *b;
     p.before_ran = last_run_config();
+    p.before_trace = last_trace();
     auto a = bench(after);
     if (!a) return a.error();
     p.after = *a;
     p.after_ran = last_run_config();
+    p.after_trace = last_trace();
     p.interleaved = false;
     p.note = "before and after benchmarked in blocks (one " + kind() +
              " bench call per side, before first); no per-run samples, so no interval";
@@ -63,6 +67,9 @@ class Runner {
   // The config the last profile()/bench() really ran, when it differs from the one requested (a
   // replay maps a config onto the nearest recorded run). nullopt: exactly the requested config.
   virtual std::optional<config::WorkloadConfig> last_run_config() const { return std::nullopt; }
+  // The profiler trace (file or run directory) behind the last profile()/bench() result, for the
+  // report's kernel-level diff (`goblin diff`); "" when there is none (an unprofiled bench).
+  virtual std::string last_trace() const { return {}; }
 };
 
 }  // namespace goblin::audit

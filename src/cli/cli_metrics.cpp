@@ -1,7 +1,9 @@
-// goblin metrics PATH [--json] [--tokens-per-step N]: RunMetrics of one trace or run directory.
-// Formulas and windows: src/analysis/breakdown.h, docs/metrics.md.
+// goblin metrics PATH... [--json] [--tokens-per-step N]: RunMetrics of one trace or run directory;
+// with several paths, of each rank (one path per rank, read one at a time), each result saying
+// which rank it is for. Formulas and windows: src/analysis/breakdown.h, docs/metrics.md.
 #include <cstdio>
 
+#include "analysis/ranks.h"
 #include "analysis/run_metrics.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -75,7 +77,7 @@ std::string human(const RunMetrics& m) {
 
 void register_metrics(CLI::App& app) {
   struct Opts {
-    std::string path;
+    std::vector<std::string> paths;
     double tokens_per_step = 0;
     bool json = false;
   };
@@ -87,8 +89,11 @@ void register_metrics(CLI::App& app) {
   cmd->footer(help_footer_with_examples(
       "  goblin metrics trace.json.gz                      RunMetrics and the waste budget per step\n"
       "  goblin metrics run_dir/ --json                    trace + telemetry (HBM, telemetry utilisation)\n"
-      "  goblin metrics trace.json.gz --tokens-per-step 8192\n"));
-  cmd->add_option("path", o->path, "Trace file or run directory (trace + telemetry)")->required();
+      "  goblin metrics trace.json.gz --tokens-per-step 8192\n"
+      "  goblin metrics rank0.json.gz rank1.json.gz        one RunMetrics per rank, each naming its rank\n"));
+  cmd->add_option("path", o->paths,
+                  "Trace file or run directory (trace + telemetry); several: one per rank of a distributed job")
+      ->required();
   cmd->add_option(
          "--tokens-per-step", o->tokens_per_step,
          "Tokens processed per step (tokens/s = this / step time when the trace does not carry tokens_per_sec)")
@@ -96,26 +101,57 @@ void register_metrics(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
   cmd->callback([o] {
     run_verb(o->json, [&]() -> VerbResult {
-      VerbResult vr;
-      auto in = load_trace(o->path, kNeedGpuOps | kNeedSamples);
-      if (!in) {
-        vr.error = in.error();
-        return vr;
-      }
       MetricsOptions opt;
       if (o->tokens_per_step > 0) opt.tokens_per_step = o->tokens_per_step;
-      auto m = compute_run_metrics(in->timeline, opt);
-      if (!m) {
-        vr.error = m.error();
+      // One rank (or a plain single run).
+      auto one = [&](const std::string& path, const Timeline** tl_out, LoadedTrace* keep) -> VerbResult {
+        VerbResult vr;
+        auto in = load_trace(path, kNeedGpuOps | kNeedSamples);
+        if (!in) {
+          vr.error = in.error();
+          return vr;
+        }
+        auto m = compute_run_metrics(in->timeline, opt);
+        if (!m) {
+          vr.error = m.error();
+          return vr;
+        }
+        if (in->damage) {
+          m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
+          vr.error = in->damage;
+        }
+        vr.result = run_metrics_to_json(*m);
+        vr.human = human(*m);
+        if (tl_out) {
+          *keep = std::move(*in);
+          *tl_out = &keep->timeline;
+        }
         return vr;
+      };
+      if (o->paths.size() == 1) return one(o->paths[0], nullptr, nullptr);
+      // Several ranks, one Timeline at a time; each result names its rank.
+      VerbResult all;
+      Json ranks = Json::array();
+      for (size_t i = 0; i < o->paths.size(); ++i) {
+        const Timeline* tl = nullptr;
+        LoadedTrace keep;
+        VerbResult vr = one(o->paths[i], &tl, &keep);
+        std::string from;
+        int64_t rank = tl ? rank_of(*tl, o->paths[i], &from) : rank_from_name(o->paths[i]);
+        if (rank < 0) from = "order", rank = static_cast<int64_t>(i);
+        Json r;
+        r["rank"] = rank;
+        r["rank_from"] = from.empty() ? "file name" : from;
+        r["source"] = o->paths[i];
+        r["metrics"] = vr.result.is_null() ? Json(nullptr) : vr.result;
+        r["error"] = vr.error ? error_to_json(*vr.error) : Json(nullptr);
+        ranks.push_back(r);
+        all.human += "== rank " + std::to_string(rank) + " (" + o->paths[i] + ") ==\n" +
+                     (vr.human.empty() && vr.error ? "error: " + vr.error->describe() + "\n" : vr.human) + "\n";
+        if (vr.error && !all.error) all.error = vr.error;
       }
-      if (in->damage) {
-        m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
-        vr.error = in->damage;
-      }
-      vr.result = run_metrics_to_json(*m);
-      vr.human = human(*m);
-      return vr;
+      all.result = Json{{"ranks", ranks}};
+      return all;
     });
   });
 }

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   goblin::register_overlap(app);
   goblin::register_perfetto_fix(app);
   goblin::register_metrics(app);
+  goblin::register_diff(app);
+  goblin::register_ranks(app);
   goblin::register_parse_config(app);
   goblin::register_kb(app);
   goblin::register_patch(app);

@@ -12,6 +12,9 @@ void register_breakdown(CLI::App& app);
 void register_overlap(CLI::App& app);
 void register_perfetto_fix(CLI::App& app);
 void register_metrics(CLI::App& app);
+// several runs: before/after and per-rank
+void register_diff(CLI::App& app);
+void register_ranks(CLI::App& app);
 // the audit
 void register_parse_config(CLI::App& app);
 void register_kb(CLI::App& app);

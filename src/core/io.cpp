@@ -1,13 +1,14 @@
 #include "core/io.h"
 
+#include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "core/limits.h"
@@ -38,6 +39,7 @@ class FileSource : public ByteSource {
   uint64_t position() const override { return pos_; }
   bool compressed() const override { return false; }
   uint64_t file_size() const override { return size_; }
+  FILE* file() { return f_; }
 
  private:
   FILE* f_;
@@ -45,45 +47,65 @@ class FileSource : public ByteSource {
   uint64_t pos_ = 0;
 };
 
+// gzip through ISA-L's igzip inflate (several times zlib's speed on x86; same bytes out, gzip
+// header and CRC-32/ISIZE trailer checked). Concatenated members are read one after another.
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::unique_ptr<ByteSource> file, IoLimits limits) : file_(std::move(file)), limits_(limits) {
     path_ = file_->path();
-    std::memset(&zs_, 0, sizeof(zs_));
-    inflateInit2(&zs_, 15 + 16);  // gzip only
+    st_ = std::make_unique<inflate_state>();
+    isal_inflate_init(st_.get());
+    st_->crc_flag = ISAL_GZIP;
     in_.resize(1 << 20);
   }
-  ~GzipSource() override { inflateEnd(&zs_); }
 
   Result<size_t> read(char* buf, size_t cap) override {
+    if (pending_) return *pending_;
     if (done_) return size_t{0};
-    zs_.next_out = reinterpret_cast<Bytef*>(buf);
-    zs_.avail_out = static_cast<uInt>(cap > (1u << 30) ? (1u << 30) : cap);
-    const uInt want = zs_.avail_out;
-    while (zs_.avail_out == want) {
-      if (zs_.avail_in == 0) {
+    inflate_state& z = *st_;
+    z.next_out = reinterpret_cast<uint8_t*>(buf);
+    z.avail_out = static_cast<uint32_t>(cap > (1u << 30) ? (1u << 30) : cap);
+    const uint32_t want = z.avail_out;
+    while (z.avail_out == want) {
+      if (z.avail_in == 0) {
         auto r = file_->read(in_.data(), in_.size());
         if (!r) return r.error();
         if (*r == 0) {
           if (member_started_) {
-            return make_error(ErrorKind::Malformed,
-                              "gzip stream is truncated (ended inside a compressed member); "
-                              "the data before this point was read",
-                              path_, static_cast<int64_t>(out_pos_));
+            return fail(make_error(ErrorKind::Malformed,
+                                   "gzip stream is truncated (ended inside a compressed member); "
+                                   "the data before this point was read",
+                                   path_, static_cast<int64_t>(out_pos_ + (want - z.avail_out))),
+                        want - z.avail_out);
           }
           done_ = true;
           break;
         }
-        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-        zs_.avail_in = static_cast<uInt>(*r);
+        z.next_in = reinterpret_cast<uint8_t*>(in_.data());
+        z.avail_in = static_cast<uint32_t>(*r);
       }
       member_started_ = true;
-      int rc = inflate(&zs_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
+      const int rc = isal_inflate(&z);
+      if (rc != ISAL_DECOMP_OK) {
+        return fail(
+            make_error(ErrorKind::Malformed, "corrupt gzip data (" + why(rc) + "); the data before this point was read",
+                       path_, static_cast<int64_t>(out_pos_ + (want - z.avail_out))),
+            want - z.avail_out);
+      }
+      if (z.block_state == ISAL_BLOCK_FINISH) {
         // Another gzip member may follow (concatenated .gz files are valid gzip).
         member_started_ = false;
-        inflateReset(&zs_);
-        if (zs_.avail_in == 0) {
+        uint8_t* rest = z.next_in;
+        uint32_t rest_n = z.avail_in;
+        uint8_t* out = z.next_out;
+        uint32_t out_n = z.avail_out;
+        isal_inflate_reset(&z);
+        z.crc_flag = ISAL_GZIP;
+        z.next_in = rest;
+        z.avail_in = rest_n;
+        z.next_out = out;
+        z.avail_out = out_n;
+        if (z.avail_in == 0) {
           // peek: is there more input?
           auto r = file_->read(in_.data(), in_.size());
           if (!r) return r.error();
@@ -91,19 +113,13 @@ class GzipSource : public ByteSource {
             done_ = true;
             break;
           }
-          zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-          zs_.avail_in = static_cast<uInt>(*r);
+          z.next_in = reinterpret_cast<uint8_t*>(in_.data());
+          z.avail_in = static_cast<uint32_t>(*r);
         }
         continue;
       }
-      if (rc == Z_BUF_ERROR && zs_.avail_in == 0) continue;
-      if (rc != Z_OK) {
-        std::string why = zs_.msg ? zs_.msg : ("zlib error " + std::to_string(rc));
-        return make_error(ErrorKind::Malformed, "corrupt gzip data (" + why + "); the data before this point was read",
-                          path_, static_cast<int64_t>(out_pos_ + (want - zs_.avail_out)));
-      }
     }
-    size_t n = want - zs_.avail_out;
+    size_t n = want - z.avail_out;
     out_pos_ += n;
     if (out_pos_ > limits_.max_inflated_bytes) {
       return make_error(ErrorKind::Malformed,
@@ -112,7 +128,7 @@ class GzipSource : public ByteSource {
                         path_, static_cast<int64_t>(out_pos_));
     }
     if (out_pos_ > limits_.bomb_check_after) {
-      double ratio = static_cast<double>(out_pos_) / static_cast<double>(file_->position() + 1);
+      double ratio = static_cast<double>(out_pos_) / static_cast<double>(file_->raw_position() + 1);
       if (ratio > limits_.max_ratio) {
         return make_error(ErrorKind::Malformed,
                           "gzip expands " + std::to_string(static_cast<long long>(ratio)) +
@@ -125,11 +141,41 @@ class GzipSource : public ByteSource {
   uint64_t position() const override { return out_pos_; }
   bool compressed() const override { return true; }
   uint64_t file_size() const override { return file_->file_size(); }
+  uint64_t raw_position() const override { return file_->raw_position(); }
 
  private:
+  // Damage found after `good` bytes of this call's output: those bytes are returned now and the
+  // error on the next call, so what was inflated before the damage is never lost.
+  Result<size_t> fail(Error e, size_t good) {
+    pending_ = std::move(e);
+    if (good == 0) return *pending_;
+    out_pos_ += good;
+    return good;
+  }
+  // The reasons zlib gives for the same damage, so messages read the same whatever the decoder.
+  static std::string why(int rc) {
+    switch (rc) {
+      case ISAL_INVALID_BLOCK:
+        return "invalid block type";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid code";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+      case ISAL_INVALID_WRAPPER:
+        return "incorrect header check";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "incorrect data check";
+      default:
+        return "inflate error " + std::to_string(rc);
+    }
+  }
+
   std::unique_ptr<ByteSource> file_;
   IoLimits limits_;
-  z_stream zs_;
+  std::unique_ptr<inflate_state> st_;  // large (window + tables): on the heap
+  std::optional<Error> pending_;
   std::vector<char> in_;
   uint64_t out_pos_ = 0;
   bool done_ = false;

@@ -31,6 +31,9 @@ class ByteSource {
   virtual bool compressed() const = 0;
   // Size of the underlying file on disk.
   virtual uint64_t file_size() const = 0;
+  // Bytes of the file on disk consumed so far (= position() unless compressed); with file_size()
+  // it estimates the decompressed size.
+  virtual uint64_t raw_position() const { return position(); }
   const std::string& path() const { return path_; }
 
  protected:

@@ -65,47 +65,46 @@ void Timeline::warn(std::string message, std::string file, int64_t byte_offset, 
 }
 
 namespace {
+// Copies src's rows after dst's; src is then emptied: freed, or (keep) cleared with its capacity
+// kept for reuse.
 template <class T>
-void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const std::vector<StrId>& remap) {
+void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const std::vector<StrId>& remap, bool keep) {
   if constexpr (std::is_same_v<T, StrId>) {
     if (kind == ColumnKind::String) {
       if (dst.capacity() < dst.size() + src.size()) dst.reserve(dst.size() + src.size());
-      for (StrId id : src) dst.push_back(remap[id]);
-      std::vector<StrId>().swap(src);
+      const size_t at = dst.size();
+      dst.resize(at + src.size());
+      StrId* out = dst.data() + at;
+      for (size_t i = 0; i < src.size(); ++i) out[i] = remap[src[i]];
+      if (keep)
+        src.clear();
+      else
+        std::vector<StrId>().swap(src);
       return;
     }
   }
   dst.insert(dst.end(), src.begin(), src.end());
-  std::vector<T>().swap(src);
+  if (keep)
+    src.clear();
+  else
+    std::vector<T>().swap(src);
 }
 template <class Table>
-void append_table(Table& dst, Table& src, const std::vector<StrId>& remap) {
-  dst.for_each_column_pair(src, [&](const char*, auto& d, auto& s, ColumnKind kind) { append_col(d, s, kind, remap); });
+void append_table(Table& dst, Table& src, const std::vector<StrId>& remap, bool keep = false) {
+  dst.for_each_column_pair(
+      src, [&](const char*, auto& d, auto& s, ColumnKind kind) { append_col(d, s, kind, remap, keep); });
 }
 }  // namespace
 
-void Timeline::append(Timeline&& o, bool two_threads) {
+void Timeline::append_and_clear(Timeline& o) {
   std::vector<StrId> m(o.strings.size());
   for (size_t i = 0; i < m.size(); ++i) m[i] = strings.intern(o.strings.view(static_cast<StrId>(i)));
+  append_tables(o, m, /*keep=*/true, /*two_threads=*/false);
+  fold_warnings(o);
+  o.strings = StringPool();
+}
 
-  // Tables are independent once the remap exists: CPU ops (the largest table) on a helper
-  // thread when asked, everything else here.
-  std::thread helper;
-  if (two_threads)
-    helper = std::thread([&] { append_table(cpu_ops, o.cpu_ops, m); });
-  else
-    append_table(cpu_ops, o.cpu_ops, m);
-  append_table(kernels, o.kernels, m);
-  append_table(memcpys, o.memcpys, m);
-  append_table(memsets, o.memsets, m);
-  append_table(runtime, o.runtime, m);
-  append_table(annotations, o.annotations, m);
-  append_table(flows, o.flows, m);
-  append_table(samples, o.samples, m);
-  append_table(counters, o.counters, m);
-  append_table(rules, o.rules, m);
-  if (helper.joinable()) helper.join();
-
+void Timeline::fold_warnings(Timeline& o) {
   for (auto& w : o.warnings) {
     std::string key = w.file + '\x1f' + w.message;
     auto it = warning_index_.find(key);
@@ -117,6 +116,35 @@ void Timeline::append(Timeline&& o, bool two_threads) {
     warnings.push_back(std::move(w));
   }
   o.warnings.clear();
+  o.warning_index_.clear();
+}
+
+void Timeline::append(Timeline&& o, bool two_threads) {
+  std::vector<StrId> m(o.strings.size());
+  for (size_t i = 0; i < m.size(); ++i) m[i] = strings.intern(o.strings.view(static_cast<StrId>(i)));
+  append_tables(o, m, /*keep=*/false, two_threads);
+  fold_warnings(o);
+}
+
+void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep, bool two_threads) {
+  // Tables are independent once the remap exists: CPU ops (the largest table) on a helper
+  // thread when asked, everything else here.
+  std::thread helper;
+  if (two_threads)
+    helper = std::thread([&] { append_table(cpu_ops, o.cpu_ops, m, keep); });
+  else
+    append_table(cpu_ops, o.cpu_ops, m, keep);
+  append_table(kernels, o.kernels, m, keep);
+  append_table(memcpys, o.memcpys, m, keep);
+  append_table(memsets, o.memsets, m, keep);
+  append_table(runtime, o.runtime, m, keep);
+  append_table(annotations, o.annotations, m, keep);
+  append_table(flows, o.flows, m, keep);
+  append_table(samples, o.samples, m, keep);
+  append_table(counters, o.counters, m, keep);
+  append_table(rules, o.rules, m, keep);
+  append_table(collectives, o.collectives, m, keep);
+  if (helper.joinable()) helper.join();
 }
 
 std::string Timeline::column_mismatch() const {

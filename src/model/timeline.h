@@ -165,6 +165,29 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
   STR(speedup_type)                                \
   COL(double, est_speedup_pct, -1)
 
+// Collective calls (NCCL/RCCL): the metadata PyTorch attaches to a collective's GPU kernel and to
+// its record_param_comms CPU op (Kineto args "Collective name", "dtype", "In msg nelems", "Out msg
+// nelems", "Group size", "Process Group Name", "Process Group Description", "Seq"). on_gpu: the
+// row describes the kernel (times, device and stream are the kernel's; correlation joins it to
+// the kernel row and its launch) rather than the CPU op. Rows are not keyed by table index, so
+// append() needs no offsets; in rows' order of appearance in the trace.
+#define GOBLIN_COLLECTIVE_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, start_ns, 0)                       \
+  COL(int64_t, dur_ns, 0)                         \
+  FLAG(on_gpu)                                    \
+  COL(int32_t, device, kNone)                     \
+  COL(int64_t, stream, kNone)                     \
+  COL(int64_t, correlation, kNone)                \
+  COL(int64_t, external_id, kNone)                \
+  STR(collective)                                 \
+  STR(dtype)                                      \
+  STR(group_name)                                 \
+  STR(group_desc)                                 \
+  COL(int64_t, in_nelems, kNone)                  \
+  COL(int64_t, out_nelems, kNone)                 \
+  COL(int64_t, group_size, kNone)                 \
+  COL(int64_t, seq, kNone)
+
 // ---- generators -----------------------------------------------------------------------------
 
 #define GOBLIN_X_ROW_COL(T, n, d) T n = d;
@@ -299,6 +322,7 @@ GOBLIN_PLAIN_TABLE(RuntimeTable, RuntimeRow, GOBLIN_RUNTIME_COLUMNS, start_ns, G
 GOBLIN_PLAIN_TABLE(CpuOpTable, CpuOpRow, GOBLIN_CPU_OP_COLUMNS, start_ns, GOBLIN_END_NS)
 GOBLIN_PLAIN_TABLE(AnnotationTable, AnnotationRow, GOBLIN_ANNOTATION_COLUMNS, start_ns, GOBLIN_END_NS)
 GOBLIN_PLAIN_TABLE(FlowTable, FlowRow, GOBLIN_FLOW_COLUMNS, id)
+GOBLIN_PLAIN_TABLE(CollectiveTable, CollectiveRow, GOBLIN_COLLECTIVE_COLUMNS, start_ns, GOBLIN_END_NS)
 
 // ---- telemetry and counters -----------------------------------------------------------------
 
@@ -364,7 +388,8 @@ class Timeline {
   FlowTable flows;
   SampleTable samples;
   CounterTable counters;
-  RuleResultTable rules;  // Nsight Compute rule results
+  RuleResultTable rules;        // Nsight Compute rule results
+  CollectiveTable collectives;  // NCCL/RCCL collective metadata (Kineto)
   TraceMetadata meta;
   std::vector<Diagnostic> warnings;
 
@@ -381,6 +406,9 @@ class Timeline {
   // is not merged. Used by readers that parse parts of one file on several threads;
   // `two_threads` copies the CPU-op columns on a helper thread meanwhile.
   void append(Timeline&& other, bool two_threads = false);
+  // The same, but `other` keeps its columns' capacity (cleared, strings and warnings reset) so a
+  // reader can parse the next part of a file into it without new allocations.
+  void append_and_clear(Timeline& other);
 
   // Rows of GPU activity (kernels + memcpy + memset). A reader that failed but kept some of
   // these still gives an analysis something to work on (the verbs report partial results).
@@ -411,6 +439,7 @@ class Timeline {
     f("samples", samples);
     f("counters", counters);
     f("rules", rules);
+    f("collectives", collectives);
   }
   template <class F>
   void for_each_table(F&& f) const {
@@ -440,6 +469,9 @@ class Timeline {
   struct IndexCache {
     std::unique_ptr<Indexes> p = std::make_unique<Indexes>();
   };
+  void fold_warnings(Timeline& other);  // other's warnings into ours (folded), other's cleared
+  // other's rows after ours, strings remapped by `m`; other's columns freed, or cleared (keep).
+  void append_tables(Timeline& other, const std::vector<StrId>& m, bool keep, bool two_threads);
   const Indexes& indexes() const;       // current indexes, rebuilt first when the tables changed
   void rebuild_indexes_locked() const;  // with Indexes::mu held
   IndexCache idx_;

@@ -2,6 +2,7 @@
 // returns an error when the input is damaged; what was read before the damage stays in the
 // Timeline (partial results), and non-fatal problems go to Timeline::warn.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,9 +16,17 @@ namespace goblin {
 struct ReadOptions {
   IoLimits io;
   size_t chunk_bytes = 8u << 20;  // streaming readers' read size
-  // Plain (uncompressed) Kineto files at least this large are split and parsed on two threads;
-  // results are identical to the one-thread read. SIZE_MAX turns it off.
+  // Kineto traces this large (plain), or a 16th of it (.json.gz, compressed size), are read in
+  // blocks parsed on `threads` threads (kineto/batch_reader.cpp); results are identical to the
+  // one-thread read. SIZE_MAX turns it off.
   uint64_t parallel_min_bytes = 64ull << 20;
+  int threads = 2;
+  size_t block_bytes = 8u << 20;  // a block's target size (cut at the next event boundary)
+  // Lean reading, for analyses that need neither CPU ops nor flows (goblin ranks): Kineto cpu_op
+  // and python_function events whose name this rejects are skipped unread (no row, no check of
+  // their args), and so are flow events when skip_flows is set. Unset: every event is read.
+  std::function<bool(std::string_view)> keep_cpu_op;
+  bool skip_flows = false;
 };
 
 // Format from the first bytes of the (decompressed) content, never the file name.

@@ -1,10 +1,12 @@
 #include "trace/kineto/event_parser.h"
 
+#include <atomic>
 #include <charconv>
 #include <cstring>
 
 #include "core/decimal.h"
 #include "trace/kineto/event_values.h"
+#include "trace/kineto/kineto.h"
 #include "trace/kineto/trace_splitter.h"
 
 namespace goblin::kineto {
@@ -12,30 +14,41 @@ namespace goblin::kineto {
 // The value readers and `od` (simdjson::ondemand) come from event_values.h.
 using namespace detail;
 
-struct EventParser::Event {
-  char ph = 0;
-  std::string_view cat, name, flow_bp;
-  int64_t pid = kNone, tid = kNone;
-  int64_t ts = 0, dur = 0;
-  bool has_ts = false, has_dur = false;
-  int64_t id = kNone;
-  // args
-  int64_t external_id = kNone, correlation = kNone, device = kNone, stream = kNone, cbid = kNone;
-  int64_t sequence = kNone, bytes = kNone, registers = kNone, shared_mem = kNone, graph_id = kNone;
-  int64_t python_id = kNone, python_parent = kNone;
-  std::array<uint32_t, 3> grid{0, 0, 0}, block{0, 0, 0};
-  std::string_view input_dims, input_types, concrete_inputs, kind;
-};
-
-EventParser::EventParser(Timeline& tl, std::string path) : tl_(tl), path_(std::move(path)) {
+EventParser::EventParser(Timeline& tl, std::string path, const ReadOptions* opt) : tl_(tl), path_(std::move(path)) {
+  if (opt) {
+    if (opt->keep_cpu_op) keep_cpu_op_ = &opt->keep_cpu_op;
+    skip_flows_ = opt->skip_flows;
+  }
   ac2g_ = tl_.strings.intern("ac2g");
   fwdbwd_ = tl_.strings.intern("fwdbwd");
+}
+
+void EventParser::rebind() {
+  ac2g_ = tl_.strings.intern("ac2g");
+  fwdbwd_ = tl_.strings.intern("fwdbwd");
+  skipped_ = SkipCounts{};
+  min_ts_ns_ = INT64_MAX;
+  parsed_ = 0;
 }
 
 void EventParser::bad_event(const std::string& why, uint64_t offset) {
   ++skipped_.bad;
   tl_.warn("skipped a damaged event: " + why, path_, static_cast<int64_t>(offset));
 }
+
+namespace {
+// A string-valued arg goblin reads when it is a string (Kineto's collective metadata); any other
+// type is left to check_unread.
+Got read_opt_str(od::value& v, std::string_view& out, bool& known) {
+  od::json_type t;
+  if (v.type().get(t)) return Got::Bad;
+  if (t != od::json_type::string) {
+    known = false;
+    return Got::Absent;
+  }
+  return v.get_string().get(out) ? Got::Bad : Got::Ok;
+}
+}  // namespace
 
 bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::string& why) {
   od::object args;
@@ -77,6 +90,8 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
       case 'd':
         if (k == "device")
           g = read_id(val, ev.device, why);
+        else if (k == "dtype")
+          g = read_opt_str(val, ev.coll_dtype, known);
         else
           known = false;
         break;
@@ -91,6 +106,8 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
       case 'S':
         if (k == "Sequence number")
           g = read_id(val, ev.sequence, why);
+        else if (k == "Seq")
+          g = read_id(val, ev.coll_seq, why);
         else
           known = false;
         break;
@@ -128,6 +145,10 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
           g = read_id(val, ev.python_id, why);
         else if (k == "Python parent id")
           g = read_id(val, ev.python_parent, why);
+        else if (k == "Process Group Name")
+          g = read_opt_str(val, ev.pg_name, known);
+        else if (k == "Process Group Description")
+          g = read_opt_str(val, ev.pg_desc, known);
         else
           known = false;
         break;
@@ -136,12 +157,28 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
           g = read_raw(val, ev.input_dims);
         else if (k == "Input type")
           g = read_raw(val, ev.input_types);
+        else if (k == "In msg nelems")
+          g = read_id(val, ev.in_nelems, why);
+        else
+          known = false;
+        break;
+      case 'O':
+        if (k == "Out msg nelems")
+          g = read_id(val, ev.out_nelems, why);
+        else
+          known = false;
+        break;
+      case 'G':
+        if (k == "Group size")
+          g = read_id(val, ev.group_size, why);
         else
           known = false;
         break;
       case 'C':
         if (k == "Concrete Inputs")
           g = read_raw(val, ev.concrete_inputs);
+        else if (k == "Collective name")
+          g = read_opt_str(val, ev.coll_name, known);
         else
           known = false;
         break;
@@ -235,8 +272,20 @@ bool EventParser::read_event(std::string_view json, Event& ev, simdjson::error_c
   return true;
 }
 
+namespace {
+std::atomic<bool> g_fast_path{true};
+}  // namespace
+
+void set_fast_path_enabled(bool on) { g_fast_path.store(on, std::memory_order_relaxed); }
+
 void EventParser::parse(std::string_view json, uint64_t offset) {
   Event ev;
+  if (g_fast_path.load(std::memory_order_relaxed) && fast_read(json, ev)) {
+    ++parsed_;
+    emit(ev, offset);
+    return;
+  }
+  ev = Event{};
   simdjson::error_code err = simdjson::SUCCESS;
   std::string why;
   if (!read_event(json, ev, err, why)) {
@@ -252,7 +301,38 @@ void EventParser::parse(std::string_view json, uint64_t offset) {
   emit(ev, offset);
 }
 
+void EventParser::push_collective(const Event& ev, int64_t dur, bool on_gpu, int32_t device, int64_t stream) {
+  CollectiveRow c;
+  c.start_ns = ev.ts;
+  c.dur_ns = dur;
+  c.on_gpu = on_gpu;
+  c.device = device;
+  c.stream = stream;
+  c.correlation = ev.correlation;
+  c.external_id = ev.external_id;
+  c.collective = tl_.strings.intern(ev.coll_name);
+  if (!ev.coll_dtype.empty()) c.dtype = tl_.strings.intern(ev.coll_dtype);
+  if (!ev.pg_name.empty()) c.group_name = tl_.strings.intern(ev.pg_name);
+  if (!ev.pg_desc.empty()) c.group_desc = tl_.strings.intern(ev.pg_desc);
+  c.in_nelems = ev.in_nelems;
+  c.out_nelems = ev.out_nelems;
+  c.group_size = ev.group_size;
+  c.seq = ev.coll_seq;
+  tl_.collectives.push(c);
+}
+
+bool EventParser::lean_drops(char ph, std::string_view cat, std::string_view name) const {
+  if (skip_flows_ && (ph == 's' || ph == 'f')) return true;
+  if (keep_cpu_op_ && ph == 'X' && (cat == "cpu_op" || cat == "python_function" || cat == "Operator"))
+    return !(*keep_cpu_op_)(name);
+  return false;
+}
+
 void EventParser::emit(const Event& ev, uint64_t offset) {
+  if (ev.lean_skip || ((keep_cpu_op_ || skip_flows_) && lean_drops(ev.ph, ev.cat, ev.name))) {
+    ++skipped_.ignored;
+    return;
+  }
   switch (ev.ph) {
     case 'X':
       break;
@@ -348,6 +428,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.shared_mem_bytes = ev.shared_mem;
       r.graph_id = ev.graph_id;
       tl_.kernels.push(r);
+      if (!ev.coll_name.empty()) push_collective(ev, dur, true, device, stream);
       return;
     }
     case Cat::Memcpy: {
@@ -412,6 +493,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.python_id = ev.python_id;
       r.python_parent_id = ev.python_parent;
       tl_.cpu_ops.push(r);
+      if (!ev.coll_name.empty()) push_collective(ev, dur, false, kNone, kNone);
       // Older builds wrote ProfilerStep#N as a cpu_op; record it as an annotation too so step
       // detection sees steps the same way for every generation.
       if (c == Cat::CpuOp && ev.name.starts_with("ProfilerStep#")) {

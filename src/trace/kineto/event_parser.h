@@ -5,12 +5,14 @@
 #pragma once
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 
 #include "model/timeline.h"
+#include "trace/readers.h"
 
 namespace goblin::kineto {
 
@@ -26,7 +28,8 @@ struct SkipCounts {
 
 class EventParser {
  public:
-  EventParser(Timeline& tl, std::string path);
+  // `opt` (optional, must outlive the parser): its lean-reading filters.
+  EventParser(Timeline& tl, std::string path, const ReadOptions* opt = nullptr);
   // `json` must be followed by kSplitterPadding readable bytes.
   void parse(std::string_view json, uint64_t offset);
 
@@ -34,12 +37,40 @@ class EventParser {
   // Smallest ts seen (ns on the trace clock), for deciding whether times are epoch-based.
   int64_t min_ts_ns() const { return min_ts_ns_; }
   uint64_t parsed() const { return parsed_; }
+  // After the Timeline was emptied by Timeline::append_and_clear: intern the parser's own strings
+  // again and zero the counts, so the parser reads the next part of a file as if new.
+  void rebind();
+
+  // One event's fields as read (views into the event's bytes, valid during parse()).
+  struct Event {
+    char ph = 0;
+    std::string_view cat, name, flow_bp;
+    int64_t pid = kNone, tid = kNone;
+    int64_t ts = 0, dur = 0;
+    bool has_ts = false, has_dur = false;
+    int64_t id = kNone;
+    // args
+    int64_t external_id = kNone, correlation = kNone, device = kNone, stream = kNone, cbid = kNone;
+    int64_t sequence = kNone, bytes = kNone, registers = kNone, shared_mem = kNone, graph_id = kNone;
+    int64_t python_id = kNone, python_parent = kNone;
+    std::array<uint32_t, 3> grid{0, 0, 0}, block{0, 0, 0};
+    std::string_view input_dims, input_types, concrete_inputs, kind;
+    // NCCL/RCCL collective metadata (kernels and record_param_comms): Timeline::collectives.
+    std::string_view coll_name, coll_dtype, pg_name, pg_desc;
+    int64_t in_nelems = kNone, out_nelems = kNone, group_size = kNone, coll_seq = kNone;
+    bool lean_skip = false;  // skipped unread by the lean-reading filters
+  };
+  // Whether the lean-reading filters drop an event of this phase, category and name.
+  bool lean_drops(char ph, std::string_view cat, std::string_view name) const;
 
  private:
-  struct Event;
+  // The fast path (fast_event.cpp): a strict scanner for well-formed, escape-free, ASCII events.
+  // false: not sure, the simdjson path reads the event (and reports any damage) instead.
+  bool fast_read(std::string_view json, Event& ev) const;
   bool read_event(std::string_view json, Event& ev, simdjson::error_code& err, std::string& why);
   bool read_args(simdjson::ondemand::value& v, Event& ev, const char* doc_end, std::string& why);
   void emit(const Event& ev, uint64_t offset);
+  void push_collective(const Event& ev, int64_t dur, bool on_gpu, int32_t device, int64_t stream);
   void bad_event(const std::string& why, uint64_t offset);
 
   Timeline& tl_;
@@ -48,6 +79,8 @@ class EventParser {
   SkipCounts skipped_;
   int64_t min_ts_ns_ = INT64_MAX;
   uint64_t parsed_ = 0;
+  const std::function<bool(std::string_view)>* keep_cpu_op_ = nullptr;
+  bool skip_flows_ = false;
   // Interned category names for flows, so a flow row costs no hashing.
   StrId ac2g_ = kNoStr, fwdbwd_ = kNoStr;
 };

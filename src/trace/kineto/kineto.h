@@ -21,6 +21,15 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt);
 std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t size, Timeline& tl,
                                              const ReadOptions& opt, bool* kept = nullptr);
 
+// Reads `src` in blocks of about opt.block_bytes, split and parsed on opt.threads threads and
+// merged in file order (batch_reader.cpp). The Timeline, status and warnings are identical to
+// read_source's.
+Status read_blocks(ByteSource& src, Timeline& tl, const ReadOptions& opt);
+
+// The event parser's fast path (fast_event.cpp) on or off for the whole process (on by default):
+// tests read every fixture both ways and compare, benchmarks measure what it saves.
+void set_fast_path_enabled(bool on);
+
 // A ByteSource over bytes in memory (tests, fuzzer). `max_read` caps each read() to exercise
 // chunk boundaries.
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read = SIZE_MAX);

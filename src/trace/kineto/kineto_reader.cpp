@@ -17,6 +17,7 @@
 #include "core/io.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
+#include "trace/kineto/reader_common.h"
 #include "trace/kineto/trace_metadata.h"
 #include "trace/kineto/trace_splitter.h"
 
@@ -151,37 +152,6 @@ class Sink : public TraceSplitter::Handler {
   const std::string& path_;
 };
 
-// Counted-but-not-modelled events become one folded note each, so nothing vanishes silently.
-void note_skipped(Timeline& tl, const std::string& path, const char* what, uint64_t n) {
-  if (n == 0) return;
-  tl.warn(std::string("not modelled, counted only: ") + what, path);
-  tl.warnings.back().count = static_cast<int64_t>(n);
-}
-
-// Reserves every column for the rows a whole file will likely hold, extrapolated from the rows
-// produced by the first chunk. Doubling growth would otherwise copy each column ~once more and
-// touch twice the pages; over-reserving is cheap because untouched pages never become resident.
-// Large columns are asked to use transparent huge pages (where THP is in `madvise` mode): a
-// 1 GB trace fills ~300 MB of columns, and 4 KiB page faults were ~15% of the read time.
-template <class T>
-void reserve_col(std::vector<T>& v, size_t n) {
-  v.reserve(n);
-  const size_t bytes = v.capacity() * sizeof(T);
-  constexpr uintptr_t kHuge = 2u << 20;
-  if (bytes < 4 * kHuge) return;
-  uintptr_t a = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-  uintptr_t e = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
-  if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
-}
-
-void reserve_like(Timeline& tl, double factor) {
-  auto want = [&](size_t have) { return static_cast<size_t>(static_cast<double>(have) * factor) + 16; };
-  tl.for_each_table([&](const char*, auto& table) {
-    const size_t n = want(table.size());
-    table.for_each_column([&](const char*, auto& col, ColumnKind) { reserve_col(col, n); });
-  });
-}
-
 // ---- two-thread read of one plain file ------------------------------------------------------
 //
 // The file is cut once near its middle at a guessed event boundary (a ',' that ends a line and
@@ -291,11 +261,41 @@ bool starts_bare_array(int fd) {
   return i < static_cast<size_t>(std::max<ssize_t>(n, 0)) && b[i] == '[';
 }
 
-struct PartTotals {
-  SkipCounts skipped;
-  int64_t min_ts_ns = INT64_MAX;
-  uint64_t parsed = 0, events = 0;
-};
+}  // namespace
+
+namespace {
+// Counted-but-not-modelled events become one folded note each, so nothing vanishes silently.
+void note_skipped(Timeline& tl, const std::string& path, const char* what, uint64_t n) {
+  if (n == 0) return;
+  tl.warn(std::string("not modelled, counted only: ") + what, path);
+  tl.warnings.back().count = static_cast<int64_t>(n);
+}
+
+// Reserves every column for the rows a whole file will likely hold, extrapolated from the rows
+// produced by the first chunk. Doubling growth would otherwise copy each column ~once more and
+// touch twice the pages; over-reserving is cheap because untouched pages never become resident.
+// Large columns are asked to use transparent huge pages (where THP is in `madvise` mode): a
+// 1 GB trace fills ~300 MB of columns, and 4 KiB page faults were ~15% of the read time.
+template <class T>
+void reserve_col(std::vector<T>& v, size_t n) {
+  v.reserve(n);
+  const size_t bytes = v.capacity() * sizeof(T);
+  constexpr uintptr_t kHuge = 2u << 20;
+  if (bytes < 4 * kHuge) return;
+  uintptr_t a = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t e = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
+  if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
+}
+
+}  // namespace
+
+void reserve_like(Timeline& tl, double factor) {
+  auto want = [&](size_t have) { return static_cast<size_t>(static_cast<double>(have) * factor) + 16; };
+  tl.for_each_table([&](const char*, auto& table) {
+    const size_t n = want(table.size());
+    table.for_each_column([&](const char*, auto& col, ColumnKind) { reserve_col(col, n); });
+  });
+}
 
 void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Status& status) {
   // Without baseTimeNanoseconds, 2021-2024 traces carry absolute epoch µs; 1e15 µs is 2001.
@@ -319,8 +319,6 @@ void add_skips(SkipCounts& a, const SkipCounts& b) {
   a.bad += b.bad;
 }
 
-}  // namespace
-
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read) {
   return std::make_unique<MemorySource>(std::move(name), bytes, max_read == 0 ? 1 : max_read);
 }
@@ -337,7 +335,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
 
   // Second part, on its own thread.
   Timeline tl2;
-  EventParser parser2(tl2, path);
+  EventParser parser2(tl2, path, &opt);
   DeferSink sink2(parser2);
   TraceSplitter split2(sink2, path);
   split2.resume_between_events(cut, bare);
@@ -346,7 +344,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
   std::thread worker([&] { status2 = pump(fd.get(), path, cut, size, chunk, split2, tl2, size - cut, &cancel); });
 
   // First part, here.
-  EventParser parser(tl, path);
+  EventParser parser(tl, path, &opt);
   Sink sink(parser, tl, path);
   TraceSplitter splitter(sink, path);
   Status status = pump(fd.get(), path, 0, cut, chunk, splitter, tl, size, nullptr);
@@ -384,7 +382,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
 
 Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   const std::string path = src.path();
-  EventParser parser(tl, path);
+  EventParser parser(tl, path, &opt);
   Sink sink(parser, tl, path);
   TraceSplitter splitter(sink, path);
   const size_t chunk = std::max<size_t>(opt.chunk_bytes, 1);
@@ -448,9 +446,9 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
 Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto src = open_source(path, opt.io);
   if (!src) return src.error();
-  if (!(*src)->compressed() && (*src)->file_size() >= opt.parallel_min_bytes && (*src)->file_size() >= 2) {
-    if (auto s = kineto::read_plain_two_threads(path, (*src)->file_size(), tl, opt)) return *s;
-  }
+  const uint64_t size = (*src)->file_size();
+  const bool large = (*src)->compressed() ? size >= opt.parallel_min_bytes / 16 : size >= opt.parallel_min_bytes;
+  if (opt.threads > 1 && large && size >= 2) return kineto::read_blocks(**src, tl, opt);
   return kineto::read_source(**src, tl, opt);
 }
 

@@ -1,5 +1,6 @@
-// The two-thread read (the file cut in two halves, parsed in parallel, appended) gives the same
-// Timeline, the same errors and the same rows as one thread, on every fixture.
+// The two-thread read (the file cut in two halves, parsed in parallel, appended) and the block
+// read (blocks cut at event boundaries, parsed on two workers, merged in order) give the same
+// Timeline, the same errors and the same rows as one thread, on every fixture and damaged copies.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -201,6 +202,157 @@ TEST(KinetoTwoThreads, WrongCutGuessFallsBackToOneThread) {
   EXPECT_TRUE(s->ok());
   EXPECT_FALSE(kept);
   EXPECT_EQ(tl.kernels.size(), 1u);
+}
+
+// ---- the block reader -----------------------------------------------------------------------
+
+// Reads `text` from memory with read_source and with read_blocks (several block sizes, one and two
+// threads, tiny reads), and as a gzip file through read_kineto; all must agree.
+void check_blocks(const std::string& text, const std::string& name) {
+  ReadOptions one;
+  one.chunk_bytes = 64u << 10;
+  Timeline t1;
+  auto m1 = kineto::memory_source(name, text);
+  Status s1 = kineto::read_source(*m1, t1, one);
+  for (size_t block : {size_t{1} << 10, size_t{16} << 10, size_t{1} << 20}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("block " + std::to_string(block) + " threads " + std::to_string(threads));
+      ReadOptions b = one;
+      b.block_bytes = block;
+      b.threads = threads;
+      Timeline t2;
+      auto m2 = kineto::memory_source(name, text, 4099);
+      expect_same_status(s1, kineto::read_blocks(*m2, t2, b));
+      expect_same(t1, t2);
+    }
+  }
+}
+
+TEST(KinetoBlocks, IdenticalToOneThreadOnEveryFixture) {
+  for (const auto& g : kGolden) {
+    SCOPED_TRACE(g.file);
+    auto text = read_all(kDir + g.file);
+    ASSERT_TRUE(text.ok());
+    check_blocks(*text, "fixture.json");
+  }
+}
+
+TEST(KinetoBlocks, DamageAndOddShapesGiveTheSameErrorAndRows) {
+  auto text = read_all(kDir + "h100_llama_bf16_sdpa_w4.json.gz");
+  ASSERT_TRUE(text.ok());
+  const std::string& t = *text;
+  for (double f : {0.25, 0.75, 0.999}) {
+    SCOPED_TRACE(f);
+    check_blocks(t.substr(0, static_cast<size_t>(static_cast<double>(t.size()) * f)), "trunc.json");
+  }
+  std::string d = t;
+  for (double f : {0.3, 0.8}) {
+    size_t at = d.find("\"dur\": ", static_cast<size_t>(static_cast<double>(d.size()) * f));
+    ASSERT_NE(at, std::string::npos);
+    d.replace(at, 7, "\"dur\": NaN, \"x\": ");
+  }
+  size_t u = d.find("\"name\": \"", static_cast<size_t>(static_cast<double>(d.size()) * 0.9));
+  ASSERT_NE(u, std::string::npos);
+  d[u + 9] = static_cast<char>(0xff);
+  check_blocks(d, "damaged.json");
+  std::string e = t;
+  size_t b = e.find("},\n  {", e.size() * 2 / 3);
+  ASSERT_NE(b, std::string::npos);
+  e.replace(b, 6, "},\n  }");
+  check_blocks(e, "structural.json");
+  check_blocks(t + "\n garbage", "trailing.json");
+  size_t open = t.find("\"traceEvents\": [");
+  size_t close = t.rfind(']');
+  ASSERT_NE(open, std::string::npos);
+  check_blocks(t.substr(open + 15, close - open - 14), "bare.json");
+  // One line, no newlines at all (minified), and top-level keys after traceEvents.
+  std::string flat;
+  for (char c : t)
+    if (c != '\n') flat.push_back(c);
+  check_blocks(flat, "flat.json");
+  // Cuts that land inside an event (nested objects separated like events): the reader must fall
+  // back to reading on sequentially.
+  std::string n =
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, "
+      "\"args\": {\"a\": [";
+  for (int i = 0; i < 3000; ++i) n += "{},\n";
+  n += "{}]}}, " + kEv + "], \"after\": 1}";
+  check_blocks(n, "nested.json");
+}
+
+// The event parser's fast path reads exactly what the simdjson path reads.
+void check_fast_path(const std::string& text, const std::string& name) {
+  ReadOptions one;
+  Timeline fast, slow;
+  auto m1 = kineto::memory_source(name, text);
+  Status s1 = kineto::read_source(*m1, fast, one);
+  kineto::set_fast_path_enabled(false);
+  auto m2 = kineto::memory_source(name, text);
+  Status s2 = kineto::read_source(*m2, slow, one);
+  kineto::set_fast_path_enabled(true);
+  expect_same_status(s2, s1);
+  expect_same(slow, fast);
+}
+
+TEST(KinetoFastPath, SameRowsAsSimdjsonOnEveryFixtureAndDamage) {
+  for (const auto& g : kGolden) {
+    SCOPED_TRACE(g.file);
+    auto text = read_all(kDir + g.file);
+    ASSERT_TRUE(text.ok());
+    check_fast_path(*text, "fixture.json");
+  }
+  for (const char* f : {"../../../examples/ddp_h200/straggler_data/rank0.pt.trace.json.gz"}) {
+    auto text = read_all(std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/straggler_data/rank0.pt.trace.json.gz");
+    ASSERT_TRUE(text.ok()) << f;
+    check_fast_path(*text, "ddp.json");
+  }
+  // Values the fast path must hand to simdjson: escapes, UTF-8, NaN, odd types, numbers in
+  // strings, bad numbers, literals where numbers are expected, nested junk in unread args.
+  const std::string head = "{\"traceEvents\": [";
+  const char* events[] = {
+      R"j({"ph": "X", "cat": "kernel", "name": "a\"b", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "\u00e9t\u00e9", "pid": 0, "tid": 7, "ts": 1, "dur": 2})j",
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"caf\xc3\xa9\", \"pid\": 0, \"ts\": 1, \"dur\": 2}",
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xff\", \"pid\": 0, \"ts\": 1, \"dur\": 2}",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "ts": NaN, "dur": 2})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "ts": "12.5", "dur": "3", "args": {"stream": "stream 7"}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 01, "ts": 1, "dur": 2})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1.5e3, "ts": 1e2, "dur": 2.})j",
+      R"j({"ph": "X", "cat": "kernel", "name": 5, "pid": null, "tid": true, "ts": 1, "dur": 2})j",
+      R"j({"ph": 1, "cat": "kernel", "name": "k", "ts": 1, "dur": 2})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": []})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"grid": [1, -2, 3], "block": [4]}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"grid": "g(1)", "block": [1, 2, 3, 4]}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"x": [1, {"y": [true, null]}], "z": inf}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"x": [1 2]}})j",
+      R"j({"ph": "X", "cat": "cpu_op", "name": "op", "ts": 1, "dur": 2, "args": {"Input Dims": [[1, 2], []], "Input type": "float", "Concrete Inputs": ["", "3"]}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "nccl", "ts": 1, "dur": 2, "args": {"Collective name": "allreduce", "In msg nelems": 10, "dtype": "Float", "Group size": 2, "Process Group Name": "0", "Seq": "4"}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "ts": 5, "args": {"stream": 3, "stream": 4}})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "extra": "ctl	tab"})j",
+      R"j({"ph": "s", "cat": "ac2g", "name": "launch", "id": 9, "pid": 1, "tid": 2, "ts": 3, "bp": "e"})j",
+      R"j({ "ph" : "X" , "cat" : "kernel" , "name" : "k" , "ts" : 1 , "dur" : 2 , "args" : { } })j",
+  };
+  for (const char* e : events) {
+    SCOPED_TRACE(e);
+    check_fast_path(head + e + "]}", "odd.json");
+  }
+}
+
+TEST(KinetoBlocks, GzipFilesThroughReadKineto) {
+  // The fixture's .json.gz read with blocks (threshold lowered) equals the one-thread read.
+  for (const char* f : {"h100_llama_fp32_eager_w0.json.gz", "nccl_sampled_rank-0.json.gz"}) {
+    SCOPED_TRACE(f);
+    ReadOptions one;
+    one.parallel_min_bytes = UINT64_MAX;
+    ReadOptions b;
+    b.parallel_min_bytes = 0;
+    b.block_bytes = 256u << 10;
+    Timeline t1, t2;
+    Status s1 = read_kineto(kDir + f, t1, one);
+    Status s2 = read_kineto(kDir + f, t2, b);
+    expect_same_status(s1, s2);
+    expect_same(t1, t2);
+  }
 }
 
 }  // namespace

@@ -32,6 +32,10 @@ void TraceSplitter::resume_between_events(uint64_t base, bool bare_array) {
   saw_events_ = true;
   key_ = bare_array ? "" : "traceEvents";
   state_ = State::EventsSep;
+  events_ = 0;  // a splitter reused for another block counts that block's events only
+  trailing_noted_ = false;
+  in_string_ = escape_pending_ = false;
+  depth_ = 0;
 }
 
 Status TraceSplitter::fail(std::string message, uint64_t offset) {
@@ -70,6 +74,22 @@ Status TraceSplitter::commit(size_t n) {
   len_ += n;
   // Keep the padding bytes defined (simdjson may read them; their content does not matter).
   std::memset(buf_.get() + len_, ' ', kSplitterPadding);
+  return run();
+}
+
+void TraceSplitter::stage(size_t n) {
+  len_ += n;
+  std::memset(buf_.get() + len_, ' ', kSplitterPadding);
+}
+
+void TraceSplitter::truncate(size_t n) {
+  if (n >= len_) return;
+  len_ = n;
+  std::memset(buf_.get() + len_, ' ', kSplitterPadding);
+}
+
+Status TraceSplitter::scan() {
+  if (state_ == State::Failed) return make_error(ErrorKind::Internal, "splitter used after an error", path_);
   return run();
 }
 

@@ -58,6 +58,13 @@ class TraceSplitter {
   // Counts events split by the first splitter, so finish()'s messages give whole-file counts.
   void add_prior_events(uint64_t n) { events_ += n; }
 
+  // Block reading (batch_reader.cpp): bytes are staged with prepare() + stage() without being
+  // split, the tail past a cut is given back with truncate(), and scan() splits what is staged.
+  void stage(size_t n);
+  void truncate(size_t n);
+  Status scan();
+  std::string_view buffered() const { return {buf_.get(), len_}; }
+
  private:
   enum class State { Start, Key, KeyString, Colon, ValueStart, Value, EventsSep, Event, Done, Failed };
   enum class ValueKind { Container, String, Scalar };

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Back-to-back ingest and `goblin ranks` timings of two goblin binaries (a baseline and a new one),
+# interleaved run by run so load from other users hits both alike. Prints one line per run:
+#   which  what  wall_s  peak_rss_kb  MB/s(JSON bytes, 10^6)  load(1 min)
+# Usage: bench/run_scale.sh BASE_BIN NEW_BIN [RUNS] [WHAT...]
+#   WHAT: plain gz ranks (default: all). Inputs from bench/make_scale_files.sh and
+#   bench/make_rank_files.sh (bench/data/).
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+base="${1:?usage: bench/run_scale.sh BASE_BIN NEW_BIN [RUNS] [WHAT...]}"
+new="${2:?usage: bench/run_scale.sh BASE_BIN NEW_BIN [RUNS] [WHAT...]}"
+runs="${3:-3}"
+shift 3 2>/dev/null || shift $#
+what=("$@")
+[ ${#what[@]} -eq 0 ] && what=(plain gz ranks)
+d="$here/data"
+plain="$d/scale_kineto.json"
+gz="$d/scale_kineto.json.gz"
+ranks="$d/ranks8"
+json_bytes=$(stat -c %s "$plain" 2>/dev/null || echo 0)
+one() {  # which bin what
+  local which=$1 bin=$2 w=$3 args bytes
+  case $w in
+    plain) args=(info "$plain"); bytes=$json_bytes ;;
+    gz) args=(info "$gz"); bytes=$json_bytes ;;
+    ranks) args=(ranks "$ranks"); bytes=$(du -cb "$ranks"/*.json | tail -1 | cut -f1) ;;
+  esac
+  local load; load=$(cut -d' ' -f1 /proc/loadavg)
+  local out; out=$( { /usr/bin/time -f "%e %M" "$bin" "${args[@]}" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  local wall=${out% *} rss=${out#* }
+  awk -v w="$which" -v what="$w" -v s="$wall" -v r="$rss" -v b="$bytes" -v l="$load" \
+    'BEGIN { printf "%-5s %-6s %7.2f s %9d KB %8.0f MB/s  load %s\n", w, what, s, r, b / 1e6 / s, l }'
+}
+echo "# $(date -u +%FT%TZ) $(uptime)"
+for ((i = 0; i < runs; i++)); do
+  for w in "${what[@]}"; do
+    one base "$base" "$w"
+    one new "$new" "$w"
+  done
+done

@@ -1,0 +1,182 @@
+// goblin ranks: reading the ranks (streamed: one or two Timelines alive at a time) and refusing
+// inputs that are not one job. The cross-rank analysis is in ranks_match.cpp.
+#include "analysis/ranks.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "trace/load.h"
+#include "trace/readers.h"
+
+namespace goblin {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+uint64_t file_bytes(const RankInput& r) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& f : r.files) {
+    auto s = fs::file_size(f, ec);
+    if (!ec) n += s;
+  }
+  return n;
+}
+
+// One rank: every file of it into one Timeline, reduced to its profile.
+RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck, const ReadOptions& ro) {
+  Timeline tl;
+  std::optional<Error> err;
+  for (const auto& f : in.files) {
+    Status st = read_path(f, tl, ro);
+    if (st.ok()) continue;
+    // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
+    if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
+      tl.warn("skipped: not a format goblin reads", f);
+      continue;
+    }
+    if (!err) err = st.error();
+  }
+  RankProfile p;
+  const bool usable = has_needed_rows(tl, kNeedGpuOps);
+  if (usable) p = rank_profile(tl, tax, ck);
+  p.usable = usable;
+  p.damage = err;
+  p.label = in.label;
+  p.files = in.files;
+  if (p.rank >= 0) {
+    p.rank_from = "distributedInfo";
+    if (in.rank_hint >= 0 && in.rank_hint != p.rank)
+      p.notes.push_back(in.label + ": the file name says rank " + std::to_string(in.rank_hint) +
+                        ", the trace's distributedInfo says " + std::to_string(p.rank) + " (the trace wins)");
+  } else if (in.rank_hint >= 0) {
+    p.rank = in.rank_hint;
+    p.rank_from = "file name";
+  }
+  if (!usable && !err) p.damage = make_error(ErrorKind::Malformed, "no GPU activity in this rank's trace", in.label);
+  return p;
+}
+
+// |A ∩ B| / min(|A|, |B|): 1 when one rank's kernels are a subset of the other's (a partly read
+// rank, a rank that skipped a branch), low for different programs.
+double overlap(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return 1.0;
+  size_t i = 0, j = 0, both = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j]) {
+      ++both, ++i, ++j;
+    } else if (a[i] < b[j]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return static_cast<double>(both) / static_cast<double>(std::min(a.size(), b.size()));
+}
+
+std::string only_in(const std::vector<std::string>& a, const std::vector<std::string>& b, size_t max) {
+  std::string s;
+  size_t n = 0;
+  for (const auto& x : a)
+    if (!std::binary_search(b.begin(), b.end(), x)) {
+      if (n++ == max) {
+        s += ", ...";
+        break;
+      }
+      s += (s.empty() ? "" : ", ") + (x.size() > 60 ? x.substr(0, 57) + "..." : x);
+    }
+  return s;
+}
+
+}  // namespace
+
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt) {
+  std::vector<std::string> notes;
+  auto inputs = enumerate_ranks(paths, &notes);
+  if (!inputs) return inputs.error();
+  auto tax = Taxonomy::load();
+  if (!tax) return tax.error();
+  auto ck = CollectiveKnowledge::load();
+  if (!ck) return ck.error();
+
+  // Small ranks are read two at a time (each reader on one thread); a large one alone, its
+  // reader using both cores (blocks parsed on two workers, inflate included for .gz).
+  // Lean reading: of the CPU ops only what this analysis uses (ProfilerStep spans of old traces,
+  // record_param_comms with the collectives' metadata, data-loading spans), no flows.
+  ReadOptions ro;
+  ro.skip_flows = true;
+  ro.keep_cpu_op = [t = &*tax](std::string_view n) {
+    if (n.starts_with("ProfilerStep#") || n == "record_param_comms") return true;
+    struct Hash {
+      using is_transparent = void;
+      size_t operator()(std::string_view x) const { return std::hash<std::string_view>()(x); }
+    };
+    thread_local std::unordered_map<std::string, bool, Hash, std::equal_to<>> cache;
+    auto it = cache.find(n);
+    if (it != cache.end()) return it->second;
+    const bool keep = t->is_dataloader_span(n);
+    cache.emplace(std::string(n), keep);
+    return keep;
+  };
+  uint64_t largest = 0;
+  for (const auto& in : *inputs) largest = std::max(largest, file_bytes(in));
+  const bool parallel_ranks = opt.threads > 1 && inputs->size() > 1 && largest < ro.parallel_min_bytes;
+  std::vector<RankProfile> profiles(inputs->size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < inputs->size();) profiles[i] = read_rank((*inputs)[i], *tax, *ck, ro);
+  };
+  if (parallel_ranks) {
+    std::thread t(worker);
+    worker();
+    t.join();
+  } else {
+    worker();
+  }
+  return analyse_rank_profiles(std::move(profiles), *ck, std::move(notes));
+}
+
+// The same-job checks; the error says why the inputs are refused.
+std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& use, const CollectiveKnowledge& ck) {
+  std::map<int64_t, const RankProfile*> by_rank;
+  for (const RankProfile* p : use) {
+    auto [it, ins] = by_rank.emplace(p->rank, p);
+    if (!ins)
+      return make_error(ErrorKind::Usage, "not one job: rank " + std::to_string(p->rank) + " is given twice (" +
+                                              it->second->label + " and " + p->label + ", both by " + p->rank_from +
+                                              ")");
+  }
+  const RankProfile* ref = use.front();
+  for (const RankProfile* p : use) {
+    if (p->world_size != kNone && ref->world_size != kNone && p->world_size != ref->world_size)
+      return make_error(ErrorKind::Usage, "not one job: " + ref->label + " says world size " +
+                                              std::to_string(ref->world_size) + ", " + p->label + " says " +
+                                              std::to_string(p->world_size));
+    if (!p->backend.empty() && !ref->backend.empty() && p->backend != ref->backend)
+      return make_error(ErrorKind::Usage, "not one job: " + ref->label + " used backend " + ref->backend + ", " +
+                                              p->label + " used " + p->backend);
+    if (p->vendor != ref->vendor && p->vendor != "unknown" && ref->vendor != "unknown")
+      return make_error(ErrorKind::Usage,
+                        "not one job: " + ref->label + " ran on " + ref->vendor + ", " + p->label + " on " + p->vendor);
+    const double j = overlap(ref->kernel_names, p->kernel_names);
+    if (j < ck.min_kernel_overlap) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%.0f%%", 100 * j);
+      return make_error(ErrorKind::Usage,
+                        "not one job: " + ref->label + " and " + p->label + " share only " + b +
+                            " of their kernel names (ranks of one job run the same kernels; data/collectives.yaml "
+                            "min_kernel_overlap). Only in the first: " +
+                            only_in(ref->kernel_names, p->kernel_names, 3) +
+                            ". Only in the second: " + only_in(p->kernel_names, ref->kernel_names, 3));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace goblin

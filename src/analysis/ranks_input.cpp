@@ -1,0 +1,176 @@
+// goblin ranks: which files are which rank, and data/collectives.yaml.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "analysis/ranks.h"
+#include "core/data.h"
+#include "core/text.h"
+
+namespace goblin {
+
+namespace fs = std::filesystem;
+
+int64_t rank_from_name(const std::string& file_name) {
+  static const std::regex re("rank[-_]?([0-9]{1,7})", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(file_name, m, re)) return -1;
+  return std::stoll(m[1].str());
+}
+
+int64_t rank_of(const Timeline& tl, const std::string& path, std::string* from) {
+  if (tl.meta.distributed.rank >= 0) {
+    if (from) *from = "distributedInfo";
+    return tl.meta.distributed.rank;
+  }
+  const int64_t r = rank_from_name(fs::path(path).filename().string());
+  if (from) *from = r >= 0 ? "file name" : "";
+  return r;
+}
+
+namespace {
+
+bool trace_like(const std::string& name) {
+  std::string n = ascii_lower(name);
+  auto ends = [&](const char* s) {
+    std::string_view x(s);
+    return n.size() >= x.size() && n.compare(n.size() - x.size(), x.size(), x) == 0;
+  };
+  return ends(".json") || ends(".json.gz") || ends(".gz") || ends(".sqlite") || ends(".csv");
+}
+
+// rocprofv3 writes one set of files per process: PID_kernel_trace.csv, PID_hip_api_trace.csv,
+// PID_results.json, ... (possibly under a host-name folder).
+bool rocprof_pid(const std::string& name, std::string* pid) {
+  static const std::regex re("^([0-9]+)_[A-Za-z0-9_]*(trace|info|stats|results|collection)\\.(csv|json)$");
+  std::smatch m;
+  if (!std::regex_match(name, m, re)) return false;
+  *pid = m[1].str();
+  return true;
+}
+
+void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::string>* notes) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 2) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  std::map<std::string, size_t> by_pid;  // "dir/pid" → index in out
+  for (const fs::path& f : files) {
+    const std::string name = f.filename().string();
+    std::string pid;
+    if (rocprof_pid(name, &pid)) {
+      const std::string key = (f.parent_path() / pid).string();
+      auto [it, ins] = by_pid.try_emplace(key, out.size());
+      if (ins) {
+        RankInput r;
+        r.label = key;
+        out.push_back(r);
+      }
+      out[it->second].files.push_back(f.string());
+      continue;
+    }
+    if (!trace_like(name)) {
+      if (notes) notes->push_back("skipped " + f.string() + " (not a trace file name)");
+      continue;
+    }
+    RankInput r;
+    r.files.push_back(f.string());
+    r.label = f.string();
+    r.rank_hint = rank_from_name(name);
+    out.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& paths, std::vector<std::string>* notes) {
+  std::vector<RankInput> out;
+  if (paths.empty()) return make_error(ErrorKind::Usage, "no rank traces given");
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) return make_error(ErrorKind::Io, "no such file or directory", p);
+    if (fs::is_directory(st)) {
+      const size_t before = out.size();
+      add_dir(p, out, notes);
+      if (out.size() == before) return make_error(ErrorKind::Io, "the directory holds no trace files", p);
+    } else {
+      RankInput r;
+      r.files.push_back(p);
+      r.label = p;
+      r.rank_hint = rank_from_name(fs::path(p).filename().string());
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+// ---- data/collectives.yaml ------------------------------------------------------------------
+
+Result<CollectiveKnowledge> CollectiveKnowledge::load() {
+  const char* file = "collectives.yaml";
+  auto text = load_data_file(file);
+  if (!text) return text.error();
+  CollectiveKnowledge ck;
+  const std::string origin = data_file_origin(file);
+  try {
+    YAML::Node root = YAML::Load(*text);
+    ck.bandwidth_source = root["bandwidth_source"].as<std::string>("");
+    for (const auto& t : root["types"]) {
+      Type ty;
+      ty.type = t["type"].as<std::string>();
+      for (const auto& m : t["match"]) ty.match.push_back(ascii_lower(m.as<std::string>()));
+      ty.busbw_factor = t["busbw_factor"].as<std::string>("none");
+      ty.synchronizes = t["synchronizes"].as<bool>(false);
+      ty.source = t["source"].as<std::string>("");
+      if (ty.busbw_factor != "2(n-1)/n" && ty.busbw_factor != "(n-1)/n" && ty.busbw_factor != "1" &&
+          ty.busbw_factor != "none")
+        return make_error(ErrorKind::Malformed,
+                          "collective type " + ty.type + ": busbw_factor must be 2(n-1)/n, (n-1)/n, 1 or none", origin);
+      ck.types.push_back(std::move(ty));
+    }
+    for (const auto& kv : root["dtype_bytes"])
+      ck.dtype_bytes[ascii_lower(kv.first.as<std::string>())] = kv.second.as<int>();
+    if (auto s = root["straggler"]) {
+      ck.min_late_share = s["min_late_share"].as<double>(ck.min_late_share);
+      ck.min_wait_fraction_of_step = s["min_wait_fraction_of_step"].as<double>(ck.min_wait_fraction_of_step);
+    }
+    ck.min_kernel_overlap = root["min_kernel_overlap"].as<double>(ck.min_kernel_overlap);
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, "collectives data: " + e.msg, origin, -1,
+                      e.mark.line >= 0 ? e.mark.line + 1 : -1);
+  }
+  if (ck.types.empty()) return make_error(ErrorKind::Malformed, "collectives data: no `types`", origin);
+  return ck;
+}
+
+const CollectiveKnowledge::Type* CollectiveKnowledge::type_of(std::string_view name) const {
+  const std::string n = ascii_lower(name);
+  for (const Type& t : types)
+    for (const std::string& m : t.match)
+      if (n.find(m) != std::string::npos) return &t;
+  return nullptr;
+}
+
+std::optional<double> CollectiveKnowledge::factor(const std::string& f, int64_t n) {
+  if (f == "1") return 1.0;
+  if (n < 1) return std::nullopt;
+  const double d = static_cast<double>(n);
+  if (f == "2(n-1)/n") return 2.0 * (d - 1) / d;
+  if (f == "(n-1)/n") return (d - 1) / d;
+  return std::nullopt;
+}
+
+}  // namespace goblin

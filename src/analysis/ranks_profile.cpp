@@ -1,0 +1,219 @@
+// goblin ranks: one rank's Timeline → RankProfile (steps, per-step figures, collectives with their
+// pre-arrival windows). Definitions: ranks.h and docs/metrics.md § ranks.
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "analysis/diff.h"
+#include "analysis/intervals.h"
+#include "analysis/kernel_table.h"
+#include "analysis/opportunities.h"
+#include "analysis/ranks.h"
+#include "analysis/steps.h"
+#include "core/text.h"
+
+namespace goblin {
+
+namespace {
+
+int64_t measure(const IntervalSet& s, Interval w) { return total_length(clip(s, w)); }
+
+// Per distinct name (StrId) a cached value (references stay valid: node-based map).
+template <class T, class F>
+const T& cached(std::unordered_map<StrId, T>& cache, StrId id, F&& make) {
+  auto it = cache.find(id);
+  if (it == cache.end()) it = cache.emplace(id, make()).first;
+  return it->second;
+}
+
+}  // namespace
+
+RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck) {
+  RankProfile p;
+  p.rank = tl.meta.distributed.rank;
+  p.world_size = tl.meta.distributed.world_size;
+  p.backend = tl.meta.distributed.backend;
+  for (const auto& d : tl.meta.devices)
+    if (!d.name.empty()) {
+      p.gpu = d.name;
+      break;
+    }
+  p.vendor = vendor_name(detect_vendor(tl));
+
+  // ---- kernel classes and the interval sets ----
+  std::unordered_map<StrId, std::string> category;
+  auto cat_of = [&](StrId id) -> const std::string& {
+    return cached(category, id, [&] { return tax.classify(tl.str(id)).category; });
+  };
+  std::vector<Interval> v_all, v_compute, v_comm;
+  v_all.reserve(tl.gpu_op_count());
+  std::unordered_map<StrId, std::string> base;
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    const Interval iv{tl.kernels.start_ns[i], tl.kernels.end_ns(i)};
+    v_all.push_back(iv);
+    const std::string& c = cat_of(tl.kernels.name[i]);
+    if (c == "communication")
+      v_comm.push_back(iv);
+    else if (c != "memcpy")
+      v_compute.push_back(iv);
+    cached(base, tl.kernels.name[i],
+           [&] { return kernel_base_name(canonical_kernel_name(tl.str(tl.kernels.name[i]))); });
+  }
+  for (size_t i = 0; i < tl.memcpys.size(); ++i) v_all.push_back({tl.memcpys.start_ns[i], tl.memcpys.end_ns(i)});
+  for (size_t i = 0; i < tl.memsets.size(); ++i) {
+    v_all.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
+    v_compute.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
+  }
+  for (const auto& [id, b] : base) p.kernel_names.push_back(b);
+  std::sort(p.kernel_names.begin(), p.kernel_names.end());
+  p.kernel_names.erase(std::unique(p.kernel_names.begin(), p.kernel_names.end()), p.kernel_names.end());
+  const IntervalSet all = union_of(std::move(v_all)), compute = union_of(std::move(v_compute)),
+                    comm = union_of(std::move(v_comm));
+  const IntervalSet comm_exposed = subtract(comm, compute);
+  IntervalSet loader;
+  {
+    std::unordered_map<StrId, bool> is_loader;
+    auto loads = [&](StrId id) { return cached(is_loader, id, [&] { return tax.is_dataloader_span(tl.str(id)); }); };
+    std::vector<Interval> v;
+    for (size_t i = 0; i < tl.annotations.size(); ++i)
+      if (!tl.annotations.on_gpu[i] && loads(tl.annotations.name[i]))
+        v.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+    for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
+      if (loads(tl.cpu_ops.name[i])) v.push_back({tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
+    loader = union_of(std::move(v));
+  }
+  auto data_wait_in = [&](Interval w) { return total_length(intersect(gaps(all, w), clip(loader, w))); };
+
+  // ---- steps ----
+  StepDetection sd = find_steps(tl);
+  p.step_method = sd.method;
+  for (const auto& n : sd.notes) p.notes.push_back(n);
+  std::map<std::string, int> seen;
+  for (const Step& s : sd.steps) {
+    RankStep r;
+    r.name = s.name;
+    const int k = seen[s.name]++;
+    r.key = k == 0 ? s.name : s.name + "@" + std::to_string(k + 1);
+    r.start_ns = s.start_ns;
+    r.end_ns = s.end_ns;
+    r.partial = s.partial;
+    const Interval w{s.start_ns, s.end_ns};
+    r.busy_ns = measure(all, w);
+    r.compute_ns = measure(compute, w);
+    r.comm_ns = measure(comm, w);
+    r.exposed_comm_ns = measure(comm_exposed, w);
+    r.data_wait_ns = data_wait_in(w);
+    p.steps.push_back(std::move(r));
+  }
+  std::vector<Interval> windows;
+  for (const auto& s : p.steps) windows.push_back({s.start_ns, s.end_ns});
+  auto step_of = [&](int64_t t) -> int32_t {
+    auto it =
+        std::upper_bound(windows.begin(), windows.end(), t, [](int64_t x, const Interval& w) { return x < w.end; });
+    if (it == windows.end() || it->start > t) return -1;
+    return static_cast<int32_t>(it - windows.begin());
+  };
+  // Kernel time by category per step (clipped).
+  auto add_clipped = [&](int64_t s, int64_t e, const std::string& c) {
+    auto it =
+        std::upper_bound(windows.begin(), windows.end(), s, [](int64_t x, const Interval& w) { return x < w.end; });
+    for (; it != windows.end() && it->start < e; ++it) {
+      const int64_t d = std::min(e, it->end) - std::max(s, it->start);
+      if (d > 0) p.steps[static_cast<size_t>(it - windows.begin())].category_ns[c] += d;
+    }
+  };
+  if (!windows.empty()) {
+    for (size_t i = 0; i < tl.kernels.size(); ++i)
+      add_clipped(tl.kernels.start_ns[i], tl.kernels.end_ns(i), cat_of(tl.kernels.name[i]));
+    for (size_t i = 0; i < tl.memcpys.size(); ++i) add_clipped(tl.memcpys.start_ns[i], tl.memcpys.end_ns(i), "memcpy");
+    for (size_t i = 0; i < tl.memsets.size(); ++i) add_clipped(tl.memsets.start_ns[i], tl.memsets.end_ns(i), "memset");
+  }
+
+  // ---- collectives ----
+  // Metadata rows: kernels' own (by correlation, else start) and CPU ops' (by External id).
+  const CollectiveTable& ct = tl.collectives;
+  std::unordered_map<int64_t, size_t> gpu_by_corr, gpu_by_start, cpu_by_ext;
+  for (size_t i = 0; i < ct.size(); ++i) {
+    if (ct.on_gpu[i]) {
+      if (ct.correlation[i] != kNone)
+        gpu_by_corr.emplace(ct.correlation[i], i);
+      else
+        gpu_by_start.emplace(ct.start_ns[i], i);
+    } else if (ct.external_id[i] != kNone) {
+      cpu_by_ext.emplace(ct.external_id[i], i);
+    }
+  }
+  auto bytes_of = [&](size_t i) -> int64_t {
+    const int64_t n = std::max(ct.in_nelems[i], ct.out_nelems[i]);
+    if (n < 0 || ct.dtype[i] == kNoStr) return kNone;
+    auto it = ck.dtype_bytes.find(ascii_lower(tl.str(ct.dtype[i])));
+    return it == ck.dtype_bytes.end() ? kNone : n * it->second;
+  };
+  std::vector<std::string> unknown_dtypes;
+  for (size_t i = 0; i < tl.kernels.size(); ++i) {
+    if (cat_of(tl.kernels.name[i]) != "communication") continue;
+    RankCollective c;
+    c.start_ns = tl.kernels.start_ns[i];
+    c.end_ns = tl.kernels.end_ns(i);
+    std::optional<size_t> meta;
+    const int64_t corr = tl.kernels.correlation[i];
+    if (corr != kNone) {
+      if (auto it = gpu_by_corr.find(corr); it != gpu_by_corr.end()) meta = it->second;
+    } else if (auto it = gpu_by_start.find(c.start_ns); it != gpu_by_start.end()) {
+      meta = it->second;
+    }
+    if (!meta && !cpu_by_ext.empty()) {
+      int64_t ext = tl.kernels.external_id[i];
+      if (corr != kNone)
+        if (auto rt = tl.runtime_by_correlation(corr)) ext = tl.runtime.external_id[*rt];
+      if (auto it = cpu_by_ext.find(ext); ext != kNone && it != cpu_by_ext.end()) meta = it->second;
+    }
+    if (meta) {
+      const size_t m = *meta;
+      p.collective_metadata = true;
+      c.name = std::string(tl.str(ct.collective[m]));
+      c.group = ct.group_name[m] != kNoStr ? std::string(tl.str(ct.group_name[m]))
+                                           : (ct.group_desc[m] != kNoStr ? std::string(tl.str(ct.group_desc[m])) : "");
+      c.seq = ct.seq[m];
+      c.group_size = ct.group_size[m];
+      c.bytes = bytes_of(m);
+      if (c.bytes == kNone && ct.dtype[m] != kNoStr) unknown_dtypes.emplace_back(tl.str(ct.dtype[m]));
+    } else {
+      c.name = canonical_kernel_name(tl.str(tl.kernels.name[i]));
+    }
+    const CollectiveKnowledge::Type* t = ck.type_of(c.name);
+    if (!t && meta) t = ck.type_of(tl.str(tl.kernels.name[i]));
+    c.type = t ? t->type : "other";
+    c.synchronizes = t && t->synchronizes;
+    if (c.group_size == kNone) c.group_size = p.world_size;
+    c.step = step_of(c.start_ns);
+    p.collectives.push_back(std::move(c));
+  }
+  std::sort(p.collectives.begin(), p.collectives.end(),
+            [](const RankCollective& a, const RankCollective& b) { return a.start_ns < b.start_ns; });
+  if (!unknown_dtypes.empty()) {
+    std::sort(unknown_dtypes.begin(), unknown_dtypes.end());
+    unknown_dtypes.erase(std::unique(unknown_dtypes.begin(), unknown_dtypes.end()), unknown_dtypes.end());
+    std::string l;
+    for (const auto& d : unknown_dtypes) l += (l.empty() ? "" : ", ") + d;
+    p.notes.push_back("collective dtype(s) not in data/collectives.yaml dtype_bytes, sizes unknown: " + l);
+  }
+  // Pre-arrival windows: from the previous synchronising collective's end (else the previous
+  // collective's, else the rank's first GPU work).
+  const int64_t first = all.empty() ? 0 : all.front().start;
+  int64_t prev_sync = INT64_MIN, prev_any = INT64_MIN;
+  for (RankCollective& c : p.collectives) {
+    const int64_t from = prev_sync != INT64_MIN ? prev_sync : (prev_any != INT64_MIN ? prev_any : first);
+    const Interval w{std::min(from, c.start_ns), c.start_ns};
+    const int64_t busy = measure(all, w);
+    c.pre.compute_ns = measure(compute, w);
+    c.pre.other_gpu_ns = busy - c.pre.compute_ns;
+    c.pre.data_wait_ns = data_wait_in(w);
+    c.pre.host_gap_ns = w.length() - busy - c.pre.data_wait_ns;
+    prev_any = std::max(prev_any, c.end_ns);
+    if (c.synchronizes) prev_sync = std::max(prev_sync, c.end_ns);
+  }
+  return p;
+}
+
+}  // namespace goblin

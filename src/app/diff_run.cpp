@@ -1,0 +1,20 @@
+#include "app/diff_run.h"
+
+#include "analysis/diff.h"
+
+namespace goblin {
+
+VerbResult run_diff(const std::string& before, const std::string& after, int top) {
+  VerbResult vr;
+  auto d = diff_paths(before, after);
+  if (!d) {
+    vr.error = d.error();
+    return vr;
+  }
+  vr.result = diff_to_json(*d);
+  vr.human = diff_human(*d, top);
+  if (d->damage) vr.error = d->damage;  // partial input: the diff covers what was read
+  return vr;
+}
+
+}  // namespace goblin
