@@ -6,6 +6,8 @@ per rank (the multi-rank input of `goblin ranks`).
         --trace-dir traces/balanced --steps 4
     torchrun --nproc_per_node 2 workloads/ddp_train.py workloads/configs/tuned.yaml \
         --trace-dir traces/straggler --slow-rank 1 --slow-words 12000 --slow-workers 0
+    torchrun --nproc_per_node 2 workloads/ddp_train.py workloads/configs/tuned.yaml \
+        --trace-dir traces/balanced_gpu --batch 32 --workers 8     # GPU-bound: no rank waits long
 
 The model, data and knobs are train.py's (same YAML). A straggler is made the way it happens in
 real jobs: one rank's input pipeline is heavier (`--slow-words`: per-sample CPU work, and
@@ -34,6 +36,8 @@ def main(argv=None) -> int:
     ap.add_argument("--trace-dir", required=True)
     ap.add_argument("--steps", type=int, default=4, help="profiled (active) steps")
     ap.add_argument("--warmup", type=int, default=6, help="untraced warm-up steps before the profiler's own warm-up")
+    ap.add_argument("--batch", type=int, default=None, help="per-device batch (default: the config's)")
+    ap.add_argument("--workers", type=int, default=None, help="DataLoader workers (default: the config's)")
     ap.add_argument("--slow-rank", type=int, default=-1)
     ap.add_argument("--slow-words", type=int, default=None, help="words_per_sample on the slow rank")
     ap.add_argument("--slow-workers", type=int, default=None, help="DataLoader workers on the slow rank")
@@ -53,12 +57,12 @@ def main(argv=None) -> int:
 
     cfg = train.load_config(args.config)
     mcfg, dcfg = cfg.get("model") or {}, cfg.get("dataset") or {}
-    batch = int(cfg.get("per_device_train_batch_size", 8))
+    batch = args.batch or int(cfg.get("per_device_train_batch_size", 8))
     seq = int(cfg.get("max_seq_length", 1024))
     bf16 = train.as_bool(cfg.get("bf16"))
     tf32 = train.as_bool(cfg.get("tf32"))
     attn = str(cfg.get("attn_implementation", "eager")).lower()
-    workers = int(cfg.get("dataloader_num_workers", 0) or 0)
+    workers = args.workers if args.workers is not None else int(cfg.get("dataloader_num_workers", 0) or 0)
     words = int(dcfg.get("words_per_sample", 3000))
     slow = rank == args.slow_rank
     if slow and args.slow_words is not None:
