@@ -2,12 +2,12 @@
 // verb of the same name, on a trace or run directory inside the server's roots.
 #include <filesystem>
 
-#include "app/breakdown_run.h"
 #include "analysis/run_metrics.h"
 #include "analysis/triage_artifacts.h"
+#include "app/breakdown_run.h"
+#include "app/info_run.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
-#include "app/info_run.h"
 #include "trace/readers.h"
 
 namespace goblin::mcp {
@@ -62,7 +62,9 @@ ToolOutcome triage_tool(const Json& a, Session& s, CallContext&) {
   opt.stage = arg_string(a, "stage");
   opt.target_arch = arg_string(a, "target_arch");
   opt.source_path = *p;
-  opt.top = std::max(1, std::min(100, arg_int(a, "top", 15)));
+  opt.top = arg_int(a, "top", 15);
+  if (opt.top < 1 || opt.top > 1000)  // the same range as the CLI's --top
+    return ToolOutcome{nullptr, make_error(ErrorKind::Usage, "top must be between 1 and 1000"), ""};
   auto rep = run_triage(tl, opt);
   if (!rep) return ToolOutcome{nullptr, rep.error(), ""};
   std::string dir = s.options().out_dir + "/" + s.next_id("triage");
