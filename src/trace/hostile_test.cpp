@@ -60,7 +60,7 @@ TEST(HostileTrace, RunDirectoryWithUnrelatedClocksIsRefused) {
   Status s = read_path(dir.string(), tl);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
-  EXPECT_NE(s.error().message.find("do not share one clock"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("do not belong to one run"), std::string::npos) << s.error().message;
   EXPECT_EQ(tl.gpu_op_count(), 0u);  // no analysis may run over the merged rows
   EXPECT_EQ(tl.meta.sources.size(), 2u);
 }
