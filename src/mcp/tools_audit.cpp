@@ -320,7 +320,8 @@ void add_audit_tools(ToolRegistry& r) {
              {{"symptom", prop("string", "one symptom")},
               {"symptoms",
                {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "several symptoms in one call"}}},
-              {"top_k", prop("integer", "hits per symptom (default 5)")}}),
+              {"top_k", prop("integer", "hits per symptom, 1-1000 (default 5)")},
+              {"top", prop("integer", "the same as top_k (the CLI spells it --top)")}}),
          true,
          false,
          query_kb_tool});
