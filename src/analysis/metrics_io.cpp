@@ -63,9 +63,9 @@ Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
   } else {
     w.unobserved = bucket_names();
   }
+  if (Status s = check_plausible_rates(m.step_time_s, m.tokens_per_sec, file); !s.ok()) return s.error();
   if (m.step_time_s <= 0 && !m.tokens_per_sec)
     return make_error(ErrorKind::Malformed, "RunMetrics has neither step_time_s nor tokens_per_sec", file);
-  if (Status s = check_plausible_rates(m.step_time_s, m.tokens_per_sec, file); !s.ok()) return s.error();
   return m;
 }
 

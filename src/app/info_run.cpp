@@ -30,6 +30,27 @@ uint64_t input_bytes(const std::string& path) {
   return total;
 }
 
+template <class T>
+void widen(std::pair<int64_t, int64_t>& s, bool& any, const T& c) {
+  for (size_t i = 0; i < c.size(); ++i) {
+    const int64_t a = c.start_ns[i], b = a + c.dur_ns[i];
+    s = any ? std::pair{std::min(s.first, a), std::max(s.second, b)} : std::pair{a, b};
+    any = true;
+  }
+}
+// Timeline::span without telemetry samples.
+std::pair<int64_t, int64_t> event_span(const Timeline& tl) {
+  std::pair<int64_t, int64_t> s{0, 0};
+  bool any = false;
+  widen(s, any, tl.kernels);
+  widen(s, any, tl.memcpys);
+  widen(s, any, tl.memsets);
+  widen(s, any, tl.runtime);
+  widen(s, any, tl.cpu_ops);
+  widen(s, any, tl.annotations);
+  return s;
+}
+
 Json describe(const std::string& path, const Timeline& tl, const std::optional<Error>& err, double seconds) {
   Json o = Json::object();
   o["path"] = path;
@@ -57,6 +78,13 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
                  {"annotations", tl.annotations.size()}, {"gpu_annotations", gpu_ann},    {"flows", tl.flows.size()},
                  {"samples", tl.samples.size()},         {"counters", tl.counters.size()}};
   auto [s0, s1] = tl.span();
+  // Wall-clock telemetry beside a trace on its own clock (read_path warns): the span of both would
+  // be decades; the trace's events give the span.
+  if (tl.samples.size() > 0 && tl.gpu_op_count() + tl.runtime.size() + tl.cpu_ops.size() > 0) {
+    const auto [e0, e1] = event_span(tl);
+    constexpr int64_t kHour = 3600LL * 1'000'000'000;
+    if (s0 < e0 - kHour || s1 > e1 + kHour) s0 = e0, s1 = e1;
+  }
   auto [g0, g1] = tl.gpu_span();
   o["span_ns"] = s1 - s0;
   o["start_ns"] = s0;

@@ -19,7 +19,7 @@ void register_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench",
       "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
-      "seed 0x60B11), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
+      "fixed random seed), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
       "Exit 7: no GPU; 8: workload crash, hang, OOM.");
   cmd->footer(help_footer_with_examples(
       "  goblin bench workloads/configs/base.yaml --repeats 5          median + 95% interval\n"

@@ -63,7 +63,9 @@ ToolOutcome triage_tool(const Json& a, Session& s, CallContext&) {
   opt.stage = arg_string(a, "stage");
   opt.target_arch = arg_string(a, "target_arch");
   opt.source_path = *p;
-  opt.top = std::max(1, std::min(100, arg_int(a, "top", 15)));
+  opt.top = arg_int(a, "top", 15);
+  if (opt.top < 1 || opt.top > 1000)  // the same range as the CLI's --top
+    return ToolOutcome{nullptr, make_error(ErrorKind::Usage, "top must be between 1 and 1000"), ""};
   auto rep = run_triage(tl, opt);
   if (!rep) return ToolOutcome{nullptr, rep.error(), ""};
   std::string dir = s.options().out_dir + "/" + s.next_id("triage");

@@ -113,9 +113,10 @@ ToolOutcome query_kb_tool(const Json& a, Session&, CallContext&) {
     o.error = make_error(ErrorKind::Usage, "missing required argument: symptom (a string) or symptoms (a list)");
     return o;
   }
-  int top_k = arg_int(a, "top_k", 5);
-  if (top_k < 1 || top_k > 100) {
-    o.error = make_error(ErrorKind::Usage, "top_k must be between 1 and 100");
+  // `top` as in the CLI's --top; `top_k` (the audit agent's name) still works.
+  int top_k = a.contains("top") ? arg_int(a, "top", 5) : arg_int(a, "top_k", 5);
+  if (top_k < 1 || top_k > 1000) {
+    o.error = make_error(ErrorKind::Usage, "top_k must be between 1 and 1000");
     return o;
   }
   auto base = audit::load_rule_base();
@@ -319,7 +320,8 @@ void add_audit_tools(ToolRegistry& r) {
              {{"symptom", prop("string", "one symptom")},
               {"symptoms",
                {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "several symptoms in one call"}}},
-              {"top_k", prop("integer", "hits per symptom (default 5)")}}),
+              {"top_k", prop("integer", "hits per symptom, 1-1000 (default 5)")},
+              {"top", prop("integer", "the same as top_k (the CLI spells it --top)")}}),
          true,
          false,
          query_kb_tool});

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "app/diagnose_run.h"
-#include "hw/gpu_specs.h"
 #include "app/roofline_run.h"
+#include "hw/gpu_specs.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
 
@@ -35,7 +35,10 @@ ToolOutcome roofline_tool(const Json& a, Session& s, CallContext&) {
   RooflineRequest req;
   req.path = *p;
   req.gpu = arg_string(a, "gpu");
-  req.top = static_cast<size_t>(std::max(1, std::min(200, arg_int(a, "top", 25))));
+  const int top = arg_int(a, "top", 25);
+  if (top < 1 || top > 1000)  // the same range as the CLI's --top
+    return ToolOutcome{nullptr, make_error(ErrorKind::Usage, "top must be between 1 and 1000"), ""};
+  req.top = static_cast<size_t>(top);
   return from_verb(run_roofline(req));
 }
 

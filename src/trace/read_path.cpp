@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -169,7 +170,8 @@ void widen(std::pair<int64_t, int64_t>& s, bool& any, const T& c, size_t from) {
 // The time one file of a run directory covers: [first start, last end] of the rows it added.
 struct FileSpan {
   std::string file;
-  int64_t begin, end;
+  int64_t begin, end;  // on `clock`: epoch ns for "epoch"
+  std::string clock;   // "epoch", or the reader's own clock (a boot or relative clock) by format
 };
 std::optional<FileSpan> rows_span(const Timeline& tl, const RowMarks& m, const std::string& file) {
   std::pair<int64_t, int64_t> s{0, 0};
@@ -203,9 +205,28 @@ std::string human_duration(int64_t ns) {
   return b;
 }
 
-// Files of one run share a clock and a time: groups of files whose spans lie more than
-// kRunGapNs apart (a relative-clock trace beside epoch-stamped telemetry, two runs from different
-// days) cannot be one timeline. Returns the refusal, naming a file of each group, or ok.
+// The clock a file's rows are on, and its span on it. Telemetry is stamped with the wall clock;
+// a trace is on the wall clock when its reader found an epoch base (Kineto's
+// baseTimeNanoseconds, an Nsight session start) or epoch timestamps; otherwise on a clock of its
+// own (rocprofv3's boot clock, an old Kineto trace's relative clock), comparable only with files
+// of its format.
+void place_on_clock(FileSpan& sp, Format f, const Timeline& tl) {
+  const bool telemetry = f == Format::NvidiaSmi || f == Format::AmdSmi || f == Format::RocmSmi;
+  constexpr int64_t kEpochFloor = 1'000'000'000'000'000'000;  // 2001-09-09 in ns
+  if (telemetry || sp.begin >= kEpochFloor) {
+    sp.clock = "epoch";
+  } else if (tl.meta.clock_is_epoch && tl.meta.clock_base_ns > 0) {
+    sp.clock = "epoch";
+    sp.begin += tl.meta.clock_base_ns;
+    sp.end += tl.meta.clock_base_ns;
+  } else {
+    sp.clock = format_name(f);
+  }
+}
+
+// Files of one run share a clock and a time: files on one clock whose spans lie more than
+// kRunGapNs apart (two runs from different days or machines, telemetry from another day) cannot
+// be one timeline. Returns the refusal, naming a file of each group, or ok.
 constexpr int64_t kRunGapNs = 3600LL * 1'000'000'000;
 Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
   if (spans.size() < 2) return Status::Ok();
@@ -218,7 +239,7 @@ Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
     end = std::max(end, spans[i].end);
   }
   if (groups.size() == 1) return Status::Ok();
-  std::string msg = "the files of this run directory do not share one clock: ";
+  std::string msg = "the files of this run directory do not belong to one run: ";
   for (size_t g = 0; g < groups.size(); ++g) {
     const FileSpan& f = *groups[g].front();
     msg += (g ? "; " : "") + std::filesystem::path(f.file).filename().string() +
@@ -226,8 +247,8 @@ Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
            std::to_string(f.begin) + " ns";
   }
   msg += " — " + human_duration(spans.back().begin - spans.front().begin) +
-         " apart (a trace on a relative clock beside epoch-stamped telemetry, or two different runs). Merged they "
-         "would make one meaningless span; read each file on its own";
+         " apart on one clock (two different runs, or telemetry from another day). Merged they would make one "
+         "meaningless span; read each file on its own";
   return make_error(ErrorKind::Malformed, msg, dir);
 }
 
@@ -278,7 +299,10 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     const RowMarks before = row_marks(tl);
     Status s = read_file_as(fmt, f, tl, opt);
     ++read;
-    if (auto sp = rows_span(tl, before, f)) spans.push_back(*sp);
+    if (auto sp = rows_span(tl, before, f)) {
+      place_on_clock(*sp, fmt, tl);
+      spans.push_back(*sp);
+    }
     if (!s.ok()) {
       // Keep going: one damaged file should not hide the rest of the run.
       tl.warn(s.error().describe(), f, s.error().byte_offset, s.error().line);
@@ -290,7 +314,24 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
                       "directory has no file goblin can read (" + std::to_string(files.size()) + " files looked at)",
                       path);
   }
-  if (Status clock = check_one_clock(spans, path); !clock.ok()) {
+  // Files are compared with the files on their clock; files on clocks that cannot be compared
+  // (a trace on its own clock beside wall-clock telemetry) are kept, and the warning says their
+  // times do not line up.
+  std::map<std::string, std::vector<FileSpan>> by_clock;
+  for (const auto& sp : spans) by_clock[sp.clock].push_back(sp);
+  Status clock;
+  for (auto& [name, group] : by_clock)
+    if (clock.ok()) clock = check_one_clock(group, path);
+  if (clock.ok() && by_clock.size() > 1) {
+    std::string which;
+    for (const auto& [name, group] : by_clock)
+      which += (which.empty() ? "" : ", ") + std::filesystem::path(group.front().file).filename().string() + " (" +
+               (name == "epoch" ? std::string("wall clock") : name + " clock") + ")";
+    tl.warn("the files of this run are on clocks that cannot be compared: " + which +
+                "; their times do not line up, so telemetry gives values (memory, utilisation), not timing",
+            path);
+  }
+  if (!clock.ok()) {
     // Refused: no analysis may run over the merged rows. What was read stays described (formats,
     // sources, devices, warnings).
     Timeline described;

@@ -137,6 +137,10 @@ def relative_clock(d):  # the same trace on a clock that starts at 0 (older Kine
     d.pop("baseTimeNanoseconds", None)
 
 
+def two_days_earlier(d):  # the same trace as if recorded two days before
+    d["baseTimeNanoseconds"] = int(d["baseTimeNanoseconds"]) - 2 * 86400 * 10**9
+
+
 def rocprof_lines(fixtures):
     with open(os.path.join(fixtures, "rocprof", "rocprofv3_kernel_trace.csv"), encoding="utf-8") as f:
         return f.read().splitlines(keepends=True)
@@ -246,6 +250,7 @@ TRANSFORMS = {
     "kineto_same_timestamp": t_kineto(same_ts),
     "kineto_no_gpu": t_kineto(no_gpu),
     "kineto_relative_clock": t_kineto(relative_clock),
+    "kineto_two_days_earlier": t_kineto(two_days_earlier),
     "rocprof_unclosed_quote": rocprof_unclosed_quote,
     "rocprof_bom": rocprof_bom,
     "rocprof_unquoted_header": rocprof_unquoted,

@@ -1,0 +1,71 @@
+// Timeline::validate on damaged rows (issue 14): a kernel that ends before it starts counts as
+// 0 ns, kernels stacked at one timestamp on one stream are flagged, and ids shared by most rows
+// are named as damaged.
+#include <gtest/gtest.h>
+
+#include "model/timeline.h"
+
+using namespace goblin;
+
+namespace {
+
+KernelRow kernel(int64_t start, int64_t dur, int64_t corr, int64_t stream = 7) {
+  KernelRow k;
+  k.start_ns = start;
+  k.dur_ns = dur;
+  k.device = 0;
+  k.stream = stream;
+  k.correlation = corr;
+  return k;
+}
+
+bool has_warning(const Timeline& tl, const std::string& text) {
+  for (const auto& w : tl.warnings)
+    if (w.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Validate, NegativeDurationsCountAsZeroWithAWarning) {
+  Timeline tl;
+  tl.kernels.push(kernel(1000, -500, 1));
+  tl.kernels.push(kernel(2000, 300, 2));
+  tl.validate();
+  EXPECT_EQ(tl.kernels.dur_ns[0], 0);
+  EXPECT_EQ(tl.kernels.dur_ns[1], 300);
+  EXPECT_TRUE(has_warning(tl, "1 kernels end before they start")) << tl.warnings.front().message;
+}
+
+TEST(Validate, KernelsStackedAtOneTimestampOnOneStream) {
+  Timeline tl;
+  for (int i = 0; i < 100; ++i) tl.kernels.push(kernel(5000, 1000, i));  // overlap 1000 ns = the tolerance
+  tl.validate();
+  EXPECT_TRUE(has_warning(tl, "99 kernels overlap an earlier kernel on device 0 stream 7")) << tl.warnings.size();
+  // Back-to-back kernels with a rounding overlap of a few ns stay quiet.
+  Timeline ok;
+  for (int i = 0; i < 100; ++i) ok.kernels.push(kernel(5000 + i * 1000, 1002, i));
+  ok.validate();
+  EXPECT_FALSE(has_warning(ok, "overlap"));
+}
+
+TEST(Validate, CorrelationIdsSharedByMostKernels) {
+  Timeline tl;
+  for (int i = 0; i < 50; ++i) tl.kernels.push(kernel(i * 2000, 1000, 1));
+  tl.validate();
+  EXPECT_TRUE(has_warning(tl, "50 of 50 kernels share correlation id 1"));
+  // Under a graph launch, many kernels share one correlation id legitimately.
+  Timeline g;
+  for (int i = 0; i < 50; ++i) g.kernels.push(kernel(i * 2000, 1000, 1));
+  RuntimeRow r;
+  r.correlation = 1;
+  r.name = g.strings.intern("cudaGraphLaunch");
+  g.runtime.push(r);
+  g.validate();
+  EXPECT_FALSE(has_warning(g, "share correlation id"));
+  // Distinct ids: nothing to say.
+  Timeline d;
+  for (int i = 0; i < 50; ++i) d.kernels.push(kernel(i * 2000, 1000, i));
+  d.validate();
+  EXPECT_TRUE(d.warnings.empty());
+}
+
+}  // namespace
