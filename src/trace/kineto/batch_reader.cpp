@@ -86,9 +86,9 @@ struct Slot {
   Status status;                    // the split/parse status of this block
   bool parsed = false, between = false, bare = false;
   uint64_t events_at_merge = 0;  // this block's events, counted when it was merged
-  std::vector<StrId> remap;  // this slot's string ids -> the destination's (kept across blocks)
-  uint64_t base = 0;         // the block's first byte in the input
-  bool mapped = false;       // its bytes are the mapped file's (released after the merge)
+  std::vector<StrId> remap;      // this slot's string ids -> the destination's (kept across blocks)
+  uint64_t base = 0;             // the block's first byte in the input
+  bool mapped = false;           // its bytes are the mapped file's (released after the merge)
 
   Slot(const std::string& path, const ReadOptions& opt) {
     parser = std::make_unique<EventParser>(tl, path, &opt);

@@ -50,8 +50,7 @@ class Scanner {
     ++p_;
     if (p_ >= end_ || !is_blank(*p_)) return;  // one blank: ", " (the common case)
     // Indentation runs ("\n      "): 16 bytes at a time (the padding makes the over-read safe).
-    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-                  tb = _mm_set1_epi8('\t');
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
     while (p_ < end_) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
       __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
@@ -347,16 +346,24 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
         good = key_is(k, "external id") ? id_value(sc, ev.external_id) : sc.skip();
         break;
       case 'c':
-        good = key_is(k, "correlation") ? id_value(sc, ev.correlation) : key_is(k, "cbid") ? id_value(sc, ev.cbid) : sc.skip();
+        good = key_is(k, "correlation") ? id_value(sc, ev.correlation)
+               : key_is(k, "cbid")      ? id_value(sc, ev.cbid)
+                                        : sc.skip();
         break;
       case 'd':
-        good = key_is(k, "device") ? id_value(sc, ev.device) : key_is(k, "dtype") ? opt_string(sc, ev.coll_dtype) : sc.skip();
+        good = key_is(k, "device")  ? id_value(sc, ev.device)
+               : key_is(k, "dtype") ? opt_string(sc, ev.coll_dtype)
+                                    : sc.skip();
         break;
       case 's':
-        good = key_is(k, "stream") ? id_value(sc, ev.stream) : key_is(k, "shared memory") ? id_value(sc, ev.shared_mem) : sc.skip();
+        good = key_is(k, "stream")          ? id_value(sc, ev.stream)
+               : key_is(k, "shared memory") ? id_value(sc, ev.shared_mem)
+                                            : sc.skip();
         break;
       case 'S':
-        good = key_is(k, "Sequence number") ? id_value(sc, ev.sequence) : key_is(k, "Seq") ? id_value(sc, ev.coll_seq) : sc.skip();
+        good = key_is(k, "Sequence number") ? id_value(sc, ev.sequence)
+               : key_is(k, "Seq")           ? id_value(sc, ev.coll_seq)
+                                            : sc.skip();
         break;
       case 'b':
         good = key_is(k, "bytes") ? id_value(sc, ev.bytes) : key_is(k, "block") ? dim3_value(sc, ev.block) : sc.skip();
@@ -375,7 +382,7 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
                : key_is(k, "Python parent id")          ? id_value(sc, ev.python_parent)
                : key_is(k, "Process Group Name")        ? opt_string(sc, ev.pg_name)
                : key_is(k, "Process Group Description") ? opt_string(sc, ev.pg_desc)
-                                                  : sc.skip();
+                                                        : sc.skip();
         break;
       case 'I':
         if (key_is(k, "Input Dims") || key_is(k, "Input dims"))
@@ -396,7 +403,7 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
       case 'C':
         good = key_is(k, "Concrete Inputs")   ? sc.skip(&ev.concrete_inputs)
                : key_is(k, "Collective name") ? opt_string(sc, ev.coll_name)
-                                        : sc.skip();
+                                              : sc.skip();
         break;
       case 'k':
         good = key_is(k, "kind") ? opt_string(sc, ev.kind) : sc.skip();

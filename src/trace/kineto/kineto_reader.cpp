@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -288,7 +288,8 @@ void reserve_col(std::vector<T>& v, size_t n) {
   v.reserve(n);
   const size_t bytes = v.capacity() * sizeof(T);
   constexpr uintptr_t kHuge = 2u << 20;
-  if (bytes < 4 * kHuge) return;
+  static const bool thp = !std::getenv("GOBLIN_KINETO_NO_THP");
+  if (!thp || bytes < 4 * kHuge) return;
   uintptr_t a = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
   uintptr_t e = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
   if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
