@@ -26,7 +26,9 @@ one() {  # which bin what
     ranks) args=(ranks "$ranks"); bytes=$(du -cb "$ranks"/*.json | tail -1 | cut -f1) ;;
   esac
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
-  local out; out=$( { /usr/bin/time -f "%e %M" "$bin" "${args[@]}" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  local tf; tf=$(mktemp)
+  /usr/bin/time -o "$tf" -f "%e %M" "$bin" "${args[@]}" >/dev/null 2>/dev/null
+  local out; out=$(tail -1 "$tf"); rm -f "$tf"
   local wall=${out% *} rss=${out#* }
   awk -v w="$which" -v what="$w" -v s="$wall" -v r="$rss" -v b="$bytes" -v l="$load" \
     'BEGIN { printf "%-5s %-6s %7.2f s %9d KB %8.0f MB/s  load %s\n", w, what, s, r, b / 1e6 / s, l }'

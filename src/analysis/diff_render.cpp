@@ -1,6 +1,8 @@
 // goblin diff's outputs: the JSON result, the readable report and the audit's short story.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "analysis/diff.h"
 
@@ -172,6 +174,34 @@ std::vector<std::string> diff_story(const DiffResult& d, int top) {
   }
   if (!cats.empty()) out.push_back("By category: " + cats + ".");
   if (!d.kernel_level) return out;
+  // What the change removed, grouped by where it ran (the CPU annotation around the launches,
+  // e.g. Optimizer.step) or else by category and launching ops.
+  {
+    struct G {
+      double s = 0;
+      int n = 0;
+      std::vector<std::string> ops;
+    };
+    std::map<std::string, G> gone;
+    for (const auto& r : d.rows) {
+      if (r.status != "gone") continue;
+      G& g = gone[r.scope.empty() ? r.category + " kernels" : "kernels in " + r.scope];
+      g.s += r.change_s;
+      ++g.n;
+      if (!r.op.empty() && g.ops.size() < 3 && std::find(g.ops.begin(), g.ops.end(), r.op) == g.ops.end())
+        g.ops.push_back(r.op);
+    }
+    std::vector<std::pair<std::string, G>> v(gone.begin(), gone.end());
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.s < b.second.s; });
+    std::string line;
+    for (size_t i = 0; i < v.size() && i < static_cast<size_t>(top); ++i) {
+      std::string ops;
+      for (const auto& o : v[i].second.ops) ops += (ops.empty() ? "" : ", ") + o;
+      line += (line.empty() ? "" : "; ") + std::to_string(v[i].second.n) + " " + v[i].first +
+              (ops.empty() ? "" : " [" + ops + "]") + " " + ms(v[i].second.s);
+    }
+    if (!line.empty()) out.push_back("Removed (gone, by where they ran): " + line + ".");
+  }
   for (const char* status : {"faster", "gone", "new", "slower"}) {
     int shown = 0;
     std::string line;

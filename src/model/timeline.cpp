@@ -96,12 +96,11 @@ void append_table(Table& dst, Table& src, const std::vector<StrId>& remap, bool 
 }
 }  // namespace
 
-void Timeline::append_and_clear(Timeline& o) {
-  std::vector<StrId> m(o.strings.size());
-  for (size_t i = 0; i < m.size(); ++i) m[i] = strings.intern(o.strings.view(static_cast<StrId>(i)));
+void Timeline::append_and_clear(Timeline& o, std::vector<StrId>& m) {
+  for (size_t i = m.size(); i < o.strings.size(); ++i)
+    m.push_back(strings.intern(o.strings.view(static_cast<StrId>(i))));
   append_tables(o, m, /*keep=*/true, /*two_threads=*/false);
   fold_warnings(o);
-  o.strings = StringPool();
 }
 
 void Timeline::fold_warnings(Timeline& o) {

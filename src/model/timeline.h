@@ -406,9 +406,11 @@ class Timeline {
   // is not merged. Used by readers that parse parts of one file on several threads;
   // `two_threads` copies the CPU-op columns on a helper thread meanwhile.
   void append(Timeline&& other, bool two_threads = false);
-  // The same, but `other` keeps its columns' capacity (cleared, strings and warnings reset) so a
-  // reader can parse the next part of a file into it without new allocations.
-  void append_and_clear(Timeline& other);
+  // The same, but `other` keeps its columns' capacity (rows cleared, warnings reset) so a reader
+  // can parse the next part of a file into it without new allocations. Its strings stay:
+  // `remap` (kept by the caller between calls) maps its string ids to ours and is extended to
+  // the strings it interned since the last call, so each string is re-interned once.
+  void append_and_clear(Timeline& other, std::vector<StrId>& remap);
 
   // Rows of GPU activity (kernels + memcpy + memset). A reader that failed but kept some of
   // these still gives an analysis something to work on (the verbs report partial results).

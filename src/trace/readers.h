@@ -22,6 +22,7 @@ struct ReadOptions {
   uint64_t parallel_min_bytes = 64ull << 20;
   int threads = 2;
   size_t block_bytes = 8u << 20;  // a block's target size (cut at the next event boundary)
+  bool map_plain_files = true;    // block reading maps plain files instead of read() copies
   // Lean reading, for analyses that need neither CPU ops nor flows (goblin ranks): Kineto cpu_op
   // and python_function events whose name this rejects are skipped unread (no row, no check of
   // their args), and so are flow events when skip_flows is set. Unset: every event is read.

@@ -13,6 +13,11 @@
 // Strings are re-interned block by block in file order, so ids come out in first-seen order;
 // warnings are folded in block order; top-level keys are applied where they stood (before or
 // after the block's events).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -47,6 +52,11 @@ class BlockSink : public TraceSplitter::Handler {
     ++events_;
     parser_.parse(json, offset);
   }
+  size_t on_event_at(const char* p, const char* end, uint64_t offset) override {
+    const size_t n = parser_.parse_at(p, end, offset);
+    if (n) ++events_;
+    return n;
+  }
   void on_top_level(std::string_view key, std::string_view value, uint64_t offset) override {
     items.push_back(Item{false, events_ == 0, std::string(key), std::string(value), offset});
   }
@@ -76,6 +86,9 @@ struct Slot {
   Status status;                    // the split/parse status of this block
   bool parsed = false, between = false, bare = false;
   uint64_t events_at_merge = 0;  // this block's events, counted when it was merged
+  std::vector<StrId> remap;      // this slot's string ids -> the destination's (kept across blocks)
+  uint64_t base = 0;             // the block's first byte in the input
+  bool mapped = false;           // its bytes are the mapped file's (released after the merge)
 
   Slot(const std::string& path, const ReadOptions& opt) {
     parser = std::make_unique<EventParser>(tl, path, &opt);
@@ -137,6 +150,12 @@ class Pipeline {
     s.sink->reset();
     TraceSplitter& sp = *s.splitter;
     if (s.index > 0) sp.resume_between_events(next_base_, bare_);  // block 0: a new splitter
+    s.base = next_base_;
+    s.mapped = false;
+    if (map_) {
+      fill_mapped(s);
+      return;
+    }
     size_t want = block_;
     char* p = sp.prepare(carry_.size());
     std::memcpy(p, carry_.data(), carry_.size());
@@ -183,6 +202,62 @@ class Pipeline {
     }
   }
 
+  // fill() over a mapped plain file: the block is a view of the mapping, cut at the last event
+  // boundary before about block_ bytes; no copy (blocks that end within kSplitterPadding bytes of
+  // the end of the file are copied, so a padded buffer follows them).
+  void fill_mapped(Slot& s) {
+    TraceSplitter& sp = *s.splitter;
+    const uint64_t at = next_base_;
+    uint64_t n = std::min<uint64_t>(block_, map_size_ - at);
+    size_t cut = 0;
+    while (at + n < map_size_) {
+      cut = find_cut(map_ + at, static_cast<size_t>(n));
+      if (cut > 0) break;
+      n = std::min<uint64_t>(n * 2, map_size_ - at);
+    }
+    if (at + n >= map_size_) {
+      cut = static_cast<size_t>(map_size_ - at);
+      eof_ = true;
+    }
+    if (at + cut + kSplitterPadding <= map_size_) {
+      sp.attach(map_ + at, cut);
+      s.mapped = true;
+    } else {
+      char* p = sp.prepare(cut);
+      std::memcpy(p, map_ + at, cut);
+      sp.stage(cut);
+    }
+    if (s.index == 0) {
+      std::string_view b = sp.buffered();
+      size_t i = b.size() >= 3 && std::memcmp(b.data(), "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+      while (i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) ++i;
+      bare_ = i < b.size() && b[i] == '[';
+    }
+    next_base_ += cut;
+    s.last = eof_;
+    if (s.last) supply_done_ = true;
+  }
+
+  // A merged block's mapped pages leave this process's resident set (the page cache keeps them;
+  // a later read of them faults them back in).
+  void release(const Slot& s) {
+    if (!s.mapped) return;
+    const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    uintptr_t a = reinterpret_cast<uintptr_t>(map_ + s.base);
+    uintptr_t e = reinterpret_cast<uintptr_t>(map_ + s.base + s.splitter->buffered().size());
+    a = (a + page - 1) & ~(page - 1);
+    e &= ~(page - 1);
+    if (e > a) ::madvise(reinterpret_cast<void*>(a), e - a, MADV_DONTNEED);
+  }
+
+ public:
+  // Reads a plain file through a read-only mapping instead of the stream (no copy of its bytes).
+  void map_file(const char* p, uint64_t size) {
+    map_ = p;
+    map_size_ = size;
+  }
+
+ private:
   Slot* free_slot() {
     for (auto& s : slots_)
       if (!s->busy) return &s->slot;
@@ -277,9 +352,10 @@ class Pipeline {
     s.events_at_merge = s.splitter->events_emitted();
     totals_.events += s.events_at_merge;
     apply(s, true);
-    dst_.append_and_clear(s.tl);
+    dst_.append_and_clear(s.tl, s.remap);
     s.parser->rebind();
     apply(s, false);
+    release(s);
     s.sink->items.clear();
     if (s.index == 0 && !s.last) {
       // Reserve every column for the whole input, extrapolated from this first block.
@@ -306,8 +382,15 @@ class Pipeline {
     }
     if (st.ok() && !carry_.empty()) st = sp.feed(carry_.data(), carry_.size());
     if (st.ok() && read_error_) st = *read_error_;
+    if (map_) {  // the rest of the mapped file
+      for (uint64_t at = next_base_; st.ok() && at < map_size_;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4u << 20, map_size_ - at));
+        st = sp.feed(map_ + at, n);
+        at += n;
+      }
+    }
     std::vector<char> buf(4u << 20);
-    while (st.ok() && !eof_) {
+    while (st.ok() && !eof_ && !map_) {
       auto r = src_.read(buf.data(), buf.size());
       if (!r) {
         st = r.error();
@@ -326,7 +409,7 @@ class Pipeline {
     totals_.min_ts_ns = std::min(totals_.min_ts_ns, s.parser->min_ts_ns());
     totals_.parsed += s.parser->parsed();
     apply(s, true);
-    dst_.append_and_clear(s.tl);
+    dst_.append_and_clear(s.tl, s.remap);
     apply(s, false);
     totals_.events = sp.events_emitted();
     status_ = st;
@@ -350,6 +433,8 @@ class Pipeline {
   size_t next_index_ = 0;
   bool bare_ = false, eof_ = false, supply_done_ = false, stop_ = false, fail_at_ = false;
   std::optional<Error> read_error_;
+  const char* map_ = nullptr;
+  uint64_t map_size_ = 0;
   uint64_t events_before_ = 0;
   PartTotals totals_;
   Status status_;
@@ -359,7 +444,28 @@ class Pipeline {
 
 Status read_blocks(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   Pipeline p(src, tl, opt);
-  return p.run();
+  // A plain file is mapped when it can be: the blocks are views of the mapping.
+  void* map = MAP_FAILED;
+  uint64_t size = 0;
+  if (!src.compressed() && src.position() == 0 && opt.map_plain_files) {
+    const int fd = ::open(src.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat st {};
+      if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+          static_cast<uint64_t>(st.st_size) == src.file_size()) {
+        size = static_cast<uint64_t>(st.st_size);
+        map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      }
+      ::close(fd);
+    }
+  }
+  if (map != MAP_FAILED) {
+    ::madvise(map, size, MADV_SEQUENTIAL);
+    p.map_file(static_cast<const char*>(map), size);
+  }
+  Status st = p.run();
+  if (map != MAP_FAILED) ::munmap(map, size);
+  return st;
 }
 
 }  // namespace goblin::kineto

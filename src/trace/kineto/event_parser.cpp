@@ -24,8 +24,6 @@ EventParser::EventParser(Timeline& tl, std::string path, const ReadOptions* opt)
 }
 
 void EventParser::rebind() {
-  ac2g_ = tl_.strings.intern("ac2g");
-  fwdbwd_ = tl_.strings.intern("fwdbwd");
   skipped_ = SkipCounts{};
   min_ts_ns_ = INT64_MAX;
   parsed_ = 0;
@@ -277,6 +275,7 @@ std::atomic<bool> g_fast_path{true};
 }  // namespace
 
 void set_fast_path_enabled(bool on) { g_fast_path.store(on, std::memory_order_relaxed); }
+bool fast_path_enabled() { return g_fast_path.load(std::memory_order_relaxed); }
 
 void EventParser::parse(std::string_view json, uint64_t offset) {
   Event ev;

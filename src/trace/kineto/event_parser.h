@@ -32,13 +32,18 @@ class EventParser {
   EventParser(Timeline& tl, std::string path, const ReadOptions* opt = nullptr);
   // `json` must be followed by kSplitterPadding readable bytes.
   void parse(std::string_view json, uint64_t offset);
+  // One pass over an event starting at `p` ('{') whose end is not known yet (bytes up to `end`,
+  // kSplitterPadding readable after it): parses and takes it with the fast path and returns its
+  // length, or returns 0 and takes nothing (not sure, not complete, or dropped by lean reading:
+  // the splitter then cuts the event and calls parse()).
+  size_t parse_at(const char* p, const char* end, uint64_t offset);
 
   const SkipCounts& skipped() const { return skipped_; }
   // Smallest ts seen (ns on the trace clock), for deciding whether times are epoch-based.
   int64_t min_ts_ns() const { return min_ts_ns_; }
   uint64_t parsed() const { return parsed_; }
-  // After the Timeline was emptied by Timeline::append_and_clear: intern the parser's own strings
-  // again and zero the counts, so the parser reads the next part of a file as if new.
+  // After the Timeline's rows were moved out (Timeline::append_and_clear): zero the counts, so the
+  // parser reads the next part of a file as if new (its interned strings stay valid).
   void rebind();
 
   // One event's fields as read (views into the event's bytes, valid during parse()).
@@ -67,6 +72,8 @@ class EventParser {
   // The fast path (fast_event.cpp): a strict scanner for well-formed, escape-free, ASCII events.
   // false: not sure, the simdjson path reads the event (and reports any damage) instead.
   bool fast_read(std::string_view json, Event& ev) const;
+  // The object at `p` (fast path); its end in `*stop`. lean: stop early at a lean-dropped event.
+  bool fast_object(const char* p, const char* end, Event& ev, const char** stop, bool lean) const;
   bool read_event(std::string_view json, Event& ev, simdjson::error_code& err, std::string& why);
   bool read_args(simdjson::ondemand::value& v, Event& ev, const char* doc_end, std::string& why);
   void emit(const Event& ev, uint64_t offset);

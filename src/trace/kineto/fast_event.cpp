@@ -14,6 +14,7 @@
 
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/event_values.h"
+#include "trace/kineto/kineto.h"
 
 namespace goblin::kineto {
 
@@ -21,31 +22,48 @@ using namespace detail;
 
 namespace {
 
-// True when the bytes hold a backslash or a byte >= 0x80 (escapes and UTF-8 go the slow way).
-bool has_escape_or_high(const char* p, size_t n) {
-  const __m128i bs = _mm_set1_epi8('\\');
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    if (_mm_movemask_epi8(v) | _mm_movemask_epi8(_mm_cmpeq_epi8(v, bs))) return true;
-  }
-  for (; i < n; ++i)
-    if (static_cast<unsigned char>(p[i]) >= 0x80 || p[i] == '\\') return true;
-  return false;
+// k == lit with the literal's length known at compile time (the compare is inlined).
+template <size_t N>
+inline bool key_is(std::string_view k, const char (&lit)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), lit, N - 1) == 0;
 }
+
+inline bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+// A strict JSON number, read in one pass: its text and, when short enough, its value.
+struct Num {
+  std::string_view text;
+  bool neg = false, frac = false, exp = false;
+  int int_digits = 0, frac_digits = 0;
+  uint64_t ip = 0, fp = 0;  // integer and fraction digits as integers (valid up to 18 digits)
+};
 
 class Scanner {
  public:
   Scanner(const char* p, const char* end) : p_(p), end_(end) {}
   bool ok() const { return ok_; }
-  bool at_end() {
-    ws();
-    return p_ == end_;
-  }
-  void fail() { ok_ = false; }
+  const char* pos() const { return p_; }
 
   void ws() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    if (p_ >= end_ || !is_blank(*p_)) return;
+    ++p_;
+    if (p_ >= end_ || !is_blank(*p_)) return;  // one blank: ", " (the common case)
+    // Indentation runs ("\n      "): 16 bytes at a time (the padding makes the over-read safe).
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
+    while (p_ < end_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
+      __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
+      const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(b)) ^ 0xffffu;  // non-blank bytes
+      if (m) {
+        p_ += __builtin_ctz(m);
+        if (p_ > end_) p_ = end_;
+        return;
+      }
+      p_ += 16;
+    }
+    p_ = end_;
   }
   bool eat(char c) {
     ws();
@@ -60,18 +78,19 @@ class Scanner {
     return p_ < end_ ? *p_ : '\0';
   }
 
-  // A string at p_ (after ws): its contents (no escapes: checked for the whole event).
+  // A string at p_ (after ws): its contents. Only plain ASCII strings: a backslash (escape), a
+  // control character or a byte >= 0x80 (UTF-8, to be validated) sends the event the slow way.
   bool string(std::string_view& out) {
     ws();
     if (p_ >= end_ || *p_ != '"') return fail_false();
     const char* s = ++p_;
-    // Closing quote or a control character, 16 bytes at a time (the padding after the event
-    // makes the over-read safe; a match beyond end_ is rejected below).
-    const __m128i q = _mm_set1_epi8('"'), sp = _mm_set1_epi8(0x20);
+    // 16 bytes at a time (the padding after the buffered bytes makes the over-read safe; a hit
+    // beyond end_ is rejected below). The signed compare < 0x20 also catches bytes >= 0x80.
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), sp = _mm_set1_epi8(0x20);
     for (;;) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
-      // Bytes here are < 0x80, so the signed compare is the unsigned one.
-      int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmplt_epi8(v, sp)));
+      int m = _mm_movemask_epi8(
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)), _mm_cmplt_epi8(v, sp)));
       if (m) {
         p_ += __builtin_ctz(static_cast<unsigned>(m));
         break;
@@ -79,40 +98,55 @@ class Scanner {
       p_ += 16;
       if (p_ >= end_) return fail_false();
     }
-    if (p_ >= end_ || *p_ != '"') return fail_false();  // a control character, or past the end
+    if (p_ >= end_ || *p_ != '"') return fail_false();
     out = std::string_view(s, static_cast<size_t>(p_ - s));
     ++p_;
     return true;
   }
 
-  // A strict JSON number at p_: its text.
-  bool number(std::string_view& out) {
+  // A strict JSON number at p_ (after ws). Digit loops need no bounds check: a number is always
+  // followed by a non-digit inside the buffer or its padding (blanks).
+  bool number(Num& n) {
     ws();
     const char* s = p_;
-    if (p_ < end_ && *p_ == '-') ++p_;
+    if (p_ < end_ && *p_ == '-') {
+      n.neg = true;
+      ++p_;
+    }
     if (p_ >= end_) return fail_false();
     if (*p_ == '0') {
       ++p_;
-    } else if (*p_ >= '1' && *p_ <= '9') {
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      n.int_digits = 1;
+    } else if (is_digit(*p_)) {
+      uint64_t v = 0;
+      const char* d = p_;
+      while (is_digit(*p_)) v = v * 10 + static_cast<uint64_t>(*p_++ - '0');
+      n.int_digits = static_cast<int>(p_ - d);
+      n.ip = v;
     } else {
       return fail_false();
     }
-    if (p_ < end_ && *p_ == '.') {
+    if (*p_ == '.') {
       ++p_;
-      if (p_ >= end_ || *p_ < '0' || *p_ > '9') return fail_false();
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      if (!is_digit(*p_)) return fail_false();
+      uint64_t v = 0;
+      const char* d = p_;
+      while (is_digit(*p_)) v = v * 10 + static_cast<uint64_t>(*p_++ - '0');
+      n.frac = true;
+      n.frac_digits = static_cast<int>(p_ - d);
+      n.fp = v;
     }
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+    if (*p_ == 'e' || *p_ == 'E') {
       ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || *p_ < '0' || *p_ > '9') return fail_false();
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      if (*p_ == '+' || *p_ == '-') ++p_;
+      if (!is_digit(*p_)) return fail_false();
+      while (is_digit(*p_)) ++p_;
+      n.exp = true;
     }
-    if (p_ < end_ &&
-        !(*p_ == ',' || *p_ == '}' || *p_ == ']' || *p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t'))
-      return fail_false();
-    out = std::string_view(s, static_cast<size_t>(p_ - s));
+    if (p_ > end_) return fail_false();
+    const char c = *p_;
+    if (p_ < end_ && !(c == ',' || c == '}' || c == ']' || is_blank(c))) return fail_false();
+    n.text = std::string_view(s, static_cast<size_t>(p_ - s));
     return true;
   }
 
@@ -129,56 +163,87 @@ class Scanner {
     return fail_false();
   }
 
-  // Any value, checked and skipped; `raw` gets its text.
-  bool skip(std::string_view* raw = nullptr, int depth = 0) {
+  // Any value, checked and skipped; `raw` gets its text. Containers are walked iteratively with
+  // a small stack: after '[' or '{' a value (or key) or the close; after a value ',' or the close.
+  bool skip(std::string_view* raw = nullptr) {
     ws();
     const char* s = p_;
-    std::string_view tmp;
-    bool r;
-    switch (peek()) {
-      case '"':
-        r = string(tmp);
-        if (r && raw) *raw = std::string_view(s, static_cast<size_t>(p_ - s));
-        return r;
-      case '{':
-        r = container('{', '}', depth);
-        break;
-      case '[':
-        r = container('[', ']', depth);
-        break;
-      case 't':
-      case 'f':
-      case 'n':
-        r = literal();
-        break;
-      default:
-        r = number(tmp);
+    if (p_ >= end_) return fail_false();
+    const char c0 = *p_;
+    if (c0 != '[' && c0 != '{') {
+      if (!scalar()) return false;
+      if (raw) *raw = std::string_view(s, static_cast<size_t>(p_ - s));
+      return true;
     }
-    if (r && raw) *raw = std::string_view(s, static_cast<size_t>(p_ - s));
-    return r;
+    char stack[64];
+    int depth = 0;
+    stack[depth++] = c0;
+    ++p_;
+    bool first = true;  // just after an open: a close is allowed
+    while (depth > 0) {
+      ws();
+      if (p_ >= end_) return fail_false();
+      const char close = stack[depth - 1] == '[' ? ']' : '}';
+      if (first && *p_ == close) {
+        ++p_;
+        --depth;
+        first = false;
+        if (!after_value(stack, depth)) return false;
+        continue;
+      }
+      first = false;
+      if (stack[depth - 1] == '{') {
+        std::string_view k;
+        if (!string(k) || !eat(':')) return fail_false();
+        ws();
+      }
+      if (p_ >= end_) return fail_false();
+      const char c = *p_;
+      if (c == '[' || c == '{') {
+        if (depth == 64) return fail_false();
+        stack[depth++] = c;
+        ++p_;
+        first = true;
+        continue;
+      }
+      if (!scalar()) return false;
+      if (!after_value(stack, depth)) return false;
+    }
+    if (raw) *raw = std::string_view(s, static_cast<size_t>(p_ - s));
+    return true;
   }
-
-  const char* pos() const { return p_; }
 
  private:
   bool fail_false() {
     ok_ = false;
     return false;
   }
-  bool container(char open, char close, int depth) {
-    if (depth > 64) return fail_false();
-    ++p_;  // open
-    if (eat(close)) return true;
-    for (;;) {
-      if (open == '{') {
-        std::string_view k;
-        if (!string(k) || !eat(':')) return fail_false();
-      }
-      if (!skip(nullptr, depth + 1)) return false;
-      if (eat(',')) continue;
-      if (eat(close)) return true;
-      return fail_false();
+  bool scalar() {
+    const char c = *p_;
+    if (c == '"') {
+      std::string_view t;
+      return string(t);
     }
+    if (c == 't' || c == 'f' || c == 'n') return literal();
+    Num n;
+    return number(n);
+  }
+  // After a value inside containers `stack[0..depth)`: ',' (another value follows) or the close
+  // of the innermost container (and of any that close right after it).
+  bool after_value(const char* stack, int& depth) {
+    while (depth > 0) {
+      ws();
+      if (p_ >= end_) return fail_false();
+      if (*p_ == ',') {
+        ++p_;
+        return true;
+      }
+      const char close = stack[depth - 1] == '[' ? ']' : '}';
+      if (*p_ != close) return fail_false();
+      ++p_;
+      --depth;
+    }
+    return true;
   }
 
   const char* p_;
@@ -189,44 +254,46 @@ class Scanner {
 // read_id's semantics: a number → its integer (absent for fractions and beyond int64), a string
 // holding one → that, null/true/false → absent. Other types are left to the simdjson path.
 bool id_value(Scanner& sc, int64_t& out) {
-  std::string_view t;
-  switch (sc.peek()) {
-    case '"':
-      if (!sc.string(t)) return false;
-      if (auto v = int_from_string(t)) out = *v;
-      return true;
-    case 't':
-    case 'f':
-    case 'n':
-      return sc.literal();
-    case '-':
-    case '0':
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7':
-    case '8':
-    case '9':
-      if (!sc.number(t)) return false;
-      if (auto v = int_from_text(t)) out = *v;
-      return true;
-    default:
-      return false;
+  const char c = sc.peek();
+  if (c == '"') {
+    std::string_view t;
+    if (!sc.string(t)) return false;
+    if (auto v = int_from_string(t)) out = *v;
+    return true;
   }
+  if (c == 't' || c == 'f' || c == 'n') return sc.literal();
+  if (c != '-' && !is_digit(c)) return false;
+  Num n;
+  if (!sc.number(n)) return false;
+  if (!n.neg && !n.frac && !n.exp && n.int_digits <= 18) {
+    out = static_cast<int64_t>(n.ip);  // plain non-negative integers, the common case
+    return true;
+  }
+  if (auto v = int_from_text(n.text)) out = *v;
+  return true;
 }
 
 // read_time: a number or a quoted number, exactly to ns; anything else is the slow path's error.
 bool time_value(Scanner& sc, int64_t& out) {
-  std::string_view t;
   if (sc.peek() == '"') {
+    std::string_view t;
     if (!sc.string(t)) return false;
-  } else if (!sc.number(t)) {
-    return false;
+    auto ns = parse_us_to_ns(t);
+    if (!ns) return false;
+    out = *ns;
+    return true;
   }
-  auto ns = parse_us_to_ns(t);
+  Num n;
+  if (!sc.number(n)) return false;
+  // "4563495439657.521": up to 15 integer digits and 3 decimals are exact in ns without the
+  // general routine (which gives the same for them).
+  if (!n.neg && !n.exp && n.int_digits <= 15 && n.frac_digits <= 3) {
+    uint64_t f = n.fp;
+    for (int k = n.frac_digits; k < 3; ++k) f *= 10;
+    out = static_cast<int64_t>(n.ip * 1000 + f);
+    return true;
+  }
+  auto ns = parse_us_to_ns(n.text);
   if (!ns) return false;
   out = *ns;
   return true;
@@ -238,11 +305,15 @@ bool dim3_value(Scanner& sc, std::array<uint32_t, 3>& out) {
   if (sc.eat(']')) return true;
   std::array<uint32_t, 3> d = out;
   for (size_t i = 0;; ++i) {
-    std::string_view t;
-    if (!sc.number(t)) return false;
-    uint64_t x = 0;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-    if (ec != std::errc() || p != t.data() + t.size()) return false;  // negative, fraction, huge
+    Num n;
+    if (!sc.number(n)) return false;
+    if (n.neg || n.frac || n.exp) return false;  // get_uint64 rejects them
+    uint64_t x = n.ip;
+    if (n.int_digits > 19) return false;
+    if (n.int_digits > 18) {  // near UINT64_MAX: exact check
+      auto [p, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), x);
+      if (ec != std::errc() || p != n.text.data() + n.text.size()) return false;
+    }
     if (i < 3) d[i] = static_cast<uint32_t>(std::min<uint64_t>(x, UINT32_MAX));
     if (sc.eat(',')) continue;
     if (sc.eat(']')) break;
@@ -269,65 +340,73 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
     bool good;
     switch (k.empty() ? '\0' : k[0]) {
       case 'E':
-        good = k == "External id" ? id_value(sc, ev.external_id) : sc.skip();
+        good = key_is(k, "External id") ? id_value(sc, ev.external_id) : sc.skip();
         break;
       case 'e':
-        good = k == "external id" ? id_value(sc, ev.external_id) : sc.skip();
+        good = key_is(k, "external id") ? id_value(sc, ev.external_id) : sc.skip();
         break;
       case 'c':
-        good = k == "correlation" ? id_value(sc, ev.correlation) : k == "cbid" ? id_value(sc, ev.cbid) : sc.skip();
+        good = key_is(k, "correlation") ? id_value(sc, ev.correlation)
+               : key_is(k, "cbid")      ? id_value(sc, ev.cbid)
+                                        : sc.skip();
         break;
       case 'd':
-        good = k == "device" ? id_value(sc, ev.device) : k == "dtype" ? opt_string(sc, ev.coll_dtype) : sc.skip();
+        good = key_is(k, "device")  ? id_value(sc, ev.device)
+               : key_is(k, "dtype") ? opt_string(sc, ev.coll_dtype)
+                                    : sc.skip();
         break;
       case 's':
-        good = k == "stream" ? id_value(sc, ev.stream) : k == "shared memory" ? id_value(sc, ev.shared_mem) : sc.skip();
+        good = key_is(k, "stream")          ? id_value(sc, ev.stream)
+               : key_is(k, "shared memory") ? id_value(sc, ev.shared_mem)
+                                            : sc.skip();
         break;
       case 'S':
-        good = k == "Sequence number" ? id_value(sc, ev.sequence) : k == "Seq" ? id_value(sc, ev.coll_seq) : sc.skip();
+        good = key_is(k, "Sequence number") ? id_value(sc, ev.sequence)
+               : key_is(k, "Seq")           ? id_value(sc, ev.coll_seq)
+                                            : sc.skip();
         break;
       case 'b':
-        good = k == "bytes" ? id_value(sc, ev.bytes) : k == "block" ? dim3_value(sc, ev.block) : sc.skip();
+        good = key_is(k, "bytes") ? id_value(sc, ev.bytes) : key_is(k, "block") ? dim3_value(sc, ev.block) : sc.skip();
         break;
       case 'r':
-        good = k == "registers per thread" ? id_value(sc, ev.registers) : sc.skip();
+        good = key_is(k, "registers per thread") ? id_value(sc, ev.registers) : sc.skip();
         break;
       case 'g':
-        if (k == "grid")
+        if (key_is(k, "grid"))
           good = sc.peek() == '[' ? dim3_value(sc, ev.grid) : sc.skip();
         else
-          good = k == "graph id" ? id_value(sc, ev.graph_id) : sc.skip();
+          good = key_is(k, "graph id") ? id_value(sc, ev.graph_id) : sc.skip();
         break;
       case 'P':
-        good = k == "Python id"                   ? id_value(sc, ev.python_id)
-               : k == "Python parent id"          ? id_value(sc, ev.python_parent)
-               : k == "Process Group Name"        ? opt_string(sc, ev.pg_name)
-               : k == "Process Group Description" ? opt_string(sc, ev.pg_desc)
-                                                  : sc.skip();
+        good = key_is(k, "Python id")                   ? id_value(sc, ev.python_id)
+               : key_is(k, "Python parent id")          ? id_value(sc, ev.python_parent)
+               : key_is(k, "Process Group Name")        ? opt_string(sc, ev.pg_name)
+               : key_is(k, "Process Group Description") ? opt_string(sc, ev.pg_desc)
+                                                        : sc.skip();
         break;
       case 'I':
-        if (k == "Input Dims" || k == "Input dims")
+        if (key_is(k, "Input Dims") || key_is(k, "Input dims"))
           good = sc.skip(&ev.input_dims);
-        else if (k == "Input type")
+        else if (key_is(k, "Input type"))
           good = sc.skip(&ev.input_types);
-        else if (k == "In msg nelems")
+        else if (key_is(k, "In msg nelems"))
           good = id_value(sc, ev.in_nelems);
         else
           good = sc.skip();
         break;
       case 'O':
-        good = k == "Out msg nelems" ? id_value(sc, ev.out_nelems) : sc.skip();
+        good = key_is(k, "Out msg nelems") ? id_value(sc, ev.out_nelems) : sc.skip();
         break;
       case 'G':
-        good = k == "Group size" ? id_value(sc, ev.group_size) : sc.skip();
+        good = key_is(k, "Group size") ? id_value(sc, ev.group_size) : sc.skip();
         break;
       case 'C':
-        good = k == "Concrete Inputs"   ? sc.skip(&ev.concrete_inputs)
-               : k == "Collective name" ? opt_string(sc, ev.coll_name)
-                                        : sc.skip();
+        good = key_is(k, "Concrete Inputs")   ? sc.skip(&ev.concrete_inputs)
+               : key_is(k, "Collective name") ? opt_string(sc, ev.coll_name)
+                                              : sc.skip();
         break;
       case 'k':
-        good = k == "kind" ? opt_string(sc, ev.kind) : sc.skip();
+        good = key_is(k, "kind") ? opt_string(sc, ev.kind) : sc.skip();
         break;
       default:
         good = sc.skip();
@@ -341,51 +420,51 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
 
 }  // namespace
 
-bool EventParser::fast_read(std::string_view json, Event& ev) const {
-  if (json.empty() || json.front() != '{') return false;
-  const bool lean_ = keep_cpu_op_ != nullptr || skip_flows_;
-  if (has_escape_or_high(json.data(), json.size())) return false;
-  Scanner sc(json.data(), json.data() + json.size());
-  sc.eat('{');
-  if (sc.eat('}')) return sc.at_end() && sc.ok();
+bool EventParser::fast_object(const char* p, const char* end, Event& ev, const char** stop, bool lean) const {
+  Scanner sc(p, end);
+  if (!sc.eat('{')) return false;
+  if (sc.eat('}')) {
+    *stop = sc.pos();
+    return true;
+  }
   for (;;) {
     std::string_view k;
     if (!sc.string(k) || !sc.eat(':')) return false;
     bool good = true;
     switch (k.size()) {
       case 2:
-        if (k == "ph") {
+        if (key_is(k, "ph")) {
           std::string_view ph;
           good = sc.peek() == '"' && sc.string(ph);
           ev.ph = ph.size() == 1 ? ph[0] : '?';
-        } else if (k == "ts") {
+        } else if (key_is(k, "ts")) {
           good = time_value(sc, ev.ts);
           ev.has_ts = good;
-        } else if (k == "id") {
+        } else if (key_is(k, "id")) {
           good = id_value(sc, ev.id);
-        } else if (k == "bp") {
+        } else if (key_is(k, "bp")) {
           good = sc.peek() == '"' && sc.string(ev.flow_bp);
         } else {
           good = sc.skip();
         }
         break;
       case 3:
-        if (k == "cat")
+        if (key_is(k, "cat"))
           good = sc.peek() == '"' && sc.string(ev.cat);
-        else if (k == "pid")
+        else if (key_is(k, "pid"))
           good = id_value(sc, ev.pid);
-        else if (k == "tid")
+        else if (key_is(k, "tid"))
           good = id_value(sc, ev.tid);
-        else if (k == "dur") {
+        else if (key_is(k, "dur")) {
           good = time_value(sc, ev.dur);
           ev.has_dur = good;
         } else
           good = sc.skip();
         break;
       case 4:
-        if (k == "name")
+        if (key_is(k, "name"))
           good = opt_string(sc, ev.name);
-        else if (k == "args")
+        else if (key_is(k, "args"))
           good = sc.peek() == '{' && read_fast_args(sc, ev);
         else
           good = sc.skip();
@@ -395,16 +474,41 @@ bool EventParser::fast_read(std::string_view json, Event& ev) const {
     }
     if (!good || !sc.ok()) return false;
     // Lean reading: once phase, category and name are known, a dropped event is not read on.
-    if (lean_ && ev.ph != 0 && !ev.cat.empty() && (ev.ph != 'X' || !ev.name.empty()) &&
+    if (lean && ev.ph != 0 && !ev.cat.empty() && (ev.ph != 'X' || !ev.name.empty()) &&
         lean_drops(ev.ph, ev.cat, ev.name)) {
       ev.lean_skip = true;
+      *stop = nullptr;
       return true;
     }
     if (sc.eat(',')) continue;
     if (sc.eat('}')) break;
     return false;
   }
-  return sc.at_end() && sc.ok();
+  *stop = sc.pos();
+  return sc.ok();
+}
+
+bool EventParser::fast_read(std::string_view json, Event& ev) const {
+  const char* end = json.data() + json.size();
+  const char* stop = nullptr;
+  if (!fast_object(json.data(), end, ev, &stop, keep_cpu_op_ != nullptr || skip_flows_)) return false;
+  if (ev.lean_skip) return true;
+  // Nothing but blanks may follow the object inside the event.
+  while (stop < end && (*stop == ' ' || *stop == '\n' || *stop == '\r' || *stop == '\t')) ++stop;
+  return stop == end;
+}
+
+size_t EventParser::parse_at(const char* p, const char* end, uint64_t offset) {
+  if (!fast_path_enabled()) return 0;
+  Event ev;
+  const char* stop = nullptr;
+  const bool lean = keep_cpu_op_ != nullptr || skip_flows_;
+  if (!fast_object(p, end, ev, &stop, lean) || !stop) return 0;
+  // Lean reading drops this event: let the splitter cut it and parse() skip it unread.
+  if (lean && lean_drops(ev.ph, ev.cat, ev.name)) return 0;
+  ++parsed_;
+  emit(ev, offset);
+  return static_cast<size_t>(stop - p);
 }
 
 }  // namespace goblin::kineto

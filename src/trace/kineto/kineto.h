@@ -29,6 +29,7 @@ Status read_blocks(ByteSource& src, Timeline& tl, const ReadOptions& opt);
 // The event parser's fast path (fast_event.cpp) on or off for the whole process (on by default):
 // tests read every fixture both ways and compare, benchmarks measure what it saves.
 void set_fast_path_enabled(bool on);
+bool fast_path_enabled();
 
 // A ByteSource over bytes in memory (tests, fuzzer). `max_read` caps each read() to exercise
 // chunk boundaries.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -139,6 +140,9 @@ class Sink : public TraceSplitter::Handler {
  public:
   Sink(EventParser& parser, Timeline& tl, const std::string& path) : parser_(parser), tl_(tl), path_(path) {}
   void on_event(std::string_view json, uint64_t offset) override { parser_.parse(json, offset); }
+  size_t on_event_at(const char* p, const char* end, uint64_t offset) override {
+    return parser_.parse_at(p, end, offset);
+  }
   void on_top_level(std::string_view key, std::string_view value, uint64_t offset) override {
     apply_top_level(key, value, offset, path_, tl_);
   }
@@ -176,6 +180,9 @@ class DeferSink : public TraceSplitter::Handler {
  public:
   explicit DeferSink(EventParser& parser) : parser_(parser) {}
   void on_event(std::string_view json, uint64_t offset) override { parser_.parse(json, offset); }
+  size_t on_event_at(const char* p, const char* end, uint64_t offset) override {
+    return parser_.parse_at(p, end, offset);
+  }
   void on_top_level(std::string_view key, std::string_view value, uint64_t offset) override {
     deferred.push_back(Deferred{false, std::string(key), std::string(value), offset});
   }
@@ -281,7 +288,8 @@ void reserve_col(std::vector<T>& v, size_t n) {
   v.reserve(n);
   const size_t bytes = v.capacity() * sizeof(T);
   constexpr uintptr_t kHuge = 2u << 20;
-  if (bytes < 4 * kHuge) return;
+  static const bool thp = !std::getenv("GOBLIN_KINETO_NO_THP");
+  if (!thp || bytes < 4 * kHuge) return;
   uintptr_t a = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
   uintptr_t e = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
   if (e > a) madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
@@ -443,13 +451,41 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
 
 }  // namespace kineto
 
-Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& opt) {
+namespace {
+// Benchmark knobs (bench/README.md): GOBLIN_KINETO_MODE=blocks|halves|single,
+// GOBLIN_KINETO_THREADS=N, GOBLIN_KINETO_BLOCK_MB=N, GOBLIN_KINETO_FAST=0 (simdjson only).
+struct EnvKnobs {
+  std::string mode;
+  int threads = 0;
+  size_t block_mb = 0;
+  EnvKnobs() {
+    if (const char* m = std::getenv("GOBLIN_KINETO_MODE")) mode = m;
+    if (const char* t = std::getenv("GOBLIN_KINETO_THREADS")) threads = std::atoi(t);
+    if (const char* b = std::getenv("GOBLIN_KINETO_BLOCK_MB")) block_mb = static_cast<size_t>(std::atoi(b));
+    if (const char* f = std::getenv("GOBLIN_KINETO_FAST")) kineto::set_fast_path_enabled(std::atoi(f) != 0);
+  }
+};
+const EnvKnobs& env_knobs() {
+  static const EnvKnobs k;
+  return k;
+}
+}  // namespace
+
+Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& given) {
+  const EnvKnobs& env = env_knobs();
+  ReadOptions opt = given;
+  if (env.threads > 0) opt.threads = env.threads;
+  if (env.block_mb > 0) opt.block_bytes = env.block_mb << 20;
   auto src = open_source(path, opt.io);
   if (!src) return src.error();
   const uint64_t size = (*src)->file_size();
   const bool large = (*src)->compressed() ? size >= opt.parallel_min_bytes / 16 : size >= opt.parallel_min_bytes;
-  if (opt.threads > 1 && large && size >= 2) return kineto::read_blocks(**src, tl, opt);
-  return kineto::read_source(**src, tl, opt);
+  if (env.mode == "single" || !large || opt.threads < 2 || size < 2) return kineto::read_source(**src, tl, opt);
+  if (env.mode == "halves" && !(*src)->compressed()) {
+    if (auto s = kineto::read_plain_two_threads(path, size, tl, opt)) return *s;
+    return kineto::read_source(**src, tl, opt);
+  }
+  return kineto::read_blocks(**src, tl, opt);
 }
 
 }  // namespace goblin

@@ -224,6 +224,19 @@ void check_blocks(const std::string& text, const std::string& name) {
       auto m2 = kineto::memory_source(name, text, 4099);
       expect_same_status(s1, kineto::read_blocks(*m2, t2, b));
       expect_same(t1, t2);
+      // The same from a file: the blocks are views of the mapped file.
+      auto dir = tt_dir("blocks");
+      const std::string path = (dir / name).string();
+      ASSERT_TRUE(write_file(path, text).ok());
+      ReadOptions seq = one;
+      seq.parallel_min_bytes = UINT64_MAX;
+      Timeline t4;
+      Status s4 = read_kineto(path, t4, seq);
+      b.parallel_min_bytes = 0;
+      Timeline t3;
+      Status s3 = read_kineto(path, t3, b);
+      expect_same_status(s4, s3);
+      expect_same(t4, t3);
     }
   }
 }

@@ -26,6 +26,8 @@ bool ends_scalar(char c) { return c == ',' || c == '}' || c == ']' || is_ws(c); 
 TraceSplitter::TraceSplitter(Handler& handler, std::string path) : handler_(handler), path_(std::move(path)) {}
 
 void TraceSplitter::resume_between_events(uint64_t base, bool bare_array) {
+  attached_ = false;
+  data_ = buf_.get();
   base_ = base;
   len_ = pos_ = unit_start_ = 0;
   bare_array_ = bare_array;
@@ -45,6 +47,13 @@ Status TraceSplitter::fail(std::string message, uint64_t offset) {
 
 // Drops bytes nobody needs any more: everything before the unit being scanned (or before the
 // scan position when no unit is open).
+void TraceSplitter::attach(const char* data, size_t n) {
+  data_ = data;
+  attached_ = true;
+  len_ = n;
+  pos_ = unit_start_ = 0;
+}
+
 void TraceSplitter::compact() {
   const bool open_unit = state_ == State::KeyString || state_ == State::Value || state_ == State::Event;
   size_t keep_from = open_unit ? unit_start_ : pos_;
@@ -57,6 +66,23 @@ void TraceSplitter::compact() {
 }
 
 char* TraceSplitter::prepare(size_t n) {
+  if (attached_) {
+    // Take over what is still needed of the caller's bytes into our own buffer.
+    const bool open_unit = state_ == State::KeyString || state_ == State::Value || state_ == State::Event;
+    const size_t keep_from = open_unit ? unit_start_ : pos_;
+    const size_t keep = len_ - keep_from;
+    if (cap_ < keep + n + kSplitterPadding) {
+      cap_ = keep + n + kSplitterPadding;
+      buf_.reset(new char[cap_]);
+    }
+    std::memcpy(buf_.get(), data_ + keep_from, keep);
+    attached_ = false;
+    data_ = buf_.get();
+    len_ = keep;
+    pos_ -= keep_from;
+    unit_start_ = open_unit ? unit_start_ - keep_from : 0;
+    base_ += keep_from;
+  }
   compact();
   if (cap_ < len_ + n + kSplitterPadding) {
     // Grow geometrically so a large event spread over many tiny chunks stays linear.
@@ -66,6 +92,7 @@ char* TraceSplitter::prepare(size_t n) {
     buf_ = std::move(bigger);
     cap_ = want;
   }
+  data_ = buf_.get();
   return buf_.get() + len_;
 }
 
@@ -85,7 +112,7 @@ void TraceSplitter::stage(size_t n) {
 void TraceSplitter::truncate(size_t n) {
   if (n >= len_) return;
   len_ = n;
-  std::memset(buf_.get() + len_, ' ', kSplitterPadding);
+  if (!attached_) std::memset(buf_.get() + len_, ' ', kSplitterPadding);
 }
 
 Status TraceSplitter::scan() {
@@ -100,7 +127,7 @@ Status TraceSplitter::feed(const char* data, size_t n) {
 }
 
 bool TraceSplitter::skip_ws() {
-  while (pos_ < len_ && is_ws(buf_[pos_])) ++pos_;
+  while (pos_ < len_ && is_ws(data_[pos_])) ++pos_;
   return pos_ < len_;
 }
 
@@ -135,7 +162,7 @@ inline uint64_t prefix_xor(uint64_t x) {
 }  // namespace
 
 bool TraceSplitter::scan_container_scalar(size_t end) {
-  const char* b = buf_.get();
+  const char* b = data_;
   for (size_t i = pos_; i < end; ++i) {
     char c = b[i];
     if (in_string_) {
@@ -166,7 +193,7 @@ bool TraceSplitter::scan_container_scalar(size_t end) {
 // inside strings are masked off with prefix_xor; depth changes are popcounts unless a closing
 // bracket appears. Blocks holding a backslash take the exact scalar path.
 bool TraceSplitter::scan_container() {
-  const char* b = buf_.get();
+  const char* b = data_;
   const size_t n = len_;
   while (pos_ < n) {
     const size_t i = pos_;
@@ -209,7 +236,7 @@ bool TraceSplitter::scan_container() {
 
 bool TraceSplitter::scan_value() {
   if (kind_ == ValueKind::Container) return scan_container();
-  const char* b = buf_.get();
+  const char* b = data_;
   const size_t n = len_;
   size_t i = pos_;
   if (kind_ == ValueKind::Scalar) {
@@ -267,13 +294,13 @@ Status TraceSplitter::run() {
         if (base_ == 0 && pos_ == 0) {
           // A UTF-8 byte-order mark may arrive split over reads: wait for all three bytes.
           size_t m = std::min<size_t>(len_, 3);
-          if (std::memcmp(buf_.get(), "\xEF\xBB\xBF", m) == 0) {
+          if (std::memcmp(data_, "\xEF\xBB\xBF", m) == 0) {
             if (len_ < 3) return Status::Ok();
             pos_ = 3;
           }
         }
         if (!skip_ws()) return Status::Ok();
-        char c = buf_[pos_];
+        char c = data_[pos_];
         if (c == '{') {
           state_ = State::Key;
         } else if (c == '[') {
@@ -289,7 +316,7 @@ Status TraceSplitter::run() {
       }
       case State::Key: {
         if (!skip_ws()) return Status::Ok();
-        char c = buf_[pos_];
+        char c = data_[pos_];
         if (c == ',') {
           ++pos_;
         } else if (c == '}') {
@@ -310,20 +337,20 @@ Status TraceSplitter::run() {
       }
       case State::KeyString: {
         if (!scan_value()) return Status::Ok();
-        key_.assign(buf_.get() + unit_start_ + 1, pos_ - unit_start_ - 2);
+        key_.assign(data_ + unit_start_ + 1, pos_ - unit_start_ - 2);
         state_ = State::Colon;
         break;
       }
       case State::Colon: {
         if (!skip_ws()) return Status::Ok();
-        if (buf_[pos_] != ':') return fail("expected ':' after top-level key \"" + key_ + "\"", abs(pos_));
+        if (data_[pos_] != ':') return fail("expected ':' after top-level key \"" + key_ + "\"", abs(pos_));
         ++pos_;
         state_ = State::ValueStart;
         break;
       }
       case State::ValueStart: {
         if (!skip_ws()) return Status::Ok();
-        char c = buf_[pos_];
+        char c = data_[pos_];
         if (key_ == "traceEvents" && c == '[') {
           saw_events_ = true;
           ++pos_;
@@ -350,13 +377,13 @@ Status TraceSplitter::run() {
       }
       case State::Value: {
         if (!scan_value()) return Status::Ok();
-        handler_.on_top_level(key_, std::string_view(buf_.get() + unit_start_, pos_ - unit_start_), abs(unit_start_));
+        handler_.on_top_level(key_, std::string_view(data_ + unit_start_, pos_ - unit_start_), abs(unit_start_));
         state_ = State::Key;
         break;
       }
       case State::EventsSep: {
         if (!skip_ws()) return Status::Ok();
-        char c = buf_[pos_];
+        char c = data_[pos_];
         if (c == ',') {
           ++pos_;
         } else if (c == ']') {
@@ -367,6 +394,15 @@ Status TraceSplitter::run() {
           return fail("expected an event object, ',' or ']' inside traceEvents, found '" + std::string(1, c) + "'",
                       abs(pos_));
         } else {
+          if (c == '{') {
+            // The parser's one-pass path finds the event's end itself.
+            const size_t n = handler_.on_event_at(data_ + pos_, data_ + len_, abs(pos_));
+            if (n > 0) {
+              ++events_;
+              pos_ += n;
+              break;
+            }
+          }
           // Normally '{'; any other element is scanned the same way and rejected by the parser.
           unit_start_ = pos_;
           depth_ = 0;
@@ -388,7 +424,7 @@ Status TraceSplitter::run() {
       case State::Event: {
         if (!scan_value()) return Status::Ok();
         ++events_;
-        handler_.on_event(std::string_view(buf_.get() + unit_start_, pos_ - unit_start_), abs(unit_start_));
+        handler_.on_event(std::string_view(data_ + unit_start_, pos_ - unit_start_), abs(unit_start_));
         state_ = State::EventsSep;
         break;
       }

@@ -27,6 +27,10 @@ class TraceSplitter {
     // One complete element of traceEvents (normally an object). `json` is followed by at
     // least kSplitterPadding readable bytes; it is valid only during the call.
     virtual void on_event(std::string_view json, uint64_t offset) = 0;
+    // An event starting at `p` ('{'), with the buffered bytes up to `end` (kSplitterPadding
+    // readable bytes after it): a handler that can parse and take the event in one pass returns
+    // its length; 0 (nothing taken) lets the splitter cut it and call on_event.
+    virtual size_t on_event_at(const char* p, const char* end, uint64_t offset) { return 0; }
     // A top-level key other than traceEvents, with its value's raw JSON text.
     virtual void on_top_level(std::string_view key, std::string_view value, uint64_t offset) = 0;
     // A non-fatal structural oddity (e.g. trailing bytes after the document).
@@ -63,7 +67,12 @@ class TraceSplitter {
   void stage(size_t n);
   void truncate(size_t n);
   Status scan();
-  std::string_view buffered() const { return {buf_.get(), len_}; }
+  std::string_view buffered() const { return {data_, len_}; }
+  // Splits `n` bytes the caller keeps in memory (a mapped file) instead of the splitter's own
+  // buffer: no copy. At least kSplitterPadding readable bytes must follow them. The splitter must
+  // have just been reset (resume_between_events or new); a later prepare() copies what it still
+  // needs into its own buffer.
+  void attach(const char* data, size_t n);
 
  private:
   enum class State { Start, Key, KeyString, Colon, ValueStart, Value, EventsSep, Event, Done, Failed };
@@ -84,6 +93,8 @@ class TraceSplitter {
   Handler& handler_;
   std::string path_;
   std::unique_ptr<char[]> buf_;  // uninitialised on purpose: zero-filling costs a pass
+  const char* data_ = nullptr;   // the bytes scanned: buf_.get(), or the attached caller's bytes
+  bool attached_ = false;
   size_t cap_ = 0;
   size_t len_ = 0;         // valid bytes in buf_
   size_t pos_ = 0;         // scan position
