@@ -69,7 +69,9 @@ Json minimal_run_metrics(const Json& run) {
   m["tokens_per_sec"] = run["profiled"].contains("tokens_per_sec") ? run["profiled"]["tokens_per_sec"] : Json(nullptr);
   m["mfu_pct"] = nullptr;
   const Json& t = run["telemetry"];
-  m["hbm_peak_gb"] = t.contains("mem_used_gb_max") ? t["mem_used_gb_max"] : Json(nullptr);
+  // telemetry summaries are GiB; RunMetrics' GB are 1e9 bytes
+  m["hbm_peak_gb"] =
+      t.contains("mem_used_gb_max") ? Json(round_to(t["mem_used_gb_max"].get<double>() * 1.073741824, 3)) : Json();
   m["hbm_avg_gb"] = nullptr;
   m["gpu_util_pct"] = t.value("gpu_util_pct_mean", 0.0);
   m["top_kernels"] = Json::array();
@@ -250,6 +252,8 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   } else {
     run["versions"] = Json{{"driver", gpu.driver}, {"gpu", gpu.name}};
   }
+  // What the workload did not report comes from goblin's own environment fingerprint.
+  run["versions"] = fill_versions(run["versions"], run.value("environment_fingerprint", ""));
   auto save = [&] { (void)write_file(req.run_dir + "/run.json", run.dump(1)); };
   if (hookj.is_object() && hookj.value("state", "") == "profiler_missing") {
     out.error = make_error(ErrorKind::Environment,
@@ -322,7 +326,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   // analysis cannot take the run down with it).
   Json metrics = nullptr;
   std::string note;
-  for (const std::string& target : {req.run_dir + "/trace.json.gz"}) {
+  // The run directory, not the trace alone: goblin metrics then reads the telemetry too (HBM
+  // peak, capacity and headroom), and only the files run.json lists.
+  for (const std::string& target : {req.run_dir}) {
     ProcSpec s;
     s.argv = {self_exe(), "metrics", target, "--json"};
     s.stdout_path = req.run_dir + "/metrics.out";
@@ -351,7 +357,10 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   metrics["runner_kind"] = "live";
   metrics["step_time_s"] = prof["step_time_s"];
   if (prof.contains("tokens_per_sec")) metrics["tokens_per_sec"] = prof["tokens_per_sec"];
-  if (ts.observed) metrics["hbm_peak_gb"] = round_to(ts.mem_used_gb_max, 3);
+  // HBM: the analysis read telemetry.csv (GB = 1e9 bytes); the runner's own summary (GiB) only
+  // when the analysis had none.
+  if (ts.observed && ts.mem_used_gb_max > 0 && metrics.value("hbm_peak_gb", Json()).is_null())
+    metrics["hbm_peak_gb"] = round_to(ts.mem_used_gb_max * 1.073741824, 3);
   if (run.contains("versions")) metrics["versions"] = run["versions"];
   metrics["gpu_name"] = gpu.name;
   (void)write_file(req.run_dir + "/metrics.json", metrics.dump(1));
@@ -510,6 +519,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
                            {"driver", gpu.driver},
                            {"gpu", e.value("gpu", gpu.name)}};
   }
+  res["versions"] = fill_versions(res.value("versions", Json()), fp);
   if (req.b) {
     Comparison c = compare_step_times(step_times[0], step_times[1]);
     Json cj = comparison_to_json(c);
