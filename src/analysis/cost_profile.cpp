@@ -2,11 +2,25 @@
 #include "analysis/cost_profile.h"
 
 #include <algorithm>
+#include <regex>
+#include <unordered_map>
 
 #include "analysis/breakdown.h"
 #include "hw/flop_count.h"
 
 namespace goblin {
+
+namespace {
+// A recorded input-dims string ("[[8, 16, 1024, 1024], []]") with a 4-D tensor whose last two
+// dims are equal and at least 64: an attention score matrix [B, H, L, L].
+bool has_score_matrix(std::string_view dims) {
+  static const std::regex r(R"(\[\s*\d+\s*,\s*\d+\s*,\s*(\d+)\s*,\s*(\d+)\s*\])");
+  std::string d(dims);
+  for (auto it = std::sregex_iterator(d.begin(), d.end(), r); it != std::sregex_iterator(); ++it)
+    if ((*it)[1] == (*it)[2] && std::stol((*it)[1]) >= 64) return true;
+  return false;
+}
+}  // namespace
 
 std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const PreparedTrace& p,
                                                 const std::vector<const WindowBreakdown*>& use) {
@@ -24,6 +38,16 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
   }
   std::sort(windows.begin(), windows.end());
   const KernelTable& k = tl.kernels;
+  std::unordered_map<StrId, bool> score_dims;  // input_dims string → holds a score matrix
+  auto on_scores = [&](size_t i) {
+    if (p.has_fused_attention || k.external_id[i] == kNone) return false;
+    auto op = tl.cpu_op_by_external_id(k.external_id[i]);
+    if (!op) return false;
+    StrId d = tl.cpu_ops.input_dims[*op];
+    auto it = score_dims.find(d);
+    if (it == score_dims.end()) it = score_dims.emplace(d, has_score_matrix(tl.str(d))).first;
+    return it->second;
+  };
   for (size_t i = 0; i < k.size(); ++i) {
     const int64_t s = k.start_ns[i];
     auto it = std::upper_bound(windows.begin(), windows.end(), std::pair<int64_t, int64_t>{s, INT64_MAX});
@@ -49,6 +73,8 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
     } else if (f & 4) {
       c.optimizer_s += d;
       c.optimizer_kernels += 1;
+    } else if (cat != "gemm" && cat != "communication" && cat != "memcpy" && on_scores(i)) {
+      c.attn_score_s += d;
     } else if (cat == "gemm") {
       bool simt = false;
       for (const Interval& iv : clip(p.simt, {s, s + 1})) simt |= iv.length() > 0;
@@ -81,10 +107,10 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
   for (const auto& [dt, fl] : by_dtype)
     if (fl > best) best = fl, c.dtype = dt;
   const double n = static_cast<double>(c.steps);
-  for (double* v : {&c.step_s, &c.attn_fused_s, &c.attn_bmm_s, &c.attn_softmax_s, &c.optimizer_s, &c.gemm_simt_s,
-                    &c.gemm_tensor_s, &c.fp32_membound_s, &c.membound_s, &c.other_gpu_s, &c.optimizer_kernels,
-                    &c.kernels, &c.data_wait_s, &c.host_gap_s, &c.unattributed_s, &c.loader_cpu_s, &c.gemm_flops,
-                    &c.attn_bmm_flops, &c.attn_fused_flops})
+  for (double* v : {&c.step_s,         &c.attn_fused_s,      &c.attn_bmm_s,    &c.attn_softmax_s,  &c.attn_score_s,
+                    &c.optimizer_s,    &c.gemm_simt_s,       &c.gemm_tensor_s, &c.fp32_membound_s, &c.membound_s,
+                    &c.other_gpu_s,    &c.optimizer_kernels, &c.kernels,       &c.data_wait_s,     &c.host_gap_s,
+                    &c.unattributed_s, &c.loader_cpu_s,      &c.gemm_flops,    &c.attn_bmm_flops,  &c.attn_fused_flops})
     *v /= n;
   return c;
 }
@@ -98,6 +124,7 @@ constexpr Field kFields[] = {{"step_s", &CostProfile::step_s},
                              {"attn_fused_s", &CostProfile::attn_fused_s},
                              {"attn_bmm_s", &CostProfile::attn_bmm_s},
                              {"attn_softmax_s", &CostProfile::attn_softmax_s},
+                             {"attn_score_s", &CostProfile::attn_score_s},
                              {"optimizer_s", &CostProfile::optimizer_s},
                              {"gemm_simt_s", &CostProfile::gemm_simt_s},
                              {"gemm_tensor_s", &CostProfile::gemm_tensor_s},

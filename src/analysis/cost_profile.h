@@ -23,9 +23,13 @@ struct CostProfile {
   double attn_fused_s = 0;    // fused attention kernels (taxonomy category attention)
   double attn_bmm_s = 0;      // eager attention's GEMMs: launched by aten::bmm/baddbmm, no fused attention ran
   double attn_softmax_s = 0;  // eager attention's softmax (taxonomy eager_attention_softmax)
-  double optimizer_s = 0;     // launched by the optimizer (taxonomy optimizer, _foreach_*, _fused_adam*)
-  double gemm_simt_s = 0;     // other GEMMs on the fp32 SIMT path (taxonomy simt_fp32_gemm)
-  double gemm_tensor_s = 0;   // other GEMMs (tensor cores)
+  // Eager attention's other kernels on the L x L score matrix (scale, mask, dropout and their
+  // backward): memory-bound kernels whose launching op has a 4-D input [B, H, L, L] (recorded
+  // shapes), when no fused attention ran. A fused kernel never materialises that matrix.
+  double attn_score_s = 0;
+  double optimizer_s = 0;      // launched by the optimizer (taxonomy optimizer, _foreach_*, _fused_adam*)
+  double gemm_simt_s = 0;      // other GEMMs on the fp32 SIMT path (taxonomy simt_fp32_gemm)
+  double gemm_tensor_s = 0;    // other GEMMs (tensor cores)
   double fp32_membound_s = 0;  // fp32 elementwise/reduction (taxonomy fp32_memory_bound)
   double membound_s = 0;       // other elementwise, reduction, norm, softmax, Triton: fusible work
   double other_gpu_s = 0;      // the rest: communication, memcpy/memset, convolution, other
@@ -38,8 +42,8 @@ struct CostProfile {
   double gemm_flops = 0, attn_bmm_flops = 0, attn_fused_flops = 0;
   std::string dtype;
   double gpu_s() const {
-    return attn_fused_s + attn_bmm_s + attn_softmax_s + optimizer_s + gemm_simt_s + gemm_tensor_s + fp32_membound_s +
-           membound_s + other_gpu_s;
+    return attn_fused_s + attn_bmm_s + attn_softmax_s + attn_score_s + optimizer_s + gemm_simt_s + gemm_tensor_s +
+           fp32_membound_s + membound_s + other_gpu_s;
   }
 };
 

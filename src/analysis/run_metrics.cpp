@@ -255,8 +255,9 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
       m.hbm_total_gb = total / 1e9;
       m.memory_headroom_gb = (total - best->second.first) / 1e9;
     } else {
-      m.warnings.push_back("memory_headroom_gb unobserved: no memory capacity (memory.total) for the device with the "
-                           "HBM peak");
+      m.warnings.push_back(
+          "memory_headroom_gb unobserved: no memory capacity (memory.total) for the device with the "
+          "HBM peak");
     }
   } else {
     m.warnings.push_back(

@@ -96,7 +96,7 @@ struct RunMetrics {
   // both. The waste budget's memory_headroom bucket stays 0 s (capacity is not time) and counts as
   // observed once this is measured; rules read it as hbm_peak_frac / memory_headroom_gb.
   std::optional<double> hbm_total_gb, memory_headroom_gb;
-  double gpu_util_pct = 0;                        // busy union / wall over the step window
+  double gpu_util_pct = 0;  // busy union / wall over the step window
   // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy
   // samples (util > 0) of the device with the HBM peak (else the one with most samples), the whole
   // telemetry capture; unobserved (nullopt) without samples. Not clipped to the trace window.

@@ -190,8 +190,7 @@ TEST(Taxonomy, InductorKindFirst) {
   };
   const std::string fx = GOBLIN_FIXTURES, src = GOBLIN_SOURCE_DIR;
   const std::vector<std::string> traces = {
-      fx + "/kineto/triton_example.json.gz",
-      src + "/examples/h100_cudagraphs/graph_off_compile_default.json.gz",
+      fx + "/kineto/triton_example.json.gz", src + "/examples/h100_cudagraphs/graph_off_compile_default.json.gz",
       src + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz",
       src + "/examples/h100_tracer/tuned_compile_graphs_cupti.json.gz",
       src + "/docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"};
@@ -207,12 +206,12 @@ TEST(Taxonomy, InductorKindFirst) {
   }
   EXPECT_GE(names.size(), 23u);  // 1 + 22 distinct names in the recorded traces
   // Names whose fused op list says GEMM, attention, norm or softmax: the kind still wins.
-  for (const char* n : {"triton_poi_fused__unsafe_view_add_bmm_cat_cos_mul_sin_view_3",
-                        "triton_poi_fused_addmm_gelu_12", "triton_red_fused__softmax_attn_mask_7",
-                        "triton_per_fused_native_layer_norm_0", "triton_per_fused__to_copy_add_embedding_mean_0",
-                        "triton_for_fused_0", "triton_spl_fused_cumsum_1", "triton_tem_fused_mm_0",
-                        "triton_tem_fused_addmm_relu_3", "triton_tem_fused_convolution_2",
-                        "triton_tem_fused_flex_attention_0"})
+  for (const char* n :
+       {"triton_poi_fused__unsafe_view_add_bmm_cat_cos_mul_sin_view_3", "triton_poi_fused_addmm_gelu_12",
+        "triton_red_fused__softmax_attn_mask_7", "triton_per_fused_native_layer_norm_0",
+        "triton_per_fused__to_copy_add_embedding_mean_0", "triton_for_fused_0", "triton_spl_fused_cumsum_1",
+        "triton_tem_fused_mm_0", "triton_tem_fused_addmm_relu_3", "triton_tem_fused_convolution_2",
+        "triton_tem_fused_flex_attention_0"})
     names.insert(n);
   int checked = 0;
   for (const auto& n : names) {

@@ -68,8 +68,8 @@ struct AuditOutcome {
   // Rounds: one summary per round (round, config, rules, predicted, measured, accepted, ...).
   Json rounds = Json::array();
   int current_round = 0;
-  std::optional<RunMetrics> after_profile;  // round 1's AFTER profile
-  std::vector<std::string> notes;           // history and round notes, carried into the report
+  std::optional<RunMetrics> after_profile;           // round 1's AFTER profile
+  std::vector<std::string> notes;                    // history and round notes, carried into the report
   std::string final_config_text, final_config_name;  // the last accepted round's patched file
 };
 

@@ -37,8 +37,7 @@ struct RoundResult {
 // Round r on the config at `path` (parsed: cfg) whose profile is `prof`. Round 1 fills the
 // outcome's top-level fields (symptoms, rule ids, patch, before/after, report).
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist,
-                      AuditOutcome& o);
+                      Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
                                        const std::string& text);

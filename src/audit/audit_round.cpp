@@ -197,8 +197,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   // A runner that measured one recording for both sides (a replay without a run for this round's
   // config) measured nothing about this round.
-  const bool same_recording = !first && pair->before_ran && pair->after_ran &&
-                              config_differences(*pair->before_ran, *pair->after_ran).empty();
+  const bool same_recording =
+      !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
@@ -221,7 +221,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   if (pair->before_ran && first) {
     std::string f;
     for (const auto& x : config_differences(cfg, *pair->before_ran)) f += (f.empty() ? "" : ", ") + x;
-    if (!f.empty()) co.notes.push_back("the measured BEFORE run is not exactly the given config (differs on " + f + ")");
+    if (!f.empty())
+      co.notes.push_back("the measured BEFORE run is not exactly the given config (differs on " + f + ")");
   }
   auto rep = compare_runs(bi, ai, pj, co);
   if (!rep) return fail(rep.error());
@@ -265,8 +266,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   rr.speedup = actual.value_or(1.0);
   rr.ci_low = num_or(d, "ci_low");
   rr.ci_high = num_or(d, "ci_high");
-  const bool significant = d.is_object() && d.contains("significant") && d["significant"].is_boolean() &&
-                           d["significant"].get<bool>();
+  const bool significant =
+      d.is_object() && d.contains("significant") && d["significant"].is_boolean() && d["significant"].get<bool>();
   rr.summary["measured"] = {{"speedup", report.value("speedup_actual", Json())},
                             {"ci_low", d.value("ci_low", Json())},
                             {"ci_high", d.value("ci_high", Json())},
@@ -289,9 +290,9 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.final_config_text = patch->patched_text;
     o.final_config_name = "patched_final" + fs::path(path).extension().string();
   } else if (!significant || rr.speedup <= 1.0) {
-    rr.stop_reason = "round " + std::to_string(r) + " reverted: " +
-                     (significant ? "it made the workload slower" : "its speedup is not significant") + " (" +
-                     report.value("summary_line", "") + ")";
+    rr.stop_reason = "round " + std::to_string(r) +
+                     " reverted: " + (significant ? "it made the workload slower" : "its speedup is not significant") +
+                     " (" + report.value("summary_line", "") + ")";
   } else {
     rr.accepted = true;
     o.final_config_text = patch->patched_text;

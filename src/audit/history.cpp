@@ -82,7 +82,8 @@ Result<sqlite3*> open_checked(const std::string& path, int* version) {
   if (*app == 0 && *ver == 0) {
     auto n = pragma_int(db, "SELECT count(*) FROM sqlite_master", path);
     if (!n) return fail(n.error());
-    if (*n > 0) return fail(make_error(ErrorKind::Malformed, "audit history: an SQLite file with foreign tables", path));
+    if (*n > 0)
+      return fail(make_error(ErrorKind::Malformed, "audit history: an SQLite file with foreign tables", path));
   }
   *version = *ver;
   return db;
@@ -142,8 +143,8 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
     for (int n = 2; fs::exists(aside, ec); ++n) aside = path + ".corrupt-" + stamp + "-" + std::to_string(n);
     fs::rename(path, aside, ec);
     if (ec)
-      return make_error(ErrorKind::Io,
-                        db.error().message + "; and it cannot be moved aside (" + ec.message() + ")", path);
+      return make_error(ErrorKind::Io, db.error().message + "; and it cannot be moved aside (" + ec.message() + ")",
+                        path);
     for (const char* sfx : {"-journal", "-wal", "-shm"}) fs::rename(path + sfx, aside + sfx, ec);
     h.recovered_ = db.error().message + " (" + path + "); kept it as " + aside + " and started a fresh history";
     db = open_checked(path, &version);
@@ -301,8 +302,7 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
   for (const auto& r : *recs) {
     if (!r.measured || !r.predicted_low || !r.predicted_high || *r.predicted_low <= 0) continue;
     if (!gpu.empty() && !r.gpu.empty() && r.gpu != gpu) continue;
-    if (std::none_of(r.rules.begin(), r.rules.end(), [&](const std::string& x) { return want.count(x) > 0; }))
-      continue;
+    if (std::none_of(r.rules.begin(), r.rules.end(), [&](const std::string& x) { return want.count(x) > 0; })) continue;
     double mid = std::sqrt(*r.predicted_low * *r.predicted_high);
     ratio.push_back(*r.measured / mid);
     above += *r.measured > *r.predicted_high;
@@ -310,8 +310,8 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
   }
   c.matching_audits = static_cast<int>(ratio.size());
   if (c.matching_audits < min_audits) {
-    c.reason = std::to_string(c.matching_audits) + " past audit(s) with these rules" + (gpu.empty() ? "" : " on " + gpu) +
-               " (calibration needs " + std::to_string(min_audits) + ")";
+    c.reason = std::to_string(c.matching_audits) + " past audit(s) with these rules" +
+               (gpu.empty() ? "" : " on " + gpu) + " (calibration needs " + std::to_string(min_audits) + ")";
     return c;
   }
   std::sort(ratio.begin(), ratio.end());
@@ -341,8 +341,7 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
     c.low = lo, c.high = hi;
   }
   c.changed = c.action != "none";
-  c.reason = c.changed ? why
-                       : std::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
+  c.reason = c.changed ? why : std::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
   return c;
 }
 

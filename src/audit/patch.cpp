@@ -81,7 +81,8 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
       if (!cur.is_number() || !v.contains("scale")) continue;  // nothing to scale: no edit
       double x = cur.get<double>() * v["scale"].get<double>();
       const auto* spec = config::find_field(f);
-      transform[f] = spec && spec->type == config::FieldType::Int ? Json(static_cast<int64_t>(std::llround(x))) : Json(x);
+      transform[f] =
+          spec && spec->type == config::FieldType::Int ? Json(static_cast<int64_t>(std::llround(x))) : Json(x);
     }
     for (const auto& [f, v] : transform) {
       auto it = edits.find(f);
@@ -238,10 +239,9 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   bool predictable = T > 0 && !by_bucket.empty() && R_high > 0;
   // The bucket-fraction range (docs/audit.md § patch, step 4): kept for comparison and for rules
   // no speedup model prices.
-  res["fraction_model"] = {
-      {"low", predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json()},
-      {"high", predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json()},
-      {"basis", "per bucket B: B x (1 - prod(1 - f)) over the rules' expected_recovery_fraction"}};
+  res["fraction_model"] = {{"low", predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json()},
+                           {"high", predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json()},
+                           {"basis", "per bucket B: B x (1 - prod(1 - f)) over the rules' expected_recovery_fraction"}};
   res["expected_speedup_low"] = res["fraction_model"]["low"];
   res["expected_speedup_high"] = res["fraction_model"]["high"];
   res["prediction_method"] = predictable ? "bucket_fraction" : "none";
@@ -250,8 +250,14 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
   // recovery on top (their bucket's seconds, low/high fractions).
   if (opt.metrics && !applied.empty()) {
     SpeedupPrediction sp = predict_speedup(*opt.metrics, cfg, nc);
-    static const std::set<std::string> kPriced = {"precision", "tf32", "attention_impl", "optimizer", "torch_compile",
-                                                  "dataloader_workers", "dataloader_pin_memory", "batch_size"};
+    static const std::set<std::string> kPriced = {"precision",
+                                                  "tf32",
+                                                  "attention_impl",
+                                                  "optimizer",
+                                                  "torch_compile",
+                                                  "dataloader_workers",
+                                                  "dataloader_pin_memory",
+                                                  "batch_size"};
     Json unpriced = Json::array();
     double extra_lo = 0, extra_hi = 0;
     for (const auto& e : applied) {
@@ -270,8 +276,7 @@ Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptio
       double slow = std::max(sp.step_after_slow - extra_lo, 0.05 * sp.step_after_slow);
       sp.low = sp.tokens_scale * sp.step_before / slow;
       sp.high = sp.tokens_scale * sp.step_before / fast;
-      if (!unpriced.empty())
-        sp.notes.push_back("rules no model prices, at their bucket fraction: " + unpriced.dump());
+      if (!unpriced.empty()) sp.notes.push_back("rules no model prices, at their bucket fraction: " + unpriced.dump());
       res["expected_speedup_low"] = round_to(sp.low, 3);
       res["expected_speedup_high"] = round_to(sp.high, 3);
       res["prediction_method"] = "speedup_models";

@@ -303,8 +303,8 @@ std::string report_html(const Json& r) {
      << html_escape(held) << "</div><div class=\"l\">" << e(r["prediction_note"]) << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">confidence</div><div class=\"v\">" << e(r["confidence"])
      << "</div><div class=\"l\">evidence coverage " << e(r["confidence_detail"]["evidence_coverage"])
-     << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"])
-     << "<br>" << html_escape(calibration_phrase(r)) << "</div></div>\n</div>\n";
+     << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"]) << "<br>"
+     << html_escape(calibration_phrase(r)) << "</div></div>\n</div>\n";
   if (auto p = perturbation_line(r); !p.empty()) os << "<p>Profiler perturbation: " << html_escape(p) << "</p>\n";
 
   os << "<h2>Waste budget (seconds per step)</h2>\n"

@@ -31,9 +31,10 @@ std::vector<Table> sections(const Json& r) {
   std::vector<Table> out;
   if (r.contains("speedup_model") && r["speedup_model"].is_object() && r["speedup_model"].value("predicted", false)) {
     const Json& m = r["speedup_model"];
-    Table t{"Prediction model", "", {"class", "bucket", "before ms", "after ms (fast-slow)", "models", "basis"}, {}, {}};
-    t.intro = "Predicted " + x(m["low"]) + " .. " + x(m["high"]) + " from the speedup models (" +
-              v(m["composition"]) + ").";
+    Table t{
+        "Prediction model", "", {"class", "bucket", "before ms", "after ms (fast-slow)", "models", "basis"}, {}, {}};
+    t.intro =
+        "Predicted " + x(m["low"]) + " .. " + x(m["high"]) + " from the speedup models (" + v(m["composition"]) + ").";
     for (const auto& c : m["classes"]) {
       if (c["before_s"].get<double>() <= 0 && c["after_slow_s"].get<double>() <= 0) continue;
       std::string models;
@@ -82,7 +83,8 @@ std::vector<Table> sections(const Json& r) {
               "); each round benchmarked interleaved against the previous one.";
     for (const auto& rd : r["rounds"]) {
       std::string rules;
-      for (const auto& s : rd.value("rules", Json::array())) rules += (rules.empty() ? "" : ", ") + s.get<std::string>();
+      for (const auto& s : rd.value("rules", Json::array()))
+        rules += (rules.empty() ? "" : ", ") + s.get<std::string>();
       const Json& p = rd.value("predicted", Json::object());
       const Json& m = rd.value("measured", Json::object());
       std::string meas = m.is_object() && m.contains("speedup") ? x(m["speedup"]) : "n/a";

@@ -94,7 +94,8 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   const bool to16 = p0 == "fp32" && (p1 == "bf16" || p1 == "fp16");
   const bool to_tf32 = p0 == "fp32" && p1 == "fp32" && !bool_field(oc, "tf32") && bool_field(nc, "tf32");
   const bool attn = !fused_attention(str_field(oc, "attention_impl")) &&
-                    fused_attention(str_field(nc, "attention_impl")) && (c.attn_bmm_s + c.attn_softmax_s) > 0;
+                    fused_attention(str_field(nc, "attention_impl")) &&
+                    (c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) > 0;
   const bool optim = !fused_optimizer(str_field(oc, "optimizer")) && fused_optimizer(str_field(nc, "optimizer"));
   const bool compile = !bool_field(oc, "torch_compile") && bool_field(nc, "torch_compile");
   const double w0 = num_field(oc, "dataloader_workers", 0), w1 = num_field(nc, "dataloader_workers", 0);
@@ -153,8 +154,9 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
       const double b = 2.0;  // taxonomy.yaml fp32_memory_bound.bytes_ratio (4-byte vs 2-byte elements)
       cl.after_fast = cl.before / b;
       cl.after_slow = cl.before * (1 + 1 / b) / 2;
-      cl.basis = "memory-bound: time x 1/2 (fp32 -> 16-bit bytes) at best; half that saving at the slow end (autocast "
-                 "keeps its fp32 ops and adds casts)";
+      cl.basis =
+          "memory-bound: time x 1/2 (fp32 -> 16-bit bytes) at best; half that saving at the slow end (autocast "
+          "keeps its fp32 ops and adds casts)";
       cl.models.push_back("precision");
     }
     if (compile && cl.before > 0) {
@@ -167,7 +169,7 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   // ---- eager attention -> a fused kernel's cost model ----
   {
     ClassPrediction& cl = add("attention", c.attn_softmax_s > 0 ? "kernel_shape" : "useful_gpu",
-                              c.attn_bmm_s + c.attn_softmax_s + c.attn_fused_s);
+                              c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s + c.attn_fused_s);
     if (attn) {
       const std::string dt = (p1 == "bf16" || p1 == "fp16") ? p1 : "fp32";
       auto peak = g ? g->peak_tflops(dt) : std::nullopt;
@@ -175,10 +177,12 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
         double f_lo = 0.5 * c.attn_bmm_flops, f_hi = 1.25 * c.attn_bmm_flops;
         cl.after_fast = c.attn_fused_s + f_lo / (0.75 * *peak * 1e12);
         cl.after_slow = std::min(cl.before, c.attn_fused_s + f_hi / (0.25 * *peak * 1e12));
-        cl.basis = "eager QK^T/PV GEMMs and softmax (" + num((c.attn_bmm_s + c.attn_softmax_s) * 1e3) +
+        cl.basis = "eager QK^T/PV GEMMs, softmax and score-matrix kernels (" +
+                   num((c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) * 1e3) +
                    " ms) replaced by a fused kernel: " + num(c.attn_bmm_flops, 4) +
                    " eager FLOP/step x 0.5 (causal tiles skipped) .. x1.25 (backward recomputes QK^T) at 0.25-0.75 "
-                   "of the " + dt + " dense peak " + num(*peak) + " TFLOPS";
+                   "of the " +
+                   dt + " dense peak " + num(*peak) + " TFLOPS";
       } else {
         cl.after_fast = c.attn_fused_s;
         cl.after_slow = cl.before;
@@ -213,8 +217,9 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
     if (compile && cl.before > 0) {
       cl.after_fast = 0.3 * cl.before;
       cl.after_slow = 0.8 * cl.before;
-      cl.basis = "Inductor fuses chains of pointwise/reduction kernels into one kernel each (fewer memory round "
-                 "trips): x0.3-0.8 (docs/metrics.md)";
+      cl.basis =
+          "Inductor fuses chains of pointwise/reduction kernels into one kernel each (fewer memory round "
+          "trips): x0.3-0.8 (docs/metrics.md)";
       cl.models.push_back("compile");
     }
   }
@@ -246,7 +251,8 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
     if (compile && cl.before > 0) {
       cl.after_fast = 0.3 * cl.before;
       cl.after_slow = 0.8 * cl.before;
-      cl.basis = "fewer launches after fusion (" + num(c.kernels, 4) + " kernels/step before): launch-bound idle x0.3-0.8";
+      cl.basis =
+          "fewer launches after fusion (" + num(c.kernels, 4) + " kernels/step before): launch-bound idle x0.3-0.8";
       cl.models.push_back("compile");
     }
   }
@@ -298,7 +304,7 @@ double realised(const std::string& cls, const CostProfile& a, const CostProfile&
   if (cls == "gemm") return a.gemm_simt_s + a.gemm_tensor_s;
   if (cls == "fp32_membound") return a.fp32_membound_s + std::max(0.0, a.membound_s - b.membound_s);
   if (cls == "membound") return std::min(a.membound_s, b.membound_s);
-  if (cls == "attention") return a.attn_bmm_s + a.attn_softmax_s + a.attn_fused_s;
+  if (cls == "attention") return a.attn_bmm_s + a.attn_softmax_s + a.attn_score_s + a.attn_fused_s;
   if (cls == "optimizer") return a.optimizer_s;
   if (cls == "other_gpu") return a.other_gpu_s;
   if (cls == "data_wait") return a.data_wait_s;

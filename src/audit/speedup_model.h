@@ -27,10 +27,10 @@ struct ClassPrediction {
 
 struct SpeedupPrediction {
   bool predicted = false;
-  std::string note;  // why not, when not predicted
+  std::string note;        // why not, when not predicted
   double step_before = 0;  // the profiled step the classes partition
   double step_after_fast = 0, step_after_slow = 0;
-  double tokens_scale = 1;  // tokens per step after / before (batch changes)
+  double tokens_scale = 1;   // tokens per step after / before (batch changes)
   double low = 0, high = 0;  // throughput speedup: tokens_scale × step_before / step_after_{slow,fast}
   std::vector<ClassPrediction> classes;
   // Which models ran and the fields that triggered them (for the report and the history).

@@ -49,14 +49,14 @@ TEST(SpeedupModel, LiveBaseProfileHoldsTheMeasuredSpeedups) {
   // The classes and the idle partition add up to the step (kernels of one stream: no overlap).
   double sum = c.gpu_s() + c.data_wait_s + c.host_gap_s + c.unattributed_s;
   EXPECT_NEAR(sum, c.step_s, 0.02 * c.step_s);
-  EXPECT_GT(c.gemm_simt_s, 0.12);         // fp32 SIMT GEMMs, ~133 ms
-  EXPECT_GT(c.attn_bmm_s, 0.015);         // eager QK^T / PV bmm, ~21 ms
-  EXPECT_GT(c.attn_softmax_s, 0.004);     // eager softmax
-  EXPECT_GT(c.optimizer_s, 0.003);        // foreach AdamW, ~5 ms
+  EXPECT_GT(c.gemm_simt_s, 0.12);      // fp32 SIMT GEMMs, ~133 ms
+  EXPECT_GT(c.attn_bmm_s, 0.015);      // eager QK^T / PV bmm, ~21 ms
+  EXPECT_GT(c.attn_softmax_s, 0.004);  // eager softmax
+  EXPECT_GT(c.optimizer_s, 0.003);     // foreach AdamW, ~5 ms
   EXPECT_GT(c.optimizer_kernels, 30);
-  EXPECT_GT(c.gemm_flops, 6e12);          // 6·N·T ≈ 6.66e12
-  EXPECT_GT(c.attn_bmm_flops, 5e11);      // 12·layers·L·d·T ≈ 8.2e11
-  EXPECT_GT(c.loader_cpu_s, 0.05);        // tokenisation in the main process
+  EXPECT_GT(c.gemm_flops, 6e12);      // 6·N·T ≈ 6.66e12
+  EXPECT_GT(c.attn_bmm_flops, 5e11);  // 12·layers·L·d·T ≈ 8.2e11
+  EXPECT_GT(c.loader_cpu_s, 0.05);    // tokenisation in the main process
   // Memory from the run directory's telemetry: GB = 1e9 bytes, capacity from memory.total.
   ASSERT_TRUE(m.hbm_peak_gb && m.hbm_total_gb && m.memory_headroom_gb);
   EXPECT_NEAR(*m.hbm_peak_gb, 17153.0 * 1048576 / 1e9, 0.5);
@@ -137,4 +137,14 @@ TEST(SpeedupModel, NothingToPrice) {
   sp = predict_speedup(t, *c, *c);
   EXPECT_FALSE(sp.predicted);
   EXPECT_NE(sp.note.find("no config change"), std::string::npos);
+}
+
+// The tuned config (bf16, SDPA, workers, pinned, persistent, fused, compiled) on its recorded live
+// profile: no rule applies (the acceptance's "tuned config gets no rule"), memory headroom and
+// host_gap notwithstanding (the batch rule leaves compiled workloads alone).
+TEST(SpeedupModel, TunedConfigGetsNoRule) {
+  RunMetrics m = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1"));
+  ASSERT_TRUE(m.memory_headroom_gb.has_value());
+  Json p = patch_with(src("workloads/configs/tuned_compile.yaml"), m);
+  EXPECT_TRUE(p["rationale"].empty()) << p["rationale"].dump(1);
 }

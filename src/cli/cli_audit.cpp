@@ -113,11 +113,11 @@ void register_audit(CLI::App& app) {
         const auto& k = o->knobs;
         if (o->history.empty()) opt.history_path.clear();  // recordings do not feed the history unless asked
         if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s || !k.tracer.empty() || !k.script.empty()) {
-          r.error =
-              make_error(ErrorKind::Usage,
-                         "--repeats, --steps, --profile-steps, --timeout, --tracer and --script set live runs; a --replay "
-                         "audit "
-                         "runs nothing (its figures come from the recorded artefacts)");
+          r.error = make_error(
+              ErrorKind::Usage,
+              "--repeats, --steps, --profile-steps, --timeout, --tracer and --script set live runs; a --replay "
+              "audit "
+              "runs nothing (its figures come from the recorded artefacts)");
           return r;
         }
         auto runner = audit::ReplayRunner::open(o->replay);

@@ -31,8 +31,9 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--steps", o->steps, "measured steps per run")->default_val(20);
   cmd->add_option("--warmup", o->warmup, "excluded warm-up steps per run")->default_val(5);
   cmd->add_option("--repeats", o->repeats, "runs per config")->default_val(5)->check(CLI::Range(1, 1000));
-  cmd->add_option("--harness", o->workload,
-                  "goblin-contract training script (takes CONFIG --steps --warmup --result; default workloads/train.py)");
+  cmd->add_option(
+      "--harness", o->workload,
+      "goblin-contract training script (takes CONFIG --steps --warmup --result; default workloads/train.py)");
   // Old spelling of --harness: --workload names the workload in reports (audit, compare).
   cmd->add_option("--workload", o->workload, "old spelling of --harness")->group("");
   cmd->add_option("--script", o->script,

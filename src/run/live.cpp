@@ -330,7 +330,8 @@ Result<WorkloadSpec> script_workload(const std::string& config_file, const std::
   if (cfg) {
     Json b = cfg->get("batch_size"), q = cfg->get("seq_len"), g = cfg->get("grad_accum_steps");
     if (b.is_number() && q.is_number())
-      w.tokens_per_step = static_cast<long long>(b.get<double>() * q.get<double>() * (g.is_number() ? g.get<double>() : 1.0));
+      w.tokens_per_step =
+          static_cast<long long>(b.get<double>() * q.get<double>() * (g.is_number() ? g.get<double>() : 1.0));
   }
   return w;
 }
@@ -411,8 +412,9 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
     // The user's script writes nothing: the hook times the optimizer steps and writes the result.
     std::string hook = hook_dir_for(w);
     if (hook.empty()) {
-      o.error = make_error(ErrorKind::Environment,
-                           "--script needs goblin's hook (workloads/goblin_hook/sitecustomize.py); set GOBLIN_HOOK_DIR");
+      o.error =
+          make_error(ErrorKind::Environment,
+                     "--script needs goblin's hook (workloads/goblin_hook/sitecustomize.py); set GOBLIN_HOOK_DIR");
       return o;
     }
     if (!s.env.count("PYTHONPATH")) {
@@ -446,15 +448,16 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
   if (o.error) return o;
   auto txt = read_all(result_path);
   if (!txt) {
-    o.error =
-        make_error(ErrorKind::Workload,
-                   w.hook_result ? "the script exited 0 but the hook wrote no result: it saw fewer optimizer steps than "
-                                   "warm-up + measured (" + std::to_string(w.warmup) + " + " + std::to_string(w.steps) +
+    o.error = make_error(ErrorKind::Workload,
+                         w.hook_result
+                             ? "the script exited 0 but the hook wrote no result: it saw fewer optimizer steps than "
+                               "warm-up + measured (" +
+                                   std::to_string(w.warmup) + " + " + std::to_string(w.steps) +
                                    "); raise the script's max_steps or lower --steps"
-                                 : "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write "
-                                   "tokens_per_sec and step_time_seconds there (or run it with --script, and goblin's "
-                                   "hook writes it)",
-                   result_path);
+                             : "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write "
+                               "tokens_per_sec and step_time_seconds there (or run it with --script, and goblin's "
+                               "hook writes it)",
+                         result_path);
     return o;
   }
   try {

@@ -124,7 +124,7 @@ TEST(LiveRunnerPair, AuditFlowComparesInterleavedSamplesWithAnInterval) {
   double lo = d["ci_low"].get<double>(), hi = d["ci_high"].get<double>();
   double act = o->report["speedup_actual"].get<double>();
   EXPECT_LE(lo, hi);
-  EXPECT_GT(lo, 1.0);  // the patch sets bf16: the stand-in is 4x faster, measured
+  EXPECT_GT(lo, 1.0);   // the patch sets bf16: the stand-in is 4x faster, measured
   EXPECT_GT(act, 1.5);  // bf16 4x, but torch_compile (also in the patch) costs the stand-in 4 ms a step
   EXPECT_NE(d["ci_method"].get<std::string>().find("interleaved ABABAB"), std::string::npos) << d["ci_method"];
   EXPECT_NE(d["ci_method"].get<std::string>().find("3 vs 3 repeats"), std::string::npos) << d["ci_method"];
@@ -148,7 +148,7 @@ TEST(LiveRunnerPair, RoundsChainAndHistory) {
   EXPECT_EQ(rep["rounds"][0]["accepted"], true);
   EXPECT_TRUE(rep["rounds"][0]["measured"]["ci_low"].is_number());
   EXPECT_GE(rep["rounds_accepted"].get<int>(), 1);
-  EXPECT_GT(rep["total_speedup"]["point"].get<double>(), 2.0);
+  EXPECT_GT(rep["total_speedup"]["point"].get<double>(), 1.5);  // bf16 4x, compile costs the stand-in 4 ms
   EXPECT_FALSE(rep["rounds_stop_reason"].get<std::string>().empty());
   EXPECT_TRUE(std::filesystem::exists(out / "rounds" / "round-1.yaml"));
   auto h = audit::HistoryStore::open((out / "history.sqlite").string());

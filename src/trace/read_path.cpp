@@ -19,9 +19,8 @@ bool is_sqlite(std::string_view p) { return p.substr(0, 16) == std::string_view(
 // (docs/live.md § goblin profile): read by other verbs (compare, the audit), never profiler
 // output, so a directory read skips them without a warning.
 bool known_run_side_file(const std::filesystem::path& f) {
-  static const char* const kNames[] = {"run.json",    "hook.json",   "result.json", "metrics.json",
-                                       "stdout.log",  "stderr.log",  "metrics.out", "metrics.err",
-                                       "live_runs.json", "bench.json"};
+  static const char* const kNames[] = {"run.json",   "hook.json",   "result.json", "metrics.json",   "stdout.log",
+                                       "stderr.log", "metrics.out", "metrics.err", "live_runs.json", "bench.json"};
   const std::string n = f.filename().string();
   for (const char* k : kNames)
     if (n == k) return true;
@@ -71,16 +70,26 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
   tl.meta.formats.push_back(f);
   tl.meta.sources.push_back(path);
   switch (f) {
-    case Format::Kineto: return read_kineto(path, tl, opt);
-    case Format::RocprofV3Csv: return read_rocprofv3_csv(path, tl, opt);
-    case Format::RocprofV3Json: return read_rocprofv3_json(path, tl, opt);
-    case Format::RocprofV1: return read_rocprof_v1(path, tl, opt);
-    case Format::NsysSqlite: return read_nsys_sqlite(path, tl, opt);
-    case Format::NcuCsv: return read_ncu_csv(path, tl, opt);
-    case Format::NvidiaSmi: return read_nvidia_smi(path, tl, opt);
-    case Format::AmdSmi: return read_amd_smi(path, tl, opt);
-    case Format::RocmSmi: return read_rocm_smi(path, tl, opt);
-    case Format::Unknown: break;
+    case Format::Kineto:
+      return read_kineto(path, tl, opt);
+    case Format::RocprofV3Csv:
+      return read_rocprofv3_csv(path, tl, opt);
+    case Format::RocprofV3Json:
+      return read_rocprofv3_json(path, tl, opt);
+    case Format::RocprofV1:
+      return read_rocprof_v1(path, tl, opt);
+    case Format::NsysSqlite:
+      return read_nsys_sqlite(path, tl, opt);
+    case Format::NcuCsv:
+      return read_ncu_csv(path, tl, opt);
+    case Format::NvidiaSmi:
+      return read_nvidia_smi(path, tl, opt);
+    case Format::AmdSmi:
+      return read_amd_smi(path, tl, opt);
+    case Format::RocmSmi:
+      return read_rocm_smi(path, tl, opt);
+    case Format::Unknown:
+      break;
   }
   return make_error(ErrorKind::UnknownFormat, "not a format goblin reads", path);
 }

@@ -56,7 +56,7 @@ TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {
   Timeline one;
   ASSERT_TRUE(read_path(kTrace, one).ok());
   EXPECT_EQ(tl.kernels.size(), one.kernels.size());  // the cupti/ trace was not merged
-  EXPECT_GT(tl.samples.size(), 100u);                 // the telemetry was read
+  EXPECT_GT(tl.samples.size(), 100u);                // the telemetry was read
   EXPECT_FALSE(warned(tl, "not a format goblin reads"));
   EXPECT_EQ(tl.meta.sources.size(), 2u);
 }
