@@ -118,6 +118,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   RunMetrics cur_prof = *o.profile;
   o.rounds = Json::array();
   double total = 1, total_lo = 1, total_hi = 1;
+  bool all_ci = true;
   int accepted = 0;
   std::string stop;
   for (int r = 1; r <= rounds; ++r) {
@@ -136,6 +137,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     }
     ++accepted;
     total *= rr.speedup;
+    all_ci = all_ci && rr.ci_low && rr.ci_high;
     total_lo *= rr.ci_low.value_or(rr.speedup);
     total_hi *= rr.ci_high.value_or(rr.speedup);
     if (r == rounds) {
@@ -169,8 +171,8 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   o.report["rounds_accepted"] = accepted;
   o.report["rounds_stop_reason"] = stop;
   o.report["total_speedup"] = accepted > 0 ? Json({{"point", round_to(total, 3)},
-                                                   {"ci_low", round_to(total_lo, 3)},
-                                                   {"ci_high", round_to(total_hi, 3)},
+                                                   {"ci_low", all_ci ? Json(round_to(total_lo, 3)) : Json()},
+                                                   {"ci_high", all_ci ? Json(round_to(total_hi, 3)) : Json()},
                                                    {"basis",
                                                     "product of the accepted rounds' measured speedups (each round "
                                                     "benchmarked interleaved against the previous one); the interval "

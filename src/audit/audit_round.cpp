@@ -130,6 +130,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     }
   } else if (!hist.store) {
     cal["reason"] = hist.note;
+  } else {
+    cal["reason"] = "no predicted range to calibrate (the profile has no waste budget or cost profile)";
   }
   if (hist.store) {
     Json by_rule = Json::array();
@@ -140,7 +142,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
                              {"audits", x.audits},
                              {"held", x.held},
                              {"exceeded", x.exceeded},
-                             {"missed", x.missed}});
+                             {"missed", x.missed},
+                             {"not_predicted", x.not_predicted}});
     cal["by_rule"] = by_rule;
   }
   pj["calibration"] = cal;
@@ -278,6 +281,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   rr.summary["summary_line"] = report.value("summary_line", "");
   const bool sig_known = d.is_object() && d.contains("significant") && d["significant"].is_boolean();
   if (same_recording) {
+    rr.summary["measured"] = nullptr;
+    rr.summary["prediction_held"] = "not_measured";
     rr.stop_reason = "round " + std::to_string(r) +
                      ": the runner has no measurement of this round's patched config (the same recording stood in "
                      "for both sides); reverted, nothing measured";

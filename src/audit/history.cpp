@@ -270,11 +270,12 @@ Result<std::vector<RuleCalibration>> HistoryStore::calibration() const {
   if (!recs) return recs.error();
   std::map<std::string, RuleCalibration> by;
   for (const auto& r : *recs) {
-    if (!r.measured || !r.predicted_low || !r.predicted_high) continue;
+    if (!r.measured) continue;
     for (const auto& id : r.rules) {
       RuleCalibration& c = by[id];
       c.rule_id = id;
       ++c.audits;
+      if (!r.predicted_low || !r.predicted_high) ++c.not_predicted;
       if (r.prediction_held == "held") ++c.held;
       if (r.prediction_held == "exceeded") ++c.exceeded;
       if (r.prediction_held == "missed") ++c.missed;

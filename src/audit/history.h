@@ -35,7 +35,7 @@ struct HistoryRecord {
 
 struct RuleCalibration {
   std::string rule_id;
-  int audits = 0, held = 0, exceeded = 0, missed = 0;
+  int audits = 0, held = 0, exceeded = 0, missed = 0, not_predicted = 0;  // audits with a measurement
 };
 
 // What history says about a new prediction: the range to report and why.
@@ -69,7 +69,7 @@ class HistoryStore {
 
   Result<int64_t> add(const HistoryRecord& r);
   Result<std::vector<HistoryRecord>> all() const;
-  // Per rule, over the audits with a measurement and a prediction.
+  // Per rule, over the audits with a measurement (held/exceeded/missed need a prediction too).
   Result<std::vector<RuleCalibration>> calibration() const;
   // A new range for `rules`, from past audits that applied at least one of them on the same GPU
   // (any GPU when `gpu` is empty): shifted by the median measured/predicted-midpoint ratio when

@@ -67,13 +67,18 @@ std::vector<Table> sections(const Json& r) {
   }
   if (r.contains("calibration") && r["calibration"].is_object()) {
     const Json& c = r["calibration"];
-    Table t{"Calibration (audit history)", "", {"rule", "past audits", "held", "exceeded", "missed"}, {}, {}};
+    Table t{"Calibration (audit history)",
+            "",
+            {"rule", "past audits", "held", "exceeded", "missed", "not predicted"},
+            {},
+            {}};
     t.intro = "History: " + v(c.value("store", Json("none"))) + ". Range " + v(c["action"]) +
               (c.contains("model_low") ? " (model " + x(c["model_low"]) + " .. " + x(c["model_high"]) + ")" : "") +
               ": " + v(c.value("reason", Json(""))) + ".";
     if (c.contains("by_rule"))
       for (const auto& b : c["by_rule"])
-        t.rows.push_back({v(b["rule_id"]), v(b["audits"]), v(b["held"]), v(b["exceeded"]), v(b["missed"])});
+        t.rows.push_back({v(b["rule_id"]), v(b["audits"]), v(b["held"]), v(b["exceeded"]), v(b["missed"]),
+                          v(b.value("not_predicted", Json(0)))});
     out.push_back(t);
   }
   if (r.contains("rounds") && r["rounds"].is_array() && !r["rounds"].empty()) {
@@ -101,8 +106,11 @@ std::vector<Table> sections(const Json& r) {
                         v(rd.value("prediction_held", Json(""))), outcome});
     }
     if (r.contains("total_speedup") && r["total_speedup"].is_object())
-      t.after.push_back("Total: " + x(r["total_speedup"]["point"]) + " [" + v(r["total_speedup"]["ci_low"], 2) + ", " +
-                        v(r["total_speedup"]["ci_high"], 2) + "] (" + v(r["total_speedup"]["basis"]) + ")");
+      t.after.push_back("Total: " + x(r["total_speedup"]["point"]) +
+                        (r["total_speedup"]["ci_low"].is_number() ? " [" + v(r["total_speedup"]["ci_low"], 2) + ", " +
+                                                                        v(r["total_speedup"]["ci_high"], 2) + "]"
+                                                                  : std::string(" (no interval: a round had none)")) +
+                        " (" + v(r["total_speedup"]["basis"]) + ")");
     if (r.contains("rounds_stop_reason")) t.after.push_back("Stopped: " + v(r["rounds_stop_reason"]) + ".");
     out.push_back(t);
   }
