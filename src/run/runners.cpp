@@ -394,15 +394,18 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   for (auto* s : sides) {
     parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
     parts.push_back(s->workload_py.empty() ? "" : file_bytes(s->workload_py));
+    if (!s->script.empty()) parts.push_back("script " + file_bytes(s->script));  // --script: its bytes too
     parts.push_back("steps=" + std::to_string(s->steps) + ",warmup=" + std::to_string(s->warmup));
     for (auto& c : s->command) parts.push_back(c);
   }
   std::string key = hash_parts(parts);
-  res["cache"] = Json{
-      {"key", key},
-      {"dir", cache_dir()},
-      {"hit", false},
-      {"hashed", "config bytes, workload file bytes, environment fingerprint, goblin version, steps, warmup, repeats"}};
+  res["cache"] =
+      Json{{"key", key},
+           {"dir", cache_dir()},
+           {"hit", false},
+           {"hashed",
+            "config bytes, workload (or --script) file bytes, environment fingerprint, goblin version, steps, warmup, "
+            "repeats"}};
   if (req.use_cache) {
     if (auto hit = cache_get(key)) {
       Json r = *hit;
