@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Live acceptance of issue 13 on one H100 (docs/results/h100_audit13/ once recorded):
 #   base   goblin audit workloads/configs/base.yaml --rounds 3      (total >= 9x, each round's range holds)
-#   hf     the HF Trainer workload audited through --script          (train_hf.py has no goblin code)
+#   hf     the HF Trainer workload audited through --script          (train_hf.py has no goblin code;
+#          HF_ROUNDS=2 for a second, compiled round)
 #   tuned  goblin audit workloads/configs/tuned_compile.yaml         (must get no rule)
 # Prerequisite on the dev machine: a Release build, then `scripts/device_pack build` (goblin + its
 # libraries in .carry/); the device tool carries [".carry"] with the repository tree.
@@ -78,7 +79,8 @@ part_base() {
   audit base "${BASE_TIMEOUT:-900}" workloads/configs/base.yaml --rounds 3 --repeats "${REPEATS:-3}" --steps 15
 }
 part_hf() {
-  audit hf "${HF_TIMEOUT:-720}" workloads/hf_trainer/configs/hf_base.yaml --rounds 2 --repeats "${REPEATS:-3}" \
+  # One round by default: a second would torch.compile a 0.5B model in each of its runs (minutes).
+  audit hf "${HF_TIMEOUT:-720}" workloads/hf_trainer/configs/hf_base.yaml --rounds "${HF_ROUNDS:-1}" --repeats "${REPEATS:-3}" \
     --steps 10 --script workloads/hf_trainer/train_hf.py -- '{config}'
 }
 part_tuned() {
@@ -111,7 +113,8 @@ case ${1:-status} in
     if [ -f "$W/pid" ] && kill -0 "$(cat "$W/pid")" 2>/dev/null; then echo "already running: $(cat "$W/pid")"; exit 0; fi
     rm -f "$W/done"
     nohup bash -c "$(declare -f log audit summary part_check part_base part_hf part_tuned run_parts); \
-      G='$G' W='$W' TRACER='$TRACER' run_parts ${PARTS:-check base hf tuned}; touch '$W/done'" \
+      G='$G' W='$W' TRACER='$TRACER' REPEATS='${REPEATS:-3}' HF_ROUNDS='${HF_ROUNDS:-1}' \
+      run_parts ${PARTS:-check base hf tuned}; touch '$W/done'" \
       > "$W/background.log" 2>&1 &
     echo $! > "$W/pid"
     echo "started $(cat "$W/pid"); logs in $W"
