@@ -79,7 +79,9 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
       const std::string& cat = p.classes.back().category;
       class_waste_flags.push_back(
           static_cast<uint8_t>((tax.is_fp32_memory_bound(tl.str(k.name[i]), cat, tl.str(cpu)) ? 1 : 0) |
-                               (tax.is_eager_attention_softmax(cat, tl.str(cpu)) ? 2 : 0)));
+                               (tax.is_eager_attention_softmax(cat, tl.str(cpu)) ? 2 : 0) |
+                               (cat == "optimizer" || tax.is_optimizer_op(tl.str(cpu)) ? 4 : 0) |
+                               (cat == "gemm" && tax.is_eager_attention_gemm_op(tl.str(cpu)) ? 8 : 0)));
       ci = static_cast<uint16_t>(std::min<size_t>(p.classes.size() - 1, 65535));
       cache.emplace(key, ci);
     } else {
@@ -151,6 +153,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   p.shape = union_of(std::move(v_shape));
   p.fp32_memory_bound = union_of(std::move(v_fp32mem));
   p.eager_softmax = union_of(std::move(v_eager_sm));
+  p.class_flags = class_waste_flags;
   p.fp32_bytes_ratio = tax.fp32_bytes_ratio();
   p.fp32_min_simt_share = tax.fp32_min_simt_share();
   for (auto& [key, v] : v_stream) p.per_stream[key] = union_of(std::move(v));
@@ -170,6 +173,11 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
     if (loader(tl.cpu_ops.name[i])) v_loader.push_back({tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
   p.loader = union_of(std::move(v_loader));
+  std::vector<Interval> v_opt;
+  for (size_t i = 0; i < tl.annotations.size(); ++i)
+    if (!tl.annotations.on_gpu[i] && tax.is_optimizer_op(tl.str(tl.annotations.name[i])))
+      v_opt.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+  p.optimizer_spans = union_of(std::move(v_opt));
   size_t cpu_annotations = 0;
   for (size_t i = 0; i < tl.annotations.size(); ++i) cpu_annotations += !tl.annotations.on_gpu[i];
   p.has_cpu_side = tl.cpu_ops.size() > 0 || cpu_annotations > 0;

@@ -65,6 +65,13 @@ struct PreparedTrace {
   // Kernel rows: class per kernel row.
   std::vector<uint16_t> kernel_class;  // index into `classes`
   std::vector<KernelClass> classes;
+  // Per class: bit 0 fp32 memory-bound, bit 1 eager attention softmax, bit 2 launched by the
+  // optimizer, bit 3 eager attention GEMM (taxonomy sections; the cost profile's classes).
+  std::vector<uint8_t> class_flags;
+  // CPU annotation spans of the optimizer step ("Optimizer.step#AdamW.step", taxonomy
+  // optimizer_ops): kernels launched inside are optimizer work whatever their implementation
+  // (for-loop, foreach, fused).
+  IntervalSet optimizer_spans;
   // GPU ops sorted by start: (start, correlation) for gap attribution.
   std::vector<std::pair<int64_t, int64_t>> op_starts;
   std::unordered_map<int64_t, size_t> runtime_by_corr;

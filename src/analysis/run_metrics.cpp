@@ -167,6 +167,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     m.warnings.push_back("no GPU activity and no steps: nothing to measure");
   }
   m.waste_budget = avg;
+  m.cost = compute_cost_profile(tl, p, use);
   for (const auto& w : wins)
     m.steps.push_back(
         StepMetrics{w.name, static_cast<double>(w.wall_ns) / 1e9, static_cast<double>(w.busy_ns) / 1e9, w.partial});
@@ -255,6 +256,23 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
                                  [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
     m.hbm_peak_gb = best->second.first / 1e9;
     m.hbm_avg_gb = best->second.second.first / static_cast<double>(best->second.second.second) / 1e9;
+    // Capacity: telemetry's mem_total_bytes of that device, else the device properties.
+    double total = 0;
+    if (StrId tot = tl.strings.find("mem_total_bytes"); tot != kNoStr)
+      for (size_t i = 0; i < tl.samples.size(); ++i)
+        if (tl.samples.metric[i] == tot && tl.samples.device[i] == best->first)
+          total = std::max(total, tl.samples.value[i]);
+    if (total <= 0)
+      for (const DeviceInfo& d : tl.meta.devices)
+        if (d.id == best->first && d.total_memory_bytes > 0) total = static_cast<double>(d.total_memory_bytes);
+    if (total > 0 && total >= best->second.first) {
+      m.hbm_total_gb = total / 1e9;
+      m.memory_headroom_gb = (total - best->second.first) / 1e9;
+    } else {
+      m.warnings.push_back(
+          "memory_headroom_gb unobserved: no memory capacity (memory.total) for the device with the "
+          "HBM peak");
+    }
   } else {
     m.warnings.push_back(
         "hbm_peak_gb/hbm_avg_gb unobserved: no mem_used_bytes telemetry samples (pass a run directory "
@@ -290,6 +308,11 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     }
   }
 
+  if (m.memory_headroom_gb) {
+    auto& u = m.waste_budget.unobserved;
+    u.erase(std::remove(u.begin(), u.end(), "memory_headroom"), u.end());
+  }
+
   // ---- MFU ----
   compute_mfu(tl, p, sd, m);
 
@@ -323,6 +346,7 @@ Json run_metrics_to_json(const RunMetrics& m) {
   wb["unit"] = "seconds per step";
   wb["unobserved"] = w.unobserved;
   j["waste_budget"] = wb;
+  j["cost_profile"] = m.cost ? cost_profile_to_json(*m.cost) : Json(nullptr);
   Json tk = Json::array();
   for (const TopKernel& k : m.top_kernels)
     tk.push_back({{"name", k.name},
@@ -340,6 +364,8 @@ Json run_metrics_to_json(const RunMetrics& m) {
   j["mfu_basis"] = m.mfu_basis;
   j["hbm_peak_gb"] = opt(m.hbm_peak_gb, 3);
   j["hbm_avg_gb"] = opt(m.hbm_avg_gb, 3);
+  j["hbm_total_gb"] = opt(m.hbm_total_gb, 3);
+  j["memory_headroom_gb"] = opt(m.memory_headroom_gb, 3);
   j["gpu_util_telemetry_pct"] = opt(m.gpu_util_telemetry_pct, 2);
   j["attention_kernel_loaded"] = m.attention_kernel_loaded;
   j["warnings"] = m.warnings;
@@ -374,6 +400,7 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
       if (w.contains("unobserved") && w["unobserved"].is_array())
         for (const auto& u : w["unobserved"]) b.unobserved.push_back(u.get<std::string>());
     }
+    if (j.contains("cost_profile")) m.cost = cost_profile_from_json(j["cost_profile"]);
     if (j.contains("top_kernels") && j["top_kernels"].is_array())
       for (const auto& k : j["top_kernels"])
         m.top_kernels.push_back(TopKernel{k.value("name", ""), k.value("category", ""), k.value("family", ""),
@@ -390,6 +417,8 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
     m.mfu_basis = j.value("mfu_basis", "");
     m.hbm_peak_gb = opt("hbm_peak_gb");
     m.hbm_avg_gb = opt("hbm_avg_gb");
+    m.hbm_total_gb = opt("hbm_total_gb");
+    m.memory_headroom_gb = opt("memory_headroom_gb");
     m.gpu_util_telemetry_pct = opt("gpu_util_telemetry_pct");
     m.attention_kernel_loaded = j.value("attention_kernel_loaded", "");
     if (j.contains("warnings") && j["warnings"].is_array())

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cost_profile.h"
 #include "core/json.h"
 #include "core/status.h"
 #include "model/timeline.h"
@@ -90,6 +91,11 @@ struct RunMetrics {
   std::optional<double> flops_per_step;
   std::string mfu_basis;
   std::optional<double> hbm_peak_gb, hbm_avg_gb;  // telemetry, else unobserved
+  // Capacity of the device with the HBM peak (telemetry's memory.total, else the trace's device
+  // properties) and what the peak left free: total - peak (GB = 1e9 bytes). Unobserved without
+  // both. The waste budget's memory_headroom bucket stays 0 s (capacity is not time) and counts as
+  // observed once this is measured; rules read it as hbm_peak_frac / memory_headroom_gb.
+  std::optional<double> hbm_total_gb, memory_headroom_gb;
   double gpu_util_pct = 0;                        // busy union / wall over the step window
   bool gpu_activity = true;  // false: no kernel, memcpy or memset was read (gpu_util_pct is null in JSON)
   // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy
@@ -99,6 +105,9 @@ struct RunMetrics {
   std::vector<TopKernel> top_kernels;
   std::string attention_kernel_loaded;  // flash | sdpa_flash | sdpa_mem_efficient | eager | ... | none
   WasteBudget waste_budget;
+  // Per-step GPU time by what a patch can change, FLOPs, idle (analysis/cost_profile.h): the
+  // audit's speedup models read it. nullopt without complete steps (and in older metrics files).
+  std::optional<CostProfile> cost;
   std::vector<std::string> warnings;
   std::map<std::string, std::string> versions;  // pytorch, cuda/rocm, driver, gpu
   std::string gpu_name;

@@ -78,8 +78,9 @@ struct Taxonomy::Extra {
   double tiny_grid_fraction = 0;
   // fp32_memory_bound / eager_attention_softmax sections
   std::vector<std::string> fp32_categories, softmax_categories;
-  std::regex fp32, fp32_exclude, fp32_exclude_cpu, softmax_cpu;
+  std::regex fp32, fp32_exclude, fp32_exclude_cpu, softmax_cpu, optimizer_cpu, attention_gemm_cpu;
   bool has_fp32 = false, has_fp32_exclude = false, has_fp32_exclude_cpu = false, has_softmax_cpu = false;
+  bool has_optimizer_cpu = false, has_attention_gemm_cpu = false;
   double fp32_bytes_ratio = 1, fp32_min_simt_share = 1;
 };
 
@@ -172,6 +173,8 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
       section("fp32_memory_bound", "exclude_regex", extra->fp32_exclude, extra->has_fp32_exclude);
       section("fp32_memory_bound", "exclude_cpu_op_regex", extra->fp32_exclude_cpu, extra->has_fp32_exclude_cpu);
       section("eager_attention_softmax", "cpu_op_regex", extra->softmax_cpu, extra->has_softmax_cpu);
+      section("optimizer_ops", "cpu_op_regex", extra->optimizer_cpu, extra->has_optimizer_cpu);
+      section("eager_attention_gemm", "cpu_op_regex", extra->attention_gemm_cpu, extra->has_attention_gemm_cpu);
     } catch (const std::regex_error& e) {
       return make_error(ErrorKind::Malformed, std::string("taxonomy: bad regex: ") + e.what(), origin);
     }
@@ -260,6 +263,14 @@ bool Taxonomy::is_eager_attention_softmax(std::string_view category, std::string
   const auto& cats = extra_->softmax_categories;
   if (std::find(cats.begin(), cats.end(), category) == cats.end()) return false;
   return std::regex_search(ascii_lower(cpu), extra_->softmax_cpu);
+}
+bool Taxonomy::is_optimizer_op(std::string_view cpu) const {
+  return extra_ && extra_->has_optimizer_cpu && !cpu.empty() &&
+         std::regex_search(ascii_lower(cpu), extra_->optimizer_cpu);
+}
+bool Taxonomy::is_eager_attention_gemm_op(std::string_view cpu) const {
+  return extra_ && extra_->has_attention_gemm_cpu && !cpu.empty() &&
+         std::regex_search(ascii_lower(cpu), extra_->attention_gemm_cpu);
 }
 double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_core_speedup : 1.0; }
 double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }

@@ -50,6 +50,10 @@ class Taxonomy {
   // Softmax kernels of eager attention (by launching op), counted in kernel_shape when no fused
   // attention kernel ran.
   bool is_eager_attention_softmax(std::string_view category, std::string_view cpu_op_name) const;
+  // Kernels launched by the optimizer step (optimizer_ops) and eager attention's GEMMs
+  // (eager_attention_gemm), by launching CPU op: the cost profile's classes.
+  bool is_optimizer_op(std::string_view cpu_op_name) const;
+  bool is_eager_attention_gemm_op(std::string_view cpu_op_name) const;
   double tensor_core_speedup() const;        // s in precision_path = t_simt * (1 - 1/s)
   double tiny_grid_fraction_of_sms() const;  // GEMM grid < this * SMs counts as kernel_shape
   size_t rule_count() const;

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/io.h"
+#include "trace/readers.h"
 
 namespace goblin {
 namespace {
@@ -89,8 +91,8 @@ TEST(Taxonomy, RepresentativeNames) {
       {"naive_conv_fwd_nchw_float", "convolution", "unknown"},
       {"fused_moe_kernel", "moe", "unknown"},
       {"dynamic_scaled_fp8_quant_kernel", "quantization", "unknown"},
-      {"triton_poi_fused_add_cos_sin_0", "triton", "Triton"},
-      {"triton_per_fused__softmax_0", "softmax", "Triton"},
+      {"triton_poi_fused_add_cos_sin_0", "elementwise", "Triton"},  // Inductor kind first (InductorKindFirst)
+      {"triton_per_fused__softmax_0", "reduction", "Triton"},
       {"void split_embedding_codegen_forward_unweighted_kernel<float>", "elementwise", "FBGEMM_GPU"},
       {"void rocprim::ROCPRIM_400001_NS::detail::onesweep_iteration_kernel<>", "other", "rocPRIM"},
   };
@@ -167,6 +169,59 @@ TEST(Taxonomy, Fp32MemoryBoundAndEagerSoftmax) {
   EXPECT_FALSE(tax().is_eager_attention_softmax("softmax", ""));
   EXPECT_DOUBLE_EQ(tax().fp32_bytes_ratio(), 2.0);
   EXPECT_DOUBLE_EQ(tax().fp32_min_simt_share(), 0.5);
+}
+
+// torch.compile (Inductor) kernels: the kind in the name's prefix decides the category, before
+// any op name inside the fused name (Inductor's naming: torch/_inductor/codegen/simd.py
+// define_kernel, "triton_" + kind[:3] + "_" + fused ops + "_" + counter; kinds from
+// torch/_inductor/utils.py _kernel_category_choices). Checked over every Inductor kernel name in
+// the recorded traces (shared fixtures, the bundled compiled H100 traces, the live compiled audit's
+// profile), and over names that list GEMM/attention/norm ops inside a pointwise or reduction kind.
+TEST(Taxonomy, InductorKindFirst) {
+  auto expected = [](const std::string& n) -> std::string {
+    std::string kind = n.substr(7, 4);  // after "triton_"
+    if (kind == "poi_" || kind == "for_") return "elementwise";
+    if (kind == "red_" || kind == "per_" || kind == "spl_") return "reduction";
+    if (kind == "tem_")
+      return n.find("conv") != std::string::npos        ? "convolution"
+             : n.find("attention") != std::string::npos ? "attention"
+                                                        : "gemm";
+    return "";
+  };
+  const std::string fx = GOBLIN_FIXTURES, src = GOBLIN_SOURCE_DIR;
+  const std::vector<std::string> traces = {
+      fx + "/kineto/triton_example.json.gz", src + "/examples/h100_cudagraphs/graph_off_compile_default.json.gz",
+      src + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz",
+      src + "/examples/h100_tracer/tuned_compile_graphs_cupti.json.gz",
+      src + "/docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"};
+  std::set<std::string> names;
+  for (const auto& t : traces) {
+    Timeline tl;
+    Status st = read_path(t, tl);
+    ASSERT_TRUE(st.ok()) << st.error().describe();
+    for (size_t i = 0; i < tl.kernels.size(); ++i) {
+      std::string n(tl.str(tl.kernels.name[i]));
+      if (n.rfind("triton_", 0) == 0 && !expected(n).empty()) names.insert(n);
+    }
+  }
+  EXPECT_GE(names.size(), 23u);  // 1 + 22 distinct names in the recorded traces
+  // Names whose fused op list says GEMM, attention, norm or softmax: the kind still wins.
+  for (const char* n :
+       {"triton_poi_fused__unsafe_view_add_bmm_cat_cos_mul_sin_view_3", "triton_poi_fused_addmm_gelu_12",
+        "triton_red_fused__softmax_attn_mask_7", "triton_per_fused_native_layer_norm_0",
+        "triton_per_fused__to_copy_add_embedding_mean_0", "triton_for_fused_0", "triton_spl_fused_cumsum_1",
+        "triton_tem_fused_mm_0", "triton_tem_fused_addmm_relu_3", "triton_tem_fused_convolution_2",
+        "triton_tem_fused_flex_attention_0"})
+    names.insert(n);
+  int checked = 0;
+  for (const auto& n : names) {
+    KernelClass k = tax().classify(n);
+    EXPECT_EQ(k.category, expected(n)) << n << " (rule " << k.rule_id << ")";
+    EXPECT_EQ(k.family, "Triton") << n;
+    EXPECT_EQ(k.rule_id.rfind("inductor.", 0), 0u) << n;
+    ++checked;
+  }
+  EXPECT_GE(checked, 34);
 }
 
 // Every distinct kernel name in shared/fixtures (extracted by testdata/extract_kernel_names.py):

@@ -25,6 +25,21 @@ struct AuditOptions {
   // Called before each tool call with its thought, and after it with its outcome (the CLI
   // prints these on stderr). step: "parse_config", "profile_run", ...
   std::function<void(const std::string& step, const std::string& line)> progress;
+  // Rounds (docs/audit.md § Rounds): after an accepted round, profile the patched config, derive
+  // the symptoms again, patch again; stop when no rule applies, the rounds end, or a round is not
+  // a significant speedup (that round is reverted). 1 = one round, as before.
+  int rounds = 1;
+  // Profile the AFTER side (Runner::profile_after) of every round: waste budget before and
+  // after, predicted against realised recovery per bucket; the next round's profile.
+  bool profile_after = true;
+  // The audit history file (audit/history.h); "" = none. The CLI passes default_history_path()
+  // for live audits unless --no-history.
+  std::string history_path;
+  // Where round N's patched config is written to be run by round N+1 ("" = a temporary folder).
+  std::string round_dir;
+  // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, a JSON diff for
+  // the report's `profile_diff` (rendered when present). Unset: no diff section.
+  std::function<Json(const RunMetrics& before, const RunMetrics& after)> profile_diff;
 };
 
 struct AuditStep {
@@ -33,6 +48,7 @@ struct AuditStep {
   std::string thought;  // why this call, before it ran
   std::string outcome;  // one line: what it returned
   bool ok = true;
+  int round = 0;  // 0: before the rounds (parse, profile); N: audit round N
 };
 
 struct AuditOutcome {
@@ -49,6 +65,12 @@ struct AuditOutcome {
   bool interleaved = false;    // before/after runs alternated A B A B ... (Runner::bench_pair)
   std::string run_order;       // e.g. "ABABAB"; "" when the runner could not say
   std::optional<Error> error;  // a step failed: the outcome holds what was done before it
+  // Rounds: one summary per round (round, config, rules, predicted, measured, accepted, ...).
+  Json rounds = Json::array();
+  int current_round = 0;
+  std::optional<RunMetrics> after_profile;           // round 1's AFTER profile
+  std::vector<std::string> notes;                    // history and round notes, carried into the report
+  std::string final_config_text, final_config_name;  // the last accepted round's patched file
 };
 
 // Symptom strings for the kb query: one per non-optimal config field (docs/audit.md lists them) and one per

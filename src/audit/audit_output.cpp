@@ -31,6 +31,9 @@ Status write_extras(const std::string& dir, const std::string& config_path, cons
     if (Status s = put("patched_" + fs::path(config_path).filename().string(), o.patched_text); !s) return s;
     if (Status s = put("patch.json", o.patch.dump(2) + "\n"); !s) return s;
   }
+  // The last accepted round's config (with --rounds; equal to the patched file after one round).
+  if (!o.final_config_text.empty() && o.rounds.size() > 1)
+    if (Status s = put(o.final_config_name, o.final_config_text); !s) return s;
   return Status::Ok();
 }
 }  // namespace

@@ -95,13 +95,24 @@ TEST(ReplayAudit, H100PairEndToEnd) {
   EXPECT_EQ(held, act > hi ? "exceeded" : act < lo ? "missed" : "held");
   EXPECT_NE(r["summary_line"].get<std::string>().find("4.77x"), std::string::npos) << r["summary_line"];
   EXPECT_GT(r["confidence"].get<double>(), 0.0);
-  // Six tool calls (before and after benched by one bench_pair call), each with a thought and an
-  // outcome printed.
-  ASSERT_EQ(o->trajectory.size(), 6u);
+  // Seven tool calls (before and after benched by one bench_pair call, then the AFTER side
+  // profiled: the replay's after recording), each with a thought and an outcome printed.
+  ASSERT_EQ(o->trajectory.size(), 7u);
   EXPECT_EQ(o->trajectory.front().tool, "parse_config");
   EXPECT_EQ(o->trajectory[4].tool, "benchmark_pair");
-  EXPECT_EQ(o->trajectory.back().tool, "compare_runs");
-  EXPECT_EQ(lines.size(), 12u);
+  EXPECT_EQ(o->trajectory[5].tool, "compare_runs");
+  EXPECT_EQ(o->trajectory.back().tool, "profile_after");
+  EXPECT_EQ(lines.size(), 14u);
+  // The speedup models made the range, and both sides' waste budgets are profiled: the realised
+  // recovery per bucket sits beside the predicted one (replay: the after recording).
+  EXPECT_EQ(r["prediction_method"], "speedup_models");
+  ASSERT_TRUE(r["recovery_by_bucket"].is_array());
+  EXPECT_EQ(r["recovery_by_bucket"].size(), 8u);
+  EXPECT_TRUE(r["waste_budget_after_profile"].is_object());
+  EXPECT_EQ(held, "held");  // 4.77x inside the model's range
+  ASSERT_EQ(r["rounds"].size(), 1u);
+  EXPECT_EQ(r["rounds"][0]["round"], 1);
+  EXPECT_EQ(r["calibration"]["action"], "none");  // no history given
   // The replay runner keeps the default bench_pair: blocks, one recording per side, no interval,
   // and the report says so.
   EXPECT_FALSE(o->interleaved);
@@ -385,6 +396,39 @@ TEST(Report, HtmlIsSelfContainedAndEscaped) {
   ASSERT_TRUE(write_report_files(*r, dir, &w).ok());
   EXPECT_EQ(w.size(), 3u);
   for (const auto& p : w) EXPECT_TRUE(std::filesystem::file_size(p) > 100) << p;
+}
+
+// --rounds on the replay: round 1 is measured (4.77x, accepted); round 2 starts from the AFTER
+// recording's profile, patches again (torch.compile among its rules), and stops: the recordings
+// hold no run of round 2's config, so nothing is measured and nothing is claimed.
+TEST(ReplayAudit, RoundsGoAsFarAsTheRecordings) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto runner = ReplayRunner::open(src("examples/h100_llama"));
+  ASSERT_TRUE(runner.ok());
+  AuditOptions opt;
+  opt.rounds = 2;
+  opt.round_dir = (tmpdir() / "rounds").string();
+  auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
+  ASSERT_TRUE(o.ok() && !o->error) << (o.ok() ? o->error->describe() : o.error().describe());
+  const Json& r = o->report;
+  ASSERT_EQ(r["rounds"].size(), 2u) << r["rounds"].dump(1);
+  EXPECT_EQ(r["rounds"][0]["accepted"], true);
+  EXPECT_NE(r["rounds"][0]["accepted_note"].get<std::string>().find("not established"), std::string::npos);
+  const Json& r2 = r["rounds"][1];
+  EXPECT_EQ(r2["round"], 2);
+  EXPECT_EQ(r2["accepted"], false);
+  bool compile = false;
+  for (const auto& id : r2["rules"]) compile |= id == "compile.torch_compile";
+  EXPECT_TRUE(compile) << r2["rules"].dump();  // the AFTER profile is host-bound: compile is proposed
+  EXPECT_TRUE(r2["predicted"]["low"].is_number());
+  EXPECT_NE(r["rounds_stop_reason"].get<std::string>().find("no measurement of this round"), std::string::npos)
+      << r["rounds_stop_reason"];
+  EXPECT_EQ(r["rounds_accepted"], 1);
+  EXPECT_NEAR(r["total_speedup"]["point"].get<double>(), 4.77, 0.01);
+  // Round 2 ran on round 1's patched file.
+  EXPECT_TRUE(std::filesystem::exists(tmpdir() / "rounds" / "round-1.yaml"));
+  EXPECT_NE(report_markdown(r).find("## Rounds"), std::string::npos);
+  EXPECT_NE(report_markdown(r).find("## Waste budget before and after (profiled)"), std::string::npos);
 }
 
 TEST(AuditCli, ReplayJsonEnvelope) {

@@ -69,6 +69,11 @@ Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hi
     ev.metrics["conv_share"] = conv / denom;
   }
   if (!m->attention_kernel_loaded.empty()) ev.metrics["attention_kernel"] = m->attention_kernel_loaded;
+  // Memory capacity from telemetry (docs/metrics.md § RunMetrics): the memory rules' evidence.
+  if (m->hbm_peak_gb && m->hbm_total_gb && *m->hbm_total_gb > 0) {
+    ev.metrics["hbm_peak_frac"] = *m->hbm_peak_gb / *m->hbm_total_gb;
+    ev.metrics["memory_headroom_gb"] = *m->memory_headroom_gb;
+  }
   return ev;
 }
 

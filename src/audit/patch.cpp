@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "audit/speedup_model.h"
 #include "config/config_editor.h"
 #include "config/unified_diff.h"
 #include "core/io.h"
@@ -85,7 +86,21 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   for (const auto& e : fired) {
     bool any = false;
     std::vector<std::string> lost;
+    // {scale: k} transforms resolve against this config (docs/audit.md § Rule schema).
+    std::map<std::string, Json> transform;
     for (const auto& [f, v] : e.rule->transform) {
+      if (!v.is_object()) {
+        transform[f] = v;
+        continue;
+      }
+      Json cur = cfg.get(f);
+      if (!cur.is_number() || !v.contains("scale")) continue;  // nothing to scale: no edit
+      double x = cur.get<double>() * v["scale"].get<double>();
+      const auto* spec = config::find_field(f);
+      transform[f] =
+          spec && spec->type == config::FieldType::Int ? Json(static_cast<int64_t>(std::llround(x))) : Json(x);
+    }
+    for (const auto& [f, v] : transform) {
       auto it = edits.find(f);
       if (it != edits.end() && it->second != v) {
         lost.push_back(f);
@@ -239,8 +254,58 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   res["bucket_caps"] = bucket_caps;
   res["step_time_s"] = T > 0 ? Json(round_to(T, 6)) : Json();
   bool predictable = T > 0 && !by_bucket.empty() && R_high > 0;
-  res["expected_speedup_low"] = predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json();
-  res["expected_speedup_high"] = predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json();
+  // The bucket-fraction range (docs/audit.md § patch, step 4): kept for comparison and for rules
+  // no speedup model prices.
+  res["fraction_model"] = {{"low", predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json()},
+                           {"high", predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json()},
+                           {"basis", "per bucket B: B x (1 - prod(1 - f)) over the rules' expected_recovery_fraction"}};
+  res["expected_speedup_low"] = res["fraction_model"]["low"];
+  res["expected_speedup_high"] = res["fraction_model"]["high"];
+  res["prediction_method"] = predictable ? "bucket_fraction" : "none";
+  // Speedup models (docs/metrics.md § Speedup models): the config change priced on the profile's
+  // cost profile and the GPU. Rules whose fields no model prices add their bucket-fraction
+  // recovery on top (their bucket's seconds, low/high fractions).
+  if (opt.metrics && !applied.empty()) {
+    SpeedupPrediction sp = predict_speedup(*opt.metrics, cfg, nc);
+    static const std::set<std::string> kPriced = {"precision",
+                                                  "tf32",
+                                                  "attention_impl",
+                                                  "optimizer",
+                                                  "torch_compile",
+                                                  "dataloader_workers",
+                                                  "dataloader_pin_memory",
+                                                  "batch_size"};
+    Json unpriced = Json::array();
+    double extra_lo = 0, extra_hi = 0;
+    for (const auto& e : applied) {
+      if (!e.rule->performance) continue;
+      bool priced = false;
+      for (const auto& [f, v] : e.rule->transform) priced |= kPriced.count(f) > 0 && edits.count(f) > 0;
+      if (priced) continue;
+      auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};
+      if (std::isnan(rr.second)) continue;
+      extra_lo += rr.first;
+      extra_hi += rr.second;
+      unpriced.push_back(e.rule->id);
+    }
+    if (sp.predicted) {
+      double fast = std::max(sp.step_after_fast - extra_hi, 0.05 * sp.step_after_fast);
+      double slow = std::max(sp.step_after_slow - extra_lo, 0.05 * sp.step_after_slow);
+      sp.low = sp.tokens_scale * sp.step_before / slow;
+      sp.high = sp.tokens_scale * sp.step_before / fast;
+      if (!unpriced.empty()) sp.notes.push_back("rules no model prices, at their bucket fraction: " + unpriced.dump());
+      res["expected_speedup_low"] = round_to(sp.low, 3);
+      res["expected_speedup_high"] = round_to(sp.high, 3);
+      res["prediction_method"] = "speedup_models";
+      predictable = true;
+    }
+    res["speedup_model"] = speedup_prediction_to_json(sp);
+    if (sp.predicted) {
+      res["speedup_model"]["low"] = round_to(sp.low, 3);
+      res["speedup_model"]["high"] = round_to(sp.high, 3);
+      res["speedup_model"]["unpriced_rules"] = unpriced;
+    }
+  }
   if (!predictable)
     res["speedup_note"] = applied.empty()
                               ? "no rule applied: the config changes nothing, so there is nothing to predict"

@@ -30,6 +30,8 @@ class ReplayRunner : public Runner {
 
   Result<RunMetrics> profile(const config::WorkloadConfig& config) override;
   Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
+  // The AFTER side's profile: the recorded `after` run's trace (exact match first).
+  Result<RunMetrics> profile_after(const config::WorkloadConfig& config) override { return run_for(config, "after"); }
   std::string kind() const override { return "replay"; }
   std::optional<config::WorkloadConfig> last_run_config() const override { return last_config_; }
   std::string last_trace() const override;

@@ -120,7 +120,7 @@ std::string report_text(const Json& r) {
   if (auto p = perturbation_line(r); !p.empty()) os << "profiler perturbation: " << p << "\n";
   os << "confidence: " << s_of(r["confidence"]) << " = evidence_coverage "
      << s_of(r["confidence_detail"]["evidence_coverage"]) << " x rule_consistency "
-     << s_of(r["confidence_detail"]["rule_consistency"]) << " (no historical calibration)\n\n";
+     << s_of(r["confidence_detail"]["rule_consistency"]) << " (" << calibration_phrase(r) << ")\n\n";
   os << "metric                     before          after           change\n";
   for (const auto& row : r["metric_deltas"]) {
     if (row["before"].is_null() && row["after"].is_null()) continue;
@@ -146,6 +146,7 @@ std::string report_text(const Json& r) {
     os << "\nnotes:\n";
     for (const auto& n : r["notes"]) os << "  - " << s_of(n) << "\n";
   }
+  os << audit_sections_text(r);
   os << "\ndiff:\n" << r.value("diff", "(no change)") << "\n";
   os << "validity: " << r["validity_footer"].value("text", "") << "\n";
   return os.str();
@@ -169,7 +170,7 @@ std::string report_markdown(const Json& r) {
   os << "| prediction | **" << s_of(r["prediction_held"]) << "**: " << r.value("prediction_note", "") << " |\n";
   os << "| confidence | " << s_of(r["confidence"]) << " = evidence_coverage "
      << s_of(r["confidence_detail"]["evidence_coverage"]) << " x rule_consistency "
-     << s_of(r["confidence_detail"]["rule_consistency"]) << " (no historical calibration) |\n\n";
+     << s_of(r["confidence_detail"]["rule_consistency"]) << " (" << calibration_phrase(r) << ") |\n\n";
   os << "## Metrics\n\n| metric | before | after | delta | % |\n|---|---:|---:|---:|---:|\n";
   for (const auto& row : r["metric_deltas"]) {
     int dg = digits_for(row.value("unit", ""));
@@ -198,6 +199,7 @@ std::string report_markdown(const Json& r) {
     os << "\n## Notes\n\n";
     for (const auto& n : r["notes"]) os << "- " << s_of(n) << "\n";
   }
+  os << audit_sections_markdown(r);
   if (r.contains("trajectory")) {
     os << "\n## Trajectory\n\n";
     int i = 1;
@@ -304,13 +306,14 @@ std::string report_html(const Json& r) {
   os << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">predicted speedup</div><div class=\"v\">"
      << html_escape(x_of(r["speedup_predicted_low"])) << " - " << html_escape(x_of(r["speedup_predicted_high"]))
-     << "</div><div class=\"l\">from the waste budget</div></div>\n";
+     << "</div><div class=\"l\">" << html_escape(r.value("prediction_method", std::string("from the waste budget")))
+     << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">prediction</div><div class=\"v " << html_escape(held) << "\">"
      << html_escape(held) << "</div><div class=\"l\">" << e(r["prediction_note"]) << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">confidence</div><div class=\"v\">" << e(r["confidence"])
      << "</div><div class=\"l\">evidence coverage " << e(r["confidence_detail"]["evidence_coverage"])
-     << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"])
-     << "<br>no historical calibration</div></div>\n</div>\n";
+     << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"]) << "<br>"
+     << html_escape(calibration_phrase(r)) << "</div></div>\n</div>\n";
   if (auto p = perturbation_line(r); !p.empty()) os << "<p>Profiler perturbation: " << html_escape(p) << "</p>\n";
 
   os << "<h2>Waste budget (seconds per step)</h2>\n"
@@ -384,6 +387,7 @@ std::string report_html(const Json& r) {
   }
   if (!any) os << "(no change)";
   os << "</pre>\n";
+  os << audit_sections_html(r);
   if (r.contains("trajectory")) {
     os << "<h2>Trajectory</h2>\n<ol>\n";
     for (const auto& s : r["trajectory"])

@@ -16,6 +16,13 @@ std::string report_html(const Json& report);
 // Inline SVG: one stacked bar per run (before, after), buckets in seconds per step.
 std::string waste_budget_svg(const Json& before, const Json& after);
 std::string html_escape(const std::string& s);
+// Sections of an audit's report beyond compare's (report_sections.cpp): prediction model, waste
+// budget before/after with recovery per bucket, calibration, rounds, profile diff.
+std::string audit_sections_text(const Json& report);
+std::string audit_sections_markdown(const Json& report);
+std::string audit_sections_html(const Json& report);
+// "range widened by the history (...)" / "no historical calibration" for the confidence lines.
+std::string calibration_phrase(const Json& report);
 
 // Writes DIR/report.json, report.md, report.html (DIR created). `written` gets the paths.
 Status write_report_files(const Json& report, const std::string& dir, std::vector<std::string>* written = nullptr);

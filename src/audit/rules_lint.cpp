@@ -17,7 +17,7 @@ static const std::set<std::string> kMetrics = {
     "hipblaslt_gemm_share",   "comm_share",           "conv_share",          "attention_kernel",
     "hbm_peak_frac",          "world_size",           "sync_calls_per_step", "malloc_calls_per_step",
     "layout_transpose_share", "uses_data_parallel",   "uses_vllm",           "autograd_in_inference",
-    "numa_balancing",         "devices_per_process"};
+    "numa_balancing",         "devices_per_process",  "memory_headroom_gb"};
 
 static bool metric_known(const std::string& m) {
   if (kMetrics.count(m)) return true;
@@ -118,6 +118,13 @@ std::vector<Error> lint_rules(const RuleBase& kb) {
     for (const auto& [f, v] : r.transform) {
       if (!config::is_known_field(f)) {
         err(r, "transform touches unknown field '" + f + "'");
+        continue;
+      }
+      if (v.is_object()) {  // {scale: k}: the field's current value times k (numeric fields)
+        const auto* spec = config::find_field(f);
+        bool ok = v.size() == 1 && v.contains("scale") && v["scale"].is_number() && v["scale"].get<double>() > 0 &&
+                  spec && (spec->type == config::FieldType::Int || spec->type == config::FieldType::Number);
+        if (!ok) err(r, "transform value for " + f + ": an object must be {scale: k > 0} on a numeric field");
         continue;
       }
       Status s = probe.set(f, v);

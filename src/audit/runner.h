@@ -39,6 +39,9 @@ class Runner {
   virtual ~Runner() = default;
   // Short profiled run (the audit's profile_run step (docs/audit.md)): RunMetrics with a waste budget.
   virtual Result<RunMetrics> profile(const config::WorkloadConfig& config) = 0;
+  // Short profiled run of a patched config (the AFTER side of a round, docs/audit.md § Rounds).
+  // The default profiles it like any config; a replay takes the recording that stands in for it.
+  virtual Result<RunMetrics> profile_after(const config::WorkloadConfig& config) { return profile(config); }
   // Benchmark run (the audit's benchmark step (docs/audit.md)) of `config`: the original or the patched config.
   virtual Result<RunMetrics> bench(const config::WorkloadConfig& config) = 0;
   // Benchmark the original and the patched config as a pair. The default benches them in blocks

@@ -8,6 +8,7 @@
 
 #include "audit/audit_flow.h"
 #include "audit/audit_output.h"
+#include "audit/history.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
 #include "cli/verb.h"
@@ -17,8 +18,10 @@
 namespace goblin {
 void register_audit(CLI::App& app) {
   struct Opts {
-    std::string config, replay, out = "goblin-audit", vendor, workload;
-    int top_k = 5;
+    std::string config, replay, out = "goblin-audit", vendor, workload, history, script;
+    std::vector<std::string> script_args;
+    int top_k = 5, rounds = 2;
+    bool no_history = false, no_profile_after = false;
     run::LiveAuditKnobs knobs;
     bool json = false, quiet = false;
   };
@@ -32,6 +35,8 @@ void register_audit(CLI::App& app) {
       "  goblin audit train.yaml --repeats 8 --steps 30 --json         a tighter interval, JSON envelope\n"
       "  goblin audit examples/h100_llama/config_before.yaml --replay examples/h100_llama -o out/audit\n"
       "                                                               no GPU: replay recorded H100 traces\n"
+      "  goblin audit workloads/configs/base.yaml --rounds 3           patch, re-profile, patch again\n"
+      "  goblin audit hf.yaml --script train_hf.py -- {config}         any user's script, unmodified\n"
       "Writes report.json/.md/.html, trajectory.json, patch.json, the patched config and, live,\n"
       "live_runs.json into -o. docs/audit.md and docs/live.md explain every field.\n"));
   cmd->add_option("CONFIG", o->config, "the workload config (YAML, JSON, Python, env)")->required();
@@ -40,7 +45,24 @@ void register_audit(CLI::App& app) {
   cmd->add_option("--top,--top-k", o->top_k, "rule-base hits per symptom (default 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--vendor", o->vendor, "amd | nvidia, when the metrics do not say")
       ->check(CLI::IsMember({"amd", "nvidia"}));
-  cmd->add_option("--workload", o->workload, "workload name for the report");
+  cmd->add_option("--workload", o->workload,
+                  "workload name for the report (as in goblin compare; default: the config's file name)");
+  cmd->add_option("--rounds", o->rounds,
+                  "audit rounds: after an accepted round, profile the patched config and patch again, until no rule "
+                  "applies, a round is not a significant speedup (reverted) or the rounds end (default 2)")
+      ->check(CLI::Range(1, 10));
+  cmd->add_option("--history", o->history,
+                  "audit history SQLite file (default $GOBLIN_HISTORY, else $XDG_DATA_HOME/goblin/history.sqlite); "
+                  "a --replay audit uses one only when this is given");
+  cmd->add_flag("--no-history", o->no_history, "neither read nor write the audit history");
+  cmd->add_flag("--no-profile-after", o->no_profile_after,
+                "do not profile the patched config (no after waste budget, one round only)");
+  cmd->add_option("--script", o->script,
+                  "live: run this unmodified training script instead of workloads/train.py; goblin's hook times its "
+                  "optimizer steps and writes the result (tokens/step = batch x seq x accumulation from CONFIG). "
+                  "Arguments after --: {config} (or CONFIG itself) is replaced by the config each run uses; none: "
+                  "the script gets CONFIG");
+  cmd->add_option("script_args", o->script_args, "arguments for --script (after --)");
   cmd->add_option("--repeats", o->knobs.repeats,
                   "live: bench runs per side, before and after interleaved A B A B ... (default 5)")
       ->check(CLI::Range(1, 1000));
@@ -62,6 +84,16 @@ void register_audit(CLI::App& app) {
       audit::AuditOptions opt;
       opt.top_k = o->top_k;
       opt.vendor = o->vendor;
+      opt.rounds = o->no_profile_after ? 1 : o->rounds;
+      opt.profile_after = !o->no_profile_after;
+      opt.round_dir = (std::filesystem::path(o->out) / "rounds").string();
+      opt.history_path = o->no_history ? "" : o->history.empty() ? audit::default_history_path() : o->history;
+      if (!o->script_args.empty() && o->script.empty()) {
+        r.error = make_error(ErrorKind::Usage, "arguments after -- are for --script; pass --script train.py");
+        return r;
+      }
+      o->knobs.script = o->script;
+      o->knobs.script_args = o->script_args;
       std::unique_ptr<audit::Runner> live;
       std::function<Json()> live_log;
       std::optional<audit::ReplayRunner> replay_runner;
@@ -79,11 +111,13 @@ void register_audit(CLI::App& app) {
         for (const auto& n : setup->notes) opt.notes.push_back(n);
       } else {
         const auto& k = o->knobs;
-        if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s || !k.tracer.empty()) {
-          r.error =
-              make_error(ErrorKind::Usage,
-                         "--repeats, --steps, --profile-steps, --timeout and --tracer set live runs; a --replay audit "
-                         "runs nothing (its figures come from the recorded artefacts)");
+        if (o->history.empty()) opt.history_path.clear();  // recordings do not feed the history unless asked
+        if (k.repeats || k.bench_steps || k.profile_steps || k.timeout_s || !k.tracer.empty() || !k.script.empty()) {
+          r.error = make_error(
+              ErrorKind::Usage,
+              "--repeats, --steps, --profile-steps, --timeout, --tracer and --script set live runs; a --replay "
+              "audit "
+              "runs nothing (its figures come from the recorded artefacts)");
           return r;
         }
         auto runner = audit::ReplayRunner::open(o->replay);

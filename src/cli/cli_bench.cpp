@@ -10,6 +10,8 @@ namespace goblin {
 
 void register_bench(CLI::App& app) {
   struct Opts {
+    std::string script;
+    std::vector<std::string> script_args;
     std::string config, against, workload, work_dir, emit_sides;
     int steps = 20, warmup = 5, repeats = 5;
     double timeout = 900;
@@ -29,7 +31,15 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--steps", o->steps, "measured steps per run")->default_val(20);
   cmd->add_option("--warmup", o->warmup, "excluded warm-up steps per run")->default_val(5);
   cmd->add_option("--repeats", o->repeats, "runs per config")->default_val(5)->check(CLI::Range(1, 1000));
-  cmd->add_option("--workload", o->workload, "workload script (default: workloads/train.py)");
+  cmd->add_option(
+      "--harness", o->workload,
+      "goblin-contract training script (takes CONFIG --steps --warmup --result; default workloads/train.py)");
+  // Old spelling of --harness: --workload names the workload in reports (audit, compare).
+  cmd->add_option("--workload", o->workload, "old spelling of --harness")->group("");
+  cmd->add_option("--script", o->script,
+                  "the user's unmodified training script, timed by goblin's hook (result written for it); arguments "
+                  "after --, {config} = the config of each side");
+  cmd->add_option("script_args", o->script_args, "arguments for --script (after --)");
   cmd->add_option("--timeout", o->timeout, "seconds per run before it counts as hung and is killed")->default_val(900);
   cmd->add_option("--work-dir", o->work_dir, "keep per-run logs here (default: a temporary directory)");
   cmd->add_option("--emit-sides", o->emit_sides,
@@ -41,7 +51,15 @@ void register_bench(CLI::App& app) {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult r;
       run::BenchRequest req;
-      auto a = run::resolve_workload(o->config, o->workload);
+      auto side_of = [&](const std::string& cfg) {
+        return o->script.empty() ? run::resolve_workload(cfg, o->workload)
+                                 : run::script_workload(cfg, o->config, o->script, o->script_args);
+      };
+      if (!o->script_args.empty() && o->script.empty()) {
+        r.error = make_error(ErrorKind::Usage, "arguments after -- are for --script; pass --script train.py");
+        return r;
+      }
+      auto a = side_of(o->config);
       if (!a) {
         r.error = a.error();
         return r;
@@ -51,7 +69,7 @@ void register_bench(CLI::App& app) {
       req.a.warmup = o->warmup;
       req.a.timeout_s = o->timeout;
       if (!o->against.empty()) {
-        auto b = run::resolve_workload(o->against, o->workload);
+        auto b = side_of(o->against);
         if (!b) {
           r.error = b.error();
           return r;

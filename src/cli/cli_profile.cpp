@@ -27,7 +27,7 @@ void register_profile(CLI::App& app) {
   struct Opts {
     std::vector<std::string> args;
     int steps = 5, warmup = 5;
-    std::string out, workload, tracer;
+    std::string out, workload, tracer, script;
     double timeout = 900;
     long long tokens_per_step = 0;
     bool json = false, allow_no_gpu = false;
@@ -40,12 +40,21 @@ void register_profile(CLI::App& app) {
       "OOM.");
   cmd->footer(help_footer_with_examples(
       "  goblin profile workloads/configs/base.yaml -o out/prof      the reference workload, profiled\n"
-      "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"));
+      "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"
+      "  goblin profile hf.yaml --script train_hf.py -- {config}       an unmodified script, timed by the hook\n"));
   cmd->add_option("args", o->args, "CONFIG (run workloads/train.py on it), or after `--` any command to profile");
   cmd->add_option("--steps", o->steps, "profiled steps (optimizer steps)")->default_val(5);
   cmd->add_option("--warmup", o->warmup, "steps before the window (excluded)")->default_val(5);
   cmd->add_option("-o,--out", o->out, "run directory (default runs/profile-<time>)");
-  cmd->add_option("--workload", o->workload, "workload script for CONFIG (default: workloads/train.py)");
+  cmd->add_option("--harness", o->workload,
+                  "goblin-contract training script for CONFIG (takes CONFIG --steps --warmup --result; default "
+                  "workloads/train.py)");
+  // Old spelling of --harness: --workload names the workload in reports (audit, compare).
+  cmd->add_option("--workload", o->workload, "old spelling of --harness")->group("");
+  cmd->add_option("--script", o->script,
+                  "the user's unmodified training script: goblin's hook times its optimizer steps and writes the "
+                  "result (tokens/step from CONFIG's batch x seq x accumulation); goblin profile CONFIG --script "
+                  "train.py [-- ARGS with {config}]");
   cmd->add_option("--timeout", o->timeout, "seconds before the run counts as hung and is killed")->default_val(900);
   cmd->add_option("--tokens-per-step", o->tokens_per_step, "tokens per step, for `-- CMD` (tokens/s in the metadata)");
   cmd->add_option("--tracer", o->tracer,
@@ -62,7 +71,15 @@ void register_profile(CLI::App& app) {
         return r;
       }
       run::ProfileRequest req;
-      if (o->args.size() == 1 && looks_like_config(o->args[0])) {
+      if (!o->script.empty()) {
+        std::vector<std::string> rest(o->args.begin() + 1, o->args.end());
+        auto w = run::script_workload(o->args[0], o->args[0], o->script, rest);
+        if (!w) {
+          r.error = w.error();
+          return r;
+        }
+        req.workload = *w;
+      } else if (o->args.size() == 1 && looks_like_config(o->args[0])) {
         auto w = run::resolve_workload(o->args[0], o->workload);
         if (!w) {
           r.error = w.error();

@@ -75,7 +75,8 @@ TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
   std::string dir = tmpdir("audit_live");
   // --repeats beats the GOBLIN_AUDIT_REPEATS=2 a script left in the environment.
   Out o = sh("GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_AUDIT_REPEATS=2 GOBLIN_WORKLOAD=" + standin() + " " + goblin_bin() +
-             " audit " + src("workloads/configs/base.yaml") + " -o " + dir + " --repeats 3 --steps 3 -q --json");
+             " audit " + src("workloads/configs/base.yaml") + " -o " + dir +
+             " --repeats 3 --steps 3 --rounds 1 --no-history -q --json");
   ASSERT_EQ(o.code, 0) << o.out;
   auto j = parse(o.out);
   ASSERT_TRUE(j["ok"].get<bool>()) << o.out;
@@ -90,9 +91,61 @@ TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
   auto md = sh("cat " + dir + "/report.md").out;
   EXPECT_NE(md.find("| run order | ABABAB"), std::string::npos);
   auto runs = parse(sh("cat " + dir + "/live_runs.json").out);
-  ASSERT_EQ(runs.size(), 2u);  // profile, then one bench_pair
+  ASSERT_EQ(runs.size(), 3u);  // profile, one bench_pair, the AFTER side's profile
   EXPECT_EQ(runs[1]["call"], "bench_pair");
   EXPECT_EQ(runs[1]["bench"]["order"], "ABABAB");
+  EXPECT_EQ(runs[2]["call"], "profile");
+}
+
+// --rounds 2 with a history file: round 1 accepted (significant), round 2 patches the patched
+// config and is reverted (the stand-in's speed follows bf16 only); the history holds both rounds
+// and a second audit reads them for calibration (the report says how many matched).
+TEST(CliAudit, RoundsWithHistory) {
+  std::string dir = tmpdir("audit_rounds"), hist = tmpdir("audit_rounds_hist") + "/h.sqlite";
+  auto cmd = "GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_WORKLOAD=" + standin() + " " + goblin_bin() + " audit " +
+             src("workloads/configs/base.yaml") + " -o " + dir + " --repeats 3 --steps 3 --rounds 2 --history " + hist +
+             " -q --json";
+  Out o = sh(cmd);
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto rep = parse(sh("cat " + dir + "/report.json").out);
+  ASSERT_EQ(rep["rounds"].size(), 2u) << rep["rounds"].dump(1);
+  EXPECT_EQ(rep["rounds"][0]["accepted"], true);
+  EXPECT_EQ(rep["rounds"][1]["accepted"], false);
+  EXPECT_NE(rep["rounds"][1]["reverted"].get<std::string>().find("reverted"), std::string::npos);
+  EXPECT_TRUE(rep["rounds"][1]["history_id"].is_number());
+  EXPECT_TRUE(fs::exists(dir + "/rounds/round-1.yaml"));
+  auto md = sh("cat " + dir + "/report.md").out;
+  EXPECT_NE(md.find("## Rounds"), std::string::npos);
+  EXPECT_NE(md.find("## Calibration (audit history)"), std::string::npos);
+  Out again = sh(cmd);
+  ASSERT_EQ(again.code, 0) << again.out;
+  auto rep2 = parse(sh("cat " + dir + "/report.json").out);
+  // The stand-in's profile has no waste budget, so no range to calibrate; the history still
+  // counts the first audit's measured rounds per rule.
+  EXPECT_NE(rep2["calibration"]["reason"].get<std::string>().find("no predicted range"), std::string::npos)
+      << rep2["calibration"].dump();
+  ASSERT_FALSE(rep2["calibration"]["by_rule"].empty()) << rep2["calibration"].dump();
+  EXPECT_GE(rep2["calibration"]["by_rule"][0]["audits"].get<int>(), 1);
+  EXPECT_GT(rep2["rounds"][0]["history_id"].get<int>(), rep["rounds"][1]["history_id"].get<int>());
+}
+
+// --script for bench: a script with no result code (src/run/testdata/standin_script.py), timed by
+// goblin's hook, which writes the result; fake_torch is a TEST DOUBLE of torch's optimizer hook.
+TEST(CliBench, ScriptIsTimedByTheHook) {
+  Out o = sh("PYTHONPATH=" + src("src/run/testdata/fake_torch") + " GOBLIN_CACHE_DIR=" + tmpdir("script_cache") + " " +
+             goblin_bin() + " bench " + src("workloads/configs/base.yaml") + " --against " +
+             src("workloads/configs/tuned.yaml") + " --script " + src("src/run/testdata/standin_script.py") +
+             " --allow-no-gpu --steps 4 --warmup 1 --repeats 2 --json -- '{config}'");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out);
+  const auto& r = j["result"];
+  EXPECT_EQ(r["order"], "ABAB");
+  EXPECT_GT(r["comparison"]["speedup"]["point"].get<double>(), 1.5);  // 12 ms vs 3 ms a step
+  EXPECT_NEAR(r["a"]["runs"][0]["tokens_per_sec"].get<double>() * r["a"]["runs"][0]["step_time_s"].get<double>(),
+              8192.0, 10.0);  // tokens per step = batch 8 x seq 1024 x accumulation 1 from base.yaml
+  // Arguments after -- without --script are a usage error.
+  Out bad = sh(goblin_bin() + " bench " + src("workloads/configs/base.yaml") + " --allow-no-gpu --json -- x");
+  EXPECT_EQ(bad.code, 2) << bad.out;
 }
 
 TEST(CliAudit, LiveKnobsWithReplayAreAUsageError) {

@@ -142,6 +142,40 @@ TEST(ParseConfig, OutOfRangeIntegerIsWarnedNotCast) {
   EXPECT_TRUE(warned_line2);
 }
 
+TEST(ParseConfig, HfDefaultPrecisionIsFp32) {
+  // HF TrainingArguments: bf16 and fp16 default to False, so neither key means fp32 training.
+  const std::string yaml = "per_device_train_batch_size: 8\nlearning_rate: 1.0e-4\noptim: adamw_torch\n";
+  auto y = parse_config_text(yaml, ConfigFormat::Yaml, "hf.yaml");
+  ASSERT_TRUE(y.ok()) << y.error().describe();
+  EXPECT_EQ(y->get("precision"), "fp32");
+  ASSERT_TRUE(y->origins.count("precision"));
+  EXPECT_EQ(y->origins.at("precision").context, "HF default");
+  EXPECT_EQ(y->origins.at("precision").line, -1);
+  EXPECT_NE(config_to_text(*y).find("[HF default: bf16/fp16 not set]"), std::string::npos);
+  auto py = parse_config_text(
+      "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', "
+      "per_device_train_batch_size=4)\n",
+      ConfigFormat::Python, "train.py");
+  ASSERT_TRUE(py.ok()) << py.error().describe();
+  EXPECT_EQ(py->get("precision"), "fp32");
+  EXPECT_EQ(py->origins.at("precision").context, "HF default");
+  // An explicit flag still wins; an env file or a script without TrainingArguments stays unset.
+  auto b = parse_config_text("per_device_train_batch_size: 8\nbf16: true\n", ConfigFormat::Yaml, "b.yaml");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->get("precision"), "bf16");
+  auto env = parse_config_text("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n", ConfigFormat::Env, "e.env");
+  ASSERT_TRUE(env.ok());
+  EXPECT_TRUE(env->get("precision").is_null());
+  auto plain = parse_config_text("import torch\nmodel = torch.nn.Linear(4, 4)\n", ConfigFormat::Python, "p.py");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->get("precision").is_null());
+  // The patch editor still adds the flag (the default has no place in the file).
+  std::vector<std::string> unplaced;
+  auto edited = edit_config_text(yaml, *y, {{"precision", Json("bf16")}}, &unplaced);
+  ASSERT_TRUE(edited.ok()) << edited.error().describe();
+  EXPECT_NE(edited->find("bf16: true"), std::string::npos) << *edited;
+}
+
 TEST(Diff, UnifiedHunks) {
   std::string a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", b = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n";
   std::string d = unified_diff(a, b, "a/x", "b/x");

@@ -247,6 +247,24 @@ static std::string path_str(const std::vector<std::string>& p) {
   return s;
 }
 
+// A config read with HF TrainingArguments semantics: a YAML/JSON file with at least one
+// TrainingArguments-style training knob, or a Python script that calls TrainingArguments /
+// SFTConfig (the calls whose kwargs the scanner maps). Env files and plain scripts are not.
+static bool hf_training_arguments_shaped(const WorkloadConfig& c, const SourceScan& scan) {
+  if (c.format == ConfigFormat::Env) return false;
+  if (c.format == ConfigFormat::Python) {
+    for (const auto& e : scan.entries)
+      if (e.context.find("TrainingArguments") != std::string::npos || e.context == "SFTConfig" ||
+          e.context == "GRPOConfig" || e.context == "DPOConfig")
+        return true;
+    return false;
+  }
+  for (const char* f : {"batch_size", "grad_accum_steps", "lr", "optimizer", "warmup_steps", "gradient_checkpointing",
+                        "dataloader_workers", "torch_compile"})
+    if (c.values.count(f)) return true;
+  return false;
+}
+
 Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file) {
   // Values end up in JSON output (which must be UTF-8): refuse a file that is not, naming the spot.
   if (auto bad = first_invalid_utf8(text)) {
@@ -390,6 +408,16 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     c.values["precision"] = "fp16";
   else if (bf16 || fp16)
     c.values["precision"] = "fp32";
+  else if (hf_training_arguments_shaped(c, *scan)) {
+    // HF TrainingArguments semantics: bf16 and fp16 both default to False, so a config that sets
+    // neither trains in fp32 (docs/audit.md § parse-config). The origin says it is a default.
+    c.values["precision"] = "fp32";
+    Origin o;
+    o.file = file;
+    o.key = "bf16/fp16 not set";
+    o.context = "HF default";
+    c.origins["precision"] = o;
+  }
   if (fused && c.values.count("optimizer")) {
     std::string o = c.values["optimizer"];
     if (*fused && o.find("fused") == std::string::npos) c.values["optimizer"] = o + "_fused";
@@ -443,6 +471,8 @@ std::string config_to_text(const WorkloadConfig& c) {
     auto it = c.origins.find(f.name);
     if (it != c.origins.end() && it->second.line > 0)
       os << "    [line " << it->second.line << ", " << it->second.key << "]";
+    else if (it != c.origins.end() && !it->second.context.empty())
+      os << "    [" << it->second.context << ": " << it->second.key << "]";
     os << "\n";
   }
   if (!c.env_vars.empty()) {

@@ -69,6 +69,7 @@ std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pa
         fc.flops += c->flops;
         fc.flops_by_dtype[c->dtype] += c->flops;
         fc.flops_by_kind[c->kind] += c->flops;
+        fc.flops_by_op[std::string(nm)] += c->flops;
       }
     }
   return out;

@@ -30,6 +30,7 @@ struct FlopCount {
   double flops = 0;                              // Σ op_cost(op).flops over the counted ops
   std::map<std::string, double> flops_by_dtype;  // normalised dtype (fp32, bf16, ...) → FLOPs
   std::map<std::string, double> flops_by_kind;   // gemm | attention | conv → FLOPs
+  std::map<std::string, double> flops_by_op;     // op name (aten::mm, aten::bmm, ...) → FLOPs
   int64_t ops_counted = 0;                       // leaf FLOP ops with a cost
   int64_t ops_composite = 0;                  // wrappers (linear/matmul/sdpa) whose FLOPs are counted on the inner op
   int64_t ops_unmodelled = 0;                 // leaf FLOP ops op_cost could not price

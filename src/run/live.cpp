@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "config/workload_config.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
@@ -292,6 +293,49 @@ Result<WorkloadSpec> resolve_workload(const std::string& config, const std::stri
                     workload_flag.empty() ? config : workload_flag);
 }
 
+Result<WorkloadSpec> script_workload(const std::string& config_file, const std::string& given_config,
+                                     const std::string& script, const std::vector<std::string>& args) {
+  WorkloadSpec w;
+  w.config = config_file;
+  if (const char* p = std::getenv("GOBLIN_PYTHON"); p && *p) w.python = p;
+  std::error_code ec;
+  if (!fs::is_regular_file(script, ec))
+    return make_error(ErrorKind::Io, "--script: no such file (the training script to run)", script);
+  w.script = fs::weakly_canonical(script, ec).string();
+  w.hook_result = true;
+  w.command = {w.python, w.script};
+  bool placed = false;
+  for (const auto& a : args) {
+    std::string x = a;
+    for (size_t at; (at = x.find("{config}")) != std::string::npos;) {
+      x.replace(at, 8, config_file);
+      placed = true;
+    }
+    if (x == given_config && !given_config.empty()) {
+      x = config_file;
+      placed = true;
+    }
+    w.command.push_back(x);
+  }
+  if (args.empty()) {
+    w.command.push_back(config_file);
+    placed = true;
+  }
+  if (!placed && config_file != given_config)
+    return make_error(ErrorKind::Usage,
+                      "--script arguments never name the config (put {config} where the script takes it), so a patched "
+                      "config could not reach the script",
+                      script);
+  auto cfg = config::parse_config_file(config_file);
+  if (cfg) {
+    Json b = cfg->get("batch_size"), q = cfg->get("seq_len"), g = cfg->get("grad_accum_steps");
+    if (b.is_number() && q.is_number())
+      w.tokens_per_step =
+          static_cast<long long>(b.get<double>() * q.get<double>() * (g.is_number() ? g.get<double>() : 1.0));
+  }
+  return w;
+}
+
 std::string hook_dir_for(const WorkloadSpec& w) {
   if (const char* e = std::getenv("GOBLIN_HOOK_DIR"); e && *e) return e;
   std::vector<std::string> cands;
@@ -364,6 +408,23 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
         "--result", result_path};
   }
   s.env = env;
+  if (w.hook_result) {
+    // The user's script writes nothing: the hook times the optimizer steps and writes the result.
+    std::string hook = hook_dir_for(w);
+    if (hook.empty()) {
+      o.error =
+          make_error(ErrorKind::Environment,
+                     "--script needs goblin's hook (workloads/goblin_hook/sitecustomize.py); set GOBLIN_HOOK_DIR");
+      return o;
+    }
+    if (!s.env.count("PYTHONPATH")) {
+      const char* pp = std::getenv("PYTHONPATH");
+      s.env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
+    }
+    s.env["GOBLIN_TIME_STEPS"] = "1";
+    s.env["GOBLIN_HOOK_RESULT"] = "1";
+    s.env["GOBLIN_EXIT_AFTER_RESULT"] = "1";
+  }
   s.env["GOBLIN_RESULT"] = result_path;
   s.env["GOBLIN_STEPS"] = std::to_string(w.steps);
   s.env["GOBLIN_WARMUP"] = std::to_string(w.warmup);
@@ -387,11 +448,16 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
   if (o.error) return o;
   auto txt = read_all(result_path);
   if (!txt) {
-    o.error =
-        make_error(ErrorKind::Workload,
-                   "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write tokens_per_sec and "
-                   "step_time_seconds there",
-                   result_path);
+    o.error = make_error(ErrorKind::Workload,
+                         w.hook_result
+                             ? "the script exited 0 but the hook wrote no result: it saw fewer optimizer steps than "
+                               "warm-up + measured (" +
+                                   std::to_string(w.warmup) + " + " + std::to_string(w.steps) +
+                                   "); raise the script's max_steps or lower --steps"
+                             : "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write "
+                               "tokens_per_sec and step_time_seconds there (or run it with --script, and goblin's "
+                               "hook writes it)",
+                         result_path);
     return o;
   }
   try {
@@ -419,6 +485,36 @@ std::string environment_fingerprint(const std::string& python, const GpuInfo& gp
   gethostname(host, sizeof host - 1);
   return "gpu=" + gpu.name + ";driver=" + gpu.driver + ";vendor=" + gpu.vendor + ";python=" + python +
          ";torch,cuda,hip,py=" + torch + ";host=" + host;
+}
+
+std::map<std::string, std::string> versions_from_fingerprint(const std::string& fp) {
+  std::map<std::string, std::string> v;
+  for (const std::string& part : split(fp, ';')) {
+    auto eq = part.find('=');
+    if (eq == std::string::npos) continue;
+    std::string k = part.substr(0, eq), val = part.substr(eq + 1);
+    if (k == "gpu" || k == "driver") {
+      if (!trim(val).empty()) v[k] = trim(val);
+    } else if (k == "torch,cuda,hip,py") {
+      // "torch cuda hip py", space-separated, empty fields kept ("2.11.0+cu130 13.0  3.12.3").
+      std::vector<std::string> f = split(val, ' ');
+      auto at = [&](size_t i) { return i < f.size() ? trim(f[i]) : std::string(); };
+      if (at(0) == "unavailable") continue;
+      if (!at(0).empty()) v["pytorch"] = at(0);
+      if (!at(1).empty()) v["cuda"] = at(1);
+      if (!at(2).empty()) v["rocm"] = at(2);
+      if (!at(3).empty()) v["python"] = at(3);
+    }
+  }
+  return v;
+}
+
+Json fill_versions(Json versions, const std::string& fingerprint) {
+  if (!versions.is_object()) versions = Json::object();
+  for (const auto& [k, val] : versions_from_fingerprint(fingerprint)) {
+    if (!versions.contains(k) || !versions[k].is_string() || versions[k].get<std::string>().empty()) versions[k] = val;
+  }
+  return versions;
 }
 
 // ---- cache ------------------------------------------------------------------------------------

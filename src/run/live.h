@@ -61,7 +61,19 @@ struct WorkloadSpec {
   int steps = 20, warmup = 5;
   double timeout_s = 600;
   std::optional<long long> tokens_per_step;  // for -- CMD mode when the command does not say
+  // --script mode: `command` runs the user's unmodified script; goblin's hook (sitecustomize)
+  // times its optimizer steps and writes the result JSON (GOBLIN_HOOK_RESULT=1), then ends the
+  // process once the measured window is complete (GOBLIN_EXIT_AFTER_RESULT=1).
+  std::string script;
+  bool hook_result = false;
 };
+
+// --script SCRIPT [ARGS...] for CONFIG (docs/live.md § Any script): python SCRIPT ARGS with every
+// "{config}" in ARGS (or an ARG equal to CONFIG as given) replaced by `config_file`, or
+// `SCRIPT config_file` without ARGS. Tokens per step = batch_size x seq_len x grad_accum_steps
+// (1 when unset) of the config; unknown (no tokens/s) without batch or sequence length.
+Result<WorkloadSpec> script_workload(const std::string& config_file, const std::string& given_config,
+                                     const std::string& script, const std::vector<std::string>& args);
 
 // Finds train.py: --workload, $GOBLIN_WORKLOAD, CONFIG's ../train.py or ./train.py,
 // <source>/workloads/train.py. Python: $GOBLIN_PYTHON or python3.
@@ -85,6 +97,12 @@ std::optional<Error> classify_failure(const ProcResult& p, double timeout_s, con
 // "gpu=...;driver=...;python=...;torch=...;cuda=...;host=..." — what decides whether a cached
 // timing still holds.
 std::string environment_fingerprint(const std::string& python, const GpuInfo& gpu);
+// The versions the fingerprint holds, as RunMetrics.versions keys: pytorch, cuda or rocm (hip),
+// driver, gpu, python. Empty values are left out. Used when the workload does not report its own
+// (the validity footer then still names driver/CUDA/PyTorch: goblin ran it).
+std::map<std::string, std::string> versions_from_fingerprint(const std::string& fingerprint);
+// `versions` (a JSON object, possibly null) with every key the fingerprint knows and it lacks.
+Json fill_versions(Json versions, const std::string& fingerprint);
 
 // ---- cache ------------------------------------------------------------------------------------
 

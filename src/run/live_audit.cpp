@@ -30,6 +30,8 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
   if (knobs.profile_steps > 0) o.profile_steps = knobs.profile_steps;
   if (knobs.timeout_s > 0) o.timeout_s = knobs.timeout_s;
   o.tracer = knobs.tracer;
+  o.script = knobs.script;
+  o.script_args = knobs.script_args;
   std::string tracer_why;
   const std::string tracer = o.tracer.empty() ? default_tracer(gpu, &tracer_why) : o.tracer;
   if (!o.tracer.empty()) tracer_why = "asked for (--tracer)";
@@ -55,6 +57,10 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
                         std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
                         " steps per config, before and after interleaved A B A B ... in one bench call (median, "
                         "95% bootstrap interval over the per-run samples)");
+  if (!o.script.empty())
+    setup.notes.push_back("workload: the user's script " + o.script +
+                          " run unmodified; goblin's hook timed its optimizer steps and wrote each result (tokens per "
+                          "step = batch x seq x gradient accumulation from the config)");
   setup.notes.push_back("profiler: " + std::string(tracer == "cupti" ? "goblin's CUPTI tracer" : "torch.profiler") +
                         " (" + tracer_why + ")");
   setup.log = [lr] { return lr->log(); };

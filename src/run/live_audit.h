@@ -21,6 +21,10 @@ struct LiveAuditKnobs {
   int profile_steps = 0;  // profiled steps after warm-up
   double timeout_s = 0;   // per workload run
   std::string tracer;     // "cupti" | "torch" | "" (run::default_tracer)
+  // --script: the user's unmodified training script (run with goblin's hook timing its optimizer
+  // steps and writing the result) and its arguments ({config} = the config file of each run).
+  std::string script;
+  std::vector<std::string> script_args;
 };
 
 struct LiveAuditSetup {

@@ -49,7 +49,9 @@ Result<LiveRunner::Prepared> LiveRunner::prepare(const config::WorkloadConfig& c
   auto file = materialise(config, tag);
   if (!file) return file.error();
   files_.push_back(*file);
-  auto w = resolve_workload(*file, opt_.workload_flag);
+  if (given_config_.empty()) given_config_ = config.source_file;
+  auto w = opt_.script.empty() ? resolve_workload(*file, opt_.workload_flag)
+                               : script_workload(*file, given_config_, opt_.script, opt_.script_args);
   if (!w) return w.error();
   return Prepared{*file, *w};
 }

@@ -22,6 +22,9 @@ struct LiveRunnerOptions {
   double timeout_s = 900;
   bool use_cache = false;
   bool require_gpu = true;  // false: stand-in workloads on a machine without a GPU (CPU tests)
+  // --script: the user's unmodified script and its arguments (live.h script_workload).
+  std::string script;
+  std::vector<std::string> script_args;
 };
 
 class LiveRunner : public audit::Runner {
@@ -55,6 +58,7 @@ class LiveRunner : public audit::Runner {
   LiveRunnerOptions opt_;
   Json log_ = Json::array();
   std::vector<std::string> files_;
+  std::string given_config_;  // the first config's path as the user gave it (for --script arguments)
   int n_ = 0;
 };
 

@@ -79,7 +79,9 @@ Json minimal_run_metrics(const Json& run) {
   m["tokens_per_sec"] = run["profiled"].contains("tokens_per_sec") ? run["profiled"]["tokens_per_sec"] : Json(nullptr);
   m["mfu_pct"] = nullptr;
   const Json& t = run["telemetry"];
-  m["hbm_peak_gb"] = t.contains("mem_used_gb_max") ? t["mem_used_gb_max"] : Json(nullptr);
+  // telemetry summaries are GiB; RunMetrics' GB are 1e9 bytes
+  m["hbm_peak_gb"] =
+      t.contains("mem_used_gb_max") ? Json(round_to(t["mem_used_gb_max"].get<double>() * 1.073741824, 3)) : Json();
   m["hbm_avg_gb"] = nullptr;
   m["gpu_util_pct"] = t.value("gpu_util_pct_mean", 0.0);
   m["top_kernels"] = Json::array();
@@ -264,6 +266,8 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   } else {
     run["versions"] = Json{{"driver", gpu.driver}, {"gpu", gpu.name}};
   }
+  // What the workload did not report comes from goblin's own environment fingerprint.
+  run["versions"] = fill_versions(run["versions"], run.value("environment_fingerprint", ""));
   auto save = [&] { (void)write_file(req.run_dir + "/run.json", run.dump(1)); };
   if (hookj.is_object() && hookj.value("state", "") == "profiler_missing") {
     out.error = make_error(ErrorKind::Environment,
@@ -336,7 +340,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   // analysis cannot take the run down with it).
   Json metrics = nullptr;
   std::string note;
-  for (const std::string& target : {req.run_dir + "/trace.json.gz"}) {
+  // The run directory, not the trace alone: goblin metrics then reads the telemetry too (HBM
+  // peak, capacity and headroom), and only the files run.json lists.
+  for (const std::string& target : {req.run_dir}) {
     ProcSpec s;
     s.argv = {self_exe(), "metrics", target, "--json"};
     s.stdout_path = req.run_dir + "/metrics.out";
@@ -365,7 +371,10 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   metrics["runner_kind"] = "live";
   metrics["step_time_s"] = prof["step_time_s"];
   if (prof.contains("tokens_per_sec")) metrics["tokens_per_sec"] = prof["tokens_per_sec"];
-  if (ts.observed) metrics["hbm_peak_gb"] = round_to(ts.mem_used_gb_max, 3);
+  // HBM: the analysis read telemetry.csv (GB = 1e9 bytes); the runner's own summary (GiB) only
+  // when the analysis had none.
+  if (ts.observed && ts.mem_used_gb_max > 0 && metrics.value("hbm_peak_gb", Json()).is_null())
+    metrics["hbm_peak_gb"] = round_to(ts.mem_used_gb_max * 1.073741824, 3);
   if (run.contains("versions")) metrics["versions"] = run["versions"];
   metrics["gpu_name"] = gpu.name;
   (void)write_file(req.run_dir + "/metrics.json", metrics.dump(1));
@@ -404,15 +413,18 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   for (auto* s : sides) {
     parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
     parts.push_back(s->workload_py.empty() ? "" : file_bytes(s->workload_py));
+    if (!s->script.empty()) parts.push_back("script " + file_bytes(s->script));  // --script: its bytes too
     parts.push_back("steps=" + std::to_string(s->steps) + ",warmup=" + std::to_string(s->warmup));
     for (auto& c : s->command) parts.push_back(c);
   }
   std::string key = hash_parts(parts);
-  res["cache"] = Json{
-      {"key", key},
-      {"dir", cache_dir()},
-      {"hit", false},
-      {"hashed", "config bytes, workload file bytes, environment fingerprint, goblin version, steps, warmup, repeats"}};
+  res["cache"] =
+      Json{{"key", key},
+           {"dir", cache_dir()},
+           {"hit", false},
+           {"hashed",
+            "config bytes, workload (or --script) file bytes, environment fingerprint, goblin version, steps, warmup, "
+            "repeats"}};
   if (req.use_cache) {
     if (auto hit = cache_get(key)) {
       Json r = *hit;
@@ -529,6 +541,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
                            {"driver", gpu.driver},
                            {"gpu", e.value("gpu", gpu.name)}};
   }
+  res["versions"] = fill_versions(res.value("versions", Json()), fp);
   if (req.b) {
     Comparison c = compare_step_times(step_times[0], step_times[1]);
     Json cj = comparison_to_json(c);

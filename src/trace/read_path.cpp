@@ -13,6 +13,7 @@
 
 #include "core/io.h"
 #include "core/limits.h"
+#include "core/json.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -21,6 +22,41 @@ namespace {
 constexpr size_t kSniffBytes = 64 * 1024;
 
 bool is_sqlite(std::string_view p) { return p.substr(0, 16) == std::string_view("SQLite format 3\0", 16); }
+
+// Files goblin's own runners write into a run directory beside the trace and the telemetry
+// (docs/live.md § goblin profile): read by other verbs (compare, the audit), never profiler
+// output, so a directory read skips them without a warning.
+bool known_run_side_file(const std::filesystem::path& f) {
+  static const char* const kNames[] = {"run.json",   "hook.json",   "result.json", "metrics.json",   "stdout.log",
+                                       "stderr.log", "metrics.out", "metrics.err", "live_runs.json", "bench.json"};
+  const std::string n = f.filename().string();
+  for (const char* k : kNames)
+    if (n == k) return true;
+  return n.rfind("goblin_meta_", 0) == 0 && f.extension() == ".tsv";
+}
+
+// A goblin run directory (run.json with schema goblin.run/N and a `files` map): exactly the trace
+// and telemetry files it lists that exist, relative to the directory. nullopt when `dir` is not
+// one, so the caller walks the directory instead. Other processes' traces a run keeps
+// (RUN_DIR/cupti/) are not the run's own and must not be merged into its timeline.
+std::optional<std::vector<std::string>> run_directory_files(const std::string& dir) {
+  auto text = read_all(dir + "/run.json");
+  if (!text) return std::nullopt;
+  Json run = Json::parse(*text, nullptr, false);
+  if (!run.is_object() || !run.contains("schema") || !run["schema"].is_string() ||
+      run["schema"].get<std::string>().rfind("goblin.run/", 0) != 0 || !run.contains("files") ||
+      !run["files"].is_object())
+    return std::nullopt;
+  std::vector<std::string> out;
+  for (const char* k : {"trace", "telemetry"}) {
+    const Json& f = run["files"].value(k, Json());
+    if (!f.is_string()) continue;
+    std::error_code ec;
+    std::string p = dir + "/" + f.get<std::string>();
+    if (std::filesystem::is_regular_file(p, ec)) out.push_back(p);
+  }
+  return out;
+}
 }  // namespace
 
 Format sniff_format(std::string_view prefix, const std::string& path) {
@@ -269,11 +305,15 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     tl.validate();
     return s;
   }
-  // A directory is one run: read every file we recognise, recursively, in sorted order.
-  std::vector<std::string> files;
-  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file()) files.push_back(it->path().string());
+  // A directory is one run: a goblin run directory's listed trace and telemetry, else every
+  // file we recognise, recursively, in sorted order (goblin's own side files skipped quietly).
+  auto listed = run_directory_files(path);
+  std::vector<std::string> files = listed.value_or(std::vector<std::string>{});
+  if (!listed) {
+    for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file() && !known_run_side_file(it->path())) files.push_back(it->path().string());
+    }
   }
   if (ec) return make_error(ErrorKind::Io, "cannot list directory: " + ec.message(), path);
   std::sort(files.begin(), files.end());

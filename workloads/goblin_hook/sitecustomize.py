@@ -15,6 +15,14 @@ only pushes an NVTX range "ProfilerStep#N" around each step of the same window
 (torch.cuda.nvtx, recorded by CUPTI as marker activity, so goblin's step detection finds the
 steps), and hands step_time_seconds / tokens_per_sec to the tracer through
 $GOBLIN_CUPTI_DIR/goblin_meta_<pid>.tsv, which the tracer puts into its trace's metadata.
+With GOBLIN_TIME_STEPS=1 and GOBLIN_HOOK_RESULT=1 (`goblin profile/bench/audit --script`: the
+user's unmodified script, which writes no result of its own) the hook also times the optimizer
+steps itself: after GOBLIN_WARMUP steps it synchronises the device and starts the clock, after
+GOBLIN_STEPS more it synchronises again and writes $GOBLIN_RESULT (goblin's result contract:
+step_time_seconds, tokens_per_sec from $GOBLIN_TOKENS_PER_STEP = batch x seq x accumulation of
+the config, per-step host times, versions). With GOBLIN_EXIT_AFTER_RESULT=1 it then ends the
+process (exit 0) once the profiling window, if any, is written too, so a long training script
+costs only the measured window. An optimizer step under gradient accumulation is one step.
 No edit to the user's script. torch is imported lazily: a meta-path finder waits for the user's
 own `import torch`, so non-torch Python processes are untouched.
 """
@@ -98,6 +106,7 @@ def _install_nvtx(torch):
                             st["metadata_error"] = repr(e)
                     st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
                     _write_status(**st)
+                    _profile_window_done()
                 else:
                     marks.append(time.perf_counter())
                     nvtx.range_push("ProfilerStep#%d" % (n + 1))
@@ -108,9 +117,103 @@ def _install_nvtx(torch):
     register_optimizer_step_post_hook(on_step)
 
 
+_profile_done = {"done": os.environ.get("GOBLIN_PROFILE") != "1"}
+
+
+def _result_env(torch):
+    env = {"torch": getattr(torch, "__version__", "?"), "python": sys.version.split()[0]}
+    try:
+        env["cuda"] = torch.version.cuda
+        env["hip"] = getattr(torch.version, "hip", None)
+        if torch.cuda.is_available():
+            env["gpu"] = torch.cuda.get_device_name(0)
+    except Exception:
+        pass
+    return env
+
+
+def _install_timer(torch):
+    """GOBLIN_TIME_STEPS=1: time GOBLIN_STEPS optimizer steps after GOBLIN_WARMUP and write the
+    result JSON for a script that writes none (GOBLIN_HOOK_RESULT=1)."""
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    warmup = int(os.environ.get("GOBLIN_WARMUP", "5"))
+    steps = int(os.environ.get("GOBLIN_STEPS", "20"))
+    result = os.environ.get("GOBLIN_RESULT")
+    write = os.environ.get("GOBLIN_HOOK_RESULT") == "1" and result
+    exit_after = os.environ.get("GOBLIN_EXIT_AFTER_RESULT") == "1"
+    tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
+    st = {"pid": os.getpid(), "n": 0, "marks": [], "written": False}
+
+    def sync():
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+    def finish():
+        marks = st["marks"]
+        window = marks[-1] - marks[0]
+        step_s = window / steps
+        res = {"schema": "goblin.workload_result/1", "writer": "goblin_hook (optimizer-step post hook)",
+               "step_time_seconds": step_s, "steps_measured": steps, "warmup_steps": warmup,
+               "window_seconds": window,
+               "step_times": [round(b - a, 6) for a, b in zip(marks, marks[1:])],
+               "step_times_note": "host-side intervals between optimizer steps (not device-synchronised, "
+                                  "except the window's edges)",
+               "env": _result_env(torch), "command": sys.argv}
+        if tps:
+            res["tokens_per_step"] = int(float(tps))
+            res["tokens_per_sec"] = float(tps) / step_s
+        tmp = result + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(res, f, indent=1)
+        os.replace(tmp, result)
+        st["written"] = True
+
+    def maybe_exit():
+        if exit_after and st["written"] and _profile_done["done"]:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(0)
+
+    def on_step(optimizer, args, kwargs):
+        if os.getpid() != st["pid"]:
+            return
+        st["n"] += 1
+        n = st["n"]
+        try:
+            if n == warmup:
+                sync()
+                st["marks"].append(time.perf_counter())
+            elif warmup < n < warmup + steps:
+                st["marks"].append(time.perf_counter())
+            elif n == warmup + steps and not st["written"]:
+                sync()
+                st["marks"].append(time.perf_counter())
+                if write:
+                    finish()
+            if st["written"]:
+                maybe_exit()
+        except Exception as e:  # never break the user's run; say what failed
+            _write_status(state="error", error="timer: " + repr(e))
+
+    if warmup <= 0:  # the clock starts before the first step
+        st["marks"].append(time.perf_counter())
+        st["n"] = 0
+    register_optimizer_step_post_hook(on_step)
+    return maybe_exit
+
+
 def _install():
     import torch
 
+    maybe_exit = None
+    if os.environ.get("GOBLIN_TIME_STEPS") == "1":
+        maybe_exit = _install_timer(torch)
+    if os.environ.get("GOBLIN_PROFILE") != "1":
+        return
+    _profile_done["exit"] = maybe_exit
     if os.environ.get("GOBLIN_TRACER") == "cupti":
         if os.environ.get("GOBLIN_TRACER_AB"):  # the tracer's cost inside one process (goblin_ab.py)
             import goblin_ab
@@ -182,6 +285,7 @@ def _install():
                     p.export_chrome_trace(_out("trace.json.gz"))
                     st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
                     _write_status(**st)
+                    _profile_window_done()
                 else:
                     marks.append(time.perf_counter())
                     rec = torch.autograd.profiler.record_function("ProfilerStep#%d" % (n + 1))
@@ -192,6 +296,14 @@ def _install():
             _write_status(**st)
 
     register_optimizer_step_post_hook(on_step)
+
+
+def _profile_window_done():
+    """The profiled window is written: a timer waiting to end the process may do so now."""
+    _profile_done["done"] = True
+    ex = _profile_done.get("exit")
+    if ex:
+        ex()
 
 
 class _Finder:
@@ -219,5 +331,6 @@ class _Finder:
         return spec
 
 
-if os.environ.get("GOBLIN_PROFILE") == "1" and "torch" not in sys.modules:
+if (os.environ.get("GOBLIN_PROFILE") == "1" or os.environ.get("GOBLIN_TIME_STEPS") == "1") and \
+        "torch" not in sys.modules:
     sys.meta_path.insert(0, _Finder())

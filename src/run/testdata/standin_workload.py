@@ -2,7 +2,8 @@
 """Stand-in for workloads/train.py in CPU-only tests: same command line and result contract, no
 torch. Behaviour from $GOBLIN_STANDIN: ok (default) | crash | hang | oom | nogpu | noresult |
 profiler_missing. Speed from the config text: `bf16: true` makes a step 4x faster, so
-`goblin bench A --against B` has something real to measure (it sleeps)."""
+`goblin bench A --against B` has something real to measure (it sleeps); `torch_compile: true`
+adds 4 ms a step (a round that makes things slower, which the audit must revert)."""
 import json
 import os
 import sys
@@ -35,6 +36,8 @@ if mode == "hang":
 
 text = open(config).read() if config else ""
 step = 0.004 if "bf16: true" in text else 0.016
+if "torch_compile: true" in text:  # a patch that makes it slower, for the audit's revert path
+    step += 0.004
 tps_per_step = 8 * 1024
 
 # Mimic the profiler hook when goblin profile injected it (the stand-in has no torch).

@@ -1,0 +1,47 @@
+// Internals of the audit flow shared by audit_flow.cpp (parse, profile, the rounds loop) and
+// audit_round.cpp (one round: query, patch, bench pair, compare, AFTER profile, history). Not a
+// public interface.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "audit/audit_flow.h"
+#include "audit/history.h"
+#include "audit/rules.h"
+
+namespace goblin::audit::detail {
+
+std::string f2(double v, int d = 2);
+std::string str_of(const Json& j);
+void step_begin(AuditOutcome& o, const AuditOptions& opt, const std::string& tool, const std::string& thought);
+void step_end(AuditOutcome& o, const AuditOptions& opt, const std::string& outcome, bool ok = true);
+std::string metrics_line(const RunMetrics& m);
+std::string profile_line(const RunMetrics& m);
+
+struct AuditHistory {
+  std::optional<HistoryStore> store;
+  std::string note;  // for the report: where it is, or why there is none / what was recovered
+};
+AuditHistory open_history(const AuditOptions& opt);
+
+struct RoundResult {
+  Json summary;  // the round's entry in the report's `rounds`
+  bool accepted = false;
+  std::string stop_reason;
+  double speedup = 1;
+  std::optional<double> ci_low, ci_high;
+  std::optional<RunMetrics> after_profile;
+  std::string after_profile_trace;  // the trace behind after_profile ("" when the runner has none)
+  std::string patched_text;
+  std::optional<Error> error;
+};
+// Round r on the config at `path` (parsed: cfg) whose profile is `prof`. Round 1 fills the
+// outcome's top-level fields (symptoms, rule ids, patch, before/after, report).
+// `prof_trace` is the trace behind `prof` ("" when none): the BEFORE side of the report's kernel diff.
+RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
+                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o);
+// Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
+Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
+                                       const std::string& text);
+
+}  // namespace goblin::audit::detail

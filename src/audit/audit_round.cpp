@@ -1,0 +1,345 @@
+// One audit round (docs/audit.md § Rounds): query_kb → propose_patch (+ calibration from the
+// history) → benchmark_pair → compare_runs → profile_after → history; and the history's opening.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "audit/audit_internal.h"
+#include "audit/compare.h"
+#include "audit/patch.h"
+#include "audit/replay_runner.h"
+#include "audit/report_diff.h"
+#include "audit/speedup_model.h"
+#include "core/io.h"
+
+namespace fs = std::filesystem;
+
+namespace goblin::audit::detail {
+
+AuditHistory open_history(const AuditOptions& opt) {
+  AuditHistory h;
+  if (opt.history_path.empty()) {
+    h.note = "audit history: off (none given; a live `goblin audit` uses $XDG_DATA_HOME/goblin/history.sqlite)";
+    return h;
+  }
+  const std::string& path = opt.history_path;
+  auto s = HistoryStore::open(path);
+  if (!s) {
+    h.note = "audit history unavailable, nothing recorded: " + s.error().describe();
+    return h;
+  }
+  h.note = s->recovered().empty() ? "audit history: " + path : "audit history: " + s->recovered();
+  h.store.emplace(std::move(*s));
+  return h;
+}
+
+Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
+                                       const std::string& text) {
+  std::string dir = opt.round_dir;
+  std::error_code ec;
+  if (dir.empty()) dir = (fs::temp_directory_path(ec) / ("goblin-rounds-" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir, ec);
+  if (ec) return make_error(ErrorKind::Io, "cannot create the rounds folder: " + ec.message(), dir);
+  std::string out = (fs::path(dir) / ("round-" + std::to_string(r) + fs::path(path).extension().string())).string();
+  if (Status st = write_file(out, text); !st) return st.error();
+  return out;
+}
+
+namespace {
+
+std::optional<double> num_or(const Json& j, const char* k) {
+  if (!j.is_object() || !j.contains(k) || !j[k].is_number()) return std::nullopt;
+  return j[k].get<double>();
+}
+
+}  // namespace
+
+RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
+                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist,
+                      AuditOutcome& o) {
+  RoundResult rr;
+  const bool first = r == 1;
+  rr.summary = {{"round", r}, {"config", path}};
+  auto fail = [&](const Error& e) {
+    step_end(o, opt, e.describe(), false);
+    rr.error = e;
+    rr.summary["error"] = e.describe();
+    return rr;
+  };
+
+  // query_kb
+  std::vector<std::string> symptoms = derive_symptoms(cfg, &prof);
+  std::vector<std::string> rule_ids;
+  Json hits = Json::array();
+  step_begin(o, opt, "query_kb",
+             "Query the rule base with " + std::to_string(symptoms.size()) +
+                 " symptoms derived from BOTH the config and the waste budget" +
+                 (first ? "" : " of the previous round's AFTER profile") + ", in one batched call.");
+  if (symptoms.empty()) {
+    step_end(o, opt, "no non-optimal config field and no waste bucket: nothing to look up");
+  } else {
+    std::set<std::string> seen;
+    for (const auto& h : kb_query(kb, symptoms, opt.top_k)) {
+      if (seen.insert(h.rule->id).second) rule_ids.push_back(h.rule->id);
+      hits.push_back({{"rule_id", h.rule->id}, {"score", round_to(h.score, 3)}, {"queries", h.matched_queries}});
+    }
+    step_end(o, opt, std::to_string(rule_ids.size()) + " candidate rules (deduplicated union over the symptoms)");
+  }
+  if (first) {
+    o.symptoms = symptoms;
+    o.rule_ids = rule_ids;
+    o.kb_hits = hits;
+  }
+  rr.summary["symptoms"] = symptoms;
+
+  // propose_patch
+  step_begin(o, opt, "propose_patch",
+             "Apply the candidate rules whose detect holds against the config and the measured evidence; predict the "
+             "speedup with the speedup models (cost profile x GPU), calibrated by the audit history.");
+  if (rule_ids.empty()) {
+    if (first) return fail(make_error(ErrorKind::NotFound, "the rule base returned no candidate rule"));
+    step_end(o, opt, "no candidate rule");
+    rr.stop_reason = "round " + std::to_string(r) + ": the rule base returned no candidate rule";
+    rr.summary["stopped"] = rr.stop_reason;
+    return rr;
+  }
+  PatchOptions po;
+  po.rule_ids = rule_ids;
+  po.metrics = &prof;
+  po.vendor = opt.vendor;
+  auto patch = make_patch(path, po, kb);
+  if (!patch) return fail(patch.error());
+  if (patch->unsafe) return fail(*patch->unsafe);  // the edit would damage the user's file
+  Json pj = patch->result;
+  std::vector<std::string> applied;
+  for (const auto& x : pj["rationale"]) applied.push_back(x["rule_id"]);
+  // Calibration from the history (the report says what it did).
+  Json cal = {{"store", hist.store ? Json(hist.store->path()) : Json()}, {"action", "none"}};
+  if (hist.store && pj["expected_speedup_low"].is_number()) {
+    double lo = pj["expected_speedup_low"], hi = pj["expected_speedup_high"];
+    Calibrated c = hist.store->calibrate(applied, prof.gpu_name, lo, hi);
+    cal["action"] = c.action;
+    cal["reason"] = c.reason;
+    cal["matching_audits"] = c.matching_audits;
+    cal["model_low"] = lo;
+    cal["model_high"] = hi;
+    if (c.changed) {
+      pj["expected_speedup_low"] = round_to(c.low, 3);
+      pj["expected_speedup_high"] = round_to(c.high, 3);
+    }
+  } else if (!hist.store) {
+    cal["reason"] = hist.note;
+  } else {
+    cal["reason"] = "no predicted range to calibrate (the profile has no waste budget or cost profile)";
+  }
+  if (hist.store) {
+    Json by_rule = Json::array();
+    if (auto rc = hist.store->calibration())
+      for (const auto& x : *rc)
+        if (std::find(applied.begin(), applied.end(), x.rule_id) != applied.end())
+          by_rule.push_back({{"rule_id", x.rule_id},
+                             {"audits", x.audits},
+                             {"held", x.held},
+                             {"exceeded", x.exceeded},
+                             {"missed", x.missed},
+                             {"not_predicted", x.not_predicted}});
+    cal["by_rule"] = by_rule;
+  }
+  pj["calibration"] = cal;
+  {
+    std::ostringstream os;
+    os << applied.size() << " rules applied";
+    if (pj["expected_speedup_low"].is_number())
+      os << ", predicted " << f2(pj["expected_speedup_low"].get<double>()) << "-"
+         << f2(pj["expected_speedup_high"].get<double>()) << "x (" << pj.value("prediction_method", "") << ")";
+    if (cal["action"] != "none") os << ", calibration " << cal["action"].get<std::string>();
+    os << ", confidence " << pj["confidence"].dump();
+    step_end(o, opt, os.str());
+  }
+  rr.summary["rules"] = applied;
+  rr.summary["predicted"] = {{"low", pj["expected_speedup_low"]},
+                             {"high", pj["expected_speedup_high"]},
+                             {"method", pj.value("prediction_method", "")},
+                             {"calibration", cal["action"]}};
+  rr.summary["diff"] = pj["diff"];
+  rr.patched_text = patch->patched_text;
+  if (first) {
+    o.patch = pj;
+    o.patched_text = patch->patched_text;
+  }
+  if (!first && applied.empty()) {
+    rr.stop_reason = "round " + std::to_string(r) + ": no rule applies to the patched config";
+    rr.summary["stopped"] = rr.stop_reason;
+    return rr;
+  }
+
+  // benchmark_pair: this round's config against its patch, interleaved when the runner can.
+  step_begin(o, opt, "benchmark_pair",
+             "Benchmark " + std::string(first ? "the original" : "the previous round's") +
+                 " and the patched config as a pair (" + runner.kind() +
+                 " runner): interleaved A B A B ... when the runner can, so drift hits both sides, with per-run "
+                 "samples for the speedup's interval.");
+  auto pair = runner.bench_pair(cfg, patch->new_config);
+  if (!pair) return fail(pair.error());
+  {
+    std::ostringstream os;
+    os << "before: " << metrics_line(pair->before) << "; after: " << metrics_line(pair->after)
+       << (pair->after_ran ? " (the recorded run standing in for the patched config)" : "") << "; "
+       << (pair->interleaved ? "interleaved" : "blocks");
+    if (!pair->order.empty()) os << ", run order " << pair->order;
+    os << ", " << pair->before_samples.step_time_s.size() << "+" << pair->after_samples.step_time_s.size()
+       << " per-run samples";
+    step_end(o, opt, os.str());
+  }
+  if (first) {
+    o.before = pair->before;
+    o.after = pair->after;
+    o.interleaved = pair->interleaved;
+    o.run_order = pair->order;
+  }
+  // A runner that measured one recording for both sides (a replay without a run for this round's
+  // config) measured nothing about this round.
+  const bool same_recording =
+      !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
+
+  // compare_runs
+  step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
+  RunInput bi{pair->before, {}, "benchmark(round " + std::to_string(r) + " before)", "metrics"};
+  RunInput ai{pair->after, {}, "benchmark(round " + std::to_string(r) + " patched)", "metrics"};
+  bi.bench.step_time_s = pair->before_samples.step_time_s;
+  bi.bench.tokens_per_sec = pair->before_samples.tokens_per_sec;
+  ai.bench.step_time_s = pair->after_samples.step_time_s;
+  ai.bench.tokens_per_sec = pair->after_samples.tokens_per_sec;
+  CompareOptions co;
+  co.workload_name = opt.workload_name;
+  co.after_run_config = pair->after_ran;
+  co.runner_kind = runner.kind();
+  co.notes = opt.notes;
+  co.kb = &kb;
+  co.interleaved = pair->interleaved;
+  co.run_order = pair->order;
+  co.profiled_before = prof;
+  if (!pair->note.empty()) co.notes.push_back(pair->note);
+  if (pair->before_ran && first) {
+    std::string f;
+    for (const auto& x : config_differences(cfg, *pair->before_ran)) f += (f.empty() ? "" : ", ") + x;
+    if (!f.empty())
+      co.notes.push_back("the measured BEFORE run is not exactly the given config (differs on " + f + ")");
+  }
+  auto rep = compare_runs(bi, ai, pj, co);
+  if (!rep) return fail(rep.error());
+  Json report = *rep;
+  report["symptoms"] = symptoms;
+  report["speedup_model"] = pj.value("speedup_model", Json());
+  report["prediction_method"] = pj.value("prediction_method", "");
+  report["calibration"] = cal;
+  report["kernel_diff"] = kernel_diff_for_report(prof_trace, pair->after_trace);
+  step_end(o, opt, report["summary_line"].get<std::string>());
+
+  // profile_after: the patched config profiled too (waste budget before and after, predicted
+  // against realised recovery per bucket; the next round's starting profile).
+  if (opt.profile_after) {
+    step_begin(o, opt, "profile_after",
+               "Profile the patched config (" + runner.kind() +
+                   ") so the report shows the waste budget after and the realised recovery per bucket.");
+    auto ap = runner.profile_after(patch->new_config);
+    if (ap) {
+      rr.after_profile = *ap;
+      rr.after_profile_trace = runner.last_trace();
+      step_end(o, opt, profile_line(*ap));
+      Json wb = run_metrics_to_json(*ap)["waste_budget"];
+      report["waste_budget_after_profile"] = wb;
+      report["waste_budget_before_profile"] = run_metrics_to_json(prof)["waste_budget"];
+      if (auto lr = runner.last_run_config()) {
+        std::string f;
+        for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
+        if (!f.empty()) report["after_profile_note"] = "the AFTER profile is a recording that differs on " + f;
+      }
+      SpeedupPrediction sp = predict_speedup(prof, cfg, patch->new_config);
+      report["recovery_by_bucket"] = recovery_by_bucket(sp, prof, &*ap);
+      if (opt.profile_diff) report["profile_diff"] = opt.profile_diff(prof, *ap);
+    } else {
+      step_end(o, opt, ap.error().describe(), false);
+      report["after_profile_note"] = "the AFTER side could not be profiled: " + ap.error().describe();
+    }
+  }
+
+  // The round's outcome: accepted when significantly faster.
+  const Json& d = report["speedup_actual_detail"];
+  auto actual = num_or(report, "speedup_actual");
+  rr.speedup = actual.value_or(1.0);
+  rr.ci_low = num_or(d, "ci_low");
+  rr.ci_high = num_or(d, "ci_high");
+  const bool significant =
+      d.is_object() && d.contains("significant") && d["significant"].is_boolean() && d["significant"].get<bool>();
+  rr.summary["measured"] = {{"speedup", report.value("speedup_actual", Json())},
+                            {"ci_low", d.value("ci_low", Json())},
+                            {"ci_high", d.value("ci_high", Json())},
+                            {"significant", d.value("significant", Json())},
+                            {"interleaved", pair->interleaved},
+                            {"run_order", pair->order}};
+  rr.summary["prediction_held"] = report.value("prediction_held", "");
+  rr.summary["summary_line"] = report.value("summary_line", "");
+  const bool sig_known = d.is_object() && d.contains("significant") && d["significant"].is_boolean();
+  if (same_recording) {
+    rr.summary["measured"] = nullptr;
+    rr.summary["prediction_held"] = "not_measured";
+    rr.stop_reason = "round " + std::to_string(r) +
+                     ": the runner has no measurement of this round's patched config (the same recording stood in "
+                     "for both sides); reverted, nothing measured";
+  } else if (!sig_known && runner.kind() == "replay" && rr.speedup > 1.0) {
+    // One recording per side has no interval: significance is unknown, not refuted. A replay goes
+    // on (as far as its recordings allow) and says so; a live round without an interval does not.
+    rr.accepted = true;
+    rr.summary["accepted_note"] =
+        "accepted without an interval: one recording per side, so significance is not established";
+    o.final_config_text = patch->patched_text;
+    o.final_config_name = "patched_final" + fs::path(path).extension().string();
+  } else if (!significant || rr.speedup <= 1.0) {
+    rr.stop_reason = "round " + std::to_string(r) +
+                     " reverted: " + (significant ? "it made the workload slower" : "its speedup is not significant") +
+                     " (" + report.value("summary_line", "") + ")";
+  } else {
+    rr.accepted = true;
+    o.final_config_text = patch->patched_text;
+    o.final_config_name = "patched_final" + fs::path(path).extension().string();
+  }
+  rr.summary["accepted"] = rr.accepted;
+  if (!rr.accepted) rr.summary["reverted"] = rr.stop_reason;
+  if (first) {
+    o.report = report;
+    o.after_profile = rr.after_profile;
+  } else {
+    rr.summary["report"] = report;
+  }
+
+  // history: every measured round, accepted or not.
+  if (hist.store && !same_recording) {
+    HistoryRecord h;
+    h.workload = opt.workload_name.empty() ? str_of(cfg.get("model_name")) : opt.workload_name;
+    h.config_path = path;
+    h.gpu = pair->before.gpu_name.empty() ? prof.gpu_name : pair->before.gpu_name;
+    h.runner_kind = runner.kind();
+    h.environment = report["validity_footer"].is_object() ? report["validity_footer"] : Json::object();
+    h.rules = applied;
+    h.prediction_method = pj.value("prediction_method", "");
+    h.predicted_low = num_or(pj, "expected_speedup_low");
+    h.predicted_high = num_or(pj, "expected_speedup_high");
+    h.measured = actual;
+    h.ci_low = rr.ci_low;
+    h.ci_high = rr.ci_high;
+    if (d.is_object() && d.contains("significant") && d["significant"].is_boolean()) h.significant = significant;
+    h.prediction_held = report.value("prediction_held", "");
+    h.round = r;
+    h.calibration = cal.value("action", "none");
+    auto id = hist.store->add(h);
+    rr.summary["history_id"] = id ? Json(*id) : Json();
+    if (!id) o.notes.push_back("audit history: round " + std::to_string(r) + " not recorded: " + id.error().describe());
+  }
+  return rr;
+}
+
+}  // namespace goblin::audit::detail

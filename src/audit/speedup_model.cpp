@@ -1,0 +1,380 @@
+// Speedup models: docs/metrics.md § Speedup models. Bounds and their sources are stated in each
+// class's `basis` so the report can quote them.
+#include "audit/speedup_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "hw/gpu_specs.h"
+#include "hw/measured_ceilings.h"
+
+namespace goblin::audit {
+namespace {
+
+std::string num(double v, int sig = 3) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*g", sig, v);
+  return b;
+}
+
+std::string str_field(const config::WorkloadConfig& c, const char* f) {
+  Json v = c.get(f);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+bool bool_field(const config::WorkloadConfig& c, const char* f) {
+  Json v = c.get(f);
+  return v.is_boolean() && v.get<bool>();
+}
+double num_field(const config::WorkloadConfig& c, const char* f, double dflt) {
+  Json v = c.get(f);
+  return v.is_number() ? v.get<double>() : dflt;
+}
+bool fused_attention(const std::string& a) { return a == "sdpa" || a == "flash" || a == "flash_rocm"; }
+bool fused_optimizer(const std::string& o) { return o.find("fused") != std::string::npos; }
+
+// Throughput of a GEMM path after the patch: [slow, fast] TFLOP/s.
+struct Rate {
+  double slow = 0, fast = 0;
+  std::string basis;
+};
+
+// GEMMs at `dtype` on this GPU: the measured torch.matmul ceiling (median as the fast end's
+// median... best as the fast end, half the median as the slow end: small and skinny GEMMs of a
+// real model reach less than an 8192^3 matmul) or, without a measurement, 0.8 and 0.375 of the
+// datasheet dense peak.
+Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& dtype) {
+  Rate r;
+  auto it = mc.gemm.find(dtype);
+  if (it != mc.gemm.end() && it->second.median > 0) {
+    r.fast = it->second.best;
+    r.slow = 0.5 * it->second.median;
+    r.basis = dtype + " GEMM at " + num(r.slow) + "-" + num(r.fast) + " TFLOP/s (measured torch.matmul ceiling " +
+              num(it->second.median) + " median, " + num(it->second.best) + " best, " + mc.file +
+              "; slow end half the median)";
+    return r;
+  }
+  auto p = g ? g->peak_tflops(dtype) : std::nullopt;
+  if (p && *p > 0) {
+    r.fast = 0.8 * *p;
+    r.slow = 0.375 * *p;
+    r.basis = dtype + " GEMM at " + num(r.slow) + "-" + num(r.fast) + " TFLOP/s (0.375-0.8 of the " + g->id +
+              " dense peak " + num(*p) + ", data/gpus.yaml; no measured ceiling)";
+  }
+  return r;
+}
+
+}  // namespace
+
+SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadConfig& oc,
+                                  const config::WorkloadConfig& nc) {
+  SpeedupPrediction p;
+  if (!m.cost) {
+    p.note = "the profile has no cost profile (no complete steps, or metrics from an older goblin): no model";
+    return p;
+  }
+  const CostProfile& c = *m.cost;
+  if (c.step_s <= 0) {
+    p.note = "the profile's steps have no length";
+    return p;
+  }
+  p.step_before = c.step_s;
+  std::optional<GpuSpec> gpu;
+  if (!m.gpu_name.empty())
+    if (auto g = lookup_gpu(m.gpu_name); g.ok()) gpu = *g;
+  const GpuSpec* g = gpu ? &*gpu : nullptr;
+  MeasuredCeilings mc = g ? measured_ceilings_for(*g) : MeasuredCeilings{};
+
+  // Old and new knobs (unset precision: PyTorch's fp32).
+  auto prec = [](const config::WorkloadConfig& x) {
+    std::string s = str_field(x, "precision");
+    return s.empty() ? std::string("fp32") : s;
+  };
+  const std::string p0 = prec(oc), p1 = prec(nc);
+  const bool to16 = p0 == "fp32" && (p1 == "bf16" || p1 == "fp16");
+  const bool to_tf32 = p0 == "fp32" && p1 == "fp32" && !bool_field(oc, "tf32") && bool_field(nc, "tf32");
+  const bool attn = !fused_attention(str_field(oc, "attention_impl")) &&
+                    fused_attention(str_field(nc, "attention_impl")) &&
+                    (c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) > 0;
+  const bool optim = !fused_optimizer(str_field(oc, "optimizer")) && fused_optimizer(str_field(nc, "optimizer"));
+  const bool compile = !bool_field(oc, "torch_compile") && bool_field(nc, "torch_compile");
+  const double w0 = num_field(oc, "dataloader_workers", 0), w1 = num_field(nc, "dataloader_workers", 0);
+  const bool workers = w0 == 0 && w1 > 0;
+  const bool pin = !bool_field(oc, "dataloader_pin_memory") && bool_field(nc, "dataloader_pin_memory");
+  const double b0 = num_field(oc, "batch_size", 0), b1 = num_field(nc, "batch_size", 0);
+  const double k = (b0 > 0 && b1 > b0) ? b1 / b0 : 1.0;
+  if (to16) p.model_fields["precision"].push_back("precision " + p0 + " -> " + p1);
+  if (to_tf32) p.model_fields["precision"].push_back("tf32 false -> true");
+  if (attn) p.model_fields["attention"].push_back("attention_impl -> " + str_field(nc, "attention_impl"));
+  if (optim) p.model_fields["fused_optimizer"].push_back("optimizer -> " + str_field(nc, "optimizer"));
+  if (compile) p.model_fields["compile"].push_back("torch_compile false -> true");
+  if (workers) p.model_fields["data"].push_back("dataloader_workers 0 -> " + num(w1));
+  if (pin) p.model_fields["data"].push_back("dataloader_pin_memory -> true");
+  if (k > 1) p.model_fields["batch"].push_back("batch_size " + num(b0) + " -> " + num(b1));
+
+  p.classes.reserve(16);  // references returned by add() stay valid
+  auto add = [&](const std::string& name, const std::string& bucket, double before) -> ClassPrediction& {
+    p.classes.push_back(ClassPrediction{name, bucket, before, before, before, {}, "unchanged by the patch"});
+    return p.classes.back();
+  };
+
+  // ---- GEMMs (outside attention) ----
+  const std::string d16 = p1 == "fp16" ? "fp16" : "bf16";
+  {
+    ClassPrediction& cl =
+        add("gemm", c.gemm_simt_s > c.gemm_tensor_s ? "precision_path" : "useful_gpu", c.gemm_simt_s + c.gemm_tensor_s);
+    std::string target = to16 ? d16 : (to_tf32 ? "tf32" : "");
+    double t = to16 ? cl.before : c.gemm_simt_s;  // TF32 re-times only the SIMT fp32 GEMMs
+    if (!target.empty() && t > 0) {
+      Rate r = gemm_rate(g, mc, target);
+      if (c.gemm_flops > 0 && r.fast > 0) {
+        double f = c.gemm_flops * (to16 ? 1.0 : (c.gemm_simt_s / std::max(1e-12, cl.before)));
+        double keep = cl.before - t;
+        cl.after_fast = keep + f / (r.fast * 1e12);
+        cl.after_slow = std::min(cl.before, keep + f / (r.slow * 1e12));
+        cl.basis = num(f, 4) + " GEMM FLOP/step re-timed: " + r.basis;
+      } else if (g && g->peak_tflops("fp32") && g->peak_tflops(target)) {
+        double ratio = *g->peak_tflops("fp32") / *g->peak_tflops(target);
+        cl.after_fast = cl.before - t + t * ratio;
+        cl.after_slow = cl.before - t + std::min(1.0, 2 * ratio) * t;
+        cl.basis = "no FLOPs in the trace (record_shapes off): SIMT time x fp32/" + target + " dense peak ratio " +
+                   num(ratio) + " (x2 for the slow end)";
+      } else {
+        cl.after_slow = cl.before;
+        cl.after_fast = 0;
+        cl.basis = "GPU not in the spec database: the GEMM time may shrink to nothing or stay";
+      }
+      cl.models.push_back("precision");
+    }
+  }
+  // ---- fp32 memory-bound kernels: the byte ratio ----
+  {
+    ClassPrediction& cl = add("fp32_membound", "precision_path", c.fp32_membound_s);
+    if (to16 && cl.before > 0) {
+      const double b = 2.0;  // taxonomy.yaml fp32_memory_bound.bytes_ratio (4-byte vs 2-byte elements)
+      cl.after_fast = cl.before / b;
+      cl.after_slow = cl.before * (1 + 1 / b) / 2;
+      cl.basis =
+          "memory-bound: time x 1/2 (fp32 -> 16-bit bytes) at best; half that saving at the slow end (autocast "
+          "keeps its fp32 ops and adds casts)";
+      cl.models.push_back("precision");
+    }
+    if (compile && cl.before > 0) {
+      cl.after_fast *= 0.3;
+      cl.after_slow *= 0.8;
+      cl.basis += "; then x0.3-0.8 by Inductor fusion (compile model)";
+      cl.models.push_back("compile");
+    }
+  }
+  // ---- eager attention -> a fused kernel's cost model ----
+  {
+    ClassPrediction& cl = add("attention", c.attn_softmax_s > 0 ? "kernel_shape" : "useful_gpu",
+                              c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s + c.attn_fused_s);
+    if (attn) {
+      const std::string dt = (p1 == "bf16" || p1 == "fp16") ? p1 : "fp32";
+      auto peak = g ? g->peak_tflops(dt) : std::nullopt;
+      if (c.attn_bmm_flops > 0 && peak && *peak > 0) {
+        double f_lo = 0.5 * c.attn_bmm_flops, f_hi = 1.25 * c.attn_bmm_flops;
+        cl.after_fast = c.attn_fused_s + f_lo / (0.75 * *peak * 1e12);
+        cl.after_slow = std::min(cl.before, c.attn_fused_s + f_hi / (0.25 * *peak * 1e12));
+        cl.basis = "eager QK^T/PV GEMMs, softmax and score-matrix kernels (" +
+                   num((c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) * 1e3) +
+                   " ms) replaced by a fused kernel: " + num(c.attn_bmm_flops, 4) +
+                   " eager FLOP/step x 0.5 (causal tiles skipped) .. x1.25 (backward recomputes QK^T) at 0.25-0.75 "
+                   "of the " +
+                   dt + " dense peak " + num(*peak) + " TFLOPS";
+      } else {
+        cl.after_fast = c.attn_fused_s;
+        cl.after_slow = cl.before;
+        cl.basis = "no attention FLOPs or GPU peak: the eager attention time may vanish or stay";
+      }
+      cl.models.push_back("attention");
+    } else if (to16 && c.attn_bmm_s > 0) {
+      Rate r = gemm_rate(g, mc, d16);
+      if (c.attn_bmm_flops > 0 && r.fast > 0) {
+        cl.after_fast = cl.before - c.attn_bmm_s + c.attn_bmm_flops / (r.fast * 1e12);
+        cl.after_slow = std::min(cl.before, cl.before - c.attn_bmm_s + c.attn_bmm_flops / (r.slow * 1e12));
+        cl.basis = "eager attention's bmm re-timed: " + r.basis;
+        cl.models.push_back("precision");
+      }
+    }
+  }
+  // ---- the optimizer step ----
+  {
+    ClassPrediction& cl = add("optimizer", "useful_gpu", c.optimizer_s);
+    if (optim && cl.before > 0) {
+      cl.after_fast = 0.1 * cl.before;
+      cl.after_slow = 0.5 * cl.before;
+      cl.basis = num(c.optimizer_kernels, 4) + " optimizer launches/step (" + num(cl.before * 1e3) +
+                 " ms): one fused pass (read param, grad, 2 moments; write 3) against foreach's ~8 _foreach_ ops "
+                 "x 2-3 tensors each (torch/optim/adamw.py): x0.1-0.5";
+      cl.models.push_back("fused_optimizer");
+    }
+  }
+  // ---- other fusible memory-bound work (elementwise, reduction, norm, softmax) ----
+  {
+    ClassPrediction& cl = add("membound", "useful_gpu", c.membound_s);
+    if (compile && cl.before > 0) {
+      cl.after_fast = 0.3 * cl.before;
+      cl.after_slow = 0.8 * cl.before;
+      cl.basis =
+          "Inductor fuses chains of pointwise/reduction kernels into one kernel each (fewer memory round "
+          "trips): x0.3-0.8 (docs/metrics.md)";
+      cl.models.push_back("compile");
+    }
+  }
+  add("other_gpu", "useful_gpu", c.other_gpu_s);
+
+  // GPU time after, then idle.
+  double gpu_fast = 0, gpu_slow = 0;
+  for (const auto& cl : p.classes) gpu_fast += cl.after_fast, gpu_slow += cl.after_slow;
+  {
+    ClassPrediction& cl = add("data_wait", "data_wait", c.data_wait_s);
+    if (workers && cl.before > 0) {
+      // w workers each produce one batch per loader_cpu_s: a residual wait only when that exceeds
+      // the new step's GPU time.
+      double per = c.loader_cpu_s / w1;
+      cl.after_fast = 0;
+      cl.after_slow = std::min(cl.before, std::max(0.0, per - gpu_fast));
+      cl.basis = "input pipeline off the main thread: " + num(c.loader_cpu_s * 1e3) + " ms of loader CPU/step over " +
+                 num(w1) + " workers = " + num(per * 1e3) + " ms per batch, against the new step's GPU time";
+      cl.models.push_back("data");
+    } else if (pin && cl.before > 0) {
+      cl.after_fast = 0.7 * cl.before;
+      cl.after_slow = cl.before;
+      cl.basis = "pinned buffers let the H2D copies overlap: at most the copy share (x0.7-1)";
+      cl.models.push_back("data");
+    }
+  }
+  {
+    ClassPrediction& cl = add("host_gap", "host_gap", c.host_gap_s);
+    if (compile && cl.before > 0) {
+      cl.after_fast = 0.3 * cl.before;
+      cl.after_slow = 0.8 * cl.before;
+      cl.basis =
+          "fewer launches after fusion (" + num(c.kernels, 4) + " kernels/step before): launch-bound idle x0.3-0.8";
+      cl.models.push_back("compile");
+    }
+  }
+  {
+    ClassPrediction& cl = add("unattributed", "unattributed", c.unattributed_s);
+    cl.after_fast = 0;
+    cl.basis = "sync and unknown idle: may vanish or stay";
+  }
+  if (k > 1) {
+    // Batch x k: per-sample work scales with k; the optimizer step and host idle are per step.
+    for (auto& cl : p.classes)
+      if (cl.name != "optimizer" && cl.name != "host_gap" && cl.name != "unattributed") {
+        cl.after_fast *= k;
+        cl.after_slow *= k;
+        cl.models.push_back("batch");
+      }
+  }
+  double fast = 0, slow = 0;
+  for (const auto& cl : p.classes) {
+    fast += cl.after_fast;
+    slow += cl.after_slow;
+  }
+  if (k > 1) {
+    p.tokens_scale = k;
+    p.notes.push_back("batch x" + num(k) + ": per-sample time x" + num(k) +
+                      ", optimizer step and host idle stay per step; speedup in tokens/s");
+  }
+  p.step_after_fast = fast;
+  p.step_after_slow = slow;
+  if (p.model_fields.empty()) {
+    p.note = "no config change that a speedup model prices";
+    return p;
+  }
+  if (fast <= 0 || slow <= 0) {
+    p.note = "the modelled step has no time left";
+    return p;
+  }
+  p.predicted = true;
+  p.low = p.tokens_scale * c.step_s / slow;
+  p.high = p.tokens_scale * c.step_s / fast;
+  return p;
+}
+
+namespace {
+// The realised time of a prediction class in the AFTER profile's cost profile `a` (same
+// definitions). Memory-bound work that a 16-bit patch moves from fp32_membound to membound is
+// counted where it came from: membound keeps at most its BEFORE time `b`, the rest is fp32's.
+double realised(const std::string& cls, const CostProfile& a, const CostProfile& b) {
+  if (cls == "gemm") return a.gemm_simt_s + a.gemm_tensor_s;
+  if (cls == "fp32_membound") return a.fp32_membound_s + std::max(0.0, a.membound_s - b.membound_s);
+  if (cls == "membound") return std::min(a.membound_s, b.membound_s);
+  if (cls == "attention") return a.attn_bmm_s + a.attn_softmax_s + a.attn_score_s + a.attn_fused_s;
+  if (cls == "optimizer") return a.optimizer_s;
+  if (cls == "other_gpu") return a.other_gpu_s;
+  if (cls == "data_wait") return a.data_wait_s;
+  if (cls == "host_gap") return a.host_gap_s;
+  if (cls == "unattributed") return a.unattributed_s;
+  return 0;
+}
+}  // namespace
+
+Json recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before, const RunMetrics* after) {
+  // Per waste bucket: the measured budget before and after (the AFTER profile), and the recovery
+  // the models predicted for the classes whose time sits in that bucket before the patch, against
+  // the recovery the AFTER profile's cost profile realised for the same classes (seconds/step).
+  Json a = Json::array();
+  const CostProfile* ac = after && after->cost ? &*after->cost : nullptr;
+  for (const auto& b : WasteBudget::kBuckets) {
+    double lo = 0, hi = 0, real = 0;
+    std::vector<std::string> classes;
+    for (const auto& cl : p.classes)
+      if (cl.bucket == b.name) {
+        classes.push_back(cl.name);
+        lo += cl.before - cl.after_slow;
+        hi += cl.before - cl.after_fast;
+        if (ac && before.cost) real += cl.before - realised(cl.name, *ac, *before.cost);
+      }
+    auto bv = before.waste_budget.value_of(b.name);
+    Json row = {{"bucket", b.name},
+                {"before_s", bv ? Json(round_to(*bv, 6)) : Json()},
+                {"classes", classes},
+                {"predicted_recovery_low_s", classes.empty() ? Json() : Json(round_to(lo, 6))},
+                {"predicted_recovery_high_s", classes.empty() ? Json() : Json(round_to(hi, 6))}};
+    if (after) {
+      auto av = after->waste_budget.value_of(b.name);
+      row["after_s"] = av ? Json(round_to(*av, 6)) : Json();
+    }
+    if (ac && !classes.empty()) {
+      row["realised_recovery_s"] = round_to(real, 6);
+      row["within_predicted"] = real >= lo - 1e-4 && real <= hi + 1e-4;
+    }
+    a.push_back(row);
+  }
+  return a;
+}
+
+Json speedup_prediction_to_json(const SpeedupPrediction& p) {
+  Json j;
+  j["predicted"] = p.predicted;
+  if (!p.note.empty()) j["note"] = p.note;
+  j["step_before_s"] = round_to(p.step_before, 6);
+  j["step_after_s"] = {{"fast", round_to(p.step_after_fast, 6)}, {"slow", round_to(p.step_after_slow, 6)}};
+  j["tokens_per_step_scale"] = p.tokens_scale;
+  j["low"] = p.predicted ? Json(round_to(p.low, 3)) : Json();
+  j["high"] = p.predicted ? Json(round_to(p.high, 3)) : Json();
+  Json cls = Json::array();
+  for (const auto& c : p.classes)
+    cls.push_back({{"class", c.name},
+                   {"bucket", c.bucket},
+                   {"before_s", round_to(c.before, 6)},
+                   {"after_fast_s", round_to(c.after_fast, 6)},
+                   {"after_slow_s", round_to(c.after_slow, 6)},
+                   {"models", c.models},
+                   {"basis", c.basis}});
+  j["classes"] = cls;
+  j["models"] = p.model_fields;
+  j["notes"] = p.notes;
+  j["composition"] =
+      "classes are disjoint (each kernel in one class, idle partitioned by the waste budget); each model re-prices "
+      "its classes; step after = sum of classes (batch x k scales the per-sample part); speedup low = "
+      "step_before / slow sum, high = step_before / fast sum (x tokens-per-step scale)";
+  return j;
+}
+
+}  // namespace goblin::audit

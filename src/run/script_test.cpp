@@ -1,0 +1,122 @@
+// --script: a user's unmodified script (src/run/testdata/standin_script.py writes no result) run
+// with goblin's hook (workloads/goblin_hook/sitecustomize.py), which times the optimizer steps and
+// writes the result JSON itself, then ends the process after the measured window. torch is not
+// installed on the CPU machines, so src/run/testdata/fake_torch is a TEST DOUBLE of the hook's
+// entry point (torch.optim.optimizer.register_optimizer_step_post_hook and Optimizer.step).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/io.h"
+#include "core/test_support.h"
+#include "run/live.h"
+#include "run/runners.h"
+
+namespace goblin::run {
+namespace {
+
+std::string src(const std::string& p) { return std::string(GOBLIN_SOURCE_DIR) + "/" + p; }
+
+struct FakeTorchPath {
+  FakeTorchPath() { setenv("PYTHONPATH", src("src/run/testdata/fake_torch").c_str(), 1); }
+  ~FakeTorchPath() { unsetenv("PYTHONPATH"); }
+};
+
+TEST(Script, ConfigBecomesArgumentAndTokensFromConfig) {
+  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {});
+  ASSERT_TRUE(w.ok()) << w.error().describe();
+  EXPECT_TRUE(w->hook_result);
+  ASSERT_EQ(w->command.size(), 3u);
+  EXPECT_EQ(w->command[2], src("workloads/configs/base.yaml"));
+  ASSERT_TRUE(w->tokens_per_step);
+  EXPECT_EQ(*w->tokens_per_step, 8 * 1024 * 1);  // batch x seq x accumulation of base.yaml
+  // {config} and the config as given are replaced by the file each run uses.
+  auto p = script_workload("/tmp/patched.yaml", "my.yaml", src("src/run/testdata/standin_script.py"),
+                           {"--cfg={config}", "my.yaml", "--x"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->command[2], "--cfg=/tmp/patched.yaml");
+  EXPECT_EQ(p->command[3], "/tmp/patched.yaml");
+  // Arguments that never name the config cannot carry a patched config to the script.
+  auto bad = script_workload("/tmp/patched.yaml", "my.yaml", src("src/run/testdata/standin_script.py"), {"--x"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("{config}"), std::string::npos);
+  EXPECT_FALSE(script_workload("a.yaml", "a.yaml", "/no/such/train.py", {}).ok());
+}
+
+TEST(Script, HookWritesTheResultAndEndsTheRunAfterTheWindow) {
+  FakeTorchPath fake;
+  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {});
+  ASSERT_TRUE(w.ok());
+  w->steps = 6;
+  w->warmup = 2;
+  w->timeout_s = 60;
+  auto dir = goblin::testing::private_tmp_dir("script_run").string();
+  RunOutcome o = run_workload(*w, dir, {}, "");
+  auto err = read_all(dir + "/stderr.log");
+  ASSERT_FALSE(o.error) << o.error->describe() << "\n" << (err ? *err : std::string());
+  const Json& r = o.result;
+  EXPECT_EQ(r["schema"], "goblin.workload_result/1");
+  EXPECT_NE(r["writer"].get<std::string>().find("goblin_hook"), std::string::npos);
+  EXPECT_EQ(r["steps_measured"], 6);
+  EXPECT_EQ(r["warmup_steps"], 2);
+  double st = r["step_time_seconds"];
+  EXPECT_GE(st, 0.011);  // 12 ms sleeps; loose upper bound for a loaded machine
+  EXPECT_LT(st, 0.2);
+  EXPECT_EQ(r["tokens_per_step"], 8192);
+  EXPECT_NEAR(r["tokens_per_sec"].get<double>(), 8192 / st, 1e-6 * 8192 / st);
+  EXPECT_EQ(r["step_times"].size(), 6u);
+  EXPECT_EQ(r["env"]["torch"], "0.0.0+goblin-test-double");
+  // The hook ended the script after warm-up + window (8 of its 500 steps, ~0.1 s, not 6 s).
+  EXPECT_LT(o.proc.wall_s, 4.0);
+  auto out = read_all(dir + "/stdout.log");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->find("ran all 500 steps"), std::string::npos);
+}
+
+TEST(Script, BenchInterleavesTwoConfigsOfOneScript) {
+  FakeTorchPath fake;
+  BenchRequest req;
+  auto a = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {"{config}"});
+  auto b = script_workload(src("workloads/configs/tuned.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {"{config}"});
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (auto* s : {&*a, &*b}) s->steps = 5, s->warmup = 1, s->timeout_s = 60;
+  req.a = *a;
+  req.b = *b;
+  req.repeats = 2;
+  req.use_cache = false;
+  req.require_gpu = false;
+  req.work_dir = goblin::testing::private_tmp_dir("script_bench").string();
+  BenchOutcome bo = bench_workloads(req);
+  ASSERT_FALSE(bo.error) << bo.error->describe();
+  EXPECT_EQ(bo.result["order"], "ABAB");
+  // tuned.yaml has bf16: true, so the stand-in sleeps 3 ms instead of 12 ms a step.
+  EXPECT_GT(bo.result["comparison"]["speedup"]["point"].get<double>(), 1.5) << bo.result["comparison"].dump();
+  EXPECT_GT(bo.result["tokens_per_sec"].get<double>(), 0);
+  // Versions come from goblin's environment fingerprint where the result has none (no CUDA here).
+  EXPECT_TRUE(bo.result["versions"].contains("python")) << bo.result["versions"].dump();
+}
+
+TEST(Script, VersionsFromFingerprint) {
+  auto v = versions_from_fingerprint(
+      "gpu=NVIDIA H100 80GB HBM3;driver=580.159.04;vendor=nvidia;python=python3;torch,cuda,hip,py=2.11.0+cu130 13.0  "
+      "3.12.3;host=vm");
+  EXPECT_EQ(v["pytorch"], "2.11.0+cu130");
+  EXPECT_EQ(v["cuda"], "13.0");
+  EXPECT_EQ(v.count("rocm"), 0u);
+  EXPECT_EQ(v["python"], "3.12.3");
+  EXPECT_EQ(v["driver"], "580.159.04");
+  EXPECT_EQ(v["gpu"], "NVIDIA H100 80GB HBM3");
+  Json filled = fill_versions(Json{{"pytorch", "2.5"}, {"cuda", ""}}, "driver=1;torch,cuda,hip,py=2.11 13.0  3.12");
+  EXPECT_EQ(filled["pytorch"], "2.5");  // the workload's own report wins
+  EXPECT_EQ(filled["cuda"], "13.0");    // an empty value is filled
+  EXPECT_EQ(filled["driver"], "1");
+  EXPECT_TRUE(versions_from_fingerprint("torch,cuda,hip,py=unavailable").empty());
+}
+
+}  // namespace
+}  // namespace goblin::run

@@ -1,0 +1,3 @@
+"""TEST DOUBLE (see torch/__init__.py): torch.version."""
+cuda = None
+hip = None
