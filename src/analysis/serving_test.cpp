@@ -267,7 +267,11 @@ TEST(Serving, PrefillDecodeSplit) {
 // (gpu_user_annotation ProfilerStep#6, 34.892 ms; TraceLens' reference for this trace: busy
 // 31.905483 ms of 34.892419 ms, AMD-AGI/TraceLens tests/traces/compare_test_e2e/reference/
 // compare_h100_mi300_qwen_csvs/gpu_timeline.csv) and the 509 kernels queued before the profiler
-// started are reported before the first step, not in it.
+// started are reported before the first step, not in it. One difference from TraceLens, on
+// purpose: the 0.291 ms the GPU sat idle between the last queued kernel and the step's first
+// kernel, after the step's CPU start, is the step's own host time and stays in its window (a
+// training step's batch loading is the same gap, 100 ms on the live base.yaml profile, and is
+// the data_wait the audit's data rules recover).
 TEST(Serving, StepFollowsGpuAnnotationAndOrphanWorkIsSeparate) {
   Timeline tl = read_fixture("h100_qwen05b_inference_stack.json.gz");
   CategoryBreakdown b = category_breakdown(tl, tax());
@@ -279,11 +283,17 @@ TEST(Serving, StepFollowsGpuAnnotationAndOrphanWorkIsSeparate) {
       gs = std::min(gs, tl.annotations.start_ns[i]);
       ge = std::max(ge, tl.annotations.end_ns(i));
     }
-  EXPECT_EQ(s.start_ns, gs);
+  int64_t last_orphan_end = INT64_MIN;
+  for (size_t i = 0; i < tl.kernels.size(); ++i)
+    if (tl.kernels.start_ns[i] < gs) last_orphan_end = std::max(last_orphan_end, tl.kernels.end_ns(i));
+  ASSERT_LT(last_orphan_end, gs);
+  ASSERT_GT(last_orphan_end, s.cpu_start_ns);  // the queued work ran on past the step's CPU start
+  EXPECT_EQ(s.start_ns, last_orphan_end);
   EXPECT_EQ(s.end_ns, ge);
   EXPECT_NE(s.source.find("gpu_user_annotation"), std::string::npos);
   const WindowBreakdown& w = b.step_breakdowns[0];
-  expect_within(w.wall_ns / 1e6, 34.8924189453125, 1e-3, "step wall");
+  expect_within((w.wall_ns - (gs - last_orphan_end)) / 1e6, 34.8924189453125, 1e-3, "step wall less the host gap");
+  EXPECT_NEAR((gs - last_orphan_end) / 1e6, 0.291, 0.001);
   expect_within(w.busy_ns / 1e6, 31.905483154296878, 1e-3, "step busy");
   ASSERT_TRUE(b.has_before_first_step);
   EXPECT_EQ(b.steps.before_first_step.end_ns, s.start_ns);

@@ -6,7 +6,8 @@
 //     memset) whose launching runtime call (matched by correlation id) began inside step i's CPU
 //     span. A step that also has a gpu_user_annotation ProfilerStep#N (Kineto's GPU-side
 //     projection of the same range) takes that GPU-side range instead when it covers [g_first_i,
-//     g_last_i] (up to 1 µs): it is what the GPU did for the step. It does not when other threads
+//     g_last_i] (up to 1 µs): it is what the GPU did for the step, its start moved back over GPU idle
+//     time after the CPU start (the host loading or launching is the step's waste). It does not when other threads
 //     launched part of the step (autograd's backward thread: the H100 training fixtures' GPU-side
 //     ranges hold a third of the step), and then the CPU-derived window stays. Then W_i's end is clipped to W_{i+1}'s
 //     start so steps never overlap and per-step sums add up. The last step is `partial` when its CPU span reaches the
@@ -137,6 +138,28 @@ StepDetection find_steps(const Timeline& tl) {
   auto [span_first, span_last] = tl.span();
   const auto gpu = gpu_step_ranges(tl);
 
+  // Latest end of GPU activity (kernels, memcpy, memset) at or before t; t itself when an op is
+  // running at t, INT64_MIN when none ran before. Built lazily (only steps with a covering
+  // GPU-side range ask): ops by start with a running maximum of their ends, O(log n) a query.
+  std::vector<std::pair<int64_t, int64_t>> by_start;  // (start, running max end)
+  auto last_gpu_end_before = [&tl, &by_start](int64_t t) {
+    if (by_start.empty()) {
+      by_start.reserve(tl.gpu_op_count());
+      auto add = [&](const GpuOpColumns& c) {
+        for (size_t i = 0; i < c.size(); ++i) by_start.emplace_back(c.start_ns[i], c.end_ns(i));
+      };
+      add(tl.kernels);
+      add(tl.memcpys);
+      add(tl.memsets);
+      std::sort(by_start.begin(), by_start.end());
+      for (size_t i = 1; i < by_start.size(); ++i)
+        by_start[i].second = std::max(by_start[i].second, by_start[i - 1].second);
+    }
+    auto it = std::lower_bound(by_start.begin(), by_start.end(), std::make_pair(t, INT64_MIN));
+    if (it == by_start.begin()) return INT64_MIN;
+    return std::min(std::prev(it)->second, t);
+  };
+
   if (!cpu.empty()) {
     const size_t ns = cpu.size();
     std::vector<int64_t> gfirst(ns, INT64_MAX), glast(ns, INT64_MIN);
@@ -204,7 +227,12 @@ StepDetection find_steps(const Timeline& tl) {
         d.notes.push_back(b);
       }
       if (covers) {
-        st.start_ns = g->second.first;
+        // The GPU-side range starts at the step's first kernel. When the GPU sat idle between the
+        // step's CPU start and that kernel (the host loading a batch, scheduling, launching), that
+        // idle is the step's own waste (data_wait, host_gap) and stays in its window; GPU time
+        // still running for earlier launches (queued or orphan work) does not.
+        st.start_ns = std::max(cpu[s].start, std::min(g->second.first, last_gpu_end_before(g->second.first)));
+        st.start_ns = std::min(st.start_ns, g->second.first);
         st.end_ns = g->second.second;
         st.source = "gpu_user_annotation ProfilerStep (GPU-side range of the step)";
         ++gpu_side;

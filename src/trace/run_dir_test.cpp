@@ -15,6 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kSmi = std::string(GOBLIN_FIXTURES) + "/telemetry/nvidia_smi_h100_training.csv";
 const std::string kTrace = std::string(GOBLIN_FIXTURES) + "/kineto/gpu_user_annotation_steps.json.gz";
+// One live run's trace and telemetry (same clock, same day): a run directory must hold one run.
+const std::string kLiveRun =
+    std::string(GOBLIN_SOURCE_DIR) + "/docs/results/h100_live/audit_tuned_compile/live/profile-1";
 
 bool warned(const Timeline& tl, const std::string& needle) {
   for (const auto& d : tl.warnings)
@@ -41,8 +44,8 @@ TEST(RunDirectory, SideFilesSkippedQuietly) {
 
 TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {
   auto dir = goblin::testing::private_tmp_dir("rundir_goblin");
-  fs::copy_file(kSmi, dir / "telemetry.csv");
-  fs::copy_file(kTrace, dir / "trace.json.gz");
+  fs::copy_file(kLiveRun + "/telemetry.csv", dir / "telemetry.csv");
+  fs::copy_file(kLiveRun + "/trace.json.gz", dir / "trace.json.gz");
   fs::create_directories(dir / "cupti");
   fs::copy_file(kTrace, dir / "cupti" / "goblin_cupti_999.json.gz");  // another process's trace
   ASSERT_TRUE(write_file((dir / "notes.txt").string(), "not listed\n").ok());
@@ -54,7 +57,7 @@ TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {
   Status st = read_path(dir.string(), tl);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   Timeline one;
-  ASSERT_TRUE(read_path(kTrace, one).ok());
+  ASSERT_TRUE(read_path(kLiveRun + "/trace.json.gz", one).ok());
   EXPECT_EQ(tl.kernels.size(), one.kernels.size());  // the cupti/ trace was not merged
   EXPECT_GT(tl.samples.size(), 100u);                // the telemetry was read
   EXPECT_FALSE(warned(tl, "not a format goblin reads"));

@@ -471,6 +471,31 @@ const EnvKnobs& env_knobs() {
 }
 }  // namespace
 
+namespace {
+// Damaged deflate data often inflates to a few bytes of garbage before the decoder notices, so the
+// JSON parser can fail first and blame the trace for what is really a damaged .gz. When parsing a
+// compressed source failed, inflate the rest (discarding it, bounded by the source's own limits):
+// if the gzip layer reports damage, that is the cause the user needs to hear, with the JSON error
+// kept as its consequence. An intact gzip leaves the JSON error as it was.
+Status blame_gzip_if_damaged(ByteSource& src, Status parsed) {
+  if (parsed.ok() || !src.compressed() || parsed.error().kind != ErrorKind::Malformed) return parsed;
+  std::vector<char> sink(1 << 20);
+  for (;;) {
+    auto r = src.read(sink.data(), sink.size());
+    if (!r) {
+      const Error& gz = r.error();
+      if (gz.message.find("gzip") == std::string::npos) return parsed;  // a limit, not damage
+      Error e = gz;
+      e.message += "; the JSON inside could not be parsed past that damage (" + parsed.error().describe() + ")";
+      if (parsed.error().byte_offset >= 0 && (e.byte_offset < 0 || parsed.error().byte_offset < e.byte_offset))
+        e.byte_offset = parsed.error().byte_offset;
+      return e;
+    }
+    if (*r == 0) return parsed;
+  }
+}
+}  // namespace
+
 Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& given) {
   const EnvKnobs& env = env_knobs();
   ReadOptions opt = given;
@@ -480,12 +505,13 @@ Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& giv
   if (!src) return src.error();
   const uint64_t size = (*src)->file_size();
   const bool large = (*src)->compressed() ? size >= opt.parallel_min_bytes / 16 : size >= opt.parallel_min_bytes;
-  if (env.mode == "single" || !large || opt.threads < 2 || size < 2) return kineto::read_source(**src, tl, opt);
+  if (env.mode == "single" || !large || opt.threads < 2 || size < 2)
+    return blame_gzip_if_damaged(**src, kineto::read_source(**src, tl, opt));
   if (env.mode == "halves" && !(*src)->compressed()) {
     if (auto s = kineto::read_plain_two_threads(path, size, tl, opt)) return *s;
     return kineto::read_source(**src, tl, opt);
   }
-  return kineto::read_blocks(**src, tl, opt);
+  return blame_gzip_if_damaged(**src, kineto::read_blocks(**src, tl, opt));
 }
 
 }  // namespace goblin
