@@ -142,6 +142,28 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const R
   return analyse_rank_profiles(std::move(profiles), *ck, std::move(notes));
 }
 
+namespace {
+// Ranks may start profiling seconds apart, and hosts' wall clocks drift by less than a second
+// under NTP; runs started by hand are minutes apart.
+constexpr int64_t kMaxRankSpanGapNs = 60'000'000'000;
+constexpr int64_t kEpoch2001Ns = 1'000'000'000'000'000'000;  // below: not an epoch clock
+// The gap between two ranks' step spans on the wall clock (0 when they overlap); nullopt when
+// either has no steps or is not on an epoch clock (timestamps below 2001).
+std::optional<int64_t> span_gap_ns(const RankProfile& a, const RankProfile& b) {
+  if (a.steps.empty() || b.steps.empty()) return std::nullopt;
+  auto span = [](const RankProfile& r) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const auto& s : r.steps) lo = std::min(lo, s.start_ns), hi = std::max(hi, s.end_ns);
+    return std::pair{lo, hi};
+  };
+  auto [a0, a1] = span(a);
+  auto [b0, b1] = span(b);
+  a0 += a.epoch_base_ns, a1 += a.epoch_base_ns, b0 += b.epoch_base_ns, b1 += b.epoch_base_ns;
+  if (a0 < kEpoch2001Ns || b0 < kEpoch2001Ns) return std::nullopt;
+  return std::max<int64_t>({0, b0 - a1, a0 - b1});
+}
+}  // namespace
+
 // The same-job checks; the error says why the inputs are refused.
 std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& use, const CollectiveKnowledge& ck) {
   std::map<int64_t, const RankProfile*> by_rank;
@@ -174,6 +196,17 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
                             "min_kernel_overlap). Only in the first: " +
                             only_in(ref->kernel_names, p->kernel_names, 3) +
                             ". Only in the second: " + only_in(p->kernel_names, ref->kernel_names, 3));
+    }
+    // Ranks of one job run at the same time. On epoch clocks (Kineto, Nsight: comparable across
+    // hosts) two traces whose steps are far apart in time are two runs, even of one workload
+    // (the collectives would otherwise be matched by order across runs that never met).
+    // Boot-relative clocks (rocprofv3) differ between hosts, so they are not compared.
+    if (auto gap = span_gap_ns(*ref, *p); gap && *gap > kMaxRankSpanGapNs) {
+      char b[96];
+      std::snprintf(b, sizeof b, "%.1f minutes", static_cast<double>(*gap) / 60e9);
+      return make_error(ErrorKind::Usage, "not one job: the steps of " + ref->label + " and " + p->label + " are " + b +
+                                              " apart on the wall clock (ranks of one job run at the same time: "
+                                              "these are two runs)");
     }
   }
   return std::nullopt;

@@ -93,6 +93,7 @@ struct RankProfile {
   std::vector<RankCollective> collectives;  // by start time
   std::vector<std::string> kernel_names;    // distinct kernel base names (the same-job check)
   bool collective_metadata = false;         // sizes/groups from the trace's collective args
+  int64_t epoch_base_ns = 0;                // add to a timestamp for epoch ns (0: none, or already epoch)
   std::optional<Error> damage;              // read error; `usable` says whether anything was kept
   bool usable = false;
   std::vector<std::string> notes;

@@ -122,6 +122,19 @@ TEST(Ranks, RefusesRanksOfDifferentWorkloads) {
   EXPECT_NE(r.error().message.find("kernel names"), std::string::npos) << r.error().message;
 }
 
+// Two real runs of one workload (the same DDP model on the same H200s, recorded minutes apart):
+// rank 0 of one and rank 1 of the other are not one job, though their kernels and collectives match.
+TEST(Ranks, RefusesRanksOfTwoRunsOfOneWorkload) {
+  const std::string ex = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/";
+  auto r = analyse_ranks({ex + "balanced_gpu/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Usage);
+  EXPECT_NE(r.error().message.find("minutes apart on the wall clock"), std::string::npos) << r.error().message;
+  // The two ranks of one run still go together.
+  EXPECT_TRUE(
+      analyse_ranks({ex + "straggler_data/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"}).ok());
+}
+
 TEST(Ranks, RefusesARankGivenTwice) {
   auto r = analyse_ranks({kR0, kR0});
   ASSERT_FALSE(r.ok());

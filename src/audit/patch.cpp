@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <set>
+#include <filesystem>
 #include <sstream>
 
 #include "audit/speedup_model.h"
@@ -83,44 +83,57 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   std::vector<RuleEval> applied;
   int conflicts = 0;
   Json conflict_log = Json::array();
-  for (const auto& e : fired) {
-    bool any = false;
-    std::vector<std::string> lost;
-    // {scale: k} transforms resolve against this config (docs/audit.md § Rule schema).
-    std::map<std::string, Json> transform;
+  // Absolute values first, in rule order (a later rule that wants another value for a field loses
+  // it: a conflict). Then {scale: k} transforms (docs/audit.md § Rule schema) multiply the field as
+  // the absolute edits left it, so a scale composes with another rule's value instead of
+  // conflicting with it, whatever the rules' order: workers 0 -> 4 by one rule, x2 with the
+  // batch by another, gives 8.
+  std::vector<bool> changed(fired.size(), false);
+  std::vector<std::vector<std::string>> lost(fired.size());
+  for (size_t i = 0; i < fired.size(); ++i) {
+    const auto& e = fired[i];
     for (const auto& [f, v] : e.rule->transform) {
-      if (!v.is_object()) {
-        transform[f] = v;
-        continue;
-      }
-      Json cur = cfg.get(f);
-      if (!cur.is_number() || !v.contains("scale")) continue;  // nothing to scale: no edit
-      double x = cur.get<double>() * v["scale"].get<double>();
-      const auto* spec = config::find_field(f);
-      transform[f] =
-          spec && spec->type == config::FieldType::Int ? Json(static_cast<int64_t>(std::llround(x))) : Json(x);
-    }
-    for (const auto& [f, v] : transform) {
+      if (v.is_object()) continue;  // a scale: second pass
       auto it = edits.find(f);
       if (it != edits.end() && it->second != v) {
-        lost.push_back(f);
+        lost[i].push_back(f);
         continue;
       }
       if (it == edits.end() && cfg.get(f) == v) continue;  // already set
       edits[f] = v;
       if (!owner.count(f)) owner[f] = e.rule->id;
-      any = true;
+      changed[i] = true;
     }
-    for (const auto& f : lost) {
+  }
+  for (size_t i = 0; i < fired.size(); ++i) {
+    const auto& e = fired[i];
+    for (const auto& [f, v] : e.rule->transform) {
+      if (!v.is_object() || !v.contains("scale")) continue;
+      auto it = edits.find(f);
+      Json cur = it != edits.end() ? it->second : cfg.get(f);
+      if (!cur.is_number()) continue;  // unset or not a number: nothing to scale, no edit
+      double x = cur.get<double>() * v["scale"].get<double>();
+      const auto* spec = config::find_field(f);
+      Json nv = spec && spec->type == config::FieldType::Int ? Json(static_cast<int64_t>(std::llround(x))) : Json(x);
+      if (nv == cur) continue;  // 0 workers stay 0
+      edits[f] = nv;
+      if (!owner.count(f)) owner[f] = e.rule->id;
+      changed[i] = true;
+    }
+  }
+  for (size_t i = 0; i < fired.size(); ++i) {
+    const auto& e = fired[i];
+    for (const auto& f : lost[i]) {
       ++conflicts;
       conflict_log.push_back({{"field", f}, {"winner", owner[f]}, {"loser", e.rule->id}});
     }
-    if (any || e.rule->transform.empty())
+    if (changed[i] || e.rule->transform.empty())
       applied.push_back(e);
     else
-      skipped.push_back({{"rule_id", e.rule->id},
-                         {"reason", lost.empty() ? "transform already in the config"
-                                                 : "conflict: field " + lost[0] + " taken by " + owner[lost[0]]}});
+      skipped.push_back(
+          {{"rule_id", e.rule->id},
+           {"reason", lost[i].empty() ? "transform already in the config"
+                                      : "conflict: field " + lost[i][0] + " taken by " + owner[lost[i][0]]}});
   }
 
   config::WorkloadConfig nc = cfg;

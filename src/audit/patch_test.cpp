@@ -126,3 +126,59 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
   EXPECT_DOUBLE_EQ(
       c, round_to(p->result["evidence_coverage"].get<double>() * p->result["rule_consistency"].get<double>(), 3));
 }
+
+// memory.batch_into_headroom on the live audit's round-1 config (workers 4, batch 8, measured
+// headroom and host gap): the batch and the DataLoader workers double together. On the H100 the
+// round-2 config with 4 workers starved on data (docs/results/h100_audit_rounds/probe).
+TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
+  RuleBase k = kb();
+  RunMetrics m;
+  m.step_time_s = 0.054;
+  m.gpu_name = "NVIDIA H100 80GB HBM3";
+  m.hbm_peak_gb = 6.0;
+  m.hbm_total_gb = 80.0;
+  m.waste_budget.useful_gpu = 0.038;
+  m.waste_budget.host_gap = 0.02;
+  m.waste_budget.data_wait = 0.0;
+  m.waste_budget.unobserved = {"comm_excess"};
+  std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
+  auto before = config::parse_config_file(path);
+  ASSERT_TRUE(before.ok()) << before.error().describe();
+  ASSERT_EQ(before->get("dataloader_workers"), 4);
+  ASSERT_EQ(before->get("batch_size"), 8);
+  PatchOptions opt;
+  opt.rule_ids = {"memory.batch_into_headroom", "compile.torch_compile", "data.persistent_workers"};
+  opt.metrics = &m;
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_EQ(p->new_config.get("batch_size"), 16) << p->result["skipped"].dump(1);
+  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << p->result["skipped"].dump(1);
+  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>());
+  EXPECT_TRUE(p->result["conflicts"].empty()) << p->result["conflicts"].dump(1);
+}
+
+// A scale composes with an earlier rule's edit of the same field in one patch (workers 0 -> 4 by
+// data.dataloader_workers_zero, then x2 with the batch), and is not logged as a conflict.
+TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
+  RuleBase k = kb();
+  RunMetrics m;
+  m.step_time_s = 0.1;
+  m.gpu_name = "NVIDIA H100 80GB HBM3";
+  m.hbm_peak_gb = 6.0;
+  m.hbm_total_gb = 80.0;
+  m.waste_budget.useful_gpu = 0.03;
+  m.waste_budget.host_gap = 0.04;
+  m.waste_budget.data_wait = 0.03;
+  m.waste_budget.unobserved = {"comm_excess"};
+  std::string path = tmp_copy(src("workloads/configs/base.yaml"), "zero_workers.yaml");
+  auto before = config::parse_config_file(path);
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->get("dataloader_workers"), 0);
+  PatchOptions opt;
+  opt.rule_ids = {"data.dataloader_workers_zero", "memory.batch_into_headroom"};
+  opt.metrics = &m;
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << p->result.dump(1);
+  EXPECT_TRUE(p->result["conflicts"].empty()) << p->result["conflicts"].dump(1);
+}

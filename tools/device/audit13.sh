@@ -76,15 +76,29 @@ PY
 }
 
 part_base() {
-  audit base "${BASE_TIMEOUT:-900}" workloads/configs/base.yaml --rounds 3 --repeats "${REPEATS:-3}" --steps 15
+  audit base "${BASE_TIMEOUT:-900}" workloads/configs/base.yaml --rounds "${BASE_ROUNDS:-3}" --repeats "${REPEATS:-3}" --steps 15
 }
 part_hf() {
   # One round by default: a second would torch.compile a 0.5B model in each of its runs (minutes).
   audit hf "${HF_TIMEOUT:-720}" workloads/hf_trainer/configs/hf_base.yaml --rounds "${HF_ROUNDS:-1}" --repeats "${REPEATS:-3}" \
-    --steps 10 --script workloads/hf_trainer/train_hf.py -- '{config}'
+    --steps "${HF_STEPS:-10}" --script workloads/hf_trainer/train_hf.py -- '{config}'
 }
 part_tuned() {
   audit tuned "${TUNED_TIMEOUT:-420}" workloads/configs/tuned_compile.yaml --rounds 1 --repeats "${REPEATS:-3}" --steps 15
+}
+
+# Why round 2 of base.yaml is bimodal (runs at 41.7 or 49.3 ms/step, docs/results/h100_audit_rounds):
+# the round-2 config against itself with twice the DataLoader workers, per-run step times kept.
+part_probe() {
+  local cfg=docs/results/h100_audit_rounds/base/patched_final.yaml
+  sed -e 's/^dataloader_num_workers: .*/dataloader_num_workers: 8/' "$cfg" > "$W/probe_w8.yaml"
+  echo "dataloader_prefetch_factor: 4" >> "$W/probe_w8.yaml"
+  log "probe: goblin bench round-2 config --against workers 8 (repeats ${PROBE_REPEATS:-4})"
+  rm -rf "$W/probe"
+  timeout "${PROBE_TIMEOUT:-540}" "$G" bench "$cfg" --against "$W/probe_w8.yaml" --repeats "${PROBE_REPEATS:-4}" --steps 30 \
+    --no-cache --work-dir "$W/probe" --json > "$W/probe.json" 2> "$W/probe.stderr.log"
+  log "probe exit $?"
+  grep -E "^\[bench" "$W/probe.stderr.log" | grep -v running | tee -a "$W/audit13.log"
 }
 
 pack() {
@@ -102,7 +116,7 @@ pack() {
 run_parts() {
   for p in "$@"; do
     case $p in
-      check|base|hf|tuned) "part_$p" ;;
+      check|base|hf|tuned|probe) "part_$p" ;;
       *) log "unknown part $p" ;;
     esac
   done
@@ -112,8 +126,8 @@ case ${1:-status} in
   start)
     if [ -f "$W/pid" ] && kill -0 "$(cat "$W/pid")" 2>/dev/null; then echo "already running: $(cat "$W/pid")"; exit 0; fi
     rm -f "$W/done"
-    nohup bash -c "$(declare -f log audit summary part_check part_base part_hf part_tuned run_parts); \
-      G='$G' W='$W' TRACER='$TRACER' REPEATS='${REPEATS:-3}' HF_ROUNDS='${HF_ROUNDS:-1}' \
+    nohup bash -c "$(declare -f log audit summary part_check part_base part_hf part_tuned part_probe run_parts); \
+      G='$G' W='$W' TRACER='$TRACER' REPEATS='${REPEATS:-3}' HF_ROUNDS='${HF_ROUNDS:-1}' HF_TIMEOUT='${HF_TIMEOUT:-720}' HF_STEPS='${HF_STEPS:-10}' \
       run_parts ${PARTS:-check base hf tuned}; touch '$W/done'" \
       > "$W/background.log" 2>&1 &
     echo $! > "$W/pid"
