@@ -58,8 +58,8 @@ std::optional<double> num_or(const Json& j, const char* k) {
 }  // namespace
 
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist,
-                      AuditOutcome& o) {
+                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb,
+                      AuditHistory& hist, AuditOutcome& o) {
   RoundResult rr;
   const bool first = r == 1;
   rr.summary = {{"round", r}, {"config", path}};
@@ -237,7 +237,12 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   report["prediction_method"] = pj.value("prediction_method", "");
   report["calibration"] = cal;
   report["kernel_diff"] = kernel_diff_for_report(prof_trace, pair->after_trace);
-  step_end(o, opt, report["summary_line"].get<std::string>());
+  // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
+  // claim about the patch that nothing measured.
+  step_end(o, opt,
+           same_recording ? std::string("not measured: the runner has no run of this round's patched config (the "
+                                        "same recording stood in for both sides)")
+                          : report["summary_line"].get<std::string>());
 
   // profile_after: the patched config profiled too (waste budget before and after, predicted
   // against realised recovery per bucket; the next round's starting profile).
