@@ -12,6 +12,9 @@
 #   bash tools/device/audit13.sh wait [SECONDS]   wait (default 560 s) and copy what exists to $OUT
 #   bash tools/device/audit13.sh status           what is running / done
 #   bash tools/device/audit13.sh run PART...      parts in the foreground (each under ~10 min: base, hf, tuned)
+# `start` + `wait` only works while the device machine stays held between calls: it is released
+# after ~30 s without a call, and a background audit dies with it (one HF round-2 attempt was lost
+# that way). Prefer `run PART` in the foreground, one part per call, each under 10 minutes.
 # Each part is independent (its failure is logged, the next part runs), has its own timeout, and
 # keeps its logs. Everything lands in $W (/tmp/audit13); `wait` packs the small files into
 # $OUT/audit13_results.tgz (reports, trajectories, patches, run.json/metrics.json, logs, the
