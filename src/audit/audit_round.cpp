@@ -110,6 +110,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   po.rule_ids = rule_ids;
   po.metrics = &prof;
   po.vendor = opt.vendor;
+  po.original = &o.config;  // the user's config: guards about the user's own choices read it
   auto patch = make_patch(path, po, kb);
   if (!patch) return fail(patch.error());
   if (patch->unsafe) return fail(*patch->unsafe);  // the edit would damage the user's file

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "audit/speedup_model.h"
@@ -54,7 +54,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   Json skipped = Json::array(), findings = Json::array();
   std::vector<RuleEval> fired;
   for (const Rule* r : requested) {
-    RuleEval e = evaluate_rule(*r, cfg, ev);
+    RuleEval e = evaluate_rule(*r, cfg, ev, opt.original);
     if (!e.fires) {
       skipped.push_back({{"rule_id", r->id}, {"reason", e.reason}});
       continue;

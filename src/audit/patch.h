@@ -20,6 +20,9 @@ struct PatchOptions {
   // The file's name in the diff headers (`--- a/NAME`); empty: the path as given, or its file
   // name when the path is absolute (never `a//abs/path`).
   std::string display_path;
+  // The user's config before any audit round, for rule predicates with `of: original`; null: the
+  // config being patched is the original (round 1, `goblin patch`).
+  const config::WorkloadConfig* original = nullptr;
 };
 
 struct PatchOutcome {

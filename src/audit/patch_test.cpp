@@ -182,3 +182,73 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
   EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << p->result.dump(1);
   EXPECT_TRUE(p->result["conflicts"].empty()) << p->result["conflicts"].dump(1);
 }
+
+// The HF Trainer audit's round 2 on the H100 (docs/results/h100_audit_rounds): round 1 turned
+// torch.compile on, and the batch rule's guard against compiled workloads blocked it. The guard is
+// about the user's own choice (`of: original`): with the user's config uncompiled the batch and the
+// workers double; with the user's own torch.compile the rule stays off and says why.
+TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
+  RuleBase k = kb();
+  RunMetrics m;
+  m.step_time_s = 0.144;
+  m.gpu_name = "NVIDIA H100 80GB HBM3";
+  m.hbm_peak_gb = 11.7;
+  m.hbm_total_gb = 80.0;
+  m.waste_budget.useful_gpu = 0.047;
+  m.waste_budget.host_gap = 0.0958;
+  m.waste_budget.data_wait = 0.0001;
+  m.waste_budget.unobserved = {"comm_excess"};
+  auto text = read_all(src("workloads/hf_trainer/configs/hf_base.yaml"));
+  ASSERT_TRUE(text.ok());
+  auto original = config::parse_config_file(src("workloads/hf_trainer/configs/hf_base.yaml"));
+  ASSERT_TRUE(original.ok()) << original.error().describe();
+  std::string round1 = *text;
+  round1.replace(round1.find("dataloader_num_workers: 0"), 25, "dataloader_num_workers: 4");
+  round1 += "bf16: true\ntorch_compile: true\n";
+  std::string path = (goblin::testing::private_tmp_dir("audit") / "hf_round-1.yaml").string();
+  ASSERT_TRUE(write_file(path, round1).ok());
+  auto compiled = config::parse_config_file(path);
+  ASSERT_TRUE(compiled.ok());
+  ASSERT_EQ(compiled->get("torch_compile"), true);
+
+  PatchOptions opt;
+  opt.rule_ids = {"memory.batch_into_headroom", "data.persistent_workers"};
+  opt.metrics = &m;
+  opt.original = &*original;  // the audit's round 2: the user's config compiles nothing
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_EQ(p->new_config.get("batch_size"), 8) << p->result["skipped"].dump(1);
+  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8);
+  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>());
+
+  opt.original = nullptr;  // `goblin patch` on the compiled file: the compile is the user's own
+  auto q = make_patch(path, opt, k);
+  ASSERT_TRUE(q.ok()) << q.error().describe();
+  EXPECT_EQ(q->new_config.get("batch_size"), 4);
+  bool said = false;
+  for (const auto& s : q->result["skipped"])
+    if (s["rule_id"] == "memory.batch_into_headroom")
+      said = s["reason"].get<std::string>().find("original config: torch_compile") != std::string::npos;
+  EXPECT_TRUE(said) << q->result["skipped"].dump(1);
+}
+
+// A predicate's `of` is config or original; anything else is a load problem the lint reports.
+TEST(Rules, PredicateOfMustBeConfigOrOriginal) {
+  RuleBase b;
+  ASSERT_TRUE(parse_rules_yaml(R"(rules:
+  - id: t.of
+    title: t
+    category: memory
+    symptoms: [x]
+    detect:
+      config: [{field: torch_compile, op: ne, value: true, if_unset: true, of: first}]
+    transform: {batch_size: 8}
+    targets_bucket: host_gap
+    expected_recovery_fraction: {low: 0, high: 0.1, basis: b}
+    citation: https://example.org
+)",
+                               "t.yaml", b)
+                  .ok());
+  ASSERT_FALSE(b.problems.empty());
+  EXPECT_NE(b.problems[0].message.find("`of` must be config or original"), std::string::npos);
+}

@@ -91,7 +91,12 @@ static bool eval_config(const Predicate& p, const config::WorkloadConfig& c) {
   return compare(v, p.op, p.value);
 }
 
-RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev) {
+RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev,
+                       const config::WorkloadConfig* original) {
+  // The config a predicate reads (see Predicate::of).
+  auto cfg_of = [&](const Predicate& p) -> const config::WorkloadConfig& {
+    return p.of == "original" && original ? *original : c;
+  };
   RuleEval e;
   e.rule = &r;
   auto no = [&](std::string why) {
@@ -134,12 +139,14 @@ RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evi
   }
   // config predicates: all must hold
   for (const auto& p : r.detect_config) {
-    if (!eval_config(p, c)) {
-      Json v = c.get(p.field);
-      return no("config: " + p.field + " = " + (v.is_null() ? std::string("(unset)") : fmt_json(v)) +
-                " does not satisfy " + p.op + " " + fmt_json(p.value));
+    const bool orig = p.of == "original";
+    const std::string where = orig ? "original config: " : "config: ";
+    if (!eval_config(p, cfg_of(p))) {
+      Json v = cfg_of(p).get(p.field);
+      return no(where + p.field + " = " + (v.is_null() ? std::string("(unset)") : fmt_json(v)) + " does not satisfy " +
+                p.op + " " + fmt_json(p.value));
     }
-    e.supporting.push_back("config " + p.field + " " + p.op + " " + fmt_json(p.value));
+    e.supporting.push_back((orig ? "original config " : "config ") + p.field + " " + p.op + " " + fmt_json(p.value));
   }
   // evidence predicates
   e.evidence_total = static_cast<int>(r.detect_evidence.size()) + 1;  // +1: the target bucket itself
@@ -162,7 +169,7 @@ RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evi
       auto it = ev.metrics.find(p.metric);
       if (it != ev.metrics.end() && compare(it->second, p.op, p.value))
         return no("counter-evidence: " + p.metric + " = " + fmt_json(it->second));
-    } else if (!p.field.empty() && eval_config(p, c)) {
+    } else if (!p.field.empty() && eval_config(p, cfg_of(p))) {
       return no("counter-evidence: config " + p.field);
     }
   }

@@ -89,6 +89,13 @@ static std::vector<Predicate> predicates(const YAML::Node& n, const std::string&
     if (x["op"]) p.op = x["op"].Scalar();
     if (x["value"]) p.value = yaml_to_json(x["value"]);
     if (x["if_unset"]) p.if_unset = x["if_unset"].as<bool>(false);
+    if (x["of"]) {
+      p.of = x["of"].Scalar();
+      if (p.of != "config" && p.of != "original")
+        out.problems.push_back(make_error(ErrorKind::Malformed,
+                                          id + ": predicate `of` must be config or original, not '" + p.of + "'", file,
+                                          -1, x.Mark().line + 1));
+    }
     ps.push_back(p);
   }
   return ps;

@@ -19,6 +19,11 @@ struct Predicate {
   std::string field, metric, op;
   Json value;
   bool if_unset = false;  // config predicates: the result when the field is unset
+  // Config predicates: which config they read. "config" (default): the config being patched (in a
+  // later audit round, the previous round's output). "original": the user's config as the audit
+  // started from it, for guards about the user's own choices (a batch the user tuned with
+  // torch.compile on) that an earlier round's edit must not trip.
+  std::string of = "config";
 };
 
 struct Recovery {
@@ -87,7 +92,10 @@ struct RuleEval {
   std::vector<std::string> supporting;            // observed evidence that held
   std::vector<std::string> unverified;            // guards/evidence that could not be checked
 };
-RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev);
+// `original`: the user's config before any audit round (predicates with `of: original` read it);
+// null means `c` is the original.
+RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev,
+                       const config::WorkloadConfig* original = nullptr);
 
 // BM25 over rule text. Several queries → deduplicated union (best score kept, queries listed).
 struct KbHit {

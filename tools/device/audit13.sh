@@ -50,7 +50,8 @@ audit() {
   local name=$1 limit=$2; shift 2
   log "audit $name: goblin audit $* (timeout ${limit}s)"
   rm -rf "$W/$name"
-  timeout "$limit" "$G" audit "$@" -o "$W/$name" --tracer "$TRACER" --json > "$W/$name.json" 2> "$W/$name.stderr.log"
+  # goblin's own options first: with --script, everything after `--` is the script's.
+  timeout "$limit" "$G" audit -o "$W/$name" --tracer "$TRACER" --json "$@" > "$W/$name.json" 2> "$W/$name.stderr.log"
   local rc=$?
   echo "rc=$rc" >> "$W/$name.stderr.log"
   log "audit $name exit $rc"
