@@ -117,6 +117,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   config::WorkloadConfig cur_cfg = o.config;
   RunMetrics cur_prof = *o.profile;
   std::string cur_trace = runner.last_trace();
+  std::optional<double> cur_unprofiled;  // round 1's config has no unprofiled run before its patch
   o.rounds = Json::array();
   double total = 1, total_lo = 1, total_hi = 1;
   bool all_ci = true;
@@ -124,7 +125,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   std::string stop;
   for (int r = 1; r <= rounds; ++r) {
     o.current_round = r;
-    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, runner, opt, *kb, hist, o);
+    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, cur_unprofiled, runner, opt, *kb, hist, o);
     if (rr.error) {
       if (r == 1) return fail(*rr.error);
       o.rounds.push_back(rr.summary);
@@ -164,6 +165,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     cur_cfg = *ncfg;
     cur_prof = *rr.after_profile;
     cur_trace = rr.after_profile_trace;
+    cur_unprofiled = rr.after_unprofiled_step_s;
   }
   o.current_round = 0;
   Json chain = Json::array();

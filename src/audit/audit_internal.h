@@ -31,6 +31,9 @@ struct RoundResult {
   double speedup = 1;
   std::optional<double> ci_low, ci_high;
   std::optional<RunMetrics> after_profile;
+  // The patched config's unprofiled step time (the bench's median): with after_profile, the next
+  // round's measure of how much the profiler lengthens that config's step.
+  std::optional<double> after_unprofiled_step_s;
   std::string after_profile_trace;  // the trace behind after_profile ("" when the runner has none)
   std::string patched_text;
   std::optional<Error> error;
@@ -38,8 +41,11 @@ struct RoundResult {
 // Round r on the config at `path` (parsed: cfg) whose profile is `prof`. Round 1 fills the
 // outcome's top-level fields (symptoms, rule ids, patch, before/after, report).
 // `prof_trace` is the trace behind `prof` ("" when none): the BEFORE side of the report's kernel diff.
+// `unprofiled_step_s`: the config's step time measured without the profiler (the previous round's
+// bench), for the speedup models' profiler-overhead bound; none in round 1.
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o);
+                      const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
+                      const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
                                        const std::string& text);

@@ -58,8 +58,8 @@ std::optional<double> num_or(const Json& j, const char* k) {
 }  // namespace
 
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      const std::string& prof_trace, Runner& runner, const AuditOptions& opt, const RuleBase& kb,
-                      AuditHistory& hist, AuditOutcome& o) {
+                      const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
+                      const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o) {
   RoundResult rr;
   const bool first = r == 1;
   rr.summary = {{"round", r}, {"config", path}};
@@ -110,6 +110,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   po.rule_ids = rule_ids;
   po.metrics = &prof;
   po.vendor = opt.vendor;
+  po.unprofiled_step_s = unprofiled_step_s.value_or(0);
   po.original = &o.config;  // the user's config: guards about the user's own choices read it
   auto patch = make_patch(path, po, kb);
   if (!patch) return fail(patch.error());
@@ -205,6 +206,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   // config) measured nothing about this round.
   const bool same_recording =
       !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
+  if (!same_recording && pair->after.step_time_s > 0) rr.after_unprofiled_step_s = pair->after.step_time_s;
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
@@ -264,7 +266,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
         for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
         if (!f.empty()) report["after_profile_note"] = "the AFTER profile is a recording that differs on " + f;
       }
-      SpeedupPrediction sp = predict_speedup(prof, cfg, patch->new_config);
+      SpeedupPrediction sp = predict_speedup(prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
       report["recovery_by_bucket"] = recovery_by_bucket(sp, prof, &*ap);
       if (opt.profile_diff) report["profile_diff"] = opt.profile_diff(prof, *ap);
     } else {

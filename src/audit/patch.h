@@ -23,6 +23,9 @@ struct PatchOptions {
   // The user's config before any audit round, for rule predicates with `of: original`; null: the
   // config being patched is the original (round 1, `goblin patch`).
   const config::WorkloadConfig* original = nullptr;
+  // The config's step time without the profiler (seconds; 0: not measured): the speedup models'
+  // low end then also prices the profiler's per-step host overhead (docs/metrics.md).
+  double unprofiled_step_s = 0;
 };
 
 struct PatchOutcome {

@@ -67,7 +67,7 @@ Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& 
 }  // namespace
 
 SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadConfig& oc,
-                                  const config::WorkloadConfig& nc) {
+                                  const config::WorkloadConfig& nc, double unprofiled_step_s) {
   SpeedupPrediction p;
   if (!m.cost) {
     p.note = "the profile has no cost profile (no complete steps, or metrics from an older goblin): no model";
@@ -263,11 +263,24 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   }
   if (k > 1) {
     // Batch x k: per-sample work scales with k; the optimizer step and host idle are per step.
+    double per_sample_gpu_fast = 0;  // GPU time that scales with the batch, before scaling
     for (auto& cl : p.classes)
       if (cl.name != "optimizer" && cl.name != "host_gap" && cl.name != "unattributed") {
+        if (cl.name != "data_wait") per_sample_gpu_fast += cl.after_fast;
         cl.after_fast *= k;
         cl.after_slow *= k;
         cl.models.push_back("batch");
+      }
+    // Fast end: host idle in a launch-bound step is the GPU waiting for the host's next launch.
+    // With k times the work per launch the GPU is busy longer while the host issues the same
+    // launches, so up to (k-1) x the per-sample GPU time of that idle is hidden (step after
+    // >= max(host, k x GPU)). Slow end: the idle stays.
+    for (auto& cl : p.classes)
+      if (cl.name == "host_gap" && cl.after_fast > 0) {
+        cl.after_fast = std::max(0.0, cl.after_fast - (k - 1) * per_sample_gpu_fast);
+        cl.models.push_back("batch");
+        cl.basis += (cl.basis.empty() || cl.basis == "unchanged by the patch" ? "" : "; ") + std::string("batch x") +
+                    num(k) + ": host idle stays (slow) or hides under the longer GPU work (fast)";
       }
   }
   double fast = 0, slow = 0;
@@ -293,6 +306,23 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   p.predicted = true;
   p.low = p.tokens_scale * c.step_s / slow;
   p.high = p.tokens_scale * c.step_s / fast;
+  // The profiler's per-step host overhead: the profiled step minus the unprofiled one, when it
+  // fits in the profile's idle (where a host-side cost shows). Without it, the step and its host
+  // idle are shorter; a patch whose step grows (batch x k) then amortises less idle than the
+  // profiled ratio says. The low end takes the lower of the two ratios.
+  if (unprofiled_step_s > 0 && unprofiled_step_s < c.step_s) {
+    const double d = c.step_s - unprofiled_step_s;
+    if (d <= c.host_gap_s + c.unattributed_s && slow - d > 0) {
+      const double adj = p.tokens_scale * unprofiled_step_s / (slow - d);
+      p.notes.push_back("profiler overhead " + num(d * 1e3) + " ms/step (profiled " + num(c.step_s * 1e3) +
+                        " ms vs unprofiled " + num(unprofiled_step_s * 1e3) + " ms), taken out of the host idle: " +
+                        num(adj, 3) + "x" + (adj < p.low ? " (the low end)" : " (not below the profiled ratio)"));
+      p.low = std::min(p.low, adj);
+    } else {
+      p.notes.push_back("the profiled step is " + num(d * 1e3) +
+                        " ms longer than the unprofiled one, more than its idle: not priced as profiler overhead");
+    }
+  }
   return p;
 }
 

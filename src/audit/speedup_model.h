@@ -39,8 +39,11 @@ struct SpeedupPrediction {
 };
 
 // The patch's config changes (old → new) priced on `before` (a profile with a cost profile).
+// `unprofiled_step_s` (0: unknown): old_cfg's step measured without the profiler. The profiled
+// step's extra length is host time the profiler adds per step; a patch that makes the step longer
+// (a larger batch) amortises less of the true, shorter host idle, so the low end is priced both ways.
 SpeedupPrediction predict_speedup(const RunMetrics& before, const config::WorkloadConfig& old_cfg,
-                                  const config::WorkloadConfig& new_cfg);
+                                  const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
 
 // Predicted vs realised after-time per waste bucket, when an AFTER profile exists: before bucket,
 // predicted recovery [low, high] and the realised recovery (before − after) in seconds per step.
