@@ -455,3 +455,16 @@ TEST(AuditCli, ReplayJsonEnvelope) {
   std::filesystem::create_directories(tmpdir() / "no_manifest_cli");
   EXPECT_EQ(WEXITSTATUS(system(cmd2.c_str())), 3);
 }
+
+// The live audit of the tuned config on the H100 (docs/results/h100_audit_rounds/
+// tuned_compile_current): no rule applied. The report says so rather than leaving an empty section.
+TEST(Compare, ReportSaysNoRuleAppliedOnTheTunedConfig) {
+  auto text =
+      read_all(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/h100_audit_rounds/tuned_compile_current/report.json");
+  ASSERT_TRUE(text.ok());
+  Json r = Json::parse(*text);
+  ASSERT_TRUE(r["rules"].empty());
+  EXPECT_EQ(r["prediction_held"], "not_predicted");
+  EXPECT_NE(report_markdown(r).find("## Rules applied\n\nNone: no rule's detect holds"), std::string::npos);
+  EXPECT_NE(report_html(r).find("None: no rule's detect holds"), std::string::npos);
+}

@@ -183,6 +183,10 @@ std::string report_markdown(const Json& r) {
     for (const auto& l : k) os << "- " << l << "\n";
   }
   os << "\n## Rules applied\n\n";
+  // An empty list is a result (the tuned config's audit), not a missing section.
+  if (!r["rules"].is_array() || r["rules"].empty())
+    os << "None: no rule's detect holds against this config and its measured evidence (`goblin kb query` lists "
+          "the candidates; the trajectory's propose_patch step says why each was skipped).\n";
   for (const auto& x : r["rules"])
     os << "- `" << s_of(x["rule_id"]) << "` " << s_of(x["title"]) << " (bucket " << s_of(x["targets_bucket"]) << "): ["
        << s_of(x["citation"]) << "](" << s_of(x["citation"]) << ")\n";
@@ -348,6 +352,7 @@ std::string report_html(const Json& r) {
        << html_escape(c) << "</a></td></tr>\n";
   }
   os << "</table>\n";
+  if (!r["rules"].is_array() || r["rules"].empty()) os << "<p>None: no rule's detect holds against this config.</p>\n";
 
   if (!r["findings"].empty()) {
     os << "<h2>Findings</h2>\n<ul>\n";
