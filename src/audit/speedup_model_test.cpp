@@ -192,6 +192,8 @@ TEST(SpeedupModel, BatchRoundOfTheHfTrainerHoldsWithTheProfilerOverhead) {
   bool noted = false;
   for (const auto& n : p.notes) noted |= n.find("profiler overhead") != std::string::npos;
   EXPECT_TRUE(noted);
+  for (const auto& cl : p.classes)
+    if (cl.name == "host_gap") EXPECT_EQ(cl.basis.rfind("batch x2: host idle stays", 0), 0u) << cl.basis;
 
   // An unprofiled step longer than the profiled one, or an overhead larger than the idle, is no
   // profiler overhead: the profiled ratio stands.
