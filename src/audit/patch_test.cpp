@@ -25,6 +25,20 @@ std::string tmp_copy(const std::string& from, const std::string& name) {
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
   return to.string();
 }
+// A profile on an H100 with measured HBM use (memory rules need it) and the buckets the batch
+// and data rules read; comm_excess unobserved (one GPU).
+RunMetrics h100_profile(double step_s, double useful_s, double host_gap_s, double data_wait_s, double hbm_peak_gb) {
+  RunMetrics m;
+  m.step_time_s = step_s;
+  m.gpu_name = "NVIDIA H100 80GB HBM3";
+  m.hbm_peak_gb = hbm_peak_gb;
+  m.hbm_total_gb = 80.0;
+  m.waste_budget.useful_gpu = useful_s;
+  m.waste_budget.host_gap = host_gap_s;
+  m.waste_budget.data_wait = data_wait_s;
+  m.waste_budget.unobserved = {"comm_excess"};
+  return m;
+}
 RuleBase kb() {
   set_data_dir(GOBLIN_DATA_DIR);
   auto k = load_rule_base();
@@ -132,15 +146,7 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
 // round-2 config with 4 workers starved on data (docs/results/h100_audit_rounds/probe).
 TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
   RuleBase k = kb();
-  RunMetrics m;
-  m.step_time_s = 0.054;
-  m.gpu_name = "NVIDIA H100 80GB HBM3";
-  m.hbm_peak_gb = 6.0;
-  m.hbm_total_gb = 80.0;
-  m.waste_budget.useful_gpu = 0.038;
-  m.waste_budget.host_gap = 0.02;
-  m.waste_budget.data_wait = 0.0;
-  m.waste_budget.unobserved = {"comm_excess"};
+  RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
   std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
   auto before = config::parse_config_file(path);
   ASSERT_TRUE(before.ok()) << before.error().describe();
@@ -161,15 +167,7 @@ TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
 // data.dataloader_workers_zero, then x2 with the batch), and is not logged as a conflict.
 TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
   RuleBase k = kb();
-  RunMetrics m;
-  m.step_time_s = 0.1;
-  m.gpu_name = "NVIDIA H100 80GB HBM3";
-  m.hbm_peak_gb = 6.0;
-  m.hbm_total_gb = 80.0;
-  m.waste_budget.useful_gpu = 0.03;
-  m.waste_budget.host_gap = 0.04;
-  m.waste_budget.data_wait = 0.03;
-  m.waste_budget.unobserved = {"comm_excess"};
+  RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
   std::string path = tmp_copy(src("workloads/configs/base.yaml"), "zero_workers.yaml");
   auto before = config::parse_config_file(path);
   ASSERT_TRUE(before.ok());
@@ -189,15 +187,7 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
 // workers double; with the user's own torch.compile the rule stays off and says why.
 TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
   RuleBase k = kb();
-  RunMetrics m;
-  m.step_time_s = 0.144;
-  m.gpu_name = "NVIDIA H100 80GB HBM3";
-  m.hbm_peak_gb = 11.7;
-  m.hbm_total_gb = 80.0;
-  m.waste_budget.useful_gpu = 0.047;
-  m.waste_budget.host_gap = 0.0958;
-  m.waste_budget.data_wait = 0.0001;
-  m.waste_budget.unobserved = {"comm_excess"};
+  RunMetrics m = h100_profile(0.144, 0.047, 0.0958, 0.0001, 11.7);
   auto text = read_all(src("workloads/hf_trainer/configs/hf_base.yaml"));
   ASSERT_TRUE(text.ok());
   auto original = config::parse_config_file(src("workloads/hf_trainer/configs/hf_base.yaml"));

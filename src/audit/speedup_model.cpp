@@ -279,7 +279,8 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
       if (cl.name == "host_gap" && cl.after_fast > 0) {
         cl.after_fast = std::max(0.0, cl.after_fast - (k - 1) * per_sample_gpu_fast);
         cl.models.push_back("batch");
-        const std::string why = "batch x" + num(k) + ": host idle stays (slow) or hides under the longer GPU work (fast)";
+        const std::string why =
+            "batch x" + num(k) + ": host idle stays (slow) or hides under the longer GPU work (fast)";
         cl.basis = cl.basis == "unchanged by the patch" ? why : cl.basis + "; " + why;
       }
   }
