@@ -11,8 +11,8 @@
 // caught: then nothing is written (docs/tracer.md).
 //
 // Environment: GOBLIN_CUPTI_DIR (output folder), GOBLIN_CUPTI_API=all (every runtime/driver
-// API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_VERBOSE=1 (one line
-// on stderr at exit).
+// API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_KINDS (a subset of the
+// recorded kinds, for overhead measurements), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit).
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -272,10 +272,61 @@ int enable_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind k
   return n;
 }
 
-// The activity kinds recorded besides the runtime/driver API calls (enable_apis).
-const CUpti_ActivityKind kRecordedKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD};
+// The activity kinds recorded besides the runtime/driver API calls (enable_apis), by the names
+// GOBLIN_CUPTI_KINDS uses. All of them by default; a subset exists to measure what each kind
+// costs (docs/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
+// a kernel-dense, GPU-bound step pays).
+struct KindName {
+  const char* name;
+  CUpti_ActivityKind kind;
+};
+const KindName kKindNames[] = {{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+                               {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+                               {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+                               {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+                               {"marker", CUPTI_ACTIVITY_KIND_MARKER},
+                               {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD}};
+std::vector<CUpti_ActivityKind> g_kinds;    // the activity kinds this process records
+bool g_runtime_api = true, g_driver_api = true;
+std::string g_kinds_text = "all";
+
+// GOBLIN_CUPTI_KINDS: "all" (default) or a comma list of kernel, memcpy, memset, sync, marker,
+// overhead, runtime, driver, api (= runtime,driver). Unknown names are reported and ignored.
+void choose_kinds(const char* spec) {
+  g_kinds.clear();
+  if (!spec || !*spec || std::strcmp(spec, "all") == 0) {
+    for (const auto& k : kKindNames) g_kinds.push_back(k.kind);
+    return;
+  }
+  g_kinds_text = spec;
+  g_runtime_api = g_driver_api = false;
+  std::string s(spec);
+  size_t at = 0;
+  while (at <= s.size()) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string w = s.substr(at, comma - at);
+    at = comma + 1;
+    if (w.empty()) continue;
+    bool known = false;
+    for (const auto& k : kKindNames)
+      if (w == k.name) g_kinds.push_back(k.kind), known = true;
+    if (w == "runtime" || w == "api") g_runtime_api = known = true;
+    if (w == "driver" || w == "api") g_driver_api = known = true;
+    if (!known) std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_KINDS: unknown kind '%s' ignored\n", w.c_str());
+  }
+}
+
+void enable_recorded(bool on) {
+  for (auto k : g_kinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+  if (!on) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    return;
+  }
+  if (g_runtime_api) enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
+  if (g_driver_api) enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+}
 
 // ---- pausing (overhead measurement) -------------------------------------------------------------
 // goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. It exists for
@@ -356,7 +407,7 @@ bool write_trace(const char* reason) {
                 static_cast<long long>(t.clock.uncertainty_ns),
                 static_cast<long long>(at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0));
   std::string meta = "{\"name\":" + json_str(kTracerName) + ",\"version\":" + json_str(kTracerVersion) +
-                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) +
+                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) + ",\"kinds\":" + json_str(g_kinds_text) +
                      ",\"command\":" + json_str(cmdline) + ",\"buffers\":" + std::to_string(st.buffers) +
                      ",\"records\":" + std::to_string(st.records) +
                      ",\"dropped_records\":" + std::to_string(st.dropped) +
@@ -529,10 +580,11 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return fail("cuptiActivityRegisterCallbacks", r);
-  for (auto k : kRecordedKinds)
+  choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"));
+  for (auto k : g_kinds)
     if (CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
-  enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
-  enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+  if (g_runtime_api) enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
+  if (g_driver_api) enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
   g_state.store(1);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   std::atexit(at_exit);
@@ -559,16 +611,12 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   const bool was = g_recording;
   if (static_cast<bool>(on) == was) return was ? 1 : 0;
   if (!on) {
-    for (auto k : kRecordedKinds) cuptiActivityDisable(k);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    enable_recorded(false);
     g_paused_at = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
     g_stats.pauses += 1;
   } else {
-    for (auto k : kRecordedKinds) cuptiActivityEnable(k);
-    enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
-    enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+    enable_recorded(true);
     std::lock_guard<std::mutex> g(g_mu);
     g_stats.paused_ns += static_cast<uint64_t>(mono_ns() - g_paused_at);
   }

@@ -71,7 +71,11 @@ template <class T>
 void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const std::vector<StrId>& remap, bool keep) {
   if constexpr (std::is_same_v<T, StrId>) {
     if (kind == ColumnKind::String) {
-      if (dst.capacity() < dst.size() + src.size()) dst.reserve(dst.size() + src.size());
+      // Geometric growth: reserving exactly size + src.size() would make every later block's
+      // append reallocate and copy the whole column again (quadratic in the number of blocks)
+      // whenever the first block's row mix underestimated this table.
+      if (dst.capacity() < dst.size() + src.size())
+        dst.reserve(std::max(dst.size() + src.size(), dst.capacity() + dst.capacity() / 2));
       const size_t at = dst.size();
       dst.resize(at + src.size());
       StrId* out = dst.data() + at;

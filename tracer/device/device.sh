@@ -7,6 +7,10 @@
 #   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
 #   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
 #   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs (MODES="none cupti" to drop one)
+#   variants CFG REPS STEPS WARMUP      interleaved runs of CFG's variants, each VARIANTS word MODE:NAME
+#                                        (MODE none|torch|cupti[-KINDS], KINDS
+#                                        GOBLIN_CUPTI_KINDS with '.' for ','; NAME base, wN = N DataLoader workers, light =
+#                                        words_per_sample 300); every run's r.json (per-step times) kept
 #   ab CFG PROCS BLOCK PAIRS WAIT        the tracer's recording cost inside one process: PROCS processes under
 #                                        the tracer, each alternating BLOCK-step blocks paused/recording for
 #                                        PAIRS pairs after WAIT steps (workloads/goblin_hook/goblin_ab.py)
@@ -132,6 +136,102 @@ PY
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
 }
 
+# A variant of CFG written to /tmp: base (as is), wN (N DataLoader workers), light (little CPU per
+# sample), joined with '+' (w8+light).
+variant_cfg() {
+  local cfg=$1 name=$2 out=/tmp/variant_$2.yaml
+  cp "$cfg" "$out"
+  local IFS=+
+  for v in $name; do
+    case $v in
+      base) ;;
+      w[0-9]*) sed -i "s/^dataloader_num_workers:.*/dataloader_num_workers: ${v#w}/" "$out" ;;
+      light) sed -i "s/^  words_per_sample:.*/  words_per_sample: 300/" "$out" ;;
+      *) echo "unknown variant $v" >&2 ;;
+    esac
+  done
+  echo "$out"
+}
+
+part_variants() {
+  local cfg=$1 reps=$2 steps=$3 warm=$4 n; n=$(basename "$cfg" .yaml)
+  echo "== variants $n reps=$reps steps=$steps warmup=$warm: ${VARIANTS:?}"
+  local csv="$W/variants_$n.csv"
+  mkdir -p "$W/variants"
+  echo "config,repeat,mode,step_time_s,tokens_per_sec,wall_s" > "$csv"
+  for r in $(seq 1 "$reps"); do
+    for v in $VARIANTS; do
+      local mode=${v%%:*} name=${v#*:} c
+      if [ "$(left)" -lt 50 ]; then echo "budget: stopping before $v repeat $r"; return; fi
+      c=$(variant_cfg "$cfg" "$name")
+      local d=/tmp/va_${n}_${mode}_${name}_$r; rm -rf "$d"; mkdir -p "$d"
+      local t1 t2 rc; t1=$(date +%s.%N)
+      case $mode in
+        none) python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+        cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
+                 env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+                 GOBLIN_CUPTI_KINDS="${kinds//./,}" \
+                 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
+                 python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+        torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
+                 GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+      esac
+      rc=$?; t2=$(date +%s.%N)
+      cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
+      python3 - "$d/r.json" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" "$d" >> "$csv" <<'PY'
+import json, sys
+p, n, r, mode, t1, t2, rc, d = sys.argv[1:]
+try:
+    j = json.load(open(p))
+    print(f"{n},{r},{mode},{j['step_time_seconds']:.6f},{j['tokens_per_sec']:.1f},{float(t2)-float(t1):.1f}")
+except Exception as e:
+    print(f"{n},{r},{mode},nan,nan,{float(t2)-float(t1):.1f}")
+    sys.stderr.write(f"run failed rc={rc}: {e}\n" + open(d + '/log').read()[-2000:])
+PY
+      tail -1 "$csv"
+    done
+  done
+}
+
+# Kineto ingest on 2 pinned cores of this (idle) machine: the scale files made here from the fixture.
+part_ingest() {
+  echo "== ingest"
+  nproc; uptime
+  [ -d .dev/ingest ] && export GOBLIN_FIXTURES=$PWD/.dev/ingest/fixtures GOBLIN_SCALE_TOOL=$PWD/.dev/ingest/scale_trace.py
+  if [ ! -f bench/data/scale_kineto.json ]; then bash bench/make_scale_files.sh > "$W/make_scale.log" 2>&1 || { tail -3 "$W/make_scale.log"; return; }; fi
+  ls -l bench/data/
+  for f in bench/data/scale_kineto.json bench/data/scale_kineto.json.gz; do
+    for i in 1 2 3; do
+      taskset -c 0,1 /usr/bin/time -f "$(basename $f) %e s %U user %S sys %M KB" "$G" info "$f" 2>&1 >/dev/null | tail -1
+    done
+  done
+}
+
+# The tracer's per-kernel GPU cost: workloads/tracer_checks/kernel_gaps.py plain and under the
+# tracer with each GOBLIN_CUPTI_KINDS in GAPS_KINDS (all = the default set; paused = all, with
+# recording paused once CUDA has started).
+part_gaps() {
+  echo "== gaps"
+  mkdir -p "$W/gaps"
+  for rep in 1 2 3; do
+    echo "none $(python3 $DEV/tracer_checks/kernel_gaps.py 2>&1 | tail -1)" | tee -a "$W/gaps/gaps.txt"
+    for k in ${GAPS_KINDS:-all kernel api marker}; do
+      local d=/tmp/gaps_$k; rm -rf "$d"; mkdir -p "$d"
+      local pause=0 kk=$k
+      [ "$k" = paused ] && pause=1 && kk=all
+      echo "cupti-$k $(env CUDA_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d GOBLIN_CUPTI_KINDS=${kk//./,} GAPS_PAUSE=$pause \
+        python3 $DEV/tracer_checks/kernel_gaps.py 2>&1 | tail -1)" | tee -a "$W/gaps/gaps.txt"
+    done
+    echo "torch $(KG=$DEV/tracer_checks/kernel_gaps.py python3 - <<'PY' 2>&1 | tail -1
+import os, runpy, sys, torch
+sys.argv = ["kernel_gaps.py"]
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]):
+    runpy.run_path(os.environ["KG"], run_name="__main__")
+PY
+)" | tee -a "$W/gaps/gaps.txt"
+  done
+}
+
 part_ab() {
   local cfg=$1 procs=$2 block=$3 pairs=$4 wait=$5 n; n=$(basename "$cfg" .yaml)
   echo "== ab $n procs=$procs block=$block pairs=$pairs wait=$wait"
@@ -159,6 +259,9 @@ while [ $# -gt 0 ]; do
     graphs) part_graphs; shift ;;
     agree) part_agree "$2"; shift 2 ;;
     overhead) part_overhead "$2" "$3" "$4" "$5"; shift 5 ;;
+    variants) part_variants "$2" "$3" "$4" "$5"; shift 5 ;;
+    ingest) part_ingest; shift ;;
+    gaps) part_gaps; shift ;;
     ab) part_ab "$2" "$3" "$4" "$5" "$6"; shift 6 ;;
     *) echo "unknown part $1"; shift ;;
   esac

@@ -1,0 +1,84 @@
+"""What tracing costs per kernel, on the host and on the GPU, separately.
+
+Prints one JSON line:
+  host_launch_us   host time per eager launch of a tiny kernel while the GPU is busy (the
+                   launches only queue: this is the launch path's cost, tracer callbacks included)
+  gpu_large_us     GPU time per ~48 us elementwise kernel, back to back (the host queued far ahead)
+  gpu_graph_us     GPU time per tiny kernel replayed from a CUDA graph (one host call per 200)
+Run it plain and under the tracer (CUDA_INJECTION64_PATH, GOBLIN_CUPTI_KINDS; GAPS_PAUSE=1 pauses
+recording right after CUDA starts) and compare.
+"""
+import ctypes
+import json
+import os
+import time
+import torch
+
+torch.cuda.init()
+if os.environ.get("GAPS_PAUSE") == "1":
+    # The tracer stays loaded and attached, with every activity kind disabled
+    # (goblin_cupti_set_recording(0)): what a paused tracer still costs.
+    lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"])
+    print("paused: previous state", lib.goblin_cupti_set_recording(0), flush=True)
+dev = torch.device("cuda")
+small = torch.randn(1 << 12, device=dev)
+large = torch.randn(1 << 24, device=dev)
+
+
+def host_launch_us(n=500, reps=7):
+    small.mul_(1.0000001)
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(reps):
+        torch.cuda._sleep(200_000_000)  # ~100 ms of GPU time: the launches below only queue
+        t = time.perf_counter()
+        for _ in range(n):
+            small.mul_(1.0000001)
+        best = min(best, (time.perf_counter() - t) * 1e6 / n)
+        torch.cuda.synchronize()
+    return best
+
+
+def gpu_us(fn, n, reps=5):
+    fn(n)
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(100_000_000)
+        a.record()
+        fn(n)
+        b.record()
+        torch.cuda.synchronize()
+        best = min(best, a.elapsed_time(b) * 1000.0 / n)
+    return best
+
+
+def eager_large(n):
+    for _ in range(n):
+        large.mul_(1.0000001)
+
+
+g = torch.cuda.CUDAGraph()
+s = torch.cuda.Stream()
+s.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(s):
+    for _ in range(3):
+        small.mul_(1.0000001)
+torch.cuda.current_stream().wait_stream(s)
+with torch.cuda.graph(g):
+    for _ in range(200):
+        small.mul_(1.0000001)
+
+
+def graph(n):
+    for _ in range(n // 200):
+        g.replay()
+
+
+print(json.dumps({
+    "host_launch_us": round(host_launch_us(), 3),
+    "gpu_large_us": round(gpu_us(eager_large, 300), 3),
+    "gpu_graph_us": round(gpu_us(graph, 2000), 3),
+}), flush=True)
