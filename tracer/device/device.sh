@@ -101,6 +101,39 @@ part_agree() {
   done
 }
 
+# One run of the workload in DIR (r.json, log): MODE none (untraced), cupti[-KINDS] (goblin's tracer
+# for the whole process, GOBLIN_CUPTI_KINDS = KINDS with '.' for ','; all by default) or torch
+# (torch.profiler through the hook), the profiler window covering every measured step.
+run_mode() {
+  local mode=$1 cfg=$2 steps=$3 warm=$4 d=$5
+  case $mode in
+    none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+    cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
+            env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+              GOBLIN_CUPTI_KINDS="${kinds//./,}" \
+              GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
+              python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+    torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
+             GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+    *) echo "unknown mode $mode" >&2; return 2 ;;
+  esac
+}
+
+# The CSV row of the run in DIR (config,repeat,mode,step_time_s,tokens_per_sec,wall_s); a failed
+# run gets nan figures and its log's tail on stderr.
+csv_row() {
+  python3 - "$1/r.json" "$2" "$3" "$4" "$5" "$6" "$7" "$1" <<'PY'
+import json, sys
+p, n, r, mode, t1, t2, rc, d = sys.argv[1:]
+try:
+    j = json.load(open(p))
+    print(f"{n},{r},{mode},{j['step_time_seconds']:.6f},{j['tokens_per_sec']:.1f},{float(t2)-float(t1):.1f}")
+except Exception as e:
+    print(f"{n},{r},{mode},nan,nan,{float(t2)-float(t1):.1f}")
+    sys.stderr.write(f"run failed rc={rc}: {e}\n" + open(d + '/log').read()[-2000:])
+PY
+}
+
 part_overhead() {
   local cfg=$1 reps=$2 steps=$3 warm=$4 n; n=$(basename "$cfg" .yaml)
   echo "== overhead $n reps=$reps steps=$steps warmup=$warm"
@@ -110,26 +143,10 @@ part_overhead() {
     for mode in ${MODES:-none cupti torch}; do
       if [ "$(left)" -lt 45 ]; then echo "budget: stopping before $mode repeat $r"; return; fi
       local d=/tmp/ov_${n}_${mode}_$r; rm -rf "$d"; mkdir -p "$d"
-      local t1; t1=$(date +%s.%N)
-      case $mode in
-        none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-        cupti) env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
-                 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
-                 python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-        torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
-                 GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-      esac
-      local rc=$? t2; t2=$(date +%s.%N)
-      python3 - "$d/r.json" "$n" "$r" "$mode" "$t1" "$t2" "$rc" "$d" >> "$csv" <<'PY'
-import json, sys, glob
-p, n, r, mode, t1, t2, rc, d = sys.argv[1:]
-try:
-    j = json.load(open(p))
-    print(f"{n},{r},{mode},{j['step_time_seconds']:.6f},{j['tokens_per_sec']:.1f},{float(t2)-float(t1):.1f}")
-except Exception as e:
-    print(f"{n},{r},{mode},nan,nan,{float(t2)-float(t1):.1f}")
-    sys.stderr.write(f"run failed rc={rc}: {e}\n" + open(d + '/log').read()[-2000:])
-PY
+      local t1 t2 rc; t1=$(date +%s.%N)
+      run_mode "$mode" "$cfg" "$steps" "$warm" "$d"
+      rc=$?; t2=$(date +%s.%N)
+      csv_row "$d" "$n" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
   done
@@ -166,28 +183,10 @@ part_variants() {
       c=$(variant_cfg "$cfg" "$name")
       local d=/tmp/va_${n}_${mode}_${name}_$r; rm -rf "$d"; mkdir -p "$d"
       local t1 t2 rc; t1=$(date +%s.%N)
-      case $mode in
-        none) python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-        cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
-                 env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
-                 GOBLIN_CUPTI_KINDS="${kinds//./,}" \
-                 GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
-                 python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-        torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
-                 GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$c" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-      esac
+      run_mode "$mode" "$c" "$steps" "$warm" "$d"
       rc=$?; t2=$(date +%s.%N)
       cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
-      python3 - "$d/r.json" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" "$d" >> "$csv" <<'PY'
-import json, sys
-p, n, r, mode, t1, t2, rc, d = sys.argv[1:]
-try:
-    j = json.load(open(p))
-    print(f"{n},{r},{mode},{j['step_time_seconds']:.6f},{j['tokens_per_sec']:.1f},{float(t2)-float(t1):.1f}")
-except Exception as e:
-    print(f"{n},{r},{mode},nan,nan,{float(t2)-float(t1):.1f}")
-    sys.stderr.write(f"run failed rc={rc}: {e}\n" + open(d + '/log').read()[-2000:])
-PY
+      csv_row "$d" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
   done
