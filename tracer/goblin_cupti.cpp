@@ -54,6 +54,7 @@ std::vector<uint8_t*> g_free;
 struct Stats {
   uint64_t buffers = 0, records = 0, dropped = 0, callback_ns = 0, unknown_records = 0;
   uint64_t pauses = 0, paused_ns = 0;  // goblin_cupti_set_recording(0) calls and their total time
+  bool started_paused = false;         // GOBLIN_CUPTI_START_PAUSED=1: nothing recorded until resumed
 } g_stats;
 
 // 0 not started, 1 tracing, 2 writing, 3 written, 4 write failed.
@@ -257,22 +258,27 @@ bool wanted_api(const char* name) {
   return false;
 }
 
-int enable_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind) {
-  if (g_api_mode == "all") return cuptiActivityEnable(kind) == CUPTI_SUCCESS ? -1 : 0;
-  int n = 0;
+// Records the wanted calls of one API domain (on), or stops recording them (off): the whole
+// domain is switched, then the unwanted call ids are turned off one by one (every id when
+// GOBLIN_CUPTI_API=all is kept). Switching the wanted ids on one by one instead works only when
+// done during cuInit: after a pause, or first done later, no API record came at all
+// (tracer_checks/pause_resume.py on the H100, CUPTI 13.0, docs/results/tracer/README.md).
+int set_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind, bool on) {
+  if (!on) return cuptiActivityDisable(kind) == CUPTI_SUCCESS ? 0 : -1;
+  if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) return -1;
+  if (g_api_mode == "all") return 0;
+  int off = 0;
   for (uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) continue;
-    if (!wanted_api(name)) continue;
-    CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 1)
-                                                          : cuptiActivityEnableDriverApi(cbid, 1);
-    if (r == CUPTI_SUCCESS) ++n;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name || wanted_api(name)) continue;
+    CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 0)
+                                                          : cuptiActivityEnableDriverApi(cbid, 0);
+    if (r == CUPTI_SUCCESS) ++off;
   }
-  if (n == 0) return cuptiActivityEnable(kind) == CUPTI_SUCCESS ? -1 : 0;  // no fine-grained control
-  return n;
+  return off;
 }
 
-// The activity kinds recorded besides the runtime/driver API calls (enable_apis), by the names
+// The activity kinds recorded besides the runtime/driver API calls (set_apis), by the names
 // GOBLIN_CUPTI_KINDS uses. All of them by default; a subset exists to measure what each kind
 // costs (docs/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
 // a kernel-dense, GPU-bound step pays).
@@ -286,7 +292,7 @@ const KindName kKindNames[] = {{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}
                                {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
                                {"marker", CUPTI_ACTIVITY_KIND_MARKER},
                                {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD}};
-std::vector<CUpti_ActivityKind> g_kinds;    // the activity kinds this process records
+std::vector<CUpti_ActivityKind> g_kinds;  // the activity kinds this process records
 bool g_runtime_api = true, g_driver_api = true;
 std::string g_kinds_text = "all";
 
@@ -319,21 +325,22 @@ void choose_kinds(const char* spec) {
 
 void enable_recorded(bool on) {
   for (auto k : g_kinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
-  if (!on) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-    return;
-  }
-  if (g_runtime_api) enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
-  if (g_driver_api) enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+  if (g_runtime_api)
+    set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on);
+  if (g_driver_api) set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on);
 }
 
-// ---- pausing (overhead measurement) -------------------------------------------------------------
-// goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. It exists for
-// one job: measuring the tracer's cost inside one process (the hook's A/B mode alternates blocks
-// of steps recorded / not recorded, so process-to-process noise cancels). The trace's metadata
-// says how often and how long recording was paused, so a paused trace is never mistaken for a
-// whole one.
+// ---- pausing: recording only a window ---------------------------------------------------------
+// goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. Two jobs use it:
+//  - recording only the profiled window. CUPTI intercepts every launch while any activity kind is
+//    enabled (3.5-8 us of host time per launch on the H100 machines, whatever kinds are recorded;
+//    about 1 us with all of them disabled: docs/results/tracer/README.md), so a launch-bound job
+//    pays that on every step it runs under the tracer. With GOBLIN_CUPTI_START_PAUSED=1 the tracer
+//    starts with nothing enabled and goblin's hook resumes recording for the profiled steps only;
+//  - measuring the tracer's cost inside one process (the hook's A/B mode alternates blocks of
+//    steps recorded / not recorded, so process-to-process noise cancels).
+// The trace's metadata says how often and how long recording was paused, so a paused trace is
+// never mistaken for a whole one.
 std::mutex g_pause_mu;
 bool g_recording = true;
 int64_t g_paused_at = 0;
@@ -359,10 +366,16 @@ bool write_trace(const char* reason) {
   const int64_t t_flushed = mono_ns();
   Trace t;
   Stats st;
+  bool paused_at_exit = false;
   {
+    std::lock_guard<std::mutex> pk(g_pause_mu);
     std::lock_guard<std::mutex> lk(g_mu);
     t = std::move(g_trace);
     st = g_stats;
+    if (!g_recording) {  // the pause still open at exit counts too
+      paused_at_exit = true;
+      st.paused_ns += static_cast<uint64_t>(t0 - g_paused_at);
+    }
   }
   t.pid = static_cast<uint32_t>(getpid());
   std::string comm = read_small("/proc/self/comm");
@@ -407,14 +420,16 @@ bool write_trace(const char* reason) {
                 static_cast<long long>(t.clock.uncertainty_ns),
                 static_cast<long long>(at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0));
   std::string meta = "{\"name\":" + json_str(kTracerName) + ",\"version\":" + json_str(kTracerVersion) +
-                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) + ",\"kinds\":" + json_str(g_kinds_text) +
-                     ",\"command\":" + json_str(cmdline) + ",\"buffers\":" + std::to_string(st.buffers) +
-                     ",\"records\":" + std::to_string(st.records) +
+                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) +
+                     ",\"kinds\":" + json_str(g_kinds_text) + ",\"command\":" + json_str(cmdline) +
+                     ",\"buffers\":" + std::to_string(st.buffers) + ",\"records\":" + std::to_string(st.records) +
                      ",\"dropped_records\":" + std::to_string(st.dropped) +
                      ",\"unknown_records\":" + std::to_string(st.unknown_records) +
                      ",\"buffer_callback_ns\":" + std::to_string(st.callback_ns) +
                      ",\"recording_pauses\":" + std::to_string(st.pauses) +
                      ",\"recording_paused_ns\":" + std::to_string(st.paused_ns) +
+                     ",\"started_paused\":" + (st.started_paused ? "true" : "false") +
+                     ",\"paused_at_exit\":" + (paused_at_exit ? "true" : "false") +
                      ",\"exit_flush_ns\":" + std::to_string(t_flushed - t0) + ",\"cupti_overhead_ns\":" + ov +
                      ",\"clock\":" + clk + "}";
   t.metadata_json["goblin_tracer"] = meta;
@@ -581,10 +596,25 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return fail("cuptiActivityRegisterCallbacks", r);
   choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"));
+  // Enabled here, not through enable_recorded(), so each failure is reported.
   for (auto k : g_kinds)
     if (CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
-  if (g_runtime_api) enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME);
-  if (g_driver_api) enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER);
+  if (g_runtime_api &&
+      set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, true) < 0)
+    std::fprintf(stderr, "goblin-cupti: runtime API records could not be enabled\n");
+  if (g_driver_api &&
+      set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, true) < 0)
+    std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
+  if (const char* p = std::getenv("GOBLIN_CUPTI_START_PAUSED"); p && *p == '1') {
+    // Nothing recorded until goblin_cupti_set_recording(1) (the hook, at its window's start).
+    // Enabled first and disabled at once: API records enabled for the first time after cuInit
+    // never came (H100, CUPTI 13.0: a window with 2,345 kernels and no launch records), while
+    // the same kinds enabled here and later paused/resumed do.
+    enable_recorded(false);
+    g_recording = false;
+    g_paused_at = mono_ns();
+    g_stats.started_paused = true;
+  }
   g_state.store(1);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   std::atexit(at_exit);
@@ -622,4 +652,13 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   }
   g_recording = static_cast<bool>(on);
   return was ? 1 : 0;
+}
+
+// Writes the trace now (flushing CUPTI's buffers first); later exits write nothing more. For a
+// process about to end without running atexit handlers: goblin's hook ends a --script run with
+// os._exit() once its window is measured. Returns 1 when written, 0 when writing failed, -1 when
+// the tracer is not active in this process.
+GOBLIN_EXPORT int goblin_cupti_write_now(void) {
+  if (g_state.load() < 1 || getpid() != g_owner) return -1;
+  return write_trace("hook exit") ? 1 : 0;
 }

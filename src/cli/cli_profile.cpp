@@ -1,5 +1,6 @@
 // goblin profile CONFIG [--steps N] [--warmup W] [-o RUNDIR] | goblin profile [opts] -- CMD...
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -13,6 +14,12 @@
 namespace goblin {
 namespace {
 
+std::string signed_pct(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f %%", v);
+  return b;
+}
+
 bool looks_like_config(const std::string& s) {
   for (const char* ext : {".yaml", ".yml", ".json", ".py", ".env"})
     if (s.size() > std::string(ext).size() &&
@@ -25,7 +32,8 @@ bool looks_like_config(const std::string& s) {
 
 void register_profile(CLI::App& app) {
   struct Opts {
-    std::vector<std::string> args;
+    std::string first;                    // CONFIG, or the program after `--`
+    std::vector<std::string> rest, args;  // what follows it; args = first + rest
     int steps = 5, warmup = 5;
     std::string out, workload, tracer, script;
     double timeout = 900;
@@ -35,14 +43,18 @@ void register_profile(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
       "profile",
-      "Profile a short window of a live run (warm-up excluded): PyTorch profiler switched on from outside the script, "
-      "GPU telemetry every 200 ms; everything in a run directory. Exit 7: no GPU/profiler; 8: workload crash, hang, "
-      "OOM.");
+      "Profile a short window of a live run (warm-up excluded), switched on from outside the script: goblin's CUPTI "
+      "tracer recording only the window (the same number of unrecorded steps just before it are timed, so run.json "
+      "says what the tracer cost this run) or torch.profiler; GPU telemetry every 200 ms; everything in a run "
+      "directory. Exit 7: no GPU/profiler; 8: workload crash, hang, OOM.");
   cmd->footer(help_footer_with_examples(
       "  goblin profile workloads/configs/base.yaml -o out/prof      the reference workload, profiled\n"
       "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"
       "  goblin profile hf.yaml --script train_hf.py -- {config}       an unmodified script, timed by the hook\n"));
-  cmd->add_option("args", o->args, "CONFIG (run workloads/train.py on it), or after `--` any command to profile");
+  // Two positionals, not one list: CLI11 ends a positional list at the first option, so in
+  // `CONFIG --script FILE -- ARGS` the ARGS need a positional of their own.
+  cmd->add_option("config", o->first, "CONFIG (run workloads/train.py on it), or after `--` the command to profile");
+  cmd->add_option("args", o->rest, "the command's arguments (after `--`), or --script's (with {config})");
   cmd->add_option("--steps", o->steps, "profiled steps (optimizer steps)")->default_val(5);
   cmd->add_option("--warmup", o->warmup, "steps before the window (excluded)")->default_val(5);
   cmd->add_option("-o,--out", o->out, "run directory (default runs/profile-<time>)");
@@ -58,7 +70,8 @@ void register_profile(CLI::App& app) {
   cmd->add_option("--timeout", o->timeout, "seconds before the run counts as hung and is killed")->default_val(900);
   cmd->add_option("--tokens-per-step", o->tokens_per_step, "tokens per step, for `-- CMD` (tokens/s in the metadata)");
   cmd->add_option("--tracer", o->tracer,
-                  "cupti (goblin's CUPTI tracer, low overhead) or torch (torch.profiler); default cupti where "
+                  "cupti (goblin's CUPTI tracer: CUPTI activity buffers, recording only the window) or torch "
+                  "(torch.profiler); default cupti where "
                   "libgoblin_cupti.so and an NVIDIA GPU are found, else torch. run.json says which ran")
       ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
@@ -66,6 +79,9 @@ void register_profile(CLI::App& app) {
   cmd->callback([o] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult r;
+      o->args.clear();
+      if (!o->first.empty()) o->args.push_back(o->first);
+      o->args.insert(o->args.end(), o->rest.begin(), o->rest.end());
       if (o->args.empty()) {
         r.error = make_error(ErrorKind::Usage, "goblin profile CONFIG, or goblin profile -- CMD...");
         return r;
@@ -112,6 +128,13 @@ void register_profile(CLI::App& app) {
         h << "metrics: " << po.run.value("metrics_source", "") << "\n";
         if (po.run.contains("tracer"))
           h << "tracer: " << po.run["tracer"].value("name", "") << " (" << po.run["tracer"].value("why", "") << ")\n";
+        if (p.contains("untraced_step_time_s") && p["untraced_step_time_s"].is_number())
+          h << "tracer cost on this run: " << p.value("untraced_steps", 0)
+            << " unrecorded steps just before the window " << p["untraced_step_time_s"].get<double>() << " s/step"
+            << (p.contains("tracer_step_cost_pct")
+                    ? ", recorded steps " + signed_pct(p["tracer_step_cost_pct"].get<double>())
+                    : std::string())
+            << " (one run: compare over repeats before trusting a few per cent)\n";
       }
       r.human = h.str();
       return r;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/io.h"
 #include "core/json.h"
 #include "core/test_support.h"
 
@@ -249,6 +250,21 @@ TEST(CliProfile, ProfilerMissingIsAnEnvironmentFinding) {
              " --json");
   EXPECT_EQ(o.code, 7);
   EXPECT_NE(parse(o.out)["error"].get<std::string>().find("profiler is not available"), std::string::npos);
+}
+
+// `CONFIG --script FILE -- ARGS`: the arguments after `--` reach the script ({config} replaced by
+// the config's path). The fake torch has no profiler, so the run ends as that finding (exit 7).
+TEST(CliProfile, ScriptArgumentsAfterDoubleDashReachTheScript) {
+  std::string dir = tmpdir("profile_script_args");
+  Out o = sh("PYTHONPATH=" + src("src/run/testdata/fake_torch") + " " + goblin_bin() + " profile " +
+             src("workloads/configs/base.yaml") + " --script " + src("src/run/testdata/standin_script.py") +
+             " --allow-no-gpu --steps 2 --warmup 1 -o " + dir + " --json -- --cfg='{config}' extra");
+  EXPECT_EQ(o.code, 7) << o.out;
+  EXPECT_NE(parse(o.out)["error"].get<std::string>().find("profiler is not available"), std::string::npos) << o.out;
+  auto run = goblin::Json::parse(*goblin::read_all(dir + "/run.json"));
+  ASSERT_EQ(run["command"].size(), 4u) << run["command"].dump();
+  EXPECT_EQ(run["command"][2], "--cfg=" + src("workloads/configs/base.yaml"));
+  EXPECT_EQ(run["command"][3], "extra");
 }
 
 TEST(CliProfile, CommandModeRunsAnyCommand) {

@@ -201,6 +201,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   if (!req.tracer.empty()) why = "asked for (--tracer " + tracer + ")";
   run["tracer"] = Json{{"name", tracer}, {"why", why}};
   std::string cupti_dir;
+  int compare_steps = 0;  // unrecorded steps timed before the window (cupti only)
   if (tracer == "cupti") {
     std::string lib = find_cupti_library();
     if (lib.empty()) {
@@ -214,11 +215,20 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     for (const auto& old : cupti_traces(cupti_dir)) std::remove(old.c_str());
     for (auto& [k, v] : cupti_env(lib, cupti_dir)) env[k] = v;
     env["GOBLIN_TRACER"] = "cupti";
+    // Record the profiled window only (CUPTI's per-launch cost is paid while recording), and time
+    // as many unrecorded steps just before it: the tracer's cost on this very run, in run.json.
+    env["GOBLIN_CUPTI_START_PAUSED"] = "1";
+    if (w.warmup >= 1) {
+      compare_steps = w.steps;
+      env["GOBLIN_PROFILE_COMPARE"] = std::to_string(compare_steps);
+      env["GOBLIN_PROFILE_WAIT"] = std::to_string(w.warmup + compare_steps);
+    }
   } else if (tracer != "torch") {
     out.error = make_error(ErrorKind::Usage, "--tracer must be cupti or torch, not '" + tracer + "'");
     return out;
   }
   WorkloadSpec wr = w;
+  wr.warmup = w.warmup + compare_steps;
   if (gpu.vendor == "amd" && on_path("rocprofv3")) {
     // UNTESTED (no AMD hardware here): kernel trace from rocprofv3 beside the PyTorch trace.
     std::vector<std::string> wrap = {
@@ -243,8 +253,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   TelemetryCollector tc;
   bool tel = tc.start(gpu.vendor, req.run_dir + "/telemetry.csv");
   std::cerr << "goblin profile: " << (w.config.empty() ? std::string("command") : w.config) << " — " << w.warmup
-            << " warm-up steps, then " << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "")
-            << "\n";
+            << " warm-up steps, "
+            << (compare_steps ? std::to_string(compare_steps) + " unrecorded steps timed, " : std::string()) << "then "
+            << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "") << "\n";
   // The hook writes its first status only when hook.json is absent (other torch processes of the
   // workload must not overwrite it), so a re-used run directory starts without one.
   std::remove((req.run_dir + "/hook.json").c_str());
@@ -294,7 +305,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     out.error = make_error(ErrorKind::Workload,
                            "the profiling window did not complete: hook state '" + hookj.value("state", "") +
                                "' after " + std::to_string(hookj.value("steps_seen", 0)) + " optimizer steps (needed " +
-                               std::to_string(w.warmup + w.steps) + ")" +
+                               std::to_string(wr.warmup + w.steps) + ")" +
                                (hookj.contains("error") ? "; " + hookj.value("error", "") : ""),
                            req.run_dir + "/hook.json");
     save();
@@ -325,10 +336,17 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   if (hookj.contains("tokens_per_sec") && hookj["tokens_per_sec"].is_number())
     prof["tokens_per_sec"] = hookj["tokens_per_sec"];
   prof["steps"] = w.steps;
-  prof["window"] = "optimizer steps " + std::to_string(w.warmup + 1) + ".." + std::to_string(w.warmup + w.steps) +
-                   " (first " + std::to_string(w.warmup) +
-                   " excluded as warm-up), device-synchronised at both edges; " +
-                   (tracer == "cupti" ? "goblin CUPTI tracer" : "torch.profiler");
+  prof["window"] = "optimizer steps " + std::to_string(wr.warmup + 1) + ".." + std::to_string(wr.warmup + w.steps) +
+                   " (first " + std::to_string(w.warmup) + " excluded as warm-up" +
+                   (compare_steps ? ", then " + std::to_string(compare_steps) + " timed unrecorded" : std::string()) +
+                   "), device-synchronised at both edges; " +
+                   (tracer == "cupti" ? "goblin CUPTI tracer, recording the window only" : "torch.profiler");
+  if (hookj.contains("untraced_step_time_seconds") && hookj["untraced_step_time_seconds"].is_number()) {
+    // The same run, the steps just before the window, unrecorded: what the tracer cost here.
+    prof["untraced_step_time_s"] = hookj["untraced_step_time_seconds"];
+    prof["untraced_steps"] = compare_steps;
+    if (hookj.contains("tracer_step_cost_pct")) prof["tracer_step_cost_pct"] = hookj["tracer_step_cost_pct"];
+  }
   run["profiled"] = prof;
   run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
                       {"hook", "hook.json"},      {"result", "result.json"},

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "core/io.h"
 #include "core/test_support.h"
@@ -74,6 +75,71 @@ TEST(Script, HookWritesTheResultAndEndsTheRunAfterTheWindow) {
   auto out = read_all(dir + "/stdout.log");
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->find("ran all 500 steps"), std::string::npos);
+}
+
+// goblin profile --tracer cupti's hook mode (GOBLIN_TRACER=cupti): NVTX step ranges, and the
+// unrecorded steps just before the window timed like the window (GOBLIN_PROFILE_COMPARE), handed
+// to the tracer's metadata through $GOBLIN_CUPTI_DIR/goblin_meta_<pid>.tsv. The tracer itself
+// needs a GPU (device runs: docs/results/tracer); here it is absent, which the paused mode must
+// report rather than leave an empty window.
+std::map<std::string, std::string> cupti_hook_env(const std::string& dir) {
+  return {{"GOBLIN_PROFILE", "1"},        {"GOBLIN_TRACER", "cupti"},   {"GOBLIN_PROFILE_OUT", dir},
+          {"GOBLIN_CUPTI_DIR", dir},      {"GOBLIN_PROFILE_WAIT", "4"}, {"GOBLIN_PROFILE_ACTIVE", "3"},
+          {"GOBLIN_PROFILE_COMPARE", "2"}};
+}
+
+TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
+  FakeTorchPath fake;
+  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {});
+  ASSERT_TRUE(w.ok());
+  w->steps = 3;
+  w->warmup = 4;
+  w->timeout_s = 60;
+  auto dir = goblin::testing::private_tmp_dir("script_cupti_hook").string();
+  RunOutcome o = run_workload(*w, dir, cupti_hook_env(dir), "");
+  ASSERT_FALSE(o.error) << o.error->describe();
+  auto hook = read_all(dir + "/hook.json");
+  ASSERT_TRUE(hook.ok());
+  Json h = Json::parse(*hook);
+  ASSERT_EQ(h["state"], "done") << h.dump();
+  EXPECT_EQ(h["recording"], "whole run");  // no GOBLIN_CUPTI_START_PAUSED
+  EXPECT_EQ(h["compare_steps"], 2);
+  double un = h["untraced_step_time_seconds"], rec = h["step_time_seconds"];
+  EXPECT_GE(un, 0.011);  // the stand-in sleeps 12 ms a step, in both blocks
+  EXPECT_LT(un, 0.2);
+  EXPECT_GE(rec, 0.011);
+  EXPECT_EQ(h["step_times"].size(), 3u);
+  EXPECT_NEAR(h["tracer_step_cost_pct"].get<double>(), 100.0 * (rec / un - 1.0), 0.01);
+  auto meta = read_all(dir + "/goblin_meta_" + std::to_string(h["pid"].get<int>()) + ".tsv");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_NE(meta->find("goblin_untraced_step_time_seconds\t"), std::string::npos) << *meta;
+  EXPECT_NE(meta->find("goblin_untraced_steps\t2\n"), std::string::npos) << *meta;
+  EXPECT_NE(meta->find("goblin_tracer_step_cost_pct\t"), std::string::npos) << *meta;
+  EXPECT_NE(meta->find("goblin_recorded\t\"whole run\""), std::string::npos) << *meta;
+}
+
+TEST(Script, PausedTracerThatCannotResumeIsAnErrorNotAnEmptyWindow) {
+  FakeTorchPath fake;
+  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {});
+  ASSERT_TRUE(w.ok());
+  w->steps = 3;
+  w->warmup = 4;
+  w->timeout_s = 60;
+  auto dir = goblin::testing::private_tmp_dir("script_cupti_paused").string();
+  auto env = cupti_hook_env(dir);
+  env["GOBLIN_CUPTI_START_PAUSED"] = "1";
+  env["CUDA_INJECTION64_PATH"] = dir + "/no_such_libgoblin_cupti.so";
+  RunOutcome o = run_workload(*w, dir, env, "");
+  auto hook = read_all(dir + "/hook.json");
+  ASSERT_TRUE(hook.ok());
+  Json h = Json::parse(*hook);
+  EXPECT_EQ(h["state"], "error");
+  EXPECT_NE(h.value("error", "").find("cannot resume the CUPTI tracer"), std::string::npos) << h.dump();
+  EXPECT_EQ(h["recording"], "window");
+  // The failed window ends a --script run like a finished one (not its 500 steps, 6 s).
+  EXPECT_LT(o.proc.wall_s, 4.0);
 }
 
 TEST(Script, BenchInterleavesTwoConfigsOfOneScript) {

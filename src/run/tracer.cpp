@@ -116,9 +116,16 @@ Json summarize(const std::string& path) {
       j["buffer_callback_ns"] = g.value("buffer_callback_ns", int64_t{0});
       j["recording_pauses"] = g.value("recording_pauses", int64_t{0});
       j["recording_paused_ns"] = g.value("recording_paused_ns", int64_t{0});
+      j["started_paused"] = g.value("started_paused", false);
       j["cupti_overhead_ns"] = g.value("cupti_overhead_ns", Json::object());
     }
   }
+  // What the hook measured about the tracer on this run (a window recorded, the steps before it not).
+  for (const char* k : {"goblin_recorded", "goblin_untraced_step_time_seconds", "goblin_tracer_step_cost_pct"})
+    if (auto it = tl.meta.extra.find(k); it != tl.meta.extra.end()) {
+      Json v = Json::parse(it->second, nullptr, false);
+      j[std::string(k).substr(7)] = v.is_discarded() ? Json(it->second) : v;
+    }
   // Graph attribution: kernels with a graph id whose correlation resolves to a graph launch.
   tl.build_indexes();
   size_t graph_k = 0, graph_attr = 0;

@@ -6,6 +6,8 @@
 #   robust     crash / abort / SIGTERM after 2 s / no CUDA / DataLoader fork, plus the small fixture
 #   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
 #   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
+#   hf         goblin profile --tracer cupti --script on the HF Trainer workload
+#   pauses     what is recorded after a pause and a resume (tracer_checks/pause_resume.py)
 #   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs (MODES="none cupti" to drop one)
 #   variants CFG REPS STEPS WARMUP      interleaved runs of CFG's variants, each VARIANTS word MODE:NAME
 #                                        (MODE none|torch|cupti[-KINDS], KINDS
@@ -90,24 +92,72 @@ part_graphs() {
   [ "$(stat -c %s /tmp/prof_graphs/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && cp /tmp/prof_graphs/trace.json.gz "$OUT/graphs_cupti.json.gz"
 }
 
+# goblin profile --tracer cupti on the HF Trainer script (a workload the tracer was not tuned on).
+part_hf() {
+  echo "== hf"
+  timeout 400 "$G" profile workloads/hf_trainer/configs/hf_base.yaml --script workloads/hf_trainer/train_hf.py \
+    --tracer cupti --steps 5 --warmup 6 -o /tmp/prof_hf -- {config} > "$W/hf_profile.log" 2>&1
+  echo "profile exit $?"; tail -8 "$W/hf_profile.log"
+  cp /tmp/prof_hf/run.json /tmp/prof_hf/hook.json "$W/" 2>/dev/null
+  "$G" trace --summary /tmp/prof_hf/trace.json.gz --json > "$W/hf_summary.json"
+  "$G" trace --summary /tmp/prof_hf/trace.json.gz | head -12
+}
+
+# Recording after goblin_cupti_set_recording(1): tracer_checks/pause_resume.py under goblin trace,
+# started recording and started paused; kernels and launch records counted per phase.
+part_pauses() {
+  echo "== pauses"
+  for sp in 0 1; do
+    local d=/tmp/pr_$sp
+    rm -rf "$d"
+    GOBLIN_CUPTI_START_PAUSED=$sp timeout 200 "$G" trace -o "$d" -- python3 $DEV/tracer_checks/pause_resume.py > "$W/pauses_$sp.log" 2>&1
+    echo "start_paused=$sp: goblin exit $? $(grep previous_states "$d"/stdout.log)"
+    cp "$d/stderr.log" "$W/pauses_$sp.stderr" 2>/dev/null
+    python3 - "$d" <<'PY'
+import glob, gzip, json, sys
+from collections import Counter
+f = max(glob.glob(sys.argv[1] + "/goblin_cupti_*.json.gz"), key=lambda p: len(open(p, "rb").read()))
+ev = json.load(gzip.open(f))["traceEvents"]
+k = Counter()
+for e in ev:
+    if e.get("cat") == "kernel":
+        n = e["name"]
+        k["mul(A)" if "MulFunctor" in n else "triton(A)" if "triton" in n else "neg(paused)" if "neg" in n
+          else "abs(C)" if "abs" in n else "other"] += 1
+api = Counter(e["name"] for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver") and "aunch" in e["name"])
+print("  kernels", dict(k), "launch records", dict(api), "expect mul 300, triton 50, neg 0, abs 200; launches 550")
+PY
+  done
+}
+
 part_agree() {
   local cfg=$1 n; n=$(basename "$cfg" .yaml)
   echo "== agree $n"
-  for tr in torch cupti; do
+  for tr in ${AGREE_TRACERS:-torch cupti}; do
     timeout 300 "$G" profile "$cfg" --tracer $tr --steps 5 --warmup 8 -o /tmp/prof_${n}_$tr > "$W/agree_${n}_$tr.log" 2>&1
     echo "profile $tr exit $?"; tail -4 "$W/agree_${n}_$tr.log"
     "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz --json > "$W/agree_${n}_$tr.json"
-    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,4p
+    "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,6p
+    cp /tmp/prof_${n}_$tr/run.json "$W/agree_${n}_${tr}_run.json" 2>/dev/null
   done
+  [ "$(stat -c %s /tmp/prof_${n}_cupti/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && \
+    cp /tmp/prof_${n}_cupti/trace.json.gz "$OUT/${n}_cupti_window.json.gz"
 }
 
 # One run of the workload in DIR (r.json, log): MODE none (untraced), cupti[-KINDS] (goblin's tracer
 # for the whole process, GOBLIN_CUPTI_KINDS = KINDS with '.' for ','; all by default) or torch
-# (torch.profiler through the hook), the profiler window covering every measured step.
+# (torch.profiler through the hook), the profiler window covering every measured step; or cuptiw
+# (the tracer recording a WIN-step window only, as goblin profile runs it).
 run_mode() {
   local mode=$1 cfg=$2 steps=$3 warm=$4 d=$5
   case $mode in
     none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+    cuptiw) # goblin profile's way: the tracer starts paused, the hook records WIN steps WIN_AT steps
+            # after warm-up and times WIN unrecorded steps just before them (hook.json)
+            env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+              GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
+              GOBLIN_PROFILE_ACTIVE=${WIN:-10} GOBLIN_PROFILE_COMPARE=${WIN:-10} GOBLIN_PROFILE_OUT=$d \
+              python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
     cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
             env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
               GOBLIN_CUPTI_KINDS="${kinds//./,}" \
@@ -186,6 +236,8 @@ part_variants() {
       run_mode "$mode" "$c" "$steps" "$warm" "$d"
       rc=$?; t2=$(date +%s.%N)
       cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
+      cp "$d/hook.json" "$W/variants/${n}_${mode}_${name}_${r}_hook.json" 2>/dev/null
+      [ "$mode" = cuptiw ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),h.get('error',''))" 2>&1
       csv_row "$d" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
@@ -257,6 +309,8 @@ while [ $# -gt 0 ]; do
     robust) part_robust; shift ;;
     graphs) part_graphs; shift ;;
     agree) part_agree "$2"; shift 2 ;;
+    hf) part_hf; shift ;;
+    pauses) part_pauses; shift ;;
     overhead) part_overhead "$2" "$3" "$4" "$5"; shift 5 ;;
     variants) part_variants "$2" "$3" "$4" "$5"; shift 5 ;;
     ingest) part_ingest; shift ;;

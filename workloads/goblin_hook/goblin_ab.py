@@ -16,9 +16,10 @@ What it measures: the cost of recording (activity buffers, API records, CUPTI's 
 instrumentation). What it does not: the cost of having the library loaded while paused, which
 the process-level comparison covers (docs/results/tracer/README.md reports both).
 """
-import ctypes
 import os
 import time
+
+import goblin_tracer_ctl
 
 
 def install(torch, write_status):
@@ -29,20 +30,13 @@ def install(torch, write_status):
     wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
     name = os.environ.get("GOBLIN_TRACER_AB_NAME", "ab")
     out = os.path.join(os.environ.get("GOBLIN_PROFILE_OUT", "."), "ab.csv")
-    fn = {}
 
     def set_recording(on):
-        # The driver loads the tracer at cuInit, after this hook is installed: look it up on first use.
-        if "f" not in fn:
-            try:
-                lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"], mode=os.RTLD_NOLOAD | os.RTLD_NOW)
-                f = lib.goblin_cupti_set_recording
-                f.argtypes, f.restype = [ctypes.c_int], ctypes.c_int
-            except (OSError, AttributeError, KeyError) as e:
-                st["lookup_error"] = repr(e)
-                f = None
-            fn["f"] = f
-        return fn["f"](on) if fn["f"] else -1
+        r = goblin_tracer_ctl.set_recording(on)
+        if r == -2:
+            st["lookup_error"] = goblin_tracer_ctl.error()
+        return r
+
     # Block order: pair i is (off, on) for even i, (on, off) for odd i.
     order = []
     for i in range(pairs):

@@ -57,20 +57,56 @@ def _write_first_status(**kw):
 
 
 def _install_nvtx(torch):
-    """GOBLIN_TRACER=cupti: NVTX step ranges only; the CUPTI tracer records everything else."""
+    """GOBLIN_TRACER=cupti: NVTX step ranges only; the CUPTI tracer records everything else.
+
+    With GOBLIN_CUPTI_START_PAUSED=1 the tracer records nothing until this hook resumes it at the
+    window's first step, and it pauses it again after the window's last: steps outside the window
+    run at the untraced speed (CUPTI's per-launch cost is paid while recording only). With
+    GOBLIN_PROFILE_COMPARE=C (C <= GOBLIN_PROFILE_WAIT - 1) the C steps just before the window,
+    unrecorded, are timed the same way as the window (device-synchronised at both edges): the
+    trace's metadata then carries the untraced step time beside the recorded one and the
+    difference, the tracer's cost measured in this very process."""
     from torch.optim.optimizer import register_optimizer_step_post_hook
+    import goblin_tracer_ctl
 
     wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
     active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
+    paused = os.environ.get("GOBLIN_CUPTI_START_PAUSED") == "1"
+    compare = int(os.environ.get("GOBLIN_PROFILE_COMPARE", "0") or 0)
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
-          "torch": torch.__version__, "tracer": "cupti"}
+          "torch": torch.__version__, "tracer": "cupti", "recording": "window" if paused else "whole run"}
+    if compare > 0 and wait - compare < 1:
+        st["compare_note"] = "GOBLIN_PROFILE_COMPARE=%d needs at least %d warm-up steps; not compared" % (
+            compare, compare + 1)
+        compare = 0
+    if compare > 0:
+        st["compare_steps"] = compare
     _write_first_status(**st)
     marks = []
+    cmp_marks = []
     nvtx = torch.cuda.nvtx
 
     def sync():
         if torch.cuda.is_available():
             torch.cuda.synchronize()
+
+    def recording(on):
+        if not paused:
+            return
+        r = goblin_tracer_ctl.set_recording(on)
+        if r < 0:  # the window would hold nothing: say so rather than write an empty trace silently
+            raise RuntimeError("cannot %s the CUPTI tracer (goblin_cupti_set_recording: %s)" % (
+                "resume" if on else "pause", goblin_tracer_ctl.error() or "tracer not active in this process"))
+
+    def write_meta(meta):
+        d = os.environ.get("GOBLIN_CUPTI_DIR")
+        if d:  # the tracer splices these lines into its trace's top level at exit
+            try:
+                with open(os.path.join(d, "goblin_meta_%d.tsv" % os.getpid()), "w") as f:
+                    for k, v in meta.items():
+                        f.write("%s\t%s\n" % (k, json.dumps(v)))
+            except OSError as e:
+                st["metadata_error"] = repr(e)
 
     def on_step(optimizer, args, kwargs):
         if os.getpid() != st["pid"]:
@@ -78,8 +114,15 @@ def _install_nvtx(torch):
         st["steps_seen"] += 1
         n = st["steps_seen"]
         try:
-            if n == wait and st["state"] == "waiting":
+            if compare and n == wait - compare and st["state"] == "waiting":
                 sync()
+                cmp_marks.append(time.perf_counter())
+            elif n == wait and st["state"] == "waiting":
+                sync()
+                now = time.perf_counter()
+                if cmp_marks:
+                    st["untraced_step_time_seconds"] = (now - cmp_marks[0]) / compare
+                recording(True)
                 marks.append(time.perf_counter())
                 nvtx.range_push("ProfilerStep#%d" % (n + 1))
                 st["state"] = "recording"
@@ -89,22 +132,24 @@ def _install_nvtx(torch):
                 if n - wait >= active:
                     sync()
                     marks.append(time.perf_counter())
+                    recording(False)
                     step_s = (marks[-1] - marks[0]) / active
                     meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
                             "goblin_hook": "sitecustomize/optimizer_step_post_hook+nvtx",
+                            "goblin_recorded": "profiled window only" if paused else "whole run",
                             "pytorch_version": torch.__version__}
                     tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
                     if tps:
                         meta["tokens_per_sec"] = float(tps) / step_s
-                    d = os.environ.get("GOBLIN_CUPTI_DIR")
-                    if d:  # the tracer splices these lines into its trace's top level at exit
-                        try:
-                            with open(os.path.join(d, "goblin_meta_%d.tsv" % os.getpid()), "w") as f:
-                                for k, v in meta.items():
-                                    f.write("%s\t%s\n" % (k, json.dumps(v)))
-                        except OSError as e:
-                            st["metadata_error"] = repr(e)
-                    st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
+                    un = st.get("untraced_step_time_seconds")
+                    if un:
+                        meta["goblin_untraced_step_time_seconds"] = un
+                        meta["goblin_untraced_steps"] = compare
+                        meta["goblin_tracer_step_cost_pct"] = round(100.0 * (step_s / un - 1.0), 2)
+                        st["tracer_step_cost_pct"] = meta["goblin_tracer_step_cost_pct"]
+                    write_meta(meta)
+                    st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"),
+                              step_times=[round(b - a, 6) for a, b in zip(marks, marks[1:])])
                     _write_status(**st)
                     _profile_window_done()
                 else:
@@ -113,6 +158,7 @@ def _install_nvtx(torch):
         except Exception as e:
             st.update(state="error", error=repr(e))
             _write_status(**st)
+            _profile_window_done()  # no window will come: a --script run need not wait for one
 
     register_optimizer_step_post_hook(on_step)
 
@@ -174,6 +220,10 @@ def _install_timer(torch):
             try:
                 sys.stdout.flush()
                 sys.stderr.flush()
+                if os.environ.get("GOBLIN_TRACER") == "cupti":  # os._exit skips the tracer's atexit
+                    import goblin_tracer_ctl
+
+                    goblin_tracer_ctl.write_now()
             finally:
                 os._exit(0)
 

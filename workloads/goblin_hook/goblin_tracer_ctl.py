@@ -1,0 +1,42 @@
+"""Pause and resume goblin's CUPTI tracer (libgoblin_cupti.so) from inside the traced process.
+
+The CUDA driver loads the tracer at cuInit, through CUDA_INJECTION64_PATH, so the library is
+already in the process when this is first called; it is looked up then (RTLD_NOLOAD: never a
+second copy) and the lookup is kept. set_recording returns what goblin_cupti_set_recording does:
+the previous state (1 recording, 0 paused), or -1 when the tracer is not active in this process;
+-2 when the library or its symbol could not be found (error() says why). write_now writes the
+trace at once (for a process about to end with os._exit, which skips the tracer's atexit).
+"""
+import ctypes
+import os
+
+_fn = {}
+
+
+def _lookup():
+    if "f" not in _fn:
+        try:
+            lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"], mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+            f = lib.goblin_cupti_set_recording
+            f.argtypes, f.restype = [ctypes.c_int], ctypes.c_int
+            w = lib.goblin_cupti_write_now
+            w.argtypes, w.restype = [], ctypes.c_int
+            _fn["f"], _fn["w"] = f, w
+        except (OSError, AttributeError, KeyError) as e:
+            _fn["f"] = _fn["w"] = None
+            _fn["error"] = repr(e)
+    return _fn["f"]
+
+
+def set_recording(on):
+    f = _lookup()
+    return f(1 if on else 0) if f else -2
+
+
+def write_now():
+    _lookup()
+    return _fn["w"]() if _fn["w"] else -2
+
+
+def error():
+    return _fn.get("error")
