@@ -68,7 +68,7 @@ namespace {
 // Copies src's rows after dst's; src is then emptied: freed, or (keep) cleared with its capacity
 // kept for reuse.
 template <class T>
-void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const std::vector<StrId>& remap, bool keep) {
+void append_col(Column<T>& dst, Column<T>& src, ColumnKind kind, const std::vector<StrId>& remap, bool keep) {
   if constexpr (std::is_same_v<T, StrId>) {
     if (kind == ColumnKind::String) {
       // Geometric growth: reserving exactly size + src.size() would make every later block's
@@ -83,7 +83,7 @@ void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const
       if (keep)
         src.clear();
       else
-        std::vector<StrId>().swap(src);
+        Column<StrId>().swap(src);
       return;
     }
   }
@@ -91,7 +91,7 @@ void append_col(std::vector<T>& dst, std::vector<T>& src, ColumnKind kind, const
   if (keep)
     src.clear();
   else
-    std::vector<T>().swap(src);
+    Column<T>().swap(src);
 }
 template <class Table>
 void append_table(Table& dst, Table& src, const std::vector<StrId>& remap, bool keep = false) {

@@ -20,11 +20,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/big_alloc.h"
 #include "core/string_pool.h"
 
 namespace goblin {
 
 inline constexpr int64_t kNone = -1;  // "absent" for ids, devices, streams
+
+// A table column: a vector whose large buffers are huge-page advised (core/big_alloc.h).
+template <class T>
+using Column = std::vector<T, BigAlloc<T>>;
 
 enum class Format {
   Unknown,
@@ -193,9 +198,9 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
 #define GOBLIN_X_ROW_COL(T, n, d) T n = d;
 #define GOBLIN_X_ROW_STR(n) StrId n = kNoStr;
 #define GOBLIN_X_ROW_FLAG(n) bool n = false;
-#define GOBLIN_X_VEC_COL(T, n, d) std::vector<T> n;
-#define GOBLIN_X_VEC_STR(n) std::vector<StrId> n;
-#define GOBLIN_X_VEC_FLAG(n) std::vector<uint8_t> n;
+#define GOBLIN_X_VEC_COL(T, n, d) Column<T> n;
+#define GOBLIN_X_VEC_STR(n) Column<StrId> n;
+#define GOBLIN_X_VEC_FLAG(n) Column<uint8_t> n;
 #define GOBLIN_X_PUSH_COL(T, n, d) n.push_back(r.n);
 #define GOBLIN_X_PUSH_STR(n) n.push_back(r.n);
 #define GOBLIN_X_PUSH_FLAG(n) n.push_back(r.n ? 1 : 0);

@@ -251,11 +251,15 @@ part_ingest() {
   [ -d .dev/ingest ] && export GOBLIN_FIXTURES=$PWD/.dev/ingest/fixtures GOBLIN_SCALE_TOOL=$PWD/.dev/ingest/scale_trace.py
   if [ ! -f bench/data/scale_kineto.json ]; then bash bench/make_scale_files.sh > "$W/make_scale.log" 2>&1 || { tail -3 "$W/make_scale.log"; return; }; fi
   ls -l bench/data/
+  # GOBLIN_HUGEPAGES=0/1 alternate: the model's columns on 4 KiB pages vs huge-page advised.
   for f in bench/data/scale_kineto.json bench/data/scale_kineto.json.gz; do
     for i in 1 2 3; do
-      taskset -c 0,1 /usr/bin/time -f "$(basename $f) %e s %U user %S sys %M KB" "$G" info "$f" 2>&1 >/dev/null | tail -1
+      for h in 1 0; do
+        GOBLIN_HUGEPAGES=$h taskset -c 0,1 /usr/bin/time -f "$(basename $f) hugepages=$h %e s %U user %S sys %M KB" "$G" info "$f" 2>&1 >/dev/null | tail -1
+      done
     done
   done
+  cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag
 }
 
 # The tracer's per-kernel GPU cost: workloads/tracer_checks/kernel_gaps.py plain and under the

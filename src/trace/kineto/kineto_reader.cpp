@@ -284,7 +284,7 @@ void note_skipped(Timeline& tl, const std::string& path, const char* what, uint6
 // Large columns are asked to use transparent huge pages (where THP is in `madvise` mode): a
 // 1 GB trace fills ~300 MB of columns, and 4 KiB page faults were ~15% of the read time.
 template <class T>
-void reserve_col(std::vector<T>& v, size_t n) {
+void reserve_col(Column<T>& v, size_t n) {
   v.reserve(n);
   const size_t bytes = v.capacity() * sizeof(T);
   constexpr uintptr_t kHuge = 2u << 20;
