@@ -39,4 +39,13 @@ void* map(size_t bytes) {
 
 void unmap(void* p, size_t bytes) { munmap(p, rounded(bytes)); }
 
+void release_tail(void* p, size_t used, size_t capacity) {
+  if (!p || capacity < kHuge) return;
+  constexpr uintptr_t kPage = 4096;
+  const auto base = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t from = (base + used + kPage - 1) & ~(kPage - 1);
+  const uintptr_t to = base + rounded(capacity);
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
 }  // namespace goblin::big_alloc

@@ -15,6 +15,10 @@ namespace big_alloc {
 inline constexpr size_t kHuge = size_t{2} << 20;
 void* map(size_t bytes);            // 2 MiB-aligned, rounded up to 2 MiB; throws bad_alloc
 void unmap(void* p, size_t bytes);  // bytes as given to map()
+// Gives back the pages of a mapped buffer past its first `used` bytes (a huge page holding the
+// last row is otherwise resident whole: ~1 MiB per column on average). The buffer stays valid:
+// those bytes read as zero when touched again. Buffers under kHuge are left alone.
+void release_tail(void* p, size_t used, size_t capacity);
 }  // namespace big_alloc
 
 template <class T>

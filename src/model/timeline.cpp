@@ -263,20 +263,33 @@ std::optional<size_t> Timeline::cpu_op_by_external_id(int64_t ext) const {
   return it->second;
 }
 
+void Timeline::release_spare_capacity() {
+  for_each_table([](const char*, auto& table) {
+    table.for_each_column([](const char*, auto& col, ColumnKind) {
+      using T = typename std::decay_t<decltype(col)>::value_type;
+      big_alloc::release_tail(col.data(), col.size() * sizeof(T), col.capacity() * sizeof(T));
+    });
+  });
+}
+
 void Timeline::check_shared_ids(const std::string& src) {
   // One launch starts one kernel, and one CPU op has its own External id. When most rows share a
   // single id the ids are damaged (a converter that wrote a constant), and every kernel would be
   // attributed to one launch / op. A CUDA/HIP graph launch legitimately starts many kernels under
   // one correlation id, so graph kernels and graph-launch calls are left out.
+  // The id held by more than half the kept rows, if any: Boyer-Moore majority vote, then a count.
+  // Two passes and no memory (a hash map of every id cost ~50 MB at the peak of a GB-scale read).
   auto dominant = [](const auto& ids, auto keep) -> std::pair<int64_t, int64_t> {  // {id, rows}
-    std::unordered_map<int64_t, int64_t> n;
-    int64_t total = 0;
+    int64_t cand = kNone, votes = 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] == kNone || !keep(i)) continue;
+      if (votes == 0) cand = ids[i];
+      votes += ids[i] == cand ? 1 : -1;
+    }
+    int64_t total = 0, rows = 0;
     for (size_t i = 0; i < ids.size(); ++i)
-      if (ids[i] != kNone && keep(i)) ++n[ids[i]], ++total;
-    std::pair<int64_t, int64_t> best{kNone, 0};
-    for (const auto& [id, c] : n)
-      if (c > best.second) best = {id, c};
-    return {best.first, 2 * best.second > total ? best.second : 0};
+      if (ids[i] != kNone && keep(i)) ++total, rows += ids[i] == cand ? 1 : 0;
+    return {cand, 2 * rows > total ? rows : 0};
   };
   auto [corr, kn] = dominant(kernels.correlation, [&](size_t i) { return kernels.graph_id[i] == kNone; });
   if (kn >= 10) {

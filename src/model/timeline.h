@@ -433,6 +433,11 @@ class Timeline {
   std::optional<size_t> runtime_by_correlation(int64_t corr) const;
   std::optional<size_t> cpu_op_by_external_id(int64_t ext) const;
 
+  // Returns the resident pages past each large column's last row to the system (a read's
+  // columns are reserved ahead from an estimate, and a huge page holding the last row is resident
+  // whole); the columns keep their capacity. Called once a read is complete.
+  void release_spare_capacity();
+
   // Visits every table as (name, table&) — the generic part of append() and the model tests.
   template <class F>
   void for_each_table(F&& f) {

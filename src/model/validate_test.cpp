@@ -61,6 +61,18 @@ TEST(Validate, CorrelationIdsSharedByMostKernels) {
   g.runtime.push(r);
   g.validate();
   EXPECT_FALSE(has_warning(g, "share correlation id"));
+  // A majority that the first rows do not show (ids 0..19 first, then id 7 on 31 of 51 rows) is
+  // found and counted; half the rows is not a majority.
+  Timeline m;
+  for (int i = 0; i < 20; ++i) m.kernels.push(kernel(i * 2000, 1000, 100 + i));
+  for (int i = 20; i < 51; ++i) m.kernels.push(kernel(i * 2000, 1000, 7));
+  m.validate();
+  EXPECT_TRUE(has_warning(m, "31 of 51 kernels share correlation id 7"));
+  Timeline half;
+  for (int i = 0; i < 25; ++i) half.kernels.push(kernel(i * 2000, 1000, 7));
+  for (int i = 25; i < 50; ++i) half.kernels.push(kernel(i * 2000, 1000, 100 + i));
+  half.validate();
+  EXPECT_FALSE(has_warning(half, "share correlation id"));
   // Distinct ids: nothing to say.
   Timeline d;
   for (int i = 0; i < 50; ++i) d.kernels.push(kernel(i * 2000, 1000, i));

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/io.h"
-#include "core/limits.h"
 #include "core/json.h"
+#include "core/limits.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -303,6 +303,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   if (!std::filesystem::is_directory(path, ec)) {
     Status s = read_one_file(path, tl, opt);
     tl.validate();
+    tl.release_spare_capacity();
     return s;
   }
   // A directory is one run: a goblin run directory's listed trace and telemetry, else every
@@ -381,6 +382,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     return clock;
   }
   tl.validate();
+  tl.release_spare_capacity();
   return first_damage;
 }
 
