@@ -121,6 +121,16 @@ TEST(HostileConfig, PythonStatementsGoOnTheirOwnLinesImportsFirst) {
   EXPECT_EQ(back->get("batch_size"), Json());  // a plain module constant is not a field
 }
 
+// Found by fuzz_config_python: an f-string key (os.environ[f"..."] = ...) has no known name; the
+// scan threw an uncaught JSON type error on it. Now the line is not a config entry.
+TEST(PythonScan, EnvironWithAnFStringKeyIsSkippedNotACrash) {
+  const std::string py =
+      "import os\nos.environ[fr\"HF_{name}\"] = \"1\"\nos.environ[\"NCCL_DEBUG\"] = \"INFO\"\nbatch_size = 8\n";
+  auto c = parse_config_text(py, ConfigFormat::Python, "train.py");
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_EQ(c->get("env.NCCL_DEBUG"), "INFO");
+}
+
 TEST(SecretKeys, NamesThatHoldCredentialsAndNamesThatDoNot) {
   for (const char* k : {"wandb_api_key", "WANDB_API_KEY", "aws_secret_access_key", "api_key", "apiKey", "password",
                         "db_password", "hub_token", "HF_TOKEN", "token", "access_token", "client_secret", "private_key",

@@ -86,8 +86,10 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
       }
     }
     // os.environ["X"] = "v"
+    // (an f-string key is an expression: its name is unknown, so the line is left alone)
     if (t[k].text == "environ" && k >= 2 && t[k - 1].text == "." && t[k - 2].text == "os" && k + 5 < t.size() &&
-        t[k + 1].text == "[" && t[k + 2].kind == Tk::String && t[k + 3].text == "]" && t[k + 4].text == "=") {
+        t[k + 1].text == "[" && t[k + 2].kind == Tk::String && t[k + 3].text == "]" && t[k + 4].text == "=" &&
+        python_string_value(t[k + 2].text).is_string()) {
       size_t m = k + 5;
       while (m < t.size() && t[m].kind != Tk::Newline && t[m].kind != Tk::End) ++m;
       bool lit;
