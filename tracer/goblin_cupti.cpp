@@ -323,11 +323,24 @@ void choose_kinds(const char* spec) {
   }
 }
 
-void enable_recorded(bool on) {
-  for (auto k : g_kinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
-  if (g_runtime_api)
-    set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on);
-  if (g_driver_api) set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on);
+// Switches every recorded kind and API domain on or off; `report` names each failure on stderr
+// (at start-up; pause/resume stay quiet).
+void enable_recorded(bool on, bool report = false) {
+  for (auto k : g_kinds) {
+    CUptiResult r = on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (r != CUPTI_SUCCESS && report) {
+      const char* why = nullptr;
+      cuptiGetResultString(r, &why);
+      std::fprintf(stderr, "goblin-cupti: cuptiActivityEnable failed (%s)\n", why ? why : "?");
+    }
+  }
+  if (g_runtime_api &&
+      set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on) < 0 &&
+      report)
+    std::fprintf(stderr, "goblin-cupti: runtime API records could not be enabled\n");
+  if (g_driver_api &&
+      set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on) < 0 && report)
+    std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
 }
 
 // ---- pausing: recording only a window ---------------------------------------------------------
@@ -336,7 +349,8 @@ void enable_recorded(bool on) {
 //    enabled (3.5-8 us of host time per launch on the H100 machines, whatever kinds are recorded;
 //    about 1 us with all of them disabled: docs/results/tracer/README.md), so a launch-bound job
 //    pays that on every step it runs under the tracer. With GOBLIN_CUPTI_START_PAUSED=1 the tracer
-//    starts with nothing enabled and goblin's hook resumes recording for the profiled steps only;
+//    pauses as soon as it has enabled its kinds at cuInit, and goblin's hook resumes recording for
+//    the profiled steps only;
 //  - measuring the tracer's cost inside one process (the hook's A/B mode alternates blocks of
 //    steps recorded / not recorded, so process-to-process noise cancels).
 // The trace's metadata says how often and how long recording was paused, so a paused trace is
@@ -596,15 +610,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return fail("cuptiActivityRegisterCallbacks", r);
   choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"));
-  // Enabled here, not through enable_recorded(), so each failure is reported.
-  for (auto k : g_kinds)
-    if (CUptiResult r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
-  if (g_runtime_api &&
-      set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, true) < 0)
-    std::fprintf(stderr, "goblin-cupti: runtime API records could not be enabled\n");
-  if (g_driver_api &&
-      set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, true) < 0)
-    std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
+  enable_recorded(true, /*report=*/true);
   if (const char* p = std::getenv("GOBLIN_CUPTI_START_PAUSED"); p && *p == '1') {
     // Nothing recorded until goblin_cupti_set_recording(1) (the hook, at its window's start).
     // Enabled first and disabled at once: API records enabled for the first time after cuInit

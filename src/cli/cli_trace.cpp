@@ -43,13 +43,13 @@ std::string human(const Json& r) {
     if (t.value("started_paused", false))
       h << "  tracer: started paused and recorded only while resumed (goblin's hook: the profiled window); "
         << fmt_num(t, "recording_paused_ns") << " ns unrecorded\n";
+    else if (t.value("recording_pauses", 0) > 0)
+      h << "  tracer: recording was paused " << fmt_num(t, "recording_pauses") << " time(s), "
+        << fmt_num(t, "recording_paused_ns") << " ns in all: this trace does not hold the paused blocks\n";
     if (t.contains("tracer_step_cost_pct"))
       h << "  tracer cost measured by the hook: recorded steps " << fmt_num(t, "tracer_step_cost_pct")
         << " % slower than the unrecorded steps just before them (" << fmt_num(t, "untraced_step_time_seconds")
         << " s/step)\n";
-    else if (t.value("recording_pauses", 0) > 0)
-      h << "  tracer: recording was paused " << fmt_num(t, "recording_pauses") << " time(s), "
-        << fmt_num(t, "recording_paused_ns") << " ns in all: this trace does not hold the paused blocks\n";
   }
   return h.str();
 }

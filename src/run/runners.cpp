@@ -192,7 +192,6 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   std::map<std::string, std::string> env;
   env["GOBLIN_PROFILE"] = "1";
   env["GOBLIN_PROFILE_OUT"] = fs::absolute(req.run_dir).string();
-  env["GOBLIN_PROFILE_WAIT"] = std::to_string(w.warmup);
   env["GOBLIN_PROFILE_ACTIVE"] = std::to_string(w.steps);
   const char* pp = std::getenv("PYTHONPATH");
   env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
@@ -221,7 +220,6 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     if (w.warmup >= 1) {
       compare_steps = w.steps;
       env["GOBLIN_PROFILE_COMPARE"] = std::to_string(compare_steps);
-      env["GOBLIN_PROFILE_WAIT"] = std::to_string(w.warmup + compare_steps);
     }
   } else if (tracer != "torch") {
     out.error = make_error(ErrorKind::Usage, "--tracer must be cupti or torch, not '" + tracer + "'");
@@ -229,6 +227,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   }
   WorkloadSpec wr = w;
   wr.warmup = w.warmup + compare_steps;
+  env["GOBLIN_PROFILE_WAIT"] = std::to_string(wr.warmup);  // the window starts after warm-up and comparison
   if (gpu.vendor == "amd" && on_path("rocprofv3")) {
     // UNTESTED (no AMD hardware here): kernel trace from rocprofv3 beside the PyTorch trace.
     std::vector<std::string> wrap = {

@@ -24,6 +24,20 @@ struct FakeTorchPath {
   ~FakeTorchPath() { unsetenv("PYTHONPATH"); }
 };
 
+// The stand-in script on base.yaml, with the hook timing STEPS after WARMUP.
+WorkloadSpec standin_script(int steps, int warmup) {
+  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
+                           src("src/run/testdata/standin_script.py"), {});
+  if (!w.ok()) {
+    ADD_FAILURE() << w.error().describe();
+    return {};
+  }
+  w->steps = steps;
+  w->warmup = warmup;
+  w->timeout_s = 60;
+  return *w;
+}
+
 TEST(Script, ConfigBecomesArgumentAndTokensFromConfig) {
   auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
                            src("src/run/testdata/standin_script.py"), {});
@@ -48,14 +62,9 @@ TEST(Script, ConfigBecomesArgumentAndTokensFromConfig) {
 
 TEST(Script, HookWritesTheResultAndEndsTheRunAfterTheWindow) {
   FakeTorchPath fake;
-  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
-                           src("src/run/testdata/standin_script.py"), {});
-  ASSERT_TRUE(w.ok());
-  w->steps = 6;
-  w->warmup = 2;
-  w->timeout_s = 60;
+  WorkloadSpec w = standin_script(6, 2);
   auto dir = goblin::testing::private_tmp_dir("script_run").string();
-  RunOutcome o = run_workload(*w, dir, {}, "");
+  RunOutcome o = run_workload(w, dir, {}, "");
   auto err = read_all(dir + "/stderr.log");
   ASSERT_FALSE(o.error) << o.error->describe() << "\n" << (err ? *err : std::string());
   const Json& r = o.result;
@@ -90,14 +99,9 @@ std::map<std::string, std::string> cupti_hook_env(const std::string& dir) {
 
 TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
   FakeTorchPath fake;
-  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
-                           src("src/run/testdata/standin_script.py"), {});
-  ASSERT_TRUE(w.ok());
-  w->steps = 3;
-  w->warmup = 4;
-  w->timeout_s = 60;
+  WorkloadSpec w = standin_script(3, 4);
   auto dir = goblin::testing::private_tmp_dir("script_cupti_hook").string();
-  RunOutcome o = run_workload(*w, dir, cupti_hook_env(dir), "");
+  RunOutcome o = run_workload(w, dir, cupti_hook_env(dir), "");
   ASSERT_FALSE(o.error) << o.error->describe();
   auto hook = read_all(dir + "/hook.json");
   ASSERT_TRUE(hook.ok());
@@ -121,17 +125,12 @@ TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
 
 TEST(Script, PausedTracerThatCannotResumeIsAnErrorNotAnEmptyWindow) {
   FakeTorchPath fake;
-  auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
-                           src("src/run/testdata/standin_script.py"), {});
-  ASSERT_TRUE(w.ok());
-  w->steps = 3;
-  w->warmup = 4;
-  w->timeout_s = 60;
+  WorkloadSpec w = standin_script(3, 4);
   auto dir = goblin::testing::private_tmp_dir("script_cupti_paused").string();
   auto env = cupti_hook_env(dir);
   env["GOBLIN_CUPTI_START_PAUSED"] = "1";
   env["CUDA_INJECTION64_PATH"] = dir + "/no_such_libgoblin_cupti.so";
-  RunOutcome o = run_workload(*w, dir, env, "");
+  RunOutcome o = run_workload(w, dir, env, "");
   auto hook = read_all(dir + "/hook.json");
   ASSERT_TRUE(hook.ok());
   Json h = Json::parse(*hook);
