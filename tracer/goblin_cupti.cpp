@@ -12,7 +12,9 @@
 //
 // Environment: GOBLIN_CUPTI_DIR (output folder), GOBLIN_CUPTI_API=all (every runtime/driver
 // API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_KINDS (a subset of the
-// recorded kinds, for overhead measurements), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit).
+// recorded kinds, for overhead measurements), GOBLIN_CUPTI_START_PAUSED=1 (record nothing, CUPTI
+// not attached, until goblin_cupti_set_recording(1)), GOBLIN_CUPTI_PAUSE=disable|detach (how a
+// pause is made, below), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit).
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -54,7 +56,11 @@ std::vector<uint8_t*> g_free;
 struct Stats {
   uint64_t buffers = 0, records = 0, dropped = 0, callback_ns = 0, unknown_records = 0;
   uint64_t pauses = 0, paused_ns = 0;  // goblin_cupti_set_recording(0) calls and their total time
-  bool started_paused = false;         // GOBLIN_CUPTI_START_PAUSED=1: nothing recorded until resumed
+  // Time spent inside goblin_cupti_set_recording itself: resuming (attaching CUPTI, enabling the
+  // kinds) and pausing (disabling; with detach also synchronising, flushing and detaching). The
+  // program waits this long at each edge of a window (the hook keeps it out of its step timing).
+  uint64_t resume_call_ns = 0, pause_call_ns = 0, first_resume_call_ns = 0;
+  bool started_paused = false;  // GOBLIN_CUPTI_START_PAUSED=1: nothing recorded until resumed
 } g_stats;
 
 // 0 not started, 1 tracing, 2 writing, 3 written, 4 write failed.
@@ -347,17 +353,111 @@ void enable_recorded(bool on, bool report = false) {
 // goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. Two jobs use it:
 //  - recording only the profiled window. CUPTI intercepts every launch while any activity kind is
 //    enabled (3.5-8 us of host time per launch on the H100 machines, whatever kinds are recorded;
-//    about 1 us with all of them disabled: docs/results/tracer/README.md), so a launch-bound job
-//    pays that on every step it runs under the tracer. With GOBLIN_CUPTI_START_PAUSED=1 the tracer
-//    pauses as soon as it has enabled its kinds at cuInit, and goblin's hook resumes recording for
-//    the profiled steps only;
+//    about 1 us with all of them disabled but CUPTI still attached: docs/results/tracer/README.md),
+//    so a launch-bound job pays that on every step it runs under the tracer. With
+//    GOBLIN_CUPTI_START_PAUSED=1 the tracer records nothing until goblin's hook resumes it at the
+//    profiled window's first step, and the hook pauses it after the window's last;
 //  - measuring the tracer's cost inside one process (the hook's A/B mode alternates blocks of
 //    steps recorded / not recorded, so process-to-process noise cancels).
-// The trace's metadata says how often and how long recording was paused, so a paused trace is
-// never mistaken for a whole one.
-std::mutex g_pause_mu;
+// Started paused, the tracer does not touch CUPTI at cuInit: the first resume attaches it
+// (registers the buffer callbacks) and enables the kinds, so the steps before the window run with
+// no tracer cost at all (host time per launch as untraced: docs/results/tracer, 2026-11-24).
+// How a pause is made (GOBLIN_CUPTI_PAUSE), measured on the H100 (docs/results/tracer/README.md
+// § "Session of 2026-11-24"):
+//  - detach (default): every kind disabled, the context synchronised, every buffer flushed and
+//    CUPTI detached with cuptiFinalize, from the exit callsite of a driver call as CUPTI's
+//    documentation asks; a later resume attaches it again. The steps after a window pay no tracer
+//    cost (tuned_compile's quiet variant, 10 of 200 steps recorded: job +1.1 %), for one
+//    synchronisation at the window's end.
+//  - disable: every kind disabled, CUPTI stays attached, no synchronisation. Cheaper at the
+//    window's edge, but CUPTI attached late and left attached slowed the steps after the window
+//    on the launch-bound config (job +2.5 to +15 %, 4 runs).
+// goblin_cupti_detach(0) detaches without synchronising, for a caller that knows the recorded
+// work has finished (goblin's hook with GOBLIN_CUPTI_DETACH=1 and GOBLIN_CUPTI_PAUSE=disable,
+// after a CUDA event past the window completed; not yet measured on a GPU).
+// The trace's metadata says how often and how long recording was paused, and how often CUPTI was
+// attached and detached, so a paused trace is never mistaken for a whole one.
+std::mutex g_pause_mu;  // guards g_recording, g_paused_at, g_attached, g_detach_*
 bool g_recording = true;
 int64_t g_paused_at = 0;
+bool g_detach_on_pause = true;  // GOBLIN_CUPTI_PAUSE=detach (default), or disable
+bool g_attached = false;        // CUPTI's activity callbacks registered in this process
+uint64_t g_attaches = 0, g_detaches = 0;
+std::string g_detach_error;  // why the last detach did not happen (then: paused, attached)
+std::atomic<bool> g_detach_pending{false};
+std::atomic<bool> g_detached_in_callback{false};
+
+// Registers the buffer callbacks: CUPTI attaches to the process here. Returns 0 or the error.
+CUptiResult attach() {
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (r == CUPTI_SUCCESS) {
+    if (g_clock_start.empty()) g_clock_start = sample_clocks(8);
+    g_attached = true;
+    ++g_attaches;
+  }
+  return r;
+}
+
+// The driver calls used around a detach, looked up in the libcuda that loaded this library (it
+// is not linked: the library must load wherever the driver does).
+template <typename F>
+F driver_fn(const char* name) {
+  static void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  return h ? reinterpret_cast<F>(dlsym(h, name)) : nullptr;
+}
+
+void CUPTIAPI detach_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_EXIT) return;
+  if (g_detach_pending.exchange(false)) {
+    cuptiFinalize();
+    g_detached_in_callback.store(true);
+  }
+}
+
+// Detaches CUPTI (caller holds g_pause_mu; the kinds are already disabled). Returns true when
+// CUPTI is detached; otherwise g_detach_error says why and CUPTI stays attached, paused.
+bool detach_locked(bool synchronize_first) {
+  using CtxGetCurrent = CUresult (*)(CUcontext*);
+  using CtxSynchronize = CUresult (*)();
+  auto get_current = driver_fn<CtxGetCurrent>("cuCtxGetCurrent");
+  auto synchronize = driver_fn<CtxSynchronize>("cuCtxSynchronize");
+  if (!get_current || !synchronize) {
+    g_detach_error = "cuCtxGetCurrent/cuCtxSynchronize not found in libcuda.so.1";
+    return false;
+  }
+  // Records of work still running would be lost with CUPTI: wait for it, then flush (unless the
+  // caller knows the recorded work has finished: goblin_cupti_detach(0)).
+  CUcontext ctx = nullptr;
+  if (get_current(&ctx) == CUDA_SUCCESS && ctx && synchronize_first) synchronize();
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // cuptiFinalize from the exit callsite of a driver call (CUPTI's documented safe point): a
+  // callback on cuCtxGetCurrent only, triggered by the call below on this thread.
+  CUpti_SubscriberHandle sub = nullptr;
+  if (CUptiResult r = cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(detach_callback), nullptr);
+      r != CUPTI_SUCCESS) {
+    const char* why = nullptr;
+    cuptiGetResultString(r, &why);
+    g_detach_error = std::string("cuptiSubscribe failed: ") + (why ? why : "?");
+    return false;
+  }
+  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent);
+  g_detached_in_callback.store(false);
+  g_detach_pending.store(true);
+  get_current(&ctx);
+  if (!g_detached_in_callback.load()) {
+    g_detach_pending.store(false);
+    cuptiUnsubscribe(sub);
+    g_detach_error = "the detach callback did not run";
+    return false;
+  }
+  g_attached = false;
+  ++g_detaches;
+  return true;
+}
+
+// ---- writing ------------------------------------------------------------------------------------
 
 // ---- writing ------------------------------------------------------------------------------------
 
@@ -376,13 +476,15 @@ bool write_trace(const char* reason) {
     return g_state.load() == 3;
   }
   const int64_t t0 = mono_ns();
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::unique_lock<std::mutex> pk(g_pause_mu);
+  // A detached (or never attached) CUPTI holds nothing: flushing would only attach it again.
+  const bool attached = g_attached;
+  if (attached) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const int64_t t_flushed = mono_ns();
   Trace t;
   Stats st;
   bool paused_at_exit = false;
   {
-    std::lock_guard<std::mutex> pk(g_pause_mu);
     std::lock_guard<std::mutex> lk(g_mu);
     t = std::move(g_trace);
     st = g_stats;
@@ -391,6 +493,9 @@ bool write_trace(const char* reason) {
       st.paused_ns += static_cast<uint64_t>(t0 - g_paused_at);
     }
   }
+  const uint64_t attaches = g_attaches, detaches = g_detaches;
+  const std::string detach_error = g_detach_error;
+  pk.unlock();
   t.pid = static_cast<uint32_t>(getpid());
   std::string comm = read_small("/proc/self/comm");
   while (!comm.empty() && (comm.back() == '\n' || comm.back() == '\0')) comm.pop_back();
@@ -403,7 +508,7 @@ bool write_trace(const char* reason) {
 
   std::vector<ClockSample> samples = g_clock_start;
   t.clock = align_clocks(samples);
-  ClockAlignment at_exit = align_clocks(sample_clocks(5));
+  ClockAlignment at_exit = attached ? align_clocks(sample_clocks(5)) : ClockAlignment{};
   for (const auto& a : t.apis) {
     uint64_t key = api_key(a.driver, a.cbid);
     if (t.api_names.count(key)) continue;
@@ -444,6 +549,13 @@ bool write_trace(const char* reason) {
                      ",\"recording_paused_ns\":" + std::to_string(st.paused_ns) +
                      ",\"started_paused\":" + (st.started_paused ? "true" : "false") +
                      ",\"paused_at_exit\":" + (paused_at_exit ? "true" : "false") +
+                     ",\"pause_mode\":" + json_str(g_detach_on_pause ? "detach" : "disable") +
+                     ",\"resume_call_ns\":" + std::to_string(st.resume_call_ns) +
+                     ",\"first_resume_call_ns\":" + std::to_string(st.first_resume_call_ns) +
+                     ",\"pause_call_ns\":" + std::to_string(st.pause_call_ns) +
+                     ",\"cupti_attaches\":" + std::to_string(attaches) +
+                     ",\"cupti_detaches\":" + std::to_string(detaches) +
+                     (detach_error.empty() ? "" : ",\"detach_error\":" + json_str(detach_error)) +
                      ",\"exit_flush_ns\":" + std::to_string(t_flushed - t0) + ",\"cupti_overhead_ns\":" + ov +
                      ",\"clock\":" + clk + "}";
   t.metadata_json["goblin_tracer"] = meta;
@@ -605,18 +717,24 @@ GOBLIN_EXPORT int InitializeInjection(void) {
     std::fprintf(stderr, "goblin-cupti: %s failed (%s); tracing is off for this process\n", what, s ? s : "?");
     return 1;  // the program runs on untraced
   };
-  g_clock_start = sample_clocks(8);
-  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-  if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
-    return fail("cuptiActivityRegisterCallbacks", r);
+  if (const char* m = std::getenv("GOBLIN_CUPTI_PAUSE"); m && *m) {
+    if (std::strcmp(m, "disable") == 0)
+      g_detach_on_pause = false;
+    else if (std::strcmp(m, "detach") != 0)
+      std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_PAUSE=%s unknown (detach or disable); using detach\n", m);
+  }
   choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"));
-  enable_recorded(true, /*report=*/true);
-  if (const char* p = std::getenv("GOBLIN_CUPTI_START_PAUSED"); p && *p == '1') {
-    // Nothing recorded until goblin_cupti_set_recording(1) (the hook, at its window's start).
-    // Enabled first and disabled at once: API records enabled for the first time after cuInit
-    // never came (H100, CUPTI 13.0: a window with 2,345 kernels and no launch records), while
-    // the same kinds enabled here and later paused/resumed do.
-    enable_recorded(false);
+  const char* p = std::getenv("GOBLIN_CUPTI_START_PAUSED");
+  const bool start_paused = p && *p == '1';
+  if (start_paused) {
+    // Nothing recorded and CUPTI not even attached until goblin_cupti_set_recording(1) (the
+    // hook, at its window's start). The clocks are sampled when CUPTI attaches
+    // (cuptiGetTimestamp would attach it now).
+  } else {
+    if (CUptiResult r = attach(); r != CUPTI_SUCCESS) return fail("cuptiActivityRegisterCallbacks", r);
+    enable_recorded(true, /*report=*/true);
+  }
+  if (start_paused) {
     g_recording = false;
     g_paused_at = mono_ns();
     g_stats.started_paused = true;
@@ -646,18 +764,50 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   std::lock_guard<std::mutex> lk(g_pause_mu);
   const bool was = g_recording;
   if (static_cast<bool>(on) == was) return was ? 1 : 0;
+  const int64_t t0 = mono_ns();
   if (!on) {
     enable_recorded(false);
+    if (g_detach_on_pause && g_attached) detach_locked(/*synchronize_first=*/true);
     g_paused_at = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
     g_stats.pauses += 1;
+    g_stats.pause_call_ns += static_cast<uint64_t>(g_paused_at - t0);
   } else {
-    enable_recorded(true);
+    if (!g_attached) {
+      if (CUptiResult r = attach(); r != CUPTI_SUCCESS) {
+        const char* why = nullptr;
+        cuptiGetResultString(r, &why);
+        std::fprintf(stderr, "goblin-cupti: cannot attach CUPTI to resume recording (%s)\n", why ? why : "?");
+        return -1;
+      }
+    }
+    enable_recorded(true, /*report=*/g_attaches == 1 && g_stats.pauses == 0);
+    const int64_t t1 = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
-    g_stats.paused_ns += static_cast<uint64_t>(mono_ns() - g_paused_at);
+    g_stats.paused_ns += static_cast<uint64_t>(t1 - g_paused_at);
+    if (g_stats.resume_call_ns == 0) g_stats.first_resume_call_ns = static_cast<uint64_t>(t1 - t0);
+    g_stats.resume_call_ns += static_cast<uint64_t>(t1 - t0);
   }
   g_recording = static_cast<bool>(on);
   return was ? 1 : 0;
+}
+
+// Detaches CUPTI while recording is paused (a no-op returning 0 when it is not attached):
+// everything recorded is flushed and kept, and the launches that follow pay no tracer cost.
+// synchronize != 0 waits for the context's work first; goblin's hook passes 0 once a CUDA event
+// after the window's last step has completed, so the job never drains its queue for this.
+// Returns 1 when detached, 0 when there was nothing to detach, -1 when the tracer is not active
+// in this process, is recording, or the detach failed (then CUPTI stays attached, paused).
+GOBLIN_EXPORT int goblin_cupti_detach(int synchronize) {
+  if (g_state.load() != 1 || getpid() != g_owner) return -1;
+  std::lock_guard<std::mutex> lk(g_pause_mu);
+  if (g_recording) return -1;
+  if (!g_attached) return 0;
+  const int64_t t0 = mono_ns();
+  const bool ok = detach_locked(synchronize != 0);
+  std::lock_guard<std::mutex> g(g_mu);
+  g_stats.pause_call_ns += static_cast<uint64_t>(mono_ns() - t0);
+  return ok ? 1 : -1;
 }
 
 // Writes the trace now (flushing CUPTI's buffers first); later exits write nothing more. For a

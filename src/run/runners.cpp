@@ -335,11 +335,15 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   if (hookj.contains("tokens_per_sec") && hookj["tokens_per_sec"].is_number())
     prof["tokens_per_sec"] = hookj["tokens_per_sec"];
   prof["steps"] = w.steps;
-  prof["window"] = "optimizer steps " + std::to_string(wr.warmup + 1) + ".." + std::to_string(wr.warmup + w.steps) +
-                   " (first " + std::to_string(w.warmup) + " excluded as warm-up" +
-                   (compare_steps ? ", then " + std::to_string(compare_steps) + " timed unrecorded" : std::string()) +
-                   "), device-synchronised at both edges; " +
-                   (tracer == "cupti" ? "goblin CUPTI tracer, recording the window only" : "torch.profiler");
+  prof["window"] =
+      "optimizer steps " + std::to_string(wr.warmup + 1) + ".." + std::to_string(wr.warmup + w.steps) + " (first " +
+      std::to_string(w.warmup) + " excluded as warm-up" +
+      (compare_steps ? ", then " + std::to_string(compare_steps) + " timed unrecorded" : std::string()) + "), " +
+      // The CUPTI hook times the window by CUDA events (no synchronisation inside
+      // the job); torch.profiler's hook synchronises at both edges.
+      (hookj.contains("timed_by") && hookj["timed_by"].is_string() ? "timed by " + hookj["timed_by"].get<std::string>()
+                                                                   : std::string("device-synchronised at both edges")) +
+      "; " + (tracer == "cupti" ? "goblin CUPTI tracer, recording the window only" : "torch.profiler");
   if (hookj.contains("untraced_step_time_seconds") && hookj["untraced_step_time_seconds"].is_number()) {
     // The same run, the steps just before the window, unrecorded: what the tracer cost here.
     prof["untraced_step_time_s"] = hookj["untraced_step_time_seconds"];

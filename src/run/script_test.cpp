@@ -109,6 +109,7 @@ TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
   ASSERT_EQ(h["state"], "done") << h.dump();
   EXPECT_EQ(h["recording"], "whole run");  // no GOBLIN_CUPTI_START_PAUSED
   EXPECT_EQ(h["compare_steps"], 2);
+  EXPECT_EQ(h["timed_by"], "host clock");  // no CUDA here; on a GPU, CUDA events at the step edges
   double un = h["untraced_step_time_seconds"], rec = h["step_time_seconds"];
   EXPECT_GE(un, 0.011);  // the stand-in sleeps 12 ms a step, in both blocks
   EXPECT_LT(un, 0.2);

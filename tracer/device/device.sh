@@ -107,25 +107,35 @@ part_hf() {
 # started recording and started paused; kernels and launch records counted per phase.
 part_pauses() {
   echo "== pauses"
-  for sp in 0 1; do
-    local d=/tmp/pr_$sp
+  # start_paused:pause mode. Started paused, CUPTI is first attached at the first resume; disable
+  # (the default) keeps it attached while paused, detach detaches it at each pause.
+  for m in ${PAUSE_MODES:-0:disable 1:disable 1:detach}; do
+    local sp=${m%%:*} pm=${m#*:} d=/tmp/pr_${m/:/_}
     rm -rf "$d"
-    GOBLIN_CUPTI_START_PAUSED=$sp timeout 200 "$G" trace -o "$d" -- python3 $DEV/tracer_checks/pause_resume.py > "$W/pauses_$sp.log" 2>&1
-    echo "start_paused=$sp: goblin exit $? $(grep previous_states "$d"/stdout.log)"
-    cp "$d/stderr.log" "$W/pauses_$sp.stderr" 2>/dev/null
+    GOBLIN_CUPTI_START_PAUSED=$sp GOBLIN_CUPTI_PAUSE=$pm timeout 200 "$G" trace -o "$d" -- \
+      python3 $DEV/tracer_checks/pause_resume.py > "$W/pauses_${m/:/_}.log" 2>&1
+    echo "start_paused=$sp pause=$pm: goblin exit $? $(grep previous_states "$d"/stdout.log)"
+    cp "$d/stderr.log" "$W/pauses_${m/:/_}.stderr" 2>/dev/null
     python3 - "$d" <<'PY'
 import glob, gzip, json, sys
 from collections import Counter
 f = max(glob.glob(sys.argv[1] + "/goblin_cupti_*.json.gz"), key=lambda p: len(open(p, "rb").read()))
-ev = json.load(gzip.open(f))["traceEvents"]
+doc = json.load(gzip.open(f))
+ev = doc["traceEvents"]
 k = Counter()
 for e in ev:
     if e.get("cat") == "kernel":
         n = e["name"]
         k["mul(A)" if "MulFunctor" in n else "triton(A)" if "triton" in n else "neg(paused)" if "neg" in n
-          else "abs(C)" if "abs" in n else "other"] += 1
+          else "abs(C)" if "abs" in n else "spin(C)" if "spin" in n else "other"] += 1
 api = Counter(e["name"] for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver") and "aunch" in e["name"])
-print("  kernels", dict(k), "launch records", dict(api), "expect mul 300, triton 50, neg 0, abs 200; launches 550")
+mk = sorted(e["name"] for e in ev if str(e.get("name", "")).startswith("phase"))
+t = doc.get("goblin_tracer", {})
+print("  kernels", dict(k), "launch records", dict(api), "ranges", mk,
+      "expect mul 300, triton 50, neg 0, abs 200, spin 1; launches 551; ranges phase A, phase C")
+print("  tracer", {x: t.get(x) for x in ("pause_mode", "cupti_attaches", "cupti_detaches", "detach_error",
+                                         "recording_pauses", "dropped_records", "first_resume_call_ns",
+                                         "resume_call_ns", "pause_call_ns")})
 PY
   done
 }
@@ -152,10 +162,12 @@ run_mode() {
   local mode=$1 cfg=$2 steps=$3 warm=$4 d=$5
   case $mode in
     none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-    cuptiw) # goblin profile's way: the tracer starts paused, the hook records WIN steps WIN_AT steps
-            # after warm-up and times WIN unrecorded steps just before them (hook.json)
+    cuptiw|cuptiwd) # goblin profile's way: the tracer starts paused, the hook records WIN steps
+            # WIN_AT steps after warm-up and times WIN unrecorded steps just before them (hook.json);
+            # cuptiw pauses by detaching CUPTI (the default), cuptiwd by disabling the kinds
+            local pm=detach; [ "$mode" = cuptiwd ] && pm=disable
             env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
-              GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
+              GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=$pm GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
               GOBLIN_PROFILE_ACTIVE=${WIN:-10} GOBLIN_PROFILE_COMPARE=${WIN:-10} GOBLIN_PROFILE_OUT=$d \
               python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
     cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
@@ -198,6 +210,7 @@ part_overhead() {
       rc=$?; t2=$(date +%s.%N)
       csv_row "$d" "$n" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
+      [ "${mode#cuptiw}" != "$mode" ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
     done
   done
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
@@ -237,7 +250,7 @@ part_variants() {
       rc=$?; t2=$(date +%s.%N)
       cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
       cp "$d/hook.json" "$W/variants/${n}_${mode}_${name}_${r}_hook.json" 2>/dev/null
-      [ "$mode" = cuptiw ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),h.get('error',''))" 2>&1
+      [ "${mode#cuptiw}" != "$mode" ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
       csv_row "$d" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
@@ -268,14 +281,24 @@ part_ingest() {
 part_gaps() {
   echo "== gaps"
   mkdir -p "$W/gaps"
-  for rep in 1 2 3; do
+  for rep in $(seq 1 "${GAPS_REPS:-3}"); do
     echo "none $(python3 $DEV/tracer_checks/kernel_gaps.py 2>&1 | tail -1)" | tee -a "$W/gaps/gaps.txt"
-    for k in ${GAPS_KINDS:-all kernel api marker}; do
+    # Modes: a kinds list (all, kernel, api, marker, kernel.memcpy, ...: recording those from
+    # cuInit), or how a paused tracer is left: paused (recording from cuInit, then paused at once
+    # by disabling), lazy (started paused, never attached), window-disabled / detached (started
+    # paused, 300 launches recorded, then paused by disabling or by detaching).
+    for k in ${GAPS_KINDS:-all lazy window-disabled detached}; do
       local d=/tmp/gaps_$k; rm -rf "$d"; mkdir -p "$d"
-      local pause=0 kk=$k
-      [ "$k" = paused ] && pause=1 && kk=all
+      local pause=0 kk=$k sp=0 pm=disable
+      case $k in
+        paused) pause=1 kk=all ;;
+        lazy) kk=all sp=1 ;;
+        detached) kk=all sp=1 pause=window pm=detach ;;
+        window-disabled) kk=all sp=1 pause=window ;;
+      esac
       echo "cupti-$k $(env CUDA_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d GOBLIN_CUPTI_KINDS=${kk//./,} GAPS_PAUSE=$pause \
-        python3 $DEV/tracer_checks/kernel_gaps.py 2>&1 | tail -1)" | tee -a "$W/gaps/gaps.txt"
+        GOBLIN_CUPTI_START_PAUSED=$sp GOBLIN_CUPTI_PAUSE=$pm GOBLIN_CUPTI_VERBOSE=1 \
+        python3 $DEV/tracer_checks/kernel_gaps.py 2>"$d.err" | tail -1) $(grep -o 'wrote.*' "$d.err" | head -1)" | tee -a "$W/gaps/gaps.txt"
     done
     echo "torch $(KG=$DEV/tracer_checks/kernel_gaps.py python3 - <<'PY' 2>&1 | tail -1
 import os, runpy, sys, torch

@@ -5,7 +5,8 @@ already in the process when this is first called; it is looked up then (RTLD_NOL
 second copy) and the lookup is kept. set_recording returns what goblin_cupti_set_recording does:
 the previous state (1 recording, 0 paused), or -1 when the tracer is not active in this process;
 -2 when the library or its symbol could not be found (error() says why). write_now writes the
-trace at once (for a process about to end with os._exit, which skips the tracer's atexit).
+trace at once (for a process about to end with os._exit, which skips the tracer's atexit); detach
+takes CUPTI out of the process while paused (what the steps after a window pay).
 """
 import ctypes
 import os
@@ -21,9 +22,12 @@ def _lookup():
             f.argtypes, f.restype = [ctypes.c_int], ctypes.c_int
             w = lib.goblin_cupti_write_now
             w.argtypes, w.restype = [], ctypes.c_int
-            _fn["f"], _fn["w"] = f, w
+            d = getattr(lib, "goblin_cupti_detach", None)  # absent from tracers before 2026-11-24
+            if d is not None:
+                d.argtypes, d.restype = [ctypes.c_int], ctypes.c_int
+            _fn["f"], _fn["w"], _fn["d"] = f, w, d
         except (OSError, AttributeError, KeyError) as e:
-            _fn["f"] = _fn["w"] = None
+            _fn["f"] = _fn["w"] = _fn["d"] = None
             _fn["error"] = repr(e)
     return _fn["f"]
 
@@ -31,6 +35,14 @@ def _lookup():
 def set_recording(on):
     f = _lookup()
     return f(1 if on else 0) if f else -2
+
+
+def detach():
+    """Detaches CUPTI while paused, without synchronising (the caller knows the recorded work has
+    finished): 1 detached, 0 nothing attached, -1 refused or failed, -2 not available."""
+    _lookup()
+    d = _fn.get("d")
+    return d(0) if d else -2
 
 
 def write_now():

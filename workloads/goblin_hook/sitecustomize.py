@@ -26,6 +26,7 @@ costs only the measured window. An optimizer step under gradient accumulation is
 No edit to the user's script. torch is imported lazily: a meta-path finder waits for the user's
 own `import torch`, so non-torch Python processes are untouched.
 """
+import atexit
 import json
 import os
 import sys
@@ -63,7 +64,7 @@ def _install_nvtx(torch):
     window's first step, and it pauses it again after the window's last: steps outside the window
     run at the untraced speed (CUPTI's per-launch cost is paid while recording only). With
     GOBLIN_PROFILE_COMPARE=C (C <= GOBLIN_PROFILE_WAIT - 1) the C steps just before the window,
-    unrecorded, are timed the same way as the window (device-synchronised at both edges): the
+    unrecorded, are timed the same way as the window (CUDA events at the step edges): the
     trace's metadata then carries the untraced step time beside the recorded one and the
     difference, the tracer's cost measured in this very process."""
     from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -86,14 +87,37 @@ def _install_nvtx(torch):
     cmp_marks = []
     nvtx = torch.cuda.nvtx
 
-    def sync():
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
+    # The window and the comparison steps are timed on the GPU's timeline, by CUDA events recorded
+    # at the step edges, not by synchronising there: each synchronisation drains the queue, and
+    # the GPU then idles while the host prepares the next step (on base.yaml, data loading in the
+    # main thread: ~140 ms per synchronisation, +4-7 % on a 35-step job; docs/results/tracer).
+    # Spans between events include any time the GPU waited for the host, so a host-bound step is
+    # timed as long as it really takes. Without CUDA the host's clock is used.
+    gpu_timed = torch.cuda.is_available()
+    edges = {}
+
+    def edge(name):
+        if gpu_timed:
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            edges[name] = e
+        else:
+            edges[name] = time.perf_counter()
+
+    def span_s(a, b):
+        if gpu_timed:
+            edges[b].synchronize()
+            return edges[a].elapsed_time(edges[b]) / 1000.0
+        return edges[b] - edges[a]
 
     def recording(on):
         if not paused:
             return
+        t = time.perf_counter()
         r = goblin_tracer_ctl.set_recording(on)
+        # What the edge itself cost the program (attaching CUPTI, or flushing and detaching it):
+        # outside both timed windows, but the job waits for it.
+        st["tracer_resume_s" if on else "tracer_pause_s"] = round(time.perf_counter() - t, 6)
         if r < 0:  # the window would hold nothing: say so rather than write an empty trace silently
             raise RuntimeError("cannot %s the CUPTI tracer (goblin_cupti_set_recording: %s)" % (
                 "resume" if on else "pause", goblin_tracer_ctl.error() or "tracer not active in this process"))
@@ -115,14 +139,14 @@ def _install_nvtx(torch):
         n = st["steps_seen"]
         try:
             if compare and n == wait - compare and st["state"] == "waiting":
-                sync()
+                edge("compare")
                 cmp_marks.append(time.perf_counter())
             elif n == wait and st["state"] == "waiting":
-                sync()
-                now = time.perf_counter()
-                if cmp_marks:
-                    st["untraced_step_time_seconds"] = (now - cmp_marks[0]) / compare
+                edge("compare_end")
+                # Resuming attaches CUPTI (~1.5 ms of host time): between the two edges, so
+                # neither span pays it.
                 recording(True)
+                edge("window")
                 marks.append(time.perf_counter())
                 nvtx.range_push("ProfilerStep#%d" % (n + 1))
                 st["state"] = "recording"
@@ -130,28 +154,11 @@ def _install_nvtx(torch):
             elif st["state"] == "recording":
                 nvtx.range_pop()
                 if n - wait >= active:
-                    sync()
+                    edge("window_end")
                     marks.append(time.perf_counter())
-                    recording(False)
-                    step_s = (marks[-1] - marks[0]) / active
-                    meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
-                            "goblin_hook": "sitecustomize/optimizer_step_post_hook+nvtx",
-                            "goblin_recorded": "profiled window only" if paused else "whole run",
-                            "pytorch_version": torch.__version__}
-                    tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
-                    if tps:
-                        meta["tokens_per_sec"] = float(tps) / step_s
-                    un = st.get("untraced_step_time_seconds")
-                    if un:
-                        meta["goblin_untraced_step_time_seconds"] = un
-                        meta["goblin_untraced_steps"] = compare
-                        meta["goblin_tracer_step_cost_pct"] = round(100.0 * (step_s / un - 1.0), 2)
-                        st["tracer_step_cost_pct"] = meta["goblin_tracer_step_cost_pct"]
-                    write_meta(meta)
-                    st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"),
-                              step_times=[round(b - a, 6) for a, b in zip(marks, marks[1:])])
-                    _write_status(**st)
-                    _profile_window_done()
+                    recording(False)  # (detaching CUPTI would synchronise: edge() came before)
+                    st["state"] = "timing"  # the GPU has not reached the window's end yet
+                    finish_window(force=False)
                 else:
                     marks.append(time.perf_counter())
                     nvtx.range_push("ProfilerStep#%d" % (n + 1))
@@ -160,7 +167,66 @@ def _install_nvtx(torch):
             _write_status(**st)
             _profile_window_done()  # no window will come: a --script run need not wait for one
 
+    def finish_window(force):
+        """Reads the window's timing once the GPU has passed its end edge: at a later step when
+        the end event has completed (never a wait), or, forced, at interpreter exit (the run
+        ended with the window). Then writes the metadata and the "done" status."""
+        if st["state"] != "timing":
+            return
+        if gpu_timed and not force and not edges["window_end"].query():
+            return
+        if paused and not force and os.environ.get("GOBLIN_CUPTI_DETACH") == "1":
+            # With GOBLIN_CUPTI_PAUSE=disable (no synchronisation at the pause), the window's work
+            # has now finished: take CUPTI out of the process without synchronising. Opt-in: not
+            # yet measured on a GPU (the default pause, detach, already detached CUPTI).
+            t = time.perf_counter()
+            st["tracer_detach"] = goblin_tracer_ctl.detach()
+            st["tracer_detach_s"] = round(time.perf_counter() - t, 6)
+        step_s = span_s("window", "window_end") / active
+        if cmp_marks:
+            st["untraced_step_time_seconds"] = span_s("compare", "compare_end") / compare
+        st["timed_by"] = "CUDA events at the step edges" if gpu_timed else "host clock"
+        meta = {"step_time_seconds": step_s, "goblin_profiled_steps": active,
+                "goblin_hook": "sitecustomize/optimizer_step_post_hook+nvtx",
+                "goblin_recorded": "profiled window only" if paused else "whole run",
+                "pytorch_version": torch.__version__}
+        tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
+        if tps:
+            meta["tokens_per_sec"] = float(tps) / step_s
+        un = st.get("untraced_step_time_seconds")
+        if un:
+            meta["goblin_untraced_step_time_seconds"] = un
+            meta["goblin_untraced_steps"] = compare
+            meta["goblin_tracer_step_cost_pct"] = round(100.0 * (step_s / un - 1.0), 2)
+            st["tracer_step_cost_pct"] = meta["goblin_tracer_step_cost_pct"]
+        write_meta(meta)
+        st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"),
+                  step_times=[round(b - a, 6) for a, b in zip(marks, marks[1:])])
+        _write_status(**st)
+        _profile_window_done()
+
+    def on_step_finish(optimizer, args, kwargs):
+        if os.getpid() == st["pid"] and st["state"] == "timing":
+            try:
+                finish_window(force=False)
+            except Exception as e:
+                st.update(state="error", error=repr(e))
+                _write_status(**st)
+                _profile_window_done()
+
+    def at_exit():
+        if os.getpid() == st["pid"] and st["state"] == "timing":
+            try:
+                finish_window(force=True)
+            except Exception as e:
+                st.update(state="error", error=repr(e))
+                _write_status(**st)
+
     register_optimizer_step_post_hook(on_step)
+    register_optimizer_step_post_hook(on_step_finish)
+    # Python's atexit handlers run before the C library's, so the metadata file exists when the
+    # tracer's own exit handler splices it into the trace.
+    atexit.register(at_exit)
 
 
 _profile_done = {"done": os.environ.get("GOBLIN_PROFILE") != "1"}

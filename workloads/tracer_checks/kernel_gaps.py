@@ -5,8 +5,9 @@ Prints one JSON line:
                    launches only queue: this is the launch path's cost, tracer callbacks included)
   gpu_large_us     GPU time per ~48 us elementwise kernel, back to back (the host queued far ahead)
   gpu_graph_us     GPU time per tiny kernel replayed from a CUDA graph (one host call per 200)
-Run it plain and under the tracer (CUDA_INJECTION64_PATH, GOBLIN_CUPTI_KINDS; GAPS_PAUSE=1 pauses
-recording right after CUDA starts) and compare.
+Run it plain and under the tracer (CUDA_INJECTION64_PATH, GOBLIN_CUPTI_KINDS, GOBLIN_CUPTI_PAUSE,
+GOBLIN_CUPTI_START_PAUSED; GAPS_PAUSE=1 pauses recording right after CUDA starts, GAPS_PAUSE=window
+records 300 launches first) and compare.
 """
 import ctypes
 import json
@@ -15,11 +16,26 @@ import time
 import torch
 
 torch.cuda.init()
-if os.environ.get("GAPS_PAUSE") == "1":
-    # The tracer stays loaded and attached, with every activity kind disabled
-    # (goblin_cupti_set_recording(0)): what a paused tracer still costs.
-    lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"])
-    print("paused: previous state", lib.goblin_cupti_set_recording(0), flush=True)
+_pause = os.environ.get("GAPS_PAUSE", "0")
+if _pause in ("1", "window"):
+    lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"], mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    rec = lib.goblin_cupti_set_recording
+    rec.argtypes, rec.restype = [ctypes.c_int], ctypes.c_int
+    if _pause == "1":
+        # Recording stopped right after CUDA starts (goblin_cupti_set_recording(0)): what a paused
+        # tracer still costs (GOBLIN_CUPTI_PAUSE=disable: attached, every kind disabled; detach:
+        # CUPTI detached).
+        print("paused: previous state", rec(0), flush=True)
+    else:
+        # A recorded window of 300 launches, then paused: what the steps after a profiled window
+        # pay (started with GOBLIN_CUPTI_START_PAUSED=1).
+        w = torch.randn(1 << 12, device="cuda")
+        states = [rec(1)]
+        for _ in range(300):
+            w.mul_(1.0000001)
+        torch.cuda.synchronize()
+        states.append(rec(0))
+        print("window: previous states", states, flush=True)
 dev = torch.device("cuda")
 small = torch.randn(1 << 12, device=dev)
 large = torch.randn(1 << 24, device=dev)
