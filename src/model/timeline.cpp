@@ -133,6 +133,11 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
   // Tables are independent once the remap exists: CPU ops (the largest table) on a helper
   // thread when asked, everything else here.
   std::thread helper;
+  // python_frames rows point at cpu_ops rows: shift the appended ones past ours.
+  const size_t cpu_op_base = cpu_ops.size(), frames_before = python_frames.size();
+  append_table(python_frames, o.python_frames, m, keep);
+  for (size_t i = frames_before; i < python_frames.size(); ++i)
+    python_frames.cpu_op[i] += static_cast<int64_t>(cpu_op_base);
   if (two_threads)
     helper = std::thread([&] { append_table(cpu_ops, o.cpu_ops, m, keep); });
   else

@@ -96,7 +96,7 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
 // PyTorch operators (cpu_op) and, with with_stack, python_function frames. input_dims /
 // input_types / concrete_inputs: raw JSON text of the recorded args (record_shapes), e.g.
 // "[[8192, 32000], []]", parsed by the analyses that need shapes (roofline); kNoStr when absent.
-// python_id / python_parent_id: python_function frames.
+// python_function frames' ids: PythonFrameTable.
 #define GOBLIN_CPU_OP_COLUMNS(COL, STR, FLAG) \
   COL(int64_t, start_ns, 0)                   \
   COL(int64_t, dur_ns, 0)                     \
@@ -108,8 +108,15 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
   COL(CpuOpKind, kind, CpuOpKind::Op)         \
   STR(input_dims)                             \
   STR(input_types)                            \
-  STR(concrete_inputs)                        \
-  COL(int64_t, python_id, kNone)              \
+  STR(concrete_inputs)
+
+// Python frames' own ids (Kineto python_function events of with_stack traces: "Python id",
+// "Python parent id"), one row per frame that has them; cpu_op is the frame's row in cpu_ops. A
+// table of its own because only python_function rows carry them: as two CPU-op columns they cost
+// 16 bytes on every operator row (21 MB of a 1 GB trace's model, bench/README.md).
+#define GOBLIN_PYTHON_FRAME_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, cpu_op, kNone)                       \
+  COL(int64_t, python_id, kNone)                    \
   COL(int64_t, python_parent_id, kNone)
 
 // User annotations: record_function / NVTX / roctx ranges on the CPU (ProfilerStep#N, optimizer
@@ -326,6 +333,7 @@ GOBLIN_GPU_OP_TABLE(MemsetTable, MemsetRow, GOBLIN_MEMSET_EXTRA_COLUMNS)
 GOBLIN_PLAIN_TABLE(RuntimeTable, RuntimeRow, GOBLIN_RUNTIME_COLUMNS, start_ns, GOBLIN_END_NS)
 GOBLIN_PLAIN_TABLE(CpuOpTable, CpuOpRow, GOBLIN_CPU_OP_COLUMNS, start_ns, GOBLIN_END_NS)
 GOBLIN_PLAIN_TABLE(AnnotationTable, AnnotationRow, GOBLIN_ANNOTATION_COLUMNS, start_ns, GOBLIN_END_NS)
+GOBLIN_PLAIN_TABLE(PythonFrameTable, PythonFrameRow, GOBLIN_PYTHON_FRAME_COLUMNS, cpu_op)
 GOBLIN_PLAIN_TABLE(FlowTable, FlowRow, GOBLIN_FLOW_COLUMNS, id)
 GOBLIN_PLAIN_TABLE(CollectiveTable, CollectiveRow, GOBLIN_COLLECTIVE_COLUMNS, start_ns, GOBLIN_END_NS)
 
@@ -389,6 +397,7 @@ class Timeline {
   MemsetTable memsets;
   RuntimeTable runtime;
   CpuOpTable cpu_ops;
+  PythonFrameTable python_frames;  // ids of python_function rows of cpu_ops
   AnnotationTable annotations;
   FlowTable flows;
   SampleTable samples;
@@ -446,6 +455,7 @@ class Timeline {
     f("memsets", memsets);
     f("runtime", runtime);
     f("cpu_ops", cpu_ops);
+    f("python_frames", python_frames);
     f("annotations", annotations);
     f("flows", flows);
     f("samples", samples);

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 
@@ -39,6 +40,14 @@ void fill(Timeline& tl, size_t from, size_t to, bool reverse_interning = false) 
           if constexpr (std::is_same_v<T, StrId>)
             col.push_back(tl.strings.intern(std::string(column) + "#" + std::to_string(r)));
         } else {
+          if constexpr (std::is_integral_v<T>) {
+            if (std::string_view(column) == "cpu_op") {
+              // python_frames.cpu_op is a row of this timeline's cpu_ops (filled just before): the
+              // frame of row r points at row r, which append() must shift past the rows before it.
+              col.push_back(static_cast<T>(tl.cpu_ops.size() - (to - from) + (r - from)));
+              continue;
+            }
+          }
           col.push_back(value_for<T>(r, column));
         }
       }

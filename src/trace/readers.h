@@ -21,8 +21,12 @@ struct ReadOptions {
   // one-thread read. SIZE_MAX turns it off.
   uint64_t parallel_min_bytes = 64ull << 20;
   int threads = 2;
-  size_t block_bytes = 8u << 20;  // a block's target size (cut at the next event boundary)
-  bool map_plain_files = true;    // block reading maps plain files instead of read() copies
+  // A block's target size (cut at the next event boundary). 4 MiB reads as fast as 8 MiB with
+  // ~35 MB less peak memory on a 1 GB trace (bench/README.md).
+  size_t block_bytes = 4u << 20;
+  // Block reading maps plain files instead of read() copies. Off: on the 2-core VMs, mapping a
+  // 1 GB trace read it 1.5-1.7x slower than read() (page faults; bench/README.md).
+  bool map_plain_files = false;
   // Lean reading, for analyses that need neither CPU ops nor flows (goblin ranks): Kineto cpu_op
   // and python_function events whose name this rejects are skipped unread (no row, no check of
   // their args), and so are flow events when skip_flows is set. Unset: every event is read.

@@ -489,8 +489,13 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       if (!ev.input_dims.empty()) r.input_dims = tl_.strings.intern(ev.input_dims);
       if (!ev.input_types.empty()) r.input_types = tl_.strings.intern(ev.input_types);
       if (!ev.concrete_inputs.empty()) r.concrete_inputs = tl_.strings.intern(ev.concrete_inputs);
-      r.python_id = ev.python_id;
-      r.python_parent_id = ev.python_parent;
+      if (ev.python_id != kNone || ev.python_parent != kNone) {
+        PythonFrameRow f;
+        f.cpu_op = static_cast<int64_t>(tl_.cpu_ops.size());
+        f.python_id = ev.python_id;
+        f.python_parent_id = ev.python_parent;
+        tl_.python_frames.push(f);
+      }
       tl_.cpu_ops.push(r);
       if (!ev.coll_name.empty()) push_collective(ev, dur, false, kNone, kNone);
       // Older builds wrote ProfilerStep#N as a cpu_op; record it as an annotation too so step

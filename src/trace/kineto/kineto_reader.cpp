@@ -453,12 +453,15 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
 
 namespace {
 // Benchmark knobs (bench/README.md): GOBLIN_KINETO_MODE=blocks|halves|single,
-// GOBLIN_KINETO_THREADS=N, GOBLIN_KINETO_BLOCK_MB=N, GOBLIN_KINETO_FAST=0 (simdjson only).
+// GOBLIN_KINETO_THREADS=N, GOBLIN_KINETO_BLOCK_MB=N, GOBLIN_KINETO_FAST=0 (simdjson only),
+// GOBLIN_KINETO_MAP=0 (read() plain files instead of mapping them).
 struct EnvKnobs {
   std::string mode;
   int threads = 0;
   size_t block_mb = 0;
+  int map = -1;
   EnvKnobs() {
+    if (const char* m = std::getenv("GOBLIN_KINETO_MAP")) map = std::atoi(m);
     if (const char* m = std::getenv("GOBLIN_KINETO_MODE")) mode = m;
     if (const char* t = std::getenv("GOBLIN_KINETO_THREADS")) threads = std::atoi(t);
     if (const char* b = std::getenv("GOBLIN_KINETO_BLOCK_MB")) block_mb = static_cast<size_t>(std::atoi(b));
@@ -501,6 +504,7 @@ Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& giv
   ReadOptions opt = given;
   if (env.threads > 0) opt.threads = env.threads;
   if (env.block_mb > 0) opt.block_bytes = env.block_mb << 20;
+  if (env.map >= 0) opt.map_plain_files = env.map != 0;
   auto src = open_source(path, opt.io);
   if (!src) return src.error();
   const uint64_t size = (*src)->file_size();

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -177,13 +178,25 @@ TEST(KinetoRecords, PythonFunctionsAndMemoryEvents) {
   Timeline tl;
   ASSERT_TRUE(read("h100_qwen05b_inference_stack.json.gz", tl).ok());
   size_t py = 0, root = 0;
-  for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
-    if (tl.cpu_ops.kind[i] != CpuOpKind::PythonFunction) continue;
-    ++py;
-    root += tl.cpu_ops.python_parent_id[i] == kNone;  // "Python parent id": null
-  }
+  for (size_t i = 0; i < tl.cpu_ops.size(); ++i) py += tl.cpu_ops.kind[i] == CpuOpKind::PythonFunction;
   EXPECT_EQ(py, 4262u);
+  // Every frame's ids, each pointing at a python_function row, in row order.
+  ASSERT_EQ(tl.python_frames.size(), py);
+  std::set<int64_t> ids;
+  for (size_t f = 0; f < tl.python_frames.size(); ++f) {
+    const auto row = static_cast<size_t>(tl.python_frames.cpu_op[f]);
+    ASSERT_LT(row, tl.cpu_ops.size());
+    EXPECT_EQ(tl.cpu_ops.kind[row], CpuOpKind::PythonFunction);
+    if (f > 0) EXPECT_GT(tl.python_frames.cpu_op[f], tl.python_frames.cpu_op[f - 1]);
+    EXPECT_NE(tl.python_frames.python_id[f], kNone);
+    ids.insert(tl.python_frames.python_id[f]);
+    root += tl.python_frames.python_parent_id[f] == kNone;  // "Python parent id": null
+  }
+  EXPECT_EQ(ids.size(), py);  // ids are unique per frame
   EXPECT_GT(root, 0u);
+  // Every parent named is a frame of the trace.
+  for (size_t f = 0; f < tl.python_frames.size(); ++f)
+    if (tl.python_frames.python_parent_id[f] != kNone) EXPECT_TRUE(ids.count(tl.python_frames.python_parent_id[f]));
   bool noted = false;
   for (const auto& w : tl.warnings) {
     if (w.message.find("[memory]") != std::string::npos) {

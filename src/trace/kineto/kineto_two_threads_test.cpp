@@ -69,8 +69,9 @@ void expect_same(const Timeline& a, const Timeline& b) {
   EXPECT_EQ(c.input_dims, c2.input_dims);
   EXPECT_EQ(c.input_types, c2.input_types);
   EXPECT_EQ(c.concrete_inputs, c2.concrete_inputs);
-  EXPECT_EQ(c.python_id, c2.python_id);
-  EXPECT_EQ(c.python_parent_id, c2.python_parent_id);
+  EXPECT_EQ(a.python_frames.cpu_op, b.python_frames.cpu_op);
+  EXPECT_EQ(a.python_frames.python_id, b.python_frames.python_id);
+  EXPECT_EQ(a.python_frames.python_parent_id, b.python_frames.python_parent_id);
   const auto &n = a.annotations, &n2 = b.annotations;
   EXPECT_EQ(n.start_ns, n2.start_ns);
   EXPECT_EQ(n.dur_ns, n2.dur_ns);
@@ -224,7 +225,8 @@ void check_blocks(const std::string& text, const std::string& name) {
       auto m2 = kineto::memory_source(name, text, 4099);
       expect_same_status(s1, kineto::read_blocks(*m2, t2, b));
       expect_same(t1, t2);
-      // The same from a file: the blocks are views of the mapped file.
+      // The same from a file, read() into the blocks (the default) and with the blocks as views
+      // of the mapped file (map_plain_files).
       auto dir = tt_dir("blocks");
       const std::string path = (dir / name).string();
       ASSERT_TRUE(write_file(path, text).ok());
@@ -237,6 +239,11 @@ void check_blocks(const std::string& text, const std::string& name) {
       Status s3 = read_kineto(path, t3, b);
       expect_same_status(s4, s3);
       expect_same(t4, t3);
+      ReadOptions mapped = b;
+      mapped.map_plain_files = true;
+      Timeline t5;
+      expect_same_status(s4, read_kineto(path, t5, mapped));
+      expect_same(t4, t5);
     }
   }
 }
