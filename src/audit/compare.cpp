@@ -301,6 +301,16 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
                     ": most evidence the applied rules rely on was not measured, so confidence is low" +
                     (*c == 0 ? " (0: no metrics were given to the patch)" : ""),
                 "");
+  // A measured window that ran on batches the DataLoader prefetched before the first step cannot
+  // show a data-loading bottleneck (the live runner's note, src/run/prefetch_window.h).
+  for (const RunMetrics* side : {&B, &A})
+    for (const auto& w : side->warnings)
+      if (w.rfind("data loading: ", 0) == 0) {
+        add_finding(findings, "validity.window_on_prefetched_batches", "warning",
+                    "The measured steps ran on batches prefetched before the first step",
+                    std::string(side == &B ? "before" : "after") + " run: " + w.substr(14), "");
+        break;
+      }
   if (!B.gpu_name.empty() && !A.gpu_name.empty() && B.gpu_name != A.gpu_name)
     add_finding(findings, "validity.gpu_mismatch", "warning", "BEFORE and AFTER ran on different GPUs",
                 B.gpu_name + " vs " + A.gpu_name + ": the speedup mixes hardware and config changes", "");

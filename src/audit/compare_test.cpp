@@ -323,6 +323,28 @@ TEST(Compare, Footguns) {
   EXPECT_NE(vf["text"].get<std::string>().find("ROCm 6.3.1"), std::string::npos);
 }
 
+TEST(Compare, WindowOnPrefetchedBatchesIsAValidityWarning) {
+  Json b = metrics_json(0.2, 1000.0, "NVIDIA H100 80GB HBM3", "live");
+  Json a = metrics_json(0.1, 2000.0, "NVIDIA H100 80GB HBM3", "live");
+  auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  // The live runner's note (src/run/prefetch_window.h) on the BEFORE run only.
+  bi->metrics.warnings.push_back("data loading: all 5 measured steps (11-15) ran on the 16 batches ...");
+  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  ASSERT_TRUE(r.ok());
+  int n = 0;
+  for (const auto& x : (*r)["findings"])
+    if (x["id"] == "validity.window_on_prefetched_batches") {
+      ++n;
+      EXPECT_EQ(x["severity"], "warning");
+      EXPECT_EQ(x["detail"].get<std::string>().rfind("before run: all 5 measured steps", 0), 0u) << x.dump();
+    }
+  EXPECT_EQ(n, 1);
+  // Without the note, no such finding.
+  auto plain = compare_runs(*run_input_from_json(b, "b"), *ai, patch_json(1.5, 2.5));
+  for (const auto& x : (*plain)["findings"]) EXPECT_NE(x["id"], "validity.window_on_prefetched_batches");
+}
+
 TEST(Compare, BadInputNamesFileAndKind) {
   auto missing = load_run_input("/nonexistent/before.json");
   ASSERT_FALSE(missing.ok());

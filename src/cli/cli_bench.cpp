@@ -118,6 +118,9 @@ void register_bench(CLI::App& app) {
           << c["speedup"]["low"].get<double>() << ", " << c["speedup"]["high"].get<double>() << "]"
           << (c.value("significant", false) ? "" : " — not significant") << "\n";
       }
+      if (bo.result.contains("data_prefetch"))
+        for (const auto& [k, pw] : bo.result["data_prefetch"].items())
+          if (!pw.value("note", "").empty()) h << "data loading (" << k << "): " << pw.value("note", "") << "\n";
       if (!bo.error && bo.result.contains("cache"))
         h << "cache: " << (bo.result["cache"].value("hit", false) ? "hit " : "stored ")
           << bo.result["cache"].value("key", "") << "\n";

@@ -135,6 +135,8 @@ void register_profile(CLI::App& app) {
                     ? ", recorded steps " + signed_pct(p["tracer_step_cost_pct"].get<double>())
                     : std::string())
             << " (one run: compare over repeats before trusting a few per cent)\n";
+        if (p.contains("data_prefetch") && !p["data_prefetch"].value("note", "").empty())
+          h << "data loading: " << p["data_prefetch"].value("note", "") << "\n";
       }
       r.human = h.str();
       return r;

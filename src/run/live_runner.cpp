@@ -7,6 +7,7 @@
 #include "config/config_editor.h"
 #include "config/workload_config.h"
 #include "core/io.h"
+#include "run/prefetch_window.h"
 #include "run/runners.h"
 
 namespace fs = std::filesystem;
@@ -88,6 +89,9 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   auto m = load_metrics_file(req.run_dir + "/metrics.json");
   if (!m) return m.error();
   m->runner_kind = "live";
+  if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
+      pw && pw->contains("data_prefetch") && !(*pw)["data_prefetch"].value("note", "").empty())
+    m->warnings.push_back(std::string(kDataPrefetchWarning) + (*pw)["data_prefetch"].value("note", ""));
   return *m;
 }
 
@@ -122,6 +126,9 @@ RunMetrics bench_to_run_metrics(const Json& b) {
         "gpu_util_pct: " + b.value("gpu_util_note", std::string("unobserved: no GPU telemetry in these runs")) +
         " (0 here means not observed)");
   }
+  if (b.contains("data_prefetch") && b["data_prefetch"].contains("a") &&
+      !b["data_prefetch"]["a"].value("note", "").empty())
+    m.warnings.push_back(std::string(kDataPrefetchWarning) + b["data_prefetch"]["a"].value("note", ""));
   m.waste_budget.mark_all_unobserved();
   return m;
 }

@@ -11,6 +11,7 @@
 #include "config/workload_config.h"
 #include "core/io.h"
 #include "core/locate.h"
+#include "run/prefetch_window.h"
 #include "run/stats.h"
 #include "run/tracer.h"
 
@@ -350,6 +351,13 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     prof["untraced_steps"] = compare_steps;
     if (hookj.contains("tracer_step_cost_pct")) prof["tracer_step_cost_pct"] = hookj["tracer_step_cost_pct"];
   }
+  // Did the window run on batches the DataLoader prefetched before the first step? Then it
+  // cannot show a data-loading bottleneck: say so beside the figures.
+  if (!w.config.empty())
+    if (auto cfg = config::parse_config_file(w.config)) {
+      Json pw = prefetch_window(*cfg, wr.warmup, w.steps);
+      if (!pw.is_null()) prof["data_prefetch"] = pw;
+    }
   run["profiled"] = prof;
   run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
                       {"hook", "hook.json"},      {"result", "result.json"},
@@ -430,6 +438,15 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   res["repeats"] = req.repeats;
   res["steps"] = req.a.steps;
   res["warmup"] = req.a.warmup;
+  // Per side: did its measured steps run on batches prefetched before the first step?
+  for (size_t i = 0; i < 2; ++i) {
+    const WorkloadSpec* s = i == 0 ? &req.a : (req.b ? &*req.b : nullptr);
+    if (!s || s->config.empty()) continue;
+    if (auto cfg = config::parse_config_file(s->config)) {
+      Json pw = prefetch_window(*cfg, s->warmup, s->steps);
+      if (!pw.is_null()) res["data_prefetch"][i == 0 ? "a" : "b"] = pw;
+    }
+  }
   std::vector<std::string> parts = {"goblin " + goblin_version(), fp, "repeats=" + std::to_string(req.repeats)};
   for (auto* s : sides) {
     parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
