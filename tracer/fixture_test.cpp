@@ -46,7 +46,8 @@ TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
   EXPECT_EQ(tl.kernels.size(), 252u);
   EXPECT_EQ(tl.memcpys.size(), 22u);
   EXPECT_EQ(tl.runtime.size(), 336u);
-  EXPECT_EQ(tl.flows.size(), 548u);  // one s/f pair per GPU op whose launch was recorded
+  EXPECT_EQ(tl.flows.size(), 0u);         // launch flows are counted, not stored
+  EXPECT_EQ(tl.meta.launch_flows, 548u);  // one s/f pair per GPU op whose launch was recorded
 
   StepDetection d = find_steps(tl);
   ASSERT_EQ(d.steps.size(), 4u);

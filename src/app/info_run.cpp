@@ -73,10 +73,19 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
   for (auto k : tl.cpu_ops.kind) python += k == CpuOpKind::PythonFunction;
   size_t gpu_ann = 0;
   for (auto g : tl.annotations.on_gpu) gpu_ann += g;
-  o["events"] = {{"kernels", tl.kernels.size()},         {"memcpy", tl.memcpys.size()},   {"memset", tl.memsets.size()},
-                 {"runtime", tl.runtime.size()},         {"cpu_ops", tl.cpu_ops.size()},  {"python_functions", python},
-                 {"annotations", tl.annotations.size()}, {"gpu_annotations", gpu_ann},    {"flows", tl.flows.size()},
-                 {"samples", tl.samples.size()},         {"counters", tl.counters.size()}};
+  o["events"] = {{"kernels", tl.kernels.size()},
+                 {"memcpy", tl.memcpys.size()},
+                 {"memset", tl.memsets.size()},
+                 {"runtime", tl.runtime.size()},
+                 {"cpu_ops", tl.cpu_ops.size()},
+                 {"python_functions", python},
+                 {"annotations", tl.annotations.size()},
+                 {"gpu_annotations", gpu_ann},
+                 {"flows", tl.flows.size() + tl.meta.launch_flows},
+                 {"samples", tl.samples.size()},
+                 {"counters", tl.counters.size()}};
+  // Flow halves in the trace; launch flows (ac2g) are counted, not stored (TraceMetadata).
+  o["events"]["launch_flows_not_stored"] = tl.meta.launch_flows;
   auto [s0, s1] = tl.span();
   // Wall-clock telemetry beside a trace on its own clock (read_path warns): the span of both would
   // be decades; the trace's events give the span.

@@ -132,7 +132,9 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
   COL(int64_t, stream, kNone)                     \
   COL(int64_t, external_id, kNone)
 
-// Flow arrows (Kineto ac2g launch→kernel, fwdbwd forward→backward): one row per s/f half;
+// Flow arrows: one row per s/f half. Kineto readers store forward→backward flows (fwdbwd) only;
+// launch→kernel flows (ac2g) repeat the correlation ids and are counted in
+// TraceMetadata::launch_flows. rocprof results.json keeps its own flows;
 // category "ac2g", "fwdbwd", ...; is_start: 's' vs 'f'.
 #define GOBLIN_FLOW_COLUMNS(COL, STR, FLAG) \
   COL(int64_t, id, kNone)                   \
@@ -387,6 +389,9 @@ struct TraceMetadata {
   std::map<std::string, std::string> extra;
   int64_t clock_base_ns = 0;  // add to a timestamp to get epoch ns (0 when unknown)
   bool clock_is_epoch = false;
+  // Kineto launch flow halves (ac2g) read but not stored in `flows`: each repeats the correlation
+  // id of its launch and kernel rows (the kernel ↔ launch join uses those).
+  uint64_t launch_flows = 0;
 };
 
 class Timeline {

@@ -127,7 +127,6 @@ class Pipeline {
 
   Status run() {
     // The strings a one-thread read interns first (EventParser's constructor).
-    dst_.strings.intern("ac2g");
     dst_.strings.intern("fwdbwd");
     std::vector<std::thread> ts;
     for (int i = 1; i < threads_; ++i) ts.emplace_back([this] { work(); });

@@ -19,7 +19,6 @@ EventParser::EventParser(Timeline& tl, std::string path, const ReadOptions* opt)
     if (opt->keep_cpu_op) keep_cpu_op_ = &opt->keep_cpu_op;
     skip_flows_ = opt->skip_flows;
   }
-  ac2g_ = tl_.strings.intern("ac2g");
   fwdbwd_ = tl_.strings.intern("fwdbwd");
 }
 
@@ -346,14 +345,16 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
         bad_event("flow event without \"ts\"", offset);
         return;
       }
+      // Launch flows (cat "ac2g"; 2021 traces spell it "async", name "launch") repeat the
+      // correlation id the launch and the kernel rows hold: counted (Timeline::meta.launch_flows),
+      // not stored. Forward-backward flows link rows nothing else links: stored.
+      if (ev.cat == "ac2g" || ev.cat == "async") {
+        ++skipped_.launch_flows;
+        return;
+      }
       FlowRow r;
       r.id = ev.id;
-      // 2021 traces spell launch flows cat "async" name "launch"; store them as "ac2g" so
-      // analyses see one vocabulary.
-      if (ev.cat == "ac2g" || ev.cat == "async")
-        r.category = ac2g_;
-      else
-        r.category = fwdbwd_;
+      r.category = fwdbwd_;
       r.is_start = ev.ph == 's';
       r.ts_ns = ev.ts;
       r.pid = ev.pid;

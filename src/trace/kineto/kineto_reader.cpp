@@ -312,6 +312,7 @@ void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Sta
   }
   note_skipped(tl, path, "[memory] instant events (profile_memory allocations)", t.skipped.memory_instants);
   note_skipped(tl, path, "counter ('C') events", t.skipped.counters);
+  tl.meta.launch_flows += t.skipped.launch_flows;
   if (t.parsed == 0 && t.events > 0 && status.ok()) {
     status = make_error(ErrorKind::Malformed, "none of the " + std::to_string(t.events) + " events could be parsed",
                         path, 0);
@@ -325,6 +326,7 @@ void add_skips(SkipCounts& a, const SkipCounts& b) {
   a.counters += b.counters;
   a.ignored += b.ignored;
   a.bad += b.bad;
+  a.launch_flows += b.launch_flows;
 }
 
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read) {

@@ -31,7 +31,7 @@ TEST(KinetoGolden, CountsAndSpansOnEveryFixture) {
     EXPECT_EQ(tl.runtime.size(), g.runtime);
     EXPECT_EQ(tl.cpu_ops.size(), g.cpu_ops);
     EXPECT_EQ(tl.annotations.size(), g.annotations);
-    EXPECT_EQ(tl.flows.size(), g.flows);
+    EXPECT_EQ(tl.flows.size() + tl.meta.launch_flows, g.flows);  // launch flows counted, not stored
     auto [s0, s1] = tl.span();
     EXPECT_EQ(s1 - s0, g.span_ns);
     auto [g0, g1] = tl.gpu_span();
@@ -79,10 +79,12 @@ TEST(KinetoRecords, CurrentSchemaKernelMemcpyAndMetadata) {
   EXPECT_EQ(tl.meta.extra.at("tokens_per_sec"), "39663.2852792814");
   EXPECT_TRUE(tl.meta.extra.count("traceName"));  // written after traceEvents
   EXPECT_TRUE(tl.meta.extra.count("step_time_seconds"));
-  // Flows: ac2g and fwdbwd categories.
+  // Flows: fwdbwd stored (every stored flow), ac2g counted.
   size_t fwdbwd = 0;
   for (auto c : tl.flows.category) fwdbwd += tl.str(c) == "fwdbwd";
   EXPECT_EQ(fwdbwd, 2u * 2812u);
+  EXPECT_EQ(tl.flows.size(), fwdbwd);
+  EXPECT_GT(tl.meta.launch_flows, 0u);
   // record_shapes: Input Dims kept as raw JSON text.
   size_t with_dims = 0;
   for (auto d : tl.cpu_ops.input_dims) with_dims += d != kNoStr;
@@ -108,9 +110,9 @@ TEST(KinetoRecords, Schema2021StreamTidsAndIntegerEpoch) {
   EXPECT_EQ(tl.meta.clock_base_ns, 0);
   // Runtime tid is the string "1441273664".
   EXPECT_EQ(tl.runtime.tid[0], 1441273664);
-  // "async"/"launch" flows are stored as ac2g.
-  ASSERT_GT(tl.flows.size(), 0u);
-  EXPECT_EQ(tl.str(tl.flows.category[0]), "ac2g");
+  // "async"/"launch" flows are launch flows: counted with the ac2g ones, not stored.
+  EXPECT_GT(tl.meta.launch_flows, 0u);
+  for (auto c : tl.flows.category) EXPECT_EQ(tl.str(c), "fwdbwd");
   // Operator args "Input dims" (2021 spelling).
   EXPECT_EQ(tl.str(tl.cpu_ops.input_dims[0]), "[[], [], [], [], [], []]");
 }
@@ -222,6 +224,7 @@ TEST(KinetoChunks, TinyReadsGiveIdenticalResults) {
     EXPECT_EQ(tl.kernels.dur_ns, ref.kernels.dur_ns);
     EXPECT_EQ(tl.cpu_ops.size(), ref.cpu_ops.size());
     EXPECT_EQ(tl.flows.id, ref.flows.id);
+    EXPECT_EQ(tl.meta.launch_flows, ref.meta.launch_flows);
     EXPECT_EQ(tl.meta.extra, ref.meta.extra);
   }
 }

@@ -100,6 +100,7 @@ void expect_same(const Timeline& a, const Timeline& b) {
   EXPECT_EQ(a.meta.extra, b.meta.extra);
   EXPECT_EQ(a.meta.clock_base_ns, b.meta.clock_base_ns);
   EXPECT_EQ(a.meta.clock_is_epoch, b.meta.clock_is_epoch);
+  EXPECT_EQ(a.meta.launch_flows, b.meta.launch_flows);
   EXPECT_EQ(a.meta.distributed.rank, b.meta.distributed.rank);
 }
 
