@@ -101,6 +101,13 @@ std::vector<ClockSample> sample_clocks(int n) {
   return v;
 }
 
+// CUPTI's text for a result code, for stderr lines and the trace's metadata ("?" when it has none).
+const char* cupti_error(CUptiResult r) {
+  const char* why = nullptr;
+  cuptiGetResultString(r, &why);
+  return why ? why : "?";
+}
+
 // ---- the buffer path (CUPTI worker thread) ---------------------------------------------------
 
 uint32_t intern_locked(const std::string& s) {
@@ -334,11 +341,8 @@ void choose_kinds(const char* spec) {
 void enable_recorded(bool on, bool report = false) {
   for (auto k : g_kinds) {
     CUptiResult r = on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
-    if (r != CUPTI_SUCCESS && report) {
-      const char* why = nullptr;
-      cuptiGetResultString(r, &why);
-      std::fprintf(stderr, "goblin-cupti: cuptiActivityEnable failed (%s)\n", why ? why : "?");
-    }
+    if (r != CUPTI_SUCCESS && report)
+      std::fprintf(stderr, "goblin-cupti: cuptiActivityEnable failed (%s)\n", cupti_error(r));
   }
   if (g_runtime_api &&
       set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on) < 0 &&
@@ -387,7 +391,8 @@ std::string g_detach_error;  // why the last detach did not happen (then: paused
 std::atomic<bool> g_detach_pending{false};
 std::atomic<bool> g_detached_in_callback{false};
 
-// Registers the buffer callbacks: CUPTI attaches to the process here. Returns 0 or the error.
+// Registers the buffer callbacks: CUPTI attaches to the process here. Returns CUPTI_SUCCESS or
+// the error.
 CUptiResult attach() {
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -437,9 +442,7 @@ bool detach_locked(bool synchronize_first) {
   CUpti_SubscriberHandle sub = nullptr;
   if (CUptiResult r = cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(detach_callback), nullptr);
       r != CUPTI_SUCCESS) {
-    const char* why = nullptr;
-    cuptiGetResultString(r, &why);
-    g_detach_error = std::string("cuptiSubscribe failed: ") + (why ? why : "?");
+    g_detach_error = std::string("cuptiSubscribe failed: ") + cupti_error(r);
     return false;
   }
   cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent);
@@ -712,9 +715,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   if (const char* v = std::getenv("GOBLIN_CUPTI_VERBOSE"); v && *v == '1') g_verbose = true;
   if (const char* a = std::getenv("GOBLIN_CUPTI_API"); a && std::strcmp(a, "all") == 0) g_api_mode = "all";
   auto fail = [](const char* what, CUptiResult r) {
-    const char* s = nullptr;
-    cuptiGetResultString(r, &s);
-    std::fprintf(stderr, "goblin-cupti: %s failed (%s); tracing is off for this process\n", what, s ? s : "?");
+    std::fprintf(stderr, "goblin-cupti: %s failed (%s); tracing is off for this process\n", what, cupti_error(r));
     return 1;  // the program runs on untraced
   };
   if (const char* m = std::getenv("GOBLIN_CUPTI_PAUSE"); m && *m) {
@@ -775,9 +776,7 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   } else {
     if (!g_attached) {
       if (CUptiResult r = attach(); r != CUPTI_SUCCESS) {
-        const char* why = nullptr;
-        cuptiGetResultString(r, &why);
-        std::fprintf(stderr, "goblin-cupti: cannot attach CUPTI to resume recording (%s)\n", why ? why : "?");
+        std::fprintf(stderr, "goblin-cupti: cannot attach CUPTI to resume recording (%s)\n", cupti_error(r));
         return -1;
       }
     }

@@ -157,8 +157,7 @@ def _install_nvtx(torch):
                     edge("window_end")
                     marks.append(time.perf_counter())
                     recording(False)  # (detaching CUPTI would synchronise: edge() came before)
-                    st["state"] = "timing"  # the GPU has not reached the window's end yet
-                    finish_window(force=False)
+                    st["state"] = "timing"  # finished by on_step_finish, this step or a later one
                 else:
                     marks.append(time.perf_counter())
                     nvtx.range_push("ProfilerStep#%d" % (n + 1))
@@ -205,28 +204,26 @@ def _install_nvtx(torch):
         _write_status(**st)
         _profile_window_done()
 
-    def on_step_finish(optimizer, args, kwargs):
-        if os.getpid() == st["pid"] and st["state"] == "timing":
-            try:
-                finish_window(force=False)
-            except Exception as e:
-                st.update(state="error", error=repr(e))
-                _write_status(**st)
+    def try_finish(force):
+        """finish_window for this process's pending window; a failure is the hook's error state.
+        Not forced (after each step) a failure also ends a --script run's wait for the window;
+        forced (at exit) the process is ending anyway."""
+        if os.getpid() != st["pid"] or st["state"] != "timing":
+            return
+        try:
+            finish_window(force)
+        except Exception as e:
+            st.update(state="error", error=repr(e))
+            _write_status(**st)
+            if not force:
                 _profile_window_done()
 
-    def at_exit():
-        if os.getpid() == st["pid"] and st["state"] == "timing":
-            try:
-                finish_window(force=True)
-            except Exception as e:
-                st.update(state="error", error=repr(e))
-                _write_status(**st)
-
     register_optimizer_step_post_hook(on_step)
-    register_optimizer_step_post_hook(on_step_finish)
+    # Registered after on_step, so it also runs in the step that ends the window.
+    register_optimizer_step_post_hook(lambda optimizer, args, kwargs: try_finish(False))
     # Python's atexit handlers run before the C library's, so the metadata file exists when the
     # tracer's own exit handler splices it into the trace.
-    atexit.register(at_exit)
+    atexit.register(try_finish, True)
 
 
 _profile_done = {"done": os.environ.get("GOBLIN_PROFILE") != "1"}
