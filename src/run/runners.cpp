@@ -21,11 +21,15 @@ namespace goblin::run {
 namespace {
 // The config a workload is run on must be one goblin can read, checked before anything starts
 // (a GPU, a profiler, a python): a missing, damaged or hostile file is a clear error (exit 3 / 5)
-// the same on every machine, never a crashed workload (exit 8).
-std::optional<Error> check_workload_config(const WorkloadSpec& w) {
+// the same on every machine, never a crashed workload (exit 8). Returns the error, or none with
+// `cfg` holding the parsed config (empty when the workload has no config file), kept for what the
+// run reports about it (prefetch_window).
+std::optional<Error> read_workload_config(const WorkloadSpec& w, std::optional<config::WorkloadConfig>& cfg) {
+  cfg.reset();
   if (w.config.empty()) return std::nullopt;
   auto c = config::parse_config_file(w.config);
   if (!c) return c.error();
+  cfg = std::move(*c);
   return std::nullopt;
 }
 
@@ -167,7 +171,8 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   run["config"] = w.config.empty() ? Json(nullptr) : Json(w.config);
   run["command"] = command_json(w);
   run["started"] = now_iso8601();
-  if (auto bad = check_workload_config(w)) {
+  std::optional<config::WorkloadConfig> cfg;
+  if (auto bad = read_workload_config(w, cfg)) {
     out.error = *bad;
     return out;
   }
@@ -353,11 +358,8 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   }
   // Did the window run on batches the DataLoader prefetched before the first step? Then it
   // cannot show a data-loading bottleneck: say so beside the figures.
-  if (!w.config.empty())
-    if (auto cfg = config::parse_config_file(w.config)) {
-      Json pw = prefetch_window(*cfg, wr.warmup, w.steps);
-      if (!pw.is_null()) prof["data_prefetch"] = pw;
-    }
+  if (cfg)
+    if (Json pw = prefetch_window(*cfg, wr.warmup, w.steps); !pw.is_null()) prof["data_prefetch"] = pw;
   run["profiled"] = prof;
   run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
                       {"hook", "hook.json"},      {"result", "result.json"},
@@ -420,8 +422,11 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   res["schema"] = "goblin.bench/1";
   res["runner_kind"] = "live";
   res["goblin_version"] = goblin_version();
-  for (const WorkloadSpec* s : {&req.a, req.b ? &*req.b : nullptr})
-    if (auto bad = s ? check_workload_config(*s) : std::nullopt) {
+  std::vector<const WorkloadSpec*> sides = {&req.a};
+  if (req.b) sides.push_back(&*req.b);
+  std::vector<std::optional<config::WorkloadConfig>> cfgs(sides.size());
+  for (size_t i = 0; i < sides.size(); ++i)
+    if (auto bad = read_workload_config(*sides[i], cfgs[i])) {
       out.error = *bad;
       return out;
     }
@@ -431,22 +436,16 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     out.error = no_gpu_error(gpu);
     return out;
   }
-  std::vector<const WorkloadSpec*> sides = {&req.a};
-  if (req.b) sides.push_back(&*req.b);
   std::string fp = environment_fingerprint(req.a.python, gpu);
   res["environment_fingerprint"] = fp;
   res["repeats"] = req.repeats;
   res["steps"] = req.a.steps;
   res["warmup"] = req.a.warmup;
   // Per side: did its measured steps run on batches prefetched before the first step?
-  for (size_t i = 0; i < 2; ++i) {
-    const WorkloadSpec* s = i == 0 ? &req.a : (req.b ? &*req.b : nullptr);
-    if (!s || s->config.empty()) continue;
-    if (auto cfg = config::parse_config_file(s->config)) {
-      Json pw = prefetch_window(*cfg, s->warmup, s->steps);
-      if (!pw.is_null()) res["data_prefetch"][i == 0 ? "a" : "b"] = pw;
-    }
-  }
+  for (size_t i = 0; i < sides.size(); ++i)
+    if (cfgs[i])
+      if (Json pw = prefetch_window(*cfgs[i], sides[i]->warmup, sides[i]->steps); !pw.is_null())
+        res["data_prefetch"][i == 0 ? "a" : "b"] = pw;
   std::vector<std::string> parts = {"goblin " + goblin_version(), fp, "repeats=" + std::to_string(req.repeats)};
   for (auto* s : sides) {
     parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
