@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/cost_profile.h"
@@ -76,6 +77,11 @@ struct StepMetrics {
   bool partial = false;
 };
 
+// Prefix of the RunMetrics warning in which the live runner passes on run/prefetch_window.h's
+// note (the measured steps ran on batches the DataLoader prefetched before the first step); the
+// audit turns it into the finding validity.window_on_prefetched_batches.
+inline constexpr std::string_view kDataPrefetchWarning = "data loading: ";
+
 struct RunMetrics {
   std::vector<StepMetrics> steps;
   double step_time_s = 0;                // mean wall of complete steps (or workload-written)
@@ -96,7 +102,7 @@ struct RunMetrics {
   // both. The waste budget's memory_headroom bucket stays 0 s (capacity is not time) and counts as
   // observed once this is measured; rules read it as hbm_peak_frac / memory_headroom_gb.
   std::optional<double> hbm_total_gb, memory_headroom_gb;
-  double gpu_util_pct = 0;                        // busy union / wall over the step window
+  double gpu_util_pct = 0;   // busy union / wall over the step window
   bool gpu_activity = true;  // false: no kernel, memcpy or memset was read (gpu_util_pct is null in JSON)
   // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy
   // samples (util > 0) of the device with the HBM peak (else the one with most samples), the whole
@@ -108,7 +114,7 @@ struct RunMetrics {
   // Per-step GPU time by what a patch can change, FLOPs, idle (analysis/cost_profile.h): the
   // audit's speedup models read it. nullopt without complete steps (and in older metrics files).
   std::optional<CostProfile> cost;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;            // kDataPrefetchWarning-prefixed ones become an audit finding
   std::map<std::string, std::string> versions;  // pytorch, cuda/rocm, driver, gpu
   std::string gpu_name;
   std::string runner_kind = "trace";  // "trace" (from a file), "replay", "live"

@@ -7,7 +7,6 @@
 #include "config/config_editor.h"
 #include "config/workload_config.h"
 #include "core/io.h"
-#include "run/prefetch_window.h"
 #include "run/runners.h"
 
 namespace fs = std::filesystem;

@@ -23,8 +23,4 @@ namespace goblin::run {
 // of them), note (one sentence for people; empty when the window runs past the buffer).
 Json prefetch_window(const config::WorkloadConfig& cfg, int warmup_steps, int measured_steps);
 
-// The prefix of a RunMetrics warning that carries prefetch_window's note (the audit's report
-// turns it into a validity finding).
-inline constexpr const char* kDataPrefetchWarning = "data loading: ";
-
 }  // namespace goblin::run
