@@ -196,6 +196,12 @@ except Exception as e:
 PY
 }
 
+# One line about a windowed run's hook.json (cuptiw modes): state, untraced and recorded step time,
+# the recording cost, and what resuming, pausing and detaching took.
+window_line() {
+  python3 -c "import json;h=json.load(open('$1/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
+}
+
 part_overhead() {
   local cfg=$1 reps=$2 steps=$3 warm=$4 n; n=$(basename "$cfg" .yaml)
   echo "== overhead $n reps=$reps steps=$steps warmup=$warm"
@@ -210,7 +216,7 @@ part_overhead() {
       rc=$?; t2=$(date +%s.%N)
       csv_row "$d" "$n" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
-      [ "${mode#cuptiw}" != "$mode" ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
+      [ "${mode#cuptiw}" != "$mode" ] && window_line "$d"
     done
   done
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
@@ -250,7 +256,7 @@ part_variants() {
       rc=$?; t2=$(date +%s.%N)
       cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
       cp "$d/hook.json" "$W/variants/${n}_${mode}_${name}_${r}_hook.json" 2>/dev/null
-      [ "${mode#cuptiw}" != "$mode" ] && python3 -c "import json;h=json.load(open('$d/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
+      [ "${mode#cuptiw}" != "$mode" ] && window_line "$d"
       csv_row "$d" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
