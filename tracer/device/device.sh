@@ -7,6 +7,7 @@
 #   graphs     goblin profile --tracer cupti on tuned_compile_graphs.yaml (graph attribution)
 #   agree CFG  goblin profile --tracer torch and --tracer cupti on CFG; summaries of both traces
 #   hf         goblin profile --tracer cupti --script on the HF Trainer workload
+#   attach     what attaching CUPTI costs the host, GPU idle and busy (tracer_checks/attach_cost.py)
 #   pauses     what is recorded after a pause and a resume (tracer_checks/pause_resume.py)
 #   overhead CFG REPEATS STEPS WARMUP   interleaved untraced / cupti / torch.profiler runs (MODES="none cupti" to drop one)
 #   variants CFG REPS STEPS WARMUP      interleaved runs of CFG's variants, each VARIANTS word MODE:NAME
@@ -105,6 +106,16 @@ part_hf() {
 
 # Recording after goblin_cupti_set_recording(1): tracer_checks/pause_resume.py under goblin trace,
 # started recording and started paused; kernels and launch records counted per phase.
+# What attaching CUPTI costs the host, with the GPU idle and with work queued
+# (tracer_checks/attach_cost.py, started paused, pause = detach: every resume attaches afresh).
+part_attach() {
+  echo "== attach"
+  rm -rf /tmp/attach
+  GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=detach timeout 200 "$G" trace -o /tmp/attach -- \
+    python3 $DEV/tracer_checks/attach_cost.py > "$W/attach.log" 2>&1
+  echo "goblin exit $?"; cat /tmp/attach/stdout.log; tail -3 /tmp/attach/stderr.log
+}
+
 part_pauses() {
   echo "== pauses"
   # start_paused:pause mode. Started paused, CUPTI is first attached at the first resume; disable
@@ -149,6 +160,7 @@ part_agree() {
     "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz --json > "$W/agree_${n}_$tr.json"
     "$G" trace --summary /tmp/prof_${n}_$tr/trace.json.gz | sed -n 2,6p
     cp /tmp/prof_${n}_$tr/run.json "$W/agree_${n}_${tr}_run.json" 2>/dev/null
+    [ "$tr" = cupti ] && trace_line /tmp/prof_${n}_$tr
   done
   [ "$(stat -c %s /tmp/prof_${n}_cupti/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && \
     cp /tmp/prof_${n}_cupti/trace.json.gz "$OUT/${n}_cupti_window.json.gz"
@@ -157,16 +169,19 @@ part_agree() {
 # One run of the workload in DIR (r.json, log): MODE none (untraced), cupti[-KINDS] (goblin's tracer
 # for the whole process, GOBLIN_CUPTI_KINDS = KINDS with '.' for ','; all by default) or torch
 # (torch.profiler through the hook), the profiler window covering every measured step; or cuptiw
-# (the tracer recording a WIN-step window only, as goblin profile runs it).
+# (the tracer recording a WIN-step window only, as goblin profile runs it; cuptiwd, cuptiwa: other
+# pauses) or torchw (torch.profiler recording that window, as goblin profile --tracer torch runs it).
 run_mode() {
   local mode=$1 cfg=$2 steps=$3 warm=$4 d=$5
   case $mode in
     none) python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
-    cuptiw|cuptiwd) # goblin profile's way: the tracer starts paused, the hook records WIN steps
-            # WIN_AT steps after warm-up and times WIN unrecorded steps just before them (hook.json);
-            # cuptiw pauses by detaching CUPTI (the default), cuptiwd by disabling the kinds
-            local pm=detach; [ "$mode" = cuptiwd ] && pm=disable
-            env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+    cuptiw|cuptiwd|cuptiwa) # goblin profile's way: the tracer starts paused, the hook records WIN
+            # steps WIN_AT steps after warm-up and times WIN unrecorded steps just before them
+            # (hook.json); cuptiw pauses by detaching CUPTI (synchronising first), cuptiwd by
+            # disabling the kinds, cuptiwa by disabling them and then detaching without
+            # synchronisation once a CUDA event after the window has completed (GOBLIN_CUPTI_DETACH)
+            local pm=detach da=0; [ "$mode" = cuptiwd ] && pm=disable; [ "$mode" = cuptiwa ] && pm=disable da=1
+            env CUDA_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DETACH=$da NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
               GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=$pm GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
               GOBLIN_PROFILE_ACTIVE=${WIN:-10} GOBLIN_PROFILE_COMPARE=${WIN:-10} GOBLIN_PROFILE_OUT=$d \
               python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
@@ -175,6 +190,9 @@ run_mode() {
               GOBLIN_CUPTI_KINDS="${kinds//./,}" \
               GOBLIN_TRACER=cupti GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) GOBLIN_PROFILE_OUT=$d \
               python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
+    torchw) # goblin profile --tracer torch's way: torch.profiler records WIN steps WIN_AT steps after warm-up
+            env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) GOBLIN_PROFILE_ACTIVE=${WIN:-10} \
+              GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
     torch) env PYTHONPATH=$HOOK GOBLIN_PROFILE=1 GOBLIN_PROFILE_WAIT=$warm GOBLIN_PROFILE_ACTIVE=$((steps + 100)) \
              GOBLIN_PROFILE_OUT=$d python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
     *) echo "unknown mode $mode" >&2; return 2 ;;
@@ -200,6 +218,22 @@ PY
 # the recording cost, and what resuming, pausing and detaching took.
 window_line() {
   python3 -c "import json;h=json.load(open('$1/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
+  trace_line "$1"
+}
+
+# The tracer's own account in the largest trace under DIR (the job's, not a compile worker's):
+# pause mode, attaches, detaches, why a detach did not happen, kernels kept, records dropped.
+trace_line() {
+  python3 - "$1" <<'PY' 2>&1
+import glob, gzip, json, sys
+import os
+for f in sorted(glob.glob(sys.argv[1] + "/*.json.gz"), key=os.path.getsize)[-1:]:  # the job's, not a compile worker's
+    t = json.load(gzip.open(f))
+    g = t.get("goblin_tracer", {})
+    k = sum(1 for e in t.get("traceEvents", []) if e.get("cat") == "kernel")
+    print("  trace:", g.get("pause_mode"), "attaches", g.get("cupti_attaches"), "detaches", g.get("cupti_detaches"),
+          "detach_error", repr(g.get("detach_error", "")), "kernels", k, "dropped", g.get("dropped_records"))
+PY
 }
 
 part_overhead() {
@@ -216,7 +250,7 @@ part_overhead() {
       rc=$?; t2=$(date +%s.%N)
       csv_row "$d" "$n" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
-      [ "${mode#cuptiw}" != "$mode" ] && window_line "$d"
+      case $mode in cuptiw*|torchw) window_line "$d" ;; esac
     done
   done
   ls -la /tmp/ov_${n}_cupti_1/ 2>/dev/null | head
@@ -256,7 +290,7 @@ part_variants() {
       rc=$?; t2=$(date +%s.%N)
       cp "$d/r.json" "$W/variants/${n}_${mode}_${name}_$r.json" 2>/dev/null
       cp "$d/hook.json" "$W/variants/${n}_${mode}_${name}_${r}_hook.json" 2>/dev/null
-      [ "${mode#cuptiw}" != "$mode" ] && window_line "$d"
+      case $mode in cuptiw*|torchw) window_line "$d" ;; esac
       csv_row "$d" "${n}_$name" "$r" "$mode" "$t1" "$t2" "$rc" >> "$csv"
       tail -1 "$csv"
     done
@@ -343,6 +377,7 @@ while [ $# -gt 0 ]; do
     graphs) part_graphs; shift ;;
     agree) part_agree "$2"; shift 2 ;;
     hf) part_hf; shift ;;
+    attach) part_attach; shift ;;
     pauses) part_pauses; shift ;;
     overhead) part_overhead "$2" "$3" "$4" "$5"; shift 5 ;;
     variants) part_variants "$2" "$3" "$4" "$5"; shift 5 ;;

@@ -176,8 +176,9 @@ def _install_nvtx(torch):
             return
         if paused and not force and os.environ.get("GOBLIN_CUPTI_DETACH") == "1":
             # With GOBLIN_CUPTI_PAUSE=disable (no synchronisation at the pause), the window's work
-            # has now finished: take CUPTI out of the process without synchronising. Opt-in: not
-            # yet measured on a GPU (the default pause, detach, already detached CUPTI).
+            # has now finished: take CUPTI out of the process without synchronising. goblin
+            # profile and audit run the tracer this way (runners.cpp); the tracer's own default
+            # pause (detach) synchronises instead.
             t = time.perf_counter()
             st["tracer_detach"] = goblin_tracer_ctl.detach()
             st["tracer_detach_s"] = round(time.perf_counter() - t, 6)
