@@ -462,8 +462,6 @@ bool detach_locked(bool synchronize_first) {
 
 // ---- writing ------------------------------------------------------------------------------------
 
-// ---- writing ------------------------------------------------------------------------------------
-
 std::string json_str(const std::string& s) {
   std::string o;
   append_json_string(o, s);

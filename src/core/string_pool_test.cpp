@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace goblin {
 
@@ -23,6 +24,29 @@ TEST(StringPool, InternsOnceAndViewsAreStable) {
   StrId c = p.intern(big);
   EXPECT_EQ(p.view(c), big);
   EXPECT_EQ(p.view(p.intern("after big")), "after big");
+}
+
+// The index grows many times over; every string keeps its id, near-identical names (the same
+// long template prefix, differing in the last bytes or in length) stay apart, and a moved-from
+// pool works again.
+TEST(StringPool, IdsSurviveGrowthAndSimilarNamesStayApart) {
+  StringPool p;
+  const std::string prefix(150, 'k');
+  std::vector<StrId> ids;
+  for (int i = 0; i < 50000; ++i) ids.push_back(p.intern(prefix + std::to_string(i)));
+  for (size_t n = 1; n <= 40; ++n) ids.push_back(p.intern(std::string(n, 'a')));
+  EXPECT_EQ(p.size(), 1u + 50000u + 40u);
+  for (int i = 0; i < 50000; ++i) {
+    ASSERT_EQ(p.find(prefix + std::to_string(i)), ids[static_cast<size_t>(i)]);
+    ASSERT_EQ(p.view(ids[static_cast<size_t>(i)]), prefix + std::to_string(i));
+  }
+  for (size_t n = 1; n <= 40; ++n) EXPECT_EQ(p.intern(std::string(n, 'a')), ids[50000 + n - 1]);
+  EXPECT_EQ(p.find(prefix), kNoStr);
+  StringPool q(std::move(p));
+  EXPECT_EQ(q.find(prefix + "7"), ids[7]);
+  p = StringPool();
+  EXPECT_EQ(p.intern("again"), 1u);
+  EXPECT_EQ(p.find("again"), 1u);
 }
 
 }  // namespace goblin

@@ -297,18 +297,24 @@ part_variants() {
   done
 }
 
-# Kineto ingest on 2 pinned cores of this (idle) machine: the scale files made here from the fixture.
+# Kineto ingest on 2 pinned cores of this (idle) machine: the scale files made here from the
+# fixture. INGEST_BASE: a baseline goblin binary (run interleaved with this one, same libraries).
 part_ingest() {
   echo "== ingest"
   nproc; uptime
   [ -d .dev/ingest ] && export GOBLIN_FIXTURES=$PWD/.dev/ingest/fixtures GOBLIN_SCALE_TOOL=$PWD/.dev/ingest/scale_trace.py
   if [ ! -f bench/data/scale_kineto.json ]; then bash bench/make_scale_files.sh > "$W/make_scale.log" 2>&1 || { tail -3 "$W/make_scale.log"; return; }; fi
   ls -l bench/data/
-  # GOBLIN_HUGEPAGES=0/1 alternate: the model's columns on 4 KiB pages vs huge-page advised.
+  local bins="new:$G"
+  if [ -n "${INGEST_BASE:-}" ]; then
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec %s "$@"\n' "$GL" "$PWD/$INGEST_BASE" > /tmp/gbin/goblin_base
+    chmod +x /tmp/gbin/goblin_base
+    bins="base:/tmp/gbin/goblin_base new:$G"
+  fi
   for f in bench/data/scale_kineto.json bench/data/scale_kineto.json.gz; do
-    for i in 1 2 3; do
-      for h in 1 0; do
-        GOBLIN_HUGEPAGES=$h taskset -c 0,1 /usr/bin/time -f "$(basename $f) hugepages=$h %e s %U user %S sys %M KB" "$G" info "$f" 2>&1 >/dev/null | tail -1
+    for i in $(seq 1 "${INGEST_REPS:-3}"); do
+      for b in $bins; do
+        taskset -c 0,1 /usr/bin/time -f "${b%%:*} $(basename $f) %e s %U user %S sys %M KB" "${b#*:}" info "$f" 2>&1 >/dev/null | tail -1
       done
     done
   done
