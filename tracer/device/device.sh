@@ -89,6 +89,7 @@ part_graphs() {
   echo "profile exit $?"; tail -8 "$W/graphs_profile.log"
   "$G" trace --summary /tmp/prof_graphs/trace.json.gz --json > "$W/graphs_summary.json"
   "$G" trace --summary /tmp/prof_graphs/trace.json.gz | head -8
+  trace_line /tmp/prof_graphs
   cp /tmp/prof_graphs/run.json "$W/graphs_run.json" 2>/dev/null
   [ "$(stat -c %s /tmp/prof_graphs/trace.json.gz 2>/dev/null || echo 99999999)" -lt 15000000 ] && cp /tmp/prof_graphs/trace.json.gz "$OUT/graphs_cupti.json.gz"
 }
@@ -102,10 +103,9 @@ part_hf() {
   cp /tmp/prof_hf/run.json /tmp/prof_hf/hook.json "$W/" 2>/dev/null
   "$G" trace --summary /tmp/prof_hf/trace.json.gz --json > "$W/hf_summary.json"
   "$G" trace --summary /tmp/prof_hf/trace.json.gz | head -12
+  trace_line /tmp/prof_hf
 }
 
-# Recording after goblin_cupti_set_recording(1): tracer_checks/pause_resume.py under goblin trace,
-# started recording and started paused; kernels and launch records counted per phase.
 # What attaching CUPTI costs the host, with the GPU idle and with work queued
 # (tracer_checks/attach_cost.py, started paused, pause = detach: every resume attaches afresh).
 part_attach() {
@@ -116,6 +116,8 @@ part_attach() {
   echo "goblin exit $?"; cat /tmp/attach/stdout.log; tail -3 /tmp/attach/stderr.log
 }
 
+# Recording after goblin_cupti_set_recording(1): tracer_checks/pause_resume.py under goblin trace,
+# started recording and started paused; kernels and launch records counted per phase.
 part_pauses() {
   echo "== pauses"
   # start_paused:pause mode. Started paused, CUPTI is first attached at the first resume; disable
