@@ -36,7 +36,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cupti_selection.h"
 #include "process_info.h"
+#include "signal_writer.h"
 #include "trace_format.h"
 
 #define GOBLIN_EXPORT extern "C" __attribute__((visibility("default")))
@@ -68,13 +70,8 @@ std::atomic<int> g_state{0};
 pid_t g_owner = 0;
 std::string g_dir = ".";
 bool g_verbose = false;
-std::string g_api_mode = "launch";
+Recorded g_recorded;  // the activity kinds and API calls this process records
 std::vector<ClockSample> g_clock_start;
-int g_pipe[2] = {-1, -1};
-std::atomic<int> g_signal{0};
-struct sigaction g_prev[65];
-const int kTermSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-const int kCrashSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 
 int64_t realtime_ns() {
   timespec ts;
@@ -99,13 +96,6 @@ std::vector<ClockSample> sample_clocks(int n) {
     v.push_back(s);
   }
   return v;
-}
-
-// CUPTI's text for a result code, for stderr lines and the trace's metadata ("?" when it has none).
-const char* cupti_error(CUptiResult r) {
-  const char* why = nullptr;
-  cuptiGetResultString(r, &why);
-  return why ? why : "?";
 }
 
 // ---- the buffer path (CUPTI worker thread) ---------------------------------------------------
@@ -254,103 +244,6 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
   g_stats.dropped += dropped;
   if (buffer) g_free.push_back(buffer);
   g_stats.callback_ns += static_cast<uint64_t>(mono_ns() - t0);
-}
-
-// ---- API selection ----------------------------------------------------------------------------
-
-// The calls that create GPU work, move memory, block the host or build graphs: what step,
-// launch and sync analyses read. Every other call (cudaGetDevice, cudaGetLastError, ...) is
-// frequent and carries nothing goblin analyses, so it is not recorded unless GOBLIN_CUPTI_API=all.
-bool wanted_api(const char* name) {
-  static const char* const keys[] = {
-      "Launch",      "Memcpy",           "Memset",      "Synchronize",  "EventRecord", "EventQuery", "StreamWaitEvent",
-      "StreamQuery", "GraphInstantiate", "GraphUpload", "BeginCapture", "EndCapture",  "Malloc",     "Free",
-      "MemAlloc",    "MemFree",          "HostAlloc",   "ModuleLoad",   "LibraryLoad"};
-  for (const char* k : keys)
-    if (std::strstr(name, k)) return true;
-  return false;
-}
-
-// Records the wanted calls of one API domain (on), or stops recording them (off): the whole
-// domain is switched, then the unwanted call ids are turned off one by one (every id when
-// GOBLIN_CUPTI_API=all is kept). Switching the wanted ids on one by one instead works only when
-// done during cuInit: after a pause, or first done later, no API record came at all
-// (tracer_checks/pause_resume.py on the H100, CUPTI 13.0, docs/results/tracer/README.md).
-int set_apis(CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind, bool on) {
-  if (!on) return cuptiActivityDisable(kind) == CUPTI_SUCCESS ? 0 : -1;
-  if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) return -1;
-  if (g_api_mode == "all") return 0;
-  int off = 0;
-  for (uint32_t cbid = 1; cbid < size; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name || wanted_api(name)) continue;
-    CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 0)
-                                                          : cuptiActivityEnableDriverApi(cbid, 0);
-    if (r == CUPTI_SUCCESS) ++off;
-  }
-  return off;
-}
-
-// The activity kinds recorded besides the runtime/driver API calls (set_apis), by the names
-// GOBLIN_CUPTI_KINDS uses. All of them by default; a subset exists to measure what each kind
-// costs (docs/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
-// a kernel-dense, GPU-bound step pays).
-struct KindName {
-  const char* name;
-  CUpti_ActivityKind kind;
-};
-const KindName kKindNames[] = {{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
-                               {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
-                               {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
-                               {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
-                               {"marker", CUPTI_ACTIVITY_KIND_MARKER},
-                               {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD}};
-std::vector<CUpti_ActivityKind> g_kinds;  // the activity kinds this process records
-bool g_runtime_api = true, g_driver_api = true;
-std::string g_kinds_text = "all";
-
-// GOBLIN_CUPTI_KINDS: "all" (default) or a comma list of kernel, memcpy, memset, sync, marker,
-// overhead, runtime, driver, api (= runtime,driver). Unknown names are reported and ignored.
-void choose_kinds(const char* spec) {
-  g_kinds.clear();
-  if (!spec || !*spec || std::strcmp(spec, "all") == 0) {
-    for (const auto& k : kKindNames) g_kinds.push_back(k.kind);
-    return;
-  }
-  g_kinds_text = spec;
-  g_runtime_api = g_driver_api = false;
-  std::string s(spec);
-  size_t at = 0;
-  while (at <= s.size()) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string w = s.substr(at, comma - at);
-    at = comma + 1;
-    if (w.empty()) continue;
-    bool known = false;
-    for (const auto& k : kKindNames)
-      if (w == k.name) g_kinds.push_back(k.kind), known = true;
-    if (w == "runtime" || w == "api") g_runtime_api = known = true;
-    if (w == "driver" || w == "api") g_driver_api = known = true;
-    if (!known) std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_KINDS: unknown kind '%s' ignored\n", w.c_str());
-  }
-}
-
-// Switches every recorded kind and API domain on or off; `report` names each failure on stderr
-// (at start-up; pause/resume stay quiet).
-void enable_recorded(bool on, bool report = false) {
-  for (auto k : g_kinds) {
-    CUptiResult r = on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
-    if (r != CUPTI_SUCCESS && report)
-      std::fprintf(stderr, "goblin-cupti: cuptiActivityEnable failed (%s)\n", cupti_error(r));
-  }
-  if (g_runtime_api &&
-      set_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on) < 0 &&
-      report)
-    std::fprintf(stderr, "goblin-cupti: runtime API records could not be enabled\n");
-  if (g_driver_api &&
-      set_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on) < 0 && report)
-    std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
 }
 
 // ---- pausing: recording only a window ---------------------------------------------------------
@@ -540,8 +433,8 @@ bool write_trace(const char* reason) {
                 static_cast<long long>(t.clock.uncertainty_ns),
                 static_cast<long long>(at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0));
   std::string meta = "{\"name\":" + json_str(kTracerName) + ",\"version\":" + json_str(kTracerVersion) +
-                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_api_mode) +
-                     ",\"kinds\":" + json_str(g_kinds_text) + ",\"command\":" + json_str(cmdline) +
+                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_recorded.api_mode) +
+                     ",\"kinds\":" + json_str(g_recorded.kinds_text) + ",\"command\":" + json_str(cmdline) +
                      ",\"buffers\":" + std::to_string(st.buffers) + ",\"records\":" + std::to_string(st.records) +
                      ",\"dropped_records\":" + std::to_string(st.dropped) +
                      ",\"unknown_records\":" + std::to_string(st.unknown_records) +
@@ -597,108 +490,6 @@ void on_fork_child() {
   g_state.store(5);
 }
 
-// ---- signals ------------------------------------------------------------------------------------
-
-bool is_term(int sig) {
-  for (int s : kTermSignals)
-    if (s == sig) return true;
-  return false;
-}
-
-void reraise(int sig) {
-  sigaction(sig, &g_prev[sig], nullptr);
-  raise(sig);  // pending until this handler returns, then the previous disposition acts
-}
-
-// Async-signal-safe: getpid, write, nanosleep, sigaction, raise and atomics only. The flush and
-// the file writing happen on the watcher thread.
-void on_signal(int sig, siginfo_t* info, void* uctx) {
-  const struct sigaction& prev = g_prev[sig];
-  const bool prev_is_fn = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
-                                                       : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
-  if (getpid() != g_owner || g_state.load() != 1) {
-    reraise(sig);
-    return;
-  }
-  if (is_term(sig)) {
-    if (prev_is_fn) {
-      // The program handles this signal itself (Python's SIGINT → KeyboardInterrupt): it decides
-      // whether to exit, and exit() writes the trace through atexit.
-      if (prev.sa_flags & SA_SIGINFO)
-        prev.sa_sigaction(sig, info, uctx);
-      else
-        prev.sa_handler(sig);
-      return;
-    }
-    if (prev.sa_handler == SIG_IGN) return;
-  }
-  // Default disposition (the process is about to end) or a crash: the watcher writes the trace.
-  int expected = 0;
-  if (g_signal.compare_exchange_strong(expected, sig)) {
-    char b = static_cast<char>(sig);
-    ssize_t w = write(g_pipe[1], &b, 1);
-    (void)w;
-  }
-  if (is_term(sig)) {
-    // Return at once: this thread may hold a driver lock the flush needs. The program runs on
-    // until the watcher has written the trace and re-sends the signal with its old disposition.
-    return;
-  }
-  // A crash cannot run on (SIGSEGV would fault again, abort() re-raises): wait here, bounded.
-  timespec ten_ms{0, 10'000'000};
-  for (int i = 0; i < 3000; ++i) {  // at most 30 s, then die regardless
-    int s = g_state.load();
-    if (s == 3 || s == 4) break;
-    nanosleep(&ten_ms, nullptr);
-  }
-  reraise(sig);
-}
-
-void* watcher(void*) {
-  char b = 0;
-  while (true) {
-    ssize_t n = read(g_pipe[0], &b, 1);
-    if (n == 1) break;
-    if (n < 0 && errno == EINTR) continue;
-    return nullptr;
-  }
-  const int sig = static_cast<int>(b);
-  char reason[32];
-  std::snprintf(reason, sizeof reason, "signal %d", sig);
-  write_trace(reason);
-  if (is_term(sig)) {
-    sigaction(sig, &g_prev[sig], nullptr);  // default disposition (checked in on_signal)
-    kill(getpid(), sig);
-  }
-  return nullptr;
-}
-
-void install_signals() {
-  if (pipe(g_pipe) != 0) return;
-  fcntl(g_pipe[0], F_SETFD, FD_CLOEXEC);
-  fcntl(g_pipe[1], F_SETFD, FD_CLOEXEC);
-  // The watcher blocks every signal so a process-directed signal never lands on it (it would
-  // then wait for itself).
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t th;
-  int rc = pthread_create(&th, nullptr, watcher, nullptr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (rc != 0) return;
-  pthread_detach(th);
-  auto install = [](int sig) {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, &g_prev[sig]);
-  };
-  for (int s : kTermSignals) install(s);
-  for (int s : kCrashSignals) install(s);
-}
-
 }  // namespace
 }  // namespace goblin::tracer
 
@@ -711,7 +502,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   g_owner = getpid();
   if (const char* d = std::getenv("GOBLIN_CUPTI_DIR"); d && *d) g_dir = d;
   if (const char* v = std::getenv("GOBLIN_CUPTI_VERBOSE"); v && *v == '1') g_verbose = true;
-  if (const char* a = std::getenv("GOBLIN_CUPTI_API"); a && std::strcmp(a, "all") == 0) g_api_mode = "all";
+  if (const char* a = std::getenv("GOBLIN_CUPTI_API"); a && std::strcmp(a, "all") == 0) g_recorded.api_mode = "all";
   auto fail = [](const char* what, CUptiResult r) {
     std::fprintf(stderr, "goblin-cupti: %s failed (%s); tracing is off for this process\n", what, cupti_error(r));
     return 1;  // the program runs on untraced
@@ -722,7 +513,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
     else if (std::strcmp(m, "detach") != 0)
       std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_PAUSE=%s unknown (detach or disable); using detach\n", m);
   }
-  choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"));
+  choose_kinds(std::getenv("GOBLIN_CUPTI_KINDS"), g_recorded);
   const char* p = std::getenv("GOBLIN_CUPTI_START_PAUSED");
   const bool start_paused = p && *p == '1';
   if (start_paused) {
@@ -731,7 +522,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
     // (cuptiGetTimestamp would attach it now).
   } else {
     if (CUptiResult r = attach(); r != CUPTI_SUCCESS) return fail("cuptiActivityRegisterCallbacks", r);
-    enable_recorded(true, /*report=*/true);
+    enable_recorded(g_recorded, true, /*report=*/true);
   }
   if (start_paused) {
     g_recording = false;
@@ -741,7 +532,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
   g_state.store(1);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   std::atexit(at_exit);
-  install_signals();
+  install_signals(SignalHooks{&g_state, &g_owner, write_trace});
   return 1;
 }
 
@@ -765,7 +556,7 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   if (static_cast<bool>(on) == was) return was ? 1 : 0;
   const int64_t t0 = mono_ns();
   if (!on) {
-    enable_recorded(false);
+    enable_recorded(g_recorded, false);
     if (g_detach_on_pause && g_attached) detach_locked(/*synchronize_first=*/true);
     g_paused_at = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
@@ -778,7 +569,7 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
         return -1;
       }
     }
-    enable_recorded(true, /*report=*/g_attaches == 1 && g_stats.pauses == 0);
+    enable_recorded(g_recorded, true, /*report=*/g_attaches == 1 && g_stats.pauses == 0);
     const int64_t t1 = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
     g_stats.paused_ns += static_cast<uint64_t>(t1 - g_paused_at);

@@ -1,0 +1,105 @@
+#include "cupti_selection.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace goblin::tracer {
+
+const char* cupti_error(CUptiResult r) {
+  const char* why = nullptr;
+  cuptiGetResultString(r, &why);
+  return why ? why : "?";
+}
+
+// What step, launch and sync analyses read. Every other call (cudaGetDevice, cudaGetLastError, ...) is
+// frequent and carries nothing goblin analyses, so it is not recorded unless GOBLIN_CUPTI_API=all.
+bool wanted_api(const char* name) {
+  static const char* const keys[] = {
+      "Launch",      "Memcpy",           "Memset",      "Synchronize",  "EventRecord", "EventQuery", "StreamWaitEvent",
+      "StreamQuery", "GraphInstantiate", "GraphUpload", "BeginCapture", "EndCapture",  "Malloc",     "Free",
+      "MemAlloc",    "MemFree",          "HostAlloc",   "ModuleLoad",   "LibraryLoad"};
+  for (const char* k : keys)
+    if (std::strstr(name, k)) return true;
+  return false;
+}
+
+namespace {
+
+// Records the wanted calls of one API domain (on), or stops recording them (off): the whole
+// domain is switched, then the unwanted call ids are turned off one by one (every id when
+// GOBLIN_CUPTI_API=all is kept). Switching the wanted ids on one by one instead works only when
+// done during cuInit: after a pause, or first done later, no API record came at all
+// (tracer_checks/pause_resume.py on the H100, CUPTI 13.0, docs/results/tracer/README.md).
+int set_apis(const Recorded& rec, CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind, bool on) {
+  if (!on) return cuptiActivityDisable(kind) == CUPTI_SUCCESS ? 0 : -1;
+  if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) return -1;
+  if (rec.api_mode == "all") return 0;
+  int off = 0;
+  for (uint32_t cbid = 1; cbid < size; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name || wanted_api(name)) continue;
+    CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 0)
+                                                          : cuptiActivityEnableDriverApi(cbid, 0);
+    if (r == CUPTI_SUCCESS) ++off;
+  }
+  return off;
+}
+
+// The activity kinds recorded besides the runtime/driver API calls (set_apis), by the names
+// GOBLIN_CUPTI_KINDS uses. All of them by default; a subset exists to measure what each kind
+// costs (docs/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
+// a kernel-dense, GPU-bound step pays).
+struct KindName {
+  const char* name;
+  CUpti_ActivityKind kind;
+};
+const KindName kKindNames[] = {{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+                               {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+                               {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+                               {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+                               {"marker", CUPTI_ACTIVITY_KIND_MARKER},
+                               {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD}};
+}  // namespace
+
+void choose_kinds(const char* spec, Recorded& out) {
+  out.kinds.clear();
+  if (!spec || !*spec || std::strcmp(spec, "all") == 0) {
+    for (const auto& k : kKindNames) out.kinds.push_back(k.kind);
+    return;
+  }
+  out.kinds_text = spec;
+  out.runtime_api = out.driver_api = false;
+  std::string s(spec);
+  size_t at = 0;
+  while (at <= s.size()) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string w = s.substr(at, comma - at);
+    at = comma + 1;
+    if (w.empty()) continue;
+    bool known = false;
+    for (const auto& k : kKindNames)
+      if (w == k.name) out.kinds.push_back(k.kind), known = true;
+    if (w == "runtime" || w == "api") out.runtime_api = known = true;
+    if (w == "driver" || w == "api") out.driver_api = known = true;
+    if (!known) std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_KINDS: unknown kind '%s' ignored\n", w.c_str());
+  }
+}
+
+void enable_recorded(const Recorded& rec, bool on, bool report) {
+  for (auto k : rec.kinds) {
+    CUptiResult r = on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (r != CUPTI_SUCCESS && report)
+      std::fprintf(stderr, "goblin-cupti: cuptiActivityEnable failed (%s)\n", cupti_error(r));
+  }
+  if (rec.runtime_api &&
+      set_apis(rec, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_RUNTIME, on) < 0 &&
+      report)
+    std::fprintf(stderr, "goblin-cupti: runtime API records could not be enabled\n");
+  if (rec.driver_api &&
+      set_apis(rec, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on) < 0 &&
+      report)
+    std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
+}
+
+}  // namespace goblin::tracer

@@ -1,0 +1,33 @@
+// What goblin's CUPTI tracer records: the activity kinds, and which runtime/driver API calls.
+// Switched on and off as a whole at each resume and pause (goblin_cupti.cpp).
+#pragma once
+#include <cupti.h>
+
+#include <string>
+#include <vector>
+
+namespace goblin::tracer {
+
+struct Recorded {
+  std::vector<CUpti_ActivityKind> kinds;  // besides the API calls
+  bool runtime_api = true, driver_api = true;
+  std::string kinds_text = "all";   // GOBLIN_CUPTI_KINDS as given, for the trace's metadata
+  std::string api_mode = "launch";  // "launch": the calls wanted_api() names; "all": every call
+};
+
+// CUPTI's text for a result code, for stderr lines and the trace's metadata ("?" when it has none).
+const char* cupti_error(CUptiResult r);
+
+// The calls that create GPU work, move memory, block the host or build graphs (by name).
+bool wanted_api(const char* name);
+
+// GOBLIN_CUPTI_KINDS: "all" (default, or null) or a comma list of kernel, memcpy, memset, sync,
+// marker, overhead, runtime, driver, api (= runtime,driver). Unknown names are reported on
+// stderr and ignored.
+void choose_kinds(const char* spec, Recorded& out);
+
+// Switches every recorded kind and API domain on or off; `report` names each failure on stderr
+// (at start-up; pause/resume stay quiet).
+void enable_recorded(const Recorded& r, bool on, bool report = false);
+
+}  // namespace goblin::tracer
