@@ -84,7 +84,7 @@ void* watcher(void*) {
     if (n < 0 && errno == EINTR) continue;
     return nullptr;
   }
-  const int sig = static_cast<int>(b);
+  const int sig = static_cast<int>(static_cast<unsigned char>(b));
   char reason[32];
   std::snprintf(reason, sizeof reason, "signal %d", sig);
   g_hooks.write(reason);
