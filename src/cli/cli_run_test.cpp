@@ -101,11 +101,13 @@ TEST(CliAudit, LiveAuditBenchesBeforeAndAfterInterleavedWithAnInterval) {
 // --rounds 2 with a history file: round 1 accepted (significant), round 2 patches the patched
 // config and is reverted (the stand-in's speed follows bf16 only); the history holds both rounds
 // and a second audit reads them for calibration (the report says how many matched).
+// GOBLIN_STANDIN_EXACT=1: round 2 compares two equally fast configs, and with measured sleeps a
+// loaded CI machine once made that "significantly" faster (3 runs a side: no noise floor).
 TEST(CliAudit, RoundsWithHistory) {
   std::string dir = tmpdir("audit_rounds"), hist = tmpdir("audit_rounds_hist") + "/h.sqlite";
-  auto cmd = "GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_WORKLOAD=" + standin() + " " + goblin_bin() + " audit " +
-             src("workloads/configs/base.yaml") + " -o " + dir + " --repeats 3 --steps 3 --rounds 2 --history " + hist +
-             " -q --json";
+  auto cmd = "GOBLIN_STANDIN_EXACT=1 GOBLIN_AUDIT_ALLOW_NO_GPU=1 GOBLIN_WORKLOAD=" + standin() + " " + goblin_bin() +
+             " audit " + src("workloads/configs/base.yaml") + " -o " + dir +
+             " --repeats 3 --steps 3 --rounds 2 --history " + hist + " -q --json";
   Out o = sh(cmd);
   ASSERT_EQ(o.code, 0) << o.out;
   auto rep = parse(sh("cat " + dir + "/report.json").out);

@@ -3,7 +3,8 @@
 torch. Behaviour from $GOBLIN_STANDIN: ok (default) | crash | hang | oom | nogpu | noresult |
 profiler_missing. Speed from the config text: `bf16: true` makes a step 4x faster, so
 `goblin bench A --against B` has something real to measure (it sleeps); `torch_compile: true`
-adds 4 ms a step (a round that makes things slower, which the audit must revert)."""
+adds 4 ms a step (a round that makes things slower, which the audit must revert).
+GOBLIN_STANDIN_EXACT=1: report the nominal step times (below)."""
 import json
 import os
 import sys
@@ -47,12 +48,16 @@ if os.environ.get("GOBLIN_PROFILE") == "1" and out:
         "state": "done", "steps_seen": warmup + steps, "step_time_seconds": step, "tokens_per_sec": tps_per_step / step}
     json.dump(hook, open(os.path.join(out, "hook.json"), "w"))
 
+# GOBLIN_STANDIN_EXACT=1 reports the nominal step time instead of the measured sleep: for tests
+# whose verdict must not depend on how late a loaded machine wakes a sleeper (two equal configs
+# then compare exactly equal, never "significantly" different by chance).
+exact = os.environ.get("GOBLIN_STANDIN_EXACT") == "1"
 times = []
 for i in range(warmup + steps):
     t = time.perf_counter()
     time.sleep(step)
     if i >= warmup:
-        times.append(time.perf_counter() - t)
+        times.append(step if exact else time.perf_counter() - t)
 st = sum(times) / len(times)
 if mode != "noresult" and result:
     json.dump({"tokens_per_sec": tps_per_step / st, "step_time_seconds": st, "step_times": times,
