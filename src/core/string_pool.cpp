@@ -74,13 +74,12 @@ const char* StringPool::store(std::string_view s) {
   return p;
 }
 
-StringPool::Slot& StringPool::probe(std::string_view s, uint64_t h) {
+size_t StringPool::probe(std::string_view s, uint64_t h) const {
   const size_t mask = index_.size() - 1;
   const auto tag = static_cast<uint32_t>(h >> 32);
   for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
-    Slot& slot = index_[i];
-    if (slot.id_plus_1 == 0) return slot;
-    if (slot.tag == tag && strings_[slot.id_plus_1 - 1] == s) return slot;
+    const Slot& slot = index_[i];
+    if (slot.id_plus_1 == 0 || (slot.tag == tag && strings_[slot.id_plus_1 - 1] == s)) return i;
   }
 }
 
@@ -89,9 +88,8 @@ void StringPool::grow() {
   old.swap(index_);
   for (const Slot& o : old) {
     if (o.id_plus_1 == 0) continue;
-    const uint64_t h = hash(strings_[o.id_plus_1 - 1]);
-    Slot& slot = probe(strings_[o.id_plus_1 - 1], h);
-    slot = o;
+    const std::string_view v = strings_[o.id_plus_1 - 1];
+    index_[probe(v, hash(v))] = o;
   }
 }
 
@@ -99,7 +97,7 @@ StrId StringPool::intern(std::string_view s) {
   if (s.empty()) return kNoStr;
   if (index_.empty()) index_.resize(1024);  // a moved-from pool, used again
   const uint64_t h = hash(s);
-  Slot& slot = probe(s, h);
+  Slot& slot = index_[probe(s, h)];
   if (slot.id_plus_1 != 0) return slot.id_plus_1 - 1;
   std::string_view stored(store(s), s.size());
   auto id = static_cast<StrId>(strings_.size());
@@ -112,14 +110,8 @@ StrId StringPool::intern(std::string_view s) {
 
 StrId StringPool::find(std::string_view s) const {
   if (s.empty() || index_.empty()) return kNoStr;
-  const uint64_t h = hash(s);
-  const size_t mask = index_.size() - 1;
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
-    const Slot& slot = index_[i];
-    if (slot.id_plus_1 == 0) return kNoStr;
-    if (slot.tag == tag && strings_[slot.id_plus_1 - 1] == s) return slot.id_plus_1 - 1;
-  }
+  const Slot& slot = index_[probe(s, hash(s))];
+  return slot.id_plus_1 == 0 ? kNoStr : slot.id_plus_1 - 1;
 }
 
 }  // namespace goblin

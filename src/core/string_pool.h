@@ -37,8 +37,8 @@ class StringPool {
   };
   static uint64_t hash(std::string_view s) noexcept;
   const char* store(std::string_view s);
-  // The slot holding s, or the empty slot where it would go.
-  Slot& probe(std::string_view s, uint64_t h);
+  // The index of the slot holding s (hash h), or of the empty slot where it would go.
+  size_t probe(std::string_view s, uint64_t h) const;
   void grow();
 
   std::vector<std::unique_ptr<char[]>> blocks_;
