@@ -18,16 +18,13 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -183,8 +183,8 @@ run_mode() {
             # disabling the kinds, cuptiwa by disabling them and then detaching without
             # synchronisation once a CUDA event after the window has completed (GOBLIN_CUPTI_DETACH)
             local pm=detach da=0; [ "$mode" = cuptiwd ] && pm=disable; [ "$mode" = cuptiwa ] && pm=disable da=1
-            env CUDA_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DETACH=$da NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
-              GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=$pm GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
+            env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=$d PYTHONPATH=$HOOK GOBLIN_PROFILE=1 \
+              GOBLIN_TRACER=cupti GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=$pm GOBLIN_CUPTI_DETACH=$da GOBLIN_PROFILE_WAIT=$((warm + ${WIN_AT:-20})) \
               GOBLIN_PROFILE_ACTIVE=${WIN:-10} GOBLIN_PROFILE_COMPARE=${WIN:-10} GOBLIN_PROFILE_OUT=$d \
               python3 workloads/train.py "$cfg" --steps "$steps" --warmup "$warm" --result "$d/r.json" > "$d/log" 2>&1 ;;
     cupti*) local kinds=${mode#cupti}; kinds=${kinds#-}
@@ -216,7 +216,7 @@ except Exception as e:
 PY
 }
 
-# One line about a windowed run's hook.json (cuptiw modes): state, untraced and recorded step time,
+# One line about a windowed run's hook.json (cuptiw* and torchw modes): state, untraced and recorded step time,
 # the recording cost, and what resuming, pausing and detaching took.
 window_line() {
   python3 -c "import json;h=json.load(open('$1/hook.json'));print('  window:',h.get('state'),h.get('untraced_step_time_seconds'),h.get('step_time_seconds'),h.get('tracer_step_cost_pct'),'resume',h.get('tracer_resume_s'),'pause',h.get('tracer_pause_s'),'detach',h.get('tracer_detach'),h.get('tracer_detach_s'),h.get('error',''))" 2>&1
@@ -227,8 +227,7 @@ window_line() {
 # pause mode, attaches, detaches, why a detach did not happen, kernels kept, records dropped.
 trace_line() {
   python3 - "$1" <<'PY' 2>&1
-import glob, gzip, json, sys
-import os
+import glob, gzip, json, os, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.json.gz"), key=os.path.getsize)[-1:]:  # the job's, not a compile worker's
     t = json.load(gzip.open(f))
     g = t.get("goblin_tracer", {})
