@@ -1,6 +1,7 @@
 #include "analysis/perfetto_fix.h"
 
 #include <simdjson.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/decimal.h"
 #include "core/io.h"
 
@@ -299,8 +301,11 @@ Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::str
     return e;
   }
   bool gz_out = out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
+  // Through the one safe writer (core/atomic_file.h): no symlink followed, nothing half-written.
+  auto file = AtomicFile::create(out);
+  if (!file) return file.error();
   if (gz_out) {
-    gzFile gz = gzopen(out.c_str(), "wb6");
+    gzFile gz = gzdopen(::dup(file->fd()), "wb6");
     if (!gz) return make_error(ErrorKind::Io, "cannot write " + out, out);
     bool ok = apply_edits(t, n, edits, [&](std::string_view piece) {
       while (!piece.empty()) {
@@ -312,13 +317,10 @@ Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::str
     });
     if (gzclose(gz) != Z_OK || !ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   } else {
-    std::FILE* f = std::fopen(out.c_str(), "wb");
-    if (!f) return make_error(ErrorKind::Io, "cannot write " + out, out);
-    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) {
-      return std::fwrite(piece.data(), 1, piece.size(), f) == piece.size();
-    });
-    if (std::fclose(f) != 0 || !ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
+    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) { return file->write(piece); });
+    if (!ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   }
+  if (Status c = file->commit(); !c.ok()) return c.error();
   return st;
 }
 

@@ -23,27 +23,28 @@ int main(int argc, char** argv) {
     if (!data_dir.empty()) goblin::set_data_dir(data_dir);
   });
 
-  goblin::register_info(app);
-  goblin::register_triage(app);
-  goblin::register_breakdown(app);
+  goblin::register_verb(app, "info");
+  goblin::register_verb(app, "triage");
+  goblin::register_verb(app, "breakdown");
   goblin::register_overlap(app);
   goblin::register_perfetto_fix(app);
-  goblin::register_metrics(app);
-  goblin::register_diff(app);
-  goblin::register_ranks(app);
-  goblin::register_parse_config(app);
-  goblin::register_kb(app);
-  goblin::register_patch(app);
-  goblin::register_compare(app);
+  goblin::register_verb(app, "metrics");
+  goblin::register_verb(app, "diff");
+  goblin::register_verb(app, "ranks");
+  goblin::register_verb(app, "parse-config");
+  goblin::register_verb_group(app, "kb");
+  goblin::register_verb(app, "patch");
+  goblin::register_verb(app, "compare");
   goblin::register_audit(app);
   goblin::register_profile(app);
   goblin::register_bench(app);
-  goblin::register_specs(app);
-  goblin::register_roofline(app);
-  goblin::register_diagnose(app);
+  goblin::register_verb(app, "specs");
+  goblin::register_verb(app, "roofline");
+  goblin::register_verb(app, "diagnose");
   goblin::register_kernel(app);
   goblin::register_mcp(app);
   goblin::register_trace(app);
+  goblin::register_verb(app, "verbs");
 
   try {
     app.parse(argc, argv);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/limits.h"
 
 namespace goblin {
@@ -302,11 +303,10 @@ Result<std::string> read_prefix(const std::string& path, size_t n) {
 }
 
 Status write_file(const std::string& path, std::string_view content) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return make_error(ErrorKind::Io, std::string("cannot write: ") + std::strerror(errno), path);
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (!f) return make_error(ErrorKind::Io, "write failed", path);
-  return Status::Ok();
+  auto f = AtomicFile::create(path);
+  if (!f) return f.error();
+  f->write(content);
+  return f->commit();
 }
 
 }  // namespace goblin

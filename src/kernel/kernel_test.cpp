@@ -368,3 +368,35 @@ TEST(KernelProfile, AmdCounterPathOnRocprofFixture) {
   EXPECT_EQ(k["vendor"], "amd");
   EXPECT_TRUE(k.contains("missing_counters"));
 }
+
+// A workspace is written by whoever drives the loop (an agent): committing it must never run a
+// program the workspace planted — a hook, or a filter/fsmonitor/include in its own git config.
+TEST(KernelRecord, CommitRunsNoHookAndRefusesConfigThatExecutes) {
+  std::string ws = softmax_ws("hooks");
+  const std::string marker = ws + "/../hook_ran_" + std::to_string(getpid());
+  fs::remove(marker);
+  for (const char* hook : {"pre-commit", "commit-msg", "post-commit", "pre-auto-gc"}) {
+    const std::string h = ws + "/.git/hooks/" + hook;
+    ASSERT_TRUE(write_file(h, "#!/bin/sh\ntouch '" + marker + "'\n").ok());
+    fs::permissions(h, fs::perms::owner_all);
+  }
+  ASSERT_TRUE(write_file(ws + "/notes.txt", "change\n").ok());
+  auto c = git_commit_all(ws, "with hooks planted");
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_FALSE(fs::exists(marker)) << "a workspace hook ran during goblin's commit";
+
+  // A clean filter would run on `git add` for the paths .gitattributes names.
+  ASSERT_TRUE(write_file(ws + "/.gitattributes", "*.txt filter=evil\n").ok());
+  auto cfg = git(ws, {"config", "filter.evil.clean", "touch '" + marker + "'; cat"});
+  ASSERT_TRUE(cfg.ok());
+  ASSERT_TRUE(write_file(ws + "/notes.txt", "again\n").ok());
+  auto refused = git_commit_all(ws, "with a filter");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::Usage);
+  EXPECT_NE(refused.error().message.find("filter.evil.clean"), std::string::npos) << refused.error().message;
+  EXPECT_FALSE(fs::exists(marker));
+  ASSERT_TRUE(git(ws, {"config", "--unset", "filter.evil.clean"}).ok());
+  ASSERT_TRUE(git(ws, {"config", "core.fsmonitor", "touch '" + marker + "'"}).ok());
+  EXPECT_FALSE(git_commit_all(ws, "with an fsmonitor").ok());
+  EXPECT_FALSE(fs::exists(marker));
+}

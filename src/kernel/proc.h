@@ -21,7 +21,11 @@ Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::str
 Result<ProcOut> git(const std::string& ws, const std::vector<std::string>& args);
 // Io error naming `ws` unless it is the top of a git work tree.
 Status require_git_repo(const std::string& ws);
-// git add -A && git commit -m msg; returns the new commit's hash.
+// Usage error when the workspace's own git config would make git run a program (filters,
+// fsmonitor, hooks path, includes, pager/editor/ssh commands).
+Status refuse_executing_config(const std::string& ws);
+// git add -A && git commit -m msg, hooks off, refused when the config executes programs; returns
+// the new commit's hash.
 Result<std::string> git_commit_all(const std::string& ws, const std::string& message);
 
 }  // namespace goblin::kernel

@@ -2,6 +2,7 @@
 // tools/list schemas, the budget, the root guard (symlinks included), redaction, prompts and
 // resources, and the audit trajectory on the bundled H100 replay through the dispatcher.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -142,6 +143,11 @@ TEST(McpSafety, PathsOutsideTheRootAreRefusedEvenThroughSymlinks) {
   EXPECT_NE(res.error().message.find("after symlinks"), std::string::npos);
   std::ofstream(f.tmp / "ok.yaml") << "model_name: x\n";
   EXPECT_TRUE(roots->resolve("ok.yaml", "file_path").ok());
+  // A named pipe inside the root would block the server on its first read: refused at once.
+  ASSERT_EQ(::mkfifo((f.tmp / "pipe.json").c_str(), 0600), 0);
+  auto fifo = roots->resolve("pipe.json", "path");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("not a regular file"), std::string::npos) << fifo.error().message;
 }
 
 TEST(McpSafety, ResultsAreScrubbed) {

@@ -46,8 +46,17 @@ Result<std::string> Roots::resolve(const std::string& arg, const std::string& wh
     fs::path real = fs::canonical(c, ec);  // follows every symlink
     if (ec) continue;
     existed = true;
-    for (const auto& d : dirs_)
-      if (inside(real.string(), d)) return real.string();
+    for (const auto& d : dirs_) {
+      if (!inside(real.string(), d)) continue;
+      // A FIFO, socket or device would block the server (a read that never ends) or stream without
+      // bound: only regular files and directories are inputs over MCP.
+      const auto type = fs::status(real, ec).type();
+      if (type != fs::file_type::regular && type != fs::file_type::directory)
+        return make_error(
+            ErrorKind::Usage,
+            what + " '" + arg + "' is not a regular file or a directory (a FIFO, socket or device); refused", arg);
+      return real.string();
+    }
   }
   std::string roots;
   for (const auto& d : dirs_) roots += (roots.empty() ? "" : ", ") + display(d);

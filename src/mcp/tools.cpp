@@ -13,13 +13,17 @@ const Tool* ToolRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-Json envelope_output_schema() {
+Json envelope_output_schema(const Json& result_schema) {
+  Json result = result_schema.is_object() ? result_schema : Json::object();
+  // A failed call's result is null (or partial): the schema says so, or a validating client (the
+  // TypeScript SDK) rejects every ok=false answer.
+  if (result.contains("type") && result["type"].is_string()) result["type"] = Json::array({result["type"], "null"});
   return Json{
       {"type", "object"},
-      {"description", "seed 000's ToolResult envelope: ok, result (null or partial on failure), error"},
+      {"description", "the ToolResult envelope: ok, result (null or partial on failure), error"},
       {"properties",
        {{"ok", {{"type", "boolean"}}},
-        {"result", Json::object()},
+        {"result", result},
         {"error", {{"type", Json::array({"string", "null"})}}},
         {"error_detail",
          {{"type", "object"}, {"description", "the error as {kind, message, file, byte_offset, line, exit_code}"}}}}},
@@ -33,8 +37,8 @@ Json ToolRegistry::list_json() const {
               {"title", t.title},
               {"description", desc},
               {"inputSchema", t.input_schema},
-              {"outputSchema", envelope_output_schema()}};
-    j["annotations"] = {{"readOnlyHint", !t.long_running}, {"openWorldHint", false}};
+              {"outputSchema", envelope_output_schema(t.result_schema)}};
+    j["annotations"] = {{"readOnlyHint", !t.long_running && !t.writes}, {"openWorldHint", false}};
     return j;
   };
   for (const auto& t : tools_) {

@@ -27,6 +27,8 @@ struct Tool {
   bool audit = false;         // counts against the session's budget (the audit's six)
   bool long_running = false;  // sends progress notifications
   std::function<ToolOutcome(const Json& args, Session& s, CallContext& ctx)> run;
+  bool writes = false;  // writes files (readOnlyHint false)
+  Json result_schema;   // the envelope's `result` (null: any object)
 };
 
 class ToolRegistry {
@@ -40,14 +42,15 @@ class ToolRegistry {
   std::vector<Tool> tools_;
 };
 
-// Every goblin tool (tools_audit.cpp, tools_analysis.cpp, tools_hw.cpp).
+// Every goblin tool: the registry's verbs offered over MCP (tools_registry.cpp) and the two
+// session-bound measurement tools, profile_run and benchmark (tools_audit.cpp).
 ToolRegistry make_registry();
-void add_audit_tools(ToolRegistry& r);
-void add_analysis_tools(ToolRegistry& r);
-void add_hw_tools(ToolRegistry& r);
+void add_measure_tools(ToolRegistry& r);
+// The registry verb whose MCP name is `name`, as a tool.
+Tool tool_for_verb(const std::string& name);
 
-// The envelope's JSON Schema, shared by every tool's outputSchema.
-Json envelope_output_schema();
+// The envelope's JSON Schema, every tool's outputSchema; `result` described by `result_schema`.
+Json envelope_output_schema(const Json& result_schema = nullptr);
 
 // Checks `args` against a tool's inputSchema: wrong JSON types are a -32602 error (returned);
 // missing required arguments are not — the audit agent (docs/mcp.md) wants those as ok=false naming what is missing,

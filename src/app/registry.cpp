@@ -1,0 +1,26 @@
+#include "app/registry.h"
+
+namespace goblin::app {
+
+const std::vector<Verb>& verbs() {
+  static const std::vector<Verb> all = [] {
+    std::vector<Verb> v;
+    add_trace_verbs(v);
+    add_audit_verbs(v);
+    add_hw_verbs(v);
+    add_meta_verbs(v);
+    return v;
+  }();
+  return all;
+}
+
+const Verb* find_verb(std::string_view name) {
+  for (const Verb& v : verbs()) {
+    if (v.cli_name() == name || (!v.tool.empty() && v.tool == name)) return &v;
+    for (const auto& a : v.tool_aliases)
+      if (a == name) return &v;
+  }
+  return nullptr;
+}
+
+}  // namespace goblin::app

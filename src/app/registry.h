@@ -1,0 +1,15 @@
+// Where the verbs are declared: each group of verbs adds its descriptors (app/verb.h) here, and
+// verbs() lists them all once.
+#pragma once
+#include <vector>
+
+#include "app/verb.h"
+
+namespace goblin::app {
+
+void add_trace_verbs(std::vector<Verb>& out);  // info, triage, breakdown, metrics, diff, ranks
+void add_audit_verbs(std::vector<Verb>& out);  // parse-config, kb, patch, compare
+void add_hw_verbs(std::vector<Verb>& out);     // specs, roofline, diagnose
+void add_meta_verbs(std::vector<Verb>& out);   // verbs (the registry itself)
+
+}  // namespace goblin::app

@@ -1,0 +1,141 @@
+// The verb registry: every goblin verb is declared once here — its name, a one-line summary, a
+// typed request (fields with type, default, help, limits) and a description of its result — and
+// every front door (the CLI, the MCP server, the HTTP API, the Python module) is a thin adapter
+// that turns its own input into a Request, calls Verb::run and prints the VerbResult its own way.
+// The CLI11 options and the MCP inputSchema are generated from the same field list, so the two can
+// never drift: the same request gives the same result JSON through every door (tested by
+// app/registry_parity_test.cpp over the real fixtures).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audit/compare.h"
+#include "core/json.h"
+#include "core/status.h"
+#include "core/verb_result.h"
+
+namespace goblin::app {
+
+// What a request field holds. Paths are separate kinds because each door treats them differently:
+// the CLI takes them as the user typed them, the MCP server confines them to its --root
+// directories (after symlinks), and an output a door does not let its caller choose is supplied by
+// the door (the MCP server's session folder).
+enum class FieldKind {
+  String,
+  Integer,
+  Number,
+  Boolean,
+  StringList,  // CLI: repeated or comma-separated; JSON: an array of strings (a lone string is accepted)
+  Object,      // JSON only: an inline object (a WorkloadConfig, RunMetrics, a patch)
+  Array,       // JSON only: an array of anything
+  InputPath,   // a file or directory goblin reads
+  InputPaths,  // one or more of them (one per rank, or several inputs); JSON: a string or an array
+  InputJson,   // a JSON document: a path to a .json file, or (JSON doors) the object inline
+  OutputDir,   // a directory goblin writes into
+  OutputFile,  // a file goblin writes
+};
+
+// Which front doors offer a field (a door that does not offer an output supplies it).
+enum Door : unsigned {
+  kCli = 1,
+  kMcp = 2,
+  kHttp = 4,
+  kPython = 8,
+  kAllDoors = 15,
+  kJsonDoors = kMcp | kHttp | kPython
+};
+
+struct Field {
+  std::string name;  // the JSON / MCP argument name (snake_case); the CLI option is --name-with-dashes
+  FieldKind kind = FieldKind::String;
+  std::string help;
+  Json default_value = nullptr;  // null: no default (the field is absent unless given)
+  bool required = false;
+  bool positional = false;           // CLI: a positional argument (in declaration order)
+  std::optional<double> min, max;    // Integer / Number limits, inclusive
+  std::vector<std::string> choices;  // String: the allowed values
+  std::string cli;                   // CLI11 name spec when it differs from --name (e.g. "-o,--out")
+  std::vector<std::string> aliases;  // other JSON names accepted for it (older MCP spellings)
+  unsigned doors = kAllDoors;
+};
+
+// A validated request: every field the caller gave, type-checked and within its limits, plus the
+// defaults of those it did not. Paths are already resolved by the door.
+class Request {
+ public:
+  Request() = default;
+  explicit Request(Json args) : args_(std::move(args)) {}
+  bool has(const std::string& name) const { return args_.contains(name) && !args_[name].is_null(); }
+  std::string str(const std::string& name) const;
+  int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
+  bool flag(const std::string& name) const;
+  std::vector<std::string> strings(const std::string& name) const;
+  const Json& json(const std::string& name) const;
+  const Json& args() const { return args_; }
+  Json& mutable_args() { return args_; }
+
+ private:
+  Json args_ = Json::object();
+};
+
+// What the door gives the verb besides the request.
+struct Context {
+  Door door = kCli;
+  // A path named inside another argument (a config dict's source_file): the door confines it the
+  // way it confines path fields (MCP: inside --root). Unset: taken as given.
+  std::function<Result<std::string>(const std::string& path, const std::string& what)> resolve_input;
+  // Where a verb writes when the door does not let the caller choose (MCP: a fresh folder under
+  // the session's --out); `kind` names the verb's output ("triage", "report", "patch").
+  std::function<Result<std::string>(const std::string& kind)> output_dir;
+  // Files a verb wrote, for the door to publish (MCP: report resources).
+  std::function<void(const std::string& id, const std::vector<std::string>& files)> on_written;
+  // Long verbs report progress and stop when cancelled.
+  std::function<void(double fraction, const std::string& message)> progress;
+  const std::atomic<bool>* cancelled = nullptr;
+  // Door-specific evidence a verb may use: the MCP session's record of how its benchmark calls
+  // were measured, folded into compare's options (opaque to the verb; see verbs_audit.cpp).
+  std::function<void(const Json& args, audit::RunInput& before, audit::RunInput& after, audit::CompareOptions& co)>
+      enrich_compare;
+};
+
+struct Verb {
+  std::vector<std::string> cli_path;  // {"triage"}, {"kb", "query"}: the CLI command words
+  std::string tool;                   // the MCP tool name (empty: not offered over MCP)
+  std::vector<std::string> tool_aliases;
+  std::string title;        // a few words (MCP title)
+  std::string summary;      // one line (CLI command help, MCP description's first sentence)
+  std::string description;  // the rest of the MCP description (what the result holds)
+  std::string examples;     // CLI help footer examples
+  std::vector<Field> request;
+  Json result_schema = Json::object();  // JSON Schema of the envelope's `result`
+  bool audit_budget = false;            // MCP: counts against the session's audit budget
+  bool writes = false;                  // writes files (MCP readOnlyHint false)
+  std::function<VerbResult(const Request&, Context&)> run;
+
+  std::string cli_name() const;  // "kb query"
+};
+
+// Every verb, in the order `goblin --help` lists them.
+const std::vector<Verb>& verbs();
+// By CLI name ("kb query", "parse-config") or MCP tool name or alias ("query_rocm_kb").
+const Verb* find_verb(std::string_view name);
+
+// Checks JSON arguments against the verb's fields for `door`: unknown names are ignored (as the
+// audit agent's tools always did), aliases are renamed, types and limits are checked (a Usage
+// error naming the field), defaults filled. Missing required fields are returned in `missing`
+// instead of failing, so a door can answer the way its callers expect (the MCP audit agent wants
+// ok=false naming what is missing).
+Result<Request> make_request(const Verb& v, const Json& args, Door door, std::vector<std::string>* missing);
+
+// The JSON Schema of the verb's arguments for `door` (MCP inputSchema).
+Json input_schema(const Verb& v, Door door);
+
+// The CLI option name of a field: "--target-arch".
+std::string cli_flag(const Field& f);
+
+}  // namespace goblin::app

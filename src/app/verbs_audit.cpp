@@ -1,0 +1,408 @@
+// The audit's verbs in the registry: parse-config, kb lint|query|show|list, patch, compare — the
+// steps of the audit trajectory an agent drives one call at a time (docs/audit.md) and a user
+// runs from the shell.
+#include <filesystem>
+#include <sstream>
+
+#include "analysis/metrics_io.h"
+#include "app/registry.h"
+#include "audit/compare.h"
+#include "audit/patch.h"
+#include "audit/report.h"
+#include "audit/rules.h"
+#include "config/workload_config.h"
+#include "core/io.h"
+#include "core/text.h"
+
+namespace goblin::app {
+
+namespace {
+
+VerbResult fail(Error e) { return VerbResult{nullptr, std::move(e), ""}; }
+
+Field field(const char* name, FieldKind k, const char* help, const char* cli = "", unsigned doors = kAllDoors) {
+  Field f{name, k, help};
+  f.cli = cli;
+  f.doors = doors;
+  return f;
+}
+Field positional(Field f) {
+  f.positional = true;
+  f.required = true;
+  return f;
+}
+
+// A JSON document argument: the object itself (JSON doors), or a path to a file holding it.
+Result<Json> json_arg(const Request& rq, const std::string& name) {
+  const Json& v = rq.json(name);
+  if (v.is_object()) return v;
+  auto text = read_all(v.get<std::string>());
+  if (!text) return text.error();
+  try {
+    return Json::parse(*text);
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("not JSON: ") + e.what(), v.get<std::string>());
+  }
+}
+Result<audit::RunInput> run_input_arg(const Request& rq, const std::string& name) {
+  const Json& v = rq.json(name);
+  if (v.is_string()) return audit::load_run_input(v.get<std::string>());
+  return audit::run_input_from_json(v, name);
+}
+
+// ---- parse-config ---------------------------------------------------------------------------
+
+VerbResult parse_config_verb(const Request& rq, Context&) {
+  VerbResult r;
+  auto c = config::parse_config_file(rq.str("file_path"));
+  if (!c) return fail(c.error());
+  r.result = config::config_to_json(*c);
+  r.human = config::config_to_text(*c);
+  return r;
+}
+
+// ---- kb -------------------------------------------------------------------------------------
+
+VerbResult with_rule_base(const std::function<void(const audit::RuleBase&, VerbResult&)>& body) {
+  VerbResult r;
+  auto base = audit::load_rule_base();
+  if (!base) return fail(base.error());
+  body(*base, r);
+  return r;
+}
+
+VerbResult kb_query_verb(const Request& rq, Context&) {
+  return with_rule_base([&](const audit::RuleBase& base, VerbResult& r) {
+    const auto symptoms = rq.strings("symptoms");
+    auto hits = audit::kb_query(base, symptoms, static_cast<int>(rq.integer("top")));
+    r.result["queries"] = symptoms;
+    r.result["hits"] = Json::array();
+    std::vector<std::string> ids;
+    std::ostringstream os;
+    for (const auto& h : hits) {
+      r.result["hits"].push_back(audit::kb_hit_to_json(h));
+      ids.push_back(h.rule->id);
+      os << round_to(h.score, 3) << "  " << h.rule->id << "  " << h.rule->title << "\n      " << h.rule->citation
+         << "\n";
+    }
+    r.result["rule_ids"] = ids;
+    if (hits.empty()) os << "no rule matches; try other words\n";
+    r.human = os.str();
+  });
+}
+
+VerbResult kb_lint_verb(const Request&, Context&) {
+  return with_rule_base([](const audit::RuleBase& base, VerbResult& r) {
+    auto problems = audit::lint_rules(base);
+    r.result["rules"] = base.rules.size();
+    r.result["problems"] = Json::array();
+    std::ostringstream os;
+    for (const auto& p : problems) {
+      r.result["problems"].push_back(error_to_json(p));
+      os << p.describe() << "\n";
+    }
+    os << base.rules.size() << " rules, " << problems.size() << " problems\n";
+    r.human = os.str();
+    if (!problems.empty())
+      r.error = make_error(ErrorKind::Malformed, std::to_string(problems.size()) + " rule problems");
+  });
+}
+
+VerbResult kb_show_verb(const Request& rq, Context&) {
+  return with_rule_base([&](const audit::RuleBase& base, VerbResult& r) {
+    const audit::Rule* rule = base.find(rq.str("id"));
+    if (!rule) {
+      r.error = make_error(ErrorKind::NotFound, "no rule '" + rq.str("id") + "' (see `goblin kb list`)");
+      return;
+    }
+    r.result = audit::rule_to_json(*rule);
+    r.human = r.result.dump(2);
+  });
+}
+
+VerbResult kb_list_verb(const Request&, Context&) {
+  return with_rule_base([](const audit::RuleBase& base, VerbResult& r) {
+    std::ostringstream os;
+    r.result = Json::array();
+    for (const auto& rule : base.rules) {
+      r.result.push_back(
+          {{"id", rule.id}, {"vendor", rule.vendor}, {"category", rule.category}, {"title", rule.title}});
+      os << rule.id << "  [" << rule.vendor << ", " << rule.category << "]  " << rule.title << "\n";
+    }
+    r.human = os.str();
+  });
+}
+
+// ---- patch ----------------------------------------------------------------------------------
+
+std::string patch_text(const Json& p) {
+  std::ostringstream os;
+  os << p["diff"].get<std::string>();
+  for (const auto& x : p["rationale"])
+    os << "applied " << x["rule_id"].get<std::string>() << " -> " << x["targets_bucket"].get<std::string>() << "  "
+       << x["citation"].get<std::string>() << "\n";
+  for (const auto& x : p["skipped"])
+    os << "skipped " << x["rule_id"].get<std::string>() << ": " << x["reason"].get<std::string>() << "\n";
+  for (const auto& x : p["findings"])
+    os << "finding " << x["rule_id"].get<std::string>() << ": " << x["title"].get<std::string>() << "\n";
+  os << "expected speedup: " << p["expected_speedup_low"].dump() << " .. " << p["expected_speedup_high"].dump()
+     << "   confidence " << p["confidence"].dump() << " = coverage " << p["evidence_coverage"].dump()
+     << " x consistency " << p["rule_consistency"].dump() << "\n";
+  return os.str();
+}
+
+VerbResult patch_verb(const Request& rq, Context& ctx) {
+  VerbResult r;
+  // The config: a file, or the WorkloadConfig dict parse_config returned (its source_file is the
+  // file the patch is written into, confined like any other path the caller names).
+  std::string file;
+  const Json& c = rq.json("config");
+  if (c.is_string()) {
+    file = c.get<std::string>();
+  } else {
+    auto wc = config::config_from_json(c);
+    if (!wc) return fail(wc.error());
+    if (wc->source_file.empty())
+      return fail(make_error(ErrorKind::Usage,
+                             "config.source_file is missing: pass the full dict parse_config returned (the patch is "
+                             "written into the user's own file), or the config file's path"));
+    auto p = ctx.resolve_input ? ctx.resolve_input(wc->source_file, "config.source_file") : Result(wc->source_file);
+    if (!p) return fail(p.error());
+    file = *p;
+  }
+  audit::PatchOptions po;
+  po.rule_ids = rq.strings("rule_ids");
+  for (const auto& x : rq.json("rules"))  // the audit agent's older shape: Rule objects, only their ids are used
+    if (x.is_object() && x.contains("id") && x["id"].is_string()) po.rule_ids.push_back(x["id"]);
+  if (po.rule_ids.empty())
+    return fail(make_error(ErrorKind::Usage,
+                           "rule_ids is empty: query the rule base first (kb query / query_kb) and "
+                           "pass the rule ids it returned, or `all`"));
+  std::optional<RunMetrics> m;
+  if (rq.has("metrics")) {
+    const Json& mv = rq.json("metrics");
+    auto mm = mv.is_string() ? load_metrics_file(mv.get<std::string>()) : metrics_from_json(mv, "metrics");
+    if (!mm) return fail(mm.error());
+    m = *mm;
+  }
+  po.metrics = m ? &*m : nullptr;
+  po.vendor = rq.str("vendor");
+  auto kb = audit::load_rule_base();
+  if (!kb) return fail(kb.error());
+  auto p = audit::make_patch(file, po, *kb);
+  if (!p) return fail(p.error());
+  r.result = p->result;
+  if (p->unsafe) {
+    // The edit would damage the file: show what it would be, write nothing, exit non-zero.
+    r.error = *p->unsafe;
+    r.human = r.result["diff"].get<std::string>();
+    return r;
+  }
+  std::string out = rq.str("out");
+  if (out.empty() && ctx.output_dir) {  // a door that picks the place: beside the session's reports
+    auto d = ctx.output_dir("patch");
+    if (!d) return fail(d.error());
+    out = (std::filesystem::path(*d) / ("patched_" + std::filesystem::path(file).filename().string())).string();
+  }
+  if (!out.empty()) {
+    if (Status s = write_file(out, p->patched_text); !s) {
+      r.error = s.error();
+      return r;
+    }
+    r.result["written_to"] = out;
+  }
+  r.human = patch_text(r.result);
+  return r;
+}
+
+// ---- compare --------------------------------------------------------------------------------
+
+VerbResult compare_verb(const Request& rq, Context& ctx) {
+  VerbResult r;
+  auto b = run_input_arg(rq, "before");
+  if (!b) return fail(b.error());
+  auto a = run_input_arg(rq, "after");
+  if (!a) return fail(a.error());
+  auto p = rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch")) : Result<Json>(rq.json("patch"));
+  if (!p) return fail(p.error());
+  auto kb = audit::load_rule_base();
+  if (!kb) return fail(kb.error());
+  audit::CompareOptions opt;
+  opt.workload_name = rq.str("workload_name");
+  opt.kb = &*kb;
+  if (rq.has("profiled_before")) {
+    auto pm = run_input_arg(rq, "profiled_before");
+    if (!pm) return fail(pm.error());
+    opt.profiled_before = pm->metrics;
+  }
+  if (ctx.enrich_compare) ctx.enrich_compare(rq.args(), *b, *a, opt);
+  auto rep = audit::compare_runs(*b, *a, *p, opt);
+  if (!rep) return fail(rep.error());
+  r.result = *rep;
+  r.human = audit::report_text(*rep);
+  std::string out = rq.str("out");
+  if (out.empty() && ctx.output_dir) {
+    auto d = ctx.output_dir("report");
+    if (!d) return fail(d.error());
+    out = *d;
+  }
+  if (!out.empty()) {
+    std::vector<std::string> written;
+    if (Status s = audit::write_report_files(*rep, out, &written); !s) {
+      r.error = s.error();
+      return r;
+    }
+    r.result["written"] = written;
+    for (const auto& w : written) r.human += "wrote " + w + "\n";
+    if (ctx.on_written) ctx.on_written(std::filesystem::path(out).filename().string(), written);
+  }
+  return r;
+}
+
+}  // namespace
+
+void add_audit_verbs(std::vector<Verb>& out) {
+  {
+    Verb v;
+    v.cli_path = {"parse-config"};
+    v.tool = "parse_config";
+    v.title = "Parse a workload config";
+    v.summary = "Read a workload config (HF-style YAML/JSON, Python training script, env file) into a WorkloadConfig";
+    v.description = "Every field with its origin (file and line); secrets redacted.";
+    v.examples =
+        "  goblin parse-config train.yaml                    every field with the line it came from\n"
+        "  goblin parse-config train.py --json               a training script; secrets redacted\n";
+    v.request = {positional(field("file_path", FieldKind::InputPath, "config file: .yaml/.yml, .json, .py, .env/.sh"))};
+    v.result_schema = Json{{"type", "object"}, {"description", "the WorkloadConfig: fields, origins, redactions"}};
+    v.audit_budget = true;
+    v.run = parse_config_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"kb", "query"};
+    v.tool = "query_kb";
+    v.tool_aliases = {"query_rocm_kb"};
+    v.title = "Search the cited rule base";
+    v.summary = "Search the rules by symptom words (offline); several symptoms: the union of hits";
+    v.description =
+        "Offline BM25 search over the cited rule base (AMD and NVIDIA rules): the deduplicated union of the top hits "
+        "of each symptom. Derive symptoms from BOTH the config and the waste budget.";
+    v.examples = "  goblin kb query \"eager attention\" \"low GPU utilisation\" --top 3\n";
+    Field sym = positional(field("symptoms", FieldKind::StringList, "symptom strings"));
+    sym.aliases = {"symptom"};
+    Field top = field("top", FieldKind::Integer, "hits per symptom, 1-1000 (default 5)", "--top,--top-k");
+    top.default_value = 5;
+    top.min = 1;
+    top.max = 1000;
+    top.aliases = {"top_k"};
+    v.request = {sym, top};
+    v.result_schema = Json{{"type", "object"},
+                           {"properties",
+                            {{"queries", {{"description", "the symptoms searched"}}},
+                             {"hits", {{"description", "rules with score and citation"}}},
+                             {"rule_ids", {{"description", "the hits' ids, for patch / propose_patch"}}}}}};
+    v.audit_budget = true;
+    v.run = kb_query_verb;
+    out.push_back(std::move(v));
+  }
+  for (const char* sub : {"lint", "show", "list"}) {
+    Verb v;
+    v.cli_path = {"kb", sub};
+    const std::string s = sub;
+    v.title = "The cited rule base";
+    if (s == "lint") {
+      v.summary = "Check every rule (schema, citations, fields, detect not always-true)";
+      v.examples = "  goblin kb lint --json\n";
+      v.run = kb_lint_verb;
+    } else if (s == "show") {
+      v.summary = "Print one rule";
+      v.examples = "  goblin kb show precision.bf16_amp_over_fp32\n";
+      v.request = {positional(field("id", FieldKind::String, "rule id"))};
+      v.run = kb_show_verb;
+    } else {
+      v.summary = "List every rule";
+      v.examples = "  goblin kb list --json\n";
+      v.run = kb_list_verb;
+    }
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"patch"};
+    v.tool = "propose_patch";
+    v.title = "Patch the config with rules";
+    v.summary = "Apply rules to a config, in the user's own file format, with a diff";
+    v.description =
+        "The rules (ids from the rule base) whose detect holds, applied to the config in its own format, with a "
+        "diff, a predicted speedup range from the metrics' waste budget and an honest confidence (evidence_coverage "
+        "x rule_consistency). Nothing is written when the edit would not parse back.";
+    v.examples =
+        "  goblin patch cfg.yaml --rules all --metrics prof/metrics.json    patch + predicted speedup\n"
+        "  goblin patch train.py --rules precision.bf16_amp_over_fp32 -o patched.py\n";
+    Field cfg = positional(field("config", FieldKind::InputJson,
+                                 "config file (YAML, JSON, Python, env), or the WorkloadConfig dict parse_config "
+                                 "returned"));
+    Field rules = field("rule_ids", FieldKind::StringList, "rule ids (comma-separated), or `all`", "--rules");
+    rules.required = true;
+    v.request = {
+        cfg,
+        rules,
+        field("rules", FieldKind::Array, "older shape: Rule objects (their ids are used)", "", kJsonDoors),
+        field("metrics", FieldKind::InputJson,
+              "RunMetrics (goblin metrics --json, or profile_run's result) for evidence and the speedup range"),
+        field("vendor", FieldKind::String, "amd | nvidia, when no metrics say it"),
+        field("out", FieldKind::OutputFile,
+              "write the patched file here (nothing is written if it would not parse back)", "-o,--out,--output",
+              kCli | kPython)};
+    v.request[4].choices = {"amd", "nvidia"};
+    v.result_schema = Json{{"type", "object"},
+                           {"description",
+                            "the Patch: new_config, diff, rationale, skipped, findings, predicted "
+                            "speedup range, confidence, written_to"}};
+    v.audit_budget = true;
+    v.writes = true;
+    v.run = patch_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"compare"};
+    v.tool = "compare_runs";
+    v.title = "The final Report";
+    v.summary =
+        "The final Report: speedup actual vs predicted, metric deltas, waste budgets, findings, validity footer";
+    v.description =
+        "From the before and after benchmark results and the patch: speedup actual vs predicted, waste budgets, "
+        "findings (footguns, bitsandbytes on ROCm), validity footer; report.json/.md/.html are written.";
+    v.examples =
+        "  goblin compare before.json after.json --patch patch.json -o out/report\n"
+        "  goblin compare bench_before.json bench_after.json --patch patch.json --profiled-before metrics.json "
+        "--json\n";
+    Field patch = field("patch", FieldKind::InputJson, "the patch (goblin patch --json, or propose_patch's result)");
+    patch.required = true;
+    v.request = {
+        positional(field("before", FieldKind::InputJson,
+                         "RunMetrics of the baseline (goblin metrics --json, goblin bench --json, or benchmark's "
+                         "result)")),
+        positional(field("after", FieldKind::InputJson, "RunMetrics of the patched run (same shapes)")),
+        patch,
+        field("profiled_before", FieldKind::InputJson,
+              "RunMetrics of a profiled run of the BEFORE config: gives the report BEFORE's waste budget when BEFORE "
+              "is an unprofiled bench, and the profiler perturbation"),
+        field("workload_name", FieldKind::String, "workload name for the report (default: the config's model_name)",
+              "--workload"),
+        field("out", FieldKind::OutputDir, "write report.json, report.md, report.html into this directory",
+              "-o,--out,--output", kCli | kPython)};
+    v.result_schema = Json{{"type", "object"},
+                           {"description",
+                            "the Report: speedup actual vs predicted, deltas, waste budgets, "
+                            "findings, validity footer, written"}};
+    v.audit_budget = true;
+    v.writes = true;
+    v.run = compare_verb;
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace goblin::app

@@ -1,0 +1,365 @@
+// The hardware verbs in the registry: specs (the cited GPU database, detection, measured
+// ceilings), roofline, diagnose (Nsight Compute kernel diagnosis and the judge prompts).
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "app/diagnose_run.h"
+#include "app/registry.h"
+#include "app/roofline_run.h"
+#include "core/data.h"
+#include "core/io.h"
+#include "core/locate.h"
+#include "hw/gpu_specs.h"
+
+namespace goblin::app {
+
+namespace {
+
+struct SpecsArgs {
+  std::string gpu;
+  bool detect = false, cite = false, json = false, list = false, measure = false;
+  std::string out;
+  std::string python = "python3";
+  std::string script;
+};
+
+std::string find_measure_script(const std::string& given) {
+  return find_tool_script("measure_ceilings.py", given, GOBLIN_APP_SOURCE_DIR);
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+VerbResult do_measure(const SpecsArgs& a) {
+  VerbResult r;
+  auto det = detect_local_gpus();
+  if (!det.ok()) {
+    r.error = det.error();
+    return r;
+  }
+  std::string gpu_id;
+  if (!a.gpu.empty()) {
+    auto g = lookup_gpu(a.gpu);
+    if (!g.ok()) {
+      r.error = g.error();
+      return r;
+    }
+    gpu_id = g->id;
+  } else {
+    auto g = gpu_for_device(det->devices.front());
+    if (g.ok()) gpu_id = g->id;
+  }
+  std::string script = find_measure_script(a.script);
+  if (script.empty()) {
+    r.error = make_error(ErrorKind::Environment,
+                         "tools/measure_ceilings.py not found (set GOBLIN_TOOLS_DIR or pass --script PATH)");
+    return r;
+  }
+  std::string cmd = a.python + " '" + script + "' --json 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    r.error = make_error(ErrorKind::Environment, "cannot run " + a.python);
+    return r;
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = pclose(p);
+  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  // The script prints one JSON object on its last line.
+  auto pos = out.rfind("\n{");
+  std::string js = pos == std::string::npos ? out : out.substr(pos + 1);
+  Json m;
+  try {
+    m = Json::parse(js);
+  } catch (...) {
+    r.error = make_error(rc == 7 ? ErrorKind::Environment : ErrorKind::Internal,
+                         "the microbenchmark failed (exit " + std::to_string(rc) + "): " + out.substr(0, 2000));
+    return r;
+  }
+  if (m.contains("error")) {
+    r.error = make_error(ErrorKind::Environment, "the microbenchmark could not run: " + m["error"].get<std::string>());
+    r.result = m;
+    return r;
+  }
+  m["gpu_id"] = gpu_id.empty() ? Json(nullptr) : Json(gpu_id);
+  m["detected_with"] = det->tool;
+  m["command"] = "goblin specs --measure (" + a.python + " " + script + " --json)";
+  std::string outpath =
+      a.out.empty() ? "goblin-measured-" + (gpu_id.empty() ? std::string("gpu") : gpu_id) + "-" + today() + ".json"
+                    : a.out;
+  auto ws = write_file(outpath, m.dump(2) + "\n");
+  if (!ws.ok()) {
+    r.error = ws.error();
+    r.result = m;
+    return r;
+  }
+  m["written_to"] = outpath;
+  r.result = m;
+  std::string h = "measured on " + m.value("device_name", std::string("?")) + " (" + m.value("date", today()) + ")\n";
+  if (m.contains("copy_bandwidth_gbs"))
+    h += "  device-to-device copy: " + m["copy_bandwidth_gbs"].dump() + " GB/s (read+write bytes / time)\n";
+  if (m.contains("gemm"))
+    for (auto& g : m["gemm"])
+      h += "  GEMM " + g.value("dtype", std::string("?")) + " " + g["shape"].dump() + ": " + g["tflops"].dump() +
+           " TFLOP/s\n";
+  h += "  written to " + outpath + "\n";
+  r.human = h;
+  return r;
+}
+
+VerbResult run_specs(const SpecsArgs& a) {
+  VerbResult r;
+  if (a.measure) return do_measure(a);
+  // No GPU named and nothing to detect: the known ids (what to name), through every door.
+  if (a.list || (a.gpu.empty() && !a.detect)) {
+    auto db = load_gpu_db();
+    if (!db.ok()) {
+      r.error = db.error();
+      return r;
+    }
+    Json arr = Json::array();
+    std::string h;
+    for (const auto& g : *db) {
+      arr.push_back({{"id", g.id}, {"name", g.name}, {"arch_id", g.arch_id}, {"aliases", g.aliases}});
+      h += g.id + std::string(12 - std::min<size_t>(11, g.id.size()), ' ') + g.name + " (" + g.arch_id +
+           ")\n    aliases: ";
+      for (size_t i = 0; i < g.aliases.size(); ++i) h += (i ? ", " : "") + g.aliases[i];
+      h += "\n";
+    }
+    r.result = {{"gpus", arr}};
+    r.human = h;
+    return r;
+  }
+  std::vector<GpuSpec> gpus;
+  Json detected = nullptr;
+  if (a.detect || a.gpu.empty()) {
+    auto det = detect_local_gpus();
+    if (!det.ok()) {
+      r.error = det.error();
+      return r;
+    }
+    detected = Json::array();
+    for (const auto& d : det->devices) {
+      auto g = gpu_for_device(d);
+      detected.push_back(
+          {{"index", d.id}, {"name", d.name}, {"arch", d.arch}, {"gpu_id", g.ok() ? Json(g->id) : Json(nullptr)}});
+      if (!g.ok()) {
+        r.error = g.error();
+        r.result = {{"detected", detected}, {"tool", det->tool}};
+        return r;
+      }
+      bool seen = false;
+      for (auto& x : gpus) seen |= x.id == g->id;
+      if (!seen) gpus.push_back(*g);
+    }
+  } else {
+    auto g = lookup_gpu(a.gpu);
+    if (!g.ok()) {
+      r.error = g.error();
+      return r;
+    }
+    gpus.push_back(*g);
+  }
+  // Measured ceilings shipped beside the datasheet peaks (data/measured/<id>.json).
+  auto measured = [](const GpuSpec& g) -> Json {
+    std::string f = g.id;
+    for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto t = load_data_file("measured/" + f + ".json");
+    if (!t.ok()) return nullptr;
+    try {
+      Json j = Json::parse(*t);
+      j["file"] = data_file_origin("measured/" + f + ".json");
+      return j;
+    } catch (...) {
+      return nullptr;
+    }
+  };
+  if (gpus.size() == 1) {
+    r.result = gpu_spec_to_json(gpus[0]);
+    r.result["citations"] = gpu_spec_cite(gpus[0]);
+    if (Json m = measured(gpus[0]); !m.is_null()) r.result["measured"] = m;
+  } else {
+    Json arr = Json::array();
+    for (auto& g : gpus) arr.push_back(gpu_spec_to_json(g));
+    r.result = {{"gpus", arr}};
+  }
+  if (!detected.is_null()) r.result["detected"] = detected;
+  for (auto& g : gpus) {
+    r.human += a.cite ? gpu_spec_cite(g) : gpu_spec_human(g);
+    Json m = measured(g);
+    if (m.is_null() || a.cite) continue;
+    r.human += "  measured (" + m.value("date", std::string("?")) + ", " + m.value("device_name", std::string("?")) +
+               "): copy " + (m.contains("copy_bandwidth_gbs") ? m["copy_bandwidth_gbs"].dump() : "?") + " GB/s";
+    if (m.contains("gemm"))
+      for (auto& x : m["gemm"])
+        r.human += ", " + x.value("dtype", std::string("?")) + " GEMM " + x["tflops"].dump() + " TFLOP/s";
+    r.human += "\n";
+  }
+  return r;
+}
+
+VerbResult specs_verb(const Request& rq, Context&) {
+  SpecsArgs a;
+  a.gpu = rq.str("gpu");
+  a.detect = rq.flag("detect");
+  a.cite = rq.flag("cite");
+  a.list = rq.flag("list");
+  a.measure = rq.flag("measure");
+  a.out = rq.str("out");
+  if (rq.has("python")) a.python = rq.str("python");
+  a.script = rq.str("script");
+  return run_specs(a);
+}
+
+VerbResult roofline_verb(const Request& rq, Context&) {
+  RooflineRequest a;
+  a.path = rq.str("path");
+  const std::string ncu = rq.str("ncu");
+  if (!ncu.empty() && !a.path.empty() && ncu != a.path)
+    return VerbResult{nullptr, make_error(ErrorKind::Usage, "two inputs given (input and --ncu): pass one"), ""};
+  if (!ncu.empty()) a.path = ncu;
+  if (a.path.empty())
+    return VerbResult{
+        nullptr, make_error(ErrorKind::Usage, "pass the input: a trace, a run directory or an Nsight Compute CSV"), ""};
+  a.gpu = rq.str("gpu");
+  a.svg = rq.str("svg");
+  a.top = static_cast<size_t>(rq.integer("top"));
+  return run_roofline(a);
+}
+
+VerbResult diagnose_verb(const Request& rq, Context&) {
+  DiagnoseRequest a;
+  a.ncu = rq.str("ncu_csv");
+  const std::string opt = rq.str("ncu");
+  if (!opt.empty() && !a.ncu.empty() && opt != a.ncu)
+    return VerbResult{nullptr,
+                      make_error(ErrorKind::Usage, "two Nsight Compute CSVs given (input and --ncu): pass one"), ""};
+  if (!opt.empty()) a.ncu = opt;
+  if (rq.has("kernel_id")) a.id = rq.integer("kernel_id");
+  a.kernel_src = rq.str("kernel_source_file");
+  a.problem = rq.str("problem");
+  a.gpu = rq.str("gpu");
+  a.prompt = rq.flag("judge_prompt");
+  a.parse_response = rq.str("parse_response");
+  if (a.ncu.empty() && a.parse_response.empty())
+    return VerbResult{
+        nullptr,
+        make_error(ErrorKind::Usage, "pass an Nsight Compute CSV (ncu --csv --page raw), or --parse-response FILE"),
+        ""};
+  return run_diagnose(a);
+}
+
+Field opt(const char* name, FieldKind k, const char* help, const char* cli = "", unsigned doors = kAllDoors) {
+  Field f{name, k, help};
+  f.cli = cli;
+  f.doors = doors;
+  return f;
+}
+
+}  // namespace
+
+void add_hw_verbs(std::vector<Verb>& out) {
+  {
+    Verb v;
+    v.cli_path = {"specs"};
+    v.tool = "specs";
+    v.title = "GPU spec sheet with sources";
+    v.summary = "GPU spec database: cited peak TFLOPS per dtype, bandwidth, caches";
+    v.description =
+        "One GPU's spec sheet from goblin's cited database (peak FLOP/s per dtype, bandwidth, memory, SM/CU counts, "
+        "each with its source, and measured ceilings where recorded), or the known GPU ids when gpu is omitted.";
+    v.examples =
+        "  goblin specs H100-SXM --cite                      every value with its source\n"
+        "  goblin specs \"NVIDIA H100 80GB HBM3\" --json     names as nvidia-smi / amd-smi / Kineto print them\n"
+        "  goblin specs --list                               known ids and aliases\n";
+    Field gpu = opt("gpu", FieldKind::String, "GPU id or name (H100-SXM, \"NVIDIA H100 80GB HBM3\", MI300X, ...)");
+    gpu.positional = true;
+    v.request = {
+        gpu,
+        opt("detect", FieldKind::Boolean, "identify the GPUs of this machine (nvidia-smi, amd-smi, rocminfo)", "",
+            kCli | kPython),
+        opt("cite", FieldKind::Boolean, "one line per value: <metric>: <value> <unit> <- <source>"),
+        opt("list", FieldKind::Boolean, "list known GPU ids and their aliases"),
+        opt("measure", FieldKind::Boolean,
+            "run copy-bandwidth and GEMM microbenchmarks on the local GPU (python3 + torch) and record them", "",
+            kCli | kPython),
+        opt("out", FieldKind::OutputFile, "where --measure writes its JSON (default goblin-measured-<id>-<date>.json)",
+            "-o,--out", kCli | kPython),
+        opt("python", FieldKind::String, "python interpreter for --measure (default python3)", "", kCli | kPython),
+        opt("script", FieldKind::InputPath, "path of measure_ceilings.py (default: found beside goblin)", "",
+            kCli | kPython),
+    };
+    v.result_schema = Json{{"type", "object"},
+                           {"description",
+                            "a spec sheet (id, name, peaks, sources, citations, measured), or "
+                            "{gpus: [...]} (list, several detected)"}};
+    v.run = specs_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"roofline"};
+    v.tool = "roofline";
+    v.title = "Roofline of a trace";
+    v.summary = "Roofline: achieved TFLOPS/bandwidth per op and kernel vs the GPU's peaks";
+    v.description =
+        "Achieved TFLOP/s and bandwidth per op and kernel against the GPU's peaks (Kineto trace, Nsight Compute raw "
+        "CSV or rocprof counters).";
+    v.examples =
+        "  goblin roofline trace.json.gz                     achieved TFLOPS / bandwidth per op vs the GPU's peaks\n"
+        "  goblin roofline ncu_raw.csv --gpu H100-SXM --svg roofline.svg\n";
+    Field path = opt("path", FieldKind::InputPath, "Kineto trace, Nsight Compute raw CSV, or rocprof counters");
+    path.positional = true;
+    Field top = opt("top", FieldKind::Integer, "rows in the table (default 25)");
+    top.default_value = 25;
+    top.min = 1;
+    top.max = 1000;
+    v.request = {
+        path,
+        opt("ncu", FieldKind::InputPath, "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli),
+        opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)"),
+        opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython), top};
+    v.result_schema = Json{{"type", "object"}, {"description", "the GPU's peaks and one row per op or kernel"}};
+    v.writes = false;
+    v.run = roofline_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"diagnose"};
+    v.tool = "diagnose";
+    v.title = "Kernel bottleneck diagnosis";
+    v.summary = "Kernel bottleneck diagnosis from Nsight Compute metrics; LLM judge prompts";
+    v.description =
+        "The two strongest bottlenecks of distinct categories per kernel, with evidence metrics and fixes; with "
+        "judge_prompt=true, an LLM judge's system and user prompts for the longest (or the given) kernel instead.";
+    v.examples =
+        "  goblin diagnose ncu_raw.csv                       the two strongest bottlenecks of each kernel\n"
+        "  goblin diagnose ncu_raw.csv --id 3 --prompt       prompts for an LLM judge of kernel 3\n"
+        "  goblin diagnose --parse-response answer.txt       check a judge's answer against the schema\n";
+    Field csv = opt("ncu_csv", FieldKind::InputPath, "Nsight Compute raw CSV (ncu --csv --page raw)");
+    csv.positional = true;
+    v.request = {csv,
+                 opt("ncu", FieldKind::InputPath, "the same CSV, as an option (older spelling)", "", kCli),
+                 opt("kernel_id", FieldKind::Integer,
+                     "only the kernel with this NCU ID (default: all; --prompt: the longest)", "--id"),
+                 opt("kernel_source_file", FieldKind::InputPath, "kernel source file, shown to the judge", "--kernel"),
+                 opt("problem", FieldKind::String, "problem description, shown to the judge"),
+                 opt("gpu", FieldKind::String, "GPU id (default: from the CSV's device attributes)"),
+                 opt("judge_prompt", FieldKind::Boolean,
+                     "emit the system and user prompts for an LLM judge of this kernel", "--prompt"),
+                 opt("parse_response", FieldKind::InputPath, "extract and validate a judge's JSON answer from FILE")};
+    v.result_schema = Json{{"type", "object"}, {"description", "per kernel its bottlenecks, or the judge prompts"}};
+    v.run = diagnose_verb;
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace goblin::app

@@ -1,0 +1,364 @@
+// The trace verbs in the registry: info, triage, breakdown, metrics, diff, ranks. Each reads its
+// input through load_trace (trace/load.h), runs one analysis and renders one VerbResult; several
+// traces go through the one per-rank loop (app/per_rank.h).
+#include <filesystem>
+
+#include "analysis/ranks.h"
+#include "analysis/run_metrics.h"
+#include "analysis/triage_artifacts.h"
+#include "app/breakdown_run.h"
+#include "app/diff_run.h"
+#include "app/info_run.h"
+#include "app/metrics_text.h"
+#include "app/per_rank.h"
+#include "app/registry.h"
+#include "trace/load.h"
+
+namespace goblin::app {
+
+namespace {
+
+Field trace_paths(const std::string& help) {
+  Field f{"path", FieldKind::InputPaths, help};
+  f.required = true;
+  f.positional = true;
+  return f;
+}
+Field trace_path(const std::string& name, const std::string& help) {
+  Field f{name, FieldKind::InputPath, help};
+  f.required = true;
+  f.positional = true;
+  return f;
+}
+Field top_field(int64_t dflt, int64_t max, const std::string& help) {
+  Field f{"top", FieldKind::Integer, help, dflt};
+  f.min = 1;
+  f.max = static_cast<double>(max);
+  return f;
+}
+Json obj_schema(std::initializer_list<std::pair<const char*, const char*>> props) {
+  Json p = Json::object();
+  for (const auto& [k, d] : props) p[k] = {{"description", d}};
+  return Json{{"type", "object"}, {"properties", p}};
+}
+// A result that is either one trace's, or {"ranks": [...]} when several were given.
+Json per_rank_schema(Json one, const char* key) {
+  return Json{{"description", std::string("one trace's result; with several traces {\"ranks\": [{rank, rank_from, "
+                                          "source, ") +
+                                  key + ", error}]}"},
+              {"anyOf", Json::array({std::move(one), obj_schema({{"ranks", "one entry per rank"}})})}};
+}
+
+// ---- triage ---------------------------------------------------------------------------------
+
+VerbResult triage_one(const Request& rq, const std::string& trace, const std::string& out, const Timeline** tl_out,
+                      LoadedTrace* keep) {
+  VerbResult vr;
+  auto in = load_trace(trace, kNeedGpuOps);
+  if (!in) {
+    vr.error = in.error();
+    return vr;
+  }
+  const int top = static_cast<int>(rq.integer("top"));
+  TriageOptions opt;
+  opt.stage = rq.str("stage");
+  opt.target_arch = rq.str("target_arch");
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(trace, ec);
+  opt.source_path = ec ? trace : abs.lexically_normal().string();
+  opt.top = top;
+  opt.by_module = rq.flag("by_module");
+  auto rep = run_triage(in->timeline, opt);
+  if (!rep) {
+    vr.error = rep.error();
+    return vr;
+  }
+  if (Status ws = write_triage_artifacts(*rep, out); !ws) {
+    vr.error = ws.error();
+    return vr;
+  }
+  if (in->damage) vr.error = in->damage;  // partial input: artifacts written from what was read
+  Json res;
+  res["out_dir"] = out;
+  res["artifacts"] = triage_artifact_names();
+  res["metadata"] = rep->metadata;
+  Json kt = kernel_table_to_json(rep->kernels);
+  if (kt.size() > static_cast<size_t>(top)) kt.erase(kt.begin() + top, kt.end());
+  res["top_kernels"] = kt;
+  Json ov = Json::array();
+  for (const auto& r : rep->overlap)
+    if (r.priority <= Priority::P3 && ov.size() < static_cast<size_t>(top)) ov.push_back(overlap_row_to_json(r));
+  res["top_overlap_opportunities"] = ov;
+  Json fu = fuse_table_to_json(rep->fuse);
+  if (fu.size() > static_cast<size_t>(top)) fu.erase(fu.begin() + top, fu.end());
+  res["fuse_opportunities"] = fu;
+  res["stages"] = stage_split_to_json(rep->stages);
+  if (opt.by_module) {
+    Json mods = module_rows_to_json(rep->modules);
+    if (mods.size() > static_cast<size_t>(top)) mods.erase(mods.begin() + top, mods.end());
+    res["modules"] = mods;
+  }
+  res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
+  res["gpu_ops"] = rep->kernels.ops;
+  vr.result = std::move(res);
+  vr.human = triage_human_summary(*rep, top, opt.by_module) + "\nartifacts written to " + out + "\n";
+  if (keep) {
+    *keep = std::move(*in);
+    *tl_out = &keep->timeline;
+  }
+  return vr;
+}
+
+VerbResult triage_verb(const Request& rq, Context& ctx) {
+  std::string out = rq.str("out");
+  if (out.empty()) {
+    auto d = ctx.output_dir("triage");
+    if (!d) return VerbResult{nullptr, d.error(), ""};
+    out = *d;
+  }
+  const auto paths = rq.strings("path");
+  if (paths.size() == 1) return triage_one(rq, paths[0], out, nullptr, nullptr);
+  LoadedTrace keep;
+  VerbResult all = for_each_rank(paths, "triage", [&](const std::string& p, size_t i) {
+    // Each rank's artifacts in OUT/rank<N>/, N from the file name (the result's `rank` is the
+    // trace's own).
+    const std::string dir = (std::filesystem::path(out) / ("rank" + std::to_string(rank_hint(p, i)))).string();
+    RankOutcome o;
+    keep = LoadedTrace{};
+    o.result = triage_one(rq, p, dir, &o.timeline, &keep);
+    return o;
+  });
+  all.result["out_dir"] = out;
+  return all;
+}
+
+// ---- metrics --------------------------------------------------------------------------------
+
+VerbResult metrics_one(const Request& rq, const std::string& path, const Timeline** tl_out, LoadedTrace* keep) {
+  VerbResult vr;
+  auto in = load_trace(path, kNeedGpuOps | kNeedSamples);
+  if (!in) {
+    vr.error = in.error();
+    return vr;
+  }
+  MetricsOptions opt;
+  if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
+  auto m = compute_run_metrics(in->timeline, opt);
+  if (!m) {
+    vr.error = m.error();
+    return vr;
+  }
+  if (in->damage) {
+    m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
+    vr.error = in->damage;
+  }
+  vr.result = run_metrics_to_json(*m);
+  vr.human = run_metrics_text(*m);
+  if (keep) {
+    *keep = std::move(*in);
+    *tl_out = &keep->timeline;
+  }
+  return vr;
+}
+
+VerbResult metrics_verb(const Request& rq, Context&) {
+  const auto paths = rq.strings("path");
+  if (paths.size() == 1) return metrics_one(rq, paths[0], nullptr, nullptr);
+  LoadedTrace keep;
+  return for_each_rank(paths, "metrics", [&](const std::string& p, size_t) {
+    RankOutcome o;
+    keep = LoadedTrace{};
+    o.result = metrics_one(rq, p, &o.timeline, &keep);
+    return o;
+  });
+}
+
+// ---- ranks ----------------------------------------------------------------------------------
+
+VerbResult ranks_verb(const Request& rq, Context&) {
+  VerbResult vr;
+  RanksOptions opt;
+  opt.threads = static_cast<int>(rq.integer("threads"));
+  auto r = analyse_ranks(rq.strings("path"), opt);
+  if (!r) {
+    vr.error = r.error();
+    return vr;
+  }
+  vr.result = std::move(r->result);
+  vr.human = std::move(r->human);
+  if (r->damage) vr.error = r->damage;  // a damaged rank: the others were analysed
+  return vr;
+}
+
+}  // namespace
+
+void add_trace_verbs(std::vector<Verb>& out) {
+  {
+    Verb v;
+    v.cli_path = {"info"};
+    v.tool = "info";
+    v.title = "What goblin reads from a trace";
+    v.summary = "What goblin reads from traces and telemetry: format, event counts, span, devices, warnings";
+    v.description =
+        "Format, event counts per table, time span, devices, versions and warnings of each trace file or run "
+        "directory (PyTorch/Kineto, rocprofv3, Nsight, smi telemetry); several inputs give an array.";
+    v.examples =
+        "  goblin info trace.json.gz                         what was read: format, event counts, span, devices\n"
+        "  goblin info run_dir/ --json                       a rocprofv3 output directory as one run\n"
+        "  goblin info a.json b.csv nvidia_smi.csv --json    several inputs: result is an array\n";
+    v.request = {trace_paths("Trace files or directories (format is sniffed from content)")};
+    v.result_schema = obj_schema({{"format", "the format read"},
+                                  {"events", "event counts per table"},
+                                  {"span_ns", "time span of the events"},
+                                  {"devices", "devices the trace names"},
+                                  {"warnings", "what the reader noticed"}});
+    v.run = [](const Request& rq, Context&) { return info(rq.strings("path")); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"triage"};
+    v.tool = "triage";
+    v.title = "Triage a trace";
+    v.summary =
+        "Kernel table, overlap and fuse opportunities for a trace (or one per rank); writes the profiling artifacts "
+        "(profile_summary.md, profile_metadata.json, kernel_table.json, overlap_opportunities.json, "
+        "fuse_opportunities.json, module_table.json, stage_table.json) into -o DIR";
+    v.description =
+        "The result holds the metadata (vendor, arch, arch_match), the top kernels, overlap and fusion "
+        "opportunities and the stage split; the artifact files are written to out_dir.";
+    v.examples =
+        "  goblin triage trace.json.gz -o out/triage         kernel table, overlap + fuse tables, summary\n"
+        "  goblin triage trace.json.gz -o out/t --stage decode --target-arch gfx942\n"
+        "  goblin triage serving.json.gz -o out/t --by-module   GPU time by nn.Module first\n"
+        "  goblin triage rank0.json.gz rank1.json.gz -o out/t  one artifact set per rank: out/t/rank0/, out/t/rank1/\n";
+    Field o{"out", FieldKind::OutputDir, "Output directory for the artifacts"};
+    o.required = true;
+    o.cli = "-o,--out";
+    o.doors = kCli | kPython;
+    Field stage{"stage", FieldKind::String,
+                "Profile stage (prefill, decode, train, ...); if absent, from the trace's stage annotations or "
+                "attention op names, else the file name"};
+    Field arch{"target_arch", FieldKind::String,
+               "Architecture the results are for (sm_90, gfx942, gfx950): sets arch_match"};
+    Field bym{"by_module", FieldKind::Boolean,
+              "Lead the summary with GPU time by nn.Module (module_table.json is always written); adds `modules`",
+              false};
+    v.request = {trace_paths("Trace file or run directory (Kineto, rocprofv3, Nsight, ...); several: one per rank"),
+                 o,
+                 stage,
+                 arch,
+                 top_field(15, 1000, "Rows in the summary tables"),
+                 bym};
+    v.result_schema = per_rank_schema(obj_schema({{"out_dir", "where the artifacts were written"},
+                                                  {"artifacts", "the artifact file names"},
+                                                  {"metadata", "profile_metadata.json"},
+                                                  {"top_kernels", "the kernel table's first rows"},
+                                                  {"top_overlap_opportunities", "P0-P3 overlap rows"},
+                                                  {"fuse_opportunities", "fusion candidates"},
+                                                  {"stages", "prefill/decode split"},
+                                                  {"gpu_op_time_us", "summed GPU-op time"}}),
+                                      "triage");
+    v.writes = true;
+    v.run = triage_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"breakdown"};
+    v.tool = "breakdown";
+    v.title = "GPU time by category";
+    v.summary =
+        "GPU time by kernel category and library family (share of summed op time; busy union given too), and per "
+        "step: busy/idle, compute/communication/memcpy, exposed communication, idle attribution, launch statistics";
+    v.description = "by=module adds GPU time per nn.Module, by=stage the prefill/decode split.";
+    v.examples =
+        "  goblin breakdown trace.json.gz                    GPU time per category and library, per step\n"
+        "  goblin breakdown rocprof_run_dir/ --json          a rocprofv3 output directory\n";
+    Field by{"by", FieldKind::String,
+             "category (default): time by kernel category and family; module: also GPU time per nn.Module "
+             "(with_stack traces); stage: also the serving stage split (prefill/decode/mixed tables)",
+             "category"};
+    by.choices = {"category", "module", "stage"};
+    v.request = {trace_path("path", "Trace file or run directory"), by};
+    v.result_schema = obj_schema({{"categories", "GPU time per category and family"},
+                                  {"steps", "per-step busy/idle/exposed communication"},
+                                  {"by", "the grouping asked for"}});
+    v.run = [](const Request& rq, Context&) { return run_breakdown(rq.str("path"), rq.str("by")); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"metrics"};
+    v.tool = "metrics";
+    v.title = "RunMetrics of a trace";
+    v.summary =
+        "RunMetrics of a trace or run directory: steps, step time, GPU utilisation, additive waste budget (s/step), "
+        "top kernels, tokens/s, HBM from telemetry, attention backend";
+    v.description = "Several traces: one RunMetrics per rank, each naming its rank.";
+    v.examples =
+        "  goblin metrics trace.json.gz                      RunMetrics and the waste budget per step\n"
+        "  goblin metrics run_dir/ --json                    trace + telemetry (HBM, telemetry utilisation)\n"
+        "  goblin metrics trace.json.gz --tokens-per-step 8192\n"
+        "  goblin metrics rank0.json.gz rank1.json.gz        one RunMetrics per rank, each naming its rank\n";
+    Field tps{"tokens_per_step", FieldKind::Number,
+              "Tokens processed per step (tokens/s = this / step time when the trace does not carry tokens_per_sec)"};
+    tps.min = 0;
+    v.request = {
+        trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job"),
+        tps};
+    v.result_schema = per_rank_schema(obj_schema({{"step_time_s", "mean step time"},
+                                                  {"waste_budget", "additive buckets summing to the step time"},
+                                                  {"top_kernels", "kernels by share of time"}}),
+                                      "metrics");
+    v.run = metrics_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"diff"};
+    v.tool = "diff";
+    v.title = "What got faster and slower";
+    v.summary =
+        "What got faster and slower between two runs of one workload: step time, busy/idle, GPU time per category "
+        "and per kernel (matched by normalised name + launching op; faster/slower/new/gone), each with its "
+        "contribution to the step-time change (the contributions sum to it). Across vendors: categories only";
+    v.examples =
+        "  goblin diff before.json.gz after.json.gz          decomposition, categories, top kernels per status\n"
+        "  goblin diff run_before/ run_after/ --json         every kernel row\n";
+    v.request = {trace_path("before", "Trace file or run directory of the BEFORE run"),
+                 trace_path("after", "Trace file or run directory of the AFTER run"),
+                 top_field(10, 10000, "Rows per status in the readable report")};
+    v.result_schema = obj_schema({{"step_time", "before, after and the change"},
+                                  {"decomposition", "contributions summing to the step-time change"},
+                                  {"kernels", "per kernel: faster / slower / new / gone"}});
+    v.run = [](const Request& rq, Context&) {
+      return run_diff(rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
+    };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"ranks"};
+    v.tool = "ranks";
+    v.title = "One distributed job's ranks";
+    v.summary =
+        "Per-rank traces of one distributed job (Kineto with distributedInfo, rocprofv3 per-process files, nsys "
+        "per-rank files; files or directories): steps matched across ranks; per step and rank compute, "
+        "exposed/hidden communication, idle and time waiting inside collectives; which rank arrives last to the "
+        "collectives, by how much and why; skew tables (step time, kernel time by category, collective "
+        "algbw/busbw)";
+    v.examples =
+        "  goblin ranks traces/                               every trace in the directory is one rank\n"
+        "  goblin ranks rank0.json.gz rank1.json.gz --json    the straggler verdict and tables as JSON\n";
+    Field th{"threads", FieldKind::Integer, "Small ranks read at once (large ones use both cores each)", 2};
+    th.min = 1;
+    th.max = 64;
+    v.request = {trace_paths("Rank trace files or directories of them"), th};
+    v.result_schema = obj_schema({{"ranks", "per-rank figures"}, {"straggler", "the rank that arrives last, and why"}});
+    v.run = ranks_verb;
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace goblin::app

@@ -1,0 +1,238 @@
+// Every verb that both the CLI and the MCP server offer gives the same `result` for the same
+// request: the test walks the registry, builds one JSON request per verb on real fixtures, sends
+// it through the MCP door (call_tool, as a client would) and — turned into a command line from
+// the same field list — through the CLI (`goblin <verb> ... --json`, run as a user would), and
+// compares the two results byte for byte.
+//
+// Two differences are the doors' own, by design, and are taken out before comparing: where a verb
+// wrote its files (the CLI writes where -o says; the MCP server picks a folder under its --out, so
+// `out_dir`, `written`, `written_to` differ), and paths under the server's root, which the MCP door
+// shows relative to the root (the same display is applied to the CLI's result). A verb added to
+// the registry with an MCP name and no case here fails the test.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "app/verb.h"
+#include "mcp/server.h"
+#include "mcp/tools.h"
+
+namespace fs = std::filesystem;
+using goblin::Json;
+using namespace goblin::mcp;
+namespace app = goblin::app;
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The command line the CLI door needs for `args`: positional fields in declaration order, then
+// one option per other field, each spelled as the CLI spells it (its first long name).
+std::string command_line(const app::Verb& v, const Json& args) {
+  std::string cmd;
+  for (const auto& w : v.cli_path) cmd += " " + w;
+  auto values = [](const Json& x) {
+    std::vector<std::string> out;
+    if (x.is_array())
+      for (const auto& e : x) out.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+    else
+      out.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+    return out;
+  };
+  for (const app::Field& f : v.request)
+    if (f.positional && args.contains(f.name))
+      for (const auto& x : values(args[f.name])) cmd += " " + shell_quote(x);
+  for (const app::Field& f : v.request) {
+    if (f.positional || !args.contains(f.name) || !(f.doors & app::kCli)) continue;
+    std::string flag = app::cli_flag(f);
+    if (!f.cli.empty()) {  // "-o,--out,--output": the first long name
+      for (size_t at = 0; at < f.cli.size();) {
+        size_t end = f.cli.find(',', at);
+        std::string n = f.cli.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        if (n.rfind("--", 0) == 0) {
+          flag = n;
+          break;
+        }
+        at = end == std::string::npos ? f.cli.size() : end + 1;
+      }
+    }
+    if (f.kind == app::FieldKind::Boolean) {
+      if (args[f.name].get<bool>()) cmd += " " + flag;
+      continue;
+    }
+    for (const auto& x : values(args[f.name])) cmd += " " + flag + " " + shell_quote(x);
+  }
+  return cmd;
+}
+
+// The envelope `goblin ... --json` prints, run in `cwd`.
+Json run_cli(const std::string& cwd, const std::string& args) {
+  const std::string cmd =
+      "cd " + shell_quote(cwd) + " && " + shell_quote(GOBLIN_BINARY_DIR "/goblin") + args + " --json 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (p) pclose(p);
+  try {
+    return Json::parse(out);
+  } catch (...) {
+    ADD_FAILURE() << "not JSON from `goblin" << args << " --json`:\n" << out.substr(0, 2000);
+    return Json();
+  }
+}
+
+// Where each door wrote (its own choice) and how long this call's read took (a measurement of the
+// call, not of the input) are the only fields allowed to differ.
+void drop_output_locations(Json& j) {
+  if (j.is_object()) {
+    for (const char* k : {"out_dir", "written", "written_to"}) j.erase(k);
+    if (j.contains("read") && j["read"].is_object())
+      for (const char* k : {"seconds", "mb_per_s_on_disk"}) j["read"].erase(k);
+    for (auto& [k, v] : j.items()) drop_output_locations(v);
+  } else if (j.is_array()) {
+    for (auto& e : j) drop_output_locations(e);
+  }
+}
+
+struct Case {
+  Json args;                       // the request, as an MCP client sends it
+  Json cli_only = Json::object();  // fields only the CLI door takes (where to write)
+};
+
+class RegistryParity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("goblin_parity_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    const fs::path fx = GOBLIN_FIXTURES;
+    const fs::path src = GOBLIN_SOURCE_DIR;
+    fs::copy_file(src / "examples/h100_llama/h100_llama_fp32_eager_w0.json.gz", root_ / "before.json.gz");
+    fs::copy_file(src / "examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz", root_ / "after.json.gz");
+    fs::copy_file(fx / "kineto/nccl_sampled_rank-0.json.gz", root_ / "rank0.json.gz");
+    fs::copy_file(fx / "kineto/nccl_sampled_rank-1.json.gz", root_ / "rank1.json.gz");
+    fs::copy_file(fx / "nsight/ncu_raw_h100_selected_metrics.csv", root_ / "ncu.csv");
+    fs::copy_file(src / "examples/h100_llama/config_before.yaml", root_ / "config.yaml");
+    // Inputs of compare: what a user would have from earlier verbs.
+    auto save = [](const std::string& args, const std::string& file) {
+      Json env = run_cli(root_.string(), args);
+      std::ofstream(root_ / file) << env.dump();
+    };
+    save(" metrics before.json.gz", "metrics_before.json");
+    save(" metrics after.json.gz", "metrics_after.json");
+    save(" patch config.yaml --rules all --metrics metrics_before.json", "patch.json");
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  static fs::path root_;
+};
+fs::path RegistryParity::root_;
+
+std::map<std::string, Case> cases() {
+  return {
+      {"info", {{{"path", "after.json.gz"}}}},
+      {"triage", {{{"path", "after.json.gz"}, {"top", 5}, {"target_arch", "sm_90"}}, {{"out", "cli_out/triage"}}}},
+      {"breakdown", {{{"path", "after.json.gz"}, {"by", "module"}}}},
+      {"metrics", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
+      {"diff", {{{"before", "before.json.gz"}, {"after", "after.json.gz"}, {"top", 5}}}},
+      {"ranks", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
+      {"parse_config", {{{"file_path", "config.yaml"}}}},
+      {"query_kb", {{{"symptoms", Json::array({"fp32 used on H100", "DataLoader num_workers=0"})}, {"top", 3}}}},
+      {"propose_patch",
+       {{{"config", "config.yaml"}, {"rule_ids", Json::array({"all"})}, {"metrics", "metrics_before.json"}}}},
+      {"compare_runs",
+       {{{"before", "metrics_before.json"},
+         {"after", "metrics_after.json"},
+         {"patch", "patch.json"},
+         {"workload_name", "llama"}}}},
+      {"specs", {{{"gpu", "h100_sxm"}}}},
+      {"roofline", {{{"path", "ncu.csv"}, {"top", 5}}}},
+      {"diagnose", {{{"ncu_csv", "ncu.csv"}}}},
+  };
+}
+
+}  // namespace
+
+TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
+  ServerOptions o;
+  o.roots = {root_.string()};
+  o.out_dir = (root_ / "mcp_out").string();
+  o.budget = 1000;
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  Session session(o, *roots);
+  const ToolRegistry reg = make_registry();
+  const auto all = cases();
+  size_t compared = 0;
+  for (const app::Verb& v : app::verbs()) {
+    if (v.tool.empty()) continue;
+    auto c = all.find(v.tool);
+    ASSERT_NE(c, all.end()) << "verb '" << v.cli_name() << "' is offered over MCP as '" << v.tool
+                            << "' but has no parity case here";
+    SCOPED_TRACE(v.tool);
+    CallContext ctx;
+    CallResult mcp = call_tool(reg, Json{{"name", v.tool}, {"arguments", c->second.args}}, session, ctx);
+    ASSERT_TRUE(mcp.result.has_value());
+    Json m = (*mcp.result)["structuredContent"];
+
+    Json cli_args = c->second.args;
+    for (const auto& [k, x] : c->second.cli_only.items()) cli_args[k] = x;
+    Json cl = run_cli(root_.string(), command_line(v, cli_args));
+    ASSERT_TRUE(cl.is_object());
+    EXPECT_EQ(cl["ok"], m["ok"]) << "cli error: " << cl["error"].dump() << "\nmcp error: " << m["error"].dump();
+    EXPECT_TRUE(m["ok"].get<bool>()) << m["error"].dump();
+    Json a = cl["result"], b = m["result"];
+    scrub(a, *roots);  // the MCP door shows paths relative to its root
+    drop_output_locations(a);
+    drop_output_locations(b);
+    EXPECT_FALSE(b.is_null());
+    EXPECT_EQ(a.dump(), b.dump());
+    ++compared;
+  }
+  EXPECT_EQ(compared, all.size());
+}
+
+TEST(Registry, SchemasComeFromTheFieldList) {
+  for (const app::Verb& v : app::verbs()) {
+    if (v.tool.empty()) continue;
+    const Json s = app::input_schema(v, app::kMcp);
+    for (const app::Field& f : v.request) {
+      if (!(f.doors & app::kMcp)) {
+        EXPECT_FALSE(s["properties"].contains(f.name)) << v.tool << "." << f.name << " is not offered over MCP";
+        continue;
+      }
+      ASSERT_TRUE(s["properties"].contains(f.name)) << v.tool << "." << f.name;
+      EXPECT_FALSE(s["properties"][f.name]["description"].get<std::string>().empty());
+    }
+  }
+  // A value out of a field's limits is refused the same way by every door.
+  const app::Verb* triage = app::find_verb("triage");
+  ASSERT_NE(triage, nullptr);
+  auto bad = app::make_request(*triage, Json{{"path", "x"}, {"top", 0}}, app::kMcp, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("top must be between 1 and 1000"), std::string::npos) << bad.error().message;
+  auto wrong = app::make_request(*triage, Json{{"path", 3}}, app::kMcp, nullptr);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("path must be a string or an array of strings"), std::string::npos);
+  // Aliases: the audit agent's older spellings still reach the field.
+  const app::Verb* kb = app::find_verb("query_rocm_kb");
+  ASSERT_NE(kb, nullptr);
+  std::vector<std::string> missing;
+  auto q = app::make_request(*kb, Json{{"symptom", "eager attention"}, {"top_k", 2}}, app::kMcp, &missing);
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(missing.empty());
+  EXPECT_EQ(q->strings("symptoms"), std::vector<std::string>{"eager attention"});
+  EXPECT_EQ(q->integer("top"), 2);
+}
