@@ -373,8 +373,7 @@ DiffResult diff_runs(DiffProfile before, DiffProfile after) {
 }
 
 Result<DiffResult> diff_paths(const std::string& before, const std::string& after) {
-  auto tax = Taxonomy::load();
-  if (!tax) return tax.error();
+  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
   DiffProfile side[2];
   std::optional<Error> damage;
   const std::string* paths[2] = {&before, &after};
@@ -386,7 +385,7 @@ Result<DiffResult> diff_paths(const std::string& before, const std::string& afte
       e.message = std::string(i == 0 ? "before" : "after") + ": " + e.message;
       return e;
     }
-    side[i] = diff_profile(in->timeline, *tax, *paths[i]);
+    side[i] = diff_profile(in->timeline, tax, *paths[i]);
     if (in->damage) {
       side[i].notes.push_back(std::string(i == 0 ? "before" : "after") +
                               " input damaged, figures cover what was read: " + in->damage->describe());

@@ -63,18 +63,16 @@ Result<RunMetrics> metrics_from_json(const Json& j0, const std::string& file) {
   } else {
     w.unobserved = bucket_names();
   }
-  if (Status s = check_plausible_rates(m.step_time_s, m.tokens_per_sec, file); !s.ok()) return s.error();
+  RETURN_IF_ERROR(check_plausible_rates(m.step_time_s, m.tokens_per_sec, file));
   if (m.step_time_s <= 0 && !m.tokens_per_sec)
     return make_error(ErrorKind::Malformed, "RunMetrics has neither step_time_s nor tokens_per_sec", file);
   return m;
 }
 
 Result<RunMetrics> load_metrics_file(const std::string& path) {
-  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes});
-  if (!text) return text.error();
-  auto j = parse_json_text(*text, path);
-  if (!j) return j.error();
-  return metrics_from_json(*j, path);
+  ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes}));
+  ASSIGN_OR_RETURN(auto j, parse_json_text(text, path));
+  return metrics_from_json(j, path);
 }
 
 }  // namespace goblin

@@ -37,11 +37,10 @@ Vendor detect_vendor(const Timeline& tl) { return vendor_of_timeline(tl).vendor;
 
 Result<OverlapHeuristics> OverlapHeuristics::load() {
   const char* rel = "overlap_heuristics.yaml";
-  auto text = load_data_file(rel);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file(rel));
   OverlapHeuristics h;
   try {
-    YAML::Node y = YAML::Load(*text);
+    YAML::Node y = YAML::Load(text);
     auto num = [&](const YAML::Node& n, double& dst) {
       if (n) dst = n.as<double>();
     };
@@ -72,11 +71,10 @@ Result<OverlapHeuristics> OverlapHeuristics::load() {
 
 Result<std::vector<FusePattern>> load_fusion_patterns() {
   const char* rel = "fusion_patterns.yaml";
-  auto text = load_data_file(rel);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file(rel));
   std::vector<FusePattern> out;
   try {
-    YAML::Node y = YAML::Load(*text);
+    YAML::Node y = YAML::Load(text);
     for (const auto& n : y["patterns"]) {
       FusePattern p;
       p.id = n["id"].as<std::string>();

@@ -53,10 +53,8 @@ std::string most_frequent(const std::unordered_map<std::string, int64_t>& m) {
 }  // namespace
 
 Result<OverlapJoinResult> overlap_join(const Timeline& map_tl, const Timeline& tl) {
-  auto tax = Taxonomy::load();
-  if (!tax) return tax.error();
-  auto heur = OverlapHeuristics::load();
-  if (!heur) return heur.error();
+  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
+  ASSIGN_OR_RETURN(auto heur, OverlapHeuristics::load());
   OverlapJoinResult out;
 
   LaunchAttribution mla = attribute_launches(map_tl);
@@ -85,7 +83,7 @@ Result<OverlapJoinResult> overlap_join(const Timeline& map_tl, const Timeline& t
 
   ExposureResult ex = compute_exposure(tl);
   LaunchAttribution fla = attribute_launches(tl);  // the formal trace's own (graph launches): overridden below
-  KernelTableResult kt = build_kernel_table(tl, ex, fla, &*tax);
+  KernelTableResult kt = build_kernel_table(tl, ex, fla, &tax);
   std::vector<std::unordered_map<std::string, int64_t>> cpu_counts(kt.rows.size()), py_counts(kt.rows.size());
   std::vector<int64_t> scope(fops.size(), -1);
   for (size_t i = 0; i < fops.size(); ++i) {
@@ -98,7 +96,7 @@ Result<OverlapJoinResult> overlap_join(const Timeline& map_tl, const Timeline& t
     kt.rows[r].cpu_op = most_frequent(cpu_counts[r]);
     kt.rows[r].python_location = most_frequent(py_counts[r]);
   }
-  out.rows = build_overlap_table(tl, kt, scope, detect_vendor(tl), *heur);
+  out.rows = build_overlap_table(tl, kt, scope, detect_vendor(tl), heur);
   out.devices = ex.devices;
   return out;
 }

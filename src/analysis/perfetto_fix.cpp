@@ -247,8 +247,7 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
   const size_t n = text.size();
   text.reserve(n + simdjson::SIMDJSON_PADDING);
   std::vector<Edit> edits;
-  Status s = plan_fix(text, n, edits, st);
-  if (!s) return s.error();
+  RETURN_IF_ERROR(plan_fix(text, n, edits, st));
   std::string out;
   size_t extra = 0;
   for (const auto& e : edits) extra += e.repl.size();
@@ -265,9 +264,8 @@ namespace {
 // Reads the whole (decompressed) input into one buffer that already has simdjson's padding, so
 // the trace is held once (read_all + reserve would copy it).
 Result<std::string> read_padded(const std::string& path) {
-  auto src = open_source(path);
-  if (!src) return src.error();
-  ByteSource& s = **src;
+  ASSIGN_OR_RETURN(auto src, open_source(path));
+  ByteSource& s = *src;
   const size_t pad = simdjson::SIMDJSON_PADDING;
   // Plain files: exact size plus slack, so the final (empty) read needs no growth.
   size_t guess = s.compressed() ? s.file_size() * 8 : s.file_size() + (1 << 21);
@@ -276,10 +274,9 @@ Result<std::string> read_padded(const std::string& path) {
   size_t len = 0;
   for (;;) {
     if (buf.size() - pad == len) buf.resize(buf.size() + buf.size() / 2);
-    auto got = s.read(buf.data() + len, buf.size() - pad - len);
-    if (!got) return got.error();
-    if (*got == 0) break;
-    len += *got;
+    ASSIGN_OR_RETURN(auto got, s.read(buf.data() + len, buf.size() - pad - len));
+    if (got == 0) break;
+    len += got;
   }
   buf.resize(len);  // shrinking keeps the capacity: the padding stays allocated
   return buf;
@@ -287,9 +284,8 @@ Result<std::string> read_padded(const std::string& path) {
 }  // namespace
 
 Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::string& out) {
-  auto text = read_padded(in);
-  if (!text) return text.error();
-  std::string& t = *text;
+  ASSIGN_OR_RETURN(auto text, read_padded(in));
+  std::string& t = text;
   const size_t n = t.size();
   if (t.capacity() < n + simdjson::SIMDJSON_PADDING) t.reserve(n + simdjson::SIMDJSON_PADDING);
   PerfettoFixStats st;
@@ -302,10 +298,9 @@ Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::str
   }
   bool gz_out = out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
   // Through the one safe writer (core/atomic_file.h): no symlink followed, nothing half-written.
-  auto file = AtomicFile::create(out);
-  if (!file) return file.error();
+  ASSIGN_OR_RETURN(auto file, AtomicFile::create(out));
   if (gz_out) {
-    gzFile gz = gzdopen(::dup(file->fd()), "wb6");
+    gzFile gz = gzdopen(::dup(file.fd()), "wb6");
     if (!gz) return make_error(ErrorKind::Io, "cannot write " + out, out);
     bool ok = apply_edits(t, n, edits, [&](std::string_view piece) {
       while (!piece.empty()) {
@@ -317,10 +312,10 @@ Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::str
     });
     if (gzclose(gz) != Z_OK || !ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   } else {
-    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) { return file->write(piece); });
+    bool ok = apply_edits(t, n, edits, [&](std::string_view piece) { return file.write(piece); });
     if (!ok) return make_error(ErrorKind::Io, "failed writing " + out, out);
   }
-  if (Status c = file->commit(); !c.ok()) return c.error();
+  RETURN_IF_ERROR(file.commit());
   return st;
 }
 

@@ -98,12 +98,9 @@ std::string only_in(const std::vector<std::string>& a, const std::vector<std::st
 
 Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt) {
   std::vector<std::string> notes;
-  auto inputs = enumerate_ranks(paths, &notes);
-  if (!inputs) return inputs.error();
-  auto tax = Taxonomy::load();
-  if (!tax) return tax.error();
-  auto ck = CollectiveKnowledge::load();
-  if (!ck) return ck.error();
+  ASSIGN_OR_RETURN(auto inputs, enumerate_ranks(paths, &notes));
+  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
+  ASSIGN_OR_RETURN(auto ck, CollectiveKnowledge::load());
 
   // Small ranks are read two at a time (each reader on one thread); a large one alone, its
   // reader using both cores (blocks parsed on two workers, inflate included for .gz).
@@ -111,7 +108,7 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const R
   // record_param_comms with the collectives' metadata, data-loading spans), no flows.
   ReadOptions ro;
   ro.skip_flows = true;
-  ro.keep_cpu_op = [t = &*tax](std::string_view n) {
+  ro.keep_cpu_op = [t = &tax](std::string_view n) {
     if (n.starts_with("ProfilerStep#") || n == "record_param_comms") return true;
     struct Hash {
       using is_transparent = void;
@@ -125,12 +122,12 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const R
     return keep;
   };
   uint64_t largest = 0;
-  for (const auto& in : *inputs) largest = std::max(largest, file_bytes(in));
-  const bool parallel_ranks = opt.threads > 1 && inputs->size() > 1 && largest < ro.parallel_min_bytes;
-  std::vector<RankProfile> profiles(inputs->size());
+  for (const auto& in : inputs) largest = std::max(largest, file_bytes(in));
+  const bool parallel_ranks = opt.threads > 1 && inputs.size() > 1 && largest < ro.parallel_min_bytes;
+  std::vector<RankProfile> profiles(inputs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs->size();) profiles[i] = read_rank((*inputs)[i], *tax, *ck, ro);
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) profiles[i] = read_rank(inputs[i], tax, ck, ro);
   };
   if (parallel_ranks) {
     std::thread t(worker);
@@ -139,7 +136,7 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const R
   } else {
     worker();
   }
-  return analyse_rank_profiles(std::move(profiles), *ck, std::move(notes));
+  return analyse_rank_profiles(std::move(profiles), ck, std::move(notes));
 }
 
 namespace {

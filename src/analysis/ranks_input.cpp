@@ -121,12 +121,11 @@ Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& p
 
 Result<CollectiveKnowledge> CollectiveKnowledge::load() {
   const char* file = "collectives.yaml";
-  auto text = load_data_file(file);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file(file));
   CollectiveKnowledge ck;
   const std::string origin = data_file_origin(file);
   try {
-    YAML::Node root = YAML::Load(*text);
+    YAML::Node root = YAML::Load(text);
     ck.bandwidth_source = root["bandwidth_source"].as<std::string>("");
     for (const auto& t : root["types"]) {
       Type ty;

@@ -129,11 +129,10 @@ std::optional<double> extra_number(const Timeline& tl, const char* key) {
 }  // namespace
 
 Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions& opt) {
-  auto tax = Taxonomy::load();
-  if (!tax.ok()) return tax.error();
+  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
   RunMetrics m;
   m.runner_kind = "trace";
-  PreparedTrace p = prepare_trace(tl, tax.value());
+  PreparedTrace p = prepare_trace(tl, tax);
   StepDetection sd = find_steps(tl);
   for (const std::string& n : sd.notes) m.warnings.push_back(n);
   for (const std::string& n : p.notes) m.warnings.push_back(n);

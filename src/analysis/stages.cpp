@@ -35,11 +35,10 @@ struct StagePatterns {
 
 Result<StagePatterns> load_patterns() {
   const char* rel = "serving_stages.yaml";
-  auto text = load_data_file(rel);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file(rel));
   StagePatterns p;
   try {
-    YAML::Node y = YAML::Load(*text);
+    YAML::Node y = YAML::Load(text);
     for (const auto& n : y["annotations"]) {
       AnnotationPattern a;
       a.id = n["id"].as<std::string>();
@@ -120,8 +119,7 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt) {
-  auto pats = load_patterns();
-  if (!pats) return pats.error();
+  ASSIGN_OR_RETURN(auto pats, load_patterns());
   StageSplit out;
   GpuOps ops(tl);
   out.op_stage.assign(ops.size(), -1);
@@ -132,7 +130,7 @@ Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la,
   for (size_t i = 0; i < an.size(); ++i) {
     if (an.on_gpu[i]) continue;
     auto it = cache.find(an.name[i]);
-    if (it == cache.end()) it = cache.emplace(an.name[i], stage_of(*pats, std::string(tl.str(an.name[i])))).first;
+    if (it == cache.end()) it = cache.emplace(an.name[i], stage_of(pats, std::string(tl.str(an.name[i])))).first;
     if (it->second.empty()) continue;
     ann_stage[i] = it->second;
     rows[{an.pid[i], an.tid[i]}].push_back(static_cast<uint32_t>(i));
@@ -143,7 +141,7 @@ Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la,
     std::set<std::string> seen;
     auto look = [&](std::string_view name) {
       std::string n = ascii_lower(name);
-      for (const auto& p : pats->op_names)
+      for (const auto& p : pats.op_names)
         if (std::regex_search(n, p.re)) seen.insert(p.stage);
     };
     std::set<StrId> names;

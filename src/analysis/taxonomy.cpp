@@ -126,9 +126,8 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
       if (r["family"]) rule.family = r["family"].as<std::string>();
       if (r["attention_backend"]) rule.attention_backend = r["attention_backend"].as<std::string>();
       for (auto [key, dst] : {std::pair{"any", &rule.any}, {"prefix", &rule.prefix}, {"none", &rule.none}}) {
-        auto l = string_list(r[key], "taxonomy: rule " + rule.id + " `" + key + "`", origin);
-        if (!l.ok()) return l.error();
-        *dst = std::move(l.value());
+        ASSIGN_OR_RETURN(auto l, string_list(r[key], "taxonomy: rule " + rule.id + " `" + key + "`", origin));
+        *dst = std::move(l);
       }
       try {
         if (r["regex"]) {
@@ -207,9 +206,8 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
 }
 
 Result<Taxonomy> Taxonomy::load() {
-  auto text = load_data_file("taxonomy.yaml");
-  if (!text.ok()) return text.error();
-  return parse(text.value(), data_file_origin("taxonomy.yaml"));
+  ASSIGN_OR_RETURN(auto text, load_data_file("taxonomy.yaml"));
+  return parse(text, data_file_origin("taxonomy.yaml"));
 }
 
 KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {

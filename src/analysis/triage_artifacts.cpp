@@ -44,17 +44,14 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   // A broken taxonomy is an unusable data file for every verb (breakdown, overlap, triage alike).
   if (!tax) return tax.error();
   r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &*tax);
-  auto heur = OverlapHeuristics::load();
-  if (!heur) return heur.error();
-  auto pats = load_fusion_patterns();
-  if (!pats) return pats.error();
-  r.overlap = build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, *heur);
-  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, *pats, r.vendor);
+  ASSIGN_OR_RETURN(auto heur, OverlapHeuristics::load());
+  ASSIGN_OR_RETURN(auto pats, load_fusion_patterns());
+  r.overlap = build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, heur);
+  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, pats, r.vendor);
   r.module_attribution = attribute_modules(tl, r.attribution);
   r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
-  auto stages = split_stages(tl, r.attribution, r.kernels);
-  if (!stages) return stages.error();
-  r.stages = std::move(*stages);
+  ASSIGN_OR_RETURN(auto stages, split_stages(tl, r.attribution, r.kernels));
+  r.stages = std::move(stages);
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
   if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");

@@ -36,10 +36,9 @@ Field positional(Field f) {
 Result<Json> json_arg(const Request& rq, const std::string& name) {
   const Json& v = rq.json(name);
   if (v.is_object()) return v;
-  auto text = read_all(v.get<std::string>());
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, read_all(v.get<std::string>()));
   try {
-    return Json::parse(*text);
+    return Json::parse(text);
   } catch (const std::exception& e) {
     return make_error(ErrorKind::Malformed, std::string("not JSON: ") + e.what(), v.get<std::string>());
   }

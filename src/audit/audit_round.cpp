@@ -44,7 +44,7 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
   fs::create_directories(dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the rounds folder: " + ec.message(), dir);
   std::string out = (fs::path(dir) / ("round-" + std::to_string(r) + fs::path(path).extension().string())).string();
-  if (Status st = write_file(out, text); !st) return st.error();
+  RETURN_IF_ERROR(write_file(out, text));
   return out;
 }
 

@@ -32,9 +32,8 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   }
   if (!patch.is_object() || !patch.contains("new_config"))
     return make_error(ErrorKind::Malformed, "patch: expected goblin patch --json output with new_config");
-  auto nc = config::config_from_json(patch["new_config"]);
-  if (!nc) return nc.error();
-  const config::WorkloadConfig& cfg = *nc;
+  ASSIGN_OR_RETURN(auto nc, config::config_from_json(patch["new_config"]));
+  const config::WorkloadConfig& cfg = nc;
 
   Json rep;
   std::string workload = opt.workload_name;

@@ -10,9 +10,8 @@ namespace goblin::audit {
 
 namespace {
 Result<Json> parse_json_file(const std::string& path) {
-  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes});
-  if (!text) return text.error();
-  return parse_json_text(*text, path, "not valid JSON");
+  ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes}));
+  return parse_json_text(text, path, "not valid JSON");
 }
 }  // namespace
 
@@ -31,9 +30,8 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   in.source = file;
   bool bench_shape = j->contains("a") && (*j)["a"].is_object() && (*j)["a"].contains("runs");
   in.shape = bench_shape ? "bench" : "metrics";
-  auto m = metrics_from_json(*j, file);
-  if (!m) return m.error();
-  in.metrics = *m;
+  ASSIGN_OR_RETURN(auto m, metrics_from_json(*j, file));
+  in.metrics = m;
   if (bench_shape && !j->contains("runner_kind")) in.metrics.runner_kind = "live";
   try {
     if (bench_shape) {
@@ -82,10 +80,8 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
     return make_error(ErrorKind::Malformed, std::string("bench samples: ") + e.what(), file);
   }
   // Every sample and interval bound must be a plausible figure too (a ratio of 5e-324 s is inf).
-  for (double v : in.bench.step_time_s)
-    if (Status s = check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file); !s.ok()) return s.error();
-  for (double v : in.bench.tokens_per_sec)
-    if (Status s = check_plausible_rates(0.0, v, file); !s.ok()) return s.error();
+  for (double v : in.bench.step_time_s) RETURN_IF_ERROR(check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file));
+  for (double v : in.bench.tokens_per_sec) RETURN_IF_ERROR(check_plausible_rates(0.0, v, file));
   for (const auto& b : {in.bench.ci_low, in.bench.ci_high, in.bench.median})
     if (b && (in.bench.ci_metric == "tokens_per_sec" ? check_plausible_rates(0.0, *b, file)
                                                      : check_plausible_rates(*b == 0.0 ? -1.0 : *b, std::nullopt, file))
@@ -96,15 +92,13 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
 }
 
 Result<RunInput> load_run_input(const std::string& path) {
-  auto j = parse_json_file(path);
-  if (!j) return j.error();
-  return run_input_from_json(*j, path);
+  ASSIGN_OR_RETURN(auto j, parse_json_file(path));
+  return run_input_from_json(j, path);
 }
 
 Result<Json> load_patch_file(const std::string& path) {
-  auto j = parse_json_file(path);
-  if (!j) return j.error();
-  Json p = *j;
+  ASSIGN_OR_RETURN(auto j, parse_json_file(path));
+  Json p = j;
   if (p.is_object() && p.contains("ok") && p.contains("result")) {
     if (!p["ok"].is_boolean() || !p["ok"].get<bool>())
       return make_error(ErrorKind::Malformed, "the patch file holds a failed result (ok=false)", path);

@@ -266,10 +266,9 @@ Result<std::vector<HistoryRecord>> HistoryStore::all() const {
 }
 
 Result<std::vector<RuleCalibration>> HistoryStore::calibration() const {
-  auto recs = all();
-  if (!recs) return recs.error();
+  ASSIGN_OR_RETURN(auto recs, all());
   std::map<std::string, RuleCalibration> by;
-  for (const auto& r : *recs) {
+  for (const auto& r : recs) {
     if (!r.measured) continue;
     for (const auto& id : r.rules) {
       RuleCalibration& c = by[id];

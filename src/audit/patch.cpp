@@ -25,17 +25,16 @@ std::string diff_display_path(const std::string& path) {
 // ---- the patch ----------------------------------------------------------------------------------
 
 Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb) {
-  auto text = read_all(config_path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
-  if (!text) return text.error();
-  return make_patch_text(*text, config_path, opt, kb);
+  ASSIGN_OR_RETURN(auto text, read_all(config_path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes}));
+  return make_patch_text(text, config_path, opt, kb);
 }
 
 Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
                                      const PatchOptions& opt, const RuleBase& kb) {
   const std::string* text = &config_text;
-  auto parsed = config::parse_config_text(*text, config::sniff_config_format(config_path, *text), config_path);
-  if (!parsed) return parsed.error();
-  const config::WorkloadConfig& cfg = *parsed;
+  ASSIGN_OR_RETURN(auto parsed,
+                   config::parse_config_text(*text, config::sniff_config_format(config_path, *text), config_path));
+  const config::WorkloadConfig& cfg = parsed;
   Evidence ev = evidence_from_metrics(opt.metrics, opt.vendor);
 
   std::vector<const Rule*> requested;
@@ -138,12 +137,10 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
 
   config::WorkloadConfig nc = cfg;
   for (const auto& [f, v] : edits) {
-    Status s = nc.set(f, v);
-    if (!s) return s.error();
+    RETURN_IF_ERROR(nc.set(f, v));
   }
   std::vector<std::string> unplaced;
-  auto patched = config::edit_config_text(*text, cfg, edits, &unplaced);
-  if (!patched) return patched.error();
+  ASSIGN_OR_RETURN(auto patched, config::edit_config_text(*text, cfg, edits, &unplaced));
   // Fields with no place in this file are not claimed: the rule becomes advice.
   for (const auto& f : unplaced) {
     (void)nc.set(f, cfg.get(f));
@@ -210,7 +207,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
 
   // Parse the patched file back: it must give the patched config.
   Json roundtrip_mismatch = Json::array();
-  auto back = config::parse_config_text(*patched, cfg.format, config_path);
+  auto back = config::parse_config_text(patched, cfg.format, config_path);
   if (!back) {
     roundtrip_mismatch.push_back({{"error", back.error().describe()}});
   } else {
@@ -241,9 +238,9 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
   const std::string shown = opt.display_path.empty() ? diff_display_path(config_path) : opt.display_path;
   // What is shown is redacted (by value shape and by key name); the file written is the user's own.
-  std::string diff = config::unified_diff(*text, *patched, "a/" + shown, "b/" + shown);
+  std::string diff = config::unified_diff(*text, patched, "a/" + shown, "b/" + shown);
   res["diff"] = config::redact_text(diff);
-  res["patched_file"] = config::redact_text(*patched);
+  res["patched_file"] = config::redact_text(patched);
   res["rationale"] = Json::array();
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};
@@ -345,7 +342,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
                    config_path);
   }
   out.result = std::move(res);
-  out.patched_text = *patched;
+  out.patched_text = patched;
   out.new_config = nc;
   return out;
 }

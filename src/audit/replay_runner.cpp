@@ -35,11 +35,10 @@ Result<ReplayRunner> ReplayRunner::open(const std::string& path) {
                       "no replay manifest: expected " + manifest +
                           " (a replay.yaml listing recorded runs: role, config, trace; see docs/audit.md)",
                       manifest);
-  auto text = read_all(manifest);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, read_all(manifest));
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, "replay manifest is not valid YAML: " + e.msg, manifest, -1,
                       e.mark.line >= 0 ? e.mark.line + 1 : -1);
@@ -108,15 +107,13 @@ Result<RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
       e.message = "replaying run " + r.id + ": " + e.message;
       return e;
     }
-    auto cm = compute_run_metrics(tl);
-    if (!cm) return cm.error();
-    m = std::move(*cm);
+    ASSIGN_OR_RETURN(auto cm, compute_run_metrics(tl));
+    m = std::move(cm);
     m.window +=
         (m.window.empty() ? "" : "; ") + std::string("replayed from ") + fs::path(r.trace_path).filename().string();
   } else {
-    auto lm = load_metrics_file(r.metrics_path);
-    if (!lm) return lm.error();
-    m = std::move(*lm);
+    ASSIGN_OR_RETURN(auto lm, load_metrics_file(r.metrics_path));
+    m = std::move(lm);
   }
   m.runner_kind = "replay";
   cache_[r.id] = m;

@@ -168,10 +168,8 @@ Result<RuleBase> load_rule_base() {
   auto files = list_data_files("rules/");
   for (const auto& f : files) {
     if (f.size() < 5 || (f.substr(f.size() - 5) != ".yaml" && f.substr(f.size() - 4) != ".yml")) continue;
-    auto text = load_data_file(f);
-    if (!text) return text.error();
-    Status s = parse_rules_yaml(*text, "data/" + f, kb);
-    if (!s) return s.error();
+    ASSIGN_OR_RETURN(auto text, load_data_file(f));
+    RETURN_IF_ERROR(parse_rules_yaml(text, "data/" + f, kb));
   }
   if (kb.rules.empty()) return make_error(ErrorKind::NotFound, "no rules found under data/rules/");
   return kb;

@@ -367,9 +367,8 @@ class Editor {
 
 Result<std::string> edit_config_text(const std::string& text, const WorkloadConfig& cfg,
                                      const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced) {
-  auto scan = scan_source(text, cfg.format, cfg.source_file);
-  if (!scan) return scan.error();
-  Editor ed(text, cfg, *scan);
+  ASSIGN_OR_RETURN(auto scan, scan_source(text, cfg.format, cfg.source_file));
+  Editor ed(text, cfg, scan);
   for (const auto& [f, v] : edits)
     if (!ed.set(f, v) && unplaced) unplaced->push_back(f);
   return ed.apply();

@@ -117,9 +117,8 @@ struct JsonScanner {
 Result<SourceScan> scan_json(const std::string& text, const std::string& file) {
   SourceScan out;
   out.format = ConfigFormat::Json;
-  auto parsed_or = parse_json_text(text, file, "JSON", limits::kMaxConfigDepth);
-  if (!parsed_or) return parsed_or.error();
-  const Json& parsed = *parsed_or;
+  ASSIGN_OR_RETURN(auto parsed_or, parse_json_text(text, file, "JSON", limits::kMaxConfigDepth));
+  const Json& parsed = parsed_or;
   if (!parsed.is_object()) return make_error(ErrorKind::Malformed, "expected a JSON object of config keys", file, 0, 1);
   JsonScanner s{text, out};
   std::vector<std::string> path;

@@ -13,9 +13,8 @@ namespace goblin::config {
 Result<SourceScan> scan_python(const std::string& text, const std::string& file) {
   SourceScan out;
   out.format = ConfigFormat::Python;
-  auto toks = tokenize_python(text, file);
-  if (!toks) return toks.error();
-  const auto& t = *toks;
+  ASSIGN_OR_RETURN(auto toks, tokenize_python(text, file));
+  const auto& t = toks;
   std::map<std::string, SourceEntry> consts;
   static const std::set<std::string> kCalls = {"TrainingArguments",
                                                "SFTConfig",

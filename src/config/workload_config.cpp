@@ -159,8 +159,7 @@ Result<WorkloadConfig> config_from_json(const Json& j) {
   }
   for (const auto& f : config_fields()) {
     if (!j.contains(f.name) || j[f.name].is_null()) continue;
-    Status s = c.set(f.name, j[f.name]);
-    if (!s) return s.error();
+    RETURN_IF_ERROR(c.set(f.name, j[f.name]));
   }
   if (j.contains("env_vars") && j["env_vars"].is_object())
     for (auto& [k, v] : j["env_vars"].items()) c.env_vars[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -283,12 +282,11 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
           file, static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
     }
   }
-  auto scan = scan_source(text, fmt, file);
-  if (!scan) return scan.error();
+  ASSIGN_OR_RETURN(auto scan, scan_source(text, fmt, file));
   WorkloadConfig c;
   c.source_file = file;
   c.format = fmt;
-  c.warnings = scan->warnings;
+  c.warnings = scan.warnings;
   std::optional<bool> bf16, fp16;
   std::string explicit_precision;
   std::optional<bool> fused;  // python optimizer fused=
@@ -304,7 +302,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
                     : e.context;
     return o;
   };
-  for (const auto& e : scan->entries) {
+  for (const auto& e : scan.entries) {
     std::string field = field_for_key(e.path, e.context);
     Json v = e.value;
     if (v.is_string()) v = redact(v.get<std::string>(), e.line, &c.redactions);
@@ -408,7 +406,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     c.values["precision"] = "fp16";
   else if (bf16 || fp16)
     c.values["precision"] = "fp32";
-  else if (hf_training_arguments_shaped(c, *scan)) {
+  else if (hf_training_arguments_shaped(c, scan)) {
     // HF TrainingArguments semantics: bf16 and fp16 both default to False, so a config that sets
     // neither trains in fp32 (docs/audit.md § parse-config). The origin says it is a default.
     c.values["precision"] = "fp32";
@@ -454,12 +452,11 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
 }
 
 Result<WorkloadConfig> parse_config_file(const std::string& path) {
-  auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
-  if (!text) return text.error();
-  if (text->find('\0') != std::string::npos)
+  ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes}));
+  if (text.find('\0') != std::string::npos)
     return make_error(ErrorKind::UnknownFormat, "binary content; expected a YAML, JSON, Python or env config", path,
-                      static_cast<int64_t>(text->find('\0')));
-  return parse_config_text(*text, sniff_config_format(path, *text), path);
+                      static_cast<int64_t>(text.find('\0')));
+  return parse_config_text(text, sniff_config_format(path, text), path);
 }
 
 std::string config_to_text(const WorkloadConfig& c) {

@@ -29,7 +29,7 @@ Status check_write_target(const std::string& path) {
 }
 
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
-  if (Status s = check_write_target(path); !s.ok()) return s.error();
+  RETURN_IF_ERROR(check_write_target(path));
   namespace fs = std::filesystem;
   const fs::path p(path);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");

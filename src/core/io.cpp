@@ -69,9 +69,8 @@ class GzipSource : public ByteSource {
     const uint32_t want = z.avail_out;
     while (z.avail_out == want) {
       if (z.avail_in == 0) {
-        auto r = file_->read(in_.data(), in_.size());
-        if (!r) return r.error();
-        if (*r == 0) {
+        ASSIGN_OR_RETURN(auto r, file_->read(in_.data(), in_.size()));
+        if (r == 0) {
           if (member_started_) {
             return fail(make_error(ErrorKind::Malformed,
                                    "gzip stream is truncated (ended inside a compressed member); "
@@ -83,7 +82,7 @@ class GzipSource : public ByteSource {
           break;
         }
         z.next_in = reinterpret_cast<uint8_t*>(in_.data());
-        z.avail_in = static_cast<uint32_t>(*r);
+        z.avail_in = static_cast<uint32_t>(r);
       }
       member_started_ = true;
       const int rc = isal_inflate(&z);
@@ -108,14 +107,13 @@ class GzipSource : public ByteSource {
         z.avail_out = out_n;
         if (z.avail_in == 0) {
           // peek: is there more input?
-          auto r = file_->read(in_.data(), in_.size());
-          if (!r) return r.error();
-          if (*r == 0) {
+          ASSIGN_OR_RETURN(auto r, file_->read(in_.data(), in_.size()));
+          if (r == 0) {
             done_ = true;
             break;
           }
           z.next_in = reinterpret_cast<uint8_t*>(in_.data());
-          z.avail_in = static_cast<uint32_t>(*r);
+          z.avail_in = static_cast<uint32_t>(r);
         }
         continue;
       }
@@ -263,34 +261,31 @@ Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const I
 }
 
 Result<std::string> read_all(const std::string& path, const IoLimits& limits) {
-  auto src = open_source(path, limits);
-  if (!src) return src.error();
+  ASSIGN_OR_RETURN(auto src, open_source(path, limits));
   std::string out;
   // The limit holds for plain files too (a config, a judge answer): refuse before reading it all.
-  if (!(*src)->compressed() && (*src)->file_size() > limits.max_inflated_bytes)
+  if (!(src)->compressed() && (src)->file_size() > limits.max_inflated_bytes)
     return make_error(ErrorKind::Malformed,
-                      "file is " + std::to_string((*src)->file_size()) + " bytes, larger than the " +
+                      "file is " + std::to_string((src)->file_size()) + " bytes, larger than the " +
                           std::to_string(limits.max_inflated_bytes) +
                           "-byte limit for this kind of input (docs/robustness.md)",
                       path);
-  if (!(*src)->compressed()) out.reserve((*src)->file_size());
+  if (!(src)->compressed()) out.reserve((src)->file_size());
   std::vector<char> buf(1 << 20);
   for (;;) {
-    auto n = (*src)->read(buf.data(), buf.size());
-    if (!n) return n.error();
-    if (*n == 0) break;
-    out.append(buf.data(), *n);
+    ASSIGN_OR_RETURN(auto n, (src)->read(buf.data(), buf.size()));
+    if (n == 0) break;
+    out.append(buf.data(), n);
   }
   return out;
 }
 
 Result<std::string> read_prefix(const std::string& path, size_t n) {
-  auto src = open_source(path);
-  if (!src) return src.error();
+  ASSIGN_OR_RETURN(auto src, open_source(path));
   std::string out(n, '\0');
   size_t have = 0;
   while (have < n) {
-    auto r = (*src)->read(out.data() + have, n - have);
+    auto r = (src)->read(out.data() + have, n - have);
     if (!r) {
       if (have > 0) break;  // a damaged stream still sniffs by what came before the damage
       return r.error();
@@ -303,10 +298,9 @@ Result<std::string> read_prefix(const std::string& path, size_t n) {
 }
 
 Status write_file(const std::string& path, std::string_view content) {
-  auto f = AtomicFile::create(path);
-  if (!f) return f.error();
-  f->write(content);
-  return f->commit();
+  ASSIGN_OR_RETURN(auto f, AtomicFile::create(path));
+  f.write(content);
+  return f.commit();
 }
 
 }  // namespace goblin

@@ -126,9 +126,8 @@ std::string file_tail(const std::string& path, size_t n) {
 
 Result<ProcResult> run_process(const ProcSpec& spec) {
   auto t0 = std::chrono::steady_clock::now();
-  auto pid_r = spawn(spec);
-  if (!pid_r) return pid_r.error();
-  int pid = *pid_r;
+  ASSIGN_OR_RETURN(auto pid_r, spawn(spec));
+  int pid = pid_r;
   ProcResult r;
   int status = 0;
   double last_tick = 0;
@@ -169,9 +168,8 @@ Result<ProcResult> run_process(const ProcSpec& spec) {
 
 Status Background::start(const ProcSpec& spec) {
   stop();
-  auto pid_r = spawn(spec);
-  if (!pid_r) return pid_r.error();
-  pid_ = *pid_r;
+  ASSIGN_OR_RETURN(auto pid_r, spawn(spec));
+  pid_ = pid_r;
   return Status::Ok();
 }
 

@@ -75,3 +75,24 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace goblin
+
+// The error plumbing, written once. Both work in any function returning a Status or a Result<T>
+// (an Error converts to either).
+//
+//   RETURN_IF_ERROR(write_file(path, text));          // a Status or a Result whose value is unused
+//   ASSIGN_OR_RETURN(auto cfg, load_config(ws));      // cfg is the value, moved out of the Result
+//   ASSIGN_OR_RETURN(const Json j, read_json(path));
+#define GOBLIN_STATUS_CONCAT_INNER_(a, b) a##b
+#define GOBLIN_STATUS_CONCAT_(a, b) GOBLIN_STATUS_CONCAT_INNER_(a, b)
+
+#define RETURN_IF_ERROR(expr)                                                              \
+  do {                                                                                     \
+    if (auto goblin_status_ = (expr); !goblin_status_.ok()) return goblin_status_.error(); \
+  } while (false)
+
+#define ASSIGN_OR_RETURN(lhs, expr) \
+  GOBLIN_ASSIGN_OR_RETURN_IMPL_(GOBLIN_STATUS_CONCAT_(goblin_result_, __LINE__), lhs, expr)
+#define GOBLIN_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.error();                  \
+  lhs = std::move(tmp).value()

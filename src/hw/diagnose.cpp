@@ -189,11 +189,10 @@ Json diagnosis_to_json(const KernelDiagnosis& d) {
 }
 
 Result<std::vector<MetricSchemaSection>> load_metric_schema() {
-  auto text = load_data_file("ncu_metric_schema.yaml");
-  if (!text.ok()) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file("ncu_metric_schema.yaml"));
   std::vector<MetricSchemaSection> out;
   try {
-    YAML::Node n = YAML::Load(*text);
+    YAML::Node n = YAML::Load(text);
     for (auto s : n["sections"]) {
       MetricSchemaSection sec;
       sec.name = s["name"].as<std::string>();

@@ -84,15 +84,13 @@ Result<std::vector<GpuSpec>> parse_db(const std::string& text) {
       for (const auto& kv : g["specs"]) {
         SpecValue v;
         std::string key = kv.first.as<std::string>();
-        auto st = read_value(kv.second, s.id + ".specs." + key, docs, v);
-        if (!st.ok()) return st.error();
+        RETURN_IF_ERROR(read_value(kv.second, s.id + ".specs." + key, docs, v));
         s.specs.emplace_back(key, std::move(v));
       }
       for (const auto& kv : g["peak_tflops"]) {
         PeakValue v;
         std::string key = kv.first.as<std::string>();
-        auto st = read_value(kv.second, s.id + ".peak_tflops." + key, docs, v);
-        if (!st.ok()) return st.error();
+        RETURN_IF_ERROR(read_value(kv.second, s.id + ".peak_tflops." + key, docs, v));
         if (v.unit.empty()) v.unit = "TFLOPS";
         if (kv.second["sparse"]) v.sparse = kv.second["sparse"].as<double>();
         if (kv.second["engine"]) v.engine = kv.second["engine"].as<std::string>();
@@ -196,11 +194,10 @@ std::string normalize_gpu_name(std::string_view name) {
 }
 
 Result<GpuSpec> lookup_gpu(std::string_view name) {
-  auto db = load_gpu_db();
-  if (!db.ok()) return db.error();
+  ASSIGN_OR_RETURN(auto db, load_gpu_db());
   std::string n = normalize_gpu_name(name);
   if (!n.empty()) {
-    for (const auto& g : *db) {
+    for (const auto& g : db) {
       if (normalize_gpu_name(g.id) == n) return g;
       for (const auto& a : g.aliases)
         if (normalize_gpu_name(a) == n) return g;
@@ -225,8 +222,7 @@ std::optional<Error> mi250x_gcd(const GpuSpec& g, const DeviceInfo& dev) {
 }  // namespace
 
 Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
-  auto db = load_gpu_db();
-  if (!db.ok()) return db.error();
+  ASSIGN_OR_RETURN(auto db, load_gpu_db());
   if (!generic_name(dev.name)) {
     auto r = lookup_gpu(dev.name);
     if (r.ok()) {
@@ -252,7 +248,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
                       "cannot identify " + desc +
                           ": no product name or architecture id. Pass --gpu ID (known: " + known_ids_text() + ")");
   std::vector<const GpuSpec*> cands;
-  for (const auto& g : *db) {
+  for (const auto& g : db) {
     if (ascii_lower(g.arch_id) != ascii_lower(arch)) continue;
     if (auto e = mi250x_gcd(g, dev)) return *e;
     if (dev.num_sms > 0 && g.match_sm_count > 0 && g.match_sm_count != dev.num_sms) continue;
@@ -279,12 +275,11 @@ Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
                       "the trace records no GPU device properties; pass --gpu ID (known: " + known_ids_text() + ")");
   std::optional<GpuSpec> found;
   for (const auto& d : tl.meta.devices) {
-    auto r = gpu_for_device(d);
-    if (!r.ok()) return r.error();
-    if (found && found->id != r->id)
+    ASSIGN_OR_RETURN(auto r, gpu_for_device(d));
+    if (found && found->id != r.id)
       return make_error(ErrorKind::NotFound,
-                        "the trace has different GPUs (" + found->id + ", " + r->id + "); pass --gpu ID to choose one");
-    found = *r;
+                        "the trace has different GPUs (" + found->id + ", " + r.id + "); pass --gpu ID to choose one");
+    found = r;
   }
   return *found;
 }
@@ -292,9 +287,8 @@ Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
 Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl) {
   GpuChoice c;
   if (!name.empty()) {
-    auto g = lookup_gpu(name);
-    if (!g.ok()) return g.error();
-    c.gpu = *g;
+    ASSIGN_OR_RETURN(auto g, lookup_gpu(name));
+    c.gpu = g;
     return c;
   }
   auto g = gpu_for_timeline(tl);

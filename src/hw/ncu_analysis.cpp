@@ -42,11 +42,10 @@ std::vector<CounterKernel> counter_kernels(const Timeline& tl) {
 }
 
 Result<NcuRules> load_ncu_rules() {
-  auto text = load_data_file("ncu_rules.yaml");
-  if (!text.ok()) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file("ncu_rules.yaml"));
   NcuRules r;
   try {
-    YAML::Node n = YAML::Load(*text);
+    YAML::Node n = YAML::Load(text);
     auto s = n["sol_bottleneck"];
     r.high_pct = s["high_throughput_pct"].as<double>();
     r.latency_pct = s["latency_pct"].as<double>();

@@ -92,12 +92,10 @@ std::string bench_human(const Json& s, const Config& cfg) {
 
 Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
   RunSetup r;
-  auto cfg = load_config(ws);
-  if (!cfg.ok()) return cfg.error();
-  r.cfg = std::move(*cfg);
-  auto n = next_version(ws);
-  if (!n.ok()) return n.error();
-  r.version = *n;
+  ASSIGN_OR_RETURN(auto cfg, load_config(ws));
+  r.cfg = std::move(cfg);
+  ASSIGN_OR_RETURN(auto n, next_version(ws));
+  r.version = n;
   r.harness = find_harness(o.harness);
   if (r.harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
@@ -108,33 +106,30 @@ Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
 }
 
 Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
-  auto setup = prepare_run(ws, o);
-  if (!setup.ok()) return setup.error();
-  const Config& cfg = setup->cfg;
-  const int n = setup->version;
-  const std::string& harness = setup->harness;
-  const fs::path dir = setup->dir;
+  ASSIGN_OR_RETURN(auto setup, prepare_run(ws, o));
+  const Config& cfg = setup.cfg;
+  const int n = setup.version;
+  const std::string& harness = setup.harness;
+  const fs::path dir = setup.dir;
   std::error_code ec;
   std::string raw_path = (dir / "bench_raw.json").string();
-  auto p = run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(), "--shape",
-                        cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
-                        "--warmup-ms", format_sig(o.warmup_ms, 6), "--out", raw_path},
-                       ws, o.timeout_s);
-  if (!p.ok()) return p.error();
-  if (p->code != 0)
+  ASSIGN_OR_RETURN(
+      auto p, run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(), "--shape",
+                           cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
+                           "--warmup-ms", format_sig(o.warmup_ms, 6), "--out", raw_path},
+                          ws, o.timeout_s));
+  if (p.code != 0)
     return make_error(ErrorKind::Workload,
-                      "the harness failed (exit " + std::to_string(p->code) +
-                          "); stderr tail: " + p->err.substr(p->err.size() > 3000 ? p->err.size() - 3000 : 0),
+                      "the harness failed (exit " + std::to_string(p.code) +
+                          "); stderr tail: " + p.err.substr(p.err.size() > 3000 ? p.err.size() - 3000 : 0),
                       (fs::path(ws) / "kernel.py").string());
-  auto text = read_all(raw_path);
-  if (!text.ok()) return text.error();
-  auto raw = parse_json_text(*text, raw_path, "harness output is not valid JSON");
-  if (!raw.ok()) return raw.error();
-  auto s = summarize_bench(*raw, cfg);
+  ASSIGN_OR_RETURN(auto text, read_all(raw_path));
+  ASSIGN_OR_RETURN(auto raw, parse_json_text(text, raw_path, "harness output is not valid JSON"));
+  auto s = summarize_bench(raw, cfg);
   if (!s.ok()) return make_error(s.error().kind, s.error().message, raw_path);
-  Json full = *raw;
+  Json full = raw;
   full["summary"] = *s;
-  if (auto st = write_file((dir / "bench.json").string(), full.dump(1) + "\n"); !st.ok()) return st.error();
+  RETURN_IF_ERROR(write_file((dir / "bench.json").string(), full.dump(1) + "\n"));
   fs::remove(raw_path, ec);
   Json out = *s;
   out["bench_file"] = (dir / "bench.json").string();

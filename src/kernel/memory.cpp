@@ -86,17 +86,15 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
     std::smatch m;
     std::string name = e.path().filename().string();
     if (!std::regex_match(name, m, name_re)) continue;
-    auto text = read_all(e.path().string());
-    if (!text.ok()) return text.error();
-    auto j = parse_json_text(*text, e.path().string(), "memory file is not valid JSON");
-    if (!j.ok()) return j.error();
-    auto errs = validate_iteration(*j);
+    ASSIGN_OR_RETURN(auto text, read_all(e.path().string()));
+    ASSIGN_OR_RETURN(auto j, parse_json_text(text, e.path().string(), "memory file is not valid JSON"));
+    auto errs = validate_iteration(j);
     if (!errs.empty())
       return make_error(ErrorKind::Malformed,
                         "memory file does not match data/kernel/iteration.schema.json: " + errs.front() +
                             (errs.size() > 1 ? " (and " + std::to_string(errs.size() - 1) + " more)" : ""),
                         e.path().string());
-    Iteration it{std::stoi(m[1].str()), e.path().string(), *j};
+    Iteration it{std::stoi(m[1].str()), e.path().string(), j};
     if (it.j["version"].get<int>() != it.version)
       return make_error(ErrorKind::Malformed,
                         "version field " + it.j["version"].dump() + " does not match the file name", it.path);
@@ -107,9 +105,8 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
 }
 
 Result<int> next_version(const std::string& ws) {
-  auto all = load_iterations(ws, true);
-  if (!all.ok()) return all.error();
-  return all->empty() ? 0 : all->back().version + 1;
+  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+  return all.empty() ? 0 : all.back().version + 1;
 }
 
 const Iteration* best_iteration(const std::vector<Iteration>& its) {
@@ -123,42 +120,38 @@ const Iteration* best_iteration(const std::vector<Iteration>& its) {
 }
 
 Result<Json> set_masked(const std::string& ws, int version, bool masked) {
-  if (auto s = require_git_repo(ws); !s.ok()) return s.error();
-  auto all = load_iterations(ws, true);
-  if (!all.ok()) return all.error();
-  for (auto& it : *all) {
+  RETURN_IF_ERROR(require_git_repo(ws));
+  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+  for (auto& it : all) {
     if (it.version != version) continue;
     if (it.masked() == masked) return Json{{"version", version}, {"masked", masked}, {"changed", false}};
     it.j["masked"] = masked;
-    if (auto s = write_file(it.path, it.j.dump(2) + "\n"); !s.ok()) return s.error();
-    auto c = git_commit_all(ws, std::string(masked ? "mask" : "unmask") + " v" + std::to_string(version));
-    if (!c.ok()) return c.error();
-    return Json{{"version", version}, {"masked", masked}, {"changed", true}, {"commit", *c}};
+    RETURN_IF_ERROR(write_file(it.path, it.j.dump(2) + "\n"));
+    ASSIGN_OR_RETURN(auto c,
+                     git_commit_all(ws, std::string(masked ? "mask" : "unmask") + " v" + std::to_string(version)));
+    return Json{{"version", version}, {"masked", masked}, {"changed", true}, {"commit", c}};
   }
   std::string have;
-  for (auto& it : *all) have += (have.empty() ? "" : ", ") + std::string("v") + std::to_string(it.version);
+  for (auto& it : all) have += (have.empty() ? "" : ", ") + std::string("v") + std::to_string(it.version);
   return make_error(ErrorKind::NotFound,
                     "no memory/v" + std::to_string(version) + ".json (have: " + (have.empty() ? "none" : have) + ")",
                     ws);
 }
 
 Result<StatusReport> workspace_status(const std::string& ws) {
-  auto cfg = load_config(ws);
-  if (!cfg.ok()) return cfg.error();
-  if (auto s = require_git_repo(ws); !s.ok()) return s.error();
-  auto its = load_iterations(ws);
-  if (!its.ok()) return its.error();
-  auto all = load_iterations(ws, true);
-  if (!all.ok()) return all.error();
-  const std::string metric = cfg->roof.target_metric;
+  ASSIGN_OR_RETURN(auto cfg, load_config(ws));
+  RETURN_IF_ERROR(require_git_repo(ws));
+  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
+  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+  const std::string metric = cfg.roof.target_metric;
   StatusReport r;
   Json rows = Json::array();
-  std::string h = "workspace " + ws + " (" + cfg->name + ", " + cfg->platform + ", " + cfg->roof.bound + ")\n";
-  h += "target: " + metric + " >= " + format_fixed(cfg->roof.target, 1) + " (90 % of " +
-       format_sig(cfg->roof.ceiling, 6) + ", " + cfg->roof.ceiling_source + ")\n\n";
+  std::string h = "workspace " + ws + " (" + cfg.name + ", " + cfg.platform + ", " + cfg.roof.bound + ")\n";
+  h += "target: " + metric + " >= " + format_fixed(cfg.roof.target, 1) + " (90 % of " +
+       format_sig(cfg.roof.ceiling, 6) + ", " + cfg.roof.ceiling_source + ")\n\n";
   h += pad("ver", 4) + pad("change", 44) + pad("latency ms (95% CI)", 26) + pad(metric, 9) + pad("% target", 9) +
        "correct\n";
-  for (const auto& it : *its) {
+  for (const auto& it : its) {
     const Json& p = it.j["performance"];
     const Json& c = it.j["correctness"];
     // The iteration's own commit is the one that added its file.
@@ -185,15 +178,15 @@ Result<StatusReport> workspace_status(const std::string& ws) {
          pad(format_fixed(m, 1), 9) + pad(pct, 9) + (c["passed"].get<bool>() ? "yes" : "NO") + "\n";
   }
   std::vector<int> masked;
-  for (auto& it : *all)
+  for (auto& it : all)
     if (it.masked()) masked.push_back(it.version);
-  const Iteration* best = best_iteration(*its);
+  const Iteration* best = best_iteration(its);
   bool met = best && best->j["performance"].value("target_met", false);
   r.json = {{"workspace", ws},
-            {"name", cfg->name},
-            {"platform", cfg->platform},
-            {"bound", cfg->roof.bound},
-            {"target", {{"metric", metric}, {"value", cfg->roof.target}, {"ceiling_source", cfg->roof.ceiling_source}}},
+            {"name", cfg.name},
+            {"platform", cfg.platform},
+            {"bound", cfg.roof.bound},
+            {"target", {{"metric", metric}, {"value", cfg.roof.target}, {"ceiling_source", cfg.roof.ceiling_source}}},
             {"iterations", rows},
             {"masked", masked},
             {"best", best ? Json(best->version) : Json(nullptr)},
@@ -207,7 +200,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
     double bm = metric_of(best->j, metric);
     h += "\nbest: v" + std::to_string(best->version) + " at " + format_fixed(bm, 1) + " " + metric + " — ";
     h += met ? "Stop Condition met\n"
-             : "Stop Condition not met: " + format_fixed(cfg->roof.target - bm, 1) + " " + metric + " to go\n";
+             : "Stop Condition not met: " + format_fixed(cfg.roof.target - bm, 1) + " " + metric + " to go\n";
   } else {
     h += "\nno correct unmasked iteration yet\n";
   }

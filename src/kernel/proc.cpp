@@ -79,10 +79,9 @@ Result<ProcOut> git(const std::string& ws, const std::vector<std::string>& args)
 
 Status refuse_executing_config(const std::string& ws) {
   // `git config --list` only reads; --includes is off for --local, so an include is listed, not followed.
-  auto r = run_capture({"git", "-C", ws, "config", "--local", "--no-includes", "--list"}, "", 60);
-  if (!r.ok()) return r.error();
-  if (r->code != 0) return {};  // no local config at all
-  std::string_view all = r->out;
+  ASSIGN_OR_RETURN(auto r, run_capture({"git", "-C", ws, "config", "--local", "--no-includes", "--list"}, "", 60));
+  if (r.code != 0) return {};  // no local config at all
+  std::string_view all = r.out;
   while (!all.empty()) {
     const size_t nl = all.find('\n');
     std::string_view line = all.substr(0, nl);
@@ -100,9 +99,8 @@ Status refuse_executing_config(const std::string& ws) {
 Status require_git_repo(const std::string& ws) {
   std::error_code ec;
   if (!fs::is_directory(ws, ec)) return make_error(ErrorKind::Io, "no such workspace directory", ws);
-  auto r = git(ws, {"rev-parse", "--show-toplevel"});
-  if (!r.ok()) return r.error();
-  if (r->code != 0 || fs::weakly_canonical(fs::path(std::string(trim_ws(r->out))), ec) != fs::weakly_canonical(ws, ec))
+  ASSIGN_OR_RETURN(auto r, git(ws, {"rev-parse", "--show-toplevel"}));
+  if (r.code != 0 || fs::weakly_canonical(fs::path(std::string(trim_ws(r.out))), ec) != fs::weakly_canonical(ws, ec))
     return make_error(ErrorKind::Io,
                       "not a git repository (a kernel workspace is one: `goblin kernel init` creates it, "
                       "or run `git init` there)",
@@ -111,18 +109,15 @@ Status require_git_repo(const std::string& ws) {
 }
 
 Result<std::string> git_commit_all(const std::string& ws, const std::string& message) {
-  if (Status st = refuse_executing_config(ws); !st.ok()) return st.error();
-  auto a = git(ws, {"add", "-A"});
-  if (!a.ok()) return a.error();
-  if (a->code != 0) return make_error(ErrorKind::Io, "git add failed: " + a->err, ws);
+  RETURN_IF_ERROR(refuse_executing_config(ws));
+  ASSIGN_OR_RETURN(auto a, git(ws, {"add", "-A"}));
+  if (a.code != 0) return make_error(ErrorKind::Io, "git add failed: " + a.err, ws);
   // A fixed identity so a fresh machine without git config can still commit.
-  auto c = git(ws, {"-c", "user.name=goblin kernel", "-c", "user.email=goblin@localhost", "commit", "-q", "--no-verify",
-                    "--no-gpg-sign", "-m", message});
-  if (!c.ok()) return c.error();
-  if (c->code != 0) return make_error(ErrorKind::Io, "git commit failed: " + c->err + c->out, ws);
-  auto h = git(ws, {"rev-parse", "--short", "HEAD"});
-  if (!h.ok()) return h.error();
-  return std::string(trim_ws(h->out));
+  ASSIGN_OR_RETURN(auto c, git(ws, {"-c", "user.name=goblin kernel", "-c", "user.email=goblin@localhost", "commit",
+                                    "-q", "--no-verify", "--no-gpg-sign", "-m", message}));
+  if (c.code != 0) return make_error(ErrorKind::Io, "git commit failed: " + c.err + c.out, ws);
+  ASSIGN_OR_RETURN(auto h, git(ws, {"rev-parse", "--short", "HEAD"}));
+  return std::string(trim_ws(h.out));
 }
 
 }  // namespace goblin::kernel

@@ -79,15 +79,14 @@ Json amd_diagnosis(const CounterKernel& k, const Config& cfg) {
 
 Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions& o, const std::string& harness,
                                              const std::string& log_path) {
-  auto schema = load_metric_schema();
-  if (!schema.ok()) return schema.error();
+  ASSIGN_OR_RETURN(auto schema, load_metric_schema());
   std::set<std::string> seen;
   std::string metrics;
   auto add = [&](const std::string& m) {
     if (m.find("__") == std::string::npos || !seen.insert(m).second) return;
     metrics += (metrics.empty() ? "" : ",") + m;
   };
-  for (const auto& sec : *schema)
+  for (const auto& sec : schema)
     for (const auto& m : sec.metrics) add(m.key);
   for (const char* m : kExtraMetrics) add(m);
   std::vector<std::string> argv = {o.ncu,
@@ -130,15 +129,14 @@ Result<Json> diagnose_profile(const std::string& csv, const Config& cfg) {
   Json arr = Json::array();
   size_t primary = 0;
   double longest = -1;
-  auto rules = load_ncu_rules();
-  if (!rules.ok()) return rules.error();
+  ASSIGN_OR_RETURN(auto rules, load_ncu_rules());
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = kernels[i];
     Json j;
     if (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr) {
       j = amd_diagnosis(k, cfg);
     } else {
-      auto d = diagnose_kernel(k, *rules, sms);
+      auto d = diagnose_kernel(k, rules, sms);
       j = ncu_classification_json(d.cls);
       j["bound"] = d.cls.bound;  // the same key as the AMD path
       j["bottlenecks"] = diagnosis_to_json(d);
@@ -175,29 +173,26 @@ std::string diagnosis_human(const Json& d) {
 }
 
 Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
-  auto setup = prepare_run(ws, o);
-  if (!setup.ok()) return setup.error();
-  const Config& cfg = setup->cfg;
-  const int n = setup->version;
-  const std::string& harness = setup->harness;
-  const fs::path dir = setup->dir;
+  ASSIGN_OR_RETURN(auto setup, prepare_run(ws, o));
+  const Config& cfg = setup.cfg;
+  const int n = setup.version;
+  const std::string& harness = setup.harness;
+  const fs::path dir = setup.dir;
   std::error_code ec;
   std::string csv;
   if (cfg.vendor == "amd") {
     std::string out_dir = (dir / "rocprof").string();
-    auto p = run_capture(rocprof_command(cfg, o, harness, out_dir), ws, o.timeout_s);
-    if (!p.ok()) return p.error();
-    if (p->code != 0) return make_error(ErrorKind::Workload, "rocprofv3 failed: " + p->err.substr(0, 3000), ws);
+    ASSIGN_OR_RETURN(auto p, run_capture(rocprof_command(cfg, o, harness, out_dir), ws, o.timeout_s));
+    if (p.code != 0) return make_error(ErrorKind::Workload, "rocprofv3 failed: " + p.err.substr(0, 3000), ws);
     for (const auto& e : fs::recursive_directory_iterator(out_dir, ec))
       if (e.path().filename().string().find("counter_collection.csv") != std::string::npos) csv = e.path().string();
     if (csv.empty()) return make_error(ErrorKind::Workload, "rocprofv3 wrote no counter_collection.csv", out_dir);
   } else {
-    auto argv = ncu_command(cfg, o, harness, (dir / "ncu.log").string());
-    if (!argv.ok()) return argv.error();
+    ASSIGN_OR_RETURN(auto argv, ncu_command(cfg, o, harness, (dir / "ncu.log").string()));
     // With --log-file, ncu writes its report (the CSV) and its ==PROF== lines there; the
     // program's own stdout goes to a scratch file.
     std::string log_path = (dir / "ncu.log").string(), raw = (dir / "ncu_stdout.tmp").string();
-    auto p = run_capture(*argv, ws, o.timeout_s, raw);
+    auto p = run_capture(argv, ws, o.timeout_s, raw);
     fs::remove(raw, ec);
     if (!p.ok()) return p.error();
     auto text = read_all(log_path);
@@ -212,13 +207,12 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
       return make_error(ErrorKind::Workload, "ncu profiled no kernel in the NVTX range goblin_kernel: " + head,
                         log_path);
     csv = (dir / "ncu.csv").string();
-    if (auto s = write_file(csv, std::string_view(log).substr(at)); !s.ok()) return s.error();
+    RETURN_IF_ERROR(write_file(csv, std::string_view(log).substr(at)));
     // Keep only ncu's own messages in the log.
     (void)write_file(log_path, head);
   }
-  auto d = diagnose_profile(csv, cfg);
-  if (!d.ok()) return d.error();
-  Json out = *d;
+  ASSIGN_OR_RETURN(auto d, diagnose_profile(csv, cfg));
+  Json out = d;
   out["profile"] = fs::relative(csv, ws, ec).string();
   out["version"] = n;
   if (o.prompt) {
@@ -238,7 +232,7 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
                               fs::relative(dir / "judge_user.txt", ws, ec).string()};
     }
   }
-  if (auto s = write_file((dir / "diagnosis.json").string(), out.dump(1) + "\n"); !s.ok()) return s.error();
+  RETURN_IF_ERROR(write_file((dir / "diagnosis.json").string(), out.dump(1) + "\n"));
   return out;
 }
 

@@ -18,9 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 Result<Json> read_json_file(const std::string& path, const std::string& what) {
-  auto t = read_all(path);
-  if (!t.ok()) return t.error();
-  return parse_json_text(*t, path, what);
+  ASSIGN_OR_RETURN(auto t, read_all(path));
+  return parse_json_text(t, path, what);
 }
 
 std::string lower(std::string s) { return ascii_lower(s); }
@@ -30,28 +29,24 @@ std::string lower(std::string s) { return ascii_lower(s); }
 Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (o.summary.empty())
     return make_error(ErrorKind::Usage, "--summary TEXT is required: say what this iteration changed");
-  auto cfg = load_config(ws);
-  if (!cfg.ok()) return cfg.error();
-  if (auto s = require_git_repo(ws); !s.ok()) return s.error();
-  auto its = load_iterations(ws);
-  if (!its.ok()) return its.error();
-  auto n = next_version(ws);
-  if (!n.ok()) return n.error();
-  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(*n));
+  ASSIGN_OR_RETURN(auto cfg, load_config(ws));
+  RETURN_IF_ERROR(require_git_repo(ws));
+  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
+  ASSIGN_OR_RETURN(auto n, next_version(ws));
+  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(n));
   std::error_code ec;
   std::string bench_path = o.bench_file.empty() ? (dir / "bench.json").string() : o.bench_file;
   if (!fs::is_regular_file(bench_path, ec))
     return make_error(
         ErrorKind::Usage,
-        "no bench result for v" + std::to_string(*n) + ": run `goblin kernel bench` first or pass --bench FILE",
+        "no bench result for v" + std::to_string(n) + ": run `goblin kernel bench` first or pass --bench FILE",
         bench_path);
-  auto bench = read_json_file(bench_path, "bench result is not valid JSON");
-  if (!bench.ok()) return bench.error();
+  ASSIGN_OR_RETURN(auto bench, read_json_file(bench_path, "bench result is not valid JSON"));
   Json summary;
-  if (bench->contains("summary")) {
-    summary = (*bench)["summary"];
+  if (bench.contains("summary")) {
+    summary = bench["summary"];
   } else {
-    auto s = summarize_bench(*bench, *cfg);
+    auto s = summarize_bench(bench, cfg);
     if (!s.ok()) return make_error(s.error().kind, s.error().message, bench_path);
     summary = *s;
   }
@@ -59,31 +54,29 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (!corr.value("passed", false))
     return make_error(ErrorKind::Workload,
                       "correctness failed (max rel err " + corr["max_rel_err"].dump() + " > threshold " +
-                          corr["threshold"].dump() + "): v" + std::to_string(*n) +
+                          corr["threshold"].dump() + "): v" + std::to_string(n) +
                           " is not recorded and nothing is committed (seed 004: only correct iterations are kept)",
                       bench_path);
   if (!summary.contains("performance"))
     return make_error(ErrorKind::Malformed, "bench result has no timing samples", bench_path);
   fs::create_directories(dir, ec);
-  Json full = *bench;
+  Json full = bench;
   full["summary"] = summary;
-  if (!o.bench_file.empty())
-    if (auto s = write_file((dir / "bench.json").string(), full.dump(1) + "\n"); !s.ok()) return s.error();
+  if (!o.bench_file.empty()) RETURN_IF_ERROR(write_file((dir / "bench.json").string(), full.dump(1) + "\n"));
 
   Json diag = nullptr;
   std::string profile_rel;
   if (!o.profile_file.empty()) {
     fs::copy_file(o.profile_file, dir / "ncu.csv", fs::copy_options::overwrite_existing, ec);
     if (ec) return make_error(ErrorKind::Io, "cannot copy the profile: " + ec.message(), o.profile_file);
-    auto d = diagnose_profile((dir / "ncu.csv").string(), *cfg);
+    auto d = diagnose_profile((dir / "ncu.csv").string(), cfg);
     if (!d.ok()) return make_error(d.error().kind, d.error().message, o.profile_file);
     diag = *d;
     diag["profile"] = fs::relative(dir / "ncu.csv", ws, ec).string();
-    if (auto s = write_file((dir / "diagnosis.json").string(), diag.dump(1) + "\n"); !s.ok()) return s.error();
+    RETURN_IF_ERROR(write_file((dir / "diagnosis.json").string(), diag.dump(1) + "\n"));
   } else if (fs::is_regular_file(dir / "diagnosis.json", ec)) {
-    auto d = read_json_file((dir / "diagnosis.json").string(), "diagnosis.json is not valid JSON");
-    if (!d.ok()) return d.error();
-    diag = *d;
+    ASSIGN_OR_RETURN(auto d, read_json_file((dir / "diagnosis.json").string(), "diagnosis.json is not valid JSON"));
+    diag = d;
   }
   Json bottlenecks = Json::array(), cls = nullptr;
   if (!diag.is_null()) {
@@ -97,13 +90,13 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (auto h = git(ws, {"rev-parse", "--short", "HEAD"}); h.ok() && h->code == 0)
     head = std::string(trim_blanks(h->out.substr(0, h->out.find('\n'))));
   Json pitfalls = Json::array();
-  if (*n == 0)
-    for (const auto& p : cfg->pitfalls) pitfalls.push_back(p);
+  if (n == 0)
+    for (const auto& p : cfg.pitfalls) pitfalls.push_back(p);
   if (diag.is_null()) pitfalls.push_back("no profile recorded for this iteration (run `goblin kernel profile`)");
   Json perf = summary["performance"];
   Json it = {
-      {"version", *n},
-      {"parent", its->empty() ? Json(nullptr) : Json(its->back().version)},
+      {"version", n},
+      {"parent", its.empty() ? Json(nullptr) : Json(its.back().version)},
       {"masked", false},
       {"change_summary", o.summary},
       {"hypothesis", o.hypothesis},
@@ -118,38 +111,33 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
       {"recorded_at", now_iso8601()}};
   auto errs = validate_iteration(it);
   if (!errs.empty()) return make_error(ErrorKind::Internal, "the new record breaks the schema: " + errs.front());
-  std::string mem = (fs::path(ws) / "memory" / ("v" + std::to_string(*n) + ".json")).string();
-  if (auto s = write_file(mem, it.dump(2) + "\n"); !s.ok()) return s.error();
-  std::string metric = cfg->roof.target_metric;
+  std::string mem = (fs::path(ws) / "memory" / ("v" + std::to_string(n) + ".json")).string();
+  RETURN_IF_ERROR(write_file(mem, it.dump(2) + "\n"));
+  std::string metric = cfg.roof.target_metric;
   double achieved = perf[metric == "GB/s" ? "gbs" : "tflops"].get<double>();
   auto c =
-      git_commit_all(ws, "v" + std::to_string(*n) + ": " + o.summary + " (" + format_fixed(achieved, 1) + " " + metric +
+      git_commit_all(ws, "v" + std::to_string(n) + ": " + o.summary + " (" + format_fixed(achieved, 1) + " " + metric +
                              ", " + format_fixed(perf["pct_of_target"].get<double>(), 1) + " % of target)");
   if (!c.ok()) return c.error();
-  return Json{{"version", *n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
+  return Json{{"version", n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
 }
 
 Result<Json> write_plan(const std::string& ws) {
-  auto cfg = load_config(ws);
-  if (!cfg.ok()) return cfg.error();
-  auto its = load_iterations(ws);
-  if (!its.ok()) return its.error();
-  auto n = next_version(ws);
-  if (!n.ok()) return n.error();
-  auto text = load_data_file("kernel/optimizations.yaml");
-  if (!text.ok()) return text.error();
-  auto tmpl = load_data_file("kernel/plan_template.md");
-  if (!tmpl.ok()) return tmpl.error();
+  ASSIGN_OR_RETURN(auto cfg, load_config(ws));
+  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
+  ASSIGN_OR_RETURN(auto n, next_version(ws));
+  ASSIGN_OR_RETURN(auto text, load_data_file("kernel/optimizations.yaml"));
+  ASSIGN_OR_RETURN(auto tmpl, load_data_file("kernel/plan_template.md"));
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("YAML: ") + e.what(), "data/kernel/optimizations.yaml");
   }
-  const std::string metric = cfg->roof.target_metric;
-  const Iteration* last = its->empty() ? nullptr : &its->back();
-  const Iteration* best = best_iteration(*its);
-  std::string bound = cfg->roof.bound;
+  const std::string metric = cfg.roof.target_metric;
+  const Iteration* last = its.empty() ? nullptr : &its.back();
+  const Iteration* best = best_iteration(its);
+  std::string bound = cfg.roof.bound;
   std::string diag = "no unmasked iteration yet: record v0 (bench + profile) first";
   if (last) {
     const Json& cls = last->j["classification"];
@@ -171,13 +159,13 @@ Result<Json> write_plan(const std::string& ws) {
     }
   }
   std::string gap =
-      "target " + metric + " >= " + format_fixed(cfg->roof.target, 1) + " (" + cfg->roof.ceiling_source + ")";
+      "target " + metric + " >= " + format_fixed(cfg.roof.target, 1) + " (" + cfg.roof.ceiling_source + ")";
   if (best) {
     double v = best->j["performance"][metric == "GB/s" ? "gbs" : "tflops"].get<double>();
-    gap += "; best v" + std::to_string(best->version) + " = " + format_fixed(v, 1) + " " + metric + " (" +
-           format_fixed(100 * v / cfg->roof.target, 1) + " % of target): " +
-           (v >= cfg->roof.target ? "Stop Condition met"
-                                  : format_fixed(cfg->roof.target - v, 1) + " " + metric + " to go");
+    gap +=
+        "; best v" + std::to_string(best->version) + " = " + format_fixed(v, 1) + " " + metric + " (" +
+        format_fixed(100 * v / cfg.roof.target, 1) + " % of target): " +
+        (v >= cfg.roof.target ? "Stop Condition met" : format_fixed(cfg.roof.target - v, 1) + " " + metric + " to go");
   }
   Json cands = Json::array();
   std::string list;
@@ -188,10 +176,10 @@ Result<Json> write_plan(const std::string& ws) {
         if (lower(x.as<std::string>()) == lower(v)) return true;
       return false;
     };
-    if (!in("vendors", cfg->vendor) || !in("archs", cfg->arch) || !in("bound", bound)) continue;
+    if (!in("vendors", cfg.vendor) || !in("archs", cfg.arch) || !in("bound", bound)) continue;
     std::string id = c["id"].as<std::string>();
     std::vector<int> tried;
-    for (const auto& it : *its) {
+    for (const auto& it : its) {
       bool hit = false;
       for (const auto& t : it.j.value("tags", Json::array())) hit |= t == id;
       std::string s = lower(it.j["change_summary"].get<std::string>());
@@ -205,15 +193,15 @@ Result<Json> write_plan(const std::string& ws) {
             "\n";
     cands.push_back({{"id", id}, {"title", c["title"].as<std::string>()}, {"tried_in", tried}});
   }
-  std::string where = std::to_string(its->size()) + " unmasked iteration(s); " + cfg->roof.bound + " by Step 0 (AI " +
-                      format_fixed(cfg->roof.ai, 3) + " vs ridge " + format_fixed(cfg->roof.ridge, 1) + ")";
-  std::string md = *tmpl;
+  std::string where = std::to_string(its.size()) + " unmasked iteration(s); " + cfg.roof.bound + " by Step 0 (AI " +
+                      format_fixed(cfg.roof.ai, 3) + " vs ridge " + format_fixed(cfg.roof.ridge, 1) + ")";
+  std::string md = tmpl;
   auto put = [&md](const std::string& k, const std::string& v) {
     for (size_t p = 0; (p = md.find("{{" + k + "}}", p)) != std::string::npos; p += v.size())
       md.replace(p, k.size() + 4, v);
   };
-  put("next", std::to_string(*n));
-  put("name", cfg->name);
+  put("next", std::to_string(n));
+  put("name", cfg.name);
   put("date", now_iso8601());
   put("where", where);
   put("last", last ? std::to_string(last->version) : "-");
@@ -221,9 +209,9 @@ Result<Json> write_plan(const std::string& ws) {
   put("gap", gap);
   put("bound", bound);
   put("candidates", list.empty() ? "(none in the catalogue for this bound and platform)\n" : list);
-  std::string path = (fs::path(ws) / "plans" / ("v" + std::to_string(*n) + "_plan.md")).string();
-  if (auto s = write_file(path, md); !s.ok()) return s.error();
-  return Json{{"path", path}, {"next_version", *n}, {"bound", bound}, {"candidates", cands}, {"markdown", md}};
+  std::string path = (fs::path(ws) / "plans" / ("v" + std::to_string(n) + "_plan.md")).string();
+  RETURN_IF_ERROR(write_file(path, md));
+  return Json{{"path", path}, {"next_version", n}, {"bound", bound}, {"candidates", cands}, {"markdown", md}};
 }
 
 }  // namespace goblin::kernel

@@ -108,11 +108,10 @@ Json measured_ceilings(const GpuSpec& g, std::string* file) {
 }
 
 Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype) {
-  auto text = load_data_file("kernel/problems.yaml");
-  if (!text.ok()) return text.error();
+  ASSIGN_OR_RETURN(auto text, load_data_file("kernel/problems.yaml"));
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("YAML: ") + e.what(), "data/kernel/problems.yaml");
   }
@@ -248,27 +247,25 @@ Result<Config> load_config(const std::string& ws) {
   if (!fs::is_regular_file(path, ec))
     return make_error(ErrorKind::Io, "not a kernel workspace: no workspace.json (create one with `goblin kernel init`)",
                       ws);
-  auto t = read_all(path);
-  if (!t.ok()) return t.error();
-  auto j = parse_json_text(*t, path, "workspace.json is not valid JSON");
-  if (!j.ok()) return j.error();
+  ASSIGN_OR_RETURN(auto t, read_all(path));
+  ASSIGN_OR_RETURN(auto j, parse_json_text(t, path, "workspace.json is not valid JSON"));
   Config c;
   try {
     c.dir = ws;
-    c.name = j->at("name");
-    c.platform = j->at("platform");
-    c.gpu_name = j->value("gpu_name", "");
-    c.vendor = j->value("vendor", "");
-    c.arch = j->value("arch", "");
-    c.arch_id = j->value("arch_id", "");
-    c.framework = j->value("framework", "triton");
-    c.dtype = j->value("dtype", "bf16");
-    c.shape = j->value("shape", Json::object());
-    c.rtol = j->value("rtol", 1e-2);
-    c.notes = j->value("notes", "");
-    c.problem_op = j->value("problem_op", "");
-    c.problem_source = j->value("problem_source", "");
-    const Json& r = j->at("roofline");
+    c.name = j.at("name");
+    c.platform = j.at("platform");
+    c.gpu_name = j.value("gpu_name", "");
+    c.vendor = j.value("vendor", "");
+    c.arch = j.value("arch", "");
+    c.arch_id = j.value("arch_id", "");
+    c.framework = j.value("framework", "triton");
+    c.dtype = j.value("dtype", "bf16");
+    c.shape = j.value("shape", Json::object());
+    c.rtol = j.value("rtol", 1e-2);
+    c.notes = j.value("notes", "");
+    c.problem_op = j.value("problem_op", "");
+    c.problem_source = j.value("problem_source", "");
+    const Json& r = j.at("roofline");
     c.roof.flops = r.at("flops");
     c.roof.bytes = r.at("bytes");
     c.roof.ai = r.at("ai");
@@ -277,13 +274,13 @@ Result<Config> load_config(const std::string& ws) {
     c.roof.bw_gbs = r.at("bw_gbs");
     c.roof.ridge = r.at("ridge");
     c.roof.bound = r.at("bound");
-    const Json& t2 = j->at("target");
+    const Json& t2 = j.at("target");
     c.roof.target_metric = t2.at("metric");
     c.roof.ceiling = t2.at("ceiling");
     c.roof.target = t2.at("value");
     c.roof.ceiling_source = t2.at("ceiling_source");
     c.roof.ceiling_measured = t2.value("ceiling_measured", false);
-    c.pitfalls = j->value("pitfalls", std::vector<std::string>{});
+    c.pitfalls = j.value("pitfalls", std::vector<std::string>{});
   } catch (const Json::exception& e) {
     return make_error(ErrorKind::Malformed, std::string("workspace.json lacks a field: ") + e.what(), path);
   }
@@ -304,8 +301,7 @@ Result<Config> init_workspace(const InitOptions& o) {
   }
   std::error_code ec;
   if (!fs::is_regular_file(o.kernel_file, ec)) return make_error(ErrorKind::Io, "kernel file not found", o.kernel_file);
-  auto shape = parse_shape(o.shape);
-  if (!shape.ok()) return shape.error();
+  ASSIGN_OR_RETURN(auto shape, parse_shape(o.shape));
   Config c;
   c.name = o.name;
   c.dir = o.workspace.empty() ? "/tmp/kernel_opt_" + o.name : o.workspace;
@@ -316,7 +312,7 @@ Result<Config> init_workspace(const InitOptions& o) {
   c.arch_id = gpu->arch_id;
   c.framework = o.framework;
   c.dtype = o.dtype;
-  c.shape = *shape;
+  c.shape = shape;
   c.rtol = o.rtol;
   c.notes = o.notes.empty() ? "-" : o.notes;
   // The contract check and flops()/bytes_moved() evaluation need no torch: the harness parses
@@ -324,18 +320,19 @@ Result<Config> init_workspace(const InitOptions& o) {
   std::string harness = find_harness(o.harness);
   if (harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  auto ins = run_capture({o.python, harness, "inspect", "--kernel", o.kernel_file, "--shape", shape->dump()}, "", 60);
-  if (!ins.ok()) return ins.error();
+  ASSIGN_OR_RETURN(
+      auto ins,
+      run_capture({o.python, harness, "inspect", "--kernel", o.kernel_file, "--shape", shape.dump()}, "", 60));
   // The harness prints one JSON object (exit 3 when the contract check failed).
-  auto info = parse_json_text(ins->out, o.kernel_file, "kernel_harness.py inspect printed no JSON");
-  if (!info.ok()) return make_error(ErrorKind::Environment, info.error().message + ": " + ins->err.substr(0, 1000));
+  auto info = parse_json_text(ins.out, o.kernel_file, "kernel_harness.py inspect printed no JSON");
+  if (!info.ok()) return make_error(ErrorKind::Environment, info.error().message + ": " + ins.err.substr(0, 1000));
   if (!info->value("ok", false))
     return make_error(ErrorKind::Usage, info->value("error", std::string("kernel file check failed")), o.kernel_file);
   double flops = 0, bytes = 0;
   if (info->contains("flops") && info->contains("bytes_moved")) {
     flops = (*info)["flops"];
     bytes = (*info)["bytes_moved"];
-    c.problem_source = "kernel.py flops(**shape) / bytes_moved(**shape)";
+    c.problem_source = "kernel.py flops(*shape) / bytes_moved(*shape)";
   } else {
     c.problem_op = (*info)["problem"]["op"];
     auto cost = op_cost(c.problem_op, c.shape, c.dtype);
@@ -344,9 +341,8 @@ Result<Config> init_workspace(const InitOptions& o) {
     bytes = cost->bytes;
     c.problem_source = cost->formula + " <- data/kernel/problems.yaml (" + cost->source + ")";
   }
-  auto roof = step0(flops, bytes, c.dtype, *gpu);
-  if (!roof.ok()) return roof.error();
-  c.roof = *roof;
+  ASSIGN_OR_RETURN(auto roof, step0(flops, bytes, c.dtype, *gpu));
+  c.roof = roof;
   std::vector<std::string> unknown;
   auto lines = spec_lines(*gpu, unknown);
   for (auto& u : unknown)
@@ -360,10 +356,9 @@ Result<Config> init_workspace(const InitOptions& o) {
   fs::copy_file(o.kernel_file, fs::path(c.dir) / "kernel.py", ec);
   if (ec) return make_error(ErrorKind::Io, "cannot copy the kernel file: " + ec.message(), o.kernel_file);
   for (const char* d : {"memory", "plans", "profiles"})
-    if (auto s = write_file((fs::path(c.dir) / d / ".keep").string(), ""); !s.ok()) return s.error();
+    RETURN_IF_ERROR(write_file((fs::path(c.dir) / d / ".keep").string(), ""));
 
-  auto tmpl = load_data_file("kernel/readme_template.md");
-  if (!tmpl.ok()) return tmpl.error();
+  ASSIGN_OR_RETURN(auto tmpl, load_data_file("kernel/readme_template.md"));
   std::string spec_text;
   for (auto& l : lines) spec_text += (spec_text.empty() ? "" : "\n") + l;
   std::string stop = std::string(c.roof.bound == "memory_bound" ? "memory-bound" : "compute-bound") + " target >= " +
@@ -372,7 +367,7 @@ Result<Config> init_workspace(const InitOptions& o) {
                      " (90 % of " + num(c.roof.ceiling) + " " + c.roof.target_metric + ", " +
                      (c.roof.ceiling_measured ? "measured maximum" : "datasheet peak") + " <- " +
                      c.roof.ceiling_source + ")";
-  std::string readme = *tmpl;
+  std::string readme = tmpl;
   const std::vector<std::pair<std::string, std::string>> vars = {
       {"name", c.name},
       {"date", now_iso8601()},
@@ -392,19 +387,17 @@ Result<Config> init_workspace(const InitOptions& o) {
       {"stop_condition", stop},
       {"ws", c.dir}};
   for (auto& [k, v] : vars) readme = replace_all(readme, "{{" + k + "}}", v);
-  if (auto s = write_file((fs::path(c.dir) / "README.md").string(), readme); !s.ok()) return s.error();
+  RETURN_IF_ERROR(write_file((fs::path(c.dir) / "README.md").string(), readme));
   if (auto s = write_file((fs::path(c.dir) / "workspace.json").string(), config_to_json(c).dump(2) + "\n"); !s.ok())
     return s.error();
   if (auto s = write_file((fs::path(c.dir) / ".gitignore").string(),
                           "__pycache__/\n*.pyc\n*.ncu-rep\n*.tmp\nprofiles/*/*.log\n");
       !s.ok())
     return s.error();
-  auto gi = git(c.dir, {"init", "-q"});
-  if (!gi.ok()) return gi.error();
-  if (gi->code != 0) return make_error(ErrorKind::Io, "git init failed: " + gi->err, c.dir);
-  auto commit = git_commit_all(c.dir, "init: " + c.name + " on " + c.platform + " (" + c.framework + ", " + c.dtype +
-                                          ", " + c.shape.dump() + ")");
-  if (!commit.ok()) return commit.error();
+  ASSIGN_OR_RETURN(auto gi, git(c.dir, {"init", "-q"}));
+  if (gi.code != 0) return make_error(ErrorKind::Io, "git init failed: " + gi.err, c.dir);
+  RETURN_IF_ERROR(git_commit_all(c.dir, "init: " + c.name + " on " + c.platform + " (" + c.framework + ", " + c.dtype +
+                                            ", " + c.shape.dump() + ")"));
   return c;
 }
 

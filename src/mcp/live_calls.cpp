@@ -16,17 +16,16 @@ Result<RunMetrics> run_live(const std::string& kind, const config::WorkloadConfi
   else
     knobs.bench_steps = steps;
   knobs.repeats = s.options().live_repeats;
-  auto setup = run::make_live_audit(s.options().out_dir + "/" + rec.id, knobs);
-  if (!setup) return setup.error();
+  ASSIGN_OR_RETURN(auto setup, run::make_live_audit(s.options().out_dir + "/" + rec.id, knobs));
   rec.runner = "live";
-  rec.notes = setup->notes;
+  rec.notes = setup.notes;
   if (ctx.progress) ctx.progress(0, "live " + kind + " started (" + rec.id + ")");
-  auto m = kind == "profile" ? setup->runner->profile(cfg) : setup->runner->bench(cfg);
+  auto m = kind == "profile" ? setup.runner->profile(cfg) : setup.runner->bench(cfg);
   if (ctx.is_cancelled())
     return make_error(ErrorKind::Workload, "cancelled by the client: the workload's process group was killed");
   if (!m) return m.error();
-  if (kind == "bench" && setup->log) {
-    Json log = setup->log();
+  if (kind == "bench" && setup.log) {
+    Json log = setup.log();
     if (log.is_array() && !log.empty() && log.back().contains("bench")) {
       auto samples = run::bench_side_samples(log.back()["bench"], "a");
       rec.step_time_samples = samples.step_time_s;
@@ -38,11 +37,9 @@ Result<RunMetrics> run_live(const std::string& kind, const config::WorkloadConfi
 
 Result<RunMetrics> run_replay(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
                               RunRecord& rec) {
-  auto rp = s.replay();
-  if (!rp) return rp.error();
-  audit::ReplayRunner& r = **rp;
-  auto m = kind == "profile" ? r.profile(cfg) : r.bench(cfg);
-  if (!m) return m.error();
+  ASSIGN_OR_RETURN(auto rp, s.replay());
+  audit::ReplayRunner& r = *rp;
+  ASSIGN_OR_RETURN(auto m, kind == "profile" ? r.profile(cfg) : r.bench(cfg));
   rec.runner = "replay";
   rec.ran = r.last_run_config();
   rec.notes.push_back("replay: every measurement comes from recorded artefacts listed in " + r.manifest_path() +

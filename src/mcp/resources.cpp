@@ -11,18 +11,16 @@ namespace {
 constexpr int kResourceNotFound = -32002;  // MCP's code for an unknown resource URI
 
 Result<Json> rules_json() {
-  auto kb = audit::load_rule_base();
-  if (!kb) return kb.error();
+  ASSIGN_OR_RETURN(auto kb, audit::load_rule_base());
   Json a = Json::array();
-  for (const auto& r : kb->rules) a.push_back(audit::rule_to_json(r));
+  for (const auto& r : kb.rules) a.push_back(audit::rule_to_json(r));
   return Json{{"rules", a}, {"count", a.size()}};
 }
 
 Result<Json> specs_json() {
-  auto db = load_gpu_db();
-  if (!db) return db.error();
+  ASSIGN_OR_RETURN(auto db, load_gpu_db());
   Json a = Json::array();
-  for (const auto& g : *db) a.push_back(gpu_spec_to_json(g));
+  for (const auto& g : db) a.push_back(gpu_spec_to_json(g));
   return Json{{"gpus", a}, {"count", a.size()}};
 }
 }  // namespace

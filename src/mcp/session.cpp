@@ -10,9 +10,8 @@ Result<audit::ReplayRunner*> Session::replay() {
     return make_error(ErrorKind::Environment,
                       "no replay directory: this session was started without --replay DIR, so recorded runs cannot "
                       "stand in for a live run");
-  auto r = audit::ReplayRunner::open(opt_.replay_dir);
-  if (!r) return r.error();
-  replay_ = std::make_unique<audit::ReplayRunner>(std::move(*r));
+  ASSIGN_OR_RETURN(auto r, audit::ReplayRunner::open(opt_.replay_dir));
+  replay_ = std::make_unique<audit::ReplayRunner>(std::move(r));
   return replay_.get();
 }
 

@@ -29,14 +29,12 @@ Json config_schema() {
 // The config dict an agent passes back: read into a WorkloadConfig; its source_file (when set)
 // must lie inside the roots.
 Result<config::WorkloadConfig> config_arg(const Json& a, Session& s) {
-  auto c = config::config_from_json(a["config"]);
-  if (!c) return c.error();
-  if (!c->source_file.empty()) {
-    auto p = s.roots().resolve(c->source_file, "config.source_file");
-    if (!p) return p.error();
-    c->source_file = *p;
+  ASSIGN_OR_RETURN(auto c, config::config_from_json(a["config"]));
+  if (!c.source_file.empty()) {
+    ASSIGN_OR_RETURN(auto p, s.roots().resolve(c.source_file, "config.source_file"));
+    c.source_file = p;
   }
-  return *c;
+  return c;
 }
 
 std::string metrics_text(const RunMetrics& m, const RunRecord& r) {

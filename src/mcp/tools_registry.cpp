@@ -32,15 +32,13 @@ Result<Json> confine_paths(const app::Verb& v, const Json& args, const Roots& ro
                            (f.kind == FieldKind::InputJson && x.is_string());
     if (!path_kind) continue;
     if (x.is_string()) {
-      auto p = roots.resolve(x.get<std::string>(), f.name);
-      if (!p) return p.error();
-      x = *p;
+      ASSIGN_OR_RETURN(auto p, roots.resolve(x.get<std::string>(), f.name));
+      x = p;
     } else if (x.is_array()) {
       for (auto& e : x) {
         if (!e.is_string()) continue;  // make_request names the wrong type
-        auto p = roots.resolve(e.get<std::string>(), f.name);
-        if (!p) return p.error();
-        e = *p;
+        ASSIGN_OR_RETURN(auto p, roots.resolve(e.get<std::string>(), f.name));
+        e = p;
       }
     }
   }

@@ -16,44 +16,39 @@ namespace goblin::run {
 Result<std::string> LiveRunner::materialise(const config::WorkloadConfig& config, const std::string& tag) {
   const std::string& src = config.source_file;
   if (src.empty()) return make_error(ErrorKind::Usage, "the config has no source file to run");
-  auto orig = config::parse_config_file(src);
-  if (!orig) return orig.error();
+  ASSIGN_OR_RETURN(auto orig, config::parse_config_file(src));
   std::map<std::string, Json> edits;
   for (const auto& [k, v] : config.values) {
-    Json old = orig->get(k);
+    Json old = orig.get(k);
     if (old != v) edits[k] = v;
   }
   for (const auto& [k, v] : config.env_vars) {
-    auto it = orig->env_vars.find(k);
-    if (it == orig->env_vars.end() || it->second != v) edits["env." + k] = v;
+    auto it = orig.env_vars.find(k);
+    if (it == orig.env_vars.end() || it->second != v) edits["env." + k] = v;
   }
   if (edits.empty()) return src;
-  auto text = read_all(src);
-  if (!text) return text.error();
+  ASSIGN_OR_RETURN(auto text, read_all(src));
   std::vector<std::string> unplaced;
-  auto edited = config::edit_config_text(*text, *orig, edits, &unplaced);
-  if (!edited) return edited.error();
+  ASSIGN_OR_RETURN(auto edited, config::edit_config_text(text, orig, edits, &unplaced));
   if (!unplaced.empty()) {
     std::string u;
     for (auto& f : unplaced) u += (u.empty() ? "" : ", ") + f;
     return make_error(ErrorKind::Usage, "the patched config sets fields that have no place in " + src + ": " + u);
   }
   std::string dir = opt_.out_dir + "/live";
-  if (Status st = make_dirs(dir); !st.ok()) return st.error();
+  RETURN_IF_ERROR(make_dirs(dir));
   std::string path = dir + "/" + tag + fs::path(src).extension().string();
-  if (Status st = write_file(path, *edited); !st.ok()) return st.error();
+  RETURN_IF_ERROR(write_file(path, edited));
   return path;
 }
 
 Result<LiveRunner::Prepared> LiveRunner::prepare(const config::WorkloadConfig& config, const std::string& tag) {
-  auto file = materialise(config, tag);
-  if (!file) return file.error();
-  files_.push_back(*file);
+  ASSIGN_OR_RETURN(auto file, materialise(config, tag));
+  files_.push_back(file);
   if (given_config_.empty()) given_config_ = config.source_file;
-  auto w = opt_.script.empty() ? resolve_workload(*file, opt_.workload_flag)
-                               : script_workload(*file, given_config_, opt_.script, opt_.script_args);
-  if (!w) return w.error();
-  return Prepared{*file, *w};
+  ASSIGN_OR_RETURN(auto w, opt_.script.empty() ? resolve_workload(file, opt_.workload_flag)
+                                               : script_workload(file, given_config_, opt_.script, opt_.script_args));
+  return Prepared{file, w};
 }
 
 void LiveRunner::apply_bench_options(WorkloadSpec& side) const {
@@ -72,10 +67,9 @@ BenchRequest LiveRunner::bench_request(const std::string& work_dir) const {
 }
 
 Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
-  auto p = prepare(config, "profiled_config");
-  if (!p) return p.error();
+  ASSIGN_OR_RETURN(auto p, prepare(config, "profiled_config"));
   ProfileRequest req;
-  req.workload = p->workload;
+  req.workload = p.workload;
   req.workload.steps = opt_.profile_steps;
   req.workload.warmup = opt_.profile_warmup;
   req.tracer = opt_.tracer;
@@ -83,15 +77,14 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   req.run_dir = opt_.out_dir + "/live/profile-" + std::to_string(++n_);
   req.require_gpu = opt_.require_gpu;
   auto po = profile_workload(req);
-  log_.push_back(Json{{"call", "profile"}, {"config_file", p->file}, {"run", po.run}});
+  log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.run}});
   if (po.error) return *po.error;
-  auto m = load_metrics_file(req.run_dir + "/metrics.json");
-  if (!m) return m.error();
-  m->runner_kind = "live";
+  ASSIGN_OR_RETURN(auto m, load_metrics_file(req.run_dir + "/metrics.json"));
+  m.runner_kind = "live";
   if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
       pw && pw->contains("data_prefetch") && !(*pw)["data_prefetch"].value("note", "").empty())
-    m->warnings.push_back(std::string(kDataPrefetchWarning) + (*pw)["data_prefetch"].value("note", ""));
-  return *m;
+    m.warnings.push_back(std::string(kDataPrefetchWarning) + (*pw)["data_prefetch"].value("note", ""));
+  return m;
 }
 
 RunMetrics bench_to_run_metrics(const Json& b) {
@@ -133,13 +126,12 @@ RunMetrics bench_to_run_metrics(const Json& b) {
 }
 
 Result<RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
-  auto p = prepare(config, "bench_config_" + std::to_string(n_ + 1));
-  if (!p) return p.error();
+  ASSIGN_OR_RETURN(auto p, prepare(config, "bench_config_" + std::to_string(n_ + 1)));
   BenchRequest req = bench_request(opt_.out_dir + "/live/bench-" + std::to_string(++n_));
-  req.a = p->workload;
+  req.a = p.workload;
   apply_bench_options(req.a);
   auto bo = bench_workloads(req);
-  log_.push_back(Json{{"call", "bench"}, {"config_file", p->file}, {"bench", bo.result}});
+  log_.push_back(Json{{"call", "bench"}, {"config_file", p.file}, {"bench", bo.result}});
   if (bo.error) return *bo.error;
   return bench_to_run_metrics(bo.result);
 }
@@ -160,18 +152,15 @@ audit::SideSamples bench_side_samples(const Json& bench, const std::string& side
 Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& before,
                                                 const config::WorkloadConfig& after) {
   int n = ++n_;
-  auto pa = prepare(before, "bench_before_" + std::to_string(n));
-  if (!pa) return pa.error();
-  auto pb = prepare(after, "bench_after_" + std::to_string(n));
-  if (!pb) return pb.error();
+  ASSIGN_OR_RETURN(auto pa, prepare(before, "bench_before_" + std::to_string(n)));
+  ASSIGN_OR_RETURN(auto pb, prepare(after, "bench_after_" + std::to_string(n)));
   BenchRequest req = bench_request(opt_.out_dir + "/live/bench-pair-" + std::to_string(n));
-  req.a = pa->workload;
-  req.b = pb->workload;
+  req.a = pa.workload;
+  req.b = pb.workload;
   apply_bench_options(req.a);
   apply_bench_options(*req.b);
   auto bo = bench_workloads(req);
-  log_.push_back(
-      Json{{"call", "bench_pair"}, {"config_files", Json::array({pa->file, pb->file})}, {"bench", bo.result}});
+  log_.push_back(Json{{"call", "bench_pair"}, {"config_files", Json::array({pa.file, pb.file})}, {"bench", bo.result}});
   if (bo.error) return *bo.error;
   const Json& r = bo.result;
   audit::PairBench p;

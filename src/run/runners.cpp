@@ -23,13 +23,12 @@ namespace {
 // (a GPU, a profiler, a python): a missing, damaged or hostile file is a clear error (exit 3 / 5)
 // the same on every machine, never a crashed workload (exit 8). Returns the error, or none with
 // `cfg` holding the parsed config (empty when the workload has no config file), kept for what the
-// run reports about it (prefetch_window).
+// run reports about it prefetch_window.
 std::optional<Error> read_workload_config(const WorkloadSpec& w, std::optional<config::WorkloadConfig>& cfg) {
   cfg.reset();
   if (w.config.empty()) return std::nullopt;
-  auto c = config::parse_config_file(w.config);
-  if (!c) return c.error();
-  cfg = std::move(*c);
+  ASSIGN_OR_RETURN(auto c, config::parse_config_file(w.config));
+  cfg = std::move(c);
   return std::nullopt;
 }
 
