@@ -25,7 +25,7 @@ uint64_t input_bytes(const std::string& path) {
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     std::error_code e2;
-    if (it->is_regular_file(e2)) total += it->file_size(e2);
+    if (!it->is_symlink(e2) && it->is_regular_file(e2)) total += it->file_size(e2);
   }
   return total;
 }

@@ -4,6 +4,7 @@
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
+#include "core/confine.h"
 #include "mcp/server.h"
 #include "mcp/transport.h"
 
@@ -44,6 +45,8 @@ void register_mcp(CLI::App& app) {
       set_verb_exit_code(roots.error().exit_code());
       return;
     }
+    // Every read and write the tools do is confined from here on, at every depth (core/confine.h).
+    ConfinementScope confined(mcp::confinement_of(*o, *roots));
     mcp::Session session(*o, *roots);
     mcp::Server server(session, mcp::make_registry());
     std::cerr << "goblin mcp: serving on stdio (roots: " << roots->dirs().size() << ", budget " << o->budget

@@ -5,15 +5,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
+
+#include "core/confine.h"
 
 namespace goblin {
 
-Status check_write_target(const std::string& path) {
-  if (path.empty()) return make_error(ErrorKind::Usage, "empty output path");
+namespace {
+
+// The target, looked at without following a link: absent, or a regular file.
+Status check_target_at(int dir_fd, const std::string& name, const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return {};
     return make_error(ErrorKind::Io, std::string("cannot check the output: ") + std::strerror(errno), path);
   }
@@ -28,31 +34,64 @@ Status check_write_target(const std::string& path) {
   return {};
 }
 
+std::string random_suffix() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  char tag[17];
+  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
+  return tag;
+}
+
+}  // namespace
+
+Status check_write_target(const std::string& path) {
+  if (path.empty()) return make_error(ErrorKind::Usage, "empty output path");
+  return check_target_at(AT_FDCWD, path, path);
+}
+
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
-  RETURN_IF_ERROR(check_write_target(path));
+  if (path.empty()) return make_error(ErrorKind::Usage, "empty output path");
   namespace fs = std::filesystem;
   const fs::path p(path);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::string tmp = (dir / ("." + p.filename().string() + ".goblin-XXXXXX")).string();
-  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL: never an existing file or link
-  if (fd < 0)
-    return make_error(ErrorKind::Io, std::string("cannot create a file in its directory: ") + std::strerror(errno),
-                      path);
+  const std::string name = p.filename().string();
+  if (name.empty() || name == "." || name == "..")
+    return make_error(ErrorKind::Usage, "the output names a directory, expected a file", path);
+  ASSIGN_OR_RETURN(const int dir_fd, open_dir_for_write(p.has_parent_path() ? p.parent_path().string() : "."));
+  if (Status s = check_target_at(dir_fd, name, path); !s.ok()) {
+    ::close(dir_fd);
+    return s.error();
+  }
+  std::string tmp = "." + name.substr(0, 200) + ".goblin-" + random_suffix();
+  // O_EXCL | O_NOFOLLOW: never an existing file or link.
+  const int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int e = errno;
+    ::close(dir_fd);
+    return make_error(ErrorKind::Io, std::string("cannot create a file in its directory: ") + std::strerror(e), path);
+  }
   unsigned mode = 0644;
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;  // keep the replaced file's permissions
-  return AtomicFile(path, std::move(tmp), fd, mode);
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    mode = st.st_mode & 07777;  // keep the replaced file's permissions
+  return AtomicFile(path, dir_fd, name, std::move(tmp), fd, mode);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& o) noexcept
-    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), mode_(o.mode_), failure_(std::move(o.failure_)) {
+    : path_(std::move(o.path_)),
+      name_(std::move(o.name_)),
+      tmp_(std::move(o.tmp_)),
+      dir_fd_(o.dir_fd_),
+      fd_(o.fd_),
+      mode_(o.mode_),
+      failure_(std::move(o.failure_)) {
   o.fd_ = -1;
+  o.dir_fd_ = -1;
   o.tmp_.clear();
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  if (!tmp_.empty() && dir_fd_ >= 0) ::unlinkat(dir_fd_, tmp_.c_str(), 0);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 bool AtomicFile::write(std::string_view bytes) {
@@ -80,8 +119,9 @@ Status AtomicFile::commit() {
   if (::close(fd) != 0) return fail(std::string("close failed: ") + std::strerror(errno));
   // A link planted between create() and now is refused too (rename would replace the link itself,
   // not write through it, but the caller asked for a file there and should know).
-  if (Status s = check_write_target(path_); !s.ok()) return s;
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return fail(std::string("rename failed: ") + std::strerror(errno));
+  RETURN_IF_ERROR(check_target_at(dir_fd_, name_, path_));
+  if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0)
+    return fail(std::string("rename failed: ") + std::strerror(errno));
   tmp_.clear();
   return {};
 }

@@ -9,6 +9,8 @@
 
 #include "core/status.h"
 
+// See core/confine.h for where a write may land when a front door confines it.
+
 namespace goblin {
 
 class AtomicFile {
@@ -28,9 +30,12 @@ class AtomicFile {
   Status commit();
 
  private:
-  AtomicFile(std::string path, std::string tmp, int fd, unsigned mode)
-      : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd), mode_(mode) {}
-  std::string path_, tmp_;
+  AtomicFile(std::string path, int dir_fd, std::string name, std::string tmp, int fd, unsigned mode)
+      : path_(std::move(path)), name_(std::move(name)), tmp_(std::move(tmp)), dir_fd_(dir_fd), fd_(fd), mode_(mode) {}
+  // Everything happens relative to the directory's descriptor (core/confine.h: beneath a write
+  // root when the door confines), so the directory cannot be swapped for a link midway.
+  std::string path_, name_, tmp_;  // tmp_ and name_ are relative to dir_fd_
+  int dir_fd_ = -1;
   int fd_ = -1;
   unsigned mode_ = 0644;
   std::string failure_;

@@ -21,6 +21,8 @@ std::string& override_dir() {
 
 void set_data_dir(std::string dir) { override_dir() = std::move(dir); }
 
+const std::string& data_dir_override() { return override_dir(); }
+
 Result<std::string> load_data_file(std::string_view rel) {
   if (!override_dir().empty()) {
     std::filesystem::path p = std::filesystem::path(override_dir()) / std::string(rel);

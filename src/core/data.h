@@ -20,6 +20,8 @@ extern const EmbeddedFile kFiles[];  // terminated by {nullptr, {}}
 }  // namespace data_detail
 
 void set_data_dir(std::string dir);
+// The override directory (--data-dir / GOBLIN_DATA_DIR), empty when the embedded files are used.
+const std::string& data_dir_override();
 // Contents of data/<rel> (override dir first, then embedded). NotFound error otherwise.
 Result<std::string> load_data_file(std::string_view rel);
 // Relative paths of all data files under `prefix` (embedded and overrides, deduplicated, sorted).

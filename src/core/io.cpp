@@ -2,6 +2,7 @@
 
 #include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/confine.h"
 #include "core/limits.h"
 
 namespace goblin {
@@ -225,8 +227,14 @@ Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const I
     return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
   }
   if (S_ISDIR(st.st_mode)) return make_error(ErrorKind::Io, "is a directory, expected a file", path);
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
+  // Every read opens through open_for_read: confined by the door that serves the caller (MCP).
+  ASSIGN_OR_RETURN(const int fd, open_for_read(path));
+  if (::fstat(fd, &st) != 0) st = {};
+  FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
+  }
   if (!S_ISREG(st.st_mode)) {
     // A FIFO, pipe or device cannot be rewound: read it once, whole (bounded), then serve that.
     const uint64_t cap = std::min<uint64_t>(limits.max_inflated_bytes, limits::kMaxStreamBytes);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -352,4 +353,48 @@ TEST(McpSafety, SecretsNeverLeaveThroughTheAuditTools) {
   ASSERT_TRUE(p["structuredContent"]["ok"].get<bool>()) << p.dump().substr(0, 400);
   EXPECT_NE(p["structuredContent"]["result"]["diff"].get<std::string>().find("precision: bf16"), std::string::npos);
   for (const Json& r : {c, p}) EXPECT_EQ(r.dump().find("abcd1234secretvalue"), std::string::npos) << r.dump();
+}
+
+// What a directory holds is confined too, at every depth: a symlink to a trace outside the root,
+// inside a directory the caller names, is not read through; a FIFO inside it does not block.
+TEST(McpSafety, ADirectoryInsideTheRootCannotReadOutThroughItsLinks) {
+  const fs::path tmp = fs::temp_directory_path() / ("goblin_mcp_depth_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "root" / "run");
+  fs::create_directories(tmp / "root" / "fifo_run");
+  fs::create_symlink(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_bf16_sdpa_w4.json.gz",
+                     tmp / "root" / "run" / "trace.json.gz");
+  ASSERT_EQ(::mkfifo((tmp / "root" / "fifo_run" / "trace.json").c_str(), 0600), 0);
+  ServerOptions o;
+  o.roots = {(tmp / "root").string()};
+  o.out_dir = (tmp / "out").string();
+  o.budget = 100;
+  auto roots = Roots::make(o.roots);
+  ASSERT_TRUE(roots.ok());
+  goblin::ConfinementScope confined(confinement_of(o, *roots));
+  Session session(o, *roots);
+  Server server(session, make_registry());
+  server.handle_line(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  server.handle_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  int id = 2;
+  auto call = [&](const std::string& tool, const Json& args) {
+    Json m = {
+        {"jsonrpc", "2.0"}, {"id", id++}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", args}}}};
+    auto r = server.handle_line(m.dump());
+    return r ? (*r)["result"]["structuredContent"] : Json();
+  };
+  for (const char* tool : {"triage", "metrics", "info"}) {
+    SCOPED_TRACE(tool);
+    Json r = call(tool, {{"path", "run"}});
+    const std::string all = r.dump();
+    EXPECT_EQ(all.find("\"kernels\":4036"), std::string::npos)
+        << "read the trace outside the root: " << all.substr(0, 400);
+    EXPECT_NE(all.find("symbolic link"), std::string::npos) << all.substr(0, 600);
+    const auto t0 = std::chrono::steady_clock::now();
+    Json f = call(tool, {{"path", "fifo_run"}});
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+    EXPECT_FALSE(f["ok"].get<bool>()) << f.dump().substr(0, 600);
+  }
+  fs::remove_all(tmp);
 }

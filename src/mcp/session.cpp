@@ -1,6 +1,9 @@
 #include "mcp/session.h"
 
+#include <filesystem>
+
 #include "audit/replay_runner.h"
+#include "core/data.h"
 
 namespace goblin::mcp {
 
@@ -37,6 +40,17 @@ void Session::add_report(ReportRecord r) {
 std::vector<ReportRecord> Session::reports() const {
   std::lock_guard<std::mutex> l(mu_);
   return reports_;
+}
+
+Confinement confinement_of(const ServerOptions& o, const Roots& roots) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  Confinement c;
+  c.read_roots = roots.dirs();
+  for (const std::string& extra : {o.replay_dir, data_dir_override(), o.out_dir})
+    if (!extra.empty()) c.read_roots.push_back(extra);
+  c.write_roots = {o.out_dir};
+  return c;
 }
 
 }  // namespace goblin::mcp

@@ -14,6 +14,7 @@
 #include "analysis/run_metrics.h"
 #include "audit/replay_runner.h"
 #include "config/workload_config.h"
+#include "core/confine.h"
 #include "core/json.h"
 #include "mcp/budget.h"
 #include "mcp/paths.h"
@@ -21,11 +22,11 @@
 namespace goblin::mcp {
 
 struct ServerOptions {
-  std::vector<std::string> roots;       // --root (default: the working directory)
-  bool allow_live = false;              // --allow-live: profile_run/benchmark may run the workload
-  int budget = 8;                       // --budget: audit-tool calls per session (the audit agent's budget, docs/mcp.md)
-  std::string replay_dir;               // --replay DIR: recorded runs answer profile_run/benchmark
-  std::string out_dir = "goblin-mcp";   // --out: reports, live runs, triage artefacts
+  std::vector<std::string> roots;      // --root (default: the working directory)
+  bool allow_live = false;             // --allow-live: profile_run/benchmark may run the workload
+  int budget = 8;                      // --budget: audit-tool calls per session (the audit agent's budget, docs/mcp.md)
+  std::string replay_dir;              // --replay DIR: recorded runs answer profile_run/benchmark
+  std::string out_dir = "goblin-mcp";  // --out: reports, live runs, triage artefacts
   size_t max_message_bytes = 4u << 20;  // one JSON-RPC line
   int live_repeats = 0;                 // 0: the live runner's default
 };
@@ -87,5 +88,11 @@ class Session {
   std::vector<ReportRecord> reports_;
   int counter_ = 0;
 };
+
+// Where a session's tools may read (its roots, plus what the operator named: the replay
+// recordings, a --data-dir override, the output folder the server fills) and write (the output
+// folder only). The door holds it in a ConfinementScope for the server's life; the output folder
+// is created here so that it can be a root.
+Confinement confinement_of(const ServerOptions& o, const Roots& roots);
 
 }  // namespace goblin::mcp

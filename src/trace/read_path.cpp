@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/confine.h"
 #include "core/io.h"
 #include "core/json.h"
 #include "core/limits.h"
@@ -143,7 +144,12 @@ Status spool_stream(const std::string& path, SpooledStream& out) {
   if (fd < 0) return make_error(ErrorKind::Io, "cannot create a temporary file to copy the stream into", path);
   out.path = tmpl;
   FILE* dst = ::fdopen(fd, "wb");
-  FILE* src = std::fopen(path.c_str(), "rb");
+  auto opened = open_for_read(path);  // confined: a stream is refused here, without blocking on it
+  if (!opened.ok()) {
+    if (dst) std::fclose(dst);
+    return opened.error();
+  }
+  FILE* src = ::fdopen(*opened, "rb");
   if (!dst || !src) {
     if (dst) std::fclose(dst);
     if (src) std::fclose(src);
@@ -306,6 +312,8 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     tl.release_spare_capacity();
     return s;
   }
+  // The directory itself may be a link out of a confined root (its files are checked as opened).
+  RETURN_IF_ERROR(check_readable(path, /*allow_directory=*/true));
   // A directory is one run: a goblin run directory's listed trace and telemetry, else every
   // file we recognise, recursively, in sorted order (goblin's own side files skipped quietly).
   auto listed = run_directory_files(path);
@@ -321,8 +329,14 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   size_t read = 0;
   Status first_damage;
   std::vector<FileSpan> spans;
+  Status first_refusal;  // a file the door's confinement would not open (core/confine.h)
   for (const auto& f : files) {
     auto prefix = read_prefix(f, kSniffBytes);
+    if (!prefix && prefix.error().kind == ErrorKind::Usage) {
+      tl.warn("skipped: " + prefix.error().message, f);
+      if (first_refusal.ok()) first_refusal = prefix.error();
+      continue;
+    }
     if (!prefix || prefix->empty()) continue;
     Format fmt = sniff_format(*prefix, f);
     if (fmt == Format::Unknown && is_sqlite(*prefix)) {
@@ -351,6 +365,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     }
   }
   if (read == 0) {
+    if (!first_refusal.ok()) return first_refusal;
     return make_error(ErrorKind::UnknownFormat,
                       "directory has no file goblin can read (" + std::to_string(files.size()) + " files looked at)",
                       path);

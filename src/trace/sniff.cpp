@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/confine.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -132,6 +133,7 @@ bool sniff_rocm_smi(std::string_view p) {
 }
 
 Format sniff_sqlite(const std::string& path) {
+  if (!check_readable(path).ok()) return Format::Unknown;  // the reader then says why
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     sqlite3_close(db);

@@ -73,6 +73,12 @@ def make_input(spec, work, fixtures):
         writer = subprocess.Popen(["sh", "-c", 'cat "$1" > "$2"', "sh", src, path])
         spec["_writer"] = writer
         return path
+    elif kind == "symlink":  # a link to a fixture, e.g. inside a directory under an MCP --root
+        os.symlink(os.path.join(fixtures, spec["path"]), path)
+        return path
+    elif kind == "bare_fifo":  # a named pipe nobody ever writes to: a reader that opens it blocks
+        os.mkfifo(path)
+        return path
     elif kind == "transform":
         data = TRANSFORMS[spec["transform"]](fixtures, spec)
         if isinstance(data, str):
@@ -235,6 +241,18 @@ def mcp_hostile(fixtures, spec):
                       "params": {"name": "parse_config", "arguments": {"file_path": "bomb.yaml"}}})]) + "\n"
 
 
+def mcp_depth_calls(fixtures, spec):
+    """Calls that name directories inside the root whose entries lead out of it or block."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    calls = [json.dumps(init)]
+    for i, (tool, path) in enumerate([("triage", "run"), ("metrics", "run"), ("info", "fifo_run"),
+                                      ("metrics", "fifo_run")]):
+        calls.append(json.dumps({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                                 "params": {"name": tool, "arguments": {"path": path}}}))
+    return "\n".join(calls) + "\n"
+
+
 def python_nested_calls(fixtures, spec):
     n = spec["depth"]
     return "import torch\nx = " + "DataLoader(" * n + "1" + ")" * n + "\n"
@@ -263,6 +281,7 @@ TRANSFORMS = {
     "patch_json": patch_json,
     "gzip_truncated": gzip_truncated,
     "mcp_hostile": mcp_hostile,
+    "mcp_depth_calls": mcp_depth_calls,
     "python_nested_calls": python_nested_calls,
     "env_lines": env_lines,
 }

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/confine.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
 #include "trace/kineto/reader_common.h"
@@ -447,7 +448,8 @@ Status read_blocks(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   void* map = MAP_FAILED;
   uint64_t size = 0;
   if (!src.compressed() && src.position() == 0 && opt.map_plain_files) {
-    const int fd = ::open(src.path().c_str(), O_RDONLY | O_CLOEXEC);
+    auto opened = open_for_read(src.path());  // confined like every read (core/confine.h)
+    const int fd = opened.ok() ? *opened : -1;
     if (fd >= 0) {
       struct stat st {};
       if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/confine.h"
 #include "core/io.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
@@ -336,8 +337,9 @@ std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view byt
 std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t size, Timeline& tl,
                                              const ReadOptions& opt, bool* kept) {
   if (kept) *kept = false;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::nullopt;
+  auto opened = open_for_read(path);  // confined like every read (core/confine.h)
+  if (!opened.ok()) return std::nullopt;
+  Fd fd(*opened);
   const uint64_t cut = guess_cut(fd.get(), size);
   if (cut == 0) return std::nullopt;
   const bool bare = starts_bare_array(fd.get());

@@ -30,6 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/confine.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -438,6 +439,7 @@ class NsysReader {
 }  // namespace
 
 Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions&) {
+  RETURN_IF_ERROR(check_readable(path));  // SQLite opens the path itself: confined first
   sqlite3* raw = nullptr;
   // Read-only and no mutex games: the export is a finished file we never write to.
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/confine.h"
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
@@ -68,6 +69,7 @@ Status each_row(sqlite3* db, const std::string& path, const std::string& sql, co
 }  // namespace
 
 Status read_v1_db(const std::string& path, Timeline& tl) {
+  RETURN_IF_ERROR(check_readable(path));  // SQLite opens the path itself: confined first
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
   Db db(raw);
