@@ -11,6 +11,11 @@ namespace goblin::limits {
 // requests, judge answers, JSON configs). Real documents nest fewer than 20 levels.
 inline constexpr int kMaxJsonDepth = 512;
 
+// The longest name (kernel, op, annotation, metadata value) goblin keeps: longer ones are cut
+// with a note of how much was dropped. Real demangled C++ template names reach ~10 KB; one
+// 100 MiB name would otherwise be kept, copied into every table and written into every output.
+inline constexpr size_t kMaxNameBytes = 64u << 10;
+
 // Config files (YAML, JSON, Python, env): size on disk (after gzip), nesting of blocks, and the
 // number of nodes a YAML document expands to once its aliases are followed ("billion laughs").
 inline constexpr uint64_t kMaxConfigBytes = 8ull << 20;

@@ -1,6 +1,11 @@
 #include "core/string_pool.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+
+#include "core/limits.h"
+#include "core/text.h"
 
 namespace goblin {
 
@@ -96,6 +101,29 @@ void StringPool::grow() {
 StrId StringPool::intern(std::string_view s) {
   if (s.empty()) return kNoStr;
   if (index_.empty()) index_.resize(1024);  // a moved-from pool, used again
+  const uint64_t h = hash(s);
+  Slot& slot = index_[probe(s, h)];
+  if (slot.id_plus_1 != 0) return slot.id_plus_1 - 1;
+  // A new string: checked once here, never again on the hot path of repeated names. Unsafe text is
+  // stored in its safe form (so its raw form misses the index each time; such names are rare).
+  if (s.size() > limits::kMaxNameBytes || first_invalid_utf8(s)) {
+    std::string safe(s.substr(0, std::min(s.size(), limits::kMaxNameBytes)));
+    if (s.size() > limits::kMaxNameBytes) {
+      ++truncated_;
+      while (!safe.empty() && (static_cast<unsigned char>(safe.back()) & 0xC0) == 0x80) safe.pop_back();
+      if (!safe.empty() && static_cast<unsigned char>(safe.back()) >= 0xC0) safe.pop_back();  // a cut lead byte
+      safe += "...[" + std::to_string(s.size() - safe.size()) + " more bytes cut]";
+    }
+    if (first_invalid_utf8(safe)) {
+      ++invalid_utf8_;
+      safe = to_valid_utf8(safe);
+    }
+    return intern_checked(safe);
+  }
+  return intern_checked(s);
+}
+
+StrId StringPool::intern_checked(std::string_view s) {
   const uint64_t h = hash(s);
   Slot& slot = index_[probe(s, h)];
   if (slot.id_plus_1 != 0) return slot.id_plus_1 - 1;

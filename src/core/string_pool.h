@@ -20,12 +20,17 @@ class StringPool {
   StringPool(StringPool&&) = default;
   StringPool& operator=(StringPool&&) = default;
 
+  // Text is stored as valid UTF-8 of at most limits::kMaxNameBytes: a name with invalid bytes is
+  // stored with U+FFFD in their place, a longer one is cut (both counted, for the reader's one
+  // warning), so every name is safe to write into JSON, Markdown or SQL output.
   StrId intern(std::string_view s);
   // Id of s if already interned, kNoStr otherwise (does not insert).
   StrId find(std::string_view s) const;
   std::string_view view(StrId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
   size_t bytes_used() const { return arena_bytes_; }
+  size_t invalid_utf8_replaced() const { return invalid_utf8_; }  // names with bytes replaced
+  size_t truncated() const { return truncated_; }                 // names cut to kMaxNameBytes
 
  private:
   // One slot of the open-addressing index: the high half of the string's hash (checked before
@@ -47,6 +52,9 @@ class StringPool {
   size_t arena_bytes_ = 0;
   std::vector<std::string_view> strings_;
   std::vector<Slot> index_;  // power-of-two size, at most half full
+  size_t invalid_utf8_ = 0;
+  size_t truncated_ = 0;
+  StrId intern_checked(std::string_view s);  // the index insert, for text already made safe
 };
 
 }  // namespace goblin

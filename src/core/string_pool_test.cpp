@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.h"
+#include "core/text.h"
+
 namespace goblin {
 
 TEST(StringPool, InternsOnceAndViewsAreStable) {
@@ -20,7 +23,7 @@ TEST(StringPool, InternsOnceAndViewsAreStable) {
   EXPECT_EQ(p.view(a), va);
   EXPECT_EQ(p.find("k99999"), p.intern("k99999"));
   EXPECT_EQ(p.find("absent"), kNoStr);
-  std::string big(200000, 'x');
+  std::string big(60000, 'x');  // a long name, within limits::kMaxNameBytes
   StrId c = p.intern(big);
   EXPECT_EQ(p.view(c), big);
   EXPECT_EQ(p.view(p.intern("after big")), "after big");
@@ -49,4 +52,33 @@ TEST(StringPool, IdsSurviveGrowthAndSimilarNamesStayApart) {
   EXPECT_EQ(p.find("again"), 1u);
 }
 
+}  // namespace goblin
+
+namespace goblin {
+namespace {
+
+TEST(StringPoolSafety, InvalidUtf8IsStoredWithReplacementCharactersAndCounted) {
+  StringPool p;
+  const std::string bad = std::string("add\xff\xfe_kernel");
+  const StrId a = p.intern(bad);
+  EXPECT_EQ(p.view(a), "add\xEF\xBF\xBD\xEF\xBF\xBD_kernel");
+  EXPECT_EQ(p.intern(bad), a);                                  // the same raw name maps to the same stored name
+  EXPECT_EQ(p.invalid_utf8_replaced(), 2u);                     // counted per interning of an unsafe raw name
+  EXPECT_EQ(p.intern("caf\xC3\xA9"), p.intern("caf\xC3\xA9"));  // valid UTF-8 untouched
+  EXPECT_EQ(p.view(p.intern("caf\xC3\xA9")), "caf\xC3\xA9");
+}
+
+TEST(StringPoolSafety, NamesPastTheLimitAreCutOnACharacterBoundaryWithANote) {
+  StringPool p;
+  std::string huge(limits::kMaxNameBytes - 1, 'k');
+  huge += "\xC3\xA9";  // a two-byte character across the limit
+  huge += std::string(1000, 'x');
+  const std::string_view v = p.view(p.intern(huge));
+  EXPECT_LT(v.size(), limits::kMaxNameBytes + 64);
+  EXPECT_NE(v.find("more bytes cut]"), std::string_view::npos);
+  EXPECT_FALSE(first_invalid_utf8(v).has_value());
+  EXPECT_EQ(p.truncated(), 1u);
+}
+
+}  // namespace
 }  // namespace goblin

@@ -75,4 +75,22 @@ inline std::optional<size_t> first_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
+// `s` with every byte that does not start well-formed UTF-8 replaced by U+FFFD (one per byte, as
+// the WHATWG decoder does), so any text can reach JSON output; valid text is returned unchanged.
+inline std::string to_valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  while (!s.empty()) {
+    const auto bad = first_invalid_utf8(s);
+    if (!bad) {
+      out.append(s);
+      break;
+    }
+    out.append(s.substr(0, *bad));
+    out.append("\xEF\xBF\xBD");
+    s.remove_prefix(*bad + 1);
+  }
+  return out;
+}
+
 }  // namespace goblin

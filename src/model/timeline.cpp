@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "core/limits.h"
+
 namespace goblin {
 
 const char* format_name(Format f) {
@@ -317,6 +319,19 @@ void Timeline::check_shared_ids(const std::string& src) {
 
 void Timeline::validate(int64_t overlap_tolerance_ns) {
   const std::string src = meta.sources.empty() ? std::string() : meta.sources.back();
+  // Names the string pool had to make safe (core/string_pool.h): said once per read, not per name.
+  if (strings.invalid_utf8_replaced() > names_fixed_reported_) {
+    warn(std::to_string(strings.invalid_utf8_replaced() - names_fixed_reported_) +
+             " name(s) held bytes that are not UTF-8; each such byte is shown as U+FFFD",
+         src);
+    names_fixed_reported_ = strings.invalid_utf8_replaced();
+  }
+  if (strings.truncated() > names_cut_reported_) {
+    warn(std::to_string(strings.truncated() - names_cut_reported_) + " name(s) longer than " +
+             std::to_string(limits::kMaxNameBytes) + " bytes were cut to that length",
+         src);
+    names_cut_reported_ = strings.truncated();
+  }
   // End before start: a damaged or hand-edited row. Counted as 0 ns, so no category time or share
   // goes negative.
   auto clamp_negative = [&](auto& table, const char* what) {

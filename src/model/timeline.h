@@ -503,6 +503,7 @@ class Timeline {
   void rebuild_indexes_locked() const;  // with Indexes::mu held
   IndexCache idx_;
   std::unordered_map<std::string, size_t> warning_index_;
+  size_t names_fixed_reported_ = 0, names_cut_reported_ = 0;  // StringPool counts already warned of
 };
 
 }  // namespace goblin

@@ -166,6 +166,16 @@ def rocprof_bom(fixtures, spec):
     return "\ufeff" + "".join(rocprof_lines(fixtures))
 
 
+def rocprof_invalid_utf8(fixtures, spec):  # a kernel name with bytes that are not UTF-8
+    return "".join(rocprof_lines(fixtures)).encode().replace(b"_kernel", b"\xff\xfe_kernel", 1)
+
+
+def kineto_huge_name_gz(fixtures, spec):  # one 100 MiB kernel name; ~1 MB compressed
+    d = kineto(fixtures, "h100_torch211_export_chrome_trace.json")
+    gpu_events(d)[0]["name"] = "K" * (100 << 20)
+    return gzip.compress(json.dumps(d).encode(), compresslevel=6)
+
+
 def rocprof_unquoted(fixtures, spec):  # what pandas.to_csv writes: bare header names
     lines = rocprof_lines(fixtures)
     lines[0] = lines[0].replace('"', "")
@@ -272,6 +282,8 @@ TRANSFORMS = {
     "rocprof_unclosed_quote": rocprof_unclosed_quote,
     "rocprof_bom": rocprof_bom,
     "rocprof_unquoted_header": rocprof_unquoted,
+    "rocprof_invalid_utf8": rocprof_invalid_utf8,
+    "kineto_huge_name_gz": kineto_huge_name_gz,
     "sqlite_truncated": sqlite_truncated,
     "sqlite_corrupt_page": sqlite_corrupt_page,
     "ncu_sol_negative": ncu_sol("-50"),
