@@ -37,6 +37,9 @@ function(goblin_module NAME)
       GOBLIN_SOURCE_DIR="${CMAKE_SOURCE_DIR}" GOBLIN_BINARY_DIR="${CMAKE_BINARY_DIR}")
     gtest_discover_tests(${NAME}_tests DISCOVERY_TIMEOUT 60
       PROPERTIES ENVIRONMENT "GOBLIN_FIXTURES=${GOBLIN_FIXTURES}")
+    # The test binary finds goblin's run-time files (the hook, tools/) as build/goblin does: through
+    # this file beside it, naming the source tree (core/locate.h).
+    file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/goblin-runtime-root CONTENT "${CMAKE_SOURCE_DIR}\n")
   endif()
 
   if(GOBLIN_FUZZ)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/build_info.h"
 #include "core/io.h"
 #include "core/text.h"
 
@@ -169,6 +170,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   if (tl.meta.distributed.rank != kNone) m["rank"] = tl.meta.distributed.rank;
   if (tl.meta.distributed.world_size != kNone) m["world_size"] = tl.meta.distributed.world_size;
   m["generated_by"] = std::string("goblin ") + GOBLIN_VERSION;
+  m["goblin"] = build_info_json();
   m["field_sources"] = sources;
   m["null_means"] = "not recorded in the trace (never guessed); pass it through the workload's trace metadata";
   Json win = Json::array();

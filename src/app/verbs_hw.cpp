@@ -24,9 +24,7 @@ struct SpecsArgs {
   std::string script;
 };
 
-std::string find_measure_script(const std::string& given) {
-  return find_tool_script("measure_ceilings.py", given, GOBLIN_APP_SOURCE_DIR);
-}
+std::string find_measure_script(const std::string& given) { return find_tool_script("measure_ceilings.py", given); }
 
 std::string today() {
   std::time_t t = std::time(nullptr);

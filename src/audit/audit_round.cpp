@@ -13,6 +13,7 @@
 #include "audit/replay_runner.h"
 #include "audit/report_diff.h"
 #include "audit/speedup_model.h"
+#include "core/build_info.h"
 #include "core/io.h"
 
 namespace fs = std::filesystem;
@@ -332,6 +333,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.gpu = pair->before.gpu_name.empty() ? prof.gpu_name : pair->before.gpu_name;
     h.runner_kind = runner.kind();
     h.environment = report["validity_footer"].is_object() ? report["validity_footer"] : Json::object();
+    h.environment["goblin"] = build_info_json();
     h.rules = applied;
     h.prediction_method = pj.value("prediction_method", "");
     h.predicted_low = num_or(pj, "expected_speedup_low");

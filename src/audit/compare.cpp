@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "audit/compare_parts.h"
+#include "core/build_info.h"
 #include "core/io.h"
 #include "core/stats.h"
 #include "core/text.h"
@@ -41,6 +42,7 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   if (workload.empty()) workload = "(unnamed workload)";
   rep["workload_name"] = workload;
   rep["schema"] = "goblin.report/1";
+  rep["goblin"] = build_info_json();  // which build wrote the report
 
   // ---- metric deltas ----
   Json deltas = Json::array();

@@ -5,6 +5,7 @@
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
+#include "core/build_info.h"
 #include "core/data.h"
 
 int main(int argc, char** argv) {
@@ -14,7 +15,8 @@ int main(int argc, char** argv) {
       "goblin"};
   app.footer(goblin::help_footer());
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("goblin ") + GOBLIN_VERSION);
+  app.set_version_flag("--version",
+                       "goblin " + goblin::build_info().version + " (commit " + goblin::build_info().commit + ")");
   std::string data_dir;
   app.add_option("--data-dir", data_dir,
                  "Directory whose files override the built-in data/ (taxonomy, rules, GPU specs)")

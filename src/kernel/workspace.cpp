@@ -204,9 +204,7 @@ Result<Roofline> step0(double flops, double bytes, const std::string& dtype, con
   return r;
 }
 
-std::string find_harness(const std::string& given) {
-  return find_tool_script("kernel_harness.py", given, GOBLIN_KERNEL_SOURCE_DIR);
-}
+std::string find_harness(const std::string& given) { return find_tool_script("kernel_harness.py", given); }
 
 Json config_to_json(const Config& c) {
   const Roofline& r = c.roof;

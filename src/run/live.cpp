@@ -16,6 +16,7 @@
 
 #include "config/workload_config.h"
 #include "core/io.h"
+#include "core/locate.h"
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
 #include "run/stats.h"
@@ -23,9 +24,6 @@
 
 #ifndef GOBLIN_VERSION
 #define GOBLIN_VERSION "0.0.0"
-#endif
-#ifndef GOBLIN_RUN_SOURCE_DIR
-#define GOBLIN_RUN_SOURCE_DIR ""
 #endif
 
 namespace fs = std::filesystem;
@@ -277,8 +275,8 @@ Result<WorkloadSpec> resolve_workload(const std::string& config, const std::stri
     if (cdir.empty()) cdir = ".";
     cands.push_back((cdir / ".." / "train.py").string());
     cands.push_back((cdir / "train.py").string());
-    std::string src = GOBLIN_RUN_SOURCE_DIR;
-    if (!src.empty()) cands.push_back(src + "/workloads/train.py");
+    // The reference workload shipped with goblin (share/goblin, or the source tree of a build).
+    if (std::string f = runtime_file("workloads/train.py"); !f.empty()) cands.push_back(f);
     cands.push_back("workloads/train.py");
   }
   for (const auto& c : cands) {
@@ -340,8 +338,8 @@ std::string hook_dir_for(const WorkloadSpec& w) {
   if (const char* e = std::getenv("GOBLIN_HOOK_DIR"); e && *e) return e;
   std::vector<std::string> cands;
   if (!w.workload_py.empty()) cands.push_back((fs::path(w.workload_py).parent_path() / "goblin_hook").string());
-  std::string src = GOBLIN_RUN_SOURCE_DIR;
-  if (!src.empty()) cands.push_back(src + "/workloads/goblin_hook");
+  if (std::string f = runtime_file("workloads/goblin_hook/sitecustomize.py"); !f.empty())
+    cands.push_back(fs::path(f).parent_path().string());
   cands.push_back("workloads/goblin_hook");
   for (const auto& c : cands) {
     std::error_code ec;

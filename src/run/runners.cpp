@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "config/workload_config.h"
+#include "core/build_info.h"
 #include "core/io.h"
 #include "core/locate.h"
 #include "run/prefetch_window.h"
@@ -166,6 +167,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   run["schema"] = "goblin.run/1";
   run["runner_kind"] = "live";
   run["goblin_version"] = goblin_version();
+  run["goblin"] = build_info_json();  // version and the commit it was built from
   run["run_dir"] = req.run_dir;
   run["config"] = w.config.empty() ? Json(nullptr) : Json(w.config);
   run["command"] = command_json(w);
@@ -427,6 +429,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   res["schema"] = "goblin.bench/1";
   res["runner_kind"] = "live";
   res["goblin_version"] = goblin_version();
+  res["goblin"] = build_info_json();
   std::vector<const WorkloadSpec*> sides = {&req.a};
   if (req.b) sides.push_back(&*req.b);
   std::vector<std::optional<config::WorkloadConfig>> cfgs(sides.size());

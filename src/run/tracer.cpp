@@ -15,10 +15,6 @@
 #include "run/stats.h"
 #include "trace/readers.h"
 
-#ifndef GOBLIN_CUPTI_BUILD_PATH
-#define GOBLIN_CUPTI_BUILD_PATH ""
-#endif
-
 namespace fs = std::filesystem;
 
 namespace goblin::run {
@@ -36,7 +32,7 @@ std::string find_cupti_library(std::vector<std::string>* searched) {
   std::string d = exe_dir();
   cands.push_back(d + "/libgoblin_cupti.so");
   cands.push_back(d + "/lib/libgoblin_cupti.so");
-  if (std::string b = GOBLIN_CUPTI_BUILD_PATH; !b.empty()) cands.push_back(b);
+  cands.push_back(d + "/../lib/libgoblin_cupti.so");  // installed: PREFIX/bin/goblin, PREFIX/lib/
   for (const auto& c : cands) {
     if (searched) searched->push_back(c);
     std::error_code ec;

@@ -13,8 +13,8 @@
 
 namespace goblin::run {
 
-// libgoblin_cupti.so: $GOBLIN_CUPTI_LIB, then beside the goblin executable (and its lib/), then
-// the build tree it was built in. "" when none exists; `searched` lists where it looked.
+// libgoblin_cupti.so: $GOBLIN_CUPTI_LIB, then beside the goblin executable (its build tree), its
+// lib/, and ../lib (an installed PREFIX/bin/goblin). "" when none exists; `searched` lists where it looked.
 std::string find_cupti_library(std::vector<std::string>* searched = nullptr);
 
 // The tracer a live run uses when none is asked for: "cupti" on an NVIDIA GPU when the library
