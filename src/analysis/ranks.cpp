@@ -38,7 +38,7 @@ RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const Collective
     if (st.ok()) continue;
     // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
     if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
-      tl.warn("skipped: not a format goblin reads", f);
+      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
       continue;
     }
     if (!err) err = st.error();

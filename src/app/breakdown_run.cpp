@@ -91,13 +91,19 @@ VerbResult run_breakdown(const std::string& trace, const std::string& by) {
   vr.human = lead + render(b);
   // What the reader found wrong with the input (negative durations, overlaps on one stream,
   // damaged ids) changes how far these figures can be trusted: say it here too.
-  Json warns = Json::array();
+  // `warning_ids` runs beside the strings (same order): each warning's catalogue id
+  // (model/warnings.h), added without changing the strings that existing readers parse.
+  Json warns = Json::array(), ids = Json::array();
   for (const auto& w : in->timeline.warnings) {
     const std::string line = w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : "");
     warns.push_back(line);
+    ids.push_back(warning_id_name(w.id));
     vr.human += "warning: " + line + "\n";
   }
-  if (!vr.result.contains("warnings")) vr.result["warnings"] = warns;
+  if (!vr.result.contains("warnings")) {
+    vr.result["warnings"] = warns;
+    vr.result["warning_ids"] = ids;
+  }
   if (in->damage) vr.error = in->damage;
   return vr;
 }

@@ -132,7 +132,10 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
   }
   Json warns = Json::array();
   for (const auto& w : tl.warnings) {
-    Json j = {{"message", w.message}};
+    // id and severity from the catalogue (model/warnings.h): what scripts match on.
+    Json j = {{"id", warning_id_name(w.id)},
+              {"severity", severity_name(warning_info(w.id).severity)},
+              {"message", w.message}};
     if (!w.file.empty()) j["file"] = w.file;
     if (w.byte_offset >= 0) j["byte_offset"] = w.byte_offset;
     if (w.line >= 0) j["line"] = w.line;

@@ -29,9 +29,12 @@ VerbResult run_roofline(const RooflineRequest& a) {
     return r;
   }
   const Timeline& tl = in->timeline;
-  Json warnings = Json::array();
-  for (auto& w : tl.warnings)
+  // input_warning_ids runs beside the strings (same order): each one's catalogue id.
+  Json warnings = Json::array(), warning_ids = Json::array();
+  for (auto& w : tl.warnings) {
     warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
+    warning_ids.push_back(warning_id_name(w.id));
+  }
   auto choice = choose_gpu(a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
@@ -134,7 +137,10 @@ VerbResult run_roofline(const RooflineRequest& a) {
       }
     }
   }
-  if (!warnings.empty()) res["input_warnings"] = warnings;
+  if (!warnings.empty()) {
+    res["input_warnings"] = warnings;
+    res["input_warning_ids"] = warning_ids;
+  }
   if (in->damage && !r.error) {
     r.error = in->damage;  // partial results kept in r.result
     h << "warning: input partly read: " << in->damage->describe() << "\n";

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/cli_warnings.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "core/build_info.h"
@@ -21,6 +22,11 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", data_dir,
                  "Directory whose files override the built-in data/ (taxonomy, rules, GPU specs)")
       ->check(CLI::ExistingDirectory);
+  // Handled before parsing (run_list_warnings): listed here so --help shows it.
+  app.add_flag("--list-warnings")
+      ->description(
+          "Print the catalogue of warnings goblin can report (id, severity, meaning; docs/warnings.md) and exit; "
+          "with --json as the envelope");
   app.parse_complete_callback([&] {
     if (!data_dir.empty()) goblin::set_data_dir(data_dir);
   });
@@ -48,6 +54,7 @@ int main(int argc, char** argv) {
   goblin::register_trace(app);
   goblin::register_verb(app, "verbs");
 
+  if (auto rc = goblin::run_list_warnings(argc, argv)) return *rc;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

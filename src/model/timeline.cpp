@@ -55,7 +55,7 @@ const char* copy_kind_name(CopyKind k) {
   return "unknown";
 }
 
-void Timeline::warn(std::string message, std::string file, int64_t byte_offset, int64_t line) {
+void Timeline::warn(WarningId id, std::string message, std::string file, int64_t byte_offset, int64_t line) {
   std::string key = file + '\x1f' + message;
   auto it = warning_index_.find(key);
   if (it != warning_index_.end()) {
@@ -63,7 +63,7 @@ void Timeline::warn(std::string message, std::string file, int64_t byte_offset, 
     return;
   }
   warning_index_.emplace(std::move(key), warnings.size());
-  warnings.push_back(Diagnostic{std::move(message), std::move(file), byte_offset, line, 1});
+  warnings.push_back(Diagnostic{std::move(message), std::move(file), byte_offset, line, 1, id});
 }
 
 namespace {
@@ -304,7 +304,8 @@ void Timeline::check_shared_ids(const std::string& src) {
     for (size_t r = 0; r < runtime.size() && !graph; ++r)
       if (runtime.correlation[r] == corr && str(runtime.name[r]).find("Graph") != std::string_view::npos) graph = true;
     if (!graph)
-      warn(std::to_string(kn) + " of " + std::to_string(kernels.size()) + " kernels share correlation id " +
+      warn(W::shared_correlation_id,
+           std::to_string(kn) + " of " + std::to_string(kernels.size()) + " kernels share correlation id " +
                std::to_string(corr) +
                " (one launch starts one kernel): the ids are damaged, so kernel-to-launch and kernel-to-op "
                "attribution is unreliable",
@@ -312,7 +313,8 @@ void Timeline::check_shared_ids(const std::string& src) {
   }
   auto [ext, cn] = dominant(cpu_ops.external_id, [&](size_t i) { return cpu_ops.kind[i] == CpuOpKind::Op; });
   if (cn >= 10)
-    warn(std::to_string(cn) + " CPU ops share External id " + std::to_string(ext) +
+    warn(W::shared_external_id,
+         std::to_string(cn) + " CPU ops share External id " + std::to_string(ext) +
              ": the ids are damaged, so kernel-to-op attribution is unreliable",
          src);
 }
@@ -342,7 +344,8 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
         ++negative;
       }
     if (negative > 0)
-      warn(std::to_string(negative) + " " + what +
+      warn(W::negative_duration,
+           std::to_string(negative) + " " + what +
                " end before they start (negative duration: a damaged or edited trace); each is counted as 0 ns",
            src);
   };
@@ -358,7 +361,8 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
     by_stream[{kernels.device[i], kernels.stream[i]}].push_back(i);
   }
   if (zero > 0) {
-    warn(std::to_string(zero) + " kernels have zero duration (the profiler could not time them)", src);
+    warn(W::zero_duration_kernels,
+         std::to_string(zero) + " kernels have zero duration (the profiler could not time them)", src);
   }
   for (auto& [key, rows] : by_stream) {
     std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return kernels.start_ns[a] < kernels.start_ns[b]; });
@@ -376,7 +380,8 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
       prev_end = std::max(prev_end, kernels.end_ns(r));
     }
     if (overlaps > 0) {
-      warn(std::to_string(overlaps) + " kernels overlap an earlier kernel on device " + std::to_string(key.first) +
+      warn(W::stream_overlap,
+           std::to_string(overlaps) + " kernels overlap an earlier kernel on device " + std::to_string(key.first) +
                " stream " + std::to_string(key.second) + " (worst by " + std::to_string(worst) +
                " ns), which one stream cannot do; busy time uses interval unions, so it is not double counted, but "
                "times summed per kernel or category count the overlap again",

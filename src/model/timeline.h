@@ -22,6 +22,7 @@
 
 #include "core/big_alloc.h"
 #include "core/string_pool.h"
+#include "model/warnings.h"
 
 namespace goblin {
 
@@ -377,6 +378,7 @@ struct Diagnostic {
   int64_t byte_offset = -1;
   int64_t line = -1;
   int64_t count = 1;  // identical diagnostics are folded; count says how many
+  WarningId id{};     // its catalogue entry (model/warnings.h): JSON's "id" and "severity"
 };
 
 struct TraceMetadata {
@@ -412,9 +414,10 @@ class Timeline {
   TraceMetadata meta;
   std::vector<Diagnostic> warnings;
 
-  // Adds a warning, folding repeats of the same message (so a million bad events give one line
-  // with a count and the first offset, not a million lines).
-  void warn(std::string message, std::string file = {}, int64_t byte_offset = -1, int64_t line = -1);
+  // Adds a warning of catalogue entry `id` (model/warnings.h), folding repeats of the same
+  // message (so a million bad events give one line with a count and the first offset, not a
+  // million lines). `message` is the detail a person reads; `id` is what scripts match on.
+  void warn(WarningId id, std::string message, std::string file = {}, int64_t byte_offset = -1, int64_t line = -1);
 
   std::string_view str(StrId id) const { return strings.view(id); }
 

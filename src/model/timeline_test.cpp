@@ -117,15 +117,18 @@ TEST(Timeline, AppendOnTwoThreadsEqualsOneThread) {
 
 TEST(Timeline, AppendFoldsWarnings) {
   Timeline a, b;
-  a.warn("bad event", "f.json", 10);
-  b.warn("bad event", "f.json", 99);
-  b.warn("bad event", "f.json", 120);
-  b.warn("other", "f.json", 5);
+  a.warn(W::kineto_damaged_event, "bad event", "f.json", 10);
+  b.warn(W::kineto_damaged_event, "bad event", "f.json", 99);
+  b.warn(W::kineto_damaged_event, "bad event", "f.json", 120);
+  b.warn(W::kineto_missing_dur, "other", "f.json", 5);
   a.append(std::move(b));
   ASSERT_EQ(a.warnings.size(), 2u);
   EXPECT_EQ(a.warnings[0].count, 3);
   EXPECT_EQ(a.warnings[0].byte_offset, 10);
   EXPECT_EQ(a.warnings[1].message, "other");
+  // Folding keeps each entry's catalogue id (JSON's "id").
+  EXPECT_EQ(a.warnings[0].id, W::kineto_damaged_event);
+  EXPECT_EQ(a.warnings[1].id, W::kineto_missing_dur);
 }
 
 TEST(Timeline, ColumnMismatchNamesTheColumn) {

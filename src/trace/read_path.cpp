@@ -342,13 +342,13 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     if (fmt == Format::Unknown && is_sqlite(*prefix)) {
       if (auto why = sqlite_damage(f)) {
         Error e = make_error(ErrorKind::Malformed, "SQLite file is damaged (truncated or a corrupt page): " + *why, f);
-        tl.warn(e.describe(), f);
+        tl.warn(W::input_damaged, e.describe(), f);
         if (first_damage.ok()) first_damage = e;
         continue;
       }
     }
     if (fmt == Format::Unknown) {
-      tl.warn("skipped: not a format goblin reads", f);
+      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
       continue;
     }
     const RowMarks before = row_marks(tl);
@@ -360,7 +360,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     }
     if (!s.ok()) {
       // Keep going: one damaged file should not hide the rest of the run.
-      tl.warn(s.error().describe(), f, s.error().byte_offset, s.error().line);
+      tl.warn(W::input_damaged, s.error().describe(), f, s.error().byte_offset, s.error().line);
       if (first_damage.ok()) first_damage = s;
     }
   }
@@ -383,7 +383,8 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     for (const auto& [name, group] : by_clock)
       which += (which.empty() ? "" : ", ") + std::filesystem::path(group.front().file).filename().string() + " (" +
                (name == "epoch" ? std::string("wall clock") : name + " clock") + ")";
-    tl.warn("the files of this run are on clocks that cannot be compared: " + which +
+    tl.warn(W::clocks_incomparable,
+            "the files of this run are on clocks that cannot be compared: " + which +
                 "; their times do not line up, so telemetry gives values (memory, utilisation), not timing",
             path);
   }

@@ -339,7 +339,7 @@ class Pipeline {
     for (auto& it : s.sink->items) {
       if (it.before_events != before) continue;
       if (it.is_note)
-        dst_.warn(it.value, path_, static_cast<int64_t>(it.offset));
+        dst_.warn(W::kineto_trailing_bytes, it.value, path_, static_cast<int64_t>(it.offset));
       else
         apply_top_level(it.key, it.value, it.offset, path_, dst_);
     }

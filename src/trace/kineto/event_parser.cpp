@@ -30,7 +30,7 @@ void EventParser::rebind() {
 
 void EventParser::bad_event(const std::string& why, uint64_t offset) {
   ++skipped_.bad;
-  tl_.warn("skipped a damaged event: " + why, path_, static_cast<int64_t>(offset));
+  tl_.warn(W::kineto_damaged_event, "skipped a damaged event: " + why, path_, static_cast<int64_t>(offset));
 }
 
 namespace {
@@ -383,7 +383,8 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       return;
     default:
       ++skipped_.ignored;
-      tl_.warn("skipped events with phase \"" + std::string(1, ev.ph) + "\" (Kineto writes complete 'X' events)", path_,
+      tl_.warn(W::kineto_unmodelled_phase,
+               "skipped events with phase \"" + std::string(1, ev.ph) + "\" (Kineto writes complete 'X' events)", path_,
                static_cast<int64_t>(offset));
       return;
   }
@@ -395,7 +396,8 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
   }
   if (c == Cat::Other || c == Cat::None || c == Cat::Flow) {
     ++skipped_.ignored;
-    tl_.warn("skipped events of category \"" + std::string(ev.cat) + "\" (not modelled by goblin)", path_,
+    tl_.warn(W::kineto_unmodelled_category,
+             "skipped events of category \"" + std::string(ev.cat) + "\" (not modelled by goblin)", path_,
              static_cast<int64_t>(offset));
     return;
   }
@@ -405,7 +407,9 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
   }
   if (ev.ts < min_ts_ns_) min_ts_ns_ = ev.ts;
   const int64_t dur = ev.has_dur ? ev.dur : 0;
-  if (!ev.has_dur) tl_.warn("complete event without \"dur\"; duration taken as 0", path_, static_cast<int64_t>(offset));
+  if (!ev.has_dur)
+    tl_.warn(W::kineto_missing_dur, "complete event without \"dur\"; duration taken as 0", path_,
+             static_cast<int64_t>(offset));
   const StrId name = tl_.strings.intern(ev.name);
   // GPU rows: device from args (else the pid, which Kineto sets to the device), stream from
   // args (else the tid: "stream 7" in 2021 traces).

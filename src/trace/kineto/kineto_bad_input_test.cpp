@@ -56,6 +56,7 @@ TEST(KinetoBadInput, InvalidUtf8SkipsTheEventWithOneFoldedWarning) {
   EXPECT_NE(tl.warnings[0].message.find("invalid UTF-8"), std::string::npos);
   EXPECT_EQ(tl.warnings[0].count, 2);
   EXPECT_EQ(tl.warnings[0].byte_offset, static_cast<int64_t>(d.find(bad)));
+  EXPECT_EQ(tl.warnings[0].id, W::kineto_damaged_event);
 }
 
 TEST(KinetoBadInput, NanAndInfinityTokensSkipTheEvent) {

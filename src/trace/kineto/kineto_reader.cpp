@@ -148,7 +148,7 @@ class Sink : public TraceSplitter::Handler {
     apply_top_level(key, value, offset, path_, tl_);
   }
   void on_note(std::string message, uint64_t offset) override {
-    tl_.warn(std::move(message), path_, static_cast<int64_t>(offset));
+    tl_.warn(W::kineto_trailing_bytes, std::move(message), path_, static_cast<int64_t>(offset));
   }
 
  private:
@@ -275,7 +275,7 @@ namespace {
 // Counted-but-not-modelled events become one folded note each, so nothing vanishes silently.
 void note_skipped(Timeline& tl, const std::string& path, const char* what, uint64_t n) {
   if (n == 0) return;
-  tl.warn(std::string("not modelled, counted only: ") + what, path);
+  tl.warn(W::kineto_not_modelled, std::string("not modelled, counted only: ") + what, path);
   tl.warnings.back().count = static_cast<int64_t>(n);
 }
 
@@ -370,7 +370,7 @@ std::optional<Status> read_plain_two_threads(const std::string& path, uint64_t s
     tl.append(std::move(tl2), /*two_threads=*/true);
     for (auto& d : sink2.deferred) {
       if (d.is_note)
-        tl.warn(std::move(d.value), path, static_cast<int64_t>(d.offset));
+        tl.warn(W::kineto_trailing_bytes, std::move(d.value), path, static_cast<int64_t>(d.offset));
       else
         apply_top_level(d.key, d.value, d.offset, path, tl);
     }

@@ -40,13 +40,15 @@ bool is_amd(const std::string& name) {
 void read_devices(od::value& list, Timeline& tl, const std::string& path, uint64_t offset) {
   od::array arr;
   if (list.get_array().get(arr)) {
-    tl.warn("deviceProperties is not a list; device information ignored", path, static_cast<int64_t>(offset));
+    tl.warn(W::kineto_bad_device_properties, "deviceProperties is not a list; device information ignored", path,
+            static_cast<int64_t>(offset));
     return;
   }
   for (auto el : arr) {
     od::object o;
     if (el.get_object().get(o)) {
-      tl.warn("a deviceProperties entry is not an object; ignored", path, static_cast<int64_t>(offset));
+      tl.warn(W::kineto_bad_device_properties, "a deviceProperties entry is not an object; ignored", path,
+              static_cast<int64_t>(offset));
       continue;
     }
     DeviceInfo d;
@@ -88,7 +90,8 @@ void read_devices(od::value& list, Timeline& tl, const std::string& path, uint64
 void read_distributed(od::value& v, Timeline& tl, const std::string& path, uint64_t offset) {
   od::object o;
   if (v.get_object().get(o)) {
-    tl.warn("distributedInfo is not an object; ignored", path, static_cast<int64_t>(offset));
+    tl.warn(W::kineto_bad_distributed_info, "distributedInfo is not an object; ignored", path,
+            static_cast<int64_t>(offset));
     return;
   }
   for (auto fr : o) {
@@ -125,7 +128,8 @@ void apply_top_level(std::string_view key, std::string_view value, uint64_t offs
       tl.meta.clock_base_ns = *ns;
       tl.meta.clock_is_epoch = true;
     } else {
-      tl.warn("baseTimeNanoseconds is not an integer; timestamps kept relative", path, static_cast<int64_t>(offset));
+      tl.warn(W::kineto_bad_base_time, "baseTimeNanoseconds is not an integer; timestamps kept relative", path,
+              static_cast<int64_t>(offset));
     }
     return;
   }
@@ -134,12 +138,14 @@ void apply_top_level(std::string_view key, std::string_view value, uint64_t offs
     od::parser parser;
     od::document doc;
     if (parser.iterate(text).get(doc)) {
-      tl.warn(std::string(key) + " is not valid JSON; ignored", path, static_cast<int64_t>(offset));
+      tl.warn(W::kineto_bad_metadata_json, std::string(key) + " is not valid JSON; ignored", path,
+              static_cast<int64_t>(offset));
       return;
     }
     od::value v;
     if (doc.get_value().get(v)) {
-      tl.warn(std::string(key) + " is not valid JSON; ignored", path, static_cast<int64_t>(offset));
+      tl.warn(W::kineto_bad_metadata_json, std::string(key) + " is not valid JSON; ignored", path,
+              static_cast<int64_t>(offset));
       return;
     }
     if (devices)

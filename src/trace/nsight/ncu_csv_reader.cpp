@@ -171,7 +171,8 @@ class NcuReader {
                     " kernels read before it";
       return err;
     }
-    if (kernels_.empty()) tl_.warn("Nsight Compute CSV has a header but no profiled kernels", path_, -1, hdr_.line);
+    if (kernels_.empty())
+      tl_.warn(W::ncu_no_kernels, "Nsight Compute CSV has a header but no profiled kernels", path_, -1, hdr_.line);
     if (truncated_rows_ > 0) {
       return make_error(ErrorKind::Malformed,
                         "Nsight Compute CSV: " + std::to_string(truncated_rows_) +
@@ -212,7 +213,8 @@ class NcuReader {
       if (english || european) break;
     }
     if (english && european)
-      tl_.warn("Nsight Compute CSV mixes English and European number formats; read as English", path_);
+      tl_.warn(W::ncu_mixed_number_format,
+               "Nsight Compute CSV mixes English and European number formats; read as English", path_);
     return european && !english ? NumberLocale::European : NumberLocale::English;
   }
 
@@ -220,7 +222,8 @@ class NcuReader {
   bool kernel_of(const std::vector<std::string_view>& f, int64_t line, int64_t off, int64_t& key, StrId& name) {
     auto id = ncu::as_integer(ncu::parse_number(field(f, cols_.id), locale_), 0, int64_t{1} << 53);
     if (!id) {
-      tl_.warn("Nsight Compute CSV: row skipped, \"ID\" is not a kernel number (expected an integer such as \"0\")",
+      tl_.warn(W::ncu_row_bad_id,
+               "Nsight Compute CSV: row skipped, \"ID\" is not a kernel number (expected an integer such as \"0\")",
                path_, static_cast<int64_t>(hdr_.offset) + off, line);
       return false;
     }
@@ -238,7 +241,8 @@ class NcuReader {
       if (v.empty()) return;
       auto d = ncu::parse_dim3(v);
       if (!d) {
-        tl_.warn(std::string("Nsight Compute CSV: \"") + prefix + "\" is not a \"(x, y, z)\" triple; launch shape lost",
+        tl_.warn(W::ncu_bad_launch_shape,
+                 std::string("Nsight Compute CSV: \"") + prefix + "\" is not a \"(x, y, z)\" triple; launch shape lost",
                  path_);
         return;
       }
@@ -298,13 +302,15 @@ class NcuReader {
       first_truncated_line_ = line;
       first_truncated_off_ = static_cast<int64_t>(hdr_.offset) + off;
     }
-    tl_.warn("Nsight Compute CSV: row has " + std::to_string(got) + " of " + std::to_string(header_.size()) +
+    tl_.warn(W::ncu_row_short,
+             "Nsight Compute CSV: row has " + std::to_string(got) + " of " + std::to_string(header_.size()) +
                  " fields (truncated?); its last field was dropped",
              path_, static_cast<int64_t>(hdr_.offset) + off, line);
   }
 
   void skip_text(std::string_view what, int64_t line, int64_t off) {
-    tl_.warn("Nsight Compute CSV: non-numeric metric values skipped (first: " + std::string(what) + ")", path_,
+    tl_.warn(W::ncu_non_numeric_metric,
+             "Nsight Compute CSV: non-numeric metric values skipped (first: " + std::string(what) + ")", path_,
              static_cast<int64_t>(hdr_.offset) + off, line);
   }
 

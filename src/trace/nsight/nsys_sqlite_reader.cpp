@@ -126,7 +126,8 @@ class NsysReader {
       if (!s.ok()) return s;
     }
     if (!has_table("CUPTI_ACTIVITY_KIND_KERNEL"))
-      tl_.warn("Nsight Systems export has no CUPTI_ACTIVITY_KIND_KERNEL table (CUDA trace off, or no kernel ran)",
+      tl_.warn(W::nsys_no_kernel_table,
+               "Nsight Systems export has no CUPTI_ACTIVITY_KIND_KERNEL table (CUDA trace off, or no kernel ran)",
                path_);
     return Status::Ok();
   }
@@ -221,19 +222,22 @@ class NsysReader {
     if (is_null(st, i)) return kNoStr;
     auto it = strings_.find(sqlite3_column_int64(st, i));
     if (it != strings_.end()) return it->second;
-    tl_.warn(std::string("Nsight Systems SQLite: ") + table + " refers to a StringIds id that does not exist", path_);
+    tl_.warn(W::nsys_missing_string_id,
+             std::string("Nsight Systems SQLite: ") + table + " refers to a StringIds id that does not exist", path_);
     return kNoStr;
   }
 
   // Start/end of a row; false (with a folded warning) when either is NULL.
   bool times(sqlite3_stmt* st, int i, const char* table, int64_t& start, int64_t& dur) {
     if (is_null(st, i) || is_null(st, i + 1)) {
-      tl_.warn(std::string("Nsight Systems SQLite: ") + table + " rows without start/end skipped", path_);
+      tl_.warn(W::nsys_row_missing_times,
+               std::string("Nsight Systems SQLite: ") + table + " rows without start/end skipped", path_);
       return false;
     }
     start = sqlite3_column_int64(st, i);
     if (__builtin_sub_overflow(sqlite3_column_int64(st, i + 1), start, &dur)) {
-      tl_.warn(std::string("Nsight Systems SQLite: ") + table + " rows with impossible start/end skipped", path_);
+      tl_.warn(W::nsys_row_impossible_times,
+               std::string("Nsight Systems SQLite: ") + table + " rows with impossible start/end skipped", path_);
       return false;
     }
     return true;
@@ -364,7 +368,9 @@ class NsysReader {
       a.start_ns = sqlite3_column_int64(st, 0);
       a.dur_ns = 0;
       if (range && has_end && __builtin_sub_overflow(sqlite3_column_int64(st, 1), a.start_ns, &a.dur_ns)) a.dur_ns = 0;
-      if (range && !has_end) tl_.warn("Nsight Systems SQLite: NVTX range without an end kept with duration 0", path_);
+      if (range && !has_end)
+        tl_.warn(W::nsys_open_nvtx_range, "Nsight Systems SQLite: NVTX range without an end kept with duration 0",
+                 path_);
       a.name = is_null(st, 3) ? name_of(st, 4, "NVTX_EVENTS") : tl_.strings.intern(text(st, 3));
       split_global_tid(i64(st, 5), a.pid, a.tid);
       tl_.annotations.push(a);
@@ -399,10 +405,10 @@ class NsysReader {
         tl_.meta.clock_base_ns = base;
         tl_.meta.clock_is_epoch = true;
       } else if (tl_.meta.clock_base_ns != base) {
-        tl_.warn(
-            "Nsight Systems SQLite: session start differs from the clock base already set by another input; "
-            "times of this file are relative to its own session start",
-            path_);
+        tl_.warn(W::nsys_clock_base_differs,
+                 "Nsight Systems SQLite: session start differs from the clock base already set by another input; "
+                 "times of this file are relative to its own session start",
+                 path_);
       }
     });
   }

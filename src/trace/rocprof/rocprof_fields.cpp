@@ -117,7 +117,7 @@ std::optional<int64_t> RowFields::integer(int col) {
   std::string_view t = trim_blanks(text(col));
   if (t.empty()) return std::nullopt;
   auto v = parse_int(t);
-  if (!v) warn("column '" + cols_.name(col) + "' is not an integer (value ignored)");
+  if (!v) warn(W::rocprof_bad_value, "column '" + cols_.name(col) + "' is not an integer (value ignored)");
   return v;
 }
 
@@ -125,14 +125,14 @@ std::optional<double> RowFields::number(int col) {
   std::string_view t = trim_blanks(text(col));
   if (t.empty()) return std::nullopt;
   auto v = parse_number(t);
-  if (!v) warn("column '" + cols_.name(col) + "' is not a number (value ignored)");
+  if (!v) warn(W::rocprof_bad_value, "column '" + cols_.name(col) + "' is not a number (value ignored)");
   return v;
 }
 
 std::optional<std::pair<int64_t, int64_t>> RowFields::times(int start_col, int end_col, std::string_view skip_warning) {
   auto start = integer(start_col), end = integer(end_col);
   if (!start || !end || !valid_times(*start, *end)) {
-    warn(std::string(skip_warning));
+    warn(W::rocprof_bad_times, std::string(skip_warning));
     return std::nullopt;
   }
   return std::pair{*start, *end};

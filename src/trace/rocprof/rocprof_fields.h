@@ -85,10 +85,10 @@ class RowFields {
   std::optional<int64_t> integer(int col);
   std::optional<double> number(int col);
   // {start, end} from two timestamp columns when both are integers and valid_times; otherwise
-  // nullopt and `skip_warning` (the caller skips the row).
+  // nullopt and `skip_warning` as a rocprof_bad_times warning (the caller skips the row).
   std::optional<std::pair<int64_t, int64_t>> times(int start_col, int end_col, std::string_view skip_warning);
   int64_t line() const { return line_; }
-  void warn(const std::string& what) { tl_.warn(domain_ + ": " + what, path_, -1, line_); }
+  void warn(WarningId id, const std::string& what) { tl_.warn(id, domain_ + ": " + what, path_, -1, line_); }
 
  private:
   Timeline& tl_;

@@ -21,7 +21,8 @@ Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& p
   while (csv.next(f)) {
     row.bind(f, csv.line());
     if (f.size() < cols.size())
-      row.warn("row has fewer fields than the header (truncated?); missing fields read as absent");
+      row.warn(W::rocprof_row_short,
+               "row has fewer fields than the header (truncated?); missing fields read as absent");
     Json e;
     e["name"] = std::string(row.text(c_name));
     auto put_int = [&](const char* key, int col) {
@@ -44,7 +45,8 @@ Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& p
   std::string key = "stats:" + std::filesystem::path(path).filename().string();
   // Names are profiler text, not guaranteed UTF-8: replace invalid bytes rather than throw.
   tl.meta.extra[key] = entries.dump(-1, ' ', false, Json::error_handler_t::replace);
-  tl.warn("summary statistics file: " + std::to_string(entries.size()) + " rows kept in metadata under '" + key +
+  tl.warn(W::rocprof_summary_statistics,
+          "summary statistics file: " + std::to_string(entries.size()) + " rows kept in metadata under '" + key +
               "' (aggregates, not timeline events)",
           path);
   if (csv.error()) return *csv.error();

@@ -108,17 +108,18 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
   }
   const bool timed = begin >= 0 && end >= 0;
   if (!timed) {
-    tl.warn(
-        "rocprof CSV has no BeginNs/EndNs (or Start_Timestamp/End_Timestamp) columns: dispatches are not "
-        "placed on the timeline, only their counters are read",
-        path, -1, header_line);
+    tl.warn(W::rocprof_no_timestamps,
+            "rocprof CSV has no BeginNs/EndNs (or Start_Timestamp/End_Timestamp) columns: dispatches are not "
+            "placed on the timeline, only their counters are read",
+            path, -1, header_line);
   }
 
   RowFields row(tl, path, "rocprof results", c);
   while (csv.next(f)) {
     row.bind(f, csv.line());
     if (f.size() < c.size())
-      row.warn("row has fewer fields than the header (truncated?); missing fields read as absent");
+      row.warn(W::rocprof_row_short,
+               "row has fewer fields than the header (truncated?); missing fields read as absent");
     bool stripped = false;
     StrId kname = tl.strings.intern(strip_kd_suffix(row.text(name), &stripped));
     if (stripped) note_kd_suffix_stripped(tl, path);

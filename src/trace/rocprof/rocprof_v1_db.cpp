@@ -79,7 +79,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
   // NULL or negative BeginNs/EndNs: the row cannot be placed on the timeline.
   auto times_ok = [&](sqlite3_stmt* st) {
     if (valid_times(col_int(st, 0), col_int(st, 1))) return true;
-    tl.warn("rocprof results.db: row with a missing or negative BeginNs/EndNs skipped", path);
+    tl.warn(W::rocprof_bad_times, "rocprof results.db: row with a missing or negative BeginNs/EndNs skipped", path);
     return false;
   };
   bool any = false;

@@ -113,7 +113,9 @@ class V1JsonRun {
         int64_t gpu = kNone;
         Lane lane = lane_of(e.arg_name, &gpu);
         lanes_[*pid] = {lane, gpu};
-        if (lane == Lane::Unknown) tl_.warn("rocprof results.json: process '" + e.arg_name + "' not analysed", path_);
+        if (lane == Lane::Unknown)
+          tl_.warn(W::rocprof_process_not_analysed, "rocprof results.json: process '" + e.arg_name + "' not analysed",
+                   path_);
       }
       return;
     }
@@ -135,7 +137,8 @@ class V1JsonRun {
     if (!start || !end) {
       auto ts = parse_us_to_ns(e.ts), dur = parse_us_to_ns(e.dur);
       if (!ts || !dur) {
-        tl_.warn("rocprof results.json: event without valid BeginNs/EndNs or ts/dur skipped", path_);
+        tl_.warn(W::rocprof_bad_times, "rocprof results.json: event without valid BeginNs/EndNs or ts/dur skipped",
+                 path_);
         return;
       }
       int64_t e_ns = 0;
@@ -144,12 +147,13 @@ class V1JsonRun {
       end = e_ns;
     }
     if (!valid_times(*start, *end)) {
-      tl_.warn("rocprof results.json: event with a negative or out-of-range time skipped", path_);
+      tl_.warn(W::rocprof_bad_times, "rocprof results.json: event with a negative or out-of-range time skipped", path_);
       return;
     }
     auto it = pid ? lanes_.find(*pid) : lanes_.end();
     if (it == lanes_.end()) {
-      tl_.warn("rocprof results.json: event in a process with no process_name skipped", path_);
+      tl_.warn(W::rocprof_event_without_process,
+               "rocprof results.json: event in a process with no process_name skipped", path_);
       return;
     }
     auto [lane, gpu] = it->second;

@@ -18,7 +18,7 @@ Status read_rocprof_v1(const std::string& path, Timeline& tl, const ReadOptions&
 
 namespace rocprof {
 void note_kd_suffix_stripped(Timeline& tl, const std::string& path) {
-  tl.warn("kernel names: code-object suffix ' [clone .kd]' / ' (.kd)' stripped", path);
+  tl.warn(W::rocprof_kd_suffix_stripped, "kernel names: code-object suffix ' [clone .kd]' / ' (.kd)' stripped", path);
 }
 }  // namespace rocprof
 

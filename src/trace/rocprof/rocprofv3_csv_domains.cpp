@@ -81,13 +81,13 @@ class KernelTraceReader : public DomainRowReader {
     k.start_ns = start;
     k.dur_ns = end - start;
     std::string_view name = f_.text(name_);
-    if (name.empty()) f_.warn("kernel with an empty Kernel_Name");
+    if (name.empty()) f_.warn(W::rocprof_empty_kernel_name, "kernel with an empty Kernel_Name");
     k.name = tl_.strings.intern(name);
     if (auto a = parse_agent(f_.text(agent_))) {
       k.device = static_cast<int32_t>(*a);
       ensure_device(tl_, *a);
     } else if (!f_.text(agent_).empty()) {
-      f_.warn("column 'Agent_Id' is not an agent id (\"Agent N\", \"GPU N\" or a number)");
+      f_.warn(W::rocprof_bad_agent, "column 'Agent_Id' is not an agent id (\"Agent N\", \"GPU N\" or a number)");
     }
     // HIP stream when the build records it (ROCm 7.x), else the HSA queue: kernels on either
     // run in order, which is what the per-stream analyses need.
@@ -224,7 +224,7 @@ class CounterReader : public DomainRowReader {
     f_.bind(fields, line);
     auto value = f_.number(value_);
     if (!value) {
-      f_.warn("row skipped: no valid Counter_Value");
+      f_.warn(W::rocprof_bad_counter, "row skipped: no valid Counter_Value");
       return;
     }
     auto key = f_.integer(dispatch_ >= 0 ? dispatch_ : corr_);
@@ -246,7 +246,8 @@ class CountingReader : public DomainRowReader {
   CountingReader(Timeline& tl, const std::string& path, CsvDomain d) : tl_(tl), path_(path), domain_(d) {}
   void row(const std::vector<std::string_view>&, int64_t) override { ++rows_; }
   void finish() override {
-    tl_.warn(std::string(csv_domain_name(domain_)) + ": " + std::to_string(rows_) +
+    tl_.warn(W::rocprof_domain_not_analysed,
+             std::string(csv_domain_name(domain_)) + ": " + std::to_string(rows_) +
                  " records read but not analysed (goblin has no timeline table for this domain)",
              path_);
   }
@@ -275,7 +276,7 @@ class AgentInfoReader : public DomainRowReader {
     if (f_.text(type_) != "GPU") return;
     auto id = f_.integer(id_);
     if (!id || *id < 0 || *id > INT32_MAX) {
-      f_.warn("GPU agent without a valid Logical_Node_Id (skipped)");
+      f_.warn(W::rocprof_bad_agent, "GPU agent without a valid Logical_Node_Id (skipped)");
       return;
     }
     ensure_device(tl_, *id);

@@ -44,16 +44,19 @@ Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptio
     // hand-edited or cut file) that swallowed the rows after it, with every column shifted.
     if (csv.lines_spanned() > 1 &&
         std::any_of(f.begin(), f.end(), [](std::string_view x) { return x.find('\n') != std::string_view::npos; })) {
-      tl.warn(where + ": a quoted field runs over " + std::to_string(csv.lines_spanned()) +
+      tl.warn(W::rocprof_unclosed_quote,
+              where + ": a quoted field runs over " + std::to_string(csv.lines_spanned()) +
                   " lines (an unclosed quote?); those lines were skipped",
               path, csv.offset(), csv.line());
       continue;
     }
     if (f.size() < cols.size()) {
-      tl.warn(where + ": row has fewer fields than the header (truncated?); missing fields read as absent", path,
+      tl.warn(W::rocprof_row_short,
+              where + ": row has fewer fields than the header (truncated?); missing fields read as absent", path,
               csv.offset(), csv.line());
     } else if (f.size() > cols.size()) {
-      tl.warn(where + ": row has more fields than the header; extra fields ignored", path, csv.offset(), csv.line());
+      tl.warn(W::rocprof_row_long, where + ": row has more fields than the header; extra fields ignored", path,
+              csv.offset(), csv.line());
     }
     (*reader)->row(f, csv.line());
   }

@@ -187,7 +187,8 @@ class JsonRun {
         tl_.kernels.name[p.row] = it->second;
       } else {
         tl_.kernels.name[p.row] = tl_.strings.intern("kernel_id " + std::to_string(p.kernel_id));
-        tl_.warn("rocprofv3 json: kernel dispatch names a kernel_id missing from kernel_symbols", path_);
+        tl_.warn(W::rocprof_missing_kernel_symbol,
+                 "rocprofv3 json: kernel dispatch names a kernel_id missing from kernel_symbols", path_);
       }
       if (p.has_agent) tl_.kernels.device[p.row] = device_of(p.agent);
     }
@@ -214,7 +215,8 @@ class JsonRun {
     markers_.clear();
     copies_.clear();
     for (const auto& [what, n] : not_analysed_) {
-      tl_.warn("rocprofv3 json: " + std::to_string(n) + " " + what +
+      tl_.warn(W::rocprof_domain_not_analysed,
+               "rocprofv3 json: " + std::to_string(n) + " " + what +
                    " records read but not analysed (goblin has no timeline table for them)",
                path_);
     }
@@ -346,7 +348,8 @@ class JsonRun {
   void add_record(const std::string& key, const Record& r) {
     if (!r.has_start || !r.has_end || !valid_times(r.start, r.end)) {
       if (key == "kernel_dispatch" || key.ends_with("_api") || key == "memory_copy") {
-        tl_.warn("rocprofv3 json: " + key + " record without valid start/end timestamps skipped", path_);
+        tl_.warn(W::rocprof_bad_times, "rocprofv3 json: " + key + " record without valid start/end timestamps skipped",
+                 path_);
         return;
       }
     }
@@ -409,7 +412,7 @@ class JsonRun {
   int32_t device_of(uint64_t handle) {
     auto it = agent_device_.find(handle);
     if (it != agent_device_.end()) return it->second;
-    tl_.warn("rocprofv3 json: record names an agent handle missing from 'agents'", path_);
+    tl_.warn(W::rocprof_bad_agent, "rocprofv3 json: record names an agent handle missing from 'agents'", path_);
     return static_cast<int32_t>(kNone);
   }
 
@@ -419,7 +422,8 @@ class JsonRun {
 
   std::string op_name(uint64_t kind, uint64_t op) {
     if (kind < kinds_.size() && op < kinds_[kind].second.size()) return kinds_[kind].second[op];
-    tl_.warn("rocprofv3 json: operation id missing from strings.buffer_records (named by number)", path_);
+    tl_.warn(W::rocprof_missing_operation_name,
+             "rocprofv3 json: operation id missing from strings.buffer_records (named by number)", path_);
     return "operation " + std::to_string(kind) + ":" + std::to_string(op);
   }
 

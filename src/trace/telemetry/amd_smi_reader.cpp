@@ -127,29 +127,31 @@ class AmdSmiRun {
 
   void row(const std::vector<std::string_view>& f, int64_t line) {
     if (f.size() != plan_.cols.size()) {
-      tl_.warn("amd-smi: row has " + std::string(f.size() < plan_.cols.size() ? "fewer" : "more") +
+      tl_.warn(W::telemetry_row_width,
+               "amd-smi: row has " + std::string(f.size() < plan_.cols.size() ? "fewer" : "more") +
                    " fields than the header; fields matched by position up to the shorter",
                path_, -1, line);
     }
     auto dev = plan_.gpu >= 0 && static_cast<size_t>(plan_.gpu) < f.size() ? to_number(f[plan_.gpu]) : std::nullopt;
     if (!dev || *dev < 0 || *dev > INT32_MAX || std::floor(*dev) != *dev) {
-      tl_.warn("amd-smi: row skipped: column 'gpu' is not a GPU index", path_, -1, line);
+      tl_.warn(W::telemetry_bad_device, "amd-smi: row skipped: column 'gpu' is not a GPU index", path_, -1, line);
       return;
     }
     int64_t ts = block_ - 1;  // sample index when there is no wall time
     if (plan_.timestamp >= 0) {
       auto t = static_cast<size_t>(plan_.timestamp) < f.size() ? to_number(f[plan_.timestamp]) : std::nullopt;
       if (!t || std::fabs(*t) > 9.2e9) {
-        tl_.warn("amd-smi: row skipped: column 'timestamp' is not epoch seconds", path_, -1, line);
+        tl_.warn(W::telemetry_bad_timestamp, "amd-smi: row skipped: column 'timestamp' is not epoch seconds", path_, -1,
+                 line);
         return;
       }
       ts = static_cast<int64_t>(std::llround(*t * 1e9));
     } else if (!warned_no_time_) {
       warned_no_time_ = true;
-      tl_.warn(
-          "amd-smi: no 'timestamp' column (not --watch output): samples are numbered by header block, so ts_ns "
-          "holds a sample index, not time",
-          path_);
+      tl_.warn(W::telemetry_no_timestamps,
+               "amd-smi: no 'timestamp' column (not --watch output): samples are numbered by header block, so ts_ns "
+               "holds a sample index, not time",
+               path_);
     }
     std::string suffix;
     if (plan_.xcp >= 0 && static_cast<size_t>(plan_.xcp) < f.size()) {
@@ -173,7 +175,8 @@ class AmdSmiRun {
         // State strings (throttle_status "UNTHROTTLED", perf_level "AUTO") are not metrics;
         // a normalised metric that is not a number is damage worth reporting.
         if (c.normalised)
-          tl_.warn("amd-smi: column '" + c.source + "' is not a number (value skipped)", path_, -1, line);
+          tl_.warn(W::telemetry_non_numeric, "amd-smi: column '" + c.source + "' is not a number (value skipped)",
+                   path_, -1, line);
         continue;
       }
       ++c.numeric;
@@ -186,7 +189,8 @@ class AmdSmiRun {
     if (rows_ == 0) return;
     for (const auto& c : plan_.cols) {
       if (c.normalised && c.numeric == 0) {
-        tl_.warn("amd-smi: column '" + c.source + "' (" + c.metric + ") was N/A or not a number in all " +
+        tl_.warn(W::telemetry_metric_empty,
+                 "amd-smi: column '" + c.source + "' (" + c.metric + ") was N/A or not a number in all " +
                      std::to_string(rows_) + " rows of this block: no samples for it",
                  path_, -1, plan_.line);
       }
@@ -256,7 +260,8 @@ Status read_amd_smi(const std::string& path, Timeline& tl, const ReadOptions& op
       // The --watch banner, or anything printed before the first header (warnings).
       std::string_view first = f.empty() ? std::string_view() : trim_blanks(f[0]);
       if (first.find("'CTRL' + 'C'") == std::string_view::npos) {
-        tl.warn("amd-smi: line before the first CSV header ignored", path, csv.offset(), csv.line());
+        tl.warn(W::telemetry_preamble_ignored, "amd-smi: line before the first CSV header ignored", path, csv.offset(),
+                csv.line());
       }
       continue;
     }

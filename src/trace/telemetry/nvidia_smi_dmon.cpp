@@ -82,7 +82,8 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
         continue;
       }
       if (!names.empty() && rows > 0)
-        tl.warn("nvidia-smi dmon: column set changed mid-file; following rows read with the new header", path, off,
+        tl.warn(W::telemetry_header_changed,
+                "nvidia-smi dmon: column set changed mid-file; following rows read with the new header", path, off,
                 line_no);
       names = std::move(fresh);
       metrics.assign(names.size(), kNoStr);
@@ -101,7 +102,8 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
         if (n == "fb") scale[i] = 1 << 20;  // MB, also when the units line is missing
       }
       if (date_col < 0 && time_col < 0)
-        tl.warn("nvidia-smi dmon without Date/Time columns (-o DT): samples placed 1 s apart in row order", path, off,
+        tl.warn(W::telemetry_no_timestamps,
+                "nvidia-smi dmon without Date/Time columns (-o DT): samples placed 1 s apart in row order", path, off,
                 line_no);
       units_next = true;
       continue;
@@ -113,7 +115,8 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
                         off, line_no);
     }
     if (tok.size() != names.size()) {
-      tl.warn("nvidia-smi dmon: row has " + std::to_string(tok.size()) + " of " + std::to_string(names.size()) +
+      tl.warn(W::telemetry_row_width_skipped,
+              "nvidia-smi dmon: row has " + std::to_string(tok.size()) + " of " + std::to_string(names.size()) +
                   " columns (truncated?); skipped",
               path, off, line_no);
       continue;
@@ -122,7 +125,8 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
     if (gpu_col >= 0) {
       auto v = parse_gpu_index(tok[gpu_col]);
       if (!v) {
-        tl.warn("nvidia-smi dmon: row skipped, gpu column is not a GPU number", path, off, line_no);
+        tl.warn(W::telemetry_bad_device, "nvidia-smi dmon: row skipped, gpu column is not a GPU number", path, off,
+                line_no);
         continue;
       }
       dev = *v;
@@ -132,7 +136,8 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
       auto t = parse_dmon_time(date_col >= 0 ? tok[date_col] : std::string_view{},
                                time_col >= 0 ? tok[time_col] : std::string_view{});
       if (!t) {
-        tl.warn("nvidia-smi dmon: row skipped, Date/Time is not \"YYYYMMDD HH:MM:SS\"", path, off, line_no);
+        tl.warn(W::telemetry_bad_timestamp, "nvidia-smi dmon: row skipped, Date/Time is not \"YYYYMMDD HH:MM:SS\"",
+                path, off, line_no);
         continue;
       }
       ts = *t;
@@ -143,12 +148,14 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
     for (size_t i = 0; i < tok.size(); ++i) {
       if (metrics[i] == kNoStr) continue;
       if (is_unavailable(tok[i])) {
-        tl.warn("nvidia-smi dmon: unavailable readings ('-') skipped", path, off, line_no);
+        tl.warn(W::telemetry_unavailable_reading, "nvidia-smi dmon: unavailable readings ('-') skipped", path, off,
+                line_no);
         continue;
       }
       auto v = parse_value(tok[i]);
       if (!v) {
-        tl.warn("nvidia-smi dmon: column " + std::to_string(i + 1) + " (" + names[i] +
+        tl.warn(W::telemetry_non_numeric,
+                "nvidia-smi dmon: column " + std::to_string(i + 1) + " (" + names[i] +
                     "): expected a number, got text; value skipped",
                 path, off, line_no);
         continue;
@@ -157,7 +164,7 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
     }
   }
   if (names.empty()) return make_error(ErrorKind::Malformed, "nvidia-smi dmon: no '#' header line found", path, 0, 1);
-  if (rows == 0) tl.warn("nvidia-smi dmon output has a header but no samples", path);
+  if (rows == 0) tl.warn(W::telemetry_no_samples, "nvidia-smi dmon output has a header but no samples", path);
   return Status::Ok();
 }
 

@@ -162,7 +162,7 @@ class QueryReader {
       err.message = "nvidia-smi CSV: " + err.message + "; kept the " + std::to_string(rows_) + " rows before it";
       return err;
     }
-    if (rows_ == 0) tl_.warn("nvidia-smi CSV has a header but no samples", path_, -1, 1);
+    if (rows_ == 0) tl_.warn(W::telemetry_no_samples, "nvidia-smi CSV has a header but no samples", path_, -1, 1);
     return Status::Ok();
   }
 
@@ -184,7 +184,8 @@ class QueryReader {
       if (!fits) continue;
       cols_ = std::move(cols);
       header_ = std::move(names);
-      tl_.warn(std::string("nvidia-smi CSV has no header line (noheader): its ") + std::to_string(f.size()) +
+      tl_.warn(W::telemetry_guessed_header,
+               std::string("nvidia-smi CSV has no header line (noheader): its ") + std::to_string(f.size()) +
                    " columns match, value by value, " + l.what +
                    " and are read as such; keep the header (--format=csv) to be certain",
                path_, 0, line);
@@ -204,24 +205,29 @@ class QueryReader {
       if (cols_[i].role == Role::DeviceKey && key_col_ < 0) key_col_ = static_cast<int>(i);
     }
     if (ts_col_ < 0)
-      tl_.warn("nvidia-smi CSV has no timestamp column: samples of each GPU placed 1 s apart in row order", path_);
+      tl_.warn(W::telemetry_no_timestamps,
+               "nvidia-smi CSV has no timestamp column: samples of each GPU placed 1 s apart in row order", path_);
     if (index_col_ < 0 && key_col_ >= 0)
-      tl_.warn("nvidia-smi CSV has no index column: devices numbered in order of first appearance of " +
+      tl_.warn(W::telemetry_no_device_index,
+               "nvidia-smi CSV has no index column: devices numbered in order of first appearance of " +
                    cols_[key_col_].field,
                path_);
     if (index_col_ < 0 && key_col_ < 0)
-      tl_.warn("nvidia-smi CSV has no index, uuid or pci.bus_id column: samples have no device", path_);
+      tl_.warn(W::telemetry_no_device, "nvidia-smi CSV has no index, uuid or pci.bus_id column: samples have no device",
+               path_);
   }
 
   void row(const std::vector<std::string_view>& f, int64_t line, int64_t off) {
     size_t usable = f.size();
     if (f.size() > cols_.size()) {
-      tl_.warn("nvidia-smi CSV: row with more fields than the header skipped", path_, off, line);
+      tl_.warn(W::telemetry_row_width_skipped, "nvidia-smi CSV: row with more fields than the header skipped", path_,
+               off, line);
       return;
     }
     if (f.size() < cols_.size()) {
       // A row cut short (nvidia-smi stopped mid-write): its last cell may be partial.
-      tl_.warn("nvidia-smi CSV: row has " + std::to_string(f.size()) + " of " + std::to_string(cols_.size()) +
+      tl_.warn(W::telemetry_row_short,
+               "nvidia-smi CSV: row has " + std::to_string(f.size()) + " of " + std::to_string(cols_.size()) +
                    " fields (truncated); its last field was dropped",
                path_, off, line);
       usable = f.empty() ? 0 : f.size() - 1;
@@ -232,7 +238,7 @@ class QueryReader {
     if (index_col_ >= 0) {
       auto v = parse_gpu_index(cell(index_col_));
       if (!v) {
-        tl_.warn("nvidia-smi CSV: row skipped, index is not a GPU number", path_, off, line);
+        tl_.warn(W::telemetry_bad_device, "nvidia-smi CSV: row skipped, index is not a GPU number", path_, off, line);
         return;
       }
       dev = *v;
@@ -245,7 +251,8 @@ class QueryReader {
     if (ts_col_ >= 0) {
       auto t = parse_timestamp(cell(ts_col_));
       if (!t) {
-        tl_.warn("nvidia-smi CSV: row skipped, timestamp is not \"YYYY/MM/DD HH:MM:SS.mmm\"", path_, off, line);
+        tl_.warn(W::telemetry_bad_timestamp,
+                 "nvidia-smi CSV: row skipped, timestamp is not \"YYYY/MM/DD HH:MM:SS.mmm\"", path_, off, line);
         return;
       }
       ts = *t;
@@ -266,13 +273,15 @@ class QueryReader {
           break;
         case Role::Metric: {
           if (v.empty() || is_unavailable(v)) {
-            tl_.warn("nvidia-smi CSV: unavailable readings skipped ([N/A], [Not Supported], [Unknown Error])", path_,
+            tl_.warn(W::telemetry_unavailable_reading,
+                     "nvidia-smi CSV: unavailable readings skipped ([N/A], [Not Supported], [Unknown Error])", path_,
                      off, line);
             break;
           }
           auto x = parse_value(v);
           if (!x) {
-            tl_.warn("nvidia-smi CSV: column " + std::to_string(i + 1) + " (" + c.field +
+            tl_.warn(W::telemetry_non_numeric,
+                     "nvidia-smi CSV: column " + std::to_string(i + 1) + " (" + c.field +
                          "): expected a number, got text; value skipped",
                      path_, off, line);
             break;

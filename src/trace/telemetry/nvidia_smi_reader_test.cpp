@@ -158,9 +158,11 @@ TEST(NvidiaSmiDmon, OldColumnsNoDateDashesAndRepeatedHeader) {
   const Diagnostic* dash = find_warning(tl, "unavailable");
   ASSERT_NE(dash, nullptr);
   EXPECT_EQ(dash->count, 3);
+  EXPECT_EQ(dash->id, W::telemetry_unavailable_reading);
   const Diagnostic* cut = find_warning(tl, "row has 2 of 11 columns");
   ASSERT_NE(cut, nullptr);
   EXPECT_EQ(cut->line, 8);
+  EXPECT_EQ(cut->id, W::telemetry_row_width_skipped);
 }
 
 TEST(NvidiaSmiBadInput, Empty) {
@@ -211,6 +213,11 @@ TEST(NvidiaSmiBadInput, UnavailableTextAndTruncatedRows) {
   const Diagnostic* cut = find_warning(tl, "truncated");
   ASSERT_NE(cut, nullptr);
   EXPECT_EQ(cut->line, 6);
+  // Each names its catalogue entry (model/warnings.h), which JSON output carries as "id".
+  EXPECT_EQ(na->id, W::telemetry_unavailable_reading);
+  EXPECT_EQ(text_w->id, W::telemetry_non_numeric);
+  EXPECT_EQ(ts->id, W::telemetry_bad_timestamp);
+  EXPECT_EQ(cut->id, W::telemetry_row_short);
   EXPECT_EQ(tl.meta.devices.size(), 2u);
 }
 

@@ -155,10 +155,10 @@ class RocmSmiRun {
                             : "no rocm-smi CSV data (expected a 'device,...' header and 'card0,...' rows)",
                         path_, 0);
     }
-    tl_.warn(
-        "rocm-smi output has no timestamps: each table/header block is one sample and ts_ns holds its index, "
-        "not time",
-        path_);
+    tl_.warn(W::telemetry_no_timestamps,
+             "rocm-smi output has no timestamps: each table/header block is one sample and ts_ns holds its index, "
+             "not time",
+             path_);
     return Status::Ok();
   }
 
@@ -175,16 +175,17 @@ class RocmSmiRun {
       return;
     }
     if (block_ == 0) {
-      tl_.warn("rocm-smi: line before the 'device,...' header ignored", path_, -1, n);
+      tl_.warn(W::telemetry_preamble_ignored, "rocm-smi: line before the 'device,...' header ignored", path_, -1, n);
       return;
     }
     if (cells.size() != header_.size() + 1) {
-      tl_.warn("rocm-smi: row has a different number of fields than its header; fields matched by position", path_, -1,
+      tl_.warn(W::telemetry_row_width,
+               "rocm-smi: row has a different number of fields than its header; fields matched by position", path_, -1,
                n);
     }
     auto dev = card_index(cells[0]);
     if (!dev) {
-      tl_.warn("rocm-smi: row skipped: first field is not a device ('card0')", path_, -1, n);
+      tl_.warn(W::telemetry_bad_device, "rocm-smi: row skipped: first field is not a device ('card0')", path_, -1, n);
       return;
     }
     ++rows_;
@@ -231,14 +232,15 @@ class RocmSmiRun {
     }
     auto cells = concise_cells(t, false);
     if (cells.size() != header_.size()) {
-      tl_.warn("rocm-smi: table row has " + std::string(cells.size() < header_.size() ? "fewer" : "more") +
+      tl_.warn(W::telemetry_row_width_skipped,
+               "rocm-smi: table row has " + std::string(cells.size() < header_.size() ? "fewer" : "more") +
                    " cells than the header (row skipped)",
                path_, -1, n);
       return;
     }
     auto dev = card_index(cells[0]);
     if (!dev) {
-      tl_.warn("rocm-smi: table row skipped: first cell is not a device index", path_, -1, n);
+      tl_.warn(W::telemetry_bad_device, "rocm-smi: table row skipped: first cell is not a device index", path_, -1, n);
       return;
     }
     ++rows_;
@@ -253,7 +255,9 @@ class RocmSmiRun {
     auto v = value_with_unit(cell);
     if (!v) {
       // Text columns (card series, vendor) are not metrics; a normalised one must be a number.
-      if (m.normalised) tl_.warn("rocm-smi: value for '" + m.name + "' is not a number (skipped)", path_, -1, n);
+      if (m.normalised)
+        tl_.warn(W::telemetry_non_numeric, "rocm-smi: value for '" + m.name + "' is not a number (skipped)", path_, -1,
+                 n);
       return;
     }
     note_device(dev);
