@@ -323,13 +323,15 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   const std::string src = meta.sources.empty() ? std::string() : meta.sources.back();
   // Names the string pool had to make safe (core/string_pool.h): said once per read, not per name.
   if (strings.invalid_utf8_replaced() > names_fixed_reported_) {
-    warn(std::to_string(strings.invalid_utf8_replaced() - names_fixed_reported_) +
+    warn(W::names_not_utf8,
+         std::to_string(strings.invalid_utf8_replaced() - names_fixed_reported_) +
              " name(s) held bytes that are not UTF-8; each such byte is shown as U+FFFD",
          src);
     names_fixed_reported_ = strings.invalid_utf8_replaced();
   }
   if (strings.truncated() > names_cut_reported_) {
-    warn(std::to_string(strings.truncated() - names_cut_reported_) + " name(s) longer than " +
+    warn(W::names_cut,
+         std::to_string(strings.truncated() - names_cut_reported_) + " name(s) longer than " +
              std::to_string(limits::kMaxNameBytes) + " bytes were cut to that length",
          src);
     names_cut_reported_ = strings.truncated();

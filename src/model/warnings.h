@@ -23,8 +23,11 @@ namespace goblin {
   X(shared_external_id, warning, "Most CPU ops share one External id, so the ids are damaged; kernel-to-op attribution is unreliable. Re-record the trace.") \
   X(negative_duration, warning, "Events end before they start (a damaged or edited trace); each is counted as 0 ns. Check how the file was produced.") \
   X(zero_duration_kernels, info, "Kernels with zero duration: the profiler could not time them (CUPTI 0/0); they add nothing to busy time.") \
+  X(names_not_utf8, info, "Some names held bytes that are not UTF-8 (a damaged file or another encoding); each such byte is shown as U+FFFD so every output stays valid.") \
+  X(names_cut, data_loss, "Some names were longer than goblin keeps (64 KiB) and were cut, with a note of how many bytes were dropped.") \
   X(stream_overlap, warning, "Kernels overlap on one stream, which one stream cannot do; busy time uses interval unions, but sums per kernel or category count the overlap twice.") \
   /* reading a run directory, several inputs */ \
+  X(input_refused, warning, "A file in the directory leads outside the directories the server may read (a symbolic link) or is not a regular file; it was not opened.") \
   X(input_skipped, info, "A file in the run directory is not a format goblin reads and was skipped. Nothing to do unless it should have been read.") \
   X(input_damaged, data_loss, "A file in the run directory is damaged (truncated, corrupt); what was read before the damage is kept. Re-copy or re-record the file.") \
   X(clocks_incomparable, warning, "The run's files are on clocks that cannot be compared, so telemetry gives values (memory, utilisation), not timing against the trace.") \

@@ -333,7 +333,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   for (const auto& f : files) {
     auto prefix = read_prefix(f, kSniffBytes);
     if (!prefix && prefix.error().kind == ErrorKind::Usage) {
-      tl.warn("skipped: " + prefix.error().message, f);
+      tl.warn(W::input_refused, "skipped: " + prefix.error().message, f);
       if (first_refusal.ok()) first_refusal = prefix.error();
       continue;
     }
