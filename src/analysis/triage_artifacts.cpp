@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/build_info.h"
+#include "core/escape.h"
 #include "core/io.h"
 #include "core/text.h"
 
@@ -19,12 +20,9 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 std::string ms(int64_t ns) { return fmt("%.3f", ns / 1e6); }
-std::string md_cell(std::string s, size_t n = 90) {
-  for (char& c : s)
-    if (c == '|' || c == '\n') c = ' ';
-  if (s.size() > n) s = s.substr(0, n - 3) + "...";
-  return s;
-}
+// A kernel or op name in a Markdown table: escaped (core/escape.h; names come from recordings and
+// may hold HTML, Markdown or a `|`) and cut to `n` bytes.
+std::string md_cell(const std::string& s, size_t n = 90) { return md_text(s, n); }
 
 std::string norm_arch(std::string a) {
   a = ascii_lower(a);

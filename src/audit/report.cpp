@@ -7,6 +7,7 @@
 
 #include "analysis/run_metrics.h"
 #include "audit/report_diff.h"
+#include "core/escape.h"
 #include "core/io.h"
 #include "core/text.h"
 
@@ -153,28 +154,32 @@ std::string report_text(const Json& r) {
 }
 
 std::string report_markdown(const Json& r) {
+  // Names, notes and values come from recordings and configs: escaped for Markdown (core/escape.h).
+  auto t = [](const Json& j) { return md_text(s_of(j)); };
+  auto v = [&](const char* key) { return md_text(r.value(key, std::string())); };
   std::ostringstream os;
-  os << "# goblin audit report: " << s_of(r["workload_name"]) << "\n\n";
-  os << "**" << r.value("summary_line", "") << "**\n\n";
+  os << "# goblin audit report: " << t(r["workload_name"]) << "\n\n";
+  os << "**" << v("summary_line") << "**\n\n";
   os << "## Speedup\n\n| | value |\n|---|---|\n";
   const Json& d = r["speedup_actual_detail"];
-  os << "| actual | " << x_of(r["speedup_actual"]) << " (" << s_of(d["basis"]) << ") |\n";
+  os << "| actual | " << x_of(r["speedup_actual"]) << " (" << t(d["basis"]) << ") |\n";
   if (d["ci_low"].is_number())
     os << "| actual 95% CI | " << format_fixed(d["ci_low"].get<double>(), 2) << "-"
-       << format_fixed(d["ci_high"].get<double>(), 2) << " (" << s_of(d["ci_method"]) << ") |\n";
+       << format_fixed(d["ci_high"].get<double>(), 2) << " (" << t(d["ci_method"]) << ") |\n";
   if (d.contains("run_order_note") && d["run_order_note"].is_string())
-    os << "| run order | " << (d["run_order"].is_string() ? d["run_order"].get<std::string>() + ": " : std::string())
-       << d["run_order_note"].get<std::string>() << " |\n";
+    os << "| run order | "
+       << (d["run_order"].is_string() ? md_text(d["run_order"].get<std::string>()) + ": " : std::string())
+       << md_text(d["run_order_note"].get<std::string>()) << " |\n";
   if (auto p = perturbation_line(r); !p.empty()) os << "| profiler perturbation | " << p << " |\n";
   os << "| predicted | " << x_of(r["speedup_predicted_low"]) << " .. " << x_of(r["speedup_predicted_high"]) << " |\n";
-  os << "| prediction | **" << s_of(r["prediction_held"]) << "**: " << r.value("prediction_note", "") << " |\n";
-  os << "| confidence | " << s_of(r["confidence"]) << " = evidence_coverage "
-     << s_of(r["confidence_detail"]["evidence_coverage"]) << " x rule_consistency "
-     << s_of(r["confidence_detail"]["rule_consistency"]) << " (" << calibration_phrase(r) << ") |\n\n";
+  os << "| prediction | **" << t(r["prediction_held"]) << "**: " << v("prediction_note") << " |\n";
+  os << "| confidence | " << t(r["confidence"]) << " = evidence_coverage "
+     << t(r["confidence_detail"]["evidence_coverage"]) << " x rule_consistency "
+     << t(r["confidence_detail"]["rule_consistency"]) << " (" << calibration_phrase(r) << ") |\n\n";
   os << "## Metrics\n\n| metric | before | after | delta | % |\n|---|---:|---:|---:|---:|\n";
   for (const auto& row : r["metric_deltas"]) {
     int dg = digits_for(row.value("unit", ""));
-    os << "| " << s_of(row["metric"]) << " (" << unit_label(row) << ") | " << delta_cell(row, "before", dg) << " | "
+    os << "| " << t(row["metric"]) << " (" << unit_label(row) << ") | " << delta_cell(row, "before", dg) << " | "
        << delta_cell(row, "after", dg) << " | " << delta_cell(row, "delta", dg) << " | " << delta_cell(row, "pct", 1)
        << " |\n";
   }
@@ -188,30 +193,30 @@ std::string report_markdown(const Json& r) {
     os << "None: no rule's detect holds against this config and its measured evidence (`goblin kb query` lists "
           "the candidates; the trajectory's propose_patch step says why each was skipped).\n";
   for (const auto& x : r["rules"])
-    os << "- `" << s_of(x["rule_id"]) << "` " << s_of(x["title"]) << " (bucket " << s_of(x["targets_bucket"]) << "): ["
-       << s_of(x["citation"]) << "](" << s_of(x["citation"]) << ")\n";
+    os << "- " << md_code(s_of(x["rule_id"])) << " " << t(x["title"]) << " (bucket " << t(x["targets_bucket"])
+       << "): " << md_link(s_of(x["citation"]), s_of(x["citation"])) << "\n";
   if (!r["findings"].empty()) {
     os << "\n## Findings\n\n";
     for (const auto& f : r["findings"]) {
-      os << "- **" << s_of(f["severity"]) << "** " << s_of(f["title"]) << ": " << s_of(f["detail"]);
+      os << "- **" << t(f["severity"]) << "** " << t(f["title"]) << ": " << t(f["detail"]);
       if (f["citation"].is_string() && !f["citation"].get<std::string>().empty())
-        os << " ([source](" << f["citation"].get<std::string>() << "))";
+        os << " (" << md_link("source", f["citation"].get<std::string>()) << ")";
       os << "\n";
     }
   }
   if (!r["notes"].empty()) {
     os << "\n## Notes\n\n";
-    for (const auto& n : r["notes"]) os << "- " << s_of(n) << "\n";
+    for (const auto& n : r["notes"]) os << "- " << t(n) << "\n";
   }
   os << audit_sections_markdown(r);
   if (r.contains("trajectory")) {
     os << "\n## Trajectory\n\n";
     int i = 1;
     for (const auto& s : r["trajectory"])
-      os << i++ << ". `" << s_of(s["tool"]) << "`: " << s_of(s["thought"]) << " -> " << s_of(s["outcome"]) << "\n";
+      os << i++ << ". " << md_code(s_of(s["tool"])) << ": " << t(s["thought"]) << " -> " << t(s["outcome"]) << "\n";
   }
-  os << "\n## Diff\n\n```diff\n" << r.value("diff", "") << "```\n\n";
-  os << "---\n*" << r["validity_footer"].value("text", "") << "*\n";
+  os << "\n## Diff\n\n" << md_fence(r.value("diff", std::string()), "diff") << "\n";
+  os << "---\n*" << md_text(r["validity_footer"].value("text", std::string())) << "*\n";
   return os.str();
 }
 
@@ -348,8 +353,7 @@ std::string report_html(const Json& r) {
                                       : "n/a";
     std::string c = s_of(x["citation"]);
     os << "<tr><td><code>" << e(x["rule_id"]) << "</code></td><td>" << e(x["title"]) << "</td><td>"
-       << e(x["targets_bucket"]) << "</td><td class=\"n\">" << rec << "</td><td><a href=\"" << html_escape(c) << "\">"
-       << html_escape(c) << "</a></td></tr>\n";
+       << e(x["targets_bucket"]) << "</td><td class=\"n\">" << rec << "</td><td>" << html_link(c, c) << "</td></tr>\n";
   }
   os << "</table>\n";
   if (!r["rules"].is_array() || r["rules"].empty()) os << "<p>None: no rule's detect holds against this config.</p>\n";
@@ -360,7 +364,7 @@ std::string report_html(const Json& r) {
       os << "<li><span class=\"" << e(f["severity"]) << "\">" << e(f["severity"]) << "</span> <b>" << e(f["title"])
          << "</b>: " << e(f["detail"]);
       std::string c = f["citation"].is_string() ? f["citation"].get<std::string>() : "";
-      if (!c.empty()) os << " (<a href=\"" << html_escape(c) << "\">source</a>)";
+      if (!c.empty()) os << " (" << html_link("source", c) << ")";
       os << "</li>\n";
     }
     os << "</ul>\n";

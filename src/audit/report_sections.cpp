@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "audit/report.h"
+#include "core/escape.h"
 #include "core/text.h"
 
 namespace goblin::audit {
@@ -142,21 +143,21 @@ std::string audit_sections_markdown(const Json& r) {
   std::ostringstream os;
   for (const Table& t : sections(r)) {
     os << "\n## " << t.title << "\n\n";
-    if (!t.intro.empty()) os << t.intro << "\n\n";
+    if (!t.intro.empty()) os << md_text(t.intro) << "\n\n";
     if (!t.head.empty() && !t.rows.empty()) {
       os << "|";
-      for (const auto& h : t.head) os << " " << h << " |";
+      for (const auto& h : t.head) os << " " << md_text(h) << " |";
       os << "\n|";
       for (size_t i = 0; i < t.head.size(); ++i) os << "---|";
       os << "\n";
       for (const auto& row : t.rows) {
         os << "|";
-        for (const auto& c : row) os << " " << c << " |";
+        for (const auto& c : row) os << " " << md_text(c) << " |";  // values from recordings: escaped
         os << "\n";
       }
       os << "\n";
     }
-    for (const auto& l : t.after) os << l << "\n\n";
+    for (const auto& l : t.after) os << md_text(l) << "\n\n";
   }
   return os.str();
 }

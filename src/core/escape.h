@@ -1,0 +1,34 @@
+// Untrusted text (kernel names from recordings, config values, citations from a patch file or an
+// MCP argument) lands in Markdown and HTML that people open in renderers which run scripts and
+// fetch images. Every such string goes through one of these, chosen by where it lands; nothing
+// from a recording or a config is written raw.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace goblin {
+
+// Inline Markdown text (a paragraph, a list item, a table cell): HTML-significant characters
+// become entities (so `<script>` and `<img src=...>` are text), Markdown-significant characters
+// are backslash-escaped (no emphasis, links, images or headings from a name), newlines and `|`
+// cannot break a table row. `max_bytes` > 0 cuts with "..." on a character boundary.
+std::string md_text(std::string_view s, size_t max_bytes = 0);
+
+// A code span `...` whose fence is longer than the longest backtick run inside.
+std::string md_code(std::string_view s);
+
+// A fenced block (```lang ... ```) whose fence is longer than any backtick run in `body`, so a
+// line of three backticks in a config cannot close the diff block.
+std::string md_fence(std::string_view body, std::string_view lang);
+
+// Only http(s) URLs are links; `javascript:`, `data:`, `file:` and anything else is shown as text.
+bool is_web_link(std::string_view url);
+// A Markdown link to `url` labelled `label` when it is a web link, otherwise the escaped text.
+std::string md_link(std::string_view label, std::string_view url);
+
+// HTML text and attribute values (& < > " ').
+std::string html_text(std::string_view s);
+// An <a href> when `url` is a web link, otherwise the escaped text.
+std::string html_link(std::string_view label, std::string_view url);
+
+}  // namespace goblin
