@@ -26,6 +26,7 @@ bool token_us_char(char c) { return alnum(c) || c == '_'; }
 bool bearer_char(char c) { return alnum(c) || std::strchr("._~+/=-", c) != nullptr; }
 bool user_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; }
 bool uri_char(char c) { return !std::isspace(static_cast<unsigned char>(c)) && std::strchr("\"',}]", c) == nullptr; }
+bool jwt_char(char c) { return alnum(c) || c == '_' || c == '-' || c == '.'; }  // base64url segments
 bool upper_alnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 // A value shape: `prefix` then at least `min` bytes for which `body` holds (as many as there are),
@@ -51,6 +52,14 @@ const Shape kShapes[] = {
     {"slack_token", "xoxb-", token_dash_char, 10, "xox-<redacted>"},
     {"slack_token", "xoxp-", token_dash_char, 10, "xox-<redacted>"},
     {"slack_token", "xoxa-", token_dash_char, 10, "xox-<redacted>"},
+    {"stripe_key", "sk_live_", token_char, 16, "sk_live_<redacted>"},
+    {"stripe_key", "sk_test_", token_char, 16, "sk_test_<redacted>"},
+    {"stripe_key", "rk_live_", token_char, 16, "rk_live_<redacted>"},
+    {"stripe_key", "rk_test_", token_char, 16, "rk_test_<redacted>"},
+    {"jwt", "eyJ", jwt_char, 30, "eyJ<redacted-jwt>"},
+    {"google_api_key", "AIza", token_dash_char, 30, "AIza<redacted>"},
+    {"pypi_token", "pypi-", token_dash_char, 16, "pypi-<redacted>"},
+    {"npm_token", "npm_", token_char, 30, "npm_<redacted>"},
     {"aws_key_id", "AKIA", upper_alnum, 16, "AKIA<redacted>"},
     {"aws_key_id", "ASIA", upper_alnum, 16, "ASIA<redacted>"},
     {"home_path", "/home/", user_char, 1, "/home/<user>"},
@@ -83,26 +92,55 @@ std::string apply_shape(const std::string& s, const Shape& p, int64_t line, std:
   return r;
 }
 
-// "Bearer <token>" (one or more blanks between).
-std::string apply_bearer(const std::string& s, int64_t line, std::vector<Redaction>* out) {
-  static const std::string kRepl = "Bearer <redacted>";
-  size_t at = s.find("Bearer");
+// An HTTP Authorization scheme and its credentials: "Bearer <token>", "Basic <base64>", "Token <t>"
+// (one or more blanks between).
+std::string apply_auth_scheme(const std::string& s, const std::string& scheme, int64_t line,
+                              std::vector<Redaction>* out) {
+  const std::string repl = scheme + " <redacted>";
+  size_t at = s.find(scheme);
   if (at == std::string::npos) return s;
   std::string r;
   size_t last = 0;
+  const size_t n = scheme.size();
   while (at != std::string::npos) {
-    size_t b = at + 6;
+    size_t b = at + n;
     while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
     size_t e = b;
     while (e < s.size() && bearer_char(s[e])) ++e;
-    if (b > at + 6 && e - b >= 8) {
+    const bool word_start = at == 0 || !alnum(s[at - 1]);
+    if (word_start && b > at + n && e - b >= 8 && s[b] != '<') {
       r.append(s, last, at - last);
-      r += kRepl;
+      r += repl;
       last = e;
-      if (out) out->push_back({"bearer", line, kRepl});
+      if (out) out->push_back({"auth_header", line, repl});
     }
-    at = s.find("Bearer", std::max(e, at + 1));
+    at = s.find(scheme, std::max(e, at + 1));
   }
+  r.append(s, last, std::string::npos);
+  return r;
+}
+
+// A credential in a URL's query: ?api_key=..., &access_token=..., &sig=... -> the value redacted.
+bool query_secret_name(std::string_view name);
+std::string apply_query_params(const std::string& s, int64_t line, std::vector<Redaction>* out) {
+  std::string r;
+  size_t last = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '?' && s[i] != '&') continue;
+    size_t e = i + 1;
+    while (e < s.size() && (alnum(s[e]) || s[e] == '_' || s[e] == '-' || s[e] == '.')) ++e;
+    if (e >= s.size() || s[e] != '=' || e == i + 1) continue;
+    const std::string_view name(s.data() + i + 1, e - i - 1);
+    size_t v = e + 1, ve = v;
+    while (ve < s.size() && std::strchr("&# \t\n\"'<>)", s[ve]) == nullptr) ++ve;
+    if (ve == v || s[v] == '<' || !query_secret_name(name)) continue;
+    r.append(s, last, v - last);
+    r += "<redacted>";
+    last = ve;
+    if (out) out->push_back({"url_query_secret", line, "<redacted>"});
+    i = ve - 1;
+  }
+  if (last == 0) return s;
   r.append(s, last, std::string::npos);
   return r;
 }
@@ -192,6 +230,11 @@ bool is_secret_key(std::string_view key) {
     if (one_of(w[i], {"password", "passwd", "passphrase", "secret", "secrets", "credential", "credentials", "apikey",
                       "privatekey", "accesskey", "secretkey", "authtoken", "accesstoken"}))
       return true;
+    // One word that ends in one (PGPASSWORD, MYSQL_PWD's cousins DBPASSWORD, CLIENTSECRET).
+    for (const char* tail : {"password", "passwd", "secret", "apikey", "accesskey", "secretkey"})
+      if (w[i].size() > std::strlen(tail) &&
+          w[i].compare(w[i].size() - std::strlen(tail), std::string::npos, tail) == 0)
+        return true;
     if (i + 1 < w.size() && w[i + 1] == "key" &&
         one_of(w[i], {"api", "access", "private", "auth", "signing", "encryption", "master", "account", "client",
                       "subscription", "storage", "service", "license", "session"}))
@@ -210,6 +253,14 @@ bool is_secret_key(std::string_view key) {
   return false;
 }
 
+namespace {
+bool query_secret_name(std::string_view name) {
+  const std::string l = ascii_lower(name);
+  return is_secret_key(name) || one_of(l, {"key", "sig", "signature", "token", "auth", "x-amz-signature",
+                                           "x-amz-credential", "x-amz-security-token", "code", "pass", "pwd"});
+}
+}  // namespace
+
 bool is_redactable_secret_value(std::string_view v) {
   v = trim_blanks(v);
   if (v.empty()) return false;
@@ -227,7 +278,8 @@ std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* o
   std::string cur = apply_private_key(s, line, out);
   cur = apply_url_credentials(cur, line, out);
   for (const auto& p : kShapes) cur = apply_shape(cur, p, line, out);
-  return apply_bearer(cur, line, out);
+  for (const char* scheme : {"Bearer", "Basic", "Token"}) cur = apply_auth_scheme(cur, scheme, line, out);
+  return apply_query_params(cur, line, out);
 }
 
 namespace {

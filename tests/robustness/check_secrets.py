@@ -24,7 +24,8 @@ SECRETS_DIR = os.path.join(HERE, "secrets")
 # Distinct parts of each secret the four files hold (none is a redaction placeholder).
 SECRETS = ["9f8e7d6c5b4a39281706", "wJalrXUtnFEMIK7MDENG", "0123456789abcdef0123", "SECRETaaaaBBBB",
            "hunter2-Correct", "Sup3rS3cretPw", "private-bucket-secret", "1a2b3c4d5e6f7a8b9c0d", "SECRETproj0123",
-           "pw-Env-Only-42"]
+           "pw-Env-Only-42", "pgS3cretValue99", "dXNlcjpwYXNzd29yZDEyMw", "51HstripeLIVE", "dozjgNryP4J3jVmNHl0w5N",
+           "QWERTYsecret12345", "AIzaSyA1234567890", "npm_abcdefghijklmnop", "AgEIcHlwaS5vcmcCJGQ0"]
 
 
 def run(argv, stdin=None):
