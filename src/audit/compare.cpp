@@ -84,6 +84,15 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
     sd["metric"] = nullptr;
     sd["basis"] = "neither tokens/s nor step time observed on both sides";
   }
+  if (actual && !(std::isfinite(*actual) && *actual > 0)) {
+    // tokens/s of 1e308 against 1e-300, say: a ratio that is no number is not a speedup ("infx
+    // faster"); said, and left unmeasured.
+    actual.reset();
+    sd["metric"] = nullptr;
+    sd["basis"] =
+        "the before/after ratio is not a finite positive number (check the inputs' tokens/s and step "
+        "times): not measured";
+  }
   sd["ci_low"] = nullptr;
   sd["ci_high"] = nullptr;
   sd["ci_method"] = nullptr;

@@ -1,5 +1,6 @@
 #include "audit/report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -27,7 +28,9 @@ std::string s_of(const Json& j, int d = 3) {
   return j.dump();
 }
 
-std::string x_of(const Json& j) { return j.is_number() ? format_fixed(j.get<double>(), 2) + "x" : "n/a"; }
+std::string x_of(const Json& j) {
+  return j.is_number() && std::isfinite(j.get<double>()) ? format_fixed(j.get<double>(), 2) + "x" : "n/a";
+}
 
 std::string speedup_block(const Json& r) {
   std::ostringstream os;
