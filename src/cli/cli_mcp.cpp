@@ -38,6 +38,10 @@ void register_mcp(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--max-message", o->max_message_bytes, "largest JSON-RPC message in bytes (default 4 MiB)")
       ->check(CLI::Range(1024, 256 << 20));
+  cmd->add_option("--max-result", o->max_result_bytes,
+                  "largest tool result in bytes (default 4 MiB): past it long strings are cut with a note, or the "
+                  "call answers with the size and how to ask for less")
+      ->check(CLI::Range(4096, 256 << 20));
   cmd->callback([o] {
     auto roots = mcp::Roots::make(o->roots);
     if (!roots) {

@@ -398,3 +398,22 @@ TEST(McpSafety, ADirectoryInsideTheRootCannotReadOutThroughItsLinks) {
   }
   fs::remove_all(tmp);
 }
+
+// A result past the size limit is cut (long strings) or refused with its size, never sent whole.
+TEST(McpSafety, ResultsPastTheSizeLimitAreCutOrRefused) {
+  Json env = goblin::envelope_ok({{"names", Json::array({std::string(5000, 'k'), std::string(5000, 'v')})}});
+  std::string text(100000, 't');
+  bound_response(env, text, 8000);
+  EXPECT_TRUE(env["ok"].get<bool>());
+  ASSERT_TRUE(env.contains("truncated"));
+  EXPECT_GT(env["truncated"]["bytes_cut"].get<size_t>(), 7000u);
+  EXPECT_LT(env.dump().size(), 8000u);
+  EXPECT_LT(text.size(), 2100u);
+  Json many = Json::array();
+  for (int i = 0; i < 2000; ++i) many.push_back(i);
+  Json big = goblin::envelope_ok({{"rows", many}});
+  std::string t2 = "x";
+  bound_response(big, t2, 4000);
+  EXPECT_FALSE(big["ok"].get<bool>());
+  EXPECT_NE(big["error"].get<std::string>().find("over this server's limit of 4000 bytes"), std::string::npos);
+}

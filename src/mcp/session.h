@@ -28,6 +28,7 @@ struct ServerOptions {
   std::string replay_dir;              // --replay DIR: recorded runs answer profile_run/benchmark
   std::string out_dir = "goblin-mcp";  // --out: reports, live runs, triage artefacts
   size_t max_message_bytes = 4u << 20;  // one JSON-RPC line
+  size_t max_result_bytes = 4u << 20;   // one tool result (structuredContent); larger ones are cut with a note
   int live_repeats = 0;                 // 0: the live runner's default
 };
 

@@ -26,7 +26,10 @@ Json envelope_output_schema(const Json& result_schema) {
         {"result", result},
         {"error", {{"type", Json::array({"string", "null"})}}},
         {"error_detail",
-         {{"type", "object"}, {"description", "the error as {kind, message, file, byte_offset, line, exit_code}"}}}}},
+         {{"type", "object"}, {"description", "the error as {kind, message, file, byte_offset, line, exit_code}"}}},
+        {"truncated",
+         {{"type", "object"},
+          {"description", "present when long strings of the result were cut to keep it under the size limit"}}}}},
       {"required", Json::array({"ok", "result", "error"})}};
 }
 
@@ -128,6 +131,49 @@ bool arg_bool(const Json& a, const std::string& k, bool dflt) {
   return a.contains(k) && a[k].is_boolean() ? a[k].get<bool>() : dflt;
 }
 
+namespace {
+
+size_t dumped_size(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace).size(); }
+
+// Cuts every string longer than `keep` bytes (on a character boundary), counting what was cut.
+void cut_long_strings(Json& j, size_t keep, size_t& cut) {
+  if (j.is_string()) {
+    std::string& v = j.get_ref<std::string&>();
+    if (v.size() <= keep) return;
+    size_t n = keep;
+    while (n > 0 && (static_cast<unsigned char>(v[n]) & 0xC0) == 0x80) --n;
+    cut += v.size() - n;
+    v = v.substr(0, n) + "...[" + std::to_string(v.size() - n) + " bytes cut]";
+  } else if (j.is_structured()) {
+    for (auto& e : j) cut_long_strings(e, keep, cut);
+  }
+}
+
+}  // namespace
+
+// A tool result a model reads has a size limit (ServerOptions::max_result_bytes): past it, long
+// strings are cut first (a name repeated in many rows), and if that is not enough the result is
+// replaced by an error that says how large it was and how to ask for less. The text block is cut
+// the same way. A 200 MB response would otherwise reach the client whole.
+void bound_response(Json& env, std::string& text, size_t max_bytes) {
+  if (text.size() > max_bytes / 4) text = text.substr(0, max_bytes / 4) + "...[text cut]";
+  const size_t size = dumped_size(env);
+  if (size <= max_bytes) return;
+  size_t cut = 0;
+  cut_long_strings(env["result"], 1024, cut);
+  if (cut > 0 && dumped_size(env) <= max_bytes) {
+    env["truncated"] = {{"bytes_cut", cut},
+                        {"note", "strings longer than 1024 bytes were cut to keep the result under " +
+                                     std::to_string(max_bytes) + " bytes"}};
+    return;
+  }
+  const std::string msg = "the result is " + std::to_string(size) + " bytes, over this server's limit of " +
+                          std::to_string(max_bytes) +
+                          " bytes for one tool result; ask for less (a smaller top, one rank) or use the CLI";
+  env = envelope_error(make_error(ErrorKind::Usage, msg));
+  text = msg;
+}
+
 CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, CallContext& ctx) {
   CallResult cr;
   if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
@@ -172,6 +218,7 @@ CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, Ca
         " [budget: " + std::to_string(s.budget().used()) + "/" + std::to_string(s.budget().limit()) + " calls used]";
   scrub(env, s.roots());
   text = scrub_text(text, s.roots());
+  bound_response(env, text, s.options().max_result_bytes);
   Json r = {{"content", Json::array({Json{{"type", "text"}, {"text", text}}})},
             {"structuredContent", env},
             {"isError", static_cast<bool>(out.error)}};

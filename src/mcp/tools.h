@@ -49,6 +49,10 @@ void add_measure_tools(ToolRegistry& r);
 // The registry verb whose MCP name is `name`, as a tool.
 Tool tool_for_verb(const std::string& name);
 
+// Keeps one tool result under `max_bytes` (long strings cut with a note, else an error that says
+// how large it was); the text block under a quarter of it.
+void bound_response(Json& env, std::string& text, size_t max_bytes);
+
 // The envelope's JSON Schema, every tool's outputSchema; `result` described by `result_schema`.
 Json envelope_output_schema(const Json& result_schema = nullptr);
 
