@@ -72,14 +72,11 @@ const char* json_type(FieldKind k) {
   }
 }
 
+// "a string", "an integer", "null": for messages.
 std::string type_of(const Json& v) {
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "null";
+  const std::string t = json_type_name(v);
+  if (t == "null") return t;
+  return (t[0] == 'a' || t[0] == 'i' || t[0] == 'o' ? "an " : "a ") + t;
 }
 
 bool is_whole(const Json& v) {

@@ -79,31 +79,6 @@ std::string scale_unit(const Json& row, const Json& v) {
 
 }  // namespace
 
-std::string html_escape(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&#39;";
-        break;
-      default:
-        o += c;
-    }
-  return o;
-}
-
 // "profiled 231.5 ms vs unprofiled 219.7 ms (+5.4 %, within 10 %)", or "" when not measured.
 static std::string perturbation_line(const Json& r) {
   if (!r.contains("profiler_perturbation") || !r["profiler_perturbation"].is_object()) return "";
@@ -282,7 +257,7 @@ std::string waste_budget_svg(const Json& before, const Json& after) {
 }
 
 std::string report_html(const Json& r) {
-  auto e = [](const Json& j) { return html_escape(s_of(j)); };
+  auto e = [](const Json& j) { return html_text(s_of(j)); };
   std::ostringstream os;
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>goblin audit: "
      << e(r["workload_name"]) << "</title>\n<style>\n"
@@ -308,25 +283,25 @@ std::string report_html(const Json& r) {
   std::string held = s_of(r["prediction_held"]);
   os << "<div class=\"cards\">\n";
   os << "<div class=\"card\"><div class=\"l\">actual speedup</div><div class=\"v\">"
-     << html_escape(x_of(r["speedup_actual"])) << "</div><div class=\"l\">" << e(d["basis"]);
+     << html_text(x_of(r["speedup_actual"])) << "</div><div class=\"l\">" << e(d["basis"]);
   if (d["ci_low"].is_number())
     os << "<br>95% CI " << format_fixed(d["ci_low"].get<double>(), 2) << "-"
        << format_fixed(d["ci_high"].get<double>(), 2);
   if (d.contains("interleaved") && d["interleaved"].is_boolean())
     os << "<br>" << (d["interleaved"].get<bool>() ? "runs interleaved" : "runs in blocks")
-       << (d["run_order"].is_string() ? " " + html_escape(d["run_order"].get<std::string>()) : std::string());
+       << (d["run_order"].is_string() ? " " + html_text(d["run_order"].get<std::string>()) : std::string());
   os << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">predicted speedup</div><div class=\"v\">"
-     << html_escape(x_of(r["speedup_predicted_low"])) << " - " << html_escape(x_of(r["speedup_predicted_high"]))
-     << "</div><div class=\"l\">" << html_escape(r.value("prediction_method", std::string("from the waste budget")))
+     << html_text(x_of(r["speedup_predicted_low"])) << " - " << html_text(x_of(r["speedup_predicted_high"]))
+     << "</div><div class=\"l\">" << html_text(r.value("prediction_method", std::string("from the waste budget")))
      << "</div></div>\n";
-  os << "<div class=\"card\"><div class=\"l\">prediction</div><div class=\"v " << html_escape(held) << "\">"
-     << html_escape(held) << "</div><div class=\"l\">" << e(r["prediction_note"]) << "</div></div>\n";
+  os << "<div class=\"card\"><div class=\"l\">prediction</div><div class=\"v " << html_text(held) << "\">"
+     << html_text(held) << "</div><div class=\"l\">" << e(r["prediction_note"]) << "</div></div>\n";
   os << "<div class=\"card\"><div class=\"l\">confidence</div><div class=\"v\">" << e(r["confidence"])
      << "</div><div class=\"l\">evidence coverage " << e(r["confidence_detail"]["evidence_coverage"])
      << " &times; rule consistency " << e(r["confidence_detail"]["rule_consistency"]) << "<br>"
-     << html_escape(calibration_phrase(r)) << "</div></div>\n</div>\n";
-  if (auto p = perturbation_line(r); !p.empty()) os << "<p>Profiler perturbation: " << html_escape(p) << "</p>\n";
+     << html_text(calibration_phrase(r)) << "</div></div>\n</div>\n";
+  if (auto p = perturbation_line(r); !p.empty()) os << "<p>Profiler perturbation: " << html_text(p) << "</p>\n";
 
   os << "<h2>Waste budget (seconds per step)</h2>\n"
      << waste_budget_svg(r["waste_budget_before"], r["waste_budget_after"]) << "\n";
@@ -335,7 +310,7 @@ std::string report_html(const Json& r) {
         "<th>%</th></tr>\n";
   for (const auto& row : r["metric_deltas"]) {
     int dg = digits_for(row.value("unit", ""));
-    os << "<tr><td>" << e(row["metric"]) << "</td><td>" << html_escape(unit_label(row)) << "</td><td class=\"n\">"
+    os << "<tr><td>" << e(row["metric"]) << "</td><td>" << html_text(unit_label(row)) << "</td><td class=\"n\">"
        << delta_cell(row, "before", dg) << "</td><td class=\"n\">" << delta_cell(row, "after", dg)
        << "</td><td class=\"n\">" << delta_cell(row, "delta", dg) << "</td><td class=\"n\">"
        << delta_cell(row, "pct", 1) << "</td></tr>\n";
@@ -344,7 +319,7 @@ std::string report_html(const Json& r) {
 
   if (auto k = kernel_diff_lines(r); !k.empty()) {
     os << "<h2>What got faster</h2>\n<ul>\n";
-    for (const auto& l : k) os << "<li>" << html_escape(l) << "</li>\n";
+    for (const auto& l : k) os << "<li>" << html_text(l) << "</li>\n";
     os << "</ul>\n";
   }
   os << "<h2>Rules applied</h2>\n<table><tr><th>rule</th><th>title</th><th>bucket</th><th>est. recovery "
@@ -393,9 +368,9 @@ std::string report_html(const Json& r) {
     else if (!line.empty() && line[0] == '-')
       cls = "del";
     if (cls)
-      os << "<span class=\"" << cls << "\">" << html_escape(line) << "</span>";
+      os << "<span class=\"" << cls << "\">" << html_text(line) << "</span>";
     else
-      os << html_escape(line) << "\n";
+      os << html_text(line) << "\n";
   }
   if (!any) os << "(no change)";
   os << "</pre>\n";

@@ -15,7 +15,6 @@ std::string report_markdown(const Json& report);
 std::string report_html(const Json& report);
 // Inline SVG: one stacked bar per run (before, after), buckets in seconds per step.
 std::string waste_budget_svg(const Json& before, const Json& after);
-std::string html_escape(const std::string& s);
 // Sections of an audit's report beyond compare's (report_sections.cpp): prediction model, waste
 // budget before/after with recovery per bucket, calibration, rounds, profile diff.
 std::string audit_sections_text(const Json& report);

@@ -180,20 +180,20 @@ std::string audit_sections_text(const Json& r) {
 std::string audit_sections_html(const Json& r) {
   std::ostringstream os;
   for (const Table& t : sections(r)) {
-    os << "<h2>" << html_escape(t.title) << "</h2>\n";
-    if (!t.intro.empty()) os << "<p>" << html_escape(t.intro) << "</p>\n";
+    os << "<h2>" << html_text(t.title) << "</h2>\n";
+    if (!t.intro.empty()) os << "<p>" << html_text(t.intro) << "</p>\n";
     if (!t.head.empty() && !t.rows.empty()) {
       os << "<table><tr>";
-      for (const auto& h : t.head) os << "<th>" << html_escape(h) << "</th>";
+      for (const auto& h : t.head) os << "<th>" << html_text(h) << "</th>";
       os << "</tr>\n";
       for (const auto& row : t.rows) {
         os << "<tr>";
-        for (const auto& c : row) os << "<td>" << html_escape(c) << "</td>";
+        for (const auto& c : row) os << "<td>" << html_text(c) << "</td>";
         os << "</tr>\n";
       }
       os << "</table>\n";
     }
-    for (const auto& l : t.after) os << "<p>" << html_escape(l) << "</p>\n";
+    for (const auto& l : t.after) os << "<p>" << html_text(l) << "</p>\n";
   }
   return os.str();
 }

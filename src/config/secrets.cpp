@@ -121,7 +121,17 @@ std::string apply_auth_scheme(const std::string& s, const std::string& scheme, i
 }
 
 // A credential in a URL's query: ?api_key=..., &access_token=..., &sig=... -> the value redacted.
-bool query_secret_name(std::string_view name);
+// A query parameter whose value is a credential: a secret key name (config/workload_config.h), or
+// one of the short names URLs use for them.
+bool query_secret_name(std::string_view name) {
+  static const char* const kShort[] = {
+      "key",  "sig",  "signature", "token", "auth", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+      "code", "pass", "pwd"};
+  const std::string l = ascii_lower(name);
+  return is_secret_key(name) ||
+         std::any_of(std::begin(kShort), std::end(kShort), [&](const char* k) { return l == k; });
+}
+
 std::string apply_query_params(const std::string& s, int64_t line, std::vector<Redaction>* out) {
   std::string r;
   size_t last = 0;
@@ -252,14 +262,6 @@ bool is_secret_key(std::string_view key) {
   }
   return false;
 }
-
-namespace {
-bool query_secret_name(std::string_view name) {
-  const std::string l = ascii_lower(name);
-  return is_secret_key(name) || one_of(l, {"key", "sig", "signature", "token", "auth", "x-amz-signature",
-                                           "x-amz-credential", "x-amz-security-token", "code", "pass", "pwd"});
-}
-}  // namespace
 
 bool is_redactable_secret_value(std::string_view v) {
   v = trim_blanks(v);

@@ -43,11 +43,6 @@ std::string random_suffix() {
 
 }  // namespace
 
-Status check_write_target(const std::string& path) {
-  if (path.empty()) return make_error(ErrorKind::Usage, "empty output path");
-  return check_target_at(AT_FDCWD, path, path);
-}
-
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
   if (path.empty()) return make_error(ErrorKind::Usage, "empty output path");
   namespace fs = std::filesystem;

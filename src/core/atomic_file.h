@@ -41,7 +41,4 @@ class AtomicFile {
   std::string failure_;
 };
 
-// Checks that `path` may be written by AtomicFile (no symlink, a regular file if it exists).
-Status check_write_target(const std::string& path);
-
 }  // namespace goblin

@@ -20,9 +20,9 @@ Confinement& state() {
   return c;
 }
 
-bool beneath(const std::string& p, const std::string& root) {
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       (root.back() == '/' || p[root.size()] == '/'));
+// `p` relative to `root`, which holds it ("." for the root itself).
+std::string relative_to(const std::string& p, const std::string& root) {
+  return p.size() == root.size() ? "." : p.substr(root.size() + (root.back() == '/' ? 0 : 1));
 }
 
 // The root that holds `path` and the path relative to it. Lexically first (the path as the door
@@ -35,9 +35,9 @@ bool split_root(const std::vector<std::string>& roots, const std::string& path, 
     std::string s = cand.string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
     for (const auto& r : roots)
-      if (beneath(s, r)) {
+      if (path_beneath(s, r)) {
         root = r;
-        rel = s.size() == r.size() ? "." : s.substr(r.size() + (r.back() == '/' ? 0 : 1));
+        rel = relative_to(s, r);
         return true;
       }
   }
@@ -67,10 +67,8 @@ int open_beneath(const std::string& root, const std::string& rel, uint64_t flags
     // leads, and that open is again beneath the root: a link swapped in meanwhile is refused.
     std::error_code ec;
     const std::string real = fs::canonical(fs::path(root) / rel, ec).string();
-    if (!ec && beneath(real, root)) {
-      const std::string rel2 =
-          real.size() == root.size() ? "." : real.substr(root.size() + (root.back() == '/' ? 0 : 1));
-      fd = static_cast<int>(::syscall(SYS_openat2, rfd, rel2.c_str(), &how, sizeof how));
+    if (!ec && path_beneath(real, root)) {
+      fd = static_cast<int>(::syscall(SYS_openat2, rfd, relative_to(real, root).c_str(), &how, sizeof how));
       saved = fd < 0 ? errno : 0;
     } else {
       saved = EXDEV;
@@ -84,7 +82,7 @@ int open_beneath(const std::string& root, const std::string& rel, uint64_t flags
       errno = ENOENT;
       return -1;
     }
-    if (!beneath(real, root)) {
+    if (!path_beneath(real, root)) {
       errno = EXDEV;
       return -1;
     }
@@ -99,6 +97,11 @@ Error refused(const std::string& path, const std::string& why) {
 }
 
 }  // namespace
+
+bool path_beneath(const std::string& p, const std::string& root) {
+  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
+                       (root.back() == '/' || p[root.size()] == '/'));
+}
 
 ConfinementScope::ConfinementScope(Confinement c) : previous_(state()) {
   auto canon = [](std::vector<std::string>& v) {

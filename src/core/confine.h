@@ -37,6 +37,9 @@ class ConfinementScope {
 
 const Confinement& current_confinement();
 
+// Whether the absolute, normalised `path` is `root` or lies below it ("/" holds everything).
+bool path_beneath(const std::string& path, const std::string& root);
+
 // Opens `path` read-only (O_CLOEXEC). Confined: the path must lie beneath a read root with every
 // symlink along it resolving beneath that root, and be a regular file (or, with allow_directory,
 // a directory). Unconfined: a plain open, FIFOs included (`goblin info <(zcat t.json.gz)`).

@@ -222,14 +222,14 @@ bool is_stream_path(const std::string& path) {
 }
 
 Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const IoLimits& limits) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    return make_error(ErrorKind::Io, std::string("cannot open: ") + std::strerror(errno), path);
-  }
-  if (S_ISDIR(st.st_mode)) return make_error(ErrorKind::Io, "is a directory, expected a file", path);
   // Every read opens through open_for_read: confined by the door that serves the caller (MCP).
-  ASSIGN_OR_RETURN(const int fd, open_for_read(path));
+  ASSIGN_OR_RETURN(const int fd, open_for_read(path, /*allow_directory=*/true));
+  struct stat st {};
   if (::fstat(fd, &st) != 0) st = {};
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorKind::Io, "is a directory, expected a file", path);
+  }
   FILE* f = ::fdopen(fd, "rb");
   if (!f) {
     ::close(fd);

@@ -89,6 +89,16 @@ Json error_to_json(const Error& e) {
   return j;
 }
 
+const char* json_type_name(const Json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
+  if (v.is_number()) return "number";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "object";
+  return "null";
+}
+
 double round_to(double v, int digits) {
   if (!std::isfinite(v)) return 0.0;
   double p = std::pow(10.0, digits);

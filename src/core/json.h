@@ -32,6 +32,10 @@ Result<Json> parse_json_text(const std::string& text, const std::string& file, c
 // (strings honoured), or -1 when it stays within. One linear pass, no allocation.
 int64_t json_depth_exceeded(std::string_view text, int max_depth);
 
+// The JSON type of a value as JSON Schema names it: "string", "integer", "number", "boolean",
+// "array", "object" or "null".
+const char* json_type_name(const Json& v);
+
 // Rounds to `digits` decimals for stable, readable output.
 double round_to(double v, int digits);
 

@@ -118,15 +118,15 @@ StrId StringPool::intern(std::string_view s) {
       ++invalid_utf8_;
       safe = to_valid_utf8(safe);
     }
-    return intern_checked(safe);
+    // The safe form is stored as it is (a cut name with its note may be a little past the limit).
+    const uint64_t hs = hash(safe);
+    Slot& at = index_[probe(safe, hs)];
+    return at.id_plus_1 != 0 ? at.id_plus_1 - 1 : insert_at(at, safe, hs);
   }
-  return intern_checked(s);
+  return insert_at(slot, s, h);
 }
 
-StrId StringPool::intern_checked(std::string_view s) {
-  const uint64_t h = hash(s);
-  Slot& slot = index_[probe(s, h)];
-  if (slot.id_plus_1 != 0) return slot.id_plus_1 - 1;
+StrId StringPool::insert_at(Slot& slot, std::string_view s, uint64_t h) {
   std::string_view stored(store(s), s.size());
   auto id = static_cast<StrId>(strings_.size());
   strings_.push_back(stored);

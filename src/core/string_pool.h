@@ -45,6 +45,7 @@ class StringPool {
   // The index of the slot holding s (hash h), or of the empty slot where it would go.
   size_t probe(std::string_view s, uint64_t h) const;
   void grow();
+  StrId insert_at(Slot& slot, std::string_view s, uint64_t h);  // s is new: store it, fill `slot`
 
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_used_ = 0;
@@ -54,7 +55,6 @@ class StringPool {
   std::vector<Slot> index_;  // power-of-two size, at most half full
   size_t invalid_utf8_ = 0;
   size_t truncated_ = 0;
-  StrId intern_checked(std::string_view s);  // the index insert, for text already made safe
 };
 
 }  // namespace goblin

@@ -4,18 +4,11 @@
 #include <filesystem>
 
 #include "config/workload_config.h"
+#include "core/confine.h"
 
 namespace fs = std::filesystem;
 
 namespace goblin::mcp {
-
-namespace {
-bool inside(const std::string& path, const std::string& root) {
-  if (root == "/") return true;
-  return path == root ||
-         (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
-}
-}  // namespace
 
 Result<Roots> Roots::make(const std::vector<std::string>& dirs) {
   Roots r;
@@ -47,7 +40,7 @@ Result<std::string> Roots::resolve(const std::string& arg, const std::string& wh
     if (ec) continue;
     existed = true;
     for (const auto& d : dirs_) {
-      if (!inside(real.string(), d)) continue;
+      if (!path_beneath(real.string(), d)) continue;
       // A FIFO, socket or device would block the server (a read that never ends) or stream without
       // bound: only regular files and directories are inputs over MCP.
       const auto type = fs::status(real, ec).type();
@@ -71,7 +64,7 @@ Result<std::string> Roots::resolve(const std::string& arg, const std::string& wh
 std::string Roots::display(const std::string& abs) const {
   for (const auto& d : dirs_) {
     if (abs == d) return ".";
-    if (inside(abs, d) && d != "/") return abs.substr(d.size() + 1);
+    if (path_beneath(abs, d) && d != "/") return abs.substr(d.size() + 1);
   }
   return abs;
 }

@@ -92,16 +92,6 @@ bool matches(const Json& v, const Json& schema) {
   return ok;
 }
 
-std::string type_name(const Json& v) {
-  if (v.is_string()) return "string";
-  if (v.is_boolean()) return "boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
-  if (v.is_number()) return "number";
-  if (v.is_array()) return "array";
-  if (v.is_object()) return "object";
-  return "null";
-}
-
 }  // namespace
 
 std::optional<RpcError> check_arguments(const Json& schema, const Json& args, std::vector<std::string>* missing) {
@@ -111,7 +101,7 @@ std::optional<RpcError> check_arguments(const Json& schema, const Json& args, st
     if (!props.contains(k)) continue;  // extra arguments are ignored, as the audit agent's tools did
     if (!matches(v, props[k])) {
       std::string want = props[k]["type"].is_string() ? props[k]["type"].get<std::string>() : props[k]["type"].dump();
-      return RpcError{kInvalidParams, "argument \"" + k + "\" must be " + want + ", got " + type_name(v),
+      return RpcError{kInvalidParams, "argument \"" + k + "\" must be " + want + ", got " + json_type_name(v),
                       Json{{"argument", k}, {"expected", props[k]["type"]}}};
     }
   }
