@@ -352,12 +352,6 @@ bool detach_locked(bool synchronize_first) {
 
 // ---- writing ------------------------------------------------------------------------------------
 
-std::string json_str(const std::string& s) {
-  std::string o;
-  append_json_string(o, s);
-  return o;
-}
-
 bool write_trace(const char* reason) {
   int expected = 1;
   if (!g_state.compare_exchange_strong(expected, 2)) {
@@ -415,41 +409,34 @@ bool write_trace(const char* reason) {
   std::string drv = nvml_driver_version();
   if (!drv.empty()) t.versions["nvidia_driver"] = drv;
 
+  TracerRun run;
+  run.written_at = reason;
+  run.api_mode = g_recorded.api_mode;
+  run.kinds = g_recorded.kinds_text;
+  run.command = cmdline;
+  run.buffers = st.buffers;
+  run.records = st.records;
+  run.dropped_records = st.dropped;
+  run.unknown_records = st.unknown_records;
+  run.buffer_callback_ns = st.callback_ns;
+  run.recording_pauses = st.pauses;
+  run.recording_paused_ns = st.paused_ns;
+  run.started_paused = st.started_paused;
+  run.paused_at_exit = paused_at_exit;
+  run.detach_on_pause = g_detach_on_pause;
+  run.resume_call_ns = st.resume_call_ns;
+  run.first_resume_call_ns = st.first_resume_call_ns;
+  run.pause_call_ns = st.pause_call_ns;
+  run.cupti_attaches = attaches;
+  run.cupti_detaches = detaches;
+  run.detach_error = detach_error;
+  run.exit_flush_ns = t_flushed - t0;
   // Overhead CUPTI reported about itself, summed per kind.
-  std::map<std::string, uint64_t> overhead;
   for (const auto& o : t.overheads)
-    if (o.end >= o.start) overhead[overhead_kind_name(o.kind)] += o.end - o.start;
-  std::string ov = "{";
-  for (const auto& [k, v] : overhead) ov += (ov.size() > 1 ? "," : "") + json_str(k) + ":" + std::to_string(v);
-  ov += "}";
-  char clk[256];
-  std::snprintf(clk, sizeof clk,
-                "{\"method\":\"CUPTI timestamp bracketed by CLOCK_REALTIME, tightest of %d samples at start\","
-                "\"offset_ns\":%lld,\"uncertainty_ns\":%lld,\"drift_at_exit_ns\":%lld}",
-                t.clock.samples, static_cast<long long>(t.clock.offset_ns),
-                static_cast<long long>(t.clock.uncertainty_ns),
-                static_cast<long long>(at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0));
-  std::string meta = "{\"name\":" + json_str(kTracerName) + ",\"version\":" + json_str(kTracerVersion) +
-                     ",\"written_at\":" + json_str(reason) + ",\"api_mode\":" + json_str(g_recorded.api_mode) +
-                     ",\"kinds\":" + json_str(g_recorded.kinds_text) + ",\"command\":" + json_str(cmdline) +
-                     ",\"buffers\":" + std::to_string(st.buffers) + ",\"records\":" + std::to_string(st.records) +
-                     ",\"dropped_records\":" + std::to_string(st.dropped) +
-                     ",\"unknown_records\":" + std::to_string(st.unknown_records) +
-                     ",\"buffer_callback_ns\":" + std::to_string(st.callback_ns) +
-                     ",\"recording_pauses\":" + std::to_string(st.pauses) +
-                     ",\"recording_paused_ns\":" + std::to_string(st.paused_ns) +
-                     ",\"started_paused\":" + (st.started_paused ? "true" : "false") +
-                     ",\"paused_at_exit\":" + (paused_at_exit ? "true" : "false") +
-                     ",\"pause_mode\":" + json_str(g_detach_on_pause ? "detach" : "disable") +
-                     ",\"resume_call_ns\":" + std::to_string(st.resume_call_ns) +
-                     ",\"first_resume_call_ns\":" + std::to_string(st.first_resume_call_ns) +
-                     ",\"pause_call_ns\":" + std::to_string(st.pause_call_ns) +
-                     ",\"cupti_attaches\":" + std::to_string(attaches) +
-                     ",\"cupti_detaches\":" + std::to_string(detaches) +
-                     (detach_error.empty() ? "" : ",\"detach_error\":" + json_str(detach_error)) +
-                     ",\"exit_flush_ns\":" + std::to_string(t_flushed - t0) + ",\"cupti_overhead_ns\":" + ov +
-                     ",\"clock\":" + clk + "}";
-  t.metadata_json["goblin_tracer"] = meta;
+    if (o.end >= o.start) run.cupti_overhead_ns[overhead_kind_name(o.kind)] += o.end - o.start;
+  run.clock = t.clock;
+  run.drift_at_exit_ns = at_exit.valid && t.clock.valid ? at_exit.offset_ns - t.clock.offset_ns : 0;
+  t.metadata_json["goblin_tracer"] = tracer_run_json(run);
   splice_workload_metadata(t, g_dir);
 
   mkdir(g_dir.c_str(), 0777);

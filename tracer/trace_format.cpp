@@ -164,6 +164,36 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+std::string tracer_run_json(const TracerRun& r) {
+  auto str = [](std::string_view s) {
+    std::string o;
+    append_json_string(o, s);
+    return o;
+  };
+  auto num = [](auto v) { return std::to_string(v); };
+  auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  std::string ov = "{";
+  for (const auto& [k, v] : r.cupti_overhead_ns) ov += (ov.size() > 1 ? "," : "") + str(k) + ":" + num(v);
+  ov += "}";
+  const std::string clk = "{\"method\":\"CUPTI timestamp bracketed by CLOCK_REALTIME, tightest of " +
+                          num(r.clock.samples) + " samples at start\",\"offset_ns\":" + num(r.clock.offset_ns) +
+                          ",\"uncertainty_ns\":" + num(r.clock.uncertainty_ns) +
+                          ",\"drift_at_exit_ns\":" + num(r.drift_at_exit_ns) + "}";
+  return "{\"name\":" + str(kTracerName) + ",\"version\":" + str(kTracerVersion) +
+         ",\"written_at\":" + str(r.written_at) + ",\"api_mode\":" + str(r.api_mode) + ",\"kinds\":" + str(r.kinds) +
+         ",\"command\":" + str(r.command) + ",\"buffers\":" + num(r.buffers) + ",\"records\":" + num(r.records) +
+         ",\"dropped_records\":" + num(r.dropped_records) + ",\"unknown_records\":" + num(r.unknown_records) +
+         ",\"buffer_callback_ns\":" + num(r.buffer_callback_ns) + ",\"recording_pauses\":" + num(r.recording_pauses) +
+         ",\"recording_paused_ns\":" + num(r.recording_paused_ns) + ",\"started_paused\":" + flag(r.started_paused) +
+         ",\"paused_at_exit\":" + flag(r.paused_at_exit) +
+         ",\"pause_mode\":" + str(r.detach_on_pause ? "detach" : "disable") +
+         ",\"resume_call_ns\":" + num(r.resume_call_ns) + ",\"first_resume_call_ns\":" + num(r.first_resume_call_ns) +
+         ",\"pause_call_ns\":" + num(r.pause_call_ns) + ",\"cupti_attaches\":" + num(r.cupti_attaches) +
+         ",\"cupti_detaches\":" + num(r.cupti_detaches) +
+         (r.detach_error.empty() ? "" : ",\"detach_error\":" + str(r.detach_error)) +
+         ",\"exit_flush_ns\":" + num(r.exit_flush_ns) + ",\"cupti_overhead_ns\":" + ov + ",\"clock\":" + clk + "}";
+}
+
 void append_us(std::string& out, int64_t t_ns) {
   if (t_ns < 0) t_ns = 0;
   char buf[32];

@@ -128,6 +128,25 @@ void append_json_string(std::string& out, std::string_view s);
 // goblin's reader converts back to ns exactly.
 void append_us(std::string& out, int64_t t_ns);
 
+// What the tracer says about its own run: the "goblin_tracer" metadata object of docs/tracer.md
+// (how the trace was written, what was recorded and dropped, the pauses, the clock alignment).
+// Plain values, so it is built and tested without CUPTI.
+struct TracerRun {
+  std::string written_at;  // "exit", "signal", "goblin_cupti_write_now"
+  std::string api_mode, kinds, command;
+  uint64_t buffers = 0, records = 0, dropped_records = 0, unknown_records = 0, buffer_callback_ns = 0;
+  uint64_t recording_pauses = 0, recording_paused_ns = 0;
+  bool started_paused = false, paused_at_exit = false, detach_on_pause = true;
+  uint64_t resume_call_ns = 0, first_resume_call_ns = 0, pause_call_ns = 0;
+  uint64_t cupti_attaches = 0, cupti_detaches = 0;
+  std::string detach_error;  // empty: none
+  int64_t exit_flush_ns = 0;
+  std::map<std::string, uint64_t> cupti_overhead_ns;  // per overhead kind
+  ClockAlignment clock;
+  int64_t drift_at_exit_ns = 0;
+};
+std::string tracer_run_json(const TracerRun& r);
+
 // Counts of what the writer emitted, for the summary line and the metadata.
 struct WriteStats {
   uint64_t events = 0, kernels = 0, copies = 0, apis = 0, syncs = 0, ranges = 0, flows = 0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/steps.h"
+#include "core/json.h"
 #include "trace/kineto/kineto.h"
 
 namespace goblin::tracer {
@@ -202,3 +203,29 @@ TEST(TracerWriter, EmptyTraceIsStillValidKineto) {
 
 }  // namespace
 }  // namespace goblin::tracer
+
+// The tracer's own record of its run (docs/tracer.md "goblin_tracer"): valid JSON with every
+// field, the command line escaped, detach_error only when there was one.
+TEST(TracerRun, MetadataIsValidJsonWithEveryField) {
+  goblin::tracer::TracerRun r;
+  r.written_at = "exit";
+  r.api_mode = "launch";
+  r.kinds = "kernel,memcpy";
+  r.command = "python \"train.py\" --lr 3e-4";
+  r.records = 42;
+  r.cupti_overhead_ns = {{"COMPILER", 7}, {"CUPTI_BUFFER_FLUSH", 11}};
+  r.clock.samples = 5;
+  r.clock.offset_ns = -123;
+  r.drift_at_exit_ns = 9;
+  auto j = nlohmann::json::parse(goblin::tracer::tracer_run_json(r));
+  EXPECT_EQ(j["name"], goblin::tracer::kTracerName);
+  EXPECT_EQ(j["command"], r.command);
+  EXPECT_EQ(j["records"], 42);
+  EXPECT_EQ(j["pause_mode"], "detach");
+  EXPECT_FALSE(j.contains("detach_error"));
+  EXPECT_EQ(j["cupti_overhead_ns"]["CUPTI_BUFFER_FLUSH"], 11);
+  EXPECT_EQ(j["clock"]["offset_ns"], -123);
+  EXPECT_EQ(j["clock"]["drift_at_exit_ns"], 9);
+  r.detach_error = "cuptiFinalize failed";
+  EXPECT_EQ(nlohmann::json::parse(goblin::tracer::tracer_run_json(r))["detach_error"], "cuptiFinalize failed");
+}

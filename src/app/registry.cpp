@@ -1,5 +1,7 @@
 #include "app/registry.h"
 
+#include "config/workload_config.h"
+
 namespace goblin::app {
 
 const std::vector<Verb>& verbs() {
@@ -12,6 +14,14 @@ const std::vector<Verb>& verbs() {
     return v;
   }();
   return all;
+}
+
+VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx) {
+  VerbResult r = v.run(rq, ctx);
+  config::redact_json(r.result);
+  r.human = config::redact_credentials(r.human);
+  if (r.error) r.error->message = config::redact_credentials(r.error->message);
+  return r;
 }
 
 const Verb* find_verb(std::string_view name) {

@@ -120,6 +120,12 @@ struct Verb {
   std::string cli_name() const;  // "kb query"
 };
 
+// What every door calls to run a verb: Verb::run, then the one redaction layer of all output
+// (config::redact_json over the result, redact_credentials over the text and the error), so a
+// credential that reached a result from a trace's metadata, a recorded command line or a config
+// never leaves through any door.
+VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx);
+
 // Every verb, in the order `goblin --help` lists them.
 const std::vector<Verb>& verbs();
 // By CLI name ("kb query", "parse-config") or MCP tool name or alias ("query_rocm_kb").

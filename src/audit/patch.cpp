@@ -140,7 +140,8 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
     RETURN_IF_ERROR(nc.set(f, v));
   }
   std::vector<std::string> unplaced;
-  ASSIGN_OR_RETURN(auto patched, config::edit_config_text(*text, cfg, edits, &unplaced));
+  std::map<std::string, std::string> refused;  // field → why the editor would not edit it
+  ASSIGN_OR_RETURN(auto patched, config::edit_config_text(*text, cfg, edits, &unplaced, &refused));
   // Fields with no place in this file are not claimed: the rule becomes advice.
   for (const auto& f : unplaced) {
     (void)nc.set(f, cfg.get(f));
@@ -150,13 +151,18 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
     std::vector<RuleEval> kept;
     for (const auto& e : applied) {
       bool placed = e.rule->transform.empty();
-      for (const auto& [f, v] : e.rule->transform) placed |= edits.count(f) && owner[f] == e.rule->id;
+      std::string why;
+      for (const auto& [f, v] : e.rule->transform) {
+        placed |= edits.count(f) && owner[f] == e.rule->id;
+        if (auto r = refused.find(f); r != refused.end() && why.empty()) why = r->second;
+      }
       if (placed) {
         kept.push_back(e);
       } else {
         skipped.push_back({{"rule_id", e.rule->id},
-                           {"reason", std::string("no place for its edit in a ") +
-                                          config::config_format_name(cfg.format) + " file; apply by hand"}});
+                           {"reason", why.empty() ? std::string("no place for its edit in a ") +
+                                                        config::config_format_name(cfg.format) + " file; apply by hand"
+                                                  : "not edited: " + config::redact_text(why) + "; apply by hand"}});
         findings.push_back({{"rule_id", e.rule->id},
                             {"title", e.rule->title},
                             {"citation", e.rule->citation},

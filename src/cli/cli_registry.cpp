@@ -137,7 +137,7 @@ void register_verb(CLI::App& root, const std::string& cli_name) {
           return VerbResult{nullptr, make_error(ErrorKind::Usage, "missing " + missing.front()), ""};
         app::Context ctx;
         ctx.door = app::kCli;
-        return verb->run(*rq, ctx);
+        return app::run_verb(*verb, *rq, ctx);
       });
     });
   }

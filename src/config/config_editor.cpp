@@ -110,9 +110,15 @@ class Editor {
     int best = -1;
     for (const auto& [p, n] : votes)
       if (n > best) best = n, home_ = p;
+    for (const auto& a : scan.anchors)
+      if (a.kind == "python_call" && !a.path.empty() && kHfCalls.count(a.path[0])) hf_call_lines_.push_back(a.line);
   }
 
+  // Why the last set() placed nothing although the file has a place (empty: it has none).
+  const std::string& refusal() const { return why_; }
+
   bool set(const std::string& field, const Json& v) {
+    why_.clear();
     ConfigFormat fmt = cfg_.format;
     if (field == "precision") return set_precision(v);
     if (field.rfind("env.", 0) == 0) return set_env(field.substr(4), v);
@@ -157,7 +163,25 @@ class Editor {
   }
 
  private:
+  bool refuse(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+
+  // Two TrainingArguments-like calls (a debug one and the real one): which trains is the script's
+  // logic, so goblin edits neither.
+  bool hf_calls_ambiguous() const { return cfg_.format == ConfigFormat::Python && hf_call_lines_.size() > 1; }
+  std::string hf_calls_refusal() const {
+    std::string lines;
+    for (int64_t l : hf_call_lines_) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
+    return "lines " + lines + " each build training arguments; goblin cannot tell which one trains, so it edits none";
+  }
+
   bool replace(const Origin& o, const Json& v) {
+    if (!o.expression.empty())
+      return refuse("line " + std::to_string(o.line) + " sets " + o.key + " = `" + o.expression +
+                    "`, an expression goblin does not evaluate; it does not overwrite it with a literal");
+    if (hf_calls_ambiguous() && kHfCalls.count(o.context)) return refuse(hf_calls_refusal());
     edits_.push_back({o.begin, o.end, render(v, cfg_.format), seq_++});
     return true;
   }
@@ -165,6 +189,11 @@ class Editor {
 
   // Keyword arguments go last (a keyword before a positional argument is a SyntaxError).
   bool insert_kwarg(const SourceAnchor& a, const std::string& key, const Json& v) {
+    if (!a.kwargs_unpack.empty())
+      return refuse("line " + std::to_string(a.line) + ": " + a.path[0] + "(...) also takes " + a.kwargs_unpack +
+                    ", which may already set " + key +
+                    " (Python would raise 'got multiple values for keyword argument')");
+    if (hf_calls_ambiguous() && kHfCalls.count(a.path[0])) return refuse(hf_calls_refusal());
     std::string t = key + "=" + render(v, ConfigFormat::Python);
     int64_t close = a.stmt_end - 1;
     if (a.empty) {
@@ -358,6 +387,8 @@ class Editor {
   const SourceScan& scan_;
   std::vector<Edit> edits_;
   std::vector<std::string> home_;
+  std::vector<int64_t> hf_call_lines_;
+  std::string why_;
   int seq_ = 0;
   bool os_added_ = false;
   bool torch_added_ = false;
@@ -366,11 +397,26 @@ class Editor {
 }  // namespace
 
 Result<std::string> edit_config_text(const std::string& text, const WorkloadConfig& cfg,
-                                     const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced) {
+                                     const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced,
+                                     std::map<std::string, std::string>* refused) {
+  // A byte-order mark: edit the text after it with offsets taken from there (parse_config_text
+  // gives them in the file's bytes), and give the file its mark back.
+  if (const size_t bom = utf8_bom_size(text)) {
+    WorkloadConfig shifted = cfg;
+    for (auto& [k, o] : shifted.origins) {
+      if (o.begin >= 0) o.begin -= static_cast<int64_t>(bom);
+      if (o.end >= 0) o.end -= static_cast<int64_t>(bom);
+    }
+    ASSIGN_OR_RETURN(auto body, edit_config_text(text.substr(bom), shifted, edits, unplaced, refused));
+    return text.substr(0, bom) + body;
+  }
   ASSIGN_OR_RETURN(auto scan, scan_source(text, cfg.format, cfg.source_file));
   Editor ed(text, cfg, scan);
-  for (const auto& [f, v] : edits)
-    if (!ed.set(f, v) && unplaced) unplaced->push_back(f);
+  for (const auto& [f, v] : edits) {
+    if (ed.set(f, v)) continue;
+    if (unplaced) unplaced->push_back(f);
+    if (refused && !ed.refusal().empty()) (*refused)[f] = ed.refusal();
+  }
   return ed.apply();
 }
 

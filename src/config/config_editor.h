@@ -12,8 +12,11 @@
 namespace goblin::config {
 
 // Edits `text` (format of `cfg`) so that it sets `edits` (field → value). Fields that have no
-// place in this format are returned in `unplaced`.
+// place in this format, or that goblin refuses to edit, are returned in `unplaced`; a refusal's
+// reason (naming the line) in `refused`: an expression it would overwrite with a literal, a
+// Python call that also takes **kwargs, two TrainingArguments calls.
 Result<std::string> edit_config_text(const std::string& text, const WorkloadConfig& cfg,
-                                     const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced);
+                                     const std::map<std::string, Json>& edits, std::vector<std::string>* unplaced,
+                                     std::map<std::string, std::string>* refused = nullptr);
 
 }  // namespace goblin::config

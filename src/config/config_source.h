@@ -17,6 +17,9 @@ struct SourceEntry {
   int64_t line = -1, begin = -1, end = -1;  // value span
   std::string context;                      // python: call name ("TrainingArguments", "DataLoader", "os.environ")
   int64_t call_index = -1;                  // python: index into SourceScan::calls
+  // python: `args.bf16 = False` after `args = TrainingArguments(...)`: the attribute write is what
+  // the script runs with, so it wins over the call's keyword (and is what a patch must edit).
+  bool overrides = false;
 };
 
 // A place new keys can be inserted: a YAML block, a JSON object, a Python call.
@@ -31,6 +34,9 @@ struct SourceAnchor {
   // python calls only
   std::string target;     // `model = X.from_pretrained(...)` → "model"
   int64_t stmt_end = -1;  // offset just after the call's closing paren
+  // `**common` among the arguments (the unpacked expression's text): a keyword added to this call
+  // may already be in it, and Python then raises "got multiple values for keyword argument".
+  std::string kwargs_unpack;
 };
 
 struct SourceScan {

@@ -198,8 +198,9 @@ Json python_literal(const std::vector<Token>& t, size_t b, size_t e, const std::
     if (v.is_number_integer()) return -v.get<int64_t>();
     if (v.is_number()) return -v.get<double>();
   }
-  // dotted name: torch.bfloat16
-  bool dotted = (e - b) % 2 == 1;
+  // dotted name: torch.bfloat16. A bare name that is not a module constant (USE_BF16, a variable,
+  // a function argument) is an expression: its value is the script's to compute.
+  bool dotted = (e - b) % 2 == 1 && e > b + 1;
   for (size_t k = b; k < e && dotted; ++k) dotted = ((k - b) % 2 == 0) ? t[k].kind == Tk::Name : t[k].text == ".";
   if (dotted && e > b) {
     std::string s;

@@ -16,6 +16,7 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
   ASSIGN_OR_RETURN(auto toks, tokenize_python(text, file));
   const auto& t = toks;
   std::map<std::string, SourceEntry> consts;
+  std::map<std::string, size_t> call_of_target;  // `args` → the anchor of `args = TrainingArguments(...)`
   static const std::set<std::string> kCalls = {"TrainingArguments",
                                                "SFTConfig",
                                                "Seq2SeqTrainingArguments",
@@ -105,6 +106,34 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
       e.context = "os.environ";
       out.entries.push_back(e);
     }
+    // args.bf16 = False after args = TrainingArguments(...): an attribute write to a configured
+    // object overrides the keyword the call was given.
+    if (t[k].kind == Tk::Name && stmt_start(k) && k + 4 < t.size() && t[k + 1].text == "." &&
+        t[k + 2].kind == Tk::Name && t[k + 3].text == "=") {
+      auto ti = call_of_target.find(t[k].text);
+      const SourceAnchor* call = ti == call_of_target.end() ? nullptr : &out.anchors[ti->second];
+      const int64_t idx = call ? static_cast<int64_t>(ti->second) : -1;
+      if (call && !call->path.empty()) {
+        size_t m = k + 4;
+        while (m < t.size() && t[m].kind != Tk::Newline && t[m].kind != Tk::End) ++m;
+        if (m > k + 4) {
+          bool lit;
+          const SourceEntry* via = nullptr;
+          SourceEntry e;
+          e.path = {t[k + 2].text};
+          e.value = python_literal(t, k + 4, m, consts, &lit, &via);
+          e.literal = lit;
+          e.begin = via ? via->begin : t[k + 4].begin;
+          e.end = via ? via->end : t[m - 1].end;
+          e.line = t[k + 4].line;
+          e.raw = text.substr(t[k + 4].begin, std::min<int64_t>(t[m - 1].end - t[k + 4].begin, 200));
+          e.context = call->path[0];
+          e.call_index = idx;
+          e.overrides = true;
+          out.entries.push_back(e);
+        }
+      }
+    }
     // torch.backends.cuda.matmul.allow_tf32 = X ; torch.backends.cudnn.allow_tf32 = X
     if (t[k].text == "allow_tf32" && k + 2 < t.size() && t[k + 1].text == "=" && k >= 2 && t[k - 1].text == ".") {
       bool matmul = t[k - 2].text == "matmul";
@@ -155,6 +184,7 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
     if (first >= 2 && t[first - 1].text == "=" && t[first - 2].kind == Tk::Name && stmt_start(first - 2))
       a.target = t[first - 2].text;
     int64_t call_index = static_cast<int64_t>(out.anchors.size());
+    if (!a.target.empty()) call_of_target[a.target] = out.anchors.size();
     out.anchors.push_back(a);
     // arguments at depth d0+1
     size_t b = open + 1;
@@ -176,6 +206,9 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
           vb = b + 2;
         } else if (t[b].text == "*" || t[b].text == "**") {
           en.path = {};
+          if (t[b].text == "**")
+            out.anchors[call_index].kwargs_unpack =
+                text.substr(t[b].begin, std::min<int64_t>(t[e - 1].end - t[b].begin, 200));
         } else {
           en.path = {"__arg" + std::to_string(argi++)};
         }

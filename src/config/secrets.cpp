@@ -276,6 +276,44 @@ bool is_redactable_secret_value(std::string_view v) {
   return true;
 }
 
+namespace {
+
+// Shapes that are privacy, not credentials: a path or bucket a user named is theirs to see in a
+// result about their own files, so only config text gets them.
+bool privacy_shape(const Shape& p) {
+  return std::strcmp(p.kind, "home_path") == 0 || std::strcmp(p.kind, "s3_uri") == 0 ||
+         std::strcmp(p.kind, "ws_uri") == 0;
+}
+
+// An Authorization credential in free text (a result, a message): "Bearer" / "Basic" / "Token"
+// followed by at least 12 credential characters of which one is a digit, so prose ("Token
+// throughput") stays prose.
+std::string apply_auth_scheme_in_text(const std::string& s, const std::string& scheme) {
+  size_t at = s.find(scheme);
+  if (at == std::string::npos) return s;
+  std::string r;
+  size_t last = 0;
+  const size_t n = scheme.size();
+  while (at != std::string::npos) {
+    size_t b = at + n;
+    while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
+    size_t e = b;
+    bool digit = false;
+    while (e < s.size() && bearer_char(s[e])) digit |= std::isdigit(static_cast<unsigned char>(s[e++])) != 0;
+    const bool word_start = at == 0 || !alnum(s[at - 1]);
+    if (word_start && b > at + n && e - b >= 12 && digit && s[b] != '<') {
+      r.append(s, last, at - last);
+      r += scheme + " <redacted>";
+      last = e;
+    }
+    at = s.find(scheme, std::max(e, at + 1));
+  }
+  r.append(s, last, std::string::npos);
+  return r;
+}
+
+}  // namespace
+
 std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out) {
   std::string cur = apply_private_key(s, line, out);
   cur = apply_url_credentials(cur, line, out);
@@ -333,6 +371,15 @@ std::string redact_line(std::string line) {
     while (s < line.size() && std::strchr("\"'] \t", line[s]) != nullptr) ++s;
     if (s >= line.size()) continue;
     const char sep = line[s];
+    if (key[0] == '-' && s > k_end && std::strchr(":=,-\"'", sep) == nullptr) {
+      // A command-line flag and its value: `--aws_secret_access_key VALUE`.
+      size_t e = s;
+      while (e < line.size() && line[e] != ' ' && line[e] != '\t') ++e;
+      if (!is_redactable_secret_value(std::string_view(line).substr(s, e - s))) continue;
+      line.replace(s, e - s, "<redacted>");
+      i = s + 10;
+      continue;
+    }
     if (sep == ',') {
       // setdefault("KEY", "value") / environ.get("KEY", "value"): only a quoted value.
       if (key_begin == 0 || (line[key_begin - 1] != '"' && line[key_begin - 1] != '\'')) continue;
@@ -370,5 +417,59 @@ std::string redact_secret_assignments(const std::string& text) {
 }
 
 std::string redact_text(const std::string& text) { return redact_secret_assignments(redact(text, -1, nullptr)); }
+
+std::string redact_credentials(const std::string& text) {
+  std::string cur = apply_private_key(text, -1, nullptr);
+  cur = apply_url_credentials(cur, -1, nullptr);
+  for (const auto& p : kShapes)
+    if (!privacy_shape(p)) cur = apply_shape(cur, p, -1, nullptr);
+  for (const char* scheme : {"Bearer", "Basic", "Token"}) cur = apply_auth_scheme_in_text(cur, scheme);
+  cur = apply_query_params(cur, -1, nullptr);
+  // Assignments only where a line could hold one: skips the line walk for the many short strings
+  // of a result (names, units) that hold no separator.
+  if (cur.find_first_of("=: ") == std::string::npos) return cur;
+  return redact_secret_assignments(cur);
+}
+
+namespace {
+
+// A command-line flag that names a credential: "--hf-token", "-password", "--aws_secret_access_key"
+// (no value attached; "--flag=value" is an assignment and redact_line's).
+bool secret_flag(const std::string& arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg.find('=') != std::string::npos) return false;
+  return is_secret_key(std::string_view(arg).substr(arg.find_first_not_of('-')));
+}
+
+void redact_json_at(Json& j, int depth) {
+  if (depth > 256) return;  // results are built by goblin, far shallower; a bound, not a limit users meet
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    std::string r = redact_credentials(s);
+    if (r != s) j = std::move(r);
+  } else if (j.is_object()) {
+    for (auto& [k, v] : j.items()) {
+      if (v.is_string() && is_secret_key(k) && is_redactable_secret_value(v.get_ref<const std::string&>()))
+        v = "<redacted>";
+      else
+        redact_json_at(v, depth + 1);
+    }
+  } else if (j.is_array()) {
+    // argv-style lists: the element after a credential flag is its value.
+    bool next_is_secret = false;
+    for (auto& v : j) {
+      if (next_is_secret && v.is_string() && is_redactable_secret_value(v.get_ref<const std::string&>())) {
+        v = "<redacted>";
+        next_is_secret = false;
+        continue;
+      }
+      next_is_secret = v.is_string() && secret_flag(v.get_ref<const std::string&>());
+      redact_json_at(v, depth + 1);
+    }
+  }
+}
+
+}  // namespace
+
+void redact_json(Json& j) { redact_json_at(j, 0); }
 
 }  // namespace goblin::config

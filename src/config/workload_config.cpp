@@ -140,8 +140,10 @@ Json config_to_json(const WorkloadConfig& c, bool with_origins) {
   j["warnings"] = c.warnings;
   if (with_origins) {
     j["origins"] = Json::object();
-    for (const auto& [k, o] : c.origins)
+    for (const auto& [k, o] : c.origins) {
       j["origins"][k] = {{"file", o.file}, {"line", o.line}, {"key", o.key}, {"context", o.context}};
+      if (!o.expression.empty()) j["origins"][k]["expression"] = redact_text(o.expression);
+    }
   }
   return j;
 }
@@ -264,7 +266,34 @@ static bool hf_training_arguments_shaped(const WorkloadConfig& c, const SourceSc
   return false;
 }
 
+// A training-arguments call that also takes **kwargs: keywords goblin cannot see may be set there.
+static const SourceAnchor* unpacking_training_call(const SourceScan& scan) {
+  for (const auto& a : scan.anchors)
+    if (a.kind == "python_call" && !a.path.empty() && !a.kwargs_unpack.empty() &&
+        (a.path[0].find("TrainingArguments") != std::string::npos || a.path[0] == "SFTConfig" ||
+         a.path[0] == "GRPOConfig" || a.path[0] == "DPOConfig" || a.path[0] == "ORPOConfig"))
+      return &a;
+  return nullptr;
+}
+
+size_t utf8_bom_size(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
+
 Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  // A byte-order mark (editors on Windows write one) is not part of the first key: parse what
+  // follows it, then give every offset back in the file's own bytes.
+  if (const size_t bom = utf8_bom_size(text)) {
+    auto c = parse_config_text(text.substr(bom), fmt, file);
+    if (!c) {
+      Error e = c.error();
+      if (e.byte_offset >= 0) e.byte_offset += static_cast<int64_t>(bom);
+      return e;
+    }
+    for (auto& [k, o] : c->origins) {
+      if (o.begin >= 0) o.begin += static_cast<int64_t>(bom);
+      if (o.end >= 0) o.end += static_cast<int64_t>(bom);
+    }
+    return c;
+  }
   // Values end up in JSON output (which must be UTF-8): refuse a file that is not, naming the spot.
   if (auto bad = first_invalid_utf8(text)) {
     return make_error(ErrorKind::Malformed,
@@ -289,7 +318,8 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   c.warnings = scan.warnings;
   std::optional<bool> bf16, fp16;
   std::string explicit_precision;
-  std::optional<bool> fused;  // python optimizer fused=
+  std::string precision_expression;  // a bf16=/fp16= whose value is an expression
+  std::optional<bool> fused;         // python optimizer fused=
   auto origin = [&](const SourceEntry& e) {
     Origin o;
     o.file = file;
@@ -319,8 +349,19 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     }
     if (field == "precision.bf16" || field == "precision.fp16") {
       auto b = coerce(FieldSpec{"", FieldType::Bool, {}, ""}, v);
-      if (b.is_boolean()) (field == "precision.bf16" ? bf16 : fp16) = b.get<bool>();
+      auto& flag = field == "precision.bf16" ? bf16 : fp16;
       c.origins[field] = origin(e);
+      if (b.is_boolean()) {
+        flag = b.get<bool>();
+      } else if (!e.literal || v.is_null()) {
+        // bf16=USE_BF16: the precision depends on something goblin does not evaluate, so it is
+        // unknown, never the HF default's "fp32".
+        flag.reset();
+        precision_expression = e.raw;
+        c.origins[field].expression = e.raw;
+        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + e.path.back() + " = `" + e.raw +
+                             "` is an expression goblin does not evaluate; precision is unknown and a patch leaves it");
+      }
       continue;
     }
     if (field == "optimizer.fused") {
@@ -362,8 +403,10 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (!spec) continue;
     if (!e.literal || v.is_null()) {
       c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = `" + e.raw +
-                           "` is an expression goblin does not evaluate; left unset");
+                           "` is an expression goblin does not evaluate; its value is unknown and a patch leaves it");
       c.origins[field] = origin(e);
+      c.origins[field].expression = e.raw;
+      if (e.overrides) c.values.erase(field);  // the call's keyword is no longer what runs
       continue;
     }
     Json cv;
@@ -390,6 +433,15 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
                            " is not a valid value; left unset");
       continue;
     }
+    if (e.overrides) {  // `args.X = v` after the call: this is the value the script runs with
+      if (c.values.count(field) && c.values[field] != cv)
+        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = " + e.raw +
+                             " overrides the value the call set (line " + std::to_string(c.origins[field].line) +
+                             "); the later assignment is the one the script runs with");
+      c.values[field] = cv;
+      c.origins[field] = origin(e);
+      continue;
+    }
     if (c.values.count(field) && c.values[field] != cv)
       c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field +
                            " set more than once; keeping the first (line " + std::to_string(c.origins[field].line) +
@@ -404,8 +456,13 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     c.values["precision"] = "bf16";
   else if (fp16 && *fp16)
     c.values["precision"] = "fp16";
+  else if (!precision_expression.empty())
+    ;  // unknown: a flag goblin did not evaluate may turn bf16 or fp16 on
   else if (bf16 || fp16)
     c.values["precision"] = "fp32";
+  else if (const SourceAnchor* u = unpacking_training_call(scan))
+    c.warnings.push_back(file + ": line " + std::to_string(u->line) + ": " + u->path[0] + "(...) takes " +
+                         u->kwargs_unpack + ", which may set bf16 or fp16; precision is unknown");
   else if (hf_training_arguments_shaped(c, scan)) {
     // HF TrainingArguments semantics: bf16 and fp16 both default to False, so a config that sets
     // neither trains in fp32 (docs/audit.md § parse-config). The origin says it is a default.
@@ -444,7 +501,7 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
   if (ext == ".json") return ConfigFormat::Json;
   if (ext == ".py") return ConfigFormat::Python;
   if (ext == ".env" || ext == ".sh" || base == ".env" || base.rfind(".env", 0) == 0) return ConfigFormat::Env;
-  size_t i = text.find_first_not_of(" \t\r\n");
+  size_t i = text.find_first_not_of(" \t\r\n", utf8_bom_size(text));
   if (i != std::string::npos && text[i] == '{') return ConfigFormat::Json;
   if (text.find("import ") != std::string::npos || text.find("def ") != std::string::npos) return ConfigFormat::Python;
   if (text.find("export ") != std::string::npos) return ConfigFormat::Env;

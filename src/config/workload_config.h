@@ -44,6 +44,10 @@ struct Origin {
   int64_t begin = -1, end = -1;
   std::string key;
   std::string context;  // yaml/json: dotted parent path; python: the call name ("TrainingArguments")
+  // The value is an expression goblin does not evaluate (`bf16=USE_BF16`): its text. A patch never
+  // overwrites it with a literal (the script's logic would be lost), and the field is unknown,
+  // not "not set".
+  std::string expression;
 };
 
 struct Redaction {
@@ -77,6 +81,10 @@ Json config_to_json(const WorkloadConfig& c, bool with_origins = true);
 // Reads it back (fields, env_vars, extras) — used when a patch JSON carries `new_config`.
 Result<WorkloadConfig> config_from_json(const Json& j);
 
+// Bytes of a UTF-8 byte-order mark at the start of `text` (3), else 0. Config text is scanned and
+// edited after it, and a patched file gets it back, so offsets and the first key are the file's.
+size_t utf8_bom_size(std::string_view text);
+
 // Parses text in the given format. Errors carry the file and line.
 Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file);
 // Reads a file and sniffs its format (extension first, then content).
@@ -101,6 +109,16 @@ bool is_redactable_secret_value(std::string_view value);
 std::string redact_secret_assignments(const std::string& text);
 // Both: redact() then redact_secret_assignments(). What any raw config text gets before it is shown.
 std::string redact_text(const std::string& text);
+
+// What every front door's output gets (app/registry.h run_verb): credentials by shape (tokens,
+// keys, JWTs, Authorization credentials, user:password@ and ?api_key= in URLs, private keys) and
+// by name (`KEY=v`, `key: v`, `--secret-flag v`), but not the privacy shapes of redact() (home
+// paths, bucket URIs): a result about the user's own files names them.
+std::string redact_credentials(const std::string& text);
+// The same over every string of a JSON document, plus: an object member whose key names a
+// credential has its string value replaced, and in an array the element after a credential flag
+// ("--hf-token", "hf_xxx") is replaced (a recorded argv).
+void redact_json(Json& j);
 
 // Human summary, one field a line with its origin.
 std::string config_to_text(const WorkloadConfig& c);

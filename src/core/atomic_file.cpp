@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <random>
 
 #include "core/confine.h"
+#include "core/random_tag.h"
 
 namespace goblin {
 
@@ -34,13 +34,6 @@ Status check_target_at(int dir_fd, const std::string& name, const std::string& p
   return {};
 }
 
-std::string random_suffix() {
-  static std::mt19937_64 rng{std::random_device{}()};
-  char tag[17];
-  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
-  return tag;
-}
-
 }  // namespace
 
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
@@ -55,7 +48,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
     ::close(dir_fd);
     return s.error();
   }
-  std::string tmp = "." + name.substr(0, 200) + ".goblin-" + random_suffix();
+  std::string tmp = "." + name.substr(0, 200) + ".goblin-" + random_hex_tag();
   // O_EXCL | O_NOFOLLOW: never an existing file or link.
   const int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {

@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <set>
 
 #include "app/verb.h"
+#include "core/random_tag.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
 
@@ -93,10 +93,7 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
   std::error_code ec;
   std::filesystem::create_directories(s.options().out_dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the output folder: " + ec.message(), s.options().out_dir);
-  static std::mt19937_64 rng{std::random_device{}()};
-  char tag[17];
-  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
-  const std::string dir = s.options().out_dir + "/" + s.next_id(kind) + "-" + std::string(tag, 8);
+  const std::string dir = s.options().out_dir + "/" + s.next_id(kind) + "-" + random_hex_tag(8);
   if (::mkdir(dir.c_str(), 0755) != 0)
     return make_error(ErrorKind::Io, std::string("cannot create a fresh output folder: ") + std::strerror(errno), dir);
   return dir;
@@ -132,7 +129,7 @@ ToolOutcome run_verb_tool(const app::Verb& v, const Json& args, Session& s, Call
   };
   ctx.progress = cc.progress;
   ctx.cancelled = cc.cancelled;
-  return from_verb(v.run(*rq, ctx));
+  return from_verb(app::run_verb(v, *rq, ctx));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "config/workload_config.h"
 #include "core/confine.h"
 #include "core/io.h"
 #include "core/json.h"
@@ -294,6 +295,24 @@ Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
   return make_error(ErrorKind::Malformed, msg, dir);
 }
 
+// A trace's own metadata is the workload's to write: a W&B key, an hf_ token or a recorded
+// command line with --aws_secret_access_key in it would otherwise reach every output that shows
+// metadata (info, triage's profile_metadata.json, MCP). Redacted once here, where every reader's
+// timeline is finished, so nothing downstream holds them (config/workload_config.h redact_json).
+void redact_metadata(Timeline& tl) {
+  for (auto& [key, text] : tl.meta.extra) {
+    Json v = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (v.is_discarded()) v = text;  // not JSON: a bare string value
+    const Json before = v;
+    if (v.is_string() && config::is_secret_key(key) &&
+        config::is_redactable_secret_value(v.get_ref<const std::string&>()))
+      v = "<redacted>";
+    else
+      config::redact_json(v);
+    if (v != before) text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+}
+
 }  // namespace
 
 Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) {
@@ -308,6 +327,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) {
     Status s = read_one_file(path, tl, opt);
+    redact_metadata(tl);
     tl.validate();
     tl.release_spare_capacity();
     return s;
@@ -364,6 +384,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
       if (first_damage.ok()) first_damage = s;
     }
   }
+  redact_metadata(tl);
   if (read == 0) {
     if (!first_refusal.ok()) return first_refusal;
     return make_error(ErrorKind::UnknownFormat,

@@ -52,6 +52,70 @@ def mcp_outputs(goblin, root, name, out_dir):
     return out + out2
 
 
+# A real trace (the bundled H100 example) with every kind of secret planted in its metadata.
+TRACE_SECRETS = {
+    "wandb_api_key": "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+    "note": "login with hf_SECRETaaaaBBBBccccDDDDeeeeFFFF1234 then run",
+    "command_line": "python train.py --aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYSECRETKEY01 --lr 3e-4 "
+                    "--hf-token=hf_SECRETproj0123abcdEFGH --password hunter2-Correct",
+    "argv": ["train.py", "--api-key", "QWERTYsecret12345", "--db_password", "pw-Env-Only-42"],
+    "env": {"PGPASSWORD": "pgS3cretValue99", "DATABASE_URL": "postgres://trainer:Sup3rS3cretPw@db.example.com/runs"},
+    "headers": ["Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "Bearer 9f8e7d6c5b4a39281706aa"],
+    "session": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "billing": "sk_live_51HstripeLIVEabcdefghijklmnop",
+}
+
+
+def secret_trace(work):
+    import gzip
+    src = os.path.join(REPO, "examples", "h100_llama", "h100_llama_bf16_sdpa_w4.json.gz")
+    with gzip.open(src, "rt") as f:
+        doc = json.load(f)
+    doc.update(TRACE_SECRETS)
+    root = os.path.join(work, "trace_root")
+    os.makedirs(root)
+    path = os.path.join(root, "secret_trace.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return root, path
+
+
+def trace_outputs(goblin, work):
+    root, trace = secret_trace(work)
+    outputs = {}
+    failures = []
+    for verb in ["info", "metrics", "breakdown", "roofline"]:
+        for json_flag in ([], ["--json"]):
+            label = " ".join([verb] + json_flag)
+            code, out = run([goblin, verb, trace] + json_flag)
+            outputs[label] = out
+            if code != 0:
+                failures.append(f"trace: {label} exited {code}")
+    tdir = os.path.join(work, "triage_out")
+    code, out = run([goblin, "triage", trace, "-o", tdir, "--json"])
+    outputs["triage --json"] = out
+    if code != 0:
+        failures.append(f"trace: triage exited {code}")
+    for dirpath, _, files in os.walk(tdir):
+        for f in files:
+            with open(os.path.join(dirpath, f), encoding="utf-8", errors="replace") as fh:
+                outputs["triage " + f] = fh.read()
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    for i, tool in enumerate(["info", "triage", "metrics"]):
+        msgs.append({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                     "params": {"name": tool, "arguments": {"path": "secret_trace.json"}}})
+    code, out = run([goblin, "mcp", "--root", root, "--out", os.path.join(work, "mcp_trace")],
+                    "\n".join(json.dumps(m) for m in msgs) + "\n")
+    replies = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    answered = {r.get("id") for r in replies if "result" in r}
+    if not {10, 11, 12} <= answered:
+        failures.append(f"trace: MCP answered {sorted(x for x in answered if x)} of tools 10-12")
+    outputs["mcp info + triage + metrics"] = out
+    return outputs, failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--goblin", required=True)
@@ -101,11 +165,18 @@ def main():
                 for s in SECRETS:
                     if s in text:
                         failures.append(f"{name}: {label} shows a secret ({s[:6]}...)")
+        outputs, trace_failures = trace_outputs(goblin, work)
+        failures += trace_failures
+        for label, text in outputs.items():
+            checked += 1
+            for s in SECRETS:
+                if s in text:
+                    failures.append(f"secret_trace: {label} shows a secret ({s[:6]}...)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:
         print("FAIL", f)
-    print(f"{checked} outputs of {len(os.listdir(SECRETS_DIR))} secret-laden configs checked; {len(failures)} problems")
+    print(f"{checked} outputs of {len(os.listdir(SECRETS_DIR))} secret-laden configs and one trace checked; {len(failures)} problems")
     return 1 if failures else 0
 
 

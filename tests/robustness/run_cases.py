@@ -268,6 +268,22 @@ def python_nested_calls(fixtures, spec):
     return "import torch\nx = " + "DataLoader(" * n + "1" + ")" * n + "\n"
 
 
+# Secrets a workload wrote into its own trace's metadata: a W&B key, an hf_ token in prose, a
+# recorded command line and argv with credential flags, an env dict, a JWT.
+SECRET_METADATA = {
+    "wandb_api_key": "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+    "note": "login with hf_SECRETaaaaBBBBccccDDDDeeeeFFFF1234 then run",
+    "command_line": "python train.py --aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYSECRETKEY01 --password hunter2-Correct",
+    "argv": ["train.py", "--api-key", "QWERTYsecret12345"],
+    "env": {"PGPASSWORD": "pgS3cretValue99"},
+    "session": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+def secret_metadata(d):
+    d.update(SECRET_METADATA)
+
+
 def env_lines(fixtures, spec):
     return "".join(f"VAR_{i}=value{i}\n" for i in range(spec["count"]))
 
@@ -296,6 +312,7 @@ TRANSFORMS = {
     "mcp_depth_calls": mcp_depth_calls,
     "python_nested_calls": python_nested_calls,
     "env_lines": env_lines,
+    "kineto_secret_metadata": t_kineto(secret_metadata),
 }
 
 
