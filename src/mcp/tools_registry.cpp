@@ -93,9 +93,11 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
   std::error_code ec;
   std::filesystem::create_directories(s.options().out_dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the output folder: " + ec.message(), s.options().out_dir);
-  static std::mt19937_64 rng{std::random_device{}()};
+  // Drawn fresh each call: a tool runs in a forked child (isolate.h), and a generator seeded once
+  // in the server would give every child the same "random" name.
+  std::random_device rd;
   char tag[17];
-  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
+  std::snprintf(tag, sizeof tag, "%08x%08x", rd(), rd());
   const std::string dir = s.options().out_dir + "/" + s.next_id(kind) + "-" + std::string(tag, 8);
   if (::mkdir(dir.c_str(), 0755) != 0)
     return make_error(ErrorKind::Io, std::string("cannot create a fresh output folder: ") + std::strerror(errno), dir);
@@ -150,6 +152,11 @@ Tool tool_for_verb(const std::string& name) {
   t.writes = v->writes;
   t.result_schema = v->result_schema;
   t.run = [v](const Json& a, Session& s, CallContext& c) { return run_verb_tool(*v, a, s, c); };
+  // compare_runs reads the session's benchmark records and publishes its reports as resources:
+  // it runs in the server process. The other verbs only read files and write under --out.
+  t.session_bound = v->tool == "compare_runs";
+  // The spec database and the rule base are goblin's own cited data, not the user's files.
+  t.quotes_user_text = v->tool != "specs" && v->tool != "query_kb";
   return t;
 }
 
