@@ -42,6 +42,15 @@ void register_mcp(CLI::App& app) {
                   "largest tool result in bytes (default 4 MiB): past it long strings are cut with a note, or the "
                   "call answers with the size and how to ask for less")
       ->check(CLI::Range(4096, 256 << 20));
+  cmd->add_option("--tool-timeout", o->tool_timeout_s,
+                  "seconds one tool call may run (default 300): past it the call is stopped, answered with an error "
+                  "naming the deadline, and the server goes on; a request may ask for less in "
+                  "_meta[\"goblin/timeout_s\"]")
+      ->check(CLI::Range(0.1, 86400.0));
+  cmd->add_option("--eof-grace", o->eof_grace_s,
+                  "seconds the requests sent before stdin closed may still run (default 5); then the running call is "
+                  "stopped and the server exits 0")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->callback([o] {
     auto roots = mcp::Roots::make(o->roots);
     if (!roots) {

@@ -7,8 +7,8 @@
 
 namespace goblin {
 
-// `chars` lower-case hex digits (at most 16) from a per-thread generator seeded by
-// std::random_device; safe to call from any thread.
+// `chars` lower-case hex digits (at most 16) from std::random_device, drawn fresh each call: safe
+// from any thread and in a forked child.
 std::string random_hex_tag(size_t chars = 16);
 
 }  // namespace goblin

@@ -1,7 +1,11 @@
 // corpus: repo:src/mcp/testdata/corpus
 // libFuzzer target: one input = one JSON-RPC line through the message parser and the dispatcher
 // (initialize first, so every method is reachable). Tools run for real, confined to a temporary
-// root with no replay and no live runs; nothing may crash, hang or answer with invalid JSON.
+// root with no replay and no live runs; nothing may crash, hang or answer with invalid JSON. The
+// root holds traps a line may name: links out of it, a FIFO nobody writes, a link to /dev/zero, a
+// directory link loop (each must be refused, never read: a read of any of them would hang the
+// fuzzer, which libFuzzer reports as a timeout).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -20,6 +24,17 @@ struct Harness {
   Harness() {
     auto dir = std::filesystem::temp_directory_path() / ("goblin_fuzz_mcp_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    std::error_code ec;
+    namespace fs = std::filesystem;
+    fs::create_symlink("/etc/passwd", dir / "out.json", ec);
+    fs::create_directory_symlink("/etc", dir / "etc", ec);
+    ::mkfifo((dir / "fifo.json").c_str(), 0600);
+    fs::create_symlink("/dev/zero", dir / "zero.json", ec);
+    fs::create_symlink("loop_b", dir / "loop_a", ec);
+    fs::create_symlink("loop_a", dir / "loop_b", ec);
+    fs::create_directories(dir / "d", ec);
+    fs::create_directory_symlink("..", dir / "d" / "up", ec);
+    ::mkfifo((dir / "d" / "trace.json").c_str(), 0600);
     ServerOptions o;
     o.roots = {dir.string()};
     o.out_dir = (dir / "out").string();

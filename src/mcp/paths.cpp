@@ -1,6 +1,7 @@
 #include "mcp/paths.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "config/workload_config.h"
@@ -69,13 +70,39 @@ std::string Roots::display(const std::string& abs) const {
   return abs;
 }
 
+namespace {
+
+// A byte of a file name: a root found next to one is part of a longer path ("/data" inside
+// "/mnt/data/x", or "/data2"), not the root.
+bool path_byte(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || u >= 0x80 || c == '.' || c == '_' || c == '-' || c == '~' || c == '+' || c == '@';
+}
+
+// Every root in `out` made relative: "ROOT/x" becomes "x", the root itself "." (`info .` would
+// otherwise show the absolute root).
+void relativise(std::string& out, const std::string& d) {
+  for (size_t at = out.find(d); at != std::string::npos; at = out.find(d, at)) {
+    const size_t end = at + d.size();
+    if (at > 0 && (path_byte(out[at - 1]) || out[at - 1] == '/')) {
+      at = end;  // inside a longer path
+    } else if (end < out.size() && out[end] == '/') {
+      out.erase(at, d.size() + 1);
+    } else if (end < out.size() && path_byte(out[end])) {
+      at = end;  // "/data2": another directory
+    } else {
+      out.replace(at, d.size(), ".");
+      at += 1;
+    }
+  }
+}
+
+}  // namespace
+
 std::string scrub_text(const std::string& s, const Roots& roots) {
   std::string out = s;
-  for (const auto& d : roots.dirs()) {
-    if (d == "/") continue;
-    const std::string pre = d + "/";
-    for (size_t at = out.find(pre); at != std::string::npos; at = out.find(pre, at)) out.erase(at, pre.size());
-  }
+  for (const auto& d : roots.dirs())
+    if (d != "/") relativise(out, d);
   // Lines of file text (a diff, a patched file) carry secrets by key name too. The redactor is
   // one linear pass per shape (no std::regex), so long model-supplied text is not cut up.
   if (out.find('\n') != std::string::npos) out = config::redact_secret_assignments(out);

@@ -4,10 +4,12 @@
 // the same field list — through the CLI (`goblin <verb> ... --json`, run as a user would), and
 // compares the two results byte for byte.
 //
-// Two differences are the doors' own, by design, and are taken out before comparing: where a verb
+// Three differences are the doors' own, by design, and are taken out before comparing: where a verb
 // wrote its files (the CLI writes where -o says; the MCP server picks a folder under its --out, so
-// `out_dir`, `written`, `written_to` differ), and paths under the server's root, which the MCP door
-// shows relative to the root (the same display is applied to the CLI's result). A verb added to
+// `out_dir`, `written`, `written_to` differ); paths under the server's root, which the MCP door
+// shows relative to the root (the same display is applied to the CLI's result); and one-line strings
+// quoted from user files, which the MCP door cuts at 512 bytes in analysis results (the same cut
+// is applied to the CLI's result). A verb added to
 // the registry with an MCP name and no case here fails the test.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include "app/verb.h"
 #include "mcp/server.h"
 #include "mcp/tools.h"
+#include "mcp/untrusted.h"
 
 namespace fs = std::filesystem;
 using goblin::Json;
@@ -195,6 +198,10 @@ TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
     EXPECT_TRUE(m["ok"].get<bool>()) << m["error"].dump();
     Json a = cl["result"], b = m["result"];
     scrub(a, *roots);  // the MCP door shows paths relative to its root
+    // ... and cuts one-line strings quoted from user files in analysis results (untrusted.h).
+    const Tool* tool = reg.find(v.tool);
+    ASSERT_NE(tool, nullptr);
+    if (cuts_quoted_text(*tool)) cut_quoted_strings(a);
     drop_output_locations(a);
     drop_output_locations(b);
     EXPECT_FALSE(b.is_null());

@@ -30,6 +30,8 @@ struct ServerOptions {
   size_t max_message_bytes = 4u << 20;  // one JSON-RPC line
   size_t max_result_bytes = 4u << 20;   // one tool result (structuredContent); larger ones are cut with a note
   int live_repeats = 0;                 // 0: the live runner's default
+  double tool_timeout_s = 300;          // --tool-timeout: a tools/call past it is stopped and answered with an error
+  double eof_grace_s = 5;               // --eof-grace: after stdin closes, how long what was sent may still run
 };
 
 // How one profile_run/benchmark call was measured.
@@ -51,11 +53,20 @@ struct ReportRecord {
   std::string mime;
 };
 
-// Per-call hooks: progress for long calls and the cancellation flag (notifications/cancelled).
+// Why a running call was stopped: the client cancelled it, it ran past its deadline, or the
+// client closed stdin and the shutdown grace ran out.
+enum class StopCause : int { None = 0, Client = 1, Deadline = 2, Shutdown = 3 };
+
+// Per-call hooks: progress for long calls, the cancellation flag (notifications/cancelled, the
+// deadline, shutdown) and whether the tool runs in a child process (the stdio server's calls).
 struct CallContext {
   std::function<void(double progress, const std::string& message)> progress;
   const std::atomic<bool>* cancelled = nullptr;
+  const std::atomic<int>* cause = nullptr;  // a StopCause, set before `cancelled`
+  double deadline_s = 0;                    // the deadline this call runs under (for the error's words)
+  bool isolate = false;                     // run tools that hold no session state in a child process
   bool is_cancelled() const { return cancelled && cancelled->load(); }
+  StopCause stop_cause() const { return cause ? static_cast<StopCause>(cause->load()) : StopCause::Client; }
 };
 
 class Session {

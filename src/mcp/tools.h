@@ -29,7 +29,16 @@ struct Tool {
   std::function<ToolOutcome(const Json& args, Session& s, CallContext& ctx)> run;
   bool writes = false;  // writes files (readOnlyHint false)
   Json result_schema;   // the envelope's `result` (null: any object)
+  // Reads or changes the session's state (its runs, its reports): runs in the server process,
+  // stopped through its live runners. Every other tool runs in a child process (isolate.h).
+  bool session_bound = false;
+  // Its result quotes text from the user's files (names, config values): marked and cut (untrusted.h).
+  bool quotes_user_text = true;
 };
+
+// Analysis tools cut one-line strings quoted from user files (untrusted.h); the audit tools do
+// not, since the config dicts they return are passed back whole to the next tool.
+inline bool cuts_quoted_text(const Tool& t) { return t.quotes_user_text && !t.audit; }
 
 class ToolRegistry {
  public:

@@ -83,31 +83,43 @@ ToolOutcome measure(const std::string& kind, const Json& a, Session& s, CallCont
 }  // namespace
 
 void add_measure_tools(ToolRegistry& r) {
-  r.add({"profile_run",
-         "Profile a short run",
-         "RunMetrics + additive waste budget of a short profiled run of the config. Live only "
-         "with --allow-live on a GPU machine (goblin's own profile runner); otherwise from the session's --replay "
-         "recordings; otherwise ok=false. Never invents results.",
-         {},
-         object_schema({{"config", config_schema()},
-                        {"steps", prop("integer", "profiled steps (live runs; default: the runner's 5)")}},
-                       {"config"}),
-         true,
-         true,
-         [](const Json& a, Session& s, CallContext& c) { return measure("profile", a, s, c); }});
-  r.add({"benchmark",
-         "Benchmark a config",
-         "Unprofiled timing of the config (the original, then propose_patch's new_config). "
-         "Live only with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the session's "
-         "--replay recordings; otherwise ok=false.",
-         {},
-         object_schema({{"config", config_schema()},
-                        {"steps", prop("integer", "timed steps per run (live; default: the runner's 20)")},
-                        {"cache", prop("boolean", "reuse a cached bench result (default true)")}},
-                       {"config"}),
-         true,
-         true,
-         [](const Json& a, Session& s, CallContext& c) { return measure("bench", a, s, c); }});
+  Tool profile{
+      "profile_run",
+      "Profile a short run",
+      "RunMetrics + additive waste budget of a short profiled run of the config. Live only "
+      "with --allow-live on a GPU machine (goblin's own profile runner); otherwise from the session's --replay "
+      "recordings; otherwise ok=false. Never invents results.",
+      {},
+      object_schema({{"config", config_schema()},
+                     {"steps", prop("integer", "profiled steps (live runs; default: the runner's 5)")}},
+                    {"config"}),
+      true,
+      true,
+      [](const Json& a, Session& s, CallContext& c) { return measure("profile", a, s, c); },
+      false,
+      Json(),
+      true};
+  Tool bench{"benchmark",
+             "Benchmark a config",
+             "Unprofiled timing of the config (the original, then propose_patch's new_config). "
+             "Live only with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the session's "
+             "--replay recordings; otherwise ok=false.",
+             {},
+             object_schema({{"config", config_schema()},
+                            {"steps", prop("integer", "timed steps per run (live; default: the runner's 20)")},
+                            {"cache", prop("boolean", "reuse a cached bench result (default true)")}},
+                           {"config"}),
+             true,
+             true,
+             [](const Json& a, Session& s, CallContext& c) { return measure("bench", a, s, c); },
+             false,
+             Json(),
+             true};
+  // Both record their run in the session (compare_runs reads it), hence session_bound (true
+  // above): they run in the server process, and a stopped call ends through the live runner's
+  // process groups.
+  r.add(std::move(profile));
+  r.add(std::move(bench));
 }
 
 }  // namespace goblin::mcp

@@ -147,6 +147,11 @@ Tool tool_for_verb(const std::string& name) {
   t.writes = v->writes;
   t.result_schema = v->result_schema;
   t.run = [v](const Json& a, Session& s, CallContext& c) { return run_verb_tool(*v, a, s, c); };
+  // compare_runs reads the session's benchmark records and publishes its reports as resources:
+  // it runs in the server process. The other verbs only read files and write under --out.
+  t.session_bound = v->tool == "compare_runs";
+  // The spec database and the rule base are goblin's own cited data, not the user's files.
+  t.quotes_user_text = v->tool != "specs" && v->tool != "query_kb";
   return t;
 }
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -10,10 +11,10 @@
 #include <deque>
 #include <iostream>
 #include <mutex>
-#include <set>
 #include <thread>
 
 #include "core/process.h"
+#include "mcp/isolate.h"
 
 namespace goblin::mcp {
 
@@ -80,123 +81,189 @@ class Writer {
   bool closed_ = false;
 };
 
-// What the worker runs now, for cancellation.
-struct InFlight {
+using Clock = std::chrono::steady_clock;
+
+// Requests waiting for the worker past this many are answered at once with an error: a client
+// that floods the server while a tool runs must not grow its memory without bound.
+constexpr size_t kMaxQueued = 256;
+
+// What the reader, the worker and the watchdog share. Everything under `mu`, except the two
+// atomics the running call polls.
+struct State {
   std::mutex mu;
-  Json id;                              // null when idle
-  std::atomic<bool> cancelled{false};   // kill the call's workload (client cancel or EOF)
-  bool client_cancelled = false;        // notifications/cancelled: the call gets no response
-  bool eof = false;                     // the client closed stdin
-  std::set<std::string> cancelled_ids;  // dumped ids cancelled before they started
+  std::condition_variable cv;
+  std::deque<Message> queue;
+  bool eof = false;                    // the client closed stdin
+  Clock::time_point shutdown_at;       // eof + --eof-grace: what still runs then is stopped
+  Json running;                        // the id of the request the worker runs (null: idle)
+  Clock::time_point deadline;          // of the running call
+  std::atomic<bool> cancelled{false};  // stop the running call (its child process, its workloads)
+  std::atomic<int> cause{0};           // why (StopCause), set before `cancelled`
+  bool shutting_down(Clock::time_point now) const { return eof && now >= shutdown_at; }
+  void stop(StopCause c) {
+    if (cancelled) return;
+    cause = static_cast<int>(c);
+    cancelled = true;
+  }
 };
+
+// A tools/call's own deadline: the server's --tool-timeout, or less when the request asks for
+// less in `_meta["goblin/timeout_s"]` (MCP defines no per-request timeout; a client may only
+// shorten the operator's limit, never lengthen it).
+double call_deadline_s(const Message& m, double server_s) {
+  if (!m.params.is_object() || !m.params.contains("_meta") || !m.params["_meta"].is_object()) return server_s;
+  const Json& meta = m.params["_meta"];
+  if (!meta.contains("goblin/timeout_s") || !meta["goblin/timeout_s"].is_number()) return server_s;
+  const double asked = meta["goblin/timeout_s"].get<double>();
+  return asked > 0 && asked < server_s ? asked : server_s;
+}
+
+// A tools/call that is not run (the shutdown grace ran out before its turn): a tool error, so the
+// client still gets an answer to every request it sent.
+Json not_run(const Message& m) {
+  const Error e = make_error(ErrorKind::Workload,
+                             "not run: the client closed stdin and the shutdown grace (--eof-grace) ran out first");
+  return make_response(m.id, Json{{"content", Json::array({Json{{"type", "text"}, {"text", e.message}}})},
+                                  {"structuredContent", envelope_error(e)},
+                                  {"isError", true}});
+}
+
+// One request on the worker thread, with progress heartbeats when the request asks for them.
+void run_one(Server& server, Writer& out, State& st, Message& m) {
+  const ServerOptions& o = server.session().options();
+  CallContext ctx;
+  ctx.cancelled = &st.cancelled;
+  ctx.cause = &st.cause;
+  ctx.isolate = true;
+  ctx.deadline_s = m.method == "tools/call" ? call_deadline_s(m, o.tool_timeout_s) : o.tool_timeout_s;
+  {
+    std::lock_guard<std::mutex> l(st.mu);
+    st.running = m.kind == Message::Request ? m.id : Json();
+    st.cause = 0;
+    st.cancelled = false;
+    st.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(ctx.deadline_s > 0 ? ctx.deadline_s : 1e9));
+    if (st.shutting_down(Clock::now())) st.stop(StopCause::Shutdown);
+  }
+  // Progress: when the request carries _meta.progressToken, a heartbeat every second while the
+  // call runs, plus whatever the tool reports. Values only increase, as MCP requires.
+  Json token;
+  if (m.params.is_object() && m.params.contains("_meta") && m.params["_meta"].is_object() &&
+      m.params["_meta"].contains("progressToken"))
+    token = m.params["_meta"]["progressToken"];
+  std::mutex pmu;
+  std::condition_variable pcv;
+  bool done = false;
+  double value = 0;
+  const auto t0 = Clock::now();
+  auto notify = [&](const std::string& msg) {
+    std::lock_guard<std::mutex> l(pmu);
+    if (done) return;
+    value += 1;
+    out.send(make_notification("notifications/progress",
+                               Json{{"progressToken", token}, {"progress", value}, {"message", msg}}));
+  };
+  std::thread beat;
+  if (!token.is_null() && m.method == "tools/call") {
+    std::string tool = m.params.value("name", std::string("tool"));
+    ctx.progress = [&](double, const std::string& msg) { notify(msg); };
+    notify(tool + " started");
+    beat = std::thread([&, tool] {
+      std::unique_lock<std::mutex> l(pmu);
+      while (!pcv.wait_for(l, std::chrono::seconds(1), [&] { return done; })) {
+        l.unlock();
+        double el = std::chrono::duration<double>(Clock::now() - t0).count();
+        notify(tool + " running, " + std::to_string(static_cast<int>(el)) + " s elapsed");
+        l.lock();
+      }
+    });
+  }
+  auto resp = server.handle(m, ctx);
+  {
+    std::lock_guard<std::mutex> l(pmu);
+    done = true;
+  }
+  pcv.notify_all();
+  if (beat.joinable()) beat.join();
+  bool client_cancelled = false;
+  {
+    std::lock_guard<std::mutex> l(st.mu);
+    client_cancelled = st.cancelled && st.cause == static_cast<int>(StopCause::Client);
+    st.running = nullptr;
+    st.cancelled = false;
+    st.cause = 0;
+  }
+  // A cancelled request gets no response (MCP: the receiver should not answer it).
+  if (resp && !client_cancelled) out.send(*resp);
+}
 
 }  // namespace
 
 int serve_stdio(Server& server, int in_fd, int out_fd) {
   signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill us mid-write
   Writer out(out_fd);
-  InFlight fl;
-  std::mutex qmu;
-  std::condition_variable qcv;
-  std::deque<Message> queue;
-  bool stopping = false;
+  State st;
+  const ServerOptions& opt = server.session().options();
 
   std::thread worker([&] {
     for (;;) {
       Message m;
       {
-        std::unique_lock<std::mutex> l(qmu);
-        qcv.wait(l, [&] { return stopping || !queue.empty(); });
-        if (queue.empty()) return;
-        m = std::move(queue.front());
-        queue.pop_front();
+        std::unique_lock<std::mutex> l(st.mu);
+        st.cv.wait(l, [&] { return st.eof || !st.queue.empty(); });
+        if (st.queue.empty()) return;
+        m = std::move(st.queue.front());
+        st.queue.pop_front();
+        if (m.kind == Message::Request && m.method == "tools/call" && st.shutting_down(Clock::now())) {
+          l.unlock();
+          out.send(not_run(m));
+          continue;
+        }
       }
-      {
-        std::lock_guard<std::mutex> l(fl.mu);
-        if (m.kind == Message::Request && fl.cancelled_ids.erase(m.id.dump())) continue;  // cancelled before start
-        fl.id = m.kind == Message::Request ? m.id : Json();
-        // After EOF the queue is still answered, but nothing new may run live: a live call
-        // starts cancelled (its workload is killed at once).
-        bool live = m.method == "tools/call" && m.params.is_object() && server.session().options().allow_live &&
-                    (m.params.value("name", std::string()) == "profile_run" ||
-                     m.params.value("name", std::string()) == "benchmark");
-        fl.cancelled = fl.eof && live;
-        fl.client_cancelled = false;
-      }
-      CallContext ctx;
-      ctx.cancelled = &fl.cancelled;
-      // Progress: when the request carries _meta.progressToken, a heartbeat every second while
-      // the call runs, plus whatever the tool reports. Values only increase, as MCP requires.
-      Json token;
-      if (m.params.is_object() && m.params.contains("_meta") && m.params["_meta"].is_object() &&
-          m.params["_meta"].contains("progressToken"))
-        token = m.params["_meta"]["progressToken"];
-      std::mutex pmu;
-      std::condition_variable pcv;
-      bool done = false;
-      double value = 0;
-      auto t0 = std::chrono::steady_clock::now();
-      auto notify = [&](const std::string& msg) {
-        std::lock_guard<std::mutex> l(pmu);
-        if (done) return;
-        value += 1;
-        out.send(make_notification("notifications/progress",
-                                   Json{{"progressToken", token}, {"progress", value}, {"message", msg}}));
-      };
-      std::thread beat;
-      if (!token.is_null() && m.method == "tools/call") {
-        std::string tool = m.params.value("name", std::string("tool"));
-        ctx.progress = [&](double, const std::string& msg) { notify(msg); };
-        notify(tool + " started");
-        beat = std::thread([&, tool] {
-          std::unique_lock<std::mutex> l(pmu);
-          while (!pcv.wait_for(l, std::chrono::seconds(1), [&] { return done; })) {
-            l.unlock();
-            double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            notify(tool + " running, " + std::to_string(static_cast<int>(el)) + " s elapsed");
-            l.lock();
-          }
-        });
-      }
-      auto resp = server.handle(m, ctx);
-      {
-        std::lock_guard<std::mutex> l(pmu);
-        done = true;
-      }
-      pcv.notify_all();
-      if (beat.joinable()) beat.join();
-      bool was_cancelled = false;
-      {
-        std::lock_guard<std::mutex> l(fl.mu);
-        was_cancelled = fl.client_cancelled;
-        fl.id = nullptr;
-        fl.cancelled = false;
-      }
-      // A cancelled request gets no response (MCP: the receiver should not answer it).
-      if (resp && !was_cancelled) out.send(*resp);
+      run_one(server, out, st, m);
     }
   });
 
-  // While a cancelled call is in flight, keep killing the process groups goblin started: a bench
-  // starts one run after another, and each must die until the call returns.
+  // The watchdog: stops the running call at its deadline or at the end of the shutdown grace, and
+  // while a stopped call is still in flight keeps killing the process groups goblin started for
+  // it (a benchmark starts one run after another, and each must die until the call returns).
   std::atomic<bool> quit{false};
-  std::thread reaper([&] {
+  std::thread watchdog([&] {
     while (!quit) {
-      if (fl.cancelled) kill_all_children();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      bool kill = false;
+      std::string log;  // written after the lock is released: stderr may block
+      {
+        std::lock_guard<std::mutex> l(st.mu);
+        const auto now = Clock::now();
+        if (!st.running.is_null() && !st.cancelled) {
+          if (now >= st.deadline) {
+            st.stop(StopCause::Deadline);
+            log = "goblin mcp: request " + st.running.dump() + " stopped at its deadline\n";
+          } else if (st.shutting_down(now)) {
+            st.stop(StopCause::Shutdown);
+          }
+        }
+        kill = st.cancelled;
+      }
+      if (!log.empty()) std::cerr << log;
+      if (kill) {
+        std::lock_guard<std::mutex> f(fork_mutex());  // no fork while the child registry's lock is held
+        kill_all_children();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
 
-  LineReader reader(in_fd, server.session().options().max_message_bytes);
+  LineReader reader(in_fd, opt.max_message_bytes);
   std::string line;
   bool oversized = false;
   while (reader.next(line, oversized)) {
     if (oversized) {
-      out.send(make_error_response(nullptr, RpcError{kInvalidRequest,
-                                                     "message larger than the server's limit of " +
-                                                         std::to_string(server.session().options().max_message_bytes) +
-                                                         " bytes (--max-message); discarded",
-                                                     nullptr}));
+      out.send(make_error_response(
+          nullptr, RpcError{kInvalidRequest,
+                            "message larger than the server's limit of " + std::to_string(opt.max_message_bytes) +
+                                " bytes (--max-message); discarded",
+                            nullptr}));
       continue;
     }
     if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are not messages
@@ -211,39 +278,56 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
       continue;
     }
     if (m.kind == Message::Notification && m.method == "notifications/cancelled") {
-      if (m.params.is_object() && m.params.contains("requestId")) {
-        std::lock_guard<std::mutex> l(fl.mu);
-        if (!fl.id.is_null() && fl.id == m.params["requestId"]) {
-          fl.cancelled = true;
-          fl.client_cancelled = true;
-          std::cerr << "goblin mcp: request " << fl.id.dump() << " cancelled by the client\n";
-        } else {
-          fl.cancelled_ids.insert(m.params["requestId"].dump());
-        }
+      // The running request is stopped; a queued one is dropped (it gets no response either); an
+      // id the server does not hold (unknown, finished) is ignored and nothing is kept of it.
+      if (!m.params.is_object() || !m.params.contains("requestId")) continue;
+      const Json& id = m.params["requestId"];
+      bool running = false;
+      {
+        std::lock_guard<std::mutex> l(st.mu);
+        running = !st.running.is_null() && st.running == id;
+        if (running) st.stop(StopCause::Client);
+        for (auto it = st.queue.begin(); !running && it != st.queue.end(); ++it)
+          if (it->kind == Message::Request && it->id == id) {
+            st.queue.erase(it);
+            break;
+          }
       }
+      if (running) std::cerr << "goblin mcp: request " << id.dump() << " cancelled by the client\n";
       continue;
     }
+    // Other notifications and stray responses need no work (initialized only marks the session):
+    // dropped here, so that a flood of them cannot fill the queue.
+    if (m.kind != Message::Request && m.method != "notifications/initialized") continue;
+    bool busy = false;
     {
-      std::lock_guard<std::mutex> l(qmu);
-      queue.push_back(std::move(m));
+      std::lock_guard<std::mutex> l(st.mu);
+      busy = st.queue.size() >= kMaxQueued;
+      if (!busy) st.queue.push_back(m);
     }
-    qcv.notify_one();
+    if (!busy) {
+      st.cv.notify_one();
+    } else if (m.kind == Message::Request) {  // answered outside the lock: a write may block
+      out.send(make_error_response(m.id, RpcError{kInternalError,
+                                                  "server busy: " + std::to_string(kMaxQueued) +
+                                                      " requests are already waiting; send it again later",
+                                                  nullptr}));
+    }
   }
-  // EOF: the client is gone (or done). A running live call is cancelled (its workload killed);
-  // what is queued is still answered, then the worker stops.
+  // EOF: the client closed stdin, which MCP's stdio transport uses to ask the server to exit. What
+  // it sent before is still answered for --eof-grace seconds (a script that writes its requests
+  // and closes stdin gets its answers); then the running call is stopped, queued tool calls are
+  // answered "not run", and the server exits 0.
   {
-    std::lock_guard<std::mutex> l(fl.mu);
-    fl.eof = true;
-    if (!fl.id.is_null()) fl.cancelled = true;
+    std::lock_guard<std::mutex> l(st.mu);
+    st.eof = true;
+    st.shutdown_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(std::max(0.0, opt.eof_grace_s)));
   }
-  {
-    std::lock_guard<std::mutex> l(qmu);
-    stopping = true;
-  }
-  qcv.notify_one();
+  st.cv.notify_one();
   worker.join();
   quit = true;
-  reaper.join();
+  watchdog.join();
   return 0;
 }
 

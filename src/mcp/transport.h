@@ -1,8 +1,12 @@
 // The stdio transport: one JSON-RPC message per line on stdin/stdout, logs on stderr only.
 // Lines longer than the limit are discarded (their bytes never held in memory) and answered with
-// -32600. Requests run one at a time on a worker thread so the reader stays free for ping and
-// notifications/cancelled; a cancelled live call has the workload's process groups killed; EOF on
-// stdin (the client went away) cancels what is running and returns.
+// -32600. The reader thread only reads: ping is answered at once, notifications/cancelled stops
+// the running request or drops a queued one (ids it does not hold are ignored, never stored), and
+// requests queue (at most 256) for one worker thread. The worker runs each tool call under a
+// deadline (--tool-timeout, or less when the request asks) in a child process (isolate.h), so a
+// call that is cancelled, past its deadline or still running at shutdown is killed and the server
+// goes on. EOF on stdin is MCP's stdio shutdown: what was sent is answered for --eof-grace
+// seconds, then the running call is stopped and the server returns.
 #pragma once
 #include <string>
 

@@ -79,6 +79,9 @@ def make_input(spec, work, fixtures):
     elif kind == "bare_fifo":  # a named pipe nobody ever writes to: a reader that opens it blocks
         os.mkfifo(path)
         return path
+    elif kind == "link":  # a symbolic link to any target, as given ("/dev/zero", "." for a loop)
+        os.symlink(spec["target"], path)
+        return path
     elif kind == "transform":
         data = TRANSFORMS[spec["transform"]](fixtures, spec)
         if isinstance(data, str):
@@ -263,6 +266,45 @@ def mcp_depth_calls(fixtures, spec):
     return "\n".join(calls) + "\n"
 
 
+MCP_INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def mcp_trap_calls(fixtures, spec):
+    """Every file tool on a FIFO nobody writes, a link to /dev/zero and a directory link loop
+    inside the root, then a ping: each is refused at once, the server answers the ping."""
+    calls = [json.dumps(MCP_INIT)]
+    n = 10
+    for path in ("pipe.json", "zero.json", "loop/up/loop/up/pipe.json", "cycle.json"):
+        for tool, arg in (("info", "path"), ("triage", "path"), ("metrics", "path"), ("roofline", "path"),
+                          ("ranks", "path"), ("breakdown", "path"), ("diagnose", "ncu_csv"),
+                          ("parse_config", "file_path")):
+            n += 1
+            calls.append(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                     "params": {"name": tool, "arguments": {arg: path}}}))
+    calls.append(json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"}))
+    return "\n".join(calls) + "\n"
+
+
+def mcp_cancel_flood(fixtures, spec):
+    """notifications/cancelled for ids the server never saw, each distinct and long; then a ping."""
+    pad = "x" * spec["id_bytes"]
+    lines = [json.dumps(MCP_INIT)]
+    lines += ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"%s%d"}}' % (pad, i)
+              for i in range(spec["count"])]
+    lines.append(json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"}))
+    return "\n".join(lines) + "\n"
+
+
+def mcp_live_call(fixtures, spec):
+    """A live profile_run of a config (the stand-in workload, told by the case's env to hang)."""
+    config = {"source_file": "train.yaml", "model_name": "standin", "precision": "fp32", "batch_size": 8,
+              "seq_len": 1024}
+    return "\n".join([json.dumps(MCP_INIT), json.dumps({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "profile_run", "arguments": {"config": config, "steps": 3}}})]) + "\n"
+
+
 def python_nested_calls(fixtures, spec):
     n = spec["depth"]
     return "import torch\nx = " + "DataLoader(" * n + "1" + ")" * n + "\n"
@@ -310,6 +352,9 @@ TRANSFORMS = {
     "gzip_truncated": gzip_truncated,
     "mcp_hostile": mcp_hostile,
     "mcp_depth_calls": mcp_depth_calls,
+    "mcp_trap_calls": mcp_trap_calls,
+    "mcp_cancel_flood": mcp_cancel_flood,
+    "mcp_live_call": mcp_live_call,
     "python_nested_calls": python_nested_calls,
     "env_lines": env_lines,
     "kineto_secret_metadata": t_kineto(secret_metadata),
@@ -318,12 +363,13 @@ TRANSFORMS = {
 
 # ---- running one case --------------------------------------------------------------------------
 
-def run_limited(runner, argv, cwd, stdin_path):
+def run_limited(runner, argv, cwd, stdin_path, env=None):
     """Runs argv under the limits through limited_run; returns (exit code, -signal or "timeout",
-    seconds, peak RSS MiB, output)."""
+    seconds, peak RSS MiB, output). `env`: variables added to the environment."""
     out_path = os.path.join(cwd, ".stdout")
     p = subprocess.run([runner, str(TIME_LIMIT_S), str(MEM_LIMIT_BYTES), stdin_path or os.devnull, out_path, "--"]
-                       + argv, cwd=cwd, capture_output=True, text=True, timeout=TIME_LIMIT_S + 30)
+                       + argv, cwd=cwd, capture_output=True, text=True, timeout=TIME_LIMIT_S + 30,
+                       env=dict(os.environ, **env) if env else None)
     fields = dict(kv.split("=", 1) for kv in p.stdout.split())
     code = "timeout" if fields["timeout"] == "1" else int(fields["exit"])
     with open(out_path, "rb") as f:
@@ -341,7 +387,8 @@ def run_case(case, goblin, runner, fixtures, root):
     argv = [goblin] + [a.format(**{k: v[0] for k, v in paths.items()}, work=work, fixtures=fixtures, repo=REPO)
                        for a in case["args"]]
     stdin = paths["stdin"][0] if "stdin" in paths else None
-    code, seconds, mib, output = run_limited(runner, argv, work, stdin)
+    env = {k: v.format(work=work, fixtures=fixtures, repo=REPO) for k, v in case.get("env", {}).items()}
+    code, seconds, mib, output = run_limited(runner, argv, work, stdin, env)
     for _, spec in paths.values():
         w = spec.get("_writer")
         if w is not None:
