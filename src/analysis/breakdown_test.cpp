@@ -174,6 +174,7 @@ TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
     Json j = run_metrics_to_json(*m);
     auto back = run_metrics_from_json(j);
     ASSERT_TRUE(back.ok());
+    EXPECT_EQ(run_metrics_to_json(*back).dump(), j.dump());  // JSON -> struct -> the same JSON
     EXPECT_EQ(back->steps.size(), m->steps.size());
     EXPECT_NEAR(back->waste_budget.useful_gpu, m->waste_budget.useful_gpu, 1e-9);
     EXPECT_EQ(back->attention_kernel_loaded, m->attention_kernel_loaded);

@@ -188,3 +188,66 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   // The trace's own figures are unchanged by the telemetry beside it.
   EXPECT_TRUE(m.mfu_pct.has_value());
 }
+
+// The field list (run_metrics_json.cpp): a struct written and read back is the same struct, and
+// the JSON the same JSON (breakdown_test does the same on the fixture traces' metrics). A
+// metrics.json recorded by a live audit (written unrounded, by the run's own writer) reads into
+// the struct and writes back with the same keys in the same order.
+TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
+  RunMetrics m;
+  m.steps = {{"ProfilerStep#2", 0.25, 0.2, false}, {"ProfilerStep#3", 0.5, 0.1, true}};
+  m.step_time_s = 0.25;
+  m.tokens_per_sec = 1234.5;
+  m.gpu_activity = false;  // gpu_util_pct null
+  m.waste_budget.useful_gpu = 0.125;
+  m.waste_budget.step_time_s = 0.25;
+  m.waste_budget.unobserved = {"comm_excess"};
+  m.top_kernels = {{"k", "gemm", "gemm", 50.5, 0.1, 7}};
+  m.versions = {{"cuda", "12.4"}};
+  m.runner_kind = "live";
+  const Json j = run_metrics_to_json(m);
+  EXPECT_TRUE(j["gpu_util_pct"].is_null());
+  EXPECT_TRUE(j["cost_profile"].is_null());
+  EXPECT_EQ(j["waste_budget"]["unit"], "seconds per step");
+  auto back = run_metrics_from_json(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_FALSE(back->gpu_activity);
+  EXPECT_EQ(back->steps[1].partial, true);
+  EXPECT_EQ(back->top_kernels[0].count, 7);
+  EXPECT_EQ(back->runner_kind, "live");
+  EXPECT_EQ(run_metrics_to_json(*back).dump(), j.dump());
+
+  std::ifstream in(std::string(GOBLIN_SOURCE_DIR) +
+                   "/docs/results/h100_audit_rounds/hf_trainer_r2/round1_after_profile/metrics.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const Json recorded = Json::parse(ss.str());
+  auto r = run_metrics_from_json(recorded);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Json again = run_metrics_to_json(*r);
+  std::vector<std::string> keys_in, keys_out;
+  for (auto it = recorded.begin(); it != recorded.end(); ++it) keys_in.push_back(it.key());
+  for (auto it = again.begin(); it != again.end(); ++it) keys_out.push_back(it.key());
+  EXPECT_EQ(keys_out, keys_in);
+  EXPECT_NEAR(r->step_time_s, recorded["step_time_s"].get<double>(), 1e-12);
+  EXPECT_EQ(r->versions.at("pytorch"), recorded["versions"]["pytorch"]);
+  EXPECT_EQ(r->steps.size(), recorded["steps"].size());
+  EXPECT_EQ(run_metrics_to_json(*run_metrics_from_json(again)).dump(), again.dump());
+}
+
+TEST(RunMetricsJson, MistypedKeysAreMalformedAndNamed) {
+  auto r = run_metrics_from_json(Json{{"steps", {{{"name", "s"}, {"wall_s", "slow"}}}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
+  EXPECT_EQ(r.error().message, "run metrics: steps[0].wall_s: expected number, got string");
+  r = run_metrics_from_json(Json{{"waste_budget", {{"host_gap", nullptr}}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "run metrics: waste_budget.host_gap: expected number, got null");
+  r = run_metrics_from_json(Json{{"tokens_per_sec", "fast"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "run metrics: tokens_per_sec: expected number, got string");
+  // A runner that could not analyse its run writes null for the budget (run/run_results.cpp).
+  r = run_metrics_from_json(Json{{"step_time_s", 0.5}, {"waste_budget", nullptr}, {"steps", Json::array()}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->step_time_s, 0.5);
+}

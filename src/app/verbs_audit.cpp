@@ -134,19 +134,18 @@ VerbResult kb_list_verb(const Request&, Context&) {
 
 // ---- patch ----------------------------------------------------------------------------------
 
-std::string patch_text(const Json& p) {
+std::string patch_text(const audit::Patch& p) {
+  // Figures as JSON writes them (null when unknown), so the text and --json agree.
+  auto num = [](std::optional<double> v) { return v ? Json(*v).dump() : std::string("null"); };
   std::ostringstream os;
-  os << p["diff"].get<std::string>();
-  for (const auto& x : p["rationale"])
-    os << "applied " << x["rule_id"].get<std::string>() << " -> " << x["targets_bucket"].get<std::string>() << "  "
-       << x["citation"].get<std::string>() << "\n";
-  for (const auto& x : p["skipped"])
-    os << "skipped " << x["rule_id"].get<std::string>() << ": " << x["reason"].get<std::string>() << "\n";
-  for (const auto& x : p["findings"])
-    os << "finding " << x["rule_id"].get<std::string>() << ": " << x["title"].get<std::string>() << "\n";
-  os << "expected speedup: " << p["expected_speedup_low"].dump() << " .. " << p["expected_speedup_high"].dump()
-     << "   confidence " << p["confidence"].dump() << " = coverage " << p["evidence_coverage"].dump()
-     << " x consistency " << p["rule_consistency"].dump() << "\n";
+  os << p.diff;
+  for (const auto& x : p.rationale)
+    os << "applied " << x.rule_id << " -> " << x.targets_bucket << "  " << x.citation << "\n";
+  for (const auto& x : p.skipped) os << "skipped " << x.rule_id << ": " << x.reason << "\n";
+  for (const auto& x : p.findings) os << "finding " << x.rule_id << ": " << x.title << "\n";
+  os << "expected speedup: " << num(p.expected_speedup_low) << " .. " << num(p.expected_speedup_high)
+     << "   confidence " << num(p.confidence) << " = coverage " << num(p.evidence_coverage) << " x consistency "
+     << num(p.rule_consistency) << "\n";
   return os.str();
 }
 
@@ -190,11 +189,11 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
   if (!kb) return fail(kb.error());
   auto p = audit::make_patch(file, po, *kb);
   if (!p) return fail(p.error());
-  r.result = p->result;
+  r.result = audit::patch_to_json(p->result);
   if (p->unsafe) {
     // The edit would damage the file: show what it would be, write nothing, exit non-zero.
     r.error = *p->unsafe;
-    r.human = r.result["diff"].get<std::string>();
+    r.human = p->result.diff;
     return r;
   }
   std::string out = rq.str("out");
@@ -210,7 +209,7 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
     }
     r.result["written_to"] = out;
   }
-  r.human = patch_text(r.result);
+  r.human = patch_text(p->result);
   return r;
 }
 

@@ -118,7 +118,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   RunMetrics cur_prof = *o.profile;
   std::string cur_trace = runner.last_trace();
   std::optional<double> cur_unprofiled;  // round 1's config has no unprofiled run before its patch
-  o.rounds = Json::array();
+  o.rounds.clear();
   double total = 1, total_lo = 1, total_hi = 1;
   bool all_ci = true;
   int accepted = 0;
@@ -169,7 +169,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   }
   o.current_round = 0;
   Json chain = Json::array();
-  for (const auto& s : o.rounds) chain.push_back(s);
+  for (const auto& s : o.rounds) chain.push_back(audit_round_to_json(s));
   o.report["rounds"] = chain;
   o.report["rounds_requested"] = rounds;
   o.report["rounds_accepted"] = accepted;

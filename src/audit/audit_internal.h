@@ -25,7 +25,7 @@ struct AuditHistory {
 AuditHistory open_history(const AuditOptions& opt);
 
 struct RoundResult {
-  Json summary;  // the round's entry in the report's `rounds`
+  AuditRound summary;  // the round's entry in the report's `rounds`
   bool accepted = false;
   std::string stop_reason;
   double speedup = 1;

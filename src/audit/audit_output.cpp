@@ -29,7 +29,7 @@ Status write_extras(const std::string& dir, const std::string& config_path, cons
   }
   if (!o.patched_text.empty()) {
     if (Status s = put("patched_" + fs::path(config_path).filename().string(), o.patched_text); !s) return s;
-    if (Status s = put("patch.json", o.patch.dump(2) + "\n"); !s) return s;
+    if (Status s = put("patch.json", (o.patch ? patch_to_json(*o.patch) : Json()).dump(2) + "\n"); !s) return s;
   }
   // The last accepted round's config (with --rounds; equal to the patched file after one round).
   if (!o.final_config_text.empty() && o.rounds.size() > 1)

@@ -63,11 +63,12 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
                       const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o) {
   RoundResult rr;
   const bool first = r == 1;
-  rr.summary = {{"round", r}, {"config", path}};
+  rr.summary.round = r;
+  rr.summary.config = path;
   auto fail = [&](const Error& e) {
     step_end(o, opt, e.describe(), false);
     rr.error = e;
-    rr.summary["error"] = e.describe();
+    rr.summary.error = e.describe();
     return rr;
   };
 
@@ -94,7 +95,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.rule_ids = rule_ids;
     o.kb_hits = hits;
   }
-  rr.summary["symptoms"] = symptoms;
+  rr.summary.symptoms = symptoms;
 
   // propose_patch
   step_begin(o, opt, "propose_patch",
@@ -104,7 +105,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (first) return fail(make_error(ErrorKind::NotFound, "the rule base returned no candidate rule"));
     step_end(o, opt, "no candidate rule");
     rr.stop_reason = "round " + std::to_string(r) + ": the rule base returned no candidate rule";
-    rr.summary["stopped"] = rr.stop_reason;
+    rr.summary.stopped = rr.stop_reason;
     return rr;
   }
   PatchOptions po;
@@ -116,13 +117,13 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   auto patch = make_patch(path, po, kb);
   if (!patch) return fail(patch.error());
   if (patch->unsafe) return fail(*patch->unsafe);  // the edit would damage the user's file
-  Json pj = patch->result;
+  Patch pj = patch->result;
   std::vector<std::string> applied;
-  for (const auto& x : pj["rationale"]) applied.push_back(x["rule_id"]);
+  for (const auto& x : pj.rationale) applied.push_back(x.rule_id);
   // Calibration from the history (the report says what it did).
   Json cal = {{"store", hist.store ? Json(hist.store->path()) : Json()}, {"action", "none"}};
-  if (hist.store && pj["expected_speedup_low"].is_number()) {
-    double lo = pj["expected_speedup_low"], hi = pj["expected_speedup_high"];
+  if (hist.store && pj.expected_speedup_low) {
+    double lo = *pj.expected_speedup_low, hi = pj.expected_speedup_high.value_or(0);
     Calibrated c = hist.store->calibrate(applied, prof.gpu_name, lo, hi);
     cal["action"] = c.action;
     cal["reason"] = c.reason;
@@ -130,8 +131,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     cal["model_low"] = lo;
     cal["model_high"] = hi;
     if (c.changed) {
-      pj["expected_speedup_low"] = round_to(c.low, 3);
-      pj["expected_speedup_high"] = round_to(c.high, 3);
+      pj.expected_speedup_low = round_to(c.low, 3);
+      pj.expected_speedup_high = round_to(c.high, 3);
     }
   } else if (!hist.store) {
     cal["reason"] = hist.note;
@@ -151,23 +152,21 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
                              {"not_predicted", x.not_predicted}});
     cal["by_rule"] = by_rule;
   }
-  pj["calibration"] = cal;
+  pj.calibration = cal;
   {
     std::ostringstream os;
     os << applied.size() << " rules applied";
-    if (pj["expected_speedup_low"].is_number())
-      os << ", predicted " << f2(pj["expected_speedup_low"].get<double>()) << "-"
-         << f2(pj["expected_speedup_high"].get<double>()) << "x (" << pj.value("prediction_method", "") << ")";
+    if (pj.expected_speedup_low)
+      os << ", predicted " << f2(*pj.expected_speedup_low) << "-" << f2(pj.expected_speedup_high.value_or(0)) << "x ("
+         << pj.prediction_method << ")";
     if (cal["action"] != "none") os << ", calibration " << cal["action"].get<std::string>();
-    os << ", confidence " << pj["confidence"].dump();
+    os << ", confidence " << Json(pj.confidence).dump();
     step_end(o, opt, os.str());
   }
-  rr.summary["rules"] = applied;
-  rr.summary["predicted"] = {{"low", pj["expected_speedup_low"]},
-                             {"high", pj["expected_speedup_high"]},
-                             {"method", pj.value("prediction_method", "")},
-                             {"calibration", cal["action"]}};
-  rr.summary["diff"] = pj["diff"];
+  rr.summary.rules = applied;
+  rr.summary.predicted = RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method,
+                                        cal["action"].get<std::string>()};
+  rr.summary.diff = pj.diff;
   rr.patched_text = patch->patched_text;
   if (first) {
     o.patch = pj;
@@ -175,7 +174,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   if (!first && applied.empty()) {
     rr.stop_reason = "round " + std::to_string(r) + ": no rule applies to the patched config";
-    rr.summary["stopped"] = rr.stop_reason;
+    rr.summary.stopped = rr.stop_reason;
     return rr;
   }
 
@@ -233,12 +232,13 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (!f.empty())
       co.notes.push_back("the measured BEFORE run is not exactly the given config (differs on " + f + ")");
   }
-  auto rep = compare_runs(bi, ai, pj, co);
+  // compare_runs still reads the patch as JSON (the Report is not a struct yet).
+  auto rep = compare_runs(bi, ai, patch_to_json(pj), co);
   if (!rep) return fail(rep.error());
   Json report = *rep;
   report["symptoms"] = symptoms;
-  report["speedup_model"] = pj.value("speedup_model", Json());
-  report["prediction_method"] = pj.value("prediction_method", "");
+  report["speedup_model"] = pj.speedup_model.value_or(Json());
+  report["prediction_method"] = pj.prediction_method;
   report["calibration"] = cal;
   report["kernel_diff"] = kernel_diff_for_report(prof_trace, pair->after_trace);
   // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
@@ -282,20 +282,16 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   rr.speedup = actual.value_or(1.0);
   rr.ci_low = num_or(d, "ci_low");
   rr.ci_high = num_or(d, "ci_high");
-  const bool significant =
-      d.is_object() && d.contains("significant") && d["significant"].is_boolean() && d["significant"].get<bool>();
-  rr.summary["measured"] = {{"speedup", report.value("speedup_actual", Json())},
-                            {"ci_low", d.value("ci_low", Json())},
-                            {"ci_high", d.value("ci_high", Json())},
-                            {"significant", d.value("significant", Json())},
-                            {"interleaved", pair->interleaved},
-                            {"run_order", pair->order}};
-  rr.summary["prediction_held"] = report.value("prediction_held", "");
-  rr.summary["summary_line"] = report.value("summary_line", "");
   const bool sig_known = d.is_object() && d.contains("significant") && d["significant"].is_boolean();
+  const bool significant = sig_known && d["significant"].get<bool>();
+  rr.summary.measured = RoundMeasured{
+      actual,     rr.ci_low, rr.ci_high, sig_known ? std::optional<bool>(significant) : std::nullopt, pair->interleaved,
+      pair->order};
+  rr.summary.prediction_held = report.value("prediction_held", "");
+  rr.summary.summary_line = report.value("summary_line", "");
   if (same_recording) {
-    rr.summary["measured"] = nullptr;
-    rr.summary["prediction_held"] = "not_measured";
+    rr.summary.measured = std::optional<RoundMeasured>();
+    rr.summary.prediction_held = "not_measured";
     rr.stop_reason = "round " + std::to_string(r) +
                      ": the runner has no measurement of this round's patched config (the same recording stood in "
                      "for both sides); reverted, nothing measured";
@@ -303,7 +299,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     // One recording per side has no interval: significance is unknown, not refuted. A replay goes
     // on (as far as its recordings allow) and says so; a live round without an interval does not.
     rr.accepted = true;
-    rr.summary["accepted_note"] =
+    rr.summary.accepted_note =
         "accepted without an interval: one recording per side, so significance is not established";
     o.final_config_text = patch->patched_text;
     o.final_config_name = "patched_final" + fs::path(path).extension().string();
@@ -316,13 +312,13 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.final_config_text = patch->patched_text;
     o.final_config_name = "patched_final" + fs::path(path).extension().string();
   }
-  rr.summary["accepted"] = rr.accepted;
-  if (!rr.accepted) rr.summary["reverted"] = rr.stop_reason;
+  rr.summary.accepted = rr.accepted;
+  if (!rr.accepted) rr.summary.reverted = rr.stop_reason;
   if (first) {
     o.report = report;
     o.after_profile = rr.after_profile;
   } else {
-    rr.summary["report"] = report;
+    rr.summary.report = report;
   }
 
   // history: every measured round, accepted or not.
@@ -335,9 +331,9 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.environment = report["validity_footer"].is_object() ? report["validity_footer"] : Json::object();
     h.environment["goblin"] = build_info_json();
     h.rules = applied;
-    h.prediction_method = pj.value("prediction_method", "");
-    h.predicted_low = num_or(pj, "expected_speedup_low");
-    h.predicted_high = num_or(pj, "expected_speedup_high");
+    h.prediction_method = pj.prediction_method;
+    h.predicted_low = pj.expected_speedup_low;
+    h.predicted_high = pj.expected_speedup_high;
     h.measured = actual;
     h.ci_low = rr.ci_low;
     h.ci_high = rr.ci_high;
@@ -346,7 +342,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.round = r;
     h.calibration = cal.value("action", "none");
     auto id = hist.store->add(h);
-    rr.summary["history_id"] = id ? Json(*id) : Json();
+    rr.summary.history_id = id ? std::optional<int64_t>(*id) : std::nullopt;
     if (!id) o.notes.push_back("audit history: round " + std::to_string(r) + " not recorded: " + id.error().describe());
   }
   return rr;

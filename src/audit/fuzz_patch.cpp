@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.vendor = (data[0] & 4) ? "amd" : "nvidia";
   auto p = goblin::audit::make_patch_text(text, name, opt, *kb);
   if (!p.ok()) return 0;
-  (void)p->result.dump(-1, ' ', false, goblin::Json::error_handler_t::strict);
+  (void)goblin::audit::patch_to_json(p->result).dump(-1, ' ', false, goblin::Json::error_handler_t::strict);
   if (p->unsafe) {
-    if (p->result["roundtrip_ok"].get<bool>()) std::abort();  // refused, so the JSON must say why
+    if (p->result.roundtrip_ok) std::abort();  // refused, so the JSON must say why
     return 0;
   }
   auto before = goblin::config::parse_config_text(text, goblin::config::sniff_config_format(name, text), name);

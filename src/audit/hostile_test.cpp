@@ -28,11 +28,11 @@ TEST(HostilePatch, AnEditThatWouldNotParseBackIsRefused) {
   ASSERT_TRUE(p->unsafe.has_value());
   EXPECT_EQ(p->unsafe->kind, ErrorKind::Malformed);
   EXPECT_NE(p->unsafe->message.find("would not parse back"), std::string::npos) << p->unsafe->message;
-  EXPECT_FALSE(p->result["roundtrip_ok"].get<bool>());
+  EXPECT_FALSE(p->result.roundtrip_ok);
   auto good = make_patch_text("model_name_or_path: gpt2\n", "ok.yaml", tf32_nvidia(), *kb);
   ASSERT_TRUE(good.ok());
   EXPECT_FALSE(good->unsafe.has_value());
-  EXPECT_TRUE(good->result["roundtrip_ok"].get<bool>());
+  EXPECT_TRUE(good->result.roundtrip_ok);
 }
 
 TEST(HostilePatch, DiffHeadersNameTheFileAsGiven) {
@@ -43,8 +43,7 @@ TEST(HostilePatch, DiffHeadersNameTheFileAsGiven) {
   ASSERT_TRUE(kb.ok());
   auto p = make_patch_text("model_name_or_path: gpt2\n", "/abs/path/train.yaml", tf32_nvidia(), *kb);
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->result["diff"].get<std::string>().rfind("--- a/train.yaml\n+++ b/train.yaml\n", 0), 0u)
-      << p->result["diff"];
+  EXPECT_EQ(p->result.diff.rfind("--- a/train.yaml\n+++ b/train.yaml\n", 0), 0u) << p->result.diff;
 }
 
 TEST(HostilePatch, ShownTextIsRedactedTheWrittenTextIsNot) {
@@ -55,7 +54,7 @@ TEST(HostilePatch, ShownTextIsRedactedTheWrittenTextIsNot) {
       "env:\n  WANDB_API_KEY: 1a2b3c4d5e6f7a8b9c0d\n";
   auto p = make_patch_text(cfg, "s.yaml", tf32_nvidia(), *kb);
   ASSERT_TRUE(p.ok());
-  const std::string shown = p->result.dump();
+  const std::string shown = patch_to_json(p->result).dump();
   EXPECT_EQ(shown.find("9f8e7d6c5b4a"), std::string::npos);
   EXPECT_EQ(shown.find("1a2b3c4d5e6f"), std::string::npos);
   EXPECT_NE(p->patched_text.find("9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"), std::string::npos);

@@ -50,21 +50,17 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   if (requested.empty())
     return make_error(ErrorKind::Usage, "no rules given: pass --rules ID,... (from `goblin kb query`)");
 
-  Json skipped = Json::array(), findings = Json::array();
+  std::vector<PatchSkip> skipped;
+  std::vector<PatchFinding> findings;
   std::vector<RuleEval> fired;
   for (const Rule* r : requested) {
     RuleEval e = evaluate_rule(*r, cfg, ev, opt.original);
     if (!e.fires) {
-      skipped.push_back({{"rule_id", r->id}, {"reason", e.reason}});
+      skipped.push_back({r->id, e.reason});
       continue;
     }
     if (!r->performance || r->advisory) {
-      findings.push_back({{"rule_id", r->id},
-                          {"title", r->title},
-                          {"category", r->category},
-                          {"citation", r->citation},
-                          {"advice", r->recovery.basis},
-                          {"evidence", e.supporting}});
+      findings.push_back({r->id, r->title, r->category, r->citation, r->recovery.basis, e.supporting});
       if (r->transform.empty()) continue;
     }
     fired.push_back(e);
@@ -81,7 +77,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   std::map<std::string, std::string> owner;
   std::vector<RuleEval> applied;
   int conflicts = 0;
-  Json conflict_log = Json::array();
+  std::vector<PatchConflict> conflict_log;
   // Absolute values first, in rule order (a later rule that wants another value for a field loses
   // it: a conflict). Then {scale: k} transforms (docs/audit.md § Rule schema) multiply the field as
   // the absolute edits left it, so a scale composes with another rule's value instead of
@@ -124,15 +120,14 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
     const auto& e = fired[i];
     for (const auto& f : lost[i]) {
       ++conflicts;
-      conflict_log.push_back({{"field", f}, {"winner", owner[f]}, {"loser", e.rule->id}});
+      conflict_log.push_back({f, owner[f], e.rule->id});
     }
     if (changed[i] || e.rule->transform.empty())
       applied.push_back(e);
     else
-      skipped.push_back(
-          {{"rule_id", e.rule->id},
-           {"reason", lost[i].empty() ? "transform already in the config"
-                                      : "conflict: field " + lost[i][0] + " taken by " + owner[lost[i][0]]}});
+      skipped.push_back({e.rule->id, lost[i].empty()
+                                         ? "transform already in the config"
+                                         : "conflict: field " + lost[i][0] + " taken by " + owner[lost[i][0]]});
   }
 
   config::WorkloadConfig nc = cfg;
@@ -159,14 +154,11 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
       if (placed) {
         kept.push_back(e);
       } else {
-        skipped.push_back({{"rule_id", e.rule->id},
-                           {"reason", why.empty() ? std::string("no place for its edit in a ") +
-                                                        config::config_format_name(cfg.format) + " file; apply by hand"
-                                                  : "not edited: " + config::redact_text(why) + "; apply by hand"}});
-        findings.push_back({{"rule_id", e.rule->id},
-                            {"title", e.rule->title},
-                            {"citation", e.rule->citation},
-                            {"advice", "apply by hand: " + rule_to_json(*e.rule)["transform"].dump()}});
+        skipped.push_back({e.rule->id, why.empty() ? std::string("no place for its edit in a ") +
+                                                         config::config_format_name(cfg.format) + " file; apply by hand"
+                                                   : "not edited: " + config::redact_text(why) + "; apply by hand"});
+        findings.push_back({e.rule->id, e.rule->title, std::nullopt, e.rule->citation,
+                            "apply by hand: " + rule_to_json(*e.rule)["transform"].dump(), std::nullopt});
       }
     }
     applied = kept;
@@ -180,7 +172,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   double R_low = 0, R_high = 0;
   int overclaimed = 0;
   std::map<std::string, std::pair<double, double>> rule_rec;
-  Json bucket_caps = Json::array();
+  std::vector<BucketCap> bucket_caps;
   for (const auto& [b, rs] : by_bucket) {
     auto bit = ev.bucket_s.find(b);
     double sum_high = 0, keep_low = 1, keep_high = 1;
@@ -191,7 +183,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
     }
     if (sum_high > 1) ++overclaimed;
     if (bit == ev.bucket_s.end()) {
-      bucket_caps.push_back({{"bucket", b}, {"observed", false}});
+      bucket_caps.push_back({b, false, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
       for (const auto* e : rs) rule_rec[e->rule->id] = {NAN, NAN};
       continue;
     }
@@ -203,27 +195,21 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
     for (const auto* e : rs)
       rule_rec[e->rule->id] = {sl > 0 ? lo * e->rule->recovery.low / sl : 0,
                                sh > 0 ? hi * e->rule->recovery.high / sh : 0};
-    bucket_caps.push_back({{"bucket", b},
-                           {"observed", true},
-                           {"bucket_seconds", round_to(B, 6)},
-                           {"recovered_low_s", round_to(lo, 6)},
-                           {"recovered_high_s", round_to(hi, 6)},
-                           {"rules", rs.size()}});
+    bucket_caps.push_back({b, true, round_to(B, 6), round_to(lo, 6), round_to(hi, 6), static_cast<int64_t>(rs.size())});
   }
 
   // Parse the patched file back: it must give the patched config.
-  Json roundtrip_mismatch = Json::array();
+  std::vector<RoundtripMismatch> roundtrip_mismatch;
   auto back = config::parse_config_text(patched, cfg.format, config_path);
   if (!back) {
-    roundtrip_mismatch.push_back({{"error", back.error().describe()}});
+    roundtrip_mismatch.push_back({back.error().describe(), std::nullopt, std::nullopt, std::nullopt});
   } else {
     for (const auto& f : config::config_fields())
       if (back->get(f.name) != nc.get(f.name))
-        roundtrip_mismatch.push_back(
-            {{"field", f.name}, {"patched_config", nc.get(f.name)}, {"file_parses_to", back->get(f.name)}});
+        roundtrip_mismatch.push_back({std::nullopt, f.name, nc.get(f.name), back->get(f.name)});
     for (const auto& [k, v] : edits)
       if (k.rfind("env.", 0) == 0 && back->get(k) != nc.get(k))
-        roundtrip_mismatch.push_back({{"field", k}, {"patched_config", nc.get(k)}, {"file_parses_to", back->get(k)}});
+        roundtrip_mismatch.push_back({std::nullopt, k, nc.get(k), back->get(k)});
   }
 
   // Confidence = evidence_coverage × rule_consistency (docs/audit.md).
@@ -236,48 +222,40 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
           ? std::max(0.0, 1.0 - static_cast<double>(conflicts + overclaimed) / static_cast<double>(n_perf + conflicts))
           : 1.0;
 
-  Json res;
-  res["source_file"] = config_path;
-  res["format"] = config::config_format_name(cfg.format);
-  res["new_config"] = config::config_to_json(nc, false);
-  res["edits"] = Json::object();
-  for (const auto& [f, v] : edits) res["edits"][f] = {{"from", cfg.get(f)}, {"to", v}, {"rule_id", owner[f]}};
+  Patch res;
+  res.source_file = config_path;
+  res.format = config::config_format_name(cfg.format);
+  res.new_config = config::config_to_json(nc, false);
+  for (const auto& [f, v] : edits) res.edits[f] = {cfg.get(f), v, owner[f]};
   const std::string shown = opt.display_path.empty() ? diff_display_path(config_path) : opt.display_path;
   // What is shown is redacted (by value shape and by key name); the file written is the user's own.
   std::string diff = config::unified_diff(*text, patched, "a/" + shown, "b/" + shown);
-  res["diff"] = config::redact_text(diff);
-  res["patched_file"] = config::redact_text(patched);
-  res["rationale"] = Json::array();
+  res.diff = config::redact_text(diff);
+  res.patched_file = config::redact_text(patched);
   for (const auto& e : applied) {
     auto rr = rule_rec.count(e.rule->id) ? rule_rec[e.rule->id] : std::pair<double, double>{NAN, NAN};
-    Json est =
-        std::isnan(rr.second) ? Json() : Json({{"low", round_to(rr.first, 6)}, {"high", round_to(rr.second, 6)}});
-    res["rationale"].push_back(
-        {{"rule_id", e.rule->id},
-         {"title", e.rule->title},
-         {"citation", e.rule->citation},
-         {"targets_bucket", e.rule->targets_bucket},
-         {"estimated_recovery_seconds", est},
-         {"expected_recovery_fraction", {{"low", e.rule->recovery.low}, {"high", e.rule->recovery.high}}},
-         {"basis", e.rule->recovery.basis},
-         {"evidence", e.supporting},
-         {"unverified", e.unverified},
-         {"transform", rule_to_json(*e.rule)["transform"]}});
+    std::optional<Range> est;
+    if (!std::isnan(rr.second)) est = Range{round_to(rr.first, 6), round_to(rr.second, 6)};
+    res.rationale.push_back({e.rule->id, e.rule->title, e.rule->citation, e.rule->targets_bucket, est,
+                             Range{e.rule->recovery.low, e.rule->recovery.high}, e.rule->recovery.basis, e.supporting,
+                             e.unverified, rule_to_json(*e.rule)["transform"]});
   }
-  res["skipped"] = skipped;
-  res["findings"] = findings;
-  res["conflicts"] = conflict_log;
-  res["bucket_caps"] = bucket_caps;
-  res["step_time_s"] = T > 0 ? Json(round_to(T, 6)) : Json();
+  res.skipped = std::move(skipped);
+  res.findings = std::move(findings);
+  res.conflicts = std::move(conflict_log);
+  res.bucket_caps = std::move(bucket_caps);
+  if (T > 0) res.step_time_s = round_to(T, 6);
   bool predictable = T > 0 && !by_bucket.empty() && R_high > 0;
   // The bucket-fraction range (docs/audit.md § patch, step 4): kept for comparison and for rules
   // no speedup model prices.
-  res["fraction_model"] = {{"low", predictable ? Json(round_to(T / (T - std::min(R_low, T * 0.999)), 3)) : Json()},
-                           {"high", predictable ? Json(round_to(T / (T - std::min(R_high, T * 0.999)), 3)) : Json()},
-                           {"basis", "per bucket B: B x (1 - prod(1 - f)) over the rules' expected_recovery_fraction"}};
-  res["expected_speedup_low"] = res["fraction_model"]["low"];
-  res["expected_speedup_high"] = res["fraction_model"]["high"];
-  res["prediction_method"] = predictable ? "bucket_fraction" : "none";
+  res.fraction_model.basis = "per bucket B: B x (1 - prod(1 - f)) over the rules' expected_recovery_fraction";
+  if (predictable) {
+    res.fraction_model.low = round_to(T / (T - std::min(R_low, T * 0.999)), 3);
+    res.fraction_model.high = round_to(T / (T - std::min(R_high, T * 0.999)), 3);
+  }
+  res.expected_speedup_low = res.fraction_model.low;
+  res.expected_speedup_high = res.fraction_model.high;
+  res.prediction_method = predictable ? "bucket_fraction" : "none";
   // Speedup models (docs/metrics.md § Speedup models): the config change priced on the profile's
   // cost profile and the GPU. Rules whose fields no model prices add their bucket-fraction
   // recovery on top (their bucket's seconds, low/high fractions).
@@ -310,37 +288,36 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
       sp.low = sp.tokens_scale * sp.step_before / slow;
       sp.high = sp.tokens_scale * sp.step_before / fast;
       if (!unpriced.empty()) sp.notes.push_back("rules no model prices, at their bucket fraction: " + unpriced.dump());
-      res["expected_speedup_low"] = round_to(sp.low, 3);
-      res["expected_speedup_high"] = round_to(sp.high, 3);
-      res["prediction_method"] = "speedup_models";
+      res.expected_speedup_low = round_to(sp.low, 3);
+      res.expected_speedup_high = round_to(sp.high, 3);
+      res.prediction_method = "speedup_models";
       predictable = true;
     }
-    res["speedup_model"] = speedup_prediction_to_json(sp);
+    res.speedup_model = speedup_prediction_to_json(sp);
     if (sp.predicted) {
-      res["speedup_model"]["low"] = round_to(sp.low, 3);
-      res["speedup_model"]["high"] = round_to(sp.high, 3);
-      res["speedup_model"]["unpriced_rules"] = unpriced;
+      (*res.speedup_model)["low"] = round_to(sp.low, 3);
+      (*res.speedup_model)["high"] = round_to(sp.high, 3);
+      (*res.speedup_model)["unpriced_rules"] = unpriced;
     }
   }
   if (!predictable)
-    res["speedup_note"] = applied.empty()
-                              ? "no rule applied: the config changes nothing, so there is nothing to predict"
-                          : T > 0 ? "the targeted waste buckets were not observed in the metrics"
-                                  : "no metrics given (--metrics): speedup cannot be predicted without a waste budget";
-  res["evidence_coverage"] = round_to(coverage, 3);
-  res["rule_consistency"] = round_to(consistency, 3);
-  res["confidence"] = round_to(coverage * consistency, 3);
-  res["unplaced_fields"] = unplaced;
-  res["roundtrip_ok"] = roundtrip_mismatch.empty();
-  res["roundtrip_mismatch"] = roundtrip_mismatch;
-  res["evidence"] = {{"have_metrics", ev.have_metrics}, {"vendor", ev.vendor}, {"arch", ev.arch}};
+    res.speedup_note = applied.empty() ? "no rule applied: the config changes nothing, so there is nothing to predict"
+                       : T > 0         ? "the targeted waste buckets were not observed in the metrics"
+                               : "no metrics given (--metrics): speedup cannot be predicted without a waste budget";
+  res.evidence_coverage = round_to(coverage, 3);
+  res.rule_consistency = round_to(consistency, 3);
+  res.confidence = round_to(coverage * consistency, 3);
+  res.unplaced_fields = unplaced;
+  res.roundtrip_ok = roundtrip_mismatch.empty();
+  res.roundtrip_mismatch = std::move(roundtrip_mismatch);
+  res.evidence = {ev.have_metrics, ev.vendor, ev.arch};
   PatchOutcome out;
-  if (!roundtrip_mismatch.empty()) {
-    const Json& m0 = roundtrip_mismatch[0];
-    std::string what = m0.contains("error")
-                           ? m0["error"].get<std::string>()
-                           : "field " + m0["field"].get<std::string>() + " would read " + m0["file_parses_to"].dump() +
-                                 " instead of " + m0["patched_config"].dump();
+  if (!res.roundtrip_ok) {
+    const RoundtripMismatch& m0 = res.roundtrip_mismatch[0];
+    std::string what = m0.error ? *m0.error
+                                : "field " + m0.field.value_or("") + " would read " +
+                                      m0.file_parses_to.value_or(Json()).dump() + " instead of " +
+                                      m0.patched_config.value_or(Json()).dump();
     out.unsafe =
         make_error(ErrorKind::Malformed,
                    "the patched file would not parse back to the patched config (" + config::redact_text(what) +

@@ -55,28 +55,28 @@ TEST(Patch, UntunedYamlFiresEachRuleAndRoundTrips) {
   auto p = make_patch(path, opt, k);
   ASSERT_TRUE(p.ok()) << p.error().describe();
   std::set<std::string> applied;
-  for (const auto& r : p->result["rationale"]) {
-    applied.insert(r["rule_id"]);
-    EXPECT_EQ(r["citation"].get<std::string>().rfind("https://", 0), 0u);
+  for (const auto& r : p->result.rationale) {
+    applied.insert(r.rule_id);
+    EXPECT_EQ(r.citation.rfind("https://", 0), 0u);
   }
   for (const char* id : {"precision.bf16_amp_over_fp32", "attention.sdpa_over_eager", "data.dataloader_workers_zero",
                          "data.pin_memory", "optim.fused_adamw", "compile.torch_compile"})
-    EXPECT_TRUE(applied.count(id)) << id << " did not fire:\n" << p->result["skipped"].dump(1);
+    EXPECT_TRUE(applied.count(id)) << id << " did not fire:\n" << patch_to_json(p->result)["skipped"].dump(1);
   EXPECT_EQ(p->new_config.get("precision"), "bf16");
   EXPECT_EQ(p->new_config.get("attention_impl"), "sdpa");
   EXPECT_EQ(p->new_config.get("optimizer"), "adamw_torch_fused");
-  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>()) << p->result["roundtrip_mismatch"].dump();
+  EXPECT_TRUE(p->result.roundtrip_ok) << patch_to_json(p->result)["roundtrip_mismatch"].dump();
   // The patched file parses back to the patched config, comments kept.
   auto back = config::parse_config_text(p->patched_text, config::ConfigFormat::Yaml, path);
   ASSERT_TRUE(back.ok());
   for (const auto& f : config::config_fields()) EXPECT_EQ(back->get(f.name), p->new_config.get(f.name)) << f.name;
   EXPECT_NE(p->patched_text.find("# unfused AdamW"), std::string::npos);
-  std::string diff = p->result["diff"];
+  std::string diff = p->result.diff;
   EXPECT_NE(diff.find("-bf16: false"), std::string::npos) << diff;
   EXPECT_NE(diff.find("+bf16: true"), std::string::npos) << diff;
   // No metrics: no speedup claim, confidence 0 (nothing measured).
-  EXPECT_TRUE(p->result["expected_speedup_low"].is_null());
-  EXPECT_EQ(p->result["confidence"].get<double>(), 0.0);
+  EXPECT_TRUE(!p->result.expected_speedup_low);
+  EXPECT_EQ(p->result.confidence, 0.0);
 }
 
 TEST(Patch, TunedConfigFiresNoPerformanceRule) {
@@ -87,11 +87,11 @@ TEST(Patch, TunedConfigFiresNoPerformanceRule) {
     opt.vendor = vendor;
     auto p = make_patch(src("examples/configs/llama_tuned.yaml"), opt, k);
     ASSERT_TRUE(p.ok()) << p.error().describe();
-    for (const auto& r : p->result["rationale"]) {
-      const Rule* rule = k.find(r["rule_id"]);
+    for (const auto& r : p->result.rationale) {
+      const Rule* rule = k.find(r.rule_id);
       EXPECT_FALSE(rule->performance) << vendor << ": " << rule->id << " fired on a tuned config";
     }
-    EXPECT_EQ(p->result["diff"], "");
+    EXPECT_EQ(p->result.diff, "");
   }
 }
 
@@ -104,9 +104,9 @@ TEST(Patch, PythonAndJsonEditInPlace) {
     opt.rule_ids = {"all"};
     auto p = make_patch(path, opt, k);
     ASSERT_TRUE(p.ok()) << p.error().describe();
-    EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>()) << f << ": " << p->result["roundtrip_mismatch"].dump() << "\n"
-                                                       << p->patched_text;
-    EXPECT_NE(p->result["diff"], "") << f;
+    EXPECT_TRUE(p->result.roundtrip_ok) << f << ": " << patch_to_json(p->result)["roundtrip_mismatch"].dump() << "\n"
+                                        << p->patched_text;
+    EXPECT_NE(p->result.diff, "") << f;
     EXPECT_EQ(p->new_config.get("dataloader_workers"), 4) << f;
   }
 }
@@ -129,16 +129,15 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
   opt.metrics = &m;
   auto p = make_patch(path, opt, k);
   ASSERT_TRUE(p.ok());
-  double lo = p->result["expected_speedup_low"], hi = p->result["expected_speedup_high"];
+  double lo = p->result.expected_speedup_low.value(), hi = p->result.expected_speedup_high.value();
   EXPECT_GT(lo, 1.0);
   EXPECT_GE(hi, lo);
   // Recovery can never exceed the targeted buckets.
   EXPECT_LT(hi, 0.2 / (0.2 - 0.17) + 1e-9);
-  double c = p->result["confidence"];
+  double c = p->result.confidence;
   EXPECT_GT(c, 0.0);
   EXPECT_LE(c, 1.0);
-  EXPECT_DOUBLE_EQ(
-      c, round_to(p->result["evidence_coverage"].get<double>() * p->result["rule_consistency"].get<double>(), 3));
+  EXPECT_DOUBLE_EQ(c, round_to(p->result.evidence_coverage * p->result.rule_consistency, 3));
 }
 
 // memory.batch_into_headroom on the live audit's round-1 config (workers 4, batch 8, measured
@@ -157,10 +156,10 @@ TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
   opt.metrics = &m;
   auto p = make_patch(path, opt, k);
   ASSERT_TRUE(p.ok()) << p.error().describe();
-  EXPECT_EQ(p->new_config.get("batch_size"), 16) << p->result["skipped"].dump(1);
-  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << p->result["skipped"].dump(1);
-  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>());
-  EXPECT_TRUE(p->result["conflicts"].empty()) << p->result["conflicts"].dump(1);
+  EXPECT_EQ(p->new_config.get("batch_size"), 16) << patch_to_json(p->result)["skipped"].dump(1);
+  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << patch_to_json(p->result)["skipped"].dump(1);
+  EXPECT_TRUE(p->result.roundtrip_ok);
+  EXPECT_TRUE(p->result.conflicts.empty()) << patch_to_json(p->result)["conflicts"].dump(1);
 }
 
 // A scale composes with an earlier rule's edit of the same field in one patch (workers 0 -> 4 by
@@ -177,8 +176,8 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
   opt.metrics = &m;
   auto p = make_patch(path, opt, k);
   ASSERT_TRUE(p.ok()) << p.error().describe();
-  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << p->result.dump(1);
-  EXPECT_TRUE(p->result["conflicts"].empty()) << p->result["conflicts"].dump(1);
+  EXPECT_EQ(p->new_config.get("dataloader_workers"), 8) << patch_to_json(p->result).dump(1);
+  EXPECT_TRUE(p->result.conflicts.empty()) << patch_to_json(p->result)["conflicts"].dump(1);
 }
 
 // The HF Trainer audit's round 2 on the H100 (docs/results/h100_audit_rounds): round 1 turned
@@ -207,19 +206,57 @@ TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
   opt.original = &*original;  // the audit's round 2: the user's config compiles nothing
   auto p = make_patch(path, opt, k);
   ASSERT_TRUE(p.ok()) << p.error().describe();
-  EXPECT_EQ(p->new_config.get("batch_size"), 8) << p->result["skipped"].dump(1);
+  EXPECT_EQ(p->new_config.get("batch_size"), 8) << patch_to_json(p->result)["skipped"].dump(1);
   EXPECT_EQ(p->new_config.get("dataloader_workers"), 8);
-  EXPECT_TRUE(p->result["roundtrip_ok"].get<bool>());
+  EXPECT_TRUE(p->result.roundtrip_ok);
 
   opt.original = nullptr;  // `goblin patch` on the compiled file: the compile is the user's own
   auto q = make_patch(path, opt, k);
   ASSERT_TRUE(q.ok()) << q.error().describe();
   EXPECT_EQ(q->new_config.get("batch_size"), 4);
   bool said = false;
-  for (const auto& s : q->result["skipped"])
-    if (s["rule_id"] == "memory.batch_into_headroom")
-      said = s["reason"].get<std::string>().find("original config: torch_compile") != std::string::npos;
-  EXPECT_TRUE(said) << q->result["skipped"].dump(1);
+  for (const auto& s : q->result.skipped)
+    if (s.rule_id == "memory.batch_into_headroom")
+      said = s.reason.find("original config: torch_compile") != std::string::npos;
+  EXPECT_TRUE(said) << patch_to_json(q->result)["skipped"].dump(1);
+}
+
+// The Patch struct and its JSON: struct -> JSON -> struct gives the same JSON, and a patch.json
+// recorded by an audit of this shape (docs/results) reads into the struct and writes back
+// byte-identical (with its calibration).
+TEST(PatchJson, RoundTripsThroughTheStruct) {
+  RuleBase k = kb();
+  RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
+  std::string path = tmp_copy(src("workloads/configs/base.yaml"), "roundtrip.yaml");
+  PatchOptions opt;
+  opt.rule_ids = {"all"};
+  opt.metrics = &m;
+  auto p = make_patch(path, opt, k);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  const Json j = patch_to_json(p->result);
+  auto back = patch_from_json(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(patch_to_json(*back).dump(), j.dump());
+  // (docs/results/h100_live's patch.json files predate fraction_model: an older shape.)
+  for (const char* f : {"docs/results/h100_audit_rounds/tuned_compile_current/patch.json"}) {
+    auto text = read_all(src(f));
+    ASSERT_TRUE(text.ok()) << f;
+    const Json recorded = Json::parse(*text);
+    auto pj = patch_from_json(recorded);
+    ASSERT_TRUE(pj.ok()) << f << ": " << pj.error().message;
+    EXPECT_EQ(patch_to_json(*pj).dump(2), recorded.dump(2)) << f;
+  }
+}
+
+TEST(PatchJson, MissingOrMistypedKeysNameTheKey) {
+  auto p = patch_from_json(Json{{"rationale", {{{"rule_id", 3}}}}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().kind, ErrorKind::Malformed);
+  EXPECT_EQ(p.error().message, "patch: rationale[0].rule_id: expected string, got integer");
+  p = patch_from_json(Json{{"bucket_caps", {{{"bucket", "host_gap"}, {"rules", 1.5}}}}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message, "patch: bucket_caps[0].rules: expected integer, got number");
+  EXPECT_FALSE(patch_from_json(Json::array()).ok());
 }
 
 // A predicate's `of` is config or original; anything else is a load problem the lint reports.

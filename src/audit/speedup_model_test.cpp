@@ -38,7 +38,7 @@ Json patch_with(const std::string& config, const RunMetrics& m) {
   po.metrics = &m;
   auto p = make_patch(config, po, *kb);
   EXPECT_TRUE(p.ok()) << p.error().describe();
-  return p->result;
+  return patch_to_json(p->result);  // the patch as `goblin patch --json` shows it
 }
 }  // namespace
 

@@ -145,7 +145,8 @@ void register_audit(CLI::App& app) {
       if (outcome->error) {
         // Partial: the steps that ran and what they returned.
         r.error = *outcome->error;
-        r.result = {{"trajectory", audit::trajectory_to_json(*outcome)}, {"patch", outcome->patch}};
+        r.result = {{"trajectory", audit::trajectory_to_json(*outcome)},
+                    {"patch", outcome->patch ? audit::patch_to_json(*outcome->patch) : Json()}};
         (void)audit::write_audit_directory(o->out, o->config, *outcome, live_log, &written);
         return r;
       }

@@ -248,6 +248,19 @@ TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   double med = (*its)[1].j["performance"]["median_latency_ms"];
   EXPECT_NEAR((*its)[1].j["performance"]["gbs"].get<double>(), 1073741824.0 / (med * 1e-3) / 1e9, 0.1);
   EXPECT_TRUE(validate_iteration(v0).empty());
+  // The record's field list (iteration_json.cpp): each file reads into the struct and writes back
+  // byte-identical, and the struct carries what the readers use.
+  for (const auto& it : *its) EXPECT_EQ(iteration_to_json(it.rec).dump(2), it.j.dump(2)) << it.path;
+  EXPECT_EQ((*its)[1].rec.parent, 0);
+  EXPECT_EQ((*its)[0].rec.profile, "profiles/v0/ncu.csv");
+  EXPECT_TRUE((*its)[1].rec.correctness.passed);
+  auto bad = iteration_from_json(Json{{"version", 1}, {"masked", "no"}}, "v1.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "memory file: masked: expected boolean, got string");
+  EXPECT_EQ(bad.error().file, "v1.json");
+  bad = iteration_from_json(Json{{"masked", false}}, "v1.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "memory file: missing required key version");
 
   auto st = workspace_status(ws);
   ASSERT_TRUE(st.ok()) << st.error().describe();

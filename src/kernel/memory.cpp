@@ -53,8 +53,8 @@ void check(const Json& v, const Json& schema, const std::string& path, std::vect
       if (v.contains(k)) check(v[k], sub, path.empty() ? k : path + "." + k, errs);
 }
 
-double metric_of(const Json& it, const std::string& metric) {
-  const Json& p = it["performance"];
+double metric_of(const IterationRecord& it, const std::string& metric) {
+  const Json& p = it.performance;
   const char* key = metric == "GB/s" ? "gbs" : "tflops";
   return p.contains(key) && p[key].is_number() ? p[key].get<double>() : 0.0;
 }
@@ -94,10 +94,11 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
                         "memory file does not match data/kernel/iteration.schema.json: " + errs.front() +
                             (errs.size() > 1 ? " (and " + std::to_string(errs.size() - 1) + " more)" : ""),
                         e.path().string());
-    Iteration it{std::stoi(m[1].str()), e.path().string(), j};
-    if (it.j["version"].get<int>() != it.version)
+    ASSIGN_OR_RETURN(auto rec, iteration_from_json(j, e.path().string()));
+    Iteration it{std::stoi(m[1].str()), e.path().string(), std::move(rec), j};
+    if (it.rec.version != it.version)
       return make_error(ErrorKind::Malformed,
-                        "version field " + it.j["version"].dump() + " does not match the file name", it.path);
+                        "version field " + std::to_string(it.rec.version) + " does not match the file name", it.path);
     if (include_masked || !it.masked()) out.push_back(std::move(it));
   }
   std::sort(out.begin(), out.end(), [](const Iteration& a, const Iteration& b) { return a.version < b.version; });
@@ -112,9 +113,9 @@ Result<int> next_version(const std::string& ws) {
 const Iteration* best_iteration(const std::vector<Iteration>& its) {
   const Iteration* best = nullptr;
   for (const auto& it : its) {
-    if (it.masked() || !it.j["correctness"].value("passed", false)) continue;
-    std::string metric = it.j["performance"].value("target_metric", std::string("GB/s"));
-    if (!best || metric_of(it.j, metric) > metric_of(best->j, metric)) best = &it;
+    if (it.masked() || !it.rec.correctness.passed) continue;
+    std::string metric = it.rec.performance.value("target_metric", std::string("GB/s"));
+    if (!best || metric_of(it.rec, metric) > metric_of(best->rec, metric)) best = &it;
   }
   return best;
 }
@@ -152,8 +153,8 @@ Result<StatusReport> workspace_status(const std::string& ws) {
   h += pad("ver", 4) + pad("change", 44) + pad("latency ms (95% CI)", 26) + pad(metric, 9) + pad("% target", 9) +
        "correct\n";
   for (const auto& it : its) {
-    const Json& p = it.j["performance"];
-    const Json& c = it.j["correctness"];
+    const Json& p = it.rec.performance;
+    const bool passed = it.rec.correctness.passed;
     // The iteration's own commit is the one that added its file.
     std::string commit;
     if (auto g =
@@ -161,27 +162,27 @@ Result<StatusReport> workspace_status(const std::string& ws) {
         g.ok() && g->code == 0)
       commit = std::string(trim_blanks(g->out.substr(0, g->out.find('\n'))));
     rows.push_back({{"version", it.version},
-                    {"change", it.j["change_summary"]},
+                    {"change", it.rec.change_summary},
                     {"median_latency_ms", p["median_latency_ms"]},
                     {"latency_ci95_ms", p["latency_ci95_ms"]},
                     {"tflops", p["tflops"]},
                     {"gbs", p["gbs"]},
                     {"pct_of_target", p["pct_of_target"]},
-                    {"correct", c["passed"]},
+                    {"correct", passed},
                     {"commit", commit}});
     const Json& ci = p["latency_ci95_ms"];
     std::string lat = format_sig(p["median_latency_ms"].get<double>(), 4) + " (" + format_sig(ci[0].get<double>(), 4) +
                       "-" + format_sig(ci[1].get<double>(), 4) + ")";
-    double m = metric_of(it.j, metric);
+    double m = metric_of(it.rec, metric);
     std::string pct = p["pct_of_target"].is_number() ? format_fixed(p["pct_of_target"].get<double>(), 1) : "-";
-    h += pad("v" + std::to_string(it.version), 4) + pad(it.j["change_summary"].get<std::string>(), 44) + pad(lat, 26) +
-         pad(format_fixed(m, 1), 9) + pad(pct, 9) + (c["passed"].get<bool>() ? "yes" : "NO") + "\n";
+    h += pad("v" + std::to_string(it.version), 4) + pad(it.rec.change_summary, 44) + pad(lat, 26) +
+         pad(format_fixed(m, 1), 9) + pad(pct, 9) + (passed ? "yes" : "NO") + "\n";
   }
   std::vector<int> masked;
   for (auto& it : all)
     if (it.masked()) masked.push_back(it.version);
   const Iteration* best = best_iteration(its);
-  bool met = best && best->j["performance"].value("target_met", false);
+  bool met = best && best->rec.performance.value("target_met", false);
   r.json = {{"workspace", ws},
             {"name", cfg.name},
             {"platform", cfg.platform},
@@ -197,7 +198,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
     h += "\n";
   }
   if (best) {
-    double bm = metric_of(best->j, metric);
+    double bm = metric_of(best->rec, metric);
     h += "\nbest: v" + std::to_string(best->version) + " at " + format_fixed(bm, 1) + " " + metric + " — ";
     h += met ? "Stop Condition met\n"
              : "Stop Condition not met: " + format_fixed(cfg.roof.target - bm, 1) + " " + metric + " to go\n";

@@ -2,6 +2,7 @@
 // skips `masked: true` files unless asked for them (docs/kernel.md: a masked iteration is invisible to
 // status, best, planning and deduplication).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,40 @@
 
 namespace goblin::kernel {
 
+// One memory/v<N>.json record, in the order the file lists its keys (field list in
+// iteration_json.cpp; the schema it must meet is data/kernel/iteration.schema.json).
+struct IterationCorrectness {
+  bool passed = false;
+  Json max_rel_err, threshold;  // as the bench summary gave them (a number, or null when not computed)
+};
+struct IterationRecord {
+  int version = 0;
+  std::optional<int> parent;  // the unmasked iteration this one changed; null for v0
+  bool masked = false;
+  std::string change_summary, hypothesis;
+  std::optional<std::vector<std::string>> tags;  // optional in the schema (older records have none)
+  // The diagnosis of the version's profile (hw/diagnose's judge shape, which differs per
+  // bottleneck category) and the primary kernel's classification (null without a profile): kept
+  // as the diagnosis wrote them.
+  Json bottlenecks = Json::array();
+  Json classification;
+  IterationCorrectness correctness;
+  // The bench summary's performance (summarize_bench, or the `summary` a workload's own bench
+  // wrote): its keys depend on the producer, so it is kept as written.
+  Json performance;
+  std::optional<std::string> profile, commit;
+  std::vector<std::string> pitfalls_and_fixes;
+  std::optional<std::string> recorded_at;  // optional in the schema
+};
+Json iteration_to_json(const IterationRecord& r);
+Result<IterationRecord> iteration_from_json(const Json& j, const std::string& file);
+
 struct Iteration {
   int version = -1;
   std::string path;
-  Json j;
-  bool masked() const { return j.value("masked", false); }
+  IterationRecord rec;
+  Json j;  // the file as read: set_masked rewrites it, keeping any key this goblin does not know
+  bool masked() const { return rec.masked; }
 };
 
 // memory/v*.json in version order. A file that is not valid JSON is a Malformed error naming it

@@ -89,26 +89,24 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   std::string head;
   if (auto h = git(ws, {"rev-parse", "--short", "HEAD"}); h.ok() && h->code == 0)
     head = std::string(trim_blanks(h->out.substr(0, h->out.find('\n'))));
-  Json pitfalls = Json::array();
-  if (n == 0)
-    for (const auto& p : cfg.pitfalls) pitfalls.push_back(p);
-  if (diag.is_null()) pitfalls.push_back("no profile recorded for this iteration (run `goblin kernel profile`)");
-  Json perf = summary["performance"];
-  Json it = {
-      {"version", n},
-      {"parent", its.empty() ? Json(nullptr) : Json(its.back().version)},
-      {"masked", false},
-      {"change_summary", o.summary},
-      {"hypothesis", o.hypothesis},
-      {"tags", o.tags},
-      {"bottlenecks", bottlenecks},
-      {"classification", cls},
-      {"correctness", {{"passed", true}, {"max_rel_err", corr["max_rel_err"]}, {"threshold", corr["threshold"]}}},
-      {"performance", perf},
-      {"profile", profile_rel.empty() ? Json(nullptr) : Json(profile_rel)},
-      {"commit", head.empty() ? Json(nullptr) : Json(head)},
-      {"pitfalls_and_fixes", pitfalls},
-      {"recorded_at", now_iso8601()}};
+  IterationRecord rec;
+  rec.version = n;
+  if (!its.empty()) rec.parent = its.back().version;
+  rec.change_summary = o.summary;
+  rec.hypothesis = o.hypothesis;
+  rec.tags = o.tags;
+  rec.bottlenecks = bottlenecks;
+  rec.classification = cls;
+  rec.correctness = {true, corr["max_rel_err"], corr["threshold"]};
+  rec.performance = summary["performance"];
+  if (!profile_rel.empty()) rec.profile = profile_rel;
+  if (!head.empty()) rec.commit = head;
+  if (n == 0) rec.pitfalls_and_fixes = cfg.pitfalls;
+  if (diag.is_null())
+    rec.pitfalls_and_fixes.emplace_back("no profile recorded for this iteration (run `goblin kernel profile`)");
+  rec.recorded_at = now_iso8601();
+  const Json& perf = rec.performance;
+  const Json it = iteration_to_json(rec);
   auto errs = validate_iteration(it);
   if (!errs.empty()) return make_error(ErrorKind::Internal, "the new record breaks the schema: " + errs.front());
   std::string mem = (fs::path(ws) / "memory" / ("v" + std::to_string(n) + ".json")).string();
@@ -140,14 +138,14 @@ Result<Json> write_plan(const std::string& ws) {
   std::string bound = cfg.roof.bound;
   std::string diag = "no unmasked iteration yet: record v0 (bench + profile) first";
   if (last) {
-    const Json& cls = last->j["classification"];
+    const Json& cls = last->rec.classification;
     if (cls.is_object() && cls.contains("bound") && cls["bound"] != "unknown") bound = cls["bound"];
     diag = "class: " +
            (cls.is_object() ? cls.value("bound", std::string("?")) + " — " + cls.value("reason", std::string())
                             : "no profile") +
            "\n";
     int i = 1;
-    for (const auto& b : last->j["bottlenecks"]) {
+    for (const auto& b : last->rec.bottlenecks) {
       diag += std::to_string(i++) + ". [" + b.value("category", std::string("?")) + "] " +
               b.value("summary", std::string()) + "\n";
       for (const auto& rc : b.value("root_causes", Json::array())) {
@@ -161,7 +159,7 @@ Result<Json> write_plan(const std::string& ws) {
   std::string gap =
       "target " + metric + " >= " + format_fixed(cfg.roof.target, 1) + " (" + cfg.roof.ceiling_source + ")";
   if (best) {
-    double v = best->j["performance"][metric == "GB/s" ? "gbs" : "tflops"].get<double>();
+    double v = best->rec.performance[metric == "GB/s" ? "gbs" : "tflops"].get<double>();
     gap +=
         "; best v" + std::to_string(best->version) + " = " + format_fixed(v, 1) + " " + metric + " (" +
         format_fixed(100 * v / cfg.roof.target, 1) + " % of target): " +
@@ -181,8 +179,8 @@ Result<Json> write_plan(const std::string& ws) {
     std::vector<int> tried;
     for (const auto& it : its) {
       bool hit = false;
-      for (const auto& t : it.j.value("tags", Json::array())) hit |= t == id;
-      std::string s = lower(it.j["change_summary"].get<std::string>());
+      for (const auto& t : it.rec.tags.value_or(std::vector<std::string>{})) hit |= t == id;
+      std::string s = lower(it.rec.change_summary);
       for (const auto& k : c["keywords"]) hit |= s.find(lower(k.as<std::string>())) != std::string::npos;
       if (hit) tried.push_back(it.version);
     }
