@@ -1,6 +1,7 @@
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,9 +37,7 @@ Status check_target_at(int dir_fd, const std::string& name, const std::string& p
 
 std::string random_suffix() {
   static std::mt19937_64 rng{std::random_device{}()};
-  char tag[17];
-  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
-  return tag;
+  return fmt::format("{:016x}", rng());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // libFuzzer target: one input = one JSON-RPC line through the message parser and the dispatcher
 // (initialize first, so every method is reachable). Tools run for real, confined to a temporary
 // root with no replay and no live runs; nothing may crash, hang or answer with invalid JSON.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -18,7 +19,8 @@ struct Harness {
   std::unique_ptr<Session> session;
   std::unique_ptr<Server> server;
   Harness() {
-    auto dir = std::filesystem::temp_directory_path() / ("goblin_fuzz_mcp_" + std::to_string(::getpid()));
+    auto dir = std::filesystem::temp_directory_path() / fmt::format("goblin_fuzz_mcp_{}", ::getpid());
+
     std::filesystem::create_directories(dir);
     ServerOptions o;
     o.roots = {dir.string()};

@@ -9,6 +9,7 @@
 // `out_dir`, `written`, `written_to` differ), and paths under the server's root, which the MCP door
 // shows relative to the root (the same display is applied to the CLI's result). A verb added to
 // the registry with an MCP name and no case here fails the test.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -112,7 +113,7 @@ struct Case {
 class RegistryParity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() / ("goblin_parity_" + std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() / fmt::format("goblin_parity_{}", ::getpid());
     fs::remove_all(root_);
     fs::create_directories(root_);
     const fs::path fx = GOBLIN_FIXTURES;

@@ -3,6 +3,7 @@
 // the server's --root directories, gives the verb the session's output folder for what it
 // writes, and returns the verb's VerbResult — the same result JSON `goblin <verb> --json` prints
 // for the same request (app/registry_parity_test.cpp).
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -94,9 +95,9 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
   std::filesystem::create_directories(s.options().out_dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the output folder: " + ec.message(), s.options().out_dir);
   static std::mt19937_64 rng{std::random_device{}()};
-  char tag[17];
-  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(rng()));
-  const std::string dir = s.options().out_dir + "/" + s.next_id(kind) + "-" + std::string(tag, 8);
+  // An 8-hex-digit tag: the high 32 bits of one draw.
+  const std::string dir = fmt::format("{}/{}-{:08x}", s.options().out_dir, s.next_id(kind), rng() >> 32);
+
   if (::mkdir(dir.c_str(), 0755) != 0)
     return make_error(ErrorKind::Io, std::string("cannot create a fresh output folder: ") + std::strerror(errno), dir);
   return dir;

@@ -1,5 +1,6 @@
 #include "mcp/transport.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -153,7 +154,7 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
           while (!pcv.wait_for(l, std::chrono::seconds(1), [&] { return done; })) {
             l.unlock();
             double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            notify(tool + " running, " + std::to_string(static_cast<int>(el)) + " s elapsed");
+            notify(fmt::format("{} running, {} s elapsed", tool, static_cast<int>(el)));
             l.lock();
           }
         });
@@ -193,9 +194,9 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
   while (reader.next(line, oversized)) {
     if (oversized) {
       out.send(make_error_response(nullptr, RpcError{kInvalidRequest,
-                                                     "message larger than the server's limit of " +
-                                                         std::to_string(server.session().options().max_message_bytes) +
-                                                         " bytes (--max-message); discarded",
+                                                     fmt::format("message larger than the server's limit of {} bytes "
+                                                                 "(--max-message); discarded",
+                                                                 server.session().options().max_message_bytes),
                                                      nullptr}));
       continue;
     }
@@ -216,7 +217,8 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
         if (!fl.id.is_null() && fl.id == m.params["requestId"]) {
           fl.cancelled = true;
           fl.client_cancelled = true;
-          std::cerr << "goblin mcp: request " << fl.id.dump() << " cancelled by the client\n";
+          std::cerr << fmt::format("goblin mcp: request {} cancelled by the client\n", fl.id.dump());
+
         } else {
           fl.cancelled_ids.insert(m.params["requestId"].dump());
         }
