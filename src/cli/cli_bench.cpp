@@ -1,5 +1,7 @@
 // goblin bench CONFIG [--against B] [--steps N] [--repeats R] [--no-cache] [--json]
-#include <sstream>
+#include <fmt/format.h>
+
+#include <iterator>
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -102,29 +104,32 @@ void register_bench(CLI::App& app) {
           }
         }
       }
-      std::ostringstream h;
+      std::string h;
+      auto out = std::back_inserter(h);
       auto side = [&](const char* k) {
         if (!bo.result.contains(k) || !bo.result[k].contains("step_time_s")) return;
         const auto& s = bo.result[k];
-        h << k << " " << s.value("config", std::string()) << ": median " << s["step_time_s"]["point"].get<double>()
-          << " s/step [" << s["step_time_s"]["low"].get<double>() << ", " << s["step_time_s"]["high"].get<double>()
-          << "], " << s.value("tokens_per_sec_median", 0.0) << " tokens/s\n";
+        fmt::format_to(out, "{} {}: median {:g} s/step [{:g}, {:g}], {:g} tokens/s\n", k,
+                       s.value("config", std::string()), s["step_time_s"]["point"].get<double>(),
+                       s["step_time_s"]["low"].get<double>(), s["step_time_s"]["high"].get<double>(),
+                       s.value("tokens_per_sec_median", 0.0));
       };
       side("a");
       side("b");
       if (bo.result.contains("comparison")) {
         const auto& c = bo.result["comparison"];
-        h << "speedup (A/B step time): " << c["speedup"]["point"].get<double>() << " ["
-          << c["speedup"]["low"].get<double>() << ", " << c["speedup"]["high"].get<double>() << "]"
-          << (c.value("significant", false) ? "" : " — not significant") << "\n";
+        fmt::format_to(out, "speedup (A/B step time): {:g} [{:g}, {:g}]{}\n", c["speedup"]["point"].get<double>(),
+                       c["speedup"]["low"].get<double>(), c["speedup"]["high"].get<double>(),
+                       c.value("significant", false) ? "" : " — not significant");
       }
       if (bo.result.contains("data_prefetch"))
         for (const auto& [k, pw] : bo.result["data_prefetch"].items())
-          if (!pw.value("note", "").empty()) h << "data loading (" << k << "): " << pw.value("note", "") << "\n";
+          if (!pw.value("note", "").empty()) fmt::format_to(out, "data loading ({}): {}\n", k, pw.value("note", ""));
       if (!bo.error && bo.result.contains("cache"))
-        h << "cache: " << (bo.result["cache"].value("hit", false) ? "hit " : "stored ")
-          << bo.result["cache"].value("key", "") << "\n";
-      r.human = h.str();
+        fmt::format_to(out, "cache: {}{}\n", bo.result["cache"].value("hit", false) ? "hit " : "stored ",
+                       bo.result["cache"].value("key", ""));
+      r.human = h;
+
       return r;
     });
   });

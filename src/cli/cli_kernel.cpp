@@ -1,11 +1,12 @@
 // goblin kernel init|bench|profile|plan|record|status|mask|unmask: the kernel
 // optimization workspace. Each verb parses its options, calls one function of src/kernel and
 // renders the result.
+#include <fmt/format.h>
+
 #include <sstream>
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
-#include "core/text.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
 #include "kernel/workspace.h"
@@ -94,9 +95,9 @@ void register_kernel(CLI::App& app) {
       }
       v.result = kernel::config_to_json(*c);
       v.result["workspace"] = c->dir;
-      v.human = "workspace " + c->dir + " (git initialised, first commit made)\n" + c->roof.text +
-                "Stop Condition: " + c->roof.target_metric + " >= " + format_fixed(c->roof.target, 1) + " (90 % of " +
-                format_sig(c->roof.ceiling, 6) + " <- " + c->roof.ceiling_source + ")\n";
+      v.human = fmt::format(
+          "workspace {} (git initialised, first commit made)\n{}Stop Condition: {} >= {:.1f} (90 % of {:.6g} <- {})\n",
+          c->dir, c->roof.text, c->roof.target_metric, c->roof.target, c->roof.ceiling, c->roof.ceiling_source);
       for (auto& p : c->pitfalls) v.human += "note: " + p + "\n";
       return v;
     });
@@ -166,13 +167,13 @@ void register_kernel(CLI::App& app) {
   rec->add_option("--bench", a->rec.bench_file, "a bench JSON (kernel_harness.py bench output) measured elsewhere");
   rec->add_option("--profile", a->rec.profile_file, "an ncu --csv --page raw file measured elsewhere");
   rec->callback([a] {
-    std::stringstream ss(a->tags);
+    std::istringstream ss(a->tags);
     for (std::string t; std::getline(ss, t, ',');)
       if (!t.empty()) a->rec.tags.push_back(t);
     run_verb(a->json, [a] {
       return from(kernel::record_iteration(a->ws, a->rec), [](const Json& j) {
-        return "recorded v" + std::to_string(j["version"].get<int>()) + " -> " + j["memory_file"].get<std::string>() +
-               " (commit " + j["commit"].get<std::string>() + ")\n";
+        return fmt::format("recorded v{} -> {} (commit {})\n", j["version"].get<int>(),
+                           j["memory_file"].get<std::string>(), j["commit"].get<std::string>());
       });
     });
   });
@@ -204,8 +205,8 @@ void register_kernel(CLI::App& app) {
     m->callback([a, masked] {
       run_verb(a->json, [a, masked] {
         return from(kernel::set_masked(a->ws, a->version, masked), [](const Json& j) {
-          return std::string(j["masked"].get<bool>() ? "masked" : "unmasked") + " v" +
-                 std::to_string(j["version"].get<int>()) + (j["changed"].get<bool>() ? "" : " (already)") + "\n";
+          return fmt::format("{} v{}{}\n", j["masked"].get<bool>() ? "masked" : "unmasked", j["version"].get<int>(),
+                             j["changed"].get<bool>() ? "" : " (already)");
         });
       });
     });

@@ -1,5 +1,7 @@
 // goblin mcp [--root DIR]... [--replay DIR] [--allow-live] [--budget N] [--out DIR]: the MCP
 // server over stdio (src/mcp). Thin: options -> serve_stdio.
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "cli/verb.h"
@@ -62,9 +64,10 @@ void register_mcp(CLI::App& app) {
     ConfinementScope confined(mcp::confinement_of(*o, *roots));
     mcp::Session session(*o, *roots);
     mcp::Server server(session, mcp::make_registry());
-    std::cerr << "goblin mcp: serving on stdio (roots: " << roots->dirs().size() << ", budget " << o->budget
-              << (o->allow_live ? ", live runs allowed" : "")
-              << (o->replay_dir.empty() ? "" : ", replay " + o->replay_dir) << ")\n";
+    std::cerr << fmt::format("goblin mcp: serving on stdio (roots: {}, budget {}{}{})\n", roots->dirs().size(),
+                             o->budget, o->allow_live ? ", live runs allowed" : "",
+                             o->replay_dir.empty() ? "" : ", replay " + o->replay_dir);
+
     set_verb_exit_code(mcp::serve_stdio(server));
   });
 }

@@ -1,6 +1,9 @@
 // goblin overlap GRAPH_OFF_TRACE GRAPH_ON_TRACE [--top N] [--json]: overlap_join
 // (analysis/overlap_join.h) rendered.
-#include <cstdio>
+#include <fmt/format.h>
+
+#include <iterator>
+#include <string_view>
 
 #include "analysis/overlap_join.h"
 #include "cli/verb.h"
@@ -53,22 +56,23 @@ void register_overlap(CLI::App& app) {
       Json joined_json = overlap_join_to_json(*joined);  // kept alive: items() only refers to it
       for (auto& [k, v] : joined_json.items()) res[k] = v;
       vr.result = std::move(res);
-      std::string h = "join: " + std::to_string(joined->matched) +
-                      " formal GPU ops attributed through the mapping trace, " + std::to_string(joined->unmatched) +
-                      " without a same-name kernel there\n";
+      std::string h = fmt::format(
+          "join: {} formal GPU ops attributed through the mapping trace, {} without a same-name kernel there\n",
+          joined->matched, joined->unmatched);
+      auto out = std::back_inserter(h);
       for (const auto& d : joined->devices)
-        h += "device " + std::to_string(d.device) + ": busy " + std::to_string(d.busy_ns / 1000) + " us, 2+ streams " +
-             std::to_string(d.multi_stream_ns / 1000) + " us, peak concurrency " + std::to_string(d.peak_concurrency) +
-             "\n";
+        fmt::format_to(out, "device {}: busy {} us, 2+ streams {} us, peak concurrency {}\n", d.device,
+                       d.busy_ns / 1000, d.multi_stream_ns / 1000, d.peak_concurrency);
       int n = 0;
       for (const auto& r : joined->rows) {
         if (n++ >= o->top) break;
-        char b[256];
-        std::snprintf(b, sizeof b, "%s  excl %3.0f%%  hid %3.0f%%  share %6.2f%%  dep %-6s ", priority_name(r.priority),
-                      r.exclusive_pct, r.hidden_pct, r.share_pct, r.dependency_risk.c_str());
-        h += b + r.verdict + "  " + r.kernel.substr(0, 60) + "  [" + (r.cpu_op.empty() ? "?" : r.cpu_op) +
-             (r.python_location.empty() ? "" : " @ " + r.python_location) + "]\n";
+        // Numbers right-aligned explicitly: fmt would left-align nan/inf in a width, printf did not.
+        fmt::format_to(out, "{}  excl {:>3.0f}%  hid {:>3.0f}%  share {:>6.2f}%  dep {:<6} {}  {}  [{}{}]\n",
+                       priority_name(r.priority), r.exclusive_pct, r.hidden_pct, r.share_pct, r.dependency_risk,
+                       r.verdict, std::string_view(r.kernel).substr(0, 60), r.cpu_op.empty() ? "?" : r.cpu_op,
+                       r.python_location.empty() ? "" : " @ " + r.python_location);
       }
+
       vr.human = h;
       if (mapping->damage)
         vr.error = mapping->damage;

@@ -1,5 +1,9 @@
 // `goblin perfetto-fix TRACE -o OUT [--json]`: moves kernels that overlap on one (pid, tid) track
 // to extra "<tid>_hackN" tracks (flows kept) so Perfetto draws them; OUT gzip when it ends in .gz.
+#include <fmt/format.h>
+
+#include <iterator>
+
 #include "analysis/perfetto_fix.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -37,12 +41,13 @@ void register_perfetto_fix(CLI::App& app) {
                    {"extra_tracks", s.extra_tracks},
                    {"flows_moved", s.flows_moved},
                    {"unmovable", s.unmovable}};
-      vr.human = "perfetto-fix: " + std::to_string(s.gpu_events) + " GPU events, " + std::to_string(s.moved) +
-                 " moved to " + std::to_string(s.extra_tracks) + " extra track(s) on " +
-                 std::to_string(s.tracks_split) + " track(s), " + std::to_string(s.flows_moved) +
-                 " flow event(s) re-pointed -> " + o->out + "\n";
+      vr.human = fmt::format(
+          "perfetto-fix: {} GPU events, {} moved to {} extra track(s) on {} track(s), {} flow event(s) re-pointed "
+          "-> {}\n",
+          s.gpu_events, s.moved, s.extra_tracks, s.tracks_split, s.flows_moved, o->out);
       if (s.unmovable)
-        vr.human += std::to_string(s.unmovable) + " overlapping event(s) had no tid field and stayed in place\n";
+        fmt::format_to(std::back_inserter(vr.human), "{} overlapping event(s) had no tid field and stayed in place\n",
+                       s.unmovable);
       return vr;
     });
   });

@@ -1,9 +1,10 @@
 // goblin profile CONFIG [--steps N] [--warmup W] [-o RUNDIR] | goblin profile [opts] -- CMD...
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
+#include <iterator>
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -13,12 +14,6 @@
 
 namespace goblin {
 namespace {
-
-std::string signed_pct(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.1f %%", v);
-  return b;
-}
 
 bool looks_like_config(const std::string& s) {
   for (const char* ext : {".yaml", ".yml", ".json", ".py", ".env"})
@@ -115,30 +110,32 @@ void register_profile(CLI::App& app) {
       auto po = run::profile_workload(req);
       r.result = po.run;
       r.error = po.error;
-      std::ostringstream h;
-      h << "run directory: " << req.run_dir << "\n";
+      std::string h = fmt::format("run directory: {}\n", req.run_dir);
+      auto out = std::back_inserter(h);
       if (po.run.contains("profiled")) {
         const auto& p = po.run["profiled"];
         if (p.contains("step_time_s") && p["step_time_s"].is_number())
-          h << "profiled step time: " << p["step_time_s"].get<double>() << " s";
+          fmt::format_to(out, "profiled step time: {:g} s", p["step_time_s"].get<double>());
         else
-          h << "profiled step time: unobserved";
-        if (p.contains("tokens_per_sec")) h << ", " << p["tokens_per_sec"].get<double>() << " tokens/s";
-        h << "\nwindow: " << p.value("window", "") << "\n";
-        h << "metrics: " << po.run.value("metrics_source", "") << "\n";
+          h += "profiled step time: unobserved";
+        if (p.contains("tokens_per_sec")) fmt::format_to(out, ", {:g} tokens/s", p["tokens_per_sec"].get<double>());
+        fmt::format_to(out, "\nwindow: {}\n", p.value("window", ""));
+        fmt::format_to(out, "metrics: {}\n", po.run.value("metrics_source", ""));
         if (po.run.contains("tracer"))
-          h << "tracer: " << po.run["tracer"].value("name", "") << " (" << po.run["tracer"].value("why", "") << ")\n";
-        if (p.contains("untraced_step_time_s") && p["untraced_step_time_s"].is_number())
-          h << "tracer cost on this run: " << p.value("untraced_steps", 0)
-            << " unrecorded steps just before the window " << p["untraced_step_time_s"].get<double>() << " s/step"
-            << (p.contains("tracer_step_cost_pct")
-                    ? ", recorded steps " + signed_pct(p["tracer_step_cost_pct"].get<double>())
-                    : std::string())
-            << " (one run: compare over repeats before trusting a few per cent)\n";
+          fmt::format_to(out, "tracer: {} ({})\n", po.run["tracer"].value("name", ""),
+                         po.run["tracer"].value("why", ""));
+        if (p.contains("untraced_step_time_s") && p["untraced_step_time_s"].is_number()) {
+          fmt::format_to(out, "tracer cost on this run: {} unrecorded steps just before the window {:g} s/step",
+                         p.value("untraced_steps", 0), p["untraced_step_time_s"].get<double>());
+          if (p.contains("tracer_step_cost_pct"))
+            fmt::format_to(out, ", recorded steps {:+.1f} %", p["tracer_step_cost_pct"].get<double>());
+          h += " (one run: compare over repeats before trusting a few per cent)\n";
+        }
         if (p.contains("data_prefetch") && !p["data_prefetch"].value("note", "").empty())
-          h << "data loading: " << p["data_prefetch"].value("note", "") << "\n";
+          fmt::format_to(out, "data loading: {}\n", p["data_prefetch"].value("note", ""));
       }
-      r.human = h.str();
+      r.human = h;
+
       return r;
     });
   });

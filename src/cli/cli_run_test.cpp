@@ -1,5 +1,6 @@
 // The runners end to end through the goblin binary, with a stand-in workload (a small Python
 // script with train.py's command line and result contract; no torch, no GPU).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -38,7 +39,7 @@ goblin::Json parse(const std::string& s) {
 }
 
 std::string bench_cmd(const std::string& env, const std::string& extra) {
-  return env + " GOBLIN_CACHE_DIR=" + tmpdir("cache_" + std::to_string(std::hash<std::string>{}(env + extra))) + " " +
+  return env + " GOBLIN_CACHE_DIR=" + tmpdir(fmt::format("cache_{}", std::hash<std::string>{}(env + extra))) + " " +
          goblin_bin() + " bench " + src("workloads/configs/base.yaml") + " --workload " + standin() +
          " --allow-no-gpu --steps 4 --warmup 1 --json " + extra;
 }
@@ -219,7 +220,7 @@ TEST(CliBench, HangIsKilledWithItsWholeProcessGroup) {
   if (f >> pid) {  // the stand-in forked a grandchild before the timeout: it must be gone
     bool alive = true;
     for (int i = 0; i < 50 && alive; ++i) {
-      std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+      std::ifstream st(fmt::format("/proc/{}/stat", pid));
       std::string a, b, state;
       alive = static_cast<bool>(st >> a >> b >> state) && state != "Z";
       if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,6 +1,8 @@
 // goblin trace [-o DIR] -- CMD ARGS...   |   goblin trace --summary TRACE
 // Thin: options → run::trace_command / run::summarize_trace → text or the JSON envelope.
-#include <sstream>
+#include <fmt/format.h>
+
+#include <iterator>
 
 #include "cli/verb.h"
 #include "cli/verbs.h"
@@ -11,47 +13,51 @@ namespace {
 
 std::string fmt_num(const Json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return "-";
-  std::ostringstream o;
-  o << j[key].dump();
-  return o.str();
+  return j[key].dump();
 }
 
 std::string human(const Json& r) {
-  std::ostringstream h;
+  std::string h;
+  auto o = std::back_inserter(h);
   if (r.contains("exit_code")) {
-    h << "command: exit code " << r.value("exit_code", -1);
-    if (r.value("term_signal", 0)) h << ", signal " << r.value("term_signal", 0);
-    h << ", " << r.value("wall_s", 0.0) << " s\n";
+    fmt::format_to(o, "command: exit code {}", r.value("exit_code", -1));
+    if (r.value("term_signal", 0)) fmt::format_to(o, ", signal {}", r.value("term_signal", 0));
+    fmt::format_to(o, ", {:g} s\n", r.value("wall_s", 0.0));
   }
-  if (r.contains("note")) h << r.value("note", "") << "\n";
+  if (r.contains("note")) fmt::format_to(o, "{}\n", r.value("note", ""));
   const Json& ts = r.contains("traces") ? r["traces"] : Json::array({r});
   for (const auto& t : ts) {
-    h << "trace: " << t.value("path", "") << "\n";
-    if (t.contains("read_error")) h << "  read error: " << t.value("read_error", "") << "\n";
-    h << "  kernels " << fmt_num(t, "kernels") << ", memcpy " << fmt_num(t, "memcpys") << ", memset "
-      << fmt_num(t, "memsets") << ", API calls " << fmt_num(t, "api_calls") << ", annotations "
-      << fmt_num(t, "annotations") << "\n";
-    h << "  steps: " << fmt_num(t, "complete_steps") << " complete; per step: kernels "
-      << fmt_num(t, "kernels_per_step_median") << ", GPU busy " << fmt_num(t, "gpu_busy_ms_per_step_median")
-      << " ms, step " << fmt_num(t, "step_ms_median") << " ms (medians)\n";
+    fmt::format_to(o, "trace: {}\n", t.value("path", ""));
+    if (t.contains("read_error")) fmt::format_to(o, "  read error: {}\n", t.value("read_error", ""));
+    fmt::format_to(o, "  kernels {}, memcpy {}, memset {}, API calls {}, annotations {}\n", fmt_num(t, "kernels"),
+                   fmt_num(t, "memcpys"), fmt_num(t, "memsets"), fmt_num(t, "api_calls"), fmt_num(t, "annotations"));
+    fmt::format_to(o, "  steps: {} complete; per step: kernels {}, GPU busy {} ms, step {} ms (medians)\n",
+                   fmt_num(t, "complete_steps"), fmt_num(t, "kernels_per_step_median"),
+                   fmt_num(t, "gpu_busy_ms_per_step_median"), fmt_num(t, "step_ms_median"));
     if (t.value("graph_kernels", 0) > 0)
-      h << "  CUDA graphs: " << fmt_num(t, "graphs") << " graph(s), " << fmt_num(t, "graph_kernels") << " kernels, "
-        << fmt_num(t, "graph_kernels_attributed_to_graph_launch") << " attributed to their cudaGraphLaunch\n";
+      fmt::format_to(o, "  CUDA graphs: {} graph(s), {} kernels, {} attributed to their cudaGraphLaunch\n",
+                     fmt_num(t, "graphs"), fmt_num(t, "graph_kernels"),
+                     fmt_num(t, "graph_kernels_attributed_to_graph_launch"));
     if (t.contains("dropped_records"))
-      h << "  tracer: written at " << t.value("written_at", "") << ", dropped records " << fmt_num(t, "dropped_records")
-        << ", buffer callbacks " << fmt_num(t, "buffer_callback_ns") << " ns\n";
+      fmt::format_to(o, "  tracer: written at {}, dropped records {}, buffer callbacks {} ns\n",
+                     t.value("written_at", ""), fmt_num(t, "dropped_records"), fmt_num(t, "buffer_callback_ns"));
     if (t.value("started_paused", false))
-      h << "  tracer: started paused and recorded only while resumed (goblin's hook: the profiled window); "
-        << fmt_num(t, "recording_paused_ns") << " ns unrecorded\n";
+      fmt::format_to(o,
+                     "  tracer: started paused and recorded only while resumed (goblin's hook: the profiled "
+                     "window); {} ns unrecorded\n",
+                     fmt_num(t, "recording_paused_ns"));
     else if (t.value("recording_pauses", 0) > 0)
-      h << "  tracer: recording was paused " << fmt_num(t, "recording_pauses") << " time(s), "
-        << fmt_num(t, "recording_paused_ns") << " ns in all: this trace does not hold the paused blocks\n";
+      fmt::format_to(o,
+                     "  tracer: recording was paused {} time(s), {} ns in all: this trace does not hold the paused "
+                     "blocks\n",
+                     fmt_num(t, "recording_pauses"), fmt_num(t, "recording_paused_ns"));
     if (t.contains("tracer_step_cost_pct"))
-      h << "  tracer cost measured by the hook: recorded steps " << fmt_num(t, "tracer_step_cost_pct")
-        << " % slower than the unrecorded steps just before them (" << fmt_num(t, "untraced_step_time_seconds")
-        << " s/step)\n";
+      fmt::format_to(o,
+                     "  tracer cost measured by the hook: recorded steps {} % slower than the unrecorded steps just "
+                     "before them ({} s/step)\n",
+                     fmt_num(t, "tracer_step_cost_pct"), fmt_num(t, "untraced_step_time_seconds"));
   }
-  return h.str();
+  return h;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <string>
 
 #include "core/json.h"
@@ -20,9 +20,7 @@ std::string goblin_bin() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 TEST(ListWarnings, JsonIsTheCatalogue) {

@@ -1,9 +1,11 @@
 #include "config/config_editor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
-#include <sstream>
 
 #include "config/config_source.h"
 
@@ -173,14 +175,15 @@ class Editor {
   bool hf_calls_ambiguous() const { return cfg_.format == ConfigFormat::Python && hf_call_lines_.size() > 1; }
   std::string hf_calls_refusal() const {
     std::string lines;
-    for (int64_t l : hf_call_lines_) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
+    for (int64_t l : hf_call_lines_) fmt::format_to(std::back_inserter(lines), "{}{}", lines.empty() ? "" : ", ", l);
     return "lines " + lines + " each build training arguments; goblin cannot tell which one trains, so it edits none";
   }
 
   bool replace(const Origin& o, const Json& v) {
     if (!o.expression.empty())
-      return refuse("line " + std::to_string(o.line) + " sets " + o.key + " = `" + o.expression +
-                    "`, an expression goblin does not evaluate; it does not overwrite it with a literal");
+      return refuse(fmt::format(
+          "line {} sets {} = `{}`, an expression goblin does not evaluate; it does not overwrite it with a literal",
+          o.line, o.key, o.expression));
     if (hf_calls_ambiguous() && kHfCalls.count(o.context)) return refuse(hf_calls_refusal());
     edits_.push_back({o.begin, o.end, render(v, cfg_.format), seq_++});
     return true;
@@ -190,9 +193,10 @@ class Editor {
   // Keyword arguments go last (a keyword before a positional argument is a SyntaxError).
   bool insert_kwarg(const SourceAnchor& a, const std::string& key, const Json& v) {
     if (!a.kwargs_unpack.empty())
-      return refuse("line " + std::to_string(a.line) + ": " + a.path[0] + "(...) also takes " + a.kwargs_unpack +
-                    ", which may already set " + key +
-                    " (Python would raise 'got multiple values for keyword argument')");
+      return refuse(
+          fmt::format("line {}: {}(...) also takes {}, which may already set {} (Python would raise 'got "
+                      "multiple values for keyword argument')",
+                      a.line, a.path[0], a.kwargs_unpack, key));
     if (hf_calls_ambiguous() && kHfCalls.count(a.path[0])) return refuse(hf_calls_refusal());
     std::string t = key + "=" + render(v, ConfigFormat::Python);
     int64_t close = a.stmt_end - 1;

@@ -1,8 +1,10 @@
 // Hostile configs (issue 14, docs/robustness.md): limits instead of crashes and hangs, secrets
 // redacted by key name as well as by shape, multi-document YAML, the Python statement insertion
 // that once glued two lines together, and the Myers diff.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 
 #include "config/config_editor.h"
@@ -25,8 +27,8 @@ std::string repeat(const std::string& s, size_t n) {
 std::string yaml_bomb(int levels) {
   std::string y = "batch_size: 8\na0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
   for (int i = 1; i <= levels; ++i) {
-    y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
-    for (int k = 0; k < 9; ++k) y += (k ? ",*a" : "*a") + std::to_string(i - 1);
+    fmt::format_to(std::back_inserter(y), "a{}: &a{} [", i, i);
+    for (int k = 0; k < 9; ++k) fmt::format_to(std::back_inserter(y), "{}{}", k ? ",*a" : "*a", i - 1);
     y += "]\n";
   }
   return y;
@@ -63,7 +65,8 @@ TEST(HostileConfig, YamlAliasBombStopsAtTheNodeLimit) {
 
 TEST(HostileConfig, YamlBlocksNestedPastTheLimit) {
   std::string y;
-  for (int i = 0; i < 200; ++i) y += std::string(2 * i, ' ') + "k" + std::to_string(i) + ":\n";
+  for (int i = 0; i < 200; ++i) y += std::string(2 * i, ' ') + fmt::format("k{}:\n", i);
+
   y += std::string(400, ' ') + "v: 1\n";
   auto c = parse_config_text(y, ConfigFormat::Yaml, "deep.yaml");
   ASSERT_FALSE(c.ok());
@@ -76,7 +79,7 @@ TEST(HostileConfig, PythonNestedCallsAreLinearAndEnvLinesAreCapped) {
   auto c = parse_config_text(py, ConfigFormat::Python, "train.py");
   ASSERT_TRUE(c.ok()) << c.error().describe();
   std::string env;
-  for (size_t i = 0; i <= limits::kMaxConfigNodes; ++i) env += "V" + std::to_string(i) + "=1\n";
+  for (size_t i = 0; i <= limits::kMaxConfigNodes; ++i) fmt::format_to(std::back_inserter(env), "V{}=1\n", i);
   auto e = parse_config_text(env, ConfigFormat::Env, "big.env");
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("more than 200000 variables"), std::string::npos);
@@ -208,10 +211,10 @@ TEST(Diff, MyersDiffOfScatteredEditsInALargeFile) {
   // needed gigabytes.
   std::string a, b;
   for (int i = 0; i < 200000; ++i) {
-    a += "k" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+    fmt::format_to(std::back_inserter(a), "k{}: {}\n", i, i);
     b += (i == 0        ? std::string("k0: changed")
           : i == 199999 ? std::string("k199999: changed")
-                        : "k" + std::to_string(i) + ": " + std::to_string(i)) +
+                        : fmt::format("k{}: {}", i, i)) +
          "\n";
   }
   b += "added: 1\n";

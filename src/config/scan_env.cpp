@@ -1,4 +1,6 @@
 // Env files and shell `export` lines: NAME=value, quoted or not, `#` comments.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -57,19 +59,21 @@ Result<SourceScan> scan_env(const std::string& text, const std::string& file) {
         out.entries.push_back(e);
         if (out.entries.size() > limits::kMaxConfigNodes)
           return make_error(ErrorKind::Malformed,
-                            "env file has more than " + std::to_string(limits::kMaxConfigNodes) +
-                                " variables (goblin's limit for a config file, docs/robustness.md)",
+                            fmt::format("env file has more than {} variables (goblin's limit for a config file, "
+                                        "docs/robustness.md)",
+                                        limits::kMaxConfigNodes),
                             file, static_cast<int64_t>(pos), line);
       } else if (l.find("=") == std::string::npos && l.find_first_not_of(" \t\r") != std::string::npos &&
                  l.compare(b, 7, "export ") != 0 && l.compare(b, 4, "set ") != 0) {
         if (++ignored <= 20)
-          out.warnings.push_back(file + ": line " + std::to_string(line) + ": not a VAR=value line; ignored");
+          out.warnings.push_back(fmt::format("{}: line {}: not a VAR=value line; ignored", file, line));
       }
     }
     pos = nl + 1;
   }
   if (ignored > 20)
-    out.warnings.push_back(file + ": " + std::to_string(ignored - 20) + " more lines that are not VAR=value; ignored");
+    out.warnings.push_back(fmt::format("{}: {} more lines that are not VAR=value; ignored", file, ignored - 20));
+
   SourceAnchor a;
   a.kind = "env_file";
   a.insert_at = static_cast<int64_t>(text.size());

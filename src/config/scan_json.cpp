@@ -1,5 +1,7 @@
 // JSON scanner: a hand-written walk over the text (after a strict parse has validated it) so each
 // value keeps its byte span and each object is an insertion anchor.
+#include <fmt/format.h>
+
 #include <cctype>
 
 #include "config/config_source.h"
@@ -76,7 +78,7 @@ struct JsonScanner {
       int idx = 0;
       ws();
       while (i < text.size() && text[i] != ']' && nodes <= limits::kMaxConfigNodes) {
-        path.push_back(std::to_string(idx++));
+        path.push_back(fmt::format("{}", idx++));
         value(path);
         path.pop_back();
         ws();
@@ -125,8 +127,10 @@ Result<SourceScan> scan_json(const std::string& text, const std::string& file) {
   s.value(path);
   if (s.nodes > limits::kMaxConfigNodes)
     return make_error(ErrorKind::Malformed,
-                      "config has more than " + std::to_string(limits::kMaxConfigNodes) +
-                          " values (goblin's limit for a config file, docs/robustness.md)",
+                      fmt::format("config has more than {} values (goblin's limit for a config file, "
+                                  "docs/robustness.md)",
+                                  limits::kMaxConfigNodes),
+
                       file, static_cast<int64_t>(s.i), s.line_of(static_cast<int64_t>(s.i)));
   return out;
 }

@@ -1,5 +1,7 @@
 // Python scanner: finds the calls, keyword arguments, module constants and environment writes a
 // training script configures a workload with. A tokenizer-level scan, not an interpreter.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
@@ -155,8 +157,9 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
     }
     if (out.entries.size() + out.anchors.size() > limits::kMaxConfigNodes)
       return make_error(ErrorKind::Malformed,
-                        "script has more than " + std::to_string(limits::kMaxConfigNodes) +
-                            " calls and arguments goblin reads (its limit for a config file, docs/robustness.md)",
+                        fmt::format("script has more than {} calls and arguments goblin reads (its limit for a "
+                                    "config file, docs/robustness.md)",
+                                    limits::kMaxConfigNodes),
                         file, t[k].begin, t[k].line);
     // calls
     if (t[k].kind != Tk::Name || k + 1 >= t.size() || t[k + 1].text != "(" || !kCalls.count(t[k].text)) continue;
@@ -210,7 +213,7 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
             out.anchors[call_index].kwargs_unpack =
                 text.substr(t[b].begin, std::min<int64_t>(t[e - 1].end - t[b].begin, 200));
         } else {
-          en.path = {"__arg" + std::to_string(argi++)};
+          en.path = {fmt::format("__arg{}", argi++)};
         }
         if (!en.path.empty()) {
           bool lit;

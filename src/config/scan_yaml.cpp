@@ -1,4 +1,5 @@
 // YAML scanner: yaml-cpp parses, marks give each scalar its byte span so a patch can edit it.
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -178,7 +179,7 @@ struct YamlScanner {
     } else if (n.IsSequence()) {
       int i = 0;
       for (auto it = n.begin(); it != n.end(); ++it, ++i) {
-        path.push_back(std::to_string(i));
+        path.push_back(fmt::format("{}", i));
         last = std::max(last, walk(*it, path));
         path.pop_back();
       }
@@ -243,14 +244,16 @@ Result<SourceScan> scan_yaml(const std::string& text, const std::string& file) {
   s.walk(root, path);
   if (s.too_many)
     return make_error(ErrorKind::Malformed,
-                      "YAML expands to more than " + std::to_string(limits::kMaxConfigNodes) +
-                          " nodes once its aliases (*name) are followed; goblin's limit for a config file "
-                          "(docs/robustness.md) — an alias bomb?",
+                      fmt::format("YAML expands to more than {} nodes once its aliases (*name) are followed; "
+                                  "goblin's limit for a config file (docs/robustness.md) — an alias bomb?",
+                                  limits::kMaxConfigNodes),
                       file, -1, s.stop_line);
   if (s.too_deep)
     return make_error(ErrorKind::Malformed,
-                      "YAML nested deeper than " + std::to_string(limits::kMaxConfigDepth) +
-                          " levels (goblin's limit for a config file, docs/robustness.md)",
+                      fmt::format("YAML nested deeper than {} levels (goblin's limit for a config file, "
+                                  "docs/robustness.md)",
+                                  limits::kMaxConfigDepth),
+
                       file, -1, s.stop_line);
   for (auto& a : out.anchors)
     if (a.path.empty()) {

@@ -1,7 +1,9 @@
 #include "config/unified_diff.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <sstream>
+#include <iterator>
 #include <vector>
 
 namespace goblin::config {
@@ -90,8 +92,8 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
     ops.push_back({k, ai, bi});
   }
   for (size_t k = 0; k < suf; ++k) ops.push_back({' ', A.size() - suf + k, B.size() - suf + k});
-  std::ostringstream os;
-  os << "--- " << a_name << "\n+++ " << b_name << "\n";
+  std::string os = fmt::format("--- {}\n+++ {}\n", a_name, b_name);
+  auto out = std::back_inserter(os);
   size_t k = 0;
   while (k < ops.size()) {
     while (k < ops.size() && ops[k].k == ' ') ++k;
@@ -111,14 +113,14 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
       if (ops[x].k != '+') ++ac;
       if (ops[x].k != '-') ++bc;
     }
-    os << "@@ -" << (ac ? a0 + 1 : a0) << "," << ac << " +" << (bc ? b0 + 1 : b0) << "," << bc << " @@\n";
+    fmt::format_to(out, "@@ -{},{} +{},{} @@\n", ac ? a0 + 1 : a0, ac, bc ? b0 + 1 : b0, bc);
     for (size_t x = start; x < end; ++x) {
       const std::string& line = ops[x].k == '+' ? B[ops[x].bi] : A[ops[x].ai];
-      os << ops[x].k << line << "\n";
+      fmt::format_to(out, "{}{}\n", ops[x].k, line);
     }
     k = end;
   }
-  return os.str();
+  return os;
 }
 
 }  // namespace goblin::config

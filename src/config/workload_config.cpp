@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <sstream>
+#include <iterator>
 
 #include "config/config_source.h"
 #include "core/decimal.h"
@@ -296,19 +296,17 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   }
   // Values end up in JSON output (which must be UTF-8): refuse a file that is not, naming the spot.
   if (auto bad = first_invalid_utf8(text)) {
-    return make_error(ErrorKind::Malformed,
-                      "not valid UTF-8 text (byte " + std::to_string(*bad) + "); save the file as UTF-8", file,
-                      static_cast<int64_t>(*bad), line_of(text, static_cast<int64_t>(*bad)));
+    return make_error(ErrorKind::Malformed, fmt::format("not valid UTF-8 text (byte {}); save the file as UTF-8", *bad),
+                      file, static_cast<int64_t>(*bad), line_of(text, static_cast<int64_t>(*bad)));
   }
   // A config is text: a NUL or other control byte means a binary or corrupted file (and a NUL
   // inside a key confuses the YAML/Python scanners), so stop at the first one.
   for (size_t i = 0; i < text.size(); ++i) {
     const auto ch = static_cast<unsigned char>(text[i]);
     if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F) {
-      return make_error(
-          ErrorKind::Malformed,
-          "control byte 0x" + fmt::format("{:02X}", ch) + " at byte " + std::to_string(i) + ": not a text config file",
-          file, static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
+      return make_error(ErrorKind::Malformed,
+                        fmt::format("control byte 0x{:02X} at byte {}: not a text config file", ch, i), file,
+                        static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
     }
   }
   ASSIGN_OR_RETURN(auto scan, scan_source(text, fmt, file));
@@ -359,8 +357,10 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
         flag.reset();
         precision_expression = e.raw;
         c.origins[field].expression = e.raw;
-        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + e.path.back() + " = `" + e.raw +
-                             "` is an expression goblin does not evaluate; precision is unknown and a patch leaves it");
+        c.warnings.push_back(fmt::format(
+            "{}: line {}: {} = `{}` is an expression goblin does not evaluate; precision is unknown and a patch "
+            "leaves it",
+            file, e.line, e.path.back(), e.raw));
       }
       continue;
     }
@@ -402,8 +402,10 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     const FieldSpec* spec = find_field(field);
     if (!spec) continue;
     if (!e.literal || v.is_null()) {
-      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = `" + e.raw +
-                           "` is an expression goblin does not evaluate; its value is unknown and a patch leaves it");
+      c.warnings.push_back(
+          fmt::format("{}: line {}: {} = `{}` is an expression goblin does not evaluate; its value is unknown and a "
+                      "patch leaves it",
+                      file, e.line, field, e.raw));
       c.origins[field] = origin(e);
       c.origins[field].expression = e.raw;
       if (e.overrides) c.values.erase(field);  // the call's keyword is no longer what runs
@@ -413,7 +415,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (field == "precision") {
       std::string p = v.is_string() ? norm_precision(v.get<std::string>()) : "";
       if (p.empty()) {
-        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": unrecognised precision " + v.dump());
+        c.warnings.push_back(fmt::format("{}: line {}: unrecognised precision {}", file, e.line, v.dump()));
         continue;
       }
       explicit_precision = p;
@@ -429,23 +431,24 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
       cv = coerce(*spec, v);
     }
     if (cv.is_null()) {
-      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = " + v.dump() +
-                           " is not a valid value; left unset");
+      c.warnings.push_back(
+          fmt::format("{}: line {}: {} = {} is not a valid value; left unset", file, e.line, field, v.dump()));
       continue;
     }
     if (e.overrides) {  // `args.X = v` after the call: this is the value the script runs with
       if (c.values.count(field) && c.values[field] != cv)
-        c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field + " = " + e.raw +
-                             " overrides the value the call set (line " + std::to_string(c.origins[field].line) +
-                             "); the later assignment is the one the script runs with");
+        c.warnings.push_back(fmt::format(
+            "{}: line {}: {} = {} overrides the value the call set (line {}); the later assignment is the one the "
+            "script runs with",
+            file, e.line, field, e.raw, c.origins[field].line));
       c.values[field] = cv;
       c.origins[field] = origin(e);
       continue;
     }
     if (c.values.count(field) && c.values[field] != cv)
-      c.warnings.push_back(file + ": line " + std::to_string(e.line) + ": " + field +
-                           " set more than once; keeping the first (line " + std::to_string(c.origins[field].line) +
-                           ")");
+      c.warnings.push_back(fmt::format("{}: line {}: {} set more than once; keeping the first (line {})", file, e.line,
+                                       field, c.origins[field].line));
+
     if (c.values.count(field)) continue;
     c.values[field] = cv;
     c.origins[field] = origin(e);
@@ -461,8 +464,8 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   else if (bf16 || fp16)
     c.values["precision"] = "fp32";
   else if (const SourceAnchor* u = unpacking_training_call(scan))
-    c.warnings.push_back(file + ": line " + std::to_string(u->line) + ": " + u->path[0] + "(...) takes " +
-                         u->kwargs_unpack + ", which may set bf16 or fp16; precision is unknown");
+    c.warnings.push_back(fmt::format("{}: line {}: {}(...) takes {}, which may set bf16 or fp16; precision is unknown",
+                                     file, u->line, u->path[0], u->kwargs_unpack));
   else if (hf_training_arguments_shaped(c, scan)) {
     // HF TrainingArguments semantics: bf16 and fp16 both default to False, so a config that sets
     // neither trains in fp32 (docs/audit.md § parse-config). The origin says it is a default.
@@ -517,26 +520,26 @@ Result<WorkloadConfig> parse_config_file(const std::string& path) {
 }
 
 std::string config_to_text(const WorkloadConfig& c) {
-  std::ostringstream os;
-  os << "WorkloadConfig from " << c.source_file << " (" << config_format_name(c.format) << ")\n";
+  std::string os = fmt::format("WorkloadConfig from {} ({})\n", c.source_file, config_format_name(c.format));
+  auto out = std::back_inserter(os);
   for (const auto& f : config_fields()) {
     Json v = c.get(f.name);
-    os << "  " << f.name << ": " << (v.is_null() ? "(unset)" : v.is_string() ? v.get<std::string>() : v.dump());
+    fmt::format_to(out, "  {}: {}", f.name, v.is_null() ? "(unset)" : v.is_string() ? v.get<std::string>() : v.dump());
     auto it = c.origins.find(f.name);
     if (it != c.origins.end() && it->second.line > 0)
-      os << "    [line " << it->second.line << ", " << it->second.key << "]";
+      fmt::format_to(out, "    [line {}, {}]", it->second.line, it->second.key);
     else if (it != c.origins.end() && !it->second.context.empty())
-      os << "    [" << it->second.context << ": " << it->second.key << "]";
-    os << "\n";
+      fmt::format_to(out, "    [{}: {}]", it->second.context, it->second.key);
+    os += "\n";
   }
   if (!c.env_vars.empty()) {
-    os << "  env_vars:\n";
-    for (const auto& [k, v] : c.env_vars) os << "    " << k << "=" << v << "\n";
+    os += "  env_vars:\n";
+    for (const auto& [k, v] : c.env_vars) fmt::format_to(out, "    {}={}\n", k, v);
   }
-  if (!c.extras.empty()) os << "  extras: " << c.extras.size() << " other keys (see --json)\n";
-  for (const auto& r : c.redactions) os << "  redacted " << r.kind << " on line " << r.line << "\n";
-  for (const auto& w : c.warnings) os << "  warning: " << w << "\n";
-  return os.str();
+  if (!c.extras.empty()) fmt::format_to(out, "  extras: {} other keys (see --json)\n", c.extras.size());
+  for (const auto& r : c.redactions) fmt::format_to(out, "  redacted {} on line {}\n", r.kind, r.line);
+  for (const auto& w : c.warnings) fmt::format_to(out, "  warning: {}\n", w);
+  return os;
 }
 
 }  // namespace goblin::config

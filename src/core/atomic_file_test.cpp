@@ -2,6 +2,7 @@
 // half-written on failure, the old file intact, permissions kept.
 #include "core/atomic_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@ using namespace goblin;
 
 namespace {
 fs::path scratch(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("goblin_atomic_" + std::to_string(::getpid()) + "_" + name);
+  fs::path d = fs::temp_directory_path() / fmt::format("goblin_atomic_{}_{}", ::getpid(), name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

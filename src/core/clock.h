@@ -1,5 +1,7 @@
 // Wall-clock timestamps for what goblin writes (run directories, workspaces, reports).
 #pragma once
+#include <fmt/chrono.h>
+
 #include <ctime>
 #include <string>
 
@@ -10,9 +12,7 @@ inline std::string now_iso8601() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
 }  // namespace goblin

@@ -2,6 +2,7 @@
 // refused wherever they sit along the path, FIFOs refused without blocking.
 #include "core/confine.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@ namespace {
 struct Tree {
   fs::path base, root, outside, out;
   Tree() {
-    base = fs::temp_directory_path() / ("goblin_confine_" + std::to_string(::getpid()));
+    base = fs::temp_directory_path() / fmt::format("goblin_confine_{}", ::getpid());
     fs::remove_all(base);
     root = base / "root";
     outside = base / "outside";

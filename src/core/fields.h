@@ -24,6 +24,8 @@
 // struct with write(const T&, Json& object), read(const Json& object, T&, at) and names(key) (the
 // keys it owns, for strict lists): see Const.
 #pragma once
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -52,7 +54,7 @@ concept HasFields = requires {
 inline std::string at_key(const std::string& at, std::string_view key) {
   return at.empty() ? std::string(key) : at + "." + std::string(key);
 }
-inline std::string at_index(const std::string& at, size_t i) { return at + "[" + std::to_string(i) + "]"; }
+inline std::string at_index(const std::string& at, size_t i) { return fmt::format("{}[{}]", at, i); }
 
 inline Error type_error(const std::string& at, const char* expected, const Json& got) {
   return make_error(ErrorKind::Malformed, (at.empty() ? std::string("value") : at) + ": expected " + expected +

@@ -1,5 +1,6 @@
 #include "core/io.h"
 
+#include <fmt/format.h>
 #include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,16 +125,17 @@ class GzipSource : public ByteSource {
     out_pos_ += n;
     if (out_pos_ > limits_.max_inflated_bytes) {
       return make_error(ErrorKind::Malformed,
-                        "refusing to inflate more than " + std::to_string(limits_.max_inflated_bytes) +
-                            " bytes (raise the limit if this trace is really that large)",
+                        fmt::format("refusing to inflate more than {} bytes (raise the limit if this trace is "
+                                    "really that large)",
+                                    limits_.max_inflated_bytes),
                         path_, static_cast<int64_t>(out_pos_));
     }
     if (out_pos_ > limits_.bomb_check_after) {
       double ratio = static_cast<double>(out_pos_) / static_cast<double>(file_->raw_position() + 1);
       if (ratio > limits_.max_ratio) {
         return make_error(ErrorKind::Malformed,
-                          "gzip expands " + std::to_string(static_cast<long long>(ratio)) +
-                              "x, which looks like a gzip bomb, not a trace; stopped",
+                          fmt::format("gzip expands {}x, which looks like a gzip bomb, not a trace; stopped",
+                                      static_cast<long long>(ratio)),
                           path_, static_cast<int64_t>(out_pos_));
       }
     }
@@ -169,7 +171,7 @@ class GzipSource : public ByteSource {
       case ISAL_INCORRECT_CHECKSUM:
         return "incorrect data check";
       default:
-        return "inflate error " + std::to_string(rc);
+        return fmt::format("inflate error {}", rc);
     }
   }
 
@@ -246,8 +248,8 @@ Result<std::unique_ptr<ByteSource>> open_source(const std::string& path, const I
       if (all.size() > cap) {
         std::fclose(f);
         return make_error(ErrorKind::Malformed,
-                          "stream is larger than " + std::to_string(cap) + " bytes, the most goblin reads from a pipe",
-                          path, static_cast<int64_t>(cap));
+                          fmt::format("stream is larger than {} bytes, the most goblin reads from a pipe", cap), path,
+                          static_cast<int64_t>(cap));
       }
     }
     const bool failed = std::ferror(f) != 0;
@@ -274,9 +276,10 @@ Result<std::string> read_all(const std::string& path, const IoLimits& limits) {
   // The limit holds for plain files too (a config, a judge answer): refuse before reading it all.
   if (!(src)->compressed() && (src)->file_size() > limits.max_inflated_bytes)
     return make_error(ErrorKind::Malformed,
-                      "file is " + std::to_string((src)->file_size()) + " bytes, larger than the " +
-                          std::to_string(limits.max_inflated_bytes) +
-                          "-byte limit for this kind of input (docs/robustness.md)",
+                      fmt::format("file is {} bytes, larger than the {}-byte limit for this kind of input "
+                                  "(docs/robustness.md)",
+                                  (src)->file_size(), limits.max_inflated_bytes),
+
                       path);
   if (!(src)->compressed()) out.reserve((src)->file_size());
   std::vector<char> buf(1 << 20);

@@ -1,12 +1,15 @@
-#include "core/test_support.h"
 #include "core/io.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include "core/test_support.h"
 
 namespace goblin {
 
@@ -26,7 +29,7 @@ std::string gzip(const std::string& s) {
 }
 std::string tmpfile_with(const std::string& content) {
   static int n = 0;
-  auto p = goblin::testing::private_tmp_dir("io") / std::to_string(n++);
+  auto p = goblin::testing::private_tmp_dir("io") / fmt::format("{}", n++);
   std::ofstream(p, std::ios::binary) << content;
   return p.string();
 }
@@ -49,7 +52,7 @@ TEST(Io, ConcatenatedGzipMembers) {
 
 TEST(Io, TruncatedGzipIsMalformedWithOffset) {
   std::string text;
-  for (int i = 0; i < 20000; ++i) text += std::to_string(i * 7919) + ",";
+  for (int i = 0; i < 20000; ++i) fmt::format_to(std::back_inserter(text), "{},", i * 7919);
   std::string gz = gzip(text);
   auto path = tmpfile_with(gz.substr(0, gz.size() / 2));
   auto r = read_all(path);

@@ -1,5 +1,7 @@
 #include "core/json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -38,8 +40,10 @@ int64_t json_depth_exceeded(std::string_view text, int max_depth) {
 Result<Json> parse_json_text(const std::string& text, const std::string& file, const std::string& what, int max_depth) {
   if (const int64_t at = json_depth_exceeded(text, max_depth); at >= 0) {
     return make_error(ErrorKind::Malformed,
-                      what + ": nested deeper than " + std::to_string(max_depth) +
-                          " levels of arrays/objects (goblin's limit, docs/robustness.md)",
+                      fmt::format("{}: nested deeper than {} levels of arrays/objects (goblin's limit, "
+                                  "docs/robustness.md)",
+                                  what, max_depth),
+
                       file, at, line_at(text, at));
   }
   try {

@@ -1,6 +1,7 @@
 #include "core/process.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -199,7 +201,7 @@ bool on_path(const std::string& name) {
   if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0;
   const char* p = std::getenv("PATH");
   if (!p) return false;
-  std::stringstream ss(p);
+  std::istringstream ss(p);
   std::string dir;
   while (std::getline(ss, dir, ':')) {
     if (dir.empty()) continue;
@@ -213,8 +215,7 @@ bool on_path(const std::string& name) {
 std::string temp_path(const std::string& tag) {
   static std::atomic<int> n{0};
   const char* t = std::getenv("TMPDIR");
-  return std::string(t && *t ? t : "/tmp") + "/goblin-" + std::to_string(getpid()) + "-" + tag + "-" +
-         std::to_string(n++);
+  return fmt::format("{}/goblin-{}-{}-{}", t && *t ? t : "/tmp", getpid(), tag, n++);
 }
 
 std::optional<std::string> capture(const std::vector<std::string>& argv, double timeout_s) {
@@ -228,9 +229,7 @@ std::optional<std::string> capture(const std::vector<std::string>& argv, double 
   std::optional<std::string> out;
   if (r && r->exit_code == 0) {
     std::ifstream f(s.stdout_path, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    out = ss.str();
+    out = std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   std::remove(s.stdout_path.c_str());
   std::remove(s.stderr_path.c_str());

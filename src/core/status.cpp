@@ -1,17 +1,29 @@
 #include "core/status.h"
 
+#include <fmt/format.h>
+
+#include <iterator>
+
 namespace goblin {
 
 const char* Error::kind_name(ErrorKind k) {
   switch (k) {
-    case ErrorKind::Internal: return "internal";
-    case ErrorKind::Usage: return "usage";
-    case ErrorKind::Io: return "io";
-    case ErrorKind::UnknownFormat: return "unknown_format";
-    case ErrorKind::Malformed: return "malformed";
-    case ErrorKind::NotFound: return "not_found";
-    case ErrorKind::Environment: return "environment";
-    case ErrorKind::Workload: return "workload";
+    case ErrorKind::Internal:
+      return "internal";
+    case ErrorKind::Usage:
+      return "usage";
+    case ErrorKind::Io:
+      return "io";
+    case ErrorKind::UnknownFormat:
+      return "unknown_format";
+    case ErrorKind::Malformed:
+      return "malformed";
+    case ErrorKind::NotFound:
+      return "not_found";
+    case ErrorKind::Environment:
+      return "environment";
+    case ErrorKind::Workload:
+      return "workload";
   }
   return "internal";
 }
@@ -21,9 +33,9 @@ std::string Error::describe() const {
   if (!file.empty()) {
     out += file;
     if (line >= 0) {
-      out += ": line " + std::to_string(line);
+      fmt::format_to(std::back_inserter(out), ": line {}", line);
     } else if (byte_offset >= 0) {
-      out += ": byte " + std::to_string(byte_offset);
+      fmt::format_to(std::back_inserter(out), ": byte {}", byte_offset);
     }
     out += ": ";
   }

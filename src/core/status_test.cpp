@@ -1,5 +1,6 @@
 #include "core/status.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -21,7 +22,7 @@ Status check(int x) {
 Result<std::string> twice(int x) {
   ASSIGN_OR_RETURN(const int v, parse_positive(x));
   ASSIGN_OR_RETURN(auto again, parse_positive(v * 2));  // two in one scope: distinct temporaries
-  return std::to_string(again);
+  return fmt::format("{}", again);
 }
 
 Result<std::unique_ptr<int>> boxed(int x) {

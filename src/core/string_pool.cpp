@@ -1,7 +1,10 @@
 #include "core/string_pool.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "core/limits.h"
@@ -112,7 +115,7 @@ StrId StringPool::intern(std::string_view s) {
       ++truncated_;
       while (!safe.empty() && (static_cast<unsigned char>(safe.back()) & 0xC0) == 0x80) safe.pop_back();
       if (!safe.empty() && static_cast<unsigned char>(safe.back()) >= 0xC0) safe.pop_back();  // a cut lead byte
-      safe += "...[" + std::to_string(s.size() - safe.size()) + " more bytes cut]";
+      fmt::format_to(std::back_inserter(safe), "...[{} more bytes cut]", s.size() - safe.size());
     }
     if (first_invalid_utf8(safe)) {
       ++invalid_utf8_;

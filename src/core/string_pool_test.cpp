@@ -1,5 +1,6 @@
 #include "core/string_pool.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,7 +19,7 @@ TEST(StringPool, InternsOnceAndViewsAreStable) {
   EXPECT_NE(a, b);
   EXPECT_EQ(p.intern(std::string("ampere_sgemm_128x64_tn")), b);
   std::string_view va = p.view(a);
-  for (int i = 0; i < 100000; ++i) p.intern("k" + std::to_string(i));  // force many blocks
+  for (int i = 0; i < 100000; ++i) p.intern(fmt::format("k{}", i));  // force many blocks
   EXPECT_EQ(va, "void at::native::vectorized_elementwise_kernel<4>");
   EXPECT_EQ(p.view(a), va);
   EXPECT_EQ(p.find("k99999"), p.intern("k99999"));
@@ -36,12 +37,12 @@ TEST(StringPool, IdsSurviveGrowthAndSimilarNamesStayApart) {
   StringPool p;
   const std::string prefix(150, 'k');
   std::vector<StrId> ids;
-  for (int i = 0; i < 50000; ++i) ids.push_back(p.intern(prefix + std::to_string(i)));
+  for (int i = 0; i < 50000; ++i) ids.push_back(p.intern(fmt::format("{}{}", prefix, i)));
   for (size_t n = 1; n <= 40; ++n) ids.push_back(p.intern(std::string(n, 'a')));
   EXPECT_EQ(p.size(), 1u + 50000u + 40u);
   for (int i = 0; i < 50000; ++i) {
-    ASSERT_EQ(p.find(prefix + std::to_string(i)), ids[static_cast<size_t>(i)]);
-    ASSERT_EQ(p.view(ids[static_cast<size_t>(i)]), prefix + std::to_string(i));
+    ASSERT_EQ(p.find(fmt::format("{}{}", prefix, i)), ids[static_cast<size_t>(i)]);
+    ASSERT_EQ(p.view(ids[static_cast<size_t>(i)]), fmt::format("{}{}", prefix, i));
   }
   for (size_t n = 1; n <= 40; ++n) EXPECT_EQ(p.intern(std::string(n, 'a')), ids[50000 + n - 1]);
   EXPECT_EQ(p.find(prefix), kNoStr);

@@ -1,4 +1,4 @@
-// Seed 000's call budget: an audit session allows at most N audit-tool calls (parse_config,
+// The audit call budget (docs/mcp.md): an audit session allows at most N audit-tool calls (parse_config,
 // profile_run, query_kb, propose_patch, benchmark, compare_runs); every call counts, failed ones
 // too, since each costs the agent a slot. The next one is refused with ok=false naming the budget.
 #pragma once

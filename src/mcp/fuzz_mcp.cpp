@@ -5,6 +5,7 @@
 // root holds traps a line may name: links out of it, a FIFO nobody writes, a link to /dev/zero, a
 // directory link loop (each must be refused, never read: a read of any of them would hang the
 // fuzzer, which libFuzzer reports as a timeout).
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,7 +23,8 @@ struct Harness {
   std::unique_ptr<Session> session;
   std::unique_ptr<Server> server;
   Harness() {
-    auto dir = std::filesystem::temp_directory_path() / ("goblin_fuzz_mcp_" + std::to_string(::getpid()));
+    auto dir = std::filesystem::temp_directory_path() / fmt::format("goblin_fuzz_mcp_{}", ::getpid());
+
     std::filesystem::create_directories(dir);
     std::error_code ec;
     namespace fs = std::filesystem;

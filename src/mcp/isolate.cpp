@@ -1,6 +1,7 @@
 #include "mcp/isolate.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -23,12 +24,11 @@ std::mutex& fork_mutex() {
 Error stop_error(const std::string& tool, const CallContext& ctx) {
   switch (ctx.stop_cause()) {
     case StopCause::Deadline: {
-      char s[32];
-      std::snprintf(s, sizeof s, "%g", ctx.deadline_s);
       return make_error(ErrorKind::Workload,
-                        tool + " was stopped at its deadline of " + s +
-                            " s (goblin mcp --tool-timeout); the server goes on serving. Ask for less (one file, a "
-                            "smaller top) or run the CLI verb without a deadline");
+                        fmt::format("{} was stopped at its deadline of {:g} s (goblin mcp --tool-timeout); the server "
+                                    "goes on serving. Ask for less (one file, a smaller top) or run the CLI verb "
+                                    "without a deadline",
+                                    tool, ctx.deadline_s));
     }
     case StopCause::Shutdown:
       return make_error(ErrorKind::Workload,
@@ -174,14 +174,16 @@ ToolOutcome run_isolated(const std::string& tool, const std::function<ToolOutcom
     return o;
   }
   if (too_big) {
-    o.error = make_error(ErrorKind::Usage, tool + "'s result passed " + std::to_string(max_bytes) +
-                                               " bytes before any cut; ask for less (a smaller top, one rank) or use "
-                                               "the CLI");
+    o.error = make_error(ErrorKind::Usage, fmt::format("{}'s result passed {} bytes before any cut; ask for less (a "
+                                                       "smaller top, one rank) or use the CLI",
+                                                       tool, max_bytes));
     return o;
   }
   if (WIFSIGNALED(st)) {
-    o.error = make_error(ErrorKind::Internal, tool + " crashed (signal " + std::to_string(WTERMSIG(st)) +
-                                                  "); the server goes on serving. Please report it with the input");
+    o.error =
+        make_error(ErrorKind::Internal,
+                   fmt::format("{} crashed (signal {}); the server goes on serving. Please report it with the input",
+                               tool, WTERMSIG(st)));
     return o;
   }
   return decode(data, tool);

@@ -1,5 +1,7 @@
 #include "mcp/live_calls.h"
 
+#include <fmt/format.h>
+
 #include "audit/replay_runner.h"
 #include "run/live_audit.h"
 #include "run/live_runner.h"
@@ -47,7 +49,8 @@ Result<RunMetrics> run_replay(const std::string& kind, const config::WorkloadCon
   for (const auto& n : r.notes()) rec.notes.push_back(n);
   rec.notes.push_back(kind + " " + rec.id + " answered by recording '" + r.last_run_id() +
                       "' (match: " + r.last_match() + ")");
-  if (steps > 0) rec.notes.push_back("steps=" + std::to_string(steps) + " ignored: a recording has its own steps");
+  if (steps > 0) rec.notes.push_back(fmt::format("steps={} ignored: a recording has its own steps", steps));
+
   return m;
 }
 

@@ -1,6 +1,7 @@
 // Unit tests of the MCP server: framing and JSON-RPC errors, lifecycle and version negotiation,
 // tools/list schemas, the budget, the root guard (symlinks included), redaction, prompts and
 // resources, and the audit trajectory on the bundled H100 replay through the dispatcher.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,8 +26,8 @@ struct Fixture {
   std::unique_ptr<Server> server;
   int next_id = 1;
   explicit Fixture(bool with_replay = true, int budget = 8) {
-    tmp = fs::temp_directory_path() /
-          ("goblin_mcp_test_" + std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    tmp =
+        fs::temp_directory_path() / fmt::format("goblin_mcp_test_{}_{}", ::getpid(), reinterpret_cast<uintptr_t>(this));
     fs::create_directories(tmp);
     ServerOptions o;
     o.roots = {GOBLIN_SOURCE_DIR};
@@ -176,7 +177,7 @@ TEST(McpTools, NoLiveAndNoReplayRefusesToInvent) {
   EXPECT_NE(p["structuredContent"]["error"].get<std::string>().find("--allow-live"), std::string::npos);
 }
 
-// Seed 000's whole trajectory on the bundled H100 replay, as an agent would call it; the report
+// The whole audit trajectory (docs/mcp.md) on the bundled H100 replay, as an agent would call it; the report
 // must carry the same measured speedup as `goblin audit ... --replay examples/h100_llama`.
 TEST(McpAudit, ReplayTrajectoryBudgetAndResources) {
   Fixture f;
@@ -358,7 +359,7 @@ TEST(McpSafety, SecretsNeverLeaveThroughTheAuditTools) {
 // What a directory holds is confined too, at every depth: a symlink to a trace outside the root,
 // inside a directory the caller names, is not read through; a FIFO inside it does not block.
 TEST(McpSafety, ADirectoryInsideTheRootCannotReadOutThroughItsLinks) {
-  const fs::path tmp = fs::temp_directory_path() / ("goblin_mcp_depth_" + std::to_string(::getpid()));
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("goblin_mcp_depth_{}", ::getpid());
   fs::remove_all(tmp);
   fs::create_directories(tmp / "root" / "run");
   fs::create_directories(tmp / "root" / "fifo_run");

@@ -1,5 +1,7 @@
 // prompts/list and prompts/get: the audit instructions (docs/mcp.md) for both vendors, kept as data
 // (data/mcp/gpu_goblin_audit.md) with the session's budget filled in.
+#include <fmt/format.h>
+
 #include "core/data.h"
 #include "mcp/server.h"
 
@@ -19,7 +21,7 @@ Json prompts_list() {
            {"name", "gpu_goblin_audit"},
            {"title", "GPU Goblin audit"},
            {"description",
-            "Seed 000's audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
+            "The audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
             "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
             "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
             "validity disclaimer, confidence honesty)."},
@@ -68,10 +70,11 @@ std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& e
   std::string cfg = args.value("config_path", std::string());
   std::string start = cfg.empty() ? "Begin your audit by calling parse_config on the user's config file."
                                   : "Begin your audit by calling parse_config on " + cfg + ".";
-  replace_all(t, "{{budget}}", std::to_string(s.options().budget));
+  replace_all(t, "{{budget}}", fmt::format("{}", s.options().budget));
   replace_all(t, "{{vendor_focus}}", focus);
   replace_all(t, "{{start}}", start);
-  return Json{{"description", "GPU Goblin audit instructions (seed 000, both vendors)"},
+  return Json{{"description", "GPU Goblin audit instructions (AMD and NVIDIA)"},
+
               {"messages", Json::array({Json{{"role", "user"}, {"content", {{"type", "text"}, {"text", t}}}}})}};
 }
 

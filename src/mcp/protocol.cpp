@@ -1,5 +1,7 @@
 #include "mcp/protocol.h"
 
+#include <fmt/format.h>
+
 namespace goblin::mcp {
 
 namespace {
@@ -37,7 +39,8 @@ ParseOutcome parse_message(const std::string& line) {
   ParseOutcome out;
   out.error_id = nullptr;
   if (!depth_ok(line)) {
-    out.error = RpcError{kParseError, "message nests deeper than " + std::to_string(kMaxDepth) + " levels", nullptr};
+    out.error = RpcError{kParseError, fmt::format("message nests deeper than {} levels", kMaxDepth), nullptr};
+
     return out;
   }
   Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);

@@ -11,6 +11,7 @@
 // quoted from user files, which the MCP door cuts at 512 bytes in analysis results (the same cut
 // is applied to the CLI's result). A verb added to
 // the registry with an MCP name and no case here fails the test.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -115,7 +116,7 @@ struct Case {
 class RegistryParity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() / ("goblin_parity_" + std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() / fmt::format("goblin_parity_{}", ::getpid());
     fs::remove_all(root_);
     fs::create_directories(root_);
     const fs::path fx = GOBLIN_FIXTURES;

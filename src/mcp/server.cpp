@@ -1,5 +1,7 @@
 #include "mcp/server.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace goblin::mcp {
@@ -22,13 +24,13 @@ std::string server_instructions(const Session& s) {
   std::string replay = s.options().replay_dir.empty() ? "no replay directory"
                                                       : "replay recordings answer profile_run/benchmark when no live "
                                                         "run is possible";
-  return "goblin audits GPU ML workloads and analyses GPU profiles. Audit trajectory (seed 000): parse_config -> "
-         "profile_run -> query_kb -> propose_patch -> benchmark (original) -> benchmark (patched) -> compare_runs; "
-         "at most " +
-         std::to_string(s.options().budget) +
-         " audit-tool calls this session. Every tool returns {ok, result, error}: on ok=false read the error and "
-         "adapt, never invent results. File arguments must lie inside the server's --root directories. " +
-         live + "; " + replay + ". The prompt gpu_goblin_audit holds the full instructions and guardrails.";
+  return fmt::format(
+      "goblin audits GPU ML workloads and analyses GPU profiles. The audit trajectory: parse_config -> "
+      "profile_run -> query_kb -> propose_patch -> benchmark (original) -> benchmark (patched) -> compare_runs; "
+      "at most {} audit-tool calls this session. Every tool returns {{ok, result, error}}: on ok=false read the "
+      "error and adapt, never invent results. File arguments must lie inside the server's --root directories. "
+      "{}; {}. The prompt gpu_goblin_audit holds the full instructions and guardrails.",
+      s.options().budget, live, replay);
 }
 
 Json Server::initialize(const Json& params, std::optional<RpcError>& rpc) {

@@ -2,6 +2,8 @@
 // audit budget spent so far, the runs it measured (so compare_runs can find how each benchmark
 // was measured) and the reports it wrote (served as resources).
 #pragma once
+#include <fmt/format.h>
+
 #include <atomic>
 #include <functional>
 #include <map>
@@ -81,7 +83,8 @@ class Session {
   // The replay runner (opened once, on first use); an error when no --replay was given.
   Result<audit::ReplayRunner*> replay();
 
-  std::string next_id(const std::string& kind) { return kind + "-" + std::to_string(++counter_); }
+  std::string next_id(const std::string& kind) { return fmt::format("{}-{}", kind, ++counter_); }
+
   void record_run(RunRecord r);
   const RunRecord* find_run(const std::string& id) const;
   // The last profile of a config equal to `c` (for the report's profiled-before side).

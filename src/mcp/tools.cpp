@@ -1,7 +1,10 @@
 #include "mcp/tools.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
+#include <iterator>
 
 #include "mcp/isolate.h"
 #include "mcp/untrusted.h"
@@ -143,7 +146,7 @@ void cut_long_strings(Json& j, size_t keep, size_t& cut) {
     size_t n = keep;
     while (n > 0 && (static_cast<unsigned char>(v[n]) & 0xC0) == 0x80) --n;
     cut += v.size() - n;
-    v = v.substr(0, n) + "...[" + std::to_string(v.size() - n) + " bytes cut]";
+    v = fmt::format("{}...[{} bytes cut]", std::string_view(v).substr(0, n), v.size() - n);
   } else if (j.is_structured()) {
     for (auto& e : j) cut_long_strings(e, keep, cut);
   }
@@ -163,13 +166,15 @@ void bound_response(Json& env, std::string& text, size_t max_bytes) {
   cut_long_strings(env["result"], 1024, cut);
   if (cut > 0 && dumped_size(env) <= max_bytes) {
     env["truncated"] = {{"bytes_cut", cut},
-                        {"note", "strings longer than 1024 bytes were cut to keep the result under " +
-                                     std::to_string(max_bytes) + " bytes"}};
+                        {"note", fmt::format("strings longer than 1024 bytes were cut to keep the result under {} "
+                                             "bytes",
+                                             max_bytes)}};
     return;
   }
-  const std::string msg = "the result is " + std::to_string(size) + " bytes, over this server's limit of " +
-                          std::to_string(max_bytes) +
-                          " bytes for one tool result; ask for less (a smaller top, one rank) or use the CLI";
+  const std::string msg = fmt::format(
+      "the result is {} bytes, over this server's limit of {} bytes for one tool result; ask for less (a smaller "
+      "top, one rank) or use the CLI",
+      size, max_bytes);
   env = envelope_error(make_error(ErrorKind::Usage, msg));
   text = msg;
 }
@@ -225,8 +230,8 @@ CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, Ca
   Json env = out.error ? envelope_error(*out.error, out.result) : envelope_ok(out.result);
   std::string text = out.error ? t->name + " failed: " + out.error->describe() : t->name + ": " + out.text;
   if (t->audit)
-    text +=
-        " [budget: " + std::to_string(s.budget().used()) + "/" + std::to_string(s.budget().limit()) + " calls used]";
+    fmt::format_to(std::back_inserter(text), " [budget: {}/{} calls used]", s.budget().used(), s.budget().limit());
+
   scrub(env, s.roots());
   text = scrub_text(text, s.roots());
   if (t->quotes_user_text) {

@@ -2,9 +2,11 @@
 // the session's runner (the --replay recordings, or the live runner with --allow-live) and keep a
 // record of how each run was measured, which compare_runs reads (tools_registry.cpp). The other
 // audit steps are registry verbs (app/verbs_audit.cpp).
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <iterator>
 #include <set>
-#include <sstream>
 
 #include "analysis/metrics_io.h"
 #include "audit/compare.h"
@@ -13,7 +15,6 @@
 #include "audit/rules.h"
 #include "config/workload_config.h"
 #include "core/io.h"
-#include "core/text.h"
 #include "mcp/live_calls.h"
 #include "mcp/tools.h"
 
@@ -38,11 +39,10 @@ Result<config::WorkloadConfig> config_arg(const Json& a, Session& s) {
 }
 
 std::string metrics_text(const RunMetrics& m, const RunRecord& r) {
-  std::ostringstream t;
-  t << r.runner << " " << r.kind << " " << r.id << ": step " << format_fixed(m.step_time_s * 1e3, 1) << " ms";
-  if (m.tokens_per_sec) t << ", " << format_fixed(*m.tokens_per_sec, 0) << " tokens/s";
-  if (!m.gpu_name.empty()) t << " on " << m.gpu_name;
-  return t.str();
+  std::string t = fmt::format("{} {} {}: step {:.1f} ms", r.runner, r.kind, r.id, m.step_time_s * 1e3);
+  if (m.tokens_per_sec) fmt::format_to(std::back_inserter(t), ", {:.0f} tokens/s", *m.tokens_per_sec);
+  if (!m.gpu_name.empty()) fmt::format_to(std::back_inserter(t), " on {}", m.gpu_name);
+  return t;
 }
 
 // profile_run and benchmark share everything but the runner call.

@@ -3,6 +3,7 @@
 // the server's --root directories, gives the verb the session's output folder for what it
 // writes, and returns the verb's VerbResult — the same result JSON `goblin <verb> --json` prints
 // for the same request (app/registry_parity_test.cpp).
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <cerrno>

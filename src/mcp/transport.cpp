@@ -1,5 +1,6 @@
 #include "mcp/transport.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -173,7 +174,7 @@ void run_one(Server& server, Writer& out, State& st, Message& m) {
       while (!pcv.wait_for(l, std::chrono::seconds(1), [&] { return done; })) {
         l.unlock();
         double el = std::chrono::duration<double>(Clock::now() - t0).count();
-        notify(tool + " running, " + std::to_string(static_cast<int>(el)) + " s elapsed");
+        notify(fmt::format("{} running, {} s elapsed", tool, static_cast<int>(el)));
         l.lock();
       }
     });
@@ -261,8 +262,8 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
     if (oversized) {
       out.send(make_error_response(
           nullptr, RpcError{kInvalidRequest,
-                            "message larger than the server's limit of " + std::to_string(opt.max_message_bytes) +
-                                " bytes (--max-message); discarded",
+                            fmt::format("message larger than the server's limit of {} bytes (--max-message); discarded",
+                                        opt.max_message_bytes),
                             nullptr}));
       continue;
     }
@@ -309,8 +310,9 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
       st.cv.notify_one();
     } else if (m.kind == Message::Request) {  // answered outside the lock: a write may block
       out.send(make_error_response(m.id, RpcError{kInternalError,
-                                                  "server busy: " + std::to_string(kMaxQueued) +
-                                                      " requests are already waiting; send it again later",
+                                                  fmt::format("server busy: {} requests are already waiting; "
+                                                              "send it again later",
+                                                              kMaxQueued),
                                                   nullptr}));
     }
   }

@@ -6,6 +6,7 @@
 // user files as data and cut it, and `info .` shows no absolute root.
 #include "mcp/transport.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -59,7 +60,7 @@ struct Stdio {
 
   explicit Stdio(ServerOptions o = {}, const std::function<void(const fs::path&)>& setup = nullptr) {
     tmp = fs::temp_directory_path() /
-          ("goblin_mcp_stdio_" + std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+          fmt::format("goblin_mcp_stdio_{}_{}", ::getpid(), reinterpret_cast<uintptr_t>(this));
     fs::create_directories(tmp / "root");
     if (setup) setup(tmp / "root");
     o.roots = {(tmp / "root").string()};
@@ -189,7 +190,7 @@ TEST(McpStdio, CancelsForUnknownIdsAreNotKept) {
   std::thread flood([&] {
     for (int i = 0; i < 100000; ++i)
       s.send_raw(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":")" + pad +
-                 std::to_string(i) + "\"}}");
+                 fmt::format("{}", i) + "\"}}");
     s.send(Json{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "ping"}});
   });
   auto pong = s.wait_id(7, 120);

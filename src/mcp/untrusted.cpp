@@ -1,5 +1,8 @@
 #include "mcp/untrusted.h"
 
+#include <fmt/format.h>
+
+#include <iterator>
 #include <vector>
 
 namespace goblin::mcp {
@@ -12,7 +15,7 @@ bool cut_one(std::string& v, size_t max) {
   while (n > 0 && (static_cast<unsigned char>(v[n]) & 0xC0) == 0x80) --n;
   const size_t dropped = v.size() - n;
   v.resize(n);
-  v += "...[" + std::to_string(dropped) + " more bytes of text from a user file cut]";
+  fmt::format_to(std::back_inserter(v), "...[{} more bytes of text from a user file cut]", dropped);
   return true;
 }
 

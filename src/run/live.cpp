@@ -1,5 +1,6 @@
 #include "run/live.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,7 +42,7 @@ std::string trim(const std::string& s) {
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
-  std::stringstream ss(s);
+  std::istringstream ss(s);
   while (std::getline(ss, cur, sep)) out.push_back(cur);
   return out;
 }
@@ -146,7 +147,7 @@ void fill_summary(TelemetrySummary& t, std::vector<double>& clk, std::vector<dou
   }
   if (!mem_gb.empty()) t.mem_used_gb_max = *std::max_element(mem_gb.begin(), mem_gb.end());
   if (!keep.empty() && keep.size() < util.size())
-    t.note = "clock, power and utilisation summarise the " + std::to_string(keep.size()) + " busy samples (util > 0)";
+    t.note = fmt::format("clock, power and utilisation summarise the {} busy samples (util > 0)", keep.size());
 }
 }  // namespace
 
@@ -359,11 +360,10 @@ std::optional<Error> classify_failure(const ProcResult& p, double timeout_s, con
     return out;
   };
   if (p.timed_out) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f", timeout_s);
     return make_error(ErrorKind::Workload,
-                      std::string("workload hung: no exit within ") + buf +
-                          " s (--timeout); its whole process group was killed" + last_lines(),
+                      fmt::format("workload hung: no exit within {:.0f} s (--timeout); its whole process group was "
+                                  "killed{}",
+                                  timeout_s, last_lines()),
                       stderr_path);
   }
   if (p.exec_failed)
@@ -387,8 +387,8 @@ std::optional<Error> classify_failure(const ProcResult& p, double timeout_s, con
   if (contains(tail, "No module named 'torch'"))
     return make_error(ErrorKind::Environment,
                       "PyTorch is not installed for this python (set GOBLIN_PYTHON)" + last_lines(), stderr_path);
-  std::string how = p.term_signal ? "was killed by signal " + std::to_string(p.term_signal)
-                                  : "crashed with exit code " + std::to_string(p.exit_code);
+  std::string how = p.term_signal ? fmt::format("was killed by signal {}", p.term_signal)
+                                  : fmt::format("crashed with exit code {}", p.exit_code);
   return make_error(ErrorKind::Workload, "workload " + how + last_lines(), stderr_path);
 }
 
@@ -401,9 +401,15 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
   if (!w.command.empty()) {
     s.argv = w.command;
   } else {
-    s.argv = {
-        w.python,   w.workload_py, w.config, "--steps", std::to_string(w.steps), "--warmup", std::to_string(w.warmup),
-        "--result", result_path};
+    s.argv = {w.python,
+              w.workload_py,
+              w.config,
+              "--steps",
+              fmt::format("{}", w.steps),
+              "--warmup",
+              fmt::format("{}", w.warmup),
+              "--result",
+              result_path};
   }
   s.env = env;
   if (w.hook_result) {
@@ -424,16 +430,16 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
     s.env["GOBLIN_EXIT_AFTER_RESULT"] = "1";
   }
   s.env["GOBLIN_RESULT"] = result_path;
-  s.env["GOBLIN_STEPS"] = std::to_string(w.steps);
-  s.env["GOBLIN_WARMUP"] = std::to_string(w.warmup);
+  s.env["GOBLIN_STEPS"] = fmt::format("{}", w.steps);
+  s.env["GOBLIN_WARMUP"] = fmt::format("{}", w.warmup);
   s.env["PYTHONUNBUFFERED"] = "1";
-  if (w.tokens_per_step) s.env["GOBLIN_TOKENS_PER_STEP"] = std::to_string(*w.tokens_per_step);
+  if (w.tokens_per_step) s.env["GOBLIN_TOKENS_PER_STEP"] = fmt::format("{}", *w.tokens_per_step);
   o.stdout_path = s.stdout_path = dir + "/stdout.log";
   o.stderr_path = s.stderr_path = dir + "/stderr.log";
   s.timeout_s = w.timeout_s;
   if (!label.empty()) {
     s.on_tick = [&label](double el) {
-      if (static_cast<int>(el) % 10 == 0) std::cerr << "  " << label << ": running " << static_cast<int>(el) << " s\n";
+      if (static_cast<int>(el) % 10 == 0) std::cerr << fmt::format("  {}: running {} s\n", label, static_cast<int>(el));
     };
   }
   auto r = run_process(s);
@@ -448,10 +454,10 @@ RunOutcome run_workload(const WorkloadSpec& w, const std::string& dir, const std
   if (!txt) {
     o.error = make_error(ErrorKind::Workload,
                          w.hook_result
-                             ? "the script exited 0 but the hook wrote no result: it saw fewer optimizer steps than "
-                               "warm-up + measured (" +
-                                   std::to_string(w.warmup) + " + " + std::to_string(w.steps) +
-                                   "); raise the script's max_steps or lower --steps"
+                             ? fmt::format("the script exited 0 but the hook wrote no result: it saw fewer optimizer "
+                                           "steps than warm-up + measured ({} + {}); raise the script's max_steps or "
+                                           "lower --steps",
+                                           w.warmup, w.steps)
                              : "workload exited 0 but wrote no result JSON ($GOBLIN_RESULT); it must write "
                                "tokens_per_sec and step_time_seconds there (or run it with --script, and goblin's "
                                "hook writes it)",
@@ -527,9 +533,7 @@ std::string hash_parts(const std::vector<std::string>& parts) {
     h ^= 0xff;  // separator
     h *= 1099511628211ull;
   }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return fmt::format("{:016x}", h);
 }
 
 std::string cache_dir() {

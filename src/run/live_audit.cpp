@@ -1,5 +1,7 @@
 #include "run/live_audit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -52,11 +54,11 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
   std::string where = gpu.vendor == "none"
                           ? "NO GPU (GOBLIN_AUDIT_ALLOW_NO_GPU=1: stand-in workloads only, not GPU figures)"
                           : gpu.name + " (driver " + gpu.driver + ")";
-  setup.notes.push_back("live: measured now on " + where + "; profile " + std::to_string(o.profile_warmup) +
-                        " warm-up + " + std::to_string(o.profile_steps) + " profiled steps; bench " +
-                        std::to_string(o.repeats) + " runs x " + std::to_string(o.bench_steps) +
-                        " steps per config, before and after interleaved A B A B ... in one bench call (median, "
-                        "95% bootstrap interval over the per-run samples)");
+  setup.notes.push_back(fmt::format(
+      "live: measured now on {}; profile {} warm-up + {} profiled steps; bench {} runs x {} steps per config, before "
+      "and after interleaved A B A B ... in one bench call (median, 95% bootstrap interval over the per-run samples)",
+      where, o.profile_warmup, o.profile_steps, o.repeats, o.bench_steps));
+
   if (!o.script.empty())
     setup.notes.push_back("workload: the user's script " + o.script +
                           " run unmodified; goblin's hook timed its optimizer steps and wrote each result (tokens per "

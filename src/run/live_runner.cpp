@@ -1,7 +1,9 @@
 #include "run/live_runner.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
-#include <sstream>
+#include <iterator>
 
 #include "analysis/metrics_io.h"
 #include "config/config_editor.h"
@@ -74,7 +76,7 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   req.workload.warmup = opt_.profile_warmup;
   req.tracer = opt_.tracer;
   req.workload.timeout_s = opt_.timeout_s;
-  req.run_dir = opt_.out_dir + "/live/profile-" + std::to_string(++n_);
+  req.run_dir = fmt::format("{}/live/profile-{}", opt_.out_dir, ++n_);
   req.require_gpu = opt_.require_gpu;
   auto po = profile_workload(req);
   log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.run}});
@@ -97,18 +99,15 @@ RunMetrics bench_to_run_metrics(const Json& b) {
   if (b.contains("versions") && b["versions"].is_object())
     for (auto& [k, v] : b["versions"].items())
       if (v.is_string()) m.versions[k] = v.get<std::string>();
-  std::ostringstream win;
-  win << "bench: median of " << b.value("repeats", 0) << " unprofiled runs x " << b.value("steps", 0)
-      << " steps (first " << b.value("warmup", 0) << " steps of each run excluded)";
-  m.window = win.str();
+  m.window = fmt::format("bench: median of {} unprofiled runs x {} steps (first {} steps of each run excluded)",
+                         b.value("repeats", 0), b.value("steps", 0), b.value("warmup", 0));
   if (b.contains("a") && b["a"].contains("step_time_s")) {
     const Json& ci = b["a"]["step_time_s"];
-    std::ostringstream w;
-    w << "bench median step time " << ci.value("point", 0.0) << " s, 95% bootstrap interval [" << ci.value("low", 0.0)
-      << ", " << ci.value("high", 0.0) << "]";
+    std::string w = fmt::format("bench median step time {:g} s, 95% bootstrap interval [{:g}, {:g}]",
+                                ci.value("point", 0.0), ci.value("low", 0.0), ci.value("high", 0.0));
     if (b["a"].contains("aa_noise_floor_pct") && b["a"]["aa_noise_floor_pct"].is_number())
-      w << ", A/A noise floor " << b["a"]["aa_noise_floor_pct"].get<double>() << "%";
-    m.warnings.push_back(w.str());
+      fmt::format_to(std::back_inserter(w), ", A/A noise floor {:g}%", b["a"]["aa_noise_floor_pct"].get<double>());
+    m.warnings.push_back(w);
   }
   if (b.contains("gpu_util_pct") && b["gpu_util_pct"].is_number()) {
     m.gpu_util_pct = b["gpu_util_pct"].get<double>();
@@ -126,8 +125,8 @@ RunMetrics bench_to_run_metrics(const Json& b) {
 }
 
 Result<RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
-  ASSIGN_OR_RETURN(auto p, prepare(config, "bench_config_" + std::to_string(n_ + 1)));
-  BenchRequest req = bench_request(opt_.out_dir + "/live/bench-" + std::to_string(++n_));
+  ASSIGN_OR_RETURN(auto p, prepare(config, fmt::format("bench_config_{}", n_ + 1)));
+  BenchRequest req = bench_request(fmt::format("{}/live/bench-{}", opt_.out_dir, ++n_));
   req.a = p.workload;
   apply_bench_options(req.a);
   auto bo = bench_workloads(req);
@@ -152,9 +151,9 @@ audit::SideSamples bench_side_samples(const Json& bench, const std::string& side
 Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& before,
                                                 const config::WorkloadConfig& after) {
   int n = ++n_;
-  ASSIGN_OR_RETURN(auto pa, prepare(before, "bench_before_" + std::to_string(n)));
-  ASSIGN_OR_RETURN(auto pb, prepare(after, "bench_after_" + std::to_string(n)));
-  BenchRequest req = bench_request(opt_.out_dir + "/live/bench-pair-" + std::to_string(n));
+  ASSIGN_OR_RETURN(auto pa, prepare(before, fmt::format("bench_before_{}", n)));
+  ASSIGN_OR_RETURN(auto pb, prepare(after, fmt::format("bench_after_{}", n)));
+  BenchRequest req = bench_request(fmt::format("{}/live/bench-pair-{}", opt_.out_dir, n));
   req.a = pa.workload;
   req.b = pb.workload;
   apply_bench_options(req.a);
@@ -174,16 +173,17 @@ Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& be
   for (size_t i = 0; i < p.order.size(); ++i)
     if (p.order[i] != (i % 2 ? 'B' : 'A')) alternates = false;
   p.interleaved = alternates;
-  std::ostringstream note;
-  note << "live bench_pair: before (A) and after (B) in one goblin bench --against, " << opt_.repeats
-       << " runs per side x " << opt_.bench_steps << " steps (first " << opt_.bench_warmup
-       << " of each run excluded), run order " << (p.order.empty() ? std::string("not recorded") : p.order)
-       << (alternates ? " (interleaved)" : " (NOT interleaved)");
-  if (r.contains("cache") && r["cache"].value("hit", false)) note << "; result from the bench cache";
+  p.note = fmt::format(
+      "live bench_pair: before (A) and after (B) in one goblin bench --against, {} runs per side x {} steps (first {} "
+      "of each run excluded), run order {}{}",
+      opt_.repeats, opt_.bench_steps, opt_.bench_warmup, p.order.empty() ? std::string("not recorded") : p.order,
+      alternates ? " (interleaved)" : " (NOT interleaved)");
+  if (r.contains("cache") && r["cache"].value("hit", false)) p.note += "; result from the bench cache";
   if (r.contains("comparison") && r["comparison"].contains("aa_noise_floor") &&
       r["comparison"]["aa_noise_floor"].is_object())
-    note << "; A/A noise floor of the before runs " << r["comparison"]["aa_noise_floor"]["floor_pct"].dump() << "%";
-  p.note = note.str();
+    fmt::format_to(std::back_inserter(p.note), "; A/A noise floor of the before runs {}%",
+                   r["comparison"]["aa_noise_floor"]["floor_pct"].dump());
+
   return p;
 }
 

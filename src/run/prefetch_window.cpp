@@ -1,5 +1,7 @@
 #include "run/prefetch_window.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -48,17 +50,21 @@ Json prefetch_window(const config::WorkloadConfig& cfg, int warmup_steps, int me
   j["steps_on_buffered_batches"] = on_buffer;
   j["window_inside_buffer"] = on_buffer == measured_steps;
   std::string note;
-  const std::string loader = std::to_string(buffered) + " batches the DataLoader had ready before the first step (" +
-                             std::to_string(*workers) + " workers x prefetch_factor " + std::to_string(pf) + ")";
-  const std::string fix = "; to measure past them, use --warmup " + std::to_string(last_buffered_step) + " or more";
+  const std::string loader =
+      fmt::format("{} batches the DataLoader had ready before the first step ({} workers x prefetch_factor {})",
+                  buffered, *workers, pf);
+  const std::string fix = fmt::format("; to measure past them, use --warmup {} or more", last_buffered_step);
   if (on_buffer == measured_steps)
-    note = "all " + std::to_string(measured_steps) + " measured steps (" + std::to_string(first) + "-" +
-           std::to_string(last) + ") ran on the " + loader + ": a data-loading bottleneck cannot show in this window" +
-           fix;
+    note = fmt::format(
+        "all {} measured steps ({}-{}) ran on the {}: a data-loading bottleneck cannot show in this "
+        "window{}",
+        measured_steps, first, last, loader, fix);
   else if (on_buffer > 0)
-    note = "the first " + std::to_string(on_buffer) + " of the " + std::to_string(measured_steps) +
-           " measured steps ran on the " + loader + ": a data-loading bottleneck shows in the other " +
-           std::to_string(measured_steps - on_buffer) + " at most" + fix;
+    note = fmt::format(
+        "the first {} of the {} measured steps ran on the {}: a data-loading bottleneck shows in the "
+        "other {} at most{}",
+        on_buffer, measured_steps, loader, measured_steps - on_buffer, fix);
+
   j["note"] = note;
   return j;
 }

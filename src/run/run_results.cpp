@@ -1,5 +1,7 @@
 #include "run/run_results.h"
 
+#include <fmt/format.h>
+
 #include <vector>
 
 #include "run/runners.h"
@@ -60,11 +62,11 @@ void fill_gpu_util(Json& side, const Json& runs) {
   double sum = 0;
   for (double u : util) sum += u;
   side["gpu_util_pct"] = round_to(sum / static_cast<double>(util.size()), 1);
-  side["gpu_util_basis"] = "telemetry-based: mean over " + std::to_string(util.size()) + " run(s) of each run's mean " +
-                           (source.empty() ? std::string("telemetry") : source) + " GPU utilisation (" +
-                           std::to_string(samples) +
-                           " samples at ~200 ms, idle samples with util 0 left out; whole process incl. start-up "
-                           "and warm-up), not the trace-based busy fraction of the step window";
+  side["gpu_util_basis"] = fmt::format(
+      "telemetry-based: mean over {} run(s) of each run's mean {} GPU utilisation ({} samples at ~200 ms, idle "
+      "samples with util 0 left out; whole process incl. start-up and warm-up), not the trace-based busy fraction of "
+      "the step window",
+      util.size(), source.empty() ? std::string("telemetry") : source, samples);
 }
 
 Json bench_side_result(const Json& bench, const std::string& side) {

@@ -1,5 +1,6 @@
 #include "run/runners.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 
 #include "config/workload_config.h"
 #include "core/build_info.h"
@@ -54,8 +56,8 @@ Json command_json(const WorkloadSpec& w) {
   if (!w.command.empty())
     for (auto& s : w.command) a.push_back(s);
   else
-    for (auto& s : {w.python, w.workload_py, w.config, std::string("--steps"), std::to_string(w.steps),
-                    std::string("--warmup"), std::to_string(w.warmup)})
+    for (auto& s : {w.python, w.workload_py, w.config, std::string("--steps"), fmt::format("{}", w.steps),
+                    std::string("--warmup"), fmt::format("{}", w.warmup)})
       a.push_back(s);
   return a;
 }
@@ -117,7 +119,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   std::map<std::string, std::string> env;
   env["GOBLIN_PROFILE"] = "1";
   env["GOBLIN_PROFILE_OUT"] = fs::absolute(req.run_dir).string();
-  env["GOBLIN_PROFILE_ACTIVE"] = std::to_string(w.steps);
+  env["GOBLIN_PROFILE_ACTIVE"] = fmt::format("{}", w.steps);
   const char* pp = std::getenv("PYTHONPATH");
   env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
   std::string why;
@@ -150,7 +152,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     env["GOBLIN_CUPTI_DETACH"] = "1";
     if (w.warmup >= 1) {
       compare_steps = w.steps;
-      env["GOBLIN_PROFILE_COMPARE"] = std::to_string(compare_steps);
+      env["GOBLIN_PROFILE_COMPARE"] = fmt::format("{}", compare_steps);
     }
   } else if (tracer != "torch") {
     out.error = make_error(ErrorKind::Usage, "--tracer must be cupti or torch, not '" + tracer + "'");
@@ -158,7 +160,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   }
   WorkloadSpec wr = w;
   wr.warmup = w.warmup + compare_steps;
-  env["GOBLIN_PROFILE_WAIT"] = std::to_string(wr.warmup);  // the window starts after warm-up and comparison
+  env["GOBLIN_PROFILE_WAIT"] = fmt::format("{}", wr.warmup);  // the window starts after warm-up and comparison
   if (gpu.vendor == "amd" && on_path("rocprofv3")) {
     // UNTESTED (no AMD hardware here): kernel trace from rocprofv3 beside the PyTorch trace.
     std::vector<std::string> wrap = {
@@ -170,9 +172,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
                wr.workload_py,
                wr.config,
                "--steps",
-               std::to_string(wr.steps),
+               fmt::format("{}", wr.steps),
                "--warmup",
-               std::to_string(wr.warmup),
+               fmt::format("{}", wr.warmup),
                "--result",
                req.run_dir + "/result.json"};
     wrap.insert(wrap.end(), inner.begin(), inner.end());
@@ -182,10 +184,10 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   run["env_added"] = env;
   TelemetryCollector tc;
   bool tel = tc.start(gpu.vendor, req.run_dir + "/telemetry.csv");
-  std::cerr << "goblin profile: " << (w.config.empty() ? std::string("command") : w.config) << " — " << w.warmup
-            << " warm-up steps, "
-            << (compare_steps ? std::to_string(compare_steps) + " unrecorded steps timed, " : std::string()) << "then "
-            << w.steps << " profiled steps" << (tel ? " (telemetry every 200 ms)" : "") << "\n";
+  std::cerr << fmt::format("goblin profile: {} — {} warm-up steps, {}then {} profiled steps{}\n",
+                           w.config.empty() ? std::string("command") : w.config, w.warmup,
+                           compare_steps ? fmt::format("{} unrecorded steps timed, ", compare_steps) : std::string(),
+                           w.steps, tel ? " (telemetry every 200 ms)" : "");
   // The hook writes its first status only when hook.json is absent (other torch processes of the
   // workload must not overwrite it), so a re-used run directory starts without one.
   std::remove((req.run_dir + "/hook.json").c_str());
@@ -233,10 +235,10 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   }
   if (hookj.value("state", "") != "done") {
     out.error = make_error(ErrorKind::Workload,
-                           "the profiling window did not complete: hook state '" + hookj.value("state", "") +
-                               "' after " + std::to_string(hookj.value("steps_seen", 0)) + " optimizer steps (needed " +
-                               std::to_string(wr.warmup + w.steps) + ")" +
-                               (hookj.contains("error") ? "; " + hookj.value("error", "") : ""),
+                           fmt::format("the profiling window did not complete: hook state '{}' after {} optimizer "
+                                       "steps (needed {}){}",
+                                       hookj.value("state", ""), hookj.value("steps_seen", 0), wr.warmup + w.steps,
+                                       hookj.contains("error") ? "; " + hookj.value("error", "") : ""),
                            req.run_dir + "/hook.json");
     save();
     return out;
@@ -244,7 +246,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   if (tracer == "cupti") {
     // The workload process's own trace (the hook's pid) becomes RUN_DIR/trace.json.gz; traces
     // of other CUDA processes it started stay in RUN_DIR/cupti.
-    std::string mine = cupti_dir + "/goblin_cupti_" + std::to_string(hookj.value("pid", 0)) + ".json.gz";
+    std::string mine = fmt::format("{}/goblin_cupti_{}.json.gz", cupti_dir, hookj.value("pid", 0));
     std::error_code ec;
     if (!fs::is_regular_file(mine, ec)) {
       out.error = make_error(
@@ -267,9 +269,9 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     prof["tokens_per_sec"] = hookj["tokens_per_sec"];
   prof["steps"] = w.steps;
   prof["window"] =
-      "optimizer steps " + std::to_string(wr.warmup + 1) + ".." + std::to_string(wr.warmup + w.steps) + " (first " +
-      std::to_string(w.warmup) + " excluded as warm-up" +
-      (compare_steps ? ", then " + std::to_string(compare_steps) + " timed unrecorded" : std::string()) + "), " +
+      fmt::format("optimizer steps {}..{} (first {} excluded as warm-up{}), ", wr.warmup + 1, wr.warmup + w.steps,
+                  w.warmup, compare_steps ? fmt::format(", then {} timed unrecorded", compare_steps) : std::string()) +
+
       // The CUPTI hook times the window by CUDA events (no synchronisation inside
       // the job); torch.profiler's hook synchronises at both edges.
       (hookj.contains("timed_by") && hookj["timed_by"].is_string() ? "timed by " + hookj["timed_by"].get<std::string>()
@@ -372,12 +374,12 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     if (cfgs[i])
       if (Json pw = prefetch_window(*cfgs[i], sides[i]->warmup, sides[i]->steps); !pw.is_null())
         res["data_prefetch"][i == 0 ? "a" : "b"] = pw;
-  std::vector<std::string> parts = {"goblin " + goblin_version(), fp, "repeats=" + std::to_string(req.repeats)};
+  std::vector<std::string> parts = {"goblin " + goblin_version(), fp, fmt::format("repeats={}", req.repeats)};
   for (auto* s : sides) {
     parts.push_back(s->config.empty() ? "" : file_bytes(s->config));
     parts.push_back(s->workload_py.empty() ? "" : file_bytes(s->workload_py));
     if (!s->script.empty()) parts.push_back("script " + file_bytes(s->script));  // --script: its bytes too
-    parts.push_back("steps=" + std::to_string(s->steps) + ",warmup=" + std::to_string(s->warmup));
+    parts.push_back(fmt::format("steps={},warmup={}", s->steps, s->warmup));
     for (auto& c : s->command) parts.push_back(c);
   }
   std::string key = hash_parts(parts);
@@ -400,7 +402,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   std::string work = req.work_dir;
   if (work.empty()) {
     const char* t = std::getenv("TMPDIR");
-    work = std::string(t && *t ? t : "/tmp") + "/goblin-bench-" + std::to_string(getpid());
+    work = fmt::format("{}/goblin-bench-{}", t && *t ? t : "/tmp", getpid());
   }
   if (Status st = make_dirs(work); !st.ok()) {
     out.error = st.error();
@@ -416,10 +418,10 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     for (size_t s = 0; s < sides.size(); ++s) {
       ++k;
       const WorkloadSpec& w = *sides[s];
-      std::string label = std::string("[bench ") + std::to_string(k) + "/" + std::to_string(total) + "] " +
-                          (w.config.empty() ? "command" : fs::path(w.config).filename().string()) + " run " +
-                          std::to_string(i + 1) + "/" + std::to_string(req.repeats);
-      std::string dir = work + "/" + names[s] + std::to_string(i + 1);
+      std::string label =
+          fmt::format("[bench {}/{}] {} run {}/{}", k, total,
+                      w.config.empty() ? "command" : fs::path(w.config).filename().string(), i + 1, req.repeats);
+      std::string dir = fmt::format("{}/{}{}", work, names[s], i + 1);
       (void)make_dirs(dir);
       std::cerr << label << " ...\n";
       TelemetryCollector tc;
@@ -451,15 +453,11 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       side_runs[s].push_back(rj);
       step_times[s].push_back(st);
       tps[s].push_back(tp);
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "%s: %.4f s/step, %.0f tokens/s", label.c_str(), st, tp);
-      std::cerr << buf;
-      if (ts.observed) {
-        std::snprintf(buf, sizeof buf, ", SM clock %.0f MHz, %.0f W, %.0f C", ts.sm_clock_mhz_median, ts.power_w_median,
-                      ts.temp_c_max);
-        std::cerr << buf;
-      }
-      std::cerr << "\n";
+      std::string line = fmt::format("{}: {:.4f} s/step, {:.0f} tokens/s", label, st, tp);
+      if (ts.observed)
+        fmt::format_to(std::back_inserter(line), ", SM clock {:.0f} MHz, {:.0f} W, {:.0f} C", ts.sm_clock_mhz_median,
+                       ts.power_w_median, ts.temp_c_max);
+      std::cerr << line << "\n";
     }
   }
   res["order"] = order;

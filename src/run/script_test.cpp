@@ -3,6 +3,7 @@
 // writes the result JSON itself, then ends the process after the measured window. torch is not
 // installed on the CPU machines, so src/run/testdata/fake_torch is a TEST DOUBLE of the hook's
 // entry point (torch.optim.optimizer.register_optimizer_step_post_hook and Optimizer.step).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -116,7 +117,7 @@ TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
   EXPECT_GE(rec, 0.011);
   EXPECT_EQ(h["step_times"].size(), 3u);
   EXPECT_NEAR(h["tracer_step_cost_pct"].get<double>(), 100.0 * (rec / un - 1.0), 0.01);
-  auto meta = read_all(dir + "/goblin_meta_" + std::to_string(h["pid"].get<int>()) + ".tsv");
+  auto meta = read_all(fmt::format("{}/goblin_meta_{}.tsv", dir, h["pid"].get<int>()));
   ASSERT_TRUE(meta.ok());
   EXPECT_NE(meta->find("goblin_untraced_step_time_seconds\t"), std::string::npos) << *meta;
   EXPECT_NE(meta->find("goblin_untraced_steps\t2\n"), std::string::npos) << *meta;

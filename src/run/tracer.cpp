@@ -1,5 +1,6 @@
 #include "run/tracer.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,8 +53,8 @@ std::string default_tracer(const GpuInfo& gpu, std::string* why) {
     if (gpu.vendor != "nvidia")
       *why = "default: torch.profiler (the CUPTI tracer needs an NVIDIA GPU; found " + gpu.vendor + ")";
     else
-      *why = "default: torch.profiler (libgoblin_cupti.so not found; looked at " + std::to_string(where.size()) +
-             " places, first " + (where.empty() ? std::string("-") : where[0]) + ")";
+      *why = fmt::format("default: torch.profiler (libgoblin_cupti.so not found; looked at {} places, first {})",
+                         where.size(), where.empty() ? std::string("-") : where[0]);
   }
   return "torch";
 }
@@ -266,8 +267,9 @@ TraceOutcome trace_command(const TraceRequest& req) {
   const bool failed = pr->exec_failed || pr->timed_out || pr->exit_code != 0;
   std::string how = pr->exec_failed   ? "could not be started"
                     : pr->timed_out   ? "timed out and was killed"
-                    : pr->term_signal ? "was ended by signal " + std::to_string(pr->term_signal)
-                                      : "exited with code " + std::to_string(pr->exit_code);
+                    : pr->term_signal ? fmt::format("was ended by signal {}", pr->term_signal)
+                                      : fmt::format("exited with code {}", pr->exit_code);
+
   if (traces.empty()) {
     r["main_trace"] = nullptr;
     r["note"] = failed ? "no CUDA activity traced: no process of the command initialised CUDA before it ended "

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <thread>
 
 #include "core/io.h"
@@ -23,9 +23,7 @@ std::string fixture(const std::string& rel) { return std::string(GOBLIN_FIXTURES
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
 bool has_warning(const Timeline& tl, const std::string& text) {

@@ -1,6 +1,7 @@
 // `goblin info` end to end (runs the built binary) and format sniffing of every Kineto fixture.
 // Broken inputs are generated in a temp dir: truncated JSON, truncated and corrupt gzip, empty
 // file, a directory with nothing readable, an unknown format, a missing path.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -55,7 +56,7 @@ class InfoCli : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(kGoblin)) GTEST_SKIP() << "build the goblin binary first: " << kGoblin;
-    dir_ = fs::path(testing::TempDir()) / ("goblin_info_" + std::to_string(::getpid()));
+    dir_ = fs::path(testing::TempDir()) / fmt::format("goblin_info_{}", ::getpid());
     fs::create_directories(dir_);
   }
   void TearDown() override {

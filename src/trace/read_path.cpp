@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -164,8 +166,9 @@ Status spool_stream(const std::string& path, SpooledStream& out) {
     total += n;
     if (total > limits::kMaxStreamBytes) {
       st = make_error(ErrorKind::Malformed,
-                      "stream is larger than " + std::to_string(limits::kMaxStreamBytes) +
-                          " bytes, the most goblin copies from a pipe; save it to a file",
+                      fmt::format("stream is larger than {} bytes, the most goblin copies from a pipe; save it to a "
+                                  "file",
+                                  limits::kMaxStreamBytes),
                       path, static_cast<int64_t>(limits::kMaxStreamBytes));
       break;
     }
@@ -236,16 +239,10 @@ std::optional<FileSpan> rows_span(const Timeline& tl, const RowMarks& m, const s
 
 std::string human_duration(int64_t ns) {
   const double s = static_cast<double>(ns) / 1e9;
-  char b[64];
-  if (s >= 2 * 86400.0 * 365)
-    std::snprintf(b, sizeof b, "%.0f years", s / (86400.0 * 365.25));
-  else if (s >= 2 * 86400.0)
-    std::snprintf(b, sizeof b, "%.0f days", s / 86400.0);
-  else if (s >= 7200.0)
-    std::snprintf(b, sizeof b, "%.1f hours", s / 3600.0);
-  else
-    std::snprintf(b, sizeof b, "%.0f s", s);
-  return b;
+  if (s >= 2 * 86400.0 * 365) return fmt::format("{:.0f} years", s / (86400.0 * 365.25));
+  if (s >= 2 * 86400.0) return fmt::format("{:.0f} days", s / 86400.0);
+  if (s >= 7200.0) return fmt::format("{:.1f} hours", s / 3600.0);
+  return fmt::format("{:.0f} s", s);
 }
 
 // The clock a file's rows are on, and its span on it. Telemetry is stamped with the wall clock;
@@ -285,9 +282,9 @@ Status check_one_clock(std::vector<FileSpan> spans, const std::string& dir) {
   std::string msg = "the files of this run directory do not belong to one run: ";
   for (size_t g = 0; g < groups.size(); ++g) {
     const FileSpan& f = *groups[g].front();
-    msg += (g ? "; " : "") + std::filesystem::path(f.file).filename().string() +
-           (groups[g].size() > 1 ? " (+" + std::to_string(groups[g].size() - 1) + " more)" : "") + " starts at " +
-           std::to_string(f.begin) + " ns";
+    fmt::format_to(std::back_inserter(msg), "{}{}{} starts at {} ns", g ? "; " : "",
+                   std::filesystem::path(f.file).filename().string(),
+                   groups[g].size() > 1 ? fmt::format(" (+{} more)", groups[g].size() - 1) : std::string(), f.begin);
   }
   msg += " — " + human_duration(spans.back().begin - spans.front().begin) +
          " apart on one clock (two different runs, or telemetry from another day). Merged they would make one "
@@ -388,7 +385,8 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   if (read == 0) {
     if (!first_refusal.ok()) return first_refusal;
     return make_error(ErrorKind::UnknownFormat,
-                      "directory has no file goblin can read (" + std::to_string(files.size()) + " files looked at)",
+                      fmt::format("directory has no file goblin can read ({} files looked at)", files.size()),
+
                       path);
   }
   // Files are compared with the files on their clock; files on clocks that cannot be compared

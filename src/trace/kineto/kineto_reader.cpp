@@ -1,6 +1,7 @@
 // read_kineto: a prefetch thread pulls chunks from the ByteSource (for .json.gz that thread also
 // inflates, so inflate and parse run on both cores at once) while this thread splits and parses.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -315,8 +316,7 @@ void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Sta
   note_skipped(tl, path, "counter ('C') events", t.skipped.counters);
   tl.meta.launch_flows += t.skipped.launch_flows;
   if (t.parsed == 0 && t.events > 0 && status.ok()) {
-    status = make_error(ErrorKind::Malformed, "none of the " + std::to_string(t.events) + " events could be parsed",
-                        path, 0);
+    status = make_error(ErrorKind::Malformed, fmt::format("none of the {} events could be parsed", t.events), path, 0);
   }
 }
 

@@ -1,6 +1,7 @@
 // The two-thread read (the file cut in two halves, parsed in parallel, appended) and the block
 // read (blocks cut at event boundaries, parsed on two workers, merged in order) give the same
 // Timeline, the same errors and the same rows as one thread, on every fixture and damaged copies.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@ namespace goblin {
 namespace {
 
 std::filesystem::path tt_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("goblin_kineto2t_" + std::to_string(::getpid())) / name;
+  auto d = std::filesystem::temp_directory_path() / fmt::format("goblin_kineto2t_{}", ::getpid()) / name;
   std::filesystem::create_directories(d);
   return d;
 }
@@ -218,7 +219,7 @@ void check_blocks(const std::string& text, const std::string& name) {
   Status s1 = kineto::read_source(*m1, t1, one);
   for (size_t block : {size_t{1} << 10, size_t{16} << 10, size_t{1} << 20}) {
     for (int threads : {1, 2}) {
-      SCOPED_TRACE("block " + std::to_string(block) + " threads " + std::to_string(threads));
+      SCOPED_TRACE(fmt::format("block {} threads {}", block, threads));
       ReadOptions b = one;
       b.block_bytes = block;
       b.threads = threads;

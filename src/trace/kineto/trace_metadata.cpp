@@ -1,5 +1,6 @@
 #include "trace/kineto/trace_metadata.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <charconv>
@@ -81,7 +82,7 @@ void read_devices(od::value& list, Timeline& tl, const std::string& path, uint64
     // warpSize 64 is AMD whatever its name (an empty name is common on ROCm: hw::observe_arch
     // derives its gfx target from all signals).
     if (d.arch.empty() && d.compute_major > 0 && !is_amd(d.name) && d.warp_size != 64) {
-      d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(std::max(d.compute_minor, 0));
+      d.arch = fmt::format("sm_{}{}", d.compute_major, std::max(d.compute_minor, 0));
     }
     tl.meta.devices.push_back(std::move(d));
   }

@@ -1,6 +1,7 @@
 #include "trace/kineto/trace_splitter.h"
 
 #include <emmintrin.h>  // SSE2: part of the x86-64 baseline, no runtime dispatch needed
+#include <fmt/format.h>
 
 #include <array>
 #include <cstring>
@@ -455,20 +456,20 @@ Status TraceSplitter::finish() {
     if (!saw_events_) return fail("JSON document has no \"traceEvents\" array; not a PyTorch profiler trace", 0);
     return Status::Ok();
   }
-  std::string n = std::to_string(events_);
-  std::string where;
   if (state_ == State::Event) {
-    return fail("truncated: the file ends inside an event that starts at byte " + std::to_string(abs(unit_start_)) +
-                    "; the " + n + " complete events before it were read",
+    return fail(fmt::format("truncated: the file ends inside an event that starts at byte {}; the {} complete events "
+                            "before it were read",
+                            abs(unit_start_), events_),
                 abs(unit_start_));
   }
   if (state_ == State::EventsSep) {
-    return fail("truncated: the file ends inside the traceEvents array (missing ']'" +
-                    std::string(bare_array_ ? "" : " and '}'") + "); all " + n + " events before it were read",
+    return fail(fmt::format("truncated: the file ends inside the traceEvents array (missing ']'{}); all {} events "
+                            "before it were read",
+                            bare_array_ ? "" : " and '}'", events_),
                 end);
   }
-  return fail("truncated: the file ends inside the top-level object" +
-                  std::string(key_.empty() ? "" : " (at key \"" + key_ + "\")") + "; " + n + " events were read",
+  return fail(fmt::format("truncated: the file ends inside the top-level object{}; {} events were read",
+                          key_.empty() ? "" : " (at key \"" + key_ + "\")", events_),
               end);
 }
 

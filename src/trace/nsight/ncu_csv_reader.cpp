@@ -25,6 +25,8 @@
 // The whole file is read into memory (ncu CSVs are megabytes, not gigabytes) because the
 // header must be found past free-form application output, which a CSV tokenizer could
 // misread (an unbalanced quote in a log line would swallow the header).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -167,17 +169,17 @@ class NcuReader {
       err.file = path_;
       err.byte_offset = static_cast<int64_t>(hdr_.offset) + (e->byte_offset < 0 ? 0 : e->byte_offset);
       err.line = e->line < 0 ? -1 : hdr_.line + e->line - 1;
-      err.message = "Nsight Compute CSV: " + err.message + "; kept the " + std::to_string(kernels_.size()) +
-                    " kernels read before it";
+      err.message =
+          fmt::format("Nsight Compute CSV: {}; kept the {} kernels read before it", err.message, kernels_.size());
       return err;
     }
     if (kernels_.empty())
       tl_.warn(W::ncu_no_kernels, "Nsight Compute CSV has a header but no profiled kernels", path_, -1, hdr_.line);
     if (truncated_rows_ > 0) {
       return make_error(ErrorKind::Malformed,
-                        "Nsight Compute CSV: " + std::to_string(truncated_rows_) +
-                            " row(s) have fewer fields than the header (file truncated?); their last field "
-                            "was dropped, the rest kept",
+                        fmt::format("Nsight Compute CSV: {} row(s) have fewer fields than the header (file "
+                                    "truncated?); their last field was dropped, the rest kept",
+                                    truncated_rows_),
                         path_, first_truncated_off_, first_truncated_line_);
     }
     return Status::Ok();
@@ -303,8 +305,8 @@ class NcuReader {
       first_truncated_off_ = static_cast<int64_t>(hdr_.offset) + off;
     }
     tl_.warn(W::ncu_row_short,
-             "Nsight Compute CSV: row has " + std::to_string(got) + " of " + std::to_string(header_.size()) +
-                 " fields (truncated?); its last field was dropped",
+             fmt::format("Nsight Compute CSV: row has {} of {} fields (truncated?); its last field was dropped", got,
+                         header_.size()),
              path_, static_cast<int64_t>(hdr_.offset) + off, line);
   }
 
@@ -396,8 +398,8 @@ class NcuReader {
     for (auto& entry : devices_) {
       DeviceInfo& d = entry.second;
       const int32_t id = entry.first;
-      if (d.compute_major >= 0 && d.arch.empty())
-        d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+      if (d.compute_major >= 0 && d.arch.empty()) d.arch = fmt::format("sm_{}{}", d.compute_major, d.compute_minor);
+
       auto it = std::find_if(tl_.meta.devices.begin(), tl_.meta.devices.end(),
                              [&](const DeviceInfo& x) { return x.id == id; });
       if (it == tl_.meta.devices.end()) {

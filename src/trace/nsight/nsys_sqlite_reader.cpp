@@ -20,6 +20,7 @@
 // - TARGET_INFO_GPU → meta.devices; TARGET_INFO_SESSION_START_TIME.utcEpochNs → clock base
 //   (timestamps are ns since session start); META_DATA_EXPORT and TARGET_INFO_SYSTEM_ENV →
 //   versions ("nsys", "nsys_export_schema", "driver", "cuda_driver").
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <cstdlib>
@@ -203,7 +204,7 @@ class NsysReader {
       row(st.get());
       ++n;
     }
-    if (rc != SQLITE_DONE) return db_error("reading " + table + " after " + std::to_string(n) + " rows");
+    if (rc != SQLITE_DONE) return db_error(fmt::format("reading {} after {} rows", table, n));
     return Status::Ok();
   }
 
@@ -390,7 +391,7 @@ class NsysReader {
                     d.compute_minor = static_cast<int>(i64(st, 5));
                     d.warp_size = static_cast<int>(i64(st, 6));
                     if (d.compute_major >= 0 && d.compute_minor >= 0)
-                      d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+                      d.arch = fmt::format("sm_{}{}", d.compute_major, d.compute_minor);
                     for (const auto& x : tl_.meta.devices)
                       if (x.id == d.id && x.name == d.name) return;  // same GPU from another input
                     tl_.meta.devices.push_back(std::move(d));
@@ -426,8 +427,7 @@ class NsysReader {
       if (n == "CudaDriverVersion" && !v.empty()) {
         // CUDA encodes 12.6 as 12060 (1000*major + 10*minor).
         long x = std::strtol(std::string(v).c_str(), nullptr, 10);
-        tl_.meta.versions["cuda_driver"] =
-            x > 0 ? std::to_string(x / 1000) + "." + std::to_string((x % 1000) / 10) : std::string(v);
+        tl_.meta.versions["cuda_driver"] = x > 0 ? fmt::format("{}.{}", x / 1000, (x % 1000) / 10) : std::string(v);
       }
     });
   }

@@ -2,6 +2,7 @@
 // 12 memcpys, 1 sync record; golden values read off the file with the sqlite3 shell), plus
 // synthetic exports for the tables that fixture lacks (NVTX_EVENTS, MEMSET, old columns) and
 // damaged files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -18,8 +19,7 @@ namespace {
 const std::string kExport = std::string(GOBLIN_FIXTURES) + "/nsight/nsys_2026_export.sqlite";
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("goblin_nsys_test_" + std::to_string(::getpid()) + "_" + name))
-      .string();
+  return (std::filesystem::temp_directory_path() / fmt::format("goblin_nsys_test_{}_{}", ::getpid(), name)).string();
 }
 
 TEST(NsysSqlite, RealExport) {

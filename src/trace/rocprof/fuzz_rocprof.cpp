@@ -2,6 +2,7 @@
 // libFuzzer target for the AMD profiler readers: every input goes through the rocprofv3 CSV,
 // rocprofv3 JSON and legacy rocprof readers (the readers take paths, so it is written to a
 // per-process temp file). Any crash, leak or sanitizer report is a bug; errors are expected.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 namespace {
 const std::string& scratch_path() {
-  static const std::string p = "/tmp/goblin_fuzz_rocprof_" + std::to_string(getpid());
+  static const std::string p = fmt::format("/tmp/goblin_fuzz_rocprof_{}", getpid());
   return p;
 }
 }  // namespace

@@ -1,5 +1,7 @@
 #include "trace/rocprof/rocprof_stats.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "core/json.h"
@@ -46,8 +48,9 @@ Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& p
   // Names are profiler text, not guaranteed UTF-8: replace invalid bytes rather than throw.
   tl.meta.extra[key] = entries.dump(-1, ' ', false, Json::error_handler_t::replace);
   tl.warn(W::rocprof_summary_statistics,
-          "summary statistics file: " + std::to_string(entries.size()) + " rows kept in metadata under '" + key +
-              "' (aggregates, not timeline events)",
+          fmt::format("summary statistics file: {} rows kept in metadata under '{}' (aggregates, not timeline events)",
+                      entries.size(), key),
+
           path);
   if (csv.error()) return *csv.error();
   return Status::Ok();

@@ -1,5 +1,7 @@
 // Test helpers: fixture paths and throw-away input files for the bad-input cases.
 #pragma once
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,8 +16,9 @@ inline std::string fixture(const std::string& rel) { return std::string(GOBLIN_F
 class TempDir {
  public:
   explicit TempDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("goblin_" + tag + "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    path_ =
+        std::filesystem::temp_directory_path() / fmt::format("goblin_{}_{}", tag, reinterpret_cast<uintptr_t>(this));
+
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

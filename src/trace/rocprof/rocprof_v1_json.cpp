@@ -2,6 +2,7 @@
 // whose ts/dur/pid/tid are quoted strings ("ts":"622109046136", µs), and whose args carry the
 // exact BeginNs/EndNs as strings. Processes are named by "M" events: "CPU HIP API", "COPY",
 // "GPU<N>", "GPU Barriers<N>", ... and decide which table an "X" event goes to.
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <unordered_map>
@@ -232,8 +233,10 @@ Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& op
       buf, "traceEvents", [&](od::object ev) { run.add(read_event(ev)); }, [&] { return run.rows() == 0; }, [] {});
   if (!out.ok) {
     return make_error(ErrorKind::Malformed,
-                      "rocprof results.json is damaged or truncated (" + out.what + "); the " +
-                          std::to_string(run.rows()) + " events before the damage were kept",
+                      fmt::format("rocprof results.json is damaged or truncated ({}); the {} events before the damage "
+                                  "were kept",
+                                  out.what, run.rows()),
+
                       path, out.offset);
   }
   if (!out.found) return make_error(ErrorKind::Malformed, "rocprof results.json has no \"traceEvents\" array", path, 0);

@@ -1,5 +1,7 @@
 #include "trace/rocprof/rocprofv3_csv_domains.h"
 
+#include <fmt/format.h>
+
 #include <array>
 
 #include "trace/rocprof/rocprof_stats.h"
@@ -247,8 +249,9 @@ class CountingReader : public DomainRowReader {
   void row(const std::vector<std::string_view>&, int64_t) override { ++rows_; }
   void finish() override {
     tl_.warn(W::rocprof_domain_not_analysed,
-             std::string(csv_domain_name(domain_)) + ": " + std::to_string(rows_) +
-                 " records read but not analysed (goblin has no timeline table for this domain)",
+             fmt::format("{}: {} records read but not analysed (goblin has no timeline table for this domain)",
+                         csv_domain_name(domain_), rows_),
+
              path_);
   }
 

@@ -1,6 +1,8 @@
 // rocprofv3 CSV reader: streams one CSV file, decides its domain from the header and hands the
 // rows to that domain's row reader (rocprofv3_csv_domains.cpp). Timestamps are CLOCK_BOOTTIME
 // ns and are kept as they are.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/csv.h"
@@ -45,8 +47,9 @@ Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptio
     if (csv.lines_spanned() > 1 &&
         std::any_of(f.begin(), f.end(), [](std::string_view x) { return x.find('\n') != std::string_view::npos; })) {
       tl.warn(W::rocprof_unclosed_quote,
-              where + ": a quoted field runs over " + std::to_string(csv.lines_spanned()) +
-                  " lines (an unclosed quote?); those lines were skipped",
+              fmt::format("{}: a quoted field runs over {} lines (an unclosed quote?); those lines were skipped", where,
+                          csv.lines_spanned()),
+
               path, csv.offset(), csv.line());
       continue;
     }

@@ -4,8 +4,10 @@
 // text, no DOM, so memory is the text plus the timeline. Records refer to agents, kernel
 // symbols and operation names by id; those tables may appear anywhere in the document, so rows
 // are written as they stream by and their ids resolved once at the end.
+#include <fmt/format.h>
 #include <simdjson.h>
 
+#include <iterator>
 #include <unordered_map>
 
 #include "trace/readers.h"
@@ -186,7 +188,10 @@ class JsonRun {
       if (it != symbols_.end()) {
         tl_.kernels.name[p.row] = it->second;
       } else {
-        tl_.kernels.name[p.row] = tl_.strings.intern("kernel_id " + std::to_string(p.kernel_id));
+        // Per kernel: the stand-in name is built in one reused buffer.
+        name_.clear();
+        fmt::format_to(std::back_inserter(name_), "kernel_id {}", p.kernel_id);
+        tl_.kernels.name[p.row] = tl_.strings.intern(std::string_view(name_.data(), name_.size()));
         tl_.warn(W::rocprof_missing_kernel_symbol,
                  "rocprofv3 json: kernel dispatch names a kernel_id missing from kernel_symbols", path_);
       }
@@ -216,8 +221,9 @@ class JsonRun {
     copies_.clear();
     for (const auto& [what, n] : not_analysed_) {
       tl_.warn(W::rocprof_domain_not_analysed,
-               "rocprofv3 json: " + std::to_string(n) + " " + what +
-                   " records read but not analysed (goblin has no timeline table for them)",
+               fmt::format("rocprofv3 json: {} {} records read but not analysed (goblin has no timeline table for "
+                           "them)",
+                           n, what),
                path_);
     }
     not_analysed_.clear();
@@ -424,7 +430,7 @@ class JsonRun {
     if (kind < kinds_.size() && op < kinds_[kind].second.size()) return kinds_[kind].second[op];
     tl_.warn(W::rocprof_missing_operation_name,
              "rocprofv3 json: operation id missing from strings.buffer_records (named by number)", path_);
-    return "operation " + std::to_string(kind) + ":" + std::to_string(op);
+    return fmt::format("operation {}:{}", kind, op);
   }
 
   Timeline& tl_;
@@ -437,6 +443,7 @@ class JsonRun {
   std::vector<PendingOp> runtime_, markers_;
   std::vector<PendingCopy> copies_;
   std::map<std::string, int64_t> not_analysed_;
+  fmt::memory_buffer name_;  // resolve()'s stand-in kernel names
 };
 
 }  // namespace
@@ -454,8 +461,10 @@ Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOpti
   run.resolve();
   if (!out.ok) {
     return make_error(ErrorKind::Malformed,
-                      "rocprofv3 JSON is damaged or truncated (" + out.what + "); the " + std::to_string(run.rows()) +
-                          " records before the damage were kept",
+                      fmt::format("rocprofv3 JSON is damaged or truncated ({}); the {} records before the damage were "
+                                  "kept",
+                                  out.what, run.rows()),
+
                       path, out.offset);
   }
   if (!out.found) {

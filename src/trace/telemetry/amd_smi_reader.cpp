@@ -11,8 +11,11 @@
 // name. Note the traps: "usage" is not GPU utilisation (gfx_activity / gfx is), and "mem" is
 // the memory temperature in `amd-smi metric` (next to edge/hotspot) but memory activity % in
 // `amd-smi monitor`.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "core/csv.h"
@@ -156,7 +159,7 @@ class AmdSmiRun {
     std::string suffix;
     if (plan_.xcp >= 0 && static_cast<size_t>(plan_.xcp) < f.size()) {
       auto x = to_number(f[plan_.xcp]);
-      if (x && *x > 0 && *x < 1e6) suffix = "_xcp" + std::to_string(static_cast<int64_t>(*x));
+      if (x && *x > 0 && *x < 1e6) suffix = fmt::format("_xcp{}", static_cast<int64_t>(*x));
     }
     const auto device = static_cast<int32_t>(*dev);
     note_device(device);
@@ -190,8 +193,9 @@ class AmdSmiRun {
     for (const auto& c : plan_.cols) {
       if (c.normalised && c.numeric == 0) {
         tl_.warn(W::telemetry_metric_empty,
-                 "amd-smi: column '" + c.source + "' (" + c.metric + ") was N/A or not a number in all " +
-                     std::to_string(rows_) + " rows of this block: no samples for it",
+                 fmt::format("amd-smi: column '{}' ({}) was N/A or not a number in all {} rows of this block: no "
+                             "samples for it",
+                             c.source, c.metric, rows_),
                  path_, -1, plan_.line);
       }
     }
@@ -213,7 +217,10 @@ class AmdSmiRun {
         item = item.substr(1, item.size() >= 2 ? item.size() - 2 : 0);
       if (auto n = to_number(item)) {
         ++c.numeric;
-        tl_.samples.push(ts, device, tl_.strings.intern(c.metric + "_" + std::to_string(idx) + suffix), *n * c.scale);
+        // Per list element: the name is built in one reused buffer, not a fresh string.
+        name_.clear();
+        fmt::format_to(std::back_inserter(name_), "{}_{}{}", c.metric, idx, suffix);
+        tl_.samples.push(ts, device, tl_.strings.intern(std::string_view(name_.data(), name_.size())), *n * c.scale);
       }
       ++idx;
       if (comma == std::string_view::npos) break;
@@ -235,6 +242,7 @@ class AmdSmiRun {
   int64_t block_ = 0, rows_ = 0;
   int64_t missing_gpu_line_ = -1;
   bool warned_no_time_ = false;
+  fmt::memory_buffer name_;  // list_values' sample names
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // corpus: telemetry
 // libFuzzer target for the amd-smi reader (input written to a per-process temp file, since
 // readers take paths). Any crash, leak or sanitizer report is a bug; errors are expected.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include "trace/readers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/goblin_fuzz_amd_smi_" + std::to_string(getpid());
+  static const std::string path = fmt::format("/tmp/goblin_fuzz_amd_smi_{}", getpid());
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
   std::fwrite(data, 1, size, f);

@@ -11,6 +11,8 @@
 // processor/graphics clock, equal to the SM clock on NVIDIA GPUs) → sm_clock_mhz, fb [MB] →
 // mem_used_bytes; every other column keeps its dmon name ("mtemp", "enc", "pviol", ...).
 // Without Date/Time, samples are placed 1 s apart (dmon's default interval) in row order.
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -116,8 +118,7 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
     }
     if (tok.size() != names.size()) {
       tl.warn(W::telemetry_row_width_skipped,
-              "nvidia-smi dmon: row has " + std::to_string(tok.size()) + " of " + std::to_string(names.size()) +
-                  " columns (truncated?); skipped",
+              fmt::format("nvidia-smi dmon: row has {} of {} columns (truncated?); skipped", tok.size(), names.size()),
               path, off, line_no);
       continue;
     }
@@ -154,10 +155,11 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
       }
       auto v = parse_value(tok[i]);
       if (!v) {
-        tl.warn(W::telemetry_non_numeric,
-                "nvidia-smi dmon: column " + std::to_string(i + 1) + " (" + names[i] +
-                    "): expected a number, got text; value skipped",
-                path, off, line_no);
+        tl.warn(
+            W::telemetry_non_numeric,
+            fmt::format("nvidia-smi dmon: column {} ({}): expected a number, got text; value skipped", i + 1, names[i]),
+
+            path, off, line_no);
         continue;
       }
       tl.samples.push(ts, dev, metrics[i], *v * scale[i]);

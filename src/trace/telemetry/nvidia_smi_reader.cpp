@@ -14,6 +14,8 @@
 // - `name` → meta.devices, `driver_version` → meta.versions["driver"].
 // - noheader: columns are only mapped when the row matches one of the known query orders
 //   below field by field; otherwise nothing is guessed and the file is rejected.
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -159,7 +161,7 @@ class QueryReader {
     if (const Error* e = csv.error()) {
       Error err = *e;
       err.file = path_;
-      err.message = "nvidia-smi CSV: " + err.message + "; kept the " + std::to_string(rows_) + " rows before it";
+      err.message = fmt::format("nvidia-smi CSV: {}; kept the {} rows before it", err.message, rows_);
       return err;
     }
     if (rows_ == 0) tl_.warn(W::telemetry_no_samples, "nvidia-smi CSV has a header but no samples", path_, -1, 1);
@@ -185,16 +187,17 @@ class QueryReader {
       cols_ = std::move(cols);
       header_ = std::move(names);
       tl_.warn(W::telemetry_guessed_header,
-               std::string("nvidia-smi CSV has no header line (noheader): its ") + std::to_string(f.size()) +
-                   " columns match, value by value, " + l.what +
-                   " and are read as such; keep the header (--format=csv) to be certain",
+               fmt::format("nvidia-smi CSV has no header line (noheader): its {} columns match, value by value, {} "
+                           "and are read as such; keep the header (--format=csv) to be certain",
+                           f.size(), l.what),
                path_, 0, line);
       return Status::Ok();
     }
     return make_error(ErrorKind::Malformed,
-                      "nvidia-smi CSV has no header line and its " + std::to_string(f.size()) +
-                          " columns match no known --query-gpu order, so the columns are unknown and nothing was "
-                          "read; re-run nvidia-smi with --format=csv (without noheader)",
+                      fmt::format("nvidia-smi CSV has no header line and its {} columns match no known --query-gpu "
+                                  "order, so the columns are unknown and nothing was read; re-run nvidia-smi with "
+                                  "--format=csv (without noheader)",
+                                  f.size()),
                       path_, 0, line);
   }
 
@@ -227,8 +230,8 @@ class QueryReader {
     if (f.size() < cols_.size()) {
       // A row cut short (nvidia-smi stopped mid-write): its last cell may be partial.
       tl_.warn(W::telemetry_row_short,
-               "nvidia-smi CSV: row has " + std::to_string(f.size()) + " of " + std::to_string(cols_.size()) +
-                   " fields (truncated); its last field was dropped",
+               fmt::format("nvidia-smi CSV: row has {} of {} fields (truncated); its last field was dropped", f.size(),
+                           cols_.size()),
                path_, off, line);
       usable = f.empty() ? 0 : f.size() - 1;
     }
@@ -281,8 +284,9 @@ class QueryReader {
           auto x = parse_value(v);
           if (!x) {
             tl_.warn(W::telemetry_non_numeric,
-                     "nvidia-smi CSV: column " + std::to_string(i + 1) + " (" + c.field +
-                         "): expected a number, got text; value skipped",
+                     fmt::format("nvidia-smi CSV: column {} ({}): expected a number, got text; value skipped", i + 1,
+                                 c.field),
+
                      path_, off, line);
             break;
           }
