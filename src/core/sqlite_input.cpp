@@ -103,7 +103,7 @@ int SqliteInput::on_progress(void* p) {
   return 0;
 }
 
-Error SqliteInput::error(const std::string& doing, const std::string& damage_note) const {
+Error SqliteInput::error(const std::string& doing) const {
   const std::string head = what_ + ": " + doing + ": ";
   const std::string_view stopped = stopped_ ? stopped_ : "";
   if (stopped == "rows")
@@ -130,7 +130,7 @@ Error SqliteInput::error(const std::string& doing, const std::string& damage_not
                       path_);
   const bool damaged = code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_IOERR || code == SQLITE_FORMAT;
   return make_error(damaged ? ErrorKind::Malformed : ErrorKind::Io,
-                    head + sqlite3_errmsg(db_) + (damaged ? damage_note : std::string()), path_);
+                    head + sqlite3_errmsg(db_) + (damaged ? damage_note_ : std::string()), path_);
 }
 
 Result<SqliteInput::Stmt> SqliteInput::prepare(const std::string& sql, const std::string& doing) {

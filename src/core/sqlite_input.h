@@ -63,15 +63,17 @@ class SqliteInput {
   Result<bool> step(sqlite3_stmt* st, const std::string& doing);
 
   // The error for the connection's last failure: Malformed for damage (corrupt, truncated, not
-  // a database) and for a limit passed (naming it), Io otherwise. `note` is appended to damage.
-  Error error(const std::string& doing, const std::string& damage_note = "") const;
+  // a database) and for a limit passed (naming it), Io otherwise; damage errors end with the
+  // reader's note (set_damage_note: what was kept, say).
+  Error error(const std::string& doing) const;
+  void set_damage_note(std::string note) { damage_note_ = std::move(note); }
 
  private:
   SqliteInput() = default;
   static int on_progress(void* self);
 
   sqlite3* db_ = nullptr;
-  std::string path_, what_;
+  std::string path_, what_, damage_note_;
   uint64_t max_value_bytes_ = 0, max_rows_ = 0, max_steps_ = 0;
   uint64_t rows_ = 0, steps_ = 0;
   std::chrono::steady_clock::time_point deadline_;

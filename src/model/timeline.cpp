@@ -341,7 +341,8 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   // Clamped into range with duration 0 (an end past the range is cut to it), said once per read.
   int64_t out_of_range = 0;
   auto clamp_range = [&](auto& table) {
-    constexpr int64_t L = limits::kMaxAbsTimestampNs;
+    // One ns inside the limit: the span from -L to +L is then 2^63 - 2 ns, which int64 holds.
+    constexpr int64_t L = limits::kMaxAbsTimestampNs - 1;
     for (size_t i = 0; i < table.size(); ++i) {
       int64_t& s = table.start_ns[i];
       int64_t& d = table.dur_ns[i];

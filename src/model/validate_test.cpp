@@ -89,13 +89,13 @@ TEST(Validate, TimestampsFarFromTheOriginAreClampedNeverNegativeSpans) {
   tl.kernels.push(kernel(-9'000'000'000'000'000'000, 1000, 1));
   tl.kernels.push(kernel(9'000'000'000'000'000'000, 1000, 2, 8));
   tl.kernels.push(kernel(1'000'000, 1000, 3, 9));
-  tl.kernels.push(kernel(4'000'000'000'000'000'000, 900'000'000'000'000'000, 4, 10));  // end past the range
+  tl.kernels.push(kernel(4'000'000'000'000'000'000, 900'000'000'000'000'000, 4, 10));  // end past 2^62
   AnnotationRow a;
   a.start_ns = 9'100'000'000'000'000'000;
   a.dur_ns = 5;
   tl.annotations.push(a);
   tl.validate();
-  const int64_t L = int64_t{1} << 62;
+  const int64_t L = (int64_t{1} << 62) - 1;  // the span from -L to L fits in int64
   EXPECT_EQ(tl.kernels.start_ns[0], -L);
   EXPECT_EQ(tl.kernels.dur_ns[0], 0);
   EXPECT_EQ(tl.kernels.start_ns[1], L);

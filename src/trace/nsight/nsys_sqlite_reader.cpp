@@ -127,9 +127,7 @@ class NsysReader {
 
  private:
   // ---- plumbing ------------------------------------------------------------------------------
-  Error db_error(const std::string& what) {
-    return in_.error(what, " (file corrupt or truncated; events read before the damage are kept)");
-  }
+  Error db_error(const std::string& what) { return in_.error(what); }
 
   // The tables this reader reads (the export defines many more); each one present must be a
   // plain table, not a view standing in for it (core/sqlite_input.h).
@@ -181,9 +179,7 @@ class NsysReader {
     if (Status s = prepare(sql, st, "reading " + table); !s.ok()) return s;
     for (int64_t n = 0;; ++n) {
       Result<bool> more = in_.step(st.get(), "reading " + table + " after " + std::to_string(n) + " rows");
-      if (!more.ok())
-        return in_.error("reading " + table + " after " + std::to_string(n) + " rows",
-                         " (file corrupt or truncated; events read before the damage are kept)");
+      if (!more.ok()) return more.error();
       if (!*more) return Status::Ok();
       row(st.get());
     }
@@ -429,6 +425,7 @@ class NsysReader {
 Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions&) {
   // Confined, read-only, immutable, bounded (core/sqlite_input.h).
   ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "Nsight Systems SQLite"));
+  in->set_damage_note(" (file corrupt or truncated; events read before the damage are kept)");
   return NsysReader(*in, path, tl).run();
 }
 

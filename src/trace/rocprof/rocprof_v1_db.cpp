@@ -54,6 +54,7 @@ Status each_row(SqliteInput& in, const std::string& path, const std::string& sql
 Status read_v1_db(const std::string& path, Timeline& tl) {
   // Confined, read-only, immutable, bounded; HIP/OPS/COPY must be plain tables (core/sqlite_input.h).
   ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "rocprof results.db"));
+  in->set_damage_note(" (rows read before the damage were kept)");
   ASSIGN_OR_RETURN(const auto tables, in->format_tables({"HIP", "OPS", "COPY", "KERN"}));
   auto has_table = [&](const char* t) { return tables.count(t) > 0; };
   // NULL or negative BeginNs/EndNs: the row cannot be placed on the timeline.
