@@ -115,6 +115,10 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
     m.warnings.push_back("mfu_pct above 100%: FLOPs per step or step time are inconsistent (" + m.mfu_basis + ")");
 }
 
+// How far a figure the trace asserts (step_time_seconds, tokens_per_sec) may lie from the one it
+// measures before it is flagged: run-to-run noise of a training step is a few percent.
+constexpr double kAssertedTolerance = 0.10;
+
 std::optional<double> extra_number(const Timeline& tl, const char* key) {
   auto it = tl.meta.extra.find(key);
   if (it == tl.meta.extra.end()) return std::nullopt;
@@ -187,10 +191,27 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     m.window +=
         "; step_time_s is the workload-written step_time_seconds (the profiled mean step, which the waste "
         "budget partitions, is waste_budget.step_time_s)";
+  // Figures the trace asserts about itself are checked against what it measures (docs/metrics.md,
+  // RunMetrics): kept, since the workload saw them, but never without a word when they disagree.
+  auto disagree = [](double asserted, double measured) {
+    return measured > 0 && std::isfinite(measured) && std::fabs(asserted - measured) > kAssertedTolerance * measured;
+  };
+  if (written_step && disagree(*written_step, measured_step))
+    m.warnings.push_back("step_time_s: the trace asserts step_time_seconds = " + format_sig(*written_step, 4) +
+                         " s but its steps measure " + format_sig(measured_step, 4) +
+                         " s (more than 10 % apart): check which the workload timed");
 
   // ---- throughput ----
   if (auto t = extra_number(tl, "tokens_per_sec")) {
     m.tokens_per_sec = *t;
+    // Tokens per step: given, written by the workload, else what its own two figures imply.
+    std::optional<double> per_step = opt.tokens_per_step ? opt.tokens_per_step : extra_number(tl, "tokens_per_step");
+    if (!per_step && written_step && *written_step > 0) per_step = *t * *written_step;
+    if (per_step && *per_step > 0 && measured_step > 0 && disagree(*t, *per_step / measured_step))
+      m.warnings.push_back("tokens_per_sec: the trace asserts " + format_sig(*t, 4) + " tokens/s but " +
+                           format_sig(*per_step, 4) + " tokens per step over the measured " +
+                           format_sig(measured_step, 4) + " s step give " + format_sig(*per_step / measured_step, 4) +
+                           " tokens/s (more than 10 % apart): the asserted figure is not what this trace measures");
   } else if (opt.tokens_per_step && m.step_time_s > 0) {
     m.tokens_per_sec = *opt.tokens_per_step / m.step_time_s;
   } else {
@@ -267,6 +288,15 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
     if (total > 0 && total >= best->second.first) {
       m.hbm_total_gb = total / 1e9;
       m.memory_headroom_gb = (total - best->second.first) / 1e9;
+    } else if (total > 0) {
+      // More used than the card holds: telemetry of another card, or damaged samples. Refused.
+      m.warnings.push_back("hbm_peak_gb refused: " + format_sig(best->second.first / 1e9, 4) +
+                           " GB used on a device with " + format_sig(total / 1e9, 4) +
+                           " GB of memory is physically impossible (telemetry from another card, or damaged "
+                           "samples); hbm_peak_gb, hbm_avg_gb and memory_headroom_gb are null");
+      m.hbm_peak_gb.reset();
+      m.hbm_avg_gb.reset();
+      m.hbm_total_gb = total / 1e9;
     } else {
       m.warnings.push_back(
           "memory_headroom_gb unobserved: no memory capacity (memory.total) for the device with the "

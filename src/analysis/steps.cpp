@@ -54,10 +54,41 @@ struct Raw {
   int64_t start, end;
 };
 
+std::string ms(int64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return b;
+}
+
 void clip_overlaps(std::vector<Step>& steps) {
   for (size_t i = 0; i + 1 < steps.size(); ++i) {
     if (steps[i].end_ns > steps[i + 1].start_ns) steps[i].end_ns = std::max(steps[i].start_ns, steps[i + 1].start_ns);
   }
+}
+
+// One loop's ProfilerStep annotations follow one another; one that starts more than 1 µs before an
+// earlier one ends is a damaged or stray annotation (or two loops in one file). Clipping alone
+// would silently split a step in two and cut the mean step time, so both steps are reported but
+// kept out of per-step means (`partial`), with a note (docs/metrics.md § Steps).
+void flag_overlapping_annotations(const std::vector<Raw>& cpu, StepDetection& d) {
+  size_t latest = 0;  // the step whose annotation ends last so far
+  int64_t flagged = 0;
+  std::string first;
+  for (size_t s = 1; s < cpu.size(); ++s) {
+    if (cpu[s].start + kCoverSlackNs < cpu[latest].end) {
+      for (size_t k : {latest, s}) {
+        if (!d.steps[k].partial) ++flagged;
+        d.steps[k].partial = true;
+      }
+      if (first.empty())
+        first = cpu[s].name + " starts " + ms(cpu[latest].end - cpu[s].start) + " before " + cpu[latest].name + " ends";
+    }
+    if (cpu[s].end > cpu[latest].end) latest = s;
+  }
+  if (flagged > 0)
+    d.notes.push_back("overlapping step annotations: " + first + "; " + std::to_string(flagged) +
+                      " step(s) whose ProfilerStep annotations overlap are reported but excluded from per-step means "
+                      "(clipping them would split a step and cut the step time)");
 }
 
 // GPU-side ProfilerStep ranges: name → hull over streams.
@@ -80,12 +111,6 @@ std::map<std::string, std::pair<int64_t, int64_t>> gpu_step_ranges(const Timelin
 // thread it did not trace).
 bool has_launch_record(const Timeline& tl, int64_t corr) {
   return corr != kNone && tl.runtime_by_correlation(corr).has_value();
-}
-
-std::string ms(int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
-  return b;
 }
 
 // The window before the first step: every GPU op that starts before it.
@@ -245,6 +270,7 @@ StepDetection find_steps(const Timeline& tl) {
         d.notes.push_back(cpu[s].name + ": " + std::to_string(lost[s]) +
                           " launch call(s) have no recorded GPU activity");
     }
+    flag_overlapping_annotations(cpu, d);
     clip_overlaps(d.steps);
     Step& last = d.steps.back();
     if (cpu.back().end >= span_last || lost.back() > 0) {

@@ -12,9 +12,11 @@ struct Step {
   std::string name;      // "ProfilerStep#12", or "window" for the fallback
   int64_t start_ns = 0;  // [start, end)
   int64_t end_ns = 0;
-  bool partial = false;  // trailing step cut by the end of the trace: reported, never dropped
-  std::string source;    // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
-                         // "fallback: first to last GPU activity", ...
+  // Trailing step cut by the end of the trace, or a step whose annotation overlaps another step's
+  // (damaged or foreign annotations): reported, never dropped, never in per-step means.
+  bool partial = false;
+  std::string source;  // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
+                       // "fallback: first to last GPU activity", ...
   // The step's CPU ProfilerStep span when the trace has one (kNone otherwise): the window of its
   // CPU ops (MFU's FLOP count) when the step window is the GPU-side range.
   int64_t cpu_start_ns = kNone, cpu_end_ns = kNone;

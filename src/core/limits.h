@@ -34,4 +34,23 @@ inline constexpr uint64_t kMaxJsonInputBytes = 256ull << 20;
 // once into a private temporary file, up to this many bytes, and read from there.
 inline constexpr uint64_t kMaxStreamBytes = 8ull << 30;
 
+// SQLite inputs (Nsight Systems exports, rocprof results.db): a file is a program as much as data
+// (a view can recurse forever or build 50 MB per row), so it is opened read-only and immutable,
+// views and triggers are disabled, and every read is bounded. A value (string or blob) longer
+// than kMaxSqliteValueBytes stops the read (real names are < 100 KB; the string pool keeps 64
+// KiB of one). Rows read from one file: at most kMaxSqliteRows. Work: at most
+// kSqliteStepsBase + kSqliteStepsPerByte x file size SQLite VM steps (a plain scan costs < 1 step
+// per byte; the budget only stops work that does not end) and kMaxSqliteSeconds of wall time.
+inline constexpr uint64_t kMaxSqliteValueBytes = 1ull << 20;
+inline constexpr uint64_t kMaxSqliteRows = 1ull << 30;
+inline constexpr uint64_t kSqliteStepsBase = 100'000'000;
+inline constexpr uint64_t kSqliteStepsPerByte = 64;
+inline constexpr int64_t kMaxSqliteSeconds = 1800;
+
+// Timestamps: int64 ns cover +-292 years, so an event at +-9e15 us (a damaged Kineto ts) still
+// parses but its end, or the span from it to a real event, overflows. Events further than this
+// from the clock's origin (146 years: epoch clocks are at ~56 years) are clamped into range with
+// duration 0 and a warning (Timeline::validate), so any span between two events fits in int64.
+inline constexpr int64_t kMaxAbsTimestampNs = int64_t{1} << 62;
+
 }  // namespace goblin::limits

@@ -130,6 +130,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu) {
   for (auto& [w, n] : why_counts) rep.notes.push_back(std::to_string(n) + " op instance(s) not modelled: " + w);
 
   std::map<std::string, double> ridge;
+  int64_t impossible = 0;  // points above 100 % of their peak; the first five are named
   auto finish = [&](RooflinePoint& p) {
     if (p.time_ns > 0) {
       p.achieved_tflops = p.flops / (p.time_ns * 1e-9) / 1e12;
@@ -139,7 +140,17 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu) {
     p.peak_key = peak_key_for(p.dtype, p.engine == "matrix");
     if (p.dtype == "fp32" && p.engine.empty()) p.peak_key = "fp32";
     p.peak_tflops = p.peak_key.empty() ? std::nullopt : gpu.peak_tflops(p.peak_key);
-    if (p.peak_tflops && *p.peak_tflops > 0) {
+    if (p.peak_tflops && *p.peak_tflops > 0 && 100.0 * p.achieved_tflops / *p.peak_tflops > 100.0) {
+      // Faster than the GPU can compute: the figure is refused, flagged and named once.
+      p.above_peak_pct = 100.0 * p.achieved_tflops / *p.peak_tflops;
+      p.bound = "impossible";
+      if (++impossible <= 5)
+        rep.notes.push_back(p.label + ": " + format_sig(p.achieved_tflops, 4) + " TFLOP/s is " +
+                            format_sig(*p.above_peak_pct, 4) + " % of the " + p.peak_key + " peak (" +
+                            format_sig(*p.peak_tflops, 4) +
+                            " TFLOP/s): physically impossible (FLOPs, kernel time or the peak compared against is "
+                            "wrong), not reported as achieved");
+    } else if (p.peak_tflops && *p.peak_tflops > 0) {
       p.pct_of_peak = 100.0 * p.achieved_tflops / *p.peak_tflops;
       if (bw) {
         double r = *p.peak_tflops * 1e12 / *bw;
@@ -168,6 +179,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu) {
   auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
   std::sort(rep.ops.begin(), rep.ops.end(), by_time);
   std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
+  if (impossible > 5)
+    rep.notes.push_back(std::to_string(impossible - 5) +
+                        " more point(s) above 100 % of their peak, flagged the same way");
   for (auto& [k, r] : ridge) rep.ridges.emplace_back(k, r);
   if (rep.flop_op_instances == 0)
     rep.notes.push_back("no GEMM/attention/convolution ops in the trace (record_shapes and CPU ops needed)");
@@ -198,6 +212,7 @@ Json point_json(const RooflinePoint& p) {
   j["peak_key"] = p.peak_key;
   j["peak_tflops"] = p.peak_tflops ? Json(*p.peak_tflops) : Json(nullptr);
   j["pct_of_peak"] = p.pct_of_peak ? Json(round_to(*p.pct_of_peak, 2)) : Json(nullptr);
+  if (p.above_peak_pct) j["above_peak_pct"] = round_to(*p.above_peak_pct, 2);  // only when flagged
   j["attainable_tflops"] = p.attainable_tflops ? Json(round_to(*p.attainable_tflops, 2)) : Json(nullptr);
   j["bound"] = p.bound;
   if (!p.formula.empty()) j["formula"] = p.formula;

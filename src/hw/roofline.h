@@ -57,7 +57,10 @@ struct RooflinePoint {
   double achieved_tflops = 0, achieved_gbs = 0, intensity = 0;
   std::string peak_key;  // the dtype peak compared against (fp32 / tf32 / bf16 ...)
   std::optional<double> peak_tflops;
-  std::optional<double> pct_of_peak;        // achieved / peak
+  std::optional<double> pct_of_peak;  // achieved / peak; null when above 100 %
+  // The achieved / peak figure when it is above 100 %: physically impossible (wrong FLOPs, a
+  // kernel time cut short, or the wrong peak), so not presented as achieved (bound "impossible").
+  std::optional<double> above_peak_pct;
   std::optional<double> attainable_tflops;  // min(peak, intensity * bandwidth)
   std::string bound;                        // "compute" | "memory" | "unknown"
   std::string formula;

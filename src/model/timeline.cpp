@@ -336,6 +336,39 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
          src);
     names_cut_reported_ = strings.truncated();
   }
+  // Times further than 2^62 ns from the clock's origin (a Kineto ts of 9e15 us is 9e18 ns): the
+  // event's end, or the span from it to a real event, would overflow int64 and come out negative.
+  // Clamped into range with duration 0 (an end past the range is cut to it), said once per read.
+  int64_t out_of_range = 0;
+  auto clamp_range = [&](auto& table) {
+    // One ns inside the limit: the span from -L to +L is then 2^63 - 2 ns, which int64 holds.
+    constexpr int64_t L = limits::kMaxAbsTimestampNs - 1;
+    for (size_t i = 0; i < table.size(); ++i) {
+      int64_t& s = table.start_ns[i];
+      int64_t& d = table.dur_ns[i];
+      if (s < -L || s > L) {
+        s = std::clamp(s, -L, L);
+        d = 0;
+        ++out_of_range;
+      } else if (d > L - s || d < -L - s) {  // s is in range, so neither bound overflows
+        d = d > 0 ? L - s : 0;
+        ++out_of_range;
+      }
+    }
+  };
+  clamp_range(kernels);
+  clamp_range(memcpys);
+  clamp_range(memsets);
+  clamp_range(runtime);
+  clamp_range(cpu_ops);
+  clamp_range(annotations);
+  clamp_range(collectives);
+  if (out_of_range > 0)
+    warn(W::timestamp_out_of_range,
+         std::to_string(out_of_range) +
+             " event(s) lie further than 2^62 ns (146 years) from the clock's origin (a damaged or edited trace); "
+             "each was clamped into that range with duration 0",
+         src);
   // End before start: a damaged or hand-edited row. Counted as 0 ns, so no category time or share
   // goes negative.
   auto clamp_negative = [&](auto& table, const char* what) {

@@ -81,3 +81,31 @@ TEST(Validate, CorrelationIdsSharedByMostKernels) {
 }
 
 }  // namespace
+
+// Kineto ts of +-9e15 us (9e18 ns): still int64, but the span from one to the other, or an end,
+// overflows. Clamped into +-2^62 ns with duration 0 and a catalogued warning: spans stay positive.
+TEST(Validate, TimestampsFarFromTheOriginAreClampedNeverNegativeSpans) {
+  Timeline tl;
+  tl.kernels.push(kernel(-9'000'000'000'000'000'000, 1000, 1));
+  tl.kernels.push(kernel(9'000'000'000'000'000'000, 1000, 2, 8));
+  tl.kernels.push(kernel(1'000'000, 1000, 3, 9));
+  tl.kernels.push(kernel(4'000'000'000'000'000'000, 900'000'000'000'000'000, 4, 10));  // end past 2^62
+  AnnotationRow a;
+  a.start_ns = 9'100'000'000'000'000'000;
+  a.dur_ns = 5;
+  tl.annotations.push(a);
+  tl.validate();
+  const int64_t L = (int64_t{1} << 62) - 1;  // the span from -L to L fits in int64
+  EXPECT_EQ(tl.kernels.start_ns[0], -L);
+  EXPECT_EQ(tl.kernels.dur_ns[0], 0);
+  EXPECT_EQ(tl.kernels.start_ns[1], L);
+  EXPECT_EQ(tl.kernels.dur_ns[2], 1000);  // a plausible event is untouched
+  EXPECT_EQ(tl.kernels.end_ns(3), L);
+  EXPECT_EQ(tl.annotations.start_ns[0], L);
+  auto [first, last] = tl.span();
+  EXPECT_GT(last - first, 0);
+  EXPECT_TRUE(has_warning(tl, "4 event(s) lie further than 2^62 ns")) << tl.warnings.front().message;
+  bool catalogued = false;
+  for (const auto& w : tl.warnings) catalogued |= w.id == W::timestamp_out_of_range;
+  EXPECT_TRUE(catalogued);
+}

@@ -25,6 +25,7 @@ namespace goblin {
   X(zero_duration_kernels, info, "Kernels with zero duration: the profiler could not time them (CUPTI 0/0); they add nothing to busy time.") \
   X(names_not_utf8, info, "Some names held bytes that are not UTF-8 (a damaged file or another encoding); each such byte is shown as U+FFFD so every output stays valid.") \
   X(names_cut, data_loss, "Some names were longer than goblin keeps (64 KiB) and were cut, with a note of how many bytes were dropped.") \
+  X(timestamp_out_of_range, data_loss, "Events lie further than 2^62 ns (146 years) from the clock's origin (a damaged or edited trace: 9e15 us, say); each was clamped into that range with duration 0 so no span or sum overflows. Check how the file was produced.") \
   X(stream_overlap, warning, "Kernels overlap on one stream, which one stream cannot do; busy time uses interval unions, but sums per kernel or category count the overlap twice.") \
   /* reading a run directory, several inputs */ \
   X(input_refused, warning, "A file in the directory leads outside the directories the server may read (a symbolic link) or is not a regular file; it was not opened.") \

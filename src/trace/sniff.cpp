@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "core/confine.h"
+#include "core/sqlite_input.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -133,27 +133,19 @@ bool sniff_rocm_smi(std::string_view p) {
 }
 
 Format sniff_sqlite(const std::string& path) {
-  if (!check_readable(path).ok()) return Format::Unknown;  // the reader then says why
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return Format::Unknown;
-  }
+  // The names of the schema's objects only, under the readers' limits (core/sqlite_input.h). A
+  // view named like a format's table still sniffs as that format: its reader then refuses the
+  // view with an error that names it, which says more than "not a format goblin reads".
+  auto in = SqliteInput::open(path, "SQLite");
+  if (!in.ok()) return Format::Unknown;  // the reader then says why
+  auto names = (*in)->object_names();
+  if (!names.ok()) return Format::Unknown;
   Format f = Format::Unknown;
-  sqlite3_stmt* st = nullptr;
-  const char* q = "SELECT name FROM sqlite_master WHERE type IN ('table','view')";
   bool nsys = false, v1 = false;
-  if (sqlite3_prepare_v2(db, q, -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      const auto* txt = sqlite3_column_text(st, 0);
-      if (!txt) continue;
-      std::string_view name(reinterpret_cast<const char*>(txt));
-      if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU") nsys = true;
-      if (name == "KERN" || name == "OPS" || name == "HIP" || name == "COPY") v1 = true;
-    }
+  for (const std::string& name : *names) {
+    if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU") nsys = true;
+    if (name == "KERN" || name == "OPS" || name == "HIP" || name == "COPY") v1 = true;
   }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
   if (nsys)
     f = Format::NsysSqlite;
   else if (v1)
@@ -162,25 +154,14 @@ Format sniff_sqlite(const std::string& path) {
 }
 
 std::optional<std::string> sqlite_damage(const std::string& path) {
-  sqlite3* db = nullptr;
-  auto damaged = [](int rc) {
-    const int c = rc & 0xff;
-    return c == SQLITE_CORRUPT || c == SQLITE_NOTADB || c == SQLITE_IOERR || c == SQLITE_FORMAT;
-  };
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  std::optional<std::string> why;
-  if (rc != SQLITE_OK) {
-    if (damaged(rc)) why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close(db);
-    return why;
+  auto in = SqliteInput::open(path, "SQLite");
+  if (!in.ok()) {
+    if (in.error().kind == ErrorKind::Malformed) return in.error().message;
+    return std::nullopt;
   }
-  sqlite3_stmt* st = nullptr;
-  rc = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master", -1, &st, nullptr);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) rc = SQLITE_OK;
-  if (rc != SQLITE_DONE && damaged(rc)) why = sqlite3_errmsg(db);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return why;
+  auto names = (*in)->object_names();
+  if (!names.ok() && names.error().kind == ErrorKind::Malformed) return std::string(sqlite3_errmsg((*in)->db()));
+  return std::nullopt;
 }
 
 }  // namespace goblin

@@ -35,7 +35,8 @@ END = "<!-- robustness-table:end -->"
 # ---- inputs ------------------------------------------------------------------------------------
 
 def kineto(fixtures, name="h100_torch211_export_chrome_trace.json"):
-    with open(os.path.join(fixtures, "kineto", name)) as f:
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(os.path.join(fixtures, "kineto", name), "rt") as f:
         return json.load(f)
 
 
@@ -183,6 +184,58 @@ def rocprof_unquoted(fixtures, spec):  # what pandas.to_csv writes: bare header 
     lines = rocprof_lines(fixtures)
     lines[0] = lines[0].replace('"', "")
     return "".join(lines)
+
+
+def far_timestamps(d):  # Kineto ts of -9e15 and +9e15 us: int64 ns, but spans between them overflow
+    ev = gpu_events(d)
+    ev[0]["ts"] = -9e15
+    ev[-1]["ts"] = 9e15
+
+
+def instant_kernels(d):  # every kernel 1 ns long: FLOPs over 1 ns are far above any peak
+    for e in gpu_events(d):
+        e["dur"] = 0.001
+
+
+def stray_step(d):  # a ProfilerStep range inside step 2 (a stray or hand-added annotation)
+    steps = sorted((e for e in d["traceEvents"] if e.get("cat") == "user_annotation"
+                    and e.get("name", "").startswith("ProfilerStep#")), key=lambda e: float(e["ts"]))
+    s2 = steps[1]
+    stray = dict(s2)
+    stray["name"] = "ProfilerStep#99"
+    stray["ts"] = float(s2["ts"]) + 0.1 * float(s2["dur"])
+    stray["dur"] = 0.25 * float(s2["dur"])
+    d["traceEvents"].append(stray)
+
+
+def sqlite_sql(fixtures, spec):  # a copy of an SQLite fixture changed by spec["sql"]
+    import sqlite3
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "db.sqlite")
+        shutil.copy(os.path.join(fixtures, spec["path"]), path)
+        db = sqlite3.connect(path)
+        db.executescript(spec["sql"])
+        db.commit()
+        db.close()
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def nvidia_smi_memory_times(factor):  # memory.used [MiB] multiplied: more than the card holds
+    def run(fixtures, spec):
+        with open(os.path.join(fixtures, "telemetry", "nvidia_smi_h100_training.csv"), encoding="utf-8") as f:
+            lines = f.read().splitlines(keepends=True)
+        cols = [c.strip() for c in lines[0].split(",")]
+        used = next(i for i, c in enumerate(cols) if c.startswith("memory.used"))
+        out = [lines[0]]
+        for l in lines[1:]:
+            cells = l.rstrip("\n").split(",")
+            if len(cells) > used:
+                num, _, unit = cells[used].strip().partition(" ")
+                cells[used] = " " + str(int(float(num) * factor)) + (" " + unit if unit else "")
+            out.append(",".join(cells) + "\n")
+        return "".join(out)
+    return run
 
 
 def sqlite_truncated(fixtures, spec):
@@ -342,6 +395,11 @@ TRANSFORMS = {
     "rocprof_unquoted_header": rocprof_unquoted,
     "rocprof_invalid_utf8": rocprof_invalid_utf8,
     "kineto_huge_name_gz": kineto_huge_name_gz,
+    "kineto_far_timestamps": t_kineto(far_timestamps),
+    "kineto_instant_kernels": t_kineto(instant_kernels),
+    "kineto_stray_step": t_kineto(stray_step),
+    "sqlite_sql": sqlite_sql,
+    "nvidia_smi_memory_x64": nvidia_smi_memory_times(64),
     "sqlite_truncated": sqlite_truncated,
     "sqlite_corrupt_page": sqlite_corrupt_page,
     "ncu_sol_negative": ncu_sol("-50"),

@@ -31,21 +31,14 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/confine.h"
+#include "core/sqlite_input.h"
 #include "trace/readers.h"
 
 namespace goblin {
 
 namespace {
 
-struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-struct StmtFinalizer {
-  void operator()(sqlite3_stmt* st) const { sqlite3_finalize(st); }
-};
-using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
-using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+using StmtPtr = SqliteInput::Stmt;
 
 constexpr int kEventClassDriver = 1;  // ENUM_NSYS_EVENT_CLASS: TRACE_PROCESS_EVENT_CUDA_DRIVER
 
@@ -108,7 +101,7 @@ bool nvtx_is_range(int64_t t) { return t == 59 || t == 60 || t == 70 || t == 71;
 
 class NsysReader {
  public:
-  NsysReader(sqlite3* db, const std::string& path, Timeline& tl) : db_(db), path_(path), tl_(tl) {}
+  NsysReader(SqliteInput& in, const std::string& path, Timeline& tl) : in_(in), path_(path), tl_(tl) {}
 
   Status run() {
     if (Status s = list_tables(); !s.ok()) return s;
@@ -135,37 +128,24 @@ class NsysReader {
 
  private:
   // ---- plumbing ------------------------------------------------------------------------------
-  Error db_error(const std::string& what) {
-    int code = sqlite3_errcode(db_);
-    bool damaged = code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_IOERR || code == SQLITE_FORMAT;
-    return make_error(damaged ? ErrorKind::Malformed : ErrorKind::Io,
-                      "Nsight Systems SQLite: " + what + ": " + sqlite3_errmsg(db_) +
-                          (damaged ? " (file corrupt or truncated; events read before the damage are kept)" : ""),
-                      path_);
-  }
+  Error db_error(const std::string& what) { return in_.error(what); }
 
+  // The tables this reader reads (the export defines many more); each one present must be a
+  // plain table, not a view standing in for it (core/sqlite_input.h).
   Status list_tables() {
-    StmtPtr st;
-    if (Status s = prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view')", st, "listing tables");
-        !s.ok())
-      return s;
-    int rc;
-    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
-      if (auto* t = sqlite3_column_text(st.get(), 0)) tables_.insert(reinterpret_cast<const char*>(t));
-    }
-    if (rc != SQLITE_DONE) return db_error("listing tables");
+    ASSIGN_OR_RETURN(
+        tables_,
+        in_.format_tables({"StringIds", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_KERNEL",
+                           "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                           "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS", "TARGET_INFO_GPU",
+                           "TARGET_INFO_SESSION_START_TIME", "META_DATA_EXPORT", "TARGET_INFO_SYSTEM_ENV"}));
     return Status::Ok();
   }
 
   bool has_table(const std::string& t) const { return tables_.count(t) > 0; }
 
   Status prepare(const std::string& sql, StmtPtr& out, const std::string& what) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(st);
-      return db_error(what);
-    }
-    out.reset(st);
+    ASSIGN_OR_RETURN(out, in_.prepare(sql, what));
     return Status::Ok();
   }
 
@@ -198,14 +178,12 @@ class NsysReader {
     sql += " FROM \"" + table + "\"";
     StmtPtr st;
     if (Status s = prepare(sql, st, "reading " + table); !s.ok()) return s;
-    int rc;
-    int64_t n = 0;
-    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    for (int64_t n = 0;; ++n) {
+      Result<bool> more = in_.step(st.get(), fmt::format("reading {} after {} rows", table, n));
+      if (!more.ok()) return more.error();
+      if (!*more) return Status::Ok();
       row(st.get());
-      ++n;
     }
-    if (rc != SQLITE_DONE) return db_error(fmt::format("reading {} after {} rows", table, n));
-    return Status::Ok();
   }
 
   static bool is_null(sqlite3_stmt* st, int i) { return sqlite3_column_type(st, i) == SQLITE_NULL; }
@@ -432,7 +410,7 @@ class NsysReader {
     });
   }
 
-  sqlite3* db_;
+  SqliteInput& in_;
   const std::string& path_;
   Timeline& tl_;
   std::set<std::string> tables_;
@@ -445,16 +423,10 @@ class NsysReader {
 }  // namespace
 
 Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions&) {
-  RETURN_IF_ERROR(check_readable(path));  // SQLite opens the path itself: confined first
-  sqlite3* raw = nullptr;
-  // Read-only and no mutex games: the export is a finished file we never write to.
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  DbPtr db(raw);
-  if (rc != SQLITE_OK) {
-    return make_error(ErrorKind::Io,
-                      "cannot open as SQLite: " + std::string(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), path);
-  }
-  return NsysReader(db.get(), path, tl).run();
+  // Confined, read-only, immutable, bounded (core/sqlite_input.h).
+  ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "Nsight Systems SQLite"));
+  in->set_damage_note(" (file corrupt or truncated; events read before the damage are kept)");
+  return NsysReader(*in, path, tl).run();
 }
 
 }  // namespace goblin

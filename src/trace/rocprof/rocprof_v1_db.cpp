@@ -7,32 +7,13 @@
 #include <functional>
 #include <memory>
 
-#include "core/confine.h"
+#include "core/sqlite_input.h"
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
 namespace goblin::rocprof {
 
 namespace {
-
-struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-struct StmtCloser {
-  void operator()(sqlite3_stmt* st) const { sqlite3_finalize(st); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtCloser>;
-
-bool has_table(sqlite3* db, const char* name) {
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &raw, nullptr) !=
-      SQLITE_OK)
-    return false;
-  Stmt st(raw);
-  sqlite3_bind_text(raw, 1, name, -1, SQLITE_STATIC);
-  return sqlite3_step(raw) == SQLITE_ROW;
-}
 
 std::string_view col_text(sqlite3_stmt* st, int i) {
   const auto* t = sqlite3_column_text(st, i);
@@ -45,8 +26,9 @@ int64_t col_int(sqlite3_stmt* st, int i) {
 }
 
 // Runs `sql`; calls on_row per row. Errors name the table so the user knows what is damaged.
-Status each_row(sqlite3* db, const std::string& path, const std::string& sql, const char* table,
+Status each_row(SqliteInput& in, const std::string& path, const std::string& sql, const char* table,
                 const std::function<void(sqlite3_stmt*)>& on_row) {
+  sqlite3* db = in.db();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return make_error(
@@ -54,28 +36,27 @@ Status each_row(sqlite3* db, const std::string& path, const std::string& sql, co
         std::string("rocprof results.db: table ") + table + " lacks expected columns (" + sqlite3_errmsg(db) + ")",
         path);
   }
-  Stmt st(raw);
-  int rc;
-  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) on_row(raw);
-  if (rc != SQLITE_DONE) {
-    return make_error(ErrorKind::Malformed,
-                      std::string("rocprof results.db: reading table ") + table + " failed (" + sqlite3_errmsg(db) +
-                          "); rows before it were kept",
-                      path);
+  SqliteInput::Stmt st(raw);
+  while (true) {
+    Result<bool> more = in.step(raw, std::string("reading table ") + table);
+    if (!more.ok()) {
+      Error e = more.error();
+      e.kind = ErrorKind::Malformed;  // whatever stopped the table, the file is what is wrong
+      return e;
+    }
+    if (!*more) return Status::Ok();
+    on_row(raw);
   }
-  return Status::Ok();
 }
 
 }  // namespace
 
 Status read_v1_db(const std::string& path, Timeline& tl) {
-  RETURN_IF_ERROR(check_readable(path));  // SQLite opens the path itself: confined first
-  sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  Db db(raw);
-  if (rc != SQLITE_OK) {
-    return make_error(ErrorKind::Io, std::string("cannot open SQLite file: ") + sqlite3_errmsg(raw), path);
-  }
+  // Confined, read-only, immutable, bounded; HIP/OPS/COPY must be plain tables (core/sqlite_input.h).
+  ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "rocprof results.db"));
+  in->set_damage_note(" (rows read before the damage were kept)");
+  ASSIGN_OR_RETURN(const auto tables, in->format_tables({"HIP", "OPS", "COPY", "KERN"}));
+  auto has_table = [&](const char* t) { return tables.count(t) > 0; };
   // NULL or negative BeginNs/EndNs: the row cannot be placed on the timeline.
   auto times_ok = [&](sqlite3_stmt* st) {
     if (valid_times(col_int(st, 0), col_int(st, 1))) return true;
@@ -87,9 +68,9 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
   auto keep = [&](const Status& s) {
     if (!s.ok() && first_error.ok()) first_error = s;
   };
-  if (has_table(raw, "HIP")) {
+  if (has_table("HIP")) {
     any = true;
-    keep(each_row(raw, path, "SELECT BeginNs, EndNs, pid, tid, Name, \"Index\" FROM HIP ORDER BY BeginNs", "HIP",
+    keep(each_row(*in, path, "SELECT BeginNs, EndNs, pid, tid, Name, \"Index\" FROM HIP ORDER BY BeginNs", "HIP",
                   [&](sqlite3_stmt* st) {
                     RuntimeRow r;
                     if (!times_ok(st)) return;
@@ -104,9 +85,9 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                     tl.runtime.push(r);
                   }));
   }
-  if (has_table(raw, "OPS")) {
+  if (has_table("OPS")) {
     any = true;
-    keep(each_row(raw, path,
+    keep(each_row(*in, path,
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM OPS ORDER BY BeginNs", "OPS",
                   [&](sqlite3_stmt* st) {
                     KernelRow k;
@@ -123,9 +104,9 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                     tl.kernels.push(k);
                   }));
   }
-  if (has_table(raw, "COPY")) {
+  if (has_table("COPY")) {
     any = true;
-    keep(each_row(raw, path,
+    keep(each_row(*in, path,
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM COPY ORDER BY BeginNs",
                   "COPY", [&](sqlite3_stmt* st) {
                     MemcpyRow m;
