@@ -209,4 +209,11 @@ Json input_schema(const Verb& v, Door door) {
   return s;
 }
 
+Result<std::shared_ptr<const audit::Knowledge>> knowledge(Context& ctx) {
+  if (!ctx.knowledge) {
+    ASSIGN_OR_RETURN(ctx.knowledge, audit::knowledge());
+  }
+  return ctx.knowledge;
+}
+
 }  // namespace goblin::app

@@ -216,7 +216,7 @@ VerbResult specs_verb(const Request& rq, Context&) {
   return run_specs(a);
 }
 
-VerbResult roofline_verb(const Request& rq, Context&) {
+VerbResult roofline_verb(const Request& rq, Context& ctx) {
   RooflineRequest a;
   a.path = rq.str("path");
   const std::string ncu = rq.str("ncu");
@@ -229,7 +229,9 @@ VerbResult roofline_verb(const Request& rq, Context&) {
   a.gpu = rq.str("gpu");
   a.svg = rq.str("svg");
   a.top = static_cast<size_t>(rq.integer("top"));
-  return run_roofline(a);
+  auto kn = knowledge(ctx);
+  if (!kn) return VerbResult{nullptr, kn.error(), ""};
+  return run_roofline(a, (*kn)->taxonomy());
 }
 
 VerbResult diagnose_verb(const Request& rq, Context&) {
