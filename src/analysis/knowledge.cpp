@@ -27,6 +27,7 @@ Result<AnalysisKnowledge> AnalysisKnowledge::load() {
   ASSIGN_OR_RETURN(k.overlap, OverlapHeuristics::load());
   ASSIGN_OR_RETURN(k.fusion, load_fusion_patterns());
   ASSIGN_OR_RETURN(k.collectives, CollectiveKnowledge::load());
+  ASSIGN_OR_RETURN(k.stages, load_stage_patterns());
   // The GPU database is optional for analyses (an unknown GPU is reported where it matters), as
   // it was before the context: a broken gpus.yaml leaves the list empty here and is reported by
   // the verbs that need it (specs, roofline).

@@ -1,5 +1,5 @@
 // The knowledge context: every data file an analysis reads (taxonomy, overlap/fusion advice,
-// collectives, GPU specs and measured ceilings), parsed once and passed to analyses as
+// collectives, serving stages, GPU specs and measured ceilings), parsed once and passed to analyses as
 // `const AnalysisKnowledge&` instead of each analysis loading its own. The audit extends it with
 // the rule base and the speedup-model factors (audit/knowledge.h). Front doors (app verbs, MCP)
 // obtain it once from analysis_knowledge() / audit::knowledge(); the parsed files are shared by
@@ -14,6 +14,7 @@
 
 #include "analysis/opportunities.h"
 #include "analysis/ranks.h"
+#include "analysis/stages.h"
 #include "analysis/taxonomy.h"
 #include "core/status.h"
 #include "hw/gpu_specs.h"
@@ -22,11 +23,12 @@
 namespace goblin {
 
 struct AnalysisKnowledge {
-  Taxonomy taxonomy;                // data/taxonomy.yaml
-  OverlapHeuristics overlap;        // data/overlap_heuristics.yaml
-  std::vector<FusePattern> fusion;  // data/fusion_patterns.yaml
-  CollectiveKnowledge collectives;  // data/collectives.yaml
-  std::vector<GpuSpec> gpus;        // data/gpus.yaml
+  Taxonomy taxonomy;                            // data/taxonomy.yaml
+  OverlapHeuristics overlap;                    // data/overlap_heuristics.yaml
+  std::vector<FusePattern> fusion;              // data/fusion_patterns.yaml
+  CollectiveKnowledge collectives;              // data/collectives.yaml
+  std::shared_ptr<const StagePatterns> stages;  // data/serving_stages.yaml
+  std::vector<GpuSpec> gpus;                    // data/gpus.yaml
   // data/measured/<id>.json by GpuSpec::id, for the GPUs that ship one.
   std::map<std::string, MeasuredCeilings> ceilings;
 

@@ -103,6 +103,7 @@ TEST(AnalysisKnowledge, HoldsEveryFileAndTheMeasuredCeilings) {
   EXPECT_FALSE((*k)->fusion.empty());
   EXPECT_FALSE((*k)->overlap.weights.empty());
   EXPECT_FALSE((*k)->collectives.types.empty());
+  EXPECT_NE((*k)->stages, nullptr);
   auto h100 = (*k)->gpu("NVIDIA H100 80GB HBM3");
   ASSERT_TRUE(h100.ok());
   EXPECT_EQ((*k)->measured(*h100).file, "data/measured/h100_sxm.json");

@@ -51,8 +51,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   r.fuse = build_fuse_table(tl, r.kernels, r.attribution, k.fusion, r.vendor);
   r.module_attribution = attribute_modules(tl, r.attribution);
   r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
-  ASSIGN_OR_RETURN(auto stages, split_stages(tl, r.attribution, r.kernels));
-  r.stages = std::move(stages);
+  r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages);
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
   if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");

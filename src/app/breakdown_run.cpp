@@ -76,13 +76,9 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
       vr.result["module_method"] = mt.method;
       lead = "GPU time by nn.Module (" + mt.method + "):\n" + module_table_markdown(mt, 40) + "\n";
     } else {
-      auto st = split_stages(tl, la, kt);
-      if (!st) {
-        vr.error = st.error();
-        return vr;
-      }
-      vr.result["stages"] = stage_split_to_json(*st);
-      lead = stage_split_markdown(*st, 20) + "\n";
+      const StageSplit st = split_stages(tl, la, kt, *k.stages);
+      vr.result["stages"] = stage_split_to_json(st);
+      lead = stage_split_markdown(st, 20) + "\n";
     }
   }
   vr.human = lead + render(b);
