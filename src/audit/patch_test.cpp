@@ -88,7 +88,7 @@ TEST(Patch, TunedConfigFiresNoPerformanceRule) {
     auto p = make_patch(src("examples/configs/llama_tuned.yaml"), opt, k);
     ASSERT_TRUE(p.ok()) << p.error().describe();
     for (const auto& r : p->result["rationale"]) {
-      const Rule* rule = k.find(r["rule_id"]);
+      const Rule* rule = k.rules.find(r["rule_id"]);
       EXPECT_FALSE(rule->performance) << vendor << ": " << rule->id << " fired on a tuned config";
     }
     EXPECT_EQ(p->result["diff"], "");
