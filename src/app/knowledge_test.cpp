@@ -44,6 +44,9 @@ TEST(KnowledgeContext, LoadedOnceForSeveralVerbsAndCalls) {
   Context again;
   VerbResult r = run("metrics", Json{{"path", Json::array({trace})}}, again);
   EXPECT_FALSE(r.error.has_value());
+  VerbResult q2 = run("kb query", Json{{"symptoms", Json::array({"eager attention"})}}, again);
+  EXPECT_FALSE(q2.error.has_value());
+  ASSERT_NE(ctx.knowledge, nullptr);
   EXPECT_EQ(again.knowledge, ctx.knowledge);
   EXPECT_EQ(analysis_knowledge_loads() - a0, 1);
   EXPECT_EQ(audit::knowledge_loads() - k0, 1);
@@ -66,6 +69,10 @@ TEST(KnowledgeContext, ABrokenDataFileIsReportedWithItsFileAndLine) {
   EXPECT_EQ(q.error->kind, ErrorKind::Malformed);
   EXPECT_NE(q.error->file.find("speedup_model.yaml"), std::string::npos) << q.error->describe();
   EXPECT_GT(q.error->line, 0);
+  // The trace verbs need only the analysis part: an audit data file does not stop them.
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/a100_alexnet_cuda_sync.json.gz";
+  VerbResult m = run("metrics", Json{{"path", Json::array({trace})}}, ctx);
+  EXPECT_FALSE(m.error.has_value()) << m.error->describe();
   set_data_dir(GOBLIN_DATA_DIR);
 }
 

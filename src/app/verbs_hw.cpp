@@ -4,6 +4,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "app/analysis_context.h"
 #include "app/diagnose_run.h"
 #include "app/registry.h"
 #include "app/roofline_run.h"
@@ -229,9 +230,9 @@ VerbResult roofline_verb(const Request& rq, Context& ctx) {
   a.gpu = rq.str("gpu");
   a.svg = rq.str("svg");
   a.top = static_cast<size_t>(rq.integer("top"));
-  auto kn = knowledge(ctx);
+  auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  return run_roofline(a, (*kn)->taxonomy());
+  return run_roofline(a, (*kn)->taxonomy);
 }
 
 VerbResult diagnose_verb(const Request& rq, Context&) {

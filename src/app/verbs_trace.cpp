@@ -6,6 +6,7 @@
 #include "analysis/ranks.h"
 #include "analysis/run_metrics.h"
 #include "analysis/triage_artifacts.h"
+#include "app/analysis_context.h"
 #include "app/breakdown_run.h"
 #include "app/diff_run.h"
 #include "app/info_run.h"
@@ -59,7 +60,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     vr.error = in.error();
     return vr;
   }
-  auto kn = knowledge(ctx);
+  auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
     return vr;
@@ -73,7 +74,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   opt.source_path = ec ? trace : abs.lexically_normal().string();
   opt.top = top;
   opt.by_module = rq.flag("by_module");
-  auto rep = run_triage(in->timeline, (*kn)->analysis(), opt);
+  auto rep = run_triage(in->timeline, **kn, opt);
   if (!rep) {
     vr.error = rep.error();
     return vr;
@@ -147,14 +148,14 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     vr.error = in.error();
     return vr;
   }
-  auto kn = knowledge(ctx);
+  auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
     return vr;
   }
   MetricsOptions opt;
   if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
-  auto m = compute_run_metrics(in->timeline, (*kn)->analysis(), opt);
+  auto m = compute_run_metrics(in->timeline, **kn, opt);
   if (!m) {
     vr.error = m.error();
     return vr;
@@ -190,12 +191,12 @@ VerbResult ranks_verb(const Request& rq, Context& ctx) {
   VerbResult vr;
   RanksOptions opt;
   opt.threads = static_cast<int>(rq.integer("threads"));
-  auto kn = knowledge(ctx);
+  auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
     return vr;
   }
-  auto r = analyse_ranks(rq.strings("path"), (*kn)->analysis(), opt);
+  auto r = analyse_ranks(rq.strings("path"), **kn, opt);
   if (!r) {
     vr.error = r.error();
     return vr;
@@ -301,9 +302,9 @@ void add_trace_verbs(std::vector<Verb>& out) {
                                   {"steps", "per-step busy/idle/exposed communication"},
                                   {"by", "the grouping asked for"}});
     v.run = [](const Request& rq, Context& ctx) {
-      auto kn = knowledge(ctx);
+      auto kn = analysis_knowledge_of(ctx);
       if (!kn) return VerbResult{nullptr, kn.error(), ""};
-      return run_breakdown((*kn)->analysis(), rq.str("path"), rq.str("by"));
+      return run_breakdown(**kn, rq.str("path"), rq.str("by"));
     };
     out.push_back(std::move(v));
   }
@@ -353,9 +354,9 @@ void add_trace_verbs(std::vector<Verb>& out) {
                                   {"decomposition", "contributions summing to the step-time change"},
                                   {"kernels", "per kernel: faster / slower / new / gone"}});
     v.run = [](const Request& rq, Context& ctx) {
-      auto kn = knowledge(ctx);
+      auto kn = analysis_knowledge_of(ctx);
       if (!kn) return VerbResult{nullptr, kn.error(), ""};
-      return run_diff((*kn)->analysis(), rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
+      return run_diff(**kn, rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
     };
     out.push_back(std::move(v));
   }
