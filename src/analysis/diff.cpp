@@ -10,6 +10,7 @@
 #include "analysis/exposure.h"
 #include "analysis/intervals.h"
 #include "analysis/kernel_table.h"
+#include "analysis/knowledge.h"
 #include "analysis/opportunities.h"
 #include "analysis/steps.h"
 #include "trace/load.h"
@@ -373,7 +374,12 @@ DiffResult diff_runs(DiffProfile before, DiffProfile after) {
 }
 
 Result<DiffResult> diff_paths(const std::string& before, const std::string& after) {
-  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return diff_paths(before, after, *k);
+}
+
+Result<DiffResult> diff_paths(const std::string& before, const std::string& after, const AnalysisKnowledge& k) {
+  const Taxonomy& tax = k.taxonomy;
   DiffProfile side[2];
   std::optional<Error> damage;
   const std::string* paths[2] = {&before, &after};

@@ -35,6 +35,8 @@
 
 namespace goblin {
 
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
 // A canonical kernel name without its template argument lists ("at::native::
 // vectorized_elementwise_kernel" for every instantiation): the second matching key.
 std::string kernel_base_name(std::string_view canonical);
@@ -103,7 +105,9 @@ DiffResult diff_runs(DiffProfile before, DiffProfile after);
 
 // Reads both paths (trace files or run directories) one after the other, so only one Timeline is
 // held at a time, and diffs them. Either input unreadable: the error, naming the file. A damaged
-// input that still had GPU work is diffed with a note naming the damage.
+// input that still had GPU work is diffed with a note naming the damage. Taxonomy from `k`.
+Result<DiffResult> diff_paths(const std::string& before, const std::string& after, const AnalysisKnowledge& k);
+// The same with the process's knowledge (analysis_knowledge()); for tests and one-shot tools.
 Result<DiffResult> diff_paths(const std::string& before, const std::string& after);
 
 Json diff_to_json(const DiffResult& d);

@@ -152,9 +152,8 @@ std::string short_name(std::string_view s, size_t n = 80) {
 }
 
 std::string recommendation(const std::string& cls, const KernelTableRow& r, Vendor v, const std::string& verdict,
-                           std::string* next_step) {
+                           const Taxonomy& tax, std::string* next_step) {
   bool amd = v == Vendor::Amd;
-  std::string fam = ascii_lower(r.family);
   if (cls == "comm") {
     *next_step = "overlap";
     return std::string(
@@ -180,9 +179,7 @@ std::string recommendation(const std::string& cls, const KernelTableRow& r, Vend
     return "fuse with its neighbours (torch.compile, or a fused op for the pattern); see fuse_opportunities.json";
   }
   if (cls == "compute") {
-    bool vendor_lib = contains(fam, "blas") || contains(fam, "cutlass") || contains(fam, "tensile") ||
-                      contains(fam, "ck") || contains(fam, "flash") || contains(fam, "cudnn") ||
-                      contains(fam, "miopen") || contains(fam, "aiter") || contains(fam, "triton");
+    const bool vendor_lib = tax.is_library_family(r.family);  // taxonomy.yaml § library_families
     if (r.category == "attention" && !vendor_lib) {
       *next_step = "kernel_swap";
       return amd ? "swap the eager attention for a fused kernel: F.scaled_dot_product_attention (CK/AOTriton flash) "
@@ -221,7 +218,7 @@ std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la) {
 
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
                                             const std::vector<int64_t>& scope, Vendor vendor,
-                                            const OverlapHeuristics& h) {
+                                            const OverlapHeuristics& h, const Taxonomy& tax) {
   GpuOps ops(tl);
   std::vector<int64_t> risky(kt.rows.size(), 0);
   for (const auto& seq : stream_sequences(ops)) {
@@ -296,7 +293,7 @@ std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTabl
       o.priority = Priority::P4;
       o.verdict = "mostly hidden already";
     }
-    o.recommendation = recommendation(c, k, vendor, o.verdict, &o.next_step);
+    o.recommendation = recommendation(c, k, vendor, o.verdict, tax, &o.next_step);
     if (o.priority == Priority::P5 || o.verdict == "mostly hidden already" || o.low_roi) o.next_step = "none";
     o.cpu_op = k.cpu_op;
     o.python_location = k.python_location;

@@ -9,6 +9,7 @@
 
 #include "analysis/exposure.h"
 #include "analysis/kernel_table.h"
+#include "analysis/taxonomy.h"
 #include "core/json.h"
 #include "core/status.h"
 #include "hw/vendor.h"
@@ -52,7 +53,7 @@ struct OverlapRow {
 std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la);
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
                                             const std::vector<int64_t>& scope, Vendor vendor,
-                                            const OverlapHeuristics& h);
+                                            const OverlapHeuristics& h, const Taxonomy& tax);
 
 struct FusePattern {
   std::string id, detector, title, candidate_cuda, candidate_rocm, rationale, citation;

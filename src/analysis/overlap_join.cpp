@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/kernel_table.h"
+#include "analysis/knowledge.h"
 #include "analysis/triage_artifacts.h"
 
 namespace goblin {
@@ -53,8 +54,13 @@ std::string most_frequent(const std::unordered_map<std::string, int64_t>& m) {
 }  // namespace
 
 Result<OverlapJoinResult> overlap_join(const Timeline& map_tl, const Timeline& tl) {
-  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
-  ASSIGN_OR_RETURN(auto heur, OverlapHeuristics::load());
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return overlap_join(map_tl, tl, *k);
+}
+
+OverlapJoinResult overlap_join(const Timeline& map_tl, const Timeline& tl, const AnalysisKnowledge& k) {
+  const Taxonomy& tax = k.taxonomy;
+  const OverlapHeuristics& heur = k.overlap;
   OverlapJoinResult out;
 
   LaunchAttribution mla = attribute_launches(map_tl);
@@ -96,7 +102,7 @@ Result<OverlapJoinResult> overlap_join(const Timeline& map_tl, const Timeline& t
     kt.rows[r].cpu_op = most_frequent(cpu_counts[r]);
     kt.rows[r].python_location = most_frequent(py_counts[r]);
   }
-  out.rows = build_overlap_table(tl, kt, scope, detect_vendor(tl), heur);
+  out.rows = build_overlap_table(tl, kt, scope, detect_vendor(tl), heur, tax);
   out.devices = ex.devices;
   return out;
 }

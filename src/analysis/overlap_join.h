@@ -28,7 +28,11 @@ struct OverlapJoinResult {
   std::vector<OverlapRow> rows;               // the overlap-opportunity table, best first
 };
 
-// Errors only for unusable data files (taxonomy, overlap heuristics).
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
+// Taxonomy and overlap heuristics from `k`.
+OverlapJoinResult overlap_join(const Timeline& mapping, const Timeline& formal, const AnalysisKnowledge& k);
+// The same with the process's knowledge; errors only for unusable data files.
 Result<OverlapJoinResult> overlap_join(const Timeline& mapping, const Timeline& formal);
 // The `result` of `goblin overlap --json` (without the two paths, which the caller adds).
 Json overlap_join_to_json(const OverlapJoinResult& r);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "analysis/knowledge.h"
 #include "trace/load.h"
 #include "trace/readers.h"
 
@@ -97,10 +98,16 @@ std::string only_in(const std::vector<std::string>& a, const std::vector<std::st
 }  // namespace
 
 Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt) {
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return analyse_ranks(paths, *k, opt);
+}
+
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
+                                  const RanksOptions& opt) {
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(auto inputs, enumerate_ranks(paths, &notes));
-  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
-  ASSIGN_OR_RETURN(auto ck, CollectiveKnowledge::load());
+  const Taxonomy& tax = k.taxonomy;
+  const CollectiveKnowledge& ck = k.collectives;
 
   // Small ranks are read two at a time (each reader on one thread); a large one alone, its
   // reader using both cores (blocks parsed on two workers, inflate included for .gz).

@@ -21,6 +21,8 @@
 
 namespace goblin {
 
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
 // ---- inputs ---------------------------------------------------------------------------------
 
 // One rank's files: one trace (Kineto, nsys), or a rocprofv3 process's files (PID_*.csv/json).
@@ -134,6 +136,10 @@ struct RanksResult {
 
 // Reads every rank and analyses them together. Errors: no input, fewer than two usable ranks,
 // ranks that are not one job (different workloads, world sizes, a rank given twice).
+// Taxonomy and collectives from `k` (analysis/knowledge.h).
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
+                                  const RanksOptions& opt = {});
+// The same with the process's knowledge (analysis_knowledge()); for tests and one-shot tools.
 Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt = {});
 
 // The same-job checks (ranks.cpp): why `use` are not ranks of one job (a rank given twice,

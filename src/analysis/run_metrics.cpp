@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/breakdown.h"
+#include "analysis/knowledge.h"
 #include "analysis/steps.h"
 #include "analysis/taxonomy.h"
 #include "core/text.h"
@@ -133,7 +134,12 @@ std::optional<double> extra_number(const Timeline& tl, const char* key) {
 }  // namespace
 
 Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions& opt) {
-  ASSIGN_OR_RETURN(auto tax, Taxonomy::load());
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return compute_run_metrics(tl, *k, opt);
+}
+
+Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowledge& k, const MetricsOptions& opt) {
+  const Taxonomy& tax = k.taxonomy;
   RunMetrics m;
   m.runner_kind = "trace";
   PreparedTrace p = prepare_trace(tl, tax);

@@ -17,6 +17,8 @@
 
 namespace goblin {
 
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
 // Seconds per step. Additive: the eight buckets sum to step_time_s (within rounding).
 // A bucket that could not be observed is listed in `unobserved` (and is 0 here).
 struct WasteBudget {
@@ -127,8 +129,11 @@ struct MetricsOptions {
 
 // RunMetrics from a Timeline (one trace, or a run directory read into one timeline with its
 // telemetry samples). Figures and windows: see src/analysis/breakdown.h and docs/metrics.md.
-// Fails (Malformed) only when the taxonomy cannot be loaded; a trace without GPU activity gives
-// empty steps and a warning.
+// The taxonomy comes from `k` (analysis/knowledge.h). A trace without GPU activity gives empty
+// steps and a warning.
+Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowledge& k, const MetricsOptions& opt = {});
+// The same with the process's knowledge (analysis_knowledge()); fails (Malformed) only when it
+// cannot be loaded. For tests and one-shot tools.
 Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions& opt = {});
 
 Json run_metrics_to_json(const RunMetrics& m);

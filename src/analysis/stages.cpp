@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/intervals.h"
+#include "analysis/knowledge.h"
 #include "analysis/thread_sweep.h"
 #include "core/data.h"
 #include "core/text.h"
@@ -28,10 +29,14 @@ struct OpNamePattern {
   std::string stage;
   std::regex re;
 };
+}  // namespace
+
 struct StagePatterns {
   std::vector<AnnotationPattern> annotations;
   std::vector<OpNamePattern> op_names;
 };
+
+namespace {
 
 Result<StagePatterns> load_patterns() {
   const char* rel = "serving_stages.yaml";
@@ -118,8 +123,18 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
+Result<std::shared_ptr<const StagePatterns>> load_stage_patterns() {
+  ASSIGN_OR_RETURN(auto p, load_patterns());
+  return std::make_shared<const StagePatterns>(std::move(p));
+}
+
 Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt) {
-  ASSIGN_OR_RETURN(auto pats, load_patterns());
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return split_stages(tl, la, kt, *k->stages);
+}
+
+StageSplit split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt,
+                        const StagePatterns& pats) {
   StageSplit out;
   GpuOps ops(tl);
   out.op_stage.assign(ops.size(), -1);

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,14 @@ struct StageSplit {
   std::vector<int16_t> op_stage;  // per GpuOps index: index into stages, -1 unstaged
 };
 
-// Errors only when data/serving_stages.yaml is unusable.
+// data/serving_stages.yaml parsed (defined in stages.cpp; the knowledge context holds one).
+struct StagePatterns;
+Result<std::shared_ptr<const StagePatterns>> load_stage_patterns();
+
+StageSplit split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt,
+                        const StagePatterns& patterns);
+// The same with the process's knowledge (analysis_knowledge()); errors only when a data file is
+// unusable. For tests and one-shot tools.
 Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt);
 
 Json stage_split_to_json(const StageSplit& s);  // stage_table.json, `breakdown --by stage`

@@ -82,6 +82,19 @@ struct Taxonomy::Extra {
   bool has_fp32 = false, has_fp32_exclude = false, has_fp32_exclude_cpu = false, has_softmax_cpu = false;
   bool has_optimizer_cpu = false, has_attention_gemm_cpu = false;
   double fp32_bytes_ratio = 1, fp32_min_simt_share = 1;
+  struct Engine {
+    std::string engine;
+    std::regex re;
+  };
+  std::vector<Engine> engines;
+  std::vector<std::string> library_family_substrings;
+  struct Evidence {
+    std::string metric;
+    std::vector<std::string> categories, families;
+    bool has_regex = false;
+    std::regex re;
+  };
+  std::vector<Evidence> evidence;
 };
 
 namespace {
@@ -96,6 +109,42 @@ Result<std::vector<std::string>> string_list(const YAML::Node& n, const std::str
   if (!n.IsSequence()) return make_error(ErrorKind::Malformed, what + " must be a string or a list of strings", origin);
   for (const auto& x : n) out.push_back(ascii_lower(x.as<std::string>()));
   return out;
+}
+
+// kernel_engines, library_families and rule_evidence (see data/taxonomy.yaml for their meaning).
+Status parse_sections(const YAML::Node& root, const std::vector<std::string>& categories, Taxonomy::Extra& x,
+                      const std::string& origin) {
+  auto bad = [&](const std::string& what, const YAML::Node& n) {
+    return make_error(ErrorKind::Malformed, "taxonomy: " + what, origin, -1, n.Mark().line + 1);
+  };
+  try {
+    for (const auto& e : root["kernel_engines"]) {
+      if (!e["engine"] || !e["regex"]) return bad("every `kernel_engines` entry needs `engine` and `regex`", e);
+      x.engines.push_back({e["engine"].as<std::string>(), compile(e["regex"].as<std::string>())});
+    }
+    if (const auto lf = root["library_families"]; lf && lf["substrings"]) {
+      ASSIGN_OR_RETURN(x.library_family_substrings,
+                       string_list(lf["substrings"], "taxonomy: library_families `substrings`", origin));
+    }
+    for (const auto& e : root["rule_evidence"]) {
+      Taxonomy::Extra::Evidence ev;
+      if (!e["metric"]) return bad("every `rule_evidence` entry needs `metric`", e);
+      ev.metric = e["metric"].as<std::string>();
+      if (e["categories"]) ev.categories = e["categories"].as<std::vector<std::string>>();
+      if (e["families"]) ev.families = e["families"].as<std::vector<std::string>>();
+      for (const auto& c : ev.categories)
+        if (std::find(categories.begin(), categories.end(), c) == categories.end())
+          return bad("rule_evidence " + ev.metric + " names unknown category '" + c + "'", e);
+      if (e["regex"]) {
+        ev.re = compile(e["regex"].as<std::string>());
+        ev.has_regex = true;
+      }
+      x.evidence.push_back(std::move(ev));
+    }
+  } catch (const std::regex_error& e) {
+    return make_error(ErrorKind::Malformed, std::string("taxonomy: bad regex: ") + e.what(), origin);
+  }
+  return {};
 }
 
 }  // namespace
@@ -177,6 +226,7 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
     } catch (const std::regex_error& e) {
       return make_error(ErrorKind::Malformed, std::string("taxonomy: bad regex: ") + e.what(), origin);
     }
+    RETURN_IF_ERROR(parse_sections(root, t.categories_, *extra, origin));
     if (root["simt_fp32_gemm"] && root["simt_fp32_gemm"]["tensor_core_speedup"])
       extra->tensor_core_speedup = root["simt_fp32_gemm"]["tensor_core_speedup"].as<double>();
     if (const auto f = root["fp32_memory_bound"]) {
@@ -269,6 +319,43 @@ bool Taxonomy::is_optimizer_op(std::string_view cpu) const {
 bool Taxonomy::is_eager_attention_gemm_op(std::string_view cpu) const {
   return extra_ && extra_->has_attention_gemm_cpu && !cpu.empty() &&
          std::regex_search(ascii_lower(cpu), extra_->attention_gemm_cpu);
+}
+std::string Taxonomy::engine(std::string_view name) const {
+  if (!extra_ || extra_->engines.empty()) return "";
+  // The whole name (not the 400-character head): a marker may sit in a template argument.
+  const std::string n = ascii_lower(name);
+  for (const auto& e : extra_->engines)
+    if (std::regex_search(n, e.re)) return e.engine;
+  return "";
+}
+bool Taxonomy::is_library_family(std::string_view family) const {
+  if (!extra_) return false;
+  const std::string f = ascii_lower(family);
+  return std::any_of(extra_->library_family_substrings.begin(), extra_->library_family_substrings.end(),
+                     [&](const std::string& s) { return f.find(s) != std::string::npos; });
+}
+std::vector<std::string> Taxonomy::evidence_metrics(std::string_view name, std::string_view category,
+                                                    std::string_view family) const {
+  std::vector<std::string> out;
+  if (!extra_) return out;
+  std::string n;  // normalised lazily: most entries test only the category or family
+  for (const auto& e : extra_->evidence) {
+    if (!e.categories.empty() && std::find(e.categories.begin(), e.categories.end(), category) == e.categories.end())
+      continue;
+    if (!e.families.empty() && std::find(e.families.begin(), e.families.end(), family) == e.families.end()) continue;
+    if (e.has_regex) {
+      if (n.empty()) n = normalise(name);
+      if (!std::regex_search(n, e.re)) continue;
+    }
+    out.push_back(e.metric);
+  }
+  return out;
+}
+std::vector<std::string> Taxonomy::evidence_metric_names() const {
+  std::vector<std::string> out;
+  if (extra_)
+    for (const auto& e : extra_->evidence) out.push_back(e.metric);
+  return out;
 }
 double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_core_speedup : 1.0; }
 double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }

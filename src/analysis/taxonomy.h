@@ -54,6 +54,17 @@ class Taxonomy {
   // (eager_attention_gemm), by launching CPU op: the cost profile's classes.
   bool is_optimizer_op(std::string_view cpu_op_name) const;
   bool is_eager_attention_gemm_op(std::string_view cpu_op_name) const;
+  // Which engine a GEMM/attention kernel ran on (§ kernel_engines, first match): "matrix"
+  // (tensor/matrix cores), "vector" (SIMT), "" when the name does not say. Roofline's column.
+  std::string engine(std::string_view kernel_name) const;
+  // A family of tuned library or compiled kernels (§ library_families): the overlap table advises
+  // library tuning for these, a kernel swap for the rest.
+  bool is_library_family(std::string_view family) const;
+  // The rule base's kernel-share evidence (§ rule_evidence): the metric names (gemm_share,
+  // comm_share, ...) a kernel of this category and family counts in, and all of them.
+  std::vector<std::string> evidence_metrics(std::string_view kernel_name, std::string_view category,
+                                            std::string_view family) const;
+  std::vector<std::string> evidence_metric_names() const;
   double tensor_core_speedup() const;        // s in precision_path = t_simt * (1 - 1/s)
   double tiny_grid_fraction_of_sms() const;  // GEMM grid < this * SMs counts as kernel_shape
   size_t rule_count() const;

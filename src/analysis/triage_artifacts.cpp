@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "analysis/knowledge.h"
 #include "core/build_info.h"
 #include "core/escape.h"
 #include "core/io.h"
@@ -34,23 +35,23 @@ std::string norm_arch(std::string a) {
 }  // namespace
 
 Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return run_triage(tl, *k, opt);
+}
+
+Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, const TriageOptions& opt) {
   TriageReport r;
   const VendorFinding vf = vendor_of_timeline(tl);
   r.vendor = vf.vendor;
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
-  auto tax = Taxonomy::load();
-  // A broken taxonomy is an unusable data file for every verb (breakdown, overlap, triage alike).
-  if (!tax) return tax.error();
-  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &*tax);
-  ASSIGN_OR_RETURN(auto heur, OverlapHeuristics::load());
-  ASSIGN_OR_RETURN(auto pats, load_fusion_patterns());
-  r.overlap = build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, heur);
-  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, pats, r.vendor);
+  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy);
+  r.overlap =
+      build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, k.overlap, k.taxonomy);
+  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, k.fusion, r.vendor);
   r.module_attribution = attribute_modules(tl, r.attribution);
   r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
-  ASSIGN_OR_RETURN(auto stages, split_stages(tl, r.attribution, r.kernels));
-  r.stages = std::move(stages);
+  r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages);
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
   if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");

@@ -42,7 +42,11 @@ struct TriageReport {
   std::vector<std::string> notes;  // degraded-mode explanations (taxonomy missing, ...)
 };
 
-// Runs every analysis. Errors only for unusable data files.
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
+// Runs every analysis with the knowledge in `k`. Errors only for unusable data files.
+Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, const TriageOptions& opt);
+// The same with the process's knowledge (analysis_knowledge()); for tests and one-shot tools.
 Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt);
 
 Json kernel_table_to_json(const KernelTableResult& kt);

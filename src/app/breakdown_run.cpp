@@ -5,6 +5,7 @@
 #include "analysis/category_breakdown.h"
 #include "analysis/exposure.h"
 #include "analysis/kernel_table.h"
+#include "analysis/knowledge.h"
 #include "analysis/modules.h"
 #include "analysis/stages.h"
 #include "trace/load.h"
@@ -49,7 +50,7 @@ std::string render(const CategoryBreakdown& b) {
 }
 }  // namespace
 
-VerbResult run_breakdown(const std::string& trace, const std::string& by) {
+VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, const std::string& by) {
   VerbResult vr;
   if (by != "category" && by != "module" && by != "stage") {
     vr.error = make_error(ErrorKind::Usage, "--by must be category, module or stage (got '" + by + "')");
@@ -60,11 +61,7 @@ VerbResult run_breakdown(const std::string& trace, const std::string& by) {
     vr.error = in.error();
     return vr;
   }
-  auto tax = Taxonomy::load();
-  if (!tax) {
-    vr.error = tax.error();
-    return vr;
-  }
+  const Taxonomy* tax = &k.taxonomy;
   const Timeline& tl = in->timeline;
   CategoryBreakdown b = category_breakdown(tl, *tax);
   vr.result = category_breakdown_to_json(b);
@@ -72,20 +69,16 @@ VerbResult run_breakdown(const std::string& trace, const std::string& by) {
   std::string lead;
   if (by != "category") {
     LaunchAttribution la = attribute_launches(tl);
-    KernelTableResult kt = build_kernel_table(tl, compute_exposure(tl), la, &*tax);
+    KernelTableResult kt = build_kernel_table(tl, compute_exposure(tl), la, tax);
     if (by == "module") {
       ModuleTable mt = build_module_table(tl, la, attribute_modules(tl, la), kt);
       vr.result["modules"] = module_rows_to_json(mt);
       vr.result["module_method"] = mt.method;
       lead = "GPU time by nn.Module (" + mt.method + "):\n" + module_table_markdown(mt, 40) + "\n";
     } else {
-      auto st = split_stages(tl, la, kt);
-      if (!st) {
-        vr.error = st.error();
-        return vr;
-      }
-      vr.result["stages"] = stage_split_to_json(*st);
-      lead = stage_split_markdown(*st, 20) + "\n";
+      const StageSplit st = split_stages(tl, la, kt, *k.stages);
+      vr.result["stages"] = stage_split_to_json(st);
+      lead = stage_split_markdown(st, 20) + "\n";
     }
   }
   vr.human = lead + render(b);

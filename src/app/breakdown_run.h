@@ -11,6 +11,8 @@
 namespace goblin {
 
 // by: "category" (default), "module" or "stage"; anything else is a usage error.
-VerbResult run_breakdown(const std::string& trace, const std::string& by = "category");
+// The taxonomy comes from `k` (analysis/knowledge.h).
+struct AnalysisKnowledge;
+VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, const std::string& by = "category");
 
 }  // namespace goblin

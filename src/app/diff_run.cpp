@@ -1,12 +1,13 @@
 #include "app/diff_run.h"
 
 #include "analysis/diff.h"
+#include "analysis/knowledge.h"
 
 namespace goblin {
 
-VerbResult run_diff(const std::string& before, const std::string& after, int top) {
+VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const std::string& after, int top) {
   VerbResult vr;
-  auto d = diff_paths(before, after);
+  auto d = diff_paths(before, after, k);
   if (!d) {
     vr.error = d.error();
     return vr;

@@ -7,6 +7,8 @@
 
 namespace goblin {
 
-VerbResult run_diff(const std::string& before, const std::string& after, int top = 10);
+struct AnalysisKnowledge;  // analysis/knowledge.h
+
+VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const std::string& after, int top = 10);
 
 }  // namespace goblin

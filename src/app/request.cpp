@@ -2,6 +2,7 @@
 // field list (app/verb.h).
 #include <cmath>
 
+#include "app/analysis_context.h"
 #include "app/verb.h"
 #include "core/text.h"
 
@@ -207,6 +208,18 @@ Json input_schema(const Verb& v, Door door) {
   Json s = {{"type", "object"}, {"properties", std::move(props)}};
   if (!required.empty()) s["required"] = std::move(required);
   return s;
+}
+
+Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& ctx) {
+  if (ctx.knowledge) return ctx.knowledge->analysis_ptr;
+  return analysis_knowledge();
+}
+
+Result<std::shared_ptr<const audit::Knowledge>> knowledge(Context& ctx) {
+  if (!ctx.knowledge) {
+    ASSIGN_OR_RETURN(ctx.knowledge, audit::knowledge());
+  }
+  return ctx.knowledge;
 }
 
 }  // namespace goblin::app

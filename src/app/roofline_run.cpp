@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "analysis/taxonomy.h"
 #include "core/io.h"
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
@@ -21,7 +22,7 @@ bool has_format(const Timeline& tl, Format f) {
 
 }  // namespace
 
-VerbResult run_roofline(const RooflineRequest& a) {
+VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
   VerbResult r;
   auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
   if (!in) {
@@ -117,7 +118,7 @@ VerbResult run_roofline(const RooflineRequest& a) {
       r.result = {{"input", a.path}};
       return r;
     }
-    auto rep = roofline_from_trace(tl, *gpu);
+    auto rep = roofline_from_trace(tl, *gpu, [&](std::string_view k) { return tax.engine(k); });
     res = roofline_to_json(rep);
     res["input"] = a.path;
     res["mode"] = "trace_shapes";

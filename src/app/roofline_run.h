@@ -13,6 +13,9 @@ struct RooflineRequest {
   size_t top = 25;
 };
 
-VerbResult run_roofline(const RooflineRequest& a);
+class Taxonomy;  // analysis/taxonomy.h
+
+// The taxonomy names each kernel's engine (matrix / vector) in trace mode.
+VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax);
 
 }  // namespace goblin

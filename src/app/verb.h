@@ -8,12 +8,14 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "audit/compare.h"
+#include "audit/knowledge.h"
 #include "core/json.h"
 #include "core/status.h"
 #include "core/verb_result.h"
@@ -101,7 +103,15 @@ struct Context {
   // were measured, folded into compare's options (opaque to the verb; see verbs_audit.cpp).
   std::function<void(const Json& args, audit::RunInput& before, audit::RunInput& after, audit::CompareOptions& co)>
       enrich_compare;
+  // The knowledge context (audit/knowledge.h) this call's analyses read; app::knowledge(ctx)
+  // fills it on first use from the process's (audit::knowledge(): loaded once per process and
+  // data directory). A door may set it beforehand to serve several calls from one.
+  std::shared_ptr<const audit::Knowledge> knowledge;
 };
+
+// The call's knowledge context: ctx.knowledge, loaded (once per process) when unset. Its error
+// names the data file and line that could not be read.
+Result<std::shared_ptr<const audit::Knowledge>> knowledge(Context& ctx);
 
 struct Verb {
   std::vector<std::string> cli_path;  // {"triage"}, {"kb", "query"}: the CLI command words

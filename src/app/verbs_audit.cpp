@@ -62,16 +62,16 @@ VerbResult parse_config_verb(const Request& rq, Context&) {
 
 // ---- kb -------------------------------------------------------------------------------------
 
-VerbResult with_rule_base(const std::function<void(const audit::RuleBase&, VerbResult&)>& body) {
+VerbResult with_rule_base(Context& ctx, const std::function<void(const audit::RuleBase&, VerbResult&)>& body) {
   VerbResult r;
-  auto base = audit::load_rule_base();
-  if (!base) return fail(base.error());
-  body(*base, r);
+  auto kn = knowledge(ctx);
+  if (!kn) return fail(kn.error());
+  body((*kn)->rules, r);
   return r;
 }
 
-VerbResult kb_query_verb(const Request& rq, Context&) {
-  return with_rule_base([&](const audit::RuleBase& base, VerbResult& r) {
+VerbResult kb_query_verb(const Request& rq, Context& ctx) {
+  return with_rule_base(ctx, [&](const audit::RuleBase& base, VerbResult& r) {
     const auto symptoms = rq.strings("symptoms");
     auto hits = audit::kb_query(base, symptoms, static_cast<int>(rq.integer("top")));
     r.result["queries"] = symptoms;
@@ -90,8 +90,8 @@ VerbResult kb_query_verb(const Request& rq, Context&) {
   });
 }
 
-VerbResult kb_lint_verb(const Request&, Context&) {
-  return with_rule_base([](const audit::RuleBase& base, VerbResult& r) {
+VerbResult kb_lint_verb(const Request&, Context& ctx) {
+  return with_rule_base(ctx, [](const audit::RuleBase& base, VerbResult& r) {
     auto problems = audit::lint_rules(base);
     r.result["rules"] = base.rules.size();
     r.result["problems"] = Json::array();
@@ -107,8 +107,8 @@ VerbResult kb_lint_verb(const Request&, Context&) {
   });
 }
 
-VerbResult kb_show_verb(const Request& rq, Context&) {
-  return with_rule_base([&](const audit::RuleBase& base, VerbResult& r) {
+VerbResult kb_show_verb(const Request& rq, Context& ctx) {
+  return with_rule_base(ctx, [&](const audit::RuleBase& base, VerbResult& r) {
     const audit::Rule* rule = base.find(rq.str("id"));
     if (!rule) {
       r.error = make_error(ErrorKind::NotFound, "no rule '" + rq.str("id") + "' (see `goblin kb list`)");
@@ -119,8 +119,8 @@ VerbResult kb_show_verb(const Request& rq, Context&) {
   });
 }
 
-VerbResult kb_list_verb(const Request&, Context&) {
-  return with_rule_base([](const audit::RuleBase& base, VerbResult& r) {
+VerbResult kb_list_verb(const Request&, Context& ctx) {
+  return with_rule_base(ctx, [](const audit::RuleBase& base, VerbResult& r) {
     std::ostringstream os;
     r.result = Json::array();
     for (const auto& rule : base.rules) {
@@ -185,9 +185,9 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
   }
   po.metrics = m ? &*m : nullptr;
   po.vendor = rq.str("vendor");
-  auto kb = audit::load_rule_base();
+  auto kb = knowledge(ctx);
   if (!kb) return fail(kb.error());
-  auto p = audit::make_patch(file, po, *kb);
+  auto p = audit::make_patch(file, po, **kb);
   if (!p) return fail(p.error());
   r.result = audit::patch_to_json(p->result);
   if (p->unsafe) {
@@ -223,11 +223,11 @@ VerbResult compare_verb(const Request& rq, Context& ctx) {
   if (!a) return fail(a.error());
   auto p = rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch")) : Result<Json>(rq.json("patch"));
   if (!p) return fail(p.error());
-  auto kb = audit::load_rule_base();
+  auto kb = knowledge(ctx);
   if (!kb) return fail(kb.error());
   audit::CompareOptions opt;
   opt.workload_name = rq.str("workload_name");
-  opt.kb = &*kb;
+  opt.kb = &(*kb)->rules;
   if (rq.has("profiled_before")) {
     auto pm = run_input_arg(rq, "profiled_before");
     if (!pm) return fail(pm.error());

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "app/analysis_context.h"
 #include "app/diagnose_run.h"
 #include "app/registry.h"
 #include "app/roofline_run.h"
@@ -216,7 +217,7 @@ VerbResult specs_verb(const Request& rq, Context&) {
   return run_specs(a);
 }
 
-VerbResult roofline_verb(const Request& rq, Context&) {
+VerbResult roofline_verb(const Request& rq, Context& ctx) {
   RooflineRequest a;
   a.path = rq.str("path");
   const std::string ncu = rq.str("ncu");
@@ -229,7 +230,9 @@ VerbResult roofline_verb(const Request& rq, Context&) {
   a.gpu = rq.str("gpu");
   a.svg = rq.str("svg");
   a.top = static_cast<size_t>(rq.integer("top"));
-  return run_roofline(a);
+  auto kn = analysis_knowledge_of(ctx);
+  if (!kn) return VerbResult{nullptr, kn.error(), ""};
+  return run_roofline(a, (*kn)->taxonomy);
 }
 
 VerbResult diagnose_verb(const Request& rq, Context&) {

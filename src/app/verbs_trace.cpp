@@ -6,6 +6,7 @@
 #include "analysis/ranks.h"
 #include "analysis/run_metrics.h"
 #include "analysis/triage_artifacts.h"
+#include "app/analysis_context.h"
 #include "app/breakdown_run.h"
 #include "app/diff_run.h"
 #include "app/info_run.h"
@@ -51,12 +52,17 @@ Json per_rank_schema(Json one, const char* key) {
 
 // ---- triage ---------------------------------------------------------------------------------
 
-VerbResult triage_one(const Request& rq, const std::string& trace, const std::string& out, const Timeline** tl_out,
-                      LoadedTrace* keep) {
+VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace, const std::string& out,
+                      const Timeline** tl_out, LoadedTrace* keep) {
   VerbResult vr;
   auto in = load_trace(trace, kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
+    return vr;
+  }
+  auto kn = analysis_knowledge_of(ctx);
+  if (!kn) {
+    vr.error = kn.error();
     return vr;
   }
   const int top = static_cast<int>(rq.integer("top"));
@@ -68,7 +74,7 @@ VerbResult triage_one(const Request& rq, const std::string& trace, const std::st
   opt.source_path = ec ? trace : abs.lexically_normal().string();
   opt.top = top;
   opt.by_module = rq.flag("by_module");
-  auto rep = run_triage(in->timeline, opt);
+  auto rep = run_triage(in->timeline, **kn, opt);
   if (!rep) {
     vr.error = rep.error();
     return vr;
@@ -117,7 +123,7 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
     out = *d;
   }
   const auto paths = rq.strings("path");
-  if (paths.size() == 1) return triage_one(rq, paths[0], out, nullptr, nullptr);
+  if (paths.size() == 1) return triage_one(rq, ctx, paths[0], out, nullptr, nullptr);
   LoadedTrace keep;
   VerbResult all = for_each_rank(paths, "triage", [&](const std::string& p, size_t i) {
     // Each rank's artifacts in OUT/rank<N>/, N from the file name (the result's `rank` is the
@@ -125,7 +131,7 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
     const std::string dir = (std::filesystem::path(out) / ("rank" + std::to_string(rank_hint(p, i)))).string();
     RankOutcome o;
     keep = LoadedTrace{};
-    o.result = triage_one(rq, p, dir, &o.timeline, &keep);
+    o.result = triage_one(rq, ctx, p, dir, &o.timeline, &keep);
     return o;
   });
   all.result["out_dir"] = out;
@@ -134,16 +140,22 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
 
 // ---- metrics --------------------------------------------------------------------------------
 
-VerbResult metrics_one(const Request& rq, const std::string& path, const Timeline** tl_out, LoadedTrace* keep) {
+VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path, const Timeline** tl_out,
+                       LoadedTrace* keep) {
   VerbResult vr;
   auto in = load_trace(path, kNeedGpuOps | kNeedSamples);
   if (!in) {
     vr.error = in.error();
     return vr;
   }
+  auto kn = analysis_knowledge_of(ctx);
+  if (!kn) {
+    vr.error = kn.error();
+    return vr;
+  }
   MetricsOptions opt;
   if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
-  auto m = compute_run_metrics(in->timeline, opt);
+  auto m = compute_run_metrics(in->timeline, **kn, opt);
   if (!m) {
     vr.error = m.error();
     return vr;
@@ -161,25 +173,30 @@ VerbResult metrics_one(const Request& rq, const std::string& path, const Timelin
   return vr;
 }
 
-VerbResult metrics_verb(const Request& rq, Context&) {
+VerbResult metrics_verb(const Request& rq, Context& ctx) {
   const auto paths = rq.strings("path");
-  if (paths.size() == 1) return metrics_one(rq, paths[0], nullptr, nullptr);
+  if (paths.size() == 1) return metrics_one(rq, ctx, paths[0], nullptr, nullptr);
   LoadedTrace keep;
   return for_each_rank(paths, "metrics", [&](const std::string& p, size_t) {
     RankOutcome o;
     keep = LoadedTrace{};
-    o.result = metrics_one(rq, p, &o.timeline, &keep);
+    o.result = metrics_one(rq, ctx, p, &o.timeline, &keep);
     return o;
   });
 }
 
 // ---- ranks ----------------------------------------------------------------------------------
 
-VerbResult ranks_verb(const Request& rq, Context&) {
+VerbResult ranks_verb(const Request& rq, Context& ctx) {
   VerbResult vr;
   RanksOptions opt;
   opt.threads = static_cast<int>(rq.integer("threads"));
-  auto r = analyse_ranks(rq.strings("path"), opt);
+  auto kn = analysis_knowledge_of(ctx);
+  if (!kn) {
+    vr.error = kn.error();
+    return vr;
+  }
+  auto r = analyse_ranks(rq.strings("path"), **kn, opt);
   if (!r) {
     vr.error = r.error();
     return vr;
@@ -284,7 +301,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.result_schema = obj_schema({{"categories", "GPU time per category and family"},
                                   {"steps", "per-step busy/idle/exposed communication"},
                                   {"by", "the grouping asked for"}});
-    v.run = [](const Request& rq, Context&) { return run_breakdown(rq.str("path"), rq.str("by")); };
+    v.run = [](const Request& rq, Context& ctx) {
+      auto kn = analysis_knowledge_of(ctx);
+      if (!kn) return VerbResult{nullptr, kn.error(), ""};
+      return run_breakdown(**kn, rq.str("path"), rq.str("by"));
+    };
     out.push_back(std::move(v));
   }
   {
@@ -332,8 +353,10 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.result_schema = obj_schema({{"step_time", "before, after and the change"},
                                   {"decomposition", "contributions summing to the step-time change"},
                                   {"kernels", "per kernel: faster / slower / new / gone"}});
-    v.run = [](const Request& rq, Context&) {
-      return run_diff(rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
+    v.run = [](const Request& rq, Context& ctx) {
+      auto kn = analysis_knowledge_of(ctx);
+      if (!kn) return VerbResult{nullptr, kn.error(), ""};
+      return run_diff(**kn, rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
     };
     out.push_back(std::move(v));
   }

@@ -8,6 +8,7 @@
 
 #include "audit/audit_internal.h"
 #include "audit/compare.h"
+#include "audit/knowledge.h"
 #include "audit/patch.h"
 #include "audit/replay_runner.h"
 #include "audit/rules.h"
@@ -105,7 +106,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   o.profile = *prof;
   step_end(o, opt, profile_line(*o.profile));
 
-  auto kb = load_rule_base();
+  auto kb = knowledge();  // rules, taxonomy, speedup factors: once for every round
   if (!kb) return fail(kb.error());
   AuditHistory hist = open_history(opt);
   if (!hist.note.empty()) o.notes.push_back(hist.note);
@@ -125,7 +126,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   std::string stop;
   for (int r = 1; r <= rounds; ++r) {
     o.current_round = r;
-    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, cur_unprofiled, runner, opt, *kb, hist, o);
+    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, cur_unprofiled, runner, opt, **kb, hist, o);
     if (rr.error) {
       if (r == 1) return fail(*rr.error);
       o.rounds.push_back(rr.summary);

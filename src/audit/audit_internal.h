@@ -7,6 +7,7 @@
 
 #include "audit/audit_flow.h"
 #include "audit/history.h"
+#include "audit/knowledge.h"
 #include "audit/rules.h"
 
 namespace goblin::audit::detail {
@@ -45,7 +46,7 @@ struct RoundResult {
 // bench), for the speedup models' profiler-overhead bound; none in round 1.
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
                       const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
-                      const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o);
+                      const AuditOptions& opt, const Knowledge& kb, AuditHistory& hist, AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
                                        const std::string& text);

@@ -60,7 +60,8 @@ std::optional<double> num_or(const Json& j, const char* k) {
 
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
                       const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
-                      const AuditOptions& opt, const RuleBase& kb, AuditHistory& hist, AuditOutcome& o) {
+                      const AuditOptions& opt, const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
+  const RuleBase& kb = kn.rules;
   RoundResult rr;
   const bool first = r == 1;
   rr.summary.round = r;
@@ -114,7 +115,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   po.vendor = opt.vendor;
   po.unprofiled_step_s = unprofiled_step_s.value_or(0);
   po.original = &o.config;  // the user's config: guards about the user's own choices read it
-  auto patch = make_patch(path, po, kb);
+  auto patch = make_patch(path, po, kn);
   if (!patch) return fail(patch.error());
   if (patch->unsafe) return fail(*patch->unsafe);  // the edit would damage the user's file
   Patch pj = patch->result;
@@ -267,7 +268,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
         for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
         if (!f.empty()) report["after_profile_note"] = "the AFTER profile is a recording that differs on " + f;
       }
-      SpeedupPrediction sp = predict_speedup(prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
+      SpeedupPrediction sp = predict_speedup(kn, prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
       report["recovery_by_bucket"] = recovery_by_bucket(sp, prof, &*ap);
       if (opt.profile_diff) report["profile_diff"] = opt.profile_diff(prof, *ap);
     } else {

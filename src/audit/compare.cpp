@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "audit/compare_parts.h"
+#include "audit/knowledge.h"
 #include "core/build_info.h"
 #include "core/io.h"
 #include "core/stats.h"
@@ -25,11 +26,11 @@ Result<Json> compare_runs(const RunInput& before, const RunInput& after, const J
   }
   const RunMetrics& B = before_metrics;
   const RunMetrics& A = after.metrics;
-  std::optional<RuleBase> own_kb;
+  std::shared_ptr<const Knowledge> own_kb;  // the process's knowledge when the caller passed no rules
   const RuleBase* kb = opt.kb;
   if (!kb) {
-    auto k = load_rule_base();
-    if (k) own_kb = std::move(*k), kb = &*own_kb;
+    auto k = knowledge();
+    if (k) own_kb = *k, kb = &own_kb->rules;
   }
   if (!patch.is_object() || !patch.contains("new_config"))
     return make_error(ErrorKind::Malformed, "patch: expected goblin patch --json output with new_config");

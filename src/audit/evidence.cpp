@@ -1,6 +1,7 @@
 // Measured evidence for rule evaluation: RunMetrics → vendor, architecture, versions, buckets.
+#include <map>
+
 #include "audit/rules.h"
-#include "core/text.h"
 #include "hw/arch.h"
 #include "hw/vendor.h"
 
@@ -15,7 +16,7 @@ std::string vendor_of(const RunMetrics& m) {
   return "";
 }
 
-Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hint) {
+Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const std::string& vendor_hint) {
   Evidence ev;
   ev.vendor = vendor_hint;
   if (!m) return ev;
@@ -37,36 +38,17 @@ Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hi
     }
   }
   if (!m->top_kernels.empty()) {
-    double total = 0, fp32 = 0, gemm = 0, rocblas = 0, hipblaslt = 0, comm = 0, conv = 0;
+    // Each kernel counts where the taxonomy files it (data/taxonomy.yaml § rule_evidence): the
+    // category and family the metrics recorded, else (metrics from an older goblin) its name's.
+    std::map<std::string, double> pct;
+    for (const std::string& name : tax.evidence_metric_names()) pct[name] = 0;
     for (const auto& k : m->top_kernels) {
-      std::string n = ascii_lower(k.name);
-      double t = k.pct_time;
-      total += t;
-      bool is_gemm = n.find("gemm") != std::string::npos || n.find("nvjet") != std::string::npos ||
-                     n.find("cijk") != std::string::npos || n.find("xmma") != std::string::npos ||
-                     n.find("cutlass") != std::string::npos || n.find("hipblaslt") != std::string::npos ||
-                     n.find("matmul") != std::string::npos;
-      if (is_gemm) gemm += t;
-      if (n.find("sgemm") != std::string::npos || n.find("f32f32_f32f32_f32") != std::string::npos ||
-          (is_gemm && n.find("_ffma_") != std::string::npos) ||
-          (n.find("cijk") != std::string::npos && n.find("_sb_") != std::string::npos))
-        fp32 += t;
-      if (n.find("cijk") != std::string::npos) rocblas += t;
-      if (n.find("hipblaslt") != std::string::npos) hipblaslt += t;
-      if (n.find("nccl") != std::string::npos || n.find("rccl") != std::string::npos ||
-          n.find("allreduce") != std::string::npos || n.find("all_reduce") != std::string::npos ||
-          n.find("allgather") != std::string::npos || n.find("reducescatter") != std::string::npos)
-        comm += t;
-      if (n.find("conv") != std::string::npos || n.find("miopen") != std::string::npos) conv += t;
+      KernelClass kc{k.category, k.family, "", ""};
+      if (kc.category.empty()) kc = tax.classify(k.name);
+      for (const std::string& metric : tax.evidence_metrics(k.name, kc.category, kc.family)) pct[metric] += k.pct_time;
     }
     // pct_time is a share of summed kernel time; the listed kernels are what was observed.
-    double denom = 100.0;
-    ev.metrics["fp32_simt_gemm_share"] = fp32 / denom;
-    ev.metrics["gemm_share"] = gemm / denom;
-    ev.metrics["rocblas_gemm_share"] = rocblas / denom;
-    ev.metrics["hipblaslt_gemm_share"] = hipblaslt / denom;
-    ev.metrics["comm_share"] = comm / denom;
-    ev.metrics["conv_share"] = conv / denom;
+    for (const auto& [name, p] : pct) ev.metrics[name] = p / 100.0;
   }
   if (!m->attention_kernel_loaded.empty()) ev.metrics["attention_kernel"] = m->attention_kernel_loaded;
   // Memory capacity from telemetry (docs/metrics.md § RunMetrics): the memory rules' evidence.

@@ -15,7 +15,7 @@
 #include "config/workload_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto kb = goblin::audit::load_rule_base();
+  static const auto kb = goblin::audit::knowledge();
   if (!kb.ok() || size < 1) return 0;
   static const char* kNames[] = {"fuzz.yaml", "fuzz.json", "fuzz.py", "fuzz.env"};
   const std::string name = kNames[data[0] % 4];
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   goblin::audit::PatchOptions opt;
   opt.rule_ids = {"all"};
   opt.vendor = (data[0] & 4) ? "amd" : "nvidia";
-  auto p = goblin::audit::make_patch_text(text, name, opt, *kb);
+  auto p = goblin::audit::make_patch_text(text, name, opt, **kb);
   if (!p.ok()) return 0;
   (void)goblin::audit::patch_to_json(p->result).dump(-1, ' ', false, goblin::Json::error_handler_t::strict);
   if (p->unsafe) {

@@ -24,18 +24,19 @@ std::string diff_display_path(const std::string& path) {
 
 // ---- the patch ----------------------------------------------------------------------------------
 
-Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb) {
+Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const Knowledge& kn) {
   ASSIGN_OR_RETURN(auto text, read_all(config_path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes}));
-  return make_patch_text(text, config_path, opt, kb);
+  return make_patch_text(text, config_path, opt, kn);
 }
 
 Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
-                                     const PatchOptions& opt, const RuleBase& kb) {
+                                     const PatchOptions& opt, const Knowledge& kn) {
+  const RuleBase& kb = kn.rules;
   const std::string* text = &config_text;
   ASSIGN_OR_RETURN(auto parsed,
                    config::parse_config_text(*text, config::sniff_config_format(config_path, *text), config_path));
   const config::WorkloadConfig& cfg = parsed;
-  Evidence ev = evidence_from_metrics(opt.metrics, opt.vendor);
+  Evidence ev = evidence_from_metrics(opt.metrics, kn.taxonomy(), opt.vendor);
 
   std::vector<const Rule*> requested;
   for (const auto& id : opt.rule_ids) {
@@ -260,7 +261,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   // cost profile and the GPU. Rules whose fields no model prices add their bucket-fraction
   // recovery on top (their bucket's seconds, low/high fractions).
   if (opt.metrics && !applied.empty()) {
-    SpeedupPrediction sp = predict_speedup(*opt.metrics, cfg, nc, opt.unprofiled_step_s);
+    SpeedupPrediction sp = predict_speedup(kn, *opt.metrics, cfg, nc, opt.unprofiled_step_s);
     static const std::set<std::string> kPriced = {"precision",
                                                   "tf32",
                                                   "attention_impl",

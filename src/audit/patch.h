@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/knowledge.h"
 #include "audit/rules.h"
 #include "config/workload_config.h"
 
@@ -121,9 +122,10 @@ struct PatchOutcome {
 // The name a diff header gives `path` (see PatchOptions::display_path).
 std::string diff_display_path(const std::string& path);
 
-Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const RuleBase& kb);
+// Rules, the taxonomy (evidence) and the speedup models' knowledge come from `k`.
+Result<PatchOutcome> make_patch(const std::string& config_path, const PatchOptions& opt, const Knowledge& k);
 // The same over text already read; `config_path` names it (its extension picks the format).
 Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::string& config_path,
-                                     const PatchOptions& opt, const RuleBase& kb);
+                                     const PatchOptions& opt, const Knowledge& k);
 
 }  // namespace goblin::audit

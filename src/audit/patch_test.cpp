@@ -39,16 +39,16 @@ RunMetrics h100_profile(double step_s, double useful_s, double host_gap_s, doubl
   m.waste_budget.unobserved = {"comm_excess"};
   return m;
 }
-RuleBase kb() {
+Knowledge kb() {
   set_data_dir(GOBLIN_DATA_DIR);
-  auto k = load_rule_base();
+  auto k = knowledge();
   EXPECT_TRUE(k.ok());
-  return *k;
+  return **k;
 }
 }  // namespace
 
 TEST(Patch, UntunedYamlFiresEachRuleAndRoundTrips) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   std::string path = tmp_copy(src("examples/h100_llama/config_before.yaml"), "before.yaml");
   PatchOptions opt;
   opt.rule_ids = {"all"};
@@ -80,7 +80,7 @@ TEST(Patch, UntunedYamlFiresEachRuleAndRoundTrips) {
 }
 
 TEST(Patch, TunedConfigFiresNoPerformanceRule) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   for (const char* vendor : {"", "amd", "nvidia"}) {
     PatchOptions opt;
     opt.rule_ids = {"all"};
@@ -88,7 +88,7 @@ TEST(Patch, TunedConfigFiresNoPerformanceRule) {
     auto p = make_patch(src("examples/configs/llama_tuned.yaml"), opt, k);
     ASSERT_TRUE(p.ok()) << p.error().describe();
     for (const auto& r : p->result.rationale) {
-      const Rule* rule = k.find(r.rule_id);
+      const Rule* rule = k.rules.find(r.rule_id);
       EXPECT_FALSE(rule->performance) << vendor << ": " << rule->id << " fired on a tuned config";
     }
     EXPECT_EQ(p->result.diff, "");
@@ -96,7 +96,7 @@ TEST(Patch, TunedConfigFiresNoPerformanceRule) {
 }
 
 TEST(Patch, PythonAndJsonEditInPlace) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   for (const char* f : {"examples/configs/train_untuned.py", "examples/configs/train_args.json",
                         "examples/configs/llama_lora_untuned.yaml"}) {
     std::string path = tmp_copy(src(f), std::filesystem::path(f).filename().string());
@@ -112,7 +112,7 @@ TEST(Patch, PythonAndJsonEditInPlace) {
 }
 
 TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   RunMetrics m;
   m.step_time_s = 0.2;
   m.gpu_name = "NVIDIA H100 80GB HBM3";
@@ -144,7 +144,7 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
 // headroom and host gap): the batch and the DataLoader workers double together. On the H100 the
 // round-2 config with 4 workers starved on data (docs/results/h100_audit_rounds/probe).
 TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
   std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
   auto before = config::parse_config_file(path);
@@ -165,7 +165,7 @@ TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
 // A scale composes with an earlier rule's edit of the same field in one patch (workers 0 -> 4 by
 // data.dataloader_workers_zero, then x2 with the batch), and is not logged as a conflict.
 TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
   std::string path = tmp_copy(src("workloads/configs/base.yaml"), "zero_workers.yaml");
   auto before = config::parse_config_file(path);
@@ -185,7 +185,7 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
 // about the user's own choice (`of: original`): with the user's config uncompiled the batch and the
 // workers double; with the user's own torch.compile the rule stays off and says why.
 TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
-  RuleBase k = kb();
+  const Knowledge k = kb();
   RunMetrics m = h100_profile(0.144, 0.047, 0.0958, 0.0001, 11.7);
   auto text = read_all(src("workloads/hf_trainer/configs/hf_base.yaml"));
   ASSERT_TRUE(text.ok());

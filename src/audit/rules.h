@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "analysis/taxonomy.h"
 #include "config/workload_config.h"
 #include "core/json.h"
 #include "core/status.h"
@@ -79,7 +80,9 @@ struct Evidence {
   std::map<std::string, double> bucket_s;  // observed buckets only
 };
 const std::vector<std::string>& bucket_names();
-Evidence evidence_from_metrics(const RunMetrics* m, const std::string& vendor_hint = "");
+// Kernel shares (gemm_share, comm_share, ...) count each top kernel where the taxonomy files it
+// (its category and family, data/taxonomy.yaml § rule_evidence).
+Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const std::string& vendor_hint = "");
 // "amd" | "nvidia" | "" for the GPU a run's metrics were measured on: the GPU name first, then
 // the runtime versions the trace recorded (rocm/hip, cuda/cuda_runtime/cuda_driver).
 std::string vendor_of(const RunMetrics& m);

@@ -7,7 +7,6 @@
 #include <cstdio>
 
 #include "hw/gpu_specs.h"
-#include "hw/measured_ceilings.h"
 
 namespace goblin::audit {
 namespace {
@@ -39,27 +38,29 @@ struct Rate {
   std::string basis;
 };
 
-// GEMMs at `dtype` on this GPU: the measured torch.matmul ceiling (median as the fast end's
-// median... best as the fast end, half the median as the slow end: small and skinny GEMMs of a
-// real model reach less than an 8192^3 matmul) or, without a measurement, 0.8 and 0.375 of the
-// datasheet dense peak.
-Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& dtype) {
+// GEMMs at `dtype` on this GPU: the measured torch.matmul ceiling (best as the fast end, a
+// fraction of the median as the slow end: small and skinny GEMMs of a real model reach less than
+// an 8192^3 matmul) or, without a measurement, fractions of the datasheet dense peak. Factors:
+// data/speedup_model.yaml.
+Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& dtype, const SpeedupFactors& sf) {
   Rate r;
   auto it = mc.gemm.find(dtype);
   if (it != mc.gemm.end() && it->second.median > 0) {
     r.fast = it->second.best;
-    r.slow = 0.5 * it->second.median;
+    r.slow = sf.gemm_measured_slow_of_median * it->second.median;
+    const double h = sf.gemm_measured_slow_of_median;
     r.basis = dtype + " GEMM at " + num(r.slow) + "-" + num(r.fast) + " TFLOP/s (measured torch.matmul ceiling " +
-              num(it->second.median) + " median, " + num(it->second.best) + " best, " + mc.file +
-              "; slow end half the median)";
+              num(it->second.median) + " median, " + num(it->second.best) + " best, " + mc.file + "; slow end " +
+              (h == 0.5 ? std::string("half") : "x" + num(h) + " of") + " the median)";
     return r;
   }
   auto p = g ? g->peak_tflops(dtype) : std::nullopt;
   if (p && *p > 0) {
-    r.fast = 0.8 * *p;
-    r.slow = 0.375 * *p;
-    r.basis = dtype + " GEMM at " + num(r.slow) + "-" + num(r.fast) + " TFLOP/s (0.375-0.8 of the " + g->id +
-              " dense peak " + num(*p) + ", data/gpus.yaml; no measured ceiling)";
+    r.fast = sf.gemm_datasheet_fast * *p;
+    r.slow = sf.gemm_datasheet_slow * *p;
+    r.basis = dtype + " GEMM at " + num(r.slow) + "-" + num(r.fast) + " TFLOP/s (" + num(sf.gemm_datasheet_slow) + "-" +
+              num(sf.gemm_datasheet_fast) + " of the " + g->id + " dense peak " + num(*p) +
+              ", data/gpus.yaml; no measured ceiling)";
   }
   return r;
 }
@@ -68,6 +69,18 @@ Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& 
 
 SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadConfig& oc,
                                   const config::WorkloadConfig& nc, double unprofiled_step_s) {
+  auto k = knowledge();
+  if (!k) {
+    SpeedupPrediction p;
+    p.note = "no knowledge context: " + k.error().message;
+    return p;
+  }
+  return predict_speedup(**k, m, oc, nc, unprofiled_step_s);
+}
+
+SpeedupPrediction predict_speedup(const Knowledge& kn, const RunMetrics& m, const config::WorkloadConfig& oc,
+                                  const config::WorkloadConfig& nc, double unprofiled_step_s) {
+  const SpeedupFactors& sf = kn.speedup;
   SpeedupPrediction p;
   if (!m.cost) {
     p.note = "the profile has no cost profile (no complete steps, or metrics from an older goblin): no model";
@@ -81,9 +94,9 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   p.step_before = c.step_s;
   std::optional<GpuSpec> gpu;
   if (!m.gpu_name.empty())
-    if (auto g = lookup_gpu(m.gpu_name); g.ok()) gpu = *g;
+    if (auto g = kn.analysis().gpu(m.gpu_name); g.ok()) gpu = *g;
   const GpuSpec* g = gpu ? &*gpu : nullptr;
-  MeasuredCeilings mc = g ? measured_ceilings_for(*g) : MeasuredCeilings{};
+  MeasuredCeilings mc = g ? kn.analysis().measured(*g) : MeasuredCeilings{};
 
   // Old and new knobs (unset precision: PyTorch's fp32).
   auto prec = [](const config::WorkloadConfig& x) {
@@ -126,7 +139,7 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
     std::string target = to16 ? d16 : (to_tf32 ? "tf32" : "");
     double t = to16 ? cl.before : c.gemm_simt_s;  // TF32 re-times only the SIMT fp32 GEMMs
     if (!target.empty() && t > 0) {
-      Rate r = gemm_rate(g, mc, target);
+      Rate r = gemm_rate(g, mc, target, sf);
       if (c.gemm_flops > 0 && r.fast > 0) {
         double f = c.gemm_flops * (to16 ? 1.0 : (c.gemm_simt_s / std::max(1e-12, cl.before)));
         double keep = cl.before - t;
@@ -136,9 +149,9 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
       } else if (g && g->peak_tflops("fp32") && g->peak_tflops(target)) {
         double ratio = *g->peak_tflops("fp32") / *g->peak_tflops(target);
         cl.after_fast = cl.before - t + t * ratio;
-        cl.after_slow = cl.before - t + std::min(1.0, 2 * ratio) * t;
+        cl.after_slow = cl.before - t + std::min(1.0, sf.gemm_peak_ratio_slow_multiplier * ratio) * t;
         cl.basis = "no FLOPs in the trace (record_shapes off): SIMT time x fp32/" + target + " dense peak ratio " +
-                   num(ratio) + " (x2 for the slow end)";
+                   num(ratio) + " (x" + num(sf.gemm_peak_ratio_slow_multiplier) + " for the slow end)";
       } else {
         cl.after_slow = cl.before;
         cl.after_fast = 0;
@@ -151,18 +164,19 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   {
     ClassPrediction& cl = add("fp32_membound", "precision_path", c.fp32_membound_s);
     if (to16 && cl.before > 0) {
-      const double b = 2.0;  // taxonomy.yaml fp32_memory_bound.bytes_ratio (4-byte vs 2-byte elements)
+      const double b = kn.taxonomy().fp32_bytes_ratio();  // 4-byte vs 2-byte elements
       cl.after_fast = cl.before / b;
       cl.after_slow = cl.before * (1 + 1 / b) / 2;
-      cl.basis =
-          "memory-bound: time x 1/2 (fp32 -> 16-bit bytes) at best; half that saving at the slow end (autocast "
-          "keeps its fp32 ops and adds casts)";
+      cl.basis = "memory-bound: time x 1/" + num(b) +
+                 " (fp32 -> 16-bit bytes) at best; half that saving at the slow end (autocast keeps its fp32 ops and "
+                 "adds casts)";
       cl.models.push_back("precision");
     }
     if (compile && cl.before > 0) {
-      cl.after_fast *= 0.3;
-      cl.after_slow *= 0.8;
-      cl.basis += "; then x0.3-0.8 by Inductor fusion (compile model)";
+      cl.after_fast *= sf.compile_membound_fast;
+      cl.after_slow *= sf.compile_membound_slow;
+      cl.basis += "; then x" + num(sf.compile_membound_fast) + "-" + num(sf.compile_membound_slow) +
+                  " by Inductor fusion (compile model)";
       cl.models.push_back("compile");
     }
   }
@@ -174,15 +188,15 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
       const std::string dt = (p1 == "bf16" || p1 == "fp16") ? p1 : "fp32";
       auto peak = g ? g->peak_tflops(dt) : std::nullopt;
       if (c.attn_bmm_flops > 0 && peak && *peak > 0) {
-        double f_lo = 0.5 * c.attn_bmm_flops, f_hi = 1.25 * c.attn_bmm_flops;
-        cl.after_fast = c.attn_fused_s + f_lo / (0.75 * *peak * 1e12);
-        cl.after_slow = std::min(cl.before, c.attn_fused_s + f_hi / (0.25 * *peak * 1e12));
+        double f_lo = sf.attention_flops_fast * c.attn_bmm_flops, f_hi = sf.attention_flops_slow * c.attn_bmm_flops;
+        cl.after_fast = c.attn_fused_s + f_lo / (sf.attention_peak_fast * *peak * 1e12);
+        cl.after_slow = std::min(cl.before, c.attn_fused_s + f_hi / (sf.attention_peak_slow * *peak * 1e12));
         cl.basis = "eager QK^T/PV GEMMs, softmax and score-matrix kernels (" +
                    num((c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) * 1e3) +
-                   " ms) replaced by a fused kernel: " + num(c.attn_bmm_flops, 4) +
-                   " eager FLOP/step x 0.5 (causal tiles skipped) .. x1.25 (backward recomputes QK^T) at 0.25-0.75 "
-                   "of the " +
-                   dt + " dense peak " + num(*peak) + " TFLOPS";
+                   " ms) replaced by a fused kernel: " + num(c.attn_bmm_flops, 4) + " eager FLOP/step x " +
+                   num(sf.attention_flops_fast) + " (causal tiles skipped) .. x" + num(sf.attention_flops_slow) +
+                   " (backward recomputes QK^T) at " + num(sf.attention_peak_slow) + "-" + num(sf.attention_peak_fast) +
+                   " of the " + dt + " dense peak " + num(*peak) + " TFLOPS";
       } else {
         cl.after_fast = c.attn_fused_s;
         cl.after_slow = cl.before;
@@ -190,7 +204,7 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
       }
       cl.models.push_back("attention");
     } else if (to16 && c.attn_bmm_s > 0) {
-      Rate r = gemm_rate(g, mc, d16);
+      Rate r = gemm_rate(g, mc, d16, sf);
       if (c.attn_bmm_flops > 0 && r.fast > 0) {
         cl.after_fast = cl.before - c.attn_bmm_s + c.attn_bmm_flops / (r.fast * 1e12);
         cl.after_slow = std::min(cl.before, cl.before - c.attn_bmm_s + c.attn_bmm_flops / (r.slow * 1e12));
@@ -203,11 +217,12 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   {
     ClassPrediction& cl = add("optimizer", "useful_gpu", c.optimizer_s);
     if (optim && cl.before > 0) {
-      cl.after_fast = 0.1 * cl.before;
-      cl.after_slow = 0.5 * cl.before;
+      cl.after_fast = sf.fused_optimizer_fast * cl.before;
+      cl.after_slow = sf.fused_optimizer_slow * cl.before;
       cl.basis = num(c.optimizer_kernels, 4) + " optimizer launches/step (" + num(cl.before * 1e3) +
                  " ms): one fused pass (read param, grad, 2 moments; write 3) against foreach's ~8 _foreach_ ops "
-                 "x 2-3 tensors each (torch/optim/adamw.py): x0.1-0.5";
+                 "x 2-3 tensors each (torch/optim/adamw.py): x" +
+                 num(sf.fused_optimizer_fast) + "-" + num(sf.fused_optimizer_slow);
       cl.models.push_back("fused_optimizer");
     }
   }
@@ -215,11 +230,12 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   {
     ClassPrediction& cl = add("membound", "useful_gpu", c.membound_s);
     if (compile && cl.before > 0) {
-      cl.after_fast = 0.3 * cl.before;
-      cl.after_slow = 0.8 * cl.before;
+      cl.after_fast = sf.compile_membound_fast * cl.before;
+      cl.after_slow = sf.compile_membound_slow * cl.before;
       cl.basis =
           "Inductor fuses chains of pointwise/reduction kernels into one kernel each (fewer memory round "
-          "trips): x0.3-0.8 (docs/metrics.md)";
+          "trips): x" +
+          num(sf.compile_membound_fast) + "-" + num(sf.compile_membound_slow) + " (docs/metrics.md)";
       cl.models.push_back("compile");
     }
   }
@@ -240,19 +256,20 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
                  num(w1) + " workers = " + num(per * 1e3) + " ms per batch, against the new step's GPU time";
       cl.models.push_back("data");
     } else if (pin && cl.before > 0) {
-      cl.after_fast = 0.7 * cl.before;
-      cl.after_slow = cl.before;
-      cl.basis = "pinned buffers let the H2D copies overlap: at most the copy share (x0.7-1)";
+      cl.after_fast = sf.pin_memory_fast * cl.before;
+      cl.after_slow = std::min(cl.before, sf.pin_memory_slow * cl.before);
+      cl.basis = "pinned buffers let the H2D copies overlap: at most the copy share (x" + num(sf.pin_memory_fast) +
+                 "-" + num(sf.pin_memory_slow) + ")";
       cl.models.push_back("data");
     }
   }
   {
     ClassPrediction& cl = add("host_gap", "host_gap", c.host_gap_s);
     if (compile && cl.before > 0) {
-      cl.after_fast = 0.3 * cl.before;
-      cl.after_slow = 0.8 * cl.before;
-      cl.basis =
-          "fewer launches after fusion (" + num(c.kernels, 4) + " kernels/step before): launch-bound idle x0.3-0.8";
+      cl.after_fast = sf.compile_host_gap_fast * cl.before;
+      cl.after_slow = sf.compile_host_gap_slow * cl.before;
+      cl.basis = "fewer launches after fusion (" + num(c.kernels, 4) + " kernels/step before): launch-bound idle x" +
+                 num(sf.compile_host_gap_fast) + "-" + num(sf.compile_host_gap_slow);
       cl.models.push_back("compile");
     }
   }

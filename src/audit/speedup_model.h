@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/knowledge.h"
 #include "config/workload_config.h"
 #include "core/json.h"
 
@@ -42,6 +43,10 @@ struct SpeedupPrediction {
 // `unprofiled_step_s` (0: unknown): old_cfg's step measured without the profiler. The profiled
 // step's extra length is host time the profiler adds per step; a patch that makes the step longer
 // (a larger batch) amortises less of the true, shorter host idle, so the low end is priced both ways.
+// GPU specs, measured ceilings and factors (data/speedup_model.yaml) come from `k`.
+SpeedupPrediction predict_speedup(const Knowledge& k, const RunMetrics& before, const config::WorkloadConfig& old_cfg,
+                                  const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
+// The same with the process's knowledge (audit::knowledge()); for tests and one-shot tools.
 SpeedupPrediction predict_speedup(const RunMetrics& before, const config::WorkloadConfig& old_cfg,
                                   const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
 

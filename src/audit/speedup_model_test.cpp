@@ -31,12 +31,12 @@ RunMetrics metrics_of(const std::string& path) {
 }
 
 Json patch_with(const std::string& config, const RunMetrics& m) {
-  auto kb = load_rule_base();
+  auto kb = knowledge();
   EXPECT_TRUE(kb.ok());
   PatchOptions po;
   po.rule_ids = {"all"};
   po.metrics = &m;
-  auto p = make_patch(config, po, *kb);
+  auto p = make_patch(config, po, **kb);
   EXPECT_TRUE(p.ok()) << p.error().describe();
   return patch_to_json(p->result);  // the patch as `goblin patch --json` shows it
 }

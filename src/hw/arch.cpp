@@ -113,7 +113,7 @@ ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) {
   if (auto db = load_gpu_db(); db.ok() && d.num_sms > 0) {
     for (const auto& g : *db) {
       if (std::find(hc->targets.begin(), hc->targets.end(), ascii_lower(g.arch_id)) == hc->targets.end()) continue;
-      const bool gcd = g.id == "MI250X" && d.num_sms * 2 == g.match_sm_count;
+      const bool gcd = g.match_devices_per_module > 1 && d.num_sms * g.match_devices_per_module == g.match_sm_count;
       if (g.match_sm_count > 0 && g.match_sm_count != d.num_sms && !gcd) continue;
       if (!gcd && d.total_memory_bytes > 0 && g.match_mem_gb_min > 0) {
         double gb = static_cast<double>(d.total_memory_bytes) / 1e9;

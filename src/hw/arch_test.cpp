@@ -23,6 +23,32 @@ TEST(ArchOf, FragmentsForNamesTheDatabaseDoesNotHold) {
   EXPECT_EQ(arch_of("AMD Radeon Graphics gfx942"), "gfx942");
 }
 
+// Every CDNA generation of data/gpu_arch_names.yaml is reachable from a name: MI100 (CDNA 1),
+// MI200 (CDNA 2), the MI300 steppings gfx940/941/942 (CDNA 3), MI355X (CDNA 4); targets of one
+// generation are "compatible".
+TEST(ArchOf, EveryCdnaGenerationFromData) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  EXPECT_EQ(arch_of("AMD Instinct MI100"), "gfx908");
+  EXPECT_EQ(arch_of("gfx908"), "gfx908");
+  EXPECT_EQ(arch_of("AMD Instinct MI250X/MI250"), "gfx90a");
+  EXPECT_EQ(arch_of("gfx940"), "gfx940");
+  EXPECT_EQ(arch_of("gfx941"), "gfx941");
+  EXPECT_EQ(arch_of("AMD Instinct MI355X"), "gfx950");
+  EXPECT_EQ(match_arch("gfx940", "gfx942").match, "compatible");
+  EXPECT_NE(match_arch("gfx940", "gfx942").reason.find("CDNA 3"), std::string::npos);
+  EXPECT_NE(match_arch("gfx908", "gfx90a").reason.find("CDNA 1"), std::string::npos);
+  EXPECT_EQ(match_arch("gfx908", "gfx90a").match, "unknown");
+}
+
+// One GCD of a multi-die module is recognised from gpus.yaml's match.devices_per_module, not a
+// GPU id in C++.
+TEST(ArchOf, DevicesPerModuleFromData) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto db = load_gpu_db();
+  ASSERT_TRUE(db.ok());
+  for (const auto& g : *db) EXPECT_EQ(g.match_devices_per_module, g.id == "MI250X" ? 2 : 1) << g.id;
+}
+
 TEST(ArchOf, UnknownIsEmpty) {
   set_data_dir(GOBLIN_DATA_DIR);
   EXPECT_EQ(arch_of(""), "");

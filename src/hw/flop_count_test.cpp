@@ -8,11 +8,19 @@
 #include <cstdint>
 #include <limits>
 
+#include "analysis/taxonomy.h"
 #include "core/data.h"
 #include "hw/roofline.h"
 #include "trace/readers.h"
 
 namespace goblin {
+
+namespace {
+KernelEngineFn taxonomy_engines() {  // data/taxonomy.yaml § kernel_engines
+  static const auto tax = Taxonomy::load();
+  return [](std::string_view k) { return tax ? tax->engine(k) : std::string(); };
+}
+}  // namespace
 
 TEST(FlopSelection, RooflineAndMfuAgreeOnAnH100Trace) {
   set_data_dir(GOBLIN_DATA_DIR);
@@ -20,7 +28,7 @@ TEST(FlopSelection, RooflineAndMfuAgreeOnAnH100Trace) {
   ASSERT_TRUE(read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
   auto gpu = gpu_for_timeline(tl);
   ASSERT_TRUE(gpu.ok()) << gpu.error().message;
-  const RooflineReport rep = roofline_from_trace(tl, *gpu);
+  const RooflineReport rep = roofline_from_trace(tl, *gpu, taxonomy_engines());
   const FlopCount fc =
       count_flops(tl, {{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}}).at(0);
   const FlopOps sel = select_flop_ops(tl);

@@ -77,6 +77,7 @@ Result<std::vector<GpuSpec>> parse_db(const std::string& text) {
         for (const auto& a : g["aliases"]) s.aliases.push_back(a.as<std::string>());
       if (auto m = g["match"]) {
         if (m["sm_count"]) s.match_sm_count = m["sm_count"].as<int>();
+        if (m["devices_per_module"]) s.match_devices_per_module = std::max(1, m["devices_per_module"].as<int>());
         if (m["memory_gb_min"]) s.match_mem_gb_min = m["memory_gb_min"].as<double>();
         if (m["memory_gb_max"]) s.match_mem_gb_max = m["memory_gb_max"].as<double>();
         if (m["ambiguous_with"]) s.ambiguous_with = m["ambiguous_with"].as<std::string>();
@@ -195,6 +196,10 @@ std::string normalize_gpu_name(std::string_view name) {
 
 Result<GpuSpec> lookup_gpu(std::string_view name) {
   ASSIGN_OR_RETURN(auto db, load_gpu_db());
+  return lookup_gpu_in(db, name);
+}
+
+Result<GpuSpec> lookup_gpu_in(const std::vector<GpuSpec>& db, std::string_view name) {
   std::string n = normalize_gpu_name(name);
   if (!n.empty()) {
     for (const auto& g : db) {
@@ -209,14 +214,17 @@ Result<GpuSpec> lookup_gpu(std::string_view name) {
 }
 
 namespace {
-// One MI250X module is two GCDs and software shows each GCD as a device with 110 CUs; the database
-// holds per-module values, which would overstate such a device twofold.
+// A module of several dies (gpus.yaml match.devices_per_module; an MI250X is two GCDs) shows each
+// die as a device with its share of the CUs; the database holds per-module values, which would
+// overstate such a device that many times.
 std::optional<Error> mi250x_gcd(const GpuSpec& g, const DeviceInfo& dev) {
-  if (g.id == "MI250X" && dev.num_sms > 0 && dev.num_sms * 2 == g.match_sm_count)
+  const int n = g.match_devices_per_module;
+  if (n > 1 && dev.num_sms > 0 && dev.num_sms * n == g.match_sm_count)
     return make_error(ErrorKind::NotFound,
-                      "device '" + dev.name + "' has " + std::to_string(dev.num_sms) +
-                          " CUs: one GCD of an MI250X module, whose database values are per module (2 GCDs, 220 "
-                          "CUs) and would overstate this device 2x. Pass --gpu MI250X to use module values knowingly.");
+                      "device '" + dev.name + "' has " + std::to_string(dev.num_sms) + " CUs: one GCD of an " + g.id +
+                          " module, whose database values are per module (" + std::to_string(n) + " GCDs, " +
+                          std::to_string(g.match_sm_count) + " CUs) and would overstate this device " +
+                          std::to_string(n) + "x. Pass --gpu " + g.id + " to use module values knowingly.");
   return std::nullopt;
 }
 }  // namespace

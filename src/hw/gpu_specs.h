@@ -52,6 +52,9 @@ struct GpuSpec {
   std::vector<std::pair<std::string, PeakValue>> peaks;
   // Hardware facts used to identify a device by architecture.
   int match_sm_count = -1;
+  // Dies a module shows as separate devices (gpus.yaml match.devices_per_module; MI250X: 2 GCDs),
+  // each with match_sm_count / this many CUs; 1 otherwise.
+  int match_devices_per_module = 1;
   double match_mem_gb_min = -1, match_mem_gb_max = -1;
   std::string ambiguous_with;
 
@@ -75,6 +78,8 @@ std::string normalize_gpu_name(std::string_view name);
 
 // By canonical id or alias. NotFound (exit 6) listing the known ids otherwise.
 Result<GpuSpec> lookup_gpu(std::string_view name);
+// The same over a database already loaded (the knowledge context's copy).
+Result<GpuSpec> lookup_gpu_in(const std::vector<GpuSpec>& db, std::string_view name);
 
 // From a device description (trace metadata, detection): the name through the alias table; a
 // generic name ("gfx942", "AMD Radeon Graphics", empty) through arch id + CU/SM count + memory.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "analysis/taxonomy.h"
 #include "core/data.h"
 #include "hw/diagnose.h"
 #include "hw/gpu_specs.h"
@@ -12,6 +13,12 @@
 #include "trace/readers.h"
 
 using namespace goblin;
+
+// Kernel engines come from data/taxonomy.yaml § kernel_engines (the roofline's caller passes them).
+KernelEngineFn taxonomy_engines() {
+  static const auto tax = Taxonomy::load();
+  return [](std::string_view k) { return tax ? tax->engine(k) : std::string(); };
+}
 
 namespace {
 std::string fx(const std::string& rel) { return std::string(GOBLIN_FIXTURES) + "/" + rel; }
@@ -250,15 +257,6 @@ TEST(Roofline, ConvolutionNeedsConcreteInputs) {
   EXPECT_NE(why.find("Concrete Inputs"), std::string::npos);
 }
 
-TEST(Roofline, KernelEngineFromName) {
-  EXPECT_EQ(kernel_engine("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4"),
-            "vector");
-  EXPECT_EQ(kernel_engine("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>"), "vector");
-  EXPECT_EQ(kernel_engine("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"), "matrix");
-  EXPECT_EQ(kernel_engine("cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4"), "matrix");
-  EXPECT_EQ(kernel_engine("void cublasLt::splitKreduce_kernel<32, 16>"), "");
-}
-
 TEST(Roofline, HandBuiltTimelineAttributesKernelToInnermostOp) {
   Timeline tl;
   CpuOpRow lin;
@@ -293,7 +291,7 @@ TEST(Roofline, HandBuiltTimelineAttributesKernelToInnermostOp) {
   k.name = tl.strings.intern("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
   tl.kernels.push(k);
   auto g = lookup_gpu("H100-SXM");
-  auto rep = roofline_from_trace(tl, *g);
+  auto rep = roofline_from_trace(tl, *g, taxonomy_engines());
   ASSERT_EQ(rep.ops.size(), 1u);
   const auto& p = rep.ops[0];
   EXPECT_EQ(p.label.substr(0, 11), "aten::addmm");
@@ -311,7 +309,7 @@ TEST(Roofline, GoldenH100Fp32GemmsSitUnderTheSimtPeak) {
   ASSERT_TRUE(read_path(fx("kineto/h100_llama_fp32_eager_w0.json.gz"), tl).ok());
   auto g = gpu_for_timeline(tl);
   ASSERT_TRUE(g.ok());
-  auto rep = roofline_from_trace(tl, *g);
+  auto rep = roofline_from_trace(tl, *g, taxonomy_engines());
   ASSERT_GT(rep.ops.size(), 5u);
   int gemms = 0;
   for (auto& p : rep.ops) {
@@ -330,7 +328,7 @@ TEST(Roofline, GoldenH100Fp32GemmsSitUnderTheSimtPeak) {
 TEST(Roofline, GoldenH100Bf16SdpaAttentionIsCausal) {
   Timeline tl;
   ASSERT_TRUE(read_path(fx("kineto/h100_llama_bf16_sdpa_w4.json.gz"), tl).ok());
-  auto rep = roofline_from_trace(tl, *gpu_for_timeline(tl));
+  auto rep = roofline_from_trace(tl, *gpu_for_timeline(tl), taxonomy_engines());
   int attn = 0;
   for (auto& p : rep.ops) {
     if (p.kind == "attention") {

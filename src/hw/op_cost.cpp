@@ -284,15 +284,4 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
   return fail("unsupported op");
 }
 
-std::string kernel_engine(std::string_view kname) {
-  std::string k = ascii_lower(kname);
-  auto has = [&](const char* s) { return k.find(s) != std::string::npos; };
-  if (has("tf32") || has("1688") || has("16816") || has("tensorop") || has("hmma") || has("gmma") || has("nvjet") ||
-      has("mfma") || has("wmma") || has("xdl") || has("flash") || has("fmha") || has("cudnn") || has("_bf16") ||
-      has("_h_") || has("sm90_xmma") || has("cutlass3x"))
-    return has("ffma") || has("simt") ? "vector" : "matrix";
-  if (has("sgemm") || has("ffma") || has("simt") || has("dgemm") || has("dfma")) return "vector";
-  return "";
-}
-
 }  // namespace goblin

@@ -13,7 +13,7 @@
 
 namespace goblin {
 
-RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu) {
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   RooflineReport rep;
   rep.gpu = gpu;
   auto bw = gpu.bandwidth_bytes_per_s();
@@ -107,14 +107,15 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu) {
     g.p.bytes += cost->bytes;
     for (auto k : ks) {
       std::string kn(tl.str(K.name[k]));
-      g.engines[kernel_engine(kn)]++;
+      const std::string engine = engine_of ? engine_of(kn) : std::string();
+      g.engines[engine]++;
       g.kern_ns[kn] += K.dur_ns[k];
       auto& kg = kgroups[kn];
       if (kg.p.count == 0) {
         kg.p.label = kn;
         kg.p.kind = "kernel";
         kg.p.dtype = cost->dtype;
-        kg.p.engine = kernel_engine(kn);
+        kg.p.engine = engine;
       }
       kg.p.count++;
       kg.p.time_ns += K.dur_ns[k];

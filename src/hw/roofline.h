@@ -2,6 +2,7 @@
 // record_shapes), kernel time attributed to ops, achieved TFLOPS / bandwidth against the trace
 // GPU's cited peaks; plus counter-based rooflines (Nsight Compute, rocprof) and an SVG plot.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,8 +43,9 @@ std::optional<OpCost> op_cost(std::string_view op_name, std::string_view input_d
 bool is_flop_op(std::string_view op_name);
 
 // Which engine a GEMM/attention kernel ran on, from its name: "matrix" (tensor/matrix cores),
-// "vector" (SIMT: sgemm, ffma), or "" when the name does not say.
-std::string kernel_engine(std::string_view kernel_name);
+// "vector" (SIMT: sgemm, ffma), or "" when the name does not say. The knowledge is
+// data/taxonomy.yaml § kernel_engines (Taxonomy::engine, a layer above): callers pass it in.
+using KernelEngineFn = std::function<std::string(std::string_view kernel_name)>;
 
 struct RooflinePoint {
   std::string label;  // op name + shapes, or kernel name
@@ -79,7 +81,7 @@ struct RooflineReport {
 
 // Attributes each kernel to the innermost FLOP-family CPU op enclosing its launch (runtime call
 // by correlation, on the same thread), falling back to the kernel's External id.
-RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu);
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of);
 
 Json roofline_to_json(const RooflineReport& r);
 std::string roofline_human(const RooflineReport& r, size_t top = 25);

@@ -1,5 +1,6 @@
 // resources/list and resources/read: the cited rule base, the GPU spec database (each figure with
 // its source) and the reports compare_runs wrote in this session.
+#include "audit/knowledge.h"
 #include "audit/rules.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"
@@ -11,9 +12,9 @@ namespace {
 constexpr int kResourceNotFound = -32002;  // MCP's code for an unknown resource URI
 
 Result<Json> rules_json() {
-  ASSIGN_OR_RETURN(auto kb, audit::load_rule_base());
+  ASSIGN_OR_RETURN(auto kn, audit::knowledge());
   Json a = Json::array();
-  for (const auto& r : kb.rules) a.push_back(audit::rule_to_json(r));
+  for (const auto& r : kn->rules.rules) a.push_back(audit::rule_to_json(r));
   return Json{{"rules", a}, {"count", a.size()}};
 }
 

@@ -1,0 +1,16 @@
+// The analysis part of a call's knowledge context (app/verb.h Context::knowledge), for the trace
+// verbs: they read only the taxonomy, advice, collectives and specs, so a broken rule or
+// speedup-model file does not stop them.
+#pragma once
+#include <memory>
+
+#include "analysis/knowledge.h"
+#include "app/verb.h"
+#include "core/status.h"
+
+namespace goblin::app {
+
+// ctx.knowledge's analysis part when the door set one, else the process's (analysis_knowledge()).
+Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& ctx);
+
+}  // namespace goblin::app

@@ -1,0 +1,91 @@
+// The audit knowledge context (audit/knowledge.h) and data/speedup_model.yaml.
+#include "audit/knowledge.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <utility>
+
+#include "core/data.h"
+
+namespace goblin::audit {
+
+namespace {
+std::atomic<int64_t> g_loads{0};
+
+// The file's factor names and where each lands.
+const std::pair<const char*, double SpeedupFactors::*> kFactors[] = {
+    {"gemm_measured_slow_of_median", &SpeedupFactors::gemm_measured_slow_of_median},
+    {"gemm_datasheet_fast", &SpeedupFactors::gemm_datasheet_fast},
+    {"gemm_datasheet_slow", &SpeedupFactors::gemm_datasheet_slow},
+    {"gemm_peak_ratio_slow_multiplier", &SpeedupFactors::gemm_peak_ratio_slow_multiplier},
+    {"attention_flops_fast", &SpeedupFactors::attention_flops_fast},
+    {"attention_flops_slow", &SpeedupFactors::attention_flops_slow},
+    {"attention_peak_fast", &SpeedupFactors::attention_peak_fast},
+    {"attention_peak_slow", &SpeedupFactors::attention_peak_slow},
+    {"fused_optimizer_fast", &SpeedupFactors::fused_optimizer_fast},
+    {"fused_optimizer_slow", &SpeedupFactors::fused_optimizer_slow},
+    {"compile_membound_fast", &SpeedupFactors::compile_membound_fast},
+    {"compile_membound_slow", &SpeedupFactors::compile_membound_slow},
+    {"compile_host_gap_fast", &SpeedupFactors::compile_host_gap_fast},
+    {"compile_host_gap_slow", &SpeedupFactors::compile_host_gap_slow},
+    {"pin_memory_fast", &SpeedupFactors::pin_memory_fast},
+    {"pin_memory_slow", &SpeedupFactors::pin_memory_slow},
+};
+}  // namespace
+
+Result<SpeedupFactors> SpeedupFactors::parse(const std::string& yaml_text, const std::string& origin) {
+  SpeedupFactors f;
+  try {
+    YAML::Node root = YAML::Load(yaml_text);
+    YAML::Node fs = root.IsMap() ? root["factors"] : YAML::Node();
+    if (!fs || !fs.IsMap()) return make_error(ErrorKind::Malformed, "speedup_model: `factors` map missing", origin);
+    for (const auto& [name, member] : kFactors) {
+      YAML::Node n = fs[name];
+      if (!n)
+        return make_error(ErrorKind::Malformed, std::string("speedup_model: factor `") + name + "` missing", origin, -1,
+                          fs.Mark().line + 1);
+      if (!n.IsMap() || !n["value"] || !n["basis"] || n["basis"].Scalar().empty())
+        return make_error(ErrorKind::Malformed,
+                          std::string("speedup_model: factor `") + name + "` needs `value` and `basis`", origin, -1,
+                          n.Mark().line + 1);
+      const double v = n["value"].as<double>();
+      if (!std::isfinite(v) || v < 0)
+        return make_error(ErrorKind::Malformed,
+                          std::string("speedup_model: factor `") + name + "` must be a finite number >= 0", origin, -1,
+                          n["value"].Mark().line + 1);
+      f.*member = v;
+    }
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, std::string("speedup_model: ") + e.what(), origin, -1, e.mark.line + 1);
+  }
+  return f;
+}
+
+Result<SpeedupFactors> SpeedupFactors::load() {
+  ASSIGN_OR_RETURN(auto text, load_data_file("speedup_model.yaml"));
+  return parse(text, data_file_origin("speedup_model.yaml"));
+}
+
+Result<std::shared_ptr<const Knowledge>> knowledge() {
+  static std::mutex mu;
+  static std::string dir;
+  static std::shared_ptr<const Knowledge> cached;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!cached || dir != data_dir_override()) {
+    ++g_loads;
+    Knowledge k;
+    ASSIGN_OR_RETURN(k.analysis_ptr, analysis_knowledge());
+    ASSIGN_OR_RETURN(k.rules, load_rule_base());
+    ASSIGN_OR_RETURN(k.speedup, SpeedupFactors::load());
+    cached = std::make_shared<const Knowledge>(std::move(k));
+    dir = data_dir_override();
+  }
+  return cached;
+}
+
+int64_t knowledge_loads() { return g_loads.load(); }
+
+}  // namespace goblin::audit

@@ -1,0 +1,45 @@
+// The audit's knowledge context: the analysis context (analysis/knowledge.h: taxonomy, overlap
+// and fusion advice, collectives, GPU specs, measured ceilings) extended with the rule base
+// (data/rules/) and the speedup-model factors (data/speedup_model.yaml). Loaded once per process
+// and data directory by knowledge(), then passed as `const Knowledge&`.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "analysis/knowledge.h"
+#include "audit/rules.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+// data/speedup_model.yaml: each multiplier of the speedup models (docs/metrics.md § Speedup
+// models); the file holds each one's basis and source.
+struct SpeedupFactors {
+  double gemm_measured_slow_of_median = 0, gemm_datasheet_fast = 0, gemm_datasheet_slow = 0;
+  double gemm_peak_ratio_slow_multiplier = 0;
+  double attention_flops_fast = 0, attention_flops_slow = 0, attention_peak_fast = 0, attention_peak_slow = 0;
+  double fused_optimizer_fast = 0, fused_optimizer_slow = 0;
+  double compile_membound_fast = 0, compile_membound_slow = 0, compile_host_gap_fast = 0, compile_host_gap_slow = 0;
+  double pin_memory_fast = 0, pin_memory_slow = 0;
+  // Every factor above must be present with a finite non-negative value and a basis: Malformed
+  // (origin, line) otherwise.
+  static Result<SpeedupFactors> parse(const std::string& yaml_text, const std::string& origin);
+  static Result<SpeedupFactors> load();  // data/speedup_model.yaml
+};
+
+struct Knowledge {
+  std::shared_ptr<const AnalysisKnowledge> analysis_ptr;  // shared with analysis_knowledge()
+  RuleBase rules;
+  SpeedupFactors speedup;
+  const AnalysisKnowledge& analysis() const { return *analysis_ptr; }
+  const Taxonomy& taxonomy() const { return analysis_ptr->taxonomy; }
+};
+
+// The process's audit knowledge: on first use (per data directory) the analysis context plus the
+// rule base and factors, then shared; thread-safe; a failed load is not cached.
+Result<std::shared_ptr<const Knowledge>> knowledge();
+// How many times the audit knowledge was loaded in this process (tests).
+int64_t knowledge_loads();
+
+}  // namespace goblin::audit
