@@ -197,7 +197,9 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (size_t a = 0; a < p.op_starts.size();) {
     size_t b = a + 1;
     while (b < p.op_starts.size() && p.op_starts[b].first == p.op_starts[a].first) ++b;
-    if (b - a > 1) std::sort(p.op_starts.begin() + static_cast<std::ptrdiff_t>(a), p.op_starts.begin() + static_cast<std::ptrdiff_t>(b));
+    if (b - a > 1)
+      std::sort(p.op_starts.begin() + static_cast<std::ptrdiff_t>(a),
+                p.op_starts.begin() + static_cast<std::ptrdiff_t>(b));
     a = b;
   }
   p.runtime_by_corr.reserve(tl.runtime.size());

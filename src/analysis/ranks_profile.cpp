@@ -133,7 +133,9 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
       const GpuOpKind k = tl.gpu_ops.kind[i];
       add_clipped(tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i),
-                  k == GpuOpKind::Kernel ? cat_of(tl.gpu_ops.name[i]) : k == GpuOpKind::Memcpy ? kMemcpy : kMemset);
+                  k == GpuOpKind::Kernel   ? cat_of(tl.gpu_ops.name[i])
+                  : k == GpuOpKind::Memcpy ? kMemcpy
+                                           : kMemset);
     }
   }
 

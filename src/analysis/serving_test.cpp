@@ -285,7 +285,8 @@ TEST(Serving, StepFollowsGpuAnnotationAndOrphanWorkIsSeparate) {
     }
   int64_t last_orphan_end = INT64_MIN;
   for (size_t i = 0; i < tl.gpu_ops.count(GpuOpKind::Kernel); ++i)
-    if (tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, i)] < gs) last_orphan_end = std::max(last_orphan_end, tl.gpu_ops.end_ns(tl.gpu_ops.nth(GpuOpKind::Kernel, i)));
+    if (tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, i)] < gs)
+      last_orphan_end = std::max(last_orphan_end, tl.gpu_ops.end_ns(tl.gpu_ops.nth(GpuOpKind::Kernel, i)));
   ASSERT_LT(last_orphan_end, gs);
   ASSERT_GT(last_orphan_end, s.cpu_start_ns);  // the queued work ran on past the step's CPU start
   EXPECT_EQ(s.start_ns, last_orphan_end);

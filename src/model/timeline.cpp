@@ -339,8 +339,8 @@ void Timeline::check_shared_ids(const std::string& src) {
       if (runtime.correlation[r] == corr && str(runtime.name[r]).find("Graph") != std::string_view::npos) graph = true;
     if (!graph)
       warn(W::shared_correlation_id,
-           std::to_string(kn) + " of " + std::to_string(gpu_ops.count(GpuOpKind::Kernel)) + " kernels share correlation id " +
-               std::to_string(corr) +
+           std::to_string(kn) + " of " + std::to_string(gpu_ops.count(GpuOpKind::Kernel)) +
+               " kernels share correlation id " + std::to_string(corr) +
                " (one launch starts one kernel): the ids are damaged, so kernel-to-launch and kernel-to-op "
                "attribution is unreliable",
            src);
@@ -462,16 +462,16 @@ void Timeline::sort_by_start() {
   if (!g.empty()) permute_rows(gpu_ops, g);
   // CPU ops are pointed at by python_frames.cpu_op: remap those rows, keeping frames in the
   // order of the ops they describe.
-  auto c = sort_order(cpu_ops.size(), [&](uint32_t a, uint32_t b) { return cpu_ops.start_ns[a] < cpu_ops.start_ns[b]; });
+  auto c =
+      sort_order(cpu_ops.size(), [&](uint32_t a, uint32_t b) { return cpu_ops.start_ns[a] < cpu_ops.start_ns[b]; });
   if (!c.empty()) {
     permute_rows(cpu_ops, c);
     std::vector<int64_t> new_row(c.size());
     for (size_t i = 0; i < c.size(); ++i) new_row[c[i]] = static_cast<int64_t>(i);
     for (auto& r : python_frames.cpu_op)
       if (r >= 0 && static_cast<size_t>(r) < new_row.size()) r = new_row[static_cast<size_t>(r)];
-    auto f = sort_order(python_frames.size(), [&](uint32_t a, uint32_t b) {
-      return python_frames.cpu_op[a] < python_frames.cpu_op[b];
-    });
+    auto f = sort_order(python_frames.size(),
+                        [&](uint32_t a, uint32_t b) { return python_frames.cpu_op[a] < python_frames.cpu_op[b]; });
     if (!f.empty()) permute_rows(python_frames, f);
   }
   sort_timed(runtime);

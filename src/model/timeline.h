@@ -89,22 +89,22 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
 // former tables were 92 B: one table costs kind 1 + track 4 + bytes 8 + copy_kind 1 = 14 B per
 // kernel row; memcpy/memset rows (57/56 B before) carry the kernel columns (+49/+50 B), few in
 // any trace.
-#define GOBLIN_GPU_OP_COLUMNS(COL, STR, FLAG)                                \
-  COL(int64_t, start_ns, 0)                                                  \
-  COL(int64_t, dur_ns, 0)                                                    \
-  STR(name)                                                                  \
-  COL(GpuOpKind, kind, GpuOpKind::Kernel)                                    \
-  COL(int32_t, device, kNone) /* kNone when unknown */                       \
-  COL(int64_t, stream, kNone) /* stream / queue id */                        \
-  COL(int64_t, correlation, kNone)                                           \
-  COL(int64_t, external_id, kNone)                                           \
-  COL(int32_t, track, kNone) /* TrackTable row, set by finish() */           \
-  COL(Dim3, grid, (Dim3{0, 0, 0})) /* kernels */                             \
-  COL(Dim3, block, (Dim3{0, 0, 0})) /* kernels */                            \
-  COL(int32_t, registers_per_thread, kNone) /* kernels */                    \
-  COL(int64_t, shared_mem_bytes, kNone) /* kernels */                        \
-  COL(int64_t, graph_id, kNone) /* kernels */                                \
-  COL(int64_t, bytes, kNone) /* memcpys, memsets */                          \
+#define GOBLIN_GPU_OP_COLUMNS(COL, STR, FLAG)                                       \
+  COL(int64_t, start_ns, 0)                                                         \
+  COL(int64_t, dur_ns, 0)                                                           \
+  STR(name)                                                                         \
+  COL(GpuOpKind, kind, GpuOpKind::Kernel)                                           \
+  COL(int32_t, device, kNone) /* kNone when unknown */                              \
+  COL(int64_t, stream, kNone) /* stream / queue id */                               \
+  COL(int64_t, correlation, kNone)                                                  \
+  COL(int64_t, external_id, kNone)                                                  \
+  COL(int32_t, track, kNone)                  /* TrackTable row, set by finish() */ \
+  COL(Dim3, grid, (Dim3{0, 0, 0}))            /* kernels */                         \
+  COL(Dim3, block, (Dim3{0, 0, 0}))           /* kernels */                         \
+  COL(int32_t, registers_per_thread, kNone)   /* kernels */                         \
+  COL(int64_t, shared_mem_bytes, kNone)       /* kernels */                         \
+  COL(int64_t, graph_id, kNone)               /* kernels */                         \
+  COL(int64_t, bytes, kNone)                  /* memcpys, memsets */                \
   COL(CopyKind, copy_kind, CopyKind::Unknown) /* memcpys */
 
 // One row per GPU track, a (device, stream/queue, rank) the GPU ops run on, derived by
@@ -325,7 +325,8 @@ enum class CpuOpKind : uint8_t { Op, PythonFunction };
 // Kernels, memcpys and memsets (GOBLIN_GPU_OP_COLUMNS). Sorted by (start_ns, kind) after
 // Timeline::finish(); count(kind) scans the one-byte kind column.
 GOBLIN_PLAIN_TABLE(
-    GpuOpTable, GpuOpRow, GOBLIN_GPU_OP_COLUMNS, start_ns, GOBLIN_END_NS size_t count(GpuOpKind k) const {
+    GpuOpTable, GpuOpRow, GOBLIN_GPU_OP_COLUMNS, start_ns,
+    GOBLIN_END_NS size_t count(GpuOpKind k) const {
       size_t n = 0;
       for (GpuOpKind x : kind) n += x == k;
       return n;
@@ -514,8 +515,8 @@ class Timeline {
 
   // validate()'s check for correlation / External ids shared by most rows (damaged ids).
   void check_shared_ids(const std::string& src);
-  void sort_by_start();   // finish()'s sort and remap
-  void derive_tracks();   // finish()'s track table
+  void sort_by_start();  // finish()'s sort and remap
+  void derive_tracks();  // finish()'s track table
   struct Indexes {
     std::mutex mu;  // held while (re)building
     // Table sizes when built; read without the lock on every lookup (release/acquire pairs with

@@ -241,7 +241,7 @@ TEST(Timeline, OneGpuOpTableWithAKindColumn) {
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 1u);
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 1u);
-  EXPECT_EQ(tl.gpu_ops.bytes[0], kNone);  // a kernel has no bytes
+  EXPECT_EQ(tl.gpu_ops.bytes[0], kNone);           // a kernel has no bytes
   EXPECT_EQ(tl.gpu_ops.grid[1], (Dim3{0, 0, 0}));  // a memcpy has no grid
   EXPECT_EQ(tl.gpu_ops.copy_kind[1], CopyKind::HtoD);
   EXPECT_EQ(tl.gpu_ops.copy_kind[2], CopyKind::Unknown);

@@ -55,7 +55,8 @@ TEST(KinetoRecords, CurrentSchemaKernelMemcpyAndMetadata) {
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 7);
   EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 17004);
-  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // this kernel's args carry no External id
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            kNone);  // this kernel's args carry no External id
   EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{32000, 1, 1}));
   EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{128, 1, 1}));
   EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 32);
@@ -96,7 +97,8 @@ TEST(KinetoRecords, Schema2021StreamTidsAndIntegerEpoch) {
   ASSERT_TRUE(read("kineto_2021_legacy_resnet50.json.gz", tl).ok());
   // First kernel: ts 1610366388630527 µs (integer epoch), dur 1009, tid "stream 7",
   // correlation 627, "external id" 883, grid [12544,2,1], block [8,8,1], 80 regs, 2304 B shared.
-  EXPECT_TRUE(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]).starts_with("void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3"));
+  EXPECT_TRUE(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)])
+                  .starts_with("void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3"));
   EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1610366388630527000);
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1009000);
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 7);
@@ -137,7 +139,8 @@ TEST(KinetoRecords, RocmKernelsAndMemcpyKind) {
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
   EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 118);
   EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 13);
-  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{0, 0, 0}));  // ROCm GPU events carry no grid
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{0, 0, 0}));  // ROCm GPU events carry no grid
   EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
   bool hip = false;
   for (auto n : tl.runtime.name) hip |= tl.str(n) == "hipLaunchKernel";

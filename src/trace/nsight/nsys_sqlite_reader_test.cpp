@@ -27,7 +27,8 @@ TEST(NsysSqlite, RealExport) {
   Status s = read_nsys_sqlite(kExport, tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4u);
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "add_parallel(const float *, const float *, float *, int)");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "add_parallel(const float *, const float *, float *, int)");
   EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1453545934);
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1453680134 - 1453545934);
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
@@ -70,8 +71,8 @@ TEST(NsysSqlite, RealExport) {
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1437157542 - 1429496338);
   EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], CopyKind::DtoH);
   EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)]), "[CUDA memcpy Device-to-Host]");
-  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 0u);      // no MEMSET table in this export
-  EXPECT_EQ(tl.annotations.size(), 0u);  // nor NVTX_EVENTS
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 0u);  // no MEMSET table in this export
+  EXPECT_EQ(tl.annotations.size(), 0u);                // nor NVTX_EVENTS
 
   ASSERT_EQ(tl.meta.devices.size(), 1u);
   EXPECT_EQ(tl.meta.devices[0].name, "NVIDIA GeForce RTX 4060 Ti");
@@ -139,7 +140,8 @@ TEST_F(SyntheticExport, OptionalTablesAndMissingColumns) {
   EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "gemm_kernel");
   EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{8, 4, 1}));
   EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 3072);
-  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // column absent in this export
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            kNone);  // column absent in this export
   EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);
   EXPECT_EQ(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], kNoStr);  // dangling StringIds id 99: warned
   EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], kNone);

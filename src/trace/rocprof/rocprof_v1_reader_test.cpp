@@ -26,12 +26,14 @@ TEST(RocprofV1, Mi100TimestampsCsv) {
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
   // 0,"vecCopy(...) [clone .kd]",2,0,0,...,1048576,256,0,0,8,8,16,64,...,DispatchNs 1410204895282038,
   // Start 1410204895308401, End 1410204895332881
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "vecCopy(double*, double*, double*, int, int)");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "vecCopy(double*, double*, double*, int, int)");
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
   EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1410204895308401);
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 24480);
-  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{4096, 1, 1}));  // 1048576 / 256
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{4096, 1, 1}));  // 1048576 / 256
   EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 1, 1}));
   EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 16);  // 8 arch + 8 accum
   int64_t n = 0;
@@ -43,7 +45,8 @@ TEST(RocprofV1, Mi100TimestampsCsv) {
 TEST(RocprofV1, Mi300xCountersAndKdSuffix) {
   Timeline tl = read_ok("rocprof/legacy_rocprof_MI300X_A1__SQ_LEVEL_WAVES.csv");
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "vecCopy(double*, double*, double*, int, int)");  // " (.kd)" stripped
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "vecCopy(double*, double*, double*, int, int)");  // " (.kd)" stripped
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 60633);
   EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // Correlation_ID 0 = not traced
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 716380685161855 - 716380685145736);

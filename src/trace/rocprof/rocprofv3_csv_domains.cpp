@@ -139,7 +139,8 @@ class MemoryCopyReader : public DomainRowReader {
     m.copy_kind = copy_kind_from_text(dir);
     auto src = parse_agent(f_.text(src_)), dst = parse_agent(f_.text(dst_));
     // The copy belongs to the GPU end: the source of a device-to-host copy, else the destination.
-    auto dev = (m.copy_kind == CopyKind::DtoH || m.copy_kind == CopyKind::DtoD || m.copy_kind == CopyKind::PtoP) ? src : dst;
+    auto dev =
+        (m.copy_kind == CopyKind::DtoH || m.copy_kind == CopyKind::DtoD || m.copy_kind == CopyKind::PtoP) ? src : dst;
     if (!dev) dev = dst ? dst : src;
     if (dev) {
       m.device = static_cast<int32_t>(*dev);

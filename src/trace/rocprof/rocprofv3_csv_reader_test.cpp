@@ -27,7 +27,8 @@ TEST(RocprofV3Csv, KernelTraceRocm7Columns) {
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 9u);
   // Row 1: "Agent 4",queue 1,stream 1,...,"void addition_kernel<float>(...)",corr 1,
   // 1550151853029637..1550151853042437, LDS 0, VGPR 8, AccVGPR 0, WG 64x1x1, grid 1024x1024x1.
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "void addition_kernel<float>(float*, float const*, float const*, int, int)");
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 4);
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
   EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
@@ -52,8 +53,9 @@ TEST(RocprofV3Csv, KernelTrace2024VariantsWithIntAgentsAndSegmentSizes) {
   // "KERNEL_DISPATCH",1,139690710949888,15,"matrixTranspose(float*, float*, int)",0,671599758568,
   // 671599825328,0,0,4,4,1,1024,1024,1
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
-  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 139690710949888);  // no Stream_Id: the queue handle
-  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);       // 0 = none
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            139690710949888);                                                      // no Stream_Id: the queue handle
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // 0 = none
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 66760);
   EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 256, 1}));
   EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{4, 4, 1}));
@@ -90,8 +92,9 @@ TEST(RocprofV3Csv, RocpdToCsvCapitalisationAndGuid) {
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);  // "GPU 2"
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 3);
-  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2048);    // Lds_Block_Size
-  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 32);  // Vgpr_Count 24 + Accum_Vgpr_Count 8
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2048);  // Lds_Block_Size
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            32);  // Vgpr_Count 24 + Accum_Vgpr_Count 8
   EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 2, 1}));
   EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 150);
 }
@@ -277,7 +280,8 @@ TEST(RocprofV3Csv, TruncatedRowsAndBadNumbersWarnWithLineAndKeepGoing) {
   ASSERT_TRUE(read_rocprofv3_csv(p, tl, {}).ok());
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);  // good, short, badq
   EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)]), "short");
-  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], (std::array<uint32_t, 3>{0, 0, 0}));  // unknown, not invented
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)],
+            (std::array<uint32_t, 3>{0, 0, 0}));  // unknown, not invented
   EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 2)], kNone);
   int64_t count = 0, line = 0;
   ASSERT_TRUE(has_warning(tl, "fewer fields than the header", &count, &line));

@@ -41,7 +41,8 @@ TEST(RocprofV3Json, Gfx950FixtureGolden) {
   EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 71)], (std::array<uint32_t, 3>{864, 12, 1}));
   // Last dispatch: the RCCL kernel with 37664 B of LDS.
   const size_t last = tl.gpu_ops.count(GpuOpKind::Kernel) - 1;
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, last)]), "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, last)]),
+            "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)");
   EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, last)], 37664);
   EXPECT_EQ(tl.gpu_ops.end_ns(tl.gpu_ops.nth(GpuOpKind::Kernel, last)), 63873104615494);
   auto span = tl.gpu_span();
@@ -82,7 +83,8 @@ TEST(RocprofV3Json, SmallDocumentWithApiCopiesAndMarkers) {
   EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "gemm");
   EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
   EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 9);
-  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{8, 1, 1}));  // ceil(1000 / 128)
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{8, 1, 1}));  // ceil(1000 / 128)
   ASSERT_EQ(tl.runtime.size(), 1u);
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "hipLaunchKernel");
   EXPECT_EQ(tl.runtime.pid[0], 42);
@@ -108,7 +110,8 @@ TEST(RocprofV3Json, TruncatedDocumentKeepsRecordsAndNamesOffset) {
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
   EXPECT_GT(tl.gpu_ops.count(GpuOpKind::Kernel), 100u);  // the dispatches before the cut
   EXPECT_LT(tl.gpu_ops.count(GpuOpKind::Kernel), 43915u);
-  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "__amd_rocclr_copyBuffer");  // names still resolved
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "__amd_rocclr_copyBuffer");  // names still resolved
 }
 
 TEST(RocprofV3Json, WrongShapesAreMalformedNotCrashes) {
