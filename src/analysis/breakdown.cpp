@@ -60,7 +60,15 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   std::vector<Interval> v_all, v_comm, v_memcpy, v_htod, v_compute, v_gemm, v_simt, v_shape, v_fp32mem, v_eager_sm;
   // Per class (index into p.classes): bit 0 fp32 memory-bound, bit 1 eager attention softmax.
   std::vector<uint8_t> class_waste_flags;
-  std::map<int32_t, std::vector<Interval>> v_stream;  // by track (Timeline::tracks)
+  // By track (Timeline::tracks); a row with no track (a timeline built by hand, not finished)
+  // by its own (device, stream).
+  std::map<std::pair<int32_t, int64_t>, std::vector<Interval>> v_stream;
+  auto stream_key = [&](size_t i) {
+    const int32_t t = tl.gpu_ops.track[i];
+    return t >= 0 && static_cast<size_t>(t) < tl.tracks.size()
+               ? std::pair<int32_t, int64_t>{tl.tracks.device[t], tl.tracks.stream[t]}
+               : std::pair<int32_t, int64_t>{tl.gpu_ops.device[i], tl.gpu_ops.stream[i]};
+  };
   std::map<std::string, std::vector<Interval>> v_cat;
   const GpuOpTable& k = tl.gpu_ops;
   p.kernel_class.resize(k.size());  // memcpy and memset rows keep class 0, never read
@@ -92,7 +100,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     const KernelClass& kc = p.classes[ci];
     Interval iv{k.start_ns[i], k.end_ns(i)};
     v_all.push_back(iv);
-    v_stream[k.track[i]].push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat[kc.category].push_back(iv);
     if (kc.category == "attention") p.has_fused_attention = true;
     if (class_waste_flags[ci] & 1) v_fp32mem.push_back(iv);
@@ -135,7 +143,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     v_all.push_back(iv);
     v_memcpy.push_back(iv);
     if (tl.gpu_ops.copy_kind[i] == CopyKind::HtoD) v_htod.push_back(iv);
-    v_stream[tl.gpu_ops.track[i]].push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat["memcpy"].push_back(iv);
   }
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
@@ -143,7 +151,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};
     v_all.push_back(iv);
     v_compute.push_back(iv);
-    v_stream[tl.gpu_ops.track[i]].push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat["memset"].push_back(iv);
   }
   p.all = union_of(std::move(v_all));
@@ -159,10 +167,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   p.class_flags = class_waste_flags;
   p.fp32_bytes_ratio = tax.fp32_bytes_ratio();
   p.fp32_min_simt_share = tax.fp32_min_simt_share();
-  // Track ids order like their (device, stream): per_stream is filled in its own key order.
-  for (auto& [t, v] : v_stream)
-    if (t >= 0 && static_cast<size_t>(t) < tl.tracks.size())
-      p.per_stream[{tl.tracks.device[t], tl.tracks.stream[t]}] = union_of(std::move(v));
+  for (auto& [key, v] : v_stream) p.per_stream[key] = union_of(std::move(v));
   for (auto& [key, v] : v_cat) p.per_category[key] = union_of(std::move(v));
 
   // Input-pipeline CPU spans.

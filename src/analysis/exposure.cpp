@@ -1,6 +1,7 @@
 #include "analysis/exposure.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace goblin {
@@ -40,14 +41,19 @@ ExposureResult compute_exposure(const Timeline& tl) {
     de.ops = static_cast<int64_t>(idx.size());
     edges.clear();
     edges.reserve(idx.size() * 2);
-    std::unordered_map<int32_t, int> stream_active;  // by track: one per stream of this device
+    // By track (one per stream of this device); a row of a timeline not finished (built by
+    // hand, no track yet) counts by its stream, so it is never merged with other streams.
+    std::map<std::pair<int32_t, int64_t>, int> stream_active;
+    auto stream_of = [&](size_t i) {
+      return std::pair<int32_t, int64_t>{ops.track[i], ops.track[i] == kNone ? ops.stream[i] : 0};
+    };
     int64_t wmin = INT64_MAX, wmax = INT64_MIN;
     for (uint32_t i : idx) {
       int64_t s = ops.start_ns[i], e = ops.end_ns(i);
       de.op_time_ns += e - s;
       wmin = std::min(wmin, s);
       wmax = std::max(wmax, e);
-      stream_active.emplace(ops.track[i], 0);
+      stream_active.emplace(stream_of(i), 0);
       if (e == s) continue;  // zero-duration ops: no time, no edges (hidden stays 0)
       edges.push_back({s, i, true});
       edges.push_back({e, i, false});
@@ -69,7 +75,7 @@ ExposureResult compute_exposure(const Timeline& tl) {
         if (distinct >= 2) H += dt;
         prev = ev.t;
       }
-      int& cnt = stream_active[ops.track[ev.op]];
+      int& cnt = stream_active[stream_of(ev.op)];
       if (ev.is_start) {
         h_at_start[ev.op] = H;
         if (cnt++ == 0) ++distinct;

@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/data.h"
@@ -130,11 +132,15 @@ Result<std::vector<FusePattern>> load_fusion_patterns() {
 namespace {
 
 // Op indices per track (device, stream), in track order, each in start order (the table's
-// order, Timeline::finish).
+// order, Timeline::finish). A row with no track (a timeline built by hand, not finished) goes
+// by its own (device, stream).
 std::vector<std::vector<uint32_t>> stream_sequences(const GpuOpTable& ops) {
-  std::map<int32_t, std::vector<uint32_t>> m;
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops.dur_ns[i] >= 0) m[ops.track[i]].push_back(static_cast<uint32_t>(i));
+  std::map<std::tuple<int32_t, int32_t, int64_t>, std::vector<uint32_t>> m;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.dur_ns[i] < 0) continue;
+    const bool tracked = ops.track[i] != kNone;
+    m[{ops.track[i], tracked ? 0 : ops.device[i], tracked ? 0 : ops.stream[i]}].push_back(static_cast<uint32_t>(i));
+  }
   std::vector<std::vector<uint32_t>> out;
   out.reserve(m.size());
   for (auto& [k, v] : m) out.push_back(std::move(v));

@@ -41,6 +41,12 @@ void fill(Timeline& tl, size_t from, size_t to, bool reverse_interning = false) 
             col.push_back(tl.strings.intern(std::string(column) + "#" + std::to_string(r)));
         } else {
           if constexpr (std::is_integral_v<T>) {
+            if (std::string_view(column) == "track") {
+              // gpu_ops.track is derived by finish(), never read: a read leaves it kNone, and
+              // append() resets it.
+              col.push_back(static_cast<T>(kNone));
+              continue;
+            }
             if (std::string_view(column) == "cpu_op") {
               // python_frames.cpu_op is a row of this timeline's cpu_ops (filled just before): the
               // frame of row r points at row r, which append() must shift past the rows before it.
