@@ -61,7 +61,7 @@ void ingest(benchmark::State& state, const std::string& file) {
       state.SkipWithError(s.error().describe().c_str());
       return;
     }
-    kernels = tl.kernels.size();
+    kernels = tl.gpu_ops.count(goblin::GpuOpKind::Kernel);
     benchmark::DoNotOptimize(kernels);
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());

@@ -20,18 +20,21 @@ struct GraphCount {
 GraphCount graph_attribution(Timeline& tl) {
   tl.build_indexes();
   GraphCount g;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    if (tl.kernels.graph_id[i] == kNone) continue;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel || tl.gpu_ops.graph_id[i] == kNone) continue;
     ++g.graph_kernels;
-    auto r = tl.runtime_by_correlation(tl.kernels.correlation[i]);
+    auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[i]);
     if (r && tl.str(tl.runtime.name[*r]) == "cudaGraphLaunch") ++g.attributed;
   }
   return g;
 }
 
 size_t kernels_in(const Timeline& tl, const Step& s) {
-  return static_cast<size_t>(std::count_if(tl.kernels.start_ns.begin(), tl.kernels.start_ns.end(),
-                                           [&](int64_t t) { return t >= s.start_ns && t < s.end_ns; }));
+  size_t n = 0;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
+    n += tl.gpu_ops.kind[i] == GpuOpKind::Kernel && tl.gpu_ops.start_ns[i] >= s.start_ns &&
+         tl.gpu_ops.start_ns[i] < s.end_ns;
+  return n;
 }
 
 // small_train.py: MLP + AdamW, 8 steps (the hook's window: steps 3..6), then a CUDA graph
@@ -43,8 +46,8 @@ TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
   EXPECT_TRUE(tl.warnings.empty()) << tl.warnings[0].message;
   ASSERT_EQ(tl.meta.formats.size(), 1u);
   EXPECT_EQ(tl.meta.formats[0], Format::Kineto);
-  EXPECT_EQ(tl.kernels.size(), 252u);
-  EXPECT_EQ(tl.memcpys.size(), 22u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 252u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 22u);
   EXPECT_EQ(tl.runtime.size(), 336u);
   EXPECT_EQ(tl.flows.size(), 0u);         // launch flows are counted, not stored
   EXPECT_EQ(tl.meta.launch_flows, 548u);  // one s/f pair per GPU op whose launch was recorded
@@ -81,7 +84,7 @@ TEST(TracerFixture, CompiledGraphsAttributedToTheirLaunchInOneTrace) {
   Timeline tl;
   Status st = read_path(example("tuned_compile_graphs_cupti.json.gz"), tl);
   ASSERT_TRUE(st.ok()) << st.error().message;
-  EXPECT_EQ(tl.kernels.size(), 15576u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 15576u);
   GraphCount g = graph_attribution(tl);
   EXPECT_EQ(g.graph_kernels, 6272u);
   EXPECT_EQ(g.attributed, 6272u);

@@ -147,20 +147,20 @@ TEST(TracerWriter, ReadsBackThroughTheKinetoReaderIntoOneTimeline) {
   Status st = kineto::read_source(*src, tl, ReadOptions{});
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_TRUE(tl.warnings.empty()) << tl.warnings[0].message;
-  ASSERT_EQ(tl.kernels.size(), 3u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "void gemm<\"x\">(float*)");
-  EXPECT_EQ(tl.str(tl.kernels.name[2]), "bad\xEF\xBF\xBDname");
-  EXPECT_EQ(tl.kernels.dur_ns[0], 300'000);
-  EXPECT_EQ(tl.kernels.start_ns[0], 150'000);  // relative to baseTimeNanoseconds
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 5120);
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 96);
-  EXPECT_EQ(tl.kernels.grid[0][0], 132u);
-  EXPECT_EQ(tl.kernels.graph_id[0], kNone);
-  EXPECT_EQ(tl.kernels.graph_id[1], 7);
-  EXPECT_EQ(tl.kernels.stream[0], 7);
-  ASSERT_EQ(tl.memcpys.size(), 1u);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.bytes[0], 1 << 20);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "void gemm<\"x\">(float*)");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 2)]), "bad\xEF\xBF\xBDname");
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 300'000);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 150'000);  // relative to baseTimeNanoseconds
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 5120);
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 96);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)][0], 132u);
+  EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);
+  EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], 7);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 7);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 1u);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.bytes[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1 << 20);
   EXPECT_EQ(tl.runtime.size(), 4u);  // 3 API calls + 1 cuda_sync
   EXPECT_EQ(tl.flows.size(), 0u);    // the tracer writes launch flows (ac2g) only: counted, not stored
   EXPECT_EQ(tl.meta.launch_flows, 8u);
@@ -175,7 +175,7 @@ TEST(TracerWriter, ReadsBackThroughTheKinetoReaderIntoOneTimeline) {
 
   // Graph kernels resolve to their cudaGraphLaunch by correlation.
   tl.build_indexes();
-  auto r = tl.runtime_by_correlation(tl.kernels.correlation[1]);
+  auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)]);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(tl.str(tl.runtime.name[*r]), "cudaGraphLaunch");
 

@@ -60,12 +60,21 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   std::vector<Interval> v_all, v_comm, v_memcpy, v_htod, v_compute, v_gemm, v_simt, v_shape, v_fp32mem, v_eager_sm;
   // Per class (index into p.classes): bit 0 fp32 memory-bound, bit 1 eager attention softmax.
   std::vector<uint8_t> class_waste_flags;
+  // By track (Timeline::tracks); a row with no track (a timeline built by hand, not finished)
+  // by its own (device, stream).
   std::map<std::pair<int32_t, int64_t>, std::vector<Interval>> v_stream;
+  auto stream_key = [&](size_t i) {
+    const int32_t t = tl.gpu_ops.track[i];
+    return t >= 0 && static_cast<size_t>(t) < tl.tracks.size()
+               ? std::pair<int32_t, int64_t>{tl.tracks.device[t], tl.tracks.stream[t]}
+               : std::pair<int32_t, int64_t>{tl.gpu_ops.device[i], tl.gpu_ops.stream[i]};
+  };
   std::map<std::string, std::vector<Interval>> v_cat;
-  const KernelTable& k = tl.kernels;
-  p.kernel_class.resize(k.size());
+  const GpuOpTable& k = tl.gpu_ops;
+  p.kernel_class.resize(k.size());  // memcpy and memset rows keep class 0, never read
   int64_t tiny_grid = 0;
   for (size_t i = 0; i < k.size(); ++i) {
+    if (k.kind[i] != GpuOpKind::Kernel) continue;
     StrId cpu = kNoStr;
     if (k.external_id[i] != kNone) {
       // The launching CPU op's name, for taxonomy rules on it (the Timeline's External-id index).
@@ -91,7 +100,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     const KernelClass& kc = p.classes[ci];
     Interval iv{k.start_ns[i], k.end_ns(i)};
     v_all.push_back(iv);
-    v_stream[{k.device[i], k.stream[i]}].push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat[kc.category].push_back(iv);
     if (kc.category == "attention") p.has_fused_attention = true;
     if (class_waste_flags[ci] & 1) v_fp32mem.push_back(iv);
@@ -128,19 +137,21 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   if (tiny_grid > 0)
     p.notes.push_back(std::to_string(tiny_grid) + " GEMM launch(es) with fewer thread blocks than " +
                       std::to_string(tiny) + " x SMs (kernel_shape)");
-  for (size_t i = 0; i < tl.memcpys.size(); ++i) {
-    Interval iv{tl.memcpys.start_ns[i], tl.memcpys.end_ns(i)};
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Memcpy) continue;
+    Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};
     v_all.push_back(iv);
     v_memcpy.push_back(iv);
-    if (tl.memcpys.kind[i] == CopyKind::HtoD) v_htod.push_back(iv);
-    v_stream[{tl.memcpys.device[i], tl.memcpys.stream[i]}].push_back(iv);
+    if (tl.gpu_ops.copy_kind[i] == CopyKind::HtoD) v_htod.push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat["memcpy"].push_back(iv);
   }
-  for (size_t i = 0; i < tl.memsets.size(); ++i) {
-    Interval iv{tl.memsets.start_ns[i], tl.memsets.end_ns(i)};
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Memset) continue;
+    Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};
     v_all.push_back(iv);
     v_compute.push_back(iv);
-    v_stream[{tl.memsets.device[i], tl.memsets.stream[i]}].push_back(iv);
+    v_stream[stream_key(i)].push_back(iv);
     v_cat["memset"].push_back(iv);
   }
   p.all = union_of(std::move(v_all));
@@ -182,11 +193,20 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (size_t i = 0; i < tl.annotations.size(); ++i) cpu_annotations += !tl.annotations.on_gpu[i];
   p.has_cpu_side = tl.cpu_ops.size() > 0 || cpu_annotations > 0;
 
-  // Gap attribution: GPU op starts (with correlation) sorted once; runtime by correlation.
-  GpuOps ops(tl);
+  // Gap attribution: GPU op starts (with correlation); runtime by correlation. The ops are in
+  // start order already (Timeline::finish); ops starting together are put in correlation order,
+  // the order the lookup below relies on.
+  const GpuOpTable& ops = tl.gpu_ops;
   p.op_starts.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) p.op_starts.emplace_back(ops.start(i), ops.correlation(i));
-  std::sort(p.op_starts.begin(), p.op_starts.end());
+  for (size_t i = 0; i < ops.size(); ++i) p.op_starts.emplace_back(ops.start_ns[i], ops.correlation[i]);
+  for (size_t a = 0; a < p.op_starts.size();) {
+    size_t b = a + 1;
+    while (b < p.op_starts.size() && p.op_starts[b].first == p.op_starts[a].first) ++b;
+    if (b - a > 1)
+      std::sort(p.op_starts.begin() + static_cast<std::ptrdiff_t>(a),
+                p.op_starts.begin() + static_cast<std::ptrdiff_t>(b));
+    a = b;
+  }
   p.runtime_by_corr.reserve(tl.runtime.size());
   for (size_t r = 0; r < tl.runtime.size(); ++r)
     if (tl.runtime.correlation[r] != kNone) p.runtime_by_corr.emplace(tl.runtime.correlation[r], r);
@@ -257,18 +277,19 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
   // ---- launch statistics (kernels starting in the window) ----
   std::vector<double> delays;
   int64_t short_time = 0;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    int64_t s = tl.kernels.start_ns[i];
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    int64_t s = tl.gpu_ops.start_ns[i];
     if (s < w.start || s >= w.end) continue;
     ++b.launches.kernels;
-    int64_t d = tl.kernels.dur_ns[i];
+    int64_t d = tl.gpu_ops.dur_ns[i];
     b.launches.kernel_time_ns += d;
     if (d < kShortKernelNs) {
       ++b.launches.short_kernels;
       short_time += d;
     }
-    auto r = p.runtime_by_corr.find(tl.kernels.correlation[i]);
-    if (tl.kernels.correlation[i] != kNone && r != p.runtime_by_corr.end()) {
+    auto r = p.runtime_by_corr.find(tl.gpu_ops.correlation[i]);
+    if (tl.gpu_ops.correlation[i] != kNone && r != p.runtime_by_corr.end()) {
       ++b.launches.correlated;
       delays.push_back(static_cast<double>(s - tl.runtime.end_ns(r->second)) / 1e3);
     }

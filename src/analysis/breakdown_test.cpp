@@ -41,7 +41,7 @@ TEST(Breakdown, HandBuiltStepPartitionsExactly) {
   b.annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 760, 900);
   b.launch("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", 900, 910, 950, 1000,
            7);
-  PreparedTrace p = prepare_trace(b.tl, tax());
+  PreparedTrace p = prepare_trace(b.done(), tax());
   // No device metadata: s falls back to taxonomy.yaml's ratio.
   EXPECT_EQ(p.tensor_core_speedup, tax().tensor_core_speedup());
   WindowBreakdown w = analyse_window(p, "s", {0, 1000});
@@ -111,7 +111,7 @@ TEST(Breakdown, Fp32ModelElementwiseAndEagerSoftmax) {
   const double s = tax().tensor_core_speedup();
   {
     TlBuilder b = build(false);
-    WindowBreakdown w = analyse_window(prepare_trace(b.tl, tax()), "s", {0, 1000});
+    WindowBreakdown w = analyse_window(prepare_trace(b.done(), tax()), "s", {0, 1000});
     // SIMT 400 + 200 of 600 GEMM → fp32 model. M = the float mul (100); the BFloat16 add, the
     // foreach (optimizer) and log_softmax are not in M; the _softmax (60) is eager attention.
     EXPECT_NEAR(w.waste.precision_path, 600e-9 * (1 - 1 / s) + 100e-9 * 0.5, 1e-15);
@@ -123,7 +123,7 @@ TEST(Breakdown, Fp32ModelElementwiseAndEagerSoftmax) {
     // A fused attention kernel ran: the softmax is not eager attention's, and the GEMM time is
     // now mostly SIMT still (400 of 400): M stays, EA goes.
     TlBuilder b = build(true);
-    WindowBreakdown w = analyse_window(prepare_trace(b.tl, tax()), "s", {0, 1000});
+    WindowBreakdown w = analyse_window(prepare_trace(b.done(), tax()), "s", {0, 1000});
     EXPECT_NEAR(w.waste.kernel_shape, 0.0, 1e-15);
     EXPECT_NEAR(w.waste.precision_path, 400e-9 * (1 - 1 / s) + 100e-9 * 0.5, 1e-15);
     expect_additive(w.waste, 1000e-9);
@@ -134,7 +134,7 @@ TEST(Breakdown, LaunchLatencyGap) {
   TlBuilder b;
   b.launch("k1", 0, 5, 10, 20);
   b.launch("k2", 15, 40, 45, 50);  // launch call in flight when the GPU went idle at 20
-  PreparedTrace p = prepare_trace(b.tl, tax());
+  PreparedTrace p = prepare_trace(b.done(), tax());
   WindowBreakdown w = analyse_window(p, "s", {10, 50});
   EXPECT_EQ(w.idle.launch_latency_ns, 25);
   EXPECT_NEAR(w.waste.host_gap, 25e-9, 1e-15);
@@ -142,13 +142,13 @@ TEST(Breakdown, LaunchLatencyGap) {
 
 TEST(Breakdown, NoCpuSideMarksUnobserved) {
   Timeline tl;
-  KernelRow k;
+  GpuOpRow k;
   k.start_ns = 0;
   k.dur_ns = 10;
   k.name = tl.strings.intern("nvjet_x");
-  tl.kernels.push(k);
+  tl.gpu_ops.push(k);
   k.start_ns = 30;
-  tl.kernels.push(k);
+  tl.gpu_ops.push(k);
   PreparedTrace p = prepare_trace(tl, tax());
   WindowBreakdown w = analyse_window(p, "s", {0, 40});
   EXPECT_NEAR(w.waste.unattributed, 20e-9, 1e-15);

@@ -14,12 +14,21 @@ CategoryBreakdown category_breakdown(const Timeline& tl, const Taxonomy& tax) {
     ++a.second;
     b.total_op_ns += dur;
   };
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    const KernelClass& kc = p.classes[p.kernel_class[i]];
-    add(kc.category, kc.family, tl.kernels.dur_ns[i]);
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    switch (tl.gpu_ops.kind[i]) {
+      case GpuOpKind::Kernel: {
+        const KernelClass& kc = p.classes[p.kernel_class[i]];
+        add(kc.category, kc.family, tl.gpu_ops.dur_ns[i]);
+        break;
+      }
+      case GpuOpKind::Memcpy:
+        add("memcpy", "copy engine", tl.gpu_ops.dur_ns[i]);
+        break;
+      case GpuOpKind::Memset:
+        add("memset", "runtime", tl.gpu_ops.dur_ns[i]);
+        break;
+    }
   }
-  for (size_t i = 0; i < tl.memcpys.size(); ++i) add("memcpy", "copy engine", tl.memcpys.dur_ns[i]);
-  for (size_t i = 0; i < tl.memsets.size(); ++i) add("memset", "runtime", tl.memsets.dur_ns[i]);
   for (const auto& [key, v] : agg) {
     double pct = b.total_op_ns > 0 ? 100.0 * v.first / static_cast<double>(b.total_op_ns) : 0;
     b.rows.push_back({key.first, key.second, v.first, v.second, pct});

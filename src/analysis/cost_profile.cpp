@@ -37,7 +37,7 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
     for (const Interval& iv : clip(p.loader, w->window)) c.loader_cpu_s += static_cast<double>(iv.length()) / 1e9;
   }
   std::sort(windows.begin(), windows.end());
-  const KernelTable& k = tl.kernels;
+  const GpuOpTable& k = tl.gpu_ops;
   std::unordered_map<StrId, bool> score_dims;  // input_dims string → holds a score matrix
   auto on_scores = [&](size_t i) {
     if (p.has_fused_attention || k.external_id[i] == kNone) return false;
@@ -49,6 +49,7 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
     return it->second;
   };
   for (size_t i = 0; i < k.size(); ++i) {
+    if (k.kind[i] != GpuOpKind::Kernel) continue;
     const int64_t s = k.start_ns[i];
     auto it = std::upper_bound(windows.begin(), windows.end(), std::pair<int64_t, int64_t>{s, INT64_MAX});
     if (it == windows.begin() || s >= std::prev(it)->second) continue;

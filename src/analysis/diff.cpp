@@ -52,10 +52,8 @@ class ScopeFinder {
     const AnnotationTable& a = tl.annotations;
     for (size_t i = 0; i < a.size(); ++i) {
       if (a.on_gpu[i] || is_step_annotation(tl.str(a.name[i]))) continue;
-      by_thread_[{a.pid[i], a.tid[i]}].push_back(static_cast<uint32_t>(i));
+      by_thread_[{a.pid[i], a.tid[i]}].push_back(static_cast<uint32_t>(i));  // in start order
     }
-    for (auto& [k, v] : by_thread_)
-      std::sort(v.begin(), v.end(), [&](uint32_t x, uint32_t y) { return a.start_ns[x] < a.start_ns[y]; });
   }
   StrId find(int64_t pid, int64_t tid, int64_t t) const {
     auto it = by_thread_.find({pid, tid});
@@ -112,7 +110,7 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
   }
   for (const Interval& w : windows) p.wall_ns += w.length();
 
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   const size_t n = ops.size();
   LaunchAttribution la = attribute_launches(tl);
   ScopeFinder scopes(tl);
@@ -121,7 +119,7 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
   {
     std::vector<Interval> all;
     all.reserve(n);
-    for (size_t i = 0; i < n; ++i) all.push_back({ops.start(i), ops.end(i)});
+    for (size_t i = 0; i < n; ++i) all.push_back({ops.start_ns[i], ops.end_ns(i)});
     IntervalSet u = union_of(std::move(all));
     for (const Interval& w : windows) p.busy_ns += total_length(clip(u, w));
   }
@@ -144,7 +142,7 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
   std::vector<Acc> acc;
 
   for (size_t i = 0; i < n; ++i) {
-    const int64_t s = ops.start(i), e = ops.end(i);
+    const int64_t s = ops.start_ns[i], e = ops.end_ns(i);
     // First window ending after s; windows are sorted and disjoint.
     auto w =
         std::upper_bound(windows.begin(), windows.end(), s, [](int64_t t, const Interval& x) { return t < x.end; });
@@ -157,17 +155,17 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
     if (clipped <= 0 && !starts_inside) continue;
     const int64_t op_row = la.cpu_op[i];
     const StrId op_name = op_row >= 0 ? tl.cpu_ops.name[static_cast<size_t>(op_row)] : kNoStr;
-    const size_t cid = canon_of(ops.name(i));
+    const size_t cid = canon_of(ops.name[i]);
     auto [it, inserted] = index.try_emplace({static_cast<int64_t>(cid), static_cast<int64_t>(op_name)}, acc.size());
     if (inserted) {
       Acc a;
       a.g.name = canon_names[cid];
       a.g.base = kernel_base_name(a.g.name);
       a.g.op = op_name == kNoStr ? "" : std::string(tl.str(op_name));
-      const GpuOpKind k = ops.kind(i);
+      const GpuOpKind k = ops.kind[i];
       a.g.kind = gpu_op_kind_name(k);
       if (k == GpuOpKind::Kernel) {
-        KernelClass kc = tax.classify(tl.str(ops.name(i)), a.g.op);
+        KernelClass kc = tax.classify(tl.str(ops.name[i]), a.g.op);
         a.g.category = kc.category;
         a.g.family = kc.family;
       } else {
@@ -179,10 +177,10 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
     Acc& a = acc[it->second];
     a.g.time_ns += std::max<int64_t>(clipped, 0);
     if (starts_inside) ++a.g.launches;
-    ++a.full[ops.name(i)];
+    ++a.full[ops.name[i]];
     // Scope: the launch's thread and time (runtime call by correlation, else the CPU op).
     int64_t pid = kNone, tid = kNone, t = la.launch_ns[i];
-    if (auto rt = ops.correlation(i) != kNone ? tl.runtime_by_correlation(ops.correlation(i)) : std::nullopt) {
+    if (auto rt = ops.correlation[i] != kNone ? tl.runtime_by_correlation(ops.correlation[i]) : std::nullopt) {
       pid = tl.runtime.pid[*rt];
       tid = tl.runtime.tid[*rt];
     } else if (op_row >= 0) {

@@ -1,21 +1,10 @@
 #include "analysis/exposure.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace goblin {
-
-const char* gpu_op_kind_name(GpuOpKind k) {
-  switch (k) {
-    case GpuOpKind::Kernel:
-      return "kernel";
-    case GpuOpKind::Memcpy:
-      return "memcpy";
-    case GpuOpKind::Memset:
-      return "memset";
-  }
-  return "kernel";
-}
 
 namespace {
 struct Edge {
@@ -26,18 +15,18 @@ struct Edge {
 }  // namespace
 
 ExposureResult compute_exposure(const Timeline& tl) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   ExposureResult r;
   r.hidden_ns.assign(ops.size(), 0);
 
   // Group op indices by device.
   std::unordered_map<int32_t, std::vector<uint32_t>> by_dev;
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops.dur(i) < 0) {
+    if (ops.dur_ns[i] < 0) {
       ++r.negative_duration_ops;
       continue;
     }
-    by_dev[ops.device(i)].push_back(static_cast<uint32_t>(i));
+    by_dev[ops.device[i]].push_back(static_cast<uint32_t>(i));
   }
   std::vector<int32_t> devs;
   for (auto& [d, _] : by_dev) devs.push_back(d);
@@ -52,14 +41,19 @@ ExposureResult compute_exposure(const Timeline& tl) {
     de.ops = static_cast<int64_t>(idx.size());
     edges.clear();
     edges.reserve(idx.size() * 2);
-    std::unordered_map<int64_t, int> stream_active;
+    // By track (one per stream of this device); a row of a timeline not finished (built by
+    // hand, no track yet) counts by its stream, so it is never merged with other streams.
+    std::map<std::pair<int32_t, int64_t>, int> stream_active;
+    auto stream_of = [&](size_t i) {
+      return std::pair<int32_t, int64_t>{ops.track[i], ops.track[i] == kNone ? ops.stream[i] : 0};
+    };
     int64_t wmin = INT64_MAX, wmax = INT64_MIN;
     for (uint32_t i : idx) {
-      int64_t s = ops.start(i), e = ops.end(i);
+      int64_t s = ops.start_ns[i], e = ops.end_ns(i);
       de.op_time_ns += e - s;
       wmin = std::min(wmin, s);
       wmax = std::max(wmax, e);
-      stream_active.emplace(ops.stream(i), 0);
+      stream_active.emplace(stream_of(i), 0);
       if (e == s) continue;  // zero-duration ops: no time, no edges (hidden stays 0)
       edges.push_back({s, i, true});
       edges.push_back({e, i, false});
@@ -81,7 +75,7 @@ ExposureResult compute_exposure(const Timeline& tl) {
         if (distinct >= 2) H += dt;
         prev = ev.t;
       }
-      int& cnt = stream_active[ops.stream(ev.op)];
+      int& cnt = stream_active[stream_of(ev.op)];
       if (ev.is_start) {
         h_at_start[ev.op] = H;
         if (cnt++ == 0) ++distinct;
@@ -94,7 +88,7 @@ ExposureResult compute_exposure(const Timeline& tl) {
     de.multi_stream_ns = H;
     for (uint32_t i : idx) {
       de.hidden_ns += r.hidden_ns[i];
-      de.exposed_ns += ops.dur(i) - r.hidden_ns[i];
+      de.exposed_ns += ops.dur_ns[i] - r.hidden_ns[i];
     }
     r.devices.push_back(de);
   }

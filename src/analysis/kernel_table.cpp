@@ -107,7 +107,7 @@ void sweep_thread(const CpuOpTable& t, std::vector<uint32_t>& rows, std::vector<
 }  // namespace
 
 LaunchAttribution attribute_launches(const Timeline& tl) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   const size_t n = ops.size();
   LaunchAttribution la;
   la.cpu_op.assign(n, -1);
@@ -126,7 +126,7 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
   std::unordered_map<ThreadKey, std::vector<SweepQuery>, ThreadKeyHash> cpu_queries, py_queries;
   for (size_t i = 0; i < n; ++i) {
     std::optional<size_t> rt;
-    int64_t corr = ops.correlation(i);
+    int64_t corr = ops.correlation[i];
     if (corr != kNone) rt = tl.runtime_by_correlation(corr);
     ThreadKey thread{kNone, kNone};
     if (rt) {
@@ -142,8 +142,8 @@ LaunchAttribution attribute_launches(const Timeline& tl) {
         }
       }
     }
-    if (la.cpu_op[i] < 0 && ops.external_id(i) != kNone) {
-      if (auto op = tl.cpu_op_by_external_id(ops.external_id(i))) {
+    if (la.cpu_op[i] < 0 && ops.external_id[i] != kNone) {
+      if (auto op = tl.cpu_op_by_external_id(ops.external_id[i])) {
         la.cpu_op[i] = static_cast<int64_t>(*op);
         la.method[i] = AttributionMethod::KernelExternalId;
         if (!rt) {
@@ -232,7 +232,7 @@ K mode_of(const std::unordered_map<K, int64_t>& m, int64_t* count) {
 
 KernelTableResult build_kernel_table(const Timeline& tl, const ExposureResult& ex, const LaunchAttribution& la,
                                      const Taxonomy* tax) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   KernelTableResult kt;
   kt.taxonomy_loaded = tax != nullptr;
   kt.op_row.assign(ops.size(), -1);
@@ -245,16 +245,16 @@ KernelTableResult build_kernel_table(const Timeline& tl, const ExposureResult& e
   std::unordered_map<std::string, int32_t> by_key;
   std::unordered_map<uint64_t, int32_t> by_id;  // (kind, StrId) → row
   for (size_t i = 0; i < ops.size(); ++i) {
-    int64_t d = ops.dur(i);
+    int64_t d = ops.dur_ns[i];
     if (d < 0) continue;
-    GpuOpKind kind = ops.kind(i);
-    uint64_t idkey = (static_cast<uint64_t>(kind) << 32) | ops.name(i);
+    GpuOpKind kind = ops.kind[i];
+    uint64_t idkey = (static_cast<uint64_t>(kind) << 32) | ops.name[i];
     int32_t row;
     auto it = by_id.find(idkey);
     if (it != by_id.end()) {
       row = it->second;
     } else {
-      std::string canon = canonical_kernel_name(tl.str(ops.name(i)));
+      std::string canon = canonical_kernel_name(tl.str(ops.name[i]));
       if (canon.empty()) canon = "<unnamed>";
       std::string key = std::string(gpu_op_kind_name(kind)) + '\x1f' + canon;
       auto [kit, ins] = by_key.emplace(key, static_cast<int32_t>(kt.rows.size()));
@@ -278,12 +278,12 @@ KernelTableResult build_kernel_table(const Timeline& tl, const ExposureResult& e
     r.max_ns = std::max(r.max_ns, d);
     r.hidden_ns += ex.hidden_ns[i];
     r.exposed_ns += d - ex.hidden_ns[i];
-    ++a.names[ops.name(i)];
+    ++a.names[ops.name[i]];
     if (la.cpu_op[i] >= 0) ++a.cpu[tl.cpu_ops.name[la.cpu_op[i]]];
     if (la.python[i] != kNoStr) ++a.py[la.python[i]];
-    int32_t dev = ops.device(i);
+    int32_t dev = ops.device[i];
     if (std::find(a.devices.begin(), a.devices.end(), dev) == a.devices.end()) a.devices.push_back(dev);
-    int64_t st = ops.stream(i);
+    int64_t st = ops.stream[i];
     if (a.streams.size() < 16 && std::find(a.streams.begin(), a.streams.end(), st) == a.streams.end())
       a.streams.push_back(st);
     kt.total_ns += d;

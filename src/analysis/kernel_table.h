@@ -33,7 +33,7 @@ enum class AttributionMethod : uint8_t {
 };
 const char* attribution_method_name(AttributionMethod m);
 
-// Per GpuOps index.
+// Per gpu_ops row.
 struct LaunchAttribution {
   std::vector<int64_t> cpu_op;     // CpuOpTable row, -1 when unknown
   std::vector<StrId> python;       // innermost user Python frame active at launch, kNoStr if none
@@ -70,7 +70,7 @@ struct KernelTableRow {
 
 struct KernelTableResult {
   std::vector<KernelTableRow> rows;  // sorted by total_ns descending
-  std::vector<int32_t> op_row;       // per GpuOps index → row index
+  std::vector<int32_t> op_row;       // per gpu_ops row → row index
   int64_t total_ns = 0;              // Σ dur over all GPU ops
   int64_t ops = 0;
   int64_t attributed_cpu_op = 0, attributed_python = 0;

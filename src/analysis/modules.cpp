@@ -78,7 +78,7 @@ ModuleTable build_module_table(const Timeline& tl, const LaunchAttribution& la, 
       "innermost nn.Module python_function frame open on the launching thread at the op's launch (runtime call by "
       "correlation, else its CPU op); graph-replay ops attributed to their graph launch";
   if (!t.available) return t;
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   struct Acc {
     ModuleRow row;
     std::set<std::string> instances;
@@ -89,7 +89,7 @@ ModuleTable build_module_table(const Timeline& tl, const LaunchAttribution& la, 
   for (size_t i = 0; i < ops.size() && i < kt.op_row.size(); ++i) {
     const int32_t kr = kt.op_row[i];
     if (kr < 0) continue;  // negative duration: not in the kernel table either
-    const int64_t d = ops.dur(i);
+    const int64_t d = ops.dur_ns[i];
     std::string key, path, instance;
     const int32_t s = ma.op_stack[i];
     if (la.graph_launch[i]) ++t.graph_replay_ops;

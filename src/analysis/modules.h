@@ -27,7 +27,7 @@
 namespace goblin {
 
 struct ModuleAttribution {
-  std::vector<int32_t> op_stack;                 // per GpuOps index: index into stacks, -1 when none
+  std::vector<int32_t> op_stack;                 // per gpu_ops row: index into stacks, -1 when none
   std::vector<std::vector<std::string>> stacks;  // distinct module stacks, outermost first ("Qwen3Model_0", ...)
   bool has_module_frames = false;                // any "nn.Module: " python_function frame in the trace
   int64_t with_module = 0;                       // ops with a module stack

@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/data.h"
@@ -129,20 +131,19 @@ Result<std::vector<FusePattern>> load_fusion_patterns() {
 
 namespace {
 
-// Op indices per (device, stream), each sorted by start.
-std::vector<std::vector<uint32_t>> stream_sequences(const GpuOps& ops) {
-  std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> m;
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops.dur(i) >= 0) m[{ops.device(i), ops.stream(i)}].push_back(static_cast<uint32_t>(i));
+// Op indices per track (device, stream), in track order, each in start order (the table's
+// order, Timeline::finish). A row with no track (a timeline built by hand, not finished) goes
+// by its own (device, stream).
+std::vector<std::vector<uint32_t>> stream_sequences(const GpuOpTable& ops) {
+  std::map<std::tuple<int32_t, int32_t, int64_t>, std::vector<uint32_t>> m;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.dur_ns[i] < 0) continue;
+    const bool tracked = ops.track[i] != kNone;
+    m[{ops.track[i], tracked ? 0 : ops.device[i], tracked ? 0 : ops.stream[i]}].push_back(static_cast<uint32_t>(i));
+  }
   std::vector<std::vector<uint32_t>> out;
   out.reserve(m.size());
-  for (auto& [k, v] : m) {
-    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
-      int64_t sa = ops.start(a), sb = ops.start(b);
-      return sa != sb ? sa < sb : a < b;
-    });
-    out.push_back(std::move(v));
-  }
+  for (auto& [k, v] : m) out.push_back(std::move(v));
   return out;
 }
 
@@ -219,22 +220,22 @@ std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la) {
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
                                             const std::vector<int64_t>& scope, Vendor vendor,
                                             const OverlapHeuristics& h, const Taxonomy& tax) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   std::vector<int64_t> risky(kt.rows.size(), 0);
   for (const auto& seq : stream_sequences(ops)) {
     for (size_t k = 0; k < seq.size(); ++k) {
       uint32_t i = seq[k];
       if (kt.op_row[i] < 0 || scope[i] < 0) continue;
-      double dur_us = ops.dur(i) / 1000.0;
+      double dur_us = ops.dur_ns[i] / 1000.0;
       double thr_ns = 1000.0 * std::max(h.dep_min_us, std::min(h.dep_max_us, h.dep_frac * dur_us));
       bool r = false;
       if (k > 0) {
         uint32_t p = seq[k - 1];
-        if (scope[p] == scope[i] && ops.start(i) - ops.end(p) <= thr_ns) r = true;
+        if (scope[p] == scope[i] && ops.start_ns[i] - ops.end_ns(p) <= thr_ns) r = true;
       }
       if (!r && k + 1 < seq.size()) {
         uint32_t n = seq[k + 1];
-        if (scope[n] == scope[i] && ops.start(n) - ops.end(i) <= thr_ns) r = true;
+        if (scope[n] == scope[i] && ops.start_ns[n] - ops.end_ns(i) <= thr_ns) r = true;
       }
       if (r) ++risky[kt.op_row[i]];
     }
@@ -351,7 +352,7 @@ struct FuseAcc {
 
 std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResult& kt, const LaunchAttribution& la,
                                       const std::vector<FusePattern>& patterns, Vendor vendor) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   auto seqs = stream_sequences(ops);
   auto row_of = [&](uint32_t i) -> const KernelTableRow* {
     return kt.op_row[i] >= 0 ? &kt.rows[kt.op_row[i]] : nullptr;
@@ -370,7 +371,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       FuseAcc& a = groups[sig];
       ++a.occurrences;
       a.kernels += static_cast<int64_t>(run.size());
-      for (uint32_t i : run) a.related_ns += ops.dur(i);
+      for (uint32_t i : run) a.related_ns += ops.dur_ns[i];
       if (a.example.empty())
         for (uint32_t i : run) {
           if (a.example.size() >= 8) break;
@@ -393,14 +394,14 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
         const KernelTableRow* r = row_of(i);
         if (!r) return false;
         if (p.detector == "elementwise_run") {
-          if (ops.dur(i) >= p.max_kernel_us * 1000) return false;
+          if (ops.dur_ns[i] >= p.max_kernel_us * 1000) return false;
           return std::find(p.categories.begin(), p.categories.end(), r->category) != p.categories.end();
         }
-        if (ops.kind(i) == GpuOpKind::Memcpy) {
+        if (ops.kind[i] == GpuOpKind::Memcpy) {
           std::string n = ascii_lower(r->full_name);
           return contains(n, "dtod") || contains(n, "device -> device");
         }
-        if (ops.kind(i) != GpuOpKind::Kernel) return false;
+        if (ops.kind[i] != GpuOpKind::Kernel) return false;
         StrId op = cpu_name(i);
         if (op != kNoStr) return cpu_re.match(op);
         return re.match_row(kt.op_row[i], r->name);
@@ -423,20 +424,20 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       }
     } else if (p.detector == "norm_after_comm") {
       RegexCache re(tl, p.comm_regex);
+      // The ops of `seqs` per device, in start order (the table's).
       std::map<int32_t, std::vector<uint32_t>> by_dev;
-      for (const auto& seq : seqs)
-        for (uint32_t i : seq) by_dev[ops.device(i)].push_back(i);
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (ops.dur_ns[i] >= 0) by_dev[ops.device[i]].push_back(static_cast<uint32_t>(i));
       for (auto& [dev, v] : by_dev) {
-        std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ops.start(a) < ops.start(b); });
         for (size_t k = 0; k < v.size(); ++k) {
           const KernelTableRow* r = row_of(v[k]);
           if (!r || r->category != "communication" || !re.match_row(kt.op_row[v[k]], r->name)) continue;
-          int64_t end = ops.end(v[k]);
+          int64_t end = ops.end_ns(v[k]);
           for (size_t j = k + 1; j < v.size() && j < k + 256; ++j) {
-            if (ops.start(v[j]) < end) continue;
+            if (ops.start_ns[v[j]] < end) continue;
             const KernelTableRow* n = row_of(v[j]);
             if (!n || n->category == "communication") continue;
-            if (n->category == "norm" && ops.start(v[j]) - end <= p.max_gap_us * 1000)
+            if (n->category == "norm" && ops.start_ns[v[j]] - end <= p.max_gap_us * 1000)
               add(short_name(r->name, 60) + " → " + label(v[j]), {v[k], v[j]});
             break;
           }
@@ -449,7 +450,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
           const KernelTableRow* r = row_of(seq[k]);
           const KernelTableRow* pr = row_of(seq[k - 1]);
           if (!r || !pr || r->category != "softmax") continue;
-          if (ops.start(seq[k]) - ops.end(seq[k - 1]) > p.max_gap_us * 1000) continue;
+          if (ops.start_ns[seq[k]] - ops.end_ns(seq[k - 1]) > p.max_gap_us * 1000) continue;
           if (re.match_row(kt.op_row[seq[k - 1]], pr->name) || re.match(cpu_name(seq[k - 1])))
             add(signature({seq[k - 1], seq[k]}), {seq[k - 1], seq[k]});
         }
@@ -457,7 +458,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       RegexCache scope_re(tl, p.scope_regex), fused_re(tl, p.fused_regex);
       std::vector<uint32_t> by_launch;
       for (size_t i = 0; i < ops.size(); ++i)
-        if (la.launch_ns[i] != kNone && ops.kind(i) == GpuOpKind::Kernel && ops.dur(i) >= 0)
+        if (la.launch_ns[i] != kNone && ops.kind[i] == GpuOpKind::Kernel && ops.dur_ns[i] >= 0)
           by_launch.push_back(static_cast<uint32_t>(i));
       std::sort(by_launch.begin(), by_launch.end(),
                 [&](uint32_t a, uint32_t b) { return la.launch_ns[a] < la.launch_ns[b]; });
@@ -470,9 +471,9 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
         int64_t fused_ns = 0, total_ns = 0, mta = 0;
         for (auto it = lo; it != by_launch.end() && la.launch_ns[*it] <= an.end_ns(a); ++it) {
           run.push_back(*it);
-          total_ns += ops.dur(*it);
+          total_ns += ops.dur_ns[*it];
           const KernelTableRow* r = row_of(*it);
-          if (r && fused_re.match_row(kt.op_row[*it], r->name)) fused_ns += ops.dur(*it);
+          if (r && fused_re.match_row(kt.op_row[*it], r->name)) fused_ns += ops.dur_ns[*it];
           if (r && contains(r->name, "multi_tensor_apply")) ++mta;
         }
         if (static_cast<int>(run.size()) < p.min_kernels || fused_ns * 2 >= total_ns) continue;

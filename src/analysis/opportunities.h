@@ -49,7 +49,7 @@ struct OverlapRow {
   std::string cpu_op, python_location;
 };
 
-// `scope`: per GpuOps index, an id of the launching scope (equal ids = same scope), -1 unknown.
+// `scope`: per gpu_ops row, an id of the launching scope (equal ids = same scope), -1 unknown.
 std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la);
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
                                             const std::vector<int64_t>& scope, Vendor vendor,

@@ -17,30 +17,26 @@ struct OpAttr {
 
 // kind + canonical name per op, cached by interned name.
 std::vector<std::string> op_keys(const Timeline& tl) {
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   std::unordered_map<uint64_t, std::string> cache;
   std::vector<std::string> keys(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    uint64_t k = (static_cast<uint64_t>(ops.kind(i)) << 32) | ops.name(i);
+    uint64_t k = (static_cast<uint64_t>(ops.kind[i]) << 32) | ops.name[i];
     auto it = cache.find(k);
     if (it == cache.end())
       it =
           cache
-              .emplace(k, std::string(gpu_op_kind_name(ops.kind(i))) + ":" + canonical_kernel_name(tl.str(ops.name(i))))
+              .emplace(k, std::string(gpu_op_kind_name(ops.kind[i])) + ":" + canonical_kernel_name(tl.str(ops.name[i])))
               .first;
     keys[i] = it->second;
   }
   return keys;
 }
 
-// Op indexes per key, in start order.
-std::unordered_map<std::string, std::vector<size_t>> ordered_groups(const Timeline& tl,
-                                                                    const std::vector<std::string>& keys) {
-  GpuOps ops(tl);
+// Op indexes per key, in start order (the GPU-op table's order, Timeline::finish).
+std::unordered_map<std::string, std::vector<size_t>> ordered_groups(const std::vector<std::string>& keys) {
   std::unordered_map<std::string, std::vector<size_t>> g;
   for (size_t i = 0; i < keys.size(); ++i) g[keys[i]].push_back(i);
-  for (auto& [k, v] : g)
-    std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return ops.start(a) < ops.start(b); });
   return g;
 }
 
@@ -65,9 +61,9 @@ OverlapJoinResult overlap_join(const Timeline& map_tl, const Timeline& tl, const
 
   LaunchAttribution mla = attribute_launches(map_tl);
   std::vector<int64_t> mscope = scopes_from_attribution(mla);
-  auto mgroups = ordered_groups(map_tl, op_keys(map_tl));
-  auto fgroups = ordered_groups(tl, op_keys(tl));
-  GpuOps fops(tl);
+  auto mgroups = ordered_groups(op_keys(map_tl));
+  auto fgroups = ordered_groups(op_keys(tl));
+  const GpuOpTable& fops = tl.gpu_ops;
   std::vector<OpAttr> attr(fops.size());
   for (auto& [key, fv] : fgroups) {
     auto it = mgroups.find(key);

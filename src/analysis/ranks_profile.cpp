@@ -51,21 +51,24 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   std::vector<Interval> v_all, v_compute, v_comm;
   v_all.reserve(tl.gpu_op_count());
   std::unordered_map<StrId, std::string> base;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    const Interval iv{tl.kernels.start_ns[i], tl.kernels.end_ns(i)};
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    const Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};
     v_all.push_back(iv);
-    const std::string& c = cat_of(tl.kernels.name[i]);
+    const std::string& c = cat_of(tl.gpu_ops.name[i]);
     if (c == "communication")
       v_comm.push_back(iv);
     else if (c != "memcpy")
       v_compute.push_back(iv);
-    cached(base, tl.kernels.name[i],
-           [&] { return kernel_base_name(canonical_kernel_name(tl.str(tl.kernels.name[i]))); });
+    cached(base, tl.gpu_ops.name[i],
+           [&] { return kernel_base_name(canonical_kernel_name(tl.str(tl.gpu_ops.name[i]))); });
   }
-  for (size_t i = 0; i < tl.memcpys.size(); ++i) v_all.push_back({tl.memcpys.start_ns[i], tl.memcpys.end_ns(i)});
-  for (size_t i = 0; i < tl.memsets.size(); ++i) {
-    v_all.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
-    v_compute.push_back({tl.memsets.start_ns[i], tl.memsets.end_ns(i)});
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
+    if (tl.gpu_ops.kind[i] == GpuOpKind::Memcpy) v_all.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Memset) continue;
+    v_all.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
+    v_compute.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
   }
   for (const auto& [id, b] : base) p.kernel_names.push_back(b);
   std::sort(p.kernel_names.begin(), p.kernel_names.end());
@@ -126,10 +129,14 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     }
   };
   if (!windows.empty()) {
-    for (size_t i = 0; i < tl.kernels.size(); ++i)
-      add_clipped(tl.kernels.start_ns[i], tl.kernels.end_ns(i), cat_of(tl.kernels.name[i]));
-    for (size_t i = 0; i < tl.memcpys.size(); ++i) add_clipped(tl.memcpys.start_ns[i], tl.memcpys.end_ns(i), "memcpy");
-    for (size_t i = 0; i < tl.memsets.size(); ++i) add_clipped(tl.memsets.start_ns[i], tl.memsets.end_ns(i), "memset");
+    static const std::string kMemcpy = "memcpy", kMemset = "memset";
+    for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+      const GpuOpKind k = tl.gpu_ops.kind[i];
+      add_clipped(tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i),
+                  k == GpuOpKind::Kernel   ? cat_of(tl.gpu_ops.name[i])
+                  : k == GpuOpKind::Memcpy ? kMemcpy
+                                           : kMemset);
+    }
   }
 
   // ---- collectives ----
@@ -153,20 +160,21 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     return it == ck.dtype_bytes.end() ? kNone : n * it->second;
   };
   std::vector<std::string> unknown_dtypes;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    if (cat_of(tl.kernels.name[i]) != "communication") continue;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    if (cat_of(tl.gpu_ops.name[i]) != "communication") continue;
     RankCollective c;
-    c.start_ns = tl.kernels.start_ns[i];
-    c.end_ns = tl.kernels.end_ns(i);
+    c.start_ns = tl.gpu_ops.start_ns[i];
+    c.end_ns = tl.gpu_ops.end_ns(i);
     std::optional<size_t> meta;
-    const int64_t corr = tl.kernels.correlation[i];
+    const int64_t corr = tl.gpu_ops.correlation[i];
     if (corr != kNone) {
       if (auto it = gpu_by_corr.find(corr); it != gpu_by_corr.end()) meta = it->second;
     } else if (auto it = gpu_by_start.find(c.start_ns); it != gpu_by_start.end()) {
       meta = it->second;
     }
     if (!meta && !cpu_by_ext.empty()) {
-      int64_t ext = tl.kernels.external_id[i];
+      int64_t ext = tl.gpu_ops.external_id[i];
       if (corr != kNone)
         if (auto rt = tl.runtime_by_correlation(corr)) ext = tl.runtime.external_id[*rt];
       if (auto it = cpu_by_ext.find(ext); ext != kNone && it != cpu_by_ext.end()) meta = it->second;
@@ -182,10 +190,10 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
       c.bytes = bytes_of(m);
       if (c.bytes == kNone && ct.dtype[m] != kNoStr) unknown_dtypes.emplace_back(tl.str(ct.dtype[m]));
     } else {
-      c.name = canonical_kernel_name(tl.str(tl.kernels.name[i]));
+      c.name = canonical_kernel_name(tl.str(tl.gpu_ops.name[i]));
     }
     const CollectiveKnowledge::Type* t = ck.type_of(c.name);
-    if (!t && meta) t = ck.type_of(tl.str(tl.kernels.name[i]));
+    if (!t && meta) t = ck.type_of(tl.str(tl.gpu_ops.name[i]));
     c.type = t ? t->type : "other";
     c.synchronizes = t && t->synchronizes;
     if (c.group_size == kNone) c.group_size = p.world_size;

@@ -233,14 +233,15 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   std::unordered_map<StrId, Agg> by_name;
   int64_t total_kernel = 0;
   std::unordered_map<std::string, int64_t> attention_ns;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    Agg& a = by_name[tl.kernels.name[i]];
-    a.ns += tl.kernels.dur_ns[i];
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    Agg& a = by_name[tl.gpu_ops.name[i]];
+    a.ns += tl.gpu_ops.dur_ns[i];
     ++a.count;
     a.cls = p.kernel_class[i];
-    total_kernel += tl.kernels.dur_ns[i];
+    total_kernel += tl.gpu_ops.dur_ns[i];
     const KernelClass& kc = p.classes[p.kernel_class[i]];
-    if (!kc.attention_backend.empty()) attention_ns[kc.attention_backend] += tl.kernels.dur_ns[i];
+    if (!kc.attention_backend.empty()) attention_ns[kc.attention_backend] += tl.gpu_ops.dur_ns[i];
   }
   std::vector<std::pair<StrId, Agg>> ranked(by_name.begin(), by_name.end());
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {

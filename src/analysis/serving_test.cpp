@@ -202,8 +202,8 @@ TEST(Serving, ModuleTableOnTheGraphReplayDecodeTrace) {
   ModuleTable t = build_module_table(tl, a.la, attribute_modules(tl, a.la), a.kt);
   ASSERT_TRUE(t.available);
   int64_t graph_kernels = 0;
-  for (size_t i = 0; i < tl.kernels.size(); ++i)
-    if (auto r = tl.runtime_by_correlation(tl.kernels.correlation[i]))
+  for (size_t i = 0; i < tl.gpu_ops.count(GpuOpKind::Kernel); ++i)
+    if (auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, i)]))
       graph_kernels += tl.str(tl.runtime.name[*r]) == "hipGraphLaunch";
   EXPECT_GT(graph_kernels, 500);
   EXPECT_EQ(t.graph_replay_ops, graph_kernels);
@@ -284,8 +284,9 @@ TEST(Serving, StepFollowsGpuAnnotationAndOrphanWorkIsSeparate) {
       ge = std::max(ge, tl.annotations.end_ns(i));
     }
   int64_t last_orphan_end = INT64_MIN;
-  for (size_t i = 0; i < tl.kernels.size(); ++i)
-    if (tl.kernels.start_ns[i] < gs) last_orphan_end = std::max(last_orphan_end, tl.kernels.end_ns(i));
+  for (size_t i = 0; i < tl.gpu_ops.count(GpuOpKind::Kernel); ++i)
+    if (tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, i)] < gs)
+      last_orphan_end = std::max(last_orphan_end, tl.gpu_ops.end_ns(tl.gpu_ops.nth(GpuOpKind::Kernel, i)));
   ASSERT_LT(last_orphan_end, gs);
   ASSERT_GT(last_orphan_end, s.cpu_start_ns);  // the queued work ran on past the step's CPU start
   EXPECT_EQ(s.start_ns, last_orphan_end);

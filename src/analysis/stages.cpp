@@ -136,7 +136,7 @@ Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la,
 StageSplit split_stages(const Timeline& tl, const LaunchAttribution& la, const KernelTableResult& kt,
                         const StagePatterns& pats) {
   StageSplit out;
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   out.op_stage.assign(ops.size(), -1);
   const AnnotationTable& an = tl.annotations;
   std::vector<std::string> ann_stage(an.size());
@@ -162,7 +162,8 @@ StageSplit split_stages(const Timeline& tl, const LaunchAttribution& la, const K
     std::set<StrId> names;
     for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
       if (tl.cpu_ops.kind[i] == CpuOpKind::Op) names.insert(tl.cpu_ops.name[i]);
-    for (size_t i = 0; i < tl.kernels.size(); ++i) names.insert(tl.kernels.name[i]);
+    for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
+      if (tl.gpu_ops.kind[i] == GpuOpKind::Kernel) names.insert(tl.gpu_ops.name[i]);
     for (StrId s : names) look(tl.str(s).substr(0, 300));
     out.profile_stage = profile_stage_of(seen);
     out.method =
@@ -216,7 +217,7 @@ StageSplit split_stages(const Timeline& tl, const LaunchAttribution& la, const K
     if (kr < 0) continue;
     StageRow& row = by_stage[op_stage_name[i]];
     row.stage = op_stage_name[i];
-    const int64_t s = ops.start(i), e = ops.end(i);
+    const int64_t s = ops.start_ns[i], e = ops.end_ns(i);
     if (row.ops == 0 || s < row.window_start_ns) row.window_start_ns = s;
     if (row.ops == 0 || e > row.window_end_ns) row.window_end_ns = e;
     ++row.ops;

@@ -39,7 +39,7 @@ struct StageSplit {
   std::string profile_stage;     // prefill | decode | mixed; "" when the trace does not say
   std::string method;            // how the stages were found (documented in the output)
   bool from_annotations = false;
-  std::vector<int16_t> op_stage;  // per GpuOps index: index into stages, -1 unstaged
+  std::vector<int16_t> op_stage;  // per gpu_ops row: index into stages, -1 unstaged
 };
 
 // data/serving_stages.yaml parsed (defined in stages.cpp; the knowledge context holds one).

@@ -118,17 +118,12 @@ void find_before_first_step(const Timeline& tl, StepDetection& d) {
   if (d.steps.empty() || d.steps.front().name == "window") return;
   const int64_t w1 = d.steps.front().start_ns;
   int64_t first = INT64_MAX;
-  auto scan = [&](const GpuOpColumns& c) {
-    for (size_t i = 0; i < c.size(); ++i) {
-      if (c.start_ns[i] >= w1) continue;
-      first = std::min(first, c.start_ns[i]);
-      ++d.before_first_step_ops;
-      if (!has_launch_record(tl, c.correlation[i])) ++d.before_first_step_orphans;
-    }
-  };
-  scan(tl.kernels);
-  scan(tl.memcpys);
-  scan(tl.memsets);
+  const GpuOpTable& c = tl.gpu_ops;
+  for (size_t i = 0; i < c.size() && c.start_ns[i] < w1; ++i) {  // in start order (Timeline::finish)
+    first = std::min(first, c.start_ns[i]);
+    ++d.before_first_step_ops;
+    if (!has_launch_record(tl, c.correlation[i])) ++d.before_first_step_orphans;
+  }
   if (d.before_first_step_ops == 0) return;
   d.has_before_first_step = true;
   d.before_first_step =
@@ -165,18 +160,14 @@ StepDetection find_steps(const Timeline& tl) {
 
   // Latest end of GPU activity (kernels, memcpy, memset) at or before t; t itself when an op is
   // running at t, INT64_MIN when none ran before. Built lazily (only steps with a covering
-  // GPU-side range ask): ops by start with a running maximum of their ends, O(log n) a query.
+  // GPU-side range ask): ops by start (their table order) with a running maximum of their ends,
+  // O(log n) a query.
   std::vector<std::pair<int64_t, int64_t>> by_start;  // (start, running max end)
   auto last_gpu_end_before = [&tl, &by_start](int64_t t) {
     if (by_start.empty()) {
       by_start.reserve(tl.gpu_op_count());
-      auto add = [&](const GpuOpColumns& c) {
-        for (size_t i = 0; i < c.size(); ++i) by_start.emplace_back(c.start_ns[i], c.end_ns(i));
-      };
-      add(tl.kernels);
-      add(tl.memcpys);
-      add(tl.memsets);
-      std::sort(by_start.begin(), by_start.end());
+      const GpuOpTable& c = tl.gpu_ops;
+      for (size_t i = 0; i < c.size(); ++i) by_start.emplace_back(c.start_ns[i], c.end_ns(i));
       for (size_t i = 1; i < by_start.size(); ++i)
         by_start[i].second = std::max(by_start[i].second, by_start[i - 1].second);
     }
@@ -206,20 +197,16 @@ StepDetection find_steps(const Timeline& tl) {
     }
     std::unordered_set<int64_t> seen_corr;
     seen_corr.reserve(tl.gpu_op_count());
-    auto scan = [&](const GpuOpColumns& c) {
-      for (size_t i = 0; i < c.size(); ++i) {
-        if (c.correlation[i] == kNone) continue;
-        seen_corr.insert(c.correlation[i]);
-        auto it = corr_step.find(c.correlation[i]);
-        if (it == corr_step.end()) continue;
-        size_t s = it->second;
-        gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
-        glast[s] = std::max(glast[s], c.end_ns(i));
-      }
-    };
-    scan(tl.kernels);
-    scan(tl.memcpys);
-    scan(tl.memsets);
+    const GpuOpTable& c = tl.gpu_ops;
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.correlation[i] == kNone) continue;
+      seen_corr.insert(c.correlation[i]);
+      auto it = corr_step.find(c.correlation[i]);
+      if (it == corr_step.end()) continue;
+      size_t s = it->second;
+      gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
+      glast[s] = std::max(glast[s], c.end_ns(i));
+    }
     for (size_t r = 0; r < tl.runtime.size(); ++r) {
       int64_t corr = tl.runtime.correlation[r];
       if (corr == kNone || !is_launch_call(tl.str(tl.runtime.name[r]))) continue;

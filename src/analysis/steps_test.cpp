@@ -17,7 +17,7 @@ TEST(Steps, CpuProfilerStepsWithGpuWorkByCorrelation) {
   b.launch("k1", 10, 15, 20, 150);     // step 1's kernel runs into step 2's CPU span
   b.launch("k2", 110, 115, 150, 260);  // step 2's kernel ends after its CPU span
   b.runtime_only("cudaDeviceSynchronize", 255, 262, true);
-  StepDetection d = find_steps(b.tl);
+  StepDetection d = find_steps(b.done());
   ASSERT_EQ(d.steps.size(), 2u);
   EXPECT_EQ(d.steps[0].name, "ProfilerStep#1");
   EXPECT_EQ(d.steps[0].start_ns, 0);
@@ -37,7 +37,7 @@ TEST(Steps, TrailingStepWithLostLaunchesIsPartialNotDropped) {
   b.launch("k2", 110, 115, 120, 180);
   b.runtime_only("cudaLaunchKernel", 150, 155);  // launched, never recorded on the GPU
   b.launch("k3", 300, 301, 302, 310);            // after both steps (not in any step)
-  StepDetection d = find_steps(b.tl);
+  StepDetection d = find_steps(b.done());
   ASSERT_EQ(d.steps.size(), 2u);
   EXPECT_TRUE(d.steps[1].partial);
   EXPECT_FALSE(d.steps[0].partial);
@@ -49,7 +49,7 @@ TEST(Steps, GpuUserAnnotationSteps) {
   b.annotation("ProfilerStep#5", 10, 60, true);
   b.annotation("ProfilerStep#6", 55, 90, true);
   b.launch("k", 0, 1, 10, 90);
-  StepDetection d = find_steps(b.tl);
+  StepDetection d = find_steps(b.done());
   ASSERT_EQ(d.steps.size(), 2u);
   EXPECT_EQ(d.steps[0].source, "gpu_user_annotation");
   EXPECT_EQ(d.steps[0].end_ns, 55);  // clipped: no overlap
@@ -60,7 +60,7 @@ TEST(Steps, FallbackOneWindowAndEmpty) {
   TlBuilder b;
   b.launch("k", 0, 1, 10, 20);
   b.launch("k", 2, 3, 30, 45, 9);
-  StepDetection d = find_steps(b.tl);
+  StepDetection d = find_steps(b.done());
   ASSERT_EQ(d.steps.size(), 1u);
   EXPECT_EQ(d.steps[0].name, "window");
   EXPECT_EQ(d.steps[0].start_ns, 10);
@@ -76,7 +76,7 @@ TEST(Steps, NonStepNamesIgnored) {
   b.annotation("ProfilerStep#", 0, 10);
   b.annotation("ProfilerStep#3x", 0, 10);
   b.launch("k", 0, 1, 10, 20);
-  EXPECT_EQ(find_steps(b.tl).steps[0].name, "window");
+  EXPECT_EQ(find_steps(b.done()).steps[0].name, "window");
 }
 
 }  // namespace

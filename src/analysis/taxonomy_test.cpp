@@ -199,8 +199,8 @@ TEST(Taxonomy, InductorKindFirst) {
     Timeline tl;
     Status st = read_path(t, tl);
     ASSERT_TRUE(st.ok()) << st.error().describe();
-    for (size_t i = 0; i < tl.kernels.size(); ++i) {
-      std::string n(tl.str(tl.kernels.name[i]));
+    for (size_t i = 0; i < tl.gpu_ops.count(GpuOpKind::Kernel); ++i) {
+      std::string n(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, i)]));
       if (n.rfind("triton_", 0) == 0 && !expected(n).empty()) names.insert(n);
     }
   }

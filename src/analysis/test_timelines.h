@@ -22,7 +22,7 @@ struct TlBuilder {
     r.pid = 1;
     r.tid = 1;
     tl.runtime.push(r);
-    KernelRow k;
+    GpuOpRow k;
     k.start_ns = ks;
     k.dur_ns = ke - ks;
     k.name = tl.strings.intern(kernel);
@@ -30,7 +30,7 @@ struct TlBuilder {
     k.stream = stream;
     k.correlation = c;
     k.grid = grid;
-    tl.kernels.push(k);
+    tl.gpu_ops.push(k);
     return c;
   }
   // launch() from inside CPU op `cpu_op` (spanning the launch call), linked by External id as
@@ -46,7 +46,7 @@ struct TlBuilder {
     op.tid = 1;
     op.external_id = 1000 + c;
     tl.cpu_ops.push(op);
-    tl.kernels.external_id.back() = op.external_id;
+    tl.gpu_ops.external_id.back() = op.external_id;
     return c;
   }
   void memcpy(int64_t rs, int64_t re, int64_t s, int64_t e, CopyKind kind = CopyKind::HtoD, int64_t stream = 7) {
@@ -57,15 +57,16 @@ struct TlBuilder {
     r.name = tl.strings.intern("cudaMemcpyAsync");
     r.correlation = c;
     tl.runtime.push(r);
-    MemcpyRow m;
+    GpuOpRow m;
+    m.kind = GpuOpKind::Memcpy;
     m.start_ns = s;
     m.dur_ns = e - s;
     m.name = tl.strings.intern("Memcpy HtoD (Pageable -> Device)");
     m.device = 0;
     m.stream = stream;
     m.correlation = c;
-    m.kind = kind;
-    tl.memcpys.push(m);
+    m.copy_kind = kind;
+    tl.gpu_ops.push(m);
   }
   void annotation(const std::string& name, int64_t s, int64_t e, bool on_gpu = false) {
     AnnotationRow a;
@@ -80,6 +81,11 @@ struct TlBuilder {
       a.stream = 7;
     }
     tl.annotations.push(a);
+  }
+  // The timeline as a read leaves it (Timeline::finish: sorted, tracks derived, validated).
+  Timeline& done() {
+    tl.finish();
+    return tl;
   }
   void runtime_only(const std::string& name, int64_t s, int64_t e, bool sync = false) {
     RuntimeRow r;

@@ -21,7 +21,7 @@ struct ThreadKeyHash {
 
 struct SweepQuery {
   int64_t t;
-  uint32_t op;  // the caller's index (a GpuOps index)
+  uint32_t op;  // the caller's index (a gpu_ops row)
 };
 
 // Intervals `rows` (indices into the caller's table, with `start(r)`/`end(r)`) sorted by (start

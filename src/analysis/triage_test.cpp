@@ -22,14 +22,14 @@ const std::string kFix = std::string(GOBLIN_FIXTURES) + "/kineto/";
 
 void add_kernel(Timeline& tl, int64_t start, int64_t dur, int64_t stream, const char* name = "k", int32_t dev = 0,
                 int64_t corr = kNone) {
-  KernelRow r;
+  GpuOpRow r;
   r.start_ns = start;
   r.dur_ns = dur;
   r.stream = stream;
   r.device = dev;
   r.name = tl.strings.intern(name);
   r.correlation = corr;
-  tl.kernels.push(r);
+  tl.gpu_ops.push(r);
 }
 
 TEST(Exposure, HiddenOnlyWhenAnotherStreamIsBusy) {
@@ -41,14 +41,14 @@ TEST(Exposure, HiddenOnlyWhenAnotherStreamIsBusy) {
   add_kernel(tl, 300, 0, 1);                     // zero-duration
   add_kernel(tl, 0, 100, 1, "other-device", 1);  // another device never hides device 0
   ExposureResult ex = compute_exposure(tl);
-  GpuOps ops(tl);
+  const GpuOpTable& ops = tl.gpu_ops;
   EXPECT_EQ(ex.hidden_ns[0], 50);  // [50,100)
   EXPECT_EQ(ex.hidden_ns[1], 70);  // [50,120) has stream 1 busy
   EXPECT_EQ(ex.hidden_ns[2], 30);  // [90,120): B busy throughout
   EXPECT_EQ(ex.hidden_ns[3], 0);
   EXPECT_EQ(ex.hidden_ns[4], 0);
   EXPECT_EQ(ex.hidden_ns[5], 0);
-  for (size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(ex.exposed(ops, i) + ex.hidden_ns[i], ops.dur(i));
+  for (size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(ex.exposed(ops, i) + ex.hidden_ns[i], ops.dur_ns[i]);
   ASSERT_EQ(ex.devices.size(), 2u);
   const auto& d0 = ex.devices[0];
   EXPECT_EQ(d0.busy_ns, 150 + 10);
@@ -228,7 +228,7 @@ TEST_P(TriageFixture, ArtifactsExistParseAndAddUp) {
   }
   EXPECT_NEAR(share, 100.0, 0.05);
   EXPECT_NEAR(exp + hid, time, 0.01 * kt.size());
-  EXPECT_EQ(launches, static_cast<int64_t>(tl.kernels.size() + tl.memcpys.size() + tl.memsets.size()));
+  EXPECT_EQ(launches, static_cast<int64_t>(tl.gpu_ops.size()));
   // Exact invariant on the in-memory rows.
   for (const auto& r : rep->kernels.rows) EXPECT_EQ(r.exposed_ns + r.hidden_ns, r.total_ns) << r.name;
   auto ov = load_json(dir + "/overlap_opportunities.json");

@@ -30,27 +30,6 @@ uint64_t input_bytes(const std::string& path) {
   return total;
 }
 
-template <class T>
-void widen(std::pair<int64_t, int64_t>& s, bool& any, const T& c) {
-  for (size_t i = 0; i < c.size(); ++i) {
-    const int64_t a = c.start_ns[i], b = a + c.dur_ns[i];
-    s = any ? std::pair{std::min(s.first, a), std::max(s.second, b)} : std::pair{a, b};
-    any = true;
-  }
-}
-// Timeline::span without telemetry samples.
-std::pair<int64_t, int64_t> event_span(const Timeline& tl) {
-  std::pair<int64_t, int64_t> s{0, 0};
-  bool any = false;
-  widen(s, any, tl.kernels);
-  widen(s, any, tl.memcpys);
-  widen(s, any, tl.memsets);
-  widen(s, any, tl.runtime);
-  widen(s, any, tl.cpu_ops);
-  widen(s, any, tl.annotations);
-  return s;
-}
-
 Json describe(const std::string& path, const Timeline& tl, const std::optional<Error>& err, double seconds) {
   Json o = Json::object();
   o["path"] = path;
@@ -73,9 +52,9 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
   for (auto k : tl.cpu_ops.kind) python += k == CpuOpKind::PythonFunction;
   size_t gpu_ann = 0;
   for (auto g : tl.annotations.on_gpu) gpu_ann += g;
-  o["events"] = {{"kernels", tl.kernels.size()},
-                 {"memcpy", tl.memcpys.size()},
-                 {"memset", tl.memsets.size()},
+  o["events"] = {{"kernels", tl.gpu_ops.count(GpuOpKind::Kernel)},
+                 {"memcpy", tl.gpu_ops.count(GpuOpKind::Memcpy)},
+                 {"memset", tl.gpu_ops.count(GpuOpKind::Memset)},
                  {"runtime", tl.runtime.size()},
                  {"cpu_ops", tl.cpu_ops.size()},
                  {"python_functions", python},
@@ -86,14 +65,9 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
                  {"counters", tl.counters.size()}};
   // Flow halves in the trace; launch flows (ac2g) are counted, not stored (TraceMetadata).
   o["events"]["launch_flows_not_stored"] = tl.meta.launch_flows;
+  // Telemetry on a clock the trace's cannot be lined up with stays out of the span (span() checks
+  // the clock domains; a known epoch base converts).
   auto [s0, s1] = tl.span();
-  // Wall-clock telemetry beside a trace on its own clock (read_path warns): the span of both would
-  // be decades; the trace's events give the span.
-  if (tl.samples.size() > 0 && tl.gpu_op_count() + tl.runtime.size() + tl.cpu_ops.size() > 0) {
-    const auto [e0, e1] = event_span(tl);
-    constexpr int64_t kHour = 3600LL * 1'000'000'000;
-    if (s0 < e0 - kHour || s1 > e1 + kHour) s0 = e0, s1 = e1;
-  }
   auto [g0, g1] = tl.gpu_span();
   o["span_ns"] = s1 - s0;
   o["start_ns"] = s0;

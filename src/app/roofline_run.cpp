@@ -46,7 +46,8 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
   std::ostringstream h;
   Json res;
   res["input"] = a.path;
-  bool counters_mode = tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.kernels.size() == 0);
+  bool counters_mode =
+      tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
   std::string svg;
   if (counters_mode) {
     auto rules = load_ncu_rules();

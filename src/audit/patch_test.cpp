@@ -225,7 +225,7 @@ TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
 // recorded by an audit of this shape (docs/results) reads into the struct and writes back
 // byte-identical (with its calibration).
 TEST(PatchJson, RoundTripsThroughTheStruct) {
-  RuleBase k = kb();
+  Knowledge k = kb();
   RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
   std::string path = tmp_copy(src("workloads/configs/base.yaml"), "roundtrip.yaml");
   PatchOptions opt;

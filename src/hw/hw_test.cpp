@@ -283,13 +283,13 @@ TEST(Roofline, HandBuiltTimelineAttributesKernelToInnermostOp) {
   rt.correlation = 99;
   rt.name = tl.strings.intern("cudaLaunchKernel");
   tl.runtime.push(rt);
-  KernelRow k;
+  GpuOpRow k;
   k.start_ns = 5000;
   k.dur_ns = 250000;  // 250 us
   k.correlation = 99;
   k.external_id = 1;
   k.name = tl.strings.intern("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
-  tl.kernels.push(k);
+  tl.gpu_ops.push(k);
   auto g = lookup_gpu("H100-SXM");
   auto rep = roofline_from_trace(tl, *g, taxonomy_engines());
   ASSERT_EQ(rep.ops.size(), 1u);

@@ -37,8 +37,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
 
   // kernel → op
   std::unordered_map<size_t, std::vector<size_t>> op_kernels;
-  const auto& K = tl.kernels;
+  const GpuOpTable& K = tl.gpu_ops;
   for (size_t k = 0; k < K.size(); ++k) {
+    if (K.kind[k] != GpuOpKind::Kernel) continue;
     std::optional<size_t> op;
     auto rt = K.correlation[k] != kNone ? rt_by_corr.find(K.correlation[k]) : rt_by_corr.end();
     if (rt != rt_by_corr.end()) {

@@ -123,9 +123,10 @@ VendorFinding vendor_of_timeline(const Timeline& tl) {
   int64_t amd_k = 0, nv_k = 0;
   std::string amd_ex, nv_ex;
   const Markers& m = markers();
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    if (!seen.insert(tl.kernels.name[i]).second) continue;
-    std::string n = ascii_lower(tl.str(tl.kernels.name[i]).substr(0, 200));
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    if (!seen.insert(tl.gpu_ops.name[i]).second) continue;
+    std::string n = ascii_lower(tl.str(tl.gpu_ops.name[i]).substr(0, 200));
     for (const auto& s : m.amd)
       if (n.find(s) != std::string::npos) {
         if (!amd_k++) amd_ex = s;

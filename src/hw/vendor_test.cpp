@@ -54,13 +54,13 @@ TEST(Vendor, EverySignalOfATrace) {
   EXPECT_TRUE(f.conflicts.empty());
   // Kernel names alone.
   Timeline k;
-  KernelRow r;
+  GpuOpRow r;
   r.name = k.strings.intern("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64");
-  k.kernels.push(r);
+  k.gpu_ops.push(r);
   EXPECT_EQ(vendor_of_timeline(k).vendor, Vendor::Amd);
   Timeline n;
   r.name = n.strings.intern("nvjet_sm90_tst_128x192_64x5_4x1_v_bz_coopB_NTN");
-  n.kernels.push(r);
+  n.gpu_ops.push(r);
   RuntimeRow rt;
   rt.name = n.strings.intern("cudaLaunchKernel");
   n.runtime.push(rt);

@@ -55,6 +55,36 @@ const char* copy_kind_name(CopyKind k) {
   return "unknown";
 }
 
+const char* gpu_op_kind_name(GpuOpKind k) {
+  switch (k) {
+    case GpuOpKind::Kernel:
+      return "kernel";
+    case GpuOpKind::Memcpy:
+      return "memcpy";
+    case GpuOpKind::Memset:
+      return "memset";
+  }
+  return "kernel";
+}
+
+const char* clock_domain_name(ClockDomain d) {
+  switch (d) {
+    case ClockDomain::Epoch:
+      return "epoch";
+    case ClockDomain::KinetoTrace:
+      return "kineto";
+    case ClockDomain::BootTime:
+      return "boottime";
+    case ClockDomain::NsysSession:
+      return "nsys-session";
+    case ClockDomain::SampleIndex:
+      return "sample-index";
+    case ClockDomain::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
 void Timeline::warn(WarningId id, std::string message, std::string file, int64_t byte_offset, int64_t line) {
   std::string key = file + '\x1f' + message;
   auto it = warning_index_.find(key);
@@ -144,9 +174,7 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
     helper = std::thread([&] { append_table(cpu_ops, o.cpu_ops, m, keep); });
   else
     append_table(cpu_ops, o.cpu_ops, m, keep);
-  append_table(kernels, o.kernels, m, keep);
-  append_table(memcpys, o.memcpys, m, keep);
-  append_table(memsets, o.memsets, m, keep);
+  append_table(gpu_ops, o.gpu_ops, m, keep);
   append_table(runtime, o.runtime, m, keep);
   append_table(annotations, o.annotations, m, keep);
   append_table(flows, o.flows, m, keep);
@@ -155,6 +183,9 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
   append_table(rules, o.rules, m, keep);
   append_table(collectives, o.collectives, m, keep);
   if (helper.joinable()) helper.join();
+  // Track ids are derived from the whole table: stale until the next finish().
+  tracks = TrackTable{};
+  std::fill(gpu_ops.track.begin(), gpu_ops.track.end(), static_cast<int32_t>(kNone));
 }
 
 std::string Timeline::column_mismatch() const {
@@ -191,28 +222,29 @@ void extend(std::pair<int64_t, int64_t>& s, bool& any, const T& c) {
 std::pair<int64_t, int64_t> Timeline::gpu_span() const {
   std::pair<int64_t, int64_t> s{0, 0};
   bool any = false;
-  extend(s, any, kernels);
-  extend(s, any, memcpys);
-  extend(s, any, memsets);
+  extend(s, any, gpu_ops);
   return s;
 }
 
 std::pair<int64_t, int64_t> Timeline::span() const {
   std::pair<int64_t, int64_t> s{0, 0};
   bool any = false;
-  extend(s, any, kernels);
-  extend(s, any, memcpys);
-  extend(s, any, memsets);
+  extend(s, any, gpu_ops);
   extend(s, any, runtime);
   extend(s, any, cpu_ops);
   extend(s, any, annotations);
+  // Telemetry joins the trace's span only on the trace's clock (converted explicitly), never
+  // as raw numbers of another clock; alone, it gives the span on its own clock.
+  const std::optional<int64_t> off = any ? samples_to_trace_offset() : std::optional<int64_t>(0);
+  if (!off) return s;
   for (size_t i = 0; i < samples.size(); ++i) {
+    const int64_t t = samples.ts_ns[i] + *off;
     if (!any) {
-      s = {samples.ts_ns[i], samples.ts_ns[i]};
+      s = {t, t};
       any = true;
     }
-    s.first = std::min(s.first, samples.ts_ns[i]);
-    s.second = std::max(s.second, samples.ts_ns[i]);
+    s.first = std::min(s.first, t);
+    s.second = std::max(s.second, t);
   }
   return s;
 }
@@ -298,15 +330,17 @@ void Timeline::check_shared_ids(const std::string& src) {
       if (ids[i] != kNone && keep(i)) ++total, rows += ids[i] == cand ? 1 : 0;
     return {cand, 2 * rows > total ? rows : 0};
   };
-  auto [corr, kn] = dominant(kernels.correlation, [&](size_t i) { return kernels.graph_id[i] == kNone; });
+  auto [corr, kn] = dominant(gpu_ops.correlation, [&](size_t i) {
+    return gpu_ops.kind[i] == GpuOpKind::Kernel && gpu_ops.graph_id[i] == kNone;
+  });
   if (kn >= 10) {
     bool graph = false;
     for (size_t r = 0; r < runtime.size() && !graph; ++r)
       if (runtime.correlation[r] == corr && str(runtime.name[r]).find("Graph") != std::string_view::npos) graph = true;
     if (!graph)
       warn(W::shared_correlation_id,
-           std::to_string(kn) + " of " + std::to_string(kernels.size()) + " kernels share correlation id " +
-               std::to_string(corr) +
+           std::to_string(kn) + " of " + std::to_string(gpu_ops.count(GpuOpKind::Kernel)) +
+               " kernels share correlation id " + std::to_string(corr) +
                " (one launch starts one kernel): the ids are damaged, so kernel-to-launch and kernel-to-op "
                "attribution is unreliable",
            src);
@@ -356,9 +390,7 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
       }
     }
   };
-  clamp_range(kernels);
-  clamp_range(memcpys);
-  clamp_range(memsets);
+  clamp_range(gpu_ops);
   clamp_range(runtime);
   clamp_range(cpu_ops);
   clamp_range(annotations);
@@ -370,59 +402,164 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
              "each was clamped into that range with duration 0",
          src);
   // End before start: a damaged or hand-edited row. Counted as 0 ns, so no category time or share
-  // goes negative.
-  auto clamp_negative = [&](auto& table, const char* what) {
-    int64_t negative = 0;
-    for (auto& d : table.dur_ns)
-      if (d < 0) {
-        d = 0;
-        ++negative;
-      }
-    if (negative > 0)
+  // goes negative. One warning per kind, kernels first.
+  std::array<int64_t, 3> negative{};
+  for (size_t i = 0; i < gpu_ops.size(); ++i)
+    if (gpu_ops.dur_ns[i] < 0) {
+      gpu_ops.dur_ns[i] = 0;
+      ++negative[static_cast<size_t>(gpu_ops.kind[i])];
+    }
+  static constexpr const char* kWhat[] = {"kernels", "memcpys", "memsets"};
+  for (size_t k = 0; k < negative.size(); ++k)
+    if (negative[k] > 0)
       warn(W::negative_duration,
-           std::to_string(negative) + " " + what +
+           std::to_string(negative[k]) + " " + kWhat[k] +
                " end before they start (negative duration: a damaged or edited trace); each is counted as 0 ns",
            src);
-  };
-  clamp_negative(kernels, "kernels");
-  clamp_negative(memcpys, "memcpys");
-  clamp_negative(memsets, "memsets");
   check_shared_ids(src);
-  // Group kernel rows by (device, stream), sort by start, look for overlaps.
-  std::map<std::pair<int32_t, int64_t>, std::vector<size_t>> by_stream;
+  // Kernel rows per track, already in start order (finish()), looked at for overlaps. The
+  // tracks are in (device, stream) order, as the warnings have always been.
+  std::vector<std::vector<size_t>> by_track(tracks.size());
   int64_t zero = 0;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    if (kernels.dur_ns[i] == 0) ++zero;
-    by_stream[{kernels.device[i], kernels.stream[i]}].push_back(i);
+  for (size_t i = 0; i < gpu_ops.size(); ++i) {
+    if (gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    if (gpu_ops.dur_ns[i] == 0) ++zero;
+    by_track[static_cast<size_t>(gpu_ops.track[i])].push_back(i);
   }
   if (zero > 0) {
     warn(W::zero_duration_kernels,
          std::to_string(zero) + " kernels have zero duration (the profiler could not time them)", src);
   }
-  for (auto& [key, rows] : by_stream) {
-    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return kernels.start_ns[a] < kernels.start_ns[b]; });
+  for (size_t t = 0; t < by_track.size(); ++t) {
+    const auto& rows = by_track[t];
     int64_t overlaps = 0, worst = 0;
     int64_t prev_end = std::numeric_limits<int64_t>::min();
     for (size_t r : rows) {
-      int64_t s = kernels.start_ns[r];
+      int64_t s = gpu_ops.start_ns[r];
       // Kernels of one stream run one after another: an overlap past the tolerance, or one that
       // covers more than half of the kernel itself (kernels stacked at one timestamp), is wrong.
       const int64_t ov = prev_end == std::numeric_limits<int64_t>::min() ? 0 : prev_end - s;
-      if (ov > overlap_tolerance_ns || (ov > 0 && 2 * ov > kernels.dur_ns[r])) {
+      if (ov > overlap_tolerance_ns || (ov > 0 && 2 * ov > gpu_ops.dur_ns[r])) {
         ++overlaps;
         worst = std::max(worst, ov);
       }
-      prev_end = std::max(prev_end, kernels.end_ns(r));
+      prev_end = std::max(prev_end, gpu_ops.end_ns(r));
     }
     if (overlaps > 0) {
       warn(W::stream_overlap,
-           std::to_string(overlaps) + " kernels overlap an earlier kernel on device " + std::to_string(key.first) +
-               " stream " + std::to_string(key.second) + " (worst by " + std::to_string(worst) +
+           std::to_string(overlaps) + " kernels overlap an earlier kernel on device " +
+               std::to_string(tracks.device[t]) + " stream " + std::to_string(tracks.stream[t]) + " (worst by " +
+               std::to_string(worst) +
                " ns), which one stream cannot do; busy time uses interval unions, so it is not double counted, but "
                "times summed per kernel or category count the overlap again",
            src);
     }
   }
+}
+
+namespace {
+// Reorders every column of `table` so that row i becomes old row perm[i].
+template <class Table>
+void permute_rows(Table& table, const std::vector<uint32_t>& perm) {
+  table.for_each_column([&](const char*, auto& col, ColumnKind) {
+    std::decay_t<decltype(col)> out(col.size());
+    for (size_t i = 0; i < perm.size(); ++i) out[i] = col[perm[i]];
+    col.swap(out);
+  });
+}
+// The stable order of `n` rows by `less`, or empty when they are in that order already.
+template <class Less>
+std::vector<uint32_t> sort_order(size_t n, Less&& less) {
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
+  if (sorted) return {};
+  std::vector<uint32_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<uint32_t>(i);
+  std::stable_sort(perm.begin(), perm.end(), less);
+  return perm;
+}
+template <class Table>
+void sort_timed(Table& t) {
+  auto perm = sort_order(t.size(), [&](uint32_t a, uint32_t b) { return t.start_ns[a] < t.start_ns[b]; });
+  if (!perm.empty()) permute_rows(t, perm);
+}
+}  // namespace
+
+void Timeline::sort_by_start() {
+  auto g = sort_order(gpu_ops.size(), [&](uint32_t a, uint32_t b) {
+    if (gpu_ops.start_ns[a] != gpu_ops.start_ns[b]) return gpu_ops.start_ns[a] < gpu_ops.start_ns[b];
+    return gpu_ops.kind[a] < gpu_ops.kind[b];
+  });
+  if (!g.empty()) permute_rows(gpu_ops, g);
+  // CPU ops are pointed at by python_frames.cpu_op: remap those rows, keeping frames in the
+  // order of the ops they describe.
+  auto c =
+      sort_order(cpu_ops.size(), [&](uint32_t a, uint32_t b) { return cpu_ops.start_ns[a] < cpu_ops.start_ns[b]; });
+  if (!c.empty()) {
+    permute_rows(cpu_ops, c);
+    std::vector<int64_t> new_row(c.size());
+    for (size_t i = 0; i < c.size(); ++i) new_row[c[i]] = static_cast<int64_t>(i);
+    for (auto& r : python_frames.cpu_op)
+      if (r >= 0 && static_cast<size_t>(r) < new_row.size()) r = new_row[static_cast<size_t>(r)];
+    auto f = sort_order(python_frames.size(),
+                        [&](uint32_t a, uint32_t b) { return python_frames.cpu_op[a] < python_frames.cpu_op[b]; });
+    if (!f.empty()) permute_rows(python_frames, f);
+  }
+  sort_timed(runtime);
+  sort_timed(annotations);
+  sort_timed(collectives);
+  auto s = sort_order(samples.size(), [&](uint32_t a, uint32_t b) { return samples.ts_ns[a] < samples.ts_ns[b]; });
+  if (!s.empty()) permute_rows(samples, s);
+  // flows (s/f halves keyed by id), counters and rules (keyed by the source's dispatch number)
+  // are not timed rows and keep their read order.
+}
+
+void Timeline::derive_tracks() {
+  std::map<std::pair<int32_t, int64_t>, int32_t> ids;
+  for (size_t i = 0; i < gpu_ops.size(); ++i) ids.emplace(std::pair{gpu_ops.device[i], gpu_ops.stream[i]}, 0);
+  tracks = TrackTable{};
+  tracks.reserve(ids.size());
+  for (auto& [key, id] : ids) {
+    id = static_cast<int32_t>(tracks.size());
+    tracks.push(TrackRow{key.first, key.second, meta.distributed.rank});
+  }
+  for (size_t i = 0; i < gpu_ops.size(); ++i) gpu_ops.track[i] = ids[{gpu_ops.device[i], gpu_ops.stream[i]}];
+}
+
+void Timeline::finish(int64_t overlap_tolerance_ns) {
+  sort_by_start();
+  derive_tracks();
+  validate(overlap_tolerance_ns);
+  // Telemetry beside a trace on another clock is converted only explicitly: say so once.
+  if (samples.size() > 0 && gpu_ops.size() + runtime.size() + cpu_ops.size() > 0)
+    if (auto off = samples_to_trace_offset(); off && *off != 0)
+      warn(W::clocks_converted,
+           std::string("telemetry on the ") + clock_domain_name(meta.sample_clock) + " clock placed on the trace's " +
+               clock_domain_name(meta.trace_clock) + " clock (" + std::to_string(*off) + " ns added)",
+           meta.sources.empty() ? std::string() : meta.sources.back());
+}
+
+std::string Timeline::unsorted_table() const {
+  auto check = [](const auto& col) { return std::is_sorted(col.begin(), col.end()); };
+  for (size_t i = 1; i < gpu_ops.size(); ++i)
+    if (gpu_ops.start_ns[i] < gpu_ops.start_ns[i - 1] ||
+        (gpu_ops.start_ns[i] == gpu_ops.start_ns[i - 1] && gpu_ops.kind[i] < gpu_ops.kind[i - 1]))
+      return "gpu_ops";
+  if (!check(cpu_ops.start_ns)) return "cpu_ops";
+  if (!check(runtime.start_ns)) return "runtime";
+  if (!check(annotations.start_ns)) return "annotations";
+  if (!check(collectives.start_ns)) return "collectives";
+  if (!check(samples.ts_ns)) return "samples";
+  return {};
+}
+
+std::optional<int64_t> Timeline::samples_to_trace_offset() const {
+  const ClockDomain t = meta.trace_clock, s = meta.sample_clock;
+  if (s == ClockDomain::Unknown || t == ClockDomain::Unknown) return std::nullopt;
+  if (s == t && s != ClockDomain::SampleIndex) return 0;
+  // Epoch telemetry beside a trace whose epoch base is known: converted, not assumed.
+  if (s == ClockDomain::Epoch && meta.clock_is_epoch && meta.clock_base_ns > 0) return -meta.clock_base_ns;
+  return std::nullopt;
 }
 
 }  // namespace goblin

@@ -1,13 +1,23 @@
 // The one in-memory model every reader produces and every analysis reads.
 //
-// Columnar: one struct-of-arrays table per event kind, names interned once in `strings`.
-// Times are integer nanoseconds on the trace's own clock (Kineto: ts×1000 exactly, relative to
-// baseTimeNanoseconds when present; rocprofv3: CLOCK_BOOTTIME ns; nsys: ns since session
-// start). `clock_base_ns` says how to get epoch ns where the format allows.
+// Columnar: one struct-of-arrays table per event kind, names interned once in `strings`. All
+// GPU activity is one table, `gpu_ops`, whose `kind` column says kernel, memcpy or memset
+// (analyses that want kernels alone filter on it).
 //
-// Links: a kernel/memcpy/memset row carries `correlation` (= the launching runtime call's
-// correlation) and `external_id` (= the enclosing CPU op's External id). Use
-// `Timeline::build_indexes()` once after reading to get O(1) correlation lookups.
+// Invariants after a read (Timeline::finish(), called once by read_path):
+// - every table with start times is sorted by start (GPU ops: ties by kind, then read order;
+//   the others: read order); row references are remapped (python_frames.cpu_op), and analyses
+//   never re-sort by start;
+// - `tracks` has one row per (device, stream/queue, rank) and each GPU op its track id;
+// - times are integer nanoseconds on a clock domain the timeline records (meta.trace_clock for
+//   the trace tables, meta.sample_clock for telemetry: Kineto ts×1000 relative to
+//   baseTimeNanoseconds; rocprofv3 CLOCK_BOOTTIME; nsys ns since session start; smi epoch wall
+//   time or sample index). `clock_base_ns` says how to get epoch ns where the format allows;
+//   telemetry meets trace times only through samples_to_trace_offset().
+//
+// Links: a GPU-op row carries `correlation` (= the launching runtime call's correlation) and
+// `external_id` (= the enclosing CPU op's External id). Correlation lookups are O(1) through
+// indexes built on first use.
 #pragma once
 #include <array>
 #include <atomic>
@@ -46,6 +56,19 @@ enum class Format {
 };
 const char* format_name(Format f);  // the `format` strings of `goblin info --json`
 
+// The clock a source's times are on. Times on two domains are never compared as they are: code
+// that joins telemetry with trace times asks Timeline::samples_to_trace_offset(), which converts
+// explicitly (a trace whose epoch base is known) or says the two cannot be lined up.
+enum class ClockDomain : uint8_t {
+  Unknown,      // nothing read, or a reader that does not say
+  Epoch,        // wall clock, ns since 1970 (smi timestamps; traces stamped in epoch ns)
+  KinetoTrace,  // Kineto: ts×1000, relative to baseTimeNanoseconds when the trace has one
+  BootTime,     // rocprofv3 / rocprof: CLOCK_BOOTTIME (or MONOTONIC) ns of the traced host
+  NsysSession,  // Nsight Systems: ns since the session started
+  SampleIndex,  // telemetry without wall time: sample index × the sampling period
+};
+const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime", "nsys-session", ...
+
 // ---- column lists ---------------------------------------------------------------------------
 //
 // Each table's columns are declared once, here, as a list of
@@ -56,29 +79,41 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
 // struct, push(), reserve() and the column visitor that append(), the consistency check and the
 // model tests use — so a column cannot be forgotten in one of them.
 
-#define GOBLIN_GPU_OP_COLUMNS(COL, STR, FLAG)          \
-  COL(int64_t, start_ns, 0)                            \
-  COL(int64_t, dur_ns, 0)                              \
-  STR(name)                                            \
-  COL(int32_t, device, kNone) /* kNone when unknown */ \
-  COL(int64_t, stream, kNone) /* stream / queue id */  \
-  COL(int64_t, correlation, kNone)                     \
-  COL(int64_t, external_id, kNone)
+// One table for all GPU activity: kernels, memcpys and memsets are rows of one table with a
+// `kind` column (GpuOpKind). Kind-specific columns are declared here once and hold their default
+// on the other kinds' rows: grid, block, registers, shared memory and graph id on kernels; bytes
+// on memcpys and memsets; copy_kind on memcpys. Grid in *blocks* (CUDA semantics; rocprofv3
+// work-item grids are divided by the workgroup size on ingest) and block in threads, 0 when
+// unknown; shared memory is static + dynamic (LDS on AMD). `track` is the row's TrackTable id,
+// set by Timeline::finish() (kNone before). Bytes per row: 106. Kernel rows of the three
+// former tables were 92 B: one table costs kind 1 + track 4 + bytes 8 + copy_kind 1 = 14 B per
+// kernel row; memcpy/memset rows (57/56 B before) carry the kernel columns (+49/+50 B), few in
+// any trace.
+#define GOBLIN_GPU_OP_COLUMNS(COL, STR, FLAG)                                       \
+  COL(int64_t, start_ns, 0)                                                         \
+  COL(int64_t, dur_ns, 0)                                                           \
+  STR(name)                                                                         \
+  COL(GpuOpKind, kind, GpuOpKind::Kernel)                                           \
+  COL(int32_t, device, kNone) /* kNone when unknown */                              \
+  COL(int64_t, stream, kNone) /* stream / queue id */                               \
+  COL(int64_t, correlation, kNone)                                                  \
+  COL(int64_t, external_id, kNone)                                                  \
+  COL(int32_t, track, kNone)                  /* TrackTable row, set by finish() */ \
+  COL(Dim3, grid, (Dim3{0, 0, 0}))            /* kernels */                         \
+  COL(Dim3, block, (Dim3{0, 0, 0}))           /* kernels */                         \
+  COL(int32_t, registers_per_thread, kNone)   /* kernels */                         \
+  COL(int64_t, shared_mem_bytes, kNone)       /* kernels */                         \
+  COL(int64_t, graph_id, kNone)               /* kernels */                         \
+  COL(int64_t, bytes, kNone)                  /* memcpys, memsets */                \
+  COL(CopyKind, copy_kind, CopyKind::Unknown) /* memcpys */
 
-// Grid in *blocks* (CUDA semantics; rocprofv3 work-item grids are divided by the workgroup size on
-// ingest) and block in threads, 0 when unknown; shared memory is static + dynamic (LDS on AMD).
-#define GOBLIN_KERNEL_EXTRA_COLUMNS(COL, STR, FLAG) \
-  COL(Dim3, grid, (Dim3{0, 0, 0}))                  \
-  COL(Dim3, block, (Dim3{0, 0, 0}))                 \
-  COL(int32_t, registers_per_thread, kNone)         \
-  COL(int64_t, shared_mem_bytes, kNone)             \
-  COL(int64_t, graph_id, kNone)
-
-#define GOBLIN_MEMCPY_EXTRA_COLUMNS(COL, STR, FLAG) \
-  COL(int64_t, bytes, kNone)                        \
-  COL(CopyKind, kind, CopyKind::Unknown)
-
-#define GOBLIN_MEMSET_EXTRA_COLUMNS(COL, STR, FLAG) COL(int64_t, bytes, kNone)
+// One row per GPU track, a (device, stream/queue, rank) the GPU ops run on, derived by
+// Timeline::finish() from the GPU-op table in (device, stream) order, so a track id orders like
+// the (device, stream) pair. rank: the timeline's distributed rank (kNone when unknown).
+#define GOBLIN_TRACK_COLUMNS(COL, STR, FLAG) \
+  COL(int32_t, device, kNone)                \
+  COL(int64_t, stream, kNone)                \
+  COL(int64_t, rank, kNone)
 
 // CUDA/HIP runtime and driver API calls (cudaLaunchKernel, hipMemcpyAsync, ...). is_driver:
 // cuda_driver vs cuda_runtime; is_sync: cuda_sync category or a synchronize-type call.
@@ -157,8 +192,9 @@ const char* format_name(Format f);  // the `format` strings of `goblin info --js
   COL(double, value, 0)
 
 // Hardware counters per kernel dispatch (rocprofv3 counter_collection, Nsight Compute).
-// kernel_key identifies the dispatch: the kernel row index when the kernel is in this timeline,
-// else the source's dispatch/ID number. unit: kNoStr when unitless/unknown.
+// kernel_key identifies the dispatch by the source's own number (ncu "ID", rocprof Dispatch_Id),
+// never by a GPU-op row index, so sorting the GPU-op table (Timeline::finish) leaves it valid.
+// unit: kNoStr when unitless/unknown.
 #define GOBLIN_COUNTER_COLUMNS(COL, STR, FLAG) \
   COL(int64_t, kernel_key, kNone)              \
   STR(kernel_name)                             \
@@ -255,54 +291,13 @@ using Dim3 = std::array<uint32_t, 3>;
 
 enum class CopyKind : uint8_t { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
 const char* copy_kind_name(CopyKind k);
+// A GPU-op row's kind; the enum's order is the tie order of ops that start together.
+enum class GpuOpKind : uint8_t { Kernel, Memcpy, Memset };
+const char* gpu_op_kind_name(GpuOpKind k);  // "kernel", "memcpy", "memset"
 enum class CpuOpKind : uint8_t { Op, PythonFunction };
 
-// Fields shared by kernels, memcpys and memsets.
-struct GpuOpColumns {
-  GOBLIN_TABLE_COLUMNS(GpuOpColumns, GOBLIN_GPU_OP_COLUMNS)
-  size_t size() const { return start_ns.size(); }
-  int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
-};
-
-// A GPU-op table: the shared columns plus the kind's own (EXTRA). Its Row holds both.
-#define GOBLIN_GPU_OP_TABLE(Table, Row, EXTRA)       \
-  struct Row {                                       \
-    GOBLIN_ROW_FIELDS(GOBLIN_GPU_OP_COLUMNS)         \
-    GOBLIN_ROW_FIELDS(EXTRA)                         \
-  };                                                 \
-  struct Table##Extra {                              \
-    GOBLIN_TABLE_COLUMNS(Table##Extra, EXTRA)        \
-  };                                                 \
-  struct Table : GpuOpColumns, Table##Extra {        \
-    using GpuOpColumns::size;                        \
-    void push(const Row& r) {                        \
-      GpuOpColumns::push_columns(r);                 \
-      Table##Extra::push_columns(r);                 \
-    }                                                \
-    template <class F>                               \
-    void for_each_column_pair(Table& o, F&& f) {     \
-      GpuOpColumns::for_each_column_pair(o, f);      \
-      Table##Extra::for_each_column_pair(o, f);      \
-    }                                                \
-    template <class F>                               \
-    void for_each_column(F&& f) const {              \
-      GpuOpColumns::for_each_own_column(f);          \
-      Table##Extra::for_each_own_column(f);          \
-    }                                                \
-    template <class F>                               \
-    void for_each_column(F&& f) {                    \
-      GpuOpColumns::for_each_own_column(f);          \
-      Table##Extra::for_each_own_column(f);          \
-    }                                                \
-    /* room for `extra` more rows in every column */ \
-    void reserve(size_t extra) {                     \
-      GpuOpColumns::reserve_columns(extra);          \
-      Table##Extra::reserve_columns(extra);          \
-    }                                                \
-  };
-
-// A host-side or counter table: one column list; `SIZE` names the column that gives size(); the
-// rest are extra members.
+// A table: one column list; `SIZE` names the column that gives size(); the rest are extra
+// members.
 #define GOBLIN_PLAIN_TABLE(Table, Row, LIST, SIZE, ...)    \
   struct Row {                                             \
     GOBLIN_ROW_FIELDS(LIST)                                \
@@ -327,9 +322,22 @@ struct GpuOpColumns {
 #define GOBLIN_END_NS \
   int64_t end_ns(size_t i) const { return start_ns[i] + dur_ns[i]; }
 
-GOBLIN_GPU_OP_TABLE(KernelTable, KernelRow, GOBLIN_KERNEL_EXTRA_COLUMNS)
-GOBLIN_GPU_OP_TABLE(MemcpyTable, MemcpyRow, GOBLIN_MEMCPY_EXTRA_COLUMNS)
-GOBLIN_GPU_OP_TABLE(MemsetTable, MemsetRow, GOBLIN_MEMSET_EXTRA_COLUMNS)
+// Kernels, memcpys and memsets (GOBLIN_GPU_OP_COLUMNS). Sorted by (start_ns, kind) after
+// Timeline::finish(); count(kind) scans the one-byte kind column.
+GOBLIN_PLAIN_TABLE(
+    GpuOpTable, GpuOpRow, GOBLIN_GPU_OP_COLUMNS, start_ns,
+    GOBLIN_END_NS size_t count(GpuOpKind k) const {
+      size_t n = 0;
+      for (GpuOpKind x : kind) n += x == k;
+      return n;
+    }
+    /* the row of the n-th op of kind k in table order, size() when there are fewer; O(rows) */
+    size_t nth(GpuOpKind k, size_t n) const {
+      for (size_t i = 0; i < kind.size(); ++i)
+        if (kind[i] == k && n-- == 0) return i;
+      return kind.size();
+    })
+GOBLIN_PLAIN_TABLE(TrackTable, TrackRow, GOBLIN_TRACK_COLUMNS, device)
 
 // ---- host side ------------------------------------------------------------------------------
 
@@ -384,13 +392,20 @@ struct Diagnostic {
 struct TraceMetadata {
   std::vector<Format> formats;       // one per input read into this timeline
   std::vector<std::string> sources;  // input paths
+  std::vector<ClockDomain> clocks;   // one per input: the clock its times are on
   std::vector<DeviceInfo> devices;
   DistributedInfo distributed;
   std::map<std::string, std::string> versions;  // "pytorch", "cuda_runtime", "rocm", "cupti", "driver", ...
   // Workload-written metadata kept verbatim as JSON text (tokens_per_sec, step_time_seconds, ...).
   std::map<std::string, std::string> extra;
-  int64_t clock_base_ns = 0;  // add to a timestamp to get epoch ns (0 when unknown)
+  int64_t clock_base_ns = 0;  // add to a trace timestamp to get epoch ns (0 when unknown)
   bool clock_is_epoch = false;
+  // Which clock the trace tables' times are on (GPU ops, runtime, CPU ops, annotations,
+  // collectives, flows) and which clock telemetry samples are on; each reader sets the one it
+  // fills. A second source on another domain is recorded as the first source's (the warning
+  // clocks_incomparable, read_path.cpp, says so).
+  ClockDomain trace_clock = ClockDomain::Unknown;
+  ClockDomain sample_clock = ClockDomain::Unknown;
   // Kineto launch flow halves (ac2g) read but not stored in `flows`: each repeats the correlation
   // id of its launch and kernel rows (the kernel ↔ launch join uses those).
   uint64_t launch_flows = 0;
@@ -399,9 +414,8 @@ struct TraceMetadata {
 class Timeline {
  public:
   StringPool strings;
-  KernelTable kernels;
-  MemcpyTable memcpys;
-  MemsetTable memsets;
+  GpuOpTable gpu_ops;  // kernels, memcpys and memsets, one `kind` column
+  TrackTable tracks;   // derived by finish(): one row per (device, stream, rank) of gpu_ops
   RuntimeTable runtime;
   CpuOpTable cpu_ops;
   PythonFrameTable python_frames;  // ids of python_function rows of cpu_ops
@@ -436,7 +450,7 @@ class Timeline {
 
   // Rows of GPU activity (kernels + memcpy + memset). A reader that failed but kept some of
   // these still gives an analysis something to work on (the verbs report partial results).
-  size_t gpu_op_count() const { return kernels.size() + memcpys.size() + memsets.size(); }
+  size_t gpu_op_count() const { return gpu_ops.size(); }
 
   // [first start, last end] over all GPU activity (kernels, memcpy, memset); {0,0} if none.
   std::pair<int64_t, int64_t> gpu_span() const;
@@ -455,12 +469,11 @@ class Timeline {
   // whole); the columns keep their capacity. Called once a read is complete.
   void release_spare_capacity();
 
-  // Visits every table as (name, table&) — the generic part of append() and the model tests.
+  // Visits every table read from a source as (name, table&) — the generic part of append() and
+  // the model tests. `tracks` is derived (finish()), not read, so it is not visited.
   template <class F>
   void for_each_table(F&& f) {
-    f("kernels", kernels);
-    f("memcpys", memcpys);
-    f("memsets", memsets);
+    f("gpu_ops", gpu_ops);
     f("runtime", runtime);
     f("cpu_ops", cpu_ops);
     f("python_frames", python_frames);
@@ -479,15 +492,31 @@ class Timeline {
   // table.column that differs (a reader bug).
   std::string column_mismatch() const;
 
-  // Sanity checks after reading: kernels overlapping on one (device, stream) beyond
+  // Ends a read (read_path calls it once): sorts every table with start times by (start, then a
+  // stable tiebreak: GPU ops by kind, then their read order; other tables by read order) and
+  // remaps the row references that sorting moves (python_frames.cpu_op); derives `tracks` and
+  // each GPU op's track id; then validate(). Analyses rely on the order and never re-sort.
+  // Calling it again is cheap when nothing changed (the sort is skipped on sorted tables).
+  void finish(int64_t overlap_tolerance_ns = 1000);
+  // The first table that is not in start order, or empty: the invariant finish() establishes.
+  std::string unsorted_table() const;
+  // What to add to a telemetry sample's ts_ns to put it on the trace tables' clock: 0 on one
+  // domain, -clock_base_ns for epoch telemetry beside a trace whose epoch base is known;
+  // nullopt when the two clocks cannot be lined up (then no sample may be placed on the trace's
+  // time axis).
+  std::optional<int64_t> samples_to_trace_offset() const;
+
+ private:
+  // finish()'s sanity checks, on sorted rows with tracks derived: kernels overlapping on one (device, stream) beyond
   // `tolerance_ns` (ROCm streams overlap by tens of ns) or by more than half their own length,
   // zero-duration kernels (CUPTI 0/0), negative durations (set to 0), correlation / External ids
   // shared by most rows. Each problem becomes a folded warning.
   void validate(int64_t overlap_tolerance_ns = 1000);
 
- private:
   // validate()'s check for correlation / External ids shared by most rows (damaged ids).
   void check_shared_ids(const std::string& src);
+  void sort_by_start();  // finish()'s sort and remap
+  void derive_tracks();  // finish()'s track table
   struct Indexes {
     std::mutex mu;  // held while (re)building
     // Table sizes when built; read without the lock on every lookup (release/acquire pairs with

@@ -41,6 +41,12 @@ void fill(Timeline& tl, size_t from, size_t to, bool reverse_interning = false) 
             col.push_back(tl.strings.intern(std::string(column) + "#" + std::to_string(r)));
         } else {
           if constexpr (std::is_integral_v<T>) {
+            if (std::string_view(column) == "track") {
+              // gpu_ops.track is derived by finish(), never read: a read leaves it kNone, and
+              // append() resets it.
+              col.push_back(static_cast<T>(kNone));
+              continue;
+            }
             if (std::string_view(column) == "cpu_op") {
               // python_frames.cpu_op is a row of this timeline's cpu_ops (filled just before): the
               // frame of row r points at row r, which append() must shift past the rows before it.
@@ -100,7 +106,7 @@ TEST(Timeline, AppendOfTwoHalvesEqualsOneRead) {
   EXPECT_EQ(first.column_mismatch(), "");
   expect_same_rows(first, whole);
   // The appended timeline's columns were freed as they were copied.
-  EXPECT_EQ(second.kernels.size(), 0u);
+  EXPECT_EQ(second.gpu_ops.size(), 0u);
   EXPECT_EQ(second.cpu_ops.name.capacity(), 0u);
 }
 
@@ -134,28 +140,28 @@ TEST(Timeline, AppendFoldsWarnings) {
 TEST(Timeline, ColumnMismatchNamesTheColumn) {
   Timeline tl;
   fill(tl, 0, 2);
-  tl.kernels.graph_id.push_back(5);
-  EXPECT_EQ(tl.column_mismatch(), "kernels.graph_id has 3 rows, the table 2");
+  tl.gpu_ops.graph_id.push_back(5);
+  EXPECT_EQ(tl.column_mismatch(), "gpu_ops.graph_id has 3 rows, the table 2");
 }
 
 TEST(Timeline, RowPushFillsEveryColumn) {
   Timeline tl;
-  KernelRow k;
+  GpuOpRow k;
   k.start_ns = 5;
   k.dur_ns = 7;
   k.grid = {4, 2, 1};
   k.graph_id = 9;
-  tl.kernels.push(k);
+  tl.gpu_ops.push(k);
   RuntimeRow r;
   r.is_sync = true;
   tl.runtime.push(r);
   tl.samples.push(1, 0, tl.strings.intern("power_w"), 300.5);
   tl.counters.push(3, kNoStr, tl.strings.intern("sm__throughput"), kNoStr, 51.0);
   EXPECT_EQ(tl.column_mismatch(), "");
-  EXPECT_EQ(tl.kernels.end_ns(0), 12);
-  EXPECT_EQ(tl.kernels.grid[0], (Dim3{4, 2, 1}));
-  EXPECT_EQ(tl.kernels.graph_id[0], 9);
-  EXPECT_EQ(tl.kernels.device[0], kNone);  // the row's defaults reach the columns
+  EXPECT_EQ(tl.gpu_ops.end_ns(0), 12);
+  EXPECT_EQ(tl.gpu_ops.grid[0], (Dim3{4, 2, 1}));
+  EXPECT_EQ(tl.gpu_ops.graph_id[0], 9);
+  EXPECT_EQ(tl.gpu_ops.device[0], kNone);  // the row's defaults reach the columns
   EXPECT_EQ(tl.runtime.is_sync[0], 1);
   EXPECT_EQ(tl.runtime.is_driver[0], 0);
   EXPECT_EQ(tl.str(tl.samples.metric[0]), "power_w");
@@ -216,6 +222,127 @@ TEST(Timeline, ConcurrentFirstLookupsAllSeeTheIndex) {
     });
   for (auto& th : threads) th.join();
   for (int f : found) EXPECT_EQ(f, (20000 + 6) / 7);
+}
+
+// Kernels, memcpys and memsets are rows of one table; the kind says which, and the other kinds'
+// columns hold their defaults.
+TEST(Timeline, OneGpuOpTableWithAKindColumn) {
+  Timeline tl;
+  GpuOpRow k;
+  k.start_ns = 10;
+  k.grid = {8, 1, 1};
+  tl.gpu_ops.push(k);
+  GpuOpRow c;
+  c.kind = GpuOpKind::Memcpy;
+  c.start_ns = 20;
+  c.bytes = 4096;
+  c.copy_kind = CopyKind::HtoD;
+  tl.gpu_ops.push(c);
+  GpuOpRow m;
+  m.kind = GpuOpKind::Memset;
+  m.start_ns = 30;
+  m.bytes = 64;
+  tl.gpu_ops.push(m);
+  EXPECT_EQ(tl.gpu_op_count(), 3u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 1u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 1u);
+  EXPECT_EQ(tl.gpu_ops.bytes[0], kNone);           // a kernel has no bytes
+  EXPECT_EQ(tl.gpu_ops.grid[1], (Dim3{0, 0, 0}));  // a memcpy has no grid
+  EXPECT_EQ(tl.gpu_ops.copy_kind[1], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[2], CopyKind::Unknown);
+  EXPECT_STREQ(gpu_op_kind_name(tl.gpu_ops.kind[2]), "memset");
+}
+
+// finish() sorts every timed table by start (GPU ops: ties by kind, then read order) and
+// remaps the rows that point into a sorted table.
+TEST(Timeline, FinishSortsByStartAndRemapsReferences) {
+  Timeline tl;
+  auto op = [&](int64_t start, GpuOpKind kind, const char* name) {
+    GpuOpRow r;
+    r.start_ns = start;
+    r.dur_ns = 1;
+    r.kind = kind;
+    r.name = tl.strings.intern(name);
+    r.device = 0;
+    r.stream = 7;
+    tl.gpu_ops.push(r);
+  };
+  op(300, GpuOpKind::Kernel, "c");
+  op(100, GpuOpKind::Memset, "a-memset");
+  op(100, GpuOpKind::Kernel, "a-kernel");
+  op(200, GpuOpKind::Memcpy, "b");
+  op(100, GpuOpKind::Kernel, "a-kernel-2");
+  for (int64_t start : {50, 10, 30}) {
+    CpuOpRow c;
+    c.start_ns = start;
+    c.dur_ns = 5;
+    c.kind = CpuOpKind::PythonFunction;
+    c.name = tl.strings.intern("frame" + std::to_string(start));
+    tl.cpu_ops.push(c);
+  }
+  tl.python_frames.push(PythonFrameRow{0, 500, kNone});  // the frame that starts at 50
+  tl.python_frames.push(PythonFrameRow{1, 100, kNone});  // ... at 10
+  tl.python_frames.push(PythonFrameRow{2, 300, kNone});  // ... at 30
+  tl.samples.push(2000, 0, tl.strings.intern("power_w"), 2);
+  tl.samples.push(1000, 0, tl.strings.intern("power_w"), 1);
+  EXPECT_EQ(tl.unsorted_table(), "gpu_ops");
+  tl.finish();
+  EXPECT_EQ(tl.unsorted_table(), "");
+  EXPECT_EQ(tl.column_mismatch(), "");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) names.emplace_back(tl.str(tl.gpu_ops.name[i]));
+  EXPECT_EQ(names, (std::vector<std::string>{"a-kernel", "a-kernel-2", "a-memset", "b", "c"}));
+  // Frames follow their ops: each still points at the op row with its own start.
+  ASSERT_EQ(tl.python_frames.size(), 3u);
+  for (size_t f = 0; f < 3; ++f) {
+    const size_t row = static_cast<size_t>(tl.python_frames.cpu_op[f]);
+    EXPECT_EQ(tl.python_frames.python_id[f], tl.cpu_ops.start_ns[row] * 10) << f;
+  }
+  EXPECT_EQ(tl.python_frames.cpu_op[0], 0);  // frames in the order of their ops
+  EXPECT_DOUBLE_EQ(tl.samples.value[0], 1);
+  // A second finish() changes nothing.
+  tl.finish();
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[0]), "a-kernel");
+}
+
+// One track per (device, stream, rank); every GPU op carries its id, and ids order like the
+// (device, stream) pairs.
+TEST(Timeline, TracksPerDeviceStreamAndRank) {
+  Timeline tl;
+  tl.meta.distributed.rank = 3;
+  auto op = [&](int64_t start, int32_t device, int64_t stream) {
+    GpuOpRow r;
+    r.start_ns = start;
+    r.dur_ns = 1;
+    r.device = device;
+    r.stream = stream;
+    tl.gpu_ops.push(r);
+  };
+  op(10, 1, 7);
+  op(20, 0, 13);
+  op(30, 0, 7);
+  op(40, 1, 7);
+  EXPECT_EQ(tl.gpu_ops.track[0], kNone);  // derived by finish()
+  tl.finish();
+  ASSERT_EQ(tl.tracks.size(), 3u);
+  EXPECT_EQ(tl.tracks.device[0], 0);
+  EXPECT_EQ(tl.tracks.stream[0], 7);
+  EXPECT_EQ(tl.tracks.stream[1], 13);
+  EXPECT_EQ(tl.tracks.device[2], 1);
+  EXPECT_EQ(tl.tracks.rank[2], 3);
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    const auto t = static_cast<size_t>(tl.gpu_ops.track[i]);
+    EXPECT_EQ(tl.tracks.device[t], tl.gpu_ops.device[i]);
+    EXPECT_EQ(tl.tracks.stream[t], tl.gpu_ops.stream[i]);
+  }
+  // An append makes the ids stale until the next finish().
+  Timeline more;
+  more.gpu_ops.push(GpuOpRow{});
+  tl.append(std::move(more));
+  EXPECT_EQ(tl.tracks.size(), 0u);
+  tl.finish();
+  EXPECT_EQ(tl.tracks.size(), 4u);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ namespace goblin {
   X(input_skipped, info, "A file in the run directory is not a format goblin reads and was skipped. Nothing to do unless it should have been read.") \
   X(input_damaged, data_loss, "A file in the run directory is damaged (truncated, corrupt); what was read before the damage is kept. Re-copy or re-record the file.") \
   X(clocks_incomparable, warning, "The run's files are on clocks that cannot be compared, so telemetry gives values (memory, utilisation), not timing against the trace.") \
+  X(clocks_converted, info, "Wall-clock telemetry was placed on the trace's own clock by subtracting the trace's epoch base (baseTimeNanoseconds, the Nsight session start); nothing to do.") \
   /* PyTorch profiler / Kineto */ \
   X(kineto_damaged_event, data_loss, "A trace event could not be read (bad JSON, a missing or invalid field) and was skipped; the first offset points at it.") \
   X(kineto_unmodelled_phase, info, "Events of a phase goblin does not model (Kineto writes complete 'X' events) were skipped.") \

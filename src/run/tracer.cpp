@@ -96,9 +96,9 @@ Json summarize(const std::string& path) {
     j["read_error"] = st.error().message;
     j["read_error_kind"] = static_cast<int>(st.error().kind);
   }
-  j["kernels"] = tl.kernels.size();
-  j["memcpys"] = tl.memcpys.size();
-  j["memsets"] = tl.memsets.size();
+  j["kernels"] = tl.gpu_ops.count(GpuOpKind::Kernel);
+  j["memcpys"] = tl.gpu_ops.count(GpuOpKind::Memcpy);
+  j["memsets"] = tl.gpu_ops.count(GpuOpKind::Memset);
   j["api_calls"] = tl.runtime.size();
   j["annotations"] = tl.annotations.size();
   j["versions"] = tl.meta.versions;
@@ -127,11 +127,12 @@ Json summarize(const std::string& path) {
   tl.build_indexes();
   size_t graph_k = 0, graph_attr = 0;
   std::map<int64_t, size_t> per_graph;
-  for (size_t i = 0; i < tl.kernels.size(); ++i) {
-    if (tl.kernels.graph_id[i] == kNone) continue;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    if (tl.gpu_ops.graph_id[i] == kNone) continue;
     ++graph_k;
-    ++per_graph[tl.kernels.graph_id[i]];
-    if (auto r = tl.runtime_by_correlation(tl.kernels.correlation[i]))
+    ++per_graph[tl.gpu_ops.graph_id[i]];
+    if (auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[i]))
       if (tl.str(tl.runtime.name[*r]).find("GraphLaunch") != std::string_view::npos) ++graph_attr;
   }
   j["graph_kernels"] = graph_k;
@@ -157,16 +158,12 @@ Json summarize(const std::string& path) {
   };
   std::vector<Op> ops;
   ops.reserve(tl.gpu_op_count());
-  auto add = [&](const GpuOpColumns& c, bool kernel) {
-    for (size_t i = 0; i < c.size(); ++i) {
-      int64_t launch = kNone;
-      if (auto r = tl.runtime_by_correlation(c.correlation[i])) launch = tl.runtime.start_ns[*r];
-      ops.push_back({launch, c.start_ns[i], c.end_ns(i), kernel});
-    }
-  };
-  add(tl.kernels, true);
-  add(tl.memcpys, false);
-  add(tl.memsets, false);
+  const GpuOpTable& c = tl.gpu_ops;
+  for (size_t i = 0; i < c.size(); ++i) {
+    int64_t launch = kNone;
+    if (auto r = tl.runtime_by_correlation(c.correlation[i])) launch = tl.runtime.start_ns[*r];
+    ops.push_back({launch, c.start_ns[i], c.end_ns(i), c.kind[i] == GpuOpKind::Kernel});
+  }
   std::vector<goblin::Interval> all;
   all.reserve(ops.size());
   for (const Op& o : ops) all.push_back({o.start, o.end});

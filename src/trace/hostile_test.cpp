@@ -42,7 +42,7 @@ TEST(HostileTrace, AFifoIsSpooledOnceAndNamedAsGiven) {
   Status s = read_path(fifo, tl);
   writer.join();
   ASSERT_TRUE(s.ok()) << s.error().describe();  // was "corrupt gzip data": the sniff ate the head
-  EXPECT_EQ(tl.kernels.size(), 4036u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4036u);
   ASSERT_EQ(tl.meta.sources.size(), 1u);
   EXPECT_EQ(tl.meta.sources[0], fifo);
 }
@@ -101,7 +101,7 @@ TEST(HostileTrace, RocprofCsvWithBomBareHeaderOrUnclosedQuote) {
     ASSERT_TRUE(s.ok()) << s.error().describe();
     ASSERT_EQ(tl.meta.formats.size(), 1u);
     EXPECT_EQ(tl.meta.formats[0], Format::RocprofV3Csv);
-    EXPECT_EQ(tl.kernels.size(), ref.kernels.size());
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), ref.gpu_ops.count(GpuOpKind::Kernel));
   }
   // A kernel name that lost its closing quote swallows the next row: that record is skipped with a
   // warning instead of becoming a kernel with shifted columns (which stretched the span to days).
@@ -113,7 +113,7 @@ TEST(HostileTrace, RocprofCsvWithBomBareHeaderOrUnclosedQuote) {
   Timeline tl;
   ASSERT_TRUE(read_path(q, tl).ok());
   EXPECT_TRUE(has_warning(tl, "(an unclosed quote?)"));
-  EXPECT_EQ(tl.kernels.size(), ref.kernels.size() - 2);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), ref.gpu_ops.count(GpuOpKind::Kernel) - 2);
   EXPECT_LE(tl.span().second - tl.span().first, ref.span().second - ref.span().first);
 }
 

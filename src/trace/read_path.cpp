@@ -78,9 +78,8 @@ Format sniff_format(std::string_view prefix, const std::string& path) {
   return Format::Unknown;
 }
 
-Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadOptions& opt) {
-  tl.meta.formats.push_back(f);
-  tl.meta.sources.push_back(path);
+namespace {
+Status read_by_format(Format f, const std::string& path, Timeline& tl, const ReadOptions& opt) {
   switch (f) {
     case Format::Kineto:
       return read_kineto(path, tl, opt);
@@ -104,6 +103,49 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
       break;
   }
   return make_error(ErrorKind::UnknownFormat, "not a format goblin reads", path);
+}
+
+// The clock domain of the rows one read added, by format: telemetry readers store epoch ns when
+// the output has wall time, else a sample index; a Kineto trace is on its own relative clock
+// unless its timestamps are epoch ns themselves (no baseTimeNanoseconds to add).
+ClockDomain clock_of(Format f, const Timeline& tl, size_t samples_before) {
+  constexpr int64_t kEpochFloor = 1'000'000'000'000'000'000;  // 2001-09-09 in ns
+  switch (f) {
+    case Format::Kineto:
+      return tl.meta.clock_is_epoch && tl.meta.clock_base_ns == 0 ? ClockDomain::Epoch : ClockDomain::KinetoTrace;
+    case Format::RocprofV3Csv:
+    case Format::RocprofV3Json:
+    case Format::RocprofV1:
+      return ClockDomain::BootTime;
+    case Format::NsysSqlite:
+      return ClockDomain::NsysSession;
+    case Format::NvidiaSmi:
+    case Format::AmdSmi:
+    case Format::RocmSmi:
+      for (size_t i = samples_before; i < tl.samples.size(); ++i)
+        if (tl.samples.ts_ns[i] < kEpochFloor) return ClockDomain::SampleIndex;
+      return ClockDomain::Epoch;
+    case Format::NcuCsv:  // counters only: no times
+    case Format::Unknown:
+      break;
+  }
+  return ClockDomain::Unknown;
+}
+}  // namespace
+
+Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadOptions& opt) {
+  tl.meta.formats.push_back(f);
+  tl.meta.sources.push_back(path);
+  const size_t samples_before = tl.samples.size();
+  Status s = read_by_format(f, path, tl, opt);
+  // Each source records its clock; the timeline keeps the first trace clock and the first
+  // telemetry clock (a second one on another clock is warned of by the run-directory read).
+  const ClockDomain c = clock_of(f, tl, samples_before);
+  tl.meta.clocks.push_back(c);
+  const bool telemetry = f == Format::NvidiaSmi || f == Format::AmdSmi || f == Format::RocmSmi;
+  ClockDomain& kept = telemetry ? tl.meta.sample_clock : tl.meta.trace_clock;
+  if (kept == ClockDomain::Unknown) kept = c;
+  return s;
 }
 
 namespace {
@@ -198,11 +240,10 @@ void rename_source(Timeline& tl, Status& st, const std::string& from, const std:
 
 // Rows each table held before one file of a run directory was read.
 struct RowMarks {
-  size_t kernels, memcpys, memsets, runtime, cpu_ops, annotations, samples;
+  size_t gpu_ops, runtime, cpu_ops, annotations, samples;
 };
 RowMarks row_marks(const Timeline& tl) {
-  return {tl.kernels.size(), tl.memcpys.size(),     tl.memsets.size(), tl.runtime.size(),
-          tl.cpu_ops.size(), tl.annotations.size(), tl.samples.size()};
+  return {tl.gpu_ops.size(), tl.runtime.size(), tl.cpu_ops.size(), tl.annotations.size(), tl.samples.size()};
 }
 template <class T>
 void widen(std::pair<int64_t, int64_t>& s, bool& any, const T& c, size_t from) {
@@ -222,9 +263,7 @@ struct FileSpan {
 std::optional<FileSpan> rows_span(const Timeline& tl, const RowMarks& m, const std::string& file) {
   std::pair<int64_t, int64_t> s{0, 0};
   bool any = false;
-  widen(s, any, tl.kernels, m.kernels);
-  widen(s, any, tl.memcpys, m.memcpys);
-  widen(s, any, tl.memsets, m.memsets);
+  widen(s, any, tl.gpu_ops, m.gpu_ops);
   widen(s, any, tl.runtime, m.runtime);
   widen(s, any, tl.cpu_ops, m.cpu_ops);
   widen(s, any, tl.annotations, m.annotations);
@@ -325,7 +364,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   if (!std::filesystem::is_directory(path, ec)) {
     Status s = read_one_file(path, tl, opt);
     redact_metadata(tl);
-    tl.validate();
+    tl.finish();
     tl.release_spare_capacity();
     return s;
   }
@@ -416,7 +455,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
     tl = std::move(described);
     return clock;
   }
-  tl.validate();
+  tl.finish();
   tl.release_spare_capacity();
   return first_damage;
 }

@@ -418,7 +418,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
 
   switch (c) {
     case Cat::Kernel: {
-      KernelRow r;
+      GpuOpRow r;
       r.start_ns = ev.ts;
       r.dur_ns = dur;
       r.name = name;
@@ -431,12 +431,13 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.registers_per_thread = static_cast<int32_t>(ev.registers);
       r.shared_mem_bytes = ev.shared_mem;
       r.graph_id = ev.graph_id;
-      tl_.kernels.push(r);
+      tl_.gpu_ops.push(r);
       if (!ev.coll_name.empty()) push_collective(ev, dur, true, device, stream);
       return;
     }
     case Cat::Memcpy: {
-      MemcpyRow r;
+      GpuOpRow r;
+      r.kind = GpuOpKind::Memcpy;
       r.start_ns = ev.ts;
       r.dur_ns = dur;
       r.name = name;
@@ -445,13 +446,14 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.correlation = ev.correlation;
       r.external_id = ev.external_id;
       r.bytes = ev.bytes;
-      r.kind = copy_kind_from(ev.name);
-      if (r.kind == CopyKind::Unknown) r.kind = copy_kind_from(ev.kind);  // ROCm: args.kind "HtoD"
-      tl_.memcpys.push(r);
+      r.copy_kind = copy_kind_from(ev.name);
+      if (r.copy_kind == CopyKind::Unknown) r.copy_kind = copy_kind_from(ev.kind);  // ROCm: args.kind "HtoD"
+      tl_.gpu_ops.push(r);
       return;
     }
     case Cat::Memset: {
-      MemsetRow r;
+      GpuOpRow r;
+      r.kind = GpuOpKind::Memset;
       r.start_ns = ev.ts;
       r.dur_ns = dur;
       r.name = name;
@@ -460,7 +462,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.correlation = ev.correlation;
       r.external_id = ev.external_id;
       r.bytes = ev.bytes;
-      tl_.memsets.push(r);
+      tl_.gpu_ops.push(r);
       return;
     }
     case Cat::Runtime:

@@ -16,6 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t max_read = size ? 1 + data[0] % 97 : 1;
   auto src = goblin::kineto::memory_source("fuzz.json", bytes, max_read);
   (void)goblin::kineto::read_source(*src, tl, opt);
-  tl.validate();
+  tl.finish();
   return 0;
 }

@@ -31,9 +31,9 @@ TEST(KinetoBadInput, TruncatedInsideAnEventKeepsWhatWasRead) {
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
   EXPECT_EQ(s.error().byte_offset, static_cast<int64_t>(d.rfind("{\"ph\"")));
   EXPECT_NE(s.error().message.find("truncated"), std::string::npos);
-  EXPECT_EQ(tl.kernels.size(), 2u);
-  EXPECT_EQ(tl.kernels.start_ns[1], 10500);
-  EXPECT_EQ(tl.kernels.dur_ns[1], 2250);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], 10500);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], 2250);
 }
 
 TEST(KinetoBadInput, TruncatedAfterLastEvent) {
@@ -42,7 +42,7 @@ TEST(KinetoBadInput, TruncatedAfterLastEvent) {
   Status s = read_text(std::string_view(d).substr(0, d.rfind("]")), tl);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
-  EXPECT_EQ(tl.kernels.size(), 2u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);
 }
 
 TEST(KinetoBadInput, InvalidUtf8SkipsTheEventWithOneFoldedWarning) {
@@ -51,7 +51,7 @@ TEST(KinetoBadInput, InvalidUtf8SkipsTheEventWithOneFoldedWarning) {
   std::string d = doc_of({kEv, bad, kEv, bad});
   Timeline tl;
   ASSERT_TRUE(read_text(d, tl).ok());
-  EXPECT_EQ(tl.kernels.size(), 2u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);
   ASSERT_EQ(tl.warnings.size(), 1u);
   EXPECT_NE(tl.warnings[0].message.find("invalid UTF-8"), std::string::npos);
   EXPECT_EQ(tl.warnings[0].count, 2);
@@ -68,7 +68,7 @@ TEST(KinetoBadInput, NanAndInfinityTokensSkipTheEvent) {
   neg_inf.replace(neg_inf.find("2.25"), 4, "-Infinity");
   Timeline tl;
   ASSERT_TRUE(read_text(doc_of({kEv, inf_bw, nan_ts, neg_inf}), tl).ok());
-  EXPECT_EQ(tl.kernels.size(), 1u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   int64_t skipped = 0;
   for (const auto& w : tl.warnings) {
     if (w.message.find("damaged") != std::string::npos) skipped += w.count;
@@ -88,7 +88,7 @@ TEST(KinetoBadInput, WrongTypesAndMissingFields) {
   no_ph.replace(no_ph.find("\"ph\": \"X\", "), 11, "");
   Timeline tl;
   ASSERT_TRUE(read_text(doc_of({ts_text, args_list, no_ts, no_ph, "42", kEv}), tl).ok());
-  EXPECT_EQ(tl.kernels.size(), 1u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   int64_t skipped = 0;
   for (const auto& w : tl.warnings) {
     EXPECT_GE(w.byte_offset, 0);

@@ -25,9 +25,9 @@ TEST(KinetoGolden, CountsAndSpansOnEveryFixture) {
     Timeline tl;
     Status s = read(g.file, tl);
     ASSERT_TRUE(s.ok()) << s.error().describe();
-    EXPECT_EQ(tl.kernels.size(), g.kernels);
-    EXPECT_EQ(tl.memcpys.size(), g.memcpy);
-    EXPECT_EQ(tl.memsets.size(), g.memset);
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), g.kernels);
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), g.memcpy);
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), g.memset);
     EXPECT_EQ(tl.runtime.size(), g.runtime);
     EXPECT_EQ(tl.cpu_ops.size(), g.cpu_ops);
     EXPECT_EQ(tl.annotations.size(), g.annotations);
@@ -47,25 +47,26 @@ TEST(KinetoRecords, CurrentSchemaKernelMemcpyAndMetadata) {
   ASSERT_TRUE(read("h100_llama_fp32_eager_w0.json.gz", tl).ok());
   // First kernel in file order: ts 4470243504710.984 dur 85.058, pid 0 tid 7, stream 7,
   // correlation 17004, grid [32000,1,1], block [128,1,1], 32 registers, 0 shared memory.
-  EXPECT_TRUE(tl.str(tl.kernels.name[0])
+  EXPECT_TRUE(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)])
                   .starts_with("void at::native::vectorized_elementwise_kernel<4, "
                                "at::native::AUnaryFunctor<float, float, float,"));
-  EXPECT_EQ(tl.kernels.start_ns[0], 4470243504710984);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 85058);
-  EXPECT_EQ(tl.kernels.device[0], 0);
-  EXPECT_EQ(tl.kernels.stream[0], 7);
-  EXPECT_EQ(tl.kernels.correlation[0], 17004);
-  EXPECT_EQ(tl.kernels.external_id[0], kNone);  // this kernel's args carry no External id
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{32000, 1, 1}));
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{128, 1, 1}));
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 32);
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 0);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 4470243504710984);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 85058);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 7);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 17004);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            kNone);  // this kernel's args carry no External id
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{32000, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 32);
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
   // First memcpy: HtoD 65536 bytes, External id 180, correlation 21815.
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.bytes[0], 65536);
-  EXPECT_EQ(tl.memcpys.external_id[0], 180);
-  EXPECT_EQ(tl.memcpys.correlation[0], 21815);
-  EXPECT_EQ(tl.memcpys.start_ns[0], 4470243509890182);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.bytes[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 65536);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 180);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 21815);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 4470243509890182);
   // Metadata: clock base, versions, devices, verbatim workload values.
   EXPECT_EQ(tl.meta.clock_base_ns, 1790857026000000000);
   EXPECT_TRUE(tl.meta.clock_is_epoch);
@@ -96,16 +97,17 @@ TEST(KinetoRecords, Schema2021StreamTidsAndIntegerEpoch) {
   ASSERT_TRUE(read("kineto_2021_legacy_resnet50.json.gz", tl).ok());
   // First kernel: ts 1610366388630527 µs (integer epoch), dur 1009, tid "stream 7",
   // correlation 627, "external id" 883, grid [12544,2,1], block [8,8,1], 80 regs, 2304 B shared.
-  EXPECT_TRUE(tl.str(tl.kernels.name[0]).starts_with("void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3"));
-  EXPECT_EQ(tl.kernels.start_ns[0], 1610366388630527000);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 1009000);
-  EXPECT_EQ(tl.kernels.stream[0], 7);
-  EXPECT_EQ(tl.kernels.correlation[0], 627);
-  EXPECT_EQ(tl.kernels.external_id[0], 883);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{12544, 2, 1}));
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{8, 8, 1}));
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 80);
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 2304);
+  EXPECT_TRUE(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)])
+                  .starts_with("void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3"));
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1610366388630527000);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1009000);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 7);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 627);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 883);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{12544, 2, 1}));
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{8, 8, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 80);
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2304);
   EXPECT_TRUE(tl.meta.clock_is_epoch);  // no baseTimeNanoseconds, but epoch µs
   EXPECT_EQ(tl.meta.clock_base_ns, 0);
   // Runtime tid is the string "1441273664".
@@ -131,14 +133,15 @@ TEST(KinetoRecords, ComputePropertiesAndProfilerStepCpuOp) {
 TEST(KinetoRecords, RocmKernelsAndMemcpyKind) {
   Timeline tl;
   ASSERT_TRUE(read("mi250_rocm62_minitoy_train.json.gz", tl).ok());
-  EXPECT_EQ(tl.kernels.start_ns[0], 4203669603771648);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 6880);
-  EXPECT_EQ(tl.kernels.device[0], 2);
-  EXPECT_EQ(tl.kernels.stream[0], 0);
-  EXPECT_EQ(tl.kernels.correlation[0], 118);
-  EXPECT_EQ(tl.kernels.external_id[0], 13);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{0, 0, 0}));  // ROCm GPU events carry no grid
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 4203669603771648);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 6880);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 118);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 13);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{0, 0, 0}));  // ROCm GPU events carry no grid
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
   bool hip = false;
   for (auto n : tl.runtime.name) hip |= tl.str(n) == "hipLaunchKernel";
   EXPECT_TRUE(hip);
@@ -155,8 +158,8 @@ TEST(KinetoRecords, RocmKernelsAndMemcpyKind) {
 TEST(KinetoRecords, SyncGraphIdAndDistributed) {
   Timeline tl;
   ASSERT_TRUE(read("kineto_2026_occupancy_cuda_sync.json", tl).ok());
-  EXPECT_EQ(tl.kernels.graph_id[0], 0);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 20);
+  EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 20);
   size_t sync = 0;
   for (auto s : tl.runtime.is_sync) sync += s;
   EXPECT_EQ(sync, 2u);
@@ -215,13 +218,13 @@ TEST(KinetoChunks, TinyReadsGiveIdenticalResults) {
   ASSERT_TRUE(text.ok());
   Timeline ref;
   ASSERT_TRUE(read_text(*text, ref).ok());
-  ASSERT_EQ(ref.kernels.size(), 40u);
+  ASSERT_EQ(ref.gpu_ops.count(GpuOpKind::Kernel), 40u);
   for (size_t step : {size_t{1}, size_t{7}, size_t{61}, size_t{4096}}) {
     SCOPED_TRACE(step);
     Timeline tl;
     ASSERT_TRUE(read_text(*text, tl, step, step).ok());
-    EXPECT_EQ(tl.kernels.start_ns, ref.kernels.start_ns);
-    EXPECT_EQ(tl.kernels.dur_ns, ref.kernels.dur_ns);
+    EXPECT_EQ(tl.gpu_ops.start_ns, ref.gpu_ops.start_ns);
+    EXPECT_EQ(tl.gpu_ops.dur_ns, ref.gpu_ops.dur_ns);
     EXPECT_EQ(tl.cpu_ops.size(), ref.cpu_ops.size());
     EXPECT_EQ(tl.flows.id, ref.flows.id);
     EXPECT_EQ(tl.meta.launch_flows, ref.meta.launch_flows);

@@ -27,7 +27,7 @@ std::filesystem::path tt_dir(const std::string& name) {
 void expect_same(const Timeline& a, const Timeline& b) {
   ASSERT_EQ(a.strings.size(), b.strings.size());
   for (size_t i = 0; i < a.strings.size(); ++i) ASSERT_EQ(a.str(StrId(i)), b.str(StrId(i))) << i;
-  auto gpu = [](const GpuOpColumns& x, const GpuOpColumns& y) {
+  auto gpu = [](const GpuOpTable& x, const GpuOpTable& y) {
     EXPECT_EQ(x.start_ns, y.start_ns);
     EXPECT_EQ(x.dur_ns, y.dur_ns);
     EXPECT_EQ(x.name, y.name);
@@ -35,18 +35,16 @@ void expect_same(const Timeline& a, const Timeline& b) {
     EXPECT_EQ(x.stream, y.stream);
     EXPECT_EQ(x.correlation, y.correlation);
     EXPECT_EQ(x.external_id, y.external_id);
+    EXPECT_EQ(x.kind, y.kind);
   };
-  gpu(a.kernels, b.kernels);
-  EXPECT_EQ(a.kernels.grid, b.kernels.grid);
-  EXPECT_EQ(a.kernels.block, b.kernels.block);
-  EXPECT_EQ(a.kernels.registers_per_thread, b.kernels.registers_per_thread);
-  EXPECT_EQ(a.kernels.shared_mem_bytes, b.kernels.shared_mem_bytes);
-  EXPECT_EQ(a.kernels.graph_id, b.kernels.graph_id);
-  gpu(a.memcpys, b.memcpys);
-  EXPECT_EQ(a.memcpys.bytes, b.memcpys.bytes);
-  EXPECT_EQ(a.memcpys.kind, b.memcpys.kind);
-  gpu(a.memsets, b.memsets);
-  EXPECT_EQ(a.memsets.bytes, b.memsets.bytes);
+  gpu(a.gpu_ops, b.gpu_ops);
+  EXPECT_EQ(a.gpu_ops.grid, b.gpu_ops.grid);
+  EXPECT_EQ(a.gpu_ops.block, b.gpu_ops.block);
+  EXPECT_EQ(a.gpu_ops.registers_per_thread, b.gpu_ops.registers_per_thread);
+  EXPECT_EQ(a.gpu_ops.shared_mem_bytes, b.gpu_ops.shared_mem_bytes);
+  EXPECT_EQ(a.gpu_ops.graph_id, b.gpu_ops.graph_id);
+  EXPECT_EQ(a.gpu_ops.bytes, b.gpu_ops.bytes);
+  EXPECT_EQ(a.gpu_ops.copy_kind, b.gpu_ops.copy_kind);
   const auto &r = a.runtime, &r2 = b.runtime;
   EXPECT_EQ(r.start_ns, r2.start_ns);
   EXPECT_EQ(r.dur_ns, r2.dur_ns);
@@ -204,7 +202,7 @@ TEST(KinetoTwoThreads, WrongCutGuessFallsBackToOneThread) {
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->ok());
   EXPECT_FALSE(kept);
-  EXPECT_EQ(tl.kernels.size(), 1u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
 }
 
 // ---- the block reader -----------------------------------------------------------------------

@@ -112,7 +112,7 @@ TEST(NcuRaw, FullPage) {
   for (const auto& w : tl.warnings)
     if (w.message.find("non-numeric") != std::string::npos) folded = w.count > 1;
   EXPECT_TRUE(folded);
-  EXPECT_TRUE(tl.kernels.size() == 0);
+  EXPECT_TRUE(tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
 }
 
 TEST(NcuRaw, SelectedMetrics) {

@@ -80,11 +80,11 @@ TEST(SqliteHostile, RealExportsStillReadAndAViewBesideTheTablesIsHarmless) {
   Timeline tl;
   Status s = read_path(p, tl);
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  EXPECT_EQ(tl.kernels.size(), 4u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4u);
   Timeline v1;
   Status s1 = read_path(std::string(GOBLIN_FIXTURES) + "/rocprof/legacy_rocprof_vecadd_results.db", v1);
   ASSERT_TRUE(s1.ok()) << s1.error().describe();
-  EXPECT_GT(v1.kernels.size(), 0u);
+  EXPECT_GT(v1.gpu_ops.count(GpuOpKind::Kernel), 0u);
 }
 
 }  // namespace

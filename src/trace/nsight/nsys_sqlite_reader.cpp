@@ -249,7 +249,7 @@ class NsysReader {
                    "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
                    "dynamicSharedMemory", "graphId"},
                   [&](sqlite3_stmt* st) {
-                    KernelRow k;
+                    GpuOpRow k;
                     if (!times(st, 0, "CUPTI_ACTIVITY_KIND_KERNEL", k.start_ns, k.dur_ns)) return;
                     k.device = device_id(i64(st, 2));
                     k.stream = i64(st, 3);
@@ -269,7 +269,7 @@ class NsysReader {
                       k.shared_mem_bytes = (s1 == kNone ? 0 : s1) + (s2 == kNone ? 0 : s2);
                     int64_t g = i64(st, 17);
                     k.graph_id = g <= 0 ? kNone : g;
-                    tl_.kernels.push(k);
+                    tl_.gpu_ops.push(k);
                   });
   }
 
@@ -307,15 +307,16 @@ class NsysReader {
     return select("CUPTI_ACTIVITY_KIND_MEMCPY",
                   {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind"},
                   [&](sqlite3_stmt* st) {
-                    MemcpyRow m;
+                    GpuOpRow m;
+                    m.kind = GpuOpKind::Memcpy;
                     if (!times(st, 0, "CUPTI_ACTIVITY_KIND_MEMCPY", m.start_ns, m.dur_ns)) return;
                     m.device = device_id(i64(st, 2));
                     m.stream = i64(st, 3);
                     m.correlation = i64(st, 4);
                     m.bytes = i64(st, 5);
-                    m.kind = copy_kind(i64(st, 6, 0));
-                    m.name = tl_.strings.intern(copy_label(m.kind));
-                    tl_.memcpys.push(m);
+                    m.copy_kind = copy_kind(i64(st, 6, 0));
+                    m.name = tl_.strings.intern(copy_label(m.copy_kind));
+                    tl_.gpu_ops.push(m);
                   });
   }
 
@@ -323,14 +324,15 @@ class NsysReader {
     StrId name = tl_.strings.intern("[CUDA memset]");
     return select("CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "correlationId", "bytes"},
                   [&](sqlite3_stmt* st) {
-                    MemsetRow m;
+                    GpuOpRow m;
+                    m.kind = GpuOpKind::Memset;
                     if (!times(st, 0, "CUPTI_ACTIVITY_KIND_MEMSET", m.start_ns, m.dur_ns)) return;
                     m.name = name;
                     m.device = device_id(i64(st, 2));
                     m.stream = i64(st, 3);
                     m.correlation = i64(st, 4);
                     m.bytes = i64(st, 5);
-                    tl_.memsets.push(m);
+                    tl_.gpu_ops.push(m);
                   });
   }
 

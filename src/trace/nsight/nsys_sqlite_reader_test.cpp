@@ -26,20 +26,21 @@ TEST(NsysSqlite, RealExport) {
   Timeline tl;
   Status s = read_nsys_sqlite(kExport, tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  ASSERT_EQ(tl.kernels.size(), 4u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "add_parallel(const float *, const float *, float *, int)");
-  EXPECT_EQ(tl.kernels.start_ns[0], 1453545934);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 1453680134 - 1453545934);
-  EXPECT_EQ(tl.kernels.device[0], 0);
-  EXPECT_EQ(tl.kernels.stream[0], 13);
-  EXPECT_EQ(tl.kernels.correlation[0], 133);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{97657, 1, 1}));
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{256, 1, 1}));
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 16);
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 0);
-  EXPECT_EQ(tl.kernels.graph_id[0], kNone);
-  EXPECT_EQ(tl.kernels.stream[3], 16);
-  EXPECT_EQ(tl.kernels.dur_ns[3], 134327);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "add_parallel(const float *, const float *, float *, int)");
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1453545934);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1453680134 - 1453545934);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 13);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 133);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{97657, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 16);
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 3)], 16);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 3)], 134327);
 
   ASSERT_EQ(tl.runtime.size(), 44u);
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "cuModuleGetLoadingMode");
@@ -58,20 +59,20 @@ TEST(NsysSqlite, RealExport) {
   }
   EXPECT_EQ(launches, 4u);
   EXPECT_EQ(syncs, 1u);
-  auto launch = tl.runtime_by_correlation(tl.kernels.correlation[0]);
+  auto launch = tl.runtime_by_correlation(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]);
   ASSERT_TRUE(launch);
   EXPECT_EQ(tl.str(tl.runtime.name[*launch]), "cudaLaunchKernel");
   EXPECT_EQ(tl.runtime.is_driver[*launch], 0);
 
-  ASSERT_EQ(tl.memcpys.size(), 12u);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.bytes[0], 100000000);
-  EXPECT_EQ(tl.memcpys.start_ns[0], 1429496338);
-  EXPECT_EQ(tl.memcpys.dur_ns[0], 1437157542 - 1429496338);
-  EXPECT_EQ(tl.memcpys.kind[2], CopyKind::DtoH);
-  EXPECT_EQ(tl.str(tl.memcpys.name[2]), "[CUDA memcpy Device-to-Host]");
-  EXPECT_EQ(tl.memsets.size(), 0u);      // no MEMSET table in this export
-  EXPECT_EQ(tl.annotations.size(), 0u);  // nor NVTX_EVENTS
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 12u);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.bytes[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 100000000);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1429496338);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1437157542 - 1429496338);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], CopyKind::DtoH);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)]), "[CUDA memcpy Device-to-Host]");
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 0u);  // no MEMSET table in this export
+  EXPECT_EQ(tl.annotations.size(), 0u);                // nor NVTX_EVENTS
 
   ASSERT_EQ(tl.meta.devices.size(), 1u);
   EXPECT_EQ(tl.meta.devices[0].name, "NVIDIA GeForce RTX 4060 Ti");
@@ -135,14 +136,15 @@ TEST_F(SyntheticExport, OptionalTablesAndMissingColumns) {
   Timeline tl;
   Status s = read_nsys_sqlite(path_, tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  ASSERT_EQ(tl.kernels.size(), 2u);  // the NULL-start row is skipped with a warning
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "gemm_kernel");
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{8, 4, 1}));
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 3072);
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], kNone);  // column absent in this export
-  EXPECT_EQ(tl.kernels.graph_id[0], kNone);
-  EXPECT_EQ(tl.kernels.name[1], kNoStr);  // dangling StringIds id 99: warned
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[1], kNone);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);  // the NULL-start row is skipped with a warning
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "gemm_kernel");
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{8, 4, 1}));
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 3072);
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            kNone);  // column absent in this export
+  EXPECT_EQ(tl.gpu_ops.graph_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);
+  EXPECT_EQ(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], kNoStr);  // dangling StringIds id 99: warned
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], kNone);
   ASSERT_EQ(tl.runtime.size(), 2u);
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "cudaDeviceSynchronize");
   EXPECT_EQ(tl.runtime.is_sync[0], 1);
@@ -150,12 +152,12 @@ TEST_F(SyntheticExport, OptionalTablesAndMissingColumns) {
   EXPECT_EQ(tl.str(tl.runtime.name[1]), "cuLaunchKernel");
   EXPECT_EQ(tl.runtime.is_driver[1], 1);
   EXPECT_EQ(tl.runtime.pid[1], 17068);
-  ASSERT_EQ(tl.memsets.size(), 1u);
-  EXPECT_EQ(tl.memsets.bytes[0], 4096);
-  ASSERT_EQ(tl.memcpys.size(), 3u);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::DtoD);
-  EXPECT_EQ(tl.memcpys.kind[1], CopyKind::PtoP);
-  EXPECT_EQ(tl.memcpys.kind[2], CopyKind::Unknown);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memset), 1u);
+  EXPECT_EQ(tl.gpu_ops.bytes[tl.gpu_ops.nth(GpuOpKind::Memset, 0)], 4096);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 3u);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::DtoD);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 1)], CopyKind::PtoP);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], CopyKind::Unknown);
   ASSERT_EQ(tl.annotations.size(), 2u);  // the domain-create record is not an annotation
   EXPECT_EQ(tl.str(tl.annotations.name[0]), "train_step");
   EXPECT_EQ(tl.annotations.dur_ns[0], 900);

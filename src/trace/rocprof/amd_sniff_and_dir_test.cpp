@@ -87,7 +87,7 @@ TEST(RocprofDir, DirectoryOfRocprofv3CsvIsOneRun) {
   Status s = read_path(dir.path(), tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
   EXPECT_EQ(tl.runtime.size(), 17u);
-  EXPECT_EQ(tl.memcpys.size(), 4u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 4u);
   EXPECT_EQ(tl.meta.formats.size(), 3u);
   EXPECT_TRUE(testing::has_warning(tl, "skipped: not a format goblin reads"));
   dir.copy_fixture("rocprof/rocprofv3_kernel_trace.csv");
@@ -120,15 +120,15 @@ TEST(RocprofDir, KernelAndHipApiCorrelationIdsLineUp) {
             "\"HIP_RUNTIME_API_EXT\",\"hipDeviceSynchronize\",123,77,6,1000,2600\n");
   Timeline tl;
   ASSERT_TRUE(read_path(dir.path(), tl, {}).ok());
-  ASSERT_EQ(tl.kernels.size(), 2u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);
   tl.build_indexes();
-  for (size_t k = 0; k < tl.kernels.size(); ++k) {
-    auto r = tl.runtime_by_correlation(tl.kernels.correlation[k]);
+  for (size_t k = 0; k < tl.gpu_ops.count(GpuOpKind::Kernel); ++k) {
+    auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, k)]);
     ASSERT_TRUE(r.has_value()) << k;
     EXPECT_EQ(tl.str(tl.runtime.name[*r]), "hipLaunchKernel");
-    EXPECT_LT(tl.runtime.start_ns[*r], tl.kernels.start_ns[k]);
+    EXPECT_LT(tl.runtime.start_ns[*r], tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, k)]);
   }
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{16, 1, 1}));
 }
 
 TEST(RocprofDir, DirectoryWithOnlyDamagedFilesReportsError) {

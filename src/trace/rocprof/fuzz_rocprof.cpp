@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     goblin::Timeline tl;
     (void)goblin::read_rocprof_v1(path, tl, opt);
-    tl.validate();
+    tl.finish();
   }
   return 0;
 }

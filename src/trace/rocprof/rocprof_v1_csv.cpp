@@ -133,7 +133,7 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
     if (!timed) continue;
     auto times = row.times(begin, end, "row skipped: no valid begin/end timestamp");
     if (!times) continue;
-    KernelRow k;
+    GpuOpRow k;
     k.start_ns = times->first;
     k.dur_ns = times->second - times->first;
     k.name = kname;
@@ -150,7 +150,7 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
     if (items && group) k.grid = {grid_items_to_blocks(*items, *group), 1, 1};
     if (auto v = row.integer(vgpr)) k.registers_per_thread = register_count(*v, row.integer(accum).value_or(0));
     if (auto l = row.integer(lds)) k.shared_mem_bytes = *l;
-    tl.kernels.push(k);
+    tl.gpu_ops.push(k);
   }
   if (csv.error()) return *csv.error();
   return Status::Ok();

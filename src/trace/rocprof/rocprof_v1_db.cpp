@@ -90,7 +90,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
     keep(each_row(*in, path,
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM OPS ORDER BY BeginNs", "OPS",
                   [&](sqlite3_stmt* st) {
-                    KernelRow k;
+                    GpuOpRow k;
                     if (!times_ok(st)) return;
                     k.start_ns = col_int(st, 0);
                     k.dur_ns = col_int(st, 1) - k.start_ns;
@@ -101,7 +101,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                     k.name = tl.strings.intern(strip_kd_suffix(col_text(st, 4), &stripped));
                     if (stripped) note_kd_suffix_stripped(tl, path);
                     k.correlation = col_int(st, 5);
-                    tl.kernels.push(k);
+                    tl.gpu_ops.push(k);
                   }));
   }
   if (has_table("COPY")) {
@@ -109,7 +109,8 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
     keep(each_row(*in, path,
                   "SELECT BeginNs, EndNs, \"dev-id\", \"stream-id\", Name, \"Index\" FROM COPY ORDER BY BeginNs",
                   "COPY", [&](sqlite3_stmt* st) {
-                    MemcpyRow m;
+                    GpuOpRow m;
+                    m.kind = GpuOpKind::Memcpy;
                     if (!times_ok(st)) return;
                     m.start_ns = col_int(st, 0);
                     m.dur_ns = col_int(st, 1) - m.start_ns;
@@ -118,9 +119,9 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                     m.stream = col_int(st, 3);
                     std::string_view name = col_text(st, 4);
                     m.name = tl.strings.intern(name);
-                    m.kind = copy_kind_from_text(name);
+                    m.copy_kind = copy_kind_from_text(name);
                     m.correlation = col_int(st, 5);
-                    tl.memcpys.push(m);
+                    tl.gpu_ops.push(m);
                   }));
   }
   if (!any) {

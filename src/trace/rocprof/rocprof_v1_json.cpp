@@ -178,24 +178,25 @@ class V1JsonRun {
         break;
       }
       case Lane::Copy: {
-        MemcpyRow m;
+        GpuOpRow m;
+        m.kind = GpuOpKind::Memcpy;
         m.start_ns = *start;
         m.dur_ns = *end - *start;
         m.name = name;
-        m.kind = copy_kind_from_text(e.name);
+        m.copy_kind = copy_kind_from_text(e.name);
         if (dev >= 0 && dev <= INT32_MAX) m.device = static_cast<int32_t>(dev), ensure_device(tl_, dev);
         m.stream = parse_int(e.stream).value_or(kNone);
-        tl_.memcpys.push(m);
+        tl_.gpu_ops.push(m);
         break;
       }
       case Lane::Gpu: {
-        KernelRow k;
+        GpuOpRow k;
         k.start_ns = *start;
         k.dur_ns = *end - *start;
         k.name = name;
         if (dev >= 0 && dev <= INT32_MAX) k.device = static_cast<int32_t>(dev), ensure_device(tl_, dev);
         k.stream = parse_int(e.stream).value_or(parse_int(e.queue).value_or(kNone));
-        tl_.kernels.push(k);
+        tl_.gpu_ops.push(k);
         break;
       }
       case Lane::Markers: {

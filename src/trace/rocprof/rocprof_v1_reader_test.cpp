@@ -23,17 +23,19 @@ Timeline read_ok(const std::string& rel) {
 
 TEST(RocprofV1, Mi100TimestampsCsv) {
   Timeline tl = read_ok("rocprof/legacy_rocprof_MI100__timestamps.csv");
-  ASSERT_EQ(tl.kernels.size(), 3u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
   // 0,"vecCopy(...) [clone .kd]",2,0,0,...,1048576,256,0,0,8,8,16,64,...,DispatchNs 1410204895282038,
   // Start 1410204895308401, End 1410204895332881
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "vecCopy(double*, double*, double*, int, int)");
-  EXPECT_EQ(tl.kernels.device[0], 2);
-  EXPECT_EQ(tl.kernels.stream[0], 0);
-  EXPECT_EQ(tl.kernels.start_ns[0], 1410204895308401);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 24480);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{4096, 1, 1}));  // 1048576 / 256
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{256, 1, 1}));
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 16);  // 8 arch + 8 accum
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "vecCopy(double*, double*, double*, int, int)");
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1410204895308401);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 24480);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{4096, 1, 1}));  // 1048576 / 256
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 16);  // 8 arch + 8 accum
   int64_t n = 0;
   EXPECT_TRUE(has_warning(tl, "[clone .kd]", &n));
   EXPECT_EQ(n, 3);
@@ -42,18 +44,19 @@ TEST(RocprofV1, Mi100TimestampsCsv) {
 
 TEST(RocprofV1, Mi300xCountersAndKdSuffix) {
   Timeline tl = read_ok("rocprof/legacy_rocprof_MI300X_A1__SQ_LEVEL_WAVES.csv");
-  ASSERT_EQ(tl.kernels.size(), 3u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "vecCopy(double*, double*, double*, int, int)");  // " (.kd)" stripped
-  EXPECT_EQ(tl.kernels.device[0], 60633);
-  EXPECT_EQ(tl.kernels.correlation[0], kNone);  // Correlation_ID 0 = not traced
-  EXPECT_EQ(tl.kernels.dur_ns[0], 716380685161855 - 716380685145736);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "vecCopy(double*, double*, double*, int, int)");  // " (.kd)" stripped
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 60633);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // Correlation_ID 0 = not traced
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 716380685161855 - 716380685145736);
   ASSERT_EQ(tl.counters.size(), 27u);  // 9 counter columns x 3 dispatches
   EXPECT_EQ(tl.str(tl.counters.counter[4]), "SQ_WAVES");
   EXPECT_DOUBLE_EQ(tl.counters.value[4], 16384.0);
   EXPECT_EQ(tl.counters.kernel_key[4], 0);
 
   Timeline pmc = read_ok("rocprof/legacy_rocprof_MI300X_A1__pmc_perf.csv");
-  EXPECT_EQ(pmc.kernels.size(), 3u);  // Start_/End_Timestamp are the last two of 2718 columns
+  EXPECT_EQ(pmc.gpu_ops.count(GpuOpKind::Kernel), 3u);  // Start_/End_Timestamp are the last two of 2718 columns
   // 2718 columns - 12 dispatch fields - 2 timestamps - 39 pandas duplicates of dispatch fields
   // from merged pmc passes (Wave_Size_1.., Correlation_ID_1.., XCC_Index, XCC_Index_5..)
   // = 2665 counters per dispatch (checked with a script over the header).
@@ -64,37 +67,37 @@ TEST(RocprofV1, Mi300xCountersAndKdSuffix) {
 
 TEST(RocprofV1, ResultsJsonWithQuotedNumbers) {
   Timeline tl = read_ok("rocprof/legacy_rocprof_gemm_results.json");
-  ASSERT_EQ(tl.kernels.size(), 1u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   EXPECT_EQ(tl.runtime.size(), 12u);
-  EXPECT_EQ(tl.memcpys.size(), 3u);
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 3u);
   EXPECT_EQ(tl.flows.size(), 8u);
   // GPU2 kernel: BeginNs 3497798443427445, EndNs 3498130077612123, dev-id 2, stream-id 1.
-  EXPECT_EQ(tl.kernels.start_ns[0], 3497798443427445);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 331634184678);
-  EXPECT_EQ(tl.kernels.device[0], 2);
-  EXPECT_EQ(tl.kernels.stream[0], 1);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.dur_ns[0], 196532);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 3497798443427445);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 331634184678);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 196532);
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "hipMalloc");
   EXPECT_EQ(tl.runtime.pid[0], 894);
   EXPECT_EQ(tl.runtime.start_ns[0], 3497798221064656);
   Timeline v = read_ok("rocprof/legacy_rocprof_vecadd_results.json");
-  EXPECT_EQ(v.kernels.size(), 1u);
+  EXPECT_EQ(v.gpu_ops.count(GpuOpKind::Kernel), 1u);
 }
 
 TEST(RocprofV1, ResultsDbCorrelatesLaunchAndKernelByIndex) {
   Timeline tl = read_ok("rocprof/legacy_rocprof_gemm_results.db");
   ASSERT_EQ(tl.runtime.size(), 12u);
-  ASSERT_EQ(tl.kernels.size(), 1u);
-  ASSERT_EQ(tl.memcpys.size(), 3u);
-  EXPECT_EQ(tl.kernels.correlation[0], 8);
-  EXPECT_EQ(tl.kernels.device[0], 2);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 331634184678);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 3u);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 8);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 331634184678);
   tl.build_indexes();
-  auto launch = tl.runtime_by_correlation(tl.kernels.correlation[0]);
+  auto launch = tl.runtime_by_correlation(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]);
   ASSERT_TRUE(launch.has_value());
   EXPECT_EQ(tl.str(tl.runtime.name[*launch]), "hipLaunchKernel");
-  EXPECT_EQ(tl.memcpys.kind[2], CopyKind::DtoH);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], CopyKind::DtoH);
   EXPECT_EQ(read_ok("rocprof/legacy_rocprof_vecadd_results.db").runtime.size(), 13u);
 }
 
@@ -131,7 +134,7 @@ TEST(RocprofV1, BadInput) {
                               "1,\"k [clone .kd]\",0,30\n"
                               "2,\"k [clone .kd]\",0,40,50,lots\n");
     ASSERT_TRUE(read_rocprof_v1(p, tl, {}).ok());
-    EXPECT_EQ(tl.kernels.size(), 2u);
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2u);
     EXPECT_EQ(tl.counters.size(), 1u);
     int64_t line = 0;
     EXPECT_TRUE(has_warning(tl, "fewer fields", nullptr, &line));
@@ -142,7 +145,7 @@ TEST(RocprofV1, BadInput) {
   {
     Timeline tl;
     ASSERT_TRUE(read_rocprof_v1(dir.write("c.csv", "Index,KernelName,SQ_WAVES\n0,k,5\n"), tl, {}).ok());
-    EXPECT_EQ(tl.kernels.size(), 0u);
+    EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 0u);
     EXPECT_EQ(tl.counters.size(), 1u);
     EXPECT_TRUE(has_warning(tl, "no BeginNs/EndNs"));
   }
@@ -156,8 +159,8 @@ TEST(RocprofV1, BadInput) {
     Status s = read_rocprof_v1(p, tl, {});
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
-    ASSERT_EQ(tl.kernels.size(), 1u);  // the event before the cut
-    EXPECT_EQ(tl.kernels.dur_ns[0], 2000);
+    ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);  // the event before the cut
+    EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2000);
   }
 }
 

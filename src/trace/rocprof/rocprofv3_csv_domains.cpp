@@ -79,7 +79,7 @@ class KernelTraceReader : public DomainRowReader {
     auto times = f_.times(start_, end_, kNoTimes);
     if (!times) return;
     auto [start, end] = *times;
-    KernelRow k;
+    GpuOpRow k;
     k.start_ns = start;
     k.dur_ns = end - start;
     std::string_view name = f_.text(name_);
@@ -103,7 +103,7 @@ class KernelTraceReader : public DomainRowReader {
     }
     if (auto v = f_.integer(vgpr_)) k.registers_per_thread = register_count(*v, f_.integer(accum_).value_or(0));
     if (auto l = f_.integer(lds_)) k.shared_mem_bytes = *l;
-    tl_.kernels.push(k);
+    tl_.gpu_ops.push(k);
   }
 
  private:
@@ -132,15 +132,17 @@ class MemoryCopyReader : public DomainRowReader {
     auto times = f_.times(start_, end_, kNoTimes);
     if (!times) return;
     auto [start, end] = *times;
-    MemcpyRow m;
+    GpuOpRow m;
+    m.kind = GpuOpKind::Memcpy;
     m.start_ns = start;
     m.dur_ns = end - start;
     std::string_view dir = f_.text(dir_);
     m.name = tl_.strings.intern(dir.empty() ? std::string_view("MEMORY_COPY") : dir);
-    m.kind = copy_kind_from_text(dir);
+    m.copy_kind = copy_kind_from_text(dir);
     auto src = parse_agent(f_.text(src_)), dst = parse_agent(f_.text(dst_));
     // The copy belongs to the GPU end: the source of a device-to-host copy, else the destination.
-    auto dev = (m.kind == CopyKind::DtoH || m.kind == CopyKind::DtoD || m.kind == CopyKind::PtoP) ? src : dst;
+    auto dev =
+        (m.copy_kind == CopyKind::DtoH || m.copy_kind == CopyKind::DtoD || m.copy_kind == CopyKind::PtoP) ? src : dst;
     if (!dev) dev = dst ? dst : src;
     if (dev) {
       m.device = static_cast<int32_t>(*dev);
@@ -149,7 +151,7 @@ class MemoryCopyReader : public DomainRowReader {
     if (auto s = f_.integer(stream_)) m.stream = *s;
     m.correlation = correlation_or_none(f_.integer(corr_));
     if (auto b = f_.integer(bytes_)) m.bytes = *b;
-    tl_.memcpys.push(m);
+    tl_.gpu_ops.push(m);
   }
 
  private:

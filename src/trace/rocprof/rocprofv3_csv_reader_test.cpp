@@ -24,55 +24,57 @@ Timeline read_ok(const std::string& rel) {
 
 TEST(RocprofV3Csv, KernelTraceRocm7Columns) {
   Timeline tl = read_ok("rocprof/rocprofv3_kernel_trace.csv");
-  ASSERT_EQ(tl.kernels.size(), 9u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 9u);
   // Row 1: "Agent 4",queue 1,stream 1,...,"void addition_kernel<float>(...)",corr 1,
   // 1550151853029637..1550151853042437, LDS 0, VGPR 8, AccVGPR 0, WG 64x1x1, grid 1024x1024x1.
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "void addition_kernel<float>(float*, float const*, float const*, int, int)");
-  EXPECT_EQ(tl.kernels.device[0], 4);
-  EXPECT_EQ(tl.kernels.stream[0], 1);
-  EXPECT_EQ(tl.kernels.correlation[0], 1);
-  EXPECT_EQ(tl.kernels.start_ns[0], 1550151853029637);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 12800);
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{64, 1, 1}));
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 4);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1550151853029637);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 12800);
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{64, 1, 1}));
   // Grid in blocks: 1024 work-items / 64 per workgroup = 16; y: 1024 / 1.
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{16, 1024, 1}));
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 8);
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 0);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{16, 1024, 1}));
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 8);
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);
   // Row 2: divide_kernel, VGPR 12 + Accum_VGPR 4 = 16 (one CDNA register file).
-  EXPECT_EQ(tl.kernels.registers_per_thread[1], 16);
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)], 16);
   // Row 5 is on queue/stream 2.
-  EXPECT_EQ(tl.kernels.stream[4], 2);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 4)], 2);
   ASSERT_EQ(tl.meta.devices.size(), 1u);
   EXPECT_EQ(tl.meta.devices[0].id, 4);
 }
 
 TEST(RocprofV3Csv, KernelTrace2024VariantsWithIntAgentsAndSegmentSizes) {
   Timeline tl = read_ok("rocprof/rocprofv3_2024_kernel_trace.785cc39.csv");
-  ASSERT_EQ(tl.kernels.size(), 1u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
   // "KERNEL_DISPATCH",1,139690710949888,15,"matrixTranspose(float*, float*, int)",0,671599758568,
   // 671599825328,0,0,4,4,1,1024,1024,1
-  EXPECT_EQ(tl.kernels.device[0], 1);
-  EXPECT_EQ(tl.kernels.stream[0], 139690710949888);  // no Stream_Id: the queue handle
-  EXPECT_EQ(tl.kernels.correlation[0], kNone);       // 0 = none
-  EXPECT_EQ(tl.kernels.dur_ns[0], 66760);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{256, 256, 1}));
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{4, 4, 1}));
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 0);          // Group_Segment_Size
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], kNone);  // no VGPR column in 6.2
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            139690710949888);                                                      // no Stream_Id: the queue handle
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // 0 = none
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 66760);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 256, 1}));
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{4, 4, 1}));
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 0);          // Group_Segment_Size
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // no VGPR column in 6.2
 
   Timeline t2 = read_ok("rocprof/rocprofv3_2024_kernel_trace.5bec9f6.csv");
-  ASSERT_EQ(t2.kernels.size(), 7u);  // 7 rows and a blank line
-  EXPECT_EQ(t2.kernels.correlation[0], 1451);
-  EXPECT_EQ(t2.kernels.stream[1], 2);
-  EXPECT_EQ(t2.kernels.dur_ns[0], 8819330200116308 - 8819330200067564);
-  EXPECT_EQ(t2.kernels.grid[0], (std::array<uint32_t, 3>{16, 1024, 1}));
+  ASSERT_EQ(t2.gpu_ops.count(GpuOpKind::Kernel), 7u);  // 7 rows and a blank line
+  EXPECT_EQ(t2.gpu_ops.correlation[t2.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1451);
+  EXPECT_EQ(t2.gpu_ops.stream[t2.gpu_ops.nth(GpuOpKind::Kernel, 1)], 2);
+  EXPECT_EQ(t2.gpu_ops.dur_ns[t2.gpu_ops.nth(GpuOpKind::Kernel, 0)], 8819330200116308 - 8819330200067564);
+  EXPECT_EQ(t2.gpu_ops.grid[t2.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{16, 1024, 1}));
 }
 
 TEST(RocprofV3Csv, TruncatedKernelNames) {
   Timeline tl = read_ok("rocprof/rocprofv3_kernel_trace_truncated.csv");
-  ASSERT_EQ(tl.kernels.size(), 4u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "addition_kernel");
-  EXPECT_EQ(tl.str(tl.kernels.name[3]), "subtract_kernel");
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "addition_kernel");
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 3)]), "subtract_kernel");
 }
 
 TEST(RocprofV3Csv, RocpdToCsvCapitalisationAndGuid) {
@@ -87,13 +89,14 @@ TEST(RocprofV3Csv, RocpdToCsvCapitalisationAndGuid) {
       "65536,2,1\n");
   Timeline tl;
   ASSERT_TRUE(read_rocprofv3_csv(p, tl, {}).ok());
-  ASSERT_EQ(tl.kernels.size(), 1u);
-  EXPECT_EQ(tl.kernels.device[0], 2);  // "GPU 2"
-  EXPECT_EQ(tl.kernels.stream[0], 3);
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[0], 2048);    // Lds_Block_Size
-  EXPECT_EQ(tl.kernels.registers_per_thread[0], 32);  // Vgpr_Count 24 + Accum_Vgpr_Count 8
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{256, 2, 1}));
-  EXPECT_EQ(tl.kernels.dur_ns[0], 150);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);  // "GPU 2"
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 3);
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2048);  // Lds_Block_Size
+  EXPECT_EQ(tl.gpu_ops.registers_per_thread[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            32);  // Vgpr_Count 24 + Accum_Vgpr_Count 8
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{256, 2, 1}));
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 150);
 }
 
 TEST(RocprofV3Csv, RocpdToCsvApiTraceWithGuid) {
@@ -107,22 +110,22 @@ TEST(RocprofV3Csv, RocpdToCsvApiTraceWithGuid) {
 
 TEST(RocprofV3Csv, MemoryCopyCurrentAnd2024) {
   Timeline tl = read_ok("rocprof/rocprofv3_memory_copy_trace.csv");
-  ASSERT_EQ(tl.memcpys.size(), 4u);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.device[0], 4);  // "Agent 0" → "Agent 4": the GPU end
-  EXPECT_EQ(tl.memcpys.stream[0], 0);
-  EXPECT_EQ(tl.memcpys.correlation[0], 1);
-  EXPECT_EQ(tl.memcpys.dur_ns[0], 77040);
-  EXPECT_EQ(tl.memcpys.kind[2], CopyKind::DtoH);
-  EXPECT_EQ(tl.memcpys.device[2], 4);  // "Agent 4" → "Agent 0"
-  EXPECT_EQ(tl.str(tl.memcpys.name[2]), "MEMORY_COPY_DEVICE_TO_HOST");
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 4u);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 4);  // "Agent 0" → "Agent 4": the GPU end
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 0);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 77040);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], CopyKind::DtoH);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)], 4);  // "Agent 4" → "Agent 0"
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Memcpy, 2)]), "MEMORY_COPY_DEVICE_TO_HOST");
 
   Timeline t2 = read_ok("rocprof/rocprofv3_2024_memory_copy_trace.8ab1ed7.csv");
-  ASSERT_EQ(t2.memcpys.size(), 2u);
-  EXPECT_EQ(t2.memcpys.device[0], 1);  // int agents 0 → 1
-  EXPECT_EQ(t2.memcpys.device[1], 1);  // 1 → 0, device to host
-  EXPECT_EQ(t2.memcpys.stream[0], kNone);
-  EXPECT_EQ(t2.memcpys.kind[1], CopyKind::DtoH);
+  ASSERT_EQ(t2.gpu_ops.count(GpuOpKind::Memcpy), 2u);
+  EXPECT_EQ(t2.gpu_ops.device[t2.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1);  // int agents 0 → 1
+  EXPECT_EQ(t2.gpu_ops.device[t2.gpu_ops.nth(GpuOpKind::Memcpy, 1)], 1);  // 1 → 0, device to host
+  EXPECT_EQ(t2.gpu_ops.stream[t2.gpu_ops.nth(GpuOpKind::Memcpy, 0)], kNone);
+  EXPECT_EQ(t2.gpu_ops.copy_kind[t2.gpu_ops.nth(GpuOpKind::Memcpy, 1)], CopyKind::DtoH);
 }
 
 TEST(RocprofV3Csv, ApiTracesGoToRuntime) {
@@ -171,7 +174,7 @@ TEST(RocprofV3Csv, CounterCollectionCurrentAnd2024) {
   EXPECT_EQ(tl.str(tl.counters.counter[0]), "SQ_WAVES");
   EXPECT_DOUBLE_EQ(tl.counters.value[0], 16384.0);
   EXPECT_EQ(tl.str(tl.counters.kernel_name[1]), "subtract_kernel(float*, float const*, float const*, int, int)");
-  EXPECT_EQ(tl.kernels.size(), 0u);  // counter rows are not kernel events
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 0u);  // counter rows are not kernel events
 
   Timeline old = read_ok("rocprof/rocprofv3_2024_counter_collection.bc69b6a.csv");
   ASSERT_EQ(old.counters.size(), 1u);
@@ -275,10 +278,11 @@ TEST(RocprofV3Csv, TruncatedRowsAndBadNumbersWarnWithLineAndKeepGoing) {
       "\"KERNEL_DISPATCH\",\"Agent 1\",1,\"cut\",5,800\n");            // truncated before End
   Timeline tl;
   ASSERT_TRUE(read_rocprofv3_csv(p, tl, {}).ok());
-  ASSERT_EQ(tl.kernels.size(), 3u);  // good, short, badq
-  EXPECT_EQ(tl.str(tl.kernels.name[1]), "short");
-  EXPECT_EQ(tl.kernels.grid[1], (std::array<uint32_t, 3>{0, 0, 0}));  // unknown, not invented
-  EXPECT_EQ(tl.kernels.stream[2], kNone);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);  // good, short, badq
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)]), "short");
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 1)],
+            (std::array<uint32_t, 3>{0, 0, 0}));  // unknown, not invented
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 2)], kNone);
   int64_t count = 0, line = 0;
   ASSERT_TRUE(has_warning(tl, "fewer fields than the header", &count, &line));
   EXPECT_EQ(count, 2);

@@ -186,16 +186,16 @@ class JsonRun {
     for (const auto& p : kernels_) {
       auto it = symbols_.find(p.kernel_id);
       if (it != symbols_.end()) {
-        tl_.kernels.name[p.row] = it->second;
+        tl_.gpu_ops.name[p.row] = it->second;
       } else {
         // Per kernel: the stand-in name is built in one reused buffer.
         name_.clear();
         fmt::format_to(std::back_inserter(name_), "kernel_id {}", p.kernel_id);
-        tl_.kernels.name[p.row] = tl_.strings.intern(std::string_view(name_.data(), name_.size()));
+        tl_.gpu_ops.name[p.row] = tl_.strings.intern(std::string_view(name_.data(), name_.size()));
         tl_.warn(W::rocprof_missing_kernel_symbol,
                  "rocprofv3 json: kernel dispatch names a kernel_id missing from kernel_symbols", path_);
       }
-      if (p.has_agent) tl_.kernels.device[p.row] = device_of(p.agent);
+      if (p.has_agent) tl_.gpu_ops.device[p.row] = device_of(p.agent);
     }
     for (const auto& p : runtime_) {
       const std::string name = op_name(p.kind, p.operation);
@@ -207,13 +207,13 @@ class JsonRun {
     for (const auto& p : copies_) {
       const std::string dir = op_name(p.kind, p.operation);
       CopyKind kind = copy_kind_from_text(dir);
-      tl_.memcpys.name[p.row] = tl_.strings.intern(dir);
-      tl_.memcpys.kind[p.row] = kind;
+      tl_.gpu_ops.name[p.row] = tl_.strings.intern(dir);
+      tl_.gpu_ops.copy_kind[p.row] = kind;
       bool from_src = kind == CopyKind::DtoH || kind == CopyKind::DtoD || kind == CopyKind::PtoP;
       if (from_src && p.has_src)
-        tl_.memcpys.device[p.row] = device_of(p.src);
+        tl_.gpu_ops.device[p.row] = device_of(p.src);
       else if (p.has_dst)
-        tl_.memcpys.device[p.row] = device_of(p.dst);
+        tl_.gpu_ops.device[p.row] = device_of(p.dst);
     }
     kernels_.clear();
     runtime_.clear();
@@ -362,7 +362,7 @@ class JsonRun {
     int64_t corr = r.corr_internal > 0 ? r.corr_internal : kNone;
     int64_t ext = r.corr_external > 0 ? r.corr_external : kNone;
     if (key == "kernel_dispatch") {
-      KernelRow k;
+      GpuOpRow k;
       k.start_ns = r.start;
       k.dur_ns = r.end - r.start;
       k.correlation = corr;
@@ -377,8 +377,8 @@ class JsonRun {
       }
       if (r.group_segment >= 0) k.shared_mem_bytes = r.group_segment;
       ++rows_;
-      kernels_.push_back({tl_.kernels.size(), r.kernel_id, r.agent, r.has_agent});
-      tl_.kernels.push(k);
+      kernels_.push_back({tl_.gpu_ops.size(), r.kernel_id, r.agent, r.has_agent});
+      tl_.gpu_ops.push(k);
     } else if (key == "marker_api") {
       AnnotationRow a;
       a.start_ns = r.start;
@@ -400,7 +400,8 @@ class JsonRun {
       runtime_.push_back({tl_.runtime.size(), r.kind, r.operation});
       tl_.runtime.push(rt);
     } else if (key == "memory_copy") {
-      MemcpyRow m;
+      GpuOpRow m;
+      m.kind = GpuOpKind::Memcpy;
       m.start_ns = r.start;
       m.dur_ns = r.end - r.start;
       m.correlation = corr;
@@ -408,8 +409,8 @@ class JsonRun {
       m.bytes = r.bytes;
       if (r.has_stream) m.stream = static_cast<int64_t>(r.stream);
       ++rows_;
-      copies_.push_back({tl_.memcpys.size(), r.kind, r.operation, r.src_agent, r.dst_agent, r.has_src, r.has_dst});
-      tl_.memcpys.push(m);
+      copies_.push_back({tl_.gpu_ops.size(), r.kind, r.operation, r.src_agent, r.dst_agent, r.has_src, r.has_dst});
+      tl_.gpu_ops.push(m);
     } else {
       ++not_analysed_[key];
     }

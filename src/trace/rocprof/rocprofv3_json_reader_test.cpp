@@ -15,7 +15,7 @@ TEST(RocprofV3Json, Gfx950FixtureGolden) {
   Timeline tl;
   Status s = read_rocprofv3_json(fixture("rocprof/rocprofv3_gfx950_results.json.gz"), tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  ASSERT_EQ(tl.kernels.size(), 43915u);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 43915u);
   EXPECT_EQ(tl.runtime.size(), 0u);  // the run traced kernels only
   // 8 GPU agents (logical_node_id 2..9), the 2 CPU agents are not devices.
   ASSERT_EQ(tl.meta.devices.size(), 8u);
@@ -27,23 +27,24 @@ TEST(RocprofV3Json, Gfx950FixtureGolden) {
   EXPECT_EQ(d.warp_size, 64);
   // First dispatch: kernel_id 8 (__amd_rocclr_copyBuffer), agent handle 37946 (node 2),
   // 63857982592000..63857982594840, workgroup 512, grid 512 work-items = 1 block.
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "__amd_rocclr_copyBuffer");
-  EXPECT_EQ(tl.kernels.device[0], 2);
-  EXPECT_EQ(tl.kernels.start_ns[0], 63857982592000);
-  EXPECT_EQ(tl.kernels.dur_ns[0], 2840);
-  EXPECT_EQ(tl.kernels.correlation[0], 1);
-  EXPECT_EQ(tl.kernels.external_id[0], kNone);  // external 0 = none
-  EXPECT_EQ(tl.kernels.stream[0], 16);          // stream handle 0: the queue
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{1, 1, 1}));
-  EXPECT_EQ(tl.kernels.block[0], (std::array<uint32_t, 3>{512, 1, 1}));
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "__amd_rocclr_copyBuffer");
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2);
+  EXPECT_EQ(tl.gpu_ops.start_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 63857982592000);
+  EXPECT_EQ(tl.gpu_ops.dur_ns[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 2840);
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], kNone);  // external 0 = none
+  EXPECT_EQ(tl.gpu_ops.stream[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 16);          // stream handle 0: the queue
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{1, 1, 1}));
+  EXPECT_EQ(tl.gpu_ops.block[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], (std::array<uint32_t, 3>{512, 1, 1}));
   // Dispatch 72 (row 71): grid 221184 x 12 work-items, workgroup 256 x 1 → 864 x 12 blocks.
-  EXPECT_EQ(tl.kernels.correlation[71], 72);
-  EXPECT_EQ(tl.kernels.grid[71], (std::array<uint32_t, 3>{864, 12, 1}));
+  EXPECT_EQ(tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 71)], 72);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 71)], (std::array<uint32_t, 3>{864, 12, 1}));
   // Last dispatch: the RCCL kernel with 37664 B of LDS.
-  const size_t last = tl.kernels.size() - 1;
-  EXPECT_EQ(tl.str(tl.kernels.name[last]), "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)");
-  EXPECT_EQ(tl.kernels.shared_mem_bytes[last], 37664);
-  EXPECT_EQ(tl.kernels.end_ns(last), 63873104615494);
+  const size_t last = tl.gpu_ops.count(GpuOpKind::Kernel) - 1;
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, last)]),
+            "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)");
+  EXPECT_EQ(tl.gpu_ops.shared_mem_bytes[tl.gpu_ops.nth(GpuOpKind::Kernel, last)], 37664);
+  EXPECT_EQ(tl.gpu_ops.end_ns(tl.gpu_ops.nth(GpuOpKind::Kernel, last)), 63873104615494);
   auto span = tl.gpu_span();
   EXPECT_EQ(span.first, 63857982592000);
   EXPECT_EQ(span.second, 63873104615494);
@@ -78,19 +79,20 @@ TEST(RocprofV3Json, SmallDocumentWithApiCopiesAndMarkers) {
   Timeline tl;
   Status s = read_rocprofv3_json(dir.write("r.json", doc), tl, {});
   ASSERT_TRUE(s.ok()) << s.error().describe();
-  ASSERT_EQ(tl.kernels.size(), 1u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "gemm");
-  EXPECT_EQ(tl.kernels.device[0], 1);
-  EXPECT_EQ(tl.kernels.external_id[0], 9);
-  EXPECT_EQ(tl.kernels.grid[0], (std::array<uint32_t, 3>{8, 1, 1}));  // ceil(1000 / 128)
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 1u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]), "gemm");
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.external_id[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)], 9);
+  EXPECT_EQ(tl.gpu_ops.grid[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)],
+            (std::array<uint32_t, 3>{8, 1, 1}));  // ceil(1000 / 128)
   ASSERT_EQ(tl.runtime.size(), 1u);
   EXPECT_EQ(tl.str(tl.runtime.name[0]), "hipLaunchKernel");
   EXPECT_EQ(tl.runtime.pid[0], 42);
-  EXPECT_EQ(tl.runtime.correlation[0], tl.kernels.correlation[0]);
-  ASSERT_EQ(tl.memcpys.size(), 1u);
-  EXPECT_EQ(tl.memcpys.kind[0], CopyKind::HtoD);
-  EXPECT_EQ(tl.memcpys.device[0], 1);
-  EXPECT_EQ(tl.memcpys.bytes[0], 4096);
+  EXPECT_EQ(tl.runtime.correlation[0], tl.gpu_ops.correlation[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]);
+  ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 1u);
+  EXPECT_EQ(tl.gpu_ops.copy_kind[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], CopyKind::HtoD);
+  EXPECT_EQ(tl.gpu_ops.device[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 1);
+  EXPECT_EQ(tl.gpu_ops.bytes[tl.gpu_ops.nth(GpuOpKind::Memcpy, 0)], 4096);
   ASSERT_EQ(tl.annotations.size(), 1u);
   EXPECT_EQ(tl.str(tl.annotations.name[0]), "roctxRangePushA");
   EXPECT_TRUE(has_warning(tl, "2 scratch_memory records read but not analysed"));
@@ -106,9 +108,10 @@ TEST(RocprofV3Json, TruncatedDocumentKeepsRecordsAndNamesOffset) {
   Status s = read_rocprofv3_json(dir.write("cut.json", text->substr(0, cut)), tl, {});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
-  EXPECT_GT(tl.kernels.size(), 100u);  // the dispatches before the cut
-  EXPECT_LT(tl.kernels.size(), 43915u);
-  EXPECT_EQ(tl.str(tl.kernels.name[0]), "__amd_rocclr_copyBuffer");  // names still resolved
+  EXPECT_GT(tl.gpu_ops.count(GpuOpKind::Kernel), 100u);  // the dispatches before the cut
+  EXPECT_LT(tl.gpu_ops.count(GpuOpKind::Kernel), 43915u);
+  EXPECT_EQ(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, 0)]),
+            "__amd_rocclr_copyBuffer");  // names still resolved
 }
 
 TEST(RocprofV3Json, WrongShapesAreMalformedNotCrashes) {
