@@ -92,10 +92,17 @@ std::string apply_shape(const std::string& s, const Shape& p, int64_t line, std:
   return r;
 }
 
+// Where a redaction runs: over config text (every shape, Authorization credentials of 8+ characters
+// across blanks and line breaks) or over what a door outputs (credentials only: a path or bucket a
+// user named is theirs to see in a result about their own files; an Authorization credential
+// needs 12+ characters on the same line with a digit, so prose such as "Token throughput" stays).
+enum class Scope { Config, Output };
+
 // An HTTP Authorization scheme and its credentials: "Bearer <token>", "Basic <base64>", "Token <t>"
 // (one or more blanks between).
-std::string apply_auth_scheme(const std::string& s, const std::string& scheme, int64_t line,
+std::string apply_auth_scheme(const std::string& s, const std::string& scheme, Scope scope, int64_t line,
                               std::vector<Redaction>* out) {
+  const bool config = scope == Scope::Config;
   const std::string repl = scheme + " <redacted>";
   size_t at = s.find(scheme);
   if (at == std::string::npos) return s;
@@ -104,11 +111,14 @@ std::string apply_auth_scheme(const std::string& s, const std::string& scheme, i
   const size_t n = scheme.size();
   while (at != std::string::npos) {
     size_t b = at + n;
-    while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (b < s.size() && (config ? std::isspace(static_cast<unsigned char>(s[b])) != 0 : s[b] == ' ' || s[b] == '\t'))
+      ++b;
     size_t e = b;
-    while (e < s.size() && bearer_char(s[e])) ++e;
+    bool digit = false;
+    while (e < s.size() && bearer_char(s[e])) digit |= std::isdigit(static_cast<unsigned char>(s[e++])) != 0;
     const bool word_start = at == 0 || !alnum(s[at - 1]);
-    if (word_start && b > at + n && e - b >= 8 && s[b] != '<') {
+    const bool credential = config ? e - b >= 8 : e - b >= 12 && digit;
+    if (word_start && b > at + n && credential && s[b] != '<') {
       r.append(s, last, at - last);
       r += repl;
       last = e;
@@ -278,48 +288,25 @@ bool is_redactable_secret_value(std::string_view v) {
 
 namespace {
 
-// Shapes that are privacy, not credentials: a path or bucket a user named is theirs to see in a
-// result about their own files, so only config text gets them.
 bool privacy_shape(const Shape& p) {
   return std::strcmp(p.kind, "home_path") == 0 || std::strcmp(p.kind, "s3_uri") == 0 ||
          std::strcmp(p.kind, "ws_uri") == 0;
 }
 
-// An Authorization credential in free text (a result, a message): "Bearer" / "Basic" / "Token"
-// followed by at least 12 credential characters of which one is a digit, so prose ("Token
-// throughput") stays prose.
-std::string apply_auth_scheme_in_text(const std::string& s, const std::string& scheme) {
-  size_t at = s.find(scheme);
-  if (at == std::string::npos) return s;
-  std::string r;
-  size_t last = 0;
-  const size_t n = scheme.size();
-  while (at != std::string::npos) {
-    size_t b = at + n;
-    while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
-    size_t e = b;
-    bool digit = false;
-    while (e < s.size() && bearer_char(s[e])) digit |= std::isdigit(static_cast<unsigned char>(s[e++])) != 0;
-    const bool word_start = at == 0 || !alnum(s[at - 1]);
-    if (word_start && b > at + n && e - b >= 12 && digit && s[b] != '<') {
-      r.append(s, last, at - last);
-      r += scheme + " <redacted>";
-      last = e;
-    }
-    at = s.find(scheme, std::max(e, at + 1));
-  }
-  r.append(s, last, std::string::npos);
-  return r;
+// Every redaction by value shape, in order, for `scope`.
+std::string redact_shapes(const std::string& s, Scope scope, int64_t line, std::vector<Redaction>* out) {
+  std::string cur = apply_private_key(s, line, out);
+  cur = apply_url_credentials(cur, line, out);
+  for (const auto& p : kShapes)
+    if (scope == Scope::Config || !privacy_shape(p)) cur = apply_shape(cur, p, line, out);
+  for (const char* scheme : {"Bearer", "Basic", "Token"}) cur = apply_auth_scheme(cur, scheme, scope, line, out);
+  return apply_query_params(cur, line, out);
 }
 
 }  // namespace
 
 std::string redact(const std::string& s, int64_t line, std::vector<Redaction>* out) {
-  std::string cur = apply_private_key(s, line, out);
-  cur = apply_url_credentials(cur, line, out);
-  for (const auto& p : kShapes) cur = apply_shape(cur, p, line, out);
-  for (const char* scheme : {"Bearer", "Basic", "Token"}) cur = apply_auth_scheme(cur, scheme, line, out);
-  return apply_query_params(cur, line, out);
+  return redact_shapes(s, Scope::Config, line, out);
 }
 
 namespace {
@@ -419,12 +406,7 @@ std::string redact_secret_assignments(const std::string& text) {
 std::string redact_text(const std::string& text) { return redact_secret_assignments(redact(text, -1, nullptr)); }
 
 std::string redact_credentials(const std::string& text) {
-  std::string cur = apply_private_key(text, -1, nullptr);
-  cur = apply_url_credentials(cur, -1, nullptr);
-  for (const auto& p : kShapes)
-    if (!privacy_shape(p)) cur = apply_shape(cur, p, -1, nullptr);
-  for (const char* scheme : {"Bearer", "Basic", "Token"}) cur = apply_auth_scheme_in_text(cur, scheme);
-  cur = apply_query_params(cur, -1, nullptr);
+  const std::string cur = redact_shapes(text, Scope::Output, -1, nullptr);
   // Assignments only where a line could hold one: skips the line walk for the many short strings
   // of a result (names, units) that hold no separator.
   if (cur.find_first_of("=: ") == std::string::npos) return cur;
