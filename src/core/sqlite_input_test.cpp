@@ -16,12 +16,7 @@ std::string make_db(const std::string& name, const std::string& sql) {
   const std::string path =
       (goblin::testing::private_tmp_dir("sqlite_input_" + fmt::format("{}", std::hash<std::string>{}(name))) / name)
           .string();
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
+  EXPECT_EQ(goblin::testing::exec_sql(path, sql), "");
   return path;
 }
 

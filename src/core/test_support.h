@@ -1,5 +1,6 @@
 // Test-only helpers shared by every module's tests (header-only; not part of the library).
 #pragma once
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,23 @@ inline CommandResult run_command(const std::string& cmd) {
   int st = pclose(p);
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// Runs `sql` on the SQLite database at `path` (created when missing): "" when it succeeded, else
+// SQLite's message (tests build and doctor databases with it: EXPECT_EQ(exec_sql(p, sql), "")).
+inline std::string exec_sql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    std::string why = db ? sqlite3_errmsg(db) : "cannot open";
+    sqlite3_close(db);
+    return why;
+  }
+  char* err = nullptr;
+  std::string why;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) why = err ? err : "sqlite3_exec failed";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return why;
 }
 
 }  // namespace goblin::testing

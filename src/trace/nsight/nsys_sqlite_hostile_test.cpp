@@ -18,12 +18,7 @@ std::string doctored(const std::string& fixture, const std::string& name, const 
   const auto dir = goblin::testing::private_tmp_dir("nsys_hostile_" + name);
   const std::string path = (dir / (name + ".sqlite")).string();
   std::filesystem::copy_file(std::string(GOBLIN_FIXTURES) + "/" + fixture, path);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
+  EXPECT_EQ(goblin::testing::exec_sql(path, sql), "");
   return path;
 }
 
