@@ -221,7 +221,8 @@ VerbResult compare_verb(const Request& rq, Context& ctx) {
   if (!b) return fail(b.error());
   auto a = run_input_arg(rq, "after");
   if (!a) return fail(a.error());
-  auto p = rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch")) : Result<Json>(rq.json("patch"));
+  auto p = rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch"))
+                                        : audit::patch_from_json(rq.json("patch"));
   if (!p) return fail(p.error());
   auto kb = knowledge(ctx);
   if (!kb) return fail(kb.error());
@@ -236,7 +237,7 @@ VerbResult compare_verb(const Request& rq, Context& ctx) {
   if (ctx.enrich_compare) ctx.enrich_compare(rq.args(), *b, *a, opt);
   auto rep = audit::compare_runs(*b, *a, *p, opt);
   if (!rep) return fail(rep.error());
-  r.result = *rep;
+  r.result = audit::report_to_json(*rep);
   r.human = audit::report_text(*rep);
   std::string out = rq.str("out");
   if (out.empty() && ctx.output_dir) {

@@ -169,31 +169,24 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     cur_unprofiled = rr.after_unprofiled_step_s;
   }
   o.current_round = 0;
-  Json chain = Json::array();
-  for (const auto& s : o.rounds) chain.push_back(audit_round_to_json(s));
-  o.report["rounds"] = chain;
-  o.report["rounds_requested"] = rounds;
-  o.report["rounds_accepted"] = accepted;
-  o.report["rounds_stop_reason"] = stop;
-  o.report["total_speedup"] = accepted > 0 ? Json({{"point", round_to(total, 3)},
-                                                   {"ci_low", all_ci ? Json(round_to(total_lo, 3)) : Json()},
-                                                   {"ci_high", all_ci ? Json(round_to(total_hi, 3)) : Json()},
-                                                   {"basis",
-                                                    "product of the accepted rounds' measured speedups (each round "
-                                                    "benchmarked interleaved against the previous one); the interval "
-                                                    "multiplies the rounds' interval ends (conservative)"}})
-                                           : Json();
-  if (!o.final_config_text.empty()) o.report["final_config_file"] = o.final_config_name;
-  for (const auto& n : o.notes) o.report["notes"].push_back(n);
-  o.report["trajectory"] = trajectory_to_json(o);
+  Report& rep = o.report;
+  rep.rounds = o.rounds;
+  rep.rounds_requested = rounds;
+  rep.rounds_accepted = accepted;
+  rep.rounds_stop_reason = stop;
+  rep.total_speedup = std::optional<TotalSpeedup>();
+  if (accepted > 0)
+    rep.total_speedup = TotalSpeedup{round_to(total, 3), all_ci ? std::optional(round_to(total_lo, 3)) : std::nullopt,
+                                     all_ci ? std::optional(round_to(total_hi, 3)) : std::nullopt,
+                                     "product of the accepted rounds' measured speedups (each round benchmarked "
+                                     "interleaved against the previous one); the interval multiplies the rounds' "
+                                     "interval ends (conservative)"};
+  if (!o.final_config_text.empty()) rep.final_config_file = o.final_config_name;
+  for (const auto& n : o.notes) rep.notes.push_back(n);
+  rep.trajectory = o.trajectory;
   return o;
 }
 
-Json trajectory_to_json(const AuditOutcome& o) {
-  Json a = Json::array();
-  for (const auto& s : o.trajectory)
-    a.push_back({{"tool", s.tool}, {"thought", s.thought}, {"outcome", s.outcome}, {"ok", s.ok}, {"round", s.round}});
-  return a;
-}
+Json trajectory_to_json(const AuditOutcome& o) { return trajectory_to_json(o.trajectory); }
 
 }  // namespace goblin::audit

@@ -11,6 +11,7 @@
 
 #include "analysis/run_metrics.h"
 #include "audit/patch.h"
+#include "audit/report_types.h"
 #include "audit/runner.h"
 #include "config/workload_config.h"
 #include "core/json.h"
@@ -43,51 +44,6 @@ struct AuditOptions {
   std::function<Json(const RunMetrics& before, const RunMetrics& after)> profile_diff;
 };
 
-struct AuditStep {
-  std::string tool;     // parse_config | profile_run | query_kb | propose_patch | benchmark_pair |
-                        // compare_runs
-  std::string thought;  // why this call, before it ran
-  std::string outcome;  // one line: what it returned
-  bool ok = true;
-  int round = 0;  // 0: before the rounds (parse, profile); N: audit round N
-};
-
-// One audit round's entry in the report's `rounds` (docs/audit.md § Rounds), in the order the JSON
-// lists the keys; a key is left out until the round gets that far (a round that stopped or failed
-// early has no measurement). The field list is in audit_round_json.cpp.
-struct RoundPredicted {
-  std::optional<double> low, high;
-  std::string method;
-  std::string calibration;  // the history calibration's action: none | ...
-};
-struct RoundMeasured {
-  std::optional<double> speedup, ci_low, ci_high;
-  std::optional<bool> significant;
-  bool interleaved = false;
-  std::string run_order;
-};
-struct AuditRound {
-  int round = 0;
-  std::string config;
-  std::vector<std::string> symptoms;
-  std::optional<std::vector<std::string>> rules;
-  std::optional<RoundPredicted> predicted;
-  std::optional<std::string> diff;
-  std::optional<std::string> error;    // the step that failed, described
-  std::optional<std::string> stopped;  // why the round ended before its benchmark
-  // null: nothing was measured (one recording stood in for both sides).
-  std::optional<std::optional<RoundMeasured>> measured;
-  std::optional<std::string> prediction_held, summary_line, accepted_note;
-  std::optional<bool> accepted;
-  std::optional<std::string> reverted;
-  // Rounds after the first: that round's Report (compare_runs' JSON; the first round's is the
-  // audit's report).
-  std::optional<Json> report;
-  std::optional<std::optional<int64_t>> history_id;  // null: the history did not record it
-};
-Json audit_round_to_json(const AuditRound& r);
-Result<AuditRound> audit_round_from_json(const Json& j);
-
 struct AuditOutcome {
   config::WorkloadConfig config;
   std::optional<RunMetrics> profile, before, after;
@@ -96,7 +52,7 @@ struct AuditOutcome {
   Json kb_hits = Json::array();
   std::optional<Patch> patch;  // round 1's patch (goblin patch --json's result, with its calibration)
   std::string patched_text;    // the patched file (user's format)
-  Json report;                 // compare_runs' Report (null until compare ran)
+  Report report;               // compare_runs' Report plus the audit's sections (empty until compare ran)
   std::vector<AuditStep> trajectory;
   std::string runner_kind;
   bool interleaved = false;    // before/after runs alternated A B A B ... (Runner::bench_pair)

@@ -49,15 +49,6 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
   return out;
 }
 
-namespace {
-
-std::optional<double> num_or(const Json& j, const char* k) {
-  if (!j.is_object() || !j.contains(k) || !j[k].is_number()) return std::nullopt;
-  return j[k].get<double>();
-}
-
-}  // namespace
-
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
                       const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
                       const AuditOptions& opt, const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
@@ -233,21 +224,20 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (!f.empty())
       co.notes.push_back("the measured BEFORE run is not exactly the given config (differs on " + f + ")");
   }
-  // compare_runs still reads the patch as JSON (the Report is not a struct yet).
-  auto rep = compare_runs(bi, ai, patch_to_json(pj), co);
+  auto rep = compare_runs(bi, ai, pj, co);
   if (!rep) return fail(rep.error());
-  Json report = *rep;
-  report["symptoms"] = symptoms;
-  report["speedup_model"] = pj.speedup_model.value_or(Json());
-  report["prediction_method"] = pj.prediction_method;
-  report["calibration"] = cal;
-  report["kernel_diff"] = kernel_diff_for_report(prof_trace, pair->after_trace);
+  Report report = std::move(*rep);
+  report.symptoms = symptoms;
+  report.speedup_model = pj.speedup_model.value_or(Json());
+  report.prediction_method = pj.prediction_method;
+  report.calibration = cal;
+  report.kernel_diff = kernel_diff_for_report(prof_trace, pair->after_trace);
   // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
   // claim about the patch that nothing measured.
   step_end(o, opt,
            same_recording ? std::string("not measured: the runner has no run of this round's patched config (the "
                                         "same recording stood in for both sides)")
-                          : report["summary_line"].get<std::string>());
+                          : report.summary_line);
 
   // profile_after: the patched config profiled too (waste budget before and after, predicted
   // against realised recovery per bucket; the next round's starting profile).
@@ -260,36 +250,35 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       rr.after_profile = *ap;
       rr.after_profile_trace = runner.last_trace();
       step_end(o, opt, profile_line(*ap));
-      Json wb = run_metrics_to_json(*ap)["waste_budget"];
-      report["waste_budget_after_profile"] = wb;
-      report["waste_budget_before_profile"] = run_metrics_to_json(prof)["waste_budget"];
+      report.waste_budget_after_profile = run_metrics_to_json(*ap)["waste_budget"];
+      report.waste_budget_before_profile = run_metrics_to_json(prof)["waste_budget"];
       if (auto lr = runner.last_run_config()) {
         std::string f;
         for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
-        if (!f.empty()) report["after_profile_note"] = "the AFTER profile is a recording that differs on " + f;
+        if (!f.empty()) report.after_profile_note = "the AFTER profile is a recording that differs on " + f;
       }
       SpeedupPrediction sp = predict_speedup(kn, prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
-      report["recovery_by_bucket"] = recovery_by_bucket(sp, prof, &*ap);
-      if (opt.profile_diff) report["profile_diff"] = opt.profile_diff(prof, *ap);
+      report.recovery_by_bucket = recovery_by_bucket(sp, prof, &*ap);
+      if (opt.profile_diff) report.profile_diff = opt.profile_diff(prof, *ap);
     } else {
       step_end(o, opt, ap.error().describe(), false);
-      report["after_profile_note"] = "the AFTER side could not be profiled: " + ap.error().describe();
+      report.after_profile_note = "the AFTER side could not be profiled: " + ap.error().describe();
     }
   }
 
   // The round's outcome: accepted when significantly faster.
-  const Json& d = report["speedup_actual_detail"];
-  auto actual = num_or(report, "speedup_actual");
+  const SpeedupDetail& d = report.speedup_actual_detail;
+  const std::optional<double> actual = report.speedup_actual;
   rr.speedup = actual.value_or(1.0);
-  rr.ci_low = num_or(d, "ci_low");
-  rr.ci_high = num_or(d, "ci_high");
-  const bool sig_known = d.is_object() && d.contains("significant") && d["significant"].is_boolean();
-  const bool significant = sig_known && d["significant"].get<bool>();
+  rr.ci_low = d.ci_low;
+  rr.ci_high = d.ci_high;
+  const bool sig_known = d.significant.has_value();
+  const bool significant = sig_known && *d.significant;
   rr.summary.measured = RoundMeasured{
       actual,     rr.ci_low, rr.ci_high, sig_known ? std::optional<bool>(significant) : std::nullopt, pair->interleaved,
       pair->order};
-  rr.summary.prediction_held = report.value("prediction_held", "");
-  rr.summary.summary_line = report.value("summary_line", "");
+  rr.summary.prediction_held = report.prediction_held;
+  rr.summary.summary_line = report.summary_line;
   if (same_recording) {
     rr.summary.measured = std::optional<RoundMeasured>();
     rr.summary.prediction_held = "not_measured";
@@ -307,7 +296,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   } else if (!significant || rr.speedup <= 1.0) {
     rr.stop_reason = "round " + std::to_string(r) +
                      " reverted: " + (significant ? "it made the workload slower" : "its speedup is not significant") +
-                     " (" + report.value("summary_line", "") + ")";
+                     " (" + report.summary_line + ")";
   } else {
     rr.accepted = true;
     o.final_config_text = patch->patched_text;
@@ -319,7 +308,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.report = report;
     o.after_profile = rr.after_profile;
   } else {
-    rr.summary.report = report;
+    rr.summary.report = report_to_json(report);
   }
 
   // history: every measured round, accepted or not.
@@ -329,7 +318,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.config_path = path;
     h.gpu = pair->before.gpu_name.empty() ? prof.gpu_name : pair->before.gpu_name;
     h.runner_kind = runner.kind();
-    h.environment = report["validity_footer"].is_object() ? report["validity_footer"] : Json::object();
+    h.environment = validity_footer_to_json(report.validity_footer);
     h.environment["goblin"] = build_info_json();
     h.rules = applied;
     h.prediction_method = pj.prediction_method;
@@ -338,8 +327,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.measured = actual;
     h.ci_low = rr.ci_low;
     h.ci_high = rr.ci_high;
-    if (d.is_object() && d.contains("significant") && d["significant"].is_boolean()) h.significant = significant;
-    h.prediction_held = report.value("prediction_held", "");
+    if (sig_known) h.significant = significant;
+    h.prediction_held = report.prediction_held;
     h.round = r;
     h.calibration = cal.value("action", "none");
     auto id = hist.store->add(h);

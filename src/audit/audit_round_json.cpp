@@ -1,6 +1,6 @@
 // An audit round's JSON form (the report's `rounds`, docs/audit.md § Rounds), declared once as
 // field lists (core/fields.h).
-#include "audit/audit_flow.h"
+#include "audit/report_types.h"
 #include "core/fields.h"
 
 namespace goblin::fields {

@@ -1,14 +1,17 @@
 // compare (the audit's compare_runs step (docs/audit.md)): the final Report of an audit from the BEFORE and AFTER
 // measurements and the patch. Speedup actual vs predicted, per-metric deltas, both waste budgets,
 // the findings (footguns, profiler left on, low evidence coverage) and the validity footer.
-// The Report is JSON (fields below, documented in docs/audit.md); report.h renders it as text,
-// Markdown and a self-contained HTML page.
+// The Report is a struct (audit/report_types.h; its JSON form, documented in docs/audit.md, is
+// one field list: report_json.cpp); report.h renders it as text, Markdown and a self-contained
+// HTML page.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/patch.h"
+#include "audit/report_types.h"
 #include "audit/rules.h"
 #include "config/workload_config.h"
 #include "core/json.h"
@@ -40,8 +43,10 @@ struct RunInput {
 // or any RunMetrics object with an optional `bench` object. Errors name the file.
 Result<RunInput> run_input_from_json(const Json& j, const std::string& file);
 Result<RunInput> load_run_input(const std::string& path);
-// `goblin patch --json` (envelope or bare Patch result).
-Result<Json> load_patch_file(const std::string& path);
+// `goblin patch --json` (envelope or bare Patch result), read through the Patch's field list.
+Result<Patch> load_patch_file(const std::string& path);
+// The same over JSON already parsed; `file` names it in errors.
+Result<Patch> patch_input_from_json(const Json& j, const std::string& file);
 
 struct CompareOptions {
   std::string workload_name;  // "" → model_name of the patch's config
@@ -63,7 +68,7 @@ struct CompareOptions {
 };
 
 // The Report. Never fails on missing optional data: what cannot be computed is null with a note.
-Result<Json> compare_runs(const RunInput& before, const RunInput& after, const Json& patch,
-                          const CompareOptions& opt = {});
+Result<Report> compare_runs(const RunInput& before, const RunInput& after, const Patch& patch,
+                            const CompareOptions& opt = {});
 
 }  // namespace goblin::audit

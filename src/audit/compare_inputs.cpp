@@ -96,18 +96,28 @@ Result<RunInput> load_run_input(const std::string& path) {
   return run_input_from_json(j, path);
 }
 
-Result<Json> load_patch_file(const std::string& path) {
-  ASSIGN_OR_RETURN(auto j, parse_json_file(path));
-  Json p = j;
-  if (p.is_object() && p.contains("ok") && p.contains("result")) {
-    if (!p["ok"].is_boolean() || !p["ok"].get<bool>())
-      return make_error(ErrorKind::Malformed, "the patch file holds a failed result (ok=false)", path);
-    p = p["result"];
+Result<Patch> patch_input_from_json(const Json& j, const std::string& file) {
+  const Json* p = &j;
+  if (p->is_object() && p->contains("ok") && p->contains("result")) {
+    if (!(*p)["ok"].is_boolean() || !(*p)["ok"].get<bool>())
+      return make_error(ErrorKind::Malformed, "the patch file holds a failed result (ok=false)", file);
+    p = &(*p)["result"];
   }
-  if (!p.is_object() || !p.contains("new_config") || !p.contains("rationale"))
+  if (!p->is_object() || !p->contains("new_config") || !p->contains("rationale"))
     return make_error(ErrorKind::Malformed,
-                      "expected a patch (goblin patch --json): an object with new_config, rationale, diff", path);
-  return p;
+                      "expected a patch (goblin patch --json): an object with new_config, rationale, diff", file);
+  auto patch = patch_from_json(*p);
+  if (!patch) {
+    Error e = patch.error();
+    e.file = file;
+    return e;
+  }
+  return patch;
+}
+
+Result<Patch> load_patch_file(const std::string& path) {
+  ASSIGN_OR_RETURN(auto j, parse_json_file(path));
+  return patch_input_from_json(j, path);
 }
 
 }  // namespace goblin::audit

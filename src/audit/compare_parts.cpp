@@ -1,17 +1,21 @@
 // Pieces of the compare report (see compare_parts.h).
 #include "audit/compare_parts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <regex>
-#include <sstream>
 
 #include "core/text.h"
 
 namespace goblin::audit {
 
-Json num_or_null(std::optional<double> v, int digits) { return v ? Json(round_to(*v, digits)) : Json(nullptr); }
+std::optional<double> rounded(std::optional<double> v, int digits) {
+  return v ? std::optional<double>(round_to(*v, digits)) : std::nullopt;
+}
 
 std::string fmt_thousands(double v) {
   std::string s = format_fixed(v, 0);
@@ -32,7 +36,7 @@ std::string readable_cuda_version(const std::string& v) {
   if (v.size() < 4 || v.size() > 6 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return v;
   const long n = std::stol(v);
-  return std::to_string(n / 1000) + "." + std::to_string((n % 1000) / 10);
+  return fmt::format("{}.{}", n / 1000, (n % 1000) / 10);
 }
 
 // The first non-empty version among `keys`; the CUDA-integer keys made readable and, for the
@@ -57,41 +61,23 @@ bool profiled(const RunMetrics& m) {
   return false;
 }
 
-Json budget_json(const WasteBudget& w) {
-  Json j;
-  for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
-  j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
-  j["unit"] = "seconds per step";
-  j["unobserved"] = w.unobserved;
-  return j;
-}
-
 bool has_budget(const RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
 
-Json delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
-               std::optional<double> a, int digits) {
-  Json r;
-  r["metric"] = metric;
-  r["unit"] = unit;
-  r["better"] = better;
-  r["before"] = num_or_null(b, digits);
-  r["after"] = num_or_null(a, digits);
+DeltaRow delta_row(const std::string& metric, const std::string& unit, const std::string& better,
+                   std::optional<double> b, std::optional<double> a, int digits) {
+  DeltaRow r{metric, unit, better, rounded(b, digits), rounded(a, digits), std::nullopt, std::nullopt};
   if (a && b) {
-    r["delta"] = round_to(*a - *b, digits);
-    r["pct"] = *b != 0 ? Json(round_to(100.0 * (*a - *b) / std::fabs(*b), 2)) : Json(nullptr);
-  } else {
-    r["delta"] = nullptr;
-    r["pct"] = nullptr;
+    r.delta = round_to(*a - *b, digits);
+    if (*b != 0) r.pct = round_to(100.0 * (*a - *b) / std::fabs(*b), 2);
   }
   return r;
 }
 
-void add_finding(Json& findings, const std::string& id, const std::string& severity, const std::string& title,
-                 const std::string& detail, const std::string& citation) {
+void add_finding(std::vector<Finding>& findings, const std::string& id, const std::string& severity,
+                 const std::string& title, const std::string& detail, const std::string& citation) {
   for (const auto& f : findings)
-    if (f["id"] == id) return;
-  findings.push_back(
-      {{"id", id}, {"severity", severity}, {"title", title}, {"detail", detail}, {"citation", citation}});
+    if (f.id == id) return;
+  findings.push_back(Finding{id, severity, title, detail, citation});
 }
 
 std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback) {
@@ -107,7 +93,7 @@ std::optional<bool> version_at_least(const std::string& v, int major, int minor)
   return a > major || (a == major && b >= minor);
 }
 
-void add_config_findings(Json& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
+void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
                          const RuleBase* kb) {
   std::vector<std::string> rocprofsys;
   for (const auto& [k, v] : cfg.env_vars)
@@ -151,41 +137,42 @@ void add_config_findings(Json& findings, const config::WorkloadConfig& cfg, cons
   }
 }
 
-Json validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
-                     const std::string& workload, const std::string& runner_kind) {
-  Json vf;
-  vf["gpu"] = V.gpu_name.empty() ? Json(nullptr) : Json(V.gpu_name);
-  auto vv = [&](std::initializer_list<const char*> keys) {
+ValidityFooter validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
+                               const std::string& workload, const std::string& runner_kind) {
+  ValidityFooter vf;
+  if (!V.gpu_name.empty()) vf.gpu = V.gpu_name;
+  auto vv = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {
     std::string s = version_of(V, keys);
     if (s.empty()) s = version_of(B, keys);
-    return s.empty() ? Json(nullptr) : Json(s);
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
   };
-  vf["driver"] = vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
-  vf["cuda"] = vv({"cuda", "cuda_runtime"});
-  vf["rocm"] = vv({"rocm", "hip", "hip_runtime"});
-  vf["pytorch"] = vv({"pytorch", "torch"});
-  auto cfgs = [&](const char* f) { return cfg.get(f); };
-  vf["workload"] = workload;
-  vf["model"] = cfgs("model_name");
-  vf["mode"] = cfgs("mode");
-  vf["batch_size"] = cfgs("batch_size");
-  vf["seq_len"] = cfgs("seq_len");
-  vf["grad_accum_steps"] = cfgs("grad_accum_steps");
-  const std::string& rk = runner_kind;
-  vf["measured_by"] = rk;
+  vf.driver = vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
+  vf.cuda = vv({"cuda", "cuda_runtime"});
+  vf.rocm = vv({"rocm", "hip", "hip_runtime"});
+  vf.pytorch = vv({"pytorch", "torch"});
+  vf.workload = workload;
+  vf.model = cfg.get("model_name");
+  vf.mode = cfg.get("mode");
+  vf.batch_size = cfg.get("batch_size");
+  vf.seq_len = cfg.get("seq_len");
+  vf.grad_accum_steps = cfg.get("grad_accum_steps");
+  vf.measured_by = runner_kind;
   auto s = [](const Json& j) {
     return j.is_null() ? std::string("not recorded") : j.is_string() ? j.get<std::string>() : j.dump();
   };
-  std::ostringstream t;
-  t << "Valid only for the observed workload (" << workload << ", model " << s(vf["model"]) << ", " << s(vf["mode"])
-    << ", batch " << s(vf["batch_size"]) << " x seq " << s(vf["seq_len"]) << ", grad accum "
-    << s(vf["grad_accum_steps"]) << ") on GPU " << s(vf["gpu"]) << ", driver " << s(vf["driver"]);
-  if (!vf["cuda"].is_null()) t << ", CUDA " << s(vf["cuda"]);
-  if (!vf["rocm"].is_null()) t << ", ROCm " << s(vf["rocm"]);
-  if (vf["cuda"].is_null() && vf["rocm"].is_null()) t << ", CUDA/ROCm version not recorded";
-  t << ", PyTorch " << s(vf["pytorch"]) << "; measured by " << rk
-    << ". Re-run the audit if the model, hardware, framework version or batch/seq pattern changes.";
-  vf["text"] = t.str();
+  auto o = [](const std::optional<std::string>& x) { return x ? *x : std::string("not recorded"); };
+  std::string t = fmt::format(
+      "Valid only for the observed workload ({}, model {}, {}, batch {} x seq {}, grad accum {}) on GPU {}, driver {}",
+      workload, s(vf.model), s(vf.mode), s(vf.batch_size), s(vf.seq_len), s(vf.grad_accum_steps), o(vf.gpu),
+      o(vf.driver));
+  if (vf.cuda) fmt::format_to(std::back_inserter(t), ", CUDA {}", *vf.cuda);
+  if (vf.rocm) fmt::format_to(std::back_inserter(t), ", ROCm {}", *vf.rocm);
+  if (!vf.cuda && !vf.rocm) t += ", CUDA/ROCm version not recorded";
+  fmt::format_to(std::back_inserter(t),
+                 ", PyTorch {}; measured by {}. Re-run the audit if the model, hardware, framework version or "
+                 "batch/seq pattern changes.",
+                 o(vf.pytorch), runner_kind);
+  vf.text = std::move(t);
   return vf;
 }
 

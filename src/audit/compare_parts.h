@@ -6,13 +6,14 @@
 #include <string>
 
 #include "analysis/run_metrics.h"
+#include "audit/report_types.h"
 #include "audit/rules.h"
 #include "config/workload_config.h"
-#include "core/json.h"
 
 namespace goblin::audit {
 
-Json num_or_null(std::optional<double> v, int digits);
+// v rounded to `digits` decimals (round_to), nullopt kept.
+std::optional<double> rounded(std::optional<double> v, int digits);
 // 1234567 → "1,234,567".
 std::string fmt_thousands(double v);
 // CUDA encodes versions as 1000 * major + 10 * minor: 13000 → "13.0". Anything else as written.
@@ -21,12 +22,11 @@ std::string readable_cuda_version(const std::string& v);
 std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys);
 // Metrics computed from a profiler trace: the timings carry the profiler's overhead.
 bool profiled(const RunMetrics& m);
-Json budget_json(const WasteBudget& w);
 bool has_budget(const RunMetrics& m);
-Json delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
+DeltaRow delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
                std::optional<double> a, int digits);
 // Appends a finding unless one with this id is there already.
-void add_finding(Json& findings, const std::string& id, const std::string& severity, const std::string& title,
+void add_finding(std::vector<Finding>& findings, const std::string& id, const std::string& severity, const std::string& title,
                  const std::string& detail, const std::string& citation);
 // The rule's citation when the rule base has it, else `fallback`.
 std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback);
@@ -35,12 +35,12 @@ std::optional<bool> version_at_least(const std::string& v, int major, int minor)
 
 // Findings the patched config itself raises: profiler variables set as tuning, bitsandbytes
 // optimizers where ROCm support is version-gated.
-void add_config_findings(Json& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
+void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
                          const RuleBase* kb);
 
 // The report's validity footer: GPU, driver, CUDA/ROCm, PyTorch and workload shape it holds for.
 // `V` is the side whose GPU is reported (AFTER unless only BEFORE names one).
-Json validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
+ValidityFooter validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
                      const std::string& workload, const std::string& runner_kind);
 
 }  // namespace goblin::audit

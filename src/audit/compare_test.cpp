@@ -68,6 +68,19 @@ Json patch_json(double lo, double hi, std::map<std::string, std::string> env = {
           {"rule_consistency", 1.0},
           {"findings", Json::array()}};
 }
+// The Report as JSON (report_to_json), the form these tests read it in; the patch through its
+// field list, as `goblin compare` reads one.
+Result<Json> compare_json(const RunInput& b, const RunInput& a, const Json& patch, const CompareOptions& co = {}) {
+  ASSIGN_OR_RETURN(auto p, patch_from_json(patch));
+  ASSIGN_OR_RETURN(auto r, compare_runs(b, a, p, co));
+  return report_to_json(r);
+}
+// The Report struct back from that JSON, for the renderers.
+Report rep(const Json& j) {
+  auto r = report_from_json(j);
+  EXPECT_TRUE(r.ok()) << r.error().describe();
+  return r.ok() ? *r : Report{};
+}
 }  // namespace
 
 // Acceptance: the replay audit of the real H100 pair reports the actual speedup from the traces'
@@ -82,7 +95,7 @@ TEST(ReplayAudit, H100PairEndToEnd) {
   auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
   ASSERT_TRUE(o.ok()) << o.error().describe();
   ASSERT_FALSE(o->error) << o->error->describe();
-  const Json& r = o->report;
+  const Json r = report_to_json(o->report);
   EXPECT_NEAR(r["speedup_actual"].get<double>(), kAfterTps / kBeforeTps, 0.002);
   EXPECT_NEAR(r["speedup_actual"].get<double>(), 4.77, 0.01);
   EXPECT_EQ(r["speedup_actual_detail"]["metric"], "tokens_per_sec");
@@ -182,7 +195,7 @@ TEST(ReplayAudit, PatchProposingUnrecordedRuleIsReported) {
                 {"precision", {{"from", "fp32"}, {"to", "bf16"}, {"rule_id", "precision.bf16_amp_over_fp32"}}}};
   CompareOptions co;
   co.after_run_config = runner->last_run_config();
-  auto r = compare_runs(RunInput{*before, {}, "b", "metrics"}, RunInput{*after, {}, "a", "metrics"}, p, co);
+  auto r = compare_json(RunInput{*before, {}, "b", "metrics"}, RunInput{*after, {}, "a", "metrics"}, p, co);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   const Json& nm = (*r)["measurement_scope"]["patch_edits_not_in_after_run"];
   ASSERT_EQ(nm.size(), 1u) << nm.dump();
@@ -211,7 +224,7 @@ TEST(Compare, BenchRepeatsGiveBootstrapInterval) {
   ASSERT_TRUE(bi.ok() && ai.ok());
   EXPECT_EQ(bi->shape, "bench");
   EXPECT_EQ(bi->bench.tokens_per_sec.size(), 3u);
-  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5));
   ASSERT_TRUE(r.ok()) << r.error().describe();
   double act = (*r)["speedup_actual"];
   EXPECT_NEAR(act, 2.0, 1e-9);
@@ -227,8 +240,8 @@ TEST(Compare, BenchRepeatsGiveBootstrapInterval) {
     if (row["metric"] == "waste.memory_headroom") EXPECT_TRUE(row["before"].is_null());
   }
   // Predicted above the actual → missed; below → exceeded.
-  EXPECT_EQ((*compare_runs(*bi, *ai, patch_json(2.5, 3.0)))["prediction_held"], "missed");
-  EXPECT_EQ((*compare_runs(*bi, *ai, patch_json(1.1, 1.5)))["prediction_held"], "exceeded");
+  EXPECT_EQ((*compare_json(*bi, *ai, patch_json(2.5, 3.0)))["prediction_held"], "missed");
+  EXPECT_EQ((*compare_json(*bi, *ai, patch_json(1.1, 1.5)))["prediction_held"], "exceeded");
 }
 
 // The live audit's shape: both sides are unprofiled benches (no waste budget), the BEFORE config
@@ -250,7 +263,7 @@ TEST(Compare, ProfiledBeforeGivesBudgetAndPerturbation) {
   ASSERT_TRUE(prof.ok());
   CompareOptions co;
   co.profiled_before = prof->metrics;
-  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5), co);
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5), co);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ((*r)["waste_budget_before_source"], "profile_run");
   EXPECT_NEAR((*r)["waste_budget_before"]["data_wait"].get<double>(), 0.05, 1e-9);
@@ -270,10 +283,10 @@ TEST(Compare, ProfiledBeforeGivesBudgetAndPerturbation) {
   EXPECT_NE((*r)["summary_line"].get<std::string>().find("no significant change"), std::string::npos)
       << (*r)["summary_line"];
   EXPECT_NE(
-      report_markdown(*r).find("| profiler perturbation | profiled step 250.0 ms vs unprofiled 200.0 ms (+25.0 %"),
+      report_markdown(rep(*r)).find("| profiler perturbation | profiled step 250.0 ms vs unprofiled 200.0 ms (+25.0 %"),
       std::string::npos);
   // Without a profiled run nothing is invented.
-  auto plain = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  auto plain = compare_json(*bi, *ai, patch_json(1.5, 2.5));
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE((*plain)["profiler_perturbation"].is_null());
   EXPECT_TRUE((*plain)["waste_budget_before"].is_null());
@@ -285,7 +298,7 @@ TEST(Compare, BenchObjectIntervalsOnlyUseRatioOfEnds) {
   a["bench"] = {{"metric", "step_time_s"}, {"median", 0.1}, {"ci_low", 0.095}, {"ci_high", 0.105}};
   auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
   ASSERT_TRUE(bi.ok() && ai.ok());
-  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)["speedup_actual_detail"]["metric"], "step_time_s");
   EXPECT_NEAR((*r)["speedup_actual"].get<double>(), 2.0, 1e-9);
@@ -298,7 +311,7 @@ TEST(Compare, Footguns) {
   Json a = metrics_json(0.1, 2000.0, "AMD Instinct MI300X", "trace");  // AFTER from a profiler trace
   auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
   ASSERT_TRUE(bi.ok() && ai.ok());
-  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5, {{"ROCPROFSYS_MODE", "sampling"}}, "paged_adamw_8bit"));
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5, {{"ROCPROFSYS_MODE", "sampling"}}, "paged_adamw_8bit"));
   ASSERT_TRUE(r.ok());
   std::map<std::string, Json> f;
   for (const auto& x : (*r)["findings"]) f[x["id"]] = x;
@@ -313,7 +326,7 @@ TEST(Compare, Footguns) {
   // bitsandbytes >= 0.50 on ROCm: informational only.
   b["versions"]["bitsandbytes"] = "0.50.1";
   auto bi2 = run_input_from_json(b, "b");
-  auto r2 = compare_runs(*bi2, *ai, patch_json(1.5, 2.5, {}, "paged_adamw_8bit"));
+  auto r2 = compare_json(*bi2, *ai, patch_json(1.5, 2.5, {}, "paged_adamw_8bit"));
   for (const auto& x : (*r2)["findings"])
     if (x["id"] == "optim.bitsandbytes_on_rocm") EXPECT_EQ(x["severity"], "info");
   // Footer names the observed ROCm and PyTorch versions.
@@ -330,7 +343,7 @@ TEST(Compare, WindowOnPrefetchedBatchesIsAValidityWarning) {
   ASSERT_TRUE(bi.ok() && ai.ok());
   // The live runner's note (src/run/prefetch_window.h) on the BEFORE run only.
   bi->metrics.warnings.push_back("data loading: all 5 measured steps (11-15) ran on the 16 batches ...");
-  auto r = compare_runs(*bi, *ai, patch_json(1.5, 2.5));
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5));
   ASSERT_TRUE(r.ok());
   int n = 0;
   for (const auto& x : (*r)["findings"])
@@ -341,7 +354,7 @@ TEST(Compare, WindowOnPrefetchedBatchesIsAValidityWarning) {
     }
   EXPECT_EQ(n, 1);
   // Without the note, no such finding.
-  auto plain = compare_runs(*run_input_from_json(b, "b"), *ai, patch_json(1.5, 2.5));
+  auto plain = compare_json(*run_input_from_json(b, "b"), *ai, patch_json(1.5, 2.5));
   for (const auto& x : (*plain)["findings"]) EXPECT_NE(x["id"], "validity.window_on_prefetched_batches");
 }
 
@@ -399,9 +412,9 @@ TEST(MetricsIo, OneReaderKeepsAuditBehaviour) {
 TEST(Report, HtmlIsSelfContainedAndEscaped) {
   Json b = metrics_json(0.2, 1000.0, "AMD Instinct MI300X", "live"),
        a = metrics_json(0.1, 2000.0, "AMD Instinct MI300X", "live");
-  auto r = compare_runs(*run_input_from_json(b, "b"), *run_input_from_json(a, "a"), patch_json(1.5, 2.5));
+  auto r = compare_json(*run_input_from_json(b, "b"), *run_input_from_json(a, "a"), patch_json(1.5, 2.5));
   ASSERT_TRUE(r.ok());
-  std::string h = report_html(*r);
+  std::string h = report_html(rep(*r));
   EXPECT_NE(h.find("<svg"), std::string::npos);
   EXPECT_NE(h.find("<rect"), std::string::npos);
   EXPECT_EQ(h.find("<script"), std::string::npos);
@@ -411,11 +424,11 @@ TEST(Report, HtmlIsSelfContainedAndEscaped) {
   EXPECT_NE(h.find("<span class=\"add\">+x: 1</span>"), std::string::npos);
   EXPECT_NE(h.find("href=\"https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html\""), std::string::npos);
   EXPECT_NE(h.find("Valid only for"), std::string::npos);
-  std::string md = report_markdown(*r);
+  std::string md = report_markdown(rep(*r));
   EXPECT_NE(md.find("| actual | 2.00x"), std::string::npos) << md;
   auto dir = (tmpdir() / "out").string();
   std::vector<std::string> w;
-  ASSERT_TRUE(write_report_files(*r, dir, &w).ok());
+  ASSERT_TRUE(write_report_files(rep(*r), dir, &w).ok());
   EXPECT_EQ(w.size(), 3u);
   for (const auto& p : w) EXPECT_TRUE(std::filesystem::file_size(p) > 100) << p;
 }
@@ -432,7 +445,7 @@ TEST(ReplayAudit, RoundsGoAsFarAsTheRecordings) {
   opt.round_dir = (tmpdir() / "rounds").string();
   auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
   ASSERT_TRUE(o.ok() && !o->error) << (o.ok() ? o->error->describe() : o.error().describe());
-  const Json& r = o->report;
+  const Json r = report_to_json(o->report);
   ASSERT_EQ(r["rounds"].size(), 2u) << r["rounds"].dump(1);
   EXPECT_EQ(r["rounds"][0]["accepted"], true);
   EXPECT_NE(r["rounds"][0]["accepted_note"].get<std::string>().find("not established"), std::string::npos);
@@ -449,8 +462,8 @@ TEST(ReplayAudit, RoundsGoAsFarAsTheRecordings) {
   EXPECT_NEAR(r["total_speedup"]["point"].get<double>(), 4.77, 0.01);
   // Round 2 ran on round 1's patched file.
   EXPECT_TRUE(std::filesystem::exists(tmpdir() / "rounds" / "round-1.yaml"));
-  EXPECT_NE(report_markdown(r).find("## Rounds"), std::string::npos);
-  EXPECT_NE(report_markdown(r).find("## Waste budget before and after (profiled)"), std::string::npos);
+  EXPECT_NE(report_markdown(rep(r)).find("## Rounds"), std::string::npos);
+  EXPECT_NE(report_markdown(rep(r)).find("## Waste budget before and after (profiled)"), std::string::npos);
 }
 
 TEST(AuditCli, ReplayJsonEnvelope) {
@@ -487,6 +500,6 @@ TEST(Compare, ReportSaysNoRuleAppliedOnTheTunedConfig) {
   Json r = Json::parse(*text);
   ASSERT_TRUE(r["rules"].empty());
   EXPECT_EQ(r["prediction_held"], "not_predicted");
-  EXPECT_NE(report_markdown(r).find("## Rules applied\n\nNone: no rule's detect holds"), std::string::npos);
-  EXPECT_NE(report_html(r).find("None: no rule's detect holds"), std::string::npos);
+  EXPECT_NE(report_markdown(rep(r)).find("## Rules applied\n\nNone: no rule's detect holds"), std::string::npos);
+  EXPECT_NE(report_html(rep(r)).find("None: no rule's detect holds"), std::string::npos);
 }

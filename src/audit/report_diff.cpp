@@ -37,10 +37,10 @@ Json kernel_diff_for_report(const std::string& before_trace, const std::string& 
   return j;
 }
 
-std::vector<std::string> kernel_diff_lines(const Json& report) {
+std::vector<std::string> kernel_diff_lines(const Report& report) {
   std::vector<std::string> out;
-  if (!report.contains("kernel_diff") || !report["kernel_diff"].is_object()) return out;
-  const Json& k = report["kernel_diff"];
+  if (!report.kernel_diff || !report.kernel_diff->is_object()) return out;
+  const Json& k = *report.kernel_diff;
   if (!k.value("available", false)) {
     out.push_back(k.value("reason", std::string("no kernel-level comparison")));
     return out;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/report_types.h"
 #include "core/json.h"
 
 namespace goblin::audit {
@@ -15,6 +16,6 @@ namespace goblin::audit {
 Json kernel_diff_for_report(const std::string& before_trace, const std::string& after_trace);
 
 // The section's lines (the story); empty when the report has no kernel diff.
-std::vector<std::string> kernel_diff_lines(const Json& report);
+std::vector<std::string> kernel_diff_lines(const Report& report);
 
 }  // namespace goblin::audit

@@ -150,7 +150,7 @@ void register_audit(CLI::App& app) {
         (void)audit::write_audit_directory(o->out, o->config, *outcome, live_log, &written);
         return r;
       }
-      r.result = outcome->report;
+      r.result = audit::report_to_json(outcome->report);
       if (Status s = audit::write_audit_directory(o->out, o->config, *outcome, live_log, &written); !s) {
         r.error = s.error();
         return r;

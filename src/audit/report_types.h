@@ -1,0 +1,190 @@
+// The audit Report (docs/audit.md § The report) as a struct: compare_runs fills the sections it
+// measures, an audit round and the rounds loop add theirs (the Omit members below). The JSON form
+// (report.json, `goblin compare --json`, MCP) is one field list per struct (report_json.cpp);
+// renderers (report.h) read the struct. Members are in the order the JSON lists the keys.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run_metrics.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace goblin::audit {
+
+// ---- the rounds and the trajectory of an audit ----------------------------------------------
+
+struct AuditStep {
+  std::string tool;     // parse_config | profile_run | query_kb | propose_patch | benchmark_pair |
+                        // compare_runs
+  std::string thought;  // why this call, before it ran
+  std::string outcome;  // one line: what it returned
+  bool ok = true;
+  int round = 0;  // 0: before the rounds (parse, profile); N: audit round N
+};
+
+// One audit round's entry in the report's `rounds` (docs/audit.md § Rounds), in the order the JSON
+// lists the keys; a key is left out until the round gets that far (a round that stopped or failed
+// early has no measurement). The field list is in audit_round_json.cpp.
+struct RoundPredicted {
+  std::optional<double> low, high;
+  std::string method;
+  std::string calibration;  // the history calibration's action: none | ...
+};
+struct RoundMeasured {
+  std::optional<double> speedup, ci_low, ci_high;
+  std::optional<bool> significant;
+  bool interleaved = false;
+  std::string run_order;
+};
+struct AuditRound {
+  int round = 0;
+  std::string config;
+  std::vector<std::string> symptoms;
+  std::optional<std::vector<std::string>> rules;
+  std::optional<RoundPredicted> predicted;
+  std::optional<std::string> diff;
+  std::optional<std::string> error;    // the step that failed, described
+  std::optional<std::string> stopped;  // why the round ended before its benchmark
+  // null: nothing was measured (one recording stood in for both sides).
+  std::optional<std::optional<RoundMeasured>> measured;
+  std::optional<std::string> prediction_held, summary_line, accepted_note;
+  std::optional<bool> accepted;
+  std::optional<std::string> reverted;
+  // Rounds after the first: that round's Report as report_to_json writes it (a Report holding
+  // rounds cannot hold a Report by value; the first round's is the audit's report).
+  std::optional<Json> report;
+  std::optional<std::optional<int64_t>> history_id;  // null: the history did not record it
+};
+Json audit_round_to_json(const AuditRound& r);
+Result<AuditRound> audit_round_from_json(const Json& j);
+
+// ---- the Report's sections ------------------------------------------------------------------
+
+// One row of metric_deltas; the figures are rounded when the row is made (delta_row).
+struct DeltaRow {
+  std::string metric, unit, better;  // better: higher | lower | neutral
+  std::optional<double> before, after, delta, pct;
+};
+struct SpeedupDetail {
+  std::optional<std::string> metric;  // tokens_per_sec | step_time_s | null: not measured
+  std::string basis;
+  std::optional<double> ci_low, ci_high;
+  std::optional<std::string> ci_method;
+  std::optional<double> ci_median_ratio;  // left out unless bootstrapped
+  std::optional<std::string> ci_note;     // left out unless there is no interval
+  std::optional<bool> interleaved;        // null: not known (inputs read from files)
+  std::optional<std::string> run_order;
+  std::string run_order_note;
+  std::optional<bool> significant;  // the 95 % interval excludes 1.0; null without interval
+  std::optional<double> value;
+};
+struct ConfidenceDetail {
+  std::optional<double> evidence_coverage, rule_consistency;
+  std::string meaning;
+};
+struct ReportRange {
+  double low = 0, high = 0;
+};
+struct ReportRule {
+  std::string rule_id, title, citation, targets_bucket;
+  std::optional<ReportRange> estimated_recovery_seconds;  // null: the bucket was not observed
+  Json transform;  // the rule's transform as the rule base writes it (PatchRationale::transform)
+};
+// A patch edit the measured AFTER run does not have; config values of any type.
+struct ScopeMissingEdit {
+  std::string field;
+  Json patch_sets, after_run_has;
+  std::string rule_id;
+};
+// A change of the measured AFTER run that the patch did not make; config values of any type.
+struct ScopeExtraChange {
+  std::string field;
+  Json patched_config, after_run_has;
+};
+struct MeasurementScope {
+  bool after_run_is_patched_config = true;
+  std::vector<ScopeMissingEdit> patch_edits_not_in_after_run;
+  std::vector<ScopeExtraChange> after_run_changes_outside_patch;
+  std::vector<std::string> notes;
+};
+struct Perturbation {
+  double profiled_step_s = 0, unprofiled_step_s = 0, pct = 0;
+  bool within_10pct = true;
+};
+struct Finding {
+  std::string id, severity, title, detail, citation;
+};
+struct ValidityFooter {
+  std::optional<std::string> gpu, driver, cuda, rocm, pytorch;  // null: not recorded
+  std::string workload;
+  Json model, mode, batch_size, seq_len, grad_accum_steps;  // config values of any type (null: unset)
+  std::string measured_by;
+  std::string text;
+};
+struct ReportInputs {
+  std::string before, after, before_shape, after_shape;
+};
+struct TotalSpeedup {
+  double point = 0;
+  std::optional<double> ci_low, ci_high;
+  std::string basis;
+};
+
+struct Report {
+  std::string workload_name;
+  std::string schema = "goblin.report/1";
+  Json goblin;  // build_info_json() (core's own writer); left out when null (reports older than it)
+  std::vector<DeltaRow> metric_deltas;
+  // Written with the unobserved buckets null and step_time_s the buckets' sum when not measured.
+  std::optional<WasteBudget> waste_budget_before;
+  std::optional<std::string> waste_budget_before_source;  // before | profile_run; null: no budget
+  std::optional<WasteBudget> waste_budget_after;
+  std::optional<double> speedup_actual;
+  SpeedupDetail speedup_actual_detail;
+  std::optional<double> speedup_predicted_low, speedup_predicted_high;
+  std::string prediction_held;  // held | exceeded | missed | not_measured | not_predicted
+  std::string prediction_note;
+  std::optional<double> confidence;
+  ConfidenceDetail confidence_detail;
+  std::vector<ReportRule> rules;
+  std::string diff;
+  MeasurementScope measurement_scope;
+  std::optional<Perturbation> profiler_perturbation;  // null: not measured
+  std::vector<Finding> findings;
+  ValidityFooter validity_footer;
+  std::vector<std::string> notes;
+  std::string summary_line;
+  ReportInputs inputs;
+
+  // An audit's additions (left out of `goblin compare`'s report). The Json members have their own
+  // writers: speedup_prediction_to_json, the history calibration (Patch::calibration),
+  // kernel_diff_for_report, RunMetrics' waste budget, recovery_by_bucket, the profile_diff hook.
+  std::optional<std::vector<std::string>> symptoms;
+  std::optional<Json> speedup_model;  // null: no prediction model
+  std::optional<std::string> prediction_method;
+  std::optional<Json> calibration;
+  std::optional<Json> kernel_diff;
+  std::optional<Json> waste_budget_after_profile, waste_budget_before_profile;
+  std::optional<std::string> after_profile_note;
+  std::optional<Json> recovery_by_bucket;
+  std::optional<Json> profile_diff;
+  std::optional<std::vector<AuditRound>> rounds;
+  std::optional<int> rounds_requested, rounds_accepted;
+  std::optional<std::string> rounds_stop_reason;
+  std::optional<std::optional<TotalSpeedup>> total_speedup;  // null: no round accepted
+  std::optional<std::string> final_config_file;
+  std::optional<std::vector<AuditStep>> trajectory;
+};
+
+// The one writer and the one reader of the Report's JSON (report_json.cpp). Reading fails with a
+// Malformed error naming `file` (when given) and the field ("rules[2].title: expected string").
+Json report_to_json(const Report& r);
+Result<Report> report_from_json(const Json& j, const std::string& file = {});
+// Reads report.json (goblin compare / audit output) from disk through report_from_json.
+Result<Report> load_report_file(const std::string& path);
+Json validity_footer_to_json(const ValidityFooter& v);
+Json trajectory_to_json(const std::vector<AuditStep>& steps);
+
+}  // namespace goblin::audit
