@@ -221,8 +221,8 @@ VerbResult compare_verb(const Request& rq, Context& ctx) {
   if (!b) return fail(b.error());
   auto a = run_input_arg(rq, "after");
   if (!a) return fail(a.error());
-  auto p = rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch"))
-                                        : audit::patch_from_json(rq.json("patch"));
+  auto p =
+      rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch")) : audit::patch_from_json(rq.json("patch"));
   if (!p) return fail(p.error());
   auto kb = knowledge(ctx);
   if (!kb) return fail(kb.error());

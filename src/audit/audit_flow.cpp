@@ -1,10 +1,11 @@
 #include "audit/audit_flow.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
+#include <iterator>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "audit/audit_internal.h"
 #include "audit/compare.h"
@@ -17,17 +18,13 @@ namespace goblin::audit {
 
 namespace detail {
 
-std::string f2(double v, int d) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", d, v);
-  return b;
-}
+std::string f2(double v, int d) { return fmt::format("{:.{}f}", v, d); }
 
 std::string str_of(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
 void step_begin(AuditOutcome& o, const AuditOptions& opt, const std::string& tool, const std::string& thought) {
   o.trajectory.push_back(AuditStep{tool, thought, "", true, o.current_round});
-  std::string label = o.current_round > 1 ? "round " + std::to_string(o.current_round) + " " + tool : tool;
+  std::string label = o.current_round > 1 ? fmt::format("round {} {}", o.current_round, tool) : tool;
   if (opt.progress) opt.progress(label, "thought: " + thought);
 }
 
@@ -36,35 +33,34 @@ void step_end(AuditOutcome& o, const AuditOptions& opt, const std::string& outco
   o.trajectory.back().outcome = outcome;
   o.trajectory.back().ok = ok;
   const AuditStep& st = o.trajectory.back();
-  std::string label = st.round > 1 ? "round " + std::to_string(st.round) + " " + st.tool : st.tool;
+  std::string label = st.round > 1 ? fmt::format("round {} {}", st.round, st.tool) : st.tool;
   if (opt.progress) opt.progress(label, (ok ? "-> " : "FAILED: ") + outcome);
 }
 
 std::string metrics_line(const RunMetrics& m) {
-  std::ostringstream os;
-  os << "step " << f2(m.step_time_s * 1e3, 1) << " ms";
-  if (m.tokens_per_sec) os << ", " << f2(*m.tokens_per_sec, 0) << " tokens/s";
+  std::string s = fmt::format("step {} ms", f2(m.step_time_s * 1e3, 1));
+  auto out = std::back_inserter(s);
+  if (m.tokens_per_sec) fmt::format_to(out, ", {} tokens/s", f2(*m.tokens_per_sec, 0));
   if (!m.steps.empty()) {
-    os << ", GPU busy " << f2(m.gpu_util_pct, 1) << " %";
+    fmt::format_to(out, ", GPU busy {} %", f2(m.gpu_util_pct, 1));
   } else if (m.gpu_util_pct > 0) {
     bool tel = std::any_of(m.warnings.begin(), m.warnings.end(),
                            [](const std::string& w) { return w.rfind("gpu_util_pct: telemetry", 0) == 0; });
-    os << ", GPU util " << f2(m.gpu_util_pct, 1) << " % (" << (tel ? "telemetry" : "no step trace") << ")";
+    fmt::format_to(out, ", GPU util {} % ({})", f2(m.gpu_util_pct, 1), tel ? "telemetry" : "no step trace");
   } else {
-    os << ", GPU busy not observed";
+    s += ", GPU busy not observed";
   }
-  if (!m.gpu_name.empty()) os << " on " << m.gpu_name;
-  return os.str();
+  if (!m.gpu_name.empty()) fmt::format_to(out, " on {}", m.gpu_name);
+  return s;
 }
 
 std::string profile_line(const RunMetrics& m) {
   const WasteBudget& w = m.waste_budget;
-  std::ostringstream os;
-  os << metrics_line(m) << "; waste/step: precision_path " << f2(w.precision_path * 1e3, 1) << " ms, host_gap "
-     << f2(w.host_gap * 1e3, 1) << " ms, data_wait " << f2(w.data_wait * 1e3, 2) << " ms, kernel_shape "
-     << f2(w.kernel_shape * 1e3, 1) << " ms";
-  if (m.memory_headroom_gb) os << "; HBM headroom " << f2(*m.memory_headroom_gb, 1) << " GB";
-  return os.str();
+  std::string s = fmt::format(
+      "{}; waste/step: precision_path {} ms, host_gap {} ms, data_wait {} ms, kernel_shape {} ms", metrics_line(m),
+      f2(w.precision_path * 1e3, 1), f2(w.host_gap * 1e3, 1), f2(w.data_wait * 1e3, 2), f2(w.kernel_shape * 1e3, 1));
+  if (m.memory_headroom_gb) fmt::format_to(std::back_inserter(s), "; HBM headroom {} GB", f2(*m.memory_headroom_gb, 1));
+  return s;
 }
 
 }  // namespace detail
@@ -90,12 +86,12 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   }
   o.config = *cfg;
   {
-    std::ostringstream os;
-    os << str_of(o.config.get("model_name")) << ": precision " << str_of(o.config.get("precision")) << ", attention "
-       << str_of(o.config.get("attention_impl")) << ", workers " << str_of(o.config.get("dataloader_workers"))
-       << ", pin_memory " << str_of(o.config.get("dataloader_pin_memory")) << ", optimizer "
-       << str_of(o.config.get("optimizer")) << ", compile " << str_of(o.config.get("torch_compile"));
-    step_end(o, opt, os.str());
+    step_end(o, opt,
+             fmt::format("{}: precision {}, attention {}, workers {}, pin_memory {}, optimizer {}, compile {}",
+                         str_of(o.config.get("model_name")), str_of(o.config.get("precision")),
+                         str_of(o.config.get("attention_impl")), str_of(o.config.get("dataloader_workers")),
+                         str_of(o.config.get("dataloader_pin_memory")), str_of(o.config.get("optimizer")),
+                         str_of(o.config.get("torch_compile"))));
   }
 
   // 2. profile_run
@@ -130,7 +126,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     if (rr.error) {
       if (r == 1) return fail(*rr.error);
       o.rounds.push_back(rr.summary);
-      stop = "round " + std::to_string(r) + " failed: " + rr.error->describe();
+      stop = fmt::format("round {} failed: {}", r, rr.error->describe());
       break;
     }
     o.rounds.push_back(rr.summary);
@@ -144,11 +140,11 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     total_lo *= rr.ci_low.value_or(rr.speedup);
     total_hi *= rr.ci_high.value_or(rr.speedup);
     if (r == rounds) {
-      stop = "the rounds ended (--rounds " + std::to_string(rounds) + ")";
+      stop = fmt::format("the rounds ended (--rounds {})", rounds);
       break;
     }
     if (!rr.after_profile) {
-      stop = "round " + std::to_string(r) + " has no AFTER profile to derive the next round from";
+      stop = fmt::format("round {} has no AFTER profile to derive the next round from", r);
       break;
     }
     // The next round starts from this round's patched config and its AFTER profile.

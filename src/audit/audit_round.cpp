@@ -1,11 +1,12 @@
 // One audit round (docs/audit.md § Rounds): query_kb → propose_patch (+ calibration from the
 // history) → benchmark_pair → compare_runs → profile_after → history; and the history's opening.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <set>
-#include <sstream>
 
 #include "audit/audit_internal.h"
 #include "audit/compare.h"
@@ -41,10 +42,10 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
                                        const std::string& text) {
   std::string dir = opt.round_dir;
   std::error_code ec;
-  if (dir.empty()) dir = (fs::temp_directory_path(ec) / ("goblin-rounds-" + std::to_string(::getpid()))).string();
+  if (dir.empty()) dir = (fs::temp_directory_path(ec) / fmt::format("goblin-rounds-{}", ::getpid())).string();
   fs::create_directories(dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the rounds folder: " + ec.message(), dir);
-  std::string out = (fs::path(dir) / ("round-" + std::to_string(r) + fs::path(path).extension().string())).string();
+  std::string out = (fs::path(dir) / fmt::format("round-{}{}", r, fs::path(path).extension().string())).string();
   RETURN_IF_ERROR(write_file(out, text));
   return out;
 }
@@ -69,7 +70,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   std::vector<std::string> rule_ids;
   Json hits = Json::array();
   step_begin(o, opt, "query_kb",
-             "Query the rule base with " + std::to_string(symptoms.size()) +
+             "Query the rule base with " + fmt::format("{}", symptoms.size()) +
                  " symptoms derived from BOTH the config and the waste budget" +
                  (first ? "" : " of the previous round's AFTER profile") + ", in one batched call.");
   if (symptoms.empty()) {
@@ -80,7 +81,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       if (seen.insert(h.rule->id).second) rule_ids.push_back(h.rule->id);
       hits.push_back({{"rule_id", h.rule->id}, {"score", round_to(h.score, 3)}, {"queries", h.matched_queries}});
     }
-    step_end(o, opt, std::to_string(rule_ids.size()) + " candidate rules (deduplicated union over the symptoms)");
+    step_end(o, opt, fmt::format("{} candidate rules (deduplicated union over the symptoms)", rule_ids.size()));
   }
   if (first) {
     o.symptoms = symptoms;
@@ -96,7 +97,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   if (rule_ids.empty()) {
     if (first) return fail(make_error(ErrorKind::NotFound, "the rule base returned no candidate rule"));
     step_end(o, opt, "no candidate rule");
-    rr.stop_reason = "round " + std::to_string(r) + ": the rule base returned no candidate rule";
+    rr.stop_reason = fmt::format("round {}: the rule base returned no candidate rule", r);
     rr.summary.stopped = rr.stop_reason;
     return rr;
   }
@@ -146,14 +147,14 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   pj.calibration = cal;
   {
-    std::ostringstream os;
-    os << applied.size() << " rules applied";
+    std::string s = fmt::format("{} rules applied", applied.size());
+    auto out = std::back_inserter(s);
     if (pj.expected_speedup_low)
-      os << ", predicted " << f2(*pj.expected_speedup_low) << "-" << f2(pj.expected_speedup_high.value_or(0)) << "x ("
-         << pj.prediction_method << ")";
-    if (cal["action"] != "none") os << ", calibration " << cal["action"].get<std::string>();
-    os << ", confidence " << Json(pj.confidence).dump();
-    step_end(o, opt, os.str());
+      fmt::format_to(out, ", predicted {}-{}x ({})", f2(*pj.expected_speedup_low),
+                     f2(pj.expected_speedup_high.value_or(0)), pj.prediction_method);
+    if (cal["action"] != "none") fmt::format_to(out, ", calibration {}", cal["action"].get<std::string>());
+    fmt::format_to(out, ", confidence {}", Json(pj.confidence).dump());
+    step_end(o, opt, s);
   }
   rr.summary.rules = applied;
   rr.summary.predicted = RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method,
@@ -165,7 +166,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.patched_text = patch->patched_text;
   }
   if (!first && applied.empty()) {
-    rr.stop_reason = "round " + std::to_string(r) + ": no rule applies to the patched config";
+    rr.stop_reason = fmt::format("round {}: no rule applies to the patched config", r);
     rr.summary.stopped = rr.stop_reason;
     return rr;
   }
@@ -179,14 +180,14 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   auto pair = runner.bench_pair(cfg, patch->new_config);
   if (!pair) return fail(pair.error());
   {
-    std::ostringstream os;
-    os << "before: " << metrics_line(pair->before) << "; after: " << metrics_line(pair->after)
-       << (pair->after_ran ? " (the recorded run standing in for the patched config)" : "") << "; "
-       << (pair->interleaved ? "interleaved" : "blocks");
-    if (!pair->order.empty()) os << ", run order " << pair->order;
-    os << ", " << pair->before_samples.step_time_s.size() << "+" << pair->after_samples.step_time_s.size()
-       << " per-run samples";
-    step_end(o, opt, os.str());
+    std::string s = fmt::format("before: {}; after: {}{}; {}", metrics_line(pair->before), metrics_line(pair->after),
+                                pair->after_ran ? " (the recorded run standing in for the patched config)" : "",
+                                pair->interleaved ? "interleaved" : "blocks");
+    auto out = std::back_inserter(s);
+    if (!pair->order.empty()) fmt::format_to(out, ", run order {}", pair->order);
+    fmt::format_to(out, ", {}+{} per-run samples", pair->before_samples.step_time_s.size(),
+                   pair->after_samples.step_time_s.size());
+    step_end(o, opt, s);
   }
   if (first) {
     o.before = pair->before;
@@ -202,8 +203,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
-  RunInput bi{pair->before, {}, "benchmark(round " + std::to_string(r) + " before)", "metrics"};
-  RunInput ai{pair->after, {}, "benchmark(round " + std::to_string(r) + " patched)", "metrics"};
+  RunInput bi{pair->before, {}, fmt::format("benchmark(round {} before)", r), "metrics"};
+  RunInput ai{pair->after, {}, fmt::format("benchmark(round {} patched)", r), "metrics"};
   bi.bench.step_time_s = pair->before_samples.step_time_s;
   bi.bench.tokens_per_sec = pair->before_samples.tokens_per_sec;
   ai.bench.step_time_s = pair->after_samples.step_time_s;
@@ -282,7 +283,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   if (same_recording) {
     rr.summary.measured = std::optional<RoundMeasured>();
     rr.summary.prediction_held = "not_measured";
-    rr.stop_reason = "round " + std::to_string(r) +
+    rr.stop_reason = fmt::format("round {}", r) +
                      ": the runner has no measurement of this round's patched config (the same recording stood in "
                      "for both sides); reverted, nothing measured";
   } else if (!sig_known && runner.kind() == "replay" && rr.speedup > 1.0) {
@@ -294,7 +295,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     o.final_config_text = patch->patched_text;
     o.final_config_name = "patched_final" + fs::path(path).extension().string();
   } else if (!significant || rr.speedup <= 1.0) {
-    rr.stop_reason = "round " + std::to_string(r) +
+    rr.stop_reason = fmt::format("round {}", r) +
                      " reverted: " + (significant ? "it made the workload slower" : "its speedup is not significant") +
                      " (" + report.summary_line + ")";
   } else {
@@ -333,7 +334,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     h.calibration = cal.value("action", "none");
     auto id = hist.store->add(h);
     rr.summary.history_id = id ? std::optional<int64_t>(*id) : std::nullopt;
-    if (!id) o.notes.push_back("audit history: round " + std::to_string(r) + " not recorded: " + id.error().describe());
+    if (!id) o.notes.push_back(fmt::format("audit history: round {} not recorded: {}", r, id.error().describe()));
   }
   return rr;
 }

@@ -169,8 +169,8 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
     held_note = "the actual speedup could not be measured";
   } else if (*actual < *plo) {
     held = "missed";
-    held_note = fmt::format("actual {}x is below the predicted {}-{}x", format_fixed(*actual, 2),
-                            format_fixed(*plo, 2), format_fixed(*phi, 2));
+    held_note = fmt::format("actual {}x is below the predicted {}-{}x", format_fixed(*actual, 2), format_fixed(*plo, 2),
+                            format_fixed(*phi, 2));
   } else if (*actual > *phi) {
     held = "exceeded";
     held_note = fmt::format("actual {}x is above the predicted {}-{}x (exceeded)", format_fixed(*actual, 2),

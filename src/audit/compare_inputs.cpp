@@ -2,6 +2,7 @@
 // envelope) and a patch (goblin patch --json).
 #include "analysis/metrics_io.h"
 #include "audit/compare.h"
+#include "core/fields.h"
 #include "core/io.h"
 #include "core/limits.h"
 #include "core/text.h"
@@ -13,7 +14,52 @@ Result<Json> parse_json_file(const std::string& path) {
   ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxJsonInputBytes}));
   return parse_json_text(text, path, "not valid JSON");
 }
+
+// One repeat of `goblin bench --json`'s `a.runs` (a failed run has `error` and is skipped).
+struct BenchRun {
+  std::optional<double> step_time_s, tokens_per_sec;
+  std::optional<Json> error;  // the failure as bench wrote it; only its presence matters
+};
+// `a.step_time_s` of goblin bench: the interval of the repeats' step times.
+struct BenchInterval {
+  std::optional<double> point, low, high;
+};
+// The hand-written `bench: {metric, median, ci_low, ci_high, samples}` object.
+struct BenchObject {
+  std::string metric = "step_time_s";
+  std::optional<std::vector<double>> samples;
+  std::optional<double> median, ci_low, ci_high;
+};
 }  // namespace
+}  // namespace goblin::audit
+
+namespace goblin::fields {
+using goblin::audit::BenchInterval;
+using goblin::audit::BenchObject;
+using goblin::audit::BenchRun;
+// Nullable throughout: goblin bench writes null for what a run did not measure.
+template <>
+struct List<BenchRun> {
+  static inline const auto fields =
+      std::tuple{field("step_time_s", &BenchRun::step_time_s, Nullable),
+                 field("tokens_per_sec", &BenchRun::tokens_per_sec, Nullable), field("error", &BenchRun::error)};
+};
+template <>
+struct List<BenchInterval> {
+  static inline const auto fields =
+      std::tuple{field("point", &BenchInterval::point, Nullable), field("low", &BenchInterval::low, Nullable),
+                 field("high", &BenchInterval::high, Nullable)};
+};
+template <>
+struct List<BenchObject> {
+  static inline const auto fields =
+      std::tuple{field("metric", &BenchObject::metric, Nullable), field("samples", &BenchObject::samples, Nullable),
+                 field("median", &BenchObject::median, Nullable), field("ci_low", &BenchObject::ci_low, Nullable),
+                 field("ci_high", &BenchObject::ci_high, Nullable)};
+};
+}  // namespace goblin::fields
+
+namespace goblin::audit {
 
 Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   const Json* j = &j0;
@@ -33,51 +79,51 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   ASSIGN_OR_RETURN(auto m, metrics_from_json(*j, file));
   in.metrics = m;
   if (bench_shape && !j->contains("runner_kind")) in.metrics.runner_kind = "live";
-  try {
-    if (bench_shape) {
-      for (const auto& r : (*j)["a"]["runs"]) {
-        if (!r.is_object() || r.contains("error")) continue;
-        if (r.contains("step_time_s") && r["step_time_s"].is_number())
-          in.bench.step_time_s.push_back(r["step_time_s"].get<double>());
-        if (r.contains("tokens_per_sec") && r["tokens_per_sec"].is_number() && r["tokens_per_sec"].get<double>() > 0)
-          in.bench.tokens_per_sec.push_back(r["tokens_per_sec"].get<double>());
-      }
-      const Json& st = (*j)["a"].contains("step_time_s") ? (*j)["a"]["step_time_s"] : Json();
-      if (st.is_object() && st.contains("low") && st.contains("high")) {
+  // The bench parts through their field lists; an error names the file and the key.
+  auto read_as = [&](const Json& v, auto& into, const std::string& at) -> Status {
+    if (Status st = fields::read(v, into, at); !st.ok())
+      return make_error(ErrorKind::Malformed, st.error().message, file);
+    return Status::Ok();
+  };
+  if (bench_shape) {
+    const Json& a = (*j)["a"];
+    if (!a["runs"].is_array()) return make_error(ErrorKind::Malformed, "a.runs: expected an array of runs", file);
+    for (size_t i = 0; i < a["runs"].size(); ++i) {
+      const Json& r = a["runs"][i];
+      if (!r.is_object() || r.contains("error")) continue;
+      BenchRun run;
+      RETURN_IF_ERROR(read_as(r, run, fields::at_index("a.runs", i)));
+      if (run.step_time_s) in.bench.step_time_s.push_back(*run.step_time_s);
+      if (run.tokens_per_sec && *run.tokens_per_sec > 0) in.bench.tokens_per_sec.push_back(*run.tokens_per_sec);
+    }
+    if (auto st = a.find("step_time_s");
+        st != a.end() && st->is_object() && st->contains("low") && st->contains("high")) {
+      BenchInterval iv;
+      RETURN_IF_ERROR(read_as(*st, iv, "a.step_time_s"));
+      if (iv.low && iv.high) {
         in.bench.ci_metric = "step_time_s";
-        in.bench.median = st.value("point", 0.0);
-        in.bench.ci_low = st["low"].get<double>();
-        in.bench.ci_high = st["high"].get<double>();
+        in.bench.median = iv.point.value_or(0.0);
+        in.bench.ci_low = iv.low;
+        in.bench.ci_high = iv.high;
       }
     }
-    if (j->contains("bench") && (*j)["bench"].is_object()) {
-      const Json& b = (*j)["bench"];
-      std::string metric = b.value("metric", "step_time_s");
-      if (metric != "step_time_s" && metric != "tokens_per_sec")
-        return make_error(ErrorKind::Malformed, "bench.metric must be step_time_s or tokens_per_sec, got " + metric,
-                          file);
-      auto& dst = metric == "step_time_s" ? in.bench.step_time_s : in.bench.tokens_per_sec;
-      if (b.contains("samples")) {
-        if (!b["samples"].is_array())
-          return make_error(ErrorKind::Malformed, "bench.samples must be an array of numbers", file);
-        for (const auto& s : b["samples"]) {
-          if (!s.is_number())
-            return make_error(ErrorKind::Malformed, "bench.samples must be an array of numbers, found " + s.dump(),
-                              file);
-          dst.push_back(s.get<double>());
-        }
-      }
-      if (b.contains("ci_low") && b.contains("ci_high") && b["ci_low"].is_number() && b["ci_high"].is_number()) {
-        in.bench.ci_metric = metric;
-        in.bench.ci_low = b["ci_low"].get<double>();
-        in.bench.ci_high = b["ci_high"].get<double>();
-        if (b.contains("median") && b["median"].is_number()) in.bench.median = b["median"].get<double>();
-        if (*in.bench.ci_low > *in.bench.ci_high)
-          return make_error(ErrorKind::Malformed, "bench.ci_low is above bench.ci_high", file);
-      }
+  }
+  if (j->contains("bench") && (*j)["bench"].is_object()) {
+    BenchObject b;
+    RETURN_IF_ERROR(read_as((*j)["bench"], b, "bench"));
+    if (b.metric != "step_time_s" && b.metric != "tokens_per_sec")
+      return make_error(ErrorKind::Malformed, "bench.metric must be step_time_s or tokens_per_sec, got " + b.metric,
+                        file);
+    auto& dst = b.metric == "step_time_s" ? in.bench.step_time_s : in.bench.tokens_per_sec;
+    if (b.samples) dst.insert(dst.end(), b.samples->begin(), b.samples->end());
+    if (b.ci_low && b.ci_high) {
+      in.bench.ci_metric = b.metric;
+      in.bench.ci_low = b.ci_low;
+      in.bench.ci_high = b.ci_high;
+      if (b.median) in.bench.median = b.median;
+      if (*in.bench.ci_low > *in.bench.ci_high)
+        return make_error(ErrorKind::Malformed, "bench.ci_low is above bench.ci_high", file);
     }
-  } catch (const Json::exception& e) {
-    return make_error(ErrorKind::Malformed, std::string("bench samples: ") + e.what(), file);
   }
   // Every sample and interval bound must be a plausible figure too (a ratio of 5e-324 s is inf).
   for (double v : in.bench.step_time_s) RETURN_IF_ERROR(check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file));

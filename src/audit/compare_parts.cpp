@@ -93,8 +93,8 @@ std::optional<bool> version_at_least(const std::string& v, int major, int minor)
   return a > major || (a == major && b >= minor);
 }
 
-void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
-                         const RuleBase* kb) {
+void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B,
+                         const RunMetrics& A, const RuleBase* kb) {
   std::vector<std::string> rocprofsys;
   for (const auto& [k, v] : cfg.env_vars)
     if (k.rfind("ROCPROFSYS_", 0) == 0) rocprofsys.push_back(k);

@@ -23,11 +23,11 @@ std::string version_of(const RunMetrics& m, std::initializer_list<const char*> k
 // Metrics computed from a profiler trace: the timings carry the profiler's overhead.
 bool profiled(const RunMetrics& m);
 bool has_budget(const RunMetrics& m);
-DeltaRow delta_row(const std::string& metric, const std::string& unit, const std::string& better, std::optional<double> b,
-               std::optional<double> a, int digits);
+DeltaRow delta_row(const std::string& metric, const std::string& unit, const std::string& better,
+                   std::optional<double> b, std::optional<double> a, int digits);
 // Appends a finding unless one with this id is there already.
-void add_finding(std::vector<Finding>& findings, const std::string& id, const std::string& severity, const std::string& title,
-                 const std::string& detail, const std::string& citation);
+void add_finding(std::vector<Finding>& findings, const std::string& id, const std::string& severity,
+                 const std::string& title, const std::string& detail, const std::string& citation);
 // The rule's citation when the rule base has it, else `fallback`.
 std::string rule_citation(const RuleBase* kb, const std::string& id, const std::string& fallback);
 // "0.50.1" >= 0.50?  Numeric dotted compare; nullopt when unparsable.
@@ -35,12 +35,12 @@ std::optional<bool> version_at_least(const std::string& v, int major, int minor)
 
 // Findings the patched config itself raises: profiler variables set as tuning, bitsandbytes
 // optimizers where ROCm support is version-gated.
-void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B, const RunMetrics& A,
-                         const RuleBase* kb);
+void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B,
+                         const RunMetrics& A, const RuleBase* kb);
 
 // The report's validity footer: GPU, driver, CUDA/ROCm, PyTorch and workload shape it holds for.
 // `V` is the side whose GPU is reported (AFTER unless only BEFORE names one).
 ValidityFooter validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
-                     const std::string& workload, const std::string& runner_kind);
+                               const std::string& workload, const std::string& runner_kind);
 
 }  // namespace goblin::audit

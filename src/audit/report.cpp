@@ -20,9 +20,7 @@ namespace render {
 
 std::string num(std::optional<double> v, int d) { return v ? format_fixed(*v, d) : "n/a"; }
 
-std::string times(std::optional<double> v) {
-  return v && std::isfinite(*v) ? format_fixed(*v, 2) + "x" : "n/a";
-}
+std::string times(std::optional<double> v) { return v && std::isfinite(*v) ? format_fixed(*v, 2) + "x" : "n/a"; }
 
 namespace {
 bool in_seconds(const DeltaRow& row) { return row.unit == "s" || row.unit == "s/step"; }
@@ -66,7 +64,8 @@ std::string speedup_block(const Report& r) {
   const SpeedupDetail& d = r.speedup_actual_detail;
   std::string s = "actual " + times(r.speedup_actual);
   auto out = std::back_inserter(s);
-  if (d.ci_low && d.ci_high) fmt::format_to(out, " (95% CI {}-{})", format_fixed(*d.ci_low, 2), format_fixed(*d.ci_high, 2));
+  if (d.ci_low && d.ci_high)
+    fmt::format_to(out, " (95% CI {}-{})", format_fixed(*d.ci_low, 2), format_fixed(*d.ci_high, 2));
   fmt::format_to(out, " from {}", d.basis);
   if (d.interleaved)
     fmt::format_to(out, "{}{}", *d.interleaved ? ", runs interleaved" : ", runs in blocks",

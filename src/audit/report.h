@@ -1,5 +1,5 @@
-// Renders compare_runs' Report (the struct, audit/report_types.h) for people: terminal text, Markdown, and a self-contained
-// HTML page (no external assets: inline CSS and an inline SVG chart of the waste budget before and
+// Renders compare_runs' Report (the struct, audit/report_types.h) for people: terminal text, Markdown, and a
+// self-contained HTML page (no external assets: inline CSS and an inline SVG chart of the waste budget before and
 // after, the diff escaped and coloured, every rule with its citation as a link).
 #pragma once
 #include <string>

@@ -105,9 +105,9 @@ std::string waste_budget_svg(const std::optional<WasteBudget>& before, const std
   int ly = top + 2 * (barH + gap) - 10;
   for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) {
     const int lx = left + static_cast<int>(k % 4) * 165, yy = ly + static_cast<int>(k / 4) * 20;
-    fmt::format_to(out,
-                   "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                   lx, yy - 10, kColors[k], lx + 16, yy, WasteBudget::kBuckets[k].name);
+    fmt::format_to(
+        out, "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n", lx,
+        yy - 10, kColors[k], lx + 16, yy, WasteBudget::kBuckets[k].name);
   }
   s += "</svg>";
   return s;
@@ -126,7 +126,8 @@ std::string report_html(const Report& r) {
   const SpeedupDetail& d = r.speedup_actual_detail;
   const std::string& held = r.prediction_held;
   s += "<div class=\"cards\">\n";
-  fmt::format_to(out, "<div class=\"card\"><div class=\"l\">actual speedup</div><div class=\"v\">{}</div><div "
+  fmt::format_to(out,
+                 "<div class=\"card\"><div class=\"l\">actual speedup</div><div class=\"v\">{}</div><div "
                  "class=\"l\">{}",
                  e(times(r.speedup_actual)), e(d.basis));
   if (d.ci_low && d.ci_high)
@@ -178,8 +179,7 @@ std::string report_html(const Report& r) {
     std::string rec = x.estimated_recovery_seconds ? format_fixed(x.estimated_recovery_seconds->low * 1e3, 2) + " - " +
                                                          format_fixed(x.estimated_recovery_seconds->high * 1e3, 2)
                                                    : "n/a";
-    fmt::format_to(out,
-                   "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+    fmt::format_to(out, "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
                    e(x.rule_id), e(x.title), e(x.targets_bucket), rec, html_link(x.citation, x.citation));
   }
   s += "</table>\n";
@@ -188,8 +188,7 @@ std::string report_html(const Report& r) {
   if (!r.findings.empty()) {
     s += "<h2>Findings</h2>\n<ul>\n";
     for (const auto& f : r.findings) {
-      fmt::format_to(out, "<li><span class=\"{0}\">{0}</span> <b>{1}</b>: {2}", e(f.severity), e(f.title),
-                     e(f.detail));
+      fmt::format_to(out, "<li><span class=\"{0}\">{0}</span> <b>{1}</b>: {2}", e(f.severity), e(f.title), e(f.detail));
       if (!f.citation.empty()) fmt::format_to(out, " ({})", html_link("source", f.citation));
       s += "</li>\n";
     }

@@ -14,8 +14,7 @@ namespace {
 struct Budget {
   Json write(const WasteBudget& w) const {
     Json j = Json::object();
-    for (const auto& b : WasteBudget::kBuckets)
-      j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
+    for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
     j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
     j["unit"] = "seconds per step";
     j["unobserved"] = w.unobserved;
@@ -60,26 +59,20 @@ struct List<AuditStep> {
 template <>
 struct List<DeltaRow> {
   using D = DeltaRow;
-  static inline const auto fields =
-      std::tuple{field("metric", &D::metric), field("unit", &D::unit),   field("better", &D::better),
-                 field("before", &D::before), field("after", &D::after), field("delta", &D::delta),
-                 field("pct", &D::pct)};
+  static inline const auto fields = std::tuple{
+      field("metric", &D::metric), field("unit", &D::unit),   field("better", &D::better), field("before", &D::before),
+      field("after", &D::after),   field("delta", &D::delta), field("pct", &D::pct)};
 };
 template <>
 struct List<SpeedupDetail> {
   using S = SpeedupDetail;
-  static inline const auto fields = std::tuple{field("metric", &S::metric),
-                                               field("basis", &S::basis),
-                                               field("ci_low", &S::ci_low),
-                                               field("ci_high", &S::ci_high),
-                                               field("ci_method", &S::ci_method),
-                                               field("ci_median_ratio", &S::ci_median_ratio, Omit),
-                                               field("ci_note", &S::ci_note, Omit),
-                                               field("interleaved", &S::interleaved),
-                                               field("run_order", &S::run_order),
-                                               field("run_order_note", &S::run_order_note),
-                                               field("significant", &S::significant),
-                                               field("value", &S::value)};
+  static inline const auto fields =
+      std::tuple{field("metric", &S::metric),           field("basis", &S::basis),
+                 field("ci_low", &S::ci_low),           field("ci_high", &S::ci_high),
+                 field("ci_method", &S::ci_method),     field("ci_median_ratio", &S::ci_median_ratio, Omit),
+                 field("ci_note", &S::ci_note, Omit),   field("interleaved", &S::interleaved),
+                 field("run_order", &S::run_order),     field("run_order_note", &S::run_order_note),
+                 field("significant", &S::significant), field("value", &S::value)};
 };
 template <>
 struct List<ConfidenceDetail> {
@@ -105,9 +98,9 @@ struct List<ReportRule> {
 template <>
 struct List<ScopeMissingEdit> {
   using E = ScopeMissingEdit;
-  static inline const auto fields = std::tuple{field("field", &E::field), field("patch_sets", &E::patch_sets),
-                                               field("after_run_has", &E::after_run_has),
-                                               field("rule_id", &E::rule_id)};
+  static inline const auto fields =
+      std::tuple{field("field", &E::field), field("patch_sets", &E::patch_sets),
+                 field("after_run_has", &E::after_run_has), field("rule_id", &E::rule_id)};
 };
 template <>
 struct List<ScopeExtraChange> {
@@ -118,11 +111,10 @@ struct List<ScopeExtraChange> {
 template <>
 struct List<MeasurementScope> {
   using M = MeasurementScope;
-  static inline const auto fields =
-      std::tuple{field("after_run_is_patched_config", &M::after_run_is_patched_config),
-                 field("patch_edits_not_in_after_run", &M::patch_edits_not_in_after_run),
-                 field("after_run_changes_outside_patch", &M::after_run_changes_outside_patch),
-                 field("notes", &M::notes)};
+  static inline const auto fields = std::tuple{
+      field("after_run_is_patched_config", &M::after_run_is_patched_config),
+      field("patch_edits_not_in_after_run", &M::patch_edits_not_in_after_run),
+      field("after_run_changes_outside_patch", &M::after_run_changes_outside_patch), field("notes", &M::notes)};
 };
 template <>
 struct List<Perturbation> {
@@ -140,27 +132,26 @@ struct List<Finding> {
 template <>
 struct List<ValidityFooter> {
   using V = ValidityFooter;
-  static inline const auto fields =
-      std::tuple{field("gpu", &V::gpu),
-                 field("driver", &V::driver),
-                 field("cuda", &V::cuda),
-                 field("rocm", &V::rocm),
-                 field("pytorch", &V::pytorch),
-                 field("workload", &V::workload),
-                 field("model", &V::model),
-                 field("mode", &V::mode),
-                 field("batch_size", &V::batch_size),
-                 field("seq_len", &V::seq_len),
-                 field("grad_accum_steps", &V::grad_accum_steps),
-                 field("measured_by", &V::measured_by),
-                 field("text", &V::text)};
+  static inline const auto fields = std::tuple{field("gpu", &V::gpu),
+                                               field("driver", &V::driver),
+                                               field("cuda", &V::cuda),
+                                               field("rocm", &V::rocm),
+                                               field("pytorch", &V::pytorch),
+                                               field("workload", &V::workload),
+                                               field("model", &V::model),
+                                               field("mode", &V::mode),
+                                               field("batch_size", &V::batch_size),
+                                               field("seq_len", &V::seq_len),
+                                               field("grad_accum_steps", &V::grad_accum_steps),
+                                               field("measured_by", &V::measured_by),
+                                               field("text", &V::text)};
 };
 template <>
 struct List<ReportInputs> {
   using I = ReportInputs;
-  static inline const auto fields = std::tuple{field("before", &I::before), field("after", &I::after),
-                                               field("before_shape", &I::before_shape),
-                                               field("after_shape", &I::after_shape)};
+  static inline const auto fields =
+      std::tuple{field("before", &I::before), field("after", &I::after), field("before_shape", &I::before_shape),
+                 field("after_shape", &I::after_shape)};
 };
 template <>
 struct List<TotalSpeedup> {
@@ -171,48 +162,48 @@ struct List<TotalSpeedup> {
 template <>
 struct List<Report> {
   using R = Report;
-  static inline const auto fields = std::tuple{
-      field("workload_name", &R::workload_name),
-      field("schema", &R::schema),
-      field("goblin", &R::goblin, Omit),
-      field("metric_deltas", &R::metric_deltas),
-      field("waste_budget_before", &R::waste_budget_before, Opt<Budget>{}),
-      field("waste_budget_before_source", &R::waste_budget_before_source),
-      field("waste_budget_after", &R::waste_budget_after, Opt<Budget>{}),
-      field("speedup_actual", &R::speedup_actual),
-      field("speedup_actual_detail", &R::speedup_actual_detail),
-      field("speedup_predicted_low", &R::speedup_predicted_low),
-      field("speedup_predicted_high", &R::speedup_predicted_high),
-      field("prediction_held", &R::prediction_held),
-      field("prediction_note", &R::prediction_note),
-      field("confidence", &R::confidence),
-      field("confidence_detail", &R::confidence_detail),
-      field("rules", &R::rules),
-      field("diff", &R::diff),
-      field("measurement_scope", &R::measurement_scope),
-      field("profiler_perturbation", &R::profiler_perturbation),
-      field("findings", &R::findings),
-      field("validity_footer", &R::validity_footer),
-      field("notes", &R::notes),
-      field("summary_line", &R::summary_line),
-      field("inputs", &R::inputs),
-      field("symptoms", &R::symptoms, Omit),
-      field("speedup_model", &R::speedup_model, Omit),
-      field("prediction_method", &R::prediction_method, Omit),
-      field("calibration", &R::calibration, Omit),
-      field("kernel_diff", &R::kernel_diff, Omit),
-      field("waste_budget_after_profile", &R::waste_budget_after_profile, Omit),
-      field("waste_budget_before_profile", &R::waste_budget_before_profile, Omit),
-      field("after_profile_note", &R::after_profile_note, Omit),
-      field("recovery_by_bucket", &R::recovery_by_bucket, Omit),
-      field("profile_diff", &R::profile_diff, Omit),
-      field("rounds", &R::rounds, Opt<Vec<Round>>{}, Omit),
-      field("rounds_requested", &R::rounds_requested, Omit),
-      field("rounds_accepted", &R::rounds_accepted, Omit),
-      field("rounds_stop_reason", &R::rounds_stop_reason, Omit),
-      field("total_speedup", &R::total_speedup, Omit),
-      field("final_config_file", &R::final_config_file, Omit),
-      field("trajectory", &R::trajectory, Omit)};
+  static inline const auto fields =
+      std::tuple{field("workload_name", &R::workload_name),
+                 field("schema", &R::schema),
+                 field("goblin", &R::goblin, Omit),
+                 field("metric_deltas", &R::metric_deltas),
+                 field("waste_budget_before", &R::waste_budget_before, Opt<Budget>{}),
+                 field("waste_budget_before_source", &R::waste_budget_before_source),
+                 field("waste_budget_after", &R::waste_budget_after, Opt<Budget>{}),
+                 field("speedup_actual", &R::speedup_actual),
+                 field("speedup_actual_detail", &R::speedup_actual_detail),
+                 field("speedup_predicted_low", &R::speedup_predicted_low),
+                 field("speedup_predicted_high", &R::speedup_predicted_high),
+                 field("prediction_held", &R::prediction_held),
+                 field("prediction_note", &R::prediction_note),
+                 field("confidence", &R::confidence),
+                 field("confidence_detail", &R::confidence_detail),
+                 field("rules", &R::rules),
+                 field("diff", &R::diff),
+                 field("measurement_scope", &R::measurement_scope),
+                 field("profiler_perturbation", &R::profiler_perturbation),
+                 field("findings", &R::findings),
+                 field("validity_footer", &R::validity_footer),
+                 field("notes", &R::notes),
+                 field("summary_line", &R::summary_line),
+                 field("inputs", &R::inputs),
+                 field("symptoms", &R::symptoms, Omit),
+                 field("speedup_model", &R::speedup_model, Omit),
+                 field("prediction_method", &R::prediction_method, Omit),
+                 field("calibration", &R::calibration, Omit),
+                 field("kernel_diff", &R::kernel_diff, Omit),
+                 field("waste_budget_after_profile", &R::waste_budget_after_profile, Omit),
+                 field("waste_budget_before_profile", &R::waste_budget_before_profile, Omit),
+                 field("after_profile_note", &R::after_profile_note, Omit),
+                 field("recovery_by_bucket", &R::recovery_by_bucket, Omit),
+                 field("profile_diff", &R::profile_diff, Omit),
+                 field("rounds", &R::rounds, Opt<Vec<Round>>{}, Omit),
+                 field("rounds_requested", &R::rounds_requested, Omit),
+                 field("rounds_accepted", &R::rounds_accepted, Omit),
+                 field("rounds_stop_reason", &R::rounds_stop_reason, Omit),
+                 field("total_speedup", &R::total_speedup, Omit),
+                 field("final_config_file", &R::final_config_file, Omit),
+                 field("trajectory", &R::trajectory, Omit)};
 };
 }  // namespace goblin::fields
 
@@ -238,8 +229,6 @@ Result<Report> load_report_file(const std::string& path) {
 
 Json validity_footer_to_json(const ValidityFooter& v) { return fields::to_json(v); }
 
-Json trajectory_to_json(const std::vector<AuditStep>& steps) {
-  return fields::Vec<fields::Obj>{}.write(steps);
-}
+Json trajectory_to_json(const std::vector<AuditStep>& steps) { return fields::Vec<fields::Obj>{}.write(steps); }
 
 }  // namespace goblin::audit

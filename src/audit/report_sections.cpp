@@ -39,8 +39,8 @@ std::vector<Table> sections(const Report& r) {
     const Json& m = *r.speedup_model;
     Table t{
         "Prediction model", "", {"class", "bucket", "before ms", "after ms (fast-slow)", "models", "basis"}, {}, {}};
-    t.intro = fmt::format("Predicted {} .. {} from the speedup models ({}).", x(m["low"]), x(m["high"]),
-                          v(m["composition"]));
+    t.intro =
+        fmt::format("Predicted {} .. {} from the speedup models ({}).", x(m["low"]), x(m["high"]), v(m["composition"]));
     for (const auto& c : m["classes"]) {
       if (c["before_s"].get<double>() <= 0 && c["after_slow_s"].get<double>() <= 0) continue;
       std::string models;
@@ -119,7 +119,7 @@ std::vector<Table> sections(const Report& r) {
     if (r.rounds_stop_reason) t.after.push_back("Stopped: " + *r.rounds_stop_reason + ".");
     out.push_back(t);
   }
-// Hook for `goblin diff` (#12): a `profile_diff` object in the report (AuditOptions::profile_diff)
+  // Hook for `goblin diff` (#12): a `profile_diff` object in the report (AuditOptions::profile_diff)
   // is shown as its summary lines; the audit leaves it out until a diff implementation is wired in.
   if (r.profile_diff && !r.profile_diff->is_null()) {
     Table t{"Profile diff (before vs after)", "", {}, {}, {}};
@@ -175,7 +175,8 @@ std::string audit_sections_text(const Report& r) {
     if (!t.intro.empty()) fmt::format_to(out, "  {}\n", t.intro);
     for (const auto& row : t.rows) {
       s += " ";
-      for (size_t i = 0; i < row.size() && i < 5; ++i) fmt::format_to(out, " {}{}", row[i], i + 1 < row.size() ? " |" : "");
+      for (size_t i = 0; i < row.size() && i < 5; ++i)
+        fmt::format_to(out, " {}{}", row[i], i + 1 < row.size() ? " |" : "");
       s += "\n";
     }
     for (const auto& l : t.after) fmt::format_to(out, "  {}\n", l);
