@@ -148,10 +148,10 @@ VerbResult do_ls(const Request& rq) {
 }
 
 VerbResult do_show(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
   auto id = run_id(rq.str("run"));
   if (!id) return fail(id.error());
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
   auto r = s->get(*id);
   if (!r) return fail(r.error());
   Json j = store::run_to_json(*r, true);
@@ -173,14 +173,18 @@ VerbResult do_show(const Request& rq) {
 }
 
 VerbResult do_rm(const Request& rq) {
+  std::vector<int64_t> ids;
+  for (const auto& x : rq.strings("run")) {
+    auto id = run_id(x);
+    if (!id) return fail(id.error());
+    ids.push_back(*id);
+  }
   auto s = store::Store::open(store_url(rq));
   if (!s) return fail(s.error());
   Json removed = Json::array();
-  for (const auto& x : rq.strings("run")) {
-    auto id = run_id(x);
-    if (!id) return VerbResult{Json{{"removed", removed}}, id.error(), ""};
-    if (auto st = s->remove(*id); !st) return VerbResult{Json{{"removed", removed}}, st.error(), ""};
-    removed.push_back(*id);
+  for (int64_t id : ids) {
+    if (auto st = s->remove(id); !st) return VerbResult{Json{{"removed", removed}}, st.error(), ""};
+    removed.push_back(id);
   }
   return VerbResult{Json{{"store", s->url()}, {"removed", removed}}, std::nullopt,
                     fmt::format("removed {} run(s) from {}\n", removed.size(), s->url())};

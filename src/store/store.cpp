@@ -70,6 +70,9 @@ Result<Store> Store::open(const std::string& url, bool create, bool migrate) {
   if (e.kind() == EngineKind::Sqlite) {
     // Only now that the file is known to be a goblin store (or empty) may anything write to it.
     RETURN_IF_ERROR(e.query("PRAGMA journal_mode=WAL", {}));
+    // WAL + synchronous=NORMAL: a commit is atomic and survives a crash of goblin; only a power
+    // loss may drop the last commits (never corrupting the file). https://sqlite.org/wal.html
+    RETURN_IF_ERROR(e.query("PRAGMA synchronous=NORMAL", {}));
     RETURN_IF_ERROR(e.query("PRAGMA foreign_keys=ON", {}));
   }
   if (!marked || s.version_ < current_schema()) RETURN_IF_ERROR(s.migrate_to_current());
