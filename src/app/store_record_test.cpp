@@ -1,6 +1,7 @@
 // --store, once for every verb (app::run_verb): a verb's result is recorded as a run with its
 // inputs hashed and its summary tables, a second identical call adds nothing, the store verbs
 // read it back, and goblin gate exits non-zero on a regression.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -75,7 +76,7 @@ TEST(StoreRecording, GateFailsOnARegression) {
   const double steps[] = {1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.6};
   for (int i = 0; i < 7; ++i) {
     store::RunRecord r;
-    r.content_key = store::sha256_hex("gate" + std::to_string(i));
+    r.content_key = store::sha256_hex(fmt::format("gate{}", i));
     r.verb = "metrics", r.workload = "w";
     r.metrics["step_time_s"] = steps[i];
     ASSERT_TRUE(s->add(r).ok());

@@ -19,6 +19,16 @@ const char* const kBaseColumns[] = {"content_key",    "created",       "verb",  
 
 std::string cell(const Cell& c) { return c.value_or(""); }
 
+std::vector<std::string> split_rules(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t p = 0, q; !s.empty() && p <= s.size(); p = q + 1) {
+    q = s.find(',', p);
+    if (q == std::string::npos) q = s.size();
+    out.push_back(s.substr(p, q - p));
+  }
+  return out;
+}
+
 // WHERE clause for a filter: fixed text, the user's values as parameters.
 std::string where_of(const RunFilter& f, std::vector<Value>& params) {
   std::string w = " WHERE 1 = 1";
@@ -155,12 +165,7 @@ Result<RunRecord> Store::get(int64_t run_id) const {
   for (const auto& x : au) {
     AuditRoundRow a;
     a.round = static_cast<int>(cell_int(x[0]));
-    for (size_t p = 0, q; !cell(x[1]).empty() && p <= cell(x[1]).size(); p = q + 1) {
-      const std::string s = cell(x[1]);
-      q = s.find(',', p);
-      if (q == std::string::npos) q = s.size();
-      a.rules.push_back(s.substr(p, q - p));
-    }
+    a.rules = split_rules(cell(x[1]));
     a.gpu = cell(x[2]), a.method = cell(x[3]), a.held = cell(x[4]);
     a.predicted_low = cell_double(x[5]), a.predicted_high = cell_double(x[6]), a.measured = cell_double(x[7]);
     a.ci_low = cell_double(x[8]), a.ci_high = cell_double(x[9]);
@@ -222,6 +227,27 @@ Result<std::vector<CalibrationRow>> Store::calibration() const {
   for (auto& [k, v] : by) {
     if (!v.second.empty()) v.first.median_measured_over_mid = median(v.second);
     out.push_back(std::move(v.first));
+  }
+  return out;
+}
+
+Result<std::vector<Store::PastRound>> Store::audit_rounds() const {
+  ASSIGN_OR_RETURN(auto rows, engine_->query("SELECT r.created, r.workload, a.round, a.rules, a.gpu, a.method, a.held, "
+                                             "a.predicted_low, a.predicted_high, a.measured, a.ci_low, a.ci_high, "
+                                             "a.significant FROM run_audit_rounds a JOIN runs r ON r.id = a.run_id "
+                                             "ORDER BY r.id, a.round",
+                                             {}));
+  std::vector<PastRound> out;
+  for (const auto& x : rows) {
+    PastRound p{cell(x[0]), cell(x[1]), {}};
+    AuditRoundRow& a = p.round;
+    a.round = static_cast<int>(cell_int(x[2]));
+    a.rules = split_rules(cell(x[3]));
+    a.gpu = cell(x[4]), a.method = cell(x[5]), a.held = cell(x[6]);
+    a.predicted_low = cell_double(x[7]), a.predicted_high = cell_double(x[8]), a.measured = cell_double(x[9]);
+    a.ci_low = cell_double(x[10]), a.ci_high = cell_double(x[11]);
+    if (x[12]) a.significant = cell_int(x[12]) != 0;
+    out.push_back(std::move(p));
   }
   return out;
 }

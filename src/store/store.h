@@ -68,6 +68,13 @@ class Store {
   Result<std::vector<TrendPoint>> trend(const std::string& workload, const std::string& metric, int64_t limit) const;
   // Past audit predictions against measurements, per rule and GPU.
   Result<std::vector<CalibrationRow>> calibration() const;
+  // Every stored audit round, oldest first, with the run's workload and time (the audit's
+  // calibration reads these: cli/cli_audit.cpp).
+  struct PastRound {
+    std::string created, workload;
+    AuditRoundRow round;
+  };
+  Result<std::vector<PastRound>> audit_rounds() const;
   // Deletes a run and the artifacts no other run uses. NotFound when absent.
   Status remove(int64_t run_id);
   // Sets a run's tags (replacing them).

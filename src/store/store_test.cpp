@@ -5,6 +5,7 @@
 // data, and credentials never in messages.
 #include "store/store.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -61,8 +62,9 @@ class StoreSuite : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() == "sqlite") {
-      dir_ = fs::temp_directory_path() / fs::path("goblin_store_" + std::to_string(getpid()) + "_" +
-                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+      dir_ = fs::temp_directory_path() /
+             fs::path(fmt::format("goblin_store_{}_{}", getpid(),
+                                  ::testing::UnitTest::GetInstance()->current_test_info()->name()));
       fs::remove_all(dir_);
       fs::create_directories(dir_);
       url_ = "sqlite://" + (dir_ / "runs.db").string();
@@ -130,7 +132,7 @@ TEST_P(StoreSuite, SameRunTwiceIsANoOp) {
 TEST_P(StoreSuite, FiltersTrendAndGate) {
   Store s = open();
   const double noise[] = {1.00, 1.02, 0.99, 1.01, 0.98, 1.00, 1.03, 0.97, 1.01, 0.99};
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(s.add(sample("n" + std::to_string(i), noise[i])).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(s.add(sample(fmt::format("n{}", i), noise[i])).ok());
   ASSERT_TRUE(s.add(sample("other", 5.0, "bert")).ok());
   RunFilter f;
   f.workload = "llama";
@@ -228,7 +230,7 @@ TEST_P(StoreSuite, ConcurrentWritersLoseNothing) {
       auto s = Store::open(url_);
       if (!s) _exit(2);
       for (int i = 0; i < kRuns; ++i)
-        if (!s->add(sample(std::to_string(p) + "/" + std::to_string(i), 1.0 + i)).ok()) ++bad;
+        if (!s->add(sample(fmt::format("{}/{}", p, i), 1.0 + i)).ok()) ++bad;
       // The same run from every process: stored once.
       if (!s->add(sample("everyone", 1.0)).ok()) ++bad;
       _exit(bad == 0 ? 0 : 1);  // _exit: no static destructors (the test server) in the child
@@ -247,7 +249,7 @@ TEST_P(StoreSuite, ConcurrentWritersLoseNothing) {
 TEST_P(StoreSuite, WriterKilledMidTransactionLeavesTheStoreWhole) {
   { Store s = open(); }
   RunRecord big = sample("big", 1.0);
-  for (int i = 0; i < 60000; ++i) big.kernels.push_back({"k" + std::to_string(i), "gemm", 1e-6, 0.0, 1});
+  for (int i = 0; i < 60000; ++i) big.kernels.push_back({fmt::format("k{}", i), "gemm", 1e-6, 0.0, 1});
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   pid_t pid = fork();
@@ -339,7 +341,7 @@ TEST(StoreUrl, PasswordsNeverInMessages) {
 }
 
 TEST(StoreSqlite, NotSqliteIsRefusedAndUnchanged) {
-  const fs::path p = fs::temp_directory_path() / ("goblin_notdb_" + std::to_string(getpid()) + ".db");
+  const fs::path p = fs::temp_directory_path() / fmt::format("goblin_notdb_{}.db", getpid());
   ASSERT_TRUE(write_file(p.string(), std::string(8192, 'x')).ok());
   const std::string before = file_hash(p.string());
   auto s = Store::open("sqlite://" + p.string(), true);
