@@ -212,6 +212,45 @@ VerbResult do_export(const Request& rq) {
   return VerbResult{doc, std::nullopt, doc.dump(1) + "\n"};
 }
 
+VerbResult do_trend(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  std::string metric = rq.str("metric");
+  if (metric == "step_time") metric = "step_time_s";
+  auto t = s->trend(rq.str("workload"), metric, rq.integer("limit"));
+  if (!t) return fail(t.error());
+  Json pts = Json::array();
+  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, rq.str("workload"), t->size());
+  for (const auto& p : *t) {
+    pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}});
+    h += fmt::format("{:>6}  {}  {:g}\n", p.run_id, p.created, p.value);
+  }
+  return VerbResult{Json{{"workload", rq.str("workload")}, {"metric", metric}, {"points", pts}}, std::nullopt, h};
+}
+
+VerbResult do_calibration(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  auto c = s->calibration();
+  if (!c) return fail(c.error());
+  Json rows = Json::array();
+  std::string h = "rule                                      gpu                        audits held exceeded missed\n";
+  for (const auto& r : *c) {
+    rows.push_back({{"rule_id", r.rule_id},
+                    {"gpu", r.gpu},
+                    {"audits", r.audits},
+                    {"held", r.held},
+                    {"exceeded", r.exceeded},
+                    {"missed", r.missed},
+                    {"not_predicted", r.not_predicted},
+                    {"median_measured_over_predicted_mid",
+                     r.median_measured_over_mid ? Json(*r.median_measured_over_mid) : Json(nullptr)}});
+    h += fmt::format("{:<41} {:<26} {:>6} {:>4} {:>8} {:>6}\n", r.rule_id, r.gpu, r.audits, r.held, r.exceeded,
+                     r.missed);
+  }
+  return VerbResult{Json{{"store", s->url()}, {"rules", rows}}, std::nullopt, h};
+}
+
 VerbResult do_gate(const Request& rq) {
   auto s = store::Store::open(store_url(rq));
   if (!s) return fail(s.error());
@@ -309,6 +348,30 @@ void add_store_verbs(std::vector<Verb>& out) {
     for (auto& f : filter_fields()) v.request.push_back(f);
     v.result_schema = obj_schema({{"schema_version", "the store's"}, {"runs", "every run with its tables"}});
     v.run = [](const Request& rq, Context&) { return do_export(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v =
+        base_verb("trend", "A metric over a workload's runs", "A metric over a workload's newest runs, oldest first");
+    Field w{"workload", FieldKind::String, "The workload"};
+    w.required = true;
+    Field m{"metric", FieldKind::String, "step_time_s (or step_time), tokens_per_sec, mfu_pct, gpu_util_pct, speedup",
+            "step_time_s"};
+    Field limit{"limit", FieldKind::Integer, "At most this many runs", 1000};
+    limit.min = 1, limit.max = 1000000;
+    v.request = {store_field(), w, m, limit};
+    v.result_schema = obj_schema({{"points", "{run_id, created, value}, oldest first"}});
+    v.run = [](const Request& rq, Context&) { return do_trend(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("calibration", "Audit calibration",
+                       "Past audit predictions against measurements, per rule and GPU (what calibrates the audit)");
+    v.request = {store_field()};
+    v.result_schema = obj_schema({{"rules",
+                                   "{rule_id, gpu, audits, held, exceeded, missed, not_predicted, "
+                                   "median_measured_over_predicted_mid}"}});
+    v.run = [](const Request& rq, Context&) { return do_calibration(rq); };
     out.push_back(std::move(v));
   }
   {

@@ -106,7 +106,7 @@ Json arguments(const app::Verb& v, const Slots& s) {
 
 std::string parent_summary(const std::string& word) {
   if (word == "kb") return "The cited rule base: lint, query, show, list";
-  if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export";
+  if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
   return word;
 }
 
