@@ -103,19 +103,19 @@ Result<std::vector<RunRecord>> Store::list(const RunFilter& f) const {
   out.reserve(rows.size());
   for (const auto& row : rows) out.push_back(run_from_row(row));
   if (out.empty()) return out;
-  // Metrics and tags of the page's runs in two range queries (ids are newest first).
+  // Metrics and tags of exactly the page's runs: the same filter and page as a subquery.
   std::map<int64_t, RunRecord*> by_id;
   for (auto& r : out) by_id[r.id] = &r;
-  const Value lo(out.back().id), hi(out.front().id);
+  const std::string page = fmt::format("SELECT id FROM runs{} ORDER BY id DESC LIMIT ? OFFSET ?", where);
   ASSIGN_OR_RETURN(
       auto ms,
-      engine_->query("SELECT run_id, name, value FROM run_metrics WHERE run_id >= ? AND run_id <= ?", {lo, hi}));
+      engine_->query(fmt::format("SELECT run_id, name, value FROM run_metrics WHERE run_id IN ({})", page), params));
   for (const auto& m : ms)
     if (auto it = by_id.find(cell_int(m[0])); it != by_id.end()) it->second->metrics[cell(m[1])] = *cell_double(m[2]);
-  ASSIGN_OR_RETURN(auto ts,
-                   engine_->query("SELECT run_id, tag FROM run_tags WHERE run_id >= ? AND run_id <= ? ORDER BY "
-                                  "tag",
-                                  {lo, hi}));
+  ASSIGN_OR_RETURN(auto ts, engine_->query(fmt::format("SELECT run_id, tag FROM run_tags WHERE run_id IN ({}) ORDER BY "
+                                                       "tag",
+                                                       page),
+                                           params));
   for (const auto& t : ts)
     if (auto it = by_id.find(cell_int(t[0])); it != by_id.end()) it->second->tags.push_back(cell(t[1]));
   return out;
