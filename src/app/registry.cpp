@@ -10,7 +10,18 @@ const std::vector<Verb>& verbs() {
     add_trace_verbs(v);
     add_audit_verbs(v);
     add_hw_verbs(v);
+    add_store_verbs(v);
     add_meta_verbs(v);
+    for (Verb& x : v) {
+      if (!x.records) continue;
+      for (Field& f : record_fields()) {
+        // A verb whose own field already takes the name or flag (compare's --workload) keeps it.
+        bool taken = false;
+        for (const Field& g : x.request)
+          taken = taken || g.name == f.name || g.cli.find(cli_flag(f)) != std::string::npos;
+        if (!taken) x.request.push_back(std::move(f));
+      }
+    }
     return v;
   }();
   return all;
@@ -21,6 +32,7 @@ VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx) {
   config::redact_json(r.result);
   r.human = config::redact_credentials(r.human);
   if (r.error) r.error->message = config::redact_credentials(r.error->message);
+  if (!r.error && v.records) record_result(v, rq, r);
   return r;
 }
 

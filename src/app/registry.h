@@ -11,5 +11,10 @@ void add_trace_verbs(std::vector<Verb>& out);  // info, triage, breakdown, metri
 void add_audit_verbs(std::vector<Verb>& out);  // parse-config, kb, patch, compare
 void add_hw_verbs(std::vector<Verb>& out);     // specs, roofline, diagnose
 void add_meta_verbs(std::vector<Verb>& out);   // verbs (the registry itself)
+void add_store_verbs(std::vector<Verb>& out);  // store init|add|ls|show|rm|migrate|export|trend|calibration, gate
+
+// The fields every recording verb gets (Verb::records) and the recording itself (store_record.cpp).
+std::vector<Field> record_fields();
+void record_result(const Verb& v, const Request& rq, VerbResult& r);
 
 }  // namespace goblin::app

@@ -125,6 +125,10 @@ struct Verb {
   Json result_schema = Json::object();  // JSON Schema of the envelope's `result`
   bool audit_budget = false;            // MCP: counts against the session's audit budget
   bool writes = false;                  // writes files (MCP readOnlyHint false)
+  // Produces a result worth remembering: run_verb records it in the run store (--store URL or
+  // $GOBLIN_STORE; docs/store.md), and the registry gives it the --store, --experiment, --trial,
+  // --workload and --tag fields. Lookups (kb, specs, verbs) and the store's own verbs do not.
+  bool records = true;
   std::function<VerbResult(const Request&, Context&)> run;
 
   std::string cli_name() const;  // "kb query"
@@ -133,7 +137,10 @@ struct Verb {
 // What every door calls to run a verb: Verb::run, then the one redaction layer of all output
 // (config::redact_json over the result, redact_credentials over the text and the error), so a
 // credential that reached a result from a trace's metadata, a recorded command line or a config
-// never leaves through any door.
+// never leaves through any door. Then, for a verb that records and succeeded, with a store named
+// (the request's `store`, else $GOBLIN_STORE), the result is recorded as a run (docs/store.md);
+// the result then holds `stored_run` {id, added, store}, and a store that cannot take it is the
+// call's error (the result is still returned).
 VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx);
 
 // Every verb, in the order `goblin --help` lists them.

@@ -280,6 +280,7 @@ void add_audit_verbs(std::vector<Verb>& out) {
   {
     Verb v;
     v.cli_path = {"kb", "query"};
+    v.records = false;  // a lookup, not a result to remember
     v.tool = "query_kb";
     v.tool_aliases = {"query_rocm_kb"};
     v.title = "Search the cited rule base";
@@ -308,6 +309,7 @@ void add_audit_verbs(std::vector<Verb>& out) {
   for (const char* sub : {"lint", "show", "list"}) {
     Verb v;
     v.cli_path = {"kb", sub};
+    v.records = false;  // a lookup, not a result to remember
     const std::string s = sub;
     v.title = "The cited rule base";
     if (s == "lint") {

@@ -270,6 +270,7 @@ void add_hw_verbs(std::vector<Verb>& out) {
   {
     Verb v;
     v.cli_path = {"specs"};
+    v.records = false;  // a lookup, not a result to remember
     v.tool = "specs";
     v.title = "GPU spec sheet with sources";
     v.summary = "GPU spec database: cited peak TFLOPS per dtype, bandwidth, caches";

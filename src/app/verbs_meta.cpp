@@ -133,6 +133,7 @@ VerbResult verbs_verb(const Request& rq, Context&) {
 void add_meta_verbs(std::vector<Verb>& out) {
   Verb v;
   v.cli_path = {"verbs"};
+  v.records = false;  // the registry itself
   v.title = "The verb registry";
   v.summary = "Every verb goblin offers, with its request fields (kind, default, limits, doors) and its result";
   v.examples =

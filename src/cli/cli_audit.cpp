@@ -1,6 +1,9 @@
 // goblin audit CONFIG [--replay DIR] [-o OUTDIR] [--json]: the whole audit (run_audit,
 // audit/audit_flow.h) over a Runner: the recorded artefacts with --replay, else the live runner
 // (run/live_audit.h) when this machine has a GPU.
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,15 +14,18 @@
 #include "audit/history.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
+#include "cli/audit_store.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "run/live_audit.h"
+#include "store/store.h"
 
 namespace goblin {
 void register_audit(CLI::App& app) {
   struct Opts {
     std::string config, replay, out = "goblin-audit", vendor, workload, history, script;
-    std::vector<std::string> script_args;
+    std::string store, experiment, trial;
+    std::vector<std::string> script_args, tags;
     int top_k = 5, rounds = 2;
     bool no_history = false, no_profile_after = false;
     run::LiveAuditKnobs knobs;
@@ -55,6 +61,12 @@ void register_audit(CLI::App& app) {
                   "audit history SQLite file (default $GOBLIN_HISTORY, else $XDG_DATA_HOME/goblin/history.sqlite); "
                   "a --replay audit uses one only when this is given");
   cmd->add_flag("--no-history", o->no_history, "neither read nor write the audit history");
+  cmd->add_option("--store", o->store,
+                  "run store (sqlite:///path.db, postgresql://...; default $GOBLIN_STORE): calibrate from its past "
+                  "audits instead of --history, and record this audit in it (docs/store.md)");
+  cmd->add_option("--experiment", o->experiment, "experiment id of the recorded run (with --store)");
+  cmd->add_option("--trial", o->trial, "trial id of the recorded run (with --store)");
+  cmd->add_option("--tag", o->tags, "tags of the recorded run (with --store)")->delimiter(',');
   cmd->add_flag("--no-profile-after", o->no_profile_after,
                 "do not profile the patched config (no after waste budget, one round only)");
   cmd->add_option("--script", o->script,
@@ -132,6 +144,30 @@ void register_audit(CLI::App& app) {
                             replay_runner->manifest_path() + "; nothing was run now");
         for (const auto& n : replay_runner->notes()) opt.notes.push_back(n);
       }
+      // With a run store, the calibration history is the store's audit rounds (a temporary file
+      // in the history format, removed after the audit).
+      const std::string store_url = o->store.empty() ? store::default_store_url() : o->store;
+      std::string store_history;
+      if (!store_url.empty() && !o->no_history) {
+        store_history =
+            (std::filesystem::temp_directory_path() / fmt::format("goblin-store-history-{}.sqlite", ::getpid()))
+                .string();
+        auto n = history_from_store(store_url, store_history);
+        if (n) {
+          opt.history_path = store_history;
+          opt.notes.push_back(fmt::format("audit history: the {} audit round(s) of the run store", *n));
+        } else if (n.error().kind != ErrorKind::NotFound) {
+          r.error = n.error();
+          return r;
+        }
+      }
+      struct Cleanup {
+        std::string path;
+        ~Cleanup() {
+          std::error_code ec;
+          if (!path.empty()) std::filesystem::remove(path, ec);
+        }
+      } cleanup{store_history};
       if (!o->quiet)
         opt.progress = [](const std::string& step, const std::string& line) {
           std::cerr << "[" << step << "] " << line << "\n";
@@ -158,6 +194,15 @@ void register_audit(CLI::App& app) {
       r.result["written"] = written;
       r.human = "\n" + audit::report_text(outcome->report);
       for (const auto& w : written) r.human += "wrote " + w + "\n";
+      if (!store_url.empty()) {
+        auto line = record_audit(store_url, o->out, o->experiment, o->trial, o->tags);
+        if (!line) {
+          r.error = line.error();
+          r.error->message = "the audit was written but not recorded in the store: " + line.error().message;
+          return r;
+        }
+        r.human += *line;
+      }
       return r;
     });
   });

@@ -106,6 +106,7 @@ Json arguments(const app::Verb& v, const Slots& s) {
 
 std::string parent_summary(const std::string& word) {
   if (word == "kb") return "The cited rule base: lint, query, show, list";
+  if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
   return word;
 }
 
@@ -115,6 +116,11 @@ std::string parent_examples(const std::string& word) {
            "  goblin kb show data.dataloader_workers_zero       one rule with its citation\n"
            "  goblin kb list --json                             every rule\n"
            "  goblin kb lint                                    check the rule files\n";
+  if (word == "store")
+    return "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
+           "  goblin store add out/triage out/audit --experiment exp42 --trial t3\n"
+           "  goblin store ls --workload llama-8b --json\n"
+           "  goblin store show 12\n";
   return "";
 }
 

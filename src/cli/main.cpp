@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
   goblin::register_kernel(app);
   goblin::register_mcp(app);
   goblin::register_trace(app);
+  goblin::register_verb_group(app, "store");
+  goblin::register_verb(app, "gate");
   goblin::register_verb(app, "verbs");
 
   if (auto rc = goblin::run_list_warnings(argc, argv)) return *rc;

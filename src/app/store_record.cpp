@@ -1,0 +1,60 @@
+// Recording a verb's result in the run store (docs/store.md § Recording): once, for every verb and
+// every door, in app::run_verb. The inputs are the request's path fields, hashed now.
+#include <fmt/format.h>
+
+#include "app/registry.h"
+#include "config/workload_config.h"
+#include "store/import.h"
+#include "store/store.h"
+
+namespace goblin::app {
+
+std::vector<Field> record_fields() {
+  // CLI and Python only: over MCP the store is the server's ($GOBLIN_STORE), not the caller's.
+  const unsigned doors = kCli | kPython;
+  Field store{"store", FieldKind::String,
+              "Record the result as a run in this store (sqlite:///path.db, postgresql://...; default $GOBLIN_STORE)"};
+  Field exp{"experiment", FieldKind::String, "Experiment id the recorded run belongs to (with --store)"};
+  Field trial{"trial", FieldKind::String, "Trial id the recorded run belongs to (with --store)"};
+  Field wl{"workload", FieldKind::String,
+           "Workload name trends and goblin gate group the recorded run by (with --store)"};
+  Field tag{"tag", FieldKind::StringList, "Tags of the recorded run (with --store)"};
+  std::vector<Field> out = {store, exp, trial, wl, tag};
+  for (Field& f : out) f.doors = doors;
+  return out;
+}
+
+void record_result(const Verb& v, const Request& rq, VerbResult& r) {
+  const std::string url = rq.has("store") ? rq.str("store") : store::default_store_url();
+  if (url.empty()) return;
+  std::vector<std::string> inputs;
+  for (const Field& f : v.request) {
+    if (!rq.has(f.name)) continue;
+    if (f.kind == FieldKind::InputPath) inputs.push_back(rq.str(f.name));
+    if (f.kind == FieldKind::InputPaths)
+      for (auto& p : rq.strings(f.name)) inputs.push_back(p);
+    if (f.kind == FieldKind::InputJson && rq.args()[f.name].is_string()) inputs.push_back(rq.str(f.name));
+  }
+  store::Linkage link;
+  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
+  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
+  link.workload = rq.has("workload") ? rq.str("workload") : "";
+  if (rq.has("tag")) link.tags = rq.strings("tag");
+  auto fail = [&](const Error& e) {
+    Error x = e;
+    x.message = config::redact_credentials("the result was computed but not recorded in the store: " + e.message);
+    x.file = config::redact_credentials(x.file);
+    r.error = x;
+  };
+  auto rec = store::record_from_result(v.cli_name(), inputs, r.result, link);
+  if (!rec) return fail(rec.error());
+  auto s = store::Store::open(url, true, true);
+  if (!s) return fail(s.error());
+  auto out = s->add(std::move(*rec));
+  if (!out) return fail(out.error());
+  if (r.result.is_object()) r.result["stored_run"] = {{"id", out->run_id}, {"added", out->added}, {"store", s->url()}};
+  r.human +=
+      fmt::format("{} run {} in {}\n", out->added ? "recorded as" : "already recorded as", out->run_id, s->url());
+}
+
+}  // namespace goblin::app

@@ -1,0 +1,104 @@
+// --store, once for every verb (app::run_verb): a verb's result is recorded as a run with its
+// inputs hashed and its summary tables, a second identical call adds nothing, the store verbs
+// read it back, and goblin gate exits non-zero on a regression.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/verb.h"
+#include "core/test_support.h"
+#include "store/store.h"
+
+namespace goblin::app {
+namespace {
+
+VerbResult call(const char* name, const Json& args) {
+  const Verb* v = find_verb(name);
+  EXPECT_NE(v, nullptr) << name;
+  auto rq = make_request(*v, args, kCli, nullptr);
+  EXPECT_TRUE(rq.ok()) << name;
+  Context ctx;
+  return run_verb(*v, *rq, ctx);
+}
+
+TEST(StoreRecording, EveryRecordingVerbHasTheStoreFields) {
+  for (const char* name : {"metrics", "triage", "breakdown", "ranks", "diff", "roofline"}) {
+    const Verb* v = find_verb(name);
+    ASSERT_NE(v, nullptr);
+    bool store = false, experiment = false;
+    for (const Field& f : v->request) store |= f.name == "store", experiment |= f.name == "experiment";
+    EXPECT_TRUE(store && experiment) << name;
+  }
+  for (const char* name : {"kb query", "specs", "verbs", "store ls", "gate"}) {
+    const Verb* v = find_verb(name);
+    ASSERT_NE(v, nullptr) << name;
+    EXPECT_FALSE(v->records) << name;
+  }
+}
+
+TEST(StoreRecording, MetricsResultBecomesARunOnce) {
+  const std::string url = "sqlite://" + (testing::private_tmp_dir("store_record") / "runs.db").string();
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+  const Json args = {{"path", trace}, {"store", url},        {"experiment", "exp'; DROP TABLE runs; --"},
+                     {"trial", "t1"}, {"workload", "llama"}, {"tag", {"nightly"}}};
+  VerbResult a = call("metrics", args);
+  ASSERT_FALSE(a.error) << a.error->describe();
+  ASSERT_TRUE(a.result.contains("stored_run"));
+  EXPECT_TRUE(a.result["stored_run"]["added"].get<bool>());
+  VerbResult b = call("metrics", args);
+  ASSERT_FALSE(b.error);
+  EXPECT_FALSE(b.result["stored_run"]["added"].get<bool>());
+  EXPECT_EQ(a.result["stored_run"]["id"], b.result["stored_run"]["id"]);
+
+  VerbResult ls = call("store ls", {{"store", url}, {"experiment", "exp'; DROP TABLE runs; --"}});
+  ASSERT_FALSE(ls.error) << ls.error->describe();
+  ASSERT_EQ(ls.result["total"], 1);
+  const Json& run = ls.result["runs"][0];
+  EXPECT_EQ(run["workload"], "llama");
+  EXPECT_EQ(run["environment"]["gpu"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(run["linkage"]["base_image"], "unknown");
+  EXPECT_GT(run["metrics"]["step_time_s"].get<double>(), 0.0);
+
+  VerbResult show = call("store show", {{"store", url}, {"run", run["id"].dump()}});
+  ASSERT_FALSE(show.error) << show.error->describe();
+  EXPECT_EQ(show.result["inputs"][0]["path"], trace);
+  EXPECT_EQ(show.result["inputs"][0]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(show.result["top_kernels"].size(), 10u);
+  EXPECT_FALSE(show.result["steps"].empty());
+  EXPECT_FALSE(show.result["waste_budget"].empty());
+}
+
+TEST(StoreRecording, GateFailsOnARegression) {
+  const std::string url = "sqlite://" + (testing::private_tmp_dir("store_gate") / "runs.db").string();
+  auto s = store::Store::open(url, true);
+  ASSERT_TRUE(s.ok());
+  const double steps[] = {1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.6};
+  for (int i = 0; i < 7; ++i) {
+    store::RunRecord r;
+    r.content_key = store::sha256_hex(fmt::format("gate{}", i));
+    r.verb = "metrics", r.workload = "w";
+    r.metrics["step_time_s"] = steps[i];
+    ASSERT_TRUE(s->add(r).ok());
+  }
+  VerbResult g = call("gate", {{"store", url}, {"workload", "w"}, {"metric", "step_time"}});
+  ASSERT_TRUE(g.error);
+  EXPECT_EQ(g.error->kind, ErrorKind::Workload);
+  EXPECT_EQ(g.result["verdict"], "regression");
+  VerbResult base = call("gate", {{"store", url}, {"workload", "w"}, {"baseline", "1"}});
+  EXPECT_EQ(base.result["verdict"], "regression");
+  EXPECT_EQ(base.result["baseline_runs"], Json::array({1}));
+}
+
+TEST(StoreRecording, UnwritableStoreIsTheCallsErrorWithTheResultKept) {
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+  VerbResult r = call("info", {{"path", Json::array({trace})},
+                               {"store", "postgresql://bob:s3cretpw@/x?host=/nonexistent_goblin_sock"}});
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("not recorded"), std::string::npos);
+  EXPECT_EQ(r.error->describe().find("s3cretpw"), std::string::npos) << r.error->describe();
+  EXPECT_FALSE(r.result.is_null());
+}
+
+}  // namespace
+}  // namespace goblin::app

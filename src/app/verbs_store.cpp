@@ -1,0 +1,409 @@
+// The run store's verbs (docs/store.md): store init|add|ls|show|rm|migrate|export and gate. Each is
+// one call into src/store; the dashboard's JSON API calls the same store functions. Recording a
+// verb's result (`--store` on every verb that produces one) is app::run_verb's (registry.cpp).
+#include <fmt/format.h>
+
+#include "app/registry.h"
+#include "core/io.h"
+#include "store/import.h"
+#include "store/store.h"
+
+namespace goblin::app {
+namespace {
+
+Field store_field() {
+  return Field{
+      "store", FieldKind::String,
+      "The run store: sqlite:///abs/path.db, sqlite://relative.db or postgresql://... (default $GOBLIN_STORE)"};
+}
+std::string store_url(const Request& rq) { return rq.has("store") ? rq.str("store") : store::default_store_url(); }
+
+Json obj_schema(std::initializer_list<std::pair<const char*, const char*>> props) {
+  Json p = Json::object();
+  for (const auto& [k, d] : props) p[k] = {{"description", d}};
+  return Json{{"type", "object"}, {"properties", p}};
+}
+
+VerbResult fail(Error e) { return VerbResult{nullptr, std::move(e), ""}; }
+
+Result<int64_t> run_id(const std::string& s) {
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v <= 0) return make_error(ErrorKind::Usage, "a run id is a positive integer: " + s);
+  return static_cast<int64_t>(v);
+}
+
+std::string run_line(const store::RunRecord& r) {
+  std::string m;
+  for (const char* k : {"step_time_s", "tokens_per_sec", "mfu_pct", "speedup"})
+    if (auto it = r.metrics.find(k); it != r.metrics.end())
+      fmt::format_to(std::back_inserter(m), " {}={:g}", k, it->second);
+  return fmt::format("{:>6}  {}  {:<8} {:<28} {:<20} {}/{}{}\n", r.id, r.created, r.verb, r.workload, r.gpu,
+                     r.linkage.at("experiment_id"), r.linkage.at("trial_id"), m);
+}
+
+store::RunFilter filter_of(const Request& rq) {
+  store::RunFilter f;
+  f.workload = rq.has("workload") ? rq.str("workload") : "";
+  f.gpu = rq.has("gpu") ? rq.str("gpu") : "";
+  f.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
+  f.trial_id = rq.has("trial") ? rq.str("trial") : "";
+  f.verb = rq.has("verb") ? rq.str("verb") : "";
+  f.tag = rq.has("tag") ? rq.str("tag") : "";
+  f.since = rq.has("since") ? rq.str("since") : "";
+  f.until = rq.has("until") ? rq.str("until") : "";
+  f.limit = rq.has("limit") ? rq.integer("limit") : 100;
+  f.offset = rq.has("offset") ? rq.integer("offset") : 0;
+  return f;
+}
+
+std::vector<Field> filter_fields() {
+  Field limit{"limit", FieldKind::Integer, "At most this many runs (newest first)", 100};
+  limit.min = 1, limit.max = 1000000;
+  Field offset{"offset", FieldKind::Integer, "Skip this many runs first", 0};
+  offset.min = 0;
+  return {Field{"workload", FieldKind::String, "Only runs of this workload"},
+          Field{"gpu", FieldKind::String, "Only runs on this GPU (its name as recorded)"},
+          Field{"experiment", FieldKind::String, "Only runs of this experiment id"},
+          Field{"trial", FieldKind::String, "Only runs of this trial id"},
+          Field{"verb", FieldKind::String, "Only runs made by this verb (triage, metrics, audit, ...)"},
+          Field{"tag", FieldKind::String, "Only runs with this tag"},
+          Field{"since", FieldKind::String, "Only runs created at or after this ISO 8601 time (2026-11-01)"},
+          Field{"until", FieldKind::String, "Only runs created before this ISO 8601 time"},
+          limit,
+          offset};
+}
+
+Verb base_verb(const std::string& word, const std::string& title, const std::string& summary) {
+  Verb v;
+  v.cli_path = {"store", word};
+  // Not an MCP tool: the store is the operator's (GOBLIN_STORE), not an MCP caller's to choose.
+  v.title = title;
+  v.summary = summary;
+  v.records = false;
+  return v;
+}
+
+VerbResult do_init(const Request& rq, bool migrate_only) {
+  const std::string url = store_url(rq);
+  int before = -1;
+  if (migrate_only) {
+    // The version before migrating, read without changing anything.
+    auto peek = store::Store::open(url, false, false);
+    if (peek)
+      before = peek->schema_version();
+    else if (peek.error().kind != ErrorKind::Usage)
+      return fail(peek.error());
+  }
+  auto s = store::Store::open(url, !migrate_only, true);
+  if (!s) return fail(s.error());
+  Json r = {{"store", s->url()},
+            {"engine", s->engine_kind() == store::EngineKind::Sqlite ? "sqlite" : "postgresql"},
+            {"schema_version", s->schema_version()}};
+  if (migrate_only) r["migrated_from"] = before < 0 ? Json(nullptr) : Json(before);
+  std::string h =
+      fmt::format("{}: {} store at schema version {}\n", s->url(), r["engine"].get<std::string>(), s->schema_version());
+  return VerbResult{r, std::nullopt, h};
+}
+
+VerbResult do_add(const Request& rq) {
+  auto s = store::Store::open(store_url(rq), true, true);
+  if (!s) return fail(s.error());
+  store::Linkage link;
+  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
+  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
+  link.workload = rq.has("workload") ? rq.str("workload") : "";
+  link.tags = rq.has("tag") ? rq.strings("tag") : std::vector<std::string>{};
+  Json added = Json::array();
+  std::string h;
+  for (const auto& p : rq.strings("path")) {
+    auto rec = store::record_from_path(p, link);
+    if (!rec) return VerbResult{Json{{"store", s->url()}, {"runs", added}}, rec.error(), h};
+    const std::string verb = rec->verb, workload = rec->workload;
+    auto out = s->add(std::move(*rec));
+    if (!out) return VerbResult{Json{{"store", s->url()}, {"runs", added}}, out.error(), h};
+    added.push_back(
+        {{"path", p}, {"run_id", out->run_id}, {"added", out->added}, {"verb", verb}, {"workload", workload}});
+    h += fmt::format("{} run {} ({} of {}): {}\n", out->added ? "added" : "already stored as", out->run_id, verb,
+                     workload, p);
+  }
+  return VerbResult{Json{{"store", s->url()}, {"runs", added}}, std::nullopt, h};
+}
+
+VerbResult do_ls(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  const store::RunFilter f = filter_of(rq);
+  auto runs = s->list(f);
+  if (!runs) return fail(runs.error());
+  auto total = s->count(f);
+  if (!total) return fail(total.error());
+  Json arr = Json::array();
+  std::string h = fmt::format("{} run(s) in {}, {} shown\n", *total, s->url(), runs->size());
+  for (const auto& r : *runs) {
+    arr.push_back(store::run_to_json(r, false));
+    h += run_line(r);
+  }
+  return VerbResult{Json{{"store", s->url()}, {"total", *total}, {"runs", arr}}, std::nullopt, h};
+}
+
+VerbResult do_show(const Request& rq) {
+  auto id = run_id(rq.str("run"));
+  if (!id) return fail(id.error());
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  auto r = s->get(*id);
+  if (!r) return fail(r.error());
+  Json j = store::run_to_json(*r, true);
+  std::string h = run_line(*r);
+  h += fmt::format("  goblin {} ({}), {} on {}, driver {}, CUDA {}, ROCm {}, PyTorch {}\n", r->goblin_version,
+                   r->goblin_commit, r->verb, r->gpu, r->driver, r->cuda, r->rocm, r->pytorch);
+  for (const auto& i : r->inputs) h += fmt::format("  input {} sha256:{}\n", i.path, i.sha256);
+  for (const auto& a : r->artifacts)
+    h += fmt::format("  artifact {} sha256:{} ({} bytes)\n", a.name, a.sha256, a.bytes);
+  for (const auto& k : r->kernels)
+    h += fmt::format("  kernel {:>7.3f}% {} ({})\n", k.pct.value_or(0), k.name.substr(0, 80), k.category);
+  for (const auto& a : r->audit_rounds)
+    h += fmt::format("  round {}: predicted {:g}..{:g}, measured {:g}, {}\n", a.round, a.predicted_low.value_or(0),
+                     a.predicted_high.value_or(0), a.measured.value_or(0), a.held);
+  for (const auto& it : r->iterations)
+    h += fmt::format("  v{}: {:g}% of the Stop Condition{}: {}\n", it.version, it.pct_of_target.value_or(0),
+                     it.masked ? " (masked)" : "", it.change);
+  return VerbResult{j, std::nullopt, h};
+}
+
+VerbResult do_rm(const Request& rq) {
+  std::vector<int64_t> ids;
+  for (const auto& x : rq.strings("run")) {
+    auto id = run_id(x);
+    if (!id) return fail(id.error());
+    ids.push_back(*id);
+  }
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  Json removed = Json::array();
+  for (int64_t id : ids) {
+    if (auto st = s->remove(id); !st) return VerbResult{Json{{"removed", removed}}, st.error(), ""};
+    removed.push_back(id);
+  }
+  return VerbResult{Json{{"store", s->url()}, {"removed", removed}}, std::nullopt,
+                    fmt::format("removed {} run(s) from {}\n", removed.size(), s->url())};
+}
+
+VerbResult do_export(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  store::RunFilter f = filter_of(rq);
+  if (!rq.has("limit")) f.limit = 1000000;
+  auto runs = s->list(f);
+  if (!runs) return fail(runs.error());
+  Json arr = Json::array();
+  for (const auto& r : *runs) {
+    auto full = s->get(r.id);
+    if (!full) return fail(full.error());
+    arr.push_back(store::run_to_json(*full, true));
+  }
+  Json doc = {{"store", s->url()}, {"schema_version", s->schema_version()}, {"runs", arr}};
+  if (rq.has("out")) {
+    if (auto st = write_file(rq.str("out"), doc.dump(1) + "\n"); !st) return fail(st.error());
+    return VerbResult{Json{{"store", s->url()}, {"runs", arr.size()}, {"written_to", rq.str("out")}}, std::nullopt,
+                      fmt::format("exported {} run(s) to {}\n", arr.size(), rq.str("out"))};
+  }
+  return VerbResult{doc, std::nullopt, doc.dump(1) + "\n"};
+}
+
+VerbResult do_trend(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  std::string metric = rq.str("metric");
+  if (metric == "step_time") metric = "step_time_s";
+  auto t = s->trend(rq.str("workload"), metric, rq.integer("limit"));
+  if (!t) return fail(t.error());
+  Json pts = Json::array();
+  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, rq.str("workload"), t->size());
+  for (const auto& p : *t) {
+    pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}});
+    h += fmt::format("{:>6}  {}  {:g}\n", p.run_id, p.created, p.value);
+  }
+  return VerbResult{Json{{"workload", rq.str("workload")}, {"metric", metric}, {"points", pts}}, std::nullopt, h};
+}
+
+VerbResult do_calibration(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  auto c = s->calibration();
+  if (!c) return fail(c.error());
+  Json rows = Json::array();
+  std::string h = "rule                                      gpu                        audits held exceeded missed\n";
+  for (const auto& r : *c) {
+    rows.push_back({{"rule_id", r.rule_id},
+                    {"gpu", r.gpu},
+                    {"audits", r.audits},
+                    {"held", r.held},
+                    {"exceeded", r.exceeded},
+                    {"missed", r.missed},
+                    {"not_predicted", r.not_predicted},
+                    {"median_measured_over_predicted_mid",
+                     r.median_measured_over_mid ? Json(*r.median_measured_over_mid) : Json(nullptr)}});
+    h += fmt::format("{:<41} {:<26} {:>6} {:>4} {:>8} {:>6}\n", r.rule_id, r.gpu, r.audits, r.held, r.exceeded,
+                     r.missed);
+  }
+  return VerbResult{Json{{"store", s->url()}, {"rules", rows}}, std::nullopt, h};
+}
+
+VerbResult do_gate(const Request& rq) {
+  auto s = store::Store::open(store_url(rq));
+  if (!s) return fail(s.error());
+  store::GateOptions o;
+  o.workload = rq.str("workload");
+  o.metric = rq.str("metric");
+  o.baseline = rq.str("baseline");
+  o.window = rq.integer("window");
+  auto g = store::gate(*s, o);
+  if (!g) return fail(g.error());
+  VerbResult r{store::gate_to_json(*g), std::nullopt, fmt::format("gate: {} — {}\n", g->verdict, g->reason)};
+  if (g->regression) r.error = make_error(ErrorKind::Workload, fmt::format("regression: {}", g->reason));
+  return r;
+}
+
+}  // namespace
+
+void add_store_verbs(std::vector<Verb>& out) {
+  {
+    Verb v = base_verb("init", "Create a run store", "Create (or migrate) a run store at --store URL");
+    v.examples =
+        "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
+        "  goblin store init --store 'postgresql:///goblin?host=/run/postgresql'\n";
+    v.request = {store_field()};
+    v.result_schema = obj_schema({{"store", "the store URL (no password)"},
+                                  {"engine", "sqlite or postgresql"},
+                                  {"schema_version", "the store's schema version"}});
+    v.writes = true;
+    v.run = [](const Request& rq, Context&) { return do_init(rq, false); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("add", "Import earlier results",
+                       "Import results written earlier: triage artifact folders, audit folders, run folders, kernel "
+                       "workspaces, ranks/diff/metrics JSON (adding the same thing twice is a no-op)");
+    v.examples = "  goblin store add out/triage out/audit runs/ranks.json --experiment exp42 --trial t3\n";
+    Field paths{"path", FieldKind::InputPaths, "Result folders or JSON files"};
+    paths.required = paths.positional = true;
+    Field tag{"tag", FieldKind::StringList, "Tags for the imported runs"};
+    v.request = {paths,
+                 store_field(),
+                 Field{"experiment", FieldKind::String, "Experiment id (overrides the result's)"},
+                 Field{"trial", FieldKind::String, "Trial id (overrides the result's)"},
+                 Field{"workload", FieldKind::String, "Workload name the runs are grouped by"},
+                 tag};
+    v.result_schema = obj_schema({{"store", "the store URL"}, {"runs", "{path, run_id, added, verb, workload} each"}});
+    v.writes = true;
+    v.run = [](const Request& rq, Context&) { return do_add(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("ls", "List runs", "List the store's runs (newest first) with their linkage fields, filtered");
+    v.examples = "  goblin store ls --workload llama-8b --gpu 'NVIDIA H100 80GB HBM3' --since 2026-11-01\n";
+    v.request = {store_field()};
+    for (auto& f : filter_fields()) v.request.push_back(f);
+    v.result_schema =
+        obj_schema({{"store", "the store URL"}, {"total", "runs matching the filter"}, {"runs", "the page"}});
+    v.run = [](const Request& rq, Context&) { return do_ls(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("show", "Show one run", "One run with its inputs, artifacts and summary tables");
+    Field id{"run", FieldKind::String, "Run id"};
+    id.required = id.positional = true;
+    v.request = {id, store_field()};
+    v.result_schema = obj_schema({{"id", "run id"}, {"linkage", "seed 002's linkage fields"}, {"top_kernels", "..."}});
+    v.run = [](const Request& rq, Context&) { return do_show(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("rm", "Remove runs", "Remove runs (and the artifacts no other run shares)");
+    Field id{"run", FieldKind::StringList, "Run ids"};
+    id.required = id.positional = true;
+    v.request = {id, store_field()};
+    v.result_schema = obj_schema({{"removed", "the run ids removed"}});
+    v.writes = true;
+    v.run = [](const Request& rq, Context&) { return do_rm(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("migrate", "Migrate a store", "Bring a store to this goblin's schema version");
+    v.request = {store_field()};
+    v.result_schema = obj_schema({{"schema_version", "after"}, {"migrated_from", "before"}});
+    v.writes = true;
+    v.run = [](const Request& rq, Context&) { return do_init(rq, true); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v =
+        base_verb("export", "Export runs", "Every run (or the filtered ones) with its tables as one JSON document");
+    Field o{"out", FieldKind::OutputFile, "Write the document here instead of printing it"};
+    o.cli = "-o,--out";
+    o.doors = kCli | kPython;
+    v.request = {store_field(), o};
+    for (auto& f : filter_fields()) v.request.push_back(f);
+    v.result_schema = obj_schema({{"schema_version", "the store's"}, {"runs", "every run with its tables"}});
+    v.run = [](const Request& rq, Context&) { return do_export(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v =
+        base_verb("trend", "A metric over a workload's runs", "A metric over a workload's newest runs, oldest first");
+    Field w{"workload", FieldKind::String, "The workload"};
+    w.required = true;
+    Field m{"metric", FieldKind::String, "step_time_s (or step_time), tokens_per_sec, mfu_pct, gpu_util_pct, speedup",
+            "step_time_s"};
+    Field limit{"limit", FieldKind::Integer, "At most this many runs", 1000};
+    limit.min = 1, limit.max = 1000000;
+    v.request = {store_field(), w, m, limit};
+    v.result_schema = obj_schema({{"points", "{run_id, created, value}, oldest first"}});
+    v.run = [](const Request& rq, Context&) { return do_trend(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v = base_verb("calibration", "Audit calibration",
+                       "Past audit predictions against measurements, per rule and GPU (what calibrates the audit)");
+    v.request = {store_field()};
+    v.result_schema = obj_schema({{"rules",
+                                   "{rule_id, gpu, audits, held, exceeded, missed, not_predicted, "
+                                   "median_measured_over_predicted_mid}"}});
+    v.run = [](const Request& rq, Context&) { return do_calibration(rq); };
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"gate"};
+    v.title = "Regression gate";
+    v.summary =
+        "Exit non-zero when a workload's newest run is worse than its baseline beyond the noise floor (bootstrap "
+        "interval of the baseline runs), with a JSON verdict: a regression gate for CI";
+    v.examples =
+        "  goblin gate --store sqlite:///ci/runs.db --workload llama-8b --metric step_time_s --json\n"
+        "  goblin gate --workload llama-8b --metric tokens_per_sec --baseline 42\n";
+    Field w{"workload", FieldKind::String, "The workload whose runs are compared"};
+    w.required = true;
+    Field m{"metric", FieldKind::String,
+            "The metric: step_time_s (alias step_time), tokens_per_sec, mfu_pct, gpu_util_pct, speedup", "step_time_s"};
+    Field b{"baseline", FieldKind::String, "A run id, or last-good: the runs before the newest", "last-good"};
+    Field win{"window", FieldKind::Integer, "How many earlier runs make the last-good baseline", 10};
+    win.min = 1, win.max = 10000;
+    v.request = {store_field(), w, m, b, win};
+    v.result_schema = obj_schema({{"verdict", "pass | regression | insufficient_data"},
+                                  {"regression", "true when the newest run is worse beyond the noise floor"},
+                                  {"change_pct", "newest vs the baseline median, %"},
+                                  {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
+    v.records = false;
+    v.run = [](const Request& rq, Context&) {
+      Request q = rq;
+      if (q.str("metric") == "step_time") q.mutable_args()["metric"] = "step_time_s";
+      return do_gate(q);
+    };
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace goblin::app

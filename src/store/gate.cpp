@@ -1,0 +1,95 @@
+// goblin gate (docs/store.md § Gate): the newest run of a workload against a baseline, with the
+// noise floor taken from the baseline runs themselves: the percentile-bootstrap interval of their
+// median (core/stats.h) and, with 4 or more runs, the A/A split noise floor of run/stats.h. The
+// newest run is a regression only when it is worse than the interval's far edge AND by more than
+// the A/A noise floor.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/stats.h"
+#include "run/stats.h"
+#include "store/store.h"
+
+namespace goblin::store {
+namespace {
+
+// Metrics where a larger value is better; everything else (times) is lower-is-better.
+bool higher_is_better(const std::string& m) {
+  return m == "tokens_per_sec" || m == "mfu_pct" || m == "gpu_util_pct" || m == "speedup";
+}
+
+}  // namespace
+
+Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
+  GateVerdict g;
+  g.metric = o.metric, g.workload = o.workload;
+  g.lower_is_better = !higher_is_better(o.metric);
+  ASSIGN_OR_RETURN(auto pts, s.trend(o.workload, o.metric, std::max<int64_t>(2, o.window + 1)));
+  if (pts.empty()) {
+    g.verdict = "insufficient_data";
+    g.reason = fmt::format("no run of workload '{}' records {}", o.workload, o.metric);
+    return g;
+  }
+  const TrendPoint newest = pts.back();
+  g.newest_run = newest.run_id, g.newest = newest.value;
+  std::vector<double> base;
+  if (o.baseline == "last-good" || o.baseline.empty()) {
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      g.baseline_runs.push_back(pts[i].run_id);
+      base.push_back(pts[i].value);
+    }
+  } else {
+    char* end = nullptr;
+    const long long id = std::strtoll(o.baseline.c_str(), &end, 10);
+    if (o.baseline.empty() || *end != '\0' || id <= 0)
+      return make_error(ErrorKind::Usage, "gate: --baseline is a run id or last-good");
+    ASSIGN_OR_RETURN(RunRecord b, s.get(id));
+    auto it = b.metrics.find(o.metric);
+    if (it == b.metrics.end())
+      return make_error(ErrorKind::NotFound, fmt::format("gate: run {} records no {}", id, o.metric));
+    g.baseline_runs.push_back(id);
+    base.push_back(it->second);
+  }
+  if (base.empty()) {
+    g.verdict = "insufficient_data";
+    g.reason = "only one run: nothing to compare the newest run with";
+    return g;
+  }
+  const ConfidenceInterval ci = bootstrap_median(base);
+  g.baseline_median = ci.point;
+  g.interval_low = ci.low, g.interval_high = ci.high;
+  const run::NoiseFloor nf = run::aa_noise_floor(base);
+  g.noise_floor_pct = nf.available ? nf.floor_pct : 0;
+  g.change_pct = ci.point != 0 ? (newest.value / ci.point - 1) * 100 : 0;
+  const double worse_pct = g.lower_is_better ? g.change_pct : -g.change_pct;
+  const bool beyond_interval = g.lower_is_better ? newest.value > ci.high : newest.value < ci.low;
+  g.regression = beyond_interval && worse_pct > g.noise_floor_pct && worse_pct > 0;
+  g.verdict = g.regression ? "regression" : "pass";
+  g.reason = fmt::format(
+      "run {}: {} {:g} vs baseline median {:g} over {} run(s) (95% interval {:g}..{:g}), {:+.2f}% "
+      "({}), noise floor {:.2f}%",
+      newest.run_id, o.metric, newest.value, ci.point, base.size(), ci.low, ci.high, g.change_pct,
+      g.lower_is_better ? "lower is better" : "higher is better", g.noise_floor_pct);
+  return g;
+}
+
+Json gate_to_json(const GateVerdict& g) {
+  return Json{{"verdict", g.verdict},
+              {"regression", g.regression},
+              {"workload", g.workload},
+              {"metric", g.metric},
+              {"lower_is_better", g.lower_is_better},
+              {"newest_run", g.newest_run},
+              {"newest", g.newest},
+              {"baseline_runs", g.baseline_runs},
+              {"baseline_median", g.baseline_median},
+              {"baseline_interval", {g.interval_low, g.interval_high}},
+              {"change_pct", std::round(g.change_pct * 1e4) / 1e4},
+              {"noise_floor_pct", std::round(g.noise_floor_pct * 1e4) / 1e4},
+              {"reason", g.reason}};
+}
+
+}  // namespace goblin::store

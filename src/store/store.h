@@ -1,0 +1,114 @@
+// The run store (docs/store.md): experiments → trials → runs, with the summary tables the
+// dashboard and `goblin gate` query, on SQLite or PostgreSQL (store/engine.h). One schema,
+// versioned; migrations only move forward; a store of a newer schema, a file that is not SQLite,
+// or a database holding someone else's tables is refused with a clear error and never written.
+//
+// The read API below is what the CLI verbs (app/verbs_store.cpp) and the dashboard's JSON API
+// both call: plain functions over plain structs.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/engine.h"
+#include "store/record.h"
+
+namespace goblin::store {
+
+// The URL `--store` falls back to: $GOBLIN_STORE, empty when unset.
+std::string default_store_url();
+
+struct RunFilter {
+  std::string workload, gpu, experiment_id, trial_id, verb, tag;
+  std::string since, until;  // ISO 8601 prefixes compared as text (created >= since, < until)
+  int64_t limit = 100, offset = 0;
+};
+
+// One row of the runs list: the run without its tables.
+struct RunSummary {
+  RunRecord run;  // tables empty; metrics, linkage, tags, environment filled
+};
+
+struct TrendPoint {
+  int64_t run_id = 0;
+  std::string created;
+  double value = 0;
+};
+
+struct CalibrationRow {
+  std::string rule_id, gpu;
+  int audits = 0, held = 0, exceeded = 0, missed = 0, not_predicted = 0;
+  std::optional<double> median_measured_over_mid;  // measured / predicted midpoint, median
+};
+
+struct AddOutcome {
+  int64_t run_id = 0;
+  bool added = false;  // false: the same run was already stored (no-op)
+};
+
+class Store {
+ public:
+  // Opens a store. `create`: an absent SQLite file or an empty database becomes a store of the
+  // current schema. Without it, a store that does not exist is NotFound. An older schema is
+  // migrated when `migrate`, refused with "run goblin store migrate" otherwise.
+  static Result<Store> open(const std::string& url, bool create = false, bool migrate = true);
+
+  static int current_schema();
+  int schema_version() const { return version_; }
+  const std::string& url() const { return url_.redacted; }
+  EngineKind engine_kind() const { return engine_->kind(); }
+
+  // Adds a run in one transaction (all its rows or none). The same content_key twice is a no-op.
+  Result<AddOutcome> add(RunRecord r);
+  Result<std::vector<RunRecord>> list(const RunFilter& f) const;
+  Result<int64_t> count(const RunFilter& f) const;
+  Result<RunRecord> get(int64_t run_id) const;  // with every table
+  // `metric` over a workload's newest `limit` runs, oldest first.
+  Result<std::vector<TrendPoint>> trend(const std::string& workload, const std::string& metric, int64_t limit) const;
+  // Past audit predictions against measurements, per rule and GPU.
+  Result<std::vector<CalibrationRow>> calibration() const;
+  // Every stored audit round, oldest first, with the run's workload and time (the audit's
+  // calibration reads these: cli/cli_audit.cpp).
+  struct PastRound {
+    std::string created, workload;
+    AuditRoundRow round;
+  };
+  Result<std::vector<PastRound>> audit_rounds() const;
+  // Deletes a run and the artifacts no other run uses. NotFound when absent.
+  Status remove(int64_t run_id);
+  // Sets a run's tags (replacing them).
+  Status set_tags(int64_t run_id, const std::vector<std::string>& tags);
+  // Experiments with their trial and run counts.
+  Result<Json> experiments() const;
+  // An artifact's stored content (text artifacts), by hash.
+  Result<std::optional<std::string>> artifact(const std::string& sha256) const;
+
+ private:
+  Store() = default;
+  Status migrate_to_current();
+  std::unique_ptr<Engine> engine_;
+  StoreUrl url_;
+  int version_ = 0;
+};
+
+// goblin gate: is the newest run of a workload worse than its baseline beyond the noise floor?
+struct GateOptions {
+  std::string workload, metric = "step_time_s";
+  std::string baseline = "last-good";  // a run id, or "last-good": the runs before the newest
+  int64_t window = 10;                 // how many earlier runs make the baseline sample
+};
+struct GateVerdict {
+  bool regression = false;
+  std::string verdict;  // "pass" | "regression" | "insufficient_data"
+  std::string metric, workload, reason;
+  bool lower_is_better = true;
+  int64_t newest_run = 0;
+  std::vector<int64_t> baseline_runs;
+  double newest = 0, baseline_median = 0, change_pct = 0;
+  double noise_floor_pct = 0, interval_low = 0, interval_high = 0;  // bootstrap interval of the baseline median
+};
+Result<GateVerdict> gate(const Store& s, const GateOptions& o);
+Json gate_to_json(const GateVerdict& g);
+
+}  // namespace goblin::store
