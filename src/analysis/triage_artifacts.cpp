@@ -41,7 +41,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
 
 Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, const TriageOptions& opt) {
   TriageReport r;
-  const VendorFinding vf = vendor_of_timeline(tl);
+  const VendorFinding vf = vendor_of_timeline(k, tl);
   r.vendor = vf.vendor;
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
@@ -84,18 +84,18 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
       dev = &d;
   Json devices = Json::array();
   for (const auto& d : tl.meta.devices) {
-    ObservedArch oa = observe_arch(d, r.vendor);
+    ObservedArch oa = observe_arch(k, d, r.vendor);
     devices.push_back({{"id", d.id},
                        {"name", d.name},
                        {"observed_arch", oa.arch.empty() ? Json(nullptr) : Json(oa.arch)},
                        {"how", oa.how}});
   }
   if (dev) {
-    ObservedArch oa = observe_arch(*dev, r.vendor);
+    ObservedArch oa = observe_arch(k, *dev, r.vendor);
     observed = oa.arch;
     how = oa.how;
   }
-  ArchMatch am = match_arch(observed, opt.target_arch);
+  ArchMatch am = match_arch(k, observed, opt.target_arch);
   m["observed_arch"] = observed.empty() ? Json(nullptr) : Json(observed);
   m["arch_match"] = am.match;
   m["hardware_relevance_reason"] = am.reason;

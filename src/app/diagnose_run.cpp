@@ -6,6 +6,7 @@
 #include "core/limits.h"
 #include "core/verb_result.h"
 #include "hw/diagnose.h"
+#include "hw/knowledge.h"
 #include "trace/load.h"
 
 namespace goblin {
@@ -53,7 +54,7 @@ VerbResult parse_response(const DiagnoseRequest& a) {
 
 }  // namespace
 
-VerbResult run_diagnose(const DiagnoseRequest& a) {
+VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
   if (!a.parse_response.empty()) return parse_response(a);
   VerbResult r;
   if (a.ncu.empty()) {
@@ -73,12 +74,12 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
     r.error = make_error(ErrorKind::Malformed, "no profiled kernels with metrics in " + a.ncu, a.ncu);
     return r;
   }
-  auto rules = load_ncu_rules();
+  const auto& rules = kn.ncu_rules;
   if (!rules.ok()) {
     r.error = rules.error();
     return r;
   }
-  auto choice = choose_gpu(a.gpu, tl);
+  auto choice = choose_gpu(kn, a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
     return r;
@@ -114,7 +115,7 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
         auto* b = k->get("gpu__time_duration.sum");
         if (d && (!b || *d > *b)) k = x;
       }
-    auto schema = load_metric_schema();
+    const auto& schema = kn.ncu_metric_schema;
     if (!schema.ok()) {
       r.error = schema.error();
       return r;

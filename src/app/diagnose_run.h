@@ -14,6 +14,11 @@ struct DiagnoseRequest {
   bool prompt = false, json = false;
 };
 
-VerbResult run_diagnose(const DiagnoseRequest& a);
+namespace hw {
+struct HwKnowledge;  // hw/knowledge.h
+}
+
+// The GPU database, NCU rules and metric schema come from the hardware knowledge context.
+VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& k);
 
 }  // namespace goblin

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "analysis/taxonomy.h"
+#include "analysis/knowledge.h"
 #include "core/io.h"
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
@@ -22,7 +22,8 @@ bool has_format(const Timeline& tl, Format f) {
 
 }  // namespace
 
-VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
+VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowledge) {
+  const Taxonomy& tax = knowledge.taxonomy;
   VerbResult r;
   auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
   if (!in) {
@@ -36,7 +37,7 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
     warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
     warning_ids.push_back(warning_id_name(w.id));
   }
-  auto choice = choose_gpu(a.gpu, tl);
+  auto choice = choose_gpu(knowledge, a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
     return r;
@@ -50,7 +51,7 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
       tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
   std::string svg;
   if (counters_mode) {
-    auto rules = load_ncu_rules();
+    const auto& rules = knowledge.ncu_rules;
     if (!rules.ok()) {
       r.error = rules.error();
       return r;

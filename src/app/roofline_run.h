@@ -13,9 +13,10 @@ struct RooflineRequest {
   size_t top = 25;
 };
 
-class Taxonomy;  // analysis/taxonomy.h
+struct AnalysisKnowledge;  // analysis/knowledge.h
 
-// The taxonomy names each kernel's engine (matrix / vector) in trace mode.
-VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax);
+// The taxonomy names each kernel's engine (matrix / vector) in trace mode; the GPU database and
+// NCU rules come from the same knowledge context.
+VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& k);
 
 }  // namespace goblin

@@ -44,6 +44,10 @@ struct MetricSchemaSection {
   std::string name;
   std::vector<MetricSchemaEntry> metrics;
 };
+// Parses data/ncu_metric_schema.yaml's text (hw::HwKnowledge::load reads the file).
+Result<std::vector<MetricSchemaSection>> parse_metric_schema(const std::string& text);
+// The schema of the process's hardware knowledge (tests, one-shot tools); code with a context
+// reads k.ncu_metric_schema.
 Result<std::vector<MetricSchemaSection>> load_metric_schema();
 
 // Seed 003's judge prompts: system prompt (role, categories, rules, output schema) and user

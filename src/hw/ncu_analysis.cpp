@@ -6,8 +6,8 @@
 #include <cmath>
 #include <regex>
 
-#include "core/data.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 
 namespace goblin {
 
@@ -41,8 +41,9 @@ std::vector<CounterKernel> counter_kernels(const Timeline& tl) {
   return out;
 }
 
-Result<NcuRules> load_ncu_rules() {
-  ASSIGN_OR_RETURN(auto text, load_data_file("ncu_rules.yaml"));
+Result<NcuRules> load_ncu_rules() { return hw::hw_knowledge()->ncu_rules; }
+
+Result<NcuRules> parse_ncu_rules(const std::string& text) {
   NcuRules r;
   try {
     YAML::Node n = YAML::Load(text);

@@ -10,6 +10,9 @@
 namespace goblin {
 
 class Timeline;
+namespace hw {
+struct HwKnowledge;
+}
 
 enum class Vendor { Unknown, Nvidia, Amd };
 
@@ -33,6 +36,9 @@ struct VendorFinding {
   std::vector<std::string> evidence;
   std::vector<std::string> conflicts;
 };
+// The kernel markers come from the hardware knowledge context (hw/knowledge.h); the overload
+// without one reads the process's (tests, one-shot tools).
+VendorFinding vendor_of_timeline(const hw::HwKnowledge& k, const Timeline& tl);
 VendorFinding vendor_of_timeline(const Timeline& tl);
 
 // HIP's version integers (hipRuntimeGetVersion / hipDriverGetVersion, Kineto's

@@ -14,6 +14,7 @@
 #include "core/io.h"
 #include "core/locate.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 #include "kernel/expr.h"
 #include "kernel/proc.h"
 
@@ -62,7 +63,7 @@ Result<Json> parse_shape(const std::string& s) {
   return j;
 }
 
-std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& unknown) {
+std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const GpuSpec& g, std::vector<std::string>& unknown) {
   std::vector<std::string> out;
   auto line = [&](const std::string& metric, const SpecValue& v, const std::string& value) {
     if (!v.known() || v.source_url.empty()) {
@@ -80,7 +81,7 @@ std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& 
     line("peak_" + k + "_dense", p, p.value ? num(*p.value) : "");
   }
   std::string file;
-  Json m = measured_ceilings(g, &file);
+  Json m = measured_ceilings(hwk, g, &file);
   if (!m.is_null()) {
     std::string how =
         m.value("command", std::string("tools/measure_ceilings.py")) + ", " + m.value("date", std::string("?"));
@@ -95,16 +96,11 @@ std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& 
   return out;
 }
 
-Json measured_ceilings(const GpuSpec& g, std::string* file) {
-  std::string f = g.id;
-  for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  f = "measured/" + f + ".json";
-  auto t = load_data_file(f);
-  if (!t.ok()) return nullptr;
-  auto j = parse_json_text(*t, f);
-  if (!j.ok()) return nullptr;
-  if (file) *file = f;
-  return *j;
+Json measured_ceilings(const hw::HwKnowledge& hwk, const GpuSpec& g, std::string* file) {
+  MeasuredCeilings mc = hwk.measured(g);
+  if (mc.json.is_null()) return nullptr;
+  if (file) *file = measured_ceilings_file(g.id);
+  return mc.json;
 }
 
 Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype) {
@@ -139,7 +135,8 @@ Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::stri
   return c;
 }
 
-Result<Roofline> step0(double flops, double bytes, const std::string& dtype, const GpuSpec& g) {
+Result<Roofline> step0(const hw::HwKnowledge& hwk, double flops, double bytes, const std::string& dtype,
+                       const GpuSpec& g) {
   Roofline r;
   r.flops = flops;
   r.bytes = bytes;
@@ -158,7 +155,7 @@ Result<Roofline> step0(double flops, double bytes, const std::string& dtype, con
   r.ridge = r.peak_tflops * 1e12 / *bw;
   r.bound = r.ai >= r.ridge ? "compute_bound" : "memory_bound";
   std::string file;
-  Json m = measured_ceilings(g, &file);
+  Json m = measured_ceilings(hwk, g, &file);
   const PeakValue* pv = g.peak(r.peak_key);
   const SpecValue* bv = g.spec("memory_bandwidth");
   if (r.bound == "memory_bound") {
@@ -285,16 +282,18 @@ Result<Config> load_config(const std::string& ws) {
   return c;
 }
 
-Result<Config> init_workspace(const InitOptions& o) {
+Result<Config> init_workspace(const InitOptions& o) { return init_workspace(*hw::hw_knowledge(), o); }
+
+Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) {
   if (o.name.empty() || o.name.find('/') != std::string::npos)
     return make_error(ErrorKind::Usage, "NAME must be a plain name (it makes /tmp/kernel_opt_NAME)");
   static const std::vector<std::string> frameworks = {"triton", "cuda", "cutedsl", "torch"};
   if (std::find(frameworks.begin(), frameworks.end(), o.framework) == frameworks.end())
     return make_error(ErrorKind::Usage, "--framework must be triton, cuda, cutedsl or torch");
-  auto gpu = lookup_gpu(o.platform);
+  auto gpu = hwk.gpu(o.platform);
   if (!gpu.ok()) {
     std::string known;
-    for (auto& id : known_gpu_ids()) known += (known.empty() ? "" : ", ") + id;
+    for (auto& id : known_gpu_ids(hwk)) known += (known.empty() ? "" : ", ") + id;
     return make_error(ErrorKind::NotFound, "unknown platform \"" + o.platform + "\" (known: " + known + ")");
   }
   std::error_code ec;
@@ -339,10 +338,10 @@ Result<Config> init_workspace(const InitOptions& o) {
     bytes = cost->bytes;
     c.problem_source = cost->formula + " <- data/kernel/problems.yaml (" + cost->source + ")";
   }
-  ASSIGN_OR_RETURN(auto roof, step0(flops, bytes, c.dtype, *gpu));
+  ASSIGN_OR_RETURN(auto roof, step0(hwk, flops, bytes, c.dtype, *gpu));
   c.roof = roof;
   std::vector<std::string> unknown;
-  auto lines = spec_lines(*gpu, unknown);
+  auto lines = spec_lines(hwk, *gpu, unknown);
   for (auto& u : unknown)
     c.pitfalls.push_back("Hardware Spec: " + u + " is UNKNOWN (not in the spec database); not estimated");
 
