@@ -9,7 +9,7 @@
 #include "hw/knowledge.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 
@@ -158,4 +158,4 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -10,7 +10,7 @@
 #include "hw/roofline.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 
@@ -153,4 +153,4 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app
