@@ -37,7 +37,7 @@ std::string today() {
 
 VerbResult do_measure(const SpecsArgs& a, const hw::HwKnowledge& k) {
   VerbResult r;
-  auto det = detect_local_gpus();
+  auto det = hw::detect_local_gpus();
   if (!det.ok()) {
     r.error = det.error();
     return r;
@@ -51,7 +51,7 @@ VerbResult do_measure(const SpecsArgs& a, const hw::HwKnowledge& k) {
     }
     gpu_id = g->id;
   } else {
-    auto g = gpu_for_device(k, det->devices.front());
+    auto g = hw::gpu_for_device(k, det->devices.front());
     if (g.ok()) gpu_id = g->id;
   }
   std::string script = find_measure_script(a.script);
@@ -137,17 +137,17 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
     r.human = h;
     return r;
   }
-  std::vector<GpuSpec> gpus;
+  std::vector<hw::GpuSpec> gpus;
   Json detected = nullptr;
   if (a.detect || a.gpu.empty()) {
-    auto det = detect_local_gpus();
+    auto det = hw::detect_local_gpus();
     if (!det.ok()) {
       r.error = det.error();
       return r;
     }
     detected = Json::array();
     for (const auto& d : det->devices) {
-      auto g = gpu_for_device(k, d);
+      auto g = hw::gpu_for_device(k, d);
       detected.push_back(
           {{"index", d.id}, {"name", d.name}, {"arch", d.arch}, {"gpu_id", g.ok() ? Json(g->id) : Json(nullptr)}});
       if (!g.ok()) {
@@ -168,24 +168,24 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
     gpus.push_back(*g);
   }
   // Measured ceilings shipped beside the datasheet peaks (data/measured/<id>.json).
-  auto measured = [&k](const GpuSpec& g) -> Json {
-    MeasuredCeilings mc = k.measured(g);
+  auto measured = [&k](const hw::GpuSpec& g) -> Json {
+    hw::MeasuredCeilings mc = k.measured(g);
     if (mc.json.is_null()) return nullptr;
     mc.json["file"] = mc.origin;
     return mc.json;
   };
   if (gpus.size() == 1) {
-    r.result = gpu_spec_to_json(gpus[0]);
-    r.result["citations"] = gpu_spec_cite(gpus[0]);
+    r.result = hw::gpu_spec_to_json(gpus[0]);
+    r.result["citations"] = hw::gpu_spec_cite(gpus[0]);
     if (Json m = measured(gpus[0]); !m.is_null()) r.result["measured"] = m;
   } else {
     Json arr = Json::array();
-    for (auto& g : gpus) arr.push_back(gpu_spec_to_json(g));
+    for (auto& g : gpus) arr.push_back(hw::gpu_spec_to_json(g));
     r.result = {{"gpus", arr}};
   }
   if (!detected.is_null()) r.result["detected"] = detected;
   for (auto& g : gpus) {
-    r.human += a.cite ? gpu_spec_cite(g) : gpu_spec_human(g);
+    r.human += a.cite ? hw::gpu_spec_cite(g) : hw::gpu_spec_human(g);
     Json m = measured(g);
     if (m.is_null() || a.cite) continue;
     r.human += "  measured (" + m.value("date", std::string("?")) + ", " + m.value("device_name", std::string("?")) +

@@ -123,10 +123,6 @@ ArchFromCompute arch_from_hip_compute(const HwKnowledge& k, const DeviceInfo& d)
   return r;
 }
 
-}  // namespace goblin::hw
-
-namespace goblin {
-
 namespace {
 
 bool has(std::string_view h, std::string_view n) { return h.find(n) != std::string_view::npos; }
@@ -226,4 +222,4 @@ ArchMatch match_arch(const hw::HwKnowledge& k, const std::string& observed, cons
                          ": timings and kernel choices do not transfer; use the profile for structure only"};
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

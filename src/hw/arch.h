@@ -32,10 +32,6 @@ struct ArchFromCompute {
 ArchFromCompute arch_from_hip_compute(const HwKnowledge& k, const DeviceInfo& d);
 ArchFromCompute arch_from_hip_compute(const DeviceInfo& d);
 
-}  // namespace goblin::hw
-
-namespace goblin {
-
 // Observed architecture of a device: DeviceInfo::arch when the reader set it; the device name
 // through data (hw::arch_of); NVIDIA computeMajor/Minor → "sm_<major><minor>"; AMD HIP
 // major.minor → hw::arch_from_hip_compute (9.4 → gfx942, 9.5 → gfx950; 9.0 is ambiguous and
@@ -61,4 +57,4 @@ struct ArchMatch {
 ArchMatch match_arch(const hw::HwKnowledge& k, const std::string& observed, const std::string& target);
 ArchMatch match_arch(const std::string& observed, const std::string& target);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -55,10 +55,6 @@ TEST(ArchOf, UnknownIsEmpty) {
   EXPECT_EQ(arch_of("Intel Arc A770"), "");
 }
 
-}  // namespace goblin::hw
-
-namespace goblin {
-
 // HIP major.minor → gfx target, narrowed by data/gpus.yaml (CUs, memory) or the data's `assume`.
 TEST(ArchFromHipCompute, DataDecides) {
   set_data_dir(GOBLIN_DATA_DIR);
@@ -119,4 +115,4 @@ TEST(MatchArch, Gfx942AgainstGfx950IsCompatibleWithTheDifferences) {
   EXPECT_EQ(match_arch("gfx942", "gfx942:sramecc+").match, "exact");
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -12,7 +12,7 @@
 #include "core/text.h"
 #include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 // Spec values are printed as stored (no rounding: 1978.9 must not become 1979).
@@ -482,4 +482,4 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
   return errs;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

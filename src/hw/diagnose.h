@@ -12,7 +12,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 struct Fix {
   std::string fix, rationale;
@@ -71,4 +71,4 @@ std::optional<ExtractedJson> extract_judge_json(const std::string& text);
 // "[1].root_causes[0].evidence: missing". Empty when valid.
 std::vector<std::string> validate_judge_json(const Json& v, size_t expected_items = 2);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -18,7 +18,7 @@
 #include "hw/arch.h"
 #include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 
@@ -557,4 +557,4 @@ std::string peak_key_for(std::string_view dtype, bool tensor_engine) {
   return "";
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

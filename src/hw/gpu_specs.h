@@ -15,11 +15,9 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
-namespace hw {
 struct HwKnowledge;
-}
 
 struct SpecValue {
   std::optional<double> value;  // nullopt: UNKNOWN (no source found) or a text value
@@ -139,4 +137,4 @@ std::string gpu_spec_human(const GpuSpec& g);
 // their matrix peak; fp64 → fp64 or fp64_matrix. Returns the dtype key used, or empty.
 std::string peak_key_for(std::string_view dtype, bool tensor_engine);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -5,7 +5,7 @@
 #include "core/data.h"
 #include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 std::string measured_ceilings_file(const std::string& gpu_id) {
   std::string f = gpu_id;
@@ -37,4 +37,4 @@ MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::str
 
 MeasuredCeilings measured_ceilings_for(const GpuSpec& g) { return hw::hw_knowledge()->measured(g); }
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -10,7 +10,7 @@
 #include "core/json.h"
 #include "hw/gpu_specs.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 struct MeasuredCeilings {
   std::string file;  // data/measured/<id>.json ("" when none ships for the GPU)
@@ -35,4 +35,4 @@ MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::str
 // empty (file "") when none ship or the file does not parse.
 MeasuredCeilings measured_ceilings_for(const GpuSpec& g);
 
-}  // namespace goblin
+}  // namespace goblin::hw

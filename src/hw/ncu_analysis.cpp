@@ -9,7 +9,7 @@
 #include "core/text.h"
 #include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 // rocprof counters can carry instance indexes ("TCC_EA0_RDREQ[3]") or a "_sum" suffix.
@@ -237,4 +237,4 @@ RocprofRoofline rocprof_roofline(const CounterKernel& k) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

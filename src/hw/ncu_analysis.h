@@ -12,7 +12,7 @@
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 // One profiled kernel and its numeric metrics (NCU metric names verbatim, rocprof counter names
 // with per-XCC/instance indexes summed).
@@ -74,4 +74,4 @@ struct RocprofRoofline {
 };
 RocprofRoofline rocprof_roofline(const CounterKernel& k);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -13,7 +13,7 @@
 #include "core/text.h"
 #include "hw/flop_count.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   RooflineReport rep;
@@ -280,4 +280,4 @@ std::string roofline_human(const RooflineReport& r, size_t top) {
   return o;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

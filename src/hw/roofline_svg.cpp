@@ -8,7 +8,7 @@
 #include "core/text.h"
 #include "hw/roofline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 std::string esc(std::string_view s) {
@@ -126,4 +126,4 @@ std::string roofline_svg(const RooflineReport& r) {
   return roofline_svg("Roofline: " + r.gpu.name, r.bandwidth_gbs, roofs, pts);
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

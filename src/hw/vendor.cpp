@@ -12,7 +12,7 @@
 #include "hw/knowledge.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 const char* vendor_name(Vendor v) {
   switch (v) {
@@ -43,8 +43,6 @@ std::optional<std::string> decode_hip_version(std::string_view raw) {
   return fmt::format("{}.{}.{}", v / 10'000'000, v / 100'000 % 100, v % 100'000);
 }
 
-namespace hw {
-
 void parse_vendor_markers(const std::string& yaml_text, ArchNames& out) {
   try {
     YAML::Node y = YAML::Load(yaml_text)["vendor_kernel_markers"];
@@ -57,8 +55,6 @@ void parse_vendor_markers(const std::string& yaml_text, ArchNames& out) {
     // No markers: library kernel names then decide nothing.
   }
 }
-
-}  // namespace hw
 
 VendorFinding vendor_of_timeline(const Timeline& tl) { return vendor_of_timeline(*hw::hw_knowledge(), tl); }
 
@@ -144,4 +140,4 @@ VendorFinding vendor_of_timeline(const hw::HwKnowledge& k, const Timeline& tl) {
   return f;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

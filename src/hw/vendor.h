@@ -8,11 +8,12 @@
 #include <vector>
 
 namespace goblin {
-
 class Timeline;
-namespace hw {
+}  // namespace goblin
+
+namespace goblin::hw {
+
 struct HwKnowledge;
-}
 
 enum class Vendor { Unknown, Nvidia, Amd };
 
@@ -47,4 +48,4 @@ VendorFinding vendor_of_timeline(const Timeline& tl);
 // text is not such an integer.
 std::optional<std::string> decode_hip_version(std::string_view raw);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -47,8 +47,8 @@ std::string harness_profile_args(const Config& cfg, const RunOptions& o, const s
   return "";
 }
 
-Json amd_diagnosis(const CounterKernel& k, const Config& cfg) {
-  auto rf = rocprof_roofline(k);
+Json amd_diagnosis(const hw::CounterKernel& k, const Config& cfg) {
+  auto rf = hw::rocprof_roofline(k);
   Json j = {{"kernel", k.name}, {"id", k.key}, {"vendor", "amd"}};
   double flops = rf.valu_flops.value_or(0) + rf.mfma_flops.value_or(0);
   if (rf.valu_flops || rf.mfma_flops) j["flops"] = flops;
@@ -134,7 +134,7 @@ Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv
   Timeline tl;
   auto st = read_path(csv, tl);
   if (!st.ok() && tl.counters.size() == 0) return st.error();
-  auto kernels = counter_kernels(tl);
+  auto kernels = hw::counter_kernels(tl);
   if (kernels.empty()) return make_error(ErrorKind::Malformed, "no profiled kernels with metrics", csv);
   auto gpu = hwk.gpu(cfg.platform);
   int sms = gpu.ok() ? gpu->sm_count() : -1;
@@ -148,10 +148,10 @@ Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv
     if (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr) {
       j = amd_diagnosis(k, cfg);
     } else {
-      auto d = diagnose_kernel(k, rules, sms);
-      j = ncu_classification_json(d.cls);
+      auto d = hw::diagnose_kernel(k, rules, sms);
+      j = hw::ncu_classification_json(d.cls);
       j["bound"] = d.cls.bound;  // the same key as the AMD path
-      j["bottlenecks"] = diagnosis_to_json(d);
+      j["bottlenecks"] = hw::diagnosis_to_json(d);
     }
     const double* dur = k.get("gpu__time_duration.sum");
     if (dur && *dur > longest) {
@@ -230,14 +230,15 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
   if (o.prompt) {
     Timeline tl;
     (void)read_path(csv, tl);
-    auto kernels = counter_kernels(tl);
+    auto kernels = hw::counter_kernels(tl);
     const auto& schema = hwk->ncu_metric_schema;
     auto gpu = hwk->gpu(cfg.platform);
     auto src = read_all((fs::path(ws) / "kernel.py").string());
     if (!kernels.empty() && schema.ok()) {
       const auto& k = kernels[out["primary"].get<size_t>()];
-      auto jp = build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
-                                   cfg.problem_op + " " + cfg.shape.dump() + " " + cfg.dtype + " on " + cfg.platform);
+      auto jp =
+          hw::build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
+                                 cfg.problem_op + " " + cfg.shape.dump() + " " + cfg.dtype + " on " + cfg.platform);
       (void)write_file((dir / "judge_system.txt").string(), jp.system);
       (void)write_file((dir / "judge_user.txt").string(), jp.user);
       out["judge_prompts"] = {fs::relative(dir / "judge_system.txt", ws, ec).string(),

@@ -33,7 +33,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
-std::string arch_family(const GpuSpec& g) {
+std::string arch_family(const hw::GpuSpec& g) {
   std::string a;
   for (char c : g.architecture)
     if (c != ' ') a += c;
@@ -63,9 +63,10 @@ Result<Json> parse_shape(const std::string& s) {
   return j;
 }
 
-std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const GpuSpec& g, std::vector<std::string>& unknown) {
+std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const hw::GpuSpec& g,
+                                    std::vector<std::string>& unknown) {
   std::vector<std::string> out;
-  auto line = [&](const std::string& metric, const SpecValue& v, const std::string& value) {
+  auto line = [&](const std::string& metric, const hw::SpecValue& v, const std::string& value) {
     if (!v.known() || v.source_url.empty()) {
       out.push_back(metric + ": UNKNOWN (not in the spec database)");
       unknown.push_back(metric);
@@ -76,7 +77,7 @@ std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const GpuSpec& g
   };
   for (const auto& [k, v] : g.specs) line(k, v, v.value ? num(*v.value) : v.text);
   for (const auto& [k, v] : g.peaks) {
-    PeakValue p = v;
+    hw::PeakValue p = v;
     if (p.unit.empty()) p.unit = "TFLOPS";
     line("peak_" + k + "_dense", p, p.value ? num(*p.value) : "");
   }
@@ -96,10 +97,10 @@ std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const GpuSpec& g
   return out;
 }
 
-Json measured_ceilings(const hw::HwKnowledge& hwk, const GpuSpec& g, std::string* file) {
-  MeasuredCeilings mc = hwk.measured(g);
+Json measured_ceilings(const hw::HwKnowledge& hwk, const hw::GpuSpec& g, std::string* file) {
+  hw::MeasuredCeilings mc = hwk.measured(g);
   if (mc.json.is_null()) return nullptr;
-  if (file) *file = measured_ceilings_file(g.id);
+  if (file) *file = hw::measured_ceilings_file(g.id);
   return mc.json;
 }
 
@@ -136,14 +137,14 @@ Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::stri
 }
 
 Result<Roofline> step0(const hw::HwKnowledge& hwk, double flops, double bytes, const std::string& dtype,
-                       const GpuSpec& g) {
+                       const hw::GpuSpec& g) {
   Roofline r;
   r.flops = flops;
   r.bytes = bytes;
   if (bytes <= 0) return make_error(ErrorKind::Usage, "bytes moved must be > 0 for the roofline");
   r.ai = flops / bytes;
   // A matrix-engine dtype (bf16/fp16/fp8) is compared with its tensor peak; fp32 with SIMT.
-  r.peak_key = peak_key_for(dtype, dtype != "fp32");
+  r.peak_key = hw::peak_key_for(dtype, dtype != "fp32");
   auto peak = g.peak_tflops(r.peak_key);
   auto bw = g.bandwidth_bytes_per_s();
   if (!peak || !bw)
@@ -156,8 +157,8 @@ Result<Roofline> step0(const hw::HwKnowledge& hwk, double flops, double bytes, c
   r.bound = r.ai >= r.ridge ? "compute_bound" : "memory_bound";
   std::string file;
   Json m = measured_ceilings(hwk, g, &file);
-  const PeakValue* pv = g.peak(r.peak_key);
-  const SpecValue* bv = g.spec("memory_bandwidth");
+  const hw::PeakValue* pv = g.peak(r.peak_key);
+  const hw::SpecValue* bv = g.spec("memory_bandwidth");
   if (r.bound == "memory_bound") {
     r.target_metric = "GB/s";
     r.ceiling = r.bw_gbs;
@@ -293,7 +294,7 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
   auto gpu = hwk.gpu(o.platform);
   if (!gpu.ok()) {
     std::string known;
-    for (auto& id : known_gpu_ids(hwk)) known += (known.empty() ? "" : ", ") + id;
+    for (auto& id : hw::known_gpu_ids(hwk)) known += (known.empty() ? "" : ", ") + id;
     return make_error(ErrorKind::NotFound, "unknown platform \"" + o.platform + "\" (known: " + known + ")");
   }
   std::error_code ec;

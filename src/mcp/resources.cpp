@@ -22,7 +22,7 @@ Result<Json> rules_json() {
 Result<Json> specs_json() {
   ASSIGN_OR_RETURN(auto db, hw::hw_knowledge()->gpu_db());
   Json a = Json::array();
-  for (const auto& g : db) a.push_back(gpu_spec_to_json(g));
+  for (const auto& g : db) a.push_back(hw::gpu_spec_to_json(g));
   return Json{{"gpus", a}, {"count", a.size()}};
 }
 }  // namespace
