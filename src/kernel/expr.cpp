@@ -85,7 +85,7 @@ struct Parser {
 }  // namespace
 
 Result<double> eval_expr(std::string_view expr, const std::map<std::string, double>& vars) {
-  Parser p{expr, vars};
+  Parser p{expr, vars, 0, std::nullopt};
   double v = p.expr();
   p.skip();
   if (!p.err && p.i != expr.size()) p.fail(ErrorKind::Malformed, "trailing text");
