@@ -32,7 +32,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   // autocast patch is bounded by; taxonomy.yaml's datasheet TF32 ratio when the GPU is unknown.
   p.tensor_core_speedup = tax.tensor_core_speedup();
   p.tensor_core_speedup_basis = "taxonomy.yaml simt_fp32_gemm.tensor_core_speedup (GPU not in the spec database)";
-  p.gpu = gpu_for_timeline(tl);
+  p.gpu = hw::gpu_for_timeline(tl);
   if (const auto& g = p.gpu; g.ok()) {
     std::string key = "bf16";
     auto tensor = g->peak_tflops(key);

@@ -79,7 +79,7 @@ struct PreparedTrace {
   bool has_correlated_runtime = false;
   // The trace's GPU in the spec database (gpu_for_timeline), or why there is none; looked up once
   // here for precision_path's s and reused by MFU.
-  Result<GpuSpec> gpu = make_error(ErrorKind::NotFound, "GPU not looked up");
+  Result<hw::GpuSpec> gpu = make_error(ErrorKind::NotFound, "GPU not looked up");
   double tensor_core_speedup = 1.0;
   std::string tensor_core_speedup_basis;  // where s came from (GPU spec or the taxonomy default)
   std::vector<std::string> notes;

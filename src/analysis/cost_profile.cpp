@@ -89,9 +89,9 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
     }
   }
   // FLOPs of the same windows (op start inside a window).
-  std::vector<FlopCount> per = count_flops(tl, windows);
+  std::vector<hw::FlopCount> per = hw::count_flops(tl, windows);
   std::map<std::string, double> by_dtype;
-  for (const FlopCount& fc : per) {
+  for (const hw::FlopCount& fc : per) {
     for (const auto& [op, fl] : fc.flops_by_op) {
       const bool bmm = op == "aten::bmm" || op == "aten::baddbmm";
       if (bmm && !p.has_fused_attention)

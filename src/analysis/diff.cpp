@@ -86,7 +86,7 @@ std::string device_name(const Timeline& tl) {
 DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::string& source) {
   DiffProfile p;
   p.source = source;
-  p.vendor = vendor_name(detect_vendor(tl));
+  p.vendor = hw::vendor_name(detect_vendor(tl));
   p.gpu = device_name(tl);
   StepDetection sd = find_steps(tl);
   p.step_method = sd.method;

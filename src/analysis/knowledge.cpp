@@ -13,13 +13,6 @@ namespace {
 std::atomic<int64_t> g_loads{0};
 }  // namespace
 
-Result<GpuSpec> AnalysisKnowledge::gpu(std::string_view name) const { return lookup_gpu_in(gpus, name); }
-
-MeasuredCeilings AnalysisKnowledge::measured(const GpuSpec& g) const {
-  auto it = ceilings.find(g.id);
-  return it == ceilings.end() ? MeasuredCeilings{} : it->second;
-}
-
 Result<AnalysisKnowledge> AnalysisKnowledge::load() {
   ++g_loads;
   AnalysisKnowledge k;
@@ -28,12 +21,9 @@ Result<AnalysisKnowledge> AnalysisKnowledge::load() {
   ASSIGN_OR_RETURN(k.fusion, load_fusion_patterns());
   ASSIGN_OR_RETURN(k.collectives, CollectiveKnowledge::load());
   ASSIGN_OR_RETURN(k.stages, load_stage_patterns());
-  // The GPU database is optional for analyses (an unknown GPU is reported where it matters), as
-  // it was before the context: a broken gpus.yaml leaves the list empty here and is reported by
-  // the verbs that need it (specs, roofline).
-  if (auto db = load_gpu_db(); db.ok()) k.gpus = *db;
-  for (const auto& g : k.gpus)
-    if (MeasuredCeilings m = measured_ceilings_for(g); !m.file.empty()) k.ceilings.emplace(g.id, std::move(m));
+  // The hardware part never fails as a whole: a broken gpus.yaml leaves the list empty (the GPU
+  // database is optional for analyses) and is reported by the verbs that need it (specs, roofline).
+  static_cast<hw::HwKnowledge&>(k) = *hw::hw_knowledge();
   return k;
 }
 

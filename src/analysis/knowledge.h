@@ -1,9 +1,10 @@
 // The knowledge context: every data file an analysis reads (taxonomy, overlap/fusion advice,
-// collectives, serving stages, GPU specs and measured ceilings), parsed once and passed to analyses as
-// `const AnalysisKnowledge&` instead of each analysis loading its own. The audit extends it with
-// the rule base and the speedup-model factors (audit/knowledge.h). Front doors (app verbs, MCP)
-// obtain it once from analysis_knowledge() / audit::knowledge(); the parsed files are shared by
-// every later call of the process (read-only, so safe across MCP's concurrent calls).
+// collectives, serving stages, and the hardware part: GPU specs, measured ceilings, arch tables,
+// NCU rules — hw/knowledge.h), parsed once and passed to analyses as `const AnalysisKnowledge&`
+// instead of each analysis loading its own. It is a hw::HwKnowledge, so hw code takes it as is. The audit extends it
+// with the rule base and the speedup-model factors (audit/knowledge.h). Front doors (app verbs, MCP) obtain it once
+// from analysis_knowledge() / audit::knowledge(); the parsed files are shared by every later call of the process
+// (read-only, so safe across MCP's concurrent calls).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -17,28 +18,21 @@
 #include "analysis/stages.h"
 #include "analysis/taxonomy.h"
 #include "core/status.h"
-#include "hw/gpu_specs.h"
-#include "hw/measured_ceilings.h"
+#include "hw/knowledge.h"
 
 namespace goblin {
 
-struct AnalysisKnowledge {
+struct AnalysisKnowledge : hw::HwKnowledge {
   Taxonomy taxonomy;                            // data/taxonomy.yaml
   OverlapHeuristics overlap;                    // data/overlap_heuristics.yaml
   std::vector<FusePattern> fusion;              // data/fusion_patterns.yaml
   CollectiveKnowledge collectives;              // data/collectives.yaml
   std::shared_ptr<const StagePatterns> stages;  // data/serving_stages.yaml
-  std::vector<GpuSpec> gpus;                    // data/gpus.yaml
-  // data/measured/<id>.json by GpuSpec::id, for the GPUs that ship one.
-  std::map<std::string, MeasuredCeilings> ceilings;
+  // Inherited: gpus, ceilings, arch, ncu_rules, ncu_metric_schema; gpu(name), measured(gpu).
 
-  // By GPU id or alias (hw lookup_gpu's rules); NotFound listing the known ids otherwise.
-  Result<GpuSpec> gpu(std::string_view name) const;
-  // The GPU's measured ceilings; empty (file "") when none ship.
-  MeasuredCeilings measured(const GpuSpec& g) const;
-
-  // Parses every file above now (no cache): an unreadable or malformed file is its loader's
-  // error, naming the file and line.
+  // Parses every analysis file above now (no cache): an unreadable or malformed file is its
+  // loader's error, naming the file and line. The hardware part is the process's hw_knowledge()
+  // (parsed once per data directory, shared).
   static Result<AnalysisKnowledge> load();
 };
 

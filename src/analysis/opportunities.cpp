@@ -33,7 +33,7 @@ const char* priority_name(Priority p) {
   return "P5";
 }
 
-Vendor detect_vendor(const Timeline& tl) { return vendor_of_timeline(tl).vendor; }
+hw::Vendor detect_vendor(const Timeline& tl) { return hw::vendor_of_timeline(tl).vendor; }
 
 // ---- loading -------------------------------------------------------------------------------
 
@@ -152,9 +152,9 @@ std::string short_name(std::string_view s, size_t n = 80) {
   return std::string(s.substr(0, n - 3)) + "...";
 }
 
-std::string recommendation(const std::string& cls, const KernelTableRow& r, Vendor v, const std::string& verdict,
+std::string recommendation(const std::string& cls, const KernelTableRow& r, hw::Vendor v, const std::string& verdict,
                            const Taxonomy& tax, std::string* next_step) {
-  bool amd = v == Vendor::Amd;
+  bool amd = v == hw::Vendor::Amd;
   if (cls == "comm") {
     *next_step = "overlap";
     return std::string(
@@ -218,7 +218,7 @@ std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la) {
 }
 
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
-                                            const std::vector<int64_t>& scope, Vendor vendor,
+                                            const std::vector<int64_t>& scope, hw::Vendor vendor,
                                             const OverlapHeuristics& h, const Taxonomy& tax) {
   const GpuOpTable& ops = tl.gpu_ops;
   std::vector<int64_t> risky(kt.rows.size(), 0);
@@ -351,7 +351,7 @@ struct FuseAcc {
 }  // namespace
 
 std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResult& kt, const LaunchAttribution& la,
-                                      const std::vector<FusePattern>& patterns, Vendor vendor) {
+                                      const std::vector<FusePattern>& patterns, hw::Vendor vendor) {
   const GpuOpTable& ops = tl.gpu_ops;
   auto seqs = stream_sequences(ops);
   auto row_of = [&](uint32_t i) -> const KernelTableRow* {
@@ -500,7 +500,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       r.evidence = buf;
       if (!a.extra.empty()) r.evidence += "; " + a.extra;
       r.evidence += "; sequence: " + sig;
-      r.candidate = vendor == Vendor::Amd ? p.candidate_rocm : p.candidate_cuda;
+      r.candidate = vendor == hw::Vendor::Amd ? p.candidate_rocm : p.candidate_cuda;
       if (r.candidate.empty()) r.candidate = p.candidate_cuda.empty() ? p.candidate_rocm : p.candidate_cuda;
       r.rationale = p.rationale;
       r.citation = p.citation;

@@ -19,7 +19,7 @@ namespace goblin {
 
 // vendor_of_timeline(tl).vendor (hw/vendor.h): device names/arch, versions, runtime API names,
 // warp size, kernel families, formats.
-Vendor detect_vendor(const Timeline& tl);
+hw::Vendor detect_vendor(const Timeline& tl);
 
 struct OverlapHeuristics {
   double headroom_exclusive_ratio = 0.45, headroom_min_exposed_us = 5, low_roi_hidden_ratio = 0.65;
@@ -52,7 +52,7 @@ struct OverlapRow {
 // `scope`: per gpu_ops row, an id of the launching scope (equal ids = same scope), -1 unknown.
 std::vector<int64_t> scopes_from_attribution(const LaunchAttribution& la);
 std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTableResult& kt,
-                                            const std::vector<int64_t>& scope, Vendor vendor,
+                                            const std::vector<int64_t>& scope, hw::Vendor vendor,
                                             const OverlapHeuristics& h, const Taxonomy& tax);
 
 struct FusePattern {
@@ -74,7 +74,7 @@ struct FuseRow {
 };
 
 std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResult& kt, const LaunchAttribution& la,
-                                      const std::vector<FusePattern>& patterns, Vendor vendor);
+                                      const std::vector<FusePattern>& patterns, hw::Vendor vendor);
 
 Json overlap_row_to_json(const OverlapRow& r);
 Json fuse_row_to_json(const FuseRow& r);

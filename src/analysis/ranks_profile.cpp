@@ -38,7 +38,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
       p.gpu = d.name;
       break;
     }
-  p.vendor = vendor_name(detect_vendor(tl));
+  p.vendor = hw::vendor_name(detect_vendor(tl));
   // Epoch base of the timestamps (the same-job check compares ranks on the wall clock).
   // Timestamps already past 2001 are epoch ns themselves (base 0); a boot clock stays below that.
   p.epoch_base_ns = tl.meta.clock_is_epoch && tl.meta.clock_base_ns > 0 ? tl.meta.clock_base_ns : 0;

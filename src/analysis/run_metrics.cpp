@@ -37,9 +37,9 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
     m.warnings.push_back("mfu_pct unobserved: no steps to count FLOPs over");
     return;
   }
-  std::vector<FlopCount> per = count_flops(tl, windows);
-  FlopCount all;
-  for (const FlopCount& f : per) {
+  std::vector<hw::FlopCount> per = hw::count_flops(tl, windows);
+  hw::FlopCount all;
+  for (const hw::FlopCount& f : per) {
     all.flops += f.flops;
     all.ops_counted += f.ops_counted;
     all.ops_composite += f.ops_composite;
@@ -69,13 +69,13 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   std::string dtype = all.dominant_dtype();
   double dshare = all.flops_by_dtype[dtype] / all.flops;
 
-  const Result<GpuSpec>& gpu = p.gpu;
+  const Result<hw::GpuSpec>& gpu = p.gpu;
   if (!gpu.ok()) {
     m.warnings.push_back("mfu_pct unobserved: the trace's GPU is not in the spec database (" + gpu.error().message +
                          ")");
     return;
   }
-  const GpuSpec& g = gpu.value();
+  const hw::GpuSpec& g = gpu.value();
   if (m.step_time_s <= 0) {
     m.warnings.push_back("mfu_pct unobserved: step time unknown");
     return;
@@ -87,7 +87,7 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   // Dtype path: fp32 GEMMs on SIMT (taxonomy simt_fp32_gemm) vs tensor cores (TF32), by GEMM time.
   int64_t gemm_ns = total_length(p.gemm), simt_ns = total_length(p.simt);
   bool tensor = !(dtype == "fp32" || dtype == "fp64") || (gemm_ns > 0 && simt_ns * 2 < gemm_ns);
-  std::string path_key = peak_key_for(dtype, tensor);
+  std::string path_key = hw::peak_key_for(dtype, tensor);
   auto train_peak = g.peak_tflops(train_key);
   auto path_peak = path_key.empty() ? std::nullopt : g.peak_tflops(path_key);
   std::string flops_txt = format_sig(fps, 6) + " FLOP/step (" + std::to_string(all.ops_counted) +

@@ -49,7 +49,7 @@ ModelFromShapes model_from_shapes(const Timeline& tl) {
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
     if (tl.str(tl.cpu_ops.name[i]) != "aten::linear") continue;
     if (tl.cpu_ops.start_ns[i] < step->start_ns || tl.cpu_ops.start_ns[i] >= step->end_ns) continue;
-    auto d = parse_input_dims(tl.str(tl.cpu_ops.input_dims[i]));
+    auto d = hw::parse_input_dims(tl.str(tl.cpu_ops.input_dims[i]));
     if (!d || d->size() < 2 || (*d)[1].size() != 2 || (*d)[0].size() != 3) continue;
     r.params += static_cast<double>((*d)[1][0]) * static_cast<double>((*d)[1][1]);
     r.tokens = static_cast<double>((*d)[0][0]) * static_cast<double>((*d)[0][1]);

@@ -41,7 +41,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
 
 Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, const TriageOptions& opt) {
   TriageReport r;
-  const VendorFinding vf = vendor_of_timeline(tl);
+  const hw::VendorFinding vf = hw::vendor_of_timeline(k, tl);
   r.vendor = vf.vendor;
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
@@ -84,18 +84,18 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
       dev = &d;
   Json devices = Json::array();
   for (const auto& d : tl.meta.devices) {
-    ObservedArch oa = observe_arch(d, r.vendor);
+    hw::ObservedArch oa = hw::observe_arch(k, d, r.vendor);
     devices.push_back({{"id", d.id},
                        {"name", d.name},
                        {"observed_arch", oa.arch.empty() ? Json(nullptr) : Json(oa.arch)},
                        {"how", oa.how}});
   }
   if (dev) {
-    ObservedArch oa = observe_arch(*dev, r.vendor);
+    hw::ObservedArch oa = hw::observe_arch(k, *dev, r.vendor);
     observed = oa.arch;
     how = oa.how;
   }
-  ArchMatch am = match_arch(observed, opt.target_arch);
+  hw::ArchMatch am = hw::match_arch(k, observed, opt.target_arch);
   m["observed_arch"] = observed.empty() ? Json(nullptr) : Json(observed);
   m["arch_match"] = am.match;
   m["hardware_relevance_reason"] = am.reason;
@@ -115,7 +115,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   for (const char* k : {"hip_runtime", "hip_driver", "hip"}) {
     auto it = tl.meta.versions.find(k);
     if (it == tl.meta.versions.end()) continue;
-    auto hip = decode_hip_version(it->second);
+    auto hip = hw::decode_hip_version(it->second);
     if (!hip) continue;
     versions[std::string(k) + "_decoded"] = *hip;
     if (rocm.is_null()) {
@@ -158,7 +158,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   }
   m["profile_stage"] = stage;
   m["source_trace_path"] = opt.source_path;
-  m["vendor"] = vendor_name(r.vendor);
+  m["vendor"] = hw::vendor_name(r.vendor);
   sources["vendor"] = vf.decided_by.empty() ? Json("no signal in the trace names a vendor") : Json(vf.decided_by);
   m["vendor_evidence"] = vf.evidence;
   if (!vf.conflicts.empty()) r.notes.push_back("vendor signals disagree: " + vf.conflicts.front());
@@ -191,7 +191,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   std::string s;
   s += "# GPU profile triage\n\n";
   s += "- Trace: `" + opt.source_path + "`\n";
-  s += "- Vendor: " + std::string(vendor_name(r.vendor)) +
+  s += "- Vendor: " + std::string(hw::vendor_name(r.vendor)) +
        "; observed arch: " + (observed.empty() ? "unknown" : observed) + " (" + how + ")\n";
   s += "- arch_match: **" + am.match + "**: " + am.reason + "\n";
   if (!stage.is_null()) s += "- Stage: " + stage.get<std::string>() + "\n";

@@ -36,7 +36,7 @@ struct TriageReport {
   ModuleAttribution module_attribution;
   ModuleTable modules;  // module_table.json (modules.h)
   StageSplit stages;    // stage_table.json (stages.h)
-  Vendor vendor = Vendor::Unknown;
+  hw::Vendor vendor = hw::Vendor::Unknown;
   Json metadata;  // profile_metadata.json
   std::string summary_md;
   std::vector<std::string> notes;  // degraded-mode explanations (taxonomy missing, ...)

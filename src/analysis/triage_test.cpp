@@ -143,24 +143,24 @@ TEST(Arch, ObservedAndMatch) {
   h100.name = "NVIDIA H100 80GB HBM3";
   h100.compute_major = 9;
   h100.compute_minor = 0;
-  EXPECT_EQ(observe_arch(h100, Vendor::Unknown).arch, "sm_90");
+  EXPECT_EQ(hw::observe_arch(h100, hw::Vendor::Unknown).arch, "sm_90");
   DeviceInfo mi;
   mi.name = "AMD Radeon Graphics";
   mi.compute_major = 9;
   mi.compute_minor = 0;
-  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "");  // 9.0 is ambiguous on AMD
+  EXPECT_EQ(hw::observe_arch(mi, hw::Vendor::Unknown).arch, "");  // 9.0 is ambiguous on AMD
   mi.compute_minor = 4;
-  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "gfx942");
+  EXPECT_EQ(hw::observe_arch(mi, hw::Vendor::Unknown).arch, "gfx942");
   mi.arch = "gfx950:sramecc+:xnack-";
-  EXPECT_EQ(observe_arch(mi, Vendor::Unknown).arch, "gfx950");
-  EXPECT_EQ(match_arch("sm_90", "SM_90").match, "exact");
-  EXPECT_EQ(match_arch("sm_90", "sm_90a").match, "compatible");
-  EXPECT_EQ(match_arch("gfx942", "gfx941").match, "compatible");
-  EXPECT_EQ(match_arch("gfx942", "gfx950").match, "compatible");  // CDNA 3 vs 4: data/gpu_arch_names.yaml
-  EXPECT_EQ(match_arch("sm_80", "gfx950").match, "unknown");
-  EXPECT_EQ(match_arch("", "gfx950").match, "unknown");
-  EXPECT_EQ(match_arch("gfx950", "").match, "unknown");
-  EXPECT_FALSE(match_arch("gfx942", "gfx950").reason.empty());
+  EXPECT_EQ(hw::observe_arch(mi, hw::Vendor::Unknown).arch, "gfx950");
+  EXPECT_EQ(hw::match_arch("sm_90", "SM_90").match, "exact");
+  EXPECT_EQ(hw::match_arch("sm_90", "sm_90a").match, "compatible");
+  EXPECT_EQ(hw::match_arch("gfx942", "gfx941").match, "compatible");
+  EXPECT_EQ(hw::match_arch("gfx942", "gfx950").match, "compatible");  // CDNA 3 vs 4: data/gpu_arch_names.yaml
+  EXPECT_EQ(hw::match_arch("sm_80", "gfx950").match, "unknown");
+  EXPECT_EQ(hw::match_arch("", "gfx950").match, "unknown");
+  EXPECT_EQ(hw::match_arch("gfx950", "").match, "unknown");
+  EXPECT_FALSE(hw::match_arch("gfx942", "gfx950").reason.empty());
 }
 
 TEST(Data, PatternsAndHeuristicsLoad) {

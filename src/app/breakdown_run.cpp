@@ -10,7 +10,7 @@
 #include "analysis/stages.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 std::string render(const CategoryBreakdown& b) {
@@ -101,4 +101,4 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
   return vr;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -9,10 +9,13 @@
 #include "core/verb_result.h"
 
 namespace goblin {
+struct AnalysisKnowledge;  // analysis/knowledge.h
+}  // namespace goblin
+
+namespace goblin::app {
 
 // by: "category" (default), "module" or "stage"; anything else is a usage error.
 // The taxonomy comes from `k` (analysis/knowledge.h).
-struct AnalysisKnowledge;
 VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, const std::string& by = "category");
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -6,9 +6,10 @@
 #include "core/limits.h"
 #include "core/verb_result.h"
 #include "hw/diagnose.h"
+#include "hw/knowledge.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 
@@ -19,7 +20,7 @@ VerbResult parse_response(const DiagnoseRequest& a) {
     r.error = text.error();
     return r;
   }
-  auto ex = extract_judge_json(*text);
+  auto ex = hw::extract_judge_json(*text);
   if (!ex) {
     r.error = make_error(ErrorKind::Malformed,
                          "no JSON array or object found in the response (looked at the whole text, ``` fenced "
@@ -29,7 +30,7 @@ VerbResult parse_response(const DiagnoseRequest& a) {
     r.result = {{"valid", false}, {"found", false}};
     return r;
   }
-  auto errs = validate_judge_json(ex->value);
+  auto errs = hw::validate_judge_json(ex->value);
   r.result = {{"valid", errs.empty()},
               {"found", true},
               {"extracted_from", ex->how},
@@ -53,7 +54,7 @@ VerbResult parse_response(const DiagnoseRequest& a) {
 
 }  // namespace
 
-VerbResult run_diagnose(const DiagnoseRequest& a) {
+VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
   if (!a.parse_response.empty()) return parse_response(a);
   VerbResult r;
   if (a.ncu.empty()) {
@@ -68,22 +69,22 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
     return r;
   }
   const Timeline& tl = in->timeline;
-  auto kernels = counter_kernels(tl);
+  auto kernels = hw::counter_kernels(tl);
   if (kernels.empty()) {
     r.error = make_error(ErrorKind::Malformed, "no profiled kernels with metrics in " + a.ncu, a.ncu);
     return r;
   }
-  auto rules = load_ncu_rules();
+  const auto& rules = kn.ncu_rules;
   if (!rules.ok()) {
     r.error = rules.error();
     return r;
   }
-  auto choice = choose_gpu(a.gpu, tl);
+  auto choice = hw::choose_gpu(kn, a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
     return r;
   }
-  const std::optional<GpuSpec>& gpu = choice->gpu;
+  const std::optional<hw::GpuSpec>& gpu = choice->gpu;
   const std::string gpu_note = choice->why_none ? choice->why_none->message : "";
   std::string src;
   if (!a.kernel_src.empty()) {
@@ -95,7 +96,7 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
     src = *s;
   }
   // Which kernels: --id, else all (diagnosis) / the longest (prompt).
-  std::vector<const CounterKernel*> sel;
+  std::vector<const hw::CounterKernel*> sel;
   for (auto& k : kernels)
     if (a.id < 0 || k.key == a.id) sel.push_back(&k);
   if (sel.empty()) {
@@ -107,19 +108,19 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
   }
   std::ostringstream h;
   if (a.prompt) {
-    const CounterKernel* k = sel.front();
+    const hw::CounterKernel* k = sel.front();
     if (a.id < 0)
       for (auto* x : sel) {
         auto* d = x->get("gpu__time_duration.sum");
         auto* b = k->get("gpu__time_duration.sum");
         if (d && (!b || *d > *b)) k = x;
       }
-    auto schema = load_metric_schema();
+    const auto& schema = kn.ncu_metric_schema;
     if (!schema.ok()) {
       r.error = schema.error();
       return r;
     }
-    auto p = build_judge_prompt(*k, *schema, gpu ? &*gpu : nullptr, src, a.problem);
+    auto p = hw::build_judge_prompt(*k, *schema, gpu ? &*gpu : nullptr, src, a.problem);
     r.result = {{"kernel_id", k->key},
                 {"kernel", k->name},
                 {"gpu", gpu ? Json(gpu->id) : Json(nullptr)},
@@ -133,9 +134,9 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
   int sms = gpu ? gpu->sm_count() : -1;
   Json arr = Json::array();
   for (auto* k : sel) {
-    auto d = diagnose_kernel(*k, *rules, sms);
-    Json j = ncu_classification_json(d.cls);
-    j["bottlenecks"] = diagnosis_to_json(d);
+    auto d = hw::diagnose_kernel(*k, *rules, sms);
+    Json j = hw::ncu_classification_json(d.cls);
+    j["bottlenecks"] = hw::diagnosis_to_json(d);
     arr.push_back(j);
     h << "#" << k->key << " " << k->name.substr(0, 100) << "\n  class: " << d.cls.bound << " — " << d.cls.reason
       << "\n";
@@ -157,4 +158,4 @@ VerbResult run_diagnose(const DiagnoseRequest& a) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

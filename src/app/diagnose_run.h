@@ -6,7 +6,11 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::hw {
+struct HwKnowledge;  // hw/knowledge.h
+}  // namespace goblin::hw
+
+namespace goblin::app {
 
 struct DiagnoseRequest {
   std::string ncu, kernel_src, problem, gpu, parse_response;
@@ -14,6 +18,7 @@ struct DiagnoseRequest {
   bool prompt = false, json = false;
 };
 
-VerbResult run_diagnose(const DiagnoseRequest& a);
+// The GPU database, NCU rules and metric schema come from the hardware knowledge context.
+VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& k);
 
-}  // namespace goblin
+}  // namespace goblin::app

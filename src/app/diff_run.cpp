@@ -3,7 +3,7 @@
 #include "analysis/diff.h"
 #include "analysis/knowledge.h"
 
-namespace goblin {
+namespace goblin::app {
 
 VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const std::string& after, int top) {
   VerbResult vr;
@@ -18,4 +18,4 @@ VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const
   return vr;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

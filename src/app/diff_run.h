@@ -6,9 +6,11 @@
 #include "core/verb_result.h"
 
 namespace goblin {
-
 struct AnalysisKnowledge;  // analysis/knowledge.h
+}  // namespace goblin
+
+namespace goblin::app {
 
 VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const std::string& after, int top = 10);
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -10,7 +10,7 @@
 #include "core/verb_result.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 
@@ -200,4 +200,4 @@ VerbResult info(const std::vector<std::string>& paths) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -6,8 +6,8 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::app {
 
 VerbResult info(const std::vector<std::string>& paths);
 
-}  // namespace goblin
+}  // namespace goblin::app

@@ -215,6 +215,11 @@ Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& 
   return analysis_knowledge();
 }
 
+std::shared_ptr<const hw::HwKnowledge> hw_knowledge_of(Context& ctx) {
+  if (ctx.knowledge) return ctx.knowledge->analysis_ptr;
+  return hw::hw_knowledge();
+}
+
 Result<std::shared_ptr<const audit::Knowledge>> knowledge(Context& ctx) {
   if (!ctx.knowledge) {
     ASSIGN_OR_RETURN(ctx.knowledge, audit::knowledge());

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "analysis/taxonomy.h"
+#include "analysis/knowledge.h"
 #include "core/io.h"
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
@@ -10,7 +10,7 @@
 #include "hw/roofline.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::app {
 
 namespace {
 
@@ -22,7 +22,8 @@ bool has_format(const Timeline& tl, Format f) {
 
 }  // namespace
 
-VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
+VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowledge) {
+  const Taxonomy& tax = knowledge.taxonomy;
   VerbResult r;
   auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
   if (!in) {
@@ -36,12 +37,12 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
     warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
     warning_ids.push_back(warning_id_name(w.id));
   }
-  auto choice = choose_gpu(a.gpu, tl);
+  auto choice = hw::choose_gpu(knowledge, a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
     return r;
   }
-  const std::optional<GpuSpec>& gpu = choice->gpu;
+  const std::optional<hw::GpuSpec>& gpu = choice->gpu;
   const std::optional<Error>& gpu_err = choice->why_none;
   std::ostringstream h;
   Json res;
@@ -50,7 +51,7 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
       tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
   std::string svg;
   if (counters_mode) {
-    auto rules = load_ncu_rules();
+    const auto& rules = knowledge.ncu_rules;
     if (!rules.ok()) {
       r.error = rules.error();
       return r;
@@ -59,7 +60,7 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
     res["mode"] = ncu ? "nsight_compute_counters" : "rocprof_counters";
     res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
     Json ks = Json::array();
-    std::vector<SvgPoint> pts;
+    std::vector<hw::SvgPoint> pts;
     h << (ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline") << " — " << a.path << "\n";
     char line[512];
     if (ncu) {
@@ -67,10 +68,10 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
                     "class");
       h << line;
     }
-    for (auto& k : counter_kernels(tl)) {
+    for (auto& k : hw::counter_kernels(tl)) {
       if (ncu) {
-        auto c = classify_ncu_kernel(k, *rules);
-        ks.push_back(ncu_classification_json(c));
+        auto c = hw::classify_ncu_kernel(k, *rules);
+        ks.push_back(hw::ncu_classification_json(c));
         std::string kn = c.kernel.size() > 54 ? c.kernel.substr(0, 51) + "..." : c.kernel;
         auto f = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 6) : std::string("-"); };
         std::snprintf(line, sizeof line, "%5lld %-54s %8s %8s %6s %-14s\n", static_cast<long long>(c.key), kn.c_str(),
@@ -80,7 +81,7 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
           pts.push_back({c.kernel, *c.flops / *c.dram_bytes, *c.flops / (*c.duration_ns * 1e-9) / 1e12,
                          c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
       } else {
-        auto rr = rocprof_roofline(k);
+        auto rr = hw::rocprof_roofline(k);
         Json j = {{"id", k.key}, {"kernel", k.name}};
         j["valu_flops"] = rr.valu_flops ? Json(*rr.valu_flops) : Json(nullptr);
         j["mfma_flops"] = rr.mfma_flops ? Json(*rr.mfma_flops) : Json(nullptr);
@@ -105,11 +106,12 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
     res["kernels"] = ks;
     res["rules_source"] = rules->sol_source;
     if (gpu) {
-      std::vector<SvgRoof> roofs;
+      std::vector<hw::SvgRoof> roofs;
       for (const char* k : {"fp32", "bf16"})
         if (auto p = gpu->peak_tflops(k)) roofs.push_back({k, *p});
       auto bw = gpu->bandwidth_bytes_per_s();
-      svg = roofline_svg("Counter roofline (SIMT FLOPs / DRAM bytes): " + gpu->name, bw ? *bw / 1e9 : 0, roofs, pts);
+      svg =
+          hw::roofline_svg("Counter roofline (SIMT FLOPs / DRAM bytes): " + gpu->name, bw ? *bw / 1e9 : 0, roofs, pts);
     } else if (gpu_err) {
       h << "note: no roofline plot: " << gpu_err->message << "\n";
     }
@@ -119,12 +121,12 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
       r.result = {{"input", a.path}};
       return r;
     }
-    auto rep = roofline_from_trace(tl, *gpu, [&](std::string_view k) { return tax.engine(k); });
-    res = roofline_to_json(rep);
+    auto rep = hw::roofline_from_trace(tl, *gpu, [&](std::string_view k) { return tax.engine(k); });
+    res = hw::roofline_to_json(rep);
     res["input"] = a.path;
     res["mode"] = "trace_shapes";
-    h << roofline_human(rep, a.top);
-    svg = roofline_svg(rep);
+    h << hw::roofline_human(rep, a.top);
+    svg = hw::roofline_svg(rep);
   }
   if (!a.svg.empty()) {
     if (svg.empty()) {
@@ -152,4 +154,4 @@ VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::app

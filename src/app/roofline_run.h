@@ -6,6 +6,10 @@
 #include "core/verb_result.h"
 
 namespace goblin {
+struct AnalysisKnowledge;  // analysis/knowledge.h
+}  // namespace goblin
+
+namespace goblin::app {
 
 struct RooflineRequest {
   std::string path, gpu, svg;
@@ -13,9 +17,8 @@ struct RooflineRequest {
   size_t top = 25;
 };
 
-class Taxonomy;  // analysis/taxonomy.h
+// The taxonomy names each kernel's engine (matrix / vector) in trace mode; the GPU database and
+// NCU rules come from the same knowledge context.
+VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& k);
 
-// The taxonomy names each kernel's engine (matrix / vector) in trace mode.
-VerbResult run_roofline(const RooflineRequest& a, const Taxonomy& tax);
-
-}  // namespace goblin
+}  // namespace goblin::app

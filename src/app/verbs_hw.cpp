@@ -12,6 +12,7 @@
 #include "core/io.h"
 #include "core/locate.h"
 #include "hw/gpu_specs.h"
+#include "hw/knowledge.h"
 
 namespace goblin::app {
 
@@ -34,23 +35,23 @@ std::string today() {
   return buf;
 }
 
-VerbResult do_measure(const SpecsArgs& a) {
+VerbResult do_measure(const SpecsArgs& a, const hw::HwKnowledge& k) {
   VerbResult r;
-  auto det = detect_local_gpus();
+  auto det = hw::detect_local_gpus();
   if (!det.ok()) {
     r.error = det.error();
     return r;
   }
   std::string gpu_id;
   if (!a.gpu.empty()) {
-    auto g = lookup_gpu(a.gpu);
+    auto g = k.gpu(a.gpu);
     if (!g.ok()) {
       r.error = g.error();
       return r;
     }
     gpu_id = g->id;
   } else {
-    auto g = gpu_for_device(det->devices.front());
+    auto g = hw::gpu_for_device(k, det->devices.front());
     if (g.ok()) gpu_id = g->id;
   }
   std::string script = find_measure_script(a.script);
@@ -113,12 +114,12 @@ VerbResult do_measure(const SpecsArgs& a) {
   return r;
 }
 
-VerbResult run_specs(const SpecsArgs& a) {
+VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
   VerbResult r;
-  if (a.measure) return do_measure(a);
+  if (a.measure) return do_measure(a, k);
   // No GPU named and nothing to detect: the known ids (what to name), through every door.
   if (a.list || (a.gpu.empty() && !a.detect)) {
-    auto db = load_gpu_db();
+    auto db = k.gpu_db();
     if (!db.ok()) {
       r.error = db.error();
       return r;
@@ -136,17 +137,17 @@ VerbResult run_specs(const SpecsArgs& a) {
     r.human = h;
     return r;
   }
-  std::vector<GpuSpec> gpus;
+  std::vector<hw::GpuSpec> gpus;
   Json detected = nullptr;
   if (a.detect || a.gpu.empty()) {
-    auto det = detect_local_gpus();
+    auto det = hw::detect_local_gpus();
     if (!det.ok()) {
       r.error = det.error();
       return r;
     }
     detected = Json::array();
     for (const auto& d : det->devices) {
-      auto g = gpu_for_device(d);
+      auto g = hw::gpu_for_device(k, d);
       detected.push_back(
           {{"index", d.id}, {"name", d.name}, {"arch", d.arch}, {"gpu_id", g.ok() ? Json(g->id) : Json(nullptr)}});
       if (!g.ok()) {
@@ -159,7 +160,7 @@ VerbResult run_specs(const SpecsArgs& a) {
       if (!seen) gpus.push_back(*g);
     }
   } else {
-    auto g = lookup_gpu(a.gpu);
+    auto g = k.gpu(a.gpu);
     if (!g.ok()) {
       r.error = g.error();
       return r;
@@ -167,31 +168,24 @@ VerbResult run_specs(const SpecsArgs& a) {
     gpus.push_back(*g);
   }
   // Measured ceilings shipped beside the datasheet peaks (data/measured/<id>.json).
-  auto measured = [](const GpuSpec& g) -> Json {
-    std::string f = g.id;
-    for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    auto t = load_data_file("measured/" + f + ".json");
-    if (!t.ok()) return nullptr;
-    try {
-      Json j = Json::parse(*t);
-      j["file"] = data_file_origin("measured/" + f + ".json");
-      return j;
-    } catch (...) {
-      return nullptr;
-    }
+  auto measured = [&k](const hw::GpuSpec& g) -> Json {
+    hw::MeasuredCeilings mc = k.measured(g);
+    if (mc.json.is_null()) return nullptr;
+    mc.json["file"] = mc.origin;
+    return mc.json;
   };
   if (gpus.size() == 1) {
-    r.result = gpu_spec_to_json(gpus[0]);
-    r.result["citations"] = gpu_spec_cite(gpus[0]);
+    r.result = hw::gpu_spec_to_json(gpus[0]);
+    r.result["citations"] = hw::gpu_spec_cite(gpus[0]);
     if (Json m = measured(gpus[0]); !m.is_null()) r.result["measured"] = m;
   } else {
     Json arr = Json::array();
-    for (auto& g : gpus) arr.push_back(gpu_spec_to_json(g));
+    for (auto& g : gpus) arr.push_back(hw::gpu_spec_to_json(g));
     r.result = {{"gpus", arr}};
   }
   if (!detected.is_null()) r.result["detected"] = detected;
   for (auto& g : gpus) {
-    r.human += a.cite ? gpu_spec_cite(g) : gpu_spec_human(g);
+    r.human += a.cite ? hw::gpu_spec_cite(g) : hw::gpu_spec_human(g);
     Json m = measured(g);
     if (m.is_null() || a.cite) continue;
     r.human += "  measured (" + m.value("date", std::string("?")) + ", " + m.value("device_name", std::string("?")) +
@@ -204,7 +198,7 @@ VerbResult run_specs(const SpecsArgs& a) {
   return r;
 }
 
-VerbResult specs_verb(const Request& rq, Context&) {
+VerbResult specs_verb(const Request& rq, Context& ctx) {
   SpecsArgs a;
   a.gpu = rq.str("gpu");
   a.detect = rq.flag("detect");
@@ -214,7 +208,7 @@ VerbResult specs_verb(const Request& rq, Context&) {
   a.out = rq.str("out");
   if (rq.has("python")) a.python = rq.str("python");
   a.script = rq.str("script");
-  return run_specs(a);
+  return run_specs(a, *hw_knowledge_of(ctx));
 }
 
 VerbResult roofline_verb(const Request& rq, Context& ctx) {
@@ -232,10 +226,10 @@ VerbResult roofline_verb(const Request& rq, Context& ctx) {
   a.top = static_cast<size_t>(rq.integer("top"));
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  return run_roofline(a, (*kn)->taxonomy);
+  return run_roofline(a, **kn);
 }
 
-VerbResult diagnose_verb(const Request& rq, Context&) {
+VerbResult diagnose_verb(const Request& rq, Context& ctx) {
   DiagnoseRequest a;
   a.ncu = rq.str("ncu_csv");
   const std::string opt = rq.str("ncu");
@@ -254,7 +248,7 @@ VerbResult diagnose_verb(const Request& rq, Context&) {
         nullptr,
         make_error(ErrorKind::Usage, "pass an Nsight Compute CSV (ncu --csv --page raw), or --parse-response FILE"),
         ""};
-  return run_diagnose(a);
+  return run_diagnose(a, *hw_knowledge_of(ctx));
 }
 
 Field opt(const char* name, FieldKind k, const char* help, const char* cli = "", unsigned doors = kAllDoors) {

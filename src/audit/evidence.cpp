@@ -10,7 +10,7 @@ namespace goblin::audit {
 // ---- evidence ---------------------------------------------------------------------------------
 
 std::string vendor_of(const RunMetrics& m) {
-  if (Vendor v = vendor_from_gpu_name(m.gpu_name); v != Vendor::Unknown) return vendor_name(v);
+  if (hw::Vendor v = hw::vendor_from_gpu_name(m.gpu_name); v != hw::Vendor::Unknown) return hw::vendor_name(v);
   if (m.versions.count("rocm") || m.versions.count("hip")) return "amd";
   if (m.versions.count("cuda") || m.versions.count("cuda_runtime") || m.versions.count("cuda_driver")) return "nvidia";
   return "";

@@ -42,7 +42,8 @@ struct Rate {
 // fraction of the median as the slow end: small and skinny GEMMs of a real model reach less than
 // an 8192^3 matmul) or, without a measurement, fractions of the datasheet dense peak. Factors:
 // data/speedup_model.yaml.
-Rate gemm_rate(const GpuSpec* g, const MeasuredCeilings& mc, const std::string& dtype, const SpeedupFactors& sf) {
+Rate gemm_rate(const hw::GpuSpec* g, const hw::MeasuredCeilings& mc, const std::string& dtype,
+               const SpeedupFactors& sf) {
   Rate r;
   auto it = mc.gemm.find(dtype);
   if (it != mc.gemm.end() && it->second.median > 0) {
@@ -92,11 +93,11 @@ SpeedupPrediction predict_speedup(const Knowledge& kn, const RunMetrics& m, cons
     return p;
   }
   p.step_before = c.step_s;
-  std::optional<GpuSpec> gpu;
+  std::optional<hw::GpuSpec> gpu;
   if (!m.gpu_name.empty())
     if (auto g = kn.analysis().gpu(m.gpu_name); g.ok()) gpu = *g;
-  const GpuSpec* g = gpu ? &*gpu : nullptr;
-  MeasuredCeilings mc = g ? kn.analysis().measured(*g) : MeasuredCeilings{};
+  const hw::GpuSpec* g = gpu ? &*gpu : nullptr;
+  hw::MeasuredCeilings mc = g ? kn.analysis().measured(*g) : hw::MeasuredCeilings{};
 
   // Old and new knobs (unset precision: PyTorch's fp32).
   auto prec = [](const config::WorkloadConfig& x) {

@@ -1,5 +1,6 @@
 // Test-only helpers shared by every module's tests (header-only; not part of the library).
 #pragma once
+#include <fmt/format.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@ inline std::filesystem::path private_tmp_dir(const std::string& name) {
   struct Root {
     std::filesystem::path path;
     Root() {
-      path = std::filesystem::temp_directory_path() / ("goblin_test_" + std::to_string(::getpid()));
+      path = std::filesystem::temp_directory_path() / fmt::format("goblin_test_{}", ::getpid());
       std::filesystem::remove_all(path);
       std::filesystem::create_directories(path);
     }

@@ -1,8 +1,9 @@
 // Small ASCII text helpers shared by readers and analyses (no locale: profiler output and
 // rule data are ASCII where these are used).
 #pragma once
+#include <fmt/format.h>
+
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,17 +12,9 @@ namespace goblin {
 
 // `s` with A-Z turned into a-z; every other byte as it is.
 // Numbers as text for reports and messages: fixed decimals ("%.*f") and significant digits
-// ("%.*g"). One pair for every module instead of a local snprintf helper in each.
-inline std::string format_fixed(double v, int decimals) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", decimals, v);
-  return b;
-}
-inline std::string format_sig(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", digits, v);
-  return b;
-}
+// ("%.*g"). One pair for every module instead of a local helper in each.
+inline std::string format_fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+inline std::string format_sig(double v, int digits) { return fmt::format("{:.{}g}", v, digits); }
 
 inline std::string ascii_lower(std::string_view s) {
   std::string out(s);

@@ -1,78 +1,55 @@
 #include "hw/arch.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "core/data.h"
 #include "core/text.h"
 #include "hw/gpu_specs.h"
+#include "hw/knowledge.h"
 
 namespace goblin::hw {
 
-namespace {
-
-struct HipCompute {
-  int major = -1, minor = -1;
-  std::vector<std::string> targets;
-  std::string assume, assume_reason;
-};
-struct PrefixGeneration {
-  std::string prefix, generation;
-};
-struct CompatiblePair {
-  std::string a, b, reason;
-};
-
-// data/gpu_arch_names.yaml, read once; empty sections when the file is missing or broken (the
-// caller then reports the architecture as unobserved, never a guess).
-struct ArchData {
-  std::vector<std::pair<std::string, std::string>> fragments;  // fragment → arch, in file order
-  std::vector<HipCompute> hip_compute;
-  std::vector<std::pair<std::string, std::string>> generation_of;  // target → "amd CDNA 3"
-  std::vector<PrefixGeneration> generation_prefixes;
-  std::vector<CompatiblePair> compatible;
-};
-
-const ArchData& arch_data() {
-  static const ArchData d = [] {
-    ArchData out;
-    auto text = load_data_file("gpu_arch_names.yaml");
-    if (!text) return out;
-    try {
-      YAML::Node y = YAML::Load(*text);
-      for (const auto& n : y["fragments"])
-        out.fragments.emplace_back(ascii_lower(n["fragment"].as<std::string>()), n["arch"].as<std::string>());
-      for (const auto& n : y["hip_compute"]) {
-        HipCompute h;
-        h.major = n["major"].as<int>();
-        h.minor = n["minor"].as<int>();
-        h.targets = n["targets"].as<std::vector<std::string>>();
-        if (n["assume"]) h.assume = n["assume"].as<std::string>();
-        if (n["assume_reason"]) h.assume_reason = n["assume_reason"].as<std::string>();
-        out.hip_compute.push_back(std::move(h));
-      }
-      for (const auto& n : y["amd_generations"])
-        for (const auto& t : n["targets"])
-          out.generation_of.emplace_back(t.as<std::string>(), "amd " + n["generation"].as<std::string>());
-      for (const auto& n : y["amd_generation_prefixes"])
-        out.generation_prefixes.push_back({n["prefix"].as<std::string>(), "amd " + n["generation"].as<std::string>()});
-      for (const auto& n : y["compatible_pairs"]) {
-        auto t = n["targets"].as<std::vector<std::string>>();
-        if (t.size() == 2) out.compatible.push_back({t[0], t[1], n["reason"].as<std::string>()});
-      }
-    } catch (const YAML::Exception&) {
-      out = ArchData{};
+void parse_arch_sections(const std::string& yaml_text, ArchNames& out) {
+  ArchNames a;
+  try {
+    YAML::Node y = YAML::Load(yaml_text);
+    for (const auto& n : y["fragments"])
+      a.fragments.emplace_back(ascii_lower(n["fragment"].as<std::string>()), n["arch"].as<std::string>());
+    for (const auto& n : y["hip_compute"]) {
+      ArchNames::HipCompute h;
+      h.major = n["major"].as<int>();
+      h.minor = n["minor"].as<int>();
+      h.targets = n["targets"].as<std::vector<std::string>>();
+      if (n["assume"]) h.assume = n["assume"].as<std::string>();
+      if (n["assume_reason"]) h.assume_reason = n["assume_reason"].as<std::string>();
+      a.hip_compute.push_back(std::move(h));
     }
-    return out;
-  }();
-  return d;
+    for (const auto& n : y["amd_generations"])
+      for (const auto& t : n["targets"])
+        a.generation_of.emplace_back(t.as<std::string>(), "amd " + n["generation"].as<std::string>());
+    for (const auto& n : y["amd_generation_prefixes"])
+      a.generation_prefixes.push_back({n["prefix"].as<std::string>(), "amd " + n["generation"].as<std::string>()});
+    for (const auto& n : y["compatible_pairs"]) {
+      auto t = n["targets"].as<std::vector<std::string>>();
+      if (t.size() == 2) a.compatible.push_back({t[0], t[1], n["reason"].as<std::string>()});
+    }
+  } catch (const YAML::Exception&) {
+    return;  // all arch sections empty: the architecture is then unobserved, never a guess
+  }
+  out.fragments = std::move(a.fragments);
+  out.hip_compute = std::move(a.hip_compute);
+  out.generation_of = std::move(a.generation_of);
+  out.generation_prefixes = std::move(a.generation_prefixes);
+  out.compatible = std::move(a.compatible);
 }
+
+namespace {
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -82,20 +59,24 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-std::string arch_of(std::string_view gpu_name) {
+std::string arch_of(std::string_view gpu_name) { return arch_of(*hw_knowledge(), gpu_name); }
+
+std::string arch_of(const HwKnowledge& k, std::string_view gpu_name) {
   if (gpu_name.empty()) return "";
-  if (auto g = lookup_gpu(gpu_name); g && !g->arch_id.empty()) return g->arch_id;
+  if (auto g = k.gpu(gpu_name); g && !g->arch_id.empty()) return g->arch_id;
   const std::string n = ascii_lower(std::string(gpu_name));
-  for (const auto& [frag, arch] : arch_data().fragments)
+  for (const auto& [frag, arch] : k.arch.fragments)
     if (n.find(frag) != std::string::npos) return arch;
   return "";
 }
 
-ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) {
+ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) { return arch_from_hip_compute(*hw_knowledge(), d); }
+
+ArchFromCompute arch_from_hip_compute(const HwKnowledge& k, const DeviceInfo& d) {
   ArchFromCompute r;
-  const std::string mm = std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor);
-  const HipCompute* hc = nullptr;
-  for (const auto& h : arch_data().hip_compute)
+  const std::string mm = fmt::format("{}.{}", d.compute_major, d.compute_minor);
+  const ArchNames::HipCompute* hc = nullptr;
+  for (const auto& h : k.arch.hip_compute)
     if (h.major == d.compute_major && h.minor == d.compute_minor) hc = &h;
   if (!hc || hc->targets.empty()) {
     r.how = "HIP major.minor " + mm + " is not in data/gpu_arch_names.yaml § hip_compute";
@@ -110,8 +91,8 @@ ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) {
   // memory match the device (one MI250X GCD shows half the module's CUs).
   std::set<std::string> archs;
   std::string ids;
-  if (auto db = load_gpu_db(); db.ok() && d.num_sms > 0) {
-    for (const auto& g : *db) {
+  if (d.num_sms > 0) {
+    for (const auto& g : k.gpus) {
       if (std::find(hc->targets.begin(), hc->targets.end(), ascii_lower(g.arch_id)) == hc->targets.end()) continue;
       const bool gcd = g.match_devices_per_module > 1 && d.num_sms * g.match_devices_per_module == g.match_sm_count;
       if (g.match_sm_count > 0 && g.match_sm_count != d.num_sms && !gcd) continue;
@@ -123,13 +104,12 @@ ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) {
       ids += (ids.empty() ? "" : ", ") + g.id + (gcd ? " (one GCD)" : "");
     }
   }
-  char mem[48] = "";
-  if (d.total_memory_bytes > 0)
-    std::snprintf(mem, sizeof mem, ", %.1f GB", static_cast<double>(d.total_memory_bytes) / 1e9);
+  std::string mem;
+  if (d.total_memory_bytes > 0) mem = fmt::format(", {:.1f} GB", static_cast<double>(d.total_memory_bytes) / 1e9);
   if (archs.size() == 1) {
     r.arch = *archs.begin();
-    r.how = "HIP major.minor " + mm + " (" + join(hc->targets) + ") and " + std::to_string(d.num_sms) + " CUs" + mem +
-            " match " + ids + " in data/gpus.yaml → " + r.arch;
+    r.how = "HIP major.minor " + mm + " (" + join(hc->targets) + ") and " + fmt::format("{}", d.num_sms) + " CUs" +
+            mem + " match " + ids + " in data/gpus.yaml → " + r.arch;
     return r;
   }
   if (!hc->assume.empty()) {
@@ -142,10 +122,6 @@ ArchFromCompute arch_from_hip_compute(const DeviceInfo& d) {
           ") and the device's CUs/memory match none of data/gpus.yaml; the trace does not say which";
   return r;
 }
-
-}  // namespace goblin::hw
-
-namespace goblin {
 
 namespace {
 
@@ -161,7 +137,7 @@ std::string norm_arch(std::string a) {
 
 // Generation of an arch string, for "compatible": NVIDIA by compute-capability major, AMD from
 // data/gpu_arch_names.yaml.
-std::string generation(const std::string& a) {
+std::string generation(const hw::HwKnowledge& k, const std::string& a) {
   if (a.rfind("sm_", 0) == 0) {
     std::string d;
     for (char c : a.substr(3))
@@ -169,16 +145,18 @@ std::string generation(const std::string& a) {
     if (d.size() >= 2) return "nvidia sm_" + d.substr(0, d.size() - 1) + "x";
     return "";
   }
-  for (const auto& [t, g] : hw::arch_data().generation_of)
+  for (const auto& [t, g] : k.arch.generation_of)
     if (t == a) return g;
-  for (const auto& p : hw::arch_data().generation_prefixes)
+  for (const auto& p : k.arch.generation_prefixes)
     if (a.rfind(p.prefix, 0) == 0) return p.generation;
   return "";
 }
 
 }  // namespace
 
-ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
+ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) { return observe_arch(*hw::hw_knowledge(), d, hint); }
+
+ObservedArch observe_arch(const hw::HwKnowledge& k, const DeviceInfo& d, Vendor hint) {
   ObservedArch o;
   std::string n = ascii_lower(d.name);
   Vendor v = hint;
@@ -192,12 +170,12 @@ ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
   }
   o.vendor = vendor_name(v);
   if (v == Vendor::Nvidia && d.compute_major >= 0) {
-    o.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
-    o.how = "computeMajor " + std::to_string(d.compute_major) + " / computeMinor " + std::to_string(d.compute_minor);
+    o.arch = fmt::format("sm_{}{}", d.compute_major, d.compute_minor);
+    o.how = fmt::format("computeMajor {} / computeMinor {}", d.compute_major, d.compute_minor);
     return o;
   }
   if (v != Vendor::Nvidia && !d.name.empty()) {
-    if (std::string a = hw::arch_of(d.name); !a.empty()) {
+    if (std::string a = hw::arch_of(k, d.name); !a.empty()) {
       o.arch = a;
       if (o.vendor == "unknown") o.vendor = a.rfind("gfx", 0) == 0 ? "amd" : "nvidia";
       o.how = "device name '" + d.name + "' → " + a + " (data/gpus.yaml aliases, data/gpu_arch_names.yaml fragments)";
@@ -209,7 +187,7 @@ ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
     return o;
   }
   if (v == Vendor::Amd) {
-    hw::ArchFromCompute a = hw::arch_from_hip_compute(d);
+    hw::ArchFromCompute a = hw::arch_from_hip_compute(k, d);
     o.arch = a.arch;
     o.how = a.how;
   } else {
@@ -219,18 +197,22 @@ ObservedArch observe_arch(const DeviceInfo& d, Vendor hint) {
 }
 
 ArchMatch match_arch(const std::string& observed, const std::string& target) {
+  return match_arch(*hw::hw_knowledge(), observed, target);
+}
+
+ArchMatch match_arch(const hw::HwKnowledge& k, const std::string& observed, const std::string& target) {
   std::string o = norm_arch(observed), t = norm_arch(target);
   if (t.empty()) return {"unknown", "no --target-arch given: relevance to the target hardware is not established"};
   if (o.empty())
     return {"unknown", "the trace does not reveal its GPU architecture, so relevance to " + t + " is unknown"};
   if (o == t)
     return {"exact", "profiled on " + o + ", the target architecture: kernel choices and timings apply directly"};
-  std::string go = generation(o), gt = generation(t);
+  std::string go = generation(k, o), gt = generation(k, t);
   if (!go.empty() && go == gt)
     return {"compatible", "same generation (" + go + ") but not the same target (" + o + " vs " + t +
                               "): structure and overlap findings transfer; library kernel selection, tuned configs "
                               "and absolute timings may differ"};
-  for (const auto& p : hw::arch_data().compatible)
+  for (const auto& p : k.arch.compatible)
     if ((p.a == o && p.b == t) || (p.a == t && p.b == o))
       return {"compatible", "profiled on " + o + (go.empty() ? "" : " (" + go + ")") + ", target " + t +
                                 (gt.empty() ? "" : " (" + gt + ")") + ": " + p.reason +
@@ -240,4 +222,4 @@ ArchMatch match_arch(const std::string& observed, const std::string& target) {
                          ": timings and kernel choices do not transfer; use the profile for structure only"};
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

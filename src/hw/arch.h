@@ -11,8 +11,14 @@
 
 namespace goblin::hw {
 
+struct HwKnowledge;
+
+// Each function reads the architecture tables from a hardware knowledge context (hw/knowledge.h);
+// the overloads without one read the process's (hw_knowledge(): tests, one-shot tools).
+
 // "" when neither data file knows the name (or a data file cannot be read: the caller then
 // treats the architecture as unobserved, as for an unknown GPU).
+std::string arch_of(const HwKnowledge& k, std::string_view gpu_name);
 std::string arch_of(std::string_view gpu_name);
 
 // AMD: the LLVM target of a device from HIP's major.minor (computeMajor/Minor), narrowed by the
@@ -23,11 +29,8 @@ struct ArchFromCompute {
   std::string arch;
   std::string how;
 };
+ArchFromCompute arch_from_hip_compute(const HwKnowledge& k, const DeviceInfo& d);
 ArchFromCompute arch_from_hip_compute(const DeviceInfo& d);
-
-}  // namespace goblin::hw
-
-namespace goblin {
 
 // Observed architecture of a device: DeviceInfo::arch when the reader set it; the device name
 // through data (hw::arch_of); NVIDIA computeMajor/Minor → "sm_<major><minor>"; AMD HIP
@@ -39,6 +42,7 @@ struct ObservedArch {
   std::string vendor;  // nvidia | amd | unknown
   std::string how;     // how it was derived
 };
+ObservedArch observe_arch(const hw::HwKnowledge& k, const DeviceInfo& d, Vendor vendor_hint);
 ObservedArch observe_arch(const DeviceInfo& d, Vendor vendor_hint);
 
 struct ArchMatch {
@@ -50,6 +54,7 @@ struct ArchMatch {
 // data/gpu_arch_names.yaml § amd_generations), or an AMD pair listed in § compatible_pairs
 // (gfx942 vs gfx950) with its differences in the reason; unknown otherwise (including when either
 // side is unknown).
+ArchMatch match_arch(const hw::HwKnowledge& k, const std::string& observed, const std::string& target);
 ArchMatch match_arch(const std::string& observed, const std::string& target);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "core/data.h"
+#include "core/test_support.h"
 #include "hw/gpu_specs.h"
+#include "hw/knowledge.h"
 
 namespace goblin::hw {
 
@@ -54,10 +58,6 @@ TEST(ArchOf, UnknownIsEmpty) {
   EXPECT_EQ(arch_of(""), "");
   EXPECT_EQ(arch_of("Intel Arc A770"), "");
 }
-
-}  // namespace goblin::hw
-
-namespace goblin {
 
 // HIP major.minor → gfx target, narrowed by data/gpus.yaml (CUs, memory) or the data's `assume`.
 TEST(ArchFromHipCompute, DataDecides) {
@@ -119,4 +119,39 @@ TEST(MatchArch, Gfx942AgainstGfx950IsCompatibleWithTheDifferences) {
   EXPECT_EQ(match_arch("gfx942", "gfx942:sramecc+").match, "exact");
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw
+
+namespace goblin::hw {
+
+// The hardware context (hw/knowledge.h): one parse per data directory, each file's error kept
+// beside its part, so a broken NCU rule file does not hide the GPU database.
+TEST(HwKnowledge, LoadedOncePerDataDirectoryWithEachFilesErrorKept) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto a = hw_knowledge();
+  EXPECT_EQ(hw_knowledge(), a);  // cached
+  EXPECT_FALSE(a->gpus.empty());
+  EXPECT_TRUE(a->ncu_rules.ok());
+  EXPECT_TRUE(a->ncu_metric_schema.ok());
+  EXPECT_FALSE(a->arch.fragments.empty());
+  EXPECT_FALSE(a->arch.amd_kernel_markers.empty());
+  ASSERT_TRUE(a->gpu("H100").ok());
+  EXPECT_EQ(a->measured(*a->gpu("H100")).file, "data/measured/h100_sxm.json");
+
+  auto dir = testing::private_tmp_dir("hw_knowledge_broken");
+  {
+    std::FILE* f = std::fopen((dir / "ncu_rules.yaml").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("sol_bottleneck: [\n", f);
+    std::fclose(f);
+  }
+  set_data_dir(dir.string());
+  auto b = hw_knowledge();
+  EXPECT_NE(b, a);  // another data directory: parsed again
+  ASSERT_FALSE(b->ncu_rules.ok());
+  EXPECT_NE(b->ncu_rules.error().message.find("ncu_rules.yaml"), std::string::npos);
+  EXPECT_FALSE(load_ncu_rules().ok());        // the thin overload reads the same context
+  EXPECT_EQ(b->gpus.size(), a->gpus.size());  // the embedded gpus.yaml still loads
+  set_data_dir(GOBLIN_DATA_DIR);
+}
+
+}  // namespace goblin::hw

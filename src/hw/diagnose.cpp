@@ -1,24 +1,22 @@
 #include "hw/diagnose.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <iterator>
+#include <utility>
 
-#include "core/data.h"
 #include "core/limits.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 // Spec values are printed as stored (no rounding: 1978.9 must not become 1979).
-std::string spec_num(double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.10g", v);
-  return b;
-}
+std::string spec_num(double v) { return fmt::format("{:.10g}", v); }
 }  // namespace
 
 KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int sm_count) {
@@ -106,7 +104,7 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     if (c.waves) ev("launch__waves_per_multiprocessor", "waves per SM", b.evidence);
     if (grid > 0 && sms > 0 && grid < sms) {
       b.severity = 100.0 * (sms - grid) / sms;  // NCU LaunchConfiguration estimate
-      b.cause = "the grid has " + format_sig(grid, 4) + " blocks for " + std::to_string(sms) + " SMs";
+      b.cause = "the grid has " + format_sig(grid, 4) + fmt::format(" blocks for {} SMs", sms);
       b.summary = "Grid too small: " + format_sig(b.severity, 4) + "% of SMs idle";
       ev("launch__grid_size", "blocks launched", b.evidence);
       b.fixes = {{"Launch at least one block per SM (smaller tiles, split-K, or batch several problems per launch)",
@@ -188,8 +186,9 @@ Json diagnosis_to_json(const KernelDiagnosis& d) {
   return arr;
 }
 
-Result<std::vector<MetricSchemaSection>> load_metric_schema() {
-  ASSIGN_OR_RETURN(auto text, load_data_file("ncu_metric_schema.yaml"));
+Result<std::vector<MetricSchemaSection>> load_metric_schema() { return hw::hw_knowledge()->ncu_metric_schema; }
+
+Result<std::vector<MetricSchemaSection>> parse_metric_schema(const std::string& text) {
   std::vector<MetricSchemaSection> out;
   try {
     YAML::Node n = YAML::Load(text);
@@ -242,30 +241,31 @@ JudgePrompt build_judge_prompt(const CounterKernel& k, const std::vector<MetricS
       "]\n"
       "```\n"
       "The first element is the primary (highest-impact) bottleneck.\n";
-  std::ostringstream u;
-  u << "## Problem Description\n\n" << (problem.empty() ? "(not given)" : problem) << "\n\n";
-  u << "## Current Kernel Code\n\n";
+  std::string u;
+  auto out = std::back_inserter(u);
+  fmt::format_to(out, "## Problem Description\n\n{}\n\n", problem.empty() ? "(not given)" : problem);
+  u += "## Current Kernel Code\n\n";
   if (kernel_source.empty())
-    u << "(kernel source not given)\n\n";
+    u += "(kernel source not given)\n\n";
   else
-    u << "```\n" << kernel_source << (kernel_source.back() == '\n' ? "" : "\n") << "```\n\n";
-  u << "## Profiled Kernel\n\n- **Name:** " << k.name << "\n- **NCU ID:** " << k.key << "\n\n";
-  u << "## GPU Hardware Specifications\n\n";
+    fmt::format_to(out, "```\n{}{}```\n\n", kernel_source, kernel_source.back() == '\n' ? "" : "\n");
+  fmt::format_to(out, "## Profiled Kernel\n\n- **Name:** {}\n- **NCU ID:** {}\n\n", k.name, k.key);
+  u += "## GPU Hardware Specifications\n\n";
   if (!gpu) {
-    u << "(GPU not identified: no specifications given; do not assume any)\n";
+    u += "(GPU not identified: no specifications given; do not assume any)\n";
   } else {
-    u << "- **Name:** " << gpu->name << " [" << gpu->id << "]\n- **Architecture:** " << gpu->architecture << " ("
-      << gpu->arch_id << ")\n";
+    fmt::format_to(out, "- **Name:** {} [{}]\n- **Architecture:** {} ({})\n", gpu->name, gpu->id, gpu->architecture,
+                   gpu->arch_id);
     auto line = [&](const std::string& label, const SpecValue* v) {
       if (!v) return;
-      u << "- **" << label << ":** ";
+      fmt::format_to(out, "- **{}:** ", label);
       if (v->value)
-        u << spec_num(*v->value) << (v->unit.empty() ? "" : " " + v->unit);
+        u += spec_num(*v->value) + (v->unit.empty() ? "" : " " + v->unit);
       else if (!v->text.empty())
-        u << v->text;
+        u += v->text;
       else
-        u << "UNKNOWN";
-      u << " <- " << v->citation() << "\n";
+        u += "UNKNOWN";
+      fmt::format_to(out, " <- {}\n", v->citation());
     };
     line("Peak Memory Bandwidth", gpu->spec("memory_bandwidth"));
     for (auto& [key, pk] : gpu->peaks) line("Peak " + key + " (dense, " + pk.engine + ")", &pk);
@@ -276,24 +276,21 @@ JudgePrompt build_judge_prompt(const CounterKernel& k, const std::vector<MetricS
     line("Memory Size", gpu->spec("memory_size"));
     line("Memory Type", gpu->spec("memory_type"));
   }
-  u << "\n## NCU Profiling Metrics\n";
+  u += "\n## NCU Profiling Metrics\n";
   for (auto& sec : schema) {
-    u << "\n### " << sec.name << "\n";
+    fmt::format_to(out, "\n### {}\n", sec.name);
     for (auto& m : sec.metrics) {
-      u << "- **" << m.label << "** (`" << m.key << "`): ";
-      if (auto* v = k.get(m.key)) {
-        char b[64];
-        std::snprintf(b, sizeof b, "%.2f", *v);
-        u << b << m.unit << "\n";
-      } else {
-        u << "N/A\n";
-      }
+      fmt::format_to(out, "- **{}** (`{}`): ", m.label, m.key);
+      if (auto* v = k.get(m.key))
+        fmt::format_to(out, "{:.2f}{}\n", *v, m.unit);
+      else
+        u += "N/A\n";
     }
   }
-  u << "\n## Your Task\n\nIdentify exactly TWO distinct bottlenecks from the NCU metrics above (the first is the "
+  u += "\n## Your Task\n\nIdentify exactly TWO distinct bottlenecks from the NCU metrics above (the first is the "
        "primary one), cite the metrics that reveal each, and recommend concrete fixes. Return JSON in the format "
        "given in the system prompt.\n";
-  p.user = u.str();
+  p.user = std::move(u);
   return p;
 }
 
@@ -399,7 +396,7 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
     return errs;
   }
   if (expected && v.size() != expected)
-    errs.push_back("$: expected " + std::to_string(expected) + " bottlenecks, got " + std::to_string(v.size()));
+    errs.push_back(fmt::format("$: expected {} bottlenecks, got {}", expected, v.size()));
   auto need_str = [&](const Json& o, const std::string& path, const char* key) {
     if (!o.contains(key))
       errs.push_back(path + "." + key + ": missing");
@@ -425,7 +422,7 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
   };
   std::vector<std::string> cats;
   for (size_t i = 0; i < v.size(); ++i) {
-    std::string p = "[" + std::to_string(i) + "]";
+    std::string p = fmt::format("[{}]", i);
     const Json& it = v[i];
     if (!it.is_object()) {
       errs.push_back(p + ": expected an object");
@@ -447,7 +444,7 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
     need_str(it, p, "reasoning");
     if (!need_arr(it, p, "root_causes")) continue;
     for (size_t r = 0; r < it["root_causes"].size(); ++r) {
-      std::string rp = p + ".root_causes[" + std::to_string(r) + "]";
+      std::string rp = fmt::format("{}.root_causes[{}]", p, r);
       const Json& rc = it["root_causes"][r];
       if (!rc.is_object()) {
         errs.push_back(rp + ": expected an object");
@@ -456,7 +453,7 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
       need_str(rc, rp, "cause");
       if (need_arr(rc, rp, "evidence"))
         for (size_t e = 0; e < rc["evidence"].size(); ++e) {
-          std::string ep = rp + ".evidence[" + std::to_string(e) + "]";
+          std::string ep = fmt::format("{}.evidence[{}]", rp, e);
           const Json& x = rc["evidence"][e];
           if (!x.is_object()) {
             errs.push_back(ep + ": expected an object");
@@ -471,7 +468,7 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
         }
       if (need_arr(rc, rp, "fixes"))
         for (size_t f = 0; f < rc["fixes"].size(); ++f) {
-          std::string fp = rp + ".fixes[" + std::to_string(f) + "]";
+          std::string fp = fmt::format("{}.fixes[{}]", rp, f);
           const Json& x = rc["fixes"][f];
           if (!x.is_object()) {
             errs.push_back(fp + ": expected an object");
@@ -485,4 +482,4 @@ std::vector<std::string> validate_judge_json(const Json& v, size_t expected) {
   return errs;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

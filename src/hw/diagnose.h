@@ -12,7 +12,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 struct Fix {
   std::string fix, rationale;
@@ -44,6 +44,10 @@ struct MetricSchemaSection {
   std::string name;
   std::vector<MetricSchemaEntry> metrics;
 };
+// Parses data/ncu_metric_schema.yaml's text (hw::HwKnowledge::load reads the file).
+Result<std::vector<MetricSchemaSection>> parse_metric_schema(const std::string& text);
+// The schema of the process's hardware knowledge (tests, one-shot tools); code with a context
+// reads k.ncu_metric_schema.
 Result<std::vector<MetricSchemaSection>> load_metric_schema();
 
 // Seed 003's judge prompts: system prompt (role, categories, rules, output schema) and user
@@ -67,4 +71,4 @@ std::optional<ExtractedJson> extract_judge_json(const std::string& text);
 // "[1].root_causes[0].evidence: missing". Empty when valid.
 std::vector<std::string> validate_judge_json(const Json& v, size_t expected_items = 2);
 
-}  // namespace goblin
+}  // namespace goblin::hw

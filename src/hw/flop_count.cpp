@@ -7,7 +7,7 @@
 
 #include "hw/roofline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 std::string FlopCount::dominant_dtype() const {
   std::string best;
@@ -75,4 +75,4 @@ std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pa
   return out;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

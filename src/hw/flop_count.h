@@ -12,7 +12,7 @@
 
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 // Which CPU ops carry FLOPs: the FLOP-family ops (is_flop_op) per thread, sorted by start (ties:
 // the longer, i.e. enclosing, op first), and the composites among them: an op that contains the
@@ -48,4 +48,4 @@ struct FlopCount {
 // recomputation they exceed the model's FLOPs.
 std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pair<int64_t, int64_t>>& windows);
 
-}  // namespace goblin
+}  // namespace goblin::hw

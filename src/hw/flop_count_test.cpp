@@ -13,7 +13,7 @@
 #include "hw/roofline.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 KernelEngineFn taxonomy_engines() {  // data/taxonomy.yaml § kernel_engines
@@ -46,4 +46,4 @@ TEST(FlopSelection, RooflineAndMfuAgreeOnAnH100Trace) {
   EXPECT_NEAR(roofline_flops, fc.flops, 1e-9 * fc.flops);
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

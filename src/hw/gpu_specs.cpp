@@ -1,5 +1,6 @@
 #include "hw/gpu_specs.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 
@@ -14,13 +16,11 @@
 #include "core/process.h"
 #include "core/text.h"
 #include "hw/arch.h"
+#include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
-
-std::mutex g_db_mu;
-std::optional<Result<std::vector<GpuSpec>>> g_db;
 
 std::string trim(std::string_view s) {
   size_t a = 0, b = s.size();
@@ -58,7 +58,9 @@ Status read_value(const YAML::Node& n, const std::string& where, const YAML::Nod
   return Status::Ok();
 }
 
-Result<std::vector<GpuSpec>> parse_db(const std::string& text) {
+}  // namespace
+
+Result<std::vector<GpuSpec>> parse_gpu_db(const std::string& text) {
   std::vector<GpuSpec> out;
   try {
     YAML::Node root = YAML::Load(text);
@@ -107,9 +109,11 @@ Result<std::vector<GpuSpec>> parse_db(const std::string& text) {
   return out;
 }
 
-std::string known_ids_text() {
+namespace {
+
+std::string known_ids_text(const std::vector<GpuSpec>& db) {
   std::string s;
-  for (const auto& id : known_gpu_ids()) s += (s.empty() ? "" : ", ") + id;
+  for (const auto& g : db) s += (s.empty() ? "" : ", ") + g.id;
   return s;
 }
 
@@ -154,30 +158,16 @@ int GpuSpec::sm_count() const {
   return s && s->value ? static_cast<int>(*s->value) : -1;
 }
 
-Result<std::vector<GpuSpec>> load_gpu_db() {
-  std::lock_guard<std::mutex> lock(g_db_mu);
-  if (!g_db) {
-    auto text = load_data_file("gpus.yaml");
-    if (!text.ok())
-      g_db = Result<std::vector<GpuSpec>>(text.error());
-    else
-      g_db = parse_db(*text);
-  }
-  return *g_db;
-}
+Result<std::vector<GpuSpec>> load_gpu_db() { return hw::hw_knowledge()->gpu_db(); }
 
-void reset_gpu_db_cache() {
-  std::lock_guard<std::mutex> lock(g_db_mu);
-  g_db.reset();
-}
+void reset_gpu_db_cache() { hw::reset_hw_knowledge(); }
 
-std::vector<std::string> known_gpu_ids() {
+std::vector<std::string> known_gpu_ids(const hw::HwKnowledge& k) {
   std::vector<std::string> ids;
-  auto db = load_gpu_db();
-  if (db.ok())
-    for (const auto& g : *db) ids.push_back(g.id);
+  for (const auto& g : k.gpus) ids.push_back(g.id);
   return ids;
 }
+std::vector<std::string> known_gpu_ids() { return known_gpu_ids(*hw::hw_knowledge()); }
 
 std::string normalize_gpu_name(std::string_view name) {
   std::string out;
@@ -194,10 +184,7 @@ std::string normalize_gpu_name(std::string_view name) {
   return out;
 }
 
-Result<GpuSpec> lookup_gpu(std::string_view name) {
-  ASSIGN_OR_RETURN(auto db, load_gpu_db());
-  return lookup_gpu_in(db, name);
-}
+Result<GpuSpec> lookup_gpu(std::string_view name) { return hw::hw_knowledge()->gpu(name); }
 
 Result<GpuSpec> lookup_gpu_in(const std::vector<GpuSpec>& db, std::string_view name) {
   std::string n = normalize_gpu_name(name);
@@ -208,7 +195,8 @@ Result<GpuSpec> lookup_gpu_in(const std::vector<GpuSpec>& db, std::string_view n
         if (normalize_gpu_name(a) == n) return g;
     }
   }
-  return make_error(ErrorKind::NotFound, "unknown GPU '" + std::string(name) + "'. Known GPU ids: " + known_ids_text() +
+  return make_error(ErrorKind::NotFound, "unknown GPU '" + std::string(name) +
+                                             "'. Known GPU ids: " + known_ids_text(db) +
                                              " (names are matched exactly, case-insensitively; "
                                              "`goblin specs --list` shows the aliases)");
 }
@@ -221,24 +209,27 @@ std::optional<Error> mi250x_gcd(const GpuSpec& g, const DeviceInfo& dev) {
   const int n = g.match_devices_per_module;
   if (n > 1 && dev.num_sms > 0 && dev.num_sms * n == g.match_sm_count)
     return make_error(ErrorKind::NotFound,
-                      "device '" + dev.name + "' has " + std::to_string(dev.num_sms) + " CUs: one GCD of an " + g.id +
-                          " module, whose database values are per module (" + std::to_string(n) + " GCDs, " +
-                          std::to_string(g.match_sm_count) + " CUs) and would overstate this device " +
-                          std::to_string(n) + "x. Pass --gpu " + g.id + " to use module values knowingly.");
+                      fmt::format("device '{}' has {} CUs: one GCD of an {} module, whose database values are per "
+                                  "module ({} GCDs, {} CUs) and would overstate this device {}x. Pass --gpu {} to use "
+                                  "module values knowingly.",
+                                  dev.name, dev.num_sms, g.id, n, g.match_sm_count, n, g.id));
   return std::nullopt;
 }
 }  // namespace
 
-Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
-  ASSIGN_OR_RETURN(auto db, load_gpu_db());
+Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) { return gpu_for_device(*hw::hw_knowledge(), dev); }
+
+Result<GpuSpec> gpu_for_device(const hw::HwKnowledge& k, const DeviceInfo& dev) {
+  if (k.gpus_error) return *k.gpus_error;
+  const std::vector<GpuSpec>& db = k.gpus;
   if (!generic_name(dev.name)) {
-    auto r = lookup_gpu(dev.name);
+    auto r = lookup_gpu_in(db, dev.name);
     if (r.ok()) {
       if (auto e = mi250x_gcd(*r, dev)) return *e;
       return r;
     }
     return make_error(ErrorKind::NotFound, "GPU '" + dev.name +
-                                               "' is not in the spec database. Known GPU ids: " + known_ids_text() +
+                                               "' is not in the spec database. Known GPU ids: " + known_ids_text(db) +
                                                ". Pass --gpu ID if it is one of them under another name.");
   }
   // Generic name: identify by architecture id + CU/SM count + memory size.
@@ -246,15 +237,15 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
   if (arch.empty() && generic_name(dev.name) && normalize_gpu_name(dev.name).rfind("gfx", 0) == 0)
     arch = normalize_gpu_name(dev.name);
   if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 32)
-    arch = "sm_" + std::to_string(dev.compute_major) + std::to_string(dev.compute_minor);
-  if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 64) arch = hw::arch_from_hip_compute(dev).arch;
+    arch = fmt::format("sm_{}{}", dev.compute_major, dev.compute_minor);
+  if (arch.empty() && dev.compute_major >= 0 && dev.warp_size == 64) arch = hw::arch_from_hip_compute(k, dev).arch;
   std::string desc = "device '" + dev.name + "'" + (arch.empty() ? "" : " (" + arch + ")") +
-                     (dev.num_sms > 0 ? ", " + std::to_string(dev.num_sms) + " CUs/SMs" : "") +
+                     (dev.num_sms > 0 ? fmt::format(", {} CUs/SMs", dev.num_sms) : "") +
                      (dev.total_memory_bytes > 0 ? ", " + format_sig(dev.total_memory_bytes / 1e9, 10) + " GB" : "");
   if (arch.empty())
     return make_error(ErrorKind::NotFound,
                       "cannot identify " + desc +
-                          ": no product name or architecture id. Pass --gpu ID (known: " + known_ids_text() + ")");
+                          ": no product name or architecture id. Pass --gpu ID (known: " + known_ids_text(db) + ")");
   std::vector<const GpuSpec*> cands;
   for (const auto& g : db) {
     if (ascii_lower(g.arch_id) != ascii_lower(arch)) continue;
@@ -269,7 +260,7 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
   if (cands.size() == 1 && cands[0]->ambiguous_with.empty() && dev.num_sms > 0) return *cands[0];
   if (cands.empty())
     return make_error(ErrorKind::NotFound, "no GPU in the spec database matches " + desc +
-                                               ". Known GPU ids: " + known_ids_text() + ". Pass --gpu ID.");
+                                               ". Known GPU ids: " + known_ids_text(db) + ". Pass --gpu ID.");
   std::string names;
   for (auto* c : cands) names += (names.empty() ? "" : ", ") + c->id;
   if (cands.size() == 1 && !cands[0]->ambiguous_with.empty()) names += " or " + cands[0]->ambiguous_with;
@@ -277,13 +268,15 @@ Result<GpuSpec> gpu_for_device(const DeviceInfo& dev) {
                     "cannot tell which GPU " + desc + " is: it could be " + names + ". Pass --gpu ID.");
 }
 
-Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
+Result<GpuSpec> gpu_for_timeline(const Timeline& tl) { return gpu_for_timeline(*hw::hw_knowledge(), tl); }
+
+Result<GpuSpec> gpu_for_timeline(const hw::HwKnowledge& k, const Timeline& tl) {
   if (tl.meta.devices.empty())
-    return make_error(ErrorKind::NotFound,
-                      "the trace records no GPU device properties; pass --gpu ID (known: " + known_ids_text() + ")");
+    return make_error(ErrorKind::NotFound, "the trace records no GPU device properties; pass --gpu ID (known: " +
+                                               known_ids_text(k.gpus) + ")");
   std::optional<GpuSpec> found;
   for (const auto& d : tl.meta.devices) {
-    ASSIGN_OR_RETURN(auto r, gpu_for_device(d));
+    ASSIGN_OR_RETURN(auto r, gpu_for_device(k, d));
     if (found && found->id != r.id)
       return make_error(ErrorKind::NotFound,
                         "the trace has different GPUs (" + found->id + ", " + r.id + "); pass --gpu ID to choose one");
@@ -293,13 +286,17 @@ Result<GpuSpec> gpu_for_timeline(const Timeline& tl) {
 }
 
 Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl) {
+  return choose_gpu(*hw::hw_knowledge(), name, tl);
+}
+
+Result<GpuChoice> choose_gpu(const hw::HwKnowledge& k, const std::string& name, const Timeline& tl) {
   GpuChoice c;
   if (!name.empty()) {
-    ASSIGN_OR_RETURN(auto g, lookup_gpu(name));
+    ASSIGN_OR_RETURN(auto g, k.gpu(name));
     c.gpu = g;
     return c;
   }
-  auto g = gpu_for_timeline(tl);
+  auto g = gpu_for_timeline(k, tl);
   if (g.ok())
     c.gpu = *g;
   else
@@ -319,7 +316,7 @@ std::vector<DeviceInfo> parse_nvidia_smi_names(std::string_view csv) {
     line = trim(line);
     if (line.empty()) continue;
     std::vector<std::string> f;
-    std::stringstream ss(line);
+    std::istringstream ss(line);
     std::string tok;
     while (std::getline(ss, tok, ',')) f.push_back(trim(tok));
     DeviceInfo d;
@@ -337,7 +334,7 @@ std::vector<DeviceInfo> parse_nvidia_smi_names(std::string_view csv) {
         if (dot != std::string::npos) {
           d.compute_major = std::stoi(f[2].substr(0, dot));
           d.compute_minor = std::stoi(f[2].substr(dot + 1));
-          d.arch = "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+          d.arch = fmt::format("sm_{}{}", d.compute_major, d.compute_minor);
         }
       } catch (...) {
       }
@@ -448,7 +445,7 @@ Result<DetectedGpu> detect_local_gpus() {
                        "--format=csv,noheader,nounits"})) {
     auto devs = parse_nvidia_smi_names(*nv);
     if (!devs.empty()) {
-      DetectedGpu d{"nvidia-smi", devs, "nvidia"};
+      DetectedGpu d{"nvidia-smi", devs, "nvidia", ""};
       // The fourth column: the driver version (one driver serves every device).
       std::string first = nv->substr(0, nv->find('\n'));
       auto comma = first.rfind(',');
@@ -458,11 +455,11 @@ Result<DetectedGpu> detect_local_gpus() {
   }
   if (auto amd = probe({"amd-smi", "static", "--asic"})) {
     auto devs = parse_amd_smi_static(*amd);
-    if (!devs.empty()) return DetectedGpu{"amd-smi", devs, "amd"};
+    if (!devs.empty()) return DetectedGpu{"amd-smi", devs, "amd", ""};
   }
   if (auto ri = probe({"rocminfo"})) {
     auto devs = parse_rocminfo(*ri);
-    if (!devs.empty()) return DetectedGpu{"rocminfo", devs, "amd"};
+    if (!devs.empty()) return DetectedGpu{"rocminfo", devs, "amd", ""};
   }
   return make_error(ErrorKind::Environment, "no GPU detected on this machine: tried " + tried +
                                                 ". Name the GPU instead: goblin specs ID (see goblin specs --list)");
@@ -526,31 +523,26 @@ std::string gpu_spec_cite(const GpuSpec& g) {
 }
 
 std::string gpu_spec_human(const GpuSpec& g) {
-  std::ostringstream o;
-  o << g.name << "  [" << g.id << "]  " << g.architecture << " (" << g.arch_id << ")\n";
+  std::string o = fmt::format("{}  [{}]  {} ({})\n", g.name, g.id, g.architecture, g.arch_id);
+  auto out = std::back_inserter(o);
   int unverified = 0;
   for (const auto& [k, v] : g.specs) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-20s %-24s%s\n", k.c_str(), value_text(v).c_str(),
-                  v.verified ? "" : "  (unverified)");
-    o << line;
+    fmt::format_to(out, "  {:<20} {:<24}{}\n", k, value_text(v), v.verified ? "" : "  (unverified)");
     unverified += !v.verified;
   }
-  o << "  peak (dense; sparse in brackets)\n";
+  o += "  peak (dense; sparse in brackets)\n";
   for (const auto& [k, v] : g.peaks) {
     std::string val = value_text(v);
     if (v.sparse) val += " [" + format_sig(*v.sparse, 10) + "]";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-20s %-24s %-7s %-6s acc%s\n", k.c_str(), val.c_str(), v.engine.c_str(),
-                  v.accumulate.c_str(), v.verified ? "" : "  (unverified)");
-    o << line;
+    fmt::format_to(out, "  {:<20} {:<24} {:<7} {:<6} acc{}\n", k, val, v.engine, v.accumulate,
+                   v.verified ? "" : "  (unverified)");
     unverified += !v.verified;
   }
   if (unverified)
-    o << "  " << unverified << " value(s) not verified against their source; --cite shows every source\n";
+    fmt::format_to(out, "  {} value(s) not verified against their source; --cite shows every source\n", unverified);
   else
-    o << "  --cite shows the source of every value\n";
-  return o.str();
+    o += "  --cite shows the source of every value\n";
+  return o;
 }
 
 std::string peak_key_for(std::string_view dtype, bool tensor_engine) {
@@ -565,4 +557,4 @@ std::string peak_key_for(std::string_view dtype, bool tensor_engine) {
   return "";
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

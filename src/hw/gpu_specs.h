@@ -15,7 +15,9 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
+
+struct HwKnowledge;
 
 struct SpecValue {
   std::optional<double> value;  // nullopt: UNKNOWN (no source found) or a text value
@@ -67,11 +69,15 @@ struct GpuSpec {
   int sm_count() const;  // -1 when unknown
 };
 
-// All GPUs in the database (parsed once; the data dir override is honoured on first use).
+// Parses data/gpus.yaml's text (hw::HwKnowledge::load, the one place that reads the file).
+Result<std::vector<GpuSpec>> parse_gpu_db(const std::string& text);
+// All GPUs in the database: the process's hardware knowledge (hw/knowledge.h), for tests and
+// one-shot tools; code with a context reads k.gpu_db().
 Result<std::vector<GpuSpec>> load_gpu_db();
-// Re-parse (tests that switch data dirs).
+// Drops the process's hardware knowledge so the next use re-parses (tests that edit data files).
 void reset_gpu_db_cache();
 std::vector<std::string> known_gpu_ids();
+std::vector<std::string> known_gpu_ids(const hw::HwKnowledge& k);
 
 // Normalises a GPU name for alias matching: lower case, runs of space/-/_ folded to one '-'.
 std::string normalize_gpu_name(std::string_view name);
@@ -84,9 +90,12 @@ Result<GpuSpec> lookup_gpu_in(const std::vector<GpuSpec>& db, std::string_view n
 // From a device description (trace metadata, detection): the name through the alias table; a
 // generic name ("gfx942", "AMD Radeon Graphics", empty) through arch id + CU/SM count + memory.
 // Ambiguous or unknown → NotFound naming the candidates / known ids.
+// The overloads without a context read the process's (hw::hw_knowledge()).
+Result<GpuSpec> gpu_for_device(const hw::HwKnowledge& k, const DeviceInfo& dev);
 Result<GpuSpec> gpu_for_device(const DeviceInfo& dev);
 // The GPU of a trace (meta.devices). All devices must resolve to the same GPU. No devices →
 // NotFound telling the user to pass --gpu.
+Result<GpuSpec> gpu_for_timeline(const hw::HwKnowledge& k, const Timeline& tl);
 Result<GpuSpec> gpu_for_timeline(const Timeline& tl);
 
 // The GPU a verb's numbers are for: `name` (--gpu) when given, an unknown name being the error;
@@ -95,6 +104,7 @@ struct GpuChoice {
   std::optional<GpuSpec> gpu;
   std::optional<Error> why_none;
 };
+Result<GpuChoice> choose_gpu(const hw::HwKnowledge& k, const std::string& name, const Timeline& tl);
 Result<GpuChoice> choose_gpu(const std::string& name, const Timeline& tl);
 
 // Detection on the running machine: nvidia-smi, then amd-smi, then rocminfo (subprocesses).
@@ -127,4 +137,4 @@ std::string gpu_spec_human(const GpuSpec& g);
 // their matrix peak; fp64 → fp64 or fp64_matrix. Returns the dtype key used, or empty.
 std::string peak_key_for(std::string_view dtype, bool tensor_engine);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -9,6 +9,7 @@
 #include "hw/ncu_analysis.h"
 
 using namespace goblin;
+using namespace goblin::hw;
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include "trace/readers.h"
 
 using namespace goblin;
+using namespace goblin::hw;
 
 // Kernel engines come from data/taxonomy.yaml § kernel_engines (the roofline's caller passes them).
 KernelEngineFn taxonomy_engines() {

@@ -3,20 +3,23 @@
 #include <cctype>
 
 #include "core/data.h"
-#include "core/json.h"
+#include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
-MeasuredCeilings measured_ceilings_for(const GpuSpec& g) {
-  MeasuredCeilings m;
-  std::string f = g.id;
+std::string measured_ceilings_file(const std::string& gpu_id) {
+  std::string f = gpu_id;
   for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  f = "measured/" + f + ".json";
-  auto t = load_data_file(f);
-  if (!t.ok()) return m;
-  Json j = Json::parse(*t, nullptr, false);
+  return "measured/" + f + ".json";
+}
+
+MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::string& rel) {
+  MeasuredCeilings m;
+  Json j = Json::parse(text, nullptr, false);
   if (!j.is_object()) return m;
-  m.file = "data/" + f;
+  m.json = j;
+  m.origin = data_file_origin(rel);
+  m.file = "data/" + rel;
   if (j.contains("copy_bandwidth_gbs") && j["copy_bandwidth_gbs"].is_number())
     m.copy_gbs = j["copy_bandwidth_gbs"].get<double>();
   if (j.contains("gemm") && j["gemm"].is_array())
@@ -32,4 +35,6 @@ MeasuredCeilings measured_ceilings_for(const GpuSpec& g) {
   return m;
 }
 
-}  // namespace goblin
+MeasuredCeilings measured_ceilings_for(const GpuSpec& g) { return hw::hw_knowledge()->measured(g); }
+
+}  // namespace goblin::hw

@@ -7,9 +7,10 @@
 #include <optional>
 #include <string>
 
+#include "core/json.h"
 #include "hw/gpu_specs.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 struct MeasuredCeilings {
   std::string file;  // data/measured/<id>.json ("" when none ships for the GPU)
@@ -18,9 +19,20 @@ struct MeasuredCeilings {
   };
   std::map<std::string, Gemm> gemm;  // dtype (bf16, fp16, fp32, tf32) → figures
   std::optional<double> copy_gbs;    // device-to-device copy bandwidth, GB/s
+  // The whole file (null when it is not a JSON object), for `goblin specs` and the kernel
+  // workspace, which show it as written. Free-form: the file has its own writer
+  // (tools/measure_ceilings.py).
+  Json json;
+  std::string origin;  // where it was read from (core/data.h data_file_origin)
 };
 
-// The GPU's measured ceilings; empty (file "") when none ship or the file does not parse.
+// data/measured/<id>.json of a GPU id ("H100-SXM" → "measured/h100_sxm.json").
+std::string measured_ceilings_file(const std::string& gpu_id);
+// Parses one such file's text (hw::HwKnowledge::load, the one place that reads them); `rel` is
+// its path under data/. Figures empty (file "") when the text is not a JSON object.
+MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::string& rel);
+// The GPU's measured ceilings from the process's hardware knowledge (tests, one-shot tools);
+// empty (file "") when none ship or the file does not parse.
 MeasuredCeilings measured_ceilings_for(const GpuSpec& g);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <regex>
 
-#include "core/data.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 // rocprof counters can carry instance indexes ("TCC_EA0_RDREQ[3]") or a "_sum" suffix.
@@ -41,8 +41,9 @@ std::vector<CounterKernel> counter_kernels(const Timeline& tl) {
   return out;
 }
 
-Result<NcuRules> load_ncu_rules() {
-  ASSIGN_OR_RETURN(auto text, load_data_file("ncu_rules.yaml"));
+Result<NcuRules> load_ncu_rules() { return hw::hw_knowledge()->ncu_rules; }
+
+Result<NcuRules> parse_ncu_rules(const std::string& text) {
   NcuRules r;
   try {
     YAML::Node n = YAML::Load(text);
@@ -236,4 +237,4 @@ RocprofRoofline rocprof_roofline(const CounterKernel& k) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -12,7 +12,7 @@
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 // One profiled kernel and its numeric metrics (NCU metric names verbatim, rocprof counter names
 // with per-XCC/instance indexes summed).
@@ -35,6 +35,10 @@ struct NcuRules {
   double block_multiple = 32, occ_min_pct = 80, occ_gap_pts = 10;
   std::string sol_source;
 };
+// Parses data/ncu_rules.yaml's text (hw::HwKnowledge::load, the one place that reads the file).
+Result<NcuRules> parse_ncu_rules(const std::string& text);
+// The rules of the process's hardware knowledge (tests, one-shot tools); code with a context
+// reads k.ncu_rules.
 Result<NcuRules> load_ncu_rules();
 
 struct Evidence {
@@ -70,4 +74,4 @@ struct RocprofRoofline {
 };
 RocprofRoofline rocprof_roofline(const CounterKernel& k);
 
-}  // namespace goblin
+}  // namespace goblin::hw

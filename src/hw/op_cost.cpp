@@ -7,7 +7,7 @@
 #include "core/text.h"
 #include "hw/roofline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 
@@ -284,4 +284,4 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
   return fail("unsupported op");
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

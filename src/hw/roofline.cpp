@@ -2,16 +2,18 @@
 // shape and by kernel; JSON and text renderings.
 #include "hw/roofline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
 #include "core/text.h"
 #include "hw/flop_count.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   RooflineReport rep;
@@ -126,10 +128,10 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     }
   }
   if (composite_kernels)
-    rep.notes.push_back(std::to_string(composite_kernels) +
+    rep.notes.push_back(fmt::format("{}", composite_kernels) +
                         " kernel(s) launched directly by composite ops (matmul/linear/attention wrappers around an "
                         "inner GEMM/attention op: copies, reshapes) carry no FLOPs and are not in the table");
-  for (auto& [w, n] : why_counts) rep.notes.push_back(std::to_string(n) + " op instance(s) not modelled: " + w);
+  for (auto& [w, n] : why_counts) rep.notes.push_back(fmt::format("{} op instance(s) not modelled: {}", n, w));
 
   std::map<std::string, double> ridge;
   int64_t impossible = 0;  // points above 100 % of their peak; the first five are named
@@ -182,8 +184,8 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::sort(rep.ops.begin(), rep.ops.end(), by_time);
   std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
   if (impossible > 5)
-    rep.notes.push_back(std::to_string(impossible - 5) +
-                        " more point(s) above 100 % of their peak, flagged the same way");
+    rep.notes.push_back(
+        fmt::format("{} more point(s) above 100 % of their peak, flagged the same way", impossible - 5));
   for (auto& [k, r] : ridge) rep.ridges.emplace_back(k, r);
   if (rep.flop_op_instances == 0)
     rep.notes.push_back("no GEMM/attention/convolution ops in the trace (record_shapes and CPU ops needed)");
@@ -254,31 +256,28 @@ Json roofline_to_json(const RooflineReport& r) {
 }
 
 std::string roofline_human(const RooflineReport& r, size_t top) {
-  std::ostringstream o;
-  o << "Roofline on " << r.gpu.name << " [" << r.gpu.id << "], bandwidth " << format_sig(r.bandwidth_gbs, 5)
-    << " GB/s\n";
+  std::string o =
+      fmt::format("Roofline on {} [{}], bandwidth {} GB/s\n", r.gpu.name, r.gpu.id, format_sig(r.bandwidth_gbs, 5));
+  auto out = std::back_inserter(o);
   for (auto& [k, v] : r.ridges)
-    o << "  ridge " << k << ": " << format_sig(v, 4) << " FLOP/B (peak " << format_sig(*r.gpu.peak_tflops(k), 6)
-      << " TFLOPS)\n";
-  o << "  " << r.instances_with_kernels << " of " << r.flop_op_instances
-    << " GEMM/attention/conv op instances launched kernels; " << r.instances_without_shapes << " not modelled\n\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-52s %5s %6s %10s %9s %8s %7s %6s %-7s %s\n", "op [input dims]", "n", "dtype",
-                "time_ms", "TFLOP/s", "GB/s", "AI", "%peak", "bound", "peak");
-  o << line;
+    fmt::format_to(out, "  ridge {}: {} FLOP/B (peak {} TFLOPS)\n", k, format_sig(v, 4),
+                   format_sig(*r.gpu.peak_tflops(k), 6));
+  fmt::format_to(out, "  {} of {} GEMM/attention/conv op instances launched kernels; {} not modelled\n\n",
+                 r.instances_with_kernels, r.flop_op_instances, r.instances_without_shapes);
+  fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10} {:>9} {:>8} {:>7} {:>6} {:<7} {}\n", "op [input dims]", "n", "dtype",
+                 "time_ms", "TFLOP/s", "GB/s", "AI", "%peak", "bound", "peak");
   size_t i = 0;
   for (auto& p : r.ops) {
     if (i++ >= top) break;
     std::string lab = p.label.size() > 52 ? p.label.substr(0, 49) + "..." : p.label;
-    std::snprintf(line, sizeof line, "%-52s %5lld %6s %10.3f %9.2f %8.0f %7.1f %6s %-7s %s%s\n", lab.c_str(),
-                  static_cast<long long>(p.count), p.dtype.c_str(), p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs,
-                  p.intensity, p.pct_of_peak ? format_sig(*p.pct_of_peak, 3).c_str() : "-", p.bound.c_str(),
-                  p.peak_key.c_str(), p.engine.empty() ? "" : (" (" + p.engine + ")").c_str());
-    o << line;
+    fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10.3f} {:>9.2f} {:>8.0f} {:>7.1f} {:>6} {:<7} {}{}\n", lab, p.count,
+                   p.dtype, p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs, p.intensity,
+                   p.pct_of_peak ? format_sig(*p.pct_of_peak, 3) : "-", p.bound, p.peak_key,
+                   p.engine.empty() ? "" : " (" + p.engine + ")");
   }
-  if (r.ops.size() > top) o << "  ... " << r.ops.size() - top << " more (--json for all)\n";
-  for (auto& n : r.notes) o << "note: " << n << "\n";
-  return o.str();
+  if (r.ops.size() > top) fmt::format_to(out, "  ... {} more (--json for all)\n", r.ops.size() - top);
+  for (auto& n : r.notes) fmt::format_to(out, "note: {}\n", n);
+  return o;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -12,7 +12,7 @@
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 // Cost model of one op instance. Bytes are the minimum traffic: every input and output tensor
 // read or written once (a lower bound; caches can only make real traffic larger or equal).
@@ -102,4 +102,4 @@ std::string roofline_svg(const std::string& title, double bandwidth_gbs, const s
                          const std::vector<SvgPoint>& points);
 std::string roofline_svg(const RooflineReport& r);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -5,7 +5,7 @@
 
 #include "hw/roofline.h"
 
-namespace goblin {
+namespace goblin::hw {
 namespace {
 
 TEST(Roofline, AboveThePeakIsFlaggedNotAchieved) {
@@ -52,4 +52,4 @@ TEST(Roofline, AboveThePeakIsFlaggedNotAchieved) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::hw

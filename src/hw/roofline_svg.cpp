@@ -1,12 +1,14 @@
 // The roofline as an SVG chart: roofs, ridge points and one dot per op or kernel group.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <iterator>
 
 #include "core/text.h"
 #include "hw/roofline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 namespace {
 std::string esc(std::string_view s) {
@@ -50,25 +52,32 @@ std::string roofline_svg(const std::string& title, double bw_gbs, const std::vec
   auto Y = [&](double y) {
     return H - B - (std::log10(y) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin)) * (H - T - B);
   };
-  std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"goblin-roofline\" width=\"" << W << "\" height=\"" << H
-    << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  o << "<style>.compute{fill:#d62728}.memory{fill:#1f77b4}.unknown{fill:#7f7f7f}.roof{stroke:#222;stroke-width:2;fill:"
+  // Numbers as a stream printed them (%g, six significant digits): the chart's bytes stay as they were.
+  std::string o;
+  auto out = std::back_inserter(o);
+  fmt::format_to(out,
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"goblin-roofline\" width=\"{:g}\" height=\"{:g}\" "
+                 "viewBox=\"0 0 {:g} {:g}\" font-family=\"sans-serif\" font-size=\"11\">\n",
+                 W, H, W, H);
+  o += "<style>.compute{fill:#d62728}.memory{fill:#1f77b4}.unknown{fill:#7f7f7f}.roof{stroke:#222;stroke-width:2;fill:"
        "none}"
        ".grid{stroke:#ddd;stroke-width:1}</style>\n";
-  o << "<text x=\"" << W / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" << esc(title) << "</text>\n";
+  fmt::format_to(out, "<text x=\"{:g}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n", W / 2,
+                 esc(title));
   for (double x = xmin; x <= xmax * 1.0001; x *= 10)
-    o << "<line class=\"grid\" x1=\"" << X(x) << "\" y1=\"" << T << "\" x2=\"" << X(x) << "\" y2=\"" << H - B
-      << "\"/><text x=\"" << X(x) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << format_sig(x, 3)
-      << "</text>\n";
+    fmt::format_to(out,
+                   "<line class=\"grid\" x1=\"{:g}\" y1=\"{:g}\" x2=\"{:g}\" y2=\"{:g}\"/><text x=\"{:g}\" y=\"{:g}\" "
+                   "text-anchor=\"middle\">{}</text>\n",
+                   X(x), T, X(x), H - B, X(x), H - B + 15, format_sig(x, 3));
   for (double y = ymin; y <= ymax * 1.0001; y *= 10)
-    o << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << Y(y) << "\" x2=\"" << W - R << "\" y2=\"" << Y(y)
-      << "\"/><text x=\"" << L - 5 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\">" << format_sig(y, 3)
-      << "</text>\n";
-  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12
-    << "\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte)</text>\n";
-  o << "<text transform=\"rotate(-90)\" x=\"" << -(T + H - B) / 2
-    << "\" y=\"16\" text-anchor=\"middle\">TFLOP/s</text>\n";
+    fmt::format_to(out,
+                   "<line class=\"grid\" x1=\"{:g}\" y1=\"{:g}\" x2=\"{:g}\" y2=\"{:g}\"/><text x=\"{:g}\" y=\"{:g}\" "
+                   "text-anchor=\"end\">{}</text>\n",
+                   L, Y(y), W - R, Y(y), L - 5, Y(y) + 4, format_sig(y, 3));
+  fmt::format_to(out, "<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte)</text>\n",
+                 (L + W - R) / 2, H - 12);
+  fmt::format_to(out, "<text transform=\"rotate(-90)\" x=\"{:g}\" y=\"16\" text-anchor=\"middle\">TFLOP/s</text>\n",
+                 -(T + H - B) / 2);
   for (auto& r : roofs) {
     if (r.peak_tflops <= 0) continue;
     if (bw_gbs > 0) {
@@ -78,27 +87,31 @@ std::string roofline_svg(const std::string& title, double bw_gbs, const std::vec
         y0 = ymin;
         x0 = ymin * 1e12 / (bw_gbs * 1e9);
       }
-      o << "<polyline class=\"roof\" points=\"" << X(x0) << "," << Y(y0) << " " << X(ridge) << "," << Y(r.peak_tflops)
-        << " " << X(xmax) << "," << Y(r.peak_tflops) << "\"/>\n";
-      o << "<circle cx=\"" << X(ridge) << "\" cy=\"" << Y(r.peak_tflops) << "\" r=\"3\" fill=\"#222\"><title>ridge "
-        << esc(r.label) << ": " << format_sig(ridge, 4) << " FLOP/B</title></circle>\n";
+      fmt::format_to(out, "<polyline class=\"roof\" points=\"{:g},{:g} {:g},{:g} {:g},{:g}\"/>\n", X(x0), Y(y0),
+                     X(ridge), Y(r.peak_tflops), X(xmax), Y(r.peak_tflops));
+      fmt::format_to(
+          out, "<circle cx=\"{:g}\" cy=\"{:g}\" r=\"3\" fill=\"#222\"><title>ridge {}: {} FLOP/B</title></circle>\n",
+          X(ridge), Y(r.peak_tflops), esc(r.label), format_sig(ridge, 4));
     } else {
-      o << "<line class=\"roof\" x1=\"" << L << "\" y1=\"" << Y(r.peak_tflops) << "\" x2=\"" << W - R << "\" y2=\""
-        << Y(r.peak_tflops) << "\"/>\n";
+      fmt::format_to(out, "<line class=\"roof\" x1=\"{:g}\" y1=\"{:g}\" x2=\"{:g}\" y2=\"{:g}\"/>\n", L,
+                     Y(r.peak_tflops), W - R, Y(r.peak_tflops));
     }
-    o << "<text x=\"" << W - R - 4 << "\" y=\"" << Y(r.peak_tflops) - 4 << "\" text-anchor=\"end\">" << esc(r.label)
-      << " " << format_sig(r.peak_tflops, 5) << " TFLOP/s</text>\n";
+    fmt::format_to(out, "<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"end\">{} {} TFLOP/s</text>\n", W - R - 4,
+                   Y(r.peak_tflops) - 4, esc(r.label), format_sig(r.peak_tflops, 5));
   }
   if (bw_gbs > 0)
-    o << "<text x=\"" << L + 6 << "\" y=\"" << T + 14 << "\">HBM " << format_sig(bw_gbs, 5) << " GB/s</text>\n";
+    fmt::format_to(out, "<text x=\"{:g}\" y=\"{:g}\">HBM {} GB/s</text>\n", L + 6, T + 14, format_sig(bw_gbs, 5));
   for (auto& p : points) {
     if (p.tflops <= 0 || p.intensity <= 0) continue;
-    o << "<circle class=\"" << esc(p.cls.empty() ? "unknown" : p.cls) << "\" cx=\"" << X(p.intensity) << "\" cy=\""
-      << Y(p.tflops) << "\" r=\"4\" fill-opacity=\"0.75\"><title>" << esc(p.label) << ": " << format_sig(p.tflops, 4)
-      << " TFLOP/s at " << format_sig(p.intensity, 4) << " FLOP/B</title></circle>\n";
+    fmt::format_to(
+        out,
+        "<circle class=\"{}\" cx=\"{:g}\" cy=\"{:g}\" r=\"4\" fill-opacity=\"0.75\"><title>{}: {} TFLOP/s at {} "
+        "FLOP/B</title></circle>\n",
+        esc(p.cls.empty() ? "unknown" : p.cls), X(p.intensity), Y(p.tflops), esc(p.label), format_sig(p.tflops, 4),
+        format_sig(p.intensity, 4));
   }
-  o << "</svg>\n";
-  return o.str();
+  o += "</svg>\n";
+  return o;
 }
 
 std::string roofline_svg(const RooflineReport& r) {
@@ -113,4 +126,4 @@ std::string roofline_svg(const RooflineReport& r) {
   return roofline_svg("Roofline: " + r.gpu.name, r.bandwidth_gbs, roofs, pts);
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

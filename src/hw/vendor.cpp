@@ -1,5 +1,6 @@
 #include "hw/vendor.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -7,11 +8,11 @@
 #include <string>
 #include <unordered_set>
 
-#include "core/data.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 const char* vendor_name(Vendor v) {
   switch (v) {
@@ -39,36 +40,25 @@ std::optional<std::string> decode_hip_version(std::string_view raw) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
   if (ec != std::errc() || p != raw.data() + raw.size() || v < 10'000'000) return std::nullopt;
-  return std::to_string(v / 10'000'000) + "." + std::to_string(v / 100'000 % 100) + "." + std::to_string(v % 100'000);
+  return fmt::format("{}.{}.{}", v / 10'000'000, v / 100'000 % 100, v % 100'000);
 }
 
-namespace {
-
-struct Markers {
-  std::vector<std::string> amd, nvidia;
-};
-
-// data/gpu_arch_names.yaml § vendor_kernel_markers; empty when the file is missing or broken.
-const Markers& markers() {
-  static const Markers m = [] {
-    Markers out;
-    auto text = load_data_file("gpu_arch_names.yaml");
-    if (!text) return out;
-    try {
-      YAML::Node y = YAML::Load(*text)["vendor_kernel_markers"];
-      if (y && y["amd"]) out.amd = y["amd"]["markers"].as<std::vector<std::string>>();
-      if (y && y["nvidia"]) out.nvidia = y["nvidia"]["markers"].as<std::vector<std::string>>();
-    } catch (const YAML::Exception&) {
-      out = Markers{};
-    }
-    return out;
-  }();
-  return m;
+void parse_vendor_markers(const std::string& yaml_text, ArchNames& out) {
+  try {
+    YAML::Node y = YAML::Load(yaml_text)["vendor_kernel_markers"];
+    std::vector<std::string> amd, nvidia;
+    if (y && y["amd"]) amd = y["amd"]["markers"].as<std::vector<std::string>>();
+    if (y && y["nvidia"]) nvidia = y["nvidia"]["markers"].as<std::vector<std::string>>();
+    out.amd_kernel_markers = std::move(amd);
+    out.nvidia_kernel_markers = std::move(nvidia);
+  } catch (const YAML::Exception&) {
+    // No markers: library kernel names then decide nothing.
+  }
 }
 
-}  // namespace
+VendorFinding vendor_of_timeline(const Timeline& tl) { return vendor_of_timeline(*hw::hw_knowledge(), tl); }
 
-VendorFinding vendor_of_timeline(const Timeline& tl) {
+VendorFinding vendor_of_timeline(const hw::HwKnowledge& k, const Timeline& tl) {
   VendorFinding f;
   auto vote = [&](Vendor v, const std::string& what) {
     if (v == Vendor::Unknown) return;
@@ -83,12 +73,11 @@ VendorFinding vendor_of_timeline(const Timeline& tl) {
   };
   // 1. device names, 2. architecture ids reported by the profiler.
   for (const auto& d : tl.meta.devices)
-    if (!d.name.empty())
-      vote(vendor_from_gpu_name(d.name), "device " + std::to_string(d.id) + " name '" + d.name + "'");
+    if (!d.name.empty()) vote(vendor_from_gpu_name(d.name), fmt::format("device {} name '{}'", d.id, d.name));
   for (const auto& d : tl.meta.devices) {
     std::string a = ascii_lower(d.arch);
-    if (a.rfind("gfx", 0) == 0) vote(Vendor::Amd, "device " + std::to_string(d.id) + " arch " + d.arch);
-    if (a.rfind("sm_", 0) == 0) vote(Vendor::Nvidia, "device " + std::to_string(d.id) + " arch " + d.arch);
+    if (a.rfind("gfx", 0) == 0) vote(Vendor::Amd, fmt::format("device {} arch {}", d.id, d.arch));
+    if (a.rfind("sm_", 0) == 0) vote(Vendor::Nvidia, fmt::format("device {} arch {}", d.id, d.arch));
   }
   // 3. version metadata.
   for (const auto& [k, v] : tl.meta.versions) {
@@ -113,35 +102,33 @@ VendorFinding vendor_of_timeline(const Timeline& tl) {
       if (cuda_ex.empty()) cuda_ex = n;
     }
   }
-  if (hip) vote(Vendor::Amd, std::to_string(hip) + " HIP runtime calls (" + hip_ex + ", ...)");
-  if (cuda) vote(Vendor::Nvidia, std::to_string(cuda) + " CUDA runtime/driver calls (" + cuda_ex + ", ...)");
+  if (hip) vote(Vendor::Amd, fmt::format("{} HIP runtime calls ({}, ...)", hip, hip_ex));
+  if (cuda) vote(Vendor::Nvidia, fmt::format("{} CUDA runtime/driver calls ({}, ...)", cuda, cuda_ex));
   // 5. warp size.
   for (const auto& d : tl.meta.devices)
     if (d.warp_size == 64)
-      vote(Vendor::Amd, "warpSize 64 (device " + std::to_string(d.id) + "): an AMD wavefront; NVIDIA warps are 32");
+      vote(Vendor::Amd, fmt::format("warpSize 64 (device {}): an AMD wavefront; NVIDIA warps are 32", d.id));
   // 6. library kernel names.
   int64_t amd_k = 0, nv_k = 0;
   std::string amd_ex, nv_ex;
-  const Markers& m = markers();
+  const hw::ArchNames& m = k.arch;
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
     if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
     if (!seen.insert(tl.gpu_ops.name[i]).second) continue;
     std::string n = ascii_lower(tl.str(tl.gpu_ops.name[i]).substr(0, 200));
-    for (const auto& s : m.amd)
+    for (const auto& s : m.amd_kernel_markers)
       if (n.find(s) != std::string::npos) {
         if (!amd_k++) amd_ex = s;
         break;
       }
-    for (const auto& s : m.nvidia)
+    for (const auto& s : m.nvidia_kernel_markers)
       if (n.find(s) != std::string::npos) {
         if (!nv_k++) nv_ex = s;
         break;
       }
   }
-  if (amd_k)
-    vote(Vendor::Amd, std::to_string(amd_k) + " distinct kernel names of AMD libraries ('" + amd_ex + "', ...)");
-  if (nv_k)
-    vote(Vendor::Nvidia, std::to_string(nv_k) + " distinct kernel names of NVIDIA libraries ('" + nv_ex + "', ...)");
+  if (amd_k) vote(Vendor::Amd, fmt::format("{} distinct kernel names of AMD libraries ('{}', ...)", amd_k, amd_ex));
+  if (nv_k) vote(Vendor::Nvidia, fmt::format("{} distinct kernel names of NVIDIA libraries ('{}', ...)", nv_k, nv_ex));
   // 7. input formats.
   for (Format fm : tl.meta.formats) {
     if (fm == Format::RocprofV3Csv || fm == Format::RocprofV3Json || fm == Format::RocprofV1 || fm == Format::AmdSmi ||
@@ -153,4 +140,4 @@ VendorFinding vendor_of_timeline(const Timeline& tl) {
   return f;
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -8,8 +8,12 @@
 #include <vector>
 
 namespace goblin {
-
 class Timeline;
+}  // namespace goblin
+
+namespace goblin::hw {
+
+struct HwKnowledge;
 
 enum class Vendor { Unknown, Nvidia, Amd };
 
@@ -33,6 +37,9 @@ struct VendorFinding {
   std::vector<std::string> evidence;
   std::vector<std::string> conflicts;
 };
+// The kernel markers come from the hardware knowledge context (hw/knowledge.h); the overload
+// without one reads the process's (tests, one-shot tools).
+VendorFinding vendor_of_timeline(const hw::HwKnowledge& k, const Timeline& tl);
 VendorFinding vendor_of_timeline(const Timeline& tl);
 
 // HIP's version integers (hipRuntimeGetVersion / hipDriverGetVersion, Kineto's
@@ -41,4 +48,4 @@ VendorFinding vendor_of_timeline(const Timeline& tl);
 // text is not such an integer.
 std::optional<std::string> decode_hip_version(std::string_view raw);
 
-}  // namespace goblin
+}  // namespace goblin::hw

@@ -5,7 +5,7 @@
 #include "core/data.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::hw {
 
 TEST(Vendor, FromGpuNames) {
   EXPECT_EQ(vendor_from_gpu_name("NVIDIA H100 80GB HBM3"), Vendor::Nvidia);
@@ -17,10 +17,6 @@ TEST(Vendor, FromGpuNames) {
   EXPECT_STREQ(vendor_name(Vendor::Amd), "amd");
   EXPECT_STREQ(vendor_name(Vendor::Unknown), "unknown");
 }
-
-}  // namespace goblin
-
-namespace goblin {
 
 TEST(Vendor, HipVersionIntegersDecode) {
   EXPECT_EQ(decode_hip_version("70051831"), "7.0.51831");
@@ -76,4 +72,4 @@ TEST(Vendor, EverySignalOfATrace) {
   EXPECT_EQ(vendor_of_timeline(Timeline{}).vendor, Vendor::Unknown);
 }
 
-}  // namespace goblin
+}  // namespace goblin::hw

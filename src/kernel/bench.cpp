@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "core/io.h"
@@ -70,7 +72,7 @@ std::string bench_human(const Json& s, const Config& cfg) {
   const Json& p = s["performance"];
   h += "latency: " + format_sig(p["median_latency_ms"].get<double>(), 4) + " ms median (95% CI " +
        format_sig(p["latency_ci95_ms"][0].get<double>(), 4) + "-" +
-       format_sig(p["latency_ci95_ms"][1].get<double>(), 4) + ", " + std::to_string(p["samples"].get<int>()) +
+       format_sig(p["latency_ci95_ms"][1].get<double>(), 4) + ", " + fmt::format("{}", p["samples"].get<int>()) +
        " samples, " + p["timer"].get<std::string>() + ")\n";
   h += "throughput: " + format_fixed(p["tflops"].get<double>(), 1) + " TFLOP/s, " +
        format_fixed(p["gbs"].get<double>(), 1) + " GB/s\n";
@@ -99,7 +101,7 @@ Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
   r.harness = find_harness(o.harness);
   if (r.harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  r.dir = (fs::path(ws) / "profiles" / ("v" + std::to_string(r.version))).string();
+  r.dir = (fs::path(ws) / "profiles" / (fmt::format("v{}", r.version))).string();
   std::error_code ec;
   fs::create_directories(r.dir, ec);
   return r;
@@ -120,7 +122,7 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
                           ws, o.timeout_s));
   if (p.code != 0)
     return make_error(ErrorKind::Workload,
-                      "the harness failed (exit " + std::to_string(p.code) +
+                      fmt::format("the harness failed (exit {}", p.code) +
                           "); stderr tail: " + p.err.substr(p.err.size() > 3000 ? p.err.size() - 3000 : 0),
                       (fs::path(ws) / "kernel.py").string());
   ASSIGN_OR_RETURN(auto text, read_all(raw_path));

@@ -1,5 +1,7 @@
 #include "kernel/expr.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cstdlib>
 
@@ -19,7 +21,7 @@ struct Parser {
     while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
   }
   double fail(ErrorKind k, const std::string& what) {
-    if (!err) err = make_error(k, "formula \"" + std::string(s) + "\": " + what + " at character " + std::to_string(i));
+    if (!err) err = make_error(k, "formula \"" + std::string(s) + "\": " + what + fmt::format(" at character {}", i));
     return 0;
   }
   double expr() {
@@ -83,7 +85,7 @@ struct Parser {
 }  // namespace
 
 Result<double> eval_expr(std::string_view expr, const std::map<std::string, double>& vars) {
-  Parser p{expr, vars};
+  Parser p{expr, vars, 0, std::nullopt};
   double v = p.expr();
   p.skip();
   if (!p.err && p.i != expr.size()) p.fail(ErrorKind::Malformed, "trailing text");

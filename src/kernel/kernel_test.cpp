@@ -2,6 +2,7 @@
 // computation of Step 0, record/status/mask from bench and ncu files recorded on an H100
 // (testdata/), and the refusals: unknown platform, incomplete kernel file, failed correctness,
 // corrupt memory JSON, a workspace that is not a git repository.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -25,7 +26,7 @@ const std::string kSrc = GOBLIN_SOURCE_DIR;
 const std::string kTestdata = kSrc + "/src/kernel/testdata/";
 
 std::string fresh_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("goblin_kernel_test_" + std::to_string(getpid()) + "_" + name);
+  auto d = fs::temp_directory_path() / (fmt::format("goblin_kernel_test_{}_", getpid()) + name);
   fs::remove_all(d);
   return d.string();
 }
@@ -75,7 +76,7 @@ class CleanTmp : public ::testing::Environment {
  public:
   void TearDown() override {
     std::error_code ec;
-    std::string prefix = "goblin_kernel_test_" + std::to_string(getpid()) + "_";
+    std::string prefix = fmt::format("goblin_kernel_test_{}_", getpid());
     for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
       if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(e.path(), ec);
   }
@@ -127,7 +128,7 @@ TEST(KernelInit, MatmulWorkspaceStep0AndSpecLines) {
   std::regex cited(R"(^[a-z0-9_]+: [^ ]+( [^ ]+)? <- \S.*$)");
   std::regex unknown(R"(^[a-z0-9_]+: UNKNOWN \(not in the spec database\)$)");
   int lines = 0;
-  std::stringstream ss(block);
+  std::istringstream ss(block);
   for (std::string l; std::getline(ss, l);) {
     if (l.empty()) continue;
     ++lines;
@@ -386,7 +387,7 @@ TEST(KernelProfile, AmdCounterPathOnRocprofFixture) {
 // program the workspace planted — a hook, or a filter/fsmonitor/include in its own git config.
 TEST(KernelRecord, CommitRunsNoHookAndRefusesConfigThatExecutes) {
   std::string ws = softmax_ws("hooks");
-  const std::string marker = ws + "/../hook_ran_" + std::to_string(getpid());
+  const std::string marker = ws + fmt::format("/../hook_ran_{}", getpid());
   fs::remove(marker);
   for (const char* hook : {"pre-commit", "commit-msg", "post-commit", "pre-auto-gc"}) {
     const std::string h = ws + "/.git/hooks/" + hook;

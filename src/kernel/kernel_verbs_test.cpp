@@ -1,5 +1,6 @@
 // The `goblin kernel` verbs through the built binary: the JSON envelope, exit codes, and the
 // status of a recorded workspace with one iteration masked.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,7 +23,7 @@ goblin::testing::CommandResult run(const std::string& args) {
 
 TEST(KernelCli, LoopThroughTheBinary) {
   const std::string src = GOBLIN_SOURCE_DIR, td = src + "/src/kernel/testdata/";
-  const std::string ws = (fs::temp_directory_path() / ("goblin_kernel_cli_" + std::to_string(getpid()))).string();
+  const std::string ws = (fs::temp_directory_path() / (fmt::format("goblin_kernel_cli_{}", getpid()))).string();
   fs::remove_all(ws);
   auto init = run("kernel init sm --kernel " + src + "/examples/kernel/softmax/v0.py --platform H100 --shape " +
                   "M=32768,N=8192 --workspace " + ws + " --harness " + src + "/tools/kernel_harness.py --json");

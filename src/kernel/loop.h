@@ -43,9 +43,14 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o);
 
 // The diagnosis of an Nsight Compute raw CSV (or a rocprofv3 counter CSV): per kernel the
 // classification and two bottlenecks; "primary" is the longest kernel.
+// The NCU rules, metric schema and GPU spec come from the hardware knowledge context; the
+// overloads without one read the process's (hw::hw_knowledge()).
+Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv, const Config& cfg);
 Result<Json> diagnose_profile(const std::string& csv, const Config& cfg);
 std::string diagnosis_human(const Json& d);
 // The ncu command line profile runs (exposed for tests): metric set from the NCU schema.
+Result<std::vector<std::string>> ncu_command(const hw::HwKnowledge& hwk, const Config& cfg, const RunOptions& o,
+                                             const std::string& harness, const std::string& log_path);
 Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions& o, const std::string& harness,
                                              const std::string& log_path);
 std::vector<std::string> rocprof_command(const Config& cfg, const RunOptions& o, const std::string& harness,

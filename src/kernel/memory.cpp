@@ -1,5 +1,7 @@
 #include "kernel/memory.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -92,13 +94,13 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
     if (!errs.empty())
       return make_error(ErrorKind::Malformed,
                         "memory file does not match data/kernel/iteration.schema.json: " + errs.front() +
-                            (errs.size() > 1 ? " (and " + std::to_string(errs.size() - 1) + " more)" : ""),
+                            (errs.size() > 1 ? fmt::format(" (and {} more)", errs.size() - 1) : ""),
                         e.path().string());
     ASSIGN_OR_RETURN(auto rec, iteration_from_json(j, e.path().string()));
     Iteration it{std::stoi(m[1].str()), e.path().string(), std::move(rec), j};
     if (it.rec.version != it.version)
       return make_error(ErrorKind::Malformed,
-                        "version field " + std::to_string(it.rec.version) + " does not match the file name", it.path);
+                        fmt::format("version field {} does not match the file name", it.rec.version), it.path);
     if (include_masked || !it.masked()) out.push_back(std::move(it));
   }
   std::sort(out.begin(), out.end(), [](const Iteration& a, const Iteration& b) { return a.version < b.version; });
@@ -129,14 +131,13 @@ Result<Json> set_masked(const std::string& ws, int version, bool masked) {
     it.j["masked"] = masked;
     RETURN_IF_ERROR(write_file(it.path, it.j.dump(2) + "\n"));
     ASSIGN_OR_RETURN(auto c,
-                     git_commit_all(ws, std::string(masked ? "mask" : "unmask") + " v" + std::to_string(version)));
+                     git_commit_all(ws, std::string(masked ? "mask" : "unmask") + fmt::format(" v{}", version)));
     return Json{{"version", version}, {"masked", masked}, {"changed", true}, {"commit", c}};
   }
   std::string have;
-  for (auto& it : all) have += (have.empty() ? "" : ", ") + std::string("v") + std::to_string(it.version);
+  for (auto& it : all) have += (have.empty() ? "" : ", ") + std::string("v") + fmt::format("{}", it.version);
   return make_error(ErrorKind::NotFound,
-                    "no memory/v" + std::to_string(version) + ".json (have: " + (have.empty() ? "none" : have) + ")",
-                    ws);
+                    fmt::format("no memory/v{}.json (have: ", version) + (have.empty() ? "none" : have) + ")", ws);
 }
 
 Result<StatusReport> workspace_status(const std::string& ws) {
@@ -157,8 +158,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
     const bool passed = it.rec.correctness.passed;
     // The iteration's own commit is the one that added its file.
     std::string commit;
-    if (auto g =
-            git(ws, {"log", "--diff-filter=A", "--format=%h", "--", "memory/v" + std::to_string(it.version) + ".json"});
+    if (auto g = git(ws, {"log", "--diff-filter=A", "--format=%h", "--", fmt::format("memory/v{}.json", it.version)});
         g.ok() && g->code == 0)
       commit = std::string(trim_blanks(g->out.substr(0, g->out.find('\n'))));
     rows.push_back({{"version", it.version},
@@ -175,7 +175,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
                       "-" + format_sig(ci[1].get<double>(), 4) + ")";
     double m = metric_of(it.rec, metric);
     std::string pct = p["pct_of_target"].is_number() ? format_fixed(p["pct_of_target"].get<double>(), 1) : "-";
-    h += pad("v" + std::to_string(it.version), 4) + pad(it.rec.change_summary, 44) + pad(lat, 26) +
+    h += pad(fmt::format("v{}", it.version), 4) + pad(it.rec.change_summary, 44) + pad(lat, 26) +
          pad(format_fixed(m, 1), 9) + pad(pct, 9) + (passed ? "yes" : "NO") + "\n";
   }
   std::vector<int> masked;
@@ -194,12 +194,12 @@ Result<StatusReport> workspace_status(const std::string& ws) {
             {"stop_condition_met", met}};
   if (!masked.empty()) {
     h += "\nmasked (skipped):";
-    for (int v : masked) h += " v" + std::to_string(v);
+    for (int v : masked) h += fmt::format(" v{}", v);
     h += "\n";
   }
   if (best) {
     double bm = metric_of(best->rec, metric);
-    h += "\nbest: v" + std::to_string(best->version) + " at " + format_fixed(bm, 1) + " " + metric + " — ";
+    h += fmt::format("\nbest: v{} at ", best->version) + format_fixed(bm, 1) + " " + metric + " — ";
     h += met ? "Stop Condition met\n"
              : "Stop Condition not met: " + format_fixed(cfg.roof.target - bm, 1) + " " + metric + " to go\n";
   } else {

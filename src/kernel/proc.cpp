@@ -1,5 +1,6 @@
 #include "kernel/proc.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -24,7 +25,7 @@ Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::str
                             const std::string& stdout_path) {
   static int counter = 0;
   std::string tmp =
-      (fs::temp_directory_path() / ("goblin-kernel-" + std::to_string(getpid()) + "-" + std::to_string(counter++)))
+      (fs::temp_directory_path() / (fmt::format("goblin-kernel-{}", getpid()) + fmt::format("-{}", counter++)))
           .string();
   ProcSpec spec;
   spec.argv = argv;
@@ -46,7 +47,7 @@ Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::str
     return make_error(ErrorKind::Environment, argv[0] + " not found on PATH (needed for: " +
                                                   (argv.size() > 1 ? argv[1] : std::string("?")) + ")");
   if (r->timed_out)
-    return make_error(ErrorKind::Workload, argv[0] + " ran past its " + std::to_string(int(timeout_s)) +
+    return make_error(ErrorKind::Workload, argv[0] + fmt::format(" ran past its {}", int(timeout_s)) +
                                                " s limit and was killed; stderr tail: " + o.err.substr(0, 2000));
   o.code = r->term_signal ? 128 + r->term_signal : r->exit_code;
   return o;

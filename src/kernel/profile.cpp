@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -6,6 +8,7 @@
 #include "core/process.h"
 #include "core/text.h"
 #include "hw/diagnose.h"
+#include "hw/knowledge.h"
 #include "hw/ncu_analysis.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
@@ -40,12 +43,12 @@ const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",
 std::string harness_profile_args(const Config& cfg, const RunOptions& o, const std::string& harness,
                                  std::vector<std::string>& argv) {
   argv.insert(argv.end(), {o.python, harness, "profile", "--kernel", (fs::path(cfg.dir) / "kernel.py").string(),
-                           "--shape", cfg.shape.dump(), "--launches", std::to_string(o.launches)});
+                           "--shape", cfg.shape.dump(), "--launches", fmt::format("{}", o.launches)});
   return "";
 }
 
-Json amd_diagnosis(const CounterKernel& k, const Config& cfg) {
-  auto rf = rocprof_roofline(k);
+Json amd_diagnosis(const hw::CounterKernel& k, const Config& cfg) {
+  auto rf = hw::rocprof_roofline(k);
   Json j = {{"kernel", k.name}, {"id", k.key}, {"vendor", "amd"}};
   double flops = rf.valu_flops.value_or(0) + rf.mfma_flops.value_or(0);
   if (rf.valu_flops || rf.mfma_flops) j["flops"] = flops;
@@ -79,7 +82,12 @@ Json amd_diagnosis(const CounterKernel& k, const Config& cfg) {
 
 Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions& o, const std::string& harness,
                                              const std::string& log_path) {
-  ASSIGN_OR_RETURN(auto schema, load_metric_schema());
+  return ncu_command(*hw::hw_knowledge(), cfg, o, harness, log_path);
+}
+
+Result<std::vector<std::string>> ncu_command(const hw::HwKnowledge& hwk, const Config& cfg, const RunOptions& o,
+                                             const std::string& harness, const std::string& log_path) {
+  ASSIGN_OR_RETURN(auto schema, hwk.ncu_metric_schema);
   std::set<std::string> seen;
   std::string metrics;
   auto add = [&](const std::string& m) {
@@ -97,7 +105,7 @@ Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions
                                    "--nvtx-include",
                                    "goblin_kernel/",
                                    "--launch-count",
-                                   std::to_string(o.launches),
+                                   fmt::format("{}", o.launches),
                                    "--log-file",
                                    log_path};
   for (const char* s : kSections) argv.insert(argv.end(), {"--section", s});
@@ -119,27 +127,31 @@ std::vector<std::string> rocprof_command(const Config& cfg, const RunOptions& o,
 }
 
 Result<Json> diagnose_profile(const std::string& csv, const Config& cfg) {
+  return diagnose_profile(*hw::hw_knowledge(), csv, cfg);
+}
+
+Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv, const Config& cfg) {
   Timeline tl;
   auto st = read_path(csv, tl);
   if (!st.ok() && tl.counters.size() == 0) return st.error();
-  auto kernels = counter_kernels(tl);
+  auto kernels = hw::counter_kernels(tl);
   if (kernels.empty()) return make_error(ErrorKind::Malformed, "no profiled kernels with metrics", csv);
-  auto gpu = lookup_gpu(cfg.platform);
+  auto gpu = hwk.gpu(cfg.platform);
   int sms = gpu.ok() ? gpu->sm_count() : -1;
   Json arr = Json::array();
   size_t primary = 0;
   double longest = -1;
-  ASSIGN_OR_RETURN(auto rules, load_ncu_rules());
+  ASSIGN_OR_RETURN(auto rules, hwk.ncu_rules);
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = kernels[i];
     Json j;
     if (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr) {
       j = amd_diagnosis(k, cfg);
     } else {
-      auto d = diagnose_kernel(k, rules, sms);
-      j = ncu_classification_json(d.cls);
+      auto d = hw::diagnose_kernel(k, rules, sms);
+      j = hw::ncu_classification_json(d.cls);
       j["bound"] = d.cls.bound;  // the same key as the AMD path
-      j["bottlenecks"] = diagnosis_to_json(d);
+      j["bottlenecks"] = hw::diagnosis_to_json(d);
     }
     const double* dur = k.get("gpu__time_duration.sum");
     if (dur && *dur > longest) {
@@ -158,7 +170,7 @@ std::string diagnosis_human(const Json& d) {
   h += "class: " + k.value("bound", std::string("?")) + " — " + k.value("reason", std::string("")) + "\n";
   int i = 1;
   for (const auto& b : k["bottlenecks"]) {
-    h += "  " + std::to_string(i++) + ". [" + b.value("category", std::string("?")) + "] " +
+    h += fmt::format("  {}. [", i++) + b.value("category", std::string("?")) + "] " +
          b.value("summary", std::string("")) + "\n";
     for (const auto& rc : b.value("root_causes", Json::array())) {
       h += "     cause: " + rc.value("cause", std::string("")) + "\n";
@@ -168,11 +180,12 @@ std::string diagnosis_human(const Json& d) {
     }
   }
   if (d["kernels"].size() > 1)
-    h += "(" + std::to_string(d["kernels"].size()) + " kernels profiled; the longest shown)\n";
+    h += "(" + fmt::format("{}", d["kernels"].size()) + " kernels profiled; the longest shown)\n";
   return h;
 }
 
 Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
+  const auto hwk = hw::hw_knowledge();
   ASSIGN_OR_RETURN(auto setup, prepare_run(ws, o));
   const Config& cfg = setup.cfg;
   const int n = setup.version;
@@ -188,7 +201,7 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
       if (e.path().filename().string().find("counter_collection.csv") != std::string::npos) csv = e.path().string();
     if (csv.empty()) return make_error(ErrorKind::Workload, "rocprofv3 wrote no counter_collection.csv", out_dir);
   } else {
-    ASSIGN_OR_RETURN(auto argv, ncu_command(cfg, o, harness, (dir / "ncu.log").string()));
+    ASSIGN_OR_RETURN(auto argv, ncu_command(*hwk, cfg, o, harness, (dir / "ncu.log").string()));
     // With --log-file, ncu writes its report (the CSV) and its ==PROF== lines there; the
     // program's own stdout goes to a scratch file.
     std::string log_path = (dir / "ncu.log").string(), raw = (dir / "ncu_stdout.tmp").string();
@@ -201,8 +214,7 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
     std::string head = log.substr(0, std::min<size_t>(at == std::string::npos ? log.size() : at, 1500));
     if (p->code != 0)
       return make_error(ErrorKind::Workload,
-                        "ncu failed (exit " + std::to_string(p->code) + "): " + head + p->err.substr(0, 1500),
-                        log_path);
+                        fmt::format("ncu failed (exit {}): ", p->code) + head + p->err.substr(0, 1500), log_path);
     if (at == std::string::npos)
       return make_error(ErrorKind::Workload, "ncu profiled no kernel in the NVTX range goblin_kernel: " + head,
                         log_path);
@@ -211,21 +223,22 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
     // Keep only ncu's own messages in the log.
     (void)write_file(log_path, head);
   }
-  ASSIGN_OR_RETURN(auto d, diagnose_profile(csv, cfg));
+  ASSIGN_OR_RETURN(auto d, diagnose_profile(*hwk, csv, cfg));
   Json out = d;
   out["profile"] = fs::relative(csv, ws, ec).string();
   out["version"] = n;
   if (o.prompt) {
     Timeline tl;
     (void)read_path(csv, tl);
-    auto kernels = counter_kernels(tl);
-    auto schema = load_metric_schema();
-    auto gpu = lookup_gpu(cfg.platform);
+    auto kernels = hw::counter_kernels(tl);
+    const auto& schema = hwk->ncu_metric_schema;
+    auto gpu = hwk->gpu(cfg.platform);
     auto src = read_all((fs::path(ws) / "kernel.py").string());
     if (!kernels.empty() && schema.ok()) {
       const auto& k = kernels[out["primary"].get<size_t>()];
-      auto jp = build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
-                                   cfg.problem_op + " " + cfg.shape.dump() + " " + cfg.dtype + " on " + cfg.platform);
+      auto jp =
+          hw::build_judge_prompt(k, *schema, gpu.ok() ? &*gpu : nullptr, src.ok() ? *src : "",
+                                 cfg.problem_op + " " + cfg.shape.dump() + " " + cfg.dtype + " on " + cfg.platform);
       (void)write_file((dir / "judge_system.txt").string(), jp.system);
       (void)write_file((dir / "judge_user.txt").string(), jp.user);
       out["judge_prompts"] = {fs::relative(dir / "judge_system.txt", ws, ec).string(),

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <ctime>
@@ -33,14 +34,13 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   RETURN_IF_ERROR(require_git_repo(ws));
   ASSIGN_OR_RETURN(auto its, load_iterations(ws));
   ASSIGN_OR_RETURN(auto n, next_version(ws));
-  fs::path dir = fs::path(ws) / "profiles" / ("v" + std::to_string(n));
+  fs::path dir = fs::path(ws) / "profiles" / (fmt::format("v{}", n));
   std::error_code ec;
   std::string bench_path = o.bench_file.empty() ? (dir / "bench.json").string() : o.bench_file;
   if (!fs::is_regular_file(bench_path, ec))
-    return make_error(
-        ErrorKind::Usage,
-        "no bench result for v" + std::to_string(n) + ": run `goblin kernel bench` first or pass --bench FILE",
-        bench_path);
+    return make_error(ErrorKind::Usage,
+                      fmt::format("no bench result for v{}: run `goblin kernel bench` first or pass --bench FILE", n),
+                      bench_path);
   ASSIGN_OR_RETURN(auto bench, read_json_file(bench_path, "bench result is not valid JSON"));
   Json summary;
   if (bench.contains("summary")) {
@@ -54,7 +54,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (!corr.value("passed", false))
     return make_error(ErrorKind::Workload,
                       "correctness failed (max rel err " + corr["max_rel_err"].dump() + " > threshold " +
-                          corr["threshold"].dump() + "): v" + std::to_string(n) +
+                          corr["threshold"].dump() + fmt::format("): v{}", n) +
                           " is not recorded and nothing is committed (seed 004: only correct iterations are kept)",
                       bench_path);
   if (!summary.contains("performance"))
@@ -109,13 +109,12 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   const Json it = iteration_to_json(rec);
   auto errs = validate_iteration(it);
   if (!errs.empty()) return make_error(ErrorKind::Internal, "the new record breaks the schema: " + errs.front());
-  std::string mem = (fs::path(ws) / "memory" / ("v" + std::to_string(n) + ".json")).string();
+  std::string mem = (fs::path(ws) / "memory" / (fmt::format("v{}.json", n))).string();
   RETURN_IF_ERROR(write_file(mem, it.dump(2) + "\n"));
   std::string metric = cfg.roof.target_metric;
   double achieved = perf[metric == "GB/s" ? "gbs" : "tflops"].get<double>();
-  auto c =
-      git_commit_all(ws, "v" + std::to_string(n) + ": " + o.summary + " (" + format_fixed(achieved, 1) + " " + metric +
-                             ", " + format_fixed(perf["pct_of_target"].get<double>(), 1) + " % of target)");
+  auto c = git_commit_all(ws, fmt::format("v{}: ", n) + o.summary + " (" + format_fixed(achieved, 1) + " " + metric +
+                                  ", " + format_fixed(perf["pct_of_target"].get<double>(), 1) + " % of target)");
   if (!c.ok()) return c.error();
   return Json{{"version", n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
 }
@@ -146,7 +145,7 @@ Result<Json> write_plan(const std::string& ws) {
            "\n";
     int i = 1;
     for (const auto& b : last->rec.bottlenecks) {
-      diag += std::to_string(i++) + ". [" + b.value("category", std::string("?")) + "] " +
+      diag += fmt::format("{}. [", i++) + b.value("category", std::string("?")) + "] " +
               b.value("summary", std::string()) + "\n";
       for (const auto& rc : b.value("root_causes", Json::array())) {
         for (const auto& e : rc.value("evidence", Json::array()))
@@ -161,7 +160,7 @@ Result<Json> write_plan(const std::string& ws) {
   if (best) {
     double v = best->rec.performance[metric == "GB/s" ? "gbs" : "tflops"].get<double>();
     gap +=
-        "; best v" + std::to_string(best->version) + " = " + format_fixed(v, 1) + " " + metric + " (" +
+        fmt::format("; best v{} = ", best->version) + format_fixed(v, 1) + " " + metric + " (" +
         format_fixed(100 * v / cfg.roof.target, 1) + " % of target): " +
         (v >= cfg.roof.target ? "Stop Condition met" : format_fixed(cfg.roof.target - v, 1) + " " + metric + " to go");
   }
@@ -185,29 +184,29 @@ Result<Json> write_plan(const std::string& ws) {
       if (hit) tried.push_back(it.version);
     }
     std::string mark;
-    for (int v : tried) mark += (mark.empty() ? " [tried in v" : ", v") + std::to_string(v);
+    for (int v : tried) mark += (mark.empty() ? " [tried in v" : ", v") + fmt::format("{}", v);
     if (!mark.empty()) mark += "]";
     list += "- `" + id + "`" + mark + ": " + c["title"].as<std::string>() + "\n  <- " + c["source"].as<std::string>() +
             "\n";
     cands.push_back({{"id", id}, {"title", c["title"].as<std::string>()}, {"tried_in", tried}});
   }
-  std::string where = std::to_string(its.size()) + " unmasked iteration(s); " + cfg.roof.bound + " by Step 0 (AI " +
+  std::string where = fmt::format("{} unmasked iteration(s); ", its.size()) + cfg.roof.bound + " by Step 0 (AI " +
                       format_fixed(cfg.roof.ai, 3) + " vs ridge " + format_fixed(cfg.roof.ridge, 1) + ")";
   std::string md = tmpl;
   auto put = [&md](const std::string& k, const std::string& v) {
     for (size_t p = 0; (p = md.find("{{" + k + "}}", p)) != std::string::npos; p += v.size())
       md.replace(p, k.size() + 4, v);
   };
-  put("next", std::to_string(n));
+  put("next", fmt::format("{}", n));
   put("name", cfg.name);
   put("date", now_iso8601());
   put("where", where);
-  put("last", last ? std::to_string(last->version) : "-");
+  put("last", last ? fmt::format("{}", last->version) : "-");
   put("diagnosis", diag);
   put("gap", gap);
   put("bound", bound);
   put("candidates", list.empty() ? "(none in the catalogue for this bound and platform)\n" : list);
-  std::string path = (fs::path(ws) / "plans" / ("v" + std::to_string(n) + "_plan.md")).string();
+  std::string path = (fs::path(ws) / "plans" / (fmt::format("v{}_plan.md", n))).string();
   RETURN_IF_ERROR(write_file(path, md));
   return Json{{"path", path}, {"next_version", n}, {"bound", bound}, {"candidates", cands}, {"markdown", md}};
 }

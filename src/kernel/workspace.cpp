@@ -14,6 +14,7 @@
 #include "core/io.h"
 #include "core/locate.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
 #include "kernel/expr.h"
 #include "kernel/proc.h"
 
@@ -32,7 +33,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
-std::string arch_family(const GpuSpec& g) {
+std::string arch_family(const hw::GpuSpec& g) {
   std::string a;
   for (char c : g.architecture)
     if (c != ' ') a += c;
@@ -62,9 +63,10 @@ Result<Json> parse_shape(const std::string& s) {
   return j;
 }
 
-std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& unknown) {
+std::vector<std::string> spec_lines(const hw::HwKnowledge& hwk, const hw::GpuSpec& g,
+                                    std::vector<std::string>& unknown) {
   std::vector<std::string> out;
-  auto line = [&](const std::string& metric, const SpecValue& v, const std::string& value) {
+  auto line = [&](const std::string& metric, const hw::SpecValue& v, const std::string& value) {
     if (!v.known() || v.source_url.empty()) {
       out.push_back(metric + ": UNKNOWN (not in the spec database)");
       unknown.push_back(metric);
@@ -75,12 +77,12 @@ std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& 
   };
   for (const auto& [k, v] : g.specs) line(k, v, v.value ? num(*v.value) : v.text);
   for (const auto& [k, v] : g.peaks) {
-    PeakValue p = v;
+    hw::PeakValue p = v;
     if (p.unit.empty()) p.unit = "TFLOPS";
     line("peak_" + k + "_dense", p, p.value ? num(*p.value) : "");
   }
   std::string file;
-  Json m = measured_ceilings(g, &file);
+  Json m = measured_ceilings(hwk, g, &file);
   if (!m.is_null()) {
     std::string how =
         m.value("command", std::string("tools/measure_ceilings.py")) + ", " + m.value("date", std::string("?"));
@@ -95,16 +97,11 @@ std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& 
   return out;
 }
 
-Json measured_ceilings(const GpuSpec& g, std::string* file) {
-  std::string f = g.id;
-  for (auto& c : f) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  f = "measured/" + f + ".json";
-  auto t = load_data_file(f);
-  if (!t.ok()) return nullptr;
-  auto j = parse_json_text(*t, f);
-  if (!j.ok()) return nullptr;
-  if (file) *file = f;
-  return *j;
+Json measured_ceilings(const hw::HwKnowledge& hwk, const hw::GpuSpec& g, std::string* file) {
+  hw::MeasuredCeilings mc = hwk.measured(g);
+  if (mc.json.is_null()) return nullptr;
+  if (file) *file = hw::measured_ceilings_file(g.id);
+  return mc.json;
 }
 
 Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype) {
@@ -139,14 +136,15 @@ Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::stri
   return c;
 }
 
-Result<Roofline> step0(double flops, double bytes, const std::string& dtype, const GpuSpec& g) {
+Result<Roofline> step0(const hw::HwKnowledge& hwk, double flops, double bytes, const std::string& dtype,
+                       const hw::GpuSpec& g) {
   Roofline r;
   r.flops = flops;
   r.bytes = bytes;
   if (bytes <= 0) return make_error(ErrorKind::Usage, "bytes moved must be > 0 for the roofline");
   r.ai = flops / bytes;
   // A matrix-engine dtype (bf16/fp16/fp8) is compared with its tensor peak; fp32 with SIMT.
-  r.peak_key = peak_key_for(dtype, dtype != "fp32");
+  r.peak_key = hw::peak_key_for(dtype, dtype != "fp32");
   auto peak = g.peak_tflops(r.peak_key);
   auto bw = g.bandwidth_bytes_per_s();
   if (!peak || !bw)
@@ -158,9 +156,9 @@ Result<Roofline> step0(double flops, double bytes, const std::string& dtype, con
   r.ridge = r.peak_tflops * 1e12 / *bw;
   r.bound = r.ai >= r.ridge ? "compute_bound" : "memory_bound";
   std::string file;
-  Json m = measured_ceilings(g, &file);
-  const PeakValue* pv = g.peak(r.peak_key);
-  const SpecValue* bv = g.spec("memory_bandwidth");
+  Json m = measured_ceilings(hwk, g, &file);
+  const hw::PeakValue* pv = g.peak(r.peak_key);
+  const hw::SpecValue* bv = g.spec("memory_bandwidth");
   if (r.bound == "memory_bound") {
     r.target_metric = "GB/s";
     r.ceiling = r.bw_gbs;
@@ -285,16 +283,18 @@ Result<Config> load_config(const std::string& ws) {
   return c;
 }
 
-Result<Config> init_workspace(const InitOptions& o) {
+Result<Config> init_workspace(const InitOptions& o) { return init_workspace(*hw::hw_knowledge(), o); }
+
+Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) {
   if (o.name.empty() || o.name.find('/') != std::string::npos)
     return make_error(ErrorKind::Usage, "NAME must be a plain name (it makes /tmp/kernel_opt_NAME)");
   static const std::vector<std::string> frameworks = {"triton", "cuda", "cutedsl", "torch"};
   if (std::find(frameworks.begin(), frameworks.end(), o.framework) == frameworks.end())
     return make_error(ErrorKind::Usage, "--framework must be triton, cuda, cutedsl or torch");
-  auto gpu = lookup_gpu(o.platform);
+  auto gpu = hwk.gpu(o.platform);
   if (!gpu.ok()) {
     std::string known;
-    for (auto& id : known_gpu_ids()) known += (known.empty() ? "" : ", ") + id;
+    for (auto& id : hw::known_gpu_ids(hwk)) known += (known.empty() ? "" : ", ") + id;
     return make_error(ErrorKind::NotFound, "unknown platform \"" + o.platform + "\" (known: " + known + ")");
   }
   std::error_code ec;
@@ -339,10 +339,10 @@ Result<Config> init_workspace(const InitOptions& o) {
     bytes = cost->bytes;
     c.problem_source = cost->formula + " <- data/kernel/problems.yaml (" + cost->source + ")";
   }
-  ASSIGN_OR_RETURN(auto roof, step0(flops, bytes, c.dtype, *gpu));
+  ASSIGN_OR_RETURN(auto roof, step0(hwk, flops, bytes, c.dtype, *gpu));
   c.roof = roof;
   std::vector<std::string> unknown;
-  auto lines = spec_lines(*gpu, unknown);
+  auto lines = spec_lines(hwk, *gpu, unknown);
   for (auto& u : unknown)
     c.pitfalls.push_back("Hardware Spec: " + u + " is UNKNOWN (not in the spec database); not estimated");
 

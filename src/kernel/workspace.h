@@ -47,19 +47,23 @@ struct InitOptions {
   double rtol = 1e-2;
   std::string python = "python3", harness;  // harness: path of tools/kernel_harness.py (found when empty)
 };
+// The GPU spec and measured ceilings come from the hardware knowledge context; the overload
+// without one reads the process's (hw::hw_knowledge(); `goblin kernel init`, tests).
+Result<Config> init_workspace(const hw::HwKnowledge& k, const InitOptions& o);
 Result<Config> init_workspace(const InitOptions& o);
 
 // "H100 → Hopper, MI300X → CDNA3": the database's architecture without spaces.
-std::string arch_family(const GpuSpec& g);
+std::string arch_family(const hw::GpuSpec& g);
 // "M=8192,N=8192" → {"M": 8192, "N": 8192}. Usage error on a malformed pair.
 Result<Json> parse_shape(const std::string& s);
 // Hardware Spec lines, each "<metric>: <value> <unit> <- <source>" or
 // "<metric>: UNKNOWN (not in the spec database)" (whose metric is appended to `unknown`).
-std::vector<std::string> spec_lines(const GpuSpec& g, std::vector<std::string>& unknown);
-// data/measured/<id>.json for the GPU (null when none) and its file name.
-Json measured_ceilings(const GpuSpec& g, std::string* file = nullptr);
-// Step 0 from FLOPs/bytes, the dtype and the platform.
-Result<Roofline> step0(double flops, double bytes, const std::string& dtype, const GpuSpec& g);
+std::vector<std::string> spec_lines(const hw::HwKnowledge& k, const hw::GpuSpec& g, std::vector<std::string>& unknown);
+// data/measured/<id>.json for the GPU from the context (null when none) and its file name under data/.
+Json measured_ceilings(const hw::HwKnowledge& k, const hw::GpuSpec& g, std::string* file = nullptr);
+// Step 0 from FLOPs/bytes, the dtype and the platform (measured ceilings from the context).
+Result<Roofline> step0(const hw::HwKnowledge& k, double flops, double bytes, const std::string& dtype,
+                       const hw::GpuSpec& g);
 // FLOPs and bytes of a known op from data/kernel/problems.yaml (source in `source`).
 struct OpCost {
   double flops = 0, bytes = 0;

@@ -4,6 +4,7 @@
 #include "audit/rules.h"
 #include "core/io.h"
 #include "hw/gpu_specs.h"
+#include "hw/knowledge.h"
 #include "mcp/server.h"
 
 namespace goblin::mcp {
@@ -19,9 +20,9 @@ Result<Json> rules_json() {
 }
 
 Result<Json> specs_json() {
-  ASSIGN_OR_RETURN(auto db, load_gpu_db());
+  ASSIGN_OR_RETURN(auto db, hw::hw_knowledge()->gpu_db());
   Json a = Json::array();
-  for (const auto& g : db) a.push_back(gpu_spec_to_json(g));
+  for (const auto& g : db) a.push_back(hw::gpu_spec_to_json(g));
   return Json{{"gpus", a}, {"count", a.size()}};
 }
 }  // namespace

@@ -1,5 +1,7 @@
 #include "model/timeline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -194,8 +196,7 @@ std::string Timeline::column_mismatch() const {
     const size_t n = t.size();
     t.for_each_column([&](const char* column, const auto& col, ColumnKind) {
       if (bad.empty() && col.size() != n)
-        bad = std::string(table) + "." + column + " has " + std::to_string(col.size()) + " rows, the table " +
-              std::to_string(n);
+        bad = fmt::format("{}.{} has {} rows, the table {}", table, column, col.size(), n);
     });
   });
   return bad;
@@ -339,17 +340,16 @@ void Timeline::check_shared_ids(const std::string& src) {
       if (runtime.correlation[r] == corr && str(runtime.name[r]).find("Graph") != std::string_view::npos) graph = true;
     if (!graph)
       warn(W::shared_correlation_id,
-           std::to_string(kn) + " of " + std::to_string(gpu_ops.count(GpuOpKind::Kernel)) +
-               " kernels share correlation id " + std::to_string(corr) +
-               " (one launch starts one kernel): the ids are damaged, so kernel-to-launch and kernel-to-op "
-               "attribution is unreliable",
+           fmt::format("{} of {} kernels share correlation id {} (one launch starts one kernel): the ids are "
+                       "damaged, so kernel-to-launch and kernel-to-op attribution is unreliable",
+                       kn, gpu_ops.count(GpuOpKind::Kernel), corr),
            src);
   }
   auto [ext, cn] = dominant(cpu_ops.external_id, [&](size_t i) { return cpu_ops.kind[i] == CpuOpKind::Op; });
   if (cn >= 10)
     warn(W::shared_external_id,
-         std::to_string(cn) + " CPU ops share External id " + std::to_string(ext) +
-             ": the ids are damaged, so kernel-to-op attribution is unreliable",
+         fmt::format("{} CPU ops share External id {}: the ids are damaged, so kernel-to-op attribution is unreliable",
+                     cn, ext),
          src);
 }
 
@@ -358,15 +358,15 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   // Names the string pool had to make safe (core/string_pool.h): said once per read, not per name.
   if (strings.invalid_utf8_replaced() > names_fixed_reported_) {
     warn(W::names_not_utf8,
-         std::to_string(strings.invalid_utf8_replaced() - names_fixed_reported_) +
-             " name(s) held bytes that are not UTF-8; each such byte is shown as U+FFFD",
+         fmt::format("{} name(s) held bytes that are not UTF-8; each such byte is shown as U+FFFD",
+                     strings.invalid_utf8_replaced() - names_fixed_reported_),
          src);
     names_fixed_reported_ = strings.invalid_utf8_replaced();
   }
   if (strings.truncated() > names_cut_reported_) {
     warn(W::names_cut,
-         std::to_string(strings.truncated() - names_cut_reported_) + " name(s) longer than " +
-             std::to_string(limits::kMaxNameBytes) + " bytes were cut to that length",
+         fmt::format("{} name(s) longer than {} bytes were cut to that length",
+                     strings.truncated() - names_cut_reported_, limits::kMaxNameBytes),
          src);
     names_cut_reported_ = strings.truncated();
   }
@@ -397,9 +397,9 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   clamp_range(collectives);
   if (out_of_range > 0)
     warn(W::timestamp_out_of_range,
-         std::to_string(out_of_range) +
-             " event(s) lie further than 2^62 ns (146 years) from the clock's origin (a damaged or edited trace); "
-             "each was clamped into that range with duration 0",
+         fmt::format("{} event(s) lie further than 2^62 ns (146 years) from the clock's origin (a damaged or edited "
+                     "trace); each was clamped into that range with duration 0",
+                     out_of_range),
          src);
   // End before start: a damaged or hand-edited row. Counted as 0 ns, so no category time or share
   // goes negative. One warning per kind, kernels first.
@@ -413,8 +413,9 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   for (size_t k = 0; k < negative.size(); ++k)
     if (negative[k] > 0)
       warn(W::negative_duration,
-           std::to_string(negative[k]) + " " + kWhat[k] +
-               " end before they start (negative duration: a damaged or edited trace); each is counted as 0 ns",
+           fmt::format("{} {} end before they start (negative duration: a damaged or edited trace); each is counted "
+                       "as 0 ns",
+                       negative[k], kWhat[k]),
            src);
   check_shared_ids(src);
   // Kernel rows per track, already in start order (finish()), looked at for overlaps. The
@@ -428,7 +429,7 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
   }
   if (zero > 0) {
     warn(W::zero_duration_kernels,
-         std::to_string(zero) + " kernels have zero duration (the profiler could not time them)", src);
+         fmt::format("{} kernels have zero duration (the profiler could not time them)", zero), src);
   }
   for (size_t t = 0; t < by_track.size(); ++t) {
     const auto& rows = by_track[t];
@@ -447,11 +448,10 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
     }
     if (overlaps > 0) {
       warn(W::stream_overlap,
-           std::to_string(overlaps) + " kernels overlap an earlier kernel on device " +
-               std::to_string(tracks.device[t]) + " stream " + std::to_string(tracks.stream[t]) + " (worst by " +
-               std::to_string(worst) +
-               " ns), which one stream cannot do; busy time uses interval unions, so it is not double counted, but "
-               "times summed per kernel or category count the overlap again",
+           fmt::format("{} kernels overlap an earlier kernel on device {} stream {} (worst by {} ns), which one "
+                       "stream cannot do; busy time uses interval unions, so it is not double counted, but times "
+                       "summed per kernel or category count the overlap again",
+                       overlaps, tracks.device[t], tracks.stream[t], worst),
            src);
     }
   }
@@ -535,7 +535,7 @@ void Timeline::finish(int64_t overlap_tolerance_ns) {
     if (auto off = samples_to_trace_offset(); off && *off != 0)
       warn(W::clocks_converted,
            std::string("telemetry on the ") + clock_domain_name(meta.sample_clock) + " clock placed on the trace's " +
-               clock_domain_name(meta.trace_clock) + " clock (" + std::to_string(*off) + " ns added)",
+               clock_domain_name(meta.trace_clock) + fmt::format(" clock ({} ns added)", *off),
            meta.sources.empty() ? std::string() : meta.sources.back());
 }
 

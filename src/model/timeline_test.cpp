@@ -3,6 +3,7 @@
 // correlation indexes follow the tables they index.
 #include "model/timeline.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -31,14 +32,14 @@ T value_for(size_t row, const char* column) {
 // (in reverse row order when `reverse_interning`, so two timelines get different ids).
 void fill(Timeline& tl, size_t from, size_t to, bool reverse_interning = false) {
   if (reverse_interning)
-    for (size_t r = to; r-- > from;) tl.strings.intern("name#" + std::to_string(r));
+    for (size_t r = to; r-- > from;) tl.strings.intern(fmt::format("name#{}", r));
   tl.for_each_table([&](const char*, auto& table) {
     table.for_each_column([&](const char* column, auto& col, ColumnKind kind) {
       using T = typename std::decay_t<decltype(col)>::value_type;
       for (size_t r = from; r < to; ++r) {
         if (kind == ColumnKind::String) {
           if constexpr (std::is_same_v<T, StrId>)
-            col.push_back(tl.strings.intern(std::string(column) + "#" + std::to_string(r)));
+            col.push_back(tl.strings.intern(std::string(column) + fmt::format("#{}", r)));
         } else {
           if constexpr (std::is_integral_v<T>) {
             if (std::string_view(column) == "track") {
@@ -278,7 +279,7 @@ TEST(Timeline, FinishSortsByStartAndRemapsReferences) {
     c.start_ns = start;
     c.dur_ns = 5;
     c.kind = CpuOpKind::PythonFunction;
-    c.name = tl.strings.intern("frame" + std::to_string(start));
+    c.name = tl.strings.intern(fmt::format("frame{}", start));
     tl.cpu_ops.push(c);
   }
   tl.python_frames.push(PythonFrameRow{0, 500, kNone});  // the frame that starts at 50

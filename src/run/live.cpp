@@ -75,7 +75,7 @@ Status make_dirs(const std::string& path) {
 
 GpuInfo detect_gpu() {
   GpuInfo g;
-  auto d = detect_local_gpus();
+  auto d = hw::detect_local_gpus();
   if (!d) {
     // The callers say "no GPU on this machine (<detail>)": keep only what was tried.
     g.detail = d.error().message;

@@ -273,7 +273,7 @@ std::optional<FileSpan> rows_span(const Timeline& tl, const RowMarks& m, const s
     any = true;
   }
   if (!any) return std::nullopt;
-  return FileSpan{file, s.first, s.second};
+  return FileSpan{file, s.first, s.second, std::string()};  // clock: set by place_on_clock
 }
 
 std::string human_duration(int64_t ns) {
