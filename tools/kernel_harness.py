@@ -104,7 +104,8 @@ def is_tensor(x):
 def git_blob_id(path):
     """The file's git blob id (sha1 of "blob <size>\\0" + content): `goblin kernel record` compares it
     with `git hash-object kernel.py`, so the version recorded is the version benched."""
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
@@ -249,16 +250,15 @@ class InputSets:
     pointers, new values: a kernel that memoises by pointer returns stale results, which the
     output check catches) and recomputes the references outside the timed region."""
 
-    def __init__(self, mod, shape, k, first_seed):
-        self.mod, self.shape, self.k = mod, shape, k
+    def __init__(self, mod, shape, k, first_seed, manual_seed):
+        self.mod, self.shape, self.k, self.manual_seed = mod, shape, k, manual_seed
         self.seed = first_seed
         self.sets = [self._make() for _ in range(k)]
         self.refs = [None] * k
 
     def _make(self):
-        import torch
         self.seed += 1
-        torch.manual_seed(self.seed)
+        self.manual_seed(self.seed)
         return as_tuple(self.mod.make_inputs(**self.shape))
 
     def regenerate(self):
@@ -543,7 +543,7 @@ def bench(args, shape):
     l2 = args.l2_bytes or info["l2_bytes"] or L2_FALLBACK_BYTES
     k = sets_needed(set_bytes, l2)
     del inputs
-    sets = InputSets(mod, shape, k, first_seed=1000 * 1000)
+    sets = InputSets(mod, shape, k, 1000 * 1000, t["torch.manual_seed"])
     flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
     zero_ = t["torch.Tensor.zero_"]
     flush = lambda: zero_(flush_buf)  # noqa: E731 - evicts the inputs from L2 (do_bench: 256 MiB)
