@@ -129,8 +129,8 @@ class TimingLoop(unittest.TestCase):
         self.assertIsNone(bad)
         self.assertEqual(len(samples), 27)  # rep 30 ms / estimate 1.1 ms
         self.assertTrue(all(abs(s - 1.0) < 1e-9 for s in samples))
-        # every call of warm-up and timing had its output checked (the 5 estimate calls are not kept)
-        self.assertEqual(stats["outputs_checked"], prob.work - 5)
+        # every call of warm-up and timing had its output checked (the 2 x 5 estimate calls are not kept)
+        self.assertEqual(stats["outputs_checked"], prob.work - 10)
 
     def test_memoise_by_pointer_returns_stale_results_and_is_caught(self):
         def memo(p):
@@ -215,9 +215,10 @@ class Checks(unittest.TestCase):
         self.assertEqual(t["Event.elapsed_time"](None, None), 1.0)  # the harness keeps the original
 
     def test_harness_functions_are_watched(self):
-        slots = [(label, owner, attr) for label, owner, attr in
-                 [("kernel_harness." + f, kh, f) for f in kh.HARNESS_FUNCTIONS]]
-        t = kh.Trusted(slots)
+        names = kh.harness_callables()
+        for f in ("check_output", "max_rel_err", "time_rotated", "judge_wall", "held_out", "bench", "Trusted"):
+            self.assertIn(f, names)
+        t = kh.Trusted([("kernel_harness." + f, kh, f) for f in names])
         saved = kh.check_output
         try:
             kh.check_output = lambda *a: (True, 0.0, 0.0, "")
