@@ -67,7 +67,7 @@ Json bench_integrity(const Json& raw, const Config& cfg, const double* median_ms
     if (cfg.roof.target_metric == "GB/s") bw = std::max(bw, cfg.roof.ceiling);
     if (cfg.roof.target_metric == "TFLOP/s") peak = std::max(peak, cfg.roof.ceiling);
     std::string causes;
-    for (const auto& c : lim.likely_causes) causes += fmt::format("; {}", c);
+    for (const auto& c : lim.likely_causes) causes += fmt::format("{} {}", causes.empty() ? ":" : ";", c);
     if (bw > 0 && gbs > bw * (1 + lim.tolerance))
       problems.push_back(problem(
           "physical_limit",
@@ -92,6 +92,9 @@ std::string integrity_human(const Json& s) {
   if (!s.contains("integrity")) return "";
   const Json& in = s["integrity"];
   std::string h;
+  const Json& c = s["correctness"];
+  if (!c.value("passed", false) && c.contains("message"))
+    fmt::format_to(std::back_inserter(h), "correctness: {}\n", c["message"].get<std::string>());
   if (in.value("harness_checks", false) && in.contains("input_sets"))
     fmt::format_to(std::back_inserter(h),
                    "integrity: {} input sets of {:.4g} MB rotated ({} than L2), {} outputs checked, {} rounds\n",
@@ -149,7 +152,7 @@ Result<std::vector<std::string>> check_recordable(const std::string& ws, const J
   }
   if (own_bench && bench.contains("kernel_blob")) {
     ASSIGN_OR_RETURN(auto h, git(ws, {"hash-object", "kernel.py"}));
-    std::string now(trim_blanks(h.out));
+    std::string now(trim_blanks(h.out.substr(0, h.out.find('\n'))));
     if (h.code == 0 && now != bench["kernel_blob"].get<std::string>())
       return make_error(ErrorKind::Usage,
                         "kernel.py changed after it was benched: run `goblin kernel bench` again before recording",
