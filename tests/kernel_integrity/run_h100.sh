@@ -78,11 +78,11 @@ cheats)
   goblin_flow honest_v1 $B/examples/kernel/softmax/v1.py
   ;;
 compare)
-  for v in v0 v1 v2 v3; do
+  for v in ${SOFTMAX-v0 v1 v2 v3}; do
     harness $OLD $B/examples/kernel/softmax/$v.py "$SM" old_softmax_$v 500
     harness $NEW $B/examples/kernel/softmax/$v.py "$SM" new_softmax_$v 500
   done
-  for v in v0 v1 v2 v3; do
+  for v in ${MATMUL-v0 v1 v2 v3}; do
     harness $OLD $B/examples/kernel/matmul/$v.py "$MM" old_matmul_$v 500
     harness $NEW $B/examples/kernel/matmul/$v.py "$MM" new_matmul_$v 500
   done
