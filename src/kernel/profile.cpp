@@ -25,10 +25,10 @@ const char* const kSections[] = {"SpeedOfLight",           "LaunchStats",    "Oc
                                  "MemoryWorkloadAnalysis", "WarpStateStats", "ComputeWorkloadAnalysis"};
 const char* const kExtraMetrics[] = {"gpu__time_duration.sum", "launch__waves_per_multiprocessor",
                                      "launch__occupancy_limit_warps", "sm__inst_executed_pipe_tensor.sum",
-                                 // SIMT FP32 FLOPs for the work-done check (kernel/integrity.h)
-                                 "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                                 "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-                                 "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"};
+                                     // SIMT FP32 FLOPs for the work-done check (kernel/integrity.h)
+                                     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                                     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                                     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"};
 
 // rocprofv3 counters for rocprofiler-compute's roofline formulas (hw/ncu_analysis.h).
 const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",
