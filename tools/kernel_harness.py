@@ -65,14 +65,22 @@ def inspect_file(path, shape):
         out["error"] = (f"{path}: missing {', '.join(missing)} — a kernel file defines make_inputs(**shape), "
                         "kernel(*inputs) and reference(*inputs) (docs/kernel.md)")
         return out
-    # flops/bytes_moved are plain arithmetic on the shape: run just those definitions.
+    # --shape is optional: make_inputs' numeric keyword defaults are the shape it does not give.
+    defaults = literal_defaults(funcs["make_inputs"])
+    out["make_inputs_defaults"] = defaults
+    shape = {**defaults, **shape}
+    # flops/bytes_moved are plain arithmetic on the shape: run just those definitions, with the
+    # dimensions they name.
     for name in ("flops", "bytes_moved"):
         if name in funcs:
             mod = ast.Module(body=[funcs[name]], type_ignores=[])
             ns = {"math": math}
+            fa = funcs[name].args
+            wanted = {a.arg for a in fa.args + fa.kwonlyargs}
+            given = shape if fa.kwarg else {k: v for k, v in shape.items() if k in wanted}
             try:
                 exec(compile(mod, path, "exec"), ns)
-                out[name] = float(ns[name](**shape))
+                out[name] = float(ns[name](**given))
             except Exception as e:  # noqa: BLE001 - reported to the user
                 out["ok"] = False
                 out["error"] = f"{path}: line {funcs[name].lineno}: {name}(**shape) failed: {e!r}"
@@ -82,6 +90,19 @@ def inspect_file(path, shape):
         out["error"] = (f"{path}: define flops(**shape) and bytes_moved(**shape), or PROBLEM = "
                         "{\"op\": ...} naming a known op (matmul, softmax, rmsnorm, layernorm, elementwise, "
                         "reduction, attention)")
+    return out
+
+
+def literal_defaults(fn):
+    """{name: default} of a function's int/float literal keyword defaults (ast, nothing run)."""
+    a = fn.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + \
+        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    out = {}
+    for arg, d in pairs:
+        if isinstance(d, ast.Constant) and type(d.value) in (int, float):
+            out[arg.arg] = d.value
     return out
 
 

@@ -222,3 +222,28 @@ TEST(KernelIntegrity, WorkDoneComparesNcuDramBytesWithTheFormula) {
   EXPECT_NE(w["flags"][0].get<std::string>().find("bytes formula is wrong"), std::string::npos);
   EXPECT_NE(work_done_human(w).find("FLAG:"), std::string::npos);
 }
+
+TEST(KernelShape, ShapeIsOptionalAndProblemDimsMapNames) {
+  // No --shape: make_inputs' defaults (M=32768, N=8192) are the shape.
+  InitOptions o;
+  o.name = "noshape";
+  o.kernel_file = kSrc + "/examples/kernel/softmax/v0.py";
+  o.platform = "H100";
+  o.workspace = (fs::temp_directory_path() / fmt::format("goblin_integrity_test_{}_noshape", getpid())).string();
+  o.harness = kSrc + "/tools/kernel_harness.py";
+  auto c = init_workspace(o);
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_EQ(c->shape, (Json{{"M", 32768}, {"N", 8192}}));
+  EXPECT_DOUBLE_EQ(c->roof.bytes, 2.0 * 32768 * 8192 * 2);
+  // PROBLEM["dims"] maps the formula's M, N to make_inputs' own names.
+  auto cost = op_cost("softmax", Json{{"rows", 1024}, {"cols", 4096}}, "bf16", Json{{"M", "rows"}, {"N", "cols"}});
+  ASSERT_TRUE(cost.ok()) << cost.error().describe();
+  EXPECT_DOUBLE_EQ(cost->bytes, 2.0 * 1024 * 4096 * 2);
+  // A dimension nothing gives names itself and the two ways to give it.
+  auto missing = op_cost("softmax", Json{{"rows", 1024}}, "bf16", Json{{"M", "rows"}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::NotFound);
+  for (const char* want : {"dimension N of softmax", "--shape N=", "make_inputs a default", "\"dims\""})
+    EXPECT_NE(missing.error().message.find(want), std::string::npos) << want << " in " << missing.error().message;
+  EXPECT_EQ(shape_with_defaults(Json{{"N", 4096}}, Json{{"M", 8}, {"N", 8192}}), (Json{{"M", 8}, {"N", 4096}}));
+}

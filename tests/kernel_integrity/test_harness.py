@@ -238,6 +238,20 @@ class Checks(unittest.TestCase):
         self.assertIsNone(kh.judge_wall(0.004, 0.03, 0.025))  # honest, launch-bound
         self.assertIn("not on the timed stream", kh.judge_wall(0.006, 0.36, 0.02))  # side stream
 
+    def test_inspect_takes_the_shape_from_make_inputs_defaults(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write("def make_inputs(rows=1024, cols=4096, dtype=None):\n    pass\n"
+                    "def kernel(x):\n    pass\ndef reference(x):\n    pass\n"
+                    "def flops(rows, cols):\n    return 5 * rows * cols\n"
+                    "def bytes_moved(rows, cols):\n    return 4 * rows * cols\n")
+        try:
+            out = kh.inspect_file(f.name, {"cols": 100})
+            self.assertTrue(out["ok"], out)
+            self.assertEqual(out["make_inputs_defaults"], {"rows": 1024, "cols": 4096})
+            self.assertEqual(out["flops"], 5 * 1024 * 100)
+        finally:
+            os.unlink(f.name)
+
     def test_git_blob_id_matches_git(self):
         with tempfile.NamedTemporaryFile("wb", suffix=".py", delete=False) as f:
             f.write(b"def kernel(x):\n    return x\n")
