@@ -2,26 +2,35 @@
 """GPU side of `goblin kernel`: imports a workspace's kernel.py and checks, times or profiles it.
 
 The kernel file's contract (docs/kernel.md):
-  make_inputs(**shape) -> tuple of tensors   inputs, built on the GPU
+  make_inputs(**shape) -> tuple of tensors   inputs, built on the GPU (random: the harness seeds it)
   kernel(*inputs)      -> tensor (or tuple)  the kernel under optimisation
   reference(*inputs)   -> tensor (or tuple)  the trusted result (e.g. torch in fp32)
   flops(**shape), bytes_moved(**shape)       or PROBLEM = {"op": "softmax", ...} (data/kernel/problems.yaml)
   baseline(*inputs)    optional: a library version (torch.matmul) timed in the same run
+  INPLACE = True       optional: the kernel writes its result into its inputs (else that is refused)
 
 Modes:
   inspect  no torch needed: parses the file (ast), checks the contract, evaluates flops/bytes_moved
            in isolation and reads PROBLEM; prints one JSON object. goblin runs it at `kernel init`.
-  bench    correctness (max relative error vs --rtol) then timing: triton.testing.do_bench where
-           Triton is installed (it clears L2 between reps), else CUDA events with an L2 flush
-           (a 256 MiB buffer write) between reps. Writes the raw samples as JSON; goblin computes
-           the median, its bootstrap interval and the % of target.
+  bench    correctness, then timing that the kernel file cannot game (docs/kernel.md "Honest
+           measurement"): every timed call gets inputs it has not seen (a rotation over input sets
+           that together exceed L2, regenerated from new seeds each round) and every output is
+           checked; CUDA events with an L2 flush between reps as triton.testing.do_bench does;
+           work left on other streams after the call returns and a wall-clock time far above the
+           event time are refused; the timing functions are bound before the kernel file is
+           imported and checked after; held-out shapes and seeds are checked after timing.
+           Writes the raw samples and the integrity findings as JSON; goblin computes the median,
+           its bootstrap interval, the physical limits and the % of target.
+  check    the held-out shapes and seeds alone (correctness, aliasing, NaN/Inf).
   profile  warms up (Triton compiles and autotunes outside the range), then runs the kernel
            --launches times inside the NVTX range "goblin_kernel" so that ncu --nvtx-include
            profiles only those launches.
 """
 import argparse
 import ast
+import hashlib
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -29,6 +38,7 @@ import sys
 import time
 
 CONTRACT = ("make_inputs", "kernel", "reference")
+HARNESS = "goblin kernel_harness 2"
 
 
 def inspect_file(path, shape):
@@ -55,14 +65,22 @@ def inspect_file(path, shape):
         out["error"] = (f"{path}: missing {', '.join(missing)} — a kernel file defines make_inputs(**shape), "
                         "kernel(*inputs) and reference(*inputs) (docs/kernel.md)")
         return out
-    # flops/bytes_moved are plain arithmetic on the shape: run just those definitions.
+    # --shape is optional: make_inputs' numeric keyword defaults are the shape it does not give.
+    defaults = literal_defaults(funcs["make_inputs"])
+    out["make_inputs_defaults"] = defaults
+    shape = {**defaults, **shape}
+    # flops/bytes_moved are plain arithmetic on the shape: run just those definitions, with the
+    # dimensions they name.
     for name in ("flops", "bytes_moved"):
         if name in funcs:
             mod = ast.Module(body=[funcs[name]], type_ignores=[])
             ns = {"math": math}
+            fa = funcs[name].args
+            wanted = {a.arg for a in fa.args + fa.kwonlyargs}
+            given = shape if fa.kwarg else {k: v for k, v in shape.items() if k in wanted}
             try:
                 exec(compile(mod, path, "exec"), ns)
-                out[name] = float(ns[name](**shape))
+                out[name] = float(ns[name](**given))
             except Exception as e:  # noqa: BLE001 - reported to the user
                 out["ok"] = False
                 out["error"] = f"{path}: line {funcs[name].lineno}: {name}(**shape) failed: {e!r}"
@@ -72,6 +90,19 @@ def inspect_file(path, shape):
         out["error"] = (f"{path}: define flops(**shape) and bytes_moved(**shape), or PROBLEM = "
                         "{\"op\": ...} naming a known op (matmul, softmax, rmsnorm, layernorm, elementwise, "
                         "reduction, attention)")
+    return out
+
+
+def literal_defaults(fn):
+    """{name: default} of a function's int/float literal keyword defaults (ast, nothing run)."""
+    a = fn.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + \
+        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    out = {}
+    for arg, d in pairs:
+        if isinstance(d, ast.Constant) and type(d.value) in (int, float):
+            out[arg.arg] = d.value
     return out
 
 
@@ -87,9 +118,86 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def is_tensor(x):
+    return hasattr(x, "untyped_storage") and hasattr(x, "data_ptr")
+
+
+def git_blob_id(path):
+    """The file's git blob id (sha1 of "blob <size>\\0" + content): `goblin kernel record` compares it
+    with `git hash-object kernel.py`, so the version recorded is the version benched."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# The timer cannot be tampered with: the functions the measurement relies on are bound before the
+# kernel file is imported, used through these bindings only, and their identity is checked after
+# the import and after timing (a kernel file that replaces time.perf_counter, torch.cuda.Event's
+# methods or this harness's own functions is refused, naming what it replaced).
+
+class Trusted:
+    def __init__(self, slots):
+        """slots: (label, owner, attribute) triples, read now."""
+        self.slots = [(label, owner, attr, getattr(owner, attr)) for label, owner, attr in slots]
+        self.by_label = {s[0]: s[3] for s in self.slots}
+
+    def __getitem__(self, label):
+        return self.by_label[label]
+
+    def tampered(self):
+        return [label for label, owner, attr, obj in self.slots if getattr(owner, attr, None) is not obj]
+
+
+def harness_callables():
+    """Every function and class of this harness (a kernel file can reach them as __main__.NAME)."""
+    me = sys.modules[__name__]
+    return sorted(n for n, v in vars(me).items() if callable(v) and not n.startswith("__")
+                  and getattr(v, "__module__", None) == me.__name__)
+
+
+def trusted_slots(torch):
+    me = sys.modules[__name__]
+    ev = torch.cuda.Event
+    slots = [("time.perf_counter", time, "perf_counter"), ("time.perf_counter_ns", time, "perf_counter_ns"),
+             ("time.time", time, "time"), ("torch.cuda.synchronize", torch.cuda, "synchronize"),
+             ("torch.cuda.Event", torch.cuda, "Event"), ("torch.cuda.Event.record", ev, "record"),
+             ("torch.cuda.Event.elapsed_time", ev, "elapsed_time"), ("torch.cuda.Event.synchronize", ev, "synchronize"),
+             ("torch.cuda.Stream", torch.cuda, "Stream"), ("torch.cuda.Stream.query", torch.cuda.Stream, "query"),
+             ("torch.Tensor.zero_", torch.Tensor, "zero_"), ("torch.Tensor.copy_", torch.Tensor, "copy_"),
+             ("torch.manual_seed", torch, "manual_seed"), ("json.dumps", json, "dumps")]
+    slots += [("kernel_harness." + f, me, f) for f in harness_callables()]
+    slots += [("kernel_harness.Trusted.tampered", Trusted, "tampered")]
+    return slots
+
+
+class Device:
+    """The measurement's view of the GPU, through the trusted bindings only."""
+
+    def __init__(self, t):
+        self.t = t
+        self.sync = t["torch.cuda.synchronize"]
+        self.perf = t["time.perf_counter"]
+
+    def event(self):
+        return self.t["torch.cuda.Event"](enable_timing=True)
+
+    def record(self, e):
+        self.t["torch.cuda.Event.record"](e)
+
+    def elapsed(self, a, b):
+        return self.t["torch.cuda.Event.elapsed_time"](a, b)
+
+    def wait(self, e):
+        self.t["torch.cuda.Event.synchronize"](e)
+
+
+# ---------------------------------------------------------------------------------------------
+# Correctness of one output.
+
 def max_rel_err(out, ref):
     """Largest per-element relative error. Each element is divided by max(|ref|, 1e-3 * max|ref|) so
-    elements near zero (where bf16 rounding is all error) do not divide by ~0."""
+    elements near zero (where bf16 rounding is all error) do not divide by ~0. NaN/Inf → inf."""
     import torch
     worst, abs_worst = 0.0, 0.0
     for o, r in zip(as_tuple(out), as_tuple(ref)):
@@ -106,43 +214,314 @@ def max_rel_err(out, ref):
     return worst, abs_worst
 
 
-def time_fn(fn, warmup_ms, rep_ms):
-    import torch
-    try:
-        import triton.testing
-        try:
-            ms = triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
-        except TypeError:  # older Triton without return_mode="all"
-            ms = triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=None)
-        return (list(ms) if isinstance(ms, (list, tuple)) else [float(ms)]), "triton.testing.do_bench"
-    except ImportError:
-        pass
-    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
-    fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    est = max((time.perf_counter() - t0) * 1e3, 1e-3)
-    for _ in range(max(1, int(warmup_ms / est))):
-        fn()
-    n = max(10, min(1000, int(rep_ms / est)))
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    for i in range(n):
-        flush.zero_()  # evict the inputs from L2 so every rep reads from DRAM
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in zip(starts, ends)], "cuda_events_l2_flush"
+def storage_span(t):
+    s = t.untyped_storage()
+    return s.data_ptr(), s.data_ptr() + s.nbytes()
 
+
+def overlapping_inputs(outs, inputs):
+    """Indices (output, input) whose storages overlap: an output that is (a view of) an input."""
+    hits = []
+    for i, o in enumerate(outs):
+        if not is_tensor(o):
+            continue
+        a0, a1 = storage_span(o)
+        for j, x in enumerate(inputs):
+            if is_tensor(x):
+                b0, b1 = storage_span(x)
+                if a0 < b1 and b0 < a1:
+                    hits.append((i, j))
+    return hits
+
+
+def check_output(out, ref, inputs, rtol, inplace):
+    """One output against its reference: (ok, max_rel_err, max_abs_err, message)."""
+    outs = as_tuple(out)
+    if not inplace:
+        alias = overlapping_inputs(outs, inputs)
+        if alias:
+            i, j = alias[0]
+            return False, None, None, (f"output {i} shares memory with input {j} (a view of the input): refused "
+                                       "unless the file declares INPLACE = True")
+    err, abs_err = max_rel_err(out, ref)
+    if not math.isfinite(err):
+        return False, None, None, "the output contains NaN or Inf"
+    if err > rtol:
+        return False, err, abs_err, f"max relative error {err:.4g} > {rtol:g}"
+    return True, err, abs_err, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Input sets: every timed call gets inputs it has not seen.
+
+L2_FALLBACK_BYTES = 50 * 1024 * 1024  # H100's 50 MB (data/gpus.yaml) when torch does not say
+MAX_SETS = 512
+MAX_HEAT_MS = 100  # at most this much untimed kernel work before a timed round
+MAX_REPS = 20000  # do_bench has no cap; a kernel whose estimate is ~0 would otherwise run for ever
+
+
+def sets_needed(set_bytes, l2_bytes, cap=MAX_SETS):
+    """Enough distinct input sets that together they hold at least twice the L2 (at least 2)."""
+    if set_bytes <= 0:
+        return 2
+    return int(max(2, min(cap, math.ceil(2 * l2_bytes / set_bytes))))
+
+
+def tensor_bytes(xs):
+    return sum(x.numel() * x.element_size() for x in xs if is_tensor(x))
+
+
+class InputSets:
+    """k input sets of the bench shape. regenerate() refills each in place from a new seed (same
+    pointers, new values: a kernel that memoises by pointer returns stale results, which the
+    output check catches) and recomputes the references outside the timed region."""
+
+    def __init__(self, mod, shape, k, first_seed, manual_seed):
+        self.mod, self.shape, self.k, self.manual_seed = mod, shape, k, manual_seed
+        self.seed = first_seed
+        self.sets = [self._make() for _ in range(k)]
+        self.refs = [None] * k
+        self.heater = self._make()  # untimed calls before each timed round run on this set only
+
+    def _make(self):
+        self.seed += 1
+        self.manual_seed(self.seed)
+        return as_tuple(self.mod.make_inputs(**self.shape))
+
+    def regenerate(self):
+        for i in range(self.k):
+            fresh = self._make()
+            for dst, src in zip(self.sets[i], fresh):
+                if is_tensor(dst):
+                    dst.copy_(src)
+            del fresh
+            self.refs[i] = None
+        for i in range(self.k):
+            self.refs[i] = self.mod.reference(*self.sets[i])
+
+
+def time_rotated(dev, fn, sets, warmup_ms, rep_ms, flush, check):
+    """do_bench's method (estimate over 5 calls, warm-up, then per rep: flush L2, event, call,
+    event) over rotating input sets. Each round calls every set once; the sets are regenerated
+    before every timed round and each output is checked after the round with
+    check(out, ref, inputs) -> (ok, max_rel_err, max_abs_err, message). Returns (samples_ms, stats,
+    the first wrong output or None)."""
+    k = sets.k
+    sets.regenerate()
+    stats = {"rounds": 0, "outputs_checked": 0}
+    bad = None
+
+    def round_(n, timed):
+        nonlocal bad
+        outs, starts, ends = [], [], []
+        for i in range(n):
+            x = sets.sets[i]
+            if timed:
+                flush()
+                s, e = dev.event(), dev.event()
+                dev.record(s)
+                outs.append(fn(*x))
+                dev.record(e)
+                starts.append(s)
+                ends.append(e)
+            else:
+                outs.append(fn(*x))
+        dev.sync()
+        stats["_synced_at"] = dev.perf()  # untimed work (checks, regeneration) starts here
+        for i, o in enumerate(outs):
+            ok, err, _, msg = check(o, sets.refs[i], sets.sets[i])
+            stats["outputs_checked"] += 1
+            if not ok and bad is None:
+                bad = {"round": stats["rounds"], "set": i, "timed": timed, "max_rel_err": err, "message": msg}
+        stats["rounds"] += 1
+        del outs
+        return [dev.elapsed(s, e) for s, e in zip(starts, ends)]
+
+    # Estimate the call's time as do_bench does (5 calls, L2 flushed).
+    # Twice: the first pass pays for the allocator's first cudaMalloc of each output.
+    for _ in range(2):
+        s, e = dev.event(), dev.event()
+        dev.record(s)
+        for i in range(5):
+            flush()
+            fn(*sets.sets[i % k])
+        dev.record(e)
+        dev.sync()
+    est = max(dev.elapsed(s, e) / 5, 1e-3)
+    n_warm, n_rep = min(MAX_REPS, max(1, int(warmup_ms / est))), min(MAX_REPS, max(1, int(rep_ms / est)))
+    done = 0
+    while done < n_warm:
+        n = min(k, n_warm - done)
+        round_(n, False)
+        done += n
+    # Between timed rounds the GPU regenerates inputs and checks outputs; without more, a
+    # power-limited kernel (a bf16 matmul) would run each timed round at the higher clocks of a
+    # rested GPU, 10 % faster than do_bench's back-to-back reps. So each timed round is preceded by
+    # as much untimed work of the kernel itself (on the heater set, never timed or checked) as the
+    # regeneration and checks took: the timed calls run in do_bench's sustained state.
+    samples = []
+    stats["heat_calls"] = 0
+    last = dev.perf()
+    while len(samples) < n_rep:
+        sets.regenerate()  # values never seen before, outside the timed region
+        dev.sync()
+        heat = int(min(MAX_HEAT_MS, (dev.perf() - last) * 1e3) / est) + 1
+        for _ in range(heat):
+            flush()
+            fn(*sets.heater)
+        stats["heat_calls"] += heat
+        samples += round_(min(k, n_rep - len(samples)), True)
+        last = stats.pop("_synced_at")
+    stats["estimate_ms"] = est
+    return samples, stats, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Synchronisation: all the work a call starts is timed.
+
+WALL_RATIO = 1.5        # wall clock per call may exceed max(event time, launch time) by 50 % ...
+WALL_SLACK_MS = 0.05    # ... plus 50 us of host overhead (Python, allocator, synchronize)
+PENDING_SLACK_MS = 0.02  # a device-wide synchronize after the call's stream is idle: idle + 20 us
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return 0.0 if n == 0 else (xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2]))
+
+
+def judge_wall(event_ms, wall_ms, launch_ms):
+    """A problem (str) when the wall clock per call (back to back, device-wide synchronize at the
+    end) is far above both the event time and the host's launch time: work on another stream."""
+    bound = WALL_RATIO * max(event_ms, launch_ms) + WALL_SLACK_MS
+    if wall_ms > bound:
+        return (f"wall clock {wall_ms:.4g} ms per call (device-wide synchronize) vs {event_ms:.4g} ms by CUDA events "
+                f"and {launch_ms:.4g} ms to launch: the call's work is not on the timed stream")
+    return None
+
+
+def judge_pending(busy_streams, sync_ms, idle_sync_ms):
+    """A problem (str) when work was still running after the call returned and its stream was
+    idle: a torch stream still busy, or a device-wide synchronize that waited on something."""
+    if max(busy_streams, default=0) > 0:
+        return (f"{max(busy_streams)} other CUDA stream(s) still had work after the call returned and its stream "
+                "finished: the kernel runs on a side stream that the timing does not see")
+    if median(sync_ms) > 3 * median(idle_sync_ms) + PENDING_SLACK_MS:
+        return (f"a device-wide synchronize after the call took {median(sync_ms):.4g} ms (idle: "
+                f"{median(idle_sync_ms):.4g} ms): work was left running after the call returned")
+    return None
+
+
+def pool_streams(torch):
+    """torch's stream pools (32 streams per priority, handed out round-robin): creating 32 of each
+    priority returns every stream a kernel file can get from torch.cuda.Stream()."""
+    out = []
+    for prio in (0, -1):
+        try:
+            out += [torch.cuda.Stream(priority=prio) for _ in range(32)]
+        except RuntimeError:
+            pass
+    return out
+
+
+def probe_pending(dev, t, fn, args, streams, n=5):
+    query = t["torch.cuda.Stream.query"]
+
+    def once(f):
+        dev.sync()
+        out = f()
+        e = dev.event()
+        dev.record(e)
+        dev.wait(e)  # the call's own stream is done
+        busy = sum(1 for s in streams if not query(s))
+        t0 = dev.perf()
+        dev.sync()
+        ms = (dev.perf() - t0) * 1e3
+        del out
+        return busy, ms
+
+    idle = [once(lambda: None)[1] for _ in range(n)]
+    runs = [once(lambda: fn(*args)) for _ in range(n)]
+    return {"busy_streams": [b for b, _ in runs], "sync_ms": [m for _, m in runs], "idle_sync_ms": idle}
+
+
+def wall_clock(dev, fn, sets, est_ms):
+    r = int(max(3, min(200, 50 / max(est_ms, 1e-3))))
+    launch = 0.0
+    dev.sync()
+    t0 = dev.perf()
+    for j in range(r):
+        a = dev.perf()
+        fn(*sets.sets[j % sets.k])
+        launch += dev.perf() - a
+    dev.sync()
+    return {"calls": r, "wall_ms": (dev.perf() - t0) * 1e3 / r, "launch_ms": launch * 1e3 / r}
+
+
+# ---------------------------------------------------------------------------------------------
+# Held-out shapes and seeds, checked after timing (and by `check`).
+
+def shape_with_defaults(mod, shape):
+    """--shape over make_inputs' keyword defaults: the dimensions the bench really ran."""
+    full = {}
+    try:
+        for name, p in inspect.signature(mod.make_inputs).parameters.items():
+            if p.default is not inspect.Parameter.empty and isinstance(p.default, int):
+                full[name] = p.default
+    except (TypeError, ValueError):
+        pass
+    full.update(shape)
+    return full
+
+
+def held_out_shapes(shape):
+    """Two smaller shapes whose every integer dimension >= 16 is an odd multiple of 8 (8 * (2m + 1)):
+    not a multiple of any tile size >= 16, so the kernel's edge masks are exercised, while rows stay
+    16-byte aligned for bf16 (TMA needs that). About 1/4 and 1/16 of each dimension."""
+    out = []
+    for div in (64, 256):
+        s = {}
+        for k, v in shape.items():
+            s[k] = 8 * (2 * (v // div) + 1) if isinstance(v, int) and not isinstance(v, bool) and v >= 16 else v
+        if s != shape and s not in out:
+            out.append(s)
+    return out
+
+
+HELD_OUT_SEEDS = (1001, 1002)
+
+
+def held_out(mod, shape, rtol, inplace):
+    import torch
+    full = shape_with_defaults(mod, shape)
+    cases = [(s, HELD_OUT_SEEDS[0]) for s in held_out_shapes(full)] + [(shape, sd) for sd in HELD_OUT_SEEDS]
+    res = []
+    for s, seed in cases:
+        case = {"shape": s, "seed": seed}
+        try:
+            torch.manual_seed(seed)
+            x = as_tuple(mod.make_inputs(**s))
+            ref = mod.reference(*x)
+            out = mod.kernel(*x)
+            torch.cuda.synchronize()
+            ok, err, _, msg = check_output(out, ref, x, rtol, inplace)
+            case.update({"passed": ok, "max_rel_err": err, "message": msg})
+            del x, ref, out
+        except Exception as e:  # noqa: BLE001 - a crash on a held-out shape is a failure to report
+            case.update({"passed": False, "max_rel_err": None, "message": f"raised {type(e).__name__}: {e}"[:400]})
+        res.append(case)
+        torch.cuda.empty_cache()
+    return {"passed": all(c["passed"] for c in res), "cases": res}
+
+
+# ---------------------------------------------------------------------------------------------
 
 def device_info():
     import torch
     p = torch.cuda.get_device_properties(0)
     info = {"name": p.name, "sm_count": p.multi_processor_count, "torch": torch.__version__,
-            "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
+            "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+            "l2_bytes": int(getattr(p, "L2_cache_size", 0) or 0)}
     try:
         import triton
         info["triton"] = triton.__version__
@@ -151,34 +530,113 @@ def device_info():
     return info
 
 
+def problem(check, message):
+    return {"check": check, "message": message}
+
+
 def bench(args, shape):
     import torch
+    t = Trusted(trusted_slots(torch))  # bound before the kernel file runs any code
+    tampered = t.tampered  # a bound method: replacing Trusted.tampered later does not change it
+    dev = Device(t)
+    info = device_info()
+    res = {"harness": HARNESS, "mode": "bench", "kernel_file": os.path.abspath(args.kernel),
+           "kernel_blob": git_blob_id(args.kernel), "shape": shape, "device": info}
+    problems = []
+    res["integrity"] = {"passed": False, "problems": problems}
     mod = load_module(args.kernel)
+    changed = tampered()
+    if changed:
+        problems.append(problem("timer_tampered", "the kernel file replaced " + ", ".join(changed) +
+                                " while it was imported: the harness's timing cannot be trusted, nothing is timed"))
+        res["correctness"] = {"passed": False, "max_rel_err": None, "max_abs_err": None, "threshold": args.rtol,
+                              "message": "not checked: the timer was tampered with"}
+        return res
     missing = [f for f in CONTRACT if not hasattr(mod, f)]
     if missing:
         raise SystemExit(f"{args.kernel}: missing {', '.join(missing)}")
-    torch.manual_seed(0)
-    inputs = as_tuple(mod.make_inputs(**shape))
-    out = mod.kernel(*inputs)
-    ref = mod.reference(*inputs)
-    torch.cuda.synchronize()
-    err, abs_err = max_rel_err(out, ref)
-    del out, ref
-    res = {"harness": "goblin kernel_harness 1", "mode": "bench", "kernel_file": os.path.abspath(args.kernel),
-           "shape": shape, "device": device_info(),
-           "correctness": {"passed": bool(err <= args.rtol), "max_rel_err": err if math.isfinite(err) else None,
-                           "max_abs_err": abs_err if math.isfinite(abs_err) else None, "threshold": args.rtol}}
+    inplace = bool(getattr(mod, "INPLACE", False) or (isinstance(getattr(mod, "PROBLEM", None), dict)
+                                                       and mod.PROBLEM.get("inplace")))
     for name in ("flops", "bytes_moved"):
         if hasattr(mod, name):
             res[name] = float(getattr(mod, name)(**shape))
     if hasattr(mod, "PROBLEM"):
         res["problem"] = mod.PROBLEM
-    if res["correctness"]["passed"] or args.time_anyway:
-        res["samples_ms"], res["timer"] = time_fn(lambda: mod.kernel(*inputs), args.warmup_ms, args.rep_ms)
-        if hasattr(mod, "baseline"):
-            ms, _ = time_fn(lambda: mod.baseline(*inputs), args.warmup_ms, args.rep_ms)
-            res["baseline"] = {"name": getattr(mod, "BASELINE_NAME", "baseline"), "samples_ms": ms}
+
+    # Correctness on a first input set (seed 0); the reference runs first, on its own copy, and the
+    # inputs must come back unchanged unless the file declares INPLACE.
+    t["torch.manual_seed"](0)
+    inputs = as_tuple(mod.make_inputs(**shape))
+    saved = [x.clone() if is_tensor(x) else x for x in inputs]
+    ref = mod.reference(*saved)
+    out = mod.kernel(*inputs)
+    dev.sync()
+    ok, err, abs_err, msg = check_output(out, ref, inputs, args.rtol, inplace)
+    if ok and not inplace:
+        for j, (x, y) in enumerate(zip(inputs, saved)):
+            if is_tensor(x) and not torch.equal(x, y):
+                ok, msg = False, f"the kernel wrote into input {j}: refused unless the file declares INPLACE = True"
+    res["correctness"] = {"passed": bool(ok), "max_rel_err": err, "max_abs_err": abs_err, "threshold": args.rtol,
+                          "message": msg}
+    set_bytes = tensor_bytes(inputs)
+    del out, ref, saved
+    if not (ok or args.time_anyway):
+        res["integrity"]["passed"] = True  # nothing timed, nothing to distrust
+        return res
+
+    # Timing over rotating input sets.
+    l2 = args.l2_bytes or info["l2_bytes"] or L2_FALLBACK_BYTES
+    k = sets_needed(set_bytes, l2)
+    del inputs
+    sets = InputSets(mod, shape, k, 1000 * 1000, t["torch.manual_seed"])
+    flush_buf = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    zero_ = t["torch.Tensor.zero_"]
+    flush = lambda: zero_(flush_buf)  # noqa: E731 - evicts the inputs from L2 (do_bench: 256 MiB)
+    def check(o, r, x, inplace=inplace):
+        return check_output(o, r, x, args.rtol, inplace)
+
+    samples, stats, bad = time_rotated(dev, mod.kernel, sets, args.warmup_ms, args.rep_ms, flush, check)
+    res["samples_ms"], res["timer"] = samples, "cuda_events_rotating_inputs_l2_flush"
+    res["integrity"].update({"input_sets": k, "set_bytes": set_bytes, "l2_bytes": l2,
+                             "sets_exceed_l2": k * set_bytes > l2, **stats})
+    if bad:
+        res["correctness"].update({"passed": False, "max_rel_err": bad["max_rel_err"],
+                                   "message": f"a timed call returned a wrong result on inputs it had not seen "
+                                              f"(round {bad['round']} of warm-up and timing, input set {bad['set']}): {bad['message']}"})
+        problems.append(problem("stale_output", res["correctness"]["message"] + " — a kernel that caches its "
+                                "results (by pointer, shape or content) returns stale outputs here"))
+    streams = pool_streams(torch)
+    pend = probe_pending(dev, t, mod.kernel, sets.sets[0], streams)
+    res["integrity"]["pending"] = pend
+    p = judge_pending(pend["busy_streams"], pend["sync_ms"], pend["idle_sync_ms"])
+    if p:
+        problems.append(problem("work_after_return", p))
+    wall = wall_clock(dev, mod.kernel, sets, stats["estimate_ms"])
+    wall["event_median_ms"] = median(samples)
+    res["integrity"]["wall"] = wall
+    p = judge_wall(wall["event_median_ms"], wall["wall_ms"], wall["launch_ms"])
+    if p:
+        problems.append(problem("wall_clock", p))
+    if hasattr(mod, "baseline"):
+        ms, _, _ = time_rotated(dev, mod.baseline, sets, args.warmup_ms, args.rep_ms, flush,
+                                lambda o, r, x: check(o, r, x, True))
+        res["baseline"] = {"name": getattr(mod, "BASELINE_NAME", "baseline"), "samples_ms": ms}
+    del sets, flush_buf
+    torch.cuda.empty_cache()
+    res["held_out"] = held_out(mod, shape, args.rtol, inplace)
+    changed = tampered()
+    if changed:
+        problems.append(problem("timer_tampered", "the kernel replaced " + ", ".join(changed) +
+                                " while it ran: the timing cannot be trusted"))
+    res["integrity"]["passed"] = not problems
     return res
+
+
+def check(args, shape):
+    mod = load_module(args.kernel)
+    inplace = bool(getattr(mod, "INPLACE", False))
+    return {"harness": HARNESS, "mode": "check", "kernel_blob": git_blob_id(args.kernel),
+            "held_out": held_out(mod, shape, args.rtol, inplace)}
 
 
 def profile(args, shape):
@@ -193,12 +651,12 @@ def profile(args, shape):
         mod.kernel(*inputs)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
-    return {"harness": "goblin kernel_harness 1", "mode": "profile", "launches": args.launches}
+    return {"harness": HARNESS, "mode": "profile", "launches": args.launches}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["inspect", "bench", "profile"])
+    ap.add_argument("mode", choices=["inspect", "bench", "check", "profile"])
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--shape", default="{}", help='JSON object, e.g. {"M": 8192, "N": 8192}')
     ap.add_argument("--rtol", type=float, default=1e-2)
@@ -206,6 +664,8 @@ def main():
     ap.add_argument("--rep-ms", type=float, default=200)
     ap.add_argument("--launches", type=int, default=1)
     ap.add_argument("--time-anyway", action="store_true", help="time even when the result is wrong")
+    ap.add_argument("--l2-bytes", type=int, default=0,
+                    help="L2 size for the input rotation (default: torch's device properties)")
     ap.add_argument("--out", help="write the JSON here (default stdout)")
     args = ap.parse_args()
     shape = json.loads(args.shape)
@@ -213,6 +673,8 @@ def main():
         res = inspect_file(args.kernel, shape)
     elif args.mode == "bench":
         res = bench(args, shape)
+    elif args.mode == "check":
+        res = check(args, shape)
     else:
         res = profile(args, shape)
     text = json.dumps(res)

@@ -4,6 +4,7 @@
 
 #include "core/io.h"
 #include "core/text.h"
+#include "kernel/integrity.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
 #include "kernel/proc.h"
@@ -21,11 +22,18 @@ Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
              {{"passed", c.value("passed", false)},
               {"max_rel_err", c.contains("max_rel_err") ? c["max_rel_err"] : Json(nullptr)},
               {"threshold", c.value("threshold", cfg.rtol)}}}};
+  if (c.contains("message") && c["message"].is_string() && !c["message"].get<std::string>().empty())
+    s["correctness"]["message"] = c["message"];
+  ASSIGN_OR_RETURN(auto lim, load_integrity_limits());
+  if (raw.contains("held_out")) s["held_out"] = raw["held_out"];
   std::vector<double> ms;
   if (raw.contains("samples_ms") && raw["samples_ms"].is_array())
     for (const auto& x : raw["samples_ms"])
       if (x.is_number()) ms.push_back(x.get<double>());
-  if (ms.empty()) return s;  // correctness failed before timing
+  if (ms.empty()) {  // correctness failed (or the timer was tampered with) before timing
+    s["integrity"] = bench_integrity(raw, cfg, nullptr, lim);
+    return s;
+  }
   auto iv = bootstrap_median(ms);
   double sec = iv.point * 1e-3;
   double tflops = cfg.roof.flops / sec / 1e12, gbs = cfg.roof.bytes / sec / 1e9;
@@ -41,6 +49,9 @@ Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
                {"pct_of_target", round_to(100 * achieved / cfg.roof.target, 1)},
                {"pct_of_ceiling", round_to(100 * achieved / cfg.roof.ceiling, 1)},
                {"target_met", achieved >= cfg.roof.target}};
+  // A result that fails an integrity check is never reported as meeting the target.
+  s["integrity"] = bench_integrity(raw, cfg, &iv.point, lim);
+  if (!s["integrity"]["passed"].get<bool>()) perf["target_met"] = false;
   if (raw.contains("baseline") && raw["baseline"].contains("samples_ms")) {
     std::vector<double> b;
     for (const auto& x : raw["baseline"]["samples_ms"])
@@ -68,7 +79,8 @@ std::string bench_human(const Json& s, const Config& cfg) {
   h += std::string("correctness: ") + (c["passed"].get<bool>() ? "passed" : "FAILED") + " (max rel err " +
        (c["max_rel_err"].is_number() ? format_sig(c["max_rel_err"].get<double>(), 3) : "non-finite") + ", threshold " +
        format_sig(c["threshold"].get<double>(), 3) + ")\n";
-  if (!s.contains("performance")) return h;
+  h += integrity_human(s);
+  if (!s.contains("performance") || (s.contains("integrity") && !s["integrity"].value("passed", true))) return h;
   const Json& p = s["performance"];
   h += "latency: " + format_sig(p["median_latency_ms"].get<double>(), 4) + " ms median (95% CI " +
        format_sig(p["latency_ci95_ms"][0].get<double>(), 4) + "-" +
@@ -133,6 +145,8 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
   full["summary"] = *s;
   RETURN_IF_ERROR(write_file((dir / "bench.json").string(), full.dump(1) + "\n"));
   fs::remove(raw_path, ec);
+  if (!(*s)["integrity"].value("passed", true))
+    return make_error(ErrorKind::Workload, integrity_error((*s)["integrity"]), (dir / "bench.json").string());
   Json out = *s;
   out["bench_file"] = (dir / "bench.json").string();
   out["version"] = n;

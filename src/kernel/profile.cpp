@@ -10,6 +10,7 @@
 #include "hw/diagnose.h"
 #include "hw/knowledge.h"
 #include "hw/ncu_analysis.h"
+#include "kernel/integrity.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
 #include "kernel/proc.h"
@@ -26,7 +27,11 @@ namespace {
 const char* const kSections[] = {"SpeedOfLight",           "LaunchStats",    "Occupancy",
                                  "MemoryWorkloadAnalysis", "WarpStateStats", "ComputeWorkloadAnalysis"};
 const char* const kExtraMetrics[] = {"gpu__time_duration.sum", "launch__waves_per_multiprocessor",
-                                     "launch__occupancy_limit_warps", "sm__inst_executed_pipe_tensor.sum"};
+                                     "launch__occupancy_limit_warps", "sm__inst_executed_pipe_tensor.sum",
+                                     // SIMT FP32 FLOPs for the work-done check (kernel/integrity.h)
+                                     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                                     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                                     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"};
 
 // rocprofv3 counters for rocprofiler-compute's roofline formulas (hw/ncu_analysis.h).
 const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",
@@ -180,7 +185,8 @@ std::string diagnosis_human(const Json& d) {
     }
   }
   if (d["kernels"].size() > 1)
-    h += "(" + fmt::format("{}", d["kernels"].size()) + " kernels profiled; the longest shown)\n";
+    h += fmt::format("({} kernels profiled; the longest shown)\n", d["kernels"].size());
+  if (d.contains("work_done")) h += work_done_human(d["work_done"]);
   return h;
 }
 
@@ -225,6 +231,7 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
   }
   ASSIGN_OR_RETURN(auto d, diagnose_profile(*hwk, csv, cfg));
   Json out = d;
+  out["work_done"] = work_done(csv, cfg, o.launches);
   out["profile"] = fs::relative(csv, ws, ec).string();
   out["version"] = n;
   if (o.prompt) {

@@ -8,6 +8,7 @@
 #include "core/data.h"
 #include "core/io.h"
 #include "core/text.h"
+#include "kernel/integrity.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
 #include "kernel/proc.h"
@@ -42,14 +43,18 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
                       fmt::format("no bench result for v{}: run `goblin kernel bench` first or pass --bench FILE", n),
                       bench_path);
   ASSIGN_OR_RETURN(auto bench, read_json_file(bench_path, "bench result is not valid JSON"));
+  // The summary is recomputed from the raw samples (its integrity checks included), never taken
+  // from the file's own "summary" unless the file holds nothing else (a workload's own bench).
   Json summary;
-  if (bench.contains("summary")) {
-    summary = bench["summary"];
-  } else {
+  if (bench.contains("correctness") || !bench.contains("summary")) {
     auto s = summarize_bench(bench, cfg);
     if (!s.ok()) return make_error(s.error().kind, s.error().message, bench_path);
     summary = *s;
+  } else {
+    summary = bench["summary"];
   }
+  auto notes = check_recordable(ws, bench, summary, o.bench_file.empty());
+  if (!notes.ok()) return make_error(notes.error().kind, notes.error().message, bench_path);
   const Json& corr = summary["correctness"];
   if (!corr.value("passed", false))
     return make_error(ErrorKind::Workload,
@@ -102,6 +107,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (!profile_rel.empty()) rec.profile = profile_rel;
   if (!head.empty()) rec.commit = head;
   if (n == 0) rec.pitfalls_and_fixes = cfg.pitfalls;
+  for (const auto& note : *notes) rec.pitfalls_and_fixes.push_back(note);
   if (diag.is_null())
     rec.pitfalls_and_fixes.emplace_back("no profile recorded for this iteration (run `goblin kernel profile`)");
   rec.recorded_at = now_iso8601();

@@ -1,5 +1,6 @@
 #include "kernel/workspace.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
@@ -104,7 +105,13 @@ Json measured_ceilings(const hw::HwKnowledge& hwk, const hw::GpuSpec& g, std::st
   return mc.json;
 }
 
-Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype) {
+Json shape_with_defaults(const Json& given, const Json& defaults) {
+  Json s = defaults.is_object() ? defaults : Json::object();
+  for (const auto& [k, v] : given.items()) s[k] = v;
+  return s;
+}
+
+Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype, const Json& dims) {
   ASSIGN_OR_RETURN(auto text, load_data_file("kernel/problems.yaml"));
   YAML::Node root;
   try {
@@ -124,6 +131,21 @@ Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::stri
     for (const auto& kv : n["defaults"]) vars[kv.first.as<std::string>()] = kv.second.as<double>();
   for (const auto& [k, v] : shape.items())
     if (v.is_number()) vars[k] = v.get<double>();
+  if (dims.is_object())
+    for (const auto& [formula_name, shape_name] : dims.items())
+      if (shape_name.is_string() && shape.contains(shape_name.get<std::string>()) &&
+          shape[shape_name.get<std::string>()].is_number())
+        vars[formula_name] = shape[shape_name.get<std::string>()].get<double>();
+  if (n["shape"])
+    for (const auto& d : n["shape"]) {
+      std::string dim = d.as<std::string>();
+      if (!vars.count(dim))
+        return make_error(ErrorKind::NotFound,
+                          fmt::format("the shape does not give dimension {0} of {1}: pass --shape {0}=N, or give "
+                                      "make_inputs a default for it (PROBLEM = {{\"op\": \"{1}\", \"dims\": "
+                                      "{{\"{0}\": \"your_name\"}}}} maps it to make_inputs' own name)",
+                                      dim, op));
+    }
   OpCost c;
   c.source = n["source"].as<std::string>("");
   c.formula = "FLOPs = " + n["flops"].as<std::string>() + ", bytes = " + n["bytes"].as<std::string>();
@@ -326,6 +348,8 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
   if (!info.ok()) return make_error(ErrorKind::Environment, info.error().message + ": " + ins.err.substr(0, 1000));
   if (!info->value("ok", false))
     return make_error(ErrorKind::Usage, info->value("error", std::string("kernel file check failed")), o.kernel_file);
+  // --shape is optional: make_inputs' defaults give the dimensions it leaves out.
+  if (info->contains("make_inputs_defaults")) c.shape = shape_with_defaults(c.shape, (*info)["make_inputs_defaults"]);
   double flops = 0, bytes = 0;
   if (info->contains("flops") && info->contains("bytes_moved")) {
     flops = (*info)["flops"];
@@ -333,7 +357,7 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
     c.problem_source = "kernel.py flops(*shape) / bytes_moved(*shape)";
   } else {
     c.problem_op = (*info)["problem"]["op"];
-    auto cost = op_cost(c.problem_op, c.shape, c.dtype);
+    auto cost = op_cost(c.problem_op, c.shape, c.dtype, (*info)["problem"].value("dims", Json::object()));
     if (!cost.ok()) return make_error(cost.error().kind, cost.error().message, o.kernel_file);
     flops = cost->flops;
     bytes = cost->bytes;

@@ -69,7 +69,12 @@ struct OpCost {
   double flops = 0, bytes = 0;
   std::string source, formula;
 };
-Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype);
+// `dims` (PROBLEM["dims"]) maps the formula's dimension names to the shape's, e.g. {"M": "rows"};
+// a dimension neither gives is a NotFound error naming it and the ways to give it.
+Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype,
+                       const Json& dims = Json::object());
+// --shape over make_inputs' keyword defaults (what `kernel_harness.py inspect` read).
+Json shape_with_defaults(const Json& given, const Json& defaults);
 
 // tools/kernel_harness.py: `given`, $GOBLIN_TOOLS_DIR, beside the binary, or the source tree.
 std::string find_harness(const std::string& given);
