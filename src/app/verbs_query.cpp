@@ -2,8 +2,10 @@
 // `export` (a window of traces as one Kineto file a viewer can open, query/slice.h; or the query
 // tables as CSV files or an SQLite database). docs/query.md.
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -61,6 +63,14 @@ Status write_file(const std::string& path, std::string_view bytes) {
   return f.commit();
 }
 
+// This process's user + system CPU seconds so far (--timer).
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 // SQL text from stdin (not a terminal): the whole of it, bounded.
 Result<std::string> read_stdin_sql() {
   std::string sql;
@@ -97,6 +107,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
   }
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
+  const auto t0 = std::chrono::steady_clock::now();
   auto loaded = load_all(paths);
   if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
   auto db = query::Database::open(loaded->refs, *kn);
@@ -134,7 +145,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (::isatty(0) && ctx.text_out) {
       query::run_shell(
           [&](const std::string& text) {
-            if (Status s = run_one(text, nullptr); !s) std::cerr << "error: " << s.error().message << "\n";
+            if (Status s = run_one(text, nullptr); !s) std::cerr << fmt::format("error: {}\n", s.error().message);
           },
           ctx.text_out);
       vr.result = Json{{"shell", true}};
@@ -146,7 +157,18 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
   }
   if (!sql.empty()) {
     Json res;
-    if (Status s = run_one(sql, &res); !s) {
+    const auto t1 = std::chrono::steady_clock::now();
+    const double cpu1 = cpu_seconds();
+    Status st = run_one(sql, &res);
+    if (rq.flag("timer")) {
+      // CPU time beside wall time: on a shared machine the wall time of one statement says more
+      // about the neighbours than about the statement.
+      const auto t2 = std::chrono::steady_clock::now();
+      std::cerr << fmt::format("time: read + open {:.3f} s, statement {:.3f} s wall, {:.3f} s CPU\n",
+                               std::chrono::duration<double>(t1 - t0).count(),
+                               std::chrono::duration<double>(t2 - t1).count(), cpu_seconds() - cpu1);
+    }
+    if (Status s = st; !s) {
       vr.error = s.error();
       return vr;
     }
@@ -180,7 +202,9 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   if (out.empty()) {
     auto d = ctx.output_dir("export");
     if (!d) return VerbResult{nullptr, d.error(), ""};
-    out = (std::filesystem::path(*d) / (format == "kineto" ? "slice.json.gz" : format == "sqlite" ? "trace.db" : "tables"))
+    out = (std::filesystem::path(*d) / (format == "kineto"   ? "slice.json.gz"
+                                        : format == "sqlite" ? "trace.db"
+                                                             : "tables"))
               .string();
   }
   auto kn = analysis_knowledge_of(ctx);
@@ -244,7 +268,8 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
     } else {
       std::error_code ec;
       std::filesystem::create_directories(out, ec);
-      if (ec) return VerbResult{nullptr, make_error(ErrorKind::Io, "cannot create " + out + ": " + ec.message(), out), ""};
+      if (ec)
+        return VerbResult{nullptr, make_error(ErrorKind::Io, "cannot create " + out + ": " + ec.message(), out), ""};
       Json files = Json::array();
       for (const query::TableInfo& t : query::table_infos()) {
         const std::string file = (std::filesystem::path(out) / (t.name + ".csv")).string();
@@ -284,7 +309,8 @@ void add_query_verbs(std::vector<Verb>& out) {
         "traces: one per rank, every table has `rank` and `trace` columns. schema=true lists the tables and "
         "columns. A bad statement is an error with SQLite's message and the byte position.";
     v.examples =
-        "  goblin query trace.json.gz \"SELECT category, sum(dur_ns)/1e6 AS ms FROM gpu_ops GROUP BY 1 ORDER BY 2 DESC\"\n"
+        "  goblin query trace.json.gz \"SELECT category, sum(dur_ns)/1e6 AS ms FROM gpu_ops GROUP BY 1 ORDER BY 2 "
+        "DESC\"\n"
         "  goblin query rank*.json.gz \"SELECT rank, avg(dur_ns) FROM steps GROUP BY rank\" --format csv\n"
         "  goblin query trace.json.gz --db trace.db \"SELECT count(*) FROM kernels\"   keep the tables in a file\n"
         "  goblin query trace.json.gz                          interactive shell (or SQL from stdin)\n"
@@ -305,7 +331,10 @@ void add_query_verbs(std::vector<Verb>& out) {
                    query::kMaxQueryJsonRows};
     max_rows.min = 1;
     max_rows.max = static_cast<double>(query::kMaxQueryJsonRows);
-    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows};
+    Field timer{"timer", FieldKind::Boolean, "Print the time to read the traces and to run the statement on stderr",
+                false};
+    timer.doors = kCli;
+    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer};
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"columns", {{"description", "column names"}}},

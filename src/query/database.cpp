@@ -7,7 +7,6 @@
 #include <array>
 #include <cstring>
 
-
 namespace goblin::query {
 
 namespace {
@@ -23,6 +22,16 @@ struct VTab {
 struct Cursor {
   sqlite3_vtab_cursor base{};
   size_t trace = 0, row = 0, rows = 0;
+  // An ordered scan (xBestIndex consumed ORDER BY / GROUP BY of one column): positions in
+  // TableData::order, read backwards for DESC.
+  const std::vector<uint64_t>* order = nullptr;
+  size_t pos = 0;
+  bool desc = false;
+  void place() {
+    const uint64_t v = (*order)[desc ? order->size() - 1 - pos : pos];
+    trace = static_cast<size_t>(v >> 40);
+    row = static_cast<size_t>(v & ((uint64_t{1} << 40) - 1));
+  }
 };
 
 VTab* vtab_of(sqlite3_vtab_cursor* c) { return reinterpret_cast<VTab*>(c->pVtab); }
@@ -66,6 +75,12 @@ int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
     if (!table_infos()[t->table].analysis) rows += static_cast<double>(t->data->rows(t->table, i));
   info->estimatedCost = rows + 10;
   info->estimatedRows = static_cast<sqlite3_int64>(rows + 1);
+  // One ORDER BY (or GROUP BY) column the table can scan in order: SQLite then needs no sorter.
+  if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn >= 0 &&
+      t->data->can_order(t->table, info->aOrderBy[0].iColumn)) {
+    info->orderByConsumed = 1;
+    info->idxNum = (info->aOrderBy[0].iColumn << 2) | 1 | (info->aOrderBy[0].desc ? 2 : 0);
+  }
   return SQLITE_OK;
 }
 
@@ -90,16 +105,29 @@ void settle(Cursor& cur, VTab& v) {
   }
 }
 
-int vt_filter(sqlite3_vtab_cursor* c, int, const char*, int, sqlite3_value**) {
+int vt_filter(sqlite3_vtab_cursor* c, int idx, const char*, int, sqlite3_value**) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
+  VTab& v = *vtab_of(c);
   cur.trace = 0;
   cur.row = 0;
-  settle(cur, *vtab_of(c));
+  cur.order = nullptr;
+  if (idx & 1) {
+    cur.order = &v.data->order(v.table, idx >> 2);
+    cur.desc = (idx & 2) != 0;
+    cur.pos = 0;
+    if (!cur.order->empty()) cur.place();
+    return SQLITE_OK;
+  }
+  settle(cur, v);
   return SQLITE_OK;
 }
 
 int vt_next(sqlite3_vtab_cursor* c) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
+  if (cur.order) {
+    if (++cur.pos < cur.order->size()) cur.place();
+    return SQLITE_OK;
+  }
   if (++cur.row >= cur.rows) {
     ++cur.trace;
     cur.row = 0;
@@ -110,6 +138,7 @@ int vt_next(sqlite3_vtab_cursor* c) {
 
 int vt_eof(sqlite3_vtab_cursor* c) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
+  if (cur.order) return cur.pos >= cur.order->size();
   return cur.trace >= vtab_of(c)->data->trace_count();
 }
 
@@ -156,8 +185,8 @@ Status exec(sqlite3* db, const std::string& sql) {
 }
 
 // PRAGMAs that only read (schema and build information); every other PRAGMA is refused.
-constexpr std::array<const char*, 10> kReadPragmas = {"table_info", "table_xinfo", "table_list",  "index_list",
-                                                      "index_info", "index_xinfo", "function_list", "module_list",
+constexpr std::array<const char*, 10> kReadPragmas = {"table_info",  "table_xinfo",    "table_list",    "index_list",
+                                                      "index_info",  "index_xinfo",    "function_list", "module_list",
                                                       "pragma_list", "compile_options"};
 
 bool is_trace_table(const char* name) {
@@ -224,8 +253,8 @@ Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
                                                  std::shared_ptr<const AnalysisKnowledge> knowledge) {
   std::unique_ptr<Database> d(new Database);
   d->data_ = std::make_unique<TableData>(std::move(traces), std::move(knowledge));
-  if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK)
+  if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
   sqlite3_db_config(d->db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_db_config(d->db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
@@ -278,8 +307,7 @@ Result<std::string> Database::image() {
 
 Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {
   writable_ = writable;
-  const auto timeout = opt.timeout.count() > 0 ? opt.timeout
-                                               : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
+  const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
   deadline_ = std::chrono::steady_clock::now() + timeout;
   const char* begin = sql.c_str();
   const char* tail = begin;
@@ -291,8 +319,8 @@ Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& op
     if (st) sqlite3_finalize(st);
     deadline_ = std::chrono::steady_clock::time_point::max();
     if (rc == SQLITE_INTERRUPT)
-      return make_error(ErrorKind::Malformed,
-                        fmt::format("query stopped after {:g} s (--timeout)", static_cast<double>(timeout.count()) / 1e3));
+      return make_error(ErrorKind::Malformed, fmt::format("query stopped after {:g} s (--timeout)",
+                                                          static_cast<double>(timeout.count()) / 1e3));
     if (rc == SQLITE_AUTH && !t_refused.empty()) msg = fmt::format("{}: {}", msg, t_refused);
     t_refused.clear();
     Error e = make_error(ErrorKind::Usage, at >= 0 ? fmt::format("SQL error at byte {}: {}", at, msg)

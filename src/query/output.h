@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"

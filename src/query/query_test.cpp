@@ -1,9 +1,11 @@
 // SQL over real fixtures checked against goblin's own analyses, the safety bounds, and slices read
 // back by goblin.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "analysis/category_breakdown.h"
 #include "analysis/knowledge.h"
@@ -47,7 +49,7 @@ struct Rows : RowSink {
 
 std::unique_ptr<Database> open_db(const std::vector<const Timeline*>& tls) {
   std::vector<TraceRef> refs;
-  for (size_t i = 0; i < tls.size(); ++i) refs.push_back({tls[i], static_cast<int64_t>(i), "t" + std::to_string(i)});
+  for (size_t i = 0; i < tls.size(); ++i) refs.push_back({tls[i], static_cast<int64_t>(i), fmt::format("t{}", i)});
   auto db = Database::open(refs, kn());
   EXPECT_TRUE(db.ok());
   return std::move(*db);
@@ -131,10 +133,10 @@ TEST(Query, BadStatementGivesMessageAndPosition) {
 TEST(Query, ReadOnlyRefusesWritesAttachExtensionsAndPragmas) {
   Timeline tl = read(kH100);
   auto db = open_db({&tl});
-  for (const char* sql : {"INSERT INTO gpu_ops(name) VALUES ('x')", "DELETE FROM steps", "CREATE TABLE t(x)",
-                          "CREATE TEMP TABLE t(x)", "ATTACH DATABASE '/tmp/goblin_query_attach.db' AS a",
-                          "SELECT load_extension('/tmp/libx.so')", "PRAGMA writable_schema = ON",
-                          "PRAGMA journal_mode = WAL", "DROP TABLE gpu_ops"}) {
+  for (const char* sql :
+       {"INSERT INTO gpu_ops(name) VALUES ('x')", "DELETE FROM steps", "CREATE TABLE t(x)", "CREATE TEMP TABLE t(x)",
+        "ATTACH DATABASE '/tmp/goblin_query_attach.db' AS a", "SELECT load_extension('/tmp/libx.so')",
+        "PRAGMA writable_schema = ON", "PRAGMA journal_mode = WAL", "DROP TABLE gpu_ops"}) {
     Status s;
     run(*db, sql, &s);
     EXPECT_FALSE(s.ok()) << sql;
@@ -150,7 +152,8 @@ TEST(Query, WritableAfterMaterialize) {
   auto db = open_db({&tl});
   ASSERT_TRUE(db->materialize().ok());
   Rows none;
-  ASSERT_TRUE(db->run("CREATE TABLE mine AS SELECT name, dur_ns FROM gpu_ops WHERE dur_ns > 100000", none, {}, true).ok());
+  ASSERT_TRUE(
+      db->run("CREATE TABLE mine AS SELECT name, dur_ns FROM gpu_ops WHERE dur_ns > 100000", none, {}, true).ok());
   Status s = db->run("ATTACH DATABASE ':memory:' AS a", none, {}, true);
   EXPECT_FALSE(s.ok());
   s = db->run("PRAGMA writable_schema = ON", none, {}, true);

@@ -24,8 +24,8 @@ Result<std::pair<int64_t, int64_t>> parse_step_range(const std::string& s) {
   const auto dash = s.find('-');
   int64_t a = 0, b = 0;
   std::string_view sv(s);
-  const bool ok = dash == std::string::npos ? num(sv, a) && num(sv, b)
-                                            : num(sv.substr(0, dash), a) && num(sv.substr(dash + 1), b);
+  const bool ok =
+      dash == std::string::npos ? num(sv, a) && num(sv, b) : num(sv.substr(0, dash), a) && num(sv.substr(dash + 1), b);
   if (!ok || b < a)
     return make_error(ErrorKind::Usage, fmt::format("--steps wants N or FIRST-LAST (step numbers), got \"{}\"", s));
   return std::pair<int64_t, int64_t>{a, b};
@@ -56,9 +56,9 @@ Result<Window> slice_window(const Timeline& tl, const SliceSpec& spec) {
       std::string have;
       for (size_t i = 0; i < det.steps.size() && i < 20; ++i)
         fmt::format_to(std::back_inserter(have), "{}{}", have.empty() ? "" : ", ", step_number(det.steps[i].name, i));
-      return make_error(ErrorKind::NotFound, fmt::format("no step numbered {}-{} in the trace (its steps: {})",
-                                                         spec.steps->first, spec.steps->second,
-                                                         have.empty() ? "none" : have));
+      return make_error(ErrorKind::NotFound,
+                        fmt::format("no step numbered {}-{} in the trace (its steps: {})", spec.steps->first,
+                                    spec.steps->second, have.empty() ? "none" : have));
     }
   } else {
     const int64_t origin = tl.span().first;
@@ -181,7 +181,9 @@ struct Writer {
 void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, bool merged, int64_t rank) {
   auto in = [&](int64_t t) { return t >= win.start_ns && t < win.end_ns; };
   auto gpu_pid = [&](int32_t dev) { return merged ? rank : static_cast<int64_t>(dev); };
-  auto gpu_tid = [&](int32_t dev, int64_t stream) { return merged ? 1'000'000'000 + dev * 1'000'000 + stream : stream; };
+  auto gpu_tid = [&](int32_t dev, int64_t stream) {
+    return merged ? 1'000'000'000 + dev * 1'000'000 + stream : stream;
+  };
   auto cpu_pid = [&](int64_t pid) { return merged ? rank : pid; };
   // Flow ids are per trace: merged ranks each get their own id space.
   auto flow_id = [&](int64_t id) { return merged ? (rank << 40) + id : id; };
@@ -224,7 +226,9 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
   const GpuOpTable& g = tl.gpu_ops;
   for (size_t i = 0; i < g.size(); ++i) {
     if (!in(g.start_ns[i]) && !(g.start_ns[i] < win.start_ns && g.end_ns(i) > win.start_ns)) continue;
-    const char* cat = g.kind[i] == GpuOpKind::Kernel ? "kernel" : g.kind[i] == GpuOpKind::Memcpy ? "gpu_memcpy" : "gpu_memset";
+    const char* cat = g.kind[i] == GpuOpKind::Kernel   ? "kernel"
+                      : g.kind[i] == GpuOpKind::Memcpy ? "gpu_memcpy"
+                                                       : "gpu_memset";
     const int64_t pid = gpu_pid(g.device[i]), tid = gpu_tid(g.device[i], g.stream[i]);
     w.begin('X', cat, tl.str(g.name[i]), pid, tid, g.start_ns[i] + shift);
     w.dur(g.dur_ns[i]);
@@ -294,8 +298,8 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
     if (!in(an.start_ns[i]) && (boundary == kNoStr || an.name[i] != boundary || (an.on_gpu[i] && !win.boundary_gpu)))
       continue;
     if (an.on_gpu[i])
-      w.begin('X', "gpu_user_annotation", tl.str(an.name[i]), gpu_pid(an.device[i]), gpu_tid(an.device[i], an.stream[i]),
-              an.start_ns[i] + shift);
+      w.begin('X', "gpu_user_annotation", tl.str(an.name[i]), gpu_pid(an.device[i]),
+              gpu_tid(an.device[i], an.stream[i]), an.start_ns[i] + shift);
     else
       w.begin('X', "user_annotation", tl.str(an.name[i]), cpu_pid(an.pid[i]), an.tid[i], an.start_ns[i] + shift);
     w.dur(an.dur_ns[i]);

@@ -67,6 +67,10 @@ class TableData {
   size_t trace_count() const;
   // Writes column `c` of row `row` of trace `trace` into `out` (a sqlite3_context*).
   void value(size_t t, size_t trace, size_t row, int c, void* out);
+  // Whether rows can be scanned in column `c`'s order, and that order: (trace << 40 | row) of
+  // every row, ascending by the column's text (NULL first). Computed once per column.
+  bool can_order(size_t t, int c) const;
+  const std::vector<uint64_t>& order(size_t t, int c);
   // The first analysis error met (a data file that could not be read), empty when none.
   const std::string& analysis_error() const;
 
