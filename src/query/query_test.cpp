@@ -255,3 +255,47 @@ TEST(Slice, StepRangeParsing) {
 
 }  // namespace
 }  // namespace goblin::query
+
+namespace goblin::query {
+namespace {
+
+const std::string kGoblin = std::string(GOBLIN_BINARY_DIR) + "/goblin";
+const std::string kTrace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+
+TEST(QueryCli, BadStatementExitsNonZeroWithMessageAndPosition) {
+  auto r = testing::run_command(kGoblin + " query " + kTrace + " 'SELECT nosuch FROM gpu_ops' 2>&1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("SQL error at byte 7: no such column: nosuch"), std::string::npos) << r.out;
+  auto j = testing::run_command(kGoblin + " query " + kTrace + " 'SELECT nosuch FROM gpu_ops' --json");
+  EXPECT_EQ(j.code, 2);
+  auto env = Json::parse(j.out);
+  EXPECT_EQ(env["ok"], false);
+  EXPECT_EQ(env["error"]["byte_offset"], 7) << j.out;
+}
+
+TEST(QueryCli, SqlFromStdinAndCsv) {
+  auto r = testing::run_command("echo 'SELECT count(*) AS n FROM steps;' | " + kGoblin + " query " + kTrace +
+                                " --format csv");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "n\n4\n");
+}
+
+TEST(QueryCli, ExportedSliceHasOnlyTheRequestedSteps) {
+  auto dir = testing::private_tmp_dir("query_cli_export");
+  const std::string out = (dir / "slice.json.gz").string();
+  auto e = testing::run_command(kGoblin + " export " + kTrace + " --steps 2-3 -o " + out + " --json");
+  ASSERT_EQ(e.code, 0) << e.out;
+  auto q = testing::run_command(kGoblin + " query " + out + " 'SELECT step FROM steps WHERE partial = 0' --format csv");
+  EXPECT_EQ(q.out, "step\n2\n3\n");
+  // The query tables as files.
+  const std::string db = (dir / "t.db").string();
+  auto s = testing::run_command(kGoblin + " export " + kTrace + " --format sqlite -o " + db);
+  ASSERT_EQ(s.code, 0) << s.out;
+  EXPECT_EQ(testing::exec_sql(db, "SELECT count(*) FROM gpu_ops; SELECT count(*) FROM kernels"), "");
+  auto c = testing::run_command(kGoblin + " export " + kTrace + " --format csv -o " + (dir / "csv").string());
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "csv" / "gpu_ops.csv"));
+}
+
+}  // namespace
+}  // namespace goblin::query
