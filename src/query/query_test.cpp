@@ -270,7 +270,7 @@ TEST(QueryCli, BadStatementExitsNonZeroWithMessageAndPosition) {
   EXPECT_EQ(j.code, 2);
   auto env = Json::parse(j.out);
   EXPECT_EQ(env["ok"], false);
-  EXPECT_EQ(env["error"]["byte_offset"], 7) << j.out;
+  EXPECT_EQ(env["error_detail"]["byte_offset"], 7) << j.out;
 }
 
 TEST(QueryCli, SqlFromStdinAndCsv) {
