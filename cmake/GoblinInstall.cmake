@@ -38,7 +38,7 @@ if(GOBLIN_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libc6, libstdc++6, libgcc-s1, zlib1g, libsqlite3-0, libpq5, libyaml-cpp0.7, libfmt9, libisal2, libsimdjson14")
+      "libc6, libstdc++6, libgcc-s1, zlib1g, libsqlite3-0, libpq5, libyaml-cpp0.7, libfmt9, libisal2, libsimdjson14, libreadline8")
 endif()
 include(CPack)
 

@@ -8,6 +8,7 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> all = [] {
     std::vector<Verb> v;
     add_trace_verbs(v);
+    add_query_verbs(v);
     add_audit_verbs(v);
     add_hw_verbs(v);
     add_store_verbs(v);

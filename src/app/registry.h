@@ -8,6 +8,7 @@
 namespace goblin::app {
 
 void add_trace_verbs(std::vector<Verb>& out);  // info, triage, breakdown, metrics, diff, ranks
+void add_query_verbs(std::vector<Verb>& out);  // query, export
 void add_audit_verbs(std::vector<Verb>& out);  // parse-config, kb, patch, compare
 void add_hw_verbs(std::vector<Verb>& out);     // specs, roofline, diagnose
 void add_meta_verbs(std::vector<Verb>& out);   // verbs (the registry itself)

@@ -99,6 +99,9 @@ struct Context {
   // Long verbs report progress and stop when cancelled.
   std::function<void(double fraction, const std::string& message)> progress;
   const std::atomic<bool>* cancelled = nullptr;
+  // The CLI without --json: where a verb whose readable output can be huge (`goblin query`'s
+  // rows) streams it as it is produced instead of building `human` whole. Unset elsewhere.
+  std::function<void(std::string_view)> text_out;
   // Door-specific evidence a verb may use: the MCP session's record of how its benchmark calls
   // were measured, folded into compare's options (opaque to the verb; see verbs_audit.cpp).
   std::function<void(const Json& args, audit::RunInput& before, audit::RunInput& after, audit::CompareOptions& co)>

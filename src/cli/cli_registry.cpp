@@ -2,6 +2,7 @@
 // options are generated from its request fields, and whose callback turns the parsed options into
 // the same JSON arguments any other door would send, validates them with app::make_request, runs
 // the verb and prints its VerbResult (cli/verb.h). No verb logic lives here.
+#include <iostream>
 #include <map>
 #include <memory>
 
@@ -143,6 +144,7 @@ void register_verb(CLI::App& root, const std::string& cli_name) {
           return VerbResult{nullptr, make_error(ErrorKind::Usage, "missing " + missing.front()), ""};
         app::Context ctx;
         ctx.door = app::kCli;
+        if (!slots->json) ctx.text_out = [](std::string_view t) { std::cout.write(t.data(), static_cast<std::streamsize>(t.size())); };
         return app::run_verb(*verb, *rq, ctx);
       });
     });

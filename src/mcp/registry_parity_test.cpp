@@ -164,6 +164,9 @@ std::map<std::string, Case> cases() {
       {"specs", {{{"gpu", "h100_sxm"}}}},
       {"roofline", {{{"path", "ncu.csv"}, {"top", 5}}}},
       {"diagnose", {{{"ncu_csv", "ncu.csv"}}}},
+      {"query",
+       {{{"path", "after.json.gz"}, {"sql", "SELECT category, count(*) AS n FROM gpu_ops GROUP BY 1 ORDER BY 1"}}}},
+      {"export", {{{"path", "after.json.gz"}, {"from", 0}, {"to", 50}}, {{"out", "cli_out/slice.json.gz"}}}},
   };
 }
 

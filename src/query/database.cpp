@@ -1,0 +1,382 @@
+#include "query/database.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <strings.h>
+
+#include <array>
+#include <cstring>
+
+namespace goblin::query {
+
+namespace {
+
+// ---- the virtual table: one per trace table, reading TableData in place ---------------------
+
+struct VTab {
+  sqlite3_vtab base{};
+  TableData* data = nullptr;
+  size_t table = 0;
+};
+
+struct Cursor {
+  sqlite3_vtab_cursor base{};
+  size_t trace = 0, row = 0, rows = 0;
+  // An ordered scan (xBestIndex consumed ORDER BY / GROUP BY of one column): positions in
+  // TableData::order, read backwards for DESC.
+  const std::vector<uint64_t>* order = nullptr;
+  size_t pos = 0;
+  bool desc = false;
+  void place() {
+    const uint64_t v = (*order)[desc ? order->size() - 1 - pos : pos];
+    trace = static_cast<size_t>(v >> 40);
+    row = static_cast<size_t>(v & ((uint64_t{1} << 40) - 1));
+  }
+};
+
+VTab* vtab_of(sqlite3_vtab_cursor* c) { return reinterpret_cast<VTab*>(c->pVtab); }
+
+int vt_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out, char** err) {
+  if (argc < 4) {
+    *err = sqlite3_mprintf("goblin table: missing table name");
+    return SQLITE_ERROR;
+  }
+  const std::string want = argv[3];
+  const auto& infos = table_infos();
+  for (size_t t = 0; t < infos.size(); ++t) {
+    if (infos[t].name != want) continue;
+    std::string decl = "CREATE TABLE x(";
+    for (size_t c = 0; c < infos[t].columns.size(); ++c)
+      fmt::format_to(std::back_inserter(decl), "{}{} {}", c ? ", " : "", infos[t].columns[c].name,
+                     sql_type_name(infos[t].columns[c].type));
+    decl += ")";
+    if (int rc = sqlite3_declare_vtab(db, decl.c_str()); rc != SQLITE_OK) return rc;
+    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+    auto* v = new VTab;
+    v->data = static_cast<TableData*>(aux);
+    v->table = t;
+    *out = &v->base;
+    return SQLITE_OK;
+  }
+  *err = sqlite3_mprintf("goblin table: unknown table %s", want.c_str());
+  return SQLITE_ERROR;
+}
+
+int vt_disconnect(sqlite3_vtab* v) {
+  delete reinterpret_cast<VTab*>(v);
+  return SQLITE_OK;
+}
+
+// A full scan is the only plan: the tables are columns in memory, a scan of 5 M rows is cheap.
+int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
+  auto* t = reinterpret_cast<VTab*>(v);
+  double rows = 0;
+  for (size_t i = 0; i < t->data->trace_count(); ++i)
+    if (!table_infos()[t->table].analysis) rows += static_cast<double>(t->data->rows(t->table, i));
+  info->estimatedCost = rows + 10;
+  info->estimatedRows = static_cast<sqlite3_int64>(rows + 1);
+  // One ORDER BY (or GROUP BY) column the table can scan in order: SQLite then needs no sorter.
+  if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn >= 0 &&
+      t->data->can_order(t->table, info->aOrderBy[0].iColumn)) {
+    info->orderByConsumed = 1;
+    info->idxNum = (info->aOrderBy[0].iColumn << 2) | 1 | (info->aOrderBy[0].desc ? 2 : 0);
+  }
+  return SQLITE_OK;
+}
+
+int vt_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = &(new Cursor)->base;
+  return SQLITE_OK;
+}
+
+int vt_close(sqlite3_vtab_cursor* c) {
+  delete reinterpret_cast<Cursor*>(c);
+  return SQLITE_OK;
+}
+
+// Moves to the next trace that has rows (from cur.trace on).
+void settle(Cursor& cur, VTab& v) {
+  const size_t n = v.data->trace_count();
+  while (cur.trace < n) {
+    cur.rows = v.data->rows(v.table, cur.trace);
+    if (cur.row < cur.rows) return;
+    ++cur.trace;
+    cur.row = 0;
+  }
+}
+
+int vt_filter(sqlite3_vtab_cursor* c, int idx, const char*, int, sqlite3_value**) {
+  auto& cur = *reinterpret_cast<Cursor*>(c);
+  VTab& v = *vtab_of(c);
+  cur.trace = 0;
+  cur.row = 0;
+  cur.order = nullptr;
+  if (idx & 1) {
+    cur.order = &v.data->order(v.table, idx >> 2);
+    cur.desc = (idx & 2) != 0;
+    cur.pos = 0;
+    if (!cur.order->empty()) cur.place();
+    return SQLITE_OK;
+  }
+  settle(cur, v);
+  return SQLITE_OK;
+}
+
+int vt_next(sqlite3_vtab_cursor* c) {
+  auto& cur = *reinterpret_cast<Cursor*>(c);
+  if (cur.order) {
+    if (++cur.pos < cur.order->size()) cur.place();
+    return SQLITE_OK;
+  }
+  if (++cur.row >= cur.rows) {
+    ++cur.trace;
+    cur.row = 0;
+    settle(cur, *vtab_of(c));
+  }
+  return SQLITE_OK;
+}
+
+int vt_eof(sqlite3_vtab_cursor* c) {
+  auto& cur = *reinterpret_cast<Cursor*>(c);
+  if (cur.order) return cur.pos >= cur.order->size();
+  return cur.trace >= vtab_of(c)->data->trace_count();
+}
+
+int vt_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
+  auto& cur = *reinterpret_cast<Cursor*>(c);
+  VTab& v = *vtab_of(c);
+  v.data->value(v.table, cur.trace, cur.row, col, ctx);
+  return SQLITE_OK;
+}
+
+int vt_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* id) {
+  auto& cur = *reinterpret_cast<Cursor*>(c);
+  *id = static_cast<sqlite3_int64>((cur.trace << 40) | cur.row);
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.iVersion = 1;
+  m.xCreate = vt_connect;
+  m.xConnect = vt_connect;
+  m.xBestIndex = vt_best_index;
+  m.xDisconnect = vt_disconnect;
+  m.xDestroy = vt_disconnect;
+  m.xOpen = vt_open;
+  m.xClose = vt_close;
+  m.xFilter = vt_filter;
+  m.xNext = vt_next;
+  m.xEof = vt_eof;
+  m.xColumn = vt_column;
+  m.xRowid = vt_rowid;
+  return m;  // no xUpdate: the virtual tables are read-only whatever the authorizer says
+}
+const sqlite3_module kModule = make_module();
+
+Status exec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string m = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    return make_error(ErrorKind::Internal, fmt::format("query database: {} ({})", m, sql));
+  }
+  return {};
+}
+
+// PRAGMAs that only read (schema and build information); every other PRAGMA is refused.
+constexpr std::array<const char*, 10> kReadPragmas = {"table_info",  "table_xinfo",    "table_list",    "index_list",
+                                                      "index_info",  "index_xinfo",    "function_list", "module_list",
+                                                      "pragma_list", "compile_options"};
+
+bool is_trace_table(const char* name) {
+  if (!name) return false;
+  for (const TableInfo& t : table_infos())
+    if (strcasecmp(t.name.c_str(), name) == 0) return true;
+  return false;
+}
+
+// The reason of the last refusal, for the error message (SQLite says only "not authorized").
+thread_local std::string t_refused;
+
+}  // namespace
+
+int authorize(void* self, int action, const char* a1, const char* a2, const char* db_name, const char*) {
+  auto* d = static_cast<Database*>(self);
+  auto deny = [&](std::string why) {
+    t_refused = std::move(why);
+    return SQLITE_DENY;
+  };
+  const bool temp = db_name && strcmp(db_name, "temp") == 0;
+  switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_RECURSIVE:
+    case SQLITE_TRANSACTION:
+    case SQLITE_SAVEPOINT:
+      return SQLITE_OK;
+    case SQLITE_FUNCTION:
+      if (a2 && strcasecmp(a2, "load_extension") == 0) return deny("load_extension() is refused");
+      return SQLITE_OK;
+    case SQLITE_PRAGMA:
+      for (const char* p : kReadPragmas)
+        if (a1 && strcasecmp(a1, p) == 0) return SQLITE_OK;
+      return deny(fmt::format("PRAGMA {} is refused (only schema-reading PRAGMAs run)", a1 ? a1 : ""));
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+      return deny("ATTACH and DETACH are refused");
+    case SQLITE_CREATE_VTABLE:
+    case SQLITE_DROP_VTABLE:
+      return deny("virtual tables cannot be created or dropped");
+    case SQLITE_INSERT:
+    case SQLITE_UPDATE:
+    case SQLITE_DELETE:
+      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      if (temp || !is_trace_table(a1) || d->materialized_) return SQLITE_OK;
+      return deny(fmt::format("{} is a trace table", a1 ? a1 : ""));
+    default:  // CREATE/DROP/ALTER of tables, indexes, views, triggers; ANALYZE; REINDEX
+      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      return SQLITE_OK;
+  }
+}
+
+int progress(void* self) {
+  auto* d = static_cast<Database*>(self);
+  return std::chrono::steady_clock::now() > d->deadline_ ? 1 : 0;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
+                                                 std::shared_ptr<const AnalysisKnowledge> knowledge) {
+  std::unique_ptr<Database> d(new Database);
+  d->data_ = std::make_unique<TableData>(std::move(traces), std::move(knowledge));
+  if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
+  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_limit(d->db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
+  sqlite3_limit(d->db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
+  sqlite3_limit(d->db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
+  sqlite3_limit(d->db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
+  sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
+  if (sqlite3_create_module_v2(d->db_, "goblin", &kModule, d->data_.get(), nullptr) != SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot register the trace tables");
+  for (const TableInfo& t : table_infos())
+    RETURN_IF_ERROR(exec(d->db_, fmt::format("CREATE VIRTUAL TABLE temp.{0} USING goblin({0})", t.name)));
+  d->deadline_ = std::chrono::steady_clock::time_point::max();
+  sqlite3_set_authorizer(d->db_, authorize, d.get());
+  sqlite3_progress_handler(d->db_, 10000, progress, d.get());
+  return d;
+}
+
+Status Database::materialize() {
+  if (materialized_) return {};
+  sqlite3_set_authorizer(db_, nullptr, nullptr);
+  RETURN_IF_ERROR(exec(db_, "BEGIN"));
+  for (const TableInfo& t : table_infos()) {
+    std::string cols;
+    for (const ColumnInfo& c : t.columns)
+      fmt::format_to(std::back_inserter(cols), "{}{} {}", cols.empty() ? "" : ", ", c.name, sql_type_name(c.type));
+    RETURN_IF_ERROR(exec(db_, fmt::format("CREATE TABLE main.{0}({1}); INSERT INTO main.{0} SELECT * FROM temp.{0}; "
+                                          "DROP TABLE temp.{0}",
+                                          t.name, cols)));
+  }
+  RETURN_IF_ERROR(exec(db_, "COMMIT"));
+  if (!data_->analysis_error().empty())
+    return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
+  materialized_ = true;
+  sqlite3_set_authorizer(db_, authorize, this);
+  return {};
+}
+
+Result<std::string> Database::image() {
+  sqlite3_int64 size = 0;
+  // sqlite3_serialize asks PRAGMA page_count, which the authorizer refuses to user SQL.
+  sqlite3_set_authorizer(db_, nullptr, nullptr);
+  unsigned char* p = sqlite3_serialize(db_, "main", &size, 0);
+  sqlite3_set_authorizer(db_, authorize, this);
+  if (!p) return make_error(ErrorKind::Internal, "cannot serialize the query database (out of memory?)");
+  std::string out(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
+  sqlite3_free(p);
+  return out;
+}
+
+Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {
+  writable_ = writable;
+  const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
+  deadline_ = std::chrono::steady_clock::now() + timeout;
+  const char* begin = sql.c_str();
+  const char* tail = begin;
+  std::vector<Value> row;
+  std::vector<std::string> names;
+  auto fail = [&](sqlite3_stmt* st, int64_t at) -> Status {
+    std::string msg = sqlite3_errmsg(db_);
+    const int rc = sqlite3_errcode(db_);
+    if (st) sqlite3_finalize(st);
+    deadline_ = std::chrono::steady_clock::time_point::max();
+    if (rc == SQLITE_INTERRUPT)
+      return make_error(ErrorKind::Malformed, fmt::format("query stopped after {:g} s (--timeout)",
+                                                          static_cast<double>(timeout.count()) / 1e3));
+    if (rc == SQLITE_AUTH && !t_refused.empty()) msg = fmt::format("{}: {}", msg, t_refused);
+    t_refused.clear();
+    Error e = make_error(ErrorKind::Usage, at >= 0 ? fmt::format("SQL error at byte {}: {}", at, msg)
+                                                   : fmt::format("SQL error: {}", msg));
+    e.byte_offset = at;
+    return e;
+  };
+  while (*tail) {
+    sqlite3_stmt* st = nullptr;
+    const char* stmt_start = tail;
+    if (sqlite3_prepare_v2(db_, stmt_start, -1, &st, &tail) != SQLITE_OK) {
+      const int off = sqlite3_error_offset(db_);
+      return fail(st, off >= 0 ? (stmt_start - begin) + off : -1);
+    }
+    if (!st) continue;  // whitespace or a comment
+    const int n = sqlite3_column_count(st);
+    if (n > 0) {
+      names.clear();
+      for (int c = 0; c < n; ++c) names.emplace_back(sqlite3_column_name(st, c));
+      sink.columns(names);
+    }
+    bool more = true;
+    for (;;) {
+      const int rc = sqlite3_step(st);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return fail(st, -1);
+      if (!more) continue;
+      row.resize(static_cast<size_t>(n));
+      for (int c = 0; c < n; ++c) {
+        switch (sqlite3_column_type(st, c)) {
+          case SQLITE_INTEGER:
+            row[c] = static_cast<int64_t>(sqlite3_column_int64(st, c));
+            break;
+          case SQLITE_FLOAT:
+            row[c] = sqlite3_column_double(st, c);
+            break;
+          case SQLITE_NULL:
+            row[c] = std::monostate{};
+            break;
+          default: {
+            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+            row[c] = std::string(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
+          }
+        }
+      }
+      if (!sink.row(row)) {
+        more = false;
+        break;
+      }
+    }
+    sqlite3_finalize(st);
+    if (!data_->analysis_error().empty())
+      return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
+  }
+  deadline_ = std::chrono::steady_clock::time_point::max();
+  return {};
+}
+
+}  // namespace goblin::query

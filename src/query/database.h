@@ -1,0 +1,94 @@
+// SQL over traces: an SQLite connection whose tables (query/tables.h) are virtual tables reading
+// the columnar Timelines in place — nothing is copied before the first query answers — and a
+// runner that executes one statement under goblin's bounds. The Python module and every door use
+// the same two calls: Database::open (Timelines → database) and Database::run (SQL → columns and
+// rows).
+//
+// Safety (docs/query.md § Safety): read-only unless the caller asked for a writable database
+// (--db): an authorizer refuses writes to the trace tables, every schema change, ATTACH/DETACH,
+// load_extension and PRAGMAs other than a short list of read-only ones (writable_schema never);
+// extension loading is off at the connection; SQLite's limits are lowered (core/limits.h); a
+// progress handler stops a statement at its deadline. A bad statement is a Usage error with
+// SQLite's message and the byte position in the statement (sqlite3_error_offset).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/status.h"
+#include "query/tables.h"
+
+struct sqlite3;
+
+namespace goblin::query {
+
+// Bounds on SQL a user types (docs/query.md § Safety; core/limits.h's input limits are for files
+// goblin reads): a statement of at most kMaxQuerySqlBytes, a value (string or blob) of at most
+// kMaxQueryValueBytes, at most kMaxQueryColumns columns, expression depth kMaxQueryExprDepth; a
+// statement runs at most kDefaultQuerySeconds unless --timeout says otherwise (a recursive CTE
+// that never ends is stopped, never a hang). JSON results (the MCP door) hold at most
+// kMaxQueryJsonRows rows (the result says it was cut); the CLI's table and CSV stream every row.
+inline constexpr int kMaxQuerySqlBytes = 1 << 20;
+inline constexpr int kMaxQueryValueBytes = 64 << 20;
+inline constexpr int kMaxQueryColumns = 1000;
+inline constexpr int kMaxQueryExprDepth = 500;
+inline constexpr int64_t kDefaultQuerySeconds = 600;
+inline constexpr int64_t kMaxQueryJsonRows = 100'000;
+
+// A result value: NULL, integer, real or text (blobs come back as text).
+using Value = std::variant<std::monostate, int64_t, double, std::string>;
+
+struct RunOptions {
+  std::chrono::milliseconds timeout{0};  // 0: limits::kDefaultQuerySeconds
+};
+
+// Receives a statement's result as it is produced (rows are never all held in memory).
+struct RowSink {
+  virtual ~RowSink() = default;
+  virtual void columns(const std::vector<std::string>& names) = 0;
+  // Returns false to stop early (a row cap).
+  virtual bool row(const std::vector<Value>& values) = 0;
+};
+
+class Database {
+ public:
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // An in-memory database whose tables read `traces` (kept alive by the caller) through virtual
+  // tables. `writable`: the user's SQL may create and change its own tables (--db); the trace
+  // tables are materialized into plain tables first (materialize()).
+  static Result<std::unique_ptr<Database>> open(std::vector<TraceRef> traces,
+                                                std::shared_ptr<const AnalysisKnowledge> knowledge);
+
+  // Copies every trace table into a plain table of the main schema (the virtual tables are
+  // dropped), so the database stands alone: what --db and `export --format sqlite` save.
+  Status materialize();
+  // The whole database as an SQLite file image (sqlite3_serialize), to be written through
+  // AtomicFile by the caller.
+  Result<std::string> image();
+
+  // Runs every statement of `sql` in turn (the last one's rows go to `sink`). `writable` lets
+  // the statements change the user's own tables (after materialize(); --db).
+  Status run(const std::string& sql, RowSink& sink, const RunOptions& opt = {}, bool writable = false);
+
+  sqlite3* handle() { return db_; }
+
+ private:
+  Database() = default;
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<TableData> data_;
+  bool materialized_ = false;
+  bool writable_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  friend int authorize(void*, int, const char*, const char*, const char*, const char*);
+  friend int progress(void*);
+};
+
+}  // namespace goblin::query

@@ -1,0 +1,301 @@
+// SQL over real fixtures checked against goblin's own analyses, the safety bounds, and slices read
+// back by goblin.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "analysis/category_breakdown.h"
+#include "analysis/knowledge.h"
+#include "analysis/triage_artifacts.h"
+#include "core/test_support.h"
+#include "query/database.h"
+#include "query/output.h"
+#include "query/slice.h"
+#include "trace/readers.h"
+
+namespace goblin::query {
+namespace {
+
+const std::string kFixtures = GOBLIN_FIXTURES;
+
+std::shared_ptr<const AnalysisKnowledge> kn() {
+  auto k = analysis_knowledge();
+  EXPECT_TRUE(k.ok());
+  return *k;
+}
+
+Timeline read(const std::string& rel) {
+  Timeline tl;
+  Status s = read_path(kFixtures + "/" + rel, tl);
+  EXPECT_TRUE(s.ok()) << s.error().describe();
+  return tl;
+}
+
+struct Rows : RowSink {
+  std::vector<std::string> cols;
+  std::vector<std::vector<Value>> rows;
+  void columns(const std::vector<std::string>& n) override {
+    cols = n;
+    rows.clear();
+  }
+  bool row(const std::vector<Value>& v) override {
+    rows.push_back(v);
+    return true;
+  }
+};
+
+std::unique_ptr<Database> open_db(const std::vector<const Timeline*>& tls) {
+  std::vector<TraceRef> refs;
+  for (size_t i = 0; i < tls.size(); ++i) refs.push_back({tls[i], static_cast<int64_t>(i), fmt::format("t{}", i)});
+  auto db = Database::open(refs, kn());
+  EXPECT_TRUE(db.ok());
+  return std::move(*db);
+}
+
+Rows run(Database& db, const std::string& sql, Status* status = nullptr) {
+  Rows r;
+  Status s = db.run(sql, r);
+  if (status)
+    *status = s;
+  else
+    EXPECT_TRUE(s.ok()) << s.error().describe();
+  return r;
+}
+
+int64_t as_int(const Value& v) { return std::get<int64_t>(v); }
+std::string as_str(const Value& v) { return std::get<std::string>(v); }
+
+const char* kH100 = "kineto/h100_llama_fp32_eager_w0.json.gz";
+
+TEST(Query, CategoryTimeEqualsBreakdown) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  Rows r = run(*db, "SELECT category, family, sum(dur_ns), count(*) FROM gpu_ops GROUP BY 1, 2");
+  std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> sql;
+  for (const auto& row : r.rows) sql[{as_str(row[0]), as_str(row[1])}] = {as_int(row[2]), as_int(row[3])};
+  CategoryBreakdown b = category_breakdown(tl, kn()->taxonomy);
+  ASSERT_EQ(sql.size(), b.rows.size());
+  for (const CategoryRow& c : b.rows) {
+    auto it = sql.find({c.category, c.family});
+    ASSERT_NE(it, sql.end()) << c.category << "/" << c.family;
+    EXPECT_EQ(it->second.first, c.time_ns) << c.category;
+    EXPECT_EQ(it->second.second, c.count) << c.category;
+  }
+  // The analysis table says the same.
+  Rows cats = run(*db, "SELECT sum(time_ns) FROM categories");
+  EXPECT_EQ(as_int(cats.rows[0][0]), b.total_op_ns);
+}
+
+TEST(Query, TopKernelsEqualTriage) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  Rows r = run(*db, "SELECT name, total_ns, launches FROM kernels ORDER BY total_ns DESC LIMIT 10");
+  TriageOptions opt;
+  auto rep = run_triage(tl, *kn(), opt);
+  ASSERT_TRUE(rep.ok());
+  ASSERT_EQ(r.rows.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(as_str(r.rows[i][0]), rep->kernels.rows[i].name);
+    EXPECT_EQ(as_int(r.rows[i][1]), rep->kernels.rows[i].total_ns);
+    EXPECT_EQ(as_int(r.rows[i][2]), rep->kernels.rows[i].launches);
+  }
+}
+
+TEST(Query, SeveralTracesHaveRankColumns) {
+  Timeline a = read("kineto/nccl_sampled_rank-0.json.gz"), b = read("kineto/nccl_sampled_rank-1.json.gz");
+  auto db = open_db({&a, &b});
+  Rows r = run(*db, "SELECT rank, count(*) FROM gpu_ops GROUP BY rank ORDER BY rank");
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(as_int(r.rows[0][1]), static_cast<int64_t>(a.gpu_ops.size()));
+  EXPECT_EQ(as_int(r.rows[1][1]), static_cast<int64_t>(b.gpu_ops.size()));
+  Rows c = run(*db, "SELECT count(*) FROM collectives WHERE bus_bw_gbps > 0");
+  EXPECT_GE(as_int(c.rows[0][0]), 0);
+}
+
+TEST(Query, BadStatementGivesMessageAndPosition) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  Status s;
+  run(*db, "SELECT name FROM gpu_ops WHERE nosuchcolumn > 1", &s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind, ErrorKind::Usage);
+  EXPECT_NE(s.error().message.find("no such column: nosuchcolumn"), std::string::npos) << s.error().message;
+  EXPECT_EQ(s.error().byte_offset, 31);  // "nosuchcolumn" starts at byte 31
+  run(*db, "SELECT 1; SELEC 2", &s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("syntax error"), std::string::npos) << s.error().message;
+  EXPECT_EQ(s.error().byte_offset, 10);
+}
+
+TEST(Query, ReadOnlyRefusesWritesAttachExtensionsAndPragmas) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  for (const char* sql :
+       {"INSERT INTO gpu_ops(name) VALUES ('x')", "DELETE FROM steps", "CREATE TABLE t(x)", "CREATE TEMP TABLE t(x)",
+        "ATTACH DATABASE '/tmp/goblin_query_attach.db' AS a", "SELECT load_extension('/tmp/libx.so')",
+        "PRAGMA writable_schema = ON", "PRAGMA journal_mode = WAL", "DROP TABLE gpu_ops"}) {
+    Status s;
+    run(*db, sql, &s);
+    EXPECT_FALSE(s.ok()) << sql;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/tmp/goblin_query_attach.db"));
+  // Reading PRAGMAs run.
+  Rows r = run(*db, "PRAGMA table_info(gpu_ops)");
+  EXPECT_GT(r.rows.size(), 10u);
+}
+
+TEST(Query, WritableAfterMaterialize) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  ASSERT_TRUE(db->materialize().ok());
+  Rows none;
+  ASSERT_TRUE(
+      db->run("CREATE TABLE mine AS SELECT name, dur_ns FROM gpu_ops WHERE dur_ns > 100000", none, {}, true).ok());
+  Status s = db->run("ATTACH DATABASE ':memory:' AS a", none, {}, true);
+  EXPECT_FALSE(s.ok());
+  s = db->run("PRAGMA writable_schema = ON", none, {}, true);
+  EXPECT_FALSE(s.ok());
+  auto image = db->image();
+  ASSERT_TRUE(image.ok());
+  auto dir = testing::private_tmp_dir("query_db");
+  const std::string p = (dir / "t.db").string();
+  std::ofstream(p, std::ios::binary) << *image;
+  EXPECT_EQ(testing::exec_sql(p, "SELECT count(*) FROM mine; SELECT count(*) FROM kernels"), "");
+}
+
+TEST(Query, TimeoutStopsARunawayStatement) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  Rows r;
+  RunOptions opt;
+  opt.timeout = std::chrono::milliseconds(200);
+  Status s = db->run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", r, opt);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
+  EXPECT_NE(s.error().message.find("--timeout"), std::string::npos);
+}
+
+TEST(Query, DocsListEveryTableAndColumn) {
+  std::ifstream f(std::string(GOBLIN_SOURCE_DIR) + "/docs/query.md");
+  std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find(schema_markdown()), std::string::npos)
+      << "docs/query.md's tables differ from `goblin query --schema`: paste its output between the markers";
+}
+
+// Per-step figures (wall, busy, compute, idle) of the complete steps of a timeline.
+std::map<std::string, std::vector<int64_t>> step_figures(const Timeline& tl) {
+  std::map<std::string, std::vector<int64_t>> m;
+  CategoryBreakdown b = category_breakdown(tl, kn()->taxonomy);
+  for (const auto& w : b.step_breakdowns)
+    if (!w.partial) m[w.name] = {w.wall_ns, w.busy_ns, w.compute_ns, w.idle_ns};
+  return m;
+}
+
+TEST(Slice, StepsReadBackWithTheSameFigures) {
+  Timeline tl = read(kH100);
+  SliceSpec spec;
+  auto all = step_figures(tl);
+  ASSERT_GE(all.size(), 3u);
+  // The middle steps of the trace, by number.
+  std::vector<int64_t> nums;
+  const StepDetection det = find_steps(tl);
+  for (size_t i = 0; i < det.steps.size(); ++i) nums.push_back(step_number(det.steps[i].name, i));
+  spec.steps = {{nums[1], nums[2]}};
+  auto w = slice_window(tl, spec);
+  ASSERT_TRUE(w.ok());
+  auto dir = testing::private_tmp_dir("query_slice");
+  const std::string out = (dir / "slice.json.gz").string();
+  auto st = write_kineto_slice({{&tl, 0, *w}}, out);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  EXPECT_GT(st->flows, 0);
+  Timeline back;
+  ASSERT_TRUE(read_path(out, back).ok());
+  EXPECT_LT(back.gpu_ops.size(), tl.gpu_ops.size());
+  auto got = step_figures(back);
+  ASSERT_EQ(got.size(), 2u);
+  for (const auto& [name, fig] : got) {
+    ASSERT_TRUE(all.count(name)) << name;
+    EXPECT_EQ(fig, all[name]) << name;
+  }
+  EXPECT_EQ(back.meta.devices.size(), tl.meta.devices.size());
+}
+
+TEST(Slice, MergedRanksEachGetAProcess) {
+  Timeline a = read("kineto/nccl_sampled_rank-0.json.gz"), b = read("kineto/nccl_sampled_rank-1.json.gz");
+  SliceSpec spec;
+  spec.from_ms = 0;
+  auto wa = slice_window(a, spec), wb = slice_window(b, spec);
+  ASSERT_TRUE(wa.ok() && wb.ok());
+  auto dir = testing::private_tmp_dir("query_merge");
+  const std::string out = (dir / "merged.json").string();
+  auto st = write_kineto_slice({{&a, 0, *wa}, {&b, 1, *wb}}, out);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  Timeline back;
+  ASSERT_TRUE(read_path(out, back).ok());
+  EXPECT_EQ(back.gpu_ops.size(), a.gpu_ops.size() + b.gpu_ops.size());
+  std::ifstream f(out);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto j = Json::parse(text);
+  std::set<int64_t> pids;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name") pids.insert(e["pid"].get<int64_t>());
+  EXPECT_EQ(pids, (std::set<int64_t>{0, 1}));
+}
+
+TEST(Slice, StepRangeParsing) {
+  EXPECT_EQ(*parse_step_range("5-7"), (std::pair<int64_t, int64_t>{5, 7}));
+  EXPECT_EQ(*parse_step_range("3"), (std::pair<int64_t, int64_t>{3, 3}));
+  EXPECT_FALSE(parse_step_range("7-5").ok());
+  EXPECT_FALSE(parse_step_range("x").ok());
+  EXPECT_FALSE(parse_step_range("").ok());
+}
+
+}  // namespace
+}  // namespace goblin::query
+
+namespace goblin::query {
+namespace {
+
+const std::string kGoblin = std::string(GOBLIN_BINARY_DIR) + "/goblin";
+const std::string kTrace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+
+TEST(QueryCli, BadStatementExitsNonZeroWithMessageAndPosition) {
+  auto r = testing::run_command(kGoblin + " query " + kTrace + " 'SELECT nosuch FROM gpu_ops' 2>&1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("SQL error at byte 7: no such column: nosuch"), std::string::npos) << r.out;
+  auto j = testing::run_command(kGoblin + " query " + kTrace + " 'SELECT nosuch FROM gpu_ops' --json");
+  EXPECT_EQ(j.code, 2);
+  auto env = Json::parse(j.out);
+  EXPECT_EQ(env["ok"], false);
+  EXPECT_EQ(env["error_detail"]["byte_offset"], 7) << j.out;
+}
+
+TEST(QueryCli, SqlFromStdinAndCsv) {
+  auto r = testing::run_command("echo 'SELECT count(*) AS n FROM steps;' | " + kGoblin + " query " + kTrace +
+                                " --format csv");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "n\n4\n");
+}
+
+TEST(QueryCli, ExportedSliceHasOnlyTheRequestedSteps) {
+  auto dir = testing::private_tmp_dir("query_cli_export");
+  const std::string out = (dir / "slice.json.gz").string();
+  auto e = testing::run_command(kGoblin + " export " + kTrace + " --steps 2-3 -o " + out + " --json");
+  ASSERT_EQ(e.code, 0) << e.out;
+  auto q = testing::run_command(kGoblin + " query " + out + " 'SELECT step FROM steps WHERE partial = 0' --format csv");
+  EXPECT_EQ(q.out, "step\n2\n3\n");
+  // The query tables as files.
+  const std::string db = (dir / "t.db").string();
+  auto s = testing::run_command(kGoblin + " export " + kTrace + " --format sqlite -o " + db);
+  ASSERT_EQ(s.code, 0) << s.out;
+  EXPECT_EQ(testing::exec_sql(db, "SELECT count(*) FROM gpu_ops; SELECT count(*) FROM kernels"), "");
+  auto c = testing::run_command(kGoblin + " export " + kTrace + " --format csv -o " + (dir / "csv").string());
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "csv" / "gpu_ops.csv"));
+}
+
+}  // namespace
+}  // namespace goblin::query
