@@ -161,7 +161,8 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     return vr;
   }
   if (in->damage) {
-    m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
+    m->warnings.push_back(make_warning(W::metrics_input_damaged,
+                                       "input damaged, figures cover what was read: " + in->damage->describe()));
     vr.error = in->damage;
   }
   vr.result = run_metrics_to_json(*m);

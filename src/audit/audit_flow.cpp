@@ -48,7 +48,7 @@ std::string metrics_line(const RunMetrics& m) {
     os << ", GPU busy " << f2(m.gpu_util_pct, 1) << " %";
   } else if (m.gpu_util_pct > 0) {
     bool tel = std::any_of(m.warnings.begin(), m.warnings.end(),
-                           [](const std::string& w) { return w.rfind("gpu_util_pct: telemetry", 0) == 0; });
+                           [](const Warning& w) { return w.id == W::gpu_util_from_telemetry; });
     os << ", GPU util " << f2(m.gpu_util_pct, 1) << " % (" << (tel ? "telemetry" : "no step trace") << ")";
   } else {
     os << ", GPU busy not observed";
