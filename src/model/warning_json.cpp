@@ -46,6 +46,23 @@ Status warning_from_json(const Json& j, Warning& w, const std::string& at) {
   return Status::Ok();
 }
 
+Json warnings_json_schema(std::string_view description) {
+  Json ids = Json::array();
+  for (const WarningInfo& w : warning_catalogue()) ids.push_back(w.id);
+  Json item = {
+      {"type", "object"},
+      {"properties",
+       {{"id", {{"type", "string"}, {"enum", ids}, {"description", "catalogue entry (goblin --list-warnings)"}}},
+        {"severity", {{"type", "string"}, {"enum", {"info", "warning", "data_loss"}}}},
+        {"message", {{"type", "string"}, {"description", "what a person reads"}}},
+        {"file", {{"type", "string"}}},
+        {"byte_offset", {{"type", "integer"}, {"description", "first occurrence"}}},
+        {"line", {{"type", "integer"}, {"description", "first occurrence"}}},
+        {"count", {{"type", "integer"}, {"description", "identical warnings folded into this one"}}}}},
+      {"required", {"id", "severity", "message", "count"}}};
+  return {{"type", "array"}, {"description", description}, {"items", std::move(item)}};
+}
+
 std::string warning_text(const Warning& w) {
   return w.count > 1 ? fmt::format("{} (x{})", w.message, w.count) : w.message;
 }

@@ -4,6 +4,7 @@
 // `severity` comes from the catalogue; file, byte_offset and line appear only when known.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"
@@ -18,6 +19,10 @@ Json warnings_to_json(const std::vector<Warning>& ws);
 // object says), or a bare string that a goblin older than the ids wrote (id untyped_note).
 // Malformed, naming `at`, for anything else.
 Status warning_from_json(const Json& j, Warning& w, const std::string& at);
+
+// The JSON Schema of a list of warnings in that shape (the verbs' result schemas, and through them
+// the MCP outputSchemas, describe every warnings-like key with it); `description` says whose.
+Json warnings_json_schema(std::string_view description);
 
 // What the text renderers print for a warning: its message, and " (xN)" when folded N > 1 times.
 std::string warning_text(const Warning& w);
