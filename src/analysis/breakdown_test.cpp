@@ -193,7 +193,8 @@ TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
       // s comes from the trace's GPU (H100 SXM dense bf16 / fp32), and the metrics say so.
       bool named = false;
       for (const auto& w : m->warnings)
-        named |= w.find("s = H100-SXM dense bf16 989.4 / fp32 66.9 TFLOPS = 14.79") != std::string::npos;
+        named |= w.id == W::waste_budget_note &&
+                 w.message.find("s = H100-SXM dense bf16 989.4 / fp32 66.9 TFLOPS = 14.79") != std::string::npos;
       EXPECT_TRUE(named);
     }
   }

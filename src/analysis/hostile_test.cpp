@@ -11,9 +11,10 @@ using namespace goblin;
 
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& text) {
-  for (const auto& s : v)
-    if (s.find(text) != std::string::npos) return true;
+// A warning of catalogue entry `id` whose message holds `text`.
+bool has(const std::vector<Warning>& v, WarningId id, const std::string& text) {
+  for (const auto& w : v)
+    if (w.id == id && w.message.find(text) != std::string::npos) return true;
   return false;
 }
 
@@ -23,7 +24,7 @@ TEST(HostileMetrics, CpuOnlyTraceSaysNoGpuActivity) {
   auto m = compute_run_metrics(tl);
   ASSERT_TRUE(m.ok()) << m.error().describe();
   EXPECT_FALSE(m->gpu_activity);
-  EXPECT_TRUE(has(m->warnings, "no GPU activity"));
+  EXPECT_TRUE(has(m->warnings, W::no_gpu_activity, "no GPU activity"));
   const Json j = run_metrics_to_json(*m);
   EXPECT_TRUE(j["gpu_util_pct"].is_null());
   EXPECT_TRUE(j["step_time_s"].is_number());  // it has ProfilerStep annotations to time
@@ -39,7 +40,7 @@ TEST(HostileMetrics, NothingToTimeIsNullNotZero) {
   ASSERT_TRUE(m.ok()) << m.error().describe();
   const Json j = run_metrics_to_json(*m);
   EXPECT_TRUE(j["step_time_s"].is_null());
-  EXPECT_TRUE(has(m->warnings, "step_time_s unobserved"));
+  EXPECT_TRUE(has(m->warnings, W::step_time_unobserved, "step_time_s unobserved"));
   auto back = run_metrics_from_json(j);
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(back->step_time_s, 0.0);

@@ -15,7 +15,7 @@ using testing::TlBuilder;
 
 bool has_warning(const RunMetrics& m, const std::string& needle) {
   for (const auto& w : m.warnings)
-    if (w.find(needle) != std::string::npos) return true;
+    if (w.message.find(needle) != std::string::npos) return true;
   return false;
 }
 
@@ -73,7 +73,7 @@ TEST(RunMetricsNumbers, AssertedThroughputAndStepTimeAreChecked) {
   auto m = compute_run_metrics(b.tl);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(*m->tokens_per_sec, 3e6);  // kept: the workload saw it
-  EXPECT_TRUE(has_warning(*m, "tokens_per_sec: the trace asserts 3e+06 tokens/s")) << m->warnings.back();
+  EXPECT_TRUE(has_warning(*m, "tokens_per_sec: the trace asserts 3e+06 tokens/s")) << m->warnings.back().message;
   EXPECT_FALSE(has_warning(*m, "step_time_s: the trace asserts"));  // 100 µs agrees
   b.tl.meta.extra["tokens_per_sec"] = "1020000";                    // within 10 %
   b.tl.meta.extra["step_time_seconds"] = "0.00013";                 // 30 % off

@@ -1,9 +1,10 @@
 // RunMetrics: formulas in breakdown.h (busy/idle/waste) and docs/metrics.md.
 #include "analysis/run_metrics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -34,7 +35,7 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   if (windows.empty())
     for (const Step& s : sd.steps) windows.push_back(flop_window(s));
   if (windows.empty()) {
-    m.warnings.push_back("mfu_pct unobserved: no steps to count FLOPs over");
+    m.warnings.push_back(make_warning(W::mfu_unobserved, "mfu_pct unobserved: no steps to count FLOPs over"));
     return;
   }
   std::vector<hw::FlopCount> per = hw::count_flops(tl, windows);
@@ -48,22 +49,25 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
     for (const auto& [k, v] : f.unmodelled) all.unmodelled[k] += v;
   }
   for (const auto& [why, n] : all.unmodelled)
-    m.warnings.push_back("FLOPs: " + std::to_string(n) + " op instance(s) not counted (" + why +
-                         "): flops_per_step and mfu_pct are lower bounds");
+    m.warnings.push_back(make_warning(
+        W::flops_not_counted,
+        fmt::format("FLOPs: {} op instance(s) not counted ({}): flops_per_step and mfu_pct are lower bounds", n, why)));
   if (all.ops_counted == 0 || all.flops <= 0) {
-    m.warnings.push_back(
+    m.warnings.push_back(make_warning(
+        W::mfu_unobserved,
         all.ops_unmodelled > 0
             ? "mfu_pct unobserved: GEMM/attention/conv ops were recorded without usable shapes (profile with "
               "record_shapes=True)"
             : "mfu_pct unobserved: no GEMM/attention/convolution CPU ops in the step windows (a trace with CPU "
-              "ops and record_shapes=True is needed)");
+              "ops and record_shapes=True is needed)"));
     return;
   }
   bool cpu_steps = !sd.steps.empty() && sd.steps.front().cpu_start_ns != kNone;
   if (!cpu_steps)
     m.warnings.push_back(
-        "FLOPs are windowed by CPU op start inside GPU-side step windows (no CPU ProfilerStep spans): ops "
-        "launched before their GPU work began may fall in the previous window");
+        make_warning(W::flops_windowed_by_cpu_start,
+                     "FLOPs are windowed by CPU op start inside GPU-side step windows (no CPU ProfilerStep spans): ops "
+                     "launched before their GPU work began may fall in the previous window"));
   double fps = all.flops / static_cast<double>(windows.size());
   m.flops_per_step = fps;
   std::string dtype = all.dominant_dtype();
@@ -71,13 +75,14 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
 
   const Result<hw::GpuSpec>& gpu = p.gpu;
   if (!gpu.ok()) {
-    m.warnings.push_back("mfu_pct unobserved: the trace's GPU is not in the spec database (" + gpu.error().message +
-                         ")");
+    m.warnings.push_back(make_warning(
+        W::mfu_unobserved,
+        fmt::format("mfu_pct unobserved: the trace's GPU is not in the spec database ({})", gpu.error().message)));
     return;
   }
   const hw::GpuSpec& g = gpu.value();
   if (m.step_time_s <= 0) {
-    m.warnings.push_back("mfu_pct unobserved: step time unknown");
+    m.warnings.push_back(make_warning(W::mfu_unobserved, "mfu_pct unobserved: step time unknown"));
     return;
   }
   // Training peak: the dense tensor peak of a low-precision dtype the run used; fp32/tf32/fp64
@@ -90,10 +95,9 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   std::string path_key = hw::peak_key_for(dtype, tensor);
   auto train_peak = g.peak_tflops(train_key);
   auto path_peak = path_key.empty() ? std::nullopt : g.peak_tflops(path_key);
-  std::string flops_txt = format_sig(fps, 6) + " FLOP/step (" + std::to_string(all.ops_counted) +
-                          " GEMM/attention/conv op instances over " + std::to_string(windows.size()) +
-                          " step(s), forward and backward as executed; " + format_sig(100 * dshare, 4) + "% " + dtype +
-                          ")";
+  std::string flops_txt = fmt::format(
+      "{} FLOP/step ({} GEMM/attention/conv op instances over {} step(s), forward and backward as executed; {}% {})",
+      format_sig(fps, 6), all.ops_counted, windows.size(), format_sig(100 * dshare, 4), dtype);
   std::string step_txt = "step_time_s " + format_sig(m.step_time_s, 6) + " s";
   m.mfu_basis = "mfu_pct = flops_per_step / (step_time_s x dense peak); " + flops_txt + "; " + step_txt;
   if (train_peak && *train_peak > 0) {
@@ -102,7 +106,8 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
         "; mfu_pct peak: " + g.id + " dense " + train_key + " tensor " + format_sig(*train_peak, 6) + " TFLOPS" +
         (train_key != dtype ? " (the GPU's mixed-precision training peak; this run computes in " + dtype + ")" : "");
   } else {
-    m.warnings.push_back("mfu_pct unobserved: " + g.id + " has no known dense " + train_key + " peak");
+    m.warnings.push_back(make_warning(
+        W::mfu_unobserved, fmt::format("mfu_pct unobserved: {} has no known dense {} peak", g.id, train_key)));
   }
   if (path_peak && *path_peak > 0) {
     m.mfu_dtype_path_pct = 100.0 * fps / (m.step_time_s * *path_peak * 1e12);
@@ -113,7 +118,9 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
                                       : "");
   }
   if (m.mfu_pct && *m.mfu_pct > 100.0)
-    m.warnings.push_back("mfu_pct above 100%: FLOPs per step or step time are inconsistent (" + m.mfu_basis + ")");
+    m.warnings.push_back(make_warning(
+        W::mfu_above_100,
+        fmt::format("mfu_pct above 100%: FLOPs per step or step time are inconsistent ({})", m.mfu_basis)));
 }
 
 // How far a figure the trace asserts (step_time_seconds, tokens_per_sec) may lie from the one it
@@ -144,8 +151,8 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   m.runner_kind = "trace";
   PreparedTrace p = prepare_trace(tl, tax);
   StepDetection sd = find_steps(tl);
-  for (const std::string& n : sd.notes) m.warnings.push_back(n);
-  for (const std::string& n : p.notes) m.warnings.push_back(n);
+  for (const std::string& n : sd.notes) m.warnings.push_back(make_warning(W::step_window_caveat, n));
+  for (const std::string& n : p.notes) m.warnings.push_back(make_warning(W::waste_budget_note, n));
 
   // ---- steps and the per-step waste budget ----
   std::vector<WindowBreakdown> wins;
@@ -155,7 +162,8 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
     if (!w.partial) use.push_back(&w);
   if (use.empty() && !wins.empty()) {
     for (const auto& w : wins) use.push_back(&w);
-    m.warnings.push_back("every step is partial: per-step figures average partial steps");
+    m.warnings.push_back(
+        make_warning(W::every_step_partial, "every step is partial: per-step figures average partial steps"));
   }
   int64_t wall = 0, busy = 0;
   WasteBudget avg;
@@ -173,7 +181,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
     avg.step_time_s /= n;
   } else {
     avg.mark_all_unobserved();
-    m.warnings.push_back("no GPU activity and no steps: nothing to measure");
+    m.warnings.push_back(make_warning(W::nothing_to_measure, "no GPU activity and no steps: nothing to measure"));
   }
   m.waste_budget = avg;
   m.cost = compute_cost_profile(tl, p, use);
@@ -183,16 +191,21 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   m.gpu_util_pct = wall > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(wall) : 0.0;
   m.gpu_activity = tl.gpu_op_count() > 0;
   if (!m.gpu_activity)
-    m.warnings.push_back(
+    m.warnings.push_back(make_warning(
+        W::no_gpu_activity,
         "no GPU activity: the input holds no kernel, memcpy or memset (a CPU-only profile, or GPU tracing was "
-        "off); gpu_util_pct is null and the waste budget describes host time only");
+        "off); gpu_util_pct is null and the waste budget describes host time only"));
   double measured_step = avg.step_time_s;
   auto written_step = extra_number(tl, "step_time_seconds");
   m.step_time_s = written_step ? *written_step : measured_step;
   if (!(m.step_time_s > 0))
-    m.warnings.push_back("step_time_s unobserved: no complete step and no GPU activity to time (null in JSON)");
-  m.window = sd.method + "; per-step figures are means over " + std::to_string(use.size()) +
-             " complete step(s); gpu_util_pct = sum(busy union over all streams) / sum(step wall)";
+    m.warnings.push_back(
+        make_warning(W::step_time_unobserved,
+                     "step_time_s unobserved: no complete step and no GPU activity to time (null in JSON)"));
+  m.window = fmt::format(
+      "{}; per-step figures are means over {} complete step(s); gpu_util_pct = sum(busy union over all streams) / "
+      "sum(step wall)",
+      sd.method, use.size());
   if (written_step)
     m.window +=
         "; step_time_s is the workload-written step_time_seconds (the profiled mean step, which the waste "
@@ -203,9 +216,11 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
     return measured > 0 && std::isfinite(measured) && std::fabs(asserted - measured) > kAssertedTolerance * measured;
   };
   if (written_step && disagree(*written_step, measured_step))
-    m.warnings.push_back("step_time_s: the trace asserts step_time_seconds = " + format_sig(*written_step, 4) +
-                         " s but its steps measure " + format_sig(measured_step, 4) +
-                         " s (more than 10 % apart): check which the workload timed");
+    m.warnings.push_back(make_warning(
+        W::step_time_disagrees,
+        fmt::format("step_time_s: the trace asserts step_time_seconds = {} s but its steps measure {} s (more than "
+                    "10 % apart): check which the workload timed",
+                    format_sig(*written_step, 4), format_sig(measured_step, 4))));
 
   // ---- throughput ----
   if (auto t = extra_number(tl, "tokens_per_sec")) {
@@ -214,15 +229,19 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
     std::optional<double> per_step = opt.tokens_per_step ? opt.tokens_per_step : extra_number(tl, "tokens_per_step");
     if (!per_step && written_step && *written_step > 0) per_step = *t * *written_step;
     if (per_step && *per_step > 0 && measured_step > 0 && disagree(*t, *per_step / measured_step))
-      m.warnings.push_back("tokens_per_sec: the trace asserts " + format_sig(*t, 4) + " tokens/s but " +
-                           format_sig(*per_step, 4) + " tokens per step over the measured " +
-                           format_sig(measured_step, 4) + " s step give " + format_sig(*per_step / measured_step, 4) +
-                           " tokens/s (more than 10 % apart): the asserted figure is not what this trace measures");
+      m.warnings.push_back(make_warning(
+          W::tokens_per_sec_disagrees,
+          fmt::format("tokens_per_sec: the trace asserts {} tokens/s but {} tokens per step over the measured {} s "
+                      "step give {} tokens/s (more than 10 % apart): the asserted figure is not what this trace "
+                      "measures",
+                      format_sig(*t, 4), format_sig(*per_step, 4), format_sig(measured_step, 4),
+                      format_sig(*per_step / measured_step, 4))));
   } else if (opt.tokens_per_step && m.step_time_s > 0) {
     m.tokens_per_sec = *opt.tokens_per_step / m.step_time_s;
   } else {
-    m.warnings.push_back(
-        "tokens_per_sec unobserved: the trace carries no tokens_per_sec and --tokens-per-step was not given");
+    m.warnings.push_back(make_warning(
+        W::tokens_per_sec_unobserved,
+        "tokens_per_sec unobserved: the trace carries no tokens_per_sec and --tokens-per-step was not given"));
   }
 
   // ---- top kernels (whole trace; share of summed kernel time) ----
@@ -297,22 +316,24 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
       m.memory_headroom_gb = (total - best->second.first) / 1e9;
     } else if (total > 0) {
       // More used than the card holds: telemetry of another card, or damaged samples. Refused.
-      m.warnings.push_back("hbm_peak_gb refused: " + format_sig(best->second.first / 1e9, 4) +
-                           " GB used on a device with " + format_sig(total / 1e9, 4) +
-                           " GB of memory is physically impossible (telemetry from another card, or damaged "
-                           "samples); hbm_peak_gb, hbm_avg_gb and memory_headroom_gb are null");
+      m.warnings.push_back(make_warning(
+          W::hbm_refused,
+          fmt::format("hbm_peak_gb refused: {} GB used on a device with {} GB of memory is physically impossible "
+                      "(telemetry from another card, or damaged samples); hbm_peak_gb, hbm_avg_gb and "
+                      "memory_headroom_gb are null",
+                      format_sig(best->second.first / 1e9, 4), format_sig(total / 1e9, 4))));
       m.hbm_peak_gb.reset();
       m.hbm_avg_gb.reset();
       m.hbm_total_gb = total / 1e9;
     } else {
-      m.warnings.push_back(
-          "memory_headroom_gb unobserved: no memory capacity (memory.total) for the device with the "
-          "HBM peak");
+      m.warnings.push_back(make_warning(W::memory_headroom_unobserved,
+                                        "memory_headroom_gb unobserved: no memory capacity (memory.total) for the "
+                                        "device with the HBM peak"));
     }
   } else {
-    m.warnings.push_back(
-        "hbm_peak_gb/hbm_avg_gb unobserved: no mem_used_bytes telemetry samples (pass a run directory "
-        "with nvidia-smi/amd-smi/rocm-smi output)");
+    m.warnings.push_back(make_warning(W::hbm_unobserved,
+                                      "hbm_peak_gb/hbm_avg_gb unobserved: no mem_used_bytes telemetry samples (pass a "
+                                      "run directory with nvidia-smi/amd-smi/rocm-smi output)"));
   }
 
   // ---- GPU utilisation from telemetry (busy samples, like goblin bench) ----
@@ -358,8 +379,13 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
     m.gpu_name = tl.meta.devices.front().name;
     m.versions["gpu"] = m.gpu_name;
   }
-  for (const Diagnostic& d : tl.warnings)
-    m.warnings.push_back("reader: " + d.message + (d.count > 1 ? " (x" + std::to_string(d.count) + ")" : ""));
+  // The reader's warnings, each with its own id, count and place; the message says where it came
+  // from, as the text output always has.
+  for (const Diagnostic& d : tl.warnings) {
+    Warning w = d;
+    w.message = fmt::format("reader: {}", d.message);
+    m.warnings.push_back(std::move(w));
+  }
   return m;
 }
 

@@ -79,11 +79,6 @@ struct StepMetrics {
   bool partial = false;
 };
 
-// Prefix of the RunMetrics warning in which the live runner passes on run/prefetch_window.h's
-// note (the measured steps ran on batches the DataLoader prefetched before the first step); the
-// audit turns it into the finding validity.window_on_prefetched_batches.
-inline constexpr std::string_view kDataPrefetchWarning = "data loading: ";
-
 struct RunMetrics {
   std::vector<StepMetrics> steps;
   double step_time_s = 0;                // mean wall of complete steps (or workload-written)
@@ -116,7 +111,9 @@ struct RunMetrics {
   // Per-step GPU time by what a patch can change, FLOPs, idle (analysis/cost_profile.h): the
   // audit's speedup models read it. nullopt without complete steps (and in older metrics files).
   std::optional<CostProfile> cost;
-  std::vector<std::string> warnings;            // kDataPrefetchWarning-prefixed ones become an audit finding
+  // Each names its catalogue entry (model/warnings.h); the live runner's window_on_prefetched_batches
+  // becomes the audit finding validity.window_on_prefetched_batches.
+  std::vector<Warning> warnings;
   std::map<std::string, std::string> versions;  // pytorch, cuda/rocm, driver, gpu
   std::string gpu_name;
   std::string runner_kind = "trace";  // "trace" (from a file), "replay", "live"

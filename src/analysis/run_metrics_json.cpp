@@ -3,6 +3,7 @@
 // generated from them.
 #include "analysis/run_metrics.h"
 #include "core/fields.h"
+#include "model/warning_json.h"
 
 namespace goblin {
 namespace {
@@ -115,7 +116,7 @@ struct List<RunMetrics> {
                  field("memory_headroom_gb", &M::memory_headroom_gb, Opt<Num>{{3}}),
                  field("gpu_util_telemetry_pct", &M::gpu_util_telemetry_pct, Opt<Num>{{2}}),
                  field("attention_kernel_loaded", &M::attention_kernel_loaded),
-                 field("warnings", &M::warnings, Nullable),
+                 field("warnings", &M::warnings, Vec<WarningCodec>{}, Nullable),
                  field("versions", &M::versions, Nullable),
                  field("gpu_name", &M::gpu_name),
                  field("runner_kind", &M::runner_kind),

@@ -1,8 +1,10 @@
 #include "analysis/triage_artifacts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 
 #include "analysis/knowledge.h"
@@ -10,17 +12,18 @@
 #include "core/escape.h"
 #include "core/io.h"
 #include "core/text.h"
+#include "model/warning_json.h"
 
 namespace goblin {
 
 namespace {
 bool has(std::string_view h, std::string_view n) { return h.find(n) != std::string_view::npos; }
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
+std::string ms(int64_t ns) { return format_fixed(ns / 1e6, 3); }
+// `s` padded with spaces to `n` bytes, as printf's %-Ns pads (fmt's {:<N} counts display width).
+std::string pad(std::string s, size_t n) {
+  if (s.size() < n) s.append(n - s.size(), ' ');
+  return s;
 }
-std::string ms(int64_t ns) { return fmt("%.3f", ns / 1e6); }
 // A kernel or op name in a Markdown table: escaped (core/escape.h; names come from recordings and
 // may hold HTML, Markdown or a `|`) and cut to `n` bytes.
 std::string md_cell(const std::string& s, size_t n = 90) { return md_text(s, n); }
@@ -53,10 +56,15 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
   r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages);
   if (r.exposure.negative_duration_ops)
-    r.notes.push_back(std::to_string(r.exposure.negative_duration_ops) + " GPU ops with negative duration skipped");
-  if (r.kernels.ops == 0) r.notes.push_back("the input holds no GPU kernels, memcpys or memsets: every table is empty");
+    r.notes.push_back(
+        make_warning(W::triage_negative_duration_skipped,
+                     fmt::format("{} GPU ops with negative duration skipped", r.exposure.negative_duration_ops)));
+  if (r.kernels.ops == 0)
+    r.notes.push_back(
+        make_warning(W::triage_no_gpu_ops, "the input holds no GPU kernels, memcpys or memsets: every table is empty"));
   if (!r.attribution.has_python_frames)
-    r.notes.push_back("no python_function frames (profile with with_stack=True for Python locations)");
+    r.notes.push_back(make_warning(W::triage_no_python_frames,
+                                   "no python_function frames (profile with with_stack=True for Python locations)"));
 
   // ---- profile_metadata.json ----
   Json m;
@@ -161,7 +169,9 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   m["vendor"] = hw::vendor_name(r.vendor);
   sources["vendor"] = vf.decided_by.empty() ? Json("no signal in the trace names a vendor") : Json(vf.decided_by);
   m["vendor_evidence"] = vf.evidence;
-  if (!vf.conflicts.empty()) r.notes.push_back("vendor signals disagree: " + vf.conflicts.front());
+  if (!vf.conflicts.empty())
+    r.notes.push_back(
+        make_warning(W::triage_vendor_signals_disagree, "vendor signals disagree: " + vf.conflicts.front()));
   m["devices"] = devices;
   Json fmts = Json::array();
   for (Format f : tl.meta.formats) fmts.push_back(format_name(f));
@@ -181,10 +191,9 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
                    {"peak_concurrency", d.peak_concurrency},
                    {"streams", d.streams}});
   m["gpu_window"] = win;
-  m["warnings"] = Json::array();
-  for (const auto& w : tl.warnings)
-    m["warnings"].push_back(w.message + (w.count > 1 ? " (×" + std::to_string(w.count) + ")" : ""));
-  for (const auto& n : r.notes) m["warnings"].push_back(n);
+  // The reader's warnings, then triage's own (model/warning_json.h: the one warning shape).
+  m["warnings"] = warnings_to_json(tl.warnings);
+  for (const auto& n : r.notes) m["warnings"].push_back(warning_to_json(n));
   r.metadata = std::move(m);
 
   // ---- profile_summary.md ----
@@ -200,25 +209,27 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
        "|\n|---|---|---|---|---|---|---|\n";
   for (const auto& d : r.exposure.devices) {
     int64_t w = d.window_end_ns - d.window_start_ns;
-    s += "| " + std::to_string(d.device) + " | " + ms(w) + " | " + ms(d.busy_ns) + " | " +
-         fmt("%.1f", w > 0 ? 100.0 * d.busy_ns / w : 0) + " | " + ms(w - d.busy_ns) + " | " + ms(d.multi_stream_ns) +
-         " | " + std::to_string(d.peak_concurrency) + " |\n";
+    s += "| " + fmt::format("{}", d.device) + " | " + ms(w) + " | " + ms(d.busy_ns) + " | " +
+         format_fixed(w > 0 ? 100.0 * d.busy_ns / w : 0, 1) + " | " + ms(w - d.busy_ns) + " | " +
+         ms(d.multi_stream_ns) + " | " + fmt::format("{}", d.peak_concurrency) + " |\n";
   }
   s += "\nbusy = union of GPU ops over all streams; idle = window − busy; 2+ streams = time with ops in flight on at "
        "least two streams.\n";
-  s += "\n## Kernel table (top " + std::to_string(opt.top) + " of " + std::to_string(r.kernels.rows.size()) +
+  s += "\n## Kernel table (top " + fmt::format("{}", opt.top) + " of " + fmt::format("{}", r.kernels.rows.size()) +
        "; share = op time / summed GPU-op time " + ms(r.kernels.total_ns) + " ms)\n\n";
   s += "| kernel | category | family | time ms | share % | launches | mean us | exposed % | CPU op | Python |\n"
        "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.kernels.rows.size() && static_cast<int>(i) < opt.top; ++i) {
     const auto& k = r.kernels.rows[i];
     s += "| " + md_cell(k.name, 70) + " | " + k.category + " | " + k.family + " | " + ms(k.total_ns) + " | " +
-         fmt("%.2f", k.share_pct) + " | " + std::to_string(k.launches) + " | " + fmt("%.1f", k.mean_ns() / 1000) +
-         " | " + fmt("%.0f", k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0) + " | " + md_cell(k.cpu_op, 40) +
-         " | " + md_cell(k.python_location, 50) + " |\n";
+         format_fixed(k.share_pct, 2) + " | " + fmt::format("{}", k.launches) + " | " +
+         format_fixed(k.mean_ns() / 1000, 1) + " | " +
+         format_fixed(k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0, 0) + " | " + md_cell(k.cpu_op, 40) + " | " +
+         md_cell(k.python_location, 50) + " |\n";
   }
-  s += "\nCPU op attributed for " + std::to_string(r.attribution.with_cpu_op) + " of " + std::to_string(r.kernels.ops) +
-       " GPU ops; Python location for " + std::to_string(r.attribution.with_python) + ".\n";
+  s += "\nCPU op attributed for " + fmt::format("{}", r.attribution.with_cpu_op) + " of " +
+       fmt::format("{}", r.kernels.ops) + " GPU ops; Python location for " +
+       fmt::format("{}", r.attribution.with_python) + ".\n";
   s += "\n## Overlap opportunities (P1–P3)\n\n| priority | verdict | kernel | excl % | hid % | dep risk | share % | "
        "next step | recommendation |\n|---|---|---|---|---|---|---|---|---|\n";
   int shown = 0;
@@ -228,16 +239,16 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     next_share[o.next_step] += o.share_pct;
     if (shown++ >= opt.top) continue;
     s += "| " + std::string(priority_name(o.priority)) + " | " + o.verdict + " | " + md_cell(o.kernel, 60) + " | " +
-         fmt("%.0f", o.exclusive_pct) + " | " + fmt("%.0f", o.hidden_pct) + " | " + o.dependency_risk + " | " +
-         fmt("%.2f", o.share_pct) + " | " + o.next_step + " | " + md_cell(o.recommendation, 120) + " |\n";
+         format_fixed(o.exclusive_pct, 0) + " | " + format_fixed(o.hidden_pct, 0) + " | " + o.dependency_risk + " | " +
+         format_fixed(o.share_pct, 2) + " | " + o.next_step + " | " + md_cell(o.recommendation, 120) + " |\n";
   }
   if (!shown) s += "| – | no row with headroom above 1% share | | | | | | | |\n";
   s += "\nexcl % = exposed time (no other stream busy) / kernel time; headroom = excl ≥ 45% and ≥ 5 µs exposed; "
        "thresholds: data/overlap_heuristics.yaml.\n";
-  s += "\n## Time by nn.Module (module_table.json; top " + std::to_string(opt.top) + ")\n\n" +
+  s += "\n## Time by nn.Module (module_table.json; top " + fmt::format("{}", opt.top) + ")\n\n" +
        module_table_markdown(r.modules, opt.top);
   if (r.modules.graph_replay_ops > 0)
-    s += "\n" + std::to_string(r.modules.graph_replay_ops) +
+    s += "\n" + fmt::format("{}", r.modules.graph_replay_ops) +
          " GPU ops ran in CUDA/HIP graph replays, attributed to their graph launch (the capture trace would give "
          "their modules).\n";
   s += "\n## Serving stages (stage_table.json)\n\n" + stage_split_markdown(r.stages, opt.top);
@@ -245,8 +256,9 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
        "|\n|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.fuse.size() && static_cast<int>(i) < opt.top; ++i) {
     const auto& f = r.fuse[i];
-    s += "| " + f.pattern + " | " + f.confidence + " | " + ms(f.related_ns) + " | " + fmt("%.2f", f.share_pct) + " | " +
-         std::to_string(f.occurrences) + " | " + md_cell(f.candidate, 80) + " | " + md_cell(f.evidence, 140) + " |\n";
+    s += "| " + f.pattern + " | " + f.confidence + " | " + ms(f.related_ns) + " | " + format_fixed(f.share_pct, 2) +
+         " | " + fmt::format("{}", f.occurrences) + " | " + md_cell(f.candidate, 80) + " | " +
+         md_cell(f.evidence, 140) + " |\n";
   }
   if (r.fuse.empty()) s += "| – | no pattern of data/fusion_patterns.yaml matched | | | | | |\n";
   // The triage skill's reviewer rule: what kind of work is next.
@@ -257,11 +269,11 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     std::vector<std::pair<double, std::string>> v;
     for (auto& [k, x] : next_share) v.push_back({x, k});
     std::sort(v.rbegin(), v.rend());
-    for (auto& [x, k] : v) s += "- **" + k + "**: " + fmt("%.1f", x) + "% of GPU-op time in P1–P3 rows\n";
+    for (auto& [x, k] : v) s += "- **" + k + "**: " + format_fixed(x, 1) + "% of GPU-op time in P1–P3 rows\n";
   }
   if (!r.notes.empty()) {
     s += "\n## Notes\n\n";
-    for (const auto& n : r.notes) s += "- " + n + "\n";
+    for (const auto& n : r.notes) s += "- " + n.message + "\n";
   }
   r.summary_md = std::move(s);
   return r;
@@ -346,7 +358,7 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
   if (r.stages.from_annotations) {
     s += "stages (" + (r.stages.profile_stage.empty() ? std::string("unknown") : r.stages.profile_stage) + "):";
     for (const auto& st : r.stages.stages)
-      s += " " + st.stage + " " + std::to_string(st.batches) + " batch(es) " + ms(st.op_time_ns) + " ms;";
+      s += " " + st.stage + " " + fmt::format("{}", st.batches) + " batch(es) " + ms(st.op_time_ns) + " ms;";
     s += "\n";
   }
   if (by_module) {
@@ -354,46 +366,43 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
     if (!r.modules.available) s += "  (no nn.Module frames: profile with with_stack=True)\n";
     for (size_t i = 0; i < r.modules.rows.size() && static_cast<int>(i) < top; ++i) {
       const auto& row = r.modules.rows[i];
-      char b[512];
-      std::snprintf(b, sizeof b, "  %6.2f%%  %9.3f ms  %6lld ops  %-34s %s\n", row.share_pct, row.time_ns / 1e6,
-                    static_cast<long long>(row.ops), md_cell(row.module, 34).c_str(), md_cell(row.path, 90).c_str());
-      s += b;
+      fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} ops  {} {}\n", row.share_pct,
+                     row.time_ns / 1e6, static_cast<long long>(row.ops), pad(md_cell(row.module, 34), 34),
+                     md_cell(row.path, 90));
     }
     s += "\n";
   }
   for (const auto& d : r.exposure.devices) {
     int64_t w = d.window_end_ns - d.window_start_ns;
-    s += "device " + std::to_string(d.device) + ": window " + ms(w) + " ms, busy " + ms(d.busy_ns) + " ms (" +
-         fmt("%.1f", w > 0 ? 100.0 * d.busy_ns / w : 0) + "%), idle " + ms(w - d.busy_ns) + " ms, 2+ streams " +
+    s += "device " + fmt::format("{}", d.device) + ": window " + ms(w) + " ms, busy " + ms(d.busy_ns) + " ms (" +
+         format_fixed(w > 0 ? 100.0 * d.busy_ns / w : 0, 1) + "%), idle " + ms(w - d.busy_ns) + " ms, 2+ streams " +
          ms(d.multi_stream_ns) + " ms\n";
   }
   s += "\ntop kernels (share of " + ms(r.kernels.total_ns) + " ms summed GPU-op time):\n";
   for (size_t i = 0; i < r.kernels.rows.size() && static_cast<int>(i) < top; ++i) {
     const auto& k = r.kernels.rows[i];
-    char b[512];
-    std::snprintf(b, sizeof b, "  %6.2f%%  %9.3f ms  %6lld x  exp %3.0f%%  %-13s %-60s  %s\n", k.share_pct,
-                  k.total_ns / 1e6, static_cast<long long>(k.launches),
-                  k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, k.category.c_str(), md_cell(k.name, 60).c_str(),
-                  md_cell(k.cpu_op, 30).c_str());
-    s += b;
+    fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} x  exp {:>3.0f}%  {} {}  {}\n", k.share_pct,
+                   k.total_ns / 1e6, static_cast<long long>(k.launches),
+                   k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, pad(k.category, 13),
+                   pad(md_cell(k.name, 60), 60), md_cell(k.cpu_op, 30));
   }
   s += "\ntop overlap opportunities:\n";
   int n = 0;
   for (const auto& o : r.overlap) {
     if (o.priority > Priority::P3 || n++ >= 8) continue;
     s += "  " + std::string(priority_name(o.priority)) + "  " + o.verdict + "  " + md_cell(o.kernel, 60) + "  excl " +
-         fmt("%.0f", o.exclusive_pct) + "%  share " + fmt("%.2f", o.share_pct) + "%  dep " + o.dependency_risk +
+         format_fixed(o.exclusive_pct, 0) + "%  share " + format_fixed(o.share_pct, 2) + "%  dep " + o.dependency_risk +
          "  → " + o.next_step + "\n";
   }
   if (!n) s += "  (none above 1% share with headroom)\n";
   s += "\nfuse opportunities:\n";
   for (size_t i = 0; i < r.fuse.size() && i < 8; ++i) {
     const auto& f = r.fuse[i];
-    s += "  " + f.pattern + " [" + f.confidence + "]  " + ms(f.related_ns) + " ms (" + fmt("%.2f", f.share_pct) +
-         "%), " + std::to_string(f.occurrences) + "x  → " + md_cell(f.candidate, 90) + "\n";
+    s += "  " + f.pattern + " [" + f.confidence + "]  " + ms(f.related_ns) + " ms (" + format_fixed(f.share_pct, 2) +
+         "%), " + fmt::format("{}", f.occurrences) + "x  → " + md_cell(f.candidate, 90) + "\n";
   }
   if (r.fuse.empty()) s += "  (none matched)\n";
-  for (const auto& note : r.notes) s += "note: " + note + "\n";
+  for (const auto& note : r.notes) s += "note: " + note.message + "\n";
   return s;
 }
 

@@ -39,7 +39,7 @@ struct TriageReport {
   hw::Vendor vendor = hw::Vendor::Unknown;
   Json metadata;  // profile_metadata.json
   std::string summary_md;
-  std::vector<std::string> notes;  // degraded-mode explanations (taxonomy missing, ...)
+  std::vector<Warning> notes;  // degraded-mode explanations; profile_metadata.json lists them as warnings
 };
 
 struct AnalysisKnowledge;  // analysis/knowledge.h

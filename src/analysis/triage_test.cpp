@@ -542,7 +542,8 @@ TEST(Triage, NoGpuOpsIsEmptyTablesWithANote) {
   EXPECT_TRUE(r->kernels.rows.empty());
   EXPECT_TRUE(r->overlap.empty());
   bool note = false;
-  for (const auto& n : r->notes) note |= n.find("no GPU kernels") != std::string::npos;
+  for (const auto& n : r->notes)
+    note |= n.id == W::triage_no_gpu_ops && n.message.find("no GPU kernels") != std::string::npos;
   EXPECT_TRUE(note);
 }
 

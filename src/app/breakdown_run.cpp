@@ -8,6 +8,7 @@
 #include "analysis/knowledge.h"
 #include "analysis/modules.h"
 #include "analysis/stages.h"
+#include "model/warning_json.h"
 #include "trace/load.h"
 
 namespace goblin::app {
@@ -84,19 +85,8 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
   vr.human = lead + render(b);
   // What the reader found wrong with the input (negative durations, overlaps on one stream,
   // damaged ids) changes how far these figures can be trusted: say it here too.
-  // `warning_ids` runs beside the strings (same order): each warning's catalogue id
-  // (model/warnings.h), added without changing the strings that existing readers parse.
-  Json warns = Json::array(), ids = Json::array();
-  for (const auto& w : in->timeline.warnings) {
-    const std::string line = w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : "");
-    warns.push_back(line);
-    ids.push_back(warning_id_name(w.id));
-    vr.human += "warning: " + line + "\n";
-  }
-  if (!vr.result.contains("warnings")) {
-    vr.result["warnings"] = warns;
-    vr.result["warning_ids"] = ids;
-  }
+  for (const auto& w : in->timeline.warnings) vr.human += "warning: " + warning_text(w) + "\n";
+  if (!vr.result.contains("warnings")) vr.result["warnings"] = warnings_to_json(in->timeline.warnings);
   if (in->damage) vr.error = in->damage;
   return vr;
 }

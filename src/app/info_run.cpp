@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/verb_result.h"
+#include "model/warning_json.h"
 #include "trace/readers.h"
 
 namespace goblin::app {
@@ -104,19 +105,7 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
     }
     o["metadata"] = std::move(extra);
   }
-  Json warns = Json::array();
-  for (const auto& w : tl.warnings) {
-    // id and severity from the catalogue (model/warnings.h): what scripts match on.
-    Json j = {{"id", warning_id_name(w.id)},
-              {"severity", severity_name(warning_info(w.id).severity)},
-              {"message", w.message}};
-    if (!w.file.empty()) j["file"] = w.file;
-    if (w.byte_offset >= 0) j["byte_offset"] = w.byte_offset;
-    if (w.line >= 0) j["line"] = w.line;
-    j["count"] = w.count;
-    warns.push_back(std::move(j));
-  }
-  o["warnings"] = std::move(warns);
+  o["warnings"] = warnings_to_json(tl.warnings);  // model/warning_json.h: the one warning shape
   const uint64_t bytes = input_bytes(path);
   o["read"] = {{"bytes_on_disk", bytes},
                {"seconds", round_to(seconds, 4)},

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "model/warning_json.h"
+
 namespace goblin::app {
 
 namespace {
@@ -62,7 +64,7 @@ std::string run_metrics_text(const RunMetrics& m) {
                   k.name.c_str());
     s += b;
   }
-  for (const auto& w2 : m.warnings) s += "warning: " + w2 + "\n";
+  for (const auto& w2 : m.warnings) s += "warning: " + warning_text(w2) + "\n";
   s += "window: " + m.window + "\n";
   return s;
 }

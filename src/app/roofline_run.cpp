@@ -8,6 +8,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
 #include "hw/roofline.h"
+#include "model/warning_json.h"
 #include "trace/load.h"
 
 namespace goblin::app {
@@ -31,12 +32,6 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     return r;
   }
   const Timeline& tl = in->timeline;
-  // input_warning_ids runs beside the strings (same order): each one's catalogue id.
-  Json warnings = Json::array(), warning_ids = Json::array();
-  for (auto& w : tl.warnings) {
-    warnings.push_back(w.message + (w.count > 1 ? " (x" + std::to_string(w.count) + ")" : ""));
-    warning_ids.push_back(warning_id_name(w.id));
-  }
   auto choice = hw::choose_gpu(knowledge, a.gpu, tl);
   if (!choice.ok()) {
     r.error = choice.error();
@@ -141,10 +136,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
       }
     }
   }
-  if (!warnings.empty()) {
-    res["input_warnings"] = warnings;
-    res["input_warning_ids"] = warning_ids;
-  }
+  if (!tl.warnings.empty()) res["input_warnings"] = warnings_to_json(tl.warnings);
   if (in->damage && !r.error) {
     r.error = in->damage;  // partial results kept in r.result
     h << "warning: input partly read: " << in->damage->describe() << "\n";

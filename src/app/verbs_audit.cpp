@@ -13,6 +13,7 @@
 #include "config/workload_config.h"
 #include "core/io.h"
 #include "core/text.h"
+#include "model/warning_json.h"
 
 namespace goblin::app {
 
@@ -272,7 +273,9 @@ void add_audit_verbs(std::vector<Verb>& out) {
         "  goblin parse-config train.yaml                    every field with the line it came from\n"
         "  goblin parse-config train.py --json               a training script; secrets redacted\n";
     v.request = {positional(field("file_path", FieldKind::InputPath, "config file: .yaml/.yml, .json, .py, .env/.sh"))};
-    v.result_schema = Json{{"type", "object"}, {"description", "the WorkloadConfig: fields, origins, redactions"}};
+    v.result_schema = Json{{"type", "object"},
+                           {"description", "the WorkloadConfig: fields, origins, redactions"},
+                           {"properties", {{"warnings", warnings_json_schema("what the config scanners noticed")}}}};
     v.audit_budget = true;
     v.run = parse_config_verb;
     out.push_back(std::move(v));

@@ -13,6 +13,7 @@
 #include "core/locate.h"
 #include "hw/gpu_specs.h"
 #include "hw/knowledge.h"
+#include "model/warning_json.h"
 
 namespace goblin::app {
 
@@ -322,7 +323,9 @@ void add_hw_verbs(std::vector<Verb>& out) {
         opt("ncu", FieldKind::InputPath, "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli),
         opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)"),
         opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython), top};
-    v.result_schema = Json{{"type", "object"}, {"description", "the GPU's peaks and one row per op or kernel"}};
+    v.result_schema = Json{{"type", "object"},
+                           {"description", "the GPU's peaks and one row per op or kernel"},
+                           {"properties", {{"input_warnings", warnings_json_schema("what the reader noticed")}}}};
     v.writes = false;
     v.run = roofline_verb;
     out.push_back(std::move(v));

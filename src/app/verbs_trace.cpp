@@ -13,6 +13,7 @@
 #include "app/metrics_text.h"
 #include "app/per_rank.h"
 #include "app/registry.h"
+#include "model/warning_json.h"
 #include "trace/load.h"
 
 namespace goblin::app {
@@ -161,7 +162,8 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     return vr;
   }
   if (in->damage) {
-    m->warnings.push_back("input damaged, figures cover what was read: " + in->damage->describe());
+    m->warnings.push_back(make_warning(W::metrics_input_damaged,
+                                       "input damaged, figures cover what was read: " + in->damage->describe()));
     vr.error = in->damage;
   }
   vr.result = run_metrics_to_json(*m);
@@ -229,6 +231,7 @@ void add_trace_verbs(std::vector<Verb>& out) {
                                   {"span_ns", "time span of the events"},
                                   {"devices", "devices the trace names"},
                                   {"warnings", "what the reader noticed"}});
+    v.result_schema["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
     v.run = [](const Request& rq, Context&) { return info(rq.strings("path")); };
     out.push_back(std::move(v));
   }
@@ -267,15 +270,17 @@ void add_trace_verbs(std::vector<Verb>& out) {
                  arch,
                  top_field(15, 1000, "Rows in the summary tables"),
                  bym};
-    v.result_schema = per_rank_schema(obj_schema({{"out_dir", "where the artifacts were written"},
-                                                  {"artifacts", "the artifact file names"},
-                                                  {"metadata", "profile_metadata.json"},
-                                                  {"top_kernels", "the kernel table's first rows"},
-                                                  {"top_overlap_opportunities", "P0-P3 overlap rows"},
-                                                  {"fuse_opportunities", "fusion candidates"},
-                                                  {"stages", "prefill/decode split"},
-                                                  {"gpu_op_time_us", "summed GPU-op time"}}),
-                                      "triage");
+    Json one = obj_schema({{"out_dir", "where the artifacts were written"},
+                           {"artifacts", "the artifact file names"},
+                           {"metadata", "profile_metadata.json"},
+                           {"top_kernels", "the kernel table's first rows"},
+                           {"top_overlap_opportunities", "P0-P3 overlap rows"},
+                           {"fuse_opportunities", "fusion candidates"},
+                           {"stages", "prefill/decode split"},
+                           {"gpu_op_time_us", "summed GPU-op time"}});
+    one["properties"]["metadata"]["properties"]["warnings"] =
+        warnings_json_schema("the reader's warnings, then triage's own");
+    v.result_schema = per_rank_schema(std::move(one), "triage");
     v.writes = true;
     v.run = triage_verb;
     out.push_back(std::move(v));
@@ -301,6 +306,7 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.result_schema = obj_schema({{"categories", "GPU time per category and family"},
                                   {"steps", "per-step busy/idle/exposed communication"},
                                   {"by", "the grouping asked for"}});
+    v.result_schema["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
     v.run = [](const Request& rq, Context& ctx) {
       auto kn = analysis_knowledge_of(ctx);
       if (!kn) return VerbResult{nullptr, kn.error(), ""};
@@ -328,10 +334,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.request = {
         trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job"),
         tps};
-    v.result_schema = per_rank_schema(obj_schema({{"step_time_s", "mean step time"},
-                                                  {"waste_budget", "additive buckets summing to the step time"},
-                                                  {"top_kernels", "kernels by share of time"}}),
-                                      "metrics");
+    Json one = obj_schema({{"step_time_s", "mean step time"},
+                           {"waste_budget", "additive buckets summing to the step time"},
+                           {"top_kernels", "kernels by share of time"}});
+    one["properties"]["warnings"] = warnings_json_schema("what limits the figures, and the reader's warnings");
+    v.result_schema = per_rank_schema(std::move(one), "metrics");
     v.run = metrics_verb;
     out.push_back(std::move(v));
   }

@@ -45,7 +45,7 @@ std::string metrics_line(const RunMetrics& m) {
     fmt::format_to(out, ", GPU busy {} %", f2(m.gpu_util_pct, 1));
   } else if (m.gpu_util_pct > 0) {
     bool tel = std::any_of(m.warnings.begin(), m.warnings.end(),
-                           [](const std::string& w) { return w.rfind("gpu_util_pct: telemetry", 0) == 0; });
+                           [](const Warning& w) { return w.id == W::gpu_util_from_telemetry; });
     fmt::format_to(out, ", GPU util {} % ({})", f2(m.gpu_util_pct, 1), tel ? "telemetry" : "no step trace");
   } else {
     s += ", GPU busy not observed";

@@ -302,11 +302,10 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   // show a data-loading bottleneck (the live runner's note, src/run/prefetch_window.h).
   for (const RunMetrics* side : {&B, &A})
     for (const auto& w : side->warnings)
-      if (w.starts_with(kDataPrefetchWarning)) {
+      if (w.id == W::window_on_prefetched_batches) {
         add_finding(findings, "validity.window_on_prefetched_batches", "warning",
                     "The measured steps ran on batches prefetched before the first step",
-                    std::string(side == &B ? "before" : "after") + " run: " + w.substr(kDataPrefetchWarning.size()),
-                    "");
+                    std::string(side == &B ? "before" : "after") + " run: " + w.message, "");
         break;
       }
   if (!B.gpu_name.empty() && !A.gpu_name.empty() && B.gpu_name != A.gpu_name)

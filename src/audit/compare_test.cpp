@@ -342,7 +342,8 @@ TEST(Compare, WindowOnPrefetchedBatchesIsAValidityWarning) {
   auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
   ASSERT_TRUE(bi.ok() && ai.ok());
   // The live runner's note (src/run/prefetch_window.h) on the BEFORE run only.
-  bi->metrics.warnings.push_back("data loading: all 5 measured steps (11-15) ran on the 16 batches ...");
+  bi->metrics.warnings.push_back(
+      make_warning(W::window_on_prefetched_batches, "all 5 measured steps (11-15) ran on the 16 batches ..."));
   auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5));
   ASSERT_TRUE(r.ok());
   int n = 0;

@@ -63,7 +63,8 @@ TEST(SpeedupModel, LiveBaseProfileHoldsTheMeasuredSpeedups) {
   EXPECT_NEAR(*m.hbm_peak_gb, 17153.0 * 1048576 / 1e9, 0.5);
   EXPECT_NEAR(*m.hbm_total_gb, 81559.0 * 1048576 / 1e9, 0.01);
   EXPECT_TRUE(m.waste_budget.observed("memory_headroom"));
-  for (const auto& w : m.warnings) EXPECT_EQ(w.find("not a format goblin reads"), std::string::npos) << w;
+  for (const auto& w : m.warnings)
+    EXPECT_EQ(w.message.find("not a format goblin reads"), std::string::npos) << w.message;
 
   Json p = patch_with(src("workloads/configs/base.yaml"), m);
   ASSERT_EQ(p["prediction_method"], "speedup_models") << p.dump(1);

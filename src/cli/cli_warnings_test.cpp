@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/json.h"
 #include "core/test_support.h"
@@ -78,6 +80,67 @@ TEST(ListWarnings, DamagedInputWarningCarriesItsId) {
   }
   EXPECT_TRUE(found) << r.out;
   fs::remove_all(dir);
+}
+
+// Every warnings-like array of every verb's --json output (info, breakdown, metrics, triage and its
+// profile_metadata.json, roofline, parse-config, diff, ranks) holds catalogue objects
+// {id, severity, message}, on real fixtures made to warn: a CPU-only trace (no GPU activity), a
+// truncated telemetry CSV, an Nsight Compute CSV with a damaged row, a YAML file with two
+// documents and an env file with stray lines. The walk is generic (core/test_support.h), so a key
+// renamed or added is covered without naming it here.
+TEST(ListWarnings, EveryVerbsWarningsAreCatalogueObjects) {
+  const auto cat = goblin::Json::parse(goblin::testing::run_command(goblin_bin() + " --list-warnings --json").out);
+  const goblin::Json& catalogue = cat["result"]["warnings"];
+  ASSERT_FALSE(catalogue.empty());
+  const fs::path fx = GOBLIN_FIXTURES;
+  const fs::path dir = goblin::testing::private_tmp_dir("warn_every_verb");
+  std::string smi = slurp(fx / "telemetry/nvidia_smi_query.csv");
+  ASSERT_GT(smi.size(), 60u);
+  smi.resize(smi.size() - 60);
+  std::ofstream(dir / "smi_cut.csv", std::ios::binary) << smi;
+  std::ofstream(dir / "ncu_damaged.csv", std::ios::binary)
+      << slurp(fx / "nsight/ncu_raw_h100_selected_metrics.csv") << "\"not-a-kernel\",\"1\"\n";
+  std::ofstream(dir / "two_docs.yaml") << "batch_size: 8\nbf16: true\n---\nbatch_size: 16\n";
+  std::ofstream(dir / "train.env") << "BATCH_SIZE=8\nthis is not an assignment\n";
+  const std::string cpu = (fx / "kineto/cpu_only_rank-34.json.gz").string();
+  const std::string gpu = (fx / "kineto/h100_llama_bf16_sdpa_w4.json.gz").string();
+  const std::string d = dir.string();
+  const std::vector<std::string> commands = {
+      "info " + d + "/smi_cut.csv " + cpu,
+      "breakdown " + cpu,
+      "metrics " + cpu,
+      "metrics " + cpu + " " + gpu,
+      "triage " + cpu + " -o " + d + "/triage",
+      "roofline " + d + "/ncu_damaged.csv",
+      "parse-config " + d + "/two_docs.yaml",
+      "parse-config " + d + "/train.env",
+      "diff " + cpu + " " + gpu,
+      "ranks " + cpu + " " + gpu,
+  };
+  size_t checked = 0;
+  std::set<std::string> seen;
+  auto walk = [&](const goblin::Json& j, const std::string& what) {
+    for (const auto& bad : goblin::testing::uncatalogued_warnings(j, catalogue, checked))
+      ADD_FAILURE() << what << ": " << bad;
+  };
+  for (const auto& c : commands) {
+    auto r = goblin::testing::run_command(goblin_bin() + " " + c + " --json 2>/dev/null");
+    goblin::Json j = goblin::Json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << c << ":\n" << r.out.substr(0, 2000);
+    walk(j, c);
+    const std::string text = j.dump();
+    for (const auto& w : catalogue)
+      if (text.find("\"id\":" + w["id"].dump()) != std::string::npos) seen.insert(w["id"].get<std::string>());
+  }
+  const goblin::Json meta = goblin::Json::parse(slurp(dir / "triage/profile_metadata.json"), nullptr, false);
+  ASSERT_TRUE(meta.is_object()) << "triage wrote no profile_metadata.json";
+  walk(meta, "profile_metadata.json");
+  for (const auto& w : meta["warnings"]) seen.insert(w.value("id", ""));
+  EXPECT_GE(checked, 10u);
+  // One of each source, so none of them can fall back to bare strings unnoticed.
+  for (const char* id : {"telemetry_row_short", "no_gpu_activity", "tokens_per_sec_unobserved", "triage_no_gpu_ops",
+                         "config_several_yaml_documents", "config_env_line_ignored"})
+    EXPECT_TRUE(seen.count(id)) << id << " not seen; seen: " << goblin::Json(seen).dump();
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ struct SourceScan {
   ConfigFormat format = ConfigFormat::Yaml;
   std::vector<SourceEntry> entries;
   std::vector<SourceAnchor> anchors;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;  // each names its catalogue entry (model/warnings.h)
   // python: where new top-level statements go (after the imports) and whether `import os` exists
   int64_t after_imports = 0;
   bool imports_os = false;

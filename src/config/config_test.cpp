@@ -138,7 +138,7 @@ TEST(ParseConfig, OutOfRangeIntegerIsWarnedNotCast) {
   EXPECT_EQ(c->values.count("grad_accum_steps"), 0u);
   bool warned_line2 = false;
   for (const auto& w : c->warnings)
-    if (w.find("huge.yaml: line 2: seq_len") != std::string::npos) warned_line2 = true;
+    if (w.message.find("huge.yaml: line 2: seq_len") != std::string::npos) warned_line2 = true;
   EXPECT_TRUE(warned_line2);
 }
 

@@ -92,7 +92,8 @@ TEST(HostileConfig, MultiDocumentYamlIsReadAndPatchedInTheFirstDocument) {
   ASSERT_TRUE(c.ok()) << c.error().describe();
   EXPECT_EQ(c->get("model_name"), "gpt2");
   ASSERT_FALSE(c->warnings.empty());
-  EXPECT_NE(c->warnings[0].find("more than one YAML document"), std::string::npos);
+  EXPECT_NE(c->warnings[0].message.find("more than one YAML document"), std::string::npos);
+  EXPECT_EQ(c->warnings[0].id, W::config_several_yaml_documents);
   auto patched = edit_config_text(y, *c, {{"tf32", true}, {"env.NCCL_DEBUG", "INFO"}}, nullptr);
   ASSERT_TRUE(patched.ok());
   const size_t second = patched->find("---\nmodel_name_or_path: other");

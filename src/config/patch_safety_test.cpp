@@ -38,7 +38,7 @@ Edited edit(const std::string& text, ConfigFormat fmt, const std::map<std::strin
 
 bool has_warning(const WorkloadConfig& c, const std::string& part) {
   for (const auto& w : c.warnings)
-    if (w.find(part) != std::string::npos) return true;
+    if (w.message.find(part) != std::string::npos) return true;
   return false;
 }
 

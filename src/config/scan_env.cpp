@@ -66,13 +66,16 @@ Result<SourceScan> scan_env(const std::string& text, const std::string& file) {
       } else if (l.find("=") == std::string::npos && l.find_first_not_of(" \t\r") != std::string::npos &&
                  l.compare(b, 7, "export ") != 0 && l.compare(b, 4, "set ") != 0) {
         if (++ignored <= 20)
-          out.warnings.push_back(fmt::format("{}: line {}: not a VAR=value line; ignored", file, line));
+          out.warnings.push_back(make_warning(W::config_env_line_ignored,
+                                              fmt::format("{}: line {}: not a VAR=value line; ignored", file, line)));
       }
     }
     pos = nl + 1;
   }
   if (ignored > 20)
-    out.warnings.push_back(fmt::format("{}: {} more lines that are not VAR=value; ignored", file, ignored - 20));
+    out.warnings.push_back(
+        make_warning(W::config_env_line_ignored,
+                     fmt::format("{}: {} more lines that are not VAR=value; ignored", file, ignored - 20)));
 
   SourceAnchor a;
   a.kind = "env_file";

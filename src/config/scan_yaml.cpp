@@ -225,9 +225,9 @@ Result<SourceScan> scan_yaml(const std::string& text, const std::string& file) {
   bool more = false;
   const int64_t doc_end = first_document_end(text, &more);
   if (more)
-    out.warnings.push_back(file +
-                           ": holds more than one YAML document (---); only the first is read, and a patch edits "
-                           "only the first");
+    out.warnings.push_back(make_warning(W::config_several_yaml_documents,
+                                        file + ": holds more than one YAML document (---); only the first is read, and "
+                                               "a patch edits only the first"));
   if (root.IsNull()) {
     SourceAnchor a;
     a.kind = "yaml_block";

@@ -12,6 +12,7 @@
 #include "core/io.h"
 #include "core/limits.h"
 #include "core/text.h"
+#include "model/warning_json.h"
 
 namespace goblin::config {
 
@@ -137,7 +138,7 @@ Json config_to_json(const WorkloadConfig& c, bool with_origins) {
   j["redactions"] = Json::array();
   for (const auto& r : c.redactions)
     j["redactions"].push_back({{"kind", r.kind}, {"line", r.line}, {"replacement", r.replacement}});
-  j["warnings"] = c.warnings;
+  j["warnings"] = warnings_to_json(c.warnings);  // model/warning_json.h: the one warning shape
   if (with_origins) {
     j["origins"] = Json::object();
     for (const auto& [k, o] : c.origins) {
@@ -357,10 +358,12 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
         flag.reset();
         precision_expression = e.raw;
         c.origins[field].expression = e.raw;
-        c.warnings.push_back(fmt::format(
-            "{}: line {}: {} = `{}` is an expression goblin does not evaluate; precision is unknown and a patch "
-            "leaves it",
-            file, e.line, e.path.back(), e.raw));
+        c.warnings.push_back(make_warning(
+            W::config_expression_not_evaluated,
+            fmt::format(
+                "{}: line {}: {} = `{}` is an expression goblin does not evaluate; precision is unknown and a patch "
+                "leaves it",
+                file, e.line, e.path.back(), e.raw)));
       }
       continue;
     }
@@ -402,10 +405,11 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     const FieldSpec* spec = find_field(field);
     if (!spec) continue;
     if (!e.literal || v.is_null()) {
-      c.warnings.push_back(
+      c.warnings.push_back(make_warning(
+          W::config_expression_not_evaluated,
           fmt::format("{}: line {}: {} = `{}` is an expression goblin does not evaluate; its value is unknown and a "
                       "patch leaves it",
-                      file, e.line, field, e.raw));
+                      file, e.line, field, e.raw)));
       c.origins[field] = origin(e);
       c.origins[field].expression = e.raw;
       if (e.overrides) c.values.erase(field);  // the call's keyword is no longer what runs
@@ -415,7 +419,9 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (field == "precision") {
       std::string p = v.is_string() ? norm_precision(v.get<std::string>()) : "";
       if (p.empty()) {
-        c.warnings.push_back(fmt::format("{}: line {}: unrecognised precision {}", file, e.line, v.dump()));
+        c.warnings.push_back(
+            make_warning(W::config_unrecognised_precision,
+                         fmt::format("{}: line {}: unrecognised precision {}", file, e.line, v.dump())));
         continue;
       }
       explicit_precision = p;
@@ -431,23 +437,27 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
       cv = coerce(*spec, v);
     }
     if (cv.is_null()) {
-      c.warnings.push_back(
-          fmt::format("{}: line {}: {} = {} is not a valid value; left unset", file, e.line, field, v.dump()));
+      c.warnings.push_back(make_warning(
+          W::config_invalid_value,
+          fmt::format("{}: line {}: {} = {} is not a valid value; left unset", file, e.line, field, v.dump())));
       continue;
     }
     if (e.overrides) {  // `args.X = v` after the call: this is the value the script runs with
       if (c.values.count(field) && c.values[field] != cv)
-        c.warnings.push_back(fmt::format(
-            "{}: line {}: {} = {} overrides the value the call set (line {}); the later assignment is the one the "
-            "script runs with",
-            file, e.line, field, e.raw, c.origins[field].line));
+        c.warnings.push_back(make_warning(
+            W::config_value_overridden,
+            fmt::format(
+                "{}: line {}: {} = {} overrides the value the call set (line {}); the later assignment is the one the "
+                "script runs with",
+                file, e.line, field, e.raw, c.origins[field].line)));
       c.values[field] = cv;
       c.origins[field] = origin(e);
       continue;
     }
     if (c.values.count(field) && c.values[field] != cv)
-      c.warnings.push_back(fmt::format("{}: line {}: {} set more than once; keeping the first (line {})", file, e.line,
-                                       field, c.origins[field].line));
+      c.warnings.push_back(make_warning(
+          W::config_set_twice, fmt::format("{}: line {}: {} set more than once; keeping the first (line {})", file,
+                                           e.line, field, c.origins[field].line)));
 
     if (c.values.count(field)) continue;
     c.values[field] = cv;
@@ -464,8 +474,10 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   else if (bf16 || fp16)
     c.values["precision"] = "fp32";
   else if (const SourceAnchor* u = unpacking_training_call(scan))
-    c.warnings.push_back(fmt::format("{}: line {}: {}(...) takes {}, which may set bf16 or fp16; precision is unknown",
-                                     file, u->line, u->path[0], u->kwargs_unpack));
+    c.warnings.push_back(
+        make_warning(W::config_precision_from_kwargs,
+                     fmt::format("{}: line {}: {}(...) takes {}, which may set bf16 or fp16; precision is unknown",
+                                 file, u->line, u->path[0], u->kwargs_unpack)));
   else if (hf_training_arguments_shaped(c, scan)) {
     // HF TrainingArguments semantics: bf16 and fp16 both default to False, so a config that sets
     // neither trains in fp32 (docs/audit.md § parse-config). The origin says it is a default.
@@ -481,7 +493,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     if (*fused && o.find("fused") == std::string::npos) c.values["optimizer"] = o + "_fused";
   }
   // A warning quotes source text (an expression goblin did not evaluate): redact it like a value.
-  for (auto& w : c.warnings) w = redact_text(w);
+  for (auto& w : c.warnings) w.message = redact_text(w.message);
   // What the scanners decoded must still be UTF-8 (it goes to JSON). yaml-cpp 0.7 decodes the
   // YAML escapes \_ \N \L \P to bare Latin-1 bytes (found by fuzz_config), so check here, at
   // the parser's boundary, rather than let output fail later.
@@ -538,7 +550,7 @@ std::string config_to_text(const WorkloadConfig& c) {
   }
   if (!c.extras.empty()) fmt::format_to(out, "  extras: {} other keys (see --json)\n", c.extras.size());
   for (const auto& r : c.redactions) fmt::format_to(out, "  redacted {} on line {}\n", r.kind, r.line);
-  for (const auto& w : c.warnings) fmt::format_to(out, "  warning: {}\n", w);
+  for (const auto& w : c.warnings) fmt::format_to(out, "  warning: {}\n", w.message);
   return os;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/json.h"
 #include "core/status.h"
+#include "model/warnings.h"
 
 namespace goblin::config {
 
@@ -64,7 +65,7 @@ struct WorkloadConfig {
   std::map<std::string, std::string> env_vars;
   std::map<std::string, std::string> extras;  // other keys, dotted path → scalar text
   std::vector<Redaction> redactions;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;  // each names its catalogue entry (model/warnings.h)
   // Field (or "env.NAME", or a source key such as "precision.bf16") → where it was read.
   std::map<std::string, Origin> origins;
 

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "core/json.h"
 
 namespace goblin::testing {
 
@@ -67,6 +70,49 @@ inline std::string exec_sql(const std::string& path, const std::string& sql) {
   sqlite3_free(err);
   sqlite3_close(db);
   return why;
+}
+
+// Walks `j` and checks every element of every warnings-like array (a key "warnings" or one ending
+// in "_warnings", at any depth) against `catalogue`, the list `goblin --list-warnings --json` prints
+// (its result.warnings): each must be an object whose "id" the catalogue lists, with the
+// catalogue's severity and a string message (the one shape of model/warning_json.h). Walking
+// generically means a new verb or a new key is covered without naming it. Returns the problems;
+// `checked` counts the elements seen.
+inline std::vector<std::string> uncatalogued_warnings(const Json& j, const Json& catalogue, size_t& checked,
+                                                      const std::string& at = "$") {
+  std::vector<std::string> bad;
+  auto check = [&](const Json& w, const std::string& where) {
+    ++checked;
+    if (!w.is_object() || !w.contains("id") || !w["id"].is_string() || !w.contains("message") ||
+        !w["message"].is_string()) {
+      bad.push_back(fmt::format("{}: not a warning object {{id, severity, message}}: {}", where, w.dump()));
+      return;
+    }
+    for (const Json& c : catalogue)
+      if (c["id"] == w["id"]) {
+        if (!w.contains("severity") || w["severity"] != c["severity"])
+          bad.push_back(fmt::format("{}: severity {} is not the catalogue's {}", where,
+                                    w.value("severity", Json()).dump(), c["severity"].dump()));
+        return;
+      }
+    bad.push_back(fmt::format("{}: id {} is not in goblin --list-warnings", where, w["id"].dump()));
+  };
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string where = fmt::format("{}.{}", at, it.key());
+      const bool listy = it.key() == "warnings" || it.key().ends_with("_warnings");
+      if (listy && it.value().is_array()) {
+        for (size_t i = 0; i < it.value().size(); ++i) check(it.value()[i], fmt::format("{}[{}]", where, i));
+        continue;
+      }
+      for (auto& b : uncatalogued_warnings(it.value(), catalogue, checked, where)) bad.push_back(std::move(b));
+    }
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      for (auto& b : uncatalogued_warnings(j[i], catalogue, checked, fmt::format("{}[{}]", at, i)))
+        bad.push_back(std::move(b));
+  }
+  return bad;
 }
 
 }  // namespace goblin::testing

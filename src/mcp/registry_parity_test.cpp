@@ -21,6 +21,7 @@
 #include <map>
 
 #include "app/verb.h"
+#include "core/test_support.h"
 #include "mcp/server.h"
 #include "mcp/tools.h"
 #include "mcp/untrusted.h"
@@ -183,6 +184,11 @@ TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
   const ToolRegistry reg = make_registry();
   const auto all = cases();
   size_t compared = 0;
+  // Every warning either door returns names a catalogue entry (issue #26): checked on every
+  // verb's result, generically, so a new verb's warnings are covered by its parity case.
+  const Json catalogue = run_cli(root_.string(), " --list-warnings")["result"]["warnings"];
+  ASSERT_TRUE(catalogue.is_array() && !catalogue.empty());
+  size_t warnings_checked = 0;
   for (const app::Verb& v : app::verbs()) {
     if (v.tool.empty()) continue;
     auto c = all.find(v.tool);
@@ -210,9 +216,13 @@ TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
     drop_output_locations(b);
     EXPECT_FALSE(b.is_null());
     EXPECT_EQ(a.dump(), b.dump());
+    for (const Json* r : {&cl, &m})
+      for (const auto& bad : goblin::testing::uncatalogued_warnings(*r, catalogue, warnings_checked))
+        ADD_FAILURE() << bad;
     ++compared;
   }
   EXPECT_EQ(compared, all.size());
+  EXPECT_GT(warnings_checked, 0u) << "no verb gave a warning to check";
 }
 
 TEST(Registry, SchemasComeFromTheFieldList) {

@@ -380,15 +380,6 @@ struct DistributedInfo {
   std::string backend;
 };
 
-struct Diagnostic {
-  std::string message;
-  std::string file;
-  int64_t byte_offset = -1;
-  int64_t line = -1;
-  int64_t count = 1;  // identical diagnostics are folded; count says how many
-  WarningId id{};     // its catalogue entry (model/warnings.h): JSON's "id" and "severity"
-};
-
 struct TraceMetadata {
   std::vector<Format> formats;       // one per input read into this timeline
   std::vector<std::string> sources;  // input paths

@@ -11,7 +11,10 @@
 // description says what it means and what to do, in one line.
 #pragma once
 #include <cstdint>
+#include <iterator>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace goblin {
@@ -90,7 +93,45 @@ namespace goblin {
   X(telemetry_bad_timestamp, data_loss, "A row's timestamp does not parse, so the row was skipped.") \
   X(telemetry_unavailable_reading, info, "Readings the tool could not take ([N/A], [Not Supported], '-') were skipped.") \
   X(telemetry_non_numeric, warning, "A value that should be a number is text; that value was skipped.") \
-  X(telemetry_metric_empty, info, "A column was N/A or not a number in every row of a block: no samples for that metric.")
+  X(telemetry_metric_empty, info, "A column was N/A or not a number in every row of a block: no samples for that metric.") \
+  /* parse-config: the config scanners (config/scan_*.cpp, config/workload_config.cpp) */ \
+  X(config_several_yaml_documents, warning, "The YAML file holds more than one document (---): only the first is read, and a patch edits only the first. Split the file or put the training config first.") \
+  X(config_env_line_ignored, info, "A line of the env file is not VAR=value (nor export/set VAR=value) and was ignored; past 20 such lines only their number is given.") \
+  X(config_expression_not_evaluated, warning, "A field is set by an expression goblin does not evaluate; its value is unknown and a patch leaves it. Use a literal if goblin should read or patch it.") \
+  X(config_unrecognised_precision, warning, "A precision field holds a value goblin does not recognise; the run's precision is taken from the other fields, or unknown.") \
+  X(config_invalid_value, warning, "A field holds a value of the wrong kind (text for a number, say) and was left unset. Check the line named.") \
+  X(config_value_overridden, info, "A later assignment overrides the value a call set; the later one is what the script runs with, and what goblin reports.") \
+  X(config_set_twice, warning, "A field is set more than once; goblin keeps the first and names both lines. Remove one so it is clear which applies.") \
+  X(config_precision_from_kwargs, warning, "A call takes **kwargs that may set bf16 or fp16, so the precision is unknown. Set the precision explicitly for goblin to read it.") \
+  /* goblin metrics (RunMetrics, analysis/run_metrics.cpp; the live runner, run/live_runner.cpp) */ \
+  X(metrics_input_damaged, data_loss, "The input was damaged; the figures cover what was read before the damage. Re-copy or re-record the file.") \
+  X(metrics_analysis_unavailable, warning, "goblin metrics could not analyse the run directory; only the runner's own figures (step time, tokens/s, telemetry) are reported.") \
+  X(step_window_caveat, warning, "Step detection met something that shapes the step windows (overlapping step annotations, GPU work before the first step, a partial or open-ended step); per-step figures cover the windows as described.") \
+  X(waste_budget_note, info, "A note on how a waste-budget bucket was estimated (its basis, or launches it could not judge); nothing to do.") \
+  X(every_step_partial, warning, "Every step is partial (cut by the capture), so per-step figures average partial steps. Profile more steps.") \
+  X(nothing_to_measure, warning, "The input has no GPU activity and no steps: the waste budget is unobserved.") \
+  X(no_gpu_activity, warning, "The input holds no kernel, memcpy or memset (a CPU-only profile, or GPU tracing was off): gpu_util_pct is null and the waste budget describes host time only.") \
+  X(step_time_unobserved, info, "No complete step and no GPU activity to time: step_time_s is null. Profile with step annotations (ProfilerStep).") \
+  X(step_time_disagrees, warning, "The step_time_seconds the trace asserts is more than 10 % from what its steps measure; check which the workload timed.") \
+  X(tokens_per_sec_unobserved, info, "No tokens_per_sec in the trace and no --tokens-per-step: tokens/s is null. Pass --tokens-per-step.") \
+  X(tokens_per_sec_disagrees, warning, "The tokens_per_sec the trace asserts is more than 10 % from what its tokens per step over the measured step time give; the asserted figure is not what this trace measures.") \
+  X(hbm_unobserved, info, "No memory telemetry: hbm_peak_gb and hbm_avg_gb are null. Pass a run directory with nvidia-smi/amd-smi/rocm-smi output.") \
+  X(memory_headroom_unobserved, info, "The device with the HBM peak has no known capacity (memory.total): memory_headroom_gb is null.") \
+  X(hbm_refused, warning, "Telemetry reports more memory used than the device holds (telemetry of another card, or damaged samples); the HBM figures are null.") \
+  X(mfu_unobserved, info, "MFU could not be computed (no steps, no shapes, no FLOP-counted ops, a GPU or peak not in the spec database, or no step time); mfu_pct is null and the message says which.") \
+  X(flops_not_counted, warning, "Some op instances have no FLOP model or usable shapes and were not counted: flops_per_step and mfu_pct are lower bounds.") \
+  X(flops_windowed_by_cpu_start, warning, "No CPU ProfilerStep spans: FLOPs are windowed by CPU op start inside GPU-side step windows, so ops launched before their GPU work began may fall in the previous window.") \
+  X(mfu_above_100, warning, "mfu_pct is above 100 %: the FLOPs per step or the step time are inconsistent. Check the step windows and the trace's shapes.") \
+  X(window_on_prefetched_batches, warning, "The measured steps ran on batches the DataLoader prefetched before the first step, so the window cannot show a data-loading bottleneck. Measure more steps.") \
+  X(bench_step_time_interval, info, "The bench's median step time with its 95 % bootstrap interval (and A/A noise floor where measured); nothing to do.") \
+  X(gpu_util_from_telemetry, info, "gpu_util_pct comes from GPU telemetry (busy samples), not from a step trace; nothing to do.") \
+  X(gpu_util_unobserved, info, "No GPU telemetry in these runs: gpu_util_pct is not observed (0 means unknown).") \
+  X(untyped_note, info, "A warning read from a file an older goblin wrote, before warnings carried ids; read its message.") \
+  /* goblin triage (analysis/triage_artifacts.cpp: profile_metadata.json) */ \
+  X(triage_negative_duration_skipped, warning, "GPU ops with a negative duration were left out of the exposure figures. Check how the file was produced.") \
+  X(triage_no_gpu_ops, warning, "The input holds no GPU kernels, memcpys or memsets: every triage table is empty. Record with GPU tracing on.") \
+  X(triage_no_python_frames, info, "No python_function frames: Python locations are missing. Profile with with_stack=True.") \
+  X(triage_vendor_signals_disagree, warning, "The trace's vendor signals (device names, kernel names, versions) disagree; the vendor reported, and the arch advice that follows from it, may be wrong; the message names the first conflict.")
 // clang-format on
 
 enum class Severity : uint8_t { info, warning, data_loss };
@@ -124,6 +165,34 @@ constexpr std::string_view severity_name(Severity s) {
       return "data_loss";
   }
   return "warning";
+}
+
+// The id whose name is `name`; nullopt for a name the catalogue does not hold.
+constexpr std::optional<WarningId> warning_id_from_name(std::string_view name) {
+  for (size_t i = 0; i < std::size(kWarningCatalogue); ++i)
+    if (kWarningCatalogue[i].id == name) return static_cast<WarningId>(i);
+  return std::nullopt;
+}
+
+// One warning: its catalogue entry and what a person reads. Readers fold repeats (Timeline::warn)
+// into `count` and keep the first `byte_offset` or `line`; the analyses and the config scanners
+// make one per finding (make_warning). Every warning goblin writes as JSON goes through the one
+// serialiser in model/warning_json.h, so each is {id, severity, message, ...} wherever it appears.
+struct Diagnostic {
+  std::string message;
+  std::string file;
+  int64_t byte_offset = -1;
+  int64_t line = -1;
+  int64_t count = 1;  // identical diagnostics are folded; count says how many
+  WarningId id{};     // its catalogue entry: JSON's "id" and "severity"
+};
+using Warning = Diagnostic;
+
+inline Warning make_warning(WarningId id, std::string message) {
+  Warning w;
+  w.id = id;
+  w.message = std::move(message);
+  return w;
 }
 
 }  // namespace goblin

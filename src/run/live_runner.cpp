@@ -85,7 +85,7 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   m.runner_kind = "live";
   if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
       pw && pw->contains("data_prefetch") && !(*pw)["data_prefetch"].value("note", "").empty())
-    m.warnings.push_back(std::string(kDataPrefetchWarning) + (*pw)["data_prefetch"].value("note", ""));
+    m.warnings.push_back(make_warning(W::window_on_prefetched_batches, (*pw)["data_prefetch"].value("note", "")));
   return m;
 }
 
@@ -107,19 +107,21 @@ RunMetrics bench_to_run_metrics(const Json& b) {
                                 ci.value("point", 0.0), ci.value("low", 0.0), ci.value("high", 0.0));
     if (b["a"].contains("aa_noise_floor_pct") && b["a"]["aa_noise_floor_pct"].is_number())
       fmt::format_to(std::back_inserter(w), ", A/A noise floor {:g}%", b["a"]["aa_noise_floor_pct"].get<double>());
-    m.warnings.push_back(w);
+    m.warnings.push_back(make_warning(W::bench_step_time_interval, std::move(w)));
   }
   if (b.contains("gpu_util_pct") && b["gpu_util_pct"].is_number()) {
     m.gpu_util_pct = b["gpu_util_pct"].get<double>();
-    m.warnings.push_back("gpu_util_pct: " + b.value("gpu_util_basis", std::string("telemetry-based")));
+    m.warnings.push_back(make_warning(W::gpu_util_from_telemetry,
+                                      "gpu_util_pct: " + b.value("gpu_util_basis", std::string("telemetry-based"))));
   } else {
-    m.warnings.push_back(
+    m.warnings.push_back(make_warning(
+        W::gpu_util_unobserved,
         "gpu_util_pct: " + b.value("gpu_util_note", std::string("unobserved: no GPU telemetry in these runs")) +
-        " (0 here means not observed)");
+            " (0 here means not observed)"));
   }
   if (b.contains("data_prefetch") && b["data_prefetch"].contains("a") &&
       !b["data_prefetch"]["a"].value("note", "").empty())
-    m.warnings.push_back(std::string(kDataPrefetchWarning) + b["data_prefetch"]["a"].value("note", ""));
+    m.warnings.push_back(make_warning(W::window_on_prefetched_batches, b["data_prefetch"]["a"].value("note", "")));
   m.waste_budget.mark_all_unobserved();
   return m;
 }

@@ -35,7 +35,7 @@ LiveRunnerOptions standin_options(const std::string& name) {
 
 bool has_warning(const RunMetrics& m, const std::string& prefix) {
   return std::any_of(m.warnings.begin(), m.warnings.end(),
-                     [&](const std::string& w) { return w.rfind(prefix, 0) == 0; });
+                     [&](const Warning& w) { return w.message.rfind(prefix, 0) == 0; });
 }
 
 TEST(LiveRunnerPair, BenchPairInterleavesAndReturnsPerRunSamples) {

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/warning_json.h"
 #include "run/runners.h"
 
 namespace goblin::run {
@@ -25,9 +26,9 @@ Json minimal_run_metrics(const Json& run) {
   m["top_kernels"] = Json::array();
   m["attention_kernel_loaded"] = "";
   m["waste_budget"] = nullptr;
-  m["warnings"] =
-      Json::array({"analysis unavailable: step time, tokens/s and telemetry only (goblin metrics could not read "
-                   "this run directory)"});
+  m["warnings"] = warnings_to_json({make_warning(W::metrics_analysis_unavailable,
+                                                 "analysis unavailable: step time, tokens/s and telemetry only "
+                                                 "(goblin metrics could not read this run directory)")});
   m["versions"] = run.value("versions", Json::object());
   m["gpu_name"] = run["gpu"].value("name", "");
   m["runner_kind"] = "live";

@@ -14,6 +14,7 @@
 #include "core/build_info.h"
 #include "core/io.h"
 #include "core/locate.h"
+#include "model/warning_json.h"
 #include "run/prefetch_window.h"
 #include "run/run_results.h"
 #include "run/stats.h"
@@ -320,7 +321,8 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   std::remove((req.run_dir + "/metrics.err").c_str());
   if (metrics.is_null()) {
     metrics = minimal_run_metrics(run);
-    metrics["warnings"].push_back("goblin metrics: " + note);
+    metrics["warnings"].push_back(
+        warning_to_json(make_warning(W::metrics_analysis_unavailable, "goblin metrics: " + note)));
     run["metrics_source"] = "runner (analysis unavailable: " + note + ")";
   } else {
     run["metrics_source"] = "goblin metrics (analysis library)";
