@@ -22,7 +22,7 @@ Json problem(const std::string& check, const std::string& message) {
   return Json{{"check", check}, {"message", message}};
 }
 
-double metric_sum(const std::vector<CounterKernel>& ks, const char* name, bool* found) {
+double metric_sum(const std::vector<hw::CounterKernel>& ks, const char* name, bool* found) {
   double s = 0;
   for (const auto& k : ks)
     if (const double* v = k.get(name)) {
@@ -164,7 +164,7 @@ Result<std::vector<std::string>> check_recordable(const std::string& ws, const J
 Json work_done(const std::string& csv, const Config& cfg, int launches) {
   Timeline tl;
   (void)read_path(csv, tl);
-  auto ks = counter_kernels(tl);
+  auto ks = hw::counter_kernels(tl);
   bool rd = false, wr = false, ff = false, tensor_found = false;
   const double bytes = metric_sum(ks, "dram__bytes_read.sum", &rd) + metric_sum(ks, "dram__bytes_write.sum", &wr);
   if (!rd || ks.empty() || cfg.roof.bytes <= 0) return nullptr;
