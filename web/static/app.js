@@ -19,6 +19,7 @@ function h(tag, attrs, ...kids) {
   }
   return e;
 }
+const range = (lo, hi) => (lo === null && hi === null ? '—' : `${fmtNum(lo)} – ${fmtNum(hi)}`);
 const fmtNum = (v, d = 3) => (v === null || v === undefined ? '—' : typeof v === 'number' ? Number(v.toPrecision(d + 1)).toString() : String(v));
 async function api(path) {
   const r = await fetch(path);
@@ -120,24 +121,27 @@ async function pageRun(id) {
     if (r.categories.length) main.append(h('h2', {}, 'GPU time by category'), table([
       { label: 'category', get: c => c.category }, { label: 'time (s)', get: c => c.time_s, num: true },
       { label: '%', get: c => c.pct, num: true }], r.categories, { id: 'categories' }));
-    if (r.kernels.length) main.append(h('h2', {}, 'Top kernels'), table([
+    if (r.top_kernels.length) main.append(h('h2', {}, 'Top kernels'), table([
       { label: 'kernel', get: k => k.name }, { label: 'category', get: k => k.category },
       { label: 'time (s)', get: k => k.time_s, num: true }, { label: '%', get: k => k.pct, num: true },
-      { label: 'launches', get: k => k.launches, num: true }], r.kernels, { id: 'kernels' }));
+      { label: 'launches', get: k => k.launches, num: true }], r.top_kernels, { id: 'kernels' }));
     if (r.steps.length) main.append(h('h2', {}, 'Steps'), table([
       { label: 'step', get: s => s.name }, { label: 'wall (s)', get: s => s.wall_s, num: true },
       { label: 'GPU busy (s)', get: s => s.busy_s, num: true }], r.steps, { id: 'steps' }));
-    const waste = r.waste.filter(w => w.seconds !== null);
-    if (r.waste.length) {
+    const allWaste = Object.entries(r.waste_budget).map(([bucket, seconds]) => ({ bucket, seconds }));
+    const waste = allWaste.filter(w => w.seconds !== null);
+    if (allWaste.length) {
       main.append(h('h2', {}, 'Waste budget (seconds per step)'));
       main.append(chart('waste-chart', { type: 'bar', data: { labels: waste.map(w => w.bucket),
         datasets: [{ label: 's / step', data: waste.map(w => w.seconds), backgroundColor: '#bf8700' }] },
         options: { indexAxis: 'y' } }));
-      const unobserved = r.waste.filter(w => w.seconds === null).map(w => w.bucket);
+      const unobserved = allWaste.filter(w => w.seconds === null).map(w => w.bucket);
       if (unobserved.length) main.append(h('p', { class: 'muted' }, 'Not observed: ' + unobserved.join(', ')));
     }
-    if (r.audit_rounds.length) main.append(h('h2', {}, 'Audit rounds'), auditTable(r.audit_rounds.map(a => Object.assign({}, a)), 'rounds'));
-    if (r.iterations.length) main.append(h('h2', {}, 'Kernel iterations'), kernelProgress(r.iterations));
+    if (r.audit_rounds.length) main.append(h('h2', {}, 'Audit rounds'), auditTable(r.audit_rounds.map(a => ({ round: a.round, rules: a.rules, gpu: a.gpu,
+      predicted_low: a.predicted.low, predicted_high: a.predicted.high, measured: a.measured.speedup, ci_low: a.measured.ci_low,
+      ci_high: a.measured.ci_high, held: a.prediction_held })), 'rounds'));
+    if (r.kernel_iterations.length) main.append(h('h2', {}, 'Kernel iterations'), kernelProgress(r.kernel_iterations));
     if (r.ranks.length) main.append(h('h2', {}, 'Ranks'), table([
       { label: 'rank', get: x => x.rank, num: true }, { label: 'GPU', get: x => x.gpu },
       { label: 'step time (s)', get: x => x.step_time_s, num: true }, { label: 'steps', get: x => x.steps, num: true }], r.ranks, { id: 'ranks' }));
@@ -156,19 +160,19 @@ async function pageRun(id) {
 
 function auditTable(rows, id) {
   return table([{ label: 'round', get: a => a.round, num: true }, { label: 'rules', get: a => a.rules.join(', ') },
-    { label: 'GPU', get: a => a.gpu }, { label: 'predicted', get: a => `${fmtNum(a.predicted_low)} – ${fmtNum(a.predicted_high)}` },
-    { label: 'measured', get: a => a.measured, num: true }, { label: '95% CI', get: a => `${fmtNum(a.ci_low)} – ${fmtNum(a.ci_high)}` },
+    { label: 'GPU', get: a => a.gpu }, { label: 'predicted', get: a => range(a.predicted_low, a.predicted_high) },
+    { label: 'measured', get: a => a.measured, num: true }, { label: '95% CI', get: a => range(a.ci_low, a.ci_high) },
     { label: 'held', get: a => a.held }], rows, { id });
 }
 
 function kernelProgress(iters) {
   const shown = iters.filter(i => !i.masked);
   return h('div', {}, chart('kernel-chart', { type: 'line', data: { labels: shown.map(i => 'v' + i.version),
-    datasets: [{ label: '% of Stop Condition target', data: shown.map(i => i.pct_of_target), borderColor: '#0969da',
+    datasets: [{ label: '% of Stop Condition target', data: shown.map(i => i.pct_of_stop_condition), borderColor: '#0969da',
       pointBackgroundColor: shown.map(i => (i.correct ? '#0969da' : '#cf222e')) }] } }),
     table([{ label: 'version', get: i => i.version, num: true }, { label: 'change', get: i => i.change },
-      { label: i => 'value', get: i => i.value, num: true }, { label: 'metric', get: i => i.metric },
-      { label: '% of target', get: i => i.pct_of_target, num: true }, { label: 'correct', get: i => String(i.correct) }],
+      { label: 'value', get: i => i.value, num: true }, { label: 'metric', get: i => i.metric },
+      { label: '% of Stop Condition', get: i => i.pct_of_stop_condition, num: true }, { label: 'correct', get: i => String(i.correct) }],
       shown, { id: 'iterations' }), h('p', { class: 'muted' }, `${iters.length - shown.length} masked iteration(s) hidden`));
 }
 
@@ -254,7 +258,7 @@ async function pageKernels() {
       { label: 'speedup', get: r => r.metrics.speedup, num: true }], runs.runs, { id: 'kernel-runs' }));
     if (runs.runs.length) {
       const r = await api('/api/runs/' + runs.runs[0].id);
-      main.append(h('h2', {}, `Progress of run #${r.id} (${r.workload})`), kernelProgress(r.iterations));
+      main.append(h('h2', {}, `Progress of run #${r.id} (${r.workload})`), kernelProgress(r.kernel_iterations));
     }
   } catch (e) { fail(e); }
 }
