@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <condition_variable>
+#include <csignal>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -118,6 +119,9 @@ void Server::stop() { impl_->http.stop(); }
 Status Server::run(const std::function<void(int)>& on_listening) {
   const ServeOptions& o = impl_->o;
   httplib::Server& http = impl_->http;
+  // A client that goes away mid-response must not kill the server: a write to its closed socket
+  // is an error the connection handles, not a SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   auto api = std::make_shared<Api>(ApiOptions{o.store_url.empty() ? store::default_store_url() : o.store_url, o.token});
   const int threads = std::max(1, o.threads);
   http.new_task_queue = [threads] { return new BoundedPool(static_cast<size_t>(threads), 64); };
@@ -125,7 +129,7 @@ Status Server::run(const std::function<void(int)>& on_listening) {
   http.set_read_timeout(o.timeout_s, 0);
   http.set_write_timeout(o.timeout_s, 0);
   http.set_keep_alive_max_count(20);
-  http.set_keep_alive_timeout(2);
+  http.set_keep_alive_timeout(5);
 
   http.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
     if (!t_shedding) return httplib::Server::HandlerResponse::Unhandled;
