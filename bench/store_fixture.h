@@ -3,12 +3,12 @@
 // metrics` result. SQLite: a file under $TMPDIR (GOBLIN_BENCH_STORE_KEEP=1 reuses it); PostgreSQL:
 // a server this process starts (store/pg_test_server.h).
 #pragma once
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "store/pg_test_server.h"
 #include "store/store.h"
@@ -38,7 +38,8 @@ inline RunRecord make_run(int i) {
   for (int s = 0; s < 4; ++s) r.steps.push_back({fmt::format("ProfilerStep#{}", s + 1), step, step * 0.95});
   for (const char* c : {"gemm", "elementwise", "softmax", "reduction", "memcpy", "memset", "attention", "other"})
     r.categories.push_back({c, 0.02, 12.5});
-  for (int k = 0; k < 10; ++k) r.kernels.push_back({fmt::format("sm90_xmma_gemm_kernel_{}", k), "gemm", 0.01, 5.0, 296});
+  for (int k = 0; k < 10; ++k)
+    r.kernels.push_back({fmt::format("sm90_xmma_gemm_kernel_{}", k), "gemm", 0.01, 5.0, 296});
   for (const char* w : {"useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_headroom", "precision_path",
                         "kernel_shape", "unattributed"})
     r.waste.push_back({w, 0.01});
@@ -87,6 +88,5 @@ inline Fixture& fixture(const std::string& engine) {
     }
   return f;
 }
-
 
 }  // namespace bench_store_fixture

@@ -34,11 +34,15 @@ ApiResponse error_response(int status, const std::string& message) {
 }
 int status_of(const Error& e) {
   switch (e.kind) {
-    case ErrorKind::NotFound: return 404;
-    case ErrorKind::Usage: return 400;
+    case ErrorKind::NotFound:
+      return 404;
+    case ErrorKind::Usage:
+      return 400;
     case ErrorKind::Malformed:
-    case ErrorKind::UnknownFormat: return 400;
-    default: return 500;
+    case ErrorKind::UnknownFormat:
+      return 400;
+    default:
+      return 500;
   }
 }
 ApiResponse from_error(const Error& e) { return error_response(status_of(e), e.describe()); }
@@ -49,9 +53,8 @@ bool all_of(const std::string& s, int (*pred)(int)) {
 // A run id: 1-18 decimal digits (no sign, no spaces), so it always fits an int64.
 bool valid_id(const std::string& s) { return s.size() <= 18 && all_of(s, ::isdigit); }
 bool valid_sha256(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-           return std::isdigit(c) || (c >= 'a' && c <= 'f');
-         });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) || (c >= 'a' && c <= 'f'); });
 }
 // Free-text filters (workload, GPU names, tags) are bound parameters, so any text is safe for the
 // SQL; they are only bounded in length and refused with control characters.
@@ -96,7 +99,8 @@ Json trust_differences(const Json& a, const Json& b) {
   auto cmp = [&](const std::string& name, const Json& x, const Json& y) {
     if (x != y) out.push_back({{"field", name}, {"a", x}, {"b", y}});
   };
-  for (const auto& f : trust_fields()) cmp(f, a["linkage"].value(f, Json("unknown")), b["linkage"].value(f, Json("unknown")));
+  for (const auto& f : trust_fields())
+    cmp(f, a["linkage"].value(f, Json("unknown")), b["linkage"].value(f, Json("unknown")));
   for (const char* f : {"gpu", "driver", "cuda", "rocm", "pytorch"})
     cmp(f, a["environment"].value(f, Json("unknown")), b["environment"].value(f, Json("unknown")));
   return out;
@@ -115,18 +119,20 @@ Result<store::Store> open_store(const ApiOptions& o, bool create = false) {
 
 ApiResponse list_runs(const Ctx& c) {
   store::RunFilter f;
-  const std::pair<const char*, std::string*> text[] = {{"workload", &f.workload},   {"gpu", &f.gpu},
-                                                        {"experiment", &f.experiment_id}, {"trial", &f.trial_id},
-                                                        {"verb", &f.verb},           {"tag", &f.tag}};
+  const std::pair<const char*, std::string*> text[] = {
+      {"workload", &f.workload}, {"gpu", &f.gpu},   {"experiment", &f.experiment_id},
+      {"trial", &f.trial_id},    {"verb", &f.verb}, {"tag", &f.tag}};
   for (const auto& [k, dst] : text) {
     *dst = param(c.rq, k);
-    if (!valid_text(*dst)) return error_response(400, fmt::format("{}: at most 256 characters, no control characters", k));
+    if (!valid_text(*dst))
+      return error_response(400, fmt::format("{}: at most 256 characters, no control characters", k));
   }
   f.since = param(c.rq, "since");
   f.until = param(c.rq, "until");
   if (!valid_date(f.since) || !valid_date(f.until))
     return error_response(400, "since/until: an ISO 8601 date or time (2026-11-25, 2026-11-25T10:00)");
-  for (const auto& [k, dst, max] : {std::tuple{"limit", &f.limit, int64_t{1000}}, {"offset", &f.offset, int64_t{1} << 40}}) {
+  for (const auto& [k, dst, max] :
+       {std::tuple{"limit", &f.limit, int64_t{1000}}, {"offset", &f.offset, int64_t{1} << 40}}) {
     const std::string v = param(c.rq, k);
     if (v.empty()) continue;
     if (!valid_id(v) || std::stoll(v) > max)
@@ -166,12 +172,14 @@ ApiResponse get_run(const Ctx& c, const std::string& id) {
 }
 
 ApiResponse trend(const Ctx& c) {
-  const std::string w = param(c.rq, "workload"), m = param(c.rq, "metric").empty() ? "step_time_s" : param(c.rq, "metric");
+  const std::string w = param(c.rq, "workload"),
+                    m = param(c.rq, "metric").empty() ? "step_time_s" : param(c.rq, "metric");
   if (w.empty() || !valid_text(w)) return error_response(400, "workload: required, at most 256 characters");
-  static const std::vector<std::string> metrics = {"step_time_s", "tokens_per_sec", "mfu_pct", "gpu_util_pct",
-                                                   "hbm_peak_gb", "speedup"};
+  static const std::vector<std::string> metrics = {"step_time_s",  "tokens_per_sec", "mfu_pct",
+                                                   "gpu_util_pct", "hbm_peak_gb",    "speedup"};
   if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
-    return error_response(400, "metric: one of step_time_s, tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb, speedup");
+    return error_response(400,
+                          "metric: one of step_time_s, tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb, speedup");
   int64_t n = 1000;
   if (const std::string v = param(c.rq, "n"); !v.empty()) {
     if (!valid_id(v) || std::stoll(v) < 1 || std::stoll(v) > 100000) return error_response(400, "n: 1 to 100000");
@@ -202,16 +210,28 @@ ApiResponse calibration(const Ctx& c) {
   auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   Json cal = Json::array();
   for (const auto& r : *rows)
-    cal.push_back({{"rule_id", r.rule_id}, {"gpu", r.gpu}, {"audits", r.audits}, {"held", r.held},
-                   {"exceeded", r.exceeded}, {"missed", r.missed}, {"not_predicted", r.not_predicted},
+    cal.push_back({{"rule_id", r.rule_id},
+                   {"gpu", r.gpu},
+                   {"audits", r.audits},
+                   {"held", r.held},
+                   {"exceeded", r.exceeded},
+                   {"missed", r.missed},
+                   {"not_predicted", r.not_predicted},
                    {"median_measured_over_mid", opt(r.median_measured_over_mid)}});
   Json rs = Json::array();
   for (const auto& p : *rounds)
-    rs.push_back({{"created", p.created}, {"workload", p.workload}, {"round", p.round.round},
-                  {"rules", p.round.rules}, {"gpu", p.round.gpu}, {"method", p.round.method},
-                  {"held", p.round.held}, {"predicted_low", opt(p.round.predicted_low)},
-                  {"predicted_high", opt(p.round.predicted_high)}, {"measured", opt(p.round.measured)},
-                  {"ci_low", opt(p.round.ci_low)}, {"ci_high", opt(p.round.ci_high)}});
+    rs.push_back({{"created", p.created},
+                  {"workload", p.workload},
+                  {"round", p.round.round},
+                  {"rules", p.round.rules},
+                  {"gpu", p.round.gpu},
+                  {"method", p.round.method},
+                  {"held", p.round.held},
+                  {"predicted_low", opt(p.round.predicted_low)},
+                  {"predicted_high", opt(p.round.predicted_high)},
+                  {"measured", opt(p.round.measured)},
+                  {"ci_low", opt(p.round.ci_low)},
+                  {"ci_high", opt(p.round.ci_high)}});
   return json_response(200, {{"calibration", cal}, {"rounds", rs}});
 }
 
@@ -267,7 +287,9 @@ ApiResponse artifact(const Ctx& c, const std::string& hash) {
   if (!s) return from_error(s.error());
   auto a = s->artifact(hash);
   if (!a) return from_error(a.error());
-  if (!*a) return error_response(404, "artifact: recorded by hash only (binary or over 8 MiB); its content is not in the store");
+  if (!*a)
+    return error_response(404,
+                          "artifact: recorded by hash only (binary or over 8 MiB); its content is not in the store");
   ApiResponse r;
   r.content_type = "application/octet-stream";
   r.body = **a;

@@ -4,6 +4,8 @@
 // only in base_image (seed 002's trust check). Then hostile requests: injection strings in every
 // filter, bad ids, path traversal in downloads, writes without or with a wrong token, malformed
 // JSON; and over HTTP a 100 MB body and many connections at once. Nothing hostile writes.
+#include "serve/api.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -16,7 +18,6 @@
 
 #include "app/verb.h"
 #include "core/test_support.h"
-#include "serve/api.h"
 #include "serve/server.h"
 #include "store/import.h"
 #include "store/store.h"
@@ -130,7 +131,8 @@ TEST_F(ServeApi, CompareMarksDifferentBaseImagesUntrustedAndDiffsThroughTheVerb)
 }
 
 TEST_F(ServeApi, HostileFiltersAndIdsAreRefusedOrMatchNothing) {
-  const char* injections[] = {"x' OR '1'='1", "'; DROP TABLE runs; --", "\" OR 1=1 --", "%' UNION SELECT * FROM blobs --"};
+  const char* injections[] = {"x' OR '1'='1", "'; DROP TABLE runs; --", "\" OR 1=1 --",
+                              "%' UNION SELECT * FROM blobs --"};
   for (const char* s : injections) {
     for (const char* f : {"workload", "gpu", "experiment", "trial", "verb", "tag"})
       EXPECT_EQ(get("/api/runs", {{f, s}})["total"], 0) << f << "=" << s;
@@ -228,13 +230,17 @@ TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
       httplib::Client c("127.0.0.1", port);
       c.set_read_timeout(20, 0);
       auto r = c.Get("/api/runs?workload=llama-8b");
-      if (r && r->status == 200) ++ok;
-      else if (r && r->status == 503) ++busy;
+      if (r && r->status == 200)
+        ++ok;
+      else if (r && r->status == 503)
+        ++busy;
       else {
         ++other;
         std::lock_guard<std::mutex> lk(mu);
-        if (r) seen.push_back(fmt::format("HTTP {} {}", r->status, r->body.substr(0, 200)));
-        else seen.push_back(fmt::format("error {}", static_cast<int>(r.error())));
+        if (r)
+          seen.push_back(fmt::format("HTTP {} {}", r->status, r->body.substr(0, 200)));
+        else
+          seen.push_back(fmt::format("error {}", static_cast<int>(r.error())));
       }
     });
   for (auto& t : clients) t.join();

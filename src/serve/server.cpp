@@ -38,7 +38,6 @@ const std::vector<WebFile>& web_files() {
   return f;
 }
 
-
 // Requests wait for one of `threads` workers in a queue of at most `max_queued`; past it a
 // connection is handed to the shedding worker, which answers 503 at once (shedding() is true on
 // that thread), so a flood of connections is refused cleanly instead of piling up.
@@ -90,8 +89,9 @@ class BoundedPool : public httplib::TaskQueue {
 
 void security_headers(httplib::Response& res) {
   // The pages load nothing from elsewhere (the dashboard works offline) and are never framed.
-  res.set_header("Content-Security-Policy",
-                 "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'");
+  res.set_header(
+      "Content-Security-Policy",
+      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'");
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "no-referrer");
 }
@@ -178,8 +178,7 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     });
   }
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty())
-      res.set_content(fmt::format(R"({{"error":"HTTP {}"}})", res.status), "application/json");
+    if (res.body.empty()) res.set_content(fmt::format(R"({{"error":"HTTP {}"}})", res.status), "application/json");
   });
 
   int port = o.port;
