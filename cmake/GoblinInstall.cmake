@@ -3,6 +3,7 @@
 #   P/lib/libgoblin_cupti.so            (when CUPTI was found and the tracer built)
 #   P/share/goblin/tools/               measure_ceilings.py (specs --measure), kernel_harness.py (kernel)
 #   P/share/goblin/workloads/           train.py, goblin_hook/ (profile, bench, live audit), configs/
+#   P/share/goblin/web/                 goblin serve's pages (static/) and chart.umd.js (from npm)
 # An installed goblin finds them relative to its own binary (src/core/locate.h); data/ is compiled
 # in and needs no install. `cpack -G DEB` packages the same tree under /usr.
 
@@ -19,6 +20,10 @@ install(FILES tools/measure_ceilings.py tools/kernel_harness.py DESTINATION shar
 install(FILES workloads/train.py DESTINATION share/goblin/workloads)
 install(DIRECTORY workloads/goblin_hook DESTINATION share/goblin/workloads FILES_MATCHING PATTERN "*.py")
 install(DIRECTORY workloads/configs DESTINATION share/goblin/workloads FILES_MATCHING PATTERN "*.yaml")
+# goblin serve's pages (src/serve/server.cpp looks them up under share/goblin/web) and the chart
+# library npm ci put in web/node_modules (OPTIONAL: without it the pages load, with no charts).
+install(DIRECTORY web/static DESTINATION share/goblin/web)
+install(FILES web/node_modules/chart.js/dist/chart.umd.js DESTINATION share/goblin/web OPTIONAL)
 
 set(CPACK_PACKAGE_NAME goblin)
 set(CPACK_PACKAGE_VENDOR "goblin")
@@ -38,7 +43,7 @@ if(GOBLIN_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libc6, libstdc++6, libgcc-s1, zlib1g, libsqlite3-0, libpq5, libyaml-cpp0.7, libfmt9, libisal2, libsimdjson14, libreadline8")
+      "libc6, libstdc++6, libgcc-s1, zlib1g, libsqlite3-0, libpq5, libyaml-cpp0.7, libfmt9, libisal2, libsimdjson14, libreadline8, libcpp-httplib0.11")
 endif()
 include(CPack)
 

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   goblin::register_verb(app, "diagnose");
   goblin::register_kernel(app);
   goblin::register_mcp(app);
+  goblin::register_serve(app);
   goblin::register_trace(app);
   goblin::register_verb_group(app, "store");
   goblin::register_verb(app, "gate");

@@ -21,5 +21,6 @@ void register_profile(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_kernel(CLI::App& app);
 void register_mcp(CLI::App& app);
+void register_serve(CLI::App& app);
 void register_trace(CLI::App& app);
 }  // namespace goblin

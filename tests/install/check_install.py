@@ -84,9 +84,13 @@ def install_mode(a):
     # ---- the layout ----
     want = ["bin/goblin", "share/goblin/tools/measure_ceilings.py", "share/goblin/tools/kernel_harness.py",
             "share/goblin/workloads/train.py", "share/goblin/workloads/goblin_hook/sitecustomize.py",
-            "share/goblin/workloads/configs/base.yaml"]
+            "share/goblin/workloads/configs/base.yaml", "share/goblin/web/static/index.html",
+            "share/goblin/web/static/app.js", "share/goblin/web/static/style.css"]
     if os.path.exists(os.path.join(build, "libgoblin_cupti.so")):
         want.append("lib/libgoblin_cupti.so")
+    has_chart = os.path.exists(os.path.join(source, "web/node_modules/chart.js/dist/chart.umd.js"))
+    if has_chart:
+        want.append("share/goblin/web/chart.umd.js")
     for rel in want:
         check(os.path.isfile(os.path.join(prefix, rel)), "not installed: " + rel)
     check(os.access(os.path.join(prefix, "bin/goblin"), os.X_OK), "bin/goblin is not executable")
@@ -183,6 +187,39 @@ def install_mode(a):
     check(call.get("isError") is False and "structuredContent" in call, "mcp info call: %r" % replies[3])
     print("mcp: initialize (protocol %s), tools/list %d tools, tools/call info ok"
           % (init.get("protocolVersion"), len(tools)))
+
+    # ---- goblin serve finds its pages and chart library under share/goblin/web ----
+    store = "sqlite://" + os.path.join(work, "runs.db")
+    p = g(["store", "add", "out/triage", "--store", store], name="store_add")
+    check(p.returncode == 0, "store add exited %d:\n%s" % (p.returncode, p.stderr))
+    argv = [g.goblin, "serve", "--store", store, "--port", "0"]
+    log = os.path.join(logs, "strace.serve")
+    if use_strace:
+        argv = ["strace", "-f", "-qq", "-e", "trace=%file", "-s", "4096", "-o", log] + argv
+    srv = subprocess.Popen(argv, cwd=work, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        line = srv.stderr.readline()
+        m = re.search(r"listening on http://([^/]+)/", line)
+        check(m, "goblin serve did not listen: %r" % line)
+        host, port = m.group(1).rsplit(":", 1)
+        import http.client
+        pages = ["/", "/static/app.js", "/api/runs"] + (["/static/chart.umd.js"] if has_chart else [])
+        for path in pages:
+            c = http.client.HTTPConnection(host, int(port), timeout=30)
+            c.request("GET", path)
+            r = c.getresponse()
+            body = r.read()
+            check(r.status == 200 and body, "installed goblin serve: GET %s -> %d" % (path, r.status))
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
+    if use_strace:
+        with open(log, errors="replace") as f:
+            for l in f.read().splitlines():
+                for root in checkout:
+                    if ('"' + root + '/') in l:
+                        fail("goblin serve touched the checkout it was built from:\n  " + l)
+    print("serve: %s served from share/goblin/web" % ", ".join(pages))
 
     shutil.rmtree(tmp)
     print("PASS")

@@ -1,0 +1,261 @@
+// The dashboard's JSON API (serve/api.h) on a store seeded from real results: two H100 llama
+// traces measured through app::run_verb (so their inputs are on disk for the diff verb), four
+// example audit folders and two kernel workspaces imported, and a copy of one run that differs
+// only in base_image (seed 002's trust check). Then hostile requests: injection strings in every
+// filter, bad ids, path traversal in downloads, writes without or with a wrong token, malformed
+// JSON; and over HTTP a 100 MB body and many connections at once. Nothing hostile writes.
+#include "serve/api.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "app/verb.h"
+#include "core/test_support.h"
+#include "serve/server.h"
+#include "store/import.h"
+#include "store/store.h"
+
+namespace goblin::serve {
+namespace {
+
+const std::string kSrc = GOBLIN_SOURCE_DIR;
+
+class ServeApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    url_ = fmt::format("sqlite://{}/runs.db", testing::private_tmp_dir("serve_api").string());
+    for (const char* w : {"fp32_eager_w0", "bf16_sdpa_w4"}) {
+      const app::Verb* v = app::find_verb("metrics");
+      auto rq = app::make_request(*v,
+                                  {{"path", fmt::format("{}/examples/h100_llama/h100_llama_{}.json.gz", kSrc, w)},
+                                   {"store", url_},
+                                   {"experiment", "exp-llama"},
+                                   {"trial", w},
+                                   {"workload", "llama-8b"},
+                                   {"tag", {"nightly"}}},
+                                  app::kCli, nullptr);
+      ASSERT_TRUE(rq.ok());
+      app::Context ctx;
+      VerbResult r = app::run_verb(*v, *rq, ctx);
+      ASSERT_FALSE(r.error) << r.error->describe();
+    }
+    auto s = store::Store::open(url_);
+    ASSERT_TRUE(s.ok());
+    for (const char* d : {"docs/results/h100_audit_rounds/base", "docs/results/h100_audit_rounds/base_workers",
+                          "docs/results/h100_live/audit_base", "docs/results/kernel_opt/softmax"}) {
+      store::Linkage l;
+      l.experiment_id = "exp-audit";
+      auto rec = store::record_from_path(fmt::format("{}/{}", kSrc, d), l);
+      ASSERT_TRUE(rec.ok()) << rec.error().describe();
+      ASSERT_TRUE(s->add(std::move(*rec)).ok());
+    }
+    // Run 1 again, as if profiled in another container image.
+    auto one = s->get(1);
+    ASSERT_TRUE(one.ok());
+    store::RunRecord copy = *one;
+    copy.linkage["base_image"] = "nvcr.io/nvidia/pytorch:24.05-py3";
+    copy.linkage["trial_id"] = "other-image";
+    copy.content_key = "other-image-copy";
+    auto added = s->add(std::move(copy));
+    ASSERT_TRUE(added.ok());
+    other_ = added->run_id;
+  }
+  static Json get(const std::string& path, std::map<std::string, std::string> q = {}, int want = 200) {
+    Api api({url_, ""});
+    ApiRequest rq;
+    rq.path = path;
+    rq.query = std::move(q);
+    ApiResponse r = api.handle(rq);
+    EXPECT_EQ(r.status, want) << path << ": " << r.body;
+    return Json::parse(r.body, nullptr, false);
+  }
+  static int64_t total() { return get("/api/runs")["total"].get<int64_t>(); }
+  static inline std::string url_;
+  static inline int64_t other_ = 0;
+};
+
+TEST_F(ServeApi, RunsListHasLinkageFieldsFiltersAndPaging) {
+  Json all = get("/api/runs");
+  EXPECT_EQ(all["total"], 7);
+  const Json& r = all["runs"][0];
+  for (const char* f : {"experiment_id", "trial_id", "arch_match", "hardware_relevance_reason", "base_image",
+                        "resource_class", "gpu_device_ids", "server_flags", "benchmark_config_hash"})
+    EXPECT_TRUE(r["linkage"].contains(f)) << f;
+  EXPECT_EQ(get("/api/runs", {{"workload", "llama-8b"}})["total"], 3);
+  EXPECT_EQ(get("/api/runs", {{"tag", "nightly"}})["total"], 3);  // the two measured runs and the copy
+  EXPECT_EQ(get("/api/runs", {{"gpu", "NVIDIA H100 80GB HBM3"}})["total"].get<int>() >= 3, true);
+  EXPECT_EQ(get("/api/runs", {{"since", "2999-01-01"}})["total"], 0);
+  Json page = get("/api/runs", {{"limit", "2"}, {"offset", "2"}});
+  EXPECT_EQ(page["runs"].size(), 2u);
+  EXPECT_EQ(page["runs"][0]["id"], all["runs"][2]["id"]);
+  EXPECT_EQ(get("/api/experiments")["experiments"].size(), 2u);
+}
+
+TEST_F(ServeApi, OneRunWithItsTables) {
+  Json audit = get("/api/runs/3");
+  EXPECT_EQ(audit["verb"], "audit");
+  EXPECT_FALSE(audit["audit_rounds"].empty());
+  EXPECT_FALSE(audit["artifacts"].empty());
+  Json kernel = get("/api/runs/6");
+  EXPECT_FALSE(kernel["kernel_iterations"].empty());
+  get("/api/runs/999", {}, 404);
+}
+
+TEST_F(ServeApi, TrendAndCalibration) {
+  Json t = get("/api/trend", {{"workload", "llama-8b"}, {"metric", "step_time_s"}});
+  EXPECT_GE(t["points"].size(), 2u);
+  EXPECT_TRUE(t["gate"].is_object());
+  Json c = get("/api/calibration");
+  EXPECT_FALSE(c["calibration"].empty());
+  EXPECT_GE(c["rounds"].size(), 4u);
+  get("/api/trend", {{"workload", "llama-8b"}, {"metric", "step_time_s; DROP TABLE runs"}}, 400);
+}
+
+TEST_F(ServeApi, CompareMarksDifferentBaseImagesUntrustedAndDiffsThroughTheVerb) {
+  Json bad = get("/api/compare", {{"a", "1"}, {"b", fmt::format("{}", other_)}});
+  EXPECT_FALSE(bad["trusted"].get<bool>());
+  ASSERT_EQ(bad["differences"].size(), 1u);
+  EXPECT_EQ(bad["differences"][0]["field"], "base_image");
+  Json ok = get("/api/compare", {{"a", "1"}, {"b", "2"}});
+  EXPECT_TRUE(ok["trusted"].get<bool>()) << ok["differences"].dump();
+  ASSERT_TRUE(ok["diff"].is_object()) << ok.value("diff_note", "");
+  EXPECT_TRUE(ok["diff"].contains("speedup"));
+  EXPECT_EQ(total(), 7);  // the comparison was not recorded as a run
+}
+
+TEST_F(ServeApi, HostileFiltersAndIdsAreRefusedOrMatchNothing) {
+  const char* injections[] = {"x' OR '1'='1", "'; DROP TABLE runs; --", "\" OR 1=1 --",
+                              "%' UNION SELECT * FROM blobs --"};
+  for (const char* s : injections) {
+    for (const char* f : {"workload", "gpu", "experiment", "trial", "verb", "tag"})
+      EXPECT_EQ(get("/api/runs", {{f, s}})["total"], 0) << f << "=" << s;
+    get("/api/runs", {{"since", s}}, 400);
+    get("/api/runs", {{"limit", s}}, 400);
+    get("/api/compare", {{"a", s}, {"b", "1"}}, 400);
+    get("/api/trend", {{"workload", s}}, 200);
+  }
+  for (const char* id : {"1 OR 1=1", "-1", "1.5", "0x10", "99999999999999999999", "../1", ""})
+    get(fmt::format("/api/runs/{}", id), {}, 400);
+  get("/api/runs", {{"workload", std::string("a\nb")}}, 400);
+  get("/api/runs", {{"limit", "100000"}}, 400);
+  EXPECT_EQ(total(), 7);
+}
+
+TEST_F(ServeApi, ArtifactsOnlyByContentHash) {
+  Json run = get("/api/runs/3");
+  const std::string hash = run["artifacts"][0]["sha256"];
+  Api api({url_, ""});
+  ApiRequest rq;
+  rq.path = "/api/artifacts/" + hash;
+  ApiResponse r = api.handle(rq);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_FALSE(r.body.empty());
+  for (const char* p : {"../../../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "/etc/passwd", "report.json",
+                        "0000000000000000000000000000000000000000000000000000000000000000/../x"}) {
+    rq.path = fmt::format("/api/artifacts/{}", p);
+    EXPECT_EQ(api.handle(rq).status, 400) << p;
+  }
+  rq.path = "/api/artifacts/" + std::string(64, 'a');
+  EXPECT_EQ(api.handle(rq).status, 404);
+}
+
+TEST_F(ServeApi, WritesNeedTheTokenAndMalformedJsonIs400) {
+  ApiRequest rq;
+  rq.method = "POST";
+  rq.path = "/api/runs/1/tags";
+  rq.body = R"({"tags": ["golden"]})";
+  EXPECT_EQ(Api({url_, ""}).handle(rq).status, 403);  // read-only server
+  Api w({url_, "s3cret-token"});
+  EXPECT_EQ(w.handle(rq).status, 401);
+  rq.authorization = "Bearer s3cret-tokeN";
+  EXPECT_EQ(w.handle(rq).status, 401);
+  rq.authorization = "Bearer s3cret-token";
+  for (const char* body : {"{", "[1,2", "{\"tags\": 5}", "{\"tags\": [1]}", "", "\xff\xfe"}) {
+    rq.body = body;
+    EXPECT_EQ(w.handle(rq).status, 400) << body;
+  }
+  EXPECT_TRUE(get("/api/runs/1")["tags"] == Json({"nightly"}));  // nothing written so far
+  rq.body = R"({"tags": ["golden", "x'; DROP TABLE runs; --"]})";
+  EXPECT_EQ(w.handle(rq).status, 200);
+  EXPECT_EQ(get("/api/runs/1")["tags"].size(), 2u);
+  EXPECT_TRUE(equal_secret("abc", "abc"));
+  EXPECT_FALSE(equal_secret("abc", "abd"));
+  EXPECT_FALSE(equal_secret("abc", "abcd"));
+  EXPECT_FALSE(equal_secret("", "x"));
+}
+
+// Over a real socket: a body over the cap, many connections at once; the server stays up.
+TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
+  ServeOptions o;
+  o.store_url = url_;
+  o.port = 0;
+  o.token = "t0k";
+  o.max_body_bytes = 1 << 20;
+  Server server(o);
+  std::atomic<int> port{0};
+  std::thread th([&] { (void)server.run([&](int p) { port = p; }); });
+  for (int i = 0; i < 200 && port == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ASSERT_NE(port.load(), 0);
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_read_timeout(30, 0);
+  auto health = [&] {
+    auto r = cli.Get("/api/health");
+    return r && r->status == 200;
+  };
+  ASSERT_TRUE(health());
+  {
+    httplib::Headers h = {{"Authorization", "Bearer t0k"}};
+    auto r = cli.Post("/api/runs", h, std::string(100u << 20, '{'), "application/json");
+    if (r) EXPECT_EQ(r->status, 413);  // else the server closed the connection: also a refusal
+  }
+  {
+    auto r = cli.Post("/api/runs", {{"Authorization", "Bearer t0k"}}, "{\"metrics\": [", "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+  }
+  EXPECT_TRUE(health());
+  std::atomic<int> ok{0}, busy{0}, other{0};
+  std::mutex mu;
+  std::vector<std::string> seen;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 300; ++i)
+    clients.emplace_back([&] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_read_timeout(20, 0);
+      auto r = c.Get("/api/runs?workload=llama-8b");
+      if (r && r->status == 200)
+        ++ok;
+      else if (r && r->status == 503)
+        ++busy;
+      else {
+        ++other;
+        std::lock_guard<std::mutex> lk(mu);
+        if (r)
+          seen.push_back(fmt::format("HTTP {} {}", r->status, r->body.substr(0, 200)));
+        else
+          seen.push_back(fmt::format("error {}", static_cast<int>(r.error())));
+      }
+    });
+  for (auto& t : clients) t.join();
+  // Every answer is a 200 or a 503; a connection the server closed unanswered (an HTTP-level
+  // refusal is impossible before the request arrives: a client too slow to send it on a loaded
+  // machine) counts as a refusal too, but never a 5xx other than 503 or a 4xx.
+  for (const auto& s : seen) EXPECT_TRUE(s.starts_with("error")) << s;
+  std::cerr << fmt::format("300 connections: {} answered, {} refused with 503, {} closed\n", ok.load(), busy.load(),
+                           other.load());
+  EXPECT_GT(ok.load(), 0);
+  EXPECT_TRUE(health());
+  EXPECT_EQ(total(), 7);
+  server.stop();
+  th.join();
+}
+
+}  // namespace
+}  // namespace goblin::serve

@@ -1,0 +1,196 @@
+// goblin serve (server.h): cpp-httplib around the API (api.cpp) and the web files.
+#include "serve/server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/io.h"
+#include "core/locate.h"
+#include "serve/api.h"
+#include "store/store.h"
+
+namespace goblin::serve {
+namespace {
+
+// The only files the server ever opens: this fixed table, URL path → file under a runtime root.
+// No part of a request is ever joined to a path.
+struct WebFile {
+  const char* url;
+  std::vector<const char*> rel;  // candidates: installed layout first, then the source tree
+  const char* type;
+};
+const std::vector<WebFile>& web_files() {
+  static const std::vector<WebFile> f = {
+      {"/", {"web/static/index.html"}, "text/html; charset=utf-8"},
+      {"/static/app.js", {"web/static/app.js"}, "text/javascript; charset=utf-8"},
+      {"/static/style.css", {"web/static/style.css"}, "text/css; charset=utf-8"},
+      {"/static/chart.umd.js",
+       {"web/chart.umd.js", "web/node_modules/chart.js/dist/chart.umd.js"},
+       "text/javascript; charset=utf-8"},
+  };
+  return f;
+}
+
+// Requests wait for one of `threads` workers in a queue of at most `max_queued`; past it a
+// connection is handed to the shedding worker, which answers 503 at once (shedding() is true on
+// that thread), so a flood of connections is refused cleanly instead of piling up.
+thread_local bool t_shedding = false;
+class BoundedPool : public httplib::TaskQueue {
+ public:
+  BoundedPool(size_t threads, size_t max_queued) : max_(max_queued) {
+    for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { loop(jobs_, false); });
+    for (size_t i = 0; i < 2; ++i) workers_.emplace_back([this] { loop(shed_, true); });
+  }
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      (jobs_.size() < max_ ? jobs_ : shed_).push_back(std::move(fn));
+    }
+    cv_.notify_all();
+  }
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      down_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+ private:
+  void loop(std::deque<std::function<void()>>& q, bool shed) {
+    t_shedding = shed;
+    for (;;) {
+      std::function<void()> fn;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return !q.empty() || down_; });
+        if (q.empty()) return;
+        fn = std::move(q.front());
+        q.pop_front();
+      }
+      fn();
+    }
+  }
+  size_t max_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_, shed_;
+  std::vector<std::thread> workers_;
+  bool down_ = false;
+};
+
+void security_headers(httplib::Response& res) {
+  // The pages load nothing from elsewhere (the dashboard works offline) and are never framed.
+  res.set_header(
+      "Content-Security-Policy",
+      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+}
+
+}  // namespace
+
+std::string web_file(const std::string& url_path) {
+  for (const auto& f : web_files()) {
+    if (url_path != f.url) continue;
+    for (const char* rel : f.rel)
+      if (std::string p = runtime_file(rel); !p.empty()) return p;
+  }
+  return "";
+}
+
+struct Server::Impl {
+  ServeOptions o;
+  httplib::Server http;
+};
+
+Server::Server(ServeOptions o) : impl_(new Impl{std::move(o), {}}) {}
+Server::~Server() { delete impl_; }
+void Server::stop() { impl_->http.stop(); }
+
+Status Server::run(const std::function<void(int)>& on_listening) {
+  const ServeOptions& o = impl_->o;
+  httplib::Server& http = impl_->http;
+  // A client that goes away mid-response must not kill the server: a write to its closed socket
+  // is an error the connection handles, not a SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto api = std::make_shared<Api>(ApiOptions{o.store_url.empty() ? store::default_store_url() : o.store_url, o.token});
+  const int threads = std::max(1, o.threads);
+  http.new_task_queue = [threads] { return new BoundedPool(static_cast<size_t>(threads), 64); };
+  http.set_payload_max_length(o.max_body_bytes);
+  http.set_read_timeout(o.timeout_s, 0);
+  http.set_write_timeout(o.timeout_s, 0);
+  http.set_keep_alive_max_count(20);
+  http.set_keep_alive_timeout(5);
+
+  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!t_shedding) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 503;
+    res.set_header("Connection", "close");
+    res.set_header("Retry-After", "1");
+    res.set_content(R"({"error":"busy: too many connections, try again"})", "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res.status = 500;
+    res.set_content(R"({"error":"internal error"})", "application/json");
+  });
+  auto api_handler = [api](const httplib::Request& req, httplib::Response& res) {
+    ApiRequest rq;
+    rq.method = req.method;
+    rq.path = req.path;
+    for (const auto& [k, v] : req.params) rq.query.emplace(k, v);
+    rq.body = req.body;
+    rq.authorization = req.get_header_value("Authorization");
+    ApiResponse r = api->handle(rq);
+    res.status = r.status;
+    if (!r.disposition.empty()) res.set_header("Content-Disposition", r.disposition);
+    security_headers(res);
+    res.set_content(std::move(r.body), r.content_type);
+  };
+  http.Get(R"(/api/.*)", api_handler);
+  http.Post(R"(/api/.*)", api_handler);
+  for (const auto& f : web_files()) {
+    const std::string url = f.url, type = f.type;
+    http.Get(url, [url, type](const httplib::Request&, httplib::Response& res) {
+      const std::string p = web_file(url);
+      security_headers(res);
+      if (p.empty()) {
+        res.status = 404;
+        res.set_content(fmt::format("{} is not installed (scripts/bootstrap runs npm ci in web/)", url), "text/plain");
+        return;
+      }
+      auto body = read_all(p);
+      if (!body) {
+        res.status = 500;
+        res.set_content(body.error().describe(), "text/plain");
+        return;
+      }
+      res.set_content(std::move(*body), type);
+    });
+  }
+  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(fmt::format(R"({{"error":"HTTP {}"}})", res.status), "application/json");
+  });
+
+  int port = o.port;
+  if (port == 0) {
+    port = http.bind_to_any_port(o.bind);
+    if (port < 0) return make_error(ErrorKind::Environment, fmt::format("serve: cannot bind {}", o.bind));
+  } else if (!http.bind_to_port(o.bind, port)) {
+    return make_error(ErrorKind::Environment, fmt::format("serve: cannot bind {}:{} (in use?)", o.bind, port));
+  }
+  if (on_listening) on_listening(port);
+  if (!http.listen_after_bind()) return make_error(ErrorKind::Environment, "serve: the server stopped with an error");
+  return {};
+}
+
+}  // namespace goblin::serve

@@ -1,0 +1,279 @@
+// The goblin dashboard (docs/dashboard.md): one page, routes in the URL fragment, every number from
+// goblin serve's JSON API. Text reaches the page only through textContent (h() below), never as
+// HTML, so a workload or tag name cannot inject markup. Charts: chart.js, served by goblin itself.
+'use strict';
+
+const main = document.getElementById('main');
+const charts = [];
+
+function h(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined) continue;
+    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return e;
+}
+const range = (lo, hi) => (lo === null && hi === null ? '—' : `${fmtNum(lo)} – ${fmtNum(hi)}`);
+const fmtNum = (v, d = 3) => (v === null || v === undefined ? '—' : typeof v === 'number' ? Number(v.toPrecision(d + 1)).toString() : String(v));
+async function api(path) {
+  const r = await fetch(path);
+  const j = await r.json();
+  if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status));
+  return j;
+}
+function table(cols, rows, opts = {}) {
+  const t = h('table', { id: opts.id, 'data-rows': rows.length });
+  t.append(h('thead', {}, h('tr', {}, cols.map(c => h('th', {}, c.label)))));
+  const body = h('tbody');
+  for (const r of rows) {
+    const tr = h('tr', { class: opts.rowClass ? opts.rowClass(r) : null });
+    for (const c of cols) {
+      const v = c.get(r);
+      tr.append(h('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : c.num ? fmtNum(v) : v));
+    }
+    body.append(tr);
+  }
+  t.append(body);
+  return t;
+}
+function chart(id, config) {
+  const canvas = h('canvas', { id });
+  const box = h('div', { class: 'chart-box' }, canvas);
+  config.options = Object.assign({ responsive: true, maintainAspectRatio: false, animation: false }, config.options || {});
+  queueMicrotask(() => charts.push(new Chart(canvas, config)));
+  return box;
+}
+function clear(title) {
+  while (charts.length) charts.pop().destroy();
+  main.replaceChildren(h('h1', {}, title));
+}
+function fail(e) { main.append(h('p', { class: 'error' }, 'Error: ' + e.message)); }
+
+// ---- Experiments and runs (filters: workload, GPU, date, tag; compare two runs) ----
+async function pageRuns(q) {
+  clear('Experiments and runs');
+  const fields = [['experiment', 'experiment'], ['trial', 'trial'], ['workload', 'workload'], ['gpu', 'GPU'],
+                  ['tag', 'tag'], ['since', 'since (date)'], ['until', 'until (date)']];
+  const form = h('form', { class: 'filters', id: 'filters', onsubmit: ev => {
+    ev.preventDefault();
+    const p = new URLSearchParams();
+    for (const [k] of fields) { const v = form.elements[k].value.trim(); if (v) p.set(k, v); }
+    location.hash = '#/?' + p.toString();
+  } }, fields.map(([k, label]) => h('label', {}, label, h('input', { name: k, value: q.get(k) || '' }))),
+     h('button', { type: 'submit' }, 'Filter'));
+  main.append(form);
+  try {
+    const ex = await api('/api/experiments');
+    main.append(h('h2', {}, 'Experiments'), table([
+      { label: 'experiment', get: e => h('a', { href: '#/?experiment=' + encodeURIComponent(e.experiment_id), class: 'exp-link' }, e.experiment_id) },
+      { label: 'trials', get: e => e.trials, num: true }, { label: 'runs', get: e => e.runs, num: true },
+      { label: 'created', get: e => e.created }], ex.experiments, { id: 'experiments' }));
+    const p = new URLSearchParams(q);
+    p.set('limit', '200');
+    const runs = await api('/api/runs?' + p.toString());
+    const picked = new Set();
+    const cmp = h('button', { id: 'compare-btn', disabled: true, onclick: () => {
+      const [a, b] = [...picked];
+      location.hash = `#/compare/${a}/${b}`;
+    } }, 'Compare the two selected runs');
+    main.append(h('h2', {}, `Runs (${runs.total})`), cmp, table([
+      { label: '', get: r => h('input', { type: 'checkbox', class: 'pick', 'data-run': r.id, onchange: ev => {
+        ev.target.checked ? picked.add(r.id) : picked.delete(r.id);
+        cmp.disabled = picked.size !== 2;
+      } }) },
+      { label: 'run', get: r => h('a', { href: '#/run/' + r.id, class: 'run-link' }, '#' + r.id) },
+      { label: 'created', get: r => r.created }, { label: 'verb', get: r => r.verb },
+      { label: 'workload', get: r => h('a', { href: '#/trend?workload=' + encodeURIComponent(r.workload) }, r.workload) },
+      { label: 'experiment', get: r => r.experiment_id }, { label: 'trial', get: r => r.trial_id },
+      { label: 'GPU', get: r => r.environment.gpu }, { label: 'arch_match', get: r => r.linkage.arch_match },
+      { label: 'base_image', get: r => r.linkage.base_image },
+      { label: 'step time (s)', get: r => r.metrics.step_time_s, num: true },
+      { label: 'tokens/s', get: r => r.metrics.tokens_per_sec, num: true },
+      { label: 'tags', get: r => r.tags.join(', ') }], runs.runs, { id: 'runs' }));
+  } catch (e) { fail(e); }
+}
+
+// ---- One run's profiling section ----
+async function pageRun(id) {
+  clear('Run #' + id);
+  try {
+    const r = await api('/api/runs/' + encodeURIComponent(id));
+    const L = r.linkage;
+    const match = String(L.arch_match);
+    main.append(table([{ label: 'field', get: x => x[0] }, { label: 'value', get: x => x[1] }], [
+      ['verb', r.verb], ['workload', r.workload], ['created', r.created], ['source', r.source],
+      ['experiment / trial', `${r.experiment_id} / ${r.trial_id}`], ['goblin', `${r.goblin.version} (${r.goblin.commit})`],
+      ['GPU', r.environment.gpu], ['driver / CUDA / ROCm / PyTorch',
+        `${r.environment.driver} / ${r.environment.cuda} / ${r.environment.rocm} / ${r.environment.pytorch}`],
+      ['arch_match', h('span', { class: match === 'true' ? 'match-yes' : match === 'false' ? 'match-no' : null, id: 'arch-match' }, match)],
+      ['hardware relevance', L.hardware_relevance_reason], ['observed_arch', L.observed_arch],
+      ['base_image', L.base_image], ['resource_class', L.resource_class], ['gpu_device_ids', L.gpu_device_ids],
+      ['server_flags', L.server_flags], ['benchmark_config_hash', L.benchmark_config_hash],
+      ['tags', r.tags.join(', ')]], { id: 'summary' }));
+    const m = Object.entries(r.metrics);
+    if (m.length) main.append(h('h2', {}, 'Metrics'), table([{ label: 'metric', get: x => x[0] }, { label: 'value', get: x => x[1], num: true }], m, { id: 'metrics' }));
+    if (r.categories.length) main.append(h('h2', {}, 'GPU time by category'), table([
+      { label: 'category', get: c => c.category }, { label: 'time (s)', get: c => c.time_s, num: true },
+      { label: '%', get: c => c.pct, num: true }], r.categories, { id: 'categories' }));
+    if (r.top_kernels.length) main.append(h('h2', {}, 'Top kernels'), table([
+      { label: 'kernel', get: k => k.name }, { label: 'category', get: k => k.category },
+      { label: 'time (s)', get: k => k.time_s, num: true }, { label: '%', get: k => k.pct, num: true },
+      { label: 'launches', get: k => k.launches, num: true }], r.top_kernels, { id: 'kernels' }));
+    if (r.steps.length) main.append(h('h2', {}, 'Steps'), table([
+      { label: 'step', get: s => s.name }, { label: 'wall (s)', get: s => s.wall_s, num: true },
+      { label: 'GPU busy (s)', get: s => s.busy_s, num: true }], r.steps, { id: 'steps' }));
+    const allWaste = Object.entries(r.waste_budget).map(([bucket, seconds]) => ({ bucket, seconds }));
+    const waste = allWaste.filter(w => w.seconds !== null);
+    if (allWaste.length) {
+      main.append(h('h2', {}, 'Waste budget (seconds per step)'));
+      main.append(chart('waste-chart', { type: 'bar', data: { labels: waste.map(w => w.bucket),
+        datasets: [{ label: 's / step', data: waste.map(w => w.seconds), backgroundColor: '#bf8700' }] },
+        options: { indexAxis: 'y' } }));
+      const unobserved = allWaste.filter(w => w.seconds === null).map(w => w.bucket);
+      if (unobserved.length) main.append(h('p', { class: 'muted' }, 'Not observed: ' + unobserved.join(', ')));
+    }
+    if (r.audit_rounds.length) main.append(h('h2', {}, 'Audit rounds'), auditTable(r.audit_rounds.map(a => ({ round: a.round, rules: a.rules, gpu: a.gpu,
+      predicted_low: a.predicted.low, predicted_high: a.predicted.high, measured: a.measured.speedup, ci_low: a.measured.ci_low,
+      ci_high: a.measured.ci_high, held: a.prediction_held })), 'rounds'));
+    if (r.kernel_iterations.length) main.append(h('h2', {}, 'Kernel iterations'), kernelProgress(r.kernel_iterations));
+    if (r.ranks.length) main.append(h('h2', {}, 'Ranks'), table([
+      { label: 'rank', get: x => x.rank, num: true }, { label: 'GPU', get: x => x.gpu },
+      { label: 'step time (s)', get: x => x.step_time_s, num: true }, { label: 'steps', get: x => x.steps, num: true }], r.ranks, { id: 'ranks' }));
+    main.append(h('h2', {}, 'Artifacts'), table([
+      { label: 'name', get: a => a.name }, { label: 'bytes', get: a => a.bytes, num: true },
+      { label: 'download', get: a => h('a', { href: '/api/artifacts/' + a.sha256, download: a.name.replace(/[\/\\]/g, '_'), class: 'artifact-link' }, a.sha256.slice(0, 12)) }],
+      r.artifacts, { id: 'artifacts' }));
+    // Perfetto UI opens a trace by URL (it fetches it from this server) or from a file the user picks.
+    const trace = r.trace
+      ? h('a', { id: 'perfetto-link', target: '_blank', rel: 'noopener', href: 'https://ui.perfetto.dev/#!/?url=' + encodeURIComponent(location.origin + '/api/artifacts/' + r.trace.sha256) }, 'Open ' + r.trace.artifact + ' in Perfetto UI')
+      : h('span', {}, h('a', { id: 'perfetto-link', target: '_blank', rel: 'noopener', href: 'https://ui.perfetto.dev/' }, 'Open Perfetto UI'),
+          ` and load the trace ${L.source_trace_path} (it is not stored as text in the run store)`);
+    main.append(h('h2', {}, 'Trace'), h('p', {}, trace));
+  } catch (e) { fail(e); }
+}
+
+function auditTable(rows, id) {
+  return table([{ label: 'round', get: a => a.round, num: true }, { label: 'rules', get: a => a.rules.join(', ') },
+    { label: 'GPU', get: a => a.gpu }, { label: 'predicted', get: a => range(a.predicted_low, a.predicted_high) },
+    { label: 'measured', get: a => a.measured, num: true }, { label: '95% CI', get: a => range(a.ci_low, a.ci_high) },
+    { label: 'held', get: a => a.held }], rows, { id });
+}
+
+function kernelProgress(iters) {
+  const shown = iters.filter(i => !i.masked);
+  return h('div', {}, chart('kernel-chart', { type: 'line', data: { labels: shown.map(i => 'v' + i.version),
+    datasets: [{ label: '% of Stop Condition target', data: shown.map(i => i.pct_of_stop_condition), borderColor: '#0969da',
+      pointBackgroundColor: shown.map(i => (i.correct ? '#0969da' : '#cf222e')) }] } }),
+    table([{ label: 'version', get: i => i.version, num: true }, { label: 'change', get: i => i.change },
+      { label: 'value', get: i => i.value, num: true }, { label: 'metric', get: i => i.metric },
+      { label: '% of Stop Condition', get: i => i.pct_of_stop_condition, num: true }, { label: 'correct', get: i => String(i.correct) }],
+      shown, { id: 'iterations' }), h('p', { class: 'muted' }, `${iters.length - shown.length} masked iteration(s) hidden`));
+}
+
+// ---- Comparison: the trust check first, then the diff verb's result ----
+async function pageCompare(a, b) {
+  clear(`Run #${a} against run #${b}`);
+  try {
+    const c = await api(`/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+    if (!c.trusted) {
+      main.append(h('div', { class: 'banner-untrusted', id: 'untrusted-banner' },
+        'Untrusted comparison: these runs differ in ' + c.differences.map(d => d.field).join(', ') +
+        ' (seed 002: never compare profiles without checking these).'));
+      main.append(table([{ label: 'field', get: d => d.field }, { label: '#' + a, get: d => d.a }, { label: '#' + b, get: d => d.b }],
+        c.differences, { id: 'differences', rowClass: () => 'diff-row' }));
+    } else {
+      main.append(h('div', { class: 'banner-trusted', id: 'trusted-banner' }, 'Same base image, resource class, devices, flags, benchmark config, GPU, driver and framework versions.'));
+    }
+    const keys = [...new Set([...Object.keys(c.a.metrics), ...Object.keys(c.b.metrics)])];
+    main.append(h('h2', {}, 'Metrics side by side'), table([{ label: 'metric', get: k => k },
+      { label: '#' + a, get: k => c.a.metrics[k], num: true }, { label: '#' + b, get: k => c.b.metrics[k], num: true },
+      { label: 'change %', get: k => (c.a.metrics[k] && c.b.metrics[k] !== undefined ? (100 * (c.b.metrics[k] - c.a.metrics[k]) / c.a.metrics[k]) : null), num: true }],
+      keys, { id: 'compare-metrics' }));
+    const cats = [...new Set([...c.a.categories.map(x => x.category), ...c.b.categories.map(x => x.category)])];
+    const catOf = (r, k) => (r.categories.find(x => x.category === k) || {}).time_s;
+    if (cats.length) main.append(h('h2', {}, 'GPU time by category'), table([{ label: 'category', get: k => k },
+      { label: '#' + a + ' (s)', get: k => catOf(c.a, k), num: true }, { label: '#' + b + ' (s)', get: k => catOf(c.b, k), num: true }], cats, { id: 'compare-categories' }));
+    main.append(h('h2', {}, 'goblin diff'));
+    if (c.diff) main.append(h('pre', { id: 'diff-result' }, JSON.stringify(c.diff, null, 1).slice(0, 20000)));
+    else main.append(h('p', { class: 'muted', id: 'diff-note' }, c.diff_note));
+  } catch (e) { fail(e); }
+}
+
+// ---- A workload's trend, regressions marked by the gate's rule ----
+async function pageTrend(q) {
+  clear('Trend');
+  const form = h('form', { class: 'filters', onsubmit: ev => { ev.preventDefault(); location.hash = '#/trend?workload=' + encodeURIComponent(form.elements.workload.value); } },
+    h('label', {}, 'workload', h('input', { name: 'workload', value: q.get('workload') || '' })), h('button', { type: 'submit' }, 'Show'));
+  main.append(form);
+  const w = q.get('workload');
+  if (!w) { main.append(h('p', { class: 'muted' }, 'Pick a workload (the runs list links each one).')); return; }
+  const metrics = [['step_time_s', 'step time (s)'], ['tokens_per_sec', 'tokens/s'], ['mfu_pct', 'MFU %'], ['gpu_util_pct', 'GPU busy %']];
+  const box = h('div', { class: 'charts' });
+  main.append(box);
+  try {
+    for (const [m, label] of metrics) {
+      const t = await api(`/api/trend?workload=${encodeURIComponent(w)}&metric=${m}`);
+      if (!t.points.length) continue;
+      const reg = t.gate && t.gate.verdict === 'regression';
+      const colors = t.points.map((p, i) => (reg && i === t.points.length - 1 ? '#cf222e' : '#0969da'));
+      box.append(h('div', {}, h('h2', {}, label, reg ? h('span', { class: 'regression' }, ` — regression at run #${t.gate.newest_run} (${fmtNum(t.gate.change_pct)} %)`) : ''),
+        chart('trend-' + m, { type: 'line', data: { labels: t.points.map(p => '#' + p.run_id),
+          datasets: [{ label: label, data: t.points.map(p => p.value), borderColor: '#0969da', pointBackgroundColor: colors, pointRadius: colors.map(c => (c === '#cf222e' ? 7 : 3)) }] } })));
+    }
+    if (!box.children.length) box.append(h('p', { class: 'muted' }, 'No run of this workload has these metrics.'));
+  } catch (e) { fail(e); }
+}
+
+// ---- Audit history: predicted range against measured speedup ----
+async function pageAudits() {
+  clear('Audit history and calibration');
+  try {
+    const c = await api('/api/calibration');
+    const rs = c.rounds.filter(r => r.predicted_low !== null || r.measured !== null);
+    main.append(h('h2', {}, 'Predicted range against measured speedup'), chart('calibration-chart', {
+      data: { labels: rs.map((r, i) => `${r.workload} r${r.round}`), datasets: [
+        { type: 'bar', label: 'predicted range', data: rs.map(r => [r.predicted_low, r.predicted_high]), backgroundColor: 'rgba(9,105,218,0.35)' },
+        { type: 'scatter', label: 'measured', data: rs.map((r, i) => ({ x: i, y: r.measured })), backgroundColor: '#cf222e', pointRadius: 5 }] } }));
+    main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'GPU', get: r => r.gpu },
+      { label: 'audits', get: r => r.audits, num: true }, { label: 'held', get: r => r.held, num: true },
+      { label: 'exceeded', get: r => r.exceeded, num: true }, { label: 'missed', get: r => r.missed, num: true },
+      { label: 'measured / predicted mid', get: r => r.median_measured_over_mid, num: true }], c.calibration, { id: 'calibration' }));
+    main.append(h('h2', {}, 'Rounds'), auditTable(c.rounds, 'audit-rounds'));
+  } catch (e) { fail(e); }
+}
+
+// ---- Kernel workspaces ----
+async function pageKernels() {
+  clear('Kernel workspaces');
+  try {
+    const runs = await api('/api/runs?verb=kernel&limit=200');
+    main.append(table([{ label: 'run', get: r => h('a', { href: '#/run/' + r.id, class: 'run-link' }, '#' + r.id) },
+      { label: 'workload', get: r => r.workload }, { label: 'created', get: r => r.created },
+      { label: 'speedup', get: r => r.metrics.speedup, num: true }], runs.runs, { id: 'kernel-runs' }));
+    if (runs.runs.length) {
+      const r = await api('/api/runs/' + runs.runs[0].id);
+      main.append(h('h2', {}, `Progress of run #${r.id} (${r.workload})`), kernelProgress(r.kernel_iterations));
+    }
+  } catch (e) { fail(e); }
+}
+
+function route() {
+  const hash = location.hash.slice(1) || '/';
+  const [path, query] = hash.split('?');
+  const q = new URLSearchParams(query || '');
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'run' && parts[1]) return pageRun(parts[1]);
+  if (parts[0] === 'compare' && parts[2]) return pageCompare(parts[1], parts[2]);
+  if (parts[0] === 'trend') return pageTrend(q);
+  if (parts[0] === 'audits') return pageAudits();
+  if (parts[0] === 'kernels') return pageKernels();
+  return pageRuns(q);
+}
+window.addEventListener('hashchange', route);
+route();

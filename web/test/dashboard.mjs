@@ -1,0 +1,152 @@
+// The dashboard in a real browser (issue 27): playwright-core drives Debian's chromium headless
+// against `goblin serve` on a store seeded from the real fixtures (two H100 llama traces triaged
+// and measured, a third triage with another base image, four example audits, two kernel
+// workspaces, a ranks result). Every page loads with no console error, tables hold the expected
+// rows, charts render, experiment → trial → compare works by clicking, and two runs with
+// different base images get the red untrusted banner. Screenshots go to $SHOTS when set.
+// Usage: node dashboard.mjs GOBLIN_BIN SOURCE_DIR   (exit 77: chromium or playwright-core absent)
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [GOBLIN, SRC] = process.argv.slice(2);
+const CHROMIUM = '/usr/bin/chromium';
+if (!existsSync(CHROMIUM)) { console.log('SKIP: /usr/bin/chromium absent (scripts/bootstrap installs chromium)'); process.exit(77); }
+let chromium;
+try { ({ chromium } = await import('playwright-core')); } catch {
+  console.log('SKIP: playwright-core absent (scripts/bootstrap runs npm ci in web/)'); process.exit(77);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'goblin-dash-'));
+const STORE = `sqlite://${tmp}/runs.db`;
+function goblin(...args) {
+  const r = spawnSync(GOBLIN, args, { cwd: tmp, encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, `goblin ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+const ex = join(SRC, 'examples/h100_llama'), res = join(SRC, 'docs/results');
+for (const w of ['fp32_eager_w0', 'bf16_sdpa_w4']) {
+  const trace = join(ex, `h100_llama_${w}.json.gz`);
+  goblin('triage', trace, '-o', join(tmp, 'tri_' + w), '--store', STORE, '--experiment', 'exp-llama', '--trial', w, '--workload', 'llama-8b');
+  goblin('metrics', trace, '--store', STORE, '--experiment', 'exp-llama', '--trial', w, '--workload', 'llama-8b');
+}
+// The same eager triage as if profiled in another container image: seed 002's trust check must flag it.
+cpSync(join(tmp, 'tri_fp32_eager_w0'), join(tmp, 'tri_other_image'), { recursive: true });
+const meta = join(tmp, 'tri_other_image/profile_metadata.json');
+const m = JSON.parse(readFileSync(meta, 'utf8'));
+m.base_image = 'nvcr.io/nvidia/pytorch:24.05-py3';
+writeFileSync(meta, JSON.stringify(m));
+goblin('store', 'add', join(tmp, 'tri_other_image'), '--store', STORE, '--experiment', 'exp-llama', '--trial', 'other-image', '--workload', 'llama-8b');
+goblin('store', 'add', ...['base', 'base_workers', 'tuned_compile_current'].map(d => join(res, 'h100_audit_rounds', d)),
+  join(res, 'h100_live/audit_base'), join(res, 'kernel_opt/softmax'), join(res, 'kernel_opt/matmul'),
+  join(res, 'ranks/balanced.json'), '--store', STORE, '--experiment', 'exp-audit');
+
+const server = spawn(GOBLIN, ['serve', '--store', STORE, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const base = await new Promise((resolve, reject) => {
+  let err = '';
+  server.stderr.on('data', d => { err += d; const m = err.match(/listening on (http:\/\/[^/]+\/)/); if (m) resolve(m[1]); });
+  server.on('exit', c => reject(new Error('goblin serve exited ' + c + ': ' + err)));
+  setTimeout(() => reject(new Error('goblin serve did not listen: ' + err)), 20000);
+});
+
+// A fresh --user-data-dir: playwright takes it as launchPersistentContext's first argument.
+const browser = await chromium.launchPersistentContext(join(tmp, 'chromium-profile'), { executablePath: CHROMIUM,
+  headless: true, viewport: { width: 1400, height: 1000 }, args: ['--headless', '--no-sandbox', '--disable-gpu',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+const page = await browser.newPage();
+const problems = [];
+page.on('console', msg => { if (msg.type() === 'error') problems.push('console: ' + msg.text()); });
+page.on('pageerror', e => problems.push('page error: ' + e.message));
+const SHOTS = process.env.SHOTS;
+const shot = async name => { if (SHOTS) await page.screenshot({ path: join(SHOTS, name + '.png'), fullPage: true }); };
+const rows = sel => page.locator(`${sel} tbody tr`).count();
+const chartDrawn = async id => page.evaluate(i => { const c = document.getElementById(i); return !!c && !!Chart.getChart(c) && c.width > 0; }, id);
+let failed = 0;
+async function check(name, fn) {
+  try { await fn(); console.log('ok   ' + name); } catch (e) { failed++; console.log('FAIL ' + name + ': ' + e.message); }
+}
+
+try {
+  await check('runs page: experiments and every run listed', async () => {
+    await page.goto(base + '#/');
+    await page.waitForSelector('#runs');
+    assert.equal(await rows('#experiments'), 2);
+    assert.equal(await rows('#runs'), 12);
+    await shot('runs');
+  });
+  await check('filters: workload narrows the runs, an injection string finds nothing and breaks nothing', async () => {
+    await page.fill('input[name=workload]', 'llama-8b');
+    await page.click('#filters button');
+    await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '5');
+    await page.goto(base + "#/?workload=x'%3B%20DROP%20TABLE%20runs%3B%20--");
+    await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '0');
+  });
+  await check('experiment → trial run → compare by clicking, untrusted banner for another base image', async () => {
+    await page.goto(base + '#/');
+    await page.waitForSelector('#experiments');
+    await page.click('#experiments a.exp-link >> text=exp-llama');
+    await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '5');
+    // The eager triage (run 1) and its other-image copy (run 5).
+    await page.check('input.pick[data-run="1"]');
+    await page.check('input.pick[data-run="5"]');
+    await page.click('#compare-btn');
+    await page.waitForSelector('#untrusted-banner');
+    const text = await page.textContent('#untrusted-banner');
+    assert.match(text, /base_image/);
+    assert.equal(await rows('#differences'), 1);
+    await shot('compare_untrusted');
+  });
+  await check('compare of two runs of one image: trusted, with the diff verb\'s result', async () => {
+    await page.goto(base + '#/compare/1/3');  // the eager and the SDPA triage
+    await page.waitForSelector('#trusted-banner');
+    await page.waitForSelector('#diff-result');
+  });
+  await check('a trial\'s profiling section: summary, kernel and category tables, artifacts, Perfetto link', async () => {
+    await page.goto(base + '#/');
+    await page.waitForSelector('#runs');
+    await page.click('a.run-link >> text="#1"');
+    await page.waitForSelector('#artifacts');
+    assert.ok(await rows('#kernels') > 0);
+    assert.ok(await rows('#artifacts') >= 5);
+    assert.ok(await page.isVisible('#perfetto-link'));
+    const href = await page.getAttribute('a.artifact-link >> nth=0', 'href');
+    const r = await page.request.get(base + href.slice(1));
+    assert.equal(r.status(), 200);
+    await shot('run_triage');
+  });
+  await check('an audit run: waste budget chart and rounds', async () => {
+    await page.goto(base + '#/run/6');  // the first audit folder
+    await page.waitForSelector('#rounds');
+    if (await page.$('#waste-chart')) assert.ok(await chartDrawn('waste-chart'));
+    await shot('run_audit');
+  });
+  await check('trend page: the charts of llama-8b', async () => {
+    await page.goto(base + '#/trend?workload=llama-8b');
+    await page.waitForSelector('#trend-step_time_s');
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('trend-step_time_s')));
+    await shot('trend');
+  });
+  await check('audit history: calibration plot and table', async () => {
+    await page.goto(base + '#/audits');
+    await page.waitForSelector('#calibration');
+    assert.ok(await rows('#calibration') > 0);
+    assert.ok(await rows('#audit-rounds') > 0);
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('calibration-chart')));
+    await shot('audits');
+  });
+  await check('kernel workspaces: both listed, progress chart drawn', async () => {
+    await page.goto(base + '#/kernels');
+    await page.waitForSelector('#iterations');
+    assert.equal(await rows('#kernel-runs'), 2);
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('kernel-chart')));
+    await shot('kernels');
+  });
+  await check('no console errors on any page', async () => { assert.deepEqual(problems, []); });
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
