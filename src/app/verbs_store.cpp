@@ -316,7 +316,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field id{"run", FieldKind::String, "Run id"};
     id.required = id.positional = true;
     v.request = {id, store_field()};
-    v.result_schema = obj_schema({{"id", "run id"}, {"linkage", "seed 002's linkage fields"}, {"top_kernels", "..."}});
+    v.result_schema = obj_schema({{"id", "run id"}, {"linkage", "the run's linkage fields (experiment, trial, environment, config hash)"}, {"top_kernels", "..."}});
     v.run = [](const Request& rq, Context&) { return do_show(rq); };
     out.push_back(std::move(v));
   }

@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  if (auto found = goblin::extract_judge_json(text)) {
-    (void)goblin::validate_judge_json(found->value);
+  if (auto found = goblin::hw::extract_judge_json(text)) {
+    (void)goblin::hw::validate_judge_json(found->value);
   }
   return 0;
 }

@@ -15,6 +15,7 @@ dependencies and its file list (`dpkg-deb -c`). Exits 77 (skipped) when dpkg-deb
 import argparse
 import json
 import os
+import signal
 import re
 import shutil
 import subprocess
@@ -196,7 +197,9 @@ def install_mode(a):
     log = os.path.join(logs, "strace.serve")
     if use_strace:
         argv = ["strace", "-f", "-qq", "-e", "trace=%file", "-s", "4096", "-o", log] + argv
-    srv = subprocess.Popen(argv, cwd=work, env=env, stderr=subprocess.PIPE, text=True)
+    # Its own process group: stopping it must reach goblin as well as strace (a SIGTERM to strace
+    # alone detaches it and leaves goblin serving, holding ctest's output pipe open).
+    srv = subprocess.Popen(argv, cwd=work, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         line = srv.stderr.readline()
         m = re.search(r"listening on http://([^/]+)/", line)
@@ -211,8 +214,12 @@ def install_mode(a):
             body = r.read()
             check(r.status == 200 and body, "installed goblin serve: GET %s -> %d" % (path, r.status))
     finally:
-        srv.terminate()
-        srv.wait(timeout=30)
+        os.killpg(srv.pid, signal.SIGTERM)
+        try:
+            srv.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(srv.pid, signal.SIGKILL)
+            srv.wait(timeout=30)
     if use_strace:
         with open(log, errors="replace") as f:
             for l in f.read().splitlines():

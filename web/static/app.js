@@ -184,7 +184,7 @@ async function pageCompare(a, b) {
     if (!c.trusted) {
       main.append(h('div', { class: 'banner-untrusted', id: 'untrusted-banner' },
         'Untrusted comparison: these runs differ in ' + c.differences.map(d => d.field).join(', ') +
-        ' (seed 002: never compare profiles without checking these).'));
+        ': profiles are comparable only when these match.'));
       main.append(table([{ label: 'field', get: d => d.field }, { label: '#' + a, get: d => d.a }, { label: '#' + b, get: d => d.b }],
         c.differences, { id: 'differences', rowClass: () => 'diff-row' }));
     } else {
