@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 
 #include "core/io.h"
+#include "core/test_support.h"
 #include "core/text.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
@@ -33,8 +33,7 @@ Config workspace(const std::string& name, const std::string& kernel, const std::
   o.kernel_file = kSrc + "/examples/kernel/" + kernel;
   o.platform = "H100";
   o.shape = shape;
-  o.workspace = (fs::temp_directory_path() / fmt::format("goblin_integrity_test_{}_{}", getpid(), name)).string();
-  fs::remove_all(o.workspace);
+  o.workspace = goblin::testing::private_tmp_dir("integrity_" + name).string();
   o.harness = kSrc + "/tools/kernel_harness.py";
   auto c = init_workspace(o);
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().describe());
@@ -73,17 +72,6 @@ Result<Json> record_file(const Config& c, const Json& bench, const std::string& 
   r.bench_file = f;
   return record_iteration(c.dir, r);
 }
-
-class CleanTmp : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    std::string prefix = fmt::format("goblin_integrity_test_{}_", getpid());
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
-      if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(e.path(), ec);
-  }
-};
-const auto* const kCleanTmp = ::testing::AddGlobalTestEnvironment(new CleanTmp);
 
 }  // namespace
 
@@ -229,7 +217,7 @@ TEST(KernelShape, ShapeIsOptionalAndProblemDimsMapNames) {
   o.name = "noshape";
   o.kernel_file = kSrc + "/examples/kernel/softmax/v0.py";
   o.platform = "H100";
-  o.workspace = (fs::temp_directory_path() / fmt::format("goblin_integrity_test_{}_noshape", getpid())).string();
+  o.workspace = goblin::testing::private_tmp_dir("integrity_noshape").string();
   o.harness = kSrc + "/tools/kernel_harness.py";
   auto c = init_workspace(o);
   ASSERT_TRUE(c.ok()) << c.error().describe();

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "core/io.h"
+#include "core/test_support.h"
 #include "kernel/expr.h"
 #include "kernel/loop.h"
 #include "kernel/memory.h"
@@ -25,9 +26,10 @@ namespace {
 const std::string kSrc = GOBLIN_SOURCE_DIR;
 const std::string kTestdata = kSrc + "/src/kernel/testdata/";
 
+// A path that does not exist yet, under this process's private test directory (removed at exit).
 std::string fresh_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / (fmt::format("goblin_kernel_test_{}_", getpid()) + name);
-  fs::remove_all(d);
+  auto d = goblin::testing::private_tmp_dir("kernel_" + name);
+  fs::remove(d);
   return d.string();
 }
 
@@ -70,18 +72,6 @@ std::string softmax_ws(const std::string& name) {
   EXPECT_TRUE(b.ok()) << (b.ok() ? "" : b.error().describe());
   return c->dir;
 }
-
-// Removes this process's workspaces when the tests end.
-class CleanTmp : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    std::string prefix = fmt::format("goblin_kernel_test_{}_", getpid());
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
-      if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(e.path(), ec);
-  }
-};
-const auto* const kCleanTmp = ::testing::AddGlobalTestEnvironment(new CleanTmp);
 
 }  // namespace
 
