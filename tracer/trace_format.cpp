@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
+
+#include "op_attribution.h"
 
 namespace goblin::tracer {
 
@@ -191,7 +194,8 @@ std::string tracer_run_json(const TracerRun& r) {
          ",\"pause_call_ns\":" + num(r.pause_call_ns) + ",\"cupti_attaches\":" + num(r.cupti_attaches) +
          ",\"cupti_detaches\":" + num(r.cupti_detaches) +
          (r.detach_error.empty() ? "" : ",\"detach_error\":" + str(r.detach_error)) +
-         ",\"exit_flush_ns\":" + num(r.exit_flush_ns) + ",\"cupti_overhead_ns\":" + ov + ",\"clock\":" + clk + "}";
+         (r.tune.empty() ? "" : ",\"tune\":" + str(r.tune)) + ",\"exit_flush_ns\":" + num(r.exit_flush_ns) +
+         ",\"cupti_overhead_ns\":" + ov + ",\"clock\":" + clk + "}";
 }
 
 void append_us(std::string& out, int64_t t_ns) {
@@ -226,6 +230,8 @@ class Writer {
     }
     if (st_.base_epoch_ns > 0) out_ += "  \"baseTimeNanoseconds\": " + std::to_string(st_.base_epoch_ns) + ",\n";
     out_ += "  \"traceEvents\": [\n";
+    pair_markers();
+    attribute_ops();
     write_names();
     write_apis();
     write_kernels();
@@ -334,8 +340,9 @@ class Writer {
       std::string name = it != t_.api_names.end() ? it->second : "cbid_" + std::to_string(a.cbid);
       begin("X", a.driver ? "cuda_driver" : "cuda_runtime", name, a.pid, a.tid, a.start);
       dur(a.start, a.end);
-      out_ +=
-          ",\"args\":{\"cbid\":" + std::to_string(a.cbid) + ",\"correlation\":" + std::to_string(a.correlation) + "}";
+      out_ += ",\"args\":{\"cbid\":" + std::to_string(a.cbid) + ",\"correlation\":" + std::to_string(a.correlation);
+      if (api_ext_[i] > 0) out_ += ",\"External id\":" + std::to_string(api_ext_[i]);
+      out_ += "}";
       end();
       ++st_.apis;
       // A runtime call wins over a driver call of the same correlation (never both in practice).
@@ -361,7 +368,7 @@ class Writer {
   void write_kernels() {
     for (const KernelRec& k : t_.kernels) {
       if (!valid(k.start, k.end)) continue;
-      begin("X", "kernel", str(k.name), k.device, k.stream, k.start);
+      begin("X", "kernel", kernel_name(k.name), k.device, k.stream, k.start);
       dur(k.start, k.end);
       out_ += ",\"args\":{\"device\":" + std::to_string(k.device) + ",\"context\":" + std::to_string(k.context) +
               ",\"stream\":" + std::to_string(k.stream) + ",\"correlation\":" + std::to_string(k.correlation) +
@@ -374,6 +381,13 @@ class Writer {
               std::to_string(k.block[2]) + "]";
       if (k.graph_id != 0)
         out_ += ",\"graph id\":" + std::to_string(k.graph_id) + ",\"graph node id\":" + std::to_string(k.graph_node_id);
+      const int64_t ext = external_id(k.correlation);
+      if (ext > 0) {
+        out_ += ",\"External id\":" + std::to_string(ext);
+        ++st_.kernels_with_op;
+        st_.kernel_ns_with_op += k.end - k.start;
+      }
+      st_.kernel_ns += k.end - k.start;
       out_ += "}";
       end();
       ++st_.kernels;
@@ -404,6 +418,7 @@ class Writer {
         }
       }
       if (c.graph_id != 0) out_ += ",\"graph id\":" + std::to_string(c.graph_id);
+      if (const int64_t ext = external_id(c.correlation); ext > 0) out_ += ",\"External id\":" + std::to_string(ext);
       out_ += "}";
       end();
       ++st_.copies;
@@ -428,8 +443,13 @@ class Writer {
     }
   }
 
-  // NVTX ranges: pair start and end halves by id; instants become instant events.
-  void write_markers() {
+  // NVTX ranges: pair start and end halves by id (in time order); instants stay instants.
+  struct Mark {
+    const MarkerRec* start;  // the instant itself for an instant
+    uint64_t end = 0;        // 0: instant
+    int64_t ext = 0;         // > 0: a PyTorch operator range (External id)
+  };
+  void pair_markers() {
     std::vector<const MarkerRec*> ms;
     ms.reserve(t_.markers.size());
     for (auto& m : t_.markers) ms.push_back(&m);
@@ -437,10 +457,7 @@ class Writer {
     std::unordered_map<uint32_t, const MarkerRec*> open;
     for (const MarkerRec* m : ms) {
       if (m->flags & MarkerRec::Instant) {
-        if (m->ts == 0) continue;
-        begin("i", "user_annotation", str(m->name), m->pid, m->tid, m->ts);
-        out_ += ",\"s\":\"t\"";
-        end();
+        if (m->ts != 0) marks_.push_back({m, 0, 0});
       } else if (m->flags & MarkerRec::Start) {
         open[m->id] = m;
       } else if (m->flags & MarkerRec::End) {
@@ -451,15 +468,77 @@ class Writer {
         }
         const MarkerRec* s = it->second;
         open.erase(it);
-        if (!valid(s->ts, m->ts)) continue;
-        begin("X", "user_annotation", str(s->name), s->pid, s->tid, s->ts);
-        dur(s->ts, m->ts);
-        out_ += ",\"args\":{\"nvtx id\":" + std::to_string(s->id) + "}";
+        if (valid(s->ts, m->ts)) marks_.push_back({s, m->ts, 0});
+      }
+    }
+    st_.unmatched_markers += open.size();  // still open at exit (e.g. killed mid-step)
+  }
+
+  // The operator ranges PyTorch's NVTX observer pushed become cpu_op events with an External
+  // id; every API call gets the id of the innermost operator open on its thread when it began,
+  // and the GPU work it launched (by correlation) the same id, as Kineto links them.
+  void attribute_ops() {
+    std::vector<OpRange> ranges;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < marks_.size(); ++i) {
+      Mark& m = marks_[i];
+      if (m.end == 0 || !parse_nvtx_op(str(m.start->name)).is_op) continue;
+      m.ext = static_cast<int64_t>(ranges.size()) + 1;
+      ranges.push_back({m.start->ts, m.end, m.start->tid});
+      which.push_back(i);
+    }
+    api_ext_.assign(t_.apis.size(), 0);
+    if (ranges.empty()) return;
+    std::vector<std::pair<uint32_t, uint64_t>> q;
+    q.reserve(t_.apis.size());
+    for (const ApiRec& a : t_.apis) q.emplace_back(a.tid, a.start);
+    std::vector<int32_t> in = innermost_ranges(ranges, q);
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in[i] >= 0) api_ext_[i] = marks_[which[static_cast<size_t>(in[i])]].ext;
+  }
+  int64_t external_id(uint32_t corr) const {
+    auto it = launcher_.find(corr);
+    return it == launcher_.end() ? 0 : api_ext_[it->second];
+  }
+
+  void write_markers() {
+    for (const Mark& mk : marks_) {
+      const MarkerRec* m = mk.start;
+      if (mk.end == 0) {
+        begin("i", "user_annotation", str(m->name), m->pid, m->tid, m->ts);
+        out_ += ",\"s\":\"t\"";
+        end();
+      } else if (mk.ext > 0) {
+        const NvtxOp op = parse_nvtx_op(str(m->name));
+        begin("X", "cpu_op", op.name, m->pid, m->tid, m->ts);
+        dur(m->ts, mk.end);
+        out_ += ",\"args\":{\"External id\":" + std::to_string(mk.ext);
+        if (op.seq >= 0) out_ += ",\"Sequence number\":" + std::to_string(op.seq);
+        if (op.op_id >= 0) out_ += ",\"Record function id\":" + std::to_string(op.op_id);
+        if (!op.sizes.empty()) {
+          out_ += ",\"Input Dims\":";
+          out_ += op.sizes;
+        }
+        out_ += "}";
+        end();
+        ++st_.cpu_ops;
+      } else {
+        begin("X", "user_annotation", str(m->name), m->pid, m->tid, m->ts);
+        dur(m->ts, mk.end);
+        out_ += ",\"args\":{\"nvtx id\":" + std::to_string(m->id) + "}";
         end();
         ++st_.ranges;
       }
     }
-    st_.unmatched_markers += open.size();  // still open at exit (e.g. killed mid-step)
+  }
+
+  // Kernel names demangled once per distinct name (Kineto's demangle).
+  std::string_view kernel_name(uint32_t id) {
+    if (id >= t_.strings.size()) return "?";
+    if (demangled_.size() < t_.strings.size()) demangled_.resize(t_.strings.size());
+    auto& d = demangled_[id];
+    if (!d) d = demangle_kernel_name(t_.strings[id]);
+    return *d;
   }
 
   void write_overheads() {
@@ -477,6 +556,9 @@ class Writer {
   WriteStats st_;
   std::unordered_map<uint32_t, size_t> launcher_;  // correlation → apis index
   std::unordered_map<uint32_t, uint32_t> ctx_device_;
+  std::vector<Mark> marks_;
+  std::vector<int64_t> api_ext_;  // External id per apis index (0: no operator)
+  std::vector<std::optional<std::string>> demangled_;
 };
 
 }  // namespace

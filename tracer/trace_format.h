@@ -134,6 +134,7 @@ void append_us(std::string& out, int64_t t_ns);
 struct TracerRun {
   std::string written_at;  // "exit", "signal", "goblin_cupti_write_now"
   std::string api_mode, kinds, command;
+  std::string tune;  // GOBLIN_CUPTI_TUNE options and what CUPTI answered to each; empty: none
   uint64_t buffers = 0, records = 0, dropped_records = 0, unknown_records = 0, buffer_callback_ns = 0;
   uint64_t recording_pauses = 0, recording_paused_ns = 0;
   bool started_paused = false, paused_at_exit = false, detach_on_pause = true;
@@ -151,6 +152,9 @@ std::string tracer_run_json(const TracerRun& r);
 struct WriteStats {
   uint64_t events = 0, kernels = 0, copies = 0, apis = 0, syncs = 0, ranges = 0, flows = 0;
   uint64_t unmatched_markers = 0;
+  // Operator attribution: cpu_op events (PyTorch's NVTX operator ranges) and the kernels (count,
+  // GPU ns) whose launch fell inside one.
+  uint64_t cpu_ops = 0, kernels_with_op = 0, kernel_ns = 0, kernel_ns_with_op = 0;
   int64_t base_epoch_ns = 0;
 };
 
