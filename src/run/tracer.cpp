@@ -135,6 +135,25 @@ Json summarize(const std::string& path) {
     if (auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[i]))
       if (tl.str(tl.runtime.name[*r]).find("GraphLaunch") != std::string_view::npos) ++graph_attr;
   }
+  // Operator attribution (cpu_op events linked by External id, as torch.profiler writes them;
+  // the CUPTI tracer's come from PyTorch's NVTX operator ranges): kernels and kernel time whose
+  // launch resolves to an operator.
+  size_t kernels_with_op = 0;
+  int64_t kernel_ns = 0, kernel_ns_with_op = 0;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    kernel_ns += tl.gpu_ops.dur_ns[i];
+    int64_t ext = tl.gpu_ops.external_id[i];
+    if (ext == kNone)
+      if (auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[i])) ext = tl.runtime.external_id[*r];
+    if (ext != kNone && tl.cpu_op_by_external_id(ext)) {
+      ++kernels_with_op;
+      kernel_ns_with_op += tl.gpu_ops.dur_ns[i];
+    }
+  }
+  j["cpu_ops"] = tl.cpu_ops.size();
+  j["kernels_with_op"] = kernels_with_op;
+  j["kernel_time_with_op_pct"] = kernel_ns > 0 ? round_to(100.0 * kernel_ns_with_op / kernel_ns, 2) : 0.0;
   j["graph_kernels"] = graph_k;
   j["graph_kernels_attributed_to_graph_launch"] = graph_attr;
   j["graphs"] = per_graph.size();
@@ -244,6 +263,17 @@ TraceOutcome trace_command(const TraceRequest& req) {
   ProcSpec spec;
   spec.argv = req.command;
   spec.env = cupti_env(lib, dir, req.all_apis);
+  // goblin's Python hook in every Python process of the command: it marks each optimizer step as
+  // a ProfilerStep#N range and records the operators (cpu_op events), as --script runs find
+  // steps. A caller driving the hook itself (GOBLIN_PROFILE=1 in the environment) keeps its mode.
+  const char* driven = std::getenv("GOBLIN_PROFILE");
+  if (std::string hook = hook_dir_for(WorkloadSpec{}); !hook.empty() && !(driven && std::string(driven) == "1")) {
+    const char* pp = std::getenv("PYTHONPATH");
+    spec.env["PYTHONPATH"] = hook + (pp && *pp ? std::string(":") + pp : "");
+    spec.env["GOBLIN_TRACE_STEPS"] = "1";
+    spec.env["GOBLIN_PROFILE_OUT"] = dir;
+    r["hook"] = hook;
+  }
   spec.stdout_path = dir + "/stdout.log";
   spec.stderr_path = dir + "/stderr.log";
   spec.timeout_s = req.timeout_s;
@@ -280,6 +310,15 @@ TraceOutcome trace_command(const TraceRequest& req) {
   }
   r["main_trace"] = traces[0]["path"];
   if (failed) r["note"] = "the command " + how + "; the traces hold what ran until then";
+  if (traces[0].value("complete_steps", 0) == 0) {
+    std::string hint =
+        "no steps found: goblin's hook marks each torch.optim optimizer step; to mark steps yourself, wrap "
+        "each step in an NVTX range named ProfilerStep#N (torch.cuda.nvtx.range_push(f\"ProfilerStep#{i}\") "
+        "... range_pop()), or call goblin_tracer_ctl.step() once per step (import goblin_tracer_ctl: on the "
+        "PYTHONPATH goblin trace sets)";
+    r["steps_hint"] = hint;
+    r["note"] = r.contains("note") ? r["note"].get<std::string>() + "\n" + hint : hint;
+  }
   return out;
 }
 

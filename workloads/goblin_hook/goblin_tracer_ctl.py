@@ -50,5 +50,22 @@ def write_now():
     return _fn["w"]() if _fn["w"] else -2
 
 
+_step = {"n": 0, "open": False}
+
+
+def step():
+    """Marks a training step for goblin's step detection, for loops the hook cannot see (no
+    torch.optim optimizer): call it once per step; each call closes the previous step's range and
+    opens the next (an NVTX range ProfilerStep#N, what torch.profiler's profiler.step() writes).
+    Needs only torch; works under any NVTX-recording tool."""
+    import torch
+
+    if _step["open"]:
+        torch.cuda.nvtx.range_pop()
+    _step["n"] += 1
+    torch.cuda.nvtx.range_push("ProfilerStep#%d" % _step["n"])
+    _step["open"] = True
+
+
 def error():
     return _fn.get("error")

@@ -23,6 +23,14 @@ step_time_seconds, tokens_per_sec from $GOBLIN_TOKENS_PER_STEP = batch x seq x a
 the config, per-step host times, versions). With GOBLIN_EXIT_AFTER_RESULT=1 it then ends the
 process (exit 0) once the profiling window, if any, is written too, so a long training script
 costs only the measured window. An optimizer step under gradient accumulation is one step.
+With GOBLIN_TRACER=cupti the recorded window also carries the operators: the hook switches on
+PyTorch's RecordFunction → NVTX observer (torch.autograd.profiler.emit_nvtx, without its
+synchronisations) for the window only, so every ATen op is an NVTX range the tracer records and
+turns into a cpu_op event with the External id of the kernels it launched; GOBLIN_TRACER_OPS=shapes
+(default: input shapes too), names, or 0 (off).
+With GOBLIN_TRACE_STEPS=1 (`goblin trace -- python3 script.py`) the hook marks every optimizer
+step of the whole run as an NVTX range ProfilerStep#N and switches the operator observer on for
+the whole run (GOBLIN_TRACER_OPS as above); nothing is paused or timed.
 No edit to the user's script. torch is imported lazily: a meta-path finder waits for the user's
 own `import torch`, so non-torch Python processes are untouched.
 """
@@ -55,6 +63,55 @@ def _write_first_status(**kw):
         return
     with os.fdopen(fd, "w") as f:
         json.dump(kw, f, indent=1)
+
+
+def _ops_observer(torch, on, box={}):
+    """Switches PyTorch's RecordFunction → NVTX observer on or off (GOBLIN_TRACER_OPS: shapes, the
+    default, names, or 0). torch.autograd.profiler.emit_nvtx synchronises the device on entry and
+    exit; a synchronisation drains the launch queue (a host-side step on a launch-bound job), so
+    torch.cuda.synchronize is a no-op while it switches: the ranges are host-side and need none.
+    Returns what it did ("on", "off", "disabled", or the error)."""
+    mode = os.environ.get("GOBLIN_TRACER_OPS", "shapes")
+    if mode == "0":
+        return "disabled"
+    sync = torch.cuda.synchronize
+    torch.cuda.synchronize = lambda *a, **k: None
+    try:
+        if on and "e" not in box:
+            e = torch.autograd.profiler.emit_nvtx(enabled=True, record_shapes=(mode == "shapes"))
+            e.__enter__()
+            box["e"] = e
+            return "on"
+        if not on and "e" in box:
+            box.pop("e").__exit__(None, None, None)
+            return "off"
+        return "unchanged"
+    except Exception as ex:  # never break the run: the trace then has no operators
+        return "error: " + repr(ex)
+    finally:
+        torch.cuda.synchronize = sync
+
+
+def _install_trace_steps(torch):
+    """GOBLIN_TRACE_STEPS=1 (goblin trace -- python3 script.py): every optimizer step of the run
+    is an NVTX range ProfilerStep#N (from the first step's end to the next's, as profiler.step()
+    marks them), and the operator observer runs for the whole run."""
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    nvtx = torch.cuda.nvtx
+    st = {"pid": os.getpid(), "n": 0, "open": False}
+    st["ops"] = _ops_observer(torch, True)
+
+    def on_step(optimizer, args, kwargs):
+        if os.getpid() != st["pid"]:
+            return
+        st["n"] += 1
+        if st["open"]:
+            nvtx.range_pop()
+        nvtx.range_push("ProfilerStep#%d" % (st["n"] + 1))
+        st["open"] = True
+
+    register_optimizer_step_post_hook(on_step)
 
 
 def _install_nvtx(torch):
@@ -146,6 +203,7 @@ def _install_nvtx(torch):
                 # Resuming attaches CUPTI (~1.5 ms of host time): between the two edges, so
                 # neither span pays it.
                 recording(True)
+                st["ops"] = _ops_observer(torch, True)  # the window's operators (cpu_op events)
                 edge("window")
                 marks.append(time.perf_counter())
                 nvtx.range_push("ProfilerStep#%d" % (n + 1))
@@ -156,6 +214,7 @@ def _install_nvtx(torch):
                 if n - wait >= active:
                     edge("window_end")
                     marks.append(time.perf_counter())
+                    _ops_observer(torch, False)
                     recording(False)  # (detaching CUPTI would synchronise: edge() came before)
                     st["state"] = "timing"  # finished by on_step_finish, this step or a later one
                 else:
@@ -323,6 +382,9 @@ def _install():
     import torch
 
     maybe_exit = None
+    if os.environ.get("GOBLIN_TRACE_STEPS") == "1" and os.environ.get("GOBLIN_PROFILE") != "1":
+        _install_trace_steps(torch)
+        return
     if os.environ.get("GOBLIN_TIME_STEPS") == "1":
         maybe_exit = _install_timer(torch)
     if os.environ.get("GOBLIN_PROFILE") != "1":
@@ -445,6 +507,7 @@ class _Finder:
         return spec
 
 
-if (os.environ.get("GOBLIN_PROFILE") == "1" or os.environ.get("GOBLIN_TIME_STEPS") == "1") and \
+if (os.environ.get("GOBLIN_PROFILE") == "1" or os.environ.get("GOBLIN_TIME_STEPS") == "1"
+        or os.environ.get("GOBLIN_TRACE_STEPS") == "1") and \
         "torch" not in sys.modules:
     sys.meta_path.insert(0, _Finder())
