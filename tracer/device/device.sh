@@ -14,6 +14,12 @@
 #                                        (MODE none|torch|cupti[-KINDS], KINDS
 #                                        GOBLIN_CUPTI_KINDS with '.' for ','; NAME base, wN = N DataLoader workers, light =
 #                                        words_per_sample 300); every run's r.json (per-step times) kept
+#   cost       host us per launch by recorded kinds, CUPTI options, the operator observer and
+#              torch.profiler (tracer_checks/launch_cost.py; COST_SPECS "KINDS|TUNE ..." to choose)
+#   ops CFG    goblin profile --tracer torch, then --tracer cupti OPS_REPS times (default 1), on CFG
+#              (OPS_SCRIPT=path: a --script workload): kernel tables compared, op attribution,
+#              tracer_step_cost_pct per cupti run (issue 30)
+#   tracesteps goblin trace -- python3 SCRIPT with no GOBLIN_* set: steps and operators found
 #   ab CFG PROCS BLOCK PAIRS WAIT        the tracer's recording cost inside one process: PROCS processes under
 #                                        the tracer, each alternating BLOCK-step blocks paused/recording for
 #                                        PAIRS pairs after WAIT steps (workloads/goblin_hook/goblin_ab.py)
@@ -377,6 +383,66 @@ part_ab() {
   wc -l "$csv"
 }
 
+part_cost() {
+  echo "== cost"
+  local P=$DEV/tracer_checks
+  for spec in ${COST_SPECS:-none marker kernel runtime driver api kernel,api all "all|names" "all|shared" \
+                             "all|devbuf=64" "all|semaphores=200000" "all|hwtrace" torch}; do
+    local kinds=${spec%%|*} tune="" ops=shapes; [ "$spec" != "$kinds" ] && tune=${spec#*|}
+    [ "$tune" = names ] && tune="" ops=names  # the operator observer without shapes
+    rm -rf /tmp/cost; mkdir -p /tmp/cost
+    case $kinds in
+      none) GOBLIN_TRACER_OPS=$ops LAUNCH_COST_N=${COST_N:-10000} LAUNCH_COST_REPS=3 timeout 120 python3 $P/launch_cost.py 2>&1 | grep LAUNCH_COST ;;
+      torch) LAUNCH_COST_TORCH=1 LAUNCH_COST_N=${COST_N:-10000} LAUNCH_COST_REPS=3 timeout 120 python3 $P/launch_cost.py 2>&1 | grep LAUNCH_COST ;;
+      *) env CUDA_INJECTION64_PATH=$LIB NVTX_INJECTION64_PATH=$LIB GOBLIN_CUPTI_DIR=/tmp/cost GOBLIN_CUPTI_START_PAUSED=1 \
+           GOBLIN_CUPTI_PAUSE=disable GOBLIN_CUPTI_KINDS=$kinds GOBLIN_CUPTI_TUNE=$tune GOBLIN_TRACER_OPS=$ops LAUNCH_COST_N=${COST_N:-10000} \
+           LAUNCH_COST_REPS=3 timeout 120 python3 $P/launch_cost.py 2>&1 | grep -E "LAUNCH_COST|goblin-cupti"
+         trace_line /tmp/cost
+         python3 -c "import glob,gzip,json;f=glob.glob('/tmp/cost/*.json.gz');print('  tune:',json.load(gzip.open(f[0])).get('goblin_tracer',{}).get('tune')) if f else None" ;;
+    esac
+  done 2>&1 | tee -a "$W/cost.txt"
+}
+
+# goblin profile --tracer torch and --tracer cupti on one workload: kernel tables compared
+# (tracer_checks/compare_tables.py), operators attributed, the hook's tracer_step_cost_pct.
+part_ops() {
+  local cfg=$1 n; n=$(basename "$cfg" .yaml)
+  echo "== ops $n"
+  local pre=() post=() warm=${OPS_WARMUP:-8}
+  [ -n "${OPS_SCRIPT:-}" ] && pre=(--script "$OPS_SCRIPT") post=(-- "{config}")
+  for tr in torch $(for i in $(seq 1 "${OPS_REPS:-1}"); do echo cupti$i; done); do
+    local t=${tr%%[0-9]*} d=/tmp/ops_${n}_$tr
+    rm -rf "$d"
+    timeout 400 "$G" profile "$cfg" "${pre[@]}" --tracer $t --steps 5 --warmup "$warm" -o "$d" "${post[@]}" > "$W/ops_${n}_$tr.log" 2>&1
+    echo "profile $tr exit $?"; tail -3 "$W/ops_${n}_$tr.log"
+    "$G" trace --summary "$d/trace.json.gz" --json > "$W/ops_${n}_${tr}_summary.json" 2>&1
+    python3 -c "import json;r=json.load(open('$W/ops_${n}_${tr}_summary.json'))['result'];print('  summary:',{k:r.get(k) for k in ('kernels','complete_steps','kernels_per_step_median','gpu_busy_ms_per_step_median','cpu_ops','kernels_with_op','kernel_time_with_op_pct','tracer_step_cost_pct','untraced_step_time_seconds','dropped_records')})" 2>&1
+    "$G" triage "$d/trace.json.gz" -o "$d/triage" --json > /dev/null 2>&1; cp "$d/triage/kernel_table.json" "$W/kt_${n}_$tr.json" 2>/dev/null
+    cp "$d/run.json" "$W/ops_${n}_${tr}_run.json" 2>/dev/null; cp "$d/hook.json" "$W/ops_${n}_${tr}_hook.json" 2>/dev/null
+    [ "$t" = cupti ] && { trace_line "$d/cupti"; ls -la "$d"/trace.json.gz | awk '{print "  trace bytes", $5}'; }
+  done
+  python3 $DEV/tracer_checks/compare_tables.py "$W/kt_${n}_torch.json" "$W/kt_${n}_cupti1.json" 2>&1 | tee "$W/compare_$n.txt"
+  [ "$(stat -c %s /tmp/ops_${n}_cupti1/trace.json.gz 2>/dev/null || echo 99999999)" -lt 12000000 ] && \
+    cp /tmp/ops_${n}_cupti1/trace.json.gz "$OUT/${n}_cupti_ops.json.gz"
+}
+
+# goblin trace on Python scripts that know nothing of goblin: steps (the hook's optimizer-step
+# ranges) and operators found, or the hint printed.
+part_tracesteps() {
+  echo "== tracesteps"
+  local P=$DEV/tracer_checks
+  for c in "small_train|60|python3 $P/small_train.py 8" "hf|200|python3 workloads/hf_trainer/train_hf.py $P/hf_bf16.yaml" \
+           "nooptim|8|python3 $P/forever.py"; do
+    local nm=${c%%|*} rest=${c#*|}; local lim=${rest%%|*} cmd=${rest#*|}
+    rm -rf /tmp/ts_$nm
+    (env -u GOBLIN_PROFILE "$G" trace -o /tmp/ts_$nm --timeout "$lim" --json -- $cmd) > "$W/tracesteps_$nm.json" 2>&1
+    echo "goblin exit $?"
+    python3 -c "
+import json;d=json.load(open('$W/tracesteps_$nm.json'));r=d['result'];t=(r.get('traces') or [{}])[0]
+print('  $nm:', r.get('exit_code'), {k:t.get(k) for k in ('kernels','complete_steps','kernels_per_step_median','cpu_ops','kernel_time_with_op_pct','dropped_records')}, 'note:', r.get('note'))" 2>&1
+  done
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
     check) part_check; shift ;;
@@ -391,6 +457,9 @@ while [ $# -gt 0 ]; do
     ingest) part_ingest; shift ;;
     gaps) part_gaps; shift ;;
     ab) part_ab "$2" "$3" "$4" "$5" "$6"; shift 6 ;;
+    cost) part_cost; shift ;;
+    ops) part_ops "$2"; shift 2 ;;
+    tracesteps) part_tracesteps; shift ;;
     *) echo "unknown part $1"; shift ;;
   esac
   echo "[elapsed $(( $(date +%s) - T0 )) s]"
