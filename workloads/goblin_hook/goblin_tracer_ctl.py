@@ -50,7 +50,7 @@ def write_now():
     return _fn["w"]() if _fn["w"] else -2
 
 
-_step = {"n": 0, "open": False}
+_step = {"n": 0, "id": None}
 
 
 def step():
@@ -60,11 +60,11 @@ def step():
     Needs only torch; works under any NVTX-recording tool."""
     import torch
 
-    if _step["open"]:
-        torch.cuda.nvtx.range_pop()
+    nvtx = torch.cuda.nvtx
+    if _step["id"] is not None:  # start/end ranges (paired by id), so ranges pushed around it stay intact
+        nvtx.range_end(_step["id"])
     _step["n"] += 1
-    torch.cuda.nvtx.range_push("ProfilerStep#%d" % _step["n"])
-    _step["open"] = True
+    _step["id"] = nvtx.range_start("ProfilerStep#%d" % _step["n"])
 
 
 def error():

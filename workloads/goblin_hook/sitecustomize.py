@@ -65,6 +65,35 @@ def _write_first_status(**kw):
         json.dump(kw, f, indent=1)
 
 
+class _StepRanges:
+    """ProfilerStep#N ranges as NVTX start/end ranges (nvtxRangeStartEx/End, paired by id), not
+    push/pop: the hook runs inside the optimizer's own record_function("Optimizer.step#..."),
+    which the operator observer turns into a pushed range, so a pop here would close that range
+    and the observer's pop would close the step. Falls back to push/pop on a torch without
+    range_start."""
+
+    def __init__(self, nvtx):
+        self.nvtx = nvtx
+        self.open_id = None
+        self.paired = hasattr(nvtx, "range_start") and hasattr(nvtx, "range_end")
+
+    def start(self, name):
+        if self.paired:
+            self.open_id = self.nvtx.range_start(name)
+        else:
+            self.nvtx.range_push(name)
+            self.open_id = True
+
+    def end(self):
+        if self.open_id is None:
+            return
+        if self.paired:
+            self.nvtx.range_end(self.open_id)
+        else:
+            self.nvtx.range_pop()
+        self.open_id = None
+
+
 def _ops_observer(torch, on, box={}):
     """Switches PyTorch's RecordFunction → NVTX observer on or off (GOBLIN_TRACER_OPS: shapes, the
     default, names, or 0). torch.autograd.profiler.emit_nvtx synchronises the device on entry and
@@ -98,18 +127,16 @@ def _install_trace_steps(torch):
     marks them), and the operator observer runs for the whole run."""
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
-    nvtx = torch.cuda.nvtx
-    st = {"pid": os.getpid(), "n": 0, "open": False}
+    ranges = _StepRanges(torch.cuda.nvtx)
+    st = {"pid": os.getpid(), "n": 0}
     st["ops"] = _ops_observer(torch, True)
 
     def on_step(optimizer, args, kwargs):
         if os.getpid() != st["pid"]:
             return
         st["n"] += 1
-        if st["open"]:
-            nvtx.range_pop()
-        nvtx.range_push("ProfilerStep#%d" % (st["n"] + 1))
-        st["open"] = True
+        ranges.end()
+        ranges.start("ProfilerStep#%d" % (st["n"] + 1))
 
     register_optimizer_step_post_hook(on_step)
 
@@ -142,7 +169,7 @@ def _install_nvtx(torch):
     _write_first_status(**st)
     marks = []
     cmp_marks = []
-    nvtx = torch.cuda.nvtx
+    ranges = _StepRanges(torch.cuda.nvtx)
 
     # The window and the comparison steps are timed on the GPU's timeline, by CUDA events recorded
     # at the step edges, not by synchronising there: each synchronisation drains the queue, and
@@ -206,11 +233,11 @@ def _install_nvtx(torch):
                 st["ops"] = _ops_observer(torch, True)  # the window's operators (cpu_op events)
                 edge("window")
                 marks.append(time.perf_counter())
-                nvtx.range_push("ProfilerStep#%d" % (n + 1))
+                ranges.start("ProfilerStep#%d" % (n + 1))
                 st["state"] = "recording"
                 _write_status(**st)
             elif st["state"] == "recording":
-                nvtx.range_pop()
+                ranges.end()
                 if n - wait >= active:
                     edge("window_end")
                     marks.append(time.perf_counter())
@@ -219,7 +246,7 @@ def _install_nvtx(torch):
                     st["state"] = "timing"  # finished by on_step_finish, this step or a later one
                 else:
                     marks.append(time.perf_counter())
-                    nvtx.range_push("ProfilerStep#%d" % (n + 1))
+                    ranges.start("ProfilerStep#%d" % (n + 1))
         except Exception as e:
             st.update(state="error", error=repr(e))
             _write_status(**st)
