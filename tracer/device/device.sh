@@ -406,11 +406,12 @@ part_cost() {
 # goblin profile --tracer torch and --tracer cupti on one workload: kernel tables compared
 # (tracer_checks/compare_tables.py), operators attributed, the hook's tracer_step_cost_pct.
 part_ops() {
-  local cfg=$1 n; n=$(basename "$cfg" .yaml)
-  echo "== ops $n"
+  local cfg=$1 n; n=$(basename "$cfg" .yaml)${OPS_TAG:-}
+  echo "== ops $n (GOBLIN_TRACER_OPS=${GOBLIN_TRACER_OPS:-shapes})"
   local pre=() post=() warm=${OPS_WARMUP:-8}
   [ -n "${OPS_SCRIPT:-}" ] && pre=(--script "$OPS_SCRIPT") post=(-- "{config}")
-  for tr in torch $(for i in $(seq 1 "${OPS_REPS:-1}"); do echo cupti$i; done); do
+  # OPS_NO_TORCH=1: the cupti runs only (another operator mode on a workload compared already)
+  for tr in $([ -z "${OPS_NO_TORCH:-}" ] && echo torch) $(for i in $(seq 1 "${OPS_REPS:-1}"); do echo cupti$i; done); do
     local t=${tr%%[0-9]*} d=/tmp/ops_${n}_$tr
     rm -rf "$d"
     timeout 400 "$G" profile "$cfg" "${pre[@]}" --tracer $t --steps 5 --warmup "$warm" -o "$d" "${post[@]}" > "$W/ops_${n}_$tr.log" 2>&1
@@ -421,7 +422,7 @@ part_ops() {
     cp "$d/run.json" "$W/ops_${n}_${tr}_run.json" 2>/dev/null; cp "$d/hook.json" "$W/ops_${n}_${tr}_hook.json" 2>/dev/null
     [ "$t" = cupti ] && { trace_line "$d/cupti"; ls -la "$d"/trace.json.gz | awk '{print "  trace bytes", $5}'; }
   done
-  python3 $DEV/tracer_checks/compare_tables.py "$W/kt_${n}_torch.json" "$W/kt_${n}_cupti1.json" 2>&1 | tee "$W/compare_$n.txt"
+  [ -f "$W/kt_${n}_torch.json" ] && python3 $DEV/tracer_checks/compare_tables.py "$W/kt_${n}_torch.json" "$W/kt_${n}_cupti1.json" 2>&1 | tee "$W/compare_$n.txt"
   [ "$(stat -c %s /tmp/ops_${n}_cupti1/trace.json.gz 2>/dev/null || echo 99999999)" -lt 12000000 ] && \
     cp /tmp/ops_${n}_cupti1/trace.json.gz "$OUT/${n}_cupti_ops.json.gz"
 }
