@@ -61,10 +61,14 @@ def step():
     import torch
 
     nvtx = torch.cuda.nvtx
-    if _step["id"] is not None:  # start/end ranges (paired by id), so ranges pushed around it stay intact
-        nvtx.range_end(_step["id"])
+    # start/end ranges (paired by id), so ranges pushed around the call stay intact; push/pop on
+    # a torch without range_start
+    paired = hasattr(nvtx, "range_start")
+    if _step["id"] is not None:
+        nvtx.range_end(_step["id"]) if paired else nvtx.range_pop()
     _step["n"] += 1
-    _step["id"] = nvtx.range_start("ProfilerStep#%d" % _step["n"])
+    name = "ProfilerStep#%d" % _step["n"]
+    _step["id"] = nvtx.range_start(name) if paired else (nvtx.range_push(name) or True)
 
 
 def error():
