@@ -1,6 +1,7 @@
 #include "cupti_selection.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace goblin::tracer {
@@ -100,6 +101,35 @@ void enable_recorded(const Recorded& rec, bool on, bool report) {
       set_apis(rec, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, CUPTI_ACTIVITY_KIND_DRIVER, on) < 0 &&
       report)
     std::fprintf(stderr, "goblin-cupti: driver API records could not be enabled\n");
+}
+
+std::string apply_tune(const char* spec) {
+  if (!spec || !*spec) return {};
+  std::string s(spec), out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string w = s.substr(at, comma - at);
+    at = comma + 1;
+    if (w.empty()) continue;
+    CUptiResult r = CUPTI_ERROR_INVALID_PARAMETER;
+    if (w == "shared") {
+      uint8_t v = 0;
+      size_t n = sizeof v;
+      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &n, &v);
+    } else if (w.rfind("devbuf=", 0) == 0) {
+      size_t v = static_cast<size_t>(std::atoll(w.c_str() + 7)) << 20, n = sizeof v;
+      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
+    } else if (w.rfind("semaphores=", 0) == 0) {
+      size_t v = static_cast<size_t>(std::atoll(w.c_str() + 11)), n = sizeof v;
+      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, &n, &v);
+    } else if (w == "hwtrace") {
+      r = cuptiActivityEnableHWTrace(1);
+    }
+    out += (out.empty() ? "" : ",") + w + "=" + (r == CUPTI_SUCCESS ? std::string("ok") : cupti_error(r));
+  }
+  return out;
 }
 
 }  // namespace goblin::tracer

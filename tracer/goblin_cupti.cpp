@@ -281,49 +281,14 @@ std::string g_detach_error;  // why the last detach did not happen (then: paused
 std::atomic<bool> g_detach_pending{false};
 std::atomic<bool> g_detached_in_callback{false};
 
-// GOBLIN_CUPTI_TUNE: a comma list of CUPTI options, for the per-launch cost study of
-// docs/results/tracer (what each costs the host on Hopper): shared (one activity buffer for
-// all threads instead of CUPTI 13's per-thread buffers), devbuf=MB (device buffer for kernel
-// timestamps, CUPTI default 3 MB), semaphores=N (profiling semaphore pool, default
-// 25000), hwtrace (kernel timestamps from hardware events: CUPTI 13 offers it on Blackwell only,
-// the result is kept). Applied before CUPTI attaches; what each returned goes into the trace
-// (goblin_tracer.tune).
+// GOBLIN_CUPTI_TUNE's options and CUPTI's answers (cupti_selection.h: apply_tune).
 std::string g_tune;
-void apply_tune_before_attach() {
-  const char* spec = std::getenv("GOBLIN_CUPTI_TUNE");
-  if (!spec || !*spec) return;
-  std::string s(spec), out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string w = s.substr(at, comma - at);
-    at = comma + 1;
-    if (w.empty()) continue;
-    CUptiResult r = CUPTI_ERROR_INVALID_PARAMETER;
-    if (w == "shared") {
-      uint8_t v = 0;
-      size_t n = sizeof v;
-      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &n, &v);
-    } else if (w.rfind("devbuf=", 0) == 0) {
-      size_t v = static_cast<size_t>(std::atoll(w.c_str() + 7)) << 20, n = sizeof v;
-      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
-    } else if (w.rfind("semaphores=", 0) == 0) {
-      size_t v = static_cast<size_t>(std::atoll(w.c_str() + 11)), n = sizeof v;
-      r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, &n, &v);
-    } else if (w == "hwtrace") {
-      r = cuptiActivityEnableHWTrace(1);
-    }
-    out += (out.empty() ? "" : ",") + w + "=" + (r == CUPTI_SUCCESS ? std::string("ok") : cupti_error(r));
-  }
-  g_tune = out;
-}
 
 // Registers the buffer callbacks: CUPTI attaches to the process here. Returns CUPTI_SUCCESS or
 // the error.
 CUptiResult attach() {
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-  if (g_attaches == 0) apply_tune_before_attach();
+  if (g_attaches == 0) g_tune = apply_tune(std::getenv("GOBLIN_CUPTI_TUNE"));
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r == CUPTI_SUCCESS) {
     if (g_clock_start.empty()) g_clock_start = sample_clocks(8);
