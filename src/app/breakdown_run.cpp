@@ -62,6 +62,10 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
     vr.error = in.error();
     return vr;
   }
+  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+    vr.error = st.error();
+    return vr;
+  }
   const Taxonomy* tax = &k.taxonomy;
   const Timeline& tl = in->timeline;
   CategoryBreakdown b = category_breakdown(tl, *tax);

@@ -61,6 +61,10 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     vr.error = in.error();
     return vr;
   }
+  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+    vr.error = st.error();
+    return vr;
+  }
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
@@ -147,6 +151,11 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
   auto in = load_trace(path, kNeedGpuOps | kNeedSamples);
   if (!in) {
     vr.error = in.error();
+    return vr;
+  }
+  // Telemetry alone (a run directory of nvidia-smi samples) still has memory figures to give.
+  if (Status st = require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0) {
+    vr.error = st.error();
     return vr;
   }
   auto kn = analysis_knowledge_of(ctx);
