@@ -389,6 +389,11 @@ Result<DiffResult> diff_paths(const std::string& before, const std::string& afte
       e.message = std::string(i == 0 ? "before" : "after") + ": " + e.message;
       return e;
     }
+    if (Status st = require_gpu_activity(in->timeline, *paths[i]); !st.ok()) {
+      Error e = st.error();
+      e.message = std::string(i == 0 ? "before" : "after") + ": " + e.message;
+      return e;
+    }
     side[i] = diff_profile(in->timeline, tax, *paths[i]);
     if (in->damage) {
       side[i].notes.push_back(std::string(i == 0 ? "before" : "after") +

@@ -281,7 +281,9 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
     }
   }
   if (!R.bandwidth.empty()) {
-    s += "collective bandwidth (busbw = algbw x factor, nccl-tests PERFORMANCE.md; transfer = shortest rank):\n";
+    // GB/s here is 10^9 bytes/s (nccl-tests' unit); TraceLens users compare with GiB/s (2^30): named.
+    s += "collective bandwidth (GB/s = 10^9 bytes/s, not GiB/s; busbw = algbw x factor, nccl-tests PERFORMANCE.md; "
+         "transfer = shortest rank):\n";
     for (const auto& bw : R.bandwidth) {
       auto f = CollectiveKnowledge::factor(bw.busbw_factor, bw.group_size);
       const double alg = gbps(static_cast<double>(bw.bytes), bw.transfer_dur_ns);

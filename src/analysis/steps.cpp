@@ -24,6 +24,8 @@
 //   comparable (the H100 fp32 Llama fixture: 58.7 ms of such work in ProfilerStep#1).
 #include "analysis/steps.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -214,6 +216,8 @@ StepDetection find_steps(const Timeline& tl) {
       if (it != corr_step.end() && !seen_corr.count(corr)) ++lost[it->second];
     }
     int64_t gpu_side = 0;
+    size_t uncovered = 0;
+    std::string uncovered_first;
     for (size_t s = 0; s < ns; ++s) {
       Step st;
       st.name = cpu[s].name;
@@ -229,15 +233,12 @@ StepDetection find_steps(const Timeline& tl) {
       // all the GPU work the step launched (by correlation).
       const bool covers = g != gpu.end() && (gfirst[s] == INT64_MAX || (g->second.first <= gfirst[s] + kCoverSlackNs &&
                                                                         g->second.second >= glast[s] - kCoverSlackNs));
-      if (g != gpu.end() && !covers) {
-        char b[200];
-        std::snprintf(b, sizeof b,
-                      "%s: the GPU-side range (gpu_user_annotation, %.3f ms) does not cover the step's GPU work "
-                      "(%.3f ms launched from its CPU span, some on other threads): CPU-derived window kept",
-                      cpu[s].name.c_str(), static_cast<double>(g->second.second - g->second.first) / 1e6,
-                      static_cast<double>(glast[s] - gfirst[s]) / 1e6);
-        d.notes.push_back(b);
-      }
+      // One note for all such steps (issue #34: 4-8 of these on every training trace were noise;
+      // the first step's figures stand for the rest).
+      if (g != gpu.end() && !covers && uncovered++ == 0)
+        uncovered_first = fmt::format("{}: GPU-side range {:.3f} ms, GPU work launched from its CPU span {:.3f} ms",
+                                      cpu[s].name, static_cast<double>(g->second.second - g->second.first) / 1e6,
+                                      static_cast<double>(glast[s] - gfirst[s]) / 1e6);
       if (covers) {
         // The GPU-side range starts at the step's first kernel. When the GPU sat idle between the
         // step's CPU start and that kernel (the host loading a batch, scheduling, launching), that
@@ -257,6 +258,11 @@ StepDetection find_steps(const Timeline& tl) {
         d.notes.push_back(cpu[s].name + ": " + std::to_string(lost[s]) +
                           " launch call(s) have no recorded GPU activity");
     }
+    if (uncovered > 0)
+      d.notes.push_back(fmt::format(
+          "{} step(s): the GPU-side range (gpu_user_annotation) does not cover the step's GPU work, some launched on "
+          "other threads (autograd's backward thread in training): CPU-derived windows kept ({})",
+          uncovered, uncovered_first));
     flag_overlapping_annotations(cpu, d);
     clip_overlaps(d.steps);
     Step& last = d.steps.back();

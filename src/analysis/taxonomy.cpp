@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "core/data.h"
@@ -15,16 +16,89 @@ namespace {
 
 constexpr size_t kMatchChars = 400;  // see taxonomy.yaml: only the head of a name is matched
 
-// Lower-cased, leading "void " (demangled return type) removed, surrounding spaces trimmed.
-std::string normalise(std::string_view name) {
-  std::string n = ascii_lower(name);
-  size_t b = n.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  n.erase(0, b);
-  if (n.rfind("void ", 0) == 0) n.erase(0, 5);
-  while (!n.empty() && (n.back() == ' ' || n.back() == '\t')) n.pop_back();
-  if (n.size() > kMatchChars) n.resize(kMatchChars);
+// A kernel name as the rules see it: `lower` is lower-cased, a leading "void " (demangled return
+// type) removed, surrounding spaces trimmed and cut to kMatchChars; `orig` is the same characters in
+// their original case (same offsets), which the word boundaries below need (camelCase).
+struct Name {
+  std::string lower, orig;
+  size_t own_end = 0;  // end of the kernel's own qualified name (before its template/function arguments)
+};
+
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool lower(char c) { return c >= 'a' && c <= 'z'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// A word boundary at offset i of the original-case name (data/taxonomy.yaml, "whole name
+// components"): the ends of the name, any non-alphanumeric character (`::`, `<`, `,`, `_`, space),
+// a lower→upper change (SoftMax|Forward), the end of an acronym (CUDA|Kernel) and a letter↔digit
+// change (gemv|2T, sm|90).
+bool boundary(const std::string& o, size_t i) {
+  if (i == 0 || i >= o.size()) return true;
+  const char a = o[i - 1], b = o[i];
+  if (!alnum(a) || !alnum(b)) return true;
+  if (lower(a) && upper(b)) return true;
+  if (digit(a) != digit(b)) return true;
+  return upper(a) && upper(b) && i + 1 < o.size() && lower(o[i + 1]);
+}
+
+// A match [b, e) is a whole-component match when each end that is alphanumeric sits on a word
+// boundary; an end that is itself punctuation ("nccl_", "cutlass::") needs none.
+bool whole(const Name& n, size_t b, size_t e) {
+  if (e == b) return true;
+  if (alnum(n.orig[b]) && !boundary(n.orig, b)) return false;
+  return !(alnum(n.orig[e - 1]) && !boundary(n.orig, e));
+}
+
+Name normalise(std::string_view name) {
+  Name n;
+  size_t b = name.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return n;
+  name.remove_prefix(b);
+  if (name.size() >= 5 && ascii_lower(name.substr(0, 5)) == "void ") name.remove_prefix(5);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+  if (name.size() > kMatchChars) name = name.substr(0, kMatchChars);
+  n.orig = std::string(name);
+  n.lower = ascii_lower(name);
+  // The own name ends at the first '<' or '(' that does not open "(anonymous namespace)".
+  static constexpr std::string_view kAnon = "(anonymous namespace)";
+  size_t i = 0;
+  for (; i < n.lower.size(); ++i) {
+    if (n.lower.compare(i, kAnon.size(), kAnon) == 0) {
+      i += kAnon.size() - 1;
+      continue;
+    }
+    if (n.lower[i] == '<' || n.lower[i] == '(') break;
+  }
+  n.own_end = i;
   return n;
+}
+
+// regex_search restricted to whole-component matches within [0, end): tries each match in turn
+// (and the ones that start inside a rejected match), so "broadcast" inside "xbroadcast" does not
+// hide a later whole-word "broadcast".
+bool search_whole(const Name& n, const std::regex& re, size_t end) {
+  const std::string& s = n.lower;
+  end = std::min(end, s.size());
+  size_t pos = 0;
+  std::smatch m;
+  while (pos <= end) {
+    const auto flags = pos == 0 ? std::regex_constants::match_default : std::regex_constants::match_prev_avail;
+    if (!std::regex_search(s.begin() + static_cast<std::ptrdiff_t>(pos), s.begin() + static_cast<std::ptrdiff_t>(end),
+                           m, re, flags))
+      return false;
+    const size_t b = pos + static_cast<size_t>(m.position(0)), e = b + static_cast<size_t>(m.length(0));
+    if (whole(n, b, e)) return true;
+    pos = b + 1;
+  }
+  return false;
+}
+
+bool find_whole(const Name& n, const std::string& needle, size_t end) {
+  for (size_t p = n.lower.find(needle); p != std::string::npos && p + needle.size() <= end;
+       p = n.lower.find(needle, p + 1))
+    if (whole(n, p, p + needle.size())) return true;
+  return false;
 }
 
 // Names are lower-cased before matching, so patterns are lower-cased too (escapes such as \\D
@@ -49,18 +123,20 @@ struct Taxonomy::Rule {
   std::regex regex;
   bool has_cpu_op = false;
   std::regex cpu_op;
+  bool own_name = false;  // `scope: name`: `any`/`regex` match only the kernel's own qualified name
 
-  bool matches(const std::string& n, const std::string& cpu) const {
+  bool matches(const Name& n, const std::string& cpu) const {
+    const size_t end = own_name ? n.own_end : n.lower.size();
     if (!any.empty() &&
-        std::none_of(any.begin(), any.end(), [&](const std::string& s) { return n.find(s) != std::string::npos; }))
+        std::none_of(any.begin(), any.end(), [&](const std::string& s) { return find_whole(n, s, end); }))
       return false;
     if (!prefix.empty() &&
-        std::none_of(prefix.begin(), prefix.end(), [&](const std::string& s) { return n.rfind(s, 0) == 0; }))
+        std::none_of(prefix.begin(), prefix.end(), [&](const std::string& s) { return n.lower.rfind(s, 0) == 0; }))
       return false;
     for (const std::string& s : none)
-      if (n.find(s) != std::string::npos) return false;
+      if (n.lower.find(s) != std::string::npos) return false;
     if (has_cpu_op && (cpu.empty() || !std::regex_search(cpu, cpu_op))) return false;
-    if (has_regex && !std::regex_search(n, regex)) return false;
+    if (has_regex && !search_whole(n, regex, end)) return false;
     return true;
   }
 };
@@ -174,6 +250,13 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
                           r.Mark().line + 1);
       if (r["family"]) rule.family = r["family"].as<std::string>();
       if (r["attention_backend"]) rule.attention_backend = r["attention_backend"].as<std::string>();
+      if (r["scope"]) {
+        const std::string scope = r["scope"].as<std::string>();
+        if (scope != "name" && scope != "full")
+          return make_error(ErrorKind::Malformed, "taxonomy: rule " + rule.id + ": `scope` is `name` or `full`", origin,
+                            -1, r.Mark().line + 1);
+        rule.own_name = scope == "name";
+      }
       for (auto [key, dst] : {std::pair{"any", &rule.any}, {"prefix", &rule.prefix}, {"none", &rule.none}}) {
         ASSIGN_OR_RETURN(auto l, string_list(r[key], "taxonomy: rule " + rule.id + " `" + key + "`", origin));
         *dst = std::move(l);
@@ -263,7 +346,7 @@ Result<Taxonomy> Taxonomy::load() {
 KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {
   KernelClass k{"other", "unknown", "none", ""};
   if (!rules_) return k;
-  std::string n = normalise(kernel_name);
+  const Name n = normalise(kernel_name);
   std::string cpu = ascii_lower(cpu_op_name);
   for (const Rule& r : *rules_) {
     if (!r.matches(n, cpu)) continue;
@@ -276,7 +359,7 @@ KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cp
   if (k.family.empty() || k.family == "unknown") {
     k.family = "unknown";
     for (const auto& f : extra_->families) {
-      if (f.by_cpu_op ? (!cpu.empty() && std::regex_search(cpu, f.re)) : std::regex_search(n, f.re)) {
+      if (f.by_cpu_op ? (!cpu.empty() && std::regex_search(cpu, f.re)) : search_whole(n, f.re, n.lower.size())) {
         k.family = f.family;
         break;
       }
@@ -286,10 +369,10 @@ KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cp
 }
 
 bool Taxonomy::is_simt_fp32_gemm(std::string_view name) const {
-  return extra_ && extra_->has_simt && std::regex_search(normalise(name), extra_->simt);
+  return extra_ && extra_->has_simt && std::regex_search(normalise(name).lower, extra_->simt);
 }
 bool Taxonomy::is_shape_suspect_gemm(std::string_view name) const {
-  return extra_ && extra_->has_shape && std::regex_search(normalise(name), extra_->shape);
+  return extra_ && extra_->has_shape && std::regex_search(normalise(name).lower, extra_->shape);
 }
 bool Taxonomy::is_dataloader_span(std::string_view name) const {
   return extra_ && extra_->has_dataloader && std::regex_search(ascii_lower(name), extra_->dataloader);
@@ -298,7 +381,7 @@ bool Taxonomy::is_fp32_memory_bound(std::string_view name, std::string_view cate
   if (!extra_ || !extra_->has_fp32) return false;
   const auto& cats = extra_->fp32_categories;
   if (std::find(cats.begin(), cats.end(), category) == cats.end()) return false;
-  const std::string n = normalise(name);
+  const std::string n = normalise(name).lower;
   if (!std::regex_search(n, extra_->fp32)) return false;
   if (extra_->has_fp32_exclude && std::regex_search(n, extra_->fp32_exclude)) return false;
   return !(extra_->has_fp32_exclude_cpu && !cpu.empty() &&
@@ -344,7 +427,7 @@ std::vector<std::string> Taxonomy::evidence_metrics(std::string_view name, std::
       continue;
     if (!e.families.empty() && std::find(e.families.begin(), e.families.end(), family) == e.families.end()) continue;
     if (e.has_regex) {
-      if (n.empty()) n = normalise(name);
+      if (n.empty()) n = normalise(name).lower;
       if (!std::regex_search(n, e.re)) continue;
     }
     out.push_back(e.metric);

@@ -88,7 +88,7 @@ TEST(Taxonomy, RepresentativeNames) {
       {"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16", "convolution",
        "cuDNN"},
       {"volta_scudnn_128x64_relu_interior_nn_v1", "convolution", "cuDNN"},
-      {"naive_conv_fwd_nchw_float", "convolution", "unknown"},
+      {"naive_conv_fwd_nchw_float", "convolution", "MIOpen"},  // MIOpen src/kernels/MIOpenNaiveConv* (issue #34)
       {"fused_moe_kernel", "moe", "unknown"},
       {"dynamic_scaled_fp8_quant_kernel", "quantization", "unknown"},
       {"triton_poi_fused_add_cos_sin_0", "elementwise", "Triton"},  // Inductor kind first (InductorKindFirst)

@@ -16,7 +16,7 @@ namespace goblin::app {
 namespace {
 std::string render(const CategoryBreakdown& b) {
   std::string h;
-  char buf[256];
+  char buf[512];
   std::snprintf(buf, sizeof buf, "GPU time by category (denominator: summed op time %.6f s; busy union %.6f s)\n",
                 b.total_op_ns / 1e9, b.busy_union_ns / 1e9);
   h += buf;
@@ -39,12 +39,13 @@ std::string render(const CategoryBreakdown& b) {
     const Step& s = b.steps.steps[i];
     const WindowBreakdown& w = b.step_breakdowns[i];
     std::snprintf(buf, sizeof buf,
-                  "  %-18s wall %.6f s busy %.2f%% idle %.6f s (host-bound %.6f, launch %.6f, sync/other %.6f) "
+                  "  %-18s wall %.6f s busy %.2f%% idle %.6f s (host-bound %.6f, launch %.6f, sync/other %.6f, "
+                  "unknown %.6f) "
                   "exposed comm %.6f s, kernels %lld, short<10us %.1f%%%s\n",
                   s.name.c_str(), w.wall_ns / 1e9, w.wall_ns ? 100.0 * w.busy_ns / w.wall_ns : 0.0, w.idle_ns / 1e9,
                   w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9,
-                  w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels), w.launches.short_count_pct,
-                  s.partial ? " (partial)" : "");
+                  w.idle.unknown_ns / 1e9, w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels),
+                  w.launches.short_count_pct, s.partial ? " (partial)" : "");
     h += buf;
   }
   return h;
@@ -60,6 +61,10 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
   auto in = load_trace(trace, kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
+    return vr;
+  }
+  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+    vr.error = st.error();
     return vr;
   }
   const Taxonomy* tax = &k.taxonomy;

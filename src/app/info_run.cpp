@@ -1,9 +1,12 @@
 #include "app/info_run.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,8 +77,12 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
   o["start_ns"] = s0;
   o["gpu_span_ns"] = g1 - g0;
   Json devs = Json::array();
+  // Kineto lists every GPU of the machine in deviceProperties; `active` says which ran GPU ops in
+  // this trace (a one-GPU trace of an 8-GPU host is not an 8-GPU trace, issue #34).
+  std::set<int64_t> active;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) active.insert(tl.gpu_ops.device[i]);
   for (const auto& d : tl.meta.devices) {
-    Json j = {{"id", d.id}, {"name", d.name}};
+    Json j = {{"id", d.id}, {"name", d.name}, {"active", active.count(d.id) > 0}};
     if (!d.arch.empty()) j["arch"] = d.arch;
     if (d.total_memory_bytes != kNone) j["memory_bytes"] = d.total_memory_bytes;
     if (d.num_sms > 0) j["sms"] = d.num_sms;
@@ -132,11 +139,19 @@ std::string human(const Json& o) {
        e["gpu_annotations"].dump() + " on GPU), " + e["flows"].dump() + " flows, " + e["samples"].dump() +
        " samples, " + e["counters"].dump() + " counters\n";
   s += "  span: " + ms(o["span_ns"].get<int64_t>()) + " (GPU activity " + ms(o["gpu_span_ns"].get<int64_t>()) + ")\n";
+  // Devices that ran GPU ops; the others the trace lists are counted, not listed (all are listed
+  // when none ran anything).
+  size_t n_active = 0;
+  for (const auto& d : o["devices"]) n_active += d.value("active", false) ? 1 : 0;
   for (const auto& d : o["devices"]) {
+    if (n_active > 0 && !d.value("active", false)) continue;
     s += "  device " + d["id"].dump() + ": " + d["name"].get<std::string>();
     if (d.contains("arch")) s += " (" + d["arch"].get<std::string>() + ")";
     s += "\n";
   }
+  if (n_active > 0 && n_active < o["devices"].size())
+    s += fmt::format("  ({} more device(s) listed in the trace's device properties ran no GPU op)\n",
+                     o["devices"].size() - n_active);
   if (o.contains("distributed")) s += "  distributed: " + o["distributed"].dump() + "\n";
   if (o.contains("versions")) {
     s += "  versions:";
@@ -159,8 +174,10 @@ std::string human(const Json& o) {
   }
   const auto& r = o["read"];
   char buf[160];
-  std::snprintf(buf, sizeof buf, "  read %.1f MB on disk in %.3f s (%.0f MB/s)\n",
-                r["bytes_on_disk"].get<double>() / 1e6, r["seconds"].get<double>(),
+  // The rate is of file bytes: for a .gz file that is compressed bytes, said so (issue #34).
+  const bool gz = o.contains("path") && o["path"].is_string() && o["path"].get<std::string>().ends_with(".gz");
+  std::snprintf(buf, sizeof buf, "  read %.1f MB on disk%s in %.3f s (%.0f MB/s of file bytes)\n",
+                r["bytes_on_disk"].get<double>() / 1e6, gz ? " (compressed)" : "", r["seconds"].get<double>(),
                 r["mb_per_s_on_disk"].get<double>());
   s += buf;
   return s;

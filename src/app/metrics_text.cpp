@@ -1,7 +1,10 @@
 // RunMetrics as readable text (goblin metrics without --json).
 #include "app/metrics_text.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "model/warning_json.h"
 
@@ -13,6 +16,25 @@ std::string fmt_opt(const std::optional<double>& v, const char* unit) {
   char b[64];
   std::snprintf(b, sizeof b, "%.3f%s", *v, unit);
   return b;
+}
+
+// A kernel name cut to `width` characters for a table row. Names that share their first `width`
+// characters (ATen's elementwise_kernel<128, 2, gpu_kernel_impl_nocast<...>> instantiations) would
+// print as identical rows (issue #34): such a name shows its head, "...", and the part from a
+// little before where it first differs from the others.
+std::string row_name(const std::string& n, const std::vector<std::string>& all, size_t width) {
+  if (n.size() <= width) return n;
+  size_t differs = 0;  // the first position where n differs from another name with the same head
+  for (const auto& o : all) {
+    if (&o == &n || o.compare(0, width, n, 0, width) != 0) continue;
+    size_t i = width;
+    while (i < n.size() && i < o.size() && n[i] == o[i]) ++i;
+    differs = std::max(differs, i);
+  }
+  if (differs == 0) return n.substr(0, width);
+  const size_t head = width / 3, from = std::min(differs > 12 ? differs - 12 : 0, n.size());
+  std::string out = n.substr(0, head) + "...";
+  return out + n.substr(from, width - out.size());
 }
 }  // namespace
 
@@ -59,9 +81,12 @@ std::string run_metrics_text(const RunMetrics& m) {
     s += "\n";
   }
   s += "top kernels (share of summed kernel time):\n";
-  for (const auto& k : m.top_kernels) {
-    std::snprintf(b, sizeof b, "  %6.2f%%  %-13s %-16s %.90s\n", k.pct_time, k.category.c_str(), k.family.c_str(),
-                  k.name.c_str());
+  std::vector<std::string> names;
+  for (const auto& k : m.top_kernels) names.push_back(k.name);
+  for (size_t i = 0; i < m.top_kernels.size(); ++i) {
+    const auto& k = m.top_kernels[i];
+    std::snprintf(b, sizeof b, "  %6.2f%%  %-13s %-16s %s\n", k.pct_time, k.category.c_str(), k.family.c_str(),
+                  row_name(names[i], names, 90).c_str());
     s += b;
   }
   for (const auto& w2 : m.warnings) s += "warning: " + warning_text(w2) + "\n";

@@ -61,6 +61,10 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     vr.error = in.error();
     return vr;
   }
+  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+    vr.error = st.error();
+    return vr;
+  }
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
@@ -149,10 +153,29 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     vr.error = in.error();
     return vr;
   }
+  // Telemetry alone (a run directory of nvidia-smi samples) still has memory figures to give.
+  if (Status st = require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0) {
+    vr.error = st.error();
+    return vr;
+  }
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
     return vr;
+  }
+  // --gpu: the GPU the trace ran on when its device description does not resolve (an unknown or
+  // generic name, none at all), as the mfu_unobserved advice says. The analyses read the GPU from
+  // the timeline's devices (hw::gpu_for_timeline), so the override replaces that description
+  // before any of them runs; an unknown id is the error (NotFound, with the known ids).
+  if (const std::string name = rq.str("gpu"); !name.empty()) {
+    auto g = (**kn).gpu(name);
+    if (!g) {
+      vr.error = g.error();
+      return vr;
+    }
+    auto& devs = in->timeline.meta.devices;
+    if (devs.empty()) devs.push_back(DeviceInfo{0});
+    for (auto& d : devs) d = DeviceInfo{d.id, g->id};
   }
   MetricsOptions opt;
   if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
@@ -161,6 +184,9 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     vr.error = m.error();
     return vr;
   }
+  // --top: RunMetrics keeps the 10 largest kernels; fewer on request (README: --top N is how many
+  // rows a verb lists, issue #34).
+  if (const auto top = static_cast<size_t>(rq.integer("top")); m->top_kernels.size() > top) m->top_kernels.resize(top);
   if (in->damage) {
     m->warnings.push_back(make_warning(W::metrics_input_damaged,
                                        "input damaged, figures cover what was read: " + in->damage->describe()));
@@ -332,8 +358,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
               "Tokens processed per step (tokens/s = this / step time when the trace does not carry tokens_per_sec)"};
     tps.min = 0;
     v.request = {
-        trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job"),
-        tps};
+        trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job"), tps,
+        top_field(10, 10, "Top kernels listed (RunMetrics keeps the 10 largest)"),
+        Field{"gpu", FieldKind::String,
+              "GPU id or name (H100-SXM, MI300X, ...) when the trace's device description does not resolve (MFU's "
+              "peak)"}};
     Json one = obj_schema({{"step_time_s", "mean step time"},
                            {"waste_budget", "additive buckets summing to the step time"},
                            {"top_kernels", "kernels by share of time"}});

@@ -110,7 +110,7 @@ TEST(ListWarnings, EveryVerbsWarningsAreCatalogueObjects) {
       "breakdown " + cpu,
       "metrics " + cpu,
       "metrics " + cpu + " " + gpu,
-      "triage " + cpu + " -o " + d + "/triage",
+      "triage " + gpu + " -o " + d + "/triage",
       "roofline " + d + "/ncu_damaged.csv",
       "parse-config " + d + "/two_docs.yaml",
       "parse-config " + d + "/train.env",
@@ -137,10 +137,17 @@ TEST(ListWarnings, EveryVerbsWarningsAreCatalogueObjects) {
   walk(meta, "profile_metadata.json");
   for (const auto& w : meta["warnings"]) seen.insert(w.value("id", ""));
   EXPECT_GE(checked, 10u);
-  // One of each source, so none of them can fall back to bare strings unnoticed.
-  for (const char* id : {"telemetry_row_short", "no_gpu_activity", "tokens_per_sec_unobserved", "triage_no_gpu_ops",
+  // One of each source, so none of them can fall back to bare strings unnoticed. (A trace with no
+  // GPU activity is refused with exit 9 since issue #34, so no_gpu_activity and triage_no_gpu_ops
+  // no longer come from a verb's result: the refusal is checked below.)
+  for (const char* id : {"telemetry_row_short", "tokens_per_sec_disagrees", "triage_no_python_frames",
                          "config_several_yaml_documents", "config_env_line_ignored"})
     EXPECT_TRUE(seen.count(id)) << id << " not seen; seen: " << goblin::Json(seen).dump();
+  for (const char* verb : {"metrics ", "breakdown "}) {
+    auto r = goblin::testing::run_command(goblin_bin() + " " + verb + cpu + " --json 2>/dev/null");
+    EXPECT_EQ(r.code, 9) << verb;
+    EXPECT_NE(r.out.find("no GPU activity"), std::string::npos) << verb << r.out;
+  }
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ Exit codes:
   6  not found (unknown GPU id, rule id, ...)
   7  environment lacks something (no GPU, profiler or python)
   8  the workload failed (crash, timeout, out of memory)
+  9  no GPU activity: the input holds no kernel, memcpy or memset to measure
 
 Every command takes --json and then prints {"ok": bool, "result": ..., "error": null|string}.
 Start with:  goblin info TRACE      goblin triage TRACE -o DIR      goblin audit CONFIG

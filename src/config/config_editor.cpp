@@ -185,8 +185,37 @@ class Editor {
           "line {} sets {} = `{}`, an expression goblin does not evaluate; it does not overwrite it with a literal",
           o.line, o.key, o.expression));
     if (hf_calls_ambiguous() && kHfCalls.count(o.context)) return refuse(hf_calls_refusal());
-    edits_.push_back({o.begin, o.end, render(v, cfg_.format), seq_++});
+    const std::string rendered = render(v, cfg_.format);
+    edits_.push_back({o.begin, o.end, rendered, seq_++});
+    flag_comment(o, rendered);
     return true;
+  }
+
+  // A comment on the line of a value goblin replaced was written for the old value
+  // (`optim: adamw_torch_fused  # unfused AdamW`, issue #34): goblin cannot tell whether it still
+  // holds, so it says so at the comment's end, where the diff shows it, rather than leave a
+  // statement its own change may have made false. YAML, Python and env files (JSON has no
+  // comments); a `#` inside quotes is not a comment.
+  void flag_comment(const Origin& o, const std::string& rendered) {
+    if (cfg_.format == ConfigFormat::Json || o.end < 0 || o.end > static_cast<int64_t>(text_.size())) return;
+    const std::string old = text_.substr(o.begin, o.end - o.begin);
+    if (old == rendered) return;
+    size_t eol = text_.find('\n', o.end);
+    if (eol == std::string::npos) eol = text_.size();
+    size_t end = eol;
+    if (end > static_cast<size_t>(o.end) && text_[end - 1] == '\r') --end;
+    char quote = 0;
+    for (size_t i = o.end; i < end; ++i) {
+      const char c = text_[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '#') {
+        insert(static_cast<int64_t>(end), fmt::format(" (goblin changed this value from {}: check this comment)", old));
+        return;
+      }
+    }
   }
   void insert(int64_t at, std::string t) { edits_.push_back({at, at, std::move(t), seq_++}); }
 

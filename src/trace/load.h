@@ -34,4 +34,18 @@ Result<LoadedTrace> load_trace(const std::string& path, unsigned needs = kNeedGp
 // True when `tl` holds a row of a kind in `needs`.
 bool has_needed_rows(const Timeline& tl, unsigned needs);
 
+// Exit code 9, "no GPU activity" (docs/metrics.md, `goblin --help`). Spelled as a value of
+// ErrorKind's underlying int rather than an enumerator so this change does not rebuild every
+// file that includes core/status.h; Error::kind_name (core/status.cpp) names it no_gpu_activity.
+// It becomes ErrorKind::NoGpuActivity the next time core/status.h changes for another reason.
+inline constexpr ErrorKind kNoGpuActivity = static_cast<ErrorKind>(9);
+
+// The verbs that measure GPU time (metrics, breakdown, triage, diff) refuse a trace that was read
+// but holds no kernel, memcpy or memset: "no GPU activity" is the result
+// (kNoGpuActivity, exit 9, docs/metrics.md § No GPU activity), never an MFU, findings or a waste budget computed
+// from nothing. The message says what the trace is where the reader could tell: a CUPTI
+// range-profiler trace (counter ranges, no timeline), another accelerator's trace (MTIA), a
+// CPU-only profile. Ok when `tl` has a GPU op.
+Status require_gpu_activity(const Timeline& tl, const std::string& path);
+
 }  // namespace goblin
