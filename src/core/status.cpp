@@ -7,10 +7,11 @@
 namespace goblin {
 
 const char* Error::kind_name(ErrorKind k) {
-  if (static_cast<int>(k) == 9) return "no_gpu_activity";  // trace/load.h kNoGpuActivity
   switch (k) {
     case ErrorKind::Internal:
       return "internal";
+    case ErrorKind::NoGpuActivity:
+      return "no_gpu_activity";
     case ErrorKind::Usage:
       return "usage";
     case ErrorKind::Io:

@@ -18,6 +18,7 @@ enum class ErrorKind : int {
   NotFound = 6,       // a named thing (GPU id, rule id, kernel) does not exist
   Environment = 7,    // the machine lacks something needed (GPU, profiler, python)
   Workload = 8,       // the user's workload crashed, hung or ran out of memory
+  NoGpuActivity = 9,  // a trace was read but holds no GPU op (docs/metrics.md § No GPU activity)
 };
 
 struct Error {

@@ -41,6 +41,8 @@ int status_of(const Error& e) {
     case ErrorKind::Malformed:
     case ErrorKind::UnknownFormat:
       return 400;
+    case ErrorKind::NoGpuActivity:  // the trace was read; it has nothing to measure
+      return 422;
     default:
       return 500;
   }

@@ -34,11 +34,8 @@ Result<LoadedTrace> load_trace(const std::string& path, unsigned needs = kNeedGp
 // True when `tl` holds a row of a kind in `needs`.
 bool has_needed_rows(const Timeline& tl, unsigned needs);
 
-// Exit code 9, "no GPU activity" (docs/metrics.md, `goblin --help`). Spelled as a value of
-// ErrorKind's underlying int rather than an enumerator so this change does not rebuild every
-// file that includes core/status.h; Error::kind_name (core/status.cpp) names it no_gpu_activity.
-// It becomes ErrorKind::NoGpuActivity the next time core/status.h changes for another reason.
-inline constexpr ErrorKind kNoGpuActivity = static_cast<ErrorKind>(9);
+// Exit code 9, "no GPU activity" (docs/metrics.md, `goblin --help`).
+inline constexpr ErrorKind kNoGpuActivity = ErrorKind::NoGpuActivity;
 
 // The verbs that measure GPU time (metrics, breakdown, triage, diff) refuse a trace that was read
 // but holds no kernel, memcpy or memset: "no GPU activity" is the result
