@@ -44,6 +44,10 @@ namespace {
 // A trailing stretch of the step after its last event is CPU work when the step's CPU span
 // reaches there (up to this slack), else idle.
 constexpr int64_t kTrailSlackNs = 1000;
+// A kernel that starts more than max(10 × the trace's median launch latency, 100 µs) after its
+// launch call, with its stream idle, waited on something else (docs/critical_path.md).
+constexpr int64_t kLaunchExcessFactor = 10;
+constexpr int64_t kLaunchExcessFloorNs = 100000;
 
 // Collects one step's segments.
 struct Walker {
@@ -118,9 +122,15 @@ struct Walker {
       if (p < 0) break;
       const int64_t r = g.ready(p, e);
       switch (e) {
-        case kLaunch:
-          add(r, t, PathBucket::CpuLaunch, "launch latency");
+        case kLaunch: {
+          // Up to a launch latency the wait is the launch's; far beyond it the kernel waited on
+          // something the trace does not show (an event recorded by untraced work, another
+          // process on the GPU): idle, not launch.
+          const int64_t cap = r + std::max(kLaunchExcessFactor * g.launch_latency_ns, kLaunchExcessFloorNs);
+          add(std::min(cap, t), t, PathBucket::Idle, "waited beyond its launch latency (untraced event or work)");
+          add(r, std::min(cap, t), PathBucket::CpuLaunch, "launch latency");
           break;
+        }
         case kCross:
           if (g.gpu(v))
             add(r, t, PathBucket::Synchronization, "cross-stream wait");
@@ -200,6 +210,7 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
   res.thread_edges = g.thread_edges;
   res.cross_stream_edges = g.cross_edges;
   res.thread_waits = g.thread_waits;
+  res.blocked_launches = g.blocked_launches;
   res.sync_edges = g.sync_edges;
   res.graph_replay_kernels = g.replays;
   res.launch_latency_ns = g.launch_latency_ns;

@@ -38,7 +38,7 @@ struct Graph {
   IntervalSet loader;                      // input-pipeline CPU spans
   int64_t launch_latency_ns = 0;
   int64_t launch_edges = 0, stream_edges = 0, thread_edges = 0, cross_edges = 0, sync_edges = 0, replays = 0;
-  int64_t thread_waits = 0;
+  int64_t thread_waits = 0, blocked_launches = 0;
 
   int32_t size() const { return ng + nr; }
   bool gpu(int32_t v) const { return v < ng; }
