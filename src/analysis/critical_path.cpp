@@ -255,6 +255,7 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     }
     for (const PathSegment& s : w.segs) sp.length_ns += s.end_ns - s.start_ns;
     // The what-if: the step's start and end moved as the graph says.
+    if (opt.what_if.active() && z < 0) sp.what_if_ns = sp.subtract_ns = sp.length_ns;  // nothing in it to speed up
     if (opt.what_if.active() && z >= 0) {
       int32_t first = -1;
       auto lo_r = std::lower_bound(tl.runtime.start_ns.begin(), tl.runtime.start_ns.begin() + g.nr, S);

@@ -56,12 +56,13 @@ Json attribution_json(const StepPath& p) {
 
 std::string render(const CriticalPathResult& r, const std::string& what_if_text) {
   std::string h = fmt::format("critical path per step ({})\n", r.steps.method);
-  fmt::format_to(std::back_inserter(h),
-                 "graph: {} events, {} launch, {} stream, {} thread, {} cross-stream, {} cross-thread, {} sync edges ({} of them "
-                 "launches blocked on a full queue); "
-                 "median launch latency {:.3f} us\n",
-                 r.nodes, r.launch_edges, r.stream_edges, r.thread_edges, r.cross_stream_edges, r.thread_waits,
-                 r.sync_edges, r.blocked_launches, static_cast<double>(r.launch_latency_ns) / 1e3);
+  fmt::format_to(
+      std::back_inserter(h),
+      "graph: {} events, {} launch, {} stream, {} thread, {} cross-stream, {} cross-thread, {} sync edges ({} of them "
+      "launches blocked on a full queue); "
+      "median launch latency {:.3f} us\n",
+      r.nodes, r.launch_edges, r.stream_edges, r.thread_edges, r.cross_stream_edges, r.thread_waits, r.sync_edges,
+      r.blocked_launches, static_cast<double>(r.launch_latency_ns) / 1e3);
   for (const StepPath& p : r.paths) {
     fmt::format_to(std::back_inserter(h), "  {:<24} step {:.3f} ms  path {:.3f} ms  {} events{}\n", p.step.name,
                    ms(p.step_ns), ms(p.length_ns), p.events, p.step.partial ? " (partial)" : "");
