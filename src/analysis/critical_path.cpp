@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "analysis/critical_path_graph.h"
 #include "analysis/taxonomy.h"
@@ -29,6 +30,8 @@ const char* path_bucket_name(PathBucket b) {
       return "gpu_compute";
     case PathBucket::Communication:
       return "communication";
+    case PathBucket::CommunicationWait:
+      return "communication_wait";
     case PathBucket::Synchronization:
       return "synchronization";
     case PathBucket::Idle:
@@ -55,7 +58,9 @@ struct Walker {
   const Timeline& tl;
   StepPath& out;
   int64_t S;
-  const std::vector<float>* factor;  // the what-if's, or null
+  const std::vector<float>* factor;                    // the what-if's, or null
+  const std::vector<int64_t>* comm_floor = nullptr;    // per collective ordinal, or null
+  const std::vector<int32_t>* comm_ordinal = nullptr;  // per GPU op: its collective ordinal, -1
   std::vector<PathSegment> segs;
   double saved = 0;  // the what-if's time saved along the path, by subtraction
 
@@ -112,7 +117,14 @@ struct Walker {
       }
       if (factor && g.gpu(v) && t > std::max(sv, S))
         saved += static_cast<double>(t - std::max(sv, S)) * (1.0 - 1.0 / (*factor)[v]);
-      add(sv, t, node_bucket(v), name(v), g.gpu(v) ? g.cls[v] : -1);
+      if (comm_floor && g.gpu(v) && (*comm_ordinal)[v] >= 0) {
+        // Only the kernel's last `floor` ns moved data; before that it waited for the other ranks.
+        const int64_t split = std::max(sv, g.end(v) - (*comm_floor)[(*comm_ordinal)[v]]);
+        add(split, t, PathBucket::Communication, name(v), g.cls[v]);
+        add(sv, std::min(split, t), PathBucket::CommunicationWait, name(v));
+      } else {
+        add(sv, t, node_bucket(v), name(v), g.gpu(v) ? g.cls[v] : -1);
+      }
       t = std::min(t, sv);
       const uint8_t e = g.bind[v];
       int32_t p = -1;
@@ -232,12 +244,28 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     recompute(g, factor, s2, e2);
   }
 
+  // Collective kernels' ordinals, when the ranks' floors line up with this trace's.
+  std::vector<int32_t> comm_ordinal;
+  if (!opt.comm_floor_ns.empty()) {
+    comm_ordinal.assign(g.ng, -1);
+    int32_t n = 0;
+    for (int32_t i = 0; i < g.ng; ++i)
+      if (tl.gpu_ops.kind[i] == GpuOpKind::Kernel && g.categories[g.cls[i]] == "communication") comm_ordinal[i] = n++;
+    if (static_cast<size_t>(n) != opt.comm_floor_ns.size()) {
+      comm_ordinal.clear();
+      res.notes.push_back(
+          fmt::format("{} collective kernels here, {} in the ranks' common list: waits on other ranks not split", n,
+                      opt.comm_floor_ns.size()));
+    }
+  }
+
   for (const Step& st : res.steps.steps) {
     StepPath sp;
     sp.step = st;
     const int64_t S = st.start_ns, E = std::max(st.start_ns, st.end_ns);
     sp.step_ns = E - S;
-    Walker w{g, tl, sp, S, factor.empty() ? nullptr : &factor, {}, 0};
+    Walker w{g, tl, sp, S, factor.empty() ? nullptr : &factor, nullptr, nullptr, {}, 0};
+    if (!comm_ordinal.empty()) w.comm_floor = &opt.comm_floor_ns, w.comm_ordinal = &comm_ordinal;
     const int32_t z = last_event(g, tl, S, E);
     int64_t t = E;
     if (z >= 0 && g.end(z) < E) {
@@ -302,6 +330,45 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
         fmt::format("{} kernel(s) replayed by CUDA/HIP graphs: launched by their graph launch call, in stream order",
                     res.graph_replay_kernels));
   return res;
+}
+
+}  // namespace goblin
+
+namespace goblin {
+
+std::vector<int64_t> collective_durations(const Timeline& tl, const Taxonomy& tax) {
+  std::vector<int64_t> d;
+  // Classified as the graph classifies them (kernel name and launching op), so the ordinals agree.
+  std::unordered_map<uint64_t, bool> is_comm;
+  const GpuOpTable& k = tl.gpu_ops;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (k.kind[i] != GpuOpKind::Kernel) continue;
+    StrId cpu = kNoStr;
+    if (k.external_id[i] != kNone)
+      if (auto op = tl.cpu_op_by_external_id(k.external_id[i])) cpu = tl.cpu_ops.name[*op];
+    const uint64_t key = (static_cast<uint64_t>(k.name[i]) << 32) | cpu;
+    auto it = is_comm.find(key);
+    if (it == is_comm.end())
+      it = is_comm.emplace(key, tax.classify(tl.str(k.name[i]), tl.str(cpu)).category == "communication").first;
+    if (it->second) d.push_back(k.dur_ns[i]);
+  }
+  return d;
+}
+
+std::vector<int64_t> collective_floors(const std::vector<std::vector<int64_t>>& per_rank, std::string* why) {
+  if (per_rank.size() < 2) return {};
+  for (const auto& r : per_rank)
+    if (r.size() != per_rank[0].size()) {
+      if (why)
+        *why = fmt::format(
+            "the ranks ran different numbers of collective kernels ({} and {}): waits on other ranks not split",
+            per_rank[0].size(), r.size());
+      return {};
+    }
+  std::vector<int64_t> f = per_rank[0];
+  for (const auto& r : per_rank)
+    for (size_t i = 0; i < f.size(); ++i) f[i] = std::min(f[i], std::max<int64_t>(0, r[i]));
+  return f;
 }
 
 }  // namespace goblin

@@ -32,14 +32,15 @@ struct WhatIf {
 
 // Where a step's time goes along its path; the JSON names are path_bucket_name().
 enum class PathBucket : uint8_t {
-  CpuLaunch,        // kernel/memcpy launch calls and the launch latency of a kernel that waited on its launch
-  CpuRuntime,       // other runtime/driver calls on the path (malloc, free, queries)
-  CpuPython,        // CPU work between runtime calls: Python and the framework
-  CpuDataLoading,   // of that, inside input-pipeline spans (taxonomy dataloader_spans)
-  GpuCompute,       // GPU ops other than communication (split by category in gpu_by_category_ns)
-  Communication,    // collective kernels (taxonomy category communication)
-  Synchronization,  // host waits returning after the GPU finished, sync calls, cross-stream waits
-  Idle,             // gaps no edge explains: GPU stream gaps, time before the path's first event
+  CpuLaunch,          // kernel/memcpy launch calls and the launch latency of a kernel that waited on its launch
+  CpuRuntime,         // other runtime/driver calls on the path (malloc, free, queries)
+  CpuPython,          // CPU work between runtime calls: Python and the framework
+  CpuDataLoading,     // of that, inside input-pipeline spans (taxonomy dataloader_spans)
+  GpuCompute,         // GPU ops other than communication (split by category in gpu_by_category_ns)
+  Communication,      // collective kernels (taxonomy category communication): the transfer
+  CommunicationWait,  // with several ranks: the part of a collective kernel spent waiting for the other ranks
+  Synchronization,    // host waits returning after the GPU finished, sync calls, cross-stream waits
+  Idle,               // gaps no edge explains: GPU stream gaps, time before the path's first event
   kCount
 };
 inline constexpr size_t kPathBuckets = static_cast<size_t>(PathBucket::kCount);
@@ -84,7 +85,16 @@ struct CriticalPathOptions {
   size_t top = 5;  // longest segments kept per step
   // Windows: the steps of find_steps (default), or every CPU annotation of this exact name.
   std::string annotation;
+  // With several ranks: per collective kernel (n-th kernel of category communication, in start
+  // order) its shortest duration over the ranks (collective_floors). A kernel's time beyond it
+  // was spent waiting for the other ranks (CommunicationWait). Empty: not split.
+  std::vector<int64_t> comm_floor_ns;
 };
+
+// The durations of a trace's collective kernels (category communication), in start order.
+std::vector<int64_t> collective_durations(const Timeline& tl, const Taxonomy& tax);
+// Their element-wise minimum over ranks; empty (with `why`) when the ranks' counts differ.
+std::vector<int64_t> collective_floors(const std::vector<std::vector<int64_t>>& per_rank, std::string* why);
 
 CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const CriticalPathOptions& opt = {});
 

@@ -202,3 +202,36 @@ TEST(CriticalPath, EmptyAndHostileTimelines) {
 
 }  // namespace
 }  // namespace goblin
+
+namespace goblin {
+namespace {
+
+// Several ranks (examples/ddp_h200, a GPU straggler): collective kernels lined up by order; each
+// rank's collectives split into transfer (the fastest rank's duration) and waiting for the others.
+TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {
+  const std::string dir = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/straggler_gpu/";
+  std::vector<Timeline> tls(2);
+  std::vector<std::vector<int64_t>> durs;
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(read_path(dir + "rank" + std::to_string(r) + ".pt.trace.json.gz", tls[r]).ok());
+    durs.push_back(collective_durations(tls[r], tax()));
+  }
+  std::string why;
+  CriticalPathOptions o;
+  o.comm_floor_ns = collective_floors(durs, &why);
+  ASSERT_FALSE(o.comm_floor_ns.empty()) << why;
+  for (size_t i = 0; i < o.comm_floor_ns.size(); ++i) EXPECT_LE(o.comm_floor_ns[i], durs[0][i]);
+  int64_t wait = 0;
+  for (const Timeline& tl : tls)
+    for (const StepPath& p : critical_path(tl, tax(), o).paths) {
+      EXPECT_EQ(bucket_sum(p), p.length_ns);
+      wait += bucket(p, PathBucket::CommunicationWait);
+    }
+  EXPECT_GT(wait, 0);
+  // Ranks that ran different numbers of collectives are not lined up.
+  EXPECT_TRUE(collective_floors({{1, 2}, {1}}, &why).empty());
+  EXPECT_NE(why.find("different numbers"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goblin

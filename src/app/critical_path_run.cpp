@@ -100,11 +100,26 @@ std::string render(const CriticalPathResult& r, const std::string& what_if_text)
 
 }  // namespace
 
+std::vector<int64_t> rank_collective_floors(const AnalysisKnowledge& k, const std::vector<std::string>& traces,
+                                            std::string* why) {
+  std::vector<std::vector<int64_t>> per_rank;
+  for (const std::string& t : traces) {
+    auto in = load_trace(t, kNeedGpuOps);
+    if (!in) {
+      if (why) *why = fmt::format("{}: {}", t, in.error().describe());
+      return {};
+    }
+    per_rank.push_back(collective_durations(in->timeline, k.taxonomy));
+  }
+  return collective_floors(per_rank, why);
+}
+
 VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathRequest& rq) {
   VerbResult vr;
   CriticalPathOptions opt;
   opt.top = static_cast<size_t>(std::max(0, rq.top));
   opt.annotation = rq.annotation;
+  opt.comm_floor_ns = rq.comm_floor_ns;
   if (!rq.what_if.empty()) {
     auto w = parse_what_if(rq.what_if, k.taxonomy);
     if (!w) {

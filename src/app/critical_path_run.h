@@ -3,6 +3,7 @@
 // on the dependency graph (analysis/critical_path.h, docs/critical_path.md).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/verb_result.h"
 
@@ -17,7 +18,15 @@ struct CriticalPathRequest {
   std::string what_if;     // "CATEGORY=k" or "KERNEL=k" (a kernel-name substring); empty: none
   std::string annotation;  // windows: every CPU annotation of this name instead of the steps
   int top = 5;
+  // With several ranks: the shortest duration of each collective kernel over the ranks
+  // (collective_floors, analysis/critical_path.h), to split their waits on the other ranks.
+  std::vector<int64_t> comm_floor_ns;
 };
+
+// Several ranks: reads each trace once to line up its collective kernels with the others'
+// (`why` says why not when they do not line up).
+std::vector<int64_t> rank_collective_floors(const AnalysisKnowledge& k, const std::vector<std::string>& traces,
+                                            std::string* why);
 
 VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathRequest& rq);
 

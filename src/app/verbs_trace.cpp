@@ -1,6 +1,8 @@
 // The trace verbs in the registry: info, triage, breakdown, metrics, diff, ranks, critical-path. Each reads its
 // input through load_trace (trace/load.h), runs one analysis and renders one VerbResult; several
 // traces go through the one per-rank loop (app/per_rank.h).
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "analysis/ranks.h"
@@ -435,12 +437,21 @@ void add_trace_verbs(std::vector<Verb>& out) {
         cr.trace = paths[0];
         return run_critical_path(**kn, cr);
       }
-      return for_each_rank(paths, "critical_path", [&](const std::string& p, size_t) {
+      // Collective kernels lined up across the ranks first (one more read of each), so each
+      // rank's path splits the time its collectives waited for the others.
+      std::string why;
+      cr.comm_floor_ns = rank_collective_floors(**kn, paths, &why);
+      VerbResult all = for_each_rank(paths, "critical_path", [&](const std::string& p, size_t) {
         cr.trace = p;
         RankOutcome o;
         o.result = run_critical_path(**kn, cr);
         return o;
       });
+      all.result["collectives_across_ranks"] =
+          why.empty()
+              ? Json(fmt::format("{} collective kernels lined up by order on every rank", cr.comm_floor_ns.size()))
+              : Json(why);
+      return all;
     };
     out.push_back(std::move(v));
   }
