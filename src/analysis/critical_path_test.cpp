@@ -1,5 +1,6 @@
 #include "analysis/critical_path.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -213,7 +214,7 @@ TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {
   std::vector<Timeline> tls(2);
   std::vector<std::vector<int64_t>> durs;
   for (int r = 0; r < 2; ++r) {
-    ASSERT_TRUE(read_path(dir + "rank" + std::to_string(r) + ".pt.trace.json.gz", tls[r]).ok());
+    ASSERT_TRUE(read_path(fmt::format("{}rank{}.pt.trace.json.gz", dir, r), tls[r]).ok());
     durs.push_back(collective_durations(tls[r], tax()));
   }
   std::string why;
