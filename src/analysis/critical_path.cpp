@@ -61,7 +61,14 @@ struct Walker {
   const std::vector<float>* factor;                    // the what-if's, or null
   const std::vector<int64_t>* comm_floor = nullptr;    // per collective ordinal, or null
   const std::vector<int32_t>* comm_ordinal = nullptr;  // per GPU op: its collective ordinal, -1
-  std::vector<PathSegment> segs;
+  // The path's segments; names as views into the timeline's strings (or literals): only the
+  // longest few become PathSegments, so a step of 10^5 events allocates no string per event.
+  struct Seg {
+    int64_t start_ns, end_ns;
+    PathBucket bucket;
+    std::string_view what;
+  };
+  std::vector<Seg> segs;
   double saved = 0;  // the what-if's time saved along the path, by subtraction
 
   void add(int64_t lo, int64_t hi, PathBucket b, std::string_view what, int32_t cat = -1) {
@@ -69,7 +76,7 @@ struct Walker {
     if (hi <= lo) return;
     out.bucket_ns[static_cast<size_t>(b)] += hi - lo;
     if (cat >= 0) out.gpu_by_category_ns[g.categories[cat]] += hi - lo;
-    segs.push_back({lo, hi, b, std::string(what)});
+    segs.push_back({lo, hi, b, what});
   }
   // CPU work between calls: the part inside input-pipeline spans is data loading.
   void add_cpu(int64_t lo, int64_t hi, std::string_view what) {
@@ -281,7 +288,7 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     } else {
       w.add(S, E, PathBucket::Idle, "no event in the step");
     }
-    for (const PathSegment& s : w.segs) sp.length_ns += s.end_ns - s.start_ns;
+    for (const Walker::Seg& s : w.segs) sp.length_ns += s.end_ns - s.start_ns;
     // The what-if: the step's start and end moved as the graph says.
     if (opt.what_if.active() && z < 0) sp.what_if_ns = sp.subtract_ns = sp.length_ns;  // nothing in it to speed up
     if (opt.what_if.active() && z >= 0) {
@@ -314,10 +321,15 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
       // Subtraction along the path, for comparison: the sped-up GPU time on it × (1 - 1/k).
       sp.subtract_ns = sp.length_ns - static_cast<int64_t>(w.saved);
     }
-    std::sort(w.segs.begin(), w.segs.end(),
-              [](const PathSegment& a, const PathSegment& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
-    if (w.segs.size() > opt.top) w.segs.resize(opt.top);
-    sp.top = std::move(w.segs);
+    const size_t keep = std::min(opt.top, w.segs.size());
+    std::partial_sort(w.segs.begin(), w.segs.begin() + static_cast<ptrdiff_t>(keep), w.segs.end(),
+                      [](const Walker::Seg& a, const Walker::Seg& b) {
+                        return a.end_ns - a.start_ns > b.end_ns - b.start_ns;
+                      });
+    for (size_t i = 0; i < keep; ++i) {
+      const Walker::Seg& x = w.segs[i];
+      sp.top.push_back({x.start_ns, x.end_ns, x.bucket, std::string(x.what)});
+    }
     res.paths.push_back(std::move(sp));
   }
   if (res.cross_stream_edges > 0)

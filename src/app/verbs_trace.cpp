@@ -405,7 +405,8 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.description =
         "what_if CATEGORY=k or KERNEL=k (a taxonomy category, else a kernel-name substring, k× faster) adds per "
         "step the step time recomputed on the dependency graph (what_if_s) beside plain subtraction along the path "
-        "(subtract_s). Several traces: one result per rank.";
+        "(subtract_s). Several traces: one result per rank, each collective kernel's wait for the other ranks "
+        "(communication_wait) split from its transfer.";
     v.examples =
         "  goblin critical-path trace.json.gz                 per step: the path and where its time goes\n"
         "  goblin critical-path trace.json.gz --what-if gemm=2  the step time if GEMMs were 2x faster\n"
