@@ -203,11 +203,13 @@ void gpu_edges(const Timeline& tl, Graph& g) {
       it->second = i;
       ++g.stream_edges;
     }
-    if (k.graph_id[i] != kNone) ++g.replays;
     if (k.correlation[i] != kNone)
       if (auto rt = tl.runtime_by_correlation(k.correlation[i]);
           rt && tl.runtime.start_ns[*rt] <= s && g.rt_kind[*rt] != kRtGpuSide) {
         g.link[i] = g.ng + static_cast<int32_t>(*rt);
+        // A graph replay's kernels carry the graph launch's correlation (CUPTI, Kineto, rocprof).
+        if (k.graph_id[i] != kNone || tl.str(tl.runtime.name[*rt]).find("GraphLaunch") != std::string_view::npos)
+          ++g.replays;
         if (g.rt_kind[*rt] == kRtOther) g.rt_kind[*rt] = kRtLaunch;
         ++g.launch_edges;
       }

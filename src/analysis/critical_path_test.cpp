@@ -207,6 +207,22 @@ TEST(CriticalPath, EmptyAndHostileTimelines) {
 namespace goblin {
 namespace {
 
+// CUDA graph replays (examples/h100_cudagraphs, torch.compile mode=reduce-overhead): every
+// replayed kernel hangs off its cudaGraphLaunch, and the path still tiles each step.
+TEST(CriticalPath, GraphReplaysHangOffTheGraphLaunch) {
+  Timeline tl;
+  ASSERT_TRUE(
+      read_path(std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz", tl)
+          .ok());
+  const CriticalPathResult r = critical_path(tl, tax());
+  EXPECT_GT(r.graph_replay_kernels, 1000);
+  ASSERT_FALSE(r.paths.empty());
+  for (const StepPath& p : r.paths) {
+    EXPECT_EQ(p.length_ns, p.step_ns);
+    EXPECT_EQ(bucket_sum(p), p.length_ns);
+  }
+}
+
 // Several ranks (examples/ddp_h200, a GPU straggler): collective kernels lined up by order; each
 // rank's collectives split into transfer (the fastest rank's duration) and waiting for the others.
 TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {
