@@ -322,10 +322,9 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
       sp.subtract_ns = sp.length_ns - static_cast<int64_t>(w.saved);
     }
     const size_t keep = std::min(opt.top, w.segs.size());
-    std::partial_sort(w.segs.begin(), w.segs.begin() + static_cast<ptrdiff_t>(keep), w.segs.end(),
-                      [](const Walker::Seg& a, const Walker::Seg& b) {
-                        return a.end_ns - a.start_ns > b.end_ns - b.start_ns;
-                      });
+    std::partial_sort(
+        w.segs.begin(), w.segs.begin() + static_cast<ptrdiff_t>(keep), w.segs.end(),
+        [](const Walker::Seg& a, const Walker::Seg& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
     for (size_t i = 0; i < keep; ++i) {
       const Walker::Seg& x = w.segs[i];
       sp.top.push_back({x.start_ns, x.end_ns, x.bucket, std::string(x.what)});
