@@ -1,6 +1,8 @@
-// The trace verbs in the registry: info, triage, breakdown, metrics, diff, ranks. Each reads its
+// The trace verbs in the registry: info, triage, breakdown, metrics, diff, ranks, critical-path. Each reads its
 // input through load_trace (trace/load.h), runs one analysis and renders one VerbResult; several
 // traces go through the one per-rank loop (app/per_rank.h).
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "analysis/ranks.h"
@@ -8,6 +10,7 @@
 #include "analysis/triage_artifacts.h"
 #include "app/analysis_context.h"
 #include "app/breakdown_run.h"
+#include "app/critical_path_run.h"
 #include "app/diff_run.h"
 #include "app/info_run.h"
 #include "app/metrics_text.h"
@@ -416,6 +419,70 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.request = {trace_paths("Rank trace files or directories of them"), th};
     v.result_schema = obj_schema({{"ranks", "per-rank figures"}, {"straggler", "the rank that arrives last, and why"}});
     v.run = ranks_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"critical-path"};
+    v.tool = "critical_path";
+    v.title = "The critical path of every step";
+    v.summary =
+        "The critical path of every step: the chain of dependent work (CPU calls, launches, GPU ops per stream, "
+        "cross-stream waits, synchronisations, collectives, graph replays) that sets the step's length, its time "
+        "attributed along it (CPU launch/runtime/Python/data loading, GPU compute by category, communication, "
+        "synchronisation, idle), and a what-if recomputed on the graph";
+    v.description =
+        "what_if CATEGORY=k or KERNEL=k (a taxonomy category, else a kernel-name substring, k× faster) adds per "
+        "step the step time recomputed on the dependency graph (what_if_s) beside plain subtraction along the path "
+        "(subtract_s). Several traces: one result per rank, each collective kernel's wait for the other ranks "
+        "(communication_wait) split from its transfer.";
+    v.examples =
+        "  goblin critical-path trace.json.gz                 per step: the path and where its time goes\n"
+        "  goblin critical-path trace.json.gz --what-if gemm=2  the step time if GEMMs were 2x faster\n"
+        "  goblin critical-path trace.json.gz --what-if flash_fwd=1.5 --json\n";
+    Field wi{"what_if", FieldKind::String,
+             "CATEGORY=k or KERNEL=k: GPU ops of that taxonomy category (or whose name contains KERNEL) k times "
+             "faster; each step recomputed on the graph"};
+    Field an{"annotation", FieldKind::String,
+             "Windows: every CPU annotation (or op) of this exact name instead of the steps"};
+    v.request = {trace_paths("Trace file or run directory; several: one per rank"), wi, an,
+                 top_field(5, 1000, "Longest path segments listed per step")};
+    Json one = obj_schema({{"steps",
+                            "per step: step_s, length_s, attribution (s per bucket), gpu_by_category, "
+                            "longest segments, what_if_s, subtract_s"},
+                           {"graph", "the dependency graph's events and edges"},
+                           {"what_if", "the what-if asked for, or null"},
+                           {"method", "how the steps were found"}});
+    one["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
+    v.result_schema = per_rank_schema(std::move(one), "critical_path");
+    v.run = [](const Request& rq, Context& ctx) {
+      auto kn = analysis_knowledge_of(ctx);
+      if (!kn) return VerbResult{nullptr, kn.error(), ""};
+      CriticalPathRequest cr;
+      cr.what_if = rq.has("what_if") ? rq.str("what_if") : "";
+      cr.annotation = rq.has("annotation") ? rq.str("annotation") : "";
+      cr.top = static_cast<int>(rq.integer("top"));
+      const auto paths = rq.strings("path");
+      if (paths.size() == 1) {
+        cr.trace = paths[0];
+        return run_critical_path(**kn, cr);
+      }
+      // Collective kernels lined up across the ranks first (one more read of each), so each
+      // rank's path splits the time its collectives waited for the others.
+      std::string why;
+      cr.comm_floor_ns = rank_collective_floors(**kn, paths, &why);
+      VerbResult all = for_each_rank(paths, "critical_path", [&](const std::string& p, size_t) {
+        cr.trace = p;
+        RankOutcome o;
+        o.result = run_critical_path(**kn, cr);
+        return o;
+      });
+      all.result["collectives_across_ranks"] =
+          why.empty()
+              ? Json(fmt::format("{} collective kernels lined up by order on every rank", cr.comm_floor_ns.size()))
+              : Json(why);
+      return all;
+    };
     out.push_back(std::move(v));
   }
 }

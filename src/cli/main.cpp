@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   goblin::register_verb(app, "metrics");
   goblin::register_verb(app, "diff");
   goblin::register_verb(app, "ranks");
+  goblin::register_verb(app, "critical-path");
   goblin::register_verb(app, "query");
   goblin::register_verb(app, "export");
   goblin::register_verb(app, "parse-config");
