@@ -5,7 +5,10 @@
 #include <strings.h>
 
 #include <array>
+#include <climits>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace goblin::query {
 
@@ -196,6 +199,108 @@ bool is_trace_table(const char* name) {
   return false;
 }
 
+// printf()/format() under a bound. SQLite 3.40's printf writes a %c of precision N one character
+// at a time, N times, even after the result passed SQLITE_LIMIT_LENGTH: printf('%.*c', 1e9, 'x')
+// spends ~4 s of CPU inside one call, where the progress handler cannot stop it (docs/query.md §
+// Safety). The builtins are replaced by this guard: it refuses a width or precision over
+// kMaxQueryValueBytes before any work, then runs the builtin, unchanged, on a private connection
+// of its own (no trace tables, same length limit), so every format means what SQLite documents.
+class PrintfGuard {
+ public:
+  PrintfGuard() {
+    if (sqlite3_open_v2(":memory:", &plain_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+      plain_ = nullptr;
+    if (plain_) sqlite3_limit(plain_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
+  }
+  ~PrintfGuard() {
+    for (sqlite3_stmt* s : stmts_) sqlite3_finalize(s);
+    if (plain_) sqlite3_close_v2(plain_);
+  }
+  PrintfGuard(const PrintfGuard&) = delete;
+  PrintfGuard& operator=(const PrintfGuard&) = delete;
+
+  // The first width or precision in the format (literal digits or a `*` argument) that is over
+  // the bound, else -1.
+  static int64_t oversized(int argc, sqlite3_value** argv) {
+    const auto* f = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    if (!f) return -1;
+    int next = 1;  // the argument a `*` reads
+    auto number = [&](const char*& p) -> int64_t {
+      if (*p == '*') {
+        ++p;
+        const int64_t v = next < argc ? sqlite3_value_int64(argv[next++]) : 0;
+        return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+      }
+      int64_t v = 0;
+      for (; *p >= '0' && *p <= '9'; ++p) v = v > kMaxQueryValueBytes ? v : v * 10 + (*p - '0');
+      return v;
+    };
+    for (const char* p = f; *p; ++p) {
+      if (*p != '%') continue;
+      if (*++p == '%') continue;
+      while (*p && std::strchr("-+ #!0,", *p)) ++p;
+      if (const int64_t w = number(p); w > kMaxQueryValueBytes) return w;
+      if (*p == '.') {
+        ++p;
+        if (const int64_t pr = number(p); pr > kMaxQueryValueBytes) return pr;
+      }
+      while (*p == 'l') ++p;
+      if (!*p) break;
+      ++next;  // the conversion's own argument
+    }
+    return -1;
+  }
+
+  void call(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    if (argc < 1) return sqlite3_result_null(ctx);
+    if (const int64_t n = oversized(argc, argv); n >= 0) {
+      const std::string m =
+          fmt::format("printf: a width or precision of {} is over the limit of {} bytes", n, kMaxQueryValueBytes);
+      return sqlite3_result_error(ctx, m.c_str(), -1);
+    }
+    sqlite3_stmt* st = statement(argc);
+    if (!st) return sqlite3_result_error(ctx, "printf: unavailable", -1);
+    for (int i = 0; i < argc; ++i) sqlite3_bind_value(st, i + 1, argv[i]);
+    if (sqlite3_step(st) == SQLITE_ROW)
+      sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+    else
+      sqlite3_result_error(ctx, sqlite3_errmsg(plain_), -1);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+  }
+
+ private:
+  sqlite3_stmt* statement(int argc) {
+    if (!plain_) return nullptr;
+    if (static_cast<size_t>(argc) >= stmts_.size()) stmts_.resize(static_cast<size_t>(argc) + 1, nullptr);
+    sqlite3_stmt*& st = stmts_[static_cast<size_t>(argc)];
+    if (!st) {
+      std::string sql = "SELECT printf(";
+      for (int i = 1; i <= argc; ++i) fmt::format_to(std::back_inserter(sql), "{}?{}", i > 1 ? "," : "", i);
+      sql += ")";
+      if (sqlite3_prepare_v2(plain_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) st = nullptr;
+    }
+    return st;
+  }
+  sqlite3* plain_ = nullptr;
+  std::vector<sqlite3_stmt*> stmts_;
+};
+
+void guarded_printf(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  static_cast<PrintfGuard*>(sqlite3_user_data(ctx))->call(ctx, argc, argv);
+}
+
+Status install_printf_guard(sqlite3* db) {
+  auto* g = new PrintfGuard;
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  // printf owns the guard (deleted when the connection closes); format, its alias, shares it.
+  if (sqlite3_create_function_v2(db, "printf", -1, kFlags, g, guarded_printf, nullptr, nullptr,
+                                 [](void* p) { delete static_cast<PrintfGuard*>(p); }) != SQLITE_OK ||
+      sqlite3_create_function_v2(db, "format", -1, kFlags, g, guarded_printf, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot register printf()");
+  return {};
+}
+
 // The reason of the last refusal, for the error message (SQLite says only "not authorized").
 thread_local std::string t_refused;
 
@@ -263,6 +368,7 @@ Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
   sqlite3_limit(d->db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
   sqlite3_limit(d->db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
   sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
+  RETURN_IF_ERROR(install_printf_guard(d->db_));
   if (sqlite3_create_module_v2(d->db_, "goblin", &kModule, d->data_.get(), nullptr) != SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot register the trace tables");
   for (const TableInfo& t : table_infos())
