@@ -12,6 +12,7 @@
 
 #include "app/analysis_context.h"
 #include "app/per_rank.h"
+#include "app/query_traces.h"
 #include "app/registry.h"
 #include "core/atomic_file.h"
 #include "query/database.h"
@@ -21,28 +22,27 @@
 
 namespace goblin::app {
 
+Status load_query_traces(const std::vector<std::string>& paths, QueryTraces& out) {
+  out.traces.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto t, load_trace(paths[i], kNeedGpuOps | kNeedSamples | kNeedCounters));
+    if (t.damage && !out.damage) out.damage = t.damage;
+    out.traces.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const Timeline& tl = out.traces[i].timeline;
+    const int64_t rank = tl.meta.distributed.rank != kNone ? tl.meta.distributed.rank : rank_hint(paths[i], i);
+    out.refs.push_back({&tl, rank, paths[i]});
+  }
+  return {};
+}
+
 namespace {
 
 // The traces, read and kept alive while the database reads them.
-struct Loaded {
-  std::vector<LoadedTrace> traces;
-  std::vector<query::TraceRef> refs;
-  std::optional<Error> damage;
-};
-
-Result<Loaded> load_all(const std::vector<std::string>& paths) {
-  Loaded l;
-  l.traces.reserve(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto t, load_trace(paths[i], kNeedGpuOps | kNeedSamples | kNeedCounters));
-    if (t.damage && !l.damage) l.damage = t.damage;
-    l.traces.push_back(std::move(t));
-  }
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const Timeline& tl = l.traces[i].timeline;
-    const int64_t rank = tl.meta.distributed.rank != kNone ? tl.meta.distributed.rank : rank_hint(paths[i], i);
-    l.refs.push_back({&tl, rank, paths[i]});
-  }
+Result<std::unique_ptr<QueryTraces>> load_all(const std::vector<std::string>& paths) {
+  auto l = std::make_unique<QueryTraces>();
+  if (Status s = load_query_traces(paths, *l); !s) return s.error();
   return l;
 }
 
@@ -110,7 +110,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   auto loaded = load_all(paths);
   if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
-  auto db = query::Database::open(loaded->refs, *kn);
+  auto db = query::Database::open((*loaded)->refs, *kn);
   if (!db) return VerbResult{nullptr, db.error(), ""};
   const std::string db_path = rq.has("db") ? rq.str("db") : "";
   if (!db_path.empty())
@@ -181,7 +181,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (Status s = write_file(db_path, *image); !s) return VerbResult{nullptr, s.error(), ""};
     vr.result["db"] = db_path;
   }
-  if (loaded->damage) vr.error = loaded->damage;  // partial input: the tables hold what was read
+  if ((*loaded)->damage) vr.error = (*loaded)->damage;  // partial input: the tables hold what was read
   return vr;
 }
 
@@ -215,7 +215,7 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
   // Keep the ranks asked for.
   std::vector<query::TraceRef> refs;
-  for (const auto& r : loaded->refs) {
+  for (const auto& r : (*loaded)->refs) {
     bool keep = ranks->empty();
     for (const auto& [a, b] : *ranks) keep = keep || (r.rank >= a && r.rank <= b);
     if (keep) refs.push_back(r);
@@ -288,7 +288,7 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   }
   vr.result = std::move(res);
   if (ctx.on_written) ctx.on_written("export", {out});
-  if (loaded->damage) vr.error = loaded->damage;
+  if ((*loaded)->damage) vr.error = (*loaded)->damage;
   return vr;
 }
 
