@@ -301,6 +301,11 @@ Status install_printf_guard(sqlite3* db) {
   return {};
 }
 
+const char* read_only_text(bool store) {
+  return store ? "the run store is read-only here"
+               : "the database is read-only (give --db FILE to keep a writable copy)";
+}
+
 // The reason of the last refusal, for the error message (SQLite says only "not authorized").
 thread_local std::string t_refused;
 
@@ -336,11 +341,11 @@ int authorize(void* self, int action, const char* a1, const char* a2, const char
     case SQLITE_INSERT:
     case SQLITE_UPDATE:
     case SQLITE_DELETE:
-      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      if (!d->writable_) return deny(read_only_text(d->store_));
       if (temp || !is_trace_table(a1) || d->materialized_) return SQLITE_OK;
       return deny(fmt::format("{} is a trace table", a1 ? a1 : ""));
     default:  // CREATE/DROP/ALTER of tables, indexes, views, triggers; ANALYZE; REINDEX
-      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      if (!d->writable_) return deny(read_only_text(d->store_));
       return SQLITE_OK;
   }
 }
@@ -354,6 +359,21 @@ Database::~Database() {
   if (db_) sqlite3_close_v2(db_);
 }
 
+Status Database::guard() {
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
+  sqlite3_limit(db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
+  sqlite3_limit(db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
+  sqlite3_limit(db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
+  sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+  RETURN_IF_ERROR(install_printf_guard(db_));
+  deadline_ = std::chrono::steady_clock::time_point::max();
+  sqlite3_set_authorizer(db_, authorize, this);
+  sqlite3_progress_handler(db_, 10000, progress, this);
+  return {};
+}
+
 Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
                                                  std::shared_ptr<const AnalysisKnowledge> knowledge) {
   std::unique_ptr<Database> d(new Database);
@@ -361,22 +381,77 @@ Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
   if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
       SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
-  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
-  RETURN_IF_ERROR(install_printf_guard(d->db_));
   if (sqlite3_create_module_v2(d->db_, "goblin", &kModule, d->data_.get(), nullptr) != SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot register the trace tables");
   for (const TableInfo& t : table_infos())
     RETURN_IF_ERROR(exec(d->db_, fmt::format("CREATE VIRTUAL TABLE temp.{0} USING goblin({0})", t.name)));
-  d->deadline_ = std::chrono::steady_clock::time_point::max();
-  sqlite3_set_authorizer(d->db_, authorize, d.get());
-  sqlite3_progress_handler(d->db_, 10000, progress, d.get());
+  RETURN_IF_ERROR(d->guard());
   return d;
+}
+
+Result<std::unique_ptr<Database>> Database::open_file_readonly(const std::string& path) {
+  std::unique_ptr<Database> d(new Database);
+  d->store_ = true;
+  if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+    return make_error(ErrorKind::Io, fmt::format("cannot open {}: {}", path, d->db_ ? sqlite3_errmsg(d->db_) : "?"),
+                      path);
+  RETURN_IF_ERROR(exec(d->db_, "PRAGMA query_only = 1"));
+  RETURN_IF_ERROR(d->guard());
+  return d;
+}
+
+Result<std::unique_ptr<Database>> Database::open_empty() {
+  std::unique_ptr<Database> d(new Database);
+  d->store_ = true;
+  if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
+  RETURN_IF_ERROR(d->guard());
+  return d;
+}
+
+Status Database::add_table(const std::string& name, const std::vector<std::string>& columns,
+                           const std::vector<std::string>& sql_types,
+                           const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  auto quote = [](const std::string& id) {
+    std::string q = "\"";
+    for (char c : id) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string decl = fmt::format("CREATE TABLE main.{} (", quote(name)),
+              ins = fmt::format("INSERT INTO main.{} VALUES (", quote(name));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    fmt::format_to(std::back_inserter(decl), "{}{} {}", c ? ", " : "", quote(columns[c]),
+                   c < sql_types.size() ? sql_types[c] : "TEXT");
+    ins += c ? ", ?" : "?";
+  }
+  decl += ")";
+  ins += ")";
+  sqlite3_set_authorizer(db_, nullptr, nullptr);  // goblin's own statements, not the user's
+  Status st = exec(db_, "BEGIN");
+  if (st) st = exec(db_, decl);
+  sqlite3_stmt* stmt = nullptr;
+  if (st && sqlite3_prepare_v2(db_, ins.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+    st = make_error(ErrorKind::Internal, fmt::format("query database: {} ({})", sqlite3_errmsg(db_), ins));
+  for (size_t r = 0; st && r < rows.size(); ++r) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const auto& v = c < rows[r].size() ? rows[r][c] : std::nullopt;
+      if (v)
+        sqlite3_bind_text(stmt, static_cast<int>(c + 1), v->data(), static_cast<int>(v->size()), SQLITE_TRANSIENT);
+      else
+        sqlite3_bind_null(stmt, static_cast<int>(c + 1));
+    }
+    if (sqlite3_step(stmt) != SQLITE_DONE)
+      st = make_error(ErrorKind::Internal, fmt::format("query database: {} (copying {})", sqlite3_errmsg(db_), name));
+    sqlite3_reset(stmt);
+  }
+  sqlite3_finalize(stmt);
+  if (st)
+    st = exec(db_, "COMMIT");
+  else
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_set_authorizer(db_, authorize, this);
+  return st;
 }
 
 Status Database::materialize() {
@@ -412,7 +487,7 @@ Result<std::string> Database::image() {
 }
 
 Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {
-  writable_ = writable;
+  writable_ = writable && !store_;
   const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
   deadline_ = std::chrono::steady_clock::now() + timeout;
   const char* begin = sql.c_str();

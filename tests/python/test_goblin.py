@@ -220,3 +220,6 @@ def test_store_runs(tmp_path):
     goblin.metrics(ALEXNET, store=url, workload="alexnet")
     runs = goblin.Store(url).runs()
     assert isinstance(runs, pd.DataFrame) and len(runs) == 1
+    df = goblin.Store(url).sql("select verb, workload from runs")
+    env, rc = cli("query", "--store", url, "select verb, workload from runs", "--format", "json")
+    assert rc == 0 and df.values.tolist() == env["result"]["rows"] == [["metrics", "alexnet"]]

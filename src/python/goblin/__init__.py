@@ -287,5 +287,13 @@ class Store:
         rows = res.get("runs", []) if isinstance(res, dict) else res
         return pd.json_normalize(rows)
 
+    def sql(self, statement, timeout=None):
+        """The rows of `statement` over the store's tables (`goblin query --store`, read-only;
+        docs/query.md § The run store) as a DataFrame (at most 100,000 rows)."""
+        import pandas as pd
+
+        res = run("query", store=self.url, sql=statement, format="json", timeout=timeout)
+        return pd.DataFrame(res["rows"], columns=res["columns"])
+
     def __repr__(self):
         return f"goblin.Store({self.url!r})"
