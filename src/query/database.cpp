@@ -467,7 +467,7 @@ Status Database::materialize() {
                                           t.name, cols)));
   }
   RETURN_IF_ERROR(exec(db_, "COMMIT"));
-  if (!data_->analysis_error().empty())
+  if (data_ && !data_->analysis_error().empty())
     return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
   materialized_ = true;
   sqlite3_set_authorizer(db_, authorize, this);
@@ -553,7 +553,7 @@ Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& op
       }
     }
     sqlite3_finalize(st);
-    if (!data_->analysis_error().empty())
+    if (data_ && !data_->analysis_error().empty())
       return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
   }
   deadline_ = std::chrono::steady_clock::time_point::max();
