@@ -220,7 +220,8 @@ class Trace:
         return list(self._h.paths)
 
     @property
-    def ranks(self):
+    def rank_ids(self):
+        """The rank of each trace, in load order (`ranks()` is the ranks table)."""
         return list(self._h.ranks)
 
     def sql(self, statement, timeout=None, categorical=False):
