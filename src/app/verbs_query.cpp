@@ -12,7 +12,9 @@
 
 #include "app/analysis_context.h"
 #include "app/per_rank.h"
+#include "app/query_traces.h"
 #include "app/registry.h"
+#include "app/store_query.h"
 #include "core/atomic_file.h"
 #include "query/database.h"
 #include "query/output.h"
@@ -21,28 +23,27 @@
 
 namespace goblin::app {
 
+Status load_query_traces(const std::vector<std::string>& paths, QueryTraces& out) {
+  out.traces.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto t, load_trace(paths[i], kNeedGpuOps | kNeedSamples | kNeedCounters));
+    if (t.damage && !out.damage) out.damage = t.damage;
+    out.traces.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const Timeline& tl = out.traces[i].timeline;
+    const int64_t rank = tl.meta.distributed.rank != kNone ? tl.meta.distributed.rank : rank_hint(paths[i], i);
+    out.refs.push_back({&tl, rank, paths[i]});
+  }
+  return {};
+}
+
 namespace {
 
 // The traces, read and kept alive while the database reads them.
-struct Loaded {
-  std::vector<LoadedTrace> traces;
-  std::vector<query::TraceRef> refs;
-  std::optional<Error> damage;
-};
-
-Result<Loaded> load_all(const std::vector<std::string>& paths) {
-  Loaded l;
-  l.traces.reserve(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto t, load_trace(paths[i], kNeedGpuOps | kNeedSamples | kNeedCounters));
-    if (t.damage && !l.damage) l.damage = t.damage;
-    l.traces.push_back(std::move(t));
-  }
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const Timeline& tl = l.traces[i].timeline;
-    const int64_t rank = tl.meta.distributed.rank != kNone ? tl.meta.distributed.rank : rank_hint(paths[i], i);
-    l.refs.push_back({&tl, rank, paths[i]});
-  }
+Result<std::unique_ptr<QueryTraces>> load_all(const std::vector<std::string>& paths) {
+  auto l = std::make_unique<QueryTraces>();
+  if (Status s = load_query_traces(paths, *l); !s) return s.error();
   return l;
 }
 
@@ -101,18 +102,35 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     sql = paths.back();
     paths.pop_back();
   }
-  if (paths.empty()) {
-    vr.error = make_error(ErrorKind::Usage, "give one or more traces (or --schema for the tables)");
+  const std::string store_url = rq.has("store") ? rq.str("store") : "";
+  const std::string db_path = rq.has("db") ? rq.str("db") : "";
+  // `goblin query --store URL "SQL"`: the one positional word is the statement.
+  if (!store_url.empty() && sql.empty() && ctx.door == kCli && paths.size() == 1) {
+    sql = paths.back();
+    paths.clear();
+  }
+  if (!store_url.empty() && (!paths.empty() || !db_path.empty())) {
+    vr.error = make_error(ErrorKind::Usage, "--store queries the run store: give no traces and no --db with it");
     return vr;
   }
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) return VerbResult{nullptr, kn.error(), ""};
+  if (paths.empty() && store_url.empty()) {
+    vr.error = make_error(ErrorKind::Usage, "give one or more traces, or --store URL (or --schema for the tables)");
+    return vr;
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  auto loaded = load_all(paths);
-  if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
-  auto db = query::Database::open(loaded->refs, *kn);
+  std::unique_ptr<QueryTraces> loaded;
+  Result<std::unique_ptr<query::Database>> db = make_error(ErrorKind::Internal, "no database");
+  if (!store_url.empty()) {
+    db = open_store_database(store_url);
+  } else {
+    auto kn = analysis_knowledge_of(ctx);
+    if (!kn) return VerbResult{nullptr, kn.error(), ""};
+    auto l = load_all(paths);
+    if (!l) return VerbResult{nullptr, l.error(), ""};
+    loaded = std::move(*l);
+    db = query::Database::open(loaded->refs, *kn);
+  }
   if (!db) return VerbResult{nullptr, db.error(), ""};
-  const std::string db_path = rq.has("db") ? rq.str("db") : "";
   if (!db_path.empty())
     if (Status s = (*db)->materialize(); !s) return VerbResult{nullptr, s.error(), ""};
   query::RunOptions opt;
@@ -181,7 +199,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (Status s = write_file(db_path, *image); !s) return VerbResult{nullptr, s.error(), ""};
     vr.result["db"] = db_path;
   }
-  if (loaded->damage) vr.error = loaded->damage;  // partial input: the tables hold what was read
+  if (loaded && loaded->damage) vr.error = loaded->damage;  // partial input: the tables hold what was read
   return vr;
 }
 
@@ -215,7 +233,7 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
   // Keep the ranks asked for.
   std::vector<query::TraceRef> refs;
-  for (const auto& r : loaded->refs) {
+  for (const auto& r : (*loaded)->refs) {
     bool keep = ranks->empty();
     for (const auto& [a, b] : *ranks) keep = keep || (r.rank >= a && r.rank <= b);
     if (keep) refs.push_back(r);
@@ -288,7 +306,7 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   }
   vr.result = std::move(res);
   if (ctx.on_written) ctx.on_written("export", {out});
-  if (loaded->damage) vr.error = loaded->damage;
+  if ((*loaded)->damage) vr.error = (*loaded)->damage;
   return vr;
 }
 
@@ -314,7 +332,8 @@ void add_query_verbs(std::vector<Verb>& out) {
         "  goblin query rank*.json.gz \"SELECT rank, avg(dur_ns) FROM steps GROUP BY rank\" --format csv\n"
         "  goblin query trace.json.gz --db trace.db \"SELECT count(*) FROM kernels\"   keep the tables in a file\n"
         "  goblin query trace.json.gz                          interactive shell (or SQL from stdin)\n"
-        "  goblin query --schema                                the tables and their columns\n";
+        "  goblin query --schema                                the tables and their columns\n"
+        "  goblin query --store sqlite:///runs.db \"SELECT verb, count(*) FROM runs GROUP BY 1\"   the run store\n";
     Field paths{"path", FieldKind::InputPaths, "Trace files or run directories (one per rank), then the SQL statement"};
     paths.positional = true;
     Field sql{"sql", FieldKind::String, "The SQL statement (CLI: also the last positional argument)"};
@@ -334,7 +353,13 @@ void add_query_verbs(std::vector<Verb>& out) {
     Field timer{"timer", FieldKind::Boolean, "Print the time to read the traces and to run the statement on stderr",
                 false};
     timer.doors = kCli;
-    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer};
+    Field store{
+        "store", FieldKind::String,
+        "SQL over the run store at this URL instead of traces (sqlite:///path.db, postgresql://...), read-only"};
+    store.doors = kCli | kPython;  // a URL names any file or server: not for the confined doors (MCP, HTTP)
+    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer, store};
+    // A query's answer is not a run: `store` names the store the SQL reads, never one to record in.
+    v.records = false;
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"columns", {{"description", "column names"}}},

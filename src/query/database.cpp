@@ -5,7 +5,10 @@
 #include <strings.h>
 
 #include <array>
+#include <climits>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace goblin::query {
 
@@ -196,6 +199,113 @@ bool is_trace_table(const char* name) {
   return false;
 }
 
+// printf()/format() under a bound. SQLite 3.40's printf writes a %c of precision N one character
+// at a time, N times, even after the result passed SQLITE_LIMIT_LENGTH: printf('%.*c', 1e9, 'x')
+// spends ~4 s of CPU inside one call, where the progress handler cannot stop it (docs/query.md §
+// Safety). The builtins are replaced by this guard: it refuses a width or precision over
+// kMaxQueryValueBytes before any work, then runs the builtin, unchanged, on a private connection
+// of its own (no trace tables, same length limit), so every format means what SQLite documents.
+class PrintfGuard {
+ public:
+  PrintfGuard() {
+    if (sqlite3_open_v2(":memory:", &plain_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+      plain_ = nullptr;
+    if (plain_) sqlite3_limit(plain_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
+  }
+  ~PrintfGuard() {
+    for (sqlite3_stmt* s : stmts_) sqlite3_finalize(s);
+    if (plain_) sqlite3_close_v2(plain_);
+  }
+  PrintfGuard(const PrintfGuard&) = delete;
+  PrintfGuard& operator=(const PrintfGuard&) = delete;
+
+  // The first width or precision in the format (literal digits or a `*` argument) that is over
+  // the bound, else -1.
+  static int64_t oversized(int argc, sqlite3_value** argv) {
+    const auto* f = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    if (!f) return -1;
+    int next = 1;  // the argument a `*` reads
+    auto number = [&](const char*& p) -> int64_t {
+      if (*p == '*') {
+        ++p;
+        const int64_t v = next < argc ? sqlite3_value_int64(argv[next++]) : 0;
+        return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+      }
+      int64_t v = 0;
+      for (; *p >= '0' && *p <= '9'; ++p) v = v > kMaxQueryValueBytes ? v : v * 10 + (*p - '0');
+      return v;
+    };
+    for (const char* p = f; *p; ++p) {
+      if (*p != '%') continue;
+      if (*++p == '%') continue;
+      while (*p && std::strchr("-+ #!0,", *p)) ++p;
+      if (const int64_t w = number(p); w > kMaxQueryValueBytes) return w;
+      if (*p == '.') {
+        ++p;
+        if (const int64_t pr = number(p); pr > kMaxQueryValueBytes) return pr;
+      }
+      while (*p == 'l') ++p;
+      if (!*p) break;
+      ++next;  // the conversion's own argument
+    }
+    return -1;
+  }
+
+  void call(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    if (argc < 1) return sqlite3_result_null(ctx);
+    if (const int64_t n = oversized(argc, argv); n >= 0) {
+      const std::string m =
+          fmt::format("printf: a width or precision of {} is over the limit of {} bytes", n, kMaxQueryValueBytes);
+      return sqlite3_result_error(ctx, m.c_str(), -1);
+    }
+    sqlite3_stmt* st = statement(argc);
+    if (!st) return sqlite3_result_error(ctx, "printf: unavailable", -1);
+    for (int i = 0; i < argc; ++i) sqlite3_bind_value(st, i + 1, argv[i]);
+    if (sqlite3_step(st) == SQLITE_ROW)
+      sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+    else
+      sqlite3_result_error(ctx, sqlite3_errmsg(plain_), -1);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+  }
+
+ private:
+  sqlite3_stmt* statement(int argc) {
+    if (!plain_) return nullptr;
+    if (static_cast<size_t>(argc) >= stmts_.size()) stmts_.resize(static_cast<size_t>(argc) + 1, nullptr);
+    sqlite3_stmt*& st = stmts_[static_cast<size_t>(argc)];
+    if (!st) {
+      std::string sql = "SELECT printf(";
+      for (int i = 1; i <= argc; ++i) fmt::format_to(std::back_inserter(sql), "{}?{}", i > 1 ? "," : "", i);
+      sql += ")";
+      if (sqlite3_prepare_v2(plain_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) st = nullptr;
+    }
+    return st;
+  }
+  sqlite3* plain_ = nullptr;
+  std::vector<sqlite3_stmt*> stmts_;
+};
+
+void guarded_printf(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  static_cast<PrintfGuard*>(sqlite3_user_data(ctx))->call(ctx, argc, argv);
+}
+
+Status install_printf_guard(sqlite3* db) {
+  auto* g = new PrintfGuard;
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  // printf owns the guard (deleted when the connection closes); format, its alias, shares it.
+  if (sqlite3_create_function_v2(db, "printf", -1, kFlags, g, guarded_printf, nullptr, nullptr,
+                                 [](void* p) { delete static_cast<PrintfGuard*>(p); }) != SQLITE_OK ||
+      sqlite3_create_function_v2(db, "format", -1, kFlags, g, guarded_printf, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot register printf()");
+  return {};
+}
+
+const char* read_only_text(bool store) {
+  return store ? "the run store is read-only here"
+               : "the database is read-only (give --db FILE to keep a writable copy)";
+}
+
 // The reason of the last refusal, for the error message (SQLite says only "not authorized").
 thread_local std::string t_refused;
 
@@ -231,11 +341,11 @@ int authorize(void* self, int action, const char* a1, const char* a2, const char
     case SQLITE_INSERT:
     case SQLITE_UPDATE:
     case SQLITE_DELETE:
-      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      if (!d->writable_) return deny(read_only_text(d->store_));
       if (temp || !is_trace_table(a1) || d->materialized_) return SQLITE_OK;
       return deny(fmt::format("{} is a trace table", a1 ? a1 : ""));
     default:  // CREATE/DROP/ALTER of tables, indexes, views, triggers; ANALYZE; REINDEX
-      if (!d->writable_) return deny("the database is read-only (give --db FILE to keep a writable copy)");
+      if (!d->writable_) return deny(read_only_text(d->store_));
       return SQLITE_OK;
   }
 }
@@ -249,6 +359,21 @@ Database::~Database() {
   if (db_) sqlite3_close_v2(db_);
 }
 
+Status Database::guard() {
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
+  sqlite3_limit(db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
+  sqlite3_limit(db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
+  sqlite3_limit(db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
+  sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+  RETURN_IF_ERROR(install_printf_guard(db_));
+  deadline_ = std::chrono::steady_clock::time_point::max();
+  sqlite3_set_authorizer(db_, authorize, this);
+  sqlite3_progress_handler(db_, 10000, progress, this);
+  return {};
+}
+
 Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
                                                  std::shared_ptr<const AnalysisKnowledge> knowledge) {
   std::unique_ptr<Database> d(new Database);
@@ -256,21 +381,77 @@ Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
   if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
       SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
-  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_db_config(d->db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_EXPR_DEPTH, kMaxQueryExprDepth);
-  sqlite3_limit(d->db_, SQLITE_LIMIT_ATTACHED, 0);
   if (sqlite3_create_module_v2(d->db_, "goblin", &kModule, d->data_.get(), nullptr) != SQLITE_OK)
     return make_error(ErrorKind::Internal, "cannot register the trace tables");
   for (const TableInfo& t : table_infos())
     RETURN_IF_ERROR(exec(d->db_, fmt::format("CREATE VIRTUAL TABLE temp.{0} USING goblin({0})", t.name)));
-  d->deadline_ = std::chrono::steady_clock::time_point::max();
-  sqlite3_set_authorizer(d->db_, authorize, d.get());
-  sqlite3_progress_handler(d->db_, 10000, progress, d.get());
+  RETURN_IF_ERROR(d->guard());
   return d;
+}
+
+Result<std::unique_ptr<Database>> Database::open_file_readonly(const std::string& path) {
+  std::unique_ptr<Database> d(new Database);
+  d->store_ = true;
+  if (sqlite3_open_v2(path.c_str(), &d->db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+    return make_error(ErrorKind::Io, fmt::format("cannot open {}: {}", path, d->db_ ? sqlite3_errmsg(d->db_) : "?"),
+                      path);
+  RETURN_IF_ERROR(exec(d->db_, "PRAGMA query_only = 1"));
+  RETURN_IF_ERROR(d->guard());
+  return d;
+}
+
+Result<std::unique_ptr<Database>> Database::open_empty() {
+  std::unique_ptr<Database> d(new Database);
+  d->store_ = true;
+  if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK)
+    return make_error(ErrorKind::Internal, "cannot open an in-memory SQLite database");
+  RETURN_IF_ERROR(d->guard());
+  return d;
+}
+
+Status Database::add_table(const std::string& name, const std::vector<std::string>& columns,
+                           const std::vector<std::string>& sql_types,
+                           const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  auto quote = [](const std::string& id) {
+    std::string q = "\"";
+    for (char c : id) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string decl = fmt::format("CREATE TABLE main.{} (", quote(name)),
+              ins = fmt::format("INSERT INTO main.{} VALUES (", quote(name));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    fmt::format_to(std::back_inserter(decl), "{}{} {}", c ? ", " : "", quote(columns[c]),
+                   c < sql_types.size() ? sql_types[c] : "TEXT");
+    ins += c ? ", ?" : "?";
+  }
+  decl += ")";
+  ins += ")";
+  sqlite3_set_authorizer(db_, nullptr, nullptr);  // goblin's own statements, not the user's
+  Status st = exec(db_, "BEGIN");
+  if (st) st = exec(db_, decl);
+  sqlite3_stmt* stmt = nullptr;
+  if (st && sqlite3_prepare_v2(db_, ins.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+    st = make_error(ErrorKind::Internal, fmt::format("query database: {} ({})", sqlite3_errmsg(db_), ins));
+  for (size_t r = 0; st && r < rows.size(); ++r) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const auto& v = c < rows[r].size() ? rows[r][c] : std::nullopt;
+      if (v)
+        sqlite3_bind_text(stmt, static_cast<int>(c + 1), v->data(), static_cast<int>(v->size()), SQLITE_TRANSIENT);
+      else
+        sqlite3_bind_null(stmt, static_cast<int>(c + 1));
+    }
+    if (sqlite3_step(stmt) != SQLITE_DONE)
+      st = make_error(ErrorKind::Internal, fmt::format("query database: {} (copying {})", sqlite3_errmsg(db_), name));
+    sqlite3_reset(stmt);
+  }
+  sqlite3_finalize(stmt);
+  if (st)
+    st = exec(db_, "COMMIT");
+  else
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_set_authorizer(db_, authorize, this);
+  return st;
 }
 
 Status Database::materialize() {
@@ -286,7 +467,7 @@ Status Database::materialize() {
                                           t.name, cols)));
   }
   RETURN_IF_ERROR(exec(db_, "COMMIT"));
-  if (!data_->analysis_error().empty())
+  if (data_ && !data_->analysis_error().empty())
     return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
   materialized_ = true;
   sqlite3_set_authorizer(db_, authorize, this);
@@ -306,7 +487,7 @@ Result<std::string> Database::image() {
 }
 
 Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {
-  writable_ = writable;
+  writable_ = writable && !store_;
   const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
   deadline_ = std::chrono::steady_clock::now() + timeout;
   const char* begin = sql.c_str();
@@ -372,7 +553,7 @@ Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& op
       }
     }
     sqlite3_finalize(st);
-    if (!data_->analysis_error().empty())
+    if (data_ && !data_->analysis_error().empty())
       return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
   }
   deadline_ = std::chrono::steady_clock::time_point::max();

@@ -67,6 +67,18 @@ class Database {
   static Result<std::unique_ptr<Database>> open(std::vector<TraceRef> traces,
                                                 std::shared_ptr<const AnalysisKnowledge> knowledge);
 
+  // SQL over the run store (`goblin query --store`, docs/query.md § The run store): the store's
+  // SQLite file opened read-only, or an empty in-memory database the caller fills with
+  // add_table (the copy of a PostgreSQL store). Both under the same authorizer and limits as the
+  // trace tables; no statement can write.
+  static Result<std::unique_ptr<Database>> open_file_readonly(const std::string& path);
+  static Result<std::unique_ptr<Database>> open_empty();
+  // Creates table `name` (columns with their SQL types) in the main schema and fills it with
+  // `rows` (text values, NULL as nullopt; a column's type affinity converts numbers).
+  Status add_table(const std::string& name, const std::vector<std::string>& columns,
+                   const std::vector<std::string>& sql_types,
+                   const std::vector<std::vector<std::optional<std::string>>>& rows);
+
   // Copies every trace table into a plain table of the main schema (the virtual tables are
   // dropped), so the database stands alone: what --db and `export --format sqlite` save.
   Status materialize();
@@ -82,7 +94,9 @@ class Database {
 
  private:
   Database() = default;
+  Status guard();  // limits, printf guard, authorizer, progress handler
   sqlite3* db_ = nullptr;
+  bool store_ = false;  // a run-store database (open_file_readonly / open_empty): never writable
   std::unique_ptr<TableData> data_;
   bool materialized_ = false;
   bool writable_ = false;

@@ -178,6 +178,32 @@ TEST(Query, TimeoutStopsARunawayStatement) {
   EXPECT_NE(s.error().message.find("--timeout"), std::string::npos);
 }
 
+// A huge %c precision runs inside one printf call, where the progress handler cannot stop it
+// (SQLite 3.40 writes it a character at a time): the guard refuses it before any work, and
+// printf/format still mean what SQLite documents for everything else.
+TEST(Query, PrintfRefusesAHugeWidthOrPrecision) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  for (const char* sql : {"SELECT printf('%.*c', 1e9, 'x')", "SELECT format('%.*c', 1000000000, 'x')",
+                          "SELECT printf('%5000000000d', 1)", "SELECT printf('%s %.*c', 'a', -2000000000, 'x')"}) {
+    Status s;
+    run(*db, sql, &s);
+    ASSERT_FALSE(s.ok()) << sql;
+    EXPECT_NE(s.error().message.find("over the limit of 67108864 bytes"), std::string::npos) << s.error().message;
+  }
+  Rows r = run(*db,
+               "SELECT printf('%.*c', 3, 'x'), printf('%5.2f|%-4d|%s|%%', 3.14159, 7, 'ok'), format('%d', 42), "
+               "printf(NULL), printf('%s', NULL), printf('%q', 'it''s'), length(printf('%.*c', 1000000, 'y'))");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(as_str(r.rows[0][0]), "xxx");
+  EXPECT_EQ(as_str(r.rows[0][1]), " 3.14|7   |ok|%");
+  EXPECT_EQ(as_str(r.rows[0][2]), "42");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r.rows[0][3]));
+  EXPECT_EQ(as_str(r.rows[0][4]), "");
+  EXPECT_EQ(as_str(r.rows[0][5]), "it''s");
+  EXPECT_EQ(as_int(r.rows[0][6]), 1000000);
+}
+
 TEST(Query, DocsListEveryTableAndColumn) {
   std::ifstream f(std::string(GOBLIN_SOURCE_DIR) + "/docs/query.md");
   std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -243,6 +269,64 @@ TEST(Slice, MergedRanksEachGetAProcess) {
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "M" && e["name"] == "process_name") pids.insert(e["pid"].get<int64_t>());
   EXPECT_EQ(pids, (std::set<int64_t>{0, 1}));
+}
+
+// Two ranks whose traces count from different epoch bases (baseTimeNanoseconds): the merged slice
+// puts both on the earliest base, so an event keeps its wall-clock time — rank 1's kernel, started
+// 2.5 ms after rank 0's in real time, is 2.5 ms after it in the merged trace, though its own file
+// says it started first. A rank without an epoch base leaves the clocks unaligned, and says so.
+TEST(Slice, MergedRanksAreAlignedOnTheirEpochBases) {
+  auto dir = testing::private_tmp_dir("query_merge_clock");
+  auto write = [&](const std::string& name, const std::string& base, int64_t ts_us, int rank) {
+    const std::string p = (dir / name).string();
+    std::ofstream(p) << fmt::format(
+        R"({{"schemaVersion": 1, "distributedInfo": {{"rank": {0}, "world_size": 2}},{1}
+"traceEvents": [
+{{"ph": "X", "cat": "kernel", "name": "k_rank{0}", "pid": 0, "tid": 7, "ts": {2}, "dur": 10,
+  "args": {{"device": 0, "stream": 7, "correlation": 1}}}}]}})",
+        rank, base.empty() ? "" : " \"baseTimeNanoseconds\": " + base + ",", ts_us);
+    Timeline tl;
+    Status st = read_path(p, tl);
+    EXPECT_TRUE(st.ok()) << st.error().describe();
+    return tl;
+  };
+  const int64_t b0 = 1'700'000'000'003'000'000, b1 = 1'700'000'000'000'000'000;  // rank 1's base 3 ms earlier
+  Timeline a = write("r0.json", fmt::format("{}", b0), 1000, 0);                 // 1.0 ms after its base
+  Timeline b = write("r1.json", fmt::format("{}", b1), 6500, 1);  // 6.5 ms after its own: 2.5 ms after rank 0's kernel
+  ASSERT_TRUE(a.meta.clock_is_epoch && b.meta.clock_is_epoch);
+  ASSERT_EQ(a.meta.clock_base_ns, b0);
+  SliceSpec spec;
+  spec.from_ms = 0;
+  auto merge = [&](const Timeline& x, const Timeline& y, const std::string& out) {
+    auto wx = slice_window(x, spec), wy = slice_window(y, spec);
+    EXPECT_TRUE(wx.ok() && wy.ok());
+    auto st = write_kineto_slice({{&x, 0, *wx}, {&y, 1, *wy}}, out);
+    EXPECT_TRUE(st.ok()) << st.error().describe();
+    return st.ok() ? st->clocks_aligned : false;
+  };
+  const std::string out = (dir / "merged.json").string();
+  EXPECT_TRUE(merge(a, b, out));
+  Timeline back;
+  ASSERT_TRUE(read_path(out, back).ok());
+  EXPECT_EQ(back.meta.clock_base_ns, b1);  // the earliest base
+  ASSERT_EQ(back.gpu_ops.size(), 2u);
+  std::map<std::string, int64_t> start;
+  for (size_t i = 0; i < back.gpu_ops.size(); ++i)
+    start[std::string(back.str(back.gpu_ops.name[i]))] = back.gpu_ops.start_ns[i];
+  ASSERT_EQ(start.size(), 2u);
+  // Wall-clock time of each kernel: base + start, the same before and after the merge.
+  EXPECT_EQ(b1 + start["k_rank0"], b0 + a.gpu_ops.start_ns[0]);
+  EXPECT_EQ(b1 + start["k_rank1"], b1 + b.gpu_ops.start_ns[0]);
+  EXPECT_EQ(start["k_rank1"] - start["k_rank0"], 2'500'000);
+
+  // Rank 1 without an epoch base: nothing to align on; the times are kept as read, and said so.
+  Timeline c = write("r1_nobase.json", "", 6500, 1);
+  ASSERT_FALSE(c.meta.clock_is_epoch);
+  const std::string out2 = (dir / "unaligned.json").string();
+  EXPECT_FALSE(merge(a, c, out2));
+  std::ifstream f(out2);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("baseTimeNanoseconds"), std::string::npos);
 }
 
 TEST(Slice, StepRangeParsing) {

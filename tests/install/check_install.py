@@ -92,9 +92,24 @@ def install_mode(a):
     has_chart = os.path.exists(os.path.join(source, "web/node_modules/chart.js/dist/chart.umd.js"))
     if has_chart:
         want.append("share/goblin/web/chart.umd.js")
+    # The Python module (GOBLIN_PYTHON): the package under lib/python3/dist-packages, importable
+    # from there alone (docs/python.md).
+    pydir = os.path.join(prefix, "lib/python3/dist-packages")
+    py_built = os.path.isdir(os.path.join(build, "python/goblin"))
+    if py_built:
+        want.append("lib/python3/dist-packages/goblin/__init__.py")
+        check(any(f.startswith("_goblin") and f.endswith(".so") for f in os.listdir(os.path.join(pydir, "goblin"))),
+              "not installed: the goblin._goblin extension")
     for rel in want:
         check(os.path.isfile(os.path.join(prefix, rel)), "not installed: " + rel)
     check(os.access(os.path.join(prefix, "bin/goblin"), os.X_OK), "bin/goblin is not executable")
+    if py_built:
+        cache = os.path.join(build, "CMakeCache.txt")
+        py = next((line.split("=", 1)[1].strip() for line in open(cache) if line.startswith("GOBLIN_PYTHON_EXECUTABLE:")),
+                  "python3")
+        p = subprocess.run([py, "-c", "import goblin; print(goblin.__file__, len(goblin.verbs()))"], cwd=work,
+                           env={**os.environ, "PYTHONPATH": pydir}, capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and p.stdout.startswith(pydir), "installed goblin module:\n" + p.stdout + p.stderr)
     for dirpath, _, files in os.walk(prefix):
         check("goblin-runtime-root" not in files, "the build tree's goblin-runtime-root was installed")
     with open(os.path.join(prefix, "bin/goblin"), "rb") as f:

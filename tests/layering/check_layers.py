@@ -15,7 +15,7 @@ import re
 import sys
 
 # Lowest first. The order is the contract; DEVELOPING.md repeats it.
-LAYERS = ["core", "model", "config", "trace", "hw", "analysis", "query", "audit", "run", "kernel", "store", "app", "mcp", "serve", "cli"]
+LAYERS = ["core", "model", "config", "trace", "hw", "analysis", "query", "audit", "run", "kernel", "store", "app", "mcp", "serve", "cli", "python"]
 RANK = {m: i for i, m in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 MODULE_CALL = re.compile(r"goblin_module\(\s*([a-z_]+)((?:\s+[^)]*)?)\)", re.S)
