@@ -63,8 +63,12 @@ Result<Json> raw_result(const SuiteOptions& o, const Config& cfg, const std::str
   const std::string harness = find_harness(o.run.harness);
   if (harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  const std::string out = (fs::path(o.out) / (stem + ".json")).string();
-  ASSIGN_OR_RETURN(auto p, run_capture({o.run.python, harness, "bench", "--suite", "--kernel", file, "--shape",
+  // Absolute paths: the harness runs in the output directory.
+  const std::string out = fs::absolute(fs::path(o.out) / (stem + ".json")).string();
+  std::error_code ec;
+  fs::create_directories(fs::path(out).parent_path(), ec);
+  ASSIGN_OR_RETURN(auto p, run_capture({o.run.python, harness, "bench", "--suite", "--kernel",
+                                        fs::absolute(file).string(), "--shape",
                                         cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
                                         format_sig(o.run.rep_ms, 6), "--warmup-ms", format_sig(o.run.warmup_ms, 6),
                                         "--out", out},
@@ -77,11 +81,11 @@ Result<Json> raw_result(const SuiteOptions& o, const Config& cfg, const std::str
   return read_json(out);
 }
 
-Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& file) {
-  const std::string stem = fs::path(file).stem().string();
-  Json row = {{"task", stem}, {"file", fs::path(file).filename().string()}, {"correct", false}};
+// `task` is the file's path under DIR without .py ("matmul/v2"): its raw result is <task>.json.
+Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& file, const std::string& task) {
+  Json row = {{"task", task}, {"correct", false}};
   InitOptions io;
-  io.name = stem;
+  io.name = fs::path(file).stem().string();
   io.kernel_file = file;
   io.platform = o.platform;
   io.dtype = o.dtype;
@@ -97,7 +101,7 @@ Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& f
   row["shape"] = cfg->shape;
   row["bound"] = cfg->roof.bound;
   row["metric"] = cfg->roof.target_metric;
-  auto raw = raw_result(o, *cfg, file, stem);
+  auto raw = raw_result(o, *cfg, file, task);
   if (!raw.ok()) {
     row["error"] = raw.error().message;
     return row;
@@ -185,11 +189,19 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
     return make_error(ErrorKind::Io, "--results is not a directory", o.results);
   if (auto g = k.gpu(o.platform); !g.ok())
     return make_error(ErrorKind::NotFound, "unknown platform \"" + o.platform + "\" (goblin specs --list)");
+  // DIR/*.py and DIR/*/*.py (one folder per problem, one file per solution: examples/kernel).
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(o.dir, ec)) {
-    const std::string n = e.path().filename().string();
-    if (e.is_regular_file(ec) && e.path().extension() == ".py" && n[0] != '_') files.push_back(e.path().string());
-  }
+  auto scan = [&](const fs::path& d, auto& self, int depth) -> void {
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.empty() || n[0] == '_' || n[0] == '.') continue;
+      if (e.is_regular_file(ec) && e.path().extension() == ".py")
+        files.push_back(e.path().string());
+      else if (depth == 0 && e.is_directory(ec) && !e.is_symlink(ec))
+        self(e.path(), self, 1);
+    }
+  };
+  scan(o.dir, scan, 0);
   std::sort(files.begin(), files.end());
   if (files.empty())
     return make_error(ErrorKind::Usage, "no kernel files (*.py) in the directory: each defines make_inputs, kernel, "
@@ -200,7 +212,7 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
     if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), o.out);
   }
   Json rows = Json::array();
-  for (const auto& f : files) rows.push_back(score(k, o, f));
+  for (const auto& f : files) rows.push_back(score(k, o, f, fs::path(f).lexically_relative(o.dir).replace_extension().string()));
   size_t correct = 0;
   double roof = 0;
   size_t roof_n = 0;

@@ -16,7 +16,7 @@ struct HwKnowledge;
 namespace goblin::kernel {
 
 struct SuiteOptions {
-  std::string dir;       // the kernel files: DIR/*.py (names starting with '_' are helpers, skipped)
+  std::string dir;       // the kernel files: DIR/*.py and DIR/*/*.py (names starting with _ are helpers)
   std::string platform;  // GPU id of the spec database (the roofline and Stop Conditions are its)
   std::string dtype = "bf16";
   double rtol = 1e-2;
