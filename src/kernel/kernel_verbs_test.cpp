@@ -180,3 +180,23 @@ TEST(KernelCli, SuiteScoresRecordedResultsWithKernelBenchMetrics) {
                 .code,
             6);
 }
+
+// The H100 run of docs/results/kernel_suite, re-scored from its committed raw results: every
+// kernel correct on its bench shape and its held-out shapes, every one refused by the timer check
+// (the run's own torch.compile rebound torch.manual_seed), so nothing counts as correct.
+TEST(KernelCli, SuiteScoresTheH100Run) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --results " + src +
+               "/docs/results/kernel_suite/raw --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  EXPECT_EQ(s["metrics"]["tasks"], 8);
+  EXPECT_EQ(s["metrics"]["correct"], 0);
+  EXPECT_TRUE(s["metrics"]["geomean_speedup_eager"].is_null());
+  for (const auto& t : s["tasks"]) {
+    EXPECT_EQ(t["checks"], goblin::Json({{"correctness", true}, {"held_out", true}, {"integrity", false}})) << t;
+    EXPECT_NE(t["message"].get<std::string>().find("timer_tampered"), std::string::npos);
+  }
+  EXPECT_EQ(s["tasks"][2]["task"], "matmul/v2");
+  EXPECT_NEAR(s["tasks"][2]["achieved"].get<double>(), 678.8, 0.1);
+}
