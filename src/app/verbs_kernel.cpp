@@ -315,15 +315,16 @@ void add_kernel_verbs(std::vector<Verb>& out) {
         "  goblin kernel record ws --summary \"v3\" --bench bench.json --profile ncu.csv   measured elsewhere\n";
     Field sum{"summary", FieldKind::String, "what this iteration changed"};
     sum.required = true;
-    v.request = {workspace_field(),
-                 sum,
-                 Field{"hypothesis", FieldKind::String, "why it should help"},
-                 Field{"tags", FieldKind::StringList,
-                       "ids from data/kernel/optimizations.yaml this iteration tried (comma-separated)"},
-                 Field{"bench", FieldKind::InputPath, "a bench JSON (kernel_harness.py bench output) measured elsewhere"},
-                 Field{"profile", FieldKind::InputPath, "an ncu --csv --page raw file measured elsewhere"},
-                 Field{"keep", FieldKind::Boolean,
-                       "keep kernel.py even when this iteration is slower than the best (no restore)", false}};
+    v.request = {
+        workspace_field(),
+        sum,
+        Field{"hypothesis", FieldKind::String, "why it should help"},
+        Field{"tags", FieldKind::StringList,
+              "ids from data/kernel/optimizations.yaml this iteration tried (comma-separated)"},
+        Field{"bench", FieldKind::InputPath, "a bench JSON (kernel_harness.py bench output) measured elsewhere"},
+        Field{"profile", FieldKind::InputPath, "an ncu --csv --page raw file measured elsewhere"},
+        Field{"keep", FieldKind::Boolean,
+              "keep kernel.py even when this iteration is slower than the best (no restore)", false}};
     v.result_schema = object_schema("version, memory_file, commit, record, restored_from (the best version or null)");
     v.run = [](const Request& rq, Context& ctx) {
       return with_ws(rq, ctx, [&](const std::string& ws) {
@@ -367,7 +368,8 @@ void add_kernel_verbs(std::vector<Verb>& out) {
   for (bool masked : {true, false}) {
     Verb v = base(masked ? "mask" : "unmask", "", masked ? "Mask an iteration" : "Unmask an iteration",
                   masked ? "Hide iteration N from every read (status, best, plan)" : "Make iteration N visible again");
-    v.examples = masked ? "  goblin kernel mask 3 /tmp/kernel_opt_mm\n" : "  goblin kernel unmask 3 /tmp/kernel_opt_mm\n";
+    v.examples =
+        masked ? "  goblin kernel mask 3 /tmp/kernel_opt_mm\n" : "  goblin kernel unmask 3 /tmp/kernel_opt_mm\n";
     Field ver{"version", FieldKind::Integer, "iteration number N (memory/vN.json)"};
     ver.positional = ver.required = true;
     ver.min = 0;
@@ -407,8 +409,16 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                  plat,
                  Field{"results", FieldKind::InputPath,
                        "score recorded raw results (<file stem>.json each) instead of running the harness"},
-                 Field{"out", FieldKind::OutputDir, "where the raw results, suite.json and suite.md go", nullptr,
-                       false, false, std::nullopt, std::nullopt, {}, "-o,--out"},
+                 Field{"out",
+                       FieldKind::OutputDir,
+                       "where the raw results, suite.json and suite.md go",
+                       nullptr,
+                       false,
+                       false,
+                       std::nullopt,
+                       std::nullopt,
+                       {},
+                       "-o,--out"},
                  Field{"dtype", FieldKind::String, "element type (default bf16)", "bf16"},
                  rtol,
                  rep,

@@ -107,7 +107,8 @@ Json arguments(const app::Verb& v, const Slots& s) {
 
 std::string parent_summary(const std::string& word) {
   if (word == "kb") return "The cited rule base: lint, query, show, list";
-  if (word == "kernel") return "Kernel optimization workspace: Step 0 roofline, bench, ncu diagnosis, record, plan, suite";
+  if (word == "kernel")
+    return "Kernel optimization workspace: Step 0 roofline, bench, ncu diagnosis, record, plan, suite";
   if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
   return word;
 }

@@ -117,7 +117,8 @@ Json next_step(const Config& cfg, int recorded, bool target_met, const std::stri
   double hours = -1;
   if (!cfg.created_at.empty()) {
     std::tm tm{};
-    if (strptime(cfg.created_at.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) hours = std::difftime(std::time(nullptr), timegm(&tm)) / 3600;
+    if (strptime(cfg.created_at.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+      hours = std::difftime(std::time(nullptr), timegm(&tm)) / 3600;
   }
   Json j = {{"iterations_used", recorded},
             {"max_iterations", cfg.max_iterations},
@@ -132,13 +133,13 @@ Json next_step(const Config& cfg, int recorded, bool target_met, const std::stri
                               cfg.max_iterations, best_text);
   } else if (cfg.max_hours > 0 && hours >= cfg.max_hours) {
     j["action"] = "stop";
-    j["reason"] = fmt::format("the time budget is spent ({:.1f} of {:g} hours); best: {}", hours, cfg.max_hours,
-                              best_text);
+    j["reason"] =
+        fmt::format("the time budget is spent ({:.1f} of {:g} hours); best: {}", hours, cfg.max_hours, best_text);
   } else {
     j["action"] = "continue";
-    j["reason"] = (cfg.max_iterations > 0 ? fmt::format("{} of {} iterations left", cfg.max_iterations - recorded,
-                                                        cfg.max_iterations)
-                                          : std::string("no iteration budget")) +
+    j["reason"] = (cfg.max_iterations > 0
+                       ? fmt::format("{} of {} iterations left", cfg.max_iterations - recorded, cfg.max_iterations)
+                       : std::string("no iteration budget")) +
                   "; kernel.py holds the best recorded version (" + best_text + ")";
   }
   return j;

@@ -135,13 +135,14 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
     } else if (!bc.empty()) {
       auto show = git(ws, {"show", bc + ":kernel.py"});
       if (!show.ok() || show->code != 0)
-        return make_error(ErrorKind::Io, fmt::format("v{} is recorded, but kernel.py of the best v{} ({}) cannot be read back: {}",
-                                                     n, best->version, bc, show.ok() ? show->err : show.error().message),
+        return make_error(ErrorKind::Io,
+                          fmt::format("v{} is recorded, but kernel.py of the best v{} ({}) cannot be read back: {}", n,
+                                      best->version, bc, show.ok() ? show->err : show.error().message),
                           ws);
       RETURN_IF_ERROR(write_file((fs::path(ws) / "kernel.py").string(), show->out));
-      auto rc = git_commit_all(ws, fmt::format("restore kernel.py from v{} (best, {} {}); v{} ({} {}) stays in the history",
-                                               best->version, format_fixed(metric_of(best->rec, metric), 1), metric, n,
-                                               format_fixed(achieved, 1), metric));
+      auto rc = git_commit_all(
+          ws, fmt::format("restore kernel.py from v{} (best, {} {}); v{} ({} {}) stays in the history", best->version,
+                          format_fixed(metric_of(best->rec, metric), 1), metric, n, format_fixed(achieved, 1), metric));
       if (!rc.ok()) return rc.error();
       out["restored_from"] = best->version;
       out["restore_commit"] = *rc;

@@ -68,12 +68,11 @@ Result<Json> raw_result(const SuiteOptions& o, const Config& cfg, const std::str
   const std::string out = fs::absolute(fs::path(o.out) / (stem + ".json")).string();
   std::error_code ec;
   fs::create_directories(fs::path(out).parent_path(), ec);
-  ASSIGN_OR_RETURN(auto p, run_capture({o.run.python, harness, "bench", "--suite", "--kernel",
-                                        fs::absolute(file).string(), "--shape",
-                                        cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
-                                        format_sig(o.run.rep_ms, 6), "--warmup-ms", format_sig(o.run.warmup_ms, 6),
-                                        "--out", out},
-                                       o.out, o.run.timeout_s));
+  ASSIGN_OR_RETURN(
+      auto p, run_capture({o.run.python, harness, "bench", "--suite", "--kernel", fs::absolute(file).string(),
+                           "--shape", cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
+                           format_sig(o.run.rep_ms, 6), "--warmup-ms", format_sig(o.run.warmup_ms, 6), "--out", out},
+                          o.out, o.run.timeout_s));
   if (p.code != 0)
     return make_error(ErrorKind::Workload,
                       fmt::format("the harness failed (exit {}); stderr tail: {}", p.code,
@@ -121,7 +120,8 @@ Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& f
   if (!held)
     for (const auto& c : sm["held_out"].value("cases", Json::array()))
       if (!c.value("passed", false)) {
-        row["message"] = "held-out shape " + c.value("shape", Json()).dump() + ": " + c.value("message", Json("")).dump();
+        row["message"] =
+            "held-out shape " + c.value("shape", Json()).dump() + ": " + c.value("message", Json("")).dump();
         break;
       }
   if (!honest) row["message"] = integrity_error(sm["integrity"]);
@@ -205,15 +205,18 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
   scan(o.dir, scan, 0);
   std::sort(files.begin(), files.end());
   if (files.empty())
-    return make_error(ErrorKind::Usage, "no kernel files (*.py) in the directory: each defines make_inputs, kernel, "
-                                        "reference (docs/kernel.md)", o.dir);
+    return make_error(ErrorKind::Usage,
+                      "no kernel files (*.py) in the directory: each defines make_inputs, kernel, "
+                      "reference (docs/kernel.md)",
+                      o.dir);
   if (o.results.empty()) {
     if (o.out.empty()) return make_error(ErrorKind::Usage, "a suite run needs --out DIR for its raw results");
     fs::create_directories(o.out, ec);
     if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), o.out);
   }
   Json rows = Json::array();
-  for (const auto& f : files) rows.push_back(score(k, o, f, fs::path(f).lexically_relative(o.dir).replace_extension().string()));
+  for (const auto& f : files)
+    rows.push_back(score(k, o, f, fs::path(f).lexically_relative(o.dir).replace_extension().string()));
   size_t correct = 0;
   double roof = 0;
   size_t roof_n = 0;
@@ -259,7 +262,8 @@ std::string suite_markdown(const Json& s) {
       if (!r.contains(key) || !r[key].is_object()) return "-";
       const Json& x = r[key];
       if (x.contains("error")) return std::string("(failed)");
-      return cell(x.value(what, Json()), std::string(what) == "speedup" ? 2 : 4, std::string(what) == "speedup" ? "x" : "");
+      return cell(x.value(what, Json()), std::string(what) == "speedup" ? 2 : 4,
+                  std::string(what) == "speedup" ? "x" : "");
     };
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r["task"].get<std::string>(),
                       r.value("op", Json()).is_string() ? r["op"].get<std::string>() : "-",

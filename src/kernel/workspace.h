@@ -52,8 +52,8 @@ struct InitOptions {
   std::string name, kernel_file, platform, framework = "triton", dtype = "bf16", shape, workspace, notes;
   double rtol = 1e-2;
   std::string python = "python3", harness;  // harness: path of tools/kernel_harness.py (found when empty)
-  int max_iterations = 20;  // the iteration budget (0: none)
-  double max_hours = 0;     // the time budget in hours (0: none)
+  int max_iterations = 20;                  // the iteration budget (0: none)
+  double max_hours = 0;                     // the time budget in hours (0: none)
 };
 // The GPU spec and measured ceilings come from the hardware knowledge context; the overload
 // without one reads the process's (hw::hw_knowledge(); `goblin kernel init`, tests).

@@ -271,7 +271,8 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
         if (t["name"] == "kernel_init" || std::string(n) != "workspace")
           EXPECT_FALSE(t["inputSchema"]["properties"].contains(n)) << t["name"] << " offers " << n;
   }
-  for (const char* n : {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
+  for (const char* n :
+       {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
     EXPECT_TRUE(names.count(n)) << n;
   auto ok = [](const Json& r) { return r.is_object() && !r.value("isError", true); };
   auto err = [](const Json& r) { return r["structuredContent"].value("error", std::string()); };
@@ -295,7 +296,8 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
             std::string::npos);
 
   const std::string td = "src/kernel/testdata/";
-  Json rec = f.call("kernel_record", {{"workspace", ws}, {"summary", "naive"}, {"bench", td + "bench_softmax_v0.json"}});
+  Json rec =
+      f.call("kernel_record", {{"workspace", ws}, {"summary", "naive"}, {"bench", td + "bench_softmax_v0.json"}});
   ASSERT_TRUE(ok(rec)) << rec.dump();
   EXPECT_EQ(rec["structuredContent"]["result"]["version"], 0);
   Json wrong =
@@ -315,8 +317,8 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
   f.call("kernel_profile", {{"workspace", ws}});
   EXPECT_NE(err(f.call("kernel_bench", {{"workspace", ws}})).find("budget"), std::string::npos);
 
-  Json g = f.request("prompts/get", {{"name", "gpu_kernel_optimize"},
-                                     {"arguments", {{"kernel_file", "k.py"}, {"platform", "H100"}}}});
+  Json g = f.request("prompts/get",
+                     {{"name", "gpu_kernel_optimize"}, {"arguments", {{"kernel_file", "k.py"}, {"platform", "H100"}}}});
   std::string t = g["result"]["messages"][0]["content"]["text"];
   for (const char* s : {"Step 0 first", "ONE change per iteration", "Record only correct versions",
                         "starts from the best recorded version", "\"stop\"", "budget of 2", "on k.py for the H100"})

@@ -18,33 +18,33 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 Json prompts_list() {
   return Json{
       {"prompts",
-       Json::array({Json{
-           {"name", "gpu_goblin_audit"},
-           {"title", "GPU Goblin audit"},
-           {"description",
-            "The audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
-            "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
-            "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
-            "validity disclaimer, confidence honesty)."},
-           {"arguments", Json::array({Json{{"name", "config_path"},
-                                           {"description", "the workload config to audit (inside the server's roots)"},
-                                           {"required", false}},
-                                      Json{{"name", "vendor"},
-                                           {"description", "amd | nvidia: the GPU vendor, when known"},
-                                           {"required", false}}})}},
-                   Json{{"name", "gpu_kernel_optimize"},
-                        {"title", "GPU kernel optimization loop"},
-                        {"description",
-                         "The profile-driven kernel optimization loop over the kernel_* tools: Step 0 first "
-                         "(kernel_init), one change per iteration, record only correct versions, each iteration "
-                         "from the best recorded one, stop when kernel_status says stop."},
-                        {"arguments",
-                         Json::array({Json{{"name", "kernel_file"},
-                                           {"description", "the kernel file to optimize (inside the server's roots)"},
-                                           {"required", false}},
-                                      Json{{"name", "platform"},
-                                           {"description", "the GPU id of goblin's spec database (H100, MI300X, ...)"},
-                                           {"required", false}}})}}})}};
+       Json::array({Json{{"name", "gpu_goblin_audit"},
+                         {"title", "GPU Goblin audit"},
+                         {"description",
+                          "The audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
+                          "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
+                          "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
+                          "validity disclaimer, confidence honesty)."},
+                         {"arguments",
+                          Json::array({Json{{"name", "config_path"},
+                                            {"description", "the workload config to audit (inside the server's roots)"},
+                                            {"required", false}},
+                                       Json{{"name", "vendor"},
+                                            {"description", "amd | nvidia: the GPU vendor, when known"},
+                                            {"required", false}}})}},
+                    Json{{"name", "gpu_kernel_optimize"},
+                         {"title", "GPU kernel optimization loop"},
+                         {"description",
+                          "The profile-driven kernel optimization loop over the kernel_* tools: Step 0 first "
+                          "(kernel_init), one change per iteration, record only correct versions, each iteration "
+                          "from the best recorded one, stop when kernel_status says stop."},
+                         {"arguments",
+                          Json::array({Json{{"name", "kernel_file"},
+                                            {"description", "the kernel file to optimize (inside the server's roots)"},
+                                            {"required", false}},
+                                       Json{{"name", "platform"},
+                                            {"description", "the GPU id of goblin's spec database (H100, MI300X, ...)"},
+                                            {"required", false}}})}}})}};
 }
 
 std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& err) {

@@ -195,7 +195,8 @@ std::map<std::string, Case> cases() {
       {"kernel_bench", {{{"workspace", "mcp_out/kws"}, {"rep_ms", 10}}, {}, true}},
       {"kernel_profile", {{{"workspace", "mcp_out/kws"}}, {}, true}},
       // A wrong result is refused by both doors, and nothing is recorded.
-      {"kernel_record", {{{"workspace", "mcp_out/kws"}, {"summary", "broken"}, {"bench", "bench_wrong.json"}}, {}, true}},
+      {"kernel_record",
+       {{{"workspace", "mcp_out/kws"}, {"summary", "broken"}, {"bench", "bench_wrong.json"}}, {}, true}},
   };
 }
 

@@ -191,7 +191,8 @@ ToolRegistry make_registry() {
        {"info", "triage", "breakdown", "metrics", "diff", "ranks", "query", "export", "specs", "roofline", "diagnose"})
     r.add(tool_for_verb(n));
   // The kernel optimization loop (docs/kernel.md; the gpu_kernel_optimize prompt teaches it).
-  for (const char* n : {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
+  for (const char* n :
+       {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
     r.add(tool_for_verb(n));
   return r;
 }
