@@ -621,7 +621,8 @@ def bench(args, shape):
         ms, _, _ = time_rotated(dev, mod.baseline, sets, args.warmup_ms, args.rep_ms, flush,
                                 lambda o, r, x: check(o, r, x, True))
         res["baseline"] = {"name": getattr(mod, "BASELINE_NAME", "baseline"), "samples_ms": ms}
-    del sets, flush_buf
+    if not args.suite:
+        del sets, flush_buf
     torch.cuda.empty_cache()
     res["held_out"] = held_out(mod, shape, args.rtol, inplace)
     changed = tampered()
@@ -629,6 +630,28 @@ def bench(args, shape):
         problems.append(problem("timer_tampered", "the kernel replaced " + ", ".join(changed) +
                                 " while it ran: the timing cannot be trusted"))
     res["integrity"]["passed"] = not problems
+    if args.suite:
+        # `goblin kernel suite`: KernelBench's two references on the same rotating inputs. Eager is
+        # the file's baseline (the library version) when it has one, else its reference; compiled
+        # is torch.compile of the same function (its compilation happens in the untimed estimate).
+        # After every check of the kernel: importing torch._dynamo rebinds torch.manual_seed, which
+        # the timer-identity check would otherwise blame on the kernel file.
+        eager = mod.baseline if hasattr(mod, "baseline") else mod.reference
+        ename = getattr(mod, "BASELINE_NAME", "baseline") if hasattr(mod, "baseline") else "reference"
+        if hasattr(mod, "baseline"):
+            res["eager"] = {"name": ename, "samples_ms": res["baseline"]["samples_ms"]}
+        else:
+            ms, _, _ = time_rotated(dev, eager, sets, args.warmup_ms, args.rep_ms, flush,
+                                    lambda o, r, x: check(o, r, x, True))
+            res["eager"] = {"name": ename, "samples_ms": ms}
+        try:
+            compiled = torch.compile(eager)
+            ms, _, _ = time_rotated(dev, compiled, sets, args.warmup_ms, args.rep_ms, flush,
+                                    lambda o, r, x: check(o, r, x, True))
+            res["compiled"] = {"name": f"torch.compile({ename})", "samples_ms": ms}
+        except Exception as e:  # noqa: BLE001 - no compiler (no C compiler, old torch): reported
+            res["compiled"] = {"name": f"torch.compile({ename})", "error": f"{type(e).__name__}: {e}"[:400]}
+        del sets, flush_buf
     return res
 
 
@@ -664,6 +687,8 @@ def main():
     ap.add_argument("--rep-ms", type=float, default=200)
     ap.add_argument("--launches", type=int, default=1)
     ap.add_argument("--time-anyway", action="store_true", help="time even when the result is wrong")
+    ap.add_argument("--suite", action="store_true",
+                    help="also time the eager reference and torch.compile of it (goblin kernel suite)")
     ap.add_argument("--l2-bytes", type=int, default=0,
                     help="L2 size for the input rotation (default: torch's device properties)")
     ap.add_argument("--out", help="write the JSON here (default stdout)")

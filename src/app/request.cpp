@@ -101,6 +101,7 @@ std::optional<std::string> check_value(const Field& f, Json& v) {
     case FieldKind::InputPath:
     case FieldKind::OutputDir:
     case FieldKind::OutputFile:
+    case FieldKind::WorkDir:
       if (!v.is_string()) return "must be a string, got " + type_of(v);
       if (!f.choices.empty()) {
         const std::string s = v.get<std::string>();
@@ -193,6 +194,8 @@ Json input_schema(const Verb& v, Door door) {
     std::string help = f.help;
     if (f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths)
       help += door == kMcp ? " (inside the server's --root directories)" : "";
+    if (f.kind == FieldKind::WorkDir && door == kMcp)
+      help += " (a workspace kernel_init made under the server's --out)";
     if (f.kind == FieldKind::InputJson) help += " (the object itself, or a path to a JSON file holding it)";
     p["description"] = help;
     if (!f.default_value.is_null()) p["default"] = f.default_value;

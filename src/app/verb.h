@@ -39,6 +39,8 @@ enum class FieldKind {
   InputJson,   // a JSON document: a path to a .json file, or (JSON doors) the object inline
   OutputDir,   // a directory goblin writes into
   OutputFile,  // a file goblin writes
+  WorkDir,     // a directory goblin reads and writes in place (a kernel workspace); MCP: one the
+               // session made under its --out (kernel_init), the only place it may write
 };
 
 // Which front doors offer a field (a door that does not offer an output supplies it).

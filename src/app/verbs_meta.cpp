@@ -34,6 +34,8 @@ const char* kind_name(FieldKind k) {
       return "output directory";
     case FieldKind::OutputFile:
       return "output file";
+    case FieldKind::WorkDir:
+      return "workspace directory";
   }
   return "?";
 }

@@ -107,6 +107,8 @@ Json arguments(const app::Verb& v, const Slots& s) {
 
 std::string parent_summary(const std::string& word) {
   if (word == "kb") return "The cited rule base: lint, query, show, list";
+  if (word == "kernel")
+    return "Kernel optimization workspace: Step 0 roofline, bench, ncu diagnosis, record, plan, suite";
   if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
   return word;
 }
@@ -117,6 +119,15 @@ std::string parent_examples(const std::string& word) {
            "  goblin kb show data.dataloader_workers_zero       one rule with its citation\n"
            "  goblin kb list --json                             every rule\n"
            "  goblin kb lint                                    check the rule files\n";
+  if (word == "kernel")
+    return "  goblin kernel init softmax --kernel v0.py --platform H100 --shape M=32768,N=8192 --dtype bf16\n"
+           "  goblin kernel bench /tmp/kernel_opt_softmax      correctness + honest timing\n"
+           "  goblin kernel profile /tmp/kernel_opt_softmax    ncu on the kernel's launches + diagnosis\n"
+           "  goblin kernel record /tmp/kernel_opt_softmax --summary \"single pass, row in registers\"\n"
+           "  goblin kernel plan /tmp/kernel_opt_softmax       next candidates (plans/v<N>_plan.md)\n"
+           "  goblin kernel status /tmp/kernel_opt_softmax     history, best version, stop or continue\n"
+           "  goblin kernel suite DIR --platform H100 -o OUT   KernelBench's metrics over a directory\n"
+           "Workflow and the kernel file's contract: docs/kernel.md\n";
   if (word == "store")
     return "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
            "  goblin store add out/triage out/audit --experiment exp42 --trial t3\n"

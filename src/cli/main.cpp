@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   goblin::register_verb(app, "specs");
   goblin::register_verb(app, "roofline");
   goblin::register_verb(app, "diagnose");
-  goblin::register_kernel(app);
+  goblin::register_verb_group(app, "kernel");
   goblin::register_mcp(app);
   goblin::register_serve(app);
   goblin::register_trace(app);

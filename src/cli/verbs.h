@@ -19,7 +19,6 @@ void register_perfetto_fix(CLI::App& app);
 void register_audit(CLI::App& app);
 void register_profile(CLI::App& app);
 void register_bench(CLI::App& app);
-void register_kernel(CLI::App& app);
 void register_mcp(CLI::App& app);
 void register_serve(CLI::App& app);
 void register_trace(CLI::App& app);

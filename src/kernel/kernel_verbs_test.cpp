@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "core/json.h"
 #include "core/test_support.h"
@@ -58,4 +60,143 @@ TEST(KernelCli, LoopThroughTheBinary) {
   EXPECT_EQ(run("kernel status /nonexistent/ws").code, 3);
   EXPECT_EQ(run("kernel unmask 9 " + ws).code, 6);
   fs::remove_all(ws);
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+struct Ws {
+  std::string src = GOBLIN_SOURCE_DIR, td = src + "/src/kernel/testdata/", dir;
+  explicit Ws(const std::string& tag, const std::string& extra = "") {
+    dir = (fs::temp_directory_path() / fmt::format("goblin_kernel_{}_{}", tag, getpid())).string();
+    fs::remove_all(dir);
+    auto init = run("kernel init sm --kernel " + src + "/examples/kernel/softmax/v0.py --platform H100 --shape " +
+                    "M=32768,N=8192 --workspace " + dir + " --harness " + src + "/tools/kernel_harness.py" + extra);
+    EXPECT_EQ(init.code, 0) << init.out;
+  }
+  ~Ws() { fs::remove_all(dir); }
+  goblin::testing::CommandResult record(const std::string& summary, const std::string& bench,
+                                        const std::string& extra = "") const {
+    return run("kernel record " + dir + " --summary '" + summary + "' --bench " + td + bench + extra + " --json");
+  }
+  std::string kernel_py() const { return slurp(dir + "/kernel.py"); }
+};
+
+}  // namespace
+
+// KernelAgent's discipline: a recorded iteration slower than the best stays in the history, and
+// kernel.py goes back to the best version's (one more commit); --keep leaves it.
+TEST(KernelCli, SlowerIterationRestoresTheBestKernel) {
+  Ws ws("restore");
+  const std::string original = ws.kernel_py();
+  ASSERT_EQ(ws.record("naive", "bench_softmax_v0.json").code, 0);
+  ASSERT_EQ(ws.record("single pass", "bench_softmax_v1.json").code, 0);
+  {  // v2 is v0's timing (slower than v1): recorded, then kernel.py is v1's again
+    std::ofstream(ws.dir + "/kernel.py", std::ios::app) << "# a slower idea\n";
+    auto r = ws.record("slower idea", "bench_softmax_v0.json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto j = goblin::Json::parse(r.out)["result"];
+    EXPECT_EQ(j["version"], 2);
+    EXPECT_EQ(j["restored_from"], 1);
+    EXPECT_TRUE(fs::exists(ws.dir + "/memory/v2.json"));
+    EXPECT_EQ(ws.kernel_py(), original);
+    auto log = goblin::testing::run_command("git -C " + ws.dir + " log -1 --format=%s");
+    EXPECT_NE(log.out.find("restore kernel.py from v1"), std::string::npos) << log.out;
+  }
+  {  // --keep: recorded, kernel.py left as it is
+    std::ofstream(ws.dir + "/kernel.py", std::ios::app) << "# another idea\n";
+    auto r = ws.record("kept idea", "bench_softmax_v0.json", " --keep");
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto j = goblin::Json::parse(r.out)["result"];
+    EXPECT_TRUE(j["restored_from"].is_null());
+    EXPECT_TRUE(j["kept_slower"].get<bool>());
+    EXPECT_NE(ws.kernel_py().find("# another idea"), std::string::npos);
+  }
+  auto st = goblin::Json::parse(run("kernel status " + ws.dir + " --json").out)["result"];
+  EXPECT_EQ(st["best"], 1);
+  EXPECT_EQ(st["next"]["action"], "stop");  // v1 met the Stop Condition
+  EXPECT_EQ(st["next"]["iterations_used"], 4);
+}
+
+// The iteration budget of workspace.json: status says stop once it is spent, continue before.
+TEST(KernelCli, StatusSaysStopWhenTheBudgetIsSpent) {
+  Ws ws("budget", " --max-iterations 2");
+  auto cfg = goblin::Json::parse(slurp(ws.dir + "/workspace.json"));
+  EXPECT_EQ(cfg["budget"]["max_iterations"], 2);
+  auto status = [&] { return goblin::Json::parse(run("kernel status " + ws.dir + " --json").out)["result"]["next"]; };
+  EXPECT_EQ(status()["action"], "continue");
+  ASSERT_EQ(ws.record("naive", "bench_softmax_v0.json").code, 0);  // 1213.6 GB/s: target not met
+  auto n = status();
+  EXPECT_EQ(n["action"], "continue");
+  EXPECT_NE(n["reason"].get<std::string>().find("1 of 2 iterations left"), std::string::npos) << n;
+  ASSERT_EQ(ws.record("naive again", "bench_softmax_v0.json").code, 0);
+  n = status();
+  EXPECT_EQ(n["action"], "stop");
+  EXPECT_NE(n["reason"].get<std::string>().find("iteration budget is spent (2 of 2"), std::string::npos) << n;
+  auto human = run("kernel status " + ws.dir);
+  EXPECT_NE(human.out.find("next: stop"), std::string::npos) << human.out;
+}
+
+// The suite scored from recorded results (synthetic eager/compiled samples, testdata/README.md):
+// KernelBench's metrics by hand. v0: 0.60/0.8847 = 0.678x eager; v1: 0.60/0.3596 = 1.668x eager,
+// 0.45/0.3596 = 1.251x compiled; v2 and v3 have no result (incorrect).
+TEST(KernelCli, SuiteScoresRecordedResultsWithKernelBenchMetrics) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  auto r = run("kernel suite " + src + "/examples/kernel/softmax --platform H100 --results " + src +
+               "/src/kernel/testdata/suite_results --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  const auto& m = s["metrics"];
+  EXPECT_EQ(m["tasks"], 4);
+  EXPECT_EQ(m["correct"], 2);
+  EXPECT_DOUBLE_EQ(m["correctness_rate"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(m["fast_1_eager"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(m["fast_1.5_eager"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(m["fast_1_compiled"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(m["fast_1.5_compiled"].get<double>(), 0.0);
+  EXPECT_NEAR(m["geomean_speedup_eager"]["point"].get<double>(), std::sqrt(0.678 * 1.668), 0.01);
+  EXPECT_EQ(m["geomean_speedup_eager"]["n"], 2);
+  EXPECT_LE(m["geomean_speedup_eager"]["low"].get<double>(), m["geomean_speedup_eager"]["point"].get<double>());
+  ASSERT_EQ(s["tasks"].size(), 4u);
+  EXPECT_EQ(s["tasks"][0]["task"], "v0");
+  EXPECT_NEAR(s["tasks"][1]["eager"]["speedup"].get<double>(), 1.668, 0.01);
+  EXPECT_NEAR(s["tasks"][1]["pct_of_roofline"].get<double>(), 98.9, 0.2);  // 2985.7 of 3019 GB/s
+  EXPECT_TRUE(s["tasks"][2].contains("error"));
+  auto md = run("kernel suite " + src + "/examples/kernel/softmax --platform H100 --results " + src +
+                "/src/kernel/testdata/suite_results");
+  EXPECT_NE(md.out.find("| v1 | softmax | yes |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("correctness rate: 2/4 (50.0 %)"), std::string::npos) << md.out;
+  // No kernel files, an unknown platform: errors that say so.
+  EXPECT_EQ(run("kernel suite " + src + "/src/kernel/testdata/suite_results --platform H100 --results " + src +
+                "/src/kernel/testdata/suite_results")
+                .code,
+            2);
+  EXPECT_EQ(run("kernel suite " + src + "/examples/kernel/softmax --platform MI308X --results " + src +
+                "/src/kernel/testdata/suite_results")
+                .code,
+            6);
+}
+
+// The H100 run of docs/results/kernel_suite, re-scored from its committed raw results: every
+// kernel correct on its bench shape and its held-out shapes, every one refused by the timer check
+// (the run's own torch.compile rebound torch.manual_seed), so nothing counts as correct.
+TEST(KernelCli, SuiteScoresTheH100Run) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --results " + src +
+               "/docs/results/kernel_suite/raw --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  EXPECT_EQ(s["metrics"]["tasks"], 8);
+  EXPECT_EQ(s["metrics"]["correct"], 0);
+  EXPECT_TRUE(s["metrics"]["geomean_speedup_eager"].is_null());
+  for (const auto& t : s["tasks"]) {
+    EXPECT_EQ(t["checks"], goblin::Json({{"correctness", true}, {"held_out", true}, {"integrity", false}})) << t;
+    EXPECT_NE(t["message"].get<std::string>().find("timer_tampered"), std::string::npos);
+  }
+  EXPECT_EQ(s["tasks"][2]["task"], "matmul/v2");
+  EXPECT_NEAR(s["tasks"][2]["achieved"].get<double>(), 678.8, 0.1);
 }

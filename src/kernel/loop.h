@@ -61,9 +61,12 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o);
 struct RecordOptions {
   std::string summary, hypothesis, bench_file, profile_file;
   std::vector<std::string> tags;
+  bool keep = false;  // keep kernel.py even when this iteration is slower than the best
 };
 // Writes memory/v<N>.json and commits the iteration. Correctness failed → Workload error, nothing
-// written or committed.
+// written or committed. An iteration slower than the best so far stays in the history, but
+// kernel.py is restored from the best iteration's commit (a second commit; `keep` skips it), so
+// the next iteration starts from the best version (docs/kernel.md "Loop discipline").
 Result<Json> record_iteration(const std::string& ws, const RecordOptions& o);
 
 // plans/v<N>_plan.md; returns {path, candidates}.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <regex>
 
@@ -53,12 +54,6 @@ void check(const Json& v, const Json& schema, const std::string& path, std::vect
   if (schema.contains("properties"))
     for (auto& [k, sub] : schema["properties"].items())
       if (v.contains(k)) check(v[k], sub, path.empty() ? k : path + "." + k, errs);
-}
-
-double metric_of(const IterationRecord& it, const std::string& metric) {
-  const Json& p = it.performance;
-  const char* key = metric == "GB/s" ? "gbs" : "tflops";
-  return p.contains(key) && p[key].is_number() ? p[key].get<double>() : 0.0;
 }
 
 std::string pad(std::string s, size_t w) {
@@ -112,6 +107,44 @@ Result<int> next_version(const std::string& ws) {
   return all.empty() ? 0 : all.back().version + 1;
 }
 
+double metric_of(const IterationRecord& it, const std::string& metric) {
+  const Json& p = it.performance;
+  const char* key = metric == "GB/s" ? "gbs" : "tflops";
+  return p.contains(key) && p[key].is_number() ? p[key].get<double>() : 0.0;
+}
+
+Json next_step(const Config& cfg, int recorded, bool target_met, const std::string& best_text) {
+  double hours = -1;
+  if (!cfg.created_at.empty()) {
+    std::tm tm{};
+    if (strptime(cfg.created_at.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+      hours = std::difftime(std::time(nullptr), timegm(&tm)) / 3600;
+  }
+  Json j = {{"iterations_used", recorded},
+            {"max_iterations", cfg.max_iterations},
+            {"hours_used", hours < 0 ? Json(nullptr) : Json(round_to(hours, 2))},
+            {"max_hours", cfg.max_hours}};
+  if (target_met) {
+    j["action"] = "stop";
+    j["reason"] = "the Stop Condition is met (" + best_text + ")";
+  } else if (cfg.max_iterations > 0 && recorded >= cfg.max_iterations) {
+    j["action"] = "stop";
+    j["reason"] = fmt::format("the iteration budget is spent ({} of {} recorded); best: {}", recorded,
+                              cfg.max_iterations, best_text);
+  } else if (cfg.max_hours > 0 && hours >= cfg.max_hours) {
+    j["action"] = "stop";
+    j["reason"] =
+        fmt::format("the time budget is spent ({:.1f} of {:g} hours); best: {}", hours, cfg.max_hours, best_text);
+  } else {
+    j["action"] = "continue";
+    j["reason"] = (cfg.max_iterations > 0
+                       ? fmt::format("{} of {} iterations left", cfg.max_iterations - recorded, cfg.max_iterations)
+                       : std::string("no iteration budget")) +
+                  "; kernel.py holds the best recorded version (" + best_text + ")";
+  }
+  return j;
+}
+
 const Iteration* best_iteration(const std::vector<Iteration>& its) {
   const Iteration* best = nullptr;
   for (const auto& it : its) {
@@ -157,10 +190,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
     const Json& p = it.rec.performance;
     const bool passed = it.rec.correctness.passed;
     // The iteration's own commit is the one that added its file.
-    std::string commit;
-    if (auto g = git(ws, {"log", "--diff-filter=A", "--format=%h", "--", fmt::format("memory/v{}.json", it.version)});
-        g.ok() && g->code == 0)
-      commit = std::string(trim_blanks(g->out.substr(0, g->out.find('\n'))));
+    std::string commit = iteration_commit(ws, it.version);
     rows.push_back({{"version", it.version},
                     {"change", it.rec.change_summary},
                     {"median_latency_ms", p["median_latency_ms"]},
@@ -183,6 +213,10 @@ Result<StatusReport> workspace_status(const std::string& ws) {
     if (it.masked()) masked.push_back(it.version);
   const Iteration* best = best_iteration(its);
   bool met = best && best->rec.performance.value("target_met", false);
+  const std::string best_text =
+      best ? fmt::format("v{} at {} {}", best->version, format_fixed(metric_of(best->rec, metric), 1), metric)
+           : std::string("no correct iteration yet");
+  const Json next = next_step(cfg, static_cast<int>(all.size()), met, best_text);
   r.json = {{"workspace", ws},
             {"name", cfg.name},
             {"platform", cfg.platform},
@@ -191,7 +225,8 @@ Result<StatusReport> workspace_status(const std::string& ws) {
             {"iterations", rows},
             {"masked", masked},
             {"best", best ? Json(best->version) : Json(nullptr)},
-            {"stop_condition_met", met}};
+            {"stop_condition_met", met},
+            {"next", next}};
   if (!masked.empty()) {
     h += "\nmasked (skipped):";
     for (int v : masked) h += fmt::format(" v{}", v);
@@ -205,6 +240,7 @@ Result<StatusReport> workspace_status(const std::string& ws) {
   } else {
     h += "\nno correct unmasked iteration yet\n";
   }
+  h += "next: " + next["action"].get<std::string>() + " — " + next["reason"].get<std::string>() + "\n";
   r.human = h;
   return r;
 }

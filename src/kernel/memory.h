@@ -56,6 +56,15 @@ Result<int> next_version(const std::string& ws);
 // Problems of `j` against the schema's required fields and types: "performance.tflops: want number|null".
 std::vector<std::string> validate_iteration(const Json& j);
 
+// The iteration's throughput in the target metric ("GB/s" → gbs, else tflops); 0 when absent.
+double metric_of(const IterationRecord& it, const std::string& metric);
+// The iteration's own commit: the one that added memory/v<N>.json (empty when git cannot say).
+std::string iteration_commit(const std::string& ws, int version);
+// What the loop should do next: {"action": "stop"|"continue", "reason", "iterations_used",
+// "max_iterations", "hours_used", "max_hours"}: stop once the best iteration meets the Stop
+// Condition or the budget of workspace.json is spent.
+Json next_step(const Config& cfg, int recorded, bool target_met, const std::string& best_text);
+
 // The best unmasked, correct iteration by the target metric (nullptr when none).
 const Iteration* best_iteration(const std::vector<Iteration>& its);
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "core/confine.h"
 #include "core/io.h"
 #include "core/process.h"
 
@@ -24,9 +25,12 @@ std::string_view trim_ws(std::string_view s) {
 Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
                             const std::string& stdout_path) {
   static int counter = 0;
-  std::string tmp =
-      (fs::temp_directory_path() / (fmt::format("goblin-kernel-{}", getpid()) + fmt::format("-{}", counter++)))
-          .string();
+  // The captured output is read back through open_for_read: under a door's confinement (MCP) it
+  // goes where the door may write and read (its --out), not to the system's temporary directory.
+  const Confinement& conf = current_confinement();
+  const fs::path tmp_dir =
+      conf.active() && !conf.write_roots.empty() ? fs::path(conf.write_roots.front()) : fs::temp_directory_path();
+  std::string tmp = (tmp_dir / (fmt::format("goblin-kernel-{}", getpid()) + fmt::format("-{}", counter++))).string();
   ProcSpec spec;
   spec.argv = argv;
   spec.cwd = cwd;

@@ -122,7 +122,39 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   auto c = git_commit_all(ws, fmt::format("v{}: ", n) + o.summary + " (" + format_fixed(achieved, 1) + " " + metric +
                                   ", " + format_fixed(perf["pct_of_target"].get<double>(), 1) + " % of target)");
   if (!c.ok()) return c.error();
-  return Json{{"version", n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
+  Json out = {{"version", n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
+  // Restore-best: a correct iteration slower than the best so far is kept in the history, and
+  // the next one starts from the best version's kernel.py (KernelAgent's discipline).
+  ASSIGN_OR_RETURN(auto now_its, load_iterations(ws));
+  const Iteration* best = best_iteration(now_its);
+  out["restored_from"] = nullptr;
+  if (best && best->version != n && metric_of(best->rec, metric) > metric_of(rec, metric)) {
+    const std::string bc = iteration_commit(ws, best->version);
+    if (o.keep) {
+      out["kept_slower"] = true;
+    } else if (!bc.empty()) {
+      auto show = git(ws, {"show", bc + ":kernel.py"});
+      if (!show.ok() || show->code != 0)
+        return make_error(ErrorKind::Io,
+                          fmt::format("v{} is recorded, but kernel.py of the best v{} ({}) cannot be read back: {}", n,
+                                      best->version, bc, show.ok() ? show->err : show.error().message),
+                          ws);
+      RETURN_IF_ERROR(write_file((fs::path(ws) / "kernel.py").string(), show->out));
+      auto rc = git_commit_all(
+          ws, fmt::format("restore kernel.py from v{} (best, {} {}); v{} ({} {}) stays in the history", best->version,
+                          format_fixed(metric_of(best->rec, metric), 1), metric, n, format_fixed(achieved, 1), metric));
+      if (!rc.ok()) return rc.error();
+      out["restored_from"] = best->version;
+      out["restore_commit"] = *rc;
+    }
+  }
+  return out;
+}
+
+std::string iteration_commit(const std::string& ws, int version) {
+  auto g = git(ws, {"log", "--diff-filter=A", "--format=%h", "--", fmt::format("memory/v{}.json", version)});
+  if (!g.ok() || g->code != 0) return "";
+  return std::string(trim_blanks(g->out.substr(0, g->out.find('\n'))));
 }
 
 Result<Json> write_plan(const std::string& ws) {

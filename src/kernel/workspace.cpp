@@ -256,7 +256,9 @@ Json config_to_json(const Config& c) {
             {"value", round_to(r.target, 3)},
             {"ceiling_source", r.ceiling_source},
             {"ceiling_measured", r.ceiling_measured}}},
-          {"pitfalls", c.pitfalls}};
+          {"pitfalls", c.pitfalls},
+          {"budget", {{"max_iterations", c.max_iterations}, {"max_hours", c.max_hours}}},
+          {"created_at", c.created_at}};
 }
 
 Result<Config> load_config(const std::string& ws) {
@@ -299,6 +301,11 @@ Result<Config> load_config(const std::string& ws) {
     c.roof.ceiling_source = t2.at("ceiling_source");
     c.roof.ceiling_measured = t2.value("ceiling_measured", false);
     c.pitfalls = j.value("pitfalls", std::vector<std::string>{});
+    if (j.contains("budget") && j["budget"].is_object()) {
+      c.max_iterations = j["budget"].value("max_iterations", 0);
+      c.max_hours = j["budget"].value("max_hours", 0.0);
+    }
+    c.created_at = j.value("created_at", "");
   } catch (const Json::exception& e) {
     return make_error(ErrorKind::Malformed, std::string("workspace.json lacks a field: ") + e.what(), path);
   }
@@ -307,7 +314,7 @@ Result<Config> load_config(const std::string& ws) {
 
 Result<Config> init_workspace(const InitOptions& o) { return init_workspace(*hw::hw_knowledge(), o); }
 
-Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) {
+Result<Config> describe_kernel(const hw::HwKnowledge& hwk, const InitOptions& o) {
   if (o.name.empty() || o.name.find('/') != std::string::npos)
     return make_error(ErrorKind::Usage, "NAME must be a plain name (it makes /tmp/kernel_opt_NAME)");
   static const std::vector<std::string> frameworks = {"triton", "cuda", "cutedsl", "torch"};
@@ -366,10 +373,21 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
   ASSIGN_OR_RETURN(auto roof, step0(hwk, flops, bytes, c.dtype, *gpu));
   c.roof = roof;
   std::vector<std::string> unknown;
-  auto lines = spec_lines(hwk, *gpu, unknown);
+  spec_lines(hwk, *gpu, unknown);  // the README's lines are init's; here only what is UNKNOWN
   for (auto& u : unknown)
     c.pitfalls.push_back("Hardware Spec: " + u + " is UNKNOWN (not in the spec database); not estimated");
+  c.max_iterations = o.max_iterations;
+  c.max_hours = o.max_hours;
+  return c;
+}
 
+Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) {
+  ASSIGN_OR_RETURN(auto c, describe_kernel(hwk, o));
+  c.created_at = now_iso8601();
+  auto gpu = hwk.gpu(o.platform);
+  std::vector<std::string> unknown;
+  auto lines = spec_lines(hwk, *gpu, unknown);
+  std::error_code ec;
   if (fs::exists(c.dir, ec) && !fs::is_empty(c.dir, ec))
     return make_error(ErrorKind::Usage, "workspace directory exists and is not empty (pick another --workspace)",
                       c.dir);

@@ -38,6 +38,12 @@ struct Config {
   std::string problem_source;  // formula citation or "kernel.py flops()/bytes_moved()"
   Roofline roof;
   std::vector<std::string> pitfalls;  // UNKNOWN specs, recorded in memory/v0.json
+  // The iteration budget (KernelAgent's loop discipline, docs/kernel.md "Loop discipline"):
+  // `status` says stop once this many iterations are recorded or this many hours have passed
+  // since init (0: no limit). Workspaces made before the budget existed read as no limit.
+  int max_iterations = 0;
+  double max_hours = 0;
+  std::string created_at;
 };
 Json config_to_json(const Config& c);
 Result<Config> load_config(const std::string& ws);
@@ -46,11 +52,17 @@ struct InitOptions {
   std::string name, kernel_file, platform, framework = "triton", dtype = "bf16", shape, workspace, notes;
   double rtol = 1e-2;
   std::string python = "python3", harness;  // harness: path of tools/kernel_harness.py (found when empty)
+  int max_iterations = 20;                  // the iteration budget (0: none)
+  double max_hours = 0;                     // the time budget in hours (0: none)
 };
 // The GPU spec and measured ceilings come from the hardware knowledge context; the overload
 // without one reads the process's (hw::hw_knowledge(); `goblin kernel init`, tests).
 Result<Config> init_workspace(const hw::HwKnowledge& k, const InitOptions& o);
 Result<Config> init_workspace(const InitOptions& o);
+// What init knows before it writes anything: the platform's spec, the kernel file's contract
+// (kernel_harness.py inspect, no torch), its FLOPs/bytes and Step 0. `kernel suite` describes
+// each file of its directory this way.
+Result<Config> describe_kernel(const hw::HwKnowledge& k, const InitOptions& o);
 
 // "H100 → Hopper, MI300X → CDNA3": the database's architecture without spaces.
 std::string arch_family(const hw::GpuSpec& g);

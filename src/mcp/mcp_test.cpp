@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "mcp/protocol.h"
 #include "mcp/server.h"
@@ -241,8 +242,9 @@ TEST(McpPrompts, AuditPromptCarriesGuardrailsForBothVendors) {
   Fixture f;
   f.init();
   Json l = f.request("prompts/list")["result"]["prompts"];
-  ASSERT_EQ(l.size(), 1u);
+  ASSERT_EQ(l.size(), 2u);
   EXPECT_EQ(l[0]["name"], "gpu_goblin_audit");
+  EXPECT_EQ(l[1]["name"], "gpu_kernel_optimize");
   Json g = f.request("prompts/get", {{"name", "gpu_goblin_audit"}, {"arguments", {{"vendor", "amd"}}}});
   std::string t = g["result"]["messages"][0]["content"]["text"];
   for (const char* s : {"ROCPROFSYS_", "bitsandbytes", "validity", "evidence_coverage x rule_consistency",
@@ -252,6 +254,76 @@ TEST(McpPrompts, AuditPromptCarriesGuardrailsForBothVendors) {
   EXPECT_EQ(error_code(f.request("prompts/get", {{"name", "other"}})), kInvalidParams);
   Json rules = f.request("resources/read", {{"uri", "goblin://kb/rules"}});
   EXPECT_NE(rules["result"]["contents"][0]["text"].get<std::string>().find("citation"), std::string::npos);
+}
+
+// The kernel loop's tools on the paths a machine without a GPU can take: init, plan, record of a
+// bench measured elsewhere, status (stop/continue), the refusals (a workspace outside --out, a
+// wrong result, the budget), kernel_bench's submitted source, and the prompt that teaches the loop.
+TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
+  Fixture f(false, 2);
+  f.init();
+  std::set<std::string> names;
+  const Json list = f.request("tools/list");  // kept: a range-for over a temporary's member dangles
+  for (const auto& t : list["result"]["tools"]) {
+    names.insert(t["name"]);
+    if (t["name"] == "kernel_init" || t["name"] == "kernel_bench")  // the programs run are not the caller's
+      for (const char* n : {"python", "harness", "workspace"})
+        if (t["name"] == "kernel_init" || std::string(n) != "workspace")
+          EXPECT_FALSE(t["inputSchema"]["properties"].contains(n)) << t["name"] << " offers " << n;
+  }
+  for (const char* n :
+       {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
+    EXPECT_TRUE(names.count(n)) << n;
+  auto ok = [](const Json& r) { return r.is_object() && !r.value("isError", true); };
+  auto err = [](const Json& r) { return r["structuredContent"].value("error", std::string()); };
+
+  Json in = f.call("kernel_init", {{"name", "sm"},
+                                   {"kernel", "examples/kernel/softmax/v0.py"},
+                                   {"platform", "H100"},
+                                   {"shape", "M=32768,N=8192"},
+                                   {"max_iterations", 3}});
+  ASSERT_TRUE(ok(in)) << in.dump();
+  const std::string ws = in["structuredContent"]["result"]["workspace"];
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "workspace.json")) << ws;
+  EXPECT_EQ(fs::path(ws).parent_path(), f.tmp / "out");
+
+  Json st = f.call("kernel_status", {{"workspace", ws}});
+  ASSERT_TRUE(ok(st)) << st.dump();
+  EXPECT_EQ(st["structuredContent"]["result"]["next"]["action"], "continue");
+  EXPECT_NE(err(f.call("kernel_status", Json::object())).find("workspace"), std::string::npos);
+  // A directory that is not a workspace this session made: refused before anything reads it.
+  EXPECT_NE(err(f.call("kernel_status", {{"workspace", "examples/kernel"}})).find("not a workspace under"),
+            std::string::npos);
+
+  const std::string td = "src/kernel/testdata/";
+  Json rec =
+      f.call("kernel_record", {{"workspace", ws}, {"summary", "naive"}, {"bench", td + "bench_softmax_v0.json"}});
+  ASSERT_TRUE(ok(rec)) << rec.dump();
+  EXPECT_EQ(rec["structuredContent"]["result"]["version"], 0);
+  Json wrong =
+      f.call("kernel_record", {{"workspace", ws}, {"summary", "broken"}, {"bench", td + "bench_softmax_wrong.json"}});
+  EXPECT_NE(err(wrong).find("correctness failed"), std::string::npos) << wrong.dump();
+  EXPECT_FALSE(fs::exists(fs::path(ws) / "memory/v1.json"));
+  Json plan = f.call("kernel_plan", {{"workspace", ws}});
+  ASSERT_TRUE(ok(plan)) << plan.dump();
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "plans/v1_plan.md"));
+
+  // kernel_bench measures the submitted source: kernel.py is replaced, then the harness runs (and
+  // fails here, with no torch or GPU); bench and profile count against the budget of 2.
+  Json b = f.call("kernel_bench", {{"workspace", ws}, {"kernel_source", "# submitted v1\n"}, {"rep_ms", 5}});
+  EXPECT_TRUE(b["isError"].get<bool>());
+  std::ifstream k(fs::path(ws) / "kernel.py");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(k), {}), "# submitted v1\n");
+  f.call("kernel_profile", {{"workspace", ws}});
+  EXPECT_NE(err(f.call("kernel_bench", {{"workspace", ws}})).find("budget"), std::string::npos);
+
+  Json g = f.request("prompts/get",
+                     {{"name", "gpu_kernel_optimize"}, {"arguments", {{"kernel_file", "k.py"}, {"platform", "H100"}}}});
+  std::string t = g["result"]["messages"][0]["content"]["text"];
+  for (const char* s : {"Step 0 first", "ONE change per iteration", "Record only correct versions",
+                        "starts from the best recorded version", "\"stop\"", "budget of 2", "on k.py for the H100"})
+    EXPECT_NE(t.find(s), std::string::npos) << s;
+  EXPECT_EQ(t.find("{{"), std::string::npos);
 }
 
 // The stdio loop over pipes: oversized lines answered with -32600 and skipped, a blank line

@@ -1,5 +1,6 @@
-// prompts/list and prompts/get: the audit instructions (docs/mcp.md) for both vendors, kept as data
-// (data/mcp/gpu_goblin_audit.md) with the session's budget filled in.
+// prompts/list and prompts/get: the audit instructions (docs/mcp.md) for both vendors and the kernel
+// optimization loop, kept as data (data/mcp/gpu_goblin_audit.md, data/mcp/gpu_kernel_optimize.md)
+// with the session's budget filled in.
 #include <fmt/format.h>
 
 #include "core/data.h"
@@ -17,20 +18,33 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 Json prompts_list() {
   return Json{
       {"prompts",
-       Json::array({Json{
-           {"name", "gpu_goblin_audit"},
-           {"title", "GPU Goblin audit"},
-           {"description",
-            "The audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
-            "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
-            "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
-            "validity disclaimer, confidence honesty)."},
-           {"arguments", Json::array({Json{{"name", "config_path"},
-                                           {"description", "the workload config to audit (inside the server's roots)"},
-                                           {"required", false}},
-                                      Json{{"name", "vendor"},
-                                           {"description", "amd | nvidia: the GPU vendor, when known"},
-                                           {"required", false}}})}}})}};
+       Json::array({Json{{"name", "gpu_goblin_audit"},
+                         {"title", "GPU Goblin audit"},
+                         {"description",
+                          "The audit instructions (AMD and NVIDIA): the trajectory parse_config -> profile_run "
+                          "-> query_kb -> propose_patch -> benchmark x2 -> compare_runs, tool input shapes, the call "
+                          "budget and the guardrails (ROCPROFSYS_* are profiler settings, bitsandbytes on ROCm, the "
+                          "validity disclaimer, confidence honesty)."},
+                         {"arguments",
+                          Json::array({Json{{"name", "config_path"},
+                                            {"description", "the workload config to audit (inside the server's roots)"},
+                                            {"required", false}},
+                                       Json{{"name", "vendor"},
+                                            {"description", "amd | nvidia: the GPU vendor, when known"},
+                                            {"required", false}}})}},
+                    Json{{"name", "gpu_kernel_optimize"},
+                         {"title", "GPU kernel optimization loop"},
+                         {"description",
+                          "The profile-driven kernel optimization loop over the kernel_* tools: Step 0 first "
+                          "(kernel_init), one change per iteration, record only correct versions, each iteration "
+                          "from the best recorded one, stop when kernel_status says stop."},
+                         {"arguments",
+                          Json::array({Json{{"name", "kernel_file"},
+                                            {"description", "the kernel file to optimize (inside the server's roots)"},
+                                            {"required", false}},
+                                       Json{{"name", "platform"},
+                                            {"description", "the GPU id of goblin's spec database (H100, MI300X, ...)"},
+                                            {"required", false}}})}}})}};
 }
 
 std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& err) {
@@ -38,7 +52,7 @@ std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& e
     err = RpcError{kInvalidParams, "prompts/get needs params.name (a string)", nullptr};
     return std::nullopt;
   }
-  if (params["name"] != "gpu_goblin_audit") {
+  if (params["name"] != "gpu_goblin_audit" && params["name"] != "gpu_kernel_optimize") {
     err = RpcError{kInvalidParams, "unknown prompt '" + params["name"].get<std::string>() + "' (see prompts/list)",
                    nullptr};
     return std::nullopt;
@@ -53,7 +67,8 @@ std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& e
       err = RpcError{kInvalidParams, "prompt argument '" + k + "' must be a string", nullptr};
       return std::nullopt;
     }
-  auto text = load_data_file("mcp/gpu_goblin_audit.md");
+  const bool kernel = params["name"] == "gpu_kernel_optimize";
+  auto text = load_data_file(kernel ? "mcp/gpu_kernel_optimize.md" : "mcp/gpu_goblin_audit.md");
   if (!text) {
     err = RpcError{kInternalError, text.error().describe(), nullptr};
     return std::nullopt;
@@ -62,6 +77,17 @@ std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& e
   if (t.rfind("<!--", 0) == 0) {  // the file's own header comment is not for the model
     size_t end = t.find("-->");
     if (end != std::string::npos) t = t.substr(t.find_first_not_of("\n", end + 3));
+  }
+  if (kernel) {
+    const std::string file = args.value("kernel_file", std::string()), plat = args.value("platform", std::string());
+    std::string start = "Begin with kernel_init";
+    if (!file.empty()) start += " on " + file;
+    if (!plat.empty()) start += " for the " + plat;
+    start += ".";
+    replace_all(t, "{{budget}}", fmt::format("{}", s.options().budget));
+    replace_all(t, "{{start}}", start);
+    return Json{{"description", "GPU kernel optimization loop"},
+                {"messages", Json::array({Json{{"role", "user"}, {"content", {{"type", "text"}, {"text", t}}}}})}};
   }
   std::string vendor = args.value("vendor", std::string());
   std::string focus = vendor == "amd"      ? "This audit is on an AMD Instinct GPU (ROCm): prefer ROCm-specific rules."

@@ -97,10 +97,12 @@ Json run_cli(const std::string& cwd, const std::string& args) {
 }
 
 // Where each door wrote (its own choice) and how long this call's read took (a measurement of the
-// call, not of the input) are the only fields allowed to differ.
+// call, not of the input) are the only fields allowed to differ; for the kernel tools also the
+// workspace each door made, when it was made, the hours since then and the dated plan text.
 void drop_output_locations(Json& j) {
   if (j.is_object()) {
-    for (const char* k : {"out_dir", "written", "written_to"}) j.erase(k);
+    for (const char* k : {"out_dir", "written", "written_to", "workspace", "created_at", "hours_used", "markdown"})
+      j.erase(k);
     if (j.contains("read") && j["read"].is_object())
       for (const char* k : {"seconds", "mb_per_s_on_disk"}) j["read"].erase(k);
     for (auto& [k, v] : j.items()) drop_output_locations(v);
@@ -112,6 +114,9 @@ void drop_output_locations(Json& j) {
 struct Case {
   Json args;                       // the request, as an MCP client sends it
   Json cli_only = Json::object();  // fields only the CLI door takes (where to write)
+  // A call that fails the same way through both doors (the kernel tools that need a GPU, on this
+  // CPU machine): the error kinds are compared instead of the results.
+  bool fails = false;
 };
 
 class RegistryParity : public ::testing::Test {
@@ -136,6 +141,19 @@ class RegistryParity : public ::testing::Test {
     save(" metrics before.json.gz", "metrics_before.json");
     save(" metrics after.json.gz", "metrics_after.json");
     save(" patch config.yaml --rules all --metrics metrics_before.json", "patch.json");
+    // A kernel workspace under the MCP server's --out (the only place its kernel tools write),
+    // with two recorded iterations: what kernel_init and two benches would have left.
+    const fs::path kt = src / "src/kernel/testdata";
+    fs::copy_file(src / "examples/kernel/softmax/v0.py", root_ / "softmax_v0.py");
+    fs::copy_file(kt / "bench_softmax_wrong.json", root_ / "bench_wrong.json");
+    const std::string h = " --harness " + shell_quote((src / "tools/kernel_harness.py").string());
+    save(" kernel init sm --kernel softmax_v0.py --platform H100 --shape M=32768,N=8192 --workspace mcp_out/kws" + h,
+         "kws_init.json");
+    save(" kernel record mcp_out/kws --summary naive --bench " + shell_quote((kt / "bench_softmax_v0.json").string()),
+         "kws_v0.json");
+    save(" kernel record mcp_out/kws --summary 'single pass' --bench " +
+             shell_quote((kt / "bench_softmax_v1.json").string()),
+         "kws_v1.json");
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -169,6 +187,17 @@ std::map<std::string, Case> cases() {
       {"query",
        {{{"path", "after.json.gz"}, {"sql", "SELECT category, count(*) AS n FROM gpu_ops GROUP BY 1 ORDER BY 1"}}}},
       {"export", {{{"path", "after.json.gz"}, {"from", 0}, {"to", 50}}, {{"out", "cli_out/slice.json.gz"}}}},
+      {"kernel_init",
+       {{{"name", "sm"}, {"kernel", "softmax_v0.py"}, {"platform", "H100"}, {"shape", "M=32768,N=8192"}},
+        {{"workspace", "cli_out/kws_init"}}}},
+      {"kernel_status", {{{"workspace", "mcp_out/kws"}}}},
+      {"kernel_plan", {{{"workspace", "mcp_out/kws"}}}},
+      // Needs a GPU (bench: torch; profile: ncu): both doors fail the same way here.
+      {"kernel_bench", {{{"workspace", "mcp_out/kws"}, {"rep_ms", 10}}, {}, true}},
+      {"kernel_profile", {{{"workspace", "mcp_out/kws"}}, {}, true}},
+      // A wrong result is refused by both doors, and nothing is recorded.
+      {"kernel_record",
+       {{{"workspace", "mcp_out/kws"}, {"summary", "broken"}, {"bench", "bench_wrong.json"}}, {}, true}},
   };
 }
 
@@ -206,6 +235,12 @@ TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
     Json cl = run_cli(root_.string(), command_line(v, cli_args));
     ASSERT_TRUE(cl.is_object());
     EXPECT_EQ(cl["ok"], m["ok"]) << "cli error: " << cl["error"].dump() << "\nmcp error: " << m["error"].dump();
+    if (c->second.fails) {
+      EXPECT_FALSE(m["ok"].get<bool>());
+      EXPECT_EQ(cl["error_detail"]["kind"], m["error_detail"]["kind"]) << cl["error"] << "\n" << m["error"];
+      ++compared;
+      continue;
+    }
     EXPECT_TRUE(m["ok"].get<bool>()) << m["error"].dump();
     Json a = cl["result"], b = m["result"];
     scrub(a, *roots);  // the MCP door shows paths relative to its root

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "app/verb.h"
+#include "core/confine.h"
 #include "core/random_tag.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
@@ -23,12 +24,30 @@ namespace {
 
 using app::FieldKind;
 
+// A workspace the kernel tools read and write in place: it must lie under the session's --out
+// (the only place the server writes), given relative to it, or as a path inside the roots.
+Result<std::string> confine_workdir(const std::string& arg, const std::string& what, const Roots& roots,
+                                    const std::string& out_dir) {
+  ASSIGN_OR_RETURN(auto out, Roots::make({out_dir}));
+  auto p = out.resolve(arg, what);
+  if (!p.ok()) p = roots.resolve(arg, what);
+  if (p.ok() && path_beneath(*p, out.dirs().front())) return *p;
+  return make_error(ErrorKind::Usage,
+                    what + " '" + arg + "' is not a workspace under the server's --out (create one with kernel_init)",
+                    arg);
+}
+
 // Path arguments resolved inside the roots (a JSON document given inline is left alone).
-Result<Json> confine_paths(const app::Verb& v, const Json& args, const Roots& roots) {
+Result<Json> confine_paths(const app::Verb& v, const Json& args, const Roots& roots, const std::string& out_dir) {
   Json a = args;
   for (const app::Field& f : v.request) {
     if (!a.contains(f.name) || a[f.name].is_null()) continue;
     Json& x = a[f.name];
+    if (f.kind == FieldKind::WorkDir && x.is_string()) {
+      ASSIGN_OR_RETURN(auto p, confine_workdir(x.get<std::string>(), f.name, roots, out_dir));
+      x = p;
+      continue;
+    }
     const bool path_kind = f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths ||
                            (f.kind == FieldKind::InputJson && x.is_string());
     if (!path_kind) continue;
@@ -101,7 +120,7 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
 }
 
 ToolOutcome run_verb_tool(const app::Verb& v, const Json& args, Session& s, CallContext& cc) {
-  auto confined = confine_paths(v, args, s.roots());
+  auto confined = confine_paths(v, args, s.roots(), s.options().out_dir);
   if (!confined) return ToolOutcome{nullptr, confined.error(), ""};
   std::vector<std::string> missing;
   auto rq = app::make_request(v, *confined, app::kMcp, &missing);
@@ -170,6 +189,10 @@ ToolRegistry make_registry() {
   r.add(tool_for_verb("compare_runs"));
   for (const char* n : {"info", "triage", "breakdown", "metrics", "diff", "ranks", "critical_path", "query", "export",
                         "specs", "roofline", "diagnose"})
+    r.add(tool_for_verb(n));
+  // The kernel optimization loop (docs/kernel.md; the gpu_kernel_optimize prompt teaches it).
+  for (const char* n :
+       {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
     r.add(tool_for_verb(n));
   return r;
 }

@@ -48,11 +48,21 @@ test('seed 000 trajectory through the official SDK client on the H100 replay', a
     assert.equal(client.getServerVersion().name, 'goblin');
     const tools = (await client.listTools()).tools.map((t) => t.name);
     for (const n of ['parse_config', 'profile_run', 'query_kb', 'query_rocm_kb', 'propose_patch', 'benchmark',
-      'compare_runs', 'info', 'triage', 'breakdown', 'metrics', 'specs', 'roofline', 'diagnose']) {
+      'compare_runs', 'info', 'triage', 'breakdown', 'metrics', 'specs', 'roofline', 'diagnose',
+      'kernel_init', 'kernel_bench', 'kernel_profile', 'kernel_plan', 'kernel_record', 'kernel_status']) {
       assert.ok(tools.includes(n), `tool ${n} listed`);
     }
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
-    assert.deepEqual(prompts, ['gpu_goblin_audit']);
+    assert.deepEqual(prompts, ['gpu_goblin_audit', 'gpu_kernel_optimize']);
+    const kp = await client.getPrompt({ name: 'gpu_kernel_optimize', arguments: { platform: 'H100' } });
+    assert.match(kp.messages[0].content.text, /ONE change per iteration/);
+    // The kernel loop's CPU-runnable start: a workspace under --out, then its status.
+    const init = await client.callTool({ name: 'kernel_init', arguments: {
+      name: 'sm', kernel: 'examples/kernel/softmax/v0.py', platform: 'H100', shape: 'M=32768,N=8192' } });
+    assert.equal(init.isError, false, JSON.stringify(init.structuredContent));
+    const st = await client.callTool({ name: 'kernel_status',
+      arguments: { workspace: init.structuredContent.result.workspace } });
+    assert.equal(st.structuredContent.result.next.action, 'continue');
     const prompt = await client.getPrompt({ name: 'gpu_goblin_audit', arguments: { vendor: 'nvidia' } });
     assert.match(prompt.messages[0].content.text, /ROCPROFSYS_/);
     const resources = (await client.listResources()).resources.map((r) => r.uri);

@@ -43,10 +43,15 @@ def mm_v2(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
     b_p = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
-        acc = tl.dot(tl.load(a_p), tl.load(b_p), acc)
+        # Masked loads: rows/columns past M, N and the K tail read as 0, so shapes that are not
+        # multiples of the tile stay correct (the masks cost nothing measurable at tile multiples).
+        a = tl.load(a_p, mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_p, mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
         a_p += BK * sak
         b_p += BK * sbk
-    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc.to(tl.bfloat16))
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc.to(tl.bfloat16),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 def kernel(a, b):

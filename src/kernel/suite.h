@@ -1,0 +1,43 @@
+// `goblin kernel suite DIR`: every kernel file of a directory through the honest harness, scored
+// with KernelBench's metrics (docs/kernel.md "Suite"): correctness rate, fast_1 and fast_1.5
+// against eager PyTorch and against torch.compile, the geometric-mean speedup with a bootstrap
+// interval, and each kernel's fraction of the platform's roofline (the KernelBench-Hard metric).
+#pragma once
+#include <string>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "kernel/loop.h"
+
+namespace goblin::hw {
+struct HwKnowledge;
+}
+
+namespace goblin::kernel {
+
+struct SuiteOptions {
+  std::string dir;       // the kernel files: DIR/*.py and DIR/*/*.py (names starting with _ are helpers)
+  std::string platform;  // GPU id of the spec database (the roofline and Stop Conditions are its)
+  std::string dtype = "bf16";
+  double rtol = 1e-2;
+  // Recorded raw bench results (kernel_harness.py bench --suite), one <file stem>.json per kernel
+  // file: scored without running anything (a CPU machine scores a GPU run this way).
+  std::string results;
+  std::string out;  // where a run writes each raw result (<stem>.json), suite.json and suite.md
+  RunOptions run;
+};
+
+// One row per kernel file (a file that fails is a row with "error", counted as incorrect) and the
+// aggregate metrics. A directory without kernel files is a Usage error.
+Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o);
+// The Markdown table and the metrics, as `goblin kernel suite` prints them.
+std::string suite_markdown(const Json& suite);
+
+// KernelBench's fast_p over all tasks: the fraction that are correct and faster than the
+// reference by more than p (speedups of incorrect tasks are ignored; null speedups never count).
+double fast_p(const Json& rows, const std::string& key, double p);
+// The geometric mean of the correct tasks' speedups with a 95 % percentile-bootstrap interval over
+// tasks (fixed seed): {"point", "low", "high", "n"}; null when no correct task has one.
+Json geomean_speedup(const Json& rows, const std::string& key);
+
+}  // namespace goblin::kernel
