@@ -1,6 +1,7 @@
 // The audit history store: schema, migrations, calibration (docs/audit.md § History).
 #include "audit/history.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -140,7 +141,7 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
     std::string stamp = now_iso8601();
     std::replace(stamp.begin(), stamp.end(), ':', '-');
     std::string aside = path + ".corrupt-" + stamp;
-    for (int n = 2; fs::exists(aside, ec); ++n) aside = path + ".corrupt-" + stamp + "-" + std::to_string(n);
+    for (int n = 2; fs::exists(aside, ec); ++n) aside = path + ".corrupt-" + stamp + "-" + fmt::to_string(n);
     fs::rename(path, aside, ec);
     if (ec)
       return make_error(ErrorKind::Io, db.error().message + "; and it cannot be moved aside (" + ec.message() + ")",
@@ -153,18 +154,18 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
   h.db_ = *db;
   if (version > kSchema)
     return make_error(ErrorKind::Environment,
-                      "audit history: schema " + std::to_string(version) + " is newer than this goblin's (" +
-                          std::to_string(kSchema) + "); use a newer goblin or --history PATH",
+                      "audit history: schema " + fmt::to_string(version) + " is newer than this goblin's (" +
+                          fmt::to_string(kSchema) + "); use a newer goblin or --history PATH",
                       path);
   for (int v = version; v < kSchema; ++v) {
-    std::string sql = std::string("BEGIN;") + kMigrations[v] + "PRAGMA user_version = " + std::to_string(v + 1) +
-                      "; PRAGMA application_id = " + std::to_string(kApplicationId) + "; COMMIT;";
+    std::string sql = std::string("BEGIN;") + kMigrations[v] + "PRAGMA user_version = " + fmt::to_string(v + 1) +
+                      "; PRAGMA application_id = " + fmt::to_string(kApplicationId) + "; COMMIT;";
     char* err = nullptr;
     if (sqlite3_exec(h.db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
       std::string m = err ? err : "?";
       sqlite3_free(err);
       sqlite3_exec(h.db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return make_error(ErrorKind::Io, "audit history: migration to schema " + std::to_string(v + 1) + ": " + m, path);
+      return make_error(ErrorKind::Io, "audit history: migration to schema " + fmt::to_string(v + 1) + ": " + m, path);
     }
   }
   return h;
@@ -310,8 +311,8 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
   }
   c.matching_audits = static_cast<int>(ratio.size());
   if (c.matching_audits < min_audits) {
-    c.reason = std::to_string(c.matching_audits) + " past audit(s) with these rules" +
-               (gpu.empty() ? "" : " on " + gpu) + " (calibration needs " + std::to_string(min_audits) + ")";
+    c.reason = fmt::to_string(c.matching_audits) + " past audit(s) with these rules" +
+               (gpu.empty() ? "" : " on " + gpu) + " (calibration needs " + fmt::to_string(min_audits) + ")";
     return c;
   }
   std::sort(ratio.begin(), ratio.end());
@@ -321,27 +322,27 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
     double med = ratio[ratio.size() / 2];
     c.low *= med, c.high *= med;
     c.action = "shifted";
-    why = std::to_string(above) + " of " + std::to_string(ratio.size()) +
+    why = fmt::to_string(above) + " of " + fmt::to_string(ratio.size()) +
           " past audits measured above their range: shifted by their median measured/midpoint ratio " +
-          std::to_string(med).substr(0, 5);
+          fmt::format("{:f}", med).substr(0, 5);
   } else if (below >= min_audits && above == 0) {
     double med = ratio[ratio.size() / 2];
     c.low *= med, c.high *= med;
     c.action = "shifted";
-    why = std::to_string(below) + " of " + std::to_string(ratio.size()) +
+    why = fmt::to_string(below) + " of " + fmt::to_string(ratio.size()) +
           " past audits measured below their range: shifted by their median measured/midpoint ratio " +
-          std::to_string(med).substr(0, 5);
+          fmt::format("{:f}", med).substr(0, 5);
   }
   // Widen to cover every matching past measurement relative to its own midpoint.
   double lo = std::min(c.low, mid * ratio.front()), hi = std::max(c.high, mid * ratio.back());
   if (lo < c.low - 1e-9 || hi > c.high + 1e-9) {
     c.action = c.action == "shifted" ? "shifted+widened" : "widened";
-    why += std::string(why.empty() ? "" : "; ") + "widened to cover the " + std::to_string(ratio.size()) +
+    why += std::string(why.empty() ? "" : "; ") + "widened to cover the " + fmt::to_string(ratio.size()) +
            " past measurements relative to their predicted midpoints";
     c.low = lo, c.high = hi;
   }
   c.changed = c.action != "none";
-  c.reason = c.changed ? why : std::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
+  c.reason = c.changed ? why : fmt::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
   return c;
 }
 

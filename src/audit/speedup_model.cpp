@@ -2,20 +2,17 @@
 // class's `basis` so the report can quote them.
 #include "audit/speedup_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "hw/gpu_specs.h"
 
 namespace goblin::audit {
 namespace {
 
-std::string num(double v, int sig = 3) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", sig, v);
-  return b;
-}
+std::string num(double v, int sig = 3) { return fmt::format("{:.{}g}", v, sig); }
 
 std::string str_field(const config::WorkloadConfig& c, const char* f) {
   Json v = c.get(f);
