@@ -10,7 +10,7 @@
 #include "store/import.h"
 #include "store/store.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 Result<int> history_from_store(const std::string& url, const std::string& history_path) {
   ASSIGN_OR_RETURN(auto s, store::Store::open(url));
@@ -46,4 +46,4 @@ Result<std::string> record_audit(const std::string& url, const std::string& out_
   return fmt::format("{} run {} in {}\n", out.added ? "recorded as" : "already recorded as", out.run_id, s.url());
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -6,7 +6,7 @@
 
 #include "core/status.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 // Writes the store's past audit rounds into a fresh audit history file at `history_path` (the
 // format audit::HistoryStore calibrates from) and returns how many rounds it holds.
@@ -16,4 +16,4 @@ Result<int> history_from_store(const std::string& url, const std::string& histor
 Result<std::string> record_audit(const std::string& url, const std::string& out_dir, const std::string& experiment,
                                  const std::string& trial, const std::vector<std::string>& tags);
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -20,7 +20,7 @@
 #include "run/live_audit.h"
 #include "store/store.h"
 
-namespace goblin {
+namespace goblin::cli {
 void register_audit(CLI::App& app) {
   struct Opts {
     std::string config, replay, out = "goblin-audit", vendor, workload, history, script;
@@ -207,4 +207,4 @@ void register_audit(CLI::App& app) {
     });
   });
 }
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -11,7 +11,7 @@
 #include "kernel/memory.h"
 #include "kernel/workspace.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 namespace {
 
@@ -213,4 +213,4 @@ void register_kernel(CLI::App& app) {
   }
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli
