@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/calibration.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -31,11 +32,6 @@ struct HistoryRecord {
   std::string prediction_held;  // held | exceeded | missed | not_predicted | not_measured
   int round = 1;                // audit round (goblin audit --rounds)
   std::string calibration;      // what calibration did to the range ("" = none)
-};
-
-struct RuleCalibration {
-  std::string rule_id;
-  int audits = 0, held = 0, exceeded = 0, missed = 0, not_predicted = 0;  // audits with a measurement
 };
 
 // What history says about a new prediction: the range to report and why.
