@@ -23,6 +23,11 @@ namespace goblin::audit::detail {
 
 AuditHistory open_history(const AuditOptions& opt) {
   AuditHistory h;
+  if (opt.calibration_source) {
+    h.given = opt.calibration_source;
+    h.note = "audit history: " + h.given->where();
+    return h;
+  }
   if (opt.history_path.empty()) {
     h.note = "audit history: off (none given; a live `goblin audit` uses $XDG_DATA_HOME/goblin/history.sqlite)";
     return h;
@@ -115,10 +120,10 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   for (const auto& x : pj.rationale) applied.push_back(x.rule_id);
   // Calibration from the history (the report says what it did).
   HistoryCalibration cal;
-  if (hist.store) cal.store = hist.store->path();
-  if (hist.store && pj.expected_speedup_low) {
+  if (hist.source()) cal.store = hist.source()->where();
+  if (hist.source() && pj.expected_speedup_low) {
     double lo = *pj.expected_speedup_low, hi = pj.expected_speedup_high.value_or(0);
-    Calibrated c = hist.store->calibrate(applied, prof.gpu_name, lo, hi);
+    Calibrated c = calibrate(*hist.source(), applied, prof.gpu_name, lo, hi);
     cal.action = c.action;
     cal.reason = c.reason;
     cal.matching_audits = c.matching_audits;
@@ -128,14 +133,14 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       pj.expected_speedup_low = round_to(c.low, 3);
       pj.expected_speedup_high = round_to(c.high, 3);
     }
-  } else if (!hist.store) {
+  } else if (!hist.source()) {
     cal.reason = hist.note;
   } else {
     cal.reason = "no predicted range to calibrate (the profile has no waste budget or cost profile)";
   }
-  if (hist.store) {
+  if (hist.source()) {
     cal.by_rule.emplace();
-    if (auto rc = hist.store->calibration())
+    if (auto rc = calibration_by_rule(*hist.source()))
       for (const auto& x : *rc)
         if (std::find(applied.begin(), applied.end(), x.rule_id) != applied.end()) cal.by_rule->push_back(x);
   }

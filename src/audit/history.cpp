@@ -266,84 +266,22 @@ Result<std::vector<HistoryRecord>> HistoryStore::all() const {
   return out;
 }
 
-Result<std::vector<RuleCalibration>> HistoryStore::calibration() const {
+// The history's rounds as calibration reads them (audit/calibration.h).
+Result<std::vector<PastPrediction>> HistoryStore::past_predictions() const {
   ASSIGN_OR_RETURN(auto recs, all());
-  std::map<std::string, RuleCalibration> by;
-  for (const auto& r : recs) {
-    if (!r.measured) continue;
-    for (const auto& id : r.rules) {
-      RuleCalibration& c = by[id];
-      c.rule_id = id;
-      ++c.audits;
-      if (!r.predicted_low || !r.predicted_high) ++c.not_predicted;
-      if (r.prediction_held == "held") ++c.held;
-      if (r.prediction_held == "exceeded") ++c.exceeded;
-      if (r.prediction_held == "missed") ++c.missed;
-    }
-  }
-  std::vector<RuleCalibration> out;
-  for (auto& [k, v] : by) out.push_back(v);
+  std::vector<PastPrediction> out;
+  out.reserve(recs.size());
+  for (auto& r : recs)
+    out.push_back({std::move(r.gpu), std::move(r.rules), r.predicted_low, r.predicted_high, r.measured,
+                   std::move(r.prediction_held)});
   return out;
 }
 
+Result<std::vector<RuleCalibration>> HistoryStore::calibration() const { return calibration_by_rule(*this); }
+
 Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const std::string& gpu, double low,
                                    double high, int min_audits) const {
-  Calibrated c;
-  c.low = low;
-  c.high = high;
-  c.action = "none";
-  auto recs = all();
-  if (!recs || low <= 0 || high < low) {
-    c.reason = recs ? "no range to calibrate" : recs.error().message;
-    return c;
-  }
-  std::set<std::string> want(rules.begin(), rules.end());
-  std::vector<double> ratio;  // measured / predicted geometric midpoint
-  int above = 0, below = 0;
-  for (const auto& r : *recs) {
-    if (!r.measured || !r.predicted_low || !r.predicted_high || *r.predicted_low <= 0) continue;
-    if (!gpu.empty() && !r.gpu.empty() && r.gpu != gpu) continue;
-    if (std::none_of(r.rules.begin(), r.rules.end(), [&](const std::string& x) { return want.count(x) > 0; })) continue;
-    double mid = std::sqrt(*r.predicted_low * *r.predicted_high);
-    ratio.push_back(*r.measured / mid);
-    above += *r.measured > *r.predicted_high;
-    below += *r.measured < *r.predicted_low;
-  }
-  c.matching_audits = static_cast<int>(ratio.size());
-  if (c.matching_audits < min_audits) {
-    c.reason = fmt::to_string(c.matching_audits) + " past audit(s) with these rules" +
-               (gpu.empty() ? "" : " on " + gpu) + " (calibration needs " + fmt::to_string(min_audits) + ")";
-    return c;
-  }
-  std::sort(ratio.begin(), ratio.end());
-  const double mid = std::sqrt(low * high);
-  std::string why;
-  if (above >= min_audits && below == 0) {
-    double med = ratio[ratio.size() / 2];
-    c.low *= med, c.high *= med;
-    c.action = "shifted";
-    why = fmt::to_string(above) + " of " + fmt::to_string(ratio.size()) +
-          " past audits measured above their range: shifted by their median measured/midpoint ratio " +
-          fmt::format("{:f}", med).substr(0, 5);
-  } else if (below >= min_audits && above == 0) {
-    double med = ratio[ratio.size() / 2];
-    c.low *= med, c.high *= med;
-    c.action = "shifted";
-    why = fmt::to_string(below) + " of " + fmt::to_string(ratio.size()) +
-          " past audits measured below their range: shifted by their median measured/midpoint ratio " +
-          fmt::format("{:f}", med).substr(0, 5);
-  }
-  // Widen to cover every matching past measurement relative to its own midpoint.
-  double lo = std::min(c.low, mid * ratio.front()), hi = std::max(c.high, mid * ratio.back());
-  if (lo < c.low - 1e-9 || hi > c.high + 1e-9) {
-    c.action = c.action == "shifted" ? "shifted+widened" : "widened";
-    why += std::string(why.empty() ? "" : "; ") + "widened to cover the " + fmt::to_string(ratio.size()) +
-           " past measurements relative to their predicted midpoints";
-    c.low = lo, c.high = hi;
-  }
-  c.changed = c.action != "none";
-  c.reason = c.changed ? why : fmt::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
-  return c;
+  return audit::calibrate(*this, rules, gpu, low, high, min_audits);
 }
 
 Json history_record_to_json(const HistoryRecord& r) {

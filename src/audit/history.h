@@ -34,16 +34,7 @@ struct HistoryRecord {
   std::string calibration;      // what calibration did to the range ("" = none)
 };
 
-// What history says about a new prediction: the range to report and why.
-struct Calibrated {
-  double low = 0, high = 0;
-  bool changed = false;
-  std::string action;  // "none" | "widened" | "shifted" | "shifted+widened"
-  std::string reason;
-  int matching_audits = 0;
-};
-
-class HistoryStore {
+class HistoryStore : public CalibrationSource {
  public:
   ~HistoryStore();
   HistoryStore(HistoryStore&&) noexcept;
@@ -65,6 +56,8 @@ class HistoryStore {
 
   Result<int64_t> add(const HistoryRecord& r);
   Result<std::vector<HistoryRecord>> all() const;
+  std::string where() const override { return path_; }
+  Result<std::vector<PastPrediction>> past_predictions() const override;
   // Per rule, over the audits with a measurement (held/exceeded/missed need a prediction too).
   Result<std::vector<RuleCalibration>> calibration() const;
   // A new range for `rules`, from past audits that applied at least one of them on the same GPU
