@@ -1,9 +1,10 @@
 // Formulas: see breakdown.h (and docs/metrics.md).
 #include "analysis/breakdown.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "analysis/exposure.h"
 
@@ -40,10 +41,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     const auto simt = g->peak_tflops("fp32");
     if (tensor && simt && *simt > 0 && *tensor > *simt) {
       p.tensor_core_speedup = *tensor / *simt;
-      char b[160];
-      std::snprintf(b, sizeof b, "%s dense %s %.1f / fp32 %.1f TFLOPS = %.2f (data/gpus.yaml)", g->id.c_str(),
-                    key.c_str(), *tensor, *simt, p.tensor_core_speedup);
-      p.tensor_core_speedup_basis = b;
+      p.tensor_core_speedup_basis = fmt::format("{} dense {} {:.1f} / fp32 {:.1f} TFLOPS = {:.2f} (data/gpus.yaml)",
+                                                g->id, key, *tensor, *simt, p.tensor_core_speedup);
     }
   }
 
@@ -135,8 +134,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   if (!v_simt.empty())
     p.notes.push_back("precision_path: fp32 SIMT GEMM time x (1 - 1/s), s = " + p.tensor_core_speedup_basis);
   if (tiny_grid > 0)
-    p.notes.push_back(std::to_string(tiny_grid) + " GEMM launch(es) with fewer thread blocks than " +
-                      std::to_string(tiny) + " x SMs (kernel_shape)");
+    p.notes.push_back(
+        fmt::format("{} GEMM launch(es) with fewer thread blocks than {:f} x SMs (kernel_shape)", tiny_grid, tiny));
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
     if (tl.gpu_ops.kind[i] != GpuOpKind::Memcpy) continue;
     Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};

@@ -1,7 +1,8 @@
 // goblin diff's outputs: the JSON result, the readable report and the audit's short story.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "analysis/diff.h"
@@ -41,16 +42,8 @@ Json figures_json(const std::optional<DiffSideFigures>& f) {
 
 double share(double change, double total) { return total != 0 ? round_to(100.0 * change / total, 2) : 0.0; }
 
-std::string ms(double s) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%+.3f ms", s * 1e3);
-  return b;
-}
-std::string ms_abs(double s) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
-  return b;
-}
+std::string ms(double s) { return fmt::format("{:+.3f} ms", s * 1e3); }
+std::string ms_abs(double s) { return fmt::format("{:.3f} ms", s * 1e3); }
 
 std::string short_name(const std::string& n, size_t max = 70) {
   return n.size() <= max ? n : n.substr(0, max - 3) + "...";
@@ -114,24 +107,21 @@ Json diff_to_json(const DiffResult& d) {
 
 std::string diff_human(const DiffResult& d, int top) {
   std::string s;
-  char b[512];
-  std::snprintf(b, sizeof b, "step time   %.3f ms -> %.3f ms  (%s, %.2fx)  over %lld / %lld complete steps\n",
-                d.before_step_s * 1e3, d.after_step_s * 1e3, ms(d.step_change_s).c_str(),
-                d.after_step_s > 0 ? d.before_step_s / d.after_step_s : 0.0, static_cast<long long>(d.before.steps),
-                static_cast<long long>(d.after.steps));
-  s += b;
-  std::snprintf(b, sizeof b, "busy        %.3f ms -> %.3f ms;  idle %.3f ms -> %.3f ms\n",
-                d.before.per_step(d.before.busy_ns) / 1e6, d.after.per_step(d.after.busy_ns) / 1e6,
-                d.before.per_step(d.before.wall_ns - d.before.busy_ns) / 1e6,
-                d.after.per_step(d.after.wall_ns - d.after.busy_ns) / 1e6);
-  s += b;
+  auto out = std::back_inserter(s);
+  fmt::format_to(out, "step time   {:.3f} ms -> {:.3f} ms  ({}, {:.2f}x)  over {} / {} complete steps\n",
+                 d.before_step_s * 1e3, d.after_step_s * 1e3, ms(d.step_change_s),
+                 d.after_step_s > 0 ? d.before_step_s / d.after_step_s : 0.0, static_cast<long long>(d.before.steps),
+                 static_cast<long long>(d.after.steps));
+  fmt::format_to(out, "busy        {:.3f} ms -> {:.3f} ms;  idle {:.3f} ms -> {:.3f} ms\n",
+                 d.before.per_step(d.before.busy_ns) / 1e6, d.after.per_step(d.after.busy_ns) / 1e6,
+                 d.before.per_step(d.before.wall_ns - d.before.busy_ns) / 1e6,
+                 d.after.per_step(d.after.wall_ns - d.after.busy_ns) / 1e6);
   s += "change = kernels " + ms(d.kernels_change_s) + " + idle " + ms(d.idle_change_s) + " + overlap " +
        ms(d.overlap_term_s) + " = " + ms(d.sum_s) + "\n\n";
   s += "by category (GPU time per step):\n";
   for (const auto& c : d.categories) {
-    std::snprintf(b, sizeof b, "  %-14s %10.3f -> %10.3f ms  %s\n", c.category.c_str(), c.before_s * 1e3,
-                  c.after_s * 1e3, ms(c.change_s).c_str());
-    s += b;
+    fmt::format_to(out, "  {:<14} {:>10.3f} -> {:>10.3f} ms  {}\n", c.category, c.before_s * 1e3, c.after_s * 1e3,
+                   ms(c.change_s));
   }
   if (!d.kernel_level) {
     for (const auto& n : d.notes) s += "note: " + n + "\n";
@@ -141,18 +131,17 @@ std::string diff_human(const DiffResult& d, int top) {
     int shown = 0, total = 0;
     for (const auto& r : d.rows) total += r.status == status;
     if (total == 0) continue;
-    s += std::string("\n") + status + " (" + std::to_string(total) + "):\n";
+    fmt::format_to(out, "\n{} ({}):\n", status, total);
     for (const auto& r : d.rows) {
       if (r.status != status) continue;
       if (shown++ >= top) break;
       std::string where = r.op.empty() ? "" : "  [" + r.op + "]";
       if (!r.scope.empty()) where += " in " + r.scope;
       const double bt = r.before ? r.before->time_s : 0, at = r.after ? r.after->time_s : 0;
-      std::snprintf(b, sizeof b, "  %s  %9s -> %9s  %-12s %s%s\n", ms(r.change_s).c_str(), ms_abs(bt).c_str(),
-                    ms_abs(at).c_str(), r.category.c_str(), short_name(r.name).c_str(), where.c_str());
-      s += b;
+      fmt::format_to(out, "  {}  {:>9} -> {:>9}  {:<12} {}{}\n", ms(r.change_s), ms_abs(bt), ms_abs(at), r.category,
+                     short_name(r.name), where);
     }
-    if (total > top) s += "  ... " + std::to_string(total - top) + " more (--json lists all)\n";
+    if (total > top) fmt::format_to(out, "  ... {} more (--json lists all)\n", total - top);
   }
   for (const auto& n : d.notes) s += "note: " + n + "\n";
   return s;
@@ -160,12 +149,11 @@ std::string diff_human(const DiffResult& d, int top) {
 
 std::vector<std::string> diff_story(const DiffResult& d, int top) {
   std::vector<std::string> out;
-  char b[512];
-  std::snprintf(b, sizeof b,
-                "Step time %.3f ms -> %.3f ms (%s): kernels %s, idle %s, overlap %s (these sum to the change).",
-                d.before_step_s * 1e3, d.after_step_s * 1e3, ms(d.step_change_s).c_str(),
-                ms(d.kernels_change_s).c_str(), ms(d.idle_change_s).c_str(), ms(d.overlap_term_s).c_str());
-  out.emplace_back(b);
+  out.push_back(
+      fmt::format("Step time {:.3f} ms -> {:.3f} ms ({}): kernels {}, idle {}, overlap {} (these sum to "
+                  "the change).",
+                  d.before_step_s * 1e3, d.after_step_s * 1e3, ms(d.step_change_s), ms(d.kernels_change_s),
+                  ms(d.idle_change_s), ms(d.overlap_term_s)));
   std::string cats;
   int n = 0;
   for (const auto& c : d.categories) {
@@ -197,7 +185,7 @@ std::vector<std::string> diff_story(const DiffResult& d, int top) {
     for (size_t i = 0; i < v.size() && i < static_cast<size_t>(top); ++i) {
       std::string ops;
       for (const auto& o : v[i].second.ops) ops += (ops.empty() ? "" : ", ") + o;
-      line += (line.empty() ? "" : "; ") + std::to_string(v[i].second.n) + " " + v[i].first +
+      line += (line.empty() ? "" : "; ") + fmt::format("{} {}", v[i].second.n, v[i].first) +
               (ops.empty() ? "" : " [" + ops + "]") + " " + ms(v[i].second.s);
     }
     if (!line.empty()) out.push_back("Removed (gone, by where they ran): " + line + ".");

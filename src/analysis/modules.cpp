@@ -1,8 +1,9 @@
 // nn.Module attribution and the module table (formulas: modules.h).
 #include "analysis/modules.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <unordered_map>
 
@@ -21,12 +22,6 @@ std::string module_class(std::string_view instance) {
   for (size_t i = u + 1; i < instance.size(); ++i)
     if (instance[i] < '0' || instance[i] > '9') return std::string(instance);
   return std::string(instance.substr(0, u));
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 }  // namespace
@@ -183,12 +178,13 @@ std::string module_table_markdown(const ModuleTable& t, int top) {
     std::sort(v.rbegin(), v.rend());
     std::string cats;
     for (size_t k = 0; k < v.size() && k < 3; ++k)
-      cats += (k ? ", " : "") + v[k].second + " " + fmt("%.0f%%", r.time_ns ? 100.0 * v[k].first / r.time_ns : 0);
-    std::string path = r.path + (r.paths > 1 ? " (+" + std::to_string(r.paths - 1) + " more)" : "");
+      fmt::format_to(std::back_inserter(cats), "{}{} {:.0f}%", k ? ", " : "", v[k].second,
+                     r.time_ns ? 100.0 * v[k].first / r.time_ns : 0.0);
+    std::string path = r.path + (r.paths > 1 ? fmt::format(" (+{} more)", r.paths - 1) : "");
     for (char& c : path)
       if (c == '|') c = '/';
-    s += "| " + r.module + " | " + fmt("%.3f", r.time_ns / 1e6) + " | " + fmt("%.2f", r.share_pct) + " | " +
-         std::to_string(r.ops) + " | " + std::to_string(r.instances) + " | " + cats + " | " + path + " |\n";
+    fmt::format_to(std::back_inserter(s), "| {} | {:.3f} | {:.2f} | {} | {} | {} | {} |\n", r.module, r.time_ns / 1e6,
+                   r.share_pct, r.ops, r.instances, cats, path);
   }
   return s;
 }

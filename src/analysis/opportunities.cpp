@@ -1,5 +1,6 @@
 #include "analysis/opportunities.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -273,7 +274,7 @@ std::vector<OverlapRow> build_overlap_table(const Timeline& tl, const KernelTabl
     const std::string& c = o.weight_class;
     if (k.share_pct < h.negligible_share_pct) {
       o.priority = Priority::P5;
-      o.verdict = "negligible (<" + std::to_string(static_cast<int>(h.negligible_share_pct)) + "% of GPU-op time)";
+      o.verdict = fmt::format("negligible (<{}% of GPU-op time)", static_cast<int>(h.negligible_share_pct));
     } else if (o.low_roi) {
       o.priority = Priority::P4;
       o.verdict = "low ROI: already mostly hidden behind other streams";
@@ -394,7 +395,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
         if (k) s += " → ";
         s += label(run[k]);
       }
-      if (run.size() > 8) s += " → … (" + std::to_string(run.size()) + " ops)";
+      if (run.size() > 8) s += fmt::format(" → … ({} ops)", run.size());
       return s;
     };
     if (p.detector == "elementwise_run" || p.detector == "copy_cast_chain") {
@@ -488,7 +489,7 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
         if (static_cast<int>(run.size()) < p.min_kernels || fused_ns * 2 >= total_ns) continue;
         std::string sig(tl.str(an.name[a]));
         FuseAcc& g = groups[sig];
-        g.extra = std::to_string(mta) + " multi_tensor_apply kernels in the last step scope";
+        g.extra = fmt::format("{} multi_tensor_apply kernels in the last step scope", mta);
         add(sig, run);
       }
     }
@@ -502,11 +503,8 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
       r.share_pct = kt.total_ns > 0 ? 100.0 * a.related_ns / kt.total_ns : 0;
       r.confidence = a.occurrences >= p.high_min ? "high" : a.occurrences >= p.medium_min ? "medium" : "low";
       r.scope = sig;
-      char buf[256];
-      std::snprintf(buf, sizeof buf, "%lld occurrence(s), %lld kernels, %.1f us GPU time, mean %.2f us/kernel",
-                    static_cast<long long>(a.occurrences), static_cast<long long>(a.kernels), a.related_ns / 1000.0,
-                    a.kernels ? a.related_ns / 1000.0 / a.kernels : 0.0);
-      r.evidence = buf;
+      r.evidence = fmt::format("{} occurrence(s), {} kernels, {:.1f} us GPU time, mean {:.2f} us/kernel", a.occurrences,
+                               a.kernels, a.related_ns / 1000.0, a.kernels ? a.related_ns / 1000.0 / a.kernels : 0.0);
       if (!a.extra.empty()) r.evidence += "; " + a.extra;
       r.evidence += "; sequence: " + sig;
       r.candidate = vendor == hw::Vendor::Amd ? p.candidate_rocm : p.candidate_cuda;

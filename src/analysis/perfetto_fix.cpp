@@ -1,5 +1,6 @@
 #include "analysis/perfetto_fix.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -187,7 +188,7 @@ Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, Per
 
   // Edits: (offset, length, replacement).
   auto lane_tid = [&](uint32_t track, int lane) {
-    return "\"" + json_escape(unquote(tracks[track].second)) + "_hack" + std::to_string(lane) + "\"";
+    return fmt::format("\"{}_hack{}\"", json_escape(unquote(tracks[track].second)), lane);
   };
   for (const GpuEv& e : gpu)
     if (e.lane > 0) {
@@ -222,7 +223,7 @@ Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, Per
         std::string tid = unquote(tracks[tr].second);
         meta += "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + tracks[tr].first +
                 ", \"tid\": " + lane_tid(static_cast<uint32_t>(tr), l) + ", \"args\": {\"name\": \"stream " +
-                json_escape(tid) + " (overlap lane " + std::to_string(l) + ", goblin perfetto-fix)\"}},\n";
+                json_escape(tid) + fmt::format(" (overlap lane {}, goblin perfetto-fix)\"}}}},\n", l);
       }
     edits.push_back({first_event_off, 0, std::move(meta)});
   }

@@ -2,6 +2,8 @@
 // inputs that are not one job. The cross-rank analysis is in ranks_match.cpp.
 #include "analysis/ranks.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -54,8 +56,9 @@ RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const Collective
   if (p.rank >= 0) {
     p.rank_from = "distributedInfo";
     if (in.rank_hint >= 0 && in.rank_hint != p.rank)
-      p.notes.push_back(in.label + ": the file name says rank " + std::to_string(in.rank_hint) +
-                        ", the trace's distributedInfo says " + std::to_string(p.rank) + " (the trace wins)");
+      p.notes.push_back(
+          fmt::format("{}: the file name says rank {}, the trace's distributedInfo says {} (the trace wins)", in.label,
+                      in.rank_hint, p.rank));
   } else if (in.rank_hint >= 0) {
     p.rank = in.rank_hint;
     p.rank_from = "file name";
@@ -174,16 +177,14 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
   for (const RankProfile* p : use) {
     auto [it, ins] = by_rank.emplace(p->rank, p);
     if (!ins)
-      return make_error(ErrorKind::Usage, "not one job: rank " + std::to_string(p->rank) + " is given twice (" +
-                                              it->second->label + " and " + p->label + ", both by " + p->rank_from +
-                                              ")");
+      return make_error(ErrorKind::Usage, fmt::format("not one job: rank {} is given twice ({} and {}, both by {})",
+                                                      p->rank, it->second->label, p->label, p->rank_from));
   }
   const RankProfile* ref = use.front();
   for (const RankProfile* p : use) {
     if (p->world_size != kNone && ref->world_size != kNone && p->world_size != ref->world_size)
-      return make_error(ErrorKind::Usage, "not one job: " + ref->label + " says world size " +
-                                              std::to_string(ref->world_size) + ", " + p->label + " says " +
-                                              std::to_string(p->world_size));
+      return make_error(ErrorKind::Usage, fmt::format("not one job: {} says world size {}, {} says {}", ref->label,
+                                                      ref->world_size, p->label, p->world_size));
     if (!p->backend.empty() && !ref->backend.empty() && p->backend != ref->backend)
       return make_error(ErrorKind::Usage, "not one job: " + ref->label + " used backend " + ref->backend + ", " +
                                               p->label + " used " + p->backend);
@@ -192,8 +193,7 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
                         "not one job: " + ref->label + " ran on " + ref->vendor + ", " + p->label + " on " + p->vendor);
     const double j = overlap(ref->kernel_names, p->kernel_names);
     if (j < ck.min_kernel_overlap) {
-      char b[64];
-      std::snprintf(b, sizeof b, "%.0f%%", 100 * j);
+      const std::string b = fmt::format("{:.0f}%", 100 * j);
       return make_error(ErrorKind::Usage,
                         "not one job: " + ref->label + " and " + p->label + " share only " + b +
                             " of their kernel names (ranks of one job run the same kernels; data/collectives.yaml "
@@ -206,8 +206,7 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
     // (the collectives would otherwise be matched by order across runs that never met).
     // Boot-relative clocks (rocprofv3) differ between hosts, so they are not compared.
     if (auto gap = span_gap_ns(*ref, *p); gap && *gap > kMaxRankSpanGapNs) {
-      char b[96];
-      std::snprintf(b, sizeof b, "%.1f minutes", static_cast<double>(*gap) / 60e9);
+      const std::string b = fmt::format("{:.1f} minutes", static_cast<double>(*gap) / 60e9);
       return make_error(ErrorKind::Usage, "not one job: the steps of " + ref->label + " and " + p->label + " are " + b +
                                               " apart on the wall clock (ranks of one job run at the same time: "
                                               "these are two runs)");

@@ -1,5 +1,7 @@
 // goblin ranks across ranks: steps and collectives matched, waiting inside collectives, the
 // straggler and the skew tables. Definitions: docs/metrics.md § ranks.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -22,7 +24,7 @@ std::string ranges(const std::vector<int64_t>& v, size_t max_items = 12) {
       s += ", ...";
       break;
     }
-    s += (s.empty() ? "" : ", ") + std::to_string(v[i]) + (j > i ? "-" + std::to_string(v[j]) : "");
+    s += (s.empty() ? "" : ", ") + fmt::to_string(v[i]) + (j > i ? "-" + fmt::to_string(v[j]) : "");
     i = j + 1;
   }
   return s;
@@ -56,7 +58,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
       R.damaged.push_back(p.label + (p.usable ? " (partly read, analysed): " : " (not analysed): ") +
                           p.damage->describe());
     }
-    for (const auto& n : p.notes) R.notes.push_back("rank " + std::to_string(p.rank) + ": " + n);
+    for (const auto& n : p.notes) R.notes.push_back("rank " + fmt::to_string(p.rank) + ": " + n);
   }
   std::stable_sort(ranks.begin(), ranks.end(),
                    [](const RankProfile& a, const RankProfile& b) { return a.rank < b.rank; });
@@ -65,7 +67,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
   for (const auto& p : R.ranks)
     if (p.usable) use.push_back(&p);
   if (use.size() < 2) {
-    std::string why = "need at least two readable ranks, got " + std::to_string(use.size());
+    std::string why = "need at least two readable ranks, got " + fmt::to_string(use.size());
     for (const auto& d : R.damaged) why += "; " + d;
     return make_error(damage ? ErrorKind::Malformed : ErrorKind::Usage, why);
   }
@@ -84,8 +86,8 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
     for (int64_t r = 0; r < hi; ++r)
       if (!have.count(r)) R.missing.push_back(r);
     if (!R.missing.empty())
-      R.notes.push_back(std::to_string(R.missing.size()) + " rank(s) of " +
-                        (world != kNone ? "world size " + std::to_string(world) : "the numbering") + " not read (" +
+      R.notes.push_back(fmt::to_string(R.missing.size()) + " rank(s) of " +
+                        (world != kNone ? "world size " + fmt::to_string(world) : "the numbering") + " not read (" +
                         ranges(R.missing) + "): waiting and the straggler are judged among the ranks read only");
   }
 
@@ -114,7 +116,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
         R.steps.push_back({use[0]->steps[s].key, std::vector<int>(U, static_cast<int>(s))});
       if (n > 0) {
         R.step_match = "by position (step names differ between ranks)";
-        R.notes.push_back("steps do not line up by name across ranks; matched by position (" + std::to_string(n) +
+        R.notes.push_back("steps do not line up by name across ranks; matched by position (" + fmt::to_string(n) +
                           " steps)");
       }
     } else {
@@ -128,7 +130,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
       for (size_t i = 0; i < odd.size() && i < 6; ++i) {
         std::string who;
         for (size_t u = 0; u < U; ++u)
-          if (by_key[odd[i]][u] >= 0) who += (who.empty() ? "" : ",") + std::to_string(use[u]->rank);
+          if (by_key[odd[i]][u] >= 0) who += (who.empty() ? "" : ",") + fmt::to_string(use[u]->rank);
         l += (l.empty() ? "" : "; ") + odd[i] + " only on rank(s) " + who;
       }
       R.notes.push_back("steps that do not line up across ranks, left out: " + l + (odd.size() > 6 ? "; ..." : ""));
@@ -170,16 +172,16 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
         const RankCollective& c = use[u]->collectives[i];
         std::string base;
         if (all_seq) {
-          base = c.group + "|seq " + std::to_string(c.seq);
+          base = c.group + "|seq " + fmt::to_string(c.seq);
         } else {
           const std::string* sk = c.step >= 0 ? step_key[u][static_cast<size_t>(c.step)] : nullptr;
           if (!sk) {
             ++outside[u];
             continue;
           }
-          base = *sk + "|" + c.group + "|" + c.type + "|" + std::to_string(c.bytes);
+          base = *sk + "|" + c.group + "|" + c.type + "|" + fmt::to_string(c.bytes);
         }
-        std::string key = base + "#" + std::to_string(occ[base]++);
+        std::string key = base + "#" + fmt::to_string(occ[base]++);
         auto& v = by_key[key];
         if (v.empty()) {
           v.assign(U, -1);
@@ -206,8 +208,8 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
       std::string l;
       for (size_t u = 0; u < U; ++u)
         if (n[u])
-          l += (l.empty() ? "" : ", ") + std::string("rank ") + std::to_string(use[u]->rank) + ": " +
-               std::to_string(n[u]);
+          l += (l.empty() ? "" : ", ") + std::string("rank ") + fmt::to_string(use[u]->rank) + ": " +
+               fmt::to_string(n[u]);
       return l;
     };
     if (auto l = per_rank(unmatched); !l.empty())
@@ -224,7 +226,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
           break;
         }
     if (type_mismatch)
-      R.notes.push_back(std::to_string(type_mismatch) +
+      R.notes.push_back(fmt::to_string(type_mismatch) +
                         " matched collective(s) have different types on different ranks: the ranks' collective "
                         "sequences diverge (different code paths?)");
   }

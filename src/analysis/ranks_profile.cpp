@@ -1,5 +1,7 @@
 // goblin ranks: one rank's Timeline → RankProfile (steps, per-step figures, collectives with their
 // pre-arrival windows). Definitions: ranks.h and docs/metrics.md § ranks.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -99,7 +101,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     RankStep r;
     r.name = s.name;
     const int k = seen[s.name]++;
-    r.key = k == 0 ? s.name : s.name + "@" + std::to_string(k + 1);
+    r.key = k == 0 ? s.name : s.name + "@" + fmt::to_string(k + 1);
     r.start_ns = s.start_ns;
     r.end_ns = s.end_ns;
     r.partial = s.partial;

@@ -1,6 +1,7 @@
 // goblin ranks: the JSON result and the readable report.
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 
 #include "analysis/ranks_report.h"
 
@@ -235,12 +236,11 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
 std::string ranks_report_human(const RanksReport& R, const std::vector<const RankProfile*>& use) {
   const size_t U = use.size();
   std::string s;
-  char b[512];
+  auto out = std::back_inserter(s);
   s += R.straggler.summary + "\n\n";
-  std::snprintf(b, sizeof b, "%zu ranks analysed%s; steps matched %s: %zu; collectives matched by %s: %zu\n", U,
-                R.world_size != kNone ? (" of world size " + std::to_string(R.world_size)).c_str() : "",
-                R.step_match.c_str(), R.steps.size(), R.collective_match.c_str(), R.collectives.size());
-  s += b;
+  fmt::format_to(out, "{} ranks analysed{}; steps matched {}: {}; collectives matched by {}: {}\n", U,
+                 R.world_size != kNone ? fmt::format(" of world size {}", R.world_size) : "", R.step_match,
+                 R.steps.size(), R.collective_match, R.collectives.size());
   s += "\nper rank, mean per step (ms):  rank   step   compute  exp.comm  hid.comm    idle  data wait  wait in coll  "
        "last\n";
   const double nsteps = static_cast<double>(std::max<size_t>(R.steps.size(), 1));
@@ -248,20 +248,18 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
     auto mean = [&](auto f) {
       return mean_over_steps(R, u, [&](size_t uu, size_t st) { return f(use[uu]->steps[st]); }) / 1e6;
     };
-    std::snprintf(
-        b, sizeof b, "%35lld %8.3f %9.3f %9.3f %9.3f %7.3f %10.3f %13.3f  %4lld\n",
+    fmt::format_to(
+        out, "{:>35} {:>8.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>7.3f} {:>10.3f} {:>13.3f}  {:>4}\n",
         static_cast<long long>(use[u]->rank), mean([](const RankStep& x) { return x.wall_ns(); }),
         mean([](const RankStep& x) { return x.compute_ns; }), mean([](const RankStep& x) { return x.exposed_comm_ns; }),
         mean([](const RankStep& x) { return x.comm_ns - x.exposed_comm_ns; }),
         mean([](const RankStep& x) { return x.idle_ns(); }), mean([](const RankStep& x) { return x.data_wait_ns; }),
         static_cast<double>(R.waits[u].wait_ns) / nsteps / 1e6, static_cast<long long>(R.waits[u].last_count));
-    s += b;
   }
   std::vector<double> t = step_times(R, use);
   Spread sp = spread(t);
-  std::snprintf(b, sizeof b, "\nstep time skew: min %.3f ms, max %.3f ms (rank %lld), imbalance %.2f%% of the mean\n",
-                sp.min / 1e6, sp.max / 1e6, U ? static_cast<long long>(use[sp.argmax]->rank) : -1LL, sp.imbalance_pct);
-  s += b;
+  fmt::format_to(out, "\nstep time skew: min {:.3f} ms, max {:.3f} ms (rank {}), imbalance {:.2f}% of the mean\n",
+                 sp.min / 1e6, sp.max / 1e6, U ? static_cast<long long>(use[sp.argmax]->rank) : -1LL, sp.imbalance_pct);
   if (!R.categories.empty()) {
     s += "kernel time by category, mean per step (ms):\n";
     for (const auto& c : R.categories) {
@@ -273,11 +271,9 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
           auto it = m.find(c);
           return it == m.end() ? int64_t{0} : it->second;
         }));
-        std::snprintf(b, sizeof b, " r%lld %.3f", static_cast<long long>(use[u]->rank), v.back() / 1e6);
-        line += b;
+        fmt::format_to(std::back_inserter(line), " r{} {:.3f}", static_cast<long long>(use[u]->rank), v.back() / 1e6);
       }
-      std::snprintf(b, sizeof b, "  %-14s%s  (imbalance %.1f%%)\n", c.c_str(), line.c_str(), spread(v).imbalance_pct);
-      s += b;
+      fmt::format_to(out, "  {:<14}{}  (imbalance {:.1f}%)\n", c, line, spread(v).imbalance_pct);
     }
   }
   if (!R.bandwidth.empty()) {
@@ -287,12 +283,10 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
     for (const auto& bw : R.bandwidth) {
       auto f = CollectiveKnowledge::factor(bw.busbw_factor, bw.group_size);
       const double alg = gbps(static_cast<double>(bw.bytes), bw.transfer_dur_ns);
-      char bus[32] = "n/a";
-      if (f) std::snprintf(bus, sizeof bus, "%.2f GB/s", alg * *f);
-      std::snprintf(b, sizeof b, "  %-13s %10lld B x%-5lld transfer %9.1f us  algbw %8.2f GB/s  busbw %s\n",
-                    bw.type.c_str(), static_cast<long long>(bw.bytes), static_cast<long long>(bw.count),
-                    bw.transfer_dur_ns / 1e3, alg, bus);
-      s += b;
+      const std::string bus = f ? fmt::format("{:.2f} GB/s", alg * *f) : "n/a";
+      fmt::format_to(out, "  {:<13} {:>10} B x{:<5} transfer {:>9.1f} us  algbw {:>8.2f} GB/s  busbw {}\n", bw.type,
+                     static_cast<long long>(bw.bytes), static_cast<long long>(bw.count), bw.transfer_dur_ns / 1e3, alg,
+                     bus);
     }
   }
   for (const auto& d : R.damaged) s += "damaged: " + d + "\n";

@@ -1,8 +1,9 @@
 // goblin ranks: waiting inside collectives, the straggler verdict and the bandwidth table.
 // Definitions: docs/metrics.md § ranks; thresholds and formulas: data/collectives.yaml.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "analysis/ranks_report.h"
@@ -11,21 +12,9 @@ namespace goblin {
 
 namespace {
 
-std::string ms(double ns) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
-  return b;
-}
-std::string signed_ms(double ns) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%+.3f ms", ns / 1e6);
-  return b;
-}
-std::string pct(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f%%", 100 * x);
-  return b;
-}
+std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
+std::string signed_ms(double ns) { return fmt::format("{:+.3f} ms", ns / 1e6); }
+std::string pct(double x) { return fmt::format("{:.0f}%", 100 * x); }
 
 const char* cause_words(const std::string& c) {
   if (c == "data_wait") return "data loading (its GPU sat idle while the CPU was inside a data-loading span)";
@@ -126,7 +115,7 @@ void compute_waits_and_straggler(RanksReport& R, const std::vector<const RankPro
   double best = 0;
   for (const auto& [name, v] : deltas)
     if (v > best) best = v, S.cause = name;
-  const std::string counts = std::to_string(W.last_count) + " of " + std::to_string(R.collectives.size());
+  const std::string counts = fmt::to_string(W.last_count) + " of " + fmt::to_string(R.collectives.size());
   const std::string frac = S.step_time_ns > 0 ? pct(S.late_per_step_ns / S.step_time_ns) : std::string("?");
   const std::string before =
       "Before arriving it spent, per step, against the other ranks' mean: " + signed_ms(W.delta_compute_ns / steps) +
@@ -136,7 +125,7 @@ void compute_waits_and_straggler(RanksReport& R, const std::vector<const RankPro
     S.verdict_reason = std::string(!share_ok ? "the last arriver changes between ranks" : "") +
                        (!share_ok && !size_ok ? " and " : "") +
                        (!size_ok ? "the waiting is small against the step time" : "");
-    S.summary = "no straggler: " + S.verdict_reason + ". The rank most often last, rank " + std::to_string(S.rank) +
+    S.summary = "no straggler: " + S.verdict_reason + ". The rank most often last, rank " + fmt::to_string(S.rank) +
                 ", arrived last at " + counts + " matched collectives (" + pct(S.late_share) + " of all lateness), " +
                 ms(S.late_per_step_ns) + " per step = " + frac + " of the " + ms(S.step_time_ns) +
                 " step (thresholds: " + pct(ck.min_late_share) + " of the lateness and " +
@@ -144,7 +133,7 @@ void compute_waits_and_straggler(RanksReport& R, const std::vector<const RankPro
     return;
   }
   S.verdict_reason = "it caused " + pct(S.late_share) + " of all lateness, " + frac + " of the step time";
-  S.summary = "rank " + std::to_string(S.rank) + " is the straggler: it arrived last at " + counts +
+  S.summary = "rank " + fmt::to_string(S.rank) + " is the straggler: it arrived last at " + counts +
               " matched collectives, " + ms(S.late_per_step_ns) + " per step after the earliest rank (" + frac +
               " of the " + ms(S.step_time_ns) +
               " step); the other ranks' long time inside the collectives is the "

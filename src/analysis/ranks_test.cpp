@@ -2,6 +2,7 @@
 // bad input: ranks of different workloads, a rank given twice, a missing rank, a corrupt rank.
 #include "analysis/ranks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -28,11 +29,11 @@ std::string rank_copy(const std::string& src, int64_t from, int64_t to, const st
   auto text = read_all(src);
   EXPECT_TRUE(text.ok());
   std::string t = *text;
-  const std::string a = "\"rank\": " + std::to_string(from) + ", \"world_size\": 128";
+  const std::string a = "\"rank\": " + fmt::to_string(from) + ", \"world_size\": 128";
   auto p = t.find(a);
   EXPECT_NE(p, std::string::npos);
-  t.replace(p, a.size(), "\"rank\": " + std::to_string(to) + ", \"world_size\": " + std::to_string(world));
-  const std::string out = dir + "/trace_" + std::to_string(to) + ".json";
+  t.replace(p, a.size(), "\"rank\": " + fmt::to_string(to) + ", \"world_size\": " + fmt::to_string(world));
+  const std::string out = dir + "/trace_" + fmt::to_string(to) + ".json";
   EXPECT_TRUE(write_file(out, t).ok());
   return out;
 }

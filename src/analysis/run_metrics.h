@@ -135,5 +135,9 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const MetricsOptions&
 
 Json run_metrics_to_json(const RunMetrics& m);
 Result<RunMetrics> run_metrics_from_json(const Json& j);
+// A waste budget alone, as run_metrics_to_json writes its `waste_budget` (the audit report quotes
+// the profiles' budgets in this form); `at` names the value in read errors.
+Json waste_budget_to_json(const WasteBudget& w);
+Status waste_budget_from_json(const Json& j, WasteBudget& w, const std::string& at);
 
 }  // namespace goblin

@@ -126,6 +126,10 @@ struct List<RunMetrics> {
 
 Json run_metrics_to_json(const RunMetrics& m) { return fields::to_json(m); }
 
+Json waste_budget_to_json(const WasteBudget& w) { return fields::to_json(w); }
+
+Status waste_budget_from_json(const Json& j, WasteBudget& w, const std::string& at) { return fields::read(j, w, at); }
+
 Result<RunMetrics> run_metrics_from_json(const Json& in) {
   // Accept the envelope too.
   const Json& j = (in.is_object() && in.contains("result") && in.contains("ok")) ? in["result"] : in;

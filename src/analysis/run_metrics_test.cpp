@@ -2,6 +2,7 @@
 // run directory.
 #include "analysis/run_metrics.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -141,7 +142,7 @@ TEST(RunMetricsMfu, UnknownGpuAndMissingShapesAreNullWithAWarning) {
 // largest memory.used, MiB × 2^20 bytes / 1e9 (GB = 10^9 bytes), read here by hand.
 TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("goblin_rm_hbm_" + std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() / ("goblin_rm_hbm_" + fmt::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string csv = kFix + "telemetry/nvidia_smi_h100_training.csv";
@@ -155,7 +156,7 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   double max_mib = -1, sum_mib = 0, util_busy_sum = 0;
   int n = 0, util_busy_n = 0;
   while (std::getline(in, line)) {
-    std::stringstream ss(line);
+    std::istringstream ss(line);
     std::string cell;
     for (int c = 0; c <= 5 && std::getline(ss, cell, ','); ++c) {
       if (c == 3 && std::stod(cell) > 0) util_busy_sum += std::stod(cell), ++util_busy_n;  // "utilization.gpu [%]"
@@ -219,9 +220,7 @@ TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
 
   std::ifstream in(std::string(GOBLIN_SOURCE_DIR) +
                    "/docs/results/h100_audit_rounds/hf_trainer_r2/round1_after_profile/metrics.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const Json recorded = Json::parse(ss.str());
+  const Json recorded = Json::parse(in);
   auto r = run_metrics_from_json(recorded);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const Json again = run_metrics_to_json(*r);

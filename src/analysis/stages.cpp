@@ -1,10 +1,10 @@
 // Serving stage split (formulas: stages.h, docs/metrics.md § Serving stages).
 #include "analysis/stages.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -113,12 +113,6 @@ std::string profile_stage_of(const std::set<std::string>& seen) {
     if (s == "mixed") prefill = decode = true;
   }
   return prefill && decode ? "mixed" : prefill ? "prefill" : decode ? "decode" : "";
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 }  // namespace
@@ -290,9 +284,10 @@ std::string stage_split_markdown(const StageSplit& s, int top) {
   std::string out =
       "Stage: " + (s.profile_stage.empty() ? std::string("unknown") : s.profile_stage) + " (" + s.method + ")\n";
   for (const auto& r : s.stages) {
-    out += "\n### " + r.stage + ": " + std::to_string(r.batches) + " batch(es), " + std::to_string(r.ops) +
-           " GPU ops, " + fmt("%.3f", r.op_time_ns / 1e6) + " ms op time, busy " + fmt("%.3f", r.busy_ns / 1e6) +
-           " ms of a " + fmt("%.3f", (r.window_end_ns - r.window_start_ns) / 1e6) + " ms window\n";
+    fmt::format_to(std::back_inserter(out),
+                   "\n### {}: {} batch(es), {} GPU ops, {:.3f} ms op time, busy {:.3f} ms of a {:.3f} ms window\n",
+                   r.stage, r.batches, r.ops, r.op_time_ns / 1e6, r.busy_ns / 1e6,
+                   (r.window_end_ns - r.window_start_ns) / 1e6);
     if (!r.examples.empty())
       out += "\nannotations: `" + r.examples.front() + "`" + (r.examples.size() > 1 ? ", ..." : "") + "\n";
     out += "\n| category | time ms | % of stage |\n|---|---|---|\n";
@@ -300,8 +295,8 @@ std::string stage_split_markdown(const StageSplit& s, int top) {
     for (const auto& [c, ns] : r.category_ns) v.emplace_back(ns, c);
     std::sort(v.rbegin(), v.rend());
     for (size_t k = 0; k < v.size() && static_cast<int>(k) < top; ++k)
-      out += "| " + v[k].second + " | " + fmt("%.3f", v[k].first / 1e6) + " | " +
-             fmt("%.2f", r.op_time_ns ? 100.0 * v[k].first / r.op_time_ns : 0) + " |\n";
+      fmt::format_to(std::back_inserter(out), "| {} | {:.3f} | {:.2f} |\n", v[k].second, v[k].first / 1e6,
+                     r.op_time_ns ? 100.0 * v[k].first / r.op_time_ns : 0.0);
   }
   return out;
 }

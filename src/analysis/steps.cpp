@@ -27,7 +27,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -56,11 +55,7 @@ struct Raw {
   int64_t start, end;
 };
 
-std::string ms(int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
-  return b;
-}
+std::string ms(int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
 
 void clip_overlaps(std::vector<Step>& steps) {
   for (size_t i = 0; i + 1 < steps.size(); ++i) {
@@ -88,7 +83,7 @@ void flag_overlapping_annotations(const std::vector<Raw>& cpu, StepDetection& d)
     if (cpu[s].end > cpu[latest].end) latest = s;
   }
   if (flagged > 0)
-    d.notes.push_back("overlapping step annotations: " + first + "; " + std::to_string(flagged) +
+    d.notes.push_back("overlapping step annotations: " + first + "; " + fmt::to_string(flagged) +
                       " step(s) whose ProfilerStep annotations overlap are reported but excluded from per-step means "
                       "(clipping them would split a step and cut the step time)");
 }
@@ -130,8 +125,8 @@ void find_before_first_step(const Timeline& tl, StepDetection& d) {
   d.has_before_first_step = true;
   d.before_first_step =
       Step{"before " + d.steps.front().name, first, w1, false, "GPU work that started before the first step's window"};
-  d.notes.push_back(std::to_string(d.before_first_step_ops) + " GPU op(s) started before " + d.steps.front().name +
-                    "'s window (" + ms(w1 - first) + " window, " + std::to_string(d.before_first_step_orphans) +
+  d.notes.push_back(fmt::to_string(d.before_first_step_ops) + " GPU op(s) started before " + d.steps.front().name +
+                    "'s window (" + ms(w1 - first) + " window, " + fmt::to_string(d.before_first_step_orphans) +
                     " of them with no launch record in the trace: launched before the profiler started); reported as "
                     "before_first_step, in no step");
 }
@@ -255,7 +250,7 @@ StepDetection find_steps(const Timeline& tl) {
       }
       d.steps.push_back(std::move(st));
       if (lost[s] > 0)
-        d.notes.push_back(cpu[s].name + ": " + std::to_string(lost[s]) +
+        d.notes.push_back(cpu[s].name + ": " + fmt::to_string(lost[s]) +
                           " launch call(s) have no recorded GPU activity");
     }
     if (uncovered > 0)
@@ -277,7 +272,7 @@ StepDetection find_steps(const Timeline& tl) {
         "ProfilerStep#N CPU annotations; step window = [min(cpu start, first GPU start), max(cpu end, last GPU end)) "
         "of the GPU work launched (by correlation) inside the step's CPU span, end clipped to the next step's start";
     if (gpu_side > 0)
-      d.method += "; " + std::to_string(gpu_side) + " of " + std::to_string(ns) +
+      d.method += "; " + fmt::to_string(gpu_side) + " of " + fmt::to_string(ns) +
                   " step(s) use their GPU-side range (gpu_user_annotation ProfilerStep#N, which covers the GPU work "
                   "they launched) instead";
     find_before_first_step(tl, d);

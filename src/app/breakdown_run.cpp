@@ -1,6 +1,6 @@
 #include "app/breakdown_run.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "analysis/category_breakdown.h"
 #include "analysis/exposure.h"
@@ -16,37 +16,31 @@ namespace goblin::app {
 namespace {
 std::string render(const CategoryBreakdown& b) {
   std::string h;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "GPU time by category (denominator: summed op time %.6f s; busy union %.6f s)\n",
-                b.total_op_ns / 1e9, b.busy_union_ns / 1e9);
-  h += buf;
-  for (const auto& r : b.rows) {
-    std::snprintf(buf, sizeof buf, "  %6.2f%%  %10.6f s  %-14s %s\n", r.pct, r.time_ns / 1e9, r.category.c_str(),
-                  r.family.c_str());
-    h += buf;
-  }
+  auto out = std::back_inserter(h);
+  fmt::format_to(out, "GPU time by category (denominator: summed op time {:.6f} s; busy union {:.6f} s)\n",
+                 b.total_op_ns / 1e9, b.busy_union_ns / 1e9);
+  for (const auto& r : b.rows)
+    fmt::format_to(out, "  {:>6.2f}%  {:>10.6f} s  {:<14} {}\n", r.pct, r.time_ns / 1e9, r.category, r.family);
   if (b.has_before_first_step) {
     const WindowBreakdown& w = b.before_first_step;
-    std::snprintf(buf, sizeof buf,
-                  "before the first step: wall %.6f s busy %.6f s (%lld GPU ops, %lld without a launch record in the "
-                  "trace), in no step\n",
-                  w.wall_ns / 1e9, w.busy_ns / 1e9, static_cast<long long>(b.steps.before_first_step_ops),
-                  static_cast<long long>(b.steps.before_first_step_orphans));
-    h += buf;
+    fmt::format_to(out,
+                   "before the first step: wall {:.6f} s busy {:.6f} s ({} GPU ops, {} without a launch record in the "
+                   "trace), in no step\n",
+                   w.wall_ns / 1e9, w.busy_ns / 1e9, b.steps.before_first_step_ops, b.steps.before_first_step_orphans);
   }
   h += "per step (" + b.steps.method + "):\n";
   for (size_t i = 0; i < b.steps.steps.size(); ++i) {
     const Step& s = b.steps.steps[i];
     const WindowBreakdown& w = b.step_breakdowns[i];
-    std::snprintf(buf, sizeof buf,
-                  "  %-18s wall %.6f s busy %.2f%% idle %.6f s (host-bound %.6f, launch %.6f, sync/other %.6f, "
-                  "unknown %.6f) "
-                  "exposed comm %.6f s, kernels %lld, short<10us %.1f%%%s\n",
-                  s.name.c_str(), w.wall_ns / 1e9, w.wall_ns ? 100.0 * w.busy_ns / w.wall_ns : 0.0, w.idle_ns / 1e9,
-                  w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9,
-                  w.idle.unknown_ns / 1e9, w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels),
-                  w.launches.short_count_pct, s.partial ? " (partial)" : "");
-    h += buf;
+    fmt::format_to(
+        out,
+        "  {:<18} wall {:.6f} s busy {:.2f}% idle {:.6f} s (host-bound {:.6f}, launch {:.6f}, sync/other {:.6f}, "
+        "unknown {:.6f}) "
+        "exposed comm {:.6f} s, kernels {}, short<10us {:.1f}%{}\n",
+        s.name, w.wall_ns / 1e9, w.wall_ns ? 100.0 * w.busy_ns / w.wall_ns : 0.0, w.idle_ns / 1e9,
+        w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9,
+        w.idle.unknown_ns / 1e9, w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels),
+        w.launches.short_count_pct, s.partial ? " (partial)" : "");
   }
   return h;
 }

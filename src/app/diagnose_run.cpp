@@ -1,6 +1,6 @@
 #include "app/diagnose_run.h"
 
-#include <sstream>
+#include <fmt/format.h>
 
 #include "core/io.h"
 #include "core/limits.h"
@@ -25,7 +25,7 @@ VerbResult parse_response(const DiagnoseRequest& a) {
     r.error = make_error(ErrorKind::Malformed,
                          "no JSON array or object found in the response (looked at the whole text, ``` fenced "
                          "blocks and every balanced [...] / {...} nested at most " +
-                             std::to_string(limits::kMaxJudgeDepth) + " levels deep)",
+                             fmt::to_string(limits::kMaxJudgeDepth) + " levels deep)",
                          a.parse_response);
     r.result = {{"valid", false}, {"found", false}};
     return r;
@@ -36,19 +36,20 @@ VerbResult parse_response(const DiagnoseRequest& a) {
               {"extracted_from", ex->how},
               {"errors", errs},
               {"bottlenecks", ex->value}};
-  std::ostringstream h;
-  h << "JSON found (" << ex->how << "): " << ex->value.size() << " bottleneck(s)\n";
+  std::string h = fmt::format("JSON found ({}): {} bottleneck(s)\n", ex->how, ex->value.size());
+  auto out = std::back_inserter(h);
   if (errs.empty()) {
-    for (auto& b : ex->value) h << "  [" << b.value("category", "?") << "] " << b.value("summary", "") << "\n";
-    h << "valid\n";
+    for (auto& b : ex->value)
+      fmt::format_to(out, "  [{}] {}\n", b.value("category", std::string("?")), b.value("summary", std::string()));
+    h += "valid\n";
   } else {
-    for (auto& e : errs) h << "  " << e << "\n";
+    for (auto& e : errs) fmt::format_to(out, "  {}\n", e);
     r.error = make_error(ErrorKind::Malformed,
-                         "the judge response does not match the schema (" + std::to_string(errs.size()) +
+                         "the judge response does not match the schema (" + fmt::to_string(errs.size()) +
                              " problem(s)); first: " + errs.front(),
                          a.parse_response);
   }
-  r.human = h.str();
+  r.human = std::move(h);
   return r;
 }
 
@@ -101,12 +102,12 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
     if (a.id < 0 || k.key == a.id) sel.push_back(&k);
   if (sel.empty()) {
     std::string ids;
-    for (auto& k : kernels) ids += (ids.empty() ? "" : ", ") + std::to_string(k.key);
-    r.error =
-        make_error(ErrorKind::NotFound, "no kernel with ID " + std::to_string(a.id) + " (IDs: " + ids + ")", a.ncu);
+    for (auto& k : kernels) ids += (ids.empty() ? "" : ", ") + fmt::to_string(k.key);
+    r.error = make_error(ErrorKind::NotFound, fmt::format("no kernel with ID {} (IDs: {})", a.id, ids), a.ncu);
     return r;
   }
-  std::ostringstream h;
+  std::string h;
+  auto out = std::back_inserter(h);
   if (a.prompt) {
     const hw::CounterKernel* k = sel.front();
     if (a.id < 0)
@@ -127,8 +128,7 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
                 {"system_prompt", p.system},
                 {"user_prompt", p.user}};
     if (!gpu_note.empty()) r.result["gpu_note"] = gpu_note;
-    h << "===== SYSTEM PROMPT =====\n" << p.system << "\n===== USER PROMPT =====\n" << p.user;
-    r.human = h.str();
+    r.human = "===== SYSTEM PROMPT =====\n" + p.system + "\n===== USER PROMPT =====\n" + p.user;
     return r;
   }
   int sms = gpu ? gpu->sm_count() : -1;
@@ -138,14 +138,14 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
     Json j = hw::ncu_classification_json(d.cls);
     j["bottlenecks"] = hw::diagnosis_to_json(d);
     arr.push_back(j);
-    h << "#" << k->key << " " << k->name.substr(0, 100) << "\n  class: " << d.cls.bound << " — " << d.cls.reason
-      << "\n";
+    fmt::format_to(out, "#{} {}\n  class: {} — {}\n", k->key, k->name.substr(0, 100), d.cls.bound, d.cls.reason);
     int i = 1;
     for (auto& b : d.bottlenecks) {
-      h << "  " << i++ << ". [" << b.category << ", severity " << round_to(b.severity, 1) << "] " << b.summary
-        << "\n     cause: " << b.cause << "\n";
-      for (auto& e : b.evidence) h << "     evidence: " << e.metric << " = " << e.value << " " << e.unit << "\n";
-      for (auto& f : b.fixes) h << "     fix: " << f.fix << " — " << f.rationale << "\n";
+      // {:g}: the stream's default (%g) these lines were first written with.
+      fmt::format_to(out, "  {}. [{}, severity {:g}] {}\n     cause: {}\n", i++, b.category, round_to(b.severity, 1),
+                     b.summary, b.cause);
+      for (auto& e : b.evidence) fmt::format_to(out, "     evidence: {} = {:g} {}\n", e.metric, e.value, e.unit);
+      for (auto& f : b.fixes) fmt::format_to(out, "     fix: {} — {}\n", f.fix, f.rationale);
     }
   }
   r.result = {{"input", a.ncu},
@@ -154,7 +154,7 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
               {"rules_source", rules->sol_source}};
   if (!gpu_note.empty()) r.result["gpu_note"] = gpu_note;
   if (in->damage) r.error = in->damage;
-  r.human = h.str();
+  r.human = std::move(h);
   return r;
 }
 

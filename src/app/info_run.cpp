@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -104,7 +103,7 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
     Json extra = Json::object();
     for (const auto& [k, v] : tl.meta.extra) {
       if (v.size() > 200) {
-        extra[k] = "(" + std::to_string(v.size()) + " bytes of JSON)";
+        extra[k] = "(" + fmt::to_string(v.size()) + " bytes of JSON)";
         continue;
       }
       Json parsed = Json::parse(v, nullptr, false);
@@ -121,11 +120,7 @@ Json describe(const std::string& path, const Timeline& tl, const std::optional<E
   return o;
 }
 
-std::string ms(int64_t ns) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
-  return buf;
-}
+std::string ms(int64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
 
 std::string human(const Json& o) {
   std::string s = o["path"].get<std::string>() + ": ";
@@ -160,7 +155,7 @@ std::string human(const Json& o) {
   }
   const auto& w = o["warnings"];
   if (!w.empty()) {
-    s += "  warnings (" + std::to_string(w.size()) + "):\n";
+    s += "  warnings (" + fmt::to_string(w.size()) + "):\n";
     for (const auto& x : w) {
       s += "    ";
       if (x.contains("byte_offset"))
@@ -173,13 +168,11 @@ std::string human(const Json& o) {
     }
   }
   const auto& r = o["read"];
-  char buf[160];
   // The rate is of file bytes: for a .gz file that is compressed bytes, said so (issue #34).
   const bool gz = o.contains("path") && o["path"].is_string() && o["path"].get<std::string>().ends_with(".gz");
-  std::snprintf(buf, sizeof buf, "  read %.1f MB on disk%s in %.3f s (%.0f MB/s of file bytes)\n",
-                r["bytes_on_disk"].get<double>() / 1e6, gz ? " (compressed)" : "", r["seconds"].get<double>(),
-                r["mb_per_s_on_disk"].get<double>());
-  s += buf;
+  fmt::format_to(std::back_inserter(s), "  read {:.1f} MB on disk{} in {:.3f} s ({:.0f} MB/s of file bytes)\n",
+                 r["bytes_on_disk"].get<double>() / 1e6, gz ? " (compressed)" : "", r["seconds"].get<double>(),
+                 r["mb_per_s_on_disk"].get<double>());
   return s;
 }
 

@@ -1,9 +1,11 @@
 // RunMetrics as readable text (goblin metrics without --json).
 #include "app/metrics_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/warning_json.h"
@@ -13,9 +15,7 @@ namespace goblin::app {
 namespace {
 std::string fmt_opt(const std::optional<double>& v, const char* unit) {
   if (!v) return "unobserved";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.3f%s", *v, unit);
-  return b;
+  return fmt::format("{:.3f}{}", *v, unit);
 }
 
 // A kernel name cut to `width` characters for a table row. Names that share their first `width`
@@ -39,41 +39,28 @@ std::string row_name(const std::string& n, const std::vector<std::string>& all, 
 }  // namespace
 
 std::string run_metrics_text(const RunMetrics& m) {
-  std::string s;
-  char b[512];
-  if (m.step_time_s > 0)
-    std::snprintf(b, sizeof b, "step time      %.6f s", m.step_time_s);
-  else
-    std::snprintf(b, sizeof b, "step time      unobserved");
-  s += b;
+  std::string s =
+      m.step_time_s > 0 ? fmt::format("step time      {:.6f} s", m.step_time_s) : "step time      unobserved";
+  auto out = std::back_inserter(s);
   if (m.gpu_activity)
-    std::snprintf(b, sizeof b, "   (gpu util %.2f%% = busy union / step wall)\n", m.gpu_util_pct);
+    fmt::format_to(out, "   (gpu util {:.2f}% = busy union / step wall)\n", m.gpu_util_pct);
   else
-    std::snprintf(b, sizeof b, "   (gpu util n/a: no GPU activity in the input)\n");
-  s += b;
+    s += "   (gpu util n/a: no GPU activity in the input)\n";
   s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
   s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + ")\n";
-  if (m.flops_per_step) {
-    std::snprintf(b, sizeof b, "flops/step     %.4g\n", *m.flops_per_step);
-    s += b;
-  }
+  if (m.flops_per_step) fmt::format_to(out, "flops/step     {:.4g}\n", *m.flops_per_step);
   if (!m.mfu_basis.empty()) s += "mfu basis      " + m.mfu_basis + "\n";
   s += "hbm peak/avg   " + fmt_opt(m.hbm_peak_gb, " GB") + " / " + fmt_opt(m.hbm_avg_gb, " GB") + "\n";
   s += "attention      " + m.attention_kernel_loaded + "\n";
   s += "steps:\n";
-  for (const auto& st : m.steps) {
-    std::snprintf(b, sizeof b, "  %-20s wall %.6f s  busy %.6f s%s\n", st.name.c_str(), st.wall_s, st.busy_s,
-                  st.partial ? "  (partial)" : "");
-    s += b;
-  }
+  for (const auto& st : m.steps)
+    fmt::format_to(out, "  {:<20} wall {:.6f} s  busy {:.6f} s{}\n", st.name, st.wall_s, st.busy_s,
+                   st.partial ? "  (partial)" : "");
   const WasteBudget& w = m.waste_budget;
-  std::snprintf(b, sizeof b, "waste budget (s/step, sums to %.6f s):\n", w.step_time_s);
-  s += b;
+  fmt::format_to(out, "waste budget (s/step, sums to {:.6f} s):\n", w.step_time_s);
   for (const auto& k : WasteBudget::kBuckets) {
-    const char* n = k.name;
     const double v = w.*k.field;
-    std::snprintf(b, sizeof b, "  %-16s %.6f  (%.1f%%)\n", n, v, w.step_time_s > 0 ? 100.0 * v / w.step_time_s : 0.0);
-    s += b;
+    fmt::format_to(out, "  {:<16} {:.6f}  ({:.1f}%)\n", k.name, v, w.step_time_s > 0 ? 100.0 * v / w.step_time_s : 0.0);
   }
   if (!w.unobserved.empty()) {
     s += "  unobserved:";
@@ -85,9 +72,8 @@ std::string run_metrics_text(const RunMetrics& m) {
   for (const auto& k : m.top_kernels) names.push_back(k.name);
   for (size_t i = 0; i < m.top_kernels.size(); ++i) {
     const auto& k = m.top_kernels[i];
-    std::snprintf(b, sizeof b, "  %6.2f%%  %-13s %-16s %s\n", k.pct_time, k.category.c_str(), k.family.c_str(),
-                  row_name(names[i], names, 90).c_str());
-    s += b;
+    fmt::format_to(out, "  {:>6.2f}%  {:<13} {:<16} {}\n", k.pct_time, k.category, k.family,
+                   row_name(names[i], names, 90));
   }
   for (const auto& w2 : m.warnings) s += "warning: " + warning_text(w2) + "\n";
   s += "window: " + m.window + "\n";

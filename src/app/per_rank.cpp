@@ -1,5 +1,7 @@
 #include "app/per_rank.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "analysis/ranks.h"
@@ -29,7 +31,7 @@ VerbResult for_each_rank(const std::vector<std::string>& paths, const std::strin
     entry[key] = vr.result.is_null() ? Json(nullptr) : vr.result;
     entry["error"] = vr.error ? error_to_json(*vr.error) : Json(nullptr);
     ranks.push_back(std::move(entry));
-    all.human += "== rank " + std::to_string(rank) + " (" + paths[i] + ") ==\n" +
+    all.human += "== rank " + fmt::to_string(rank) + " (" + paths[i] + ") ==\n" +
                  (vr.human.empty() && vr.error ? "error: " + vr.error->describe() + "\n" : vr.human) + "\n";
     if (vr.error && !all.error) all.error = vr.error;
   }

@@ -1,6 +1,6 @@
 #include "app/roofline_run.h"
 
-#include <sstream>
+#include <fmt/format.h>
 
 #include "analysis/knowledge.h"
 #include "core/io.h"
@@ -39,7 +39,8 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
   }
   const std::optional<hw::GpuSpec>& gpu = choice->gpu;
   const std::optional<Error>& gpu_err = choice->why_none;
-  std::ostringstream h;
+  std::string h;
+  auto out = std::back_inserter(h);
   Json res;
   res["input"] = a.path;
   bool counters_mode =
@@ -56,22 +57,21 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
     Json ks = Json::array();
     std::vector<hw::SvgPoint> pts;
-    h << (ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline") << " — " << a.path << "\n";
-    char line[512];
-    if (ncu) {
-      std::snprintf(line, sizeof line, "%5s %-54s %8s %8s %6s %-14s\n", "id", "kernel", "SM %", "mem %", "waves",
-                    "class");
-      h << line;
-    }
+    fmt::format_to(out, "{} — {}\n", ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline",
+                   a.path);
+    if (ncu)
+      fmt::format_to(out, "{:>5} {:<54} {:>8} {:>8} {:>6} {:<14}\n", "id", "kernel", "SM %", "mem %", "waves", "class");
     for (auto& k : hw::counter_kernels(tl)) {
       if (ncu) {
         auto c = hw::classify_ncu_kernel(k, *rules);
         ks.push_back(hw::ncu_classification_json(c));
         std::string kn = c.kernel.size() > 54 ? c.kernel.substr(0, 51) + "..." : c.kernel;
-        auto f = [](const std::optional<double>& v) { return v ? std::to_string(*v).substr(0, 6) : std::string("-"); };
-        std::snprintf(line, sizeof line, "%5lld %-54s %8s %8s %6s %-14s\n", static_cast<long long>(c.key), kn.c_str(),
-                      f(c.compute_pct).c_str(), f(c.memory_pct).c_str(), f(c.waves).c_str(), c.bound.c_str());
-        h << line << "      " << c.reason << "\n";
+        // "%f" cut to six characters, as these columns were first written.
+        auto f = [](const std::optional<double>& v) {
+          return v ? fmt::format("{:f}", *v).substr(0, 6) : std::string("-");
+        };
+        fmt::format_to(out, "{:>5} {:<54} {:>8} {:>8} {:>6} {:<14}\n      {}\n", c.key, kn, f(c.compute_pct),
+                       f(c.memory_pct), f(c.waves), c.bound, c.reason);
         if (c.flops && c.dram_bytes && c.duration_ns && *c.dram_bytes > 0 && *c.duration_ns > 0)
           pts.push_back({c.kernel, *c.flops / *c.dram_bytes, *c.flops / (*c.duration_ns * 1e-9) / 1e12,
                          c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
@@ -90,12 +90,12 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
           }
         }
         ks.push_back(j);
-        h << k.key << " " << k.name.substr(0, 60) << ": FLOPs "
-          << (rr.valu_flops || rr.mfma_flops ? std::to_string(fl) : "n/a") << ", HBM bytes "
-          << (rr.hbm_bytes ? std::to_string(*rr.hbm_bytes) : "n/a");
+        fmt::format_to(out, "{} {}: FLOPs {}, HBM bytes {}", k.key, k.name.substr(0, 60),
+                       rr.valu_flops || rr.mfma_flops ? fmt::format("{:f}", fl) : "n/a",
+                       rr.hbm_bytes ? fmt::format("{:f}", *rr.hbm_bytes) : "n/a");
         if (!rr.missing.empty())
-          h << " (missing: " << rr.missing.front() << (rr.missing.size() > 1 ? ", ..." : "") << ")";
-        h << "\n";
+          fmt::format_to(out, " (missing: {}{})", rr.missing.front(), rr.missing.size() > 1 ? ", ..." : "");
+        h += "\n";
       }
     }
     res["kernels"] = ks;
@@ -108,7 +108,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
       svg =
           hw::roofline_svg("Counter roofline (SIMT FLOPs / DRAM bytes): " + gpu->name, bw ? *bw / 1e9 : 0, roofs, pts);
     } else if (gpu_err) {
-      h << "note: no roofline plot: " << gpu_err->message << "\n";
+      h += "note: no roofline plot: " + gpu_err->message + "\n";
     }
   } else {
     if (!gpu) {
@@ -120,7 +120,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     res = hw::roofline_to_json(rep);
     res["input"] = a.path;
     res["mode"] = "trace_shapes";
-    h << hw::roofline_human(rep, a.top);
+    h += hw::roofline_human(rep, a.top);
     svg = hw::roofline_svg(rep);
   }
   if (!a.svg.empty()) {
@@ -132,17 +132,17 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
         r.error = ws.error();
       else {
         res["svg"] = a.svg;
-        h << "roofline plot written to " << a.svg << "\n";
+        h += "roofline plot written to " + a.svg + "\n";
       }
     }
   }
   if (!tl.warnings.empty()) res["input_warnings"] = warnings_to_json(tl.warnings);
   if (in->damage && !r.error) {
     r.error = in->damage;  // partial results kept in r.result
-    h << "warning: input partly read: " << in->damage->describe() << "\n";
+    h += "warning: input partly read: " + in->damage->describe() + "\n";
   }
   r.result = res;
-  r.human = h.str();
+  r.human = std::move(h);
   return r;
 }
 

@@ -1,8 +1,9 @@
 // The audit's verbs in the registry: parse-config, kb lint|query|show|list, patch, compare — the
 // steps of the audit trajectory an agent drives one call at a time (docs/audit.md) and a user
 // runs from the shell.
+#include <fmt/format.h>
+
 #include <filesystem>
-#include <sstream>
 
 #include "analysis/metrics_io.h"
 #include "app/registry.h"
@@ -78,16 +79,17 @@ VerbResult kb_query_verb(const Request& rq, Context& ctx) {
     r.result["queries"] = symptoms;
     r.result["hits"] = Json::array();
     std::vector<std::string> ids;
-    std::ostringstream os;
+    std::string os;
     for (const auto& h : hits) {
       r.result["hits"].push_back(audit::kb_hit_to_json(h));
       ids.push_back(h.rule->id);
-      os << round_to(h.score, 3) << "  " << h.rule->id << "  " << h.rule->title << "\n      " << h.rule->citation
-         << "\n";
+      // {:g}: the stream's default (%g) this line was first written with.
+      fmt::format_to(std::back_inserter(os), "{:g}  {}  {}\n      {}\n", round_to(h.score, 3), h.rule->id,
+                     h.rule->title, h.rule->citation);
     }
     r.result["rule_ids"] = ids;
-    if (hits.empty()) os << "no rule matches; try other words\n";
-    r.human = os.str();
+    if (hits.empty()) os += "no rule matches; try other words\n";
+    r.human = std::move(os);
   });
 }
 
@@ -96,15 +98,14 @@ VerbResult kb_lint_verb(const Request&, Context& ctx) {
     auto problems = audit::lint_rules(base);
     r.result["rules"] = base.rules.size();
     r.result["problems"] = Json::array();
-    std::ostringstream os;
+    std::string os;
     for (const auto& p : problems) {
       r.result["problems"].push_back(error_to_json(p));
-      os << p.describe() << "\n";
+      os += p.describe() + "\n";
     }
-    os << base.rules.size() << " rules, " << problems.size() << " problems\n";
-    r.human = os.str();
-    if (!problems.empty())
-      r.error = make_error(ErrorKind::Malformed, std::to_string(problems.size()) + " rule problems");
+    fmt::format_to(std::back_inserter(os), "{} rules, {} problems\n", base.rules.size(), problems.size());
+    r.human = std::move(os);
+    if (!problems.empty()) r.error = make_error(ErrorKind::Malformed, fmt::format("{} rule problems", problems.size()));
   });
 }
 
@@ -122,14 +123,14 @@ VerbResult kb_show_verb(const Request& rq, Context& ctx) {
 
 VerbResult kb_list_verb(const Request&, Context& ctx) {
   return with_rule_base(ctx, [](const audit::RuleBase& base, VerbResult& r) {
-    std::ostringstream os;
+    std::string os;
     r.result = Json::array();
     for (const auto& rule : base.rules) {
       r.result.push_back(
           {{"id", rule.id}, {"vendor", rule.vendor}, {"category", rule.category}, {"title", rule.title}});
-      os << rule.id << "  [" << rule.vendor << ", " << rule.category << "]  " << rule.title << "\n";
+      fmt::format_to(std::back_inserter(os), "{}  [{}, {}]  {}\n", rule.id, rule.vendor, rule.category, rule.title);
     }
-    r.human = os.str();
+    r.human = std::move(os);
   });
 }
 
@@ -138,16 +139,16 @@ VerbResult kb_list_verb(const Request&, Context& ctx) {
 std::string patch_text(const audit::Patch& p) {
   // Figures as JSON writes them (null when unknown), so the text and --json agree.
   auto num = [](std::optional<double> v) { return v ? Json(*v).dump() : std::string("null"); };
-  std::ostringstream os;
-  os << p.diff;
+  std::string os = p.diff;
+  auto out = std::back_inserter(os);
   for (const auto& x : p.rationale)
-    os << "applied " << x.rule_id << " -> " << x.targets_bucket << "  " << x.citation << "\n";
-  for (const auto& x : p.skipped) os << "skipped " << x.rule_id << ": " << x.reason << "\n";
-  for (const auto& x : p.findings) os << "finding " << x.rule_id << ": " << x.title << "\n";
-  os << "expected speedup: " << num(p.expected_speedup_low) << " .. " << num(p.expected_speedup_high)
-     << "   confidence " << num(p.confidence) << " = coverage " << num(p.evidence_coverage) << " x consistency "
-     << num(p.rule_consistency) << "\n";
-  return os.str();
+    fmt::format_to(out, "applied {} -> {}  {}\n", x.rule_id, x.targets_bucket, x.citation);
+  for (const auto& x : p.skipped) fmt::format_to(out, "skipped {}: {}\n", x.rule_id, x.reason);
+  for (const auto& x : p.findings) fmt::format_to(out, "finding {}: {}\n", x.rule_id, x.title);
+  fmt::format_to(out, "expected speedup: {} .. {}   confidence {} = coverage {} x consistency {}\n",
+                 num(p.expected_speedup_low), num(p.expected_speedup_high), num(p.confidence), num(p.evidence_coverage),
+                 num(p.rule_consistency));
+  return os;
 }
 
 VerbResult patch_verb(const Request& rq, Context& ctx) {

@@ -1,5 +1,7 @@
 // The hardware verbs in the registry: specs (the cited GPU database, detection, measured
 // ceilings), roofline, diagnose (Nsight Compute kernel diagnosis and the judge prompts).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -81,7 +83,7 @@ VerbResult do_measure(const SpecsArgs& a, const hw::HwKnowledge& k) {
     m = Json::parse(js);
   } catch (...) {
     r.error = make_error(rc == 7 ? ErrorKind::Environment : ErrorKind::Internal,
-                         "the microbenchmark failed (exit " + std::to_string(rc) + "): " + out.substr(0, 2000));
+                         "the microbenchmark failed (exit " + fmt::to_string(rc) + "): " + out.substr(0, 2000));
     return r;
   }
   if (m.contains("error")) {

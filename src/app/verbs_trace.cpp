@@ -136,7 +136,7 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
   VerbResult all = for_each_rank(paths, "triage", [&](const std::string& p, size_t i) {
     // Each rank's artifacts in OUT/rank<N>/, N from the file name (the result's `rank` is the
     // trace's own).
-    const std::string dir = (std::filesystem::path(out) / ("rank" + std::to_string(rank_hint(p, i)))).string();
+    const std::string dir = (std::filesystem::path(out) / ("rank" + fmt::to_string(rank_hint(p, i)))).string();
     RankOutcome o;
     keep = LoadedTrace{};
     o.result = triage_one(rq, ctx, p, dir, &o.timeline, &keep);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/calibration.h"
 #include "audit/patch.h"
 #include "audit/report_types.h"
 #include "audit/runner.h"
@@ -37,6 +38,10 @@ struct AuditOptions {
   // The audit history file (audit/history.h); "" = none. The CLI passes default_history_path()
   // for live audits unless --no-history.
   std::string history_path;
+  // Past rounds to calibrate from instead of the history file's (not owned; e.g. the run store's
+  // audit rounds: store/calibration_source.h). Set, the rounds calibrate from it and no history
+  // file is opened or written (the store records the audit itself).
+  const CalibrationSource* calibration_source = nullptr;
   // Where round N's patched config is written to be run by round N+1 ("" = a temporary folder).
   std::string round_dir;
   // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, a JSON diff for

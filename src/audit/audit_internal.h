@@ -20,8 +20,11 @@ std::string metrics_line(const RunMetrics& m);
 std::string profile_line(const RunMetrics& m);
 
 struct AuditHistory {
-  std::optional<HistoryStore> store;
-  std::string note;  // for the report: where it is, or why there is none / what was recovered
+  std::optional<HistoryStore> store;         // the history file the rounds are recorded in
+  const CalibrationSource* given = nullptr;  // AuditOptions::calibration_source
+  std::string note;                          // for the report: where it is, or why there is none / what was recovered
+  // What the rounds calibrate from: the given source, else the history file (null: neither).
+  const CalibrationSource* source() const { return given ? given : store ? &*store : nullptr; }
 };
 AuditHistory open_history(const AuditOptions& opt);
 

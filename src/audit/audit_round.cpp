@@ -23,6 +23,11 @@ namespace goblin::audit::detail {
 
 AuditHistory open_history(const AuditOptions& opt) {
   AuditHistory h;
+  if (opt.calibration_source) {
+    h.given = opt.calibration_source;
+    h.note = "audit history: " + h.given->where();
+    return h;
+  }
   if (opt.history_path.empty()) {
     h.note = "audit history: off (none given; a live `goblin audit` uses $XDG_DATA_HOME/goblin/history.sqlite)";
     return h;
@@ -114,36 +119,30 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   std::vector<std::string> applied;
   for (const auto& x : pj.rationale) applied.push_back(x.rule_id);
   // Calibration from the history (the report says what it did).
-  Json cal = {{"store", hist.store ? Json(hist.store->path()) : Json()}, {"action", "none"}};
-  if (hist.store && pj.expected_speedup_low) {
+  HistoryCalibration cal;
+  if (hist.source()) cal.store = hist.source()->where();
+  if (hist.source() && pj.expected_speedup_low) {
     double lo = *pj.expected_speedup_low, hi = pj.expected_speedup_high.value_or(0);
-    Calibrated c = hist.store->calibrate(applied, prof.gpu_name, lo, hi);
-    cal["action"] = c.action;
-    cal["reason"] = c.reason;
-    cal["matching_audits"] = c.matching_audits;
-    cal["model_low"] = lo;
-    cal["model_high"] = hi;
+    Calibrated c = calibrate(*hist.source(), applied, prof.gpu_name, lo, hi);
+    cal.action = c.action;
+    cal.reason = c.reason;
+    cal.matching_audits = c.matching_audits;
+    cal.model_low = lo;
+    cal.model_high = hi;
     if (c.changed) {
       pj.expected_speedup_low = round_to(c.low, 3);
       pj.expected_speedup_high = round_to(c.high, 3);
     }
-  } else if (!hist.store) {
-    cal["reason"] = hist.note;
+  } else if (!hist.source()) {
+    cal.reason = hist.note;
   } else {
-    cal["reason"] = "no predicted range to calibrate (the profile has no waste budget or cost profile)";
+    cal.reason = "no predicted range to calibrate (the profile has no waste budget or cost profile)";
   }
-  if (hist.store) {
-    Json by_rule = Json::array();
-    if (auto rc = hist.store->calibration())
+  if (hist.source()) {
+    cal.by_rule.emplace();
+    if (auto rc = calibration_by_rule(*hist.source()))
       for (const auto& x : *rc)
-        if (std::find(applied.begin(), applied.end(), x.rule_id) != applied.end())
-          by_rule.push_back({{"rule_id", x.rule_id},
-                             {"audits", x.audits},
-                             {"held", x.held},
-                             {"exceeded", x.exceeded},
-                             {"missed", x.missed},
-                             {"not_predicted", x.not_predicted}});
-    cal["by_rule"] = by_rule;
+        if (std::find(applied.begin(), applied.end(), x.rule_id) != applied.end()) cal.by_rule->push_back(x);
   }
   pj.calibration = cal;
   {
@@ -152,13 +151,13 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (pj.expected_speedup_low)
       fmt::format_to(out, ", predicted {}-{}x ({})", f2(*pj.expected_speedup_low),
                      f2(pj.expected_speedup_high.value_or(0)), pj.prediction_method);
-    if (cal["action"] != "none") fmt::format_to(out, ", calibration {}", cal["action"].get<std::string>());
+    if (cal.action != "none") fmt::format_to(out, ", calibration {}", cal.action);
     fmt::format_to(out, ", confidence {}", Json(pj.confidence).dump());
     step_end(o, opt, s);
   }
   rr.summary.rules = applied;
-  rr.summary.predicted = RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method,
-                                        cal["action"].get<std::string>()};
+  rr.summary.predicted =
+      RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method, cal.action};
   rr.summary.diff = pj.diff;
   rr.patched_text = patch->patched_text;
   if (first) {
@@ -229,7 +228,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   if (!rep) return fail(rep.error());
   Report report = std::move(*rep);
   report.symptoms = symptoms;
-  report.speedup_model = pj.speedup_model.value_or(Json());
+  report.speedup_model.emplace(pj.speedup_model);
   report.prediction_method = pj.prediction_method;
   report.calibration = cal;
   report.kernel_diff = kernel_diff_for_report(prof_trace, pair->after_trace);
@@ -251,8 +250,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       rr.after_profile = *ap;
       rr.after_profile_trace = runner.last_trace();
       step_end(o, opt, profile_line(*ap));
-      report.waste_budget_after_profile = run_metrics_to_json(*ap)["waste_budget"];
-      report.waste_budget_before_profile = run_metrics_to_json(prof)["waste_budget"];
+      report.waste_budget_after_profile = ap->waste_budget;
+      report.waste_budget_before_profile = prof.waste_budget;
       if (auto lr = runner.last_run_config()) {
         std::string f;
         for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
@@ -331,7 +330,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (sig_known) h.significant = significant;
     h.prediction_held = report.prediction_held;
     h.round = r;
-    h.calibration = cal.value("action", "none");
+    h.calibration = cal.action;
     auto id = hist.store->add(h);
     rr.summary.history_id = id ? std::optional<int64_t>(*id) : std::nullopt;
     if (!id) o.notes.push_back(fmt::format("audit history: round {} not recorded: {}", r, id.error().describe()));

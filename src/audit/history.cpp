@@ -1,6 +1,7 @@
 // The audit history store: schema, migrations, calibration (docs/audit.md § History).
 #include "audit/history.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -140,7 +141,7 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
     std::string stamp = now_iso8601();
     std::replace(stamp.begin(), stamp.end(), ':', '-');
     std::string aside = path + ".corrupt-" + stamp;
-    for (int n = 2; fs::exists(aside, ec); ++n) aside = path + ".corrupt-" + stamp + "-" + std::to_string(n);
+    for (int n = 2; fs::exists(aside, ec); ++n) aside = path + ".corrupt-" + stamp + "-" + fmt::to_string(n);
     fs::rename(path, aside, ec);
     if (ec)
       return make_error(ErrorKind::Io, db.error().message + "; and it cannot be moved aside (" + ec.message() + ")",
@@ -153,18 +154,18 @@ Result<HistoryStore> HistoryStore::open(const std::string& path) {
   h.db_ = *db;
   if (version > kSchema)
     return make_error(ErrorKind::Environment,
-                      "audit history: schema " + std::to_string(version) + " is newer than this goblin's (" +
-                          std::to_string(kSchema) + "); use a newer goblin or --history PATH",
+                      "audit history: schema " + fmt::to_string(version) + " is newer than this goblin's (" +
+                          fmt::to_string(kSchema) + "); use a newer goblin or --history PATH",
                       path);
   for (int v = version; v < kSchema; ++v) {
-    std::string sql = std::string("BEGIN;") + kMigrations[v] + "PRAGMA user_version = " + std::to_string(v + 1) +
-                      "; PRAGMA application_id = " + std::to_string(kApplicationId) + "; COMMIT;";
+    std::string sql = std::string("BEGIN;") + kMigrations[v] + "PRAGMA user_version = " + fmt::to_string(v + 1) +
+                      "; PRAGMA application_id = " + fmt::to_string(kApplicationId) + "; COMMIT;";
     char* err = nullptr;
     if (sqlite3_exec(h.db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
       std::string m = err ? err : "?";
       sqlite3_free(err);
       sqlite3_exec(h.db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return make_error(ErrorKind::Io, "audit history: migration to schema " + std::to_string(v + 1) + ": " + m, path);
+      return make_error(ErrorKind::Io, "audit history: migration to schema " + fmt::to_string(v + 1) + ": " + m, path);
     }
   }
   return h;
@@ -265,84 +266,22 @@ Result<std::vector<HistoryRecord>> HistoryStore::all() const {
   return out;
 }
 
-Result<std::vector<RuleCalibration>> HistoryStore::calibration() const {
+// The history's rounds as calibration reads them (audit/calibration.h).
+Result<std::vector<PastPrediction>> HistoryStore::past_predictions() const {
   ASSIGN_OR_RETURN(auto recs, all());
-  std::map<std::string, RuleCalibration> by;
-  for (const auto& r : recs) {
-    if (!r.measured) continue;
-    for (const auto& id : r.rules) {
-      RuleCalibration& c = by[id];
-      c.rule_id = id;
-      ++c.audits;
-      if (!r.predicted_low || !r.predicted_high) ++c.not_predicted;
-      if (r.prediction_held == "held") ++c.held;
-      if (r.prediction_held == "exceeded") ++c.exceeded;
-      if (r.prediction_held == "missed") ++c.missed;
-    }
-  }
-  std::vector<RuleCalibration> out;
-  for (auto& [k, v] : by) out.push_back(v);
+  std::vector<PastPrediction> out;
+  out.reserve(recs.size());
+  for (auto& r : recs)
+    out.push_back({std::move(r.gpu), std::move(r.rules), r.predicted_low, r.predicted_high, r.measured,
+                   std::move(r.prediction_held)});
   return out;
 }
 
+Result<std::vector<RuleCalibration>> HistoryStore::calibration() const { return calibration_by_rule(*this); }
+
 Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const std::string& gpu, double low,
                                    double high, int min_audits) const {
-  Calibrated c;
-  c.low = low;
-  c.high = high;
-  c.action = "none";
-  auto recs = all();
-  if (!recs || low <= 0 || high < low) {
-    c.reason = recs ? "no range to calibrate" : recs.error().message;
-    return c;
-  }
-  std::set<std::string> want(rules.begin(), rules.end());
-  std::vector<double> ratio;  // measured / predicted geometric midpoint
-  int above = 0, below = 0;
-  for (const auto& r : *recs) {
-    if (!r.measured || !r.predicted_low || !r.predicted_high || *r.predicted_low <= 0) continue;
-    if (!gpu.empty() && !r.gpu.empty() && r.gpu != gpu) continue;
-    if (std::none_of(r.rules.begin(), r.rules.end(), [&](const std::string& x) { return want.count(x) > 0; })) continue;
-    double mid = std::sqrt(*r.predicted_low * *r.predicted_high);
-    ratio.push_back(*r.measured / mid);
-    above += *r.measured > *r.predicted_high;
-    below += *r.measured < *r.predicted_low;
-  }
-  c.matching_audits = static_cast<int>(ratio.size());
-  if (c.matching_audits < min_audits) {
-    c.reason = std::to_string(c.matching_audits) + " past audit(s) with these rules" +
-               (gpu.empty() ? "" : " on " + gpu) + " (calibration needs " + std::to_string(min_audits) + ")";
-    return c;
-  }
-  std::sort(ratio.begin(), ratio.end());
-  const double mid = std::sqrt(low * high);
-  std::string why;
-  if (above >= min_audits && below == 0) {
-    double med = ratio[ratio.size() / 2];
-    c.low *= med, c.high *= med;
-    c.action = "shifted";
-    why = std::to_string(above) + " of " + std::to_string(ratio.size()) +
-          " past audits measured above their range: shifted by their median measured/midpoint ratio " +
-          std::to_string(med).substr(0, 5);
-  } else if (below >= min_audits && above == 0) {
-    double med = ratio[ratio.size() / 2];
-    c.low *= med, c.high *= med;
-    c.action = "shifted";
-    why = std::to_string(below) + " of " + std::to_string(ratio.size()) +
-          " past audits measured below their range: shifted by their median measured/midpoint ratio " +
-          std::to_string(med).substr(0, 5);
-  }
-  // Widen to cover every matching past measurement relative to its own midpoint.
-  double lo = std::min(c.low, mid * ratio.front()), hi = std::max(c.high, mid * ratio.back());
-  if (lo < c.low - 1e-9 || hi > c.high + 1e-9) {
-    c.action = c.action == "shifted" ? "shifted+widened" : "widened";
-    why += std::string(why.empty() ? "" : "; ") + "widened to cover the " + std::to_string(ratio.size()) +
-           " past measurements relative to their predicted midpoints";
-    c.low = lo, c.high = hi;
-  }
-  c.changed = c.action != "none";
-  c.reason = c.changed ? why : std::to_string(ratio.size()) + " past audits with these rules all fell inside the range";
-  return c;
+  return audit::calibrate(*this, rules, gpu, low, high, min_audits);
 }
 
 Json history_record_to_json(const HistoryRecord& r) {

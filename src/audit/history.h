@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/calibration.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -33,21 +34,7 @@ struct HistoryRecord {
   std::string calibration;      // what calibration did to the range ("" = none)
 };
 
-struct RuleCalibration {
-  std::string rule_id;
-  int audits = 0, held = 0, exceeded = 0, missed = 0, not_predicted = 0;  // audits with a measurement
-};
-
-// What history says about a new prediction: the range to report and why.
-struct Calibrated {
-  double low = 0, high = 0;
-  bool changed = false;
-  std::string action;  // "none" | "widened" | "shifted" | "shifted+widened"
-  std::string reason;
-  int matching_audits = 0;
-};
-
-class HistoryStore {
+class HistoryStore : public CalibrationSource {
  public:
   ~HistoryStore();
   HistoryStore(HistoryStore&&) noexcept;
@@ -69,6 +56,8 @@ class HistoryStore {
 
   Result<int64_t> add(const HistoryRecord& r);
   Result<std::vector<HistoryRecord>> all() const;
+  std::string where() const override { return path_; }
+  Result<std::vector<PastPrediction>> past_predictions() const override;
   // Per rule, over the audits with a measurement (held/exceeded/missed need a prediction too).
   Result<std::vector<RuleCalibration>> calibration() const;
   // A new range for `rules`, from past audits that applied at least one of them on the same GPU

@@ -294,12 +294,8 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
       res.prediction_method = "speedup_models";
       predictable = true;
     }
-    res.speedup_model = speedup_prediction_to_json(sp);
-    if (sp.predicted) {
-      (*res.speedup_model)["low"] = round_to(sp.low, 3);
-      (*res.speedup_model)["high"] = round_to(sp.high, 3);
-      (*res.speedup_model)["unpriced_rules"] = unpriced;
-    }
+    if (sp.predicted) sp.unpriced_rules = unpriced.get<std::vector<std::string>>();
+    res.speedup_model = std::move(sp);
   }
   if (!predictable)
     res.speedup_note = applied.empty() ? "no rule applied: the config changes nothing, so there is nothing to predict"

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/calibration.h"
 #include "audit/knowledge.h"
 #include "audit/rules.h"
+#include "audit/speedup_model.h"
 #include "config/workload_config.h"
 
 namespace goblin::audit {
@@ -95,9 +97,9 @@ struct Patch {
   FractionModel fraction_model;
   std::optional<double> expected_speedup_low, expected_speedup_high;
   std::string prediction_method;
-  // speedup_prediction_to_json (audit/speedup_model.h, its own writer) with the combined low/high
-  // and unpriced_rules; left out without metrics or applied rules.
-  std::optional<Json> speedup_model;
+  // The speedup models' prediction (audit/speedup_model.h) with unpriced_rules; left out without
+  // metrics or applied rules.
+  std::optional<SpeedupPrediction> speedup_model;
   std::optional<std::string> speedup_note;  // why there is no prediction; left out when there is one
   double evidence_coverage = 0, rule_consistency = 0, confidence = 0;
   std::vector<std::string> unplaced_fields;
@@ -105,7 +107,7 @@ struct Patch {
   std::vector<RoundtripMismatch> roundtrip_mismatch;
   PatchEvidence evidence;
   // Audit rounds only (audit_round.cpp): how the history calibrated the range; left out otherwise.
-  std::optional<Json> calibration;
+  std::optional<HistoryCalibration> calibration;
 };
 Json patch_to_json(const Patch& p);
 Result<Patch> patch_from_json(const Json& j);

@@ -1,5 +1,6 @@
 #include "audit/replay_runner.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -61,7 +62,7 @@ Result<ReplayRunner> ReplayRunner::open(const std::string& path) {
     for (const auto& n : runs) {
       if (!n.IsMap()) return bad("each run must be a mapping {id, role, config, trace|metrics}", n);
       ReplayRun r;
-      r.id = n["id"] ? n["id"].as<std::string>() : "run" + std::to_string(rr.runs_.size() + 1);
+      r.id = n["id"] ? n["id"].as<std::string>() : "run" + fmt::to_string(rr.runs_.size() + 1);
       r.role = n["role"] ? n["role"].as<std::string>() : "";
       if (r.role != "baseline" && r.role != "after")
         return bad("run " + r.id + ": role must be `baseline` or `after`, got `" + r.role + "`", n);

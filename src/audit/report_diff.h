@@ -10,10 +10,9 @@
 
 namespace goblin::audit {
 
-// {available: true, before_trace, after_trace, step_time_change_s, decomposition, categories,
-// faster, gone, new, slower (top rows each), story} or {available: false, reason} when a side
-// has no trace (an unprofiled live bench) or a trace cannot be read.
-Json kernel_diff_for_report(const std::string& before_trace, const std::string& after_trace);
+// Available, with the figures, the top rows of each status and the story; or not available, with
+// the reason, when a side has no trace (an unprofiled live bench) or a trace cannot be read.
+KernelDiff kernel_diff_for_report(const std::string& before_trace, const std::string& after_trace);
 
 // The section's lines (the story); empty when the report has no kernel diff.
 std::vector<std::string> kernel_diff_lines(const Report& report);

@@ -33,6 +33,12 @@ struct Budget {
   }
 };
 
+// The profiles' waste budgets as RunMetrics writes its own (every bucket a number).
+struct RunBudget {
+  Json write(const WasteBudget& w) const { return waste_budget_to_json(w); }
+  Status read(const Json& j, WasteBudget& w, const std::string& at) const { return waste_budget_from_json(j, w, at); }
+};
+
 // A round has its own field list (audit_round_json.cpp).
 struct Round {
   Json write(const AuditRound& r) const { return audit_round_to_json(r); }
@@ -160,6 +166,35 @@ struct List<TotalSpeedup> {
                                                field("ci_high", &T::ci_high), field("basis", &T::basis)};
 };
 template <>
+struct List<BucketRecovery> {
+  using B = BucketRecovery;
+  static inline const auto fields = std::tuple{field("bucket", &B::bucket),
+                                               field("before_s", &B::before_s),
+                                               field("classes", &B::classes),
+                                               field("predicted_recovery_low_s", &B::predicted_recovery_low_s),
+                                               field("predicted_recovery_high_s", &B::predicted_recovery_high_s),
+                                               field("after_s", &B::after_s, Omit),
+                                               field("realised_recovery_s", &B::realised_recovery_s, Omit),
+                                               field("within_predicted", &B::within_predicted, Omit)};
+};
+template <>
+struct List<KernelDiff> {
+  using K = KernelDiff;
+  static inline const auto fields = std::tuple{field("available", &K::available),
+                                               field("reason", &K::reason, Omit),
+                                               field("before_trace", &K::before_trace, Omit),
+                                               field("after_trace", &K::after_trace, Omit),
+                                               field("step_time_change_s", &K::step_time_change_s, Omit),
+                                               field("decomposition", &K::decomposition, Omit),
+                                               field("categories", &K::categories, Omit),
+                                               field("counts", &K::counts, Omit),
+                                               field("faster", &K::faster, Omit),
+                                               field("gone", &K::gone, Omit),
+                                               field("new", &K::added, Omit),
+                                               field("slower", &K::slower, Omit),
+                                               field("story", &K::story, Omit)};
+};
+template <>
 struct List<Report> {
   using R = Report;
   static inline const auto fields =
@@ -188,12 +223,12 @@ struct List<Report> {
                  field("summary_line", &R::summary_line),
                  field("inputs", &R::inputs),
                  field("symptoms", &R::symptoms, Omit),
-                 field("speedup_model", &R::speedup_model, Omit),
+                 field("speedup_model", &R::speedup_model, Opt<Opt<SpeedupPredictionCodec>>{}, Omit),
                  field("prediction_method", &R::prediction_method, Omit),
-                 field("calibration", &R::calibration, Omit),
+                 field("calibration", &R::calibration, Opt<HistoryCalibrationCodec>{}, Omit),
                  field("kernel_diff", &R::kernel_diff, Omit),
-                 field("waste_budget_after_profile", &R::waste_budget_after_profile, Omit),
-                 field("waste_budget_before_profile", &R::waste_budget_before_profile, Omit),
+                 field("waste_budget_after_profile", &R::waste_budget_after_profile, Opt<RunBudget>{}, Omit),
+                 field("waste_budget_before_profile", &R::waste_budget_before_profile, Opt<RunBudget>{}, Omit),
                  field("after_profile_note", &R::after_profile_note, Omit),
                  field("recovery_by_bucket", &R::recovery_by_bucket, Omit),
                  field("profile_diff", &R::profile_diff, Omit),

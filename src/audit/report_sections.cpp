@@ -19,8 +19,7 @@ std::string v(const Json& j, int d = 3) {
   if (j.is_number_float()) return format_fixed(j.get<double>(), d);
   return j.dump();
 }
-std::string ms(const Json& j) { return j.is_number() ? format_fixed(j.get<double>() * 1e3, 2) : "n/a"; }
-std::string x(const Json& j) { return j.is_number() ? format_fixed(j.get<double>(), 2) + "x" : "n/a"; }
+std::string ms(std::optional<double> s) { return s ? format_fixed(*s * 1e3, 2) : "n/a"; }
 std::string xo(std::optional<double> d) { return d ? format_fixed(*d, 2) + "x" : "n/a"; }
 
 // Rows of the sections as cells, rendered by Markdown and HTML alike.
@@ -33,26 +32,26 @@ struct Table {
 
 std::vector<Table> sections(const Report& r) {
   std::vector<Table> out;
-  // The speedup model, the recovery per bucket and the calibration are their writers' JSON
-  // (speedup_prediction_to_json, recovery_by_bucket, the history's calibration).
-  if (r.speedup_model && r.speedup_model->is_object() && r.speedup_model->value("predicted", false)) {
-    const Json& m = *r.speedup_model;
+  if (r.speedup_model && *r.speedup_model && (*r.speedup_model)->predicted) {
+    const SpeedupPrediction& m = **r.speedup_model;
+    // The figures as the report's JSON rounds them (speedup_prediction_to_json).
+    auto r6 = [](double s) { return round_to(s, 6); };
     Table t{
         "Prediction model", "", {"class", "bucket", "before ms", "after ms (fast-slow)", "models", "basis"}, {}, {}};
-    t.intro =
-        fmt::format("Predicted {} .. {} from the speedup models ({}).", x(m["low"]), x(m["high"]), v(m["composition"]));
-    for (const auto& c : m["classes"]) {
-      if (c["before_s"].get<double>() <= 0 && c["after_slow_s"].get<double>() <= 0) continue;
+    const std::string composition = speedup_prediction_to_json(m)["composition"].get<std::string>();
+    t.intro = fmt::format("Predicted {} .. {} from the speedup models ({}).", xo(round_to(m.low, 3)),
+                          xo(round_to(m.high, 3)), composition);
+    for (const ClassPrediction& c : m.classes) {
+      if (r6(c.before) <= 0 && r6(c.after_slow) <= 0) continue;
       std::string models;
-      for (const auto& s : c["models"]) models += (models.empty() ? "" : ", ") + s.get<std::string>();
-      t.rows.push_back({v(c["class"]), v(c["bucket"]), ms(c["before_s"]),
-                        ms(c["after_fast_s"]) + " - " + ms(c["after_slow_s"]), models.empty() ? "-" : models,
-                        v(c["basis"])});
+      for (const auto& s : c.models) models += (models.empty() ? "" : ", ") + s;
+      t.rows.push_back({c.name, c.bucket, ms(r6(c.before)), ms(r6(c.after_fast)) + " - " + ms(r6(c.after_slow)),
+                        models.empty() ? "-" : models, c.basis});
     }
-    for (const auto& n : m["notes"]) t.after.push_back(v(n));
+    for (const auto& n : m.notes) t.after.push_back(n);
     out.push_back(t);
   }
-  if (r.recovery_by_bucket && r.recovery_by_bucket->is_array()) {
+  if (r.recovery_by_bucket) {
     Table t{"Waste budget before and after (profiled)",
             "Both sides profiled: the BEFORE profile and a short profiled run of the patched config" +
                 (r.after_profile_note ? " (" + *r.after_profile_note + ")" : std::string()) +
@@ -60,31 +59,30 @@ std::vector<Table> sections(const Report& r) {
             {"bucket", "before ms", "after ms", "predicted recovery ms", "realised ms", "within"},
             {},
             {}};
-    for (const auto& b : *r.recovery_by_bucket)
-      t.rows.push_back({v(b["bucket"]), ms(b["before_s"]), ms(b.value("after_s", Json())),
-                        b["predicted_recovery_low_s"].is_number()
-                            ? ms(b["predicted_recovery_low_s"]) + " .. " + ms(b["predicted_recovery_high_s"])
-                            : "-",
-                        ms(b.value("realised_recovery_s", Json())),
-                        b.contains("within_predicted") ? (b["within_predicted"].get<bool>() ? "yes" : "no") : "-"});
+    for (const BucketRecovery& b : *r.recovery_by_bucket)
+      t.rows.push_back(
+          {b.bucket, ms(b.before_s), ms(b.after_s.value_or(std::nullopt)),
+           b.predicted_recovery_low_s ? ms(b.predicted_recovery_low_s) + " .. " + ms(b.predicted_recovery_high_s) : "-",
+           ms(b.realised_recovery_s), b.within_predicted ? (*b.within_predicted ? "yes" : "no") : "-"});
     out.push_back(t);
   } else if (r.after_profile_note) {
     out.push_back(Table{"Waste budget before and after (profiled)", *r.after_profile_note, {}, {}, {}});
   }
-  if (r.calibration && r.calibration->is_object()) {
-    const Json& c = *r.calibration;
+  if (r.calibration) {
+    const HistoryCalibration& c = *r.calibration;
     Table t{"Calibration (audit history)",
             "",
             {"rule", "past audits", "held", "exceeded", "missed", "not predicted"},
             {},
             {}};
-    t.intro = "History: " + v(c.value("store", Json("none"))) + ". Range " + v(c["action"]) +
-              (c.contains("model_low") ? " (model " + x(c["model_low"]) + " .. " + x(c["model_high"]) + ")" : "") +
-              ": " + v(c.value("reason", Json(""))) + ".";
-    if (c.contains("by_rule"))
-      for (const auto& b : c["by_rule"])
-        t.rows.push_back({v(b["rule_id"]), v(b["audits"]), v(b["held"]), v(b["exceeded"]), v(b["missed"]),
-                          v(b.value("not_predicted", Json(0)))});
+    t.intro = "History: " + c.store.value_or("n/a") + ". Range " + c.action +
+              (c.model_low ? " (model " + xo(c.model_low) + " .. " + xo(c.model_high) + ")" : "") + ": " + c.reason +
+              ".";
+    if (c.by_rule)
+      for (const RuleCalibration& b : *c.by_rule)
+        t.rows.push_back({b.rule_id, fmt::format("{}", b.audits), fmt::format("{}", b.held),
+                          fmt::format("{}", b.exceeded), fmt::format("{}", b.missed),
+                          fmt::format("{}", b.not_predicted)});
     out.push_back(t);
   }
   if (r.rounds && !r.rounds->empty()) {
@@ -136,11 +134,10 @@ std::vector<Table> sections(const Report& r) {
 }  // namespace
 
 std::string calibration_phrase(const Report& r) {
-  if (!r.calibration || !r.calibration->is_object()) return "no historical calibration";
-  const Json& c = *r.calibration;
-  std::string a = c.value("action", std::string("none"));
-  return a == "none" ? "range not changed by the history (" + c.value("reason", std::string()) + ")"
-                     : "range " + a + " by the history (" + c.value("reason", std::string()) + ")";
+  if (!r.calibration) return "no historical calibration";
+  const HistoryCalibration& c = *r.calibration;
+  return c.action == "none" ? "range not changed by the history (" + c.reason + ")"
+                            : "range " + c.action + " by the history (" + c.reason + ")";
 }
 
 std::string audit_sections_markdown(const Report& r) {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/calibration.h"
+#include "audit/speedup_model.h"
 #include "core/json.h"
 #include "core/status.h"
 
@@ -131,6 +133,17 @@ struct TotalSpeedup {
   std::optional<double> ci_low, ci_high;
   std::string basis;
 };
+// The report's `kernel_diff` (audit/report_diff.h): `goblin diff` of the profiled BEFORE trace and
+// the AFTER trace, or why there is none. The figures and rows are diff_to_json's (analysis/diff.h,
+// their own writer), quoted as it writes them.
+struct KernelDiff {
+  bool available = false;
+  std::optional<std::string> reason;  // only when not available
+  std::optional<std::string> before_trace, after_trace;
+  std::optional<Json> step_time_change_s, decomposition, categories, counts;
+  std::optional<Json> faster, gone, added, slower;  // top rows of each status (`added`: the key "new")
+  std::optional<std::vector<std::string>> story;
+};
 
 struct Report {
   std::string workload_name;
@@ -158,17 +171,16 @@ struct Report {
   std::string summary_line;
   ReportInputs inputs;
 
-  // An audit's additions (left out of `goblin compare`'s report). The Json members have their own
-  // writers: speedup_prediction_to_json, the history calibration (Patch::calibration),
-  // kernel_diff_for_report, RunMetrics' waste budget, recovery_by_bucket, the profile_diff hook.
+  // An audit's additions (left out of `goblin compare`'s report).
   std::optional<std::vector<std::string>> symptoms;
-  std::optional<Json> speedup_model;  // null: no prediction model
+  std::optional<std::optional<SpeedupPrediction>> speedup_model;  // null: no prediction model
   std::optional<std::string> prediction_method;
-  std::optional<Json> calibration;
-  std::optional<Json> kernel_diff;
-  std::optional<Json> waste_budget_after_profile, waste_budget_before_profile;
+  std::optional<HistoryCalibration> calibration;
+  std::optional<KernelDiff> kernel_diff;
+  // The profiles' budgets as RunMetrics writes them (analysis/run_metrics.h waste_budget_to_json).
+  std::optional<WasteBudget> waste_budget_after_profile, waste_budget_before_profile;
   std::optional<std::string> after_profile_note;
-  std::optional<Json> recovery_by_bucket;
+  std::optional<std::vector<BucketRecovery>> recovery_by_bucket;
   std::optional<Json> profile_diff;
   std::optional<std::vector<AuditRound>> rounds;
   std::optional<int> rounds_requested, rounds_accepted;

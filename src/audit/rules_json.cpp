@@ -1,4 +1,6 @@
 // Rules and predicates as JSON (kb list / query output, reports).
+#include <fmt/format.h>
+
 #include "audit/rules.h"
 
 namespace goblin::audit {
@@ -54,7 +56,7 @@ Json rule_to_json(const Rule& r) {
   j["deprecated"] = r.deprecated_reason.empty() && r.deprecated_since.empty()
                         ? Json()
                         : Json({{"since", r.deprecated_since}, {"reason", r.deprecated_reason}});
-  j["source"] = r.source_file + ":" + std::to_string(r.source_line);
+  j["source"] = r.source_file + ":" + fmt::to_string(r.source_line);
   return j;
 }
 

@@ -2,20 +2,99 @@
 // class's `basis` so the report can quote them.
 #include "audit/speedup_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "core/fields.h"
 #include "hw/gpu_specs.h"
 
 namespace goblin::audit {
 namespace {
 
-std::string num(double v, int sig = 3) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*g", sig, v);
-  return b;
-}
+// `note` only when there is one.
+struct NoteIfAny {
+  Json write(const std::string& s) const { return s.empty() ? Json() : Json(s); }
+  Status read(const Json& j, std::string& s, const std::string& at) const { return fields::Str{}.read(j, s, at); }
+};
+// step_after_s: {fast, slow}.
+struct StepAfter {
+  void write(const SpeedupPrediction& p, Json& o) const {
+    o["step_after_s"] = {{"fast", round_to(p.step_after_fast, 6)}, {"slow", round_to(p.step_after_slow, 6)}};
+  }
+  Status read(const Json& o, SpeedupPrediction& p, const std::string& at) const {
+    auto it = o.find("step_after_s");
+    if (it == o.end()) return Status::Ok();
+    const std::string here = fields::at_key(at, "step_after_s");
+    if (!it->is_object()) return fields::type_error(here, "object", *it);
+    if (auto f = it->find("fast"); f != it->end())
+      RETURN_IF_ERROR(fields::Num{}.read(*f, p.step_after_fast, fields::at_key(here, "fast")));
+    if (auto f = it->find("slow"); f != it->end())
+      RETURN_IF_ERROR(fields::Num{}.read(*f, p.step_after_slow, fields::at_key(here, "slow")));
+    return Status::Ok();
+  }
+  bool names(std::string_view k) const { return k == "step_after_s"; }
+};
+// low / high: rounded to 3 decimals when predicted, null otherwise.
+struct Bound {
+  const char* key;
+  double SpeedupPrediction::*member;
+  void write(const SpeedupPrediction& p, Json& o) const {
+    o[key] = p.predicted ? Json(round_to(p.*member, 3)) : Json();
+  }
+  Status read(const Json& o, SpeedupPrediction& p, const std::string& at) const {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return Status::Ok();
+    return fields::Num{}.read(*it, p.*member, fields::at_key(at, key));
+  }
+  bool names(std::string_view k) const { return k == key; }
+};
+
+}  // namespace
+}  // namespace goblin::audit
+
+namespace goblin::fields {
+using namespace goblin::audit;
+
+template <>
+struct List<ClassPrediction> {
+  using C = ClassPrediction;
+  static inline const auto fields = std::tuple{field("class", &C::name),
+                                               field("bucket", &C::bucket),
+                                               field("before_s", &C::before, Num{6}),
+                                               field("after_fast_s", &C::after_fast, Num{6}),
+                                               field("after_slow_s", &C::after_slow, Num{6}),
+                                               field("models", &C::models),
+                                               field("basis", &C::basis)};
+};
+template <>
+struct List<SpeedupPrediction> {
+  using P = SpeedupPrediction;
+  static inline const auto fields = std::tuple{
+      field("predicted", &P::predicted),
+      field("note", &P::note, NoteIfAny{}, Omit),
+      field("step_before_s", &P::step_before, Num{6}),
+      StepAfter{},
+      field("tokens_per_step_scale", &P::tokens_scale),
+      Bound{"low", &P::low},
+      Bound{"high", &P::high},
+      field("classes", &P::classes),
+      field("models", &P::model_fields),
+      field("notes", &P::notes),
+      Const<P>{"composition",
+               "classes are disjoint (each kernel in one class, idle partitioned by the waste budget); each model "
+               "re-prices its classes; step after = sum of classes (batch x k scales the per-sample part); speedup "
+               "low = step_before / slow sum, high = step_before / fast sum (x tokens-per-step scale)"},
+      field("unpriced_rules", &P::unpriced_rules, Omit)};
+};
+
+}  // namespace goblin::fields
+
+namespace goblin::audit {
+namespace {
+
+std::string num(double v, int sig = 3) { return fmt::format("{:.{}g}", v, sig); }
 
 std::string str_field(const config::WorkloadConfig& c, const char* f) {
   Json v = c.get(f);
@@ -363,67 +442,44 @@ double realised(const std::string& cls, const CostProfile& a, const CostProfile&
 }
 }  // namespace
 
-Json recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before, const RunMetrics* after) {
+std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before,
+                                               const RunMetrics* after) {
   // Per waste bucket: the measured budget before and after (the AFTER profile), and the recovery
   // the models predicted for the classes whose time sits in that bucket before the patch, against
   // the recovery the AFTER profile's cost profile realised for the same classes (seconds/step).
-  Json a = Json::array();
+  std::vector<BucketRecovery> out;
   const CostProfile* ac = after && after->cost ? &*after->cost : nullptr;
+  auto r6 = [](std::optional<double> v) { return v ? std::optional<double>(round_to(*v, 6)) : std::nullopt; };
   for (const auto& b : WasteBudget::kBuckets) {
     double lo = 0, hi = 0, real = 0;
-    std::vector<std::string> classes;
+    BucketRecovery row;
+    row.bucket = b.name;
     for (const auto& cl : p.classes)
       if (cl.bucket == b.name) {
-        classes.push_back(cl.name);
+        row.classes.push_back(cl.name);
         lo += cl.before - cl.after_slow;
         hi += cl.before - cl.after_fast;
         if (ac && before.cost) real += cl.before - realised(cl.name, *ac, *before.cost);
       }
-    auto bv = before.waste_budget.value_of(b.name);
-    Json row = {{"bucket", b.name},
-                {"before_s", bv ? Json(round_to(*bv, 6)) : Json()},
-                {"classes", classes},
-                {"predicted_recovery_low_s", classes.empty() ? Json() : Json(round_to(lo, 6))},
-                {"predicted_recovery_high_s", classes.empty() ? Json() : Json(round_to(hi, 6))}};
-    if (after) {
-      auto av = after->waste_budget.value_of(b.name);
-      row["after_s"] = av ? Json(round_to(*av, 6)) : Json();
+    row.before_s = r6(before.waste_budget.value_of(b.name));
+    if (!row.classes.empty()) {
+      row.predicted_recovery_low_s = round_to(lo, 6);
+      row.predicted_recovery_high_s = round_to(hi, 6);
     }
-    if (ac && !classes.empty()) {
-      row["realised_recovery_s"] = round_to(real, 6);
-      row["within_predicted"] = real >= lo - 1e-4 && real <= hi + 1e-4;
+    if (after) row.after_s.emplace(r6(after->waste_budget.value_of(b.name)));
+    if (ac && !row.classes.empty()) {
+      row.realised_recovery_s = round_to(real, 6);
+      row.within_predicted = real >= lo - 1e-4 && real <= hi + 1e-4;
     }
-    a.push_back(row);
+    out.push_back(std::move(row));
   }
-  return a;
+  return out;
 }
 
-Json speedup_prediction_to_json(const SpeedupPrediction& p) {
-  Json j;
-  j["predicted"] = p.predicted;
-  if (!p.note.empty()) j["note"] = p.note;
-  j["step_before_s"] = round_to(p.step_before, 6);
-  j["step_after_s"] = {{"fast", round_to(p.step_after_fast, 6)}, {"slow", round_to(p.step_after_slow, 6)}};
-  j["tokens_per_step_scale"] = p.tokens_scale;
-  j["low"] = p.predicted ? Json(round_to(p.low, 3)) : Json();
-  j["high"] = p.predicted ? Json(round_to(p.high, 3)) : Json();
-  Json cls = Json::array();
-  for (const auto& c : p.classes)
-    cls.push_back({{"class", c.name},
-                   {"bucket", c.bucket},
-                   {"before_s", round_to(c.before, 6)},
-                   {"after_fast_s", round_to(c.after_fast, 6)},
-                   {"after_slow_s", round_to(c.after_slow, 6)},
-                   {"models", c.models},
-                   {"basis", c.basis}});
-  j["classes"] = cls;
-  j["models"] = p.model_fields;
-  j["notes"] = p.notes;
-  j["composition"] =
-      "classes are disjoint (each kernel in one class, idle partitioned by the waste budget); each model re-prices "
-      "its classes; step after = sum of classes (batch x k scales the per-sample part); speedup low = "
-      "step_before / slow sum, high = step_before / fast sum (x tokens-per-step scale)";
-  return j;
+Json speedup_prediction_to_json(const SpeedupPrediction& p) { return fields::to_json(p); }
+
+Status speedup_prediction_from_json(const Json& j, SpeedupPrediction& p, const std::string& at) {
+  return fields::read(j, p, at);
 }
 
 }  // namespace goblin::audit

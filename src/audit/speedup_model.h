@@ -14,6 +14,7 @@
 #include "audit/knowledge.h"
 #include "config/workload_config.h"
 #include "core/json.h"
+#include "core/status.h"
 
 namespace goblin::audit {
 
@@ -37,6 +38,8 @@ struct SpeedupPrediction {
   // Which models ran and the fields that triggered them (for the report and the history).
   std::map<std::string, std::vector<std::string>> model_fields;
   std::vector<std::string> notes;
+  // Set by make_patch when predicted: the applied rules no model prices (at their bucket fraction).
+  std::optional<std::vector<std::string>> unpriced_rules;
 };
 
 // The patch's config changes (old → new) priced on `before` (a profile with a cost profile).
@@ -50,10 +53,33 @@ SpeedupPrediction predict_speedup(const Knowledge& k, const RunMetrics& before, 
 SpeedupPrediction predict_speedup(const RunMetrics& before, const config::WorkloadConfig& old_cfg,
                                   const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
 
+// One waste bucket of `recovery_by_bucket` (audit/speedup_model.h recovery_by_bucket): the
+// measured budget before and after (the AFTER profile), the recovery the models predicted for the
+// classes whose time sits in the bucket, and the recovery the AFTER profile realised (s/step,
+// rounded to 6 decimals when the row is made).
+struct BucketRecovery {
+  std::string bucket;
+  std::optional<double> before_s;  // null: the bucket was not observed
+  std::vector<std::string> classes;
+  std::optional<double> predicted_recovery_low_s, predicted_recovery_high_s;  // null: no class in the bucket
+  std::optional<std::optional<double>> after_s;  // absent without an AFTER profile; null: not observed
+  std::optional<double> realised_recovery_s;     // absent unless both sides have a cost profile
+  std::optional<bool> within_predicted;
+};
 // Predicted vs realised after-time per waste bucket, when an AFTER profile exists: before bucket,
 // predicted recovery [low, high] and the realised recovery (before − after) in seconds per step.
-Json recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before, const RunMetrics* after_profile);
+std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before,
+                                               const RunMetrics* after_profile);
 
+// The prediction's JSON form (the report's and the patch's `speedup_model`), one field list
+// (speedup_model.cpp): figures rounded, low/high null when not predicted.
 Json speedup_prediction_to_json(const SpeedupPrediction& p);
+Status speedup_prediction_from_json(const Json& j, SpeedupPrediction& p, const std::string& at);
+struct SpeedupPredictionCodec {
+  Json write(const SpeedupPrediction& p) const { return speedup_prediction_to_json(p); }
+  Status read(const Json& j, SpeedupPrediction& p, const std::string& at) const {
+    return speedup_prediction_from_json(j, p, at);
+  }
+};
 
 }  // namespace goblin::audit

@@ -2,7 +2,6 @@
 // audit/audit_flow.h) over a Runner: the recorded artefacts with --replay, else the live runner
 // (run/live_audit.h) when this machine has a GPU.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -18,9 +17,10 @@
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "run/live_audit.h"
+#include "store/calibration_source.h"
 #include "store/store.h"
 
-namespace goblin {
+namespace goblin::cli {
 void register_audit(CLI::App& app) {
   struct Opts {
     std::string config, replay, out = "goblin-audit", vendor, workload, history, script;
@@ -144,30 +144,21 @@ void register_audit(CLI::App& app) {
                             replay_runner->manifest_path() + "; nothing was run now");
         for (const auto& n : replay_runner->notes()) opt.notes.push_back(n);
       }
-      // With a run store, the calibration history is the store's audit rounds (a temporary file
-      // in the history format, removed after the audit).
+      // With a run store, the rounds calibrate from the store's audit rounds (read once here).
       const std::string store_url = o->store.empty() ? store::default_store_url() : o->store;
-      std::string store_history;
+      std::optional<store::StoreCalibrationSource> store_rounds;
       if (!store_url.empty() && !o->no_history) {
-        store_history =
-            (std::filesystem::temp_directory_path() / fmt::format("goblin-store-history-{}.sqlite", ::getpid()))
-                .string();
-        auto n = history_from_store(store_url, store_history);
-        if (n) {
-          opt.history_path = store_history;
-          opt.notes.push_back(fmt::format("audit history: the {} audit round(s) of the run store", *n));
-        } else if (n.error().kind != ErrorKind::NotFound) {
-          r.error = n.error();
+        auto src = store::StoreCalibrationSource::open(store_url);
+        if (src) {
+          store_rounds.emplace(std::move(*src));
+          opt.calibration_source = &*store_rounds;
+          opt.notes.push_back(
+              fmt::format("audit history: the {} audit round(s) of the run store", store_rounds->size()));
+        } else if (src.error().kind != ErrorKind::NotFound) {
+          r.error = src.error();
           return r;
         }
       }
-      struct Cleanup {
-        std::string path;
-        ~Cleanup() {
-          std::error_code ec;
-          if (!path.empty()) std::filesystem::remove(path, ec);
-        }
-      } cleanup{store_history};
       if (!o->quiet)
         opt.progress = [](const std::string& step, const std::string& line) {
           std::cerr << "[" << step << "] " << line << "\n";
@@ -207,4 +198,4 @@ void register_audit(CLI::App& app) {
     });
   });
 }
-}  // namespace goblin
+}  // namespace goblin::cli

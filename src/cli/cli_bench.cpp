@@ -8,7 +8,7 @@
 #include "core/io.h"
 #include "run/runners.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 void register_bench(CLI::App& app) {
   struct Opts {
@@ -135,4 +135,4 @@ void register_bench(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

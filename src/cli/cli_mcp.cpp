@@ -10,7 +10,7 @@
 #include "mcp/server.h"
 #include "mcp/transport.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 void register_mcp(CLI::App& app) {
   auto o = std::make_shared<mcp::ServerOptions>();
@@ -72,4 +72,4 @@ void register_mcp(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

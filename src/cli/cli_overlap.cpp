@@ -10,7 +10,7 @@
 #include "cli/verbs.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 void register_overlap(CLI::App& app) {
   struct Opts {
@@ -83,4 +83,4 @@ void register_overlap(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -8,7 +8,7 @@
 #include "cli/verb.h"
 #include "cli/verbs.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 void register_perfetto_fix(CLI::App& app) {
   struct Opts {
@@ -53,4 +53,4 @@ void register_perfetto_fix(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -12,7 +12,7 @@
 #include "run/runners.h"
 #include "run/tracer.h"
 
-namespace goblin {
+namespace goblin::cli {
 namespace {
 
 bool looks_like_config(const std::string& s) {
@@ -141,4 +141,4 @@ void register_profile(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -10,7 +10,7 @@
 #include "cli/verb.h"
 #include "cli/verbs.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 namespace {
 
@@ -167,4 +167,4 @@ void register_verb_group(CLI::App& root, const std::string& first_word) {
     if (v.cli_path.front() == first_word) register_verb(root, v.cli_name());
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -11,7 +11,7 @@
 #include "cli/verbs.h"
 #include "serve/server.h"
 
-namespace goblin {
+namespace goblin::cli {
 namespace {
 serve::Server* g_server = nullptr;
 void on_signal(int) {
@@ -67,4 +67,4 @@ void register_serve(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

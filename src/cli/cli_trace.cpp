@@ -8,7 +8,7 @@
 #include "cli/verbs.h"
 #include "run/tracer.h"
 
-namespace goblin {
+namespace goblin::cli {
 namespace {
 
 std::string fmt_num(const Json& j, const char* key) {
@@ -121,4 +121,4 @@ void register_trace(CLI::App& app) {
   });
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -9,7 +9,7 @@
 #include "core/json.h"
 #include "model/warnings.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 std::string warning_catalogue_markdown() {
   std::string s = "| id | severity | description |\n|---|---|---|\n";
@@ -42,4 +42,4 @@ std::optional<int> run_list_warnings(int argc, char** argv) {
   return verb_exit_code();
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

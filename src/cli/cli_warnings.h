@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace goblin {
+namespace goblin::cli {
 
 // The catalogue as the markdown table docs/warnings.md holds (a test compares the two).
 std::string warning_catalogue_markdown();
@@ -13,4 +13,4 @@ std::string warning_catalogue_markdown();
 // nullopt for any other line, which CLI11 then parses as usual. Returns the exit code.
 std::optional<int> run_list_warnings(int argc, char** argv);
 
-}  // namespace goblin
+}  // namespace goblin::cli

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
       "goblin: find wasted GPU compute in ML workloads (PyTorch/Kineto, rocprofv3, Nsight, smi telemetry) "
       "and prove each fix with a measured before/after.",
       "goblin"};
-  app.footer(goblin::help_footer());
+  app.footer(goblin::cli::help_footer());
   app.require_subcommand(1);
   app.set_version_flag("--version",
                        "goblin " + goblin::build_info().version + " (commit " + goblin::build_info().commit + ")");
@@ -31,36 +31,36 @@ int main(int argc, char** argv) {
     if (!data_dir.empty()) goblin::set_data_dir(data_dir);
   });
 
-  goblin::register_verb(app, "info");
-  goblin::register_verb(app, "triage");
-  goblin::register_verb(app, "breakdown");
-  goblin::register_overlap(app);
-  goblin::register_perfetto_fix(app);
-  goblin::register_verb(app, "metrics");
-  goblin::register_verb(app, "diff");
-  goblin::register_verb(app, "ranks");
-  goblin::register_verb(app, "critical-path");
-  goblin::register_verb(app, "query");
-  goblin::register_verb(app, "export");
-  goblin::register_verb(app, "parse-config");
-  goblin::register_verb_group(app, "kb");
-  goblin::register_verb(app, "patch");
-  goblin::register_verb(app, "compare");
-  goblin::register_audit(app);
-  goblin::register_profile(app);
-  goblin::register_bench(app);
-  goblin::register_verb(app, "specs");
-  goblin::register_verb(app, "roofline");
-  goblin::register_verb(app, "diagnose");
-  goblin::register_verb_group(app, "kernel");
-  goblin::register_mcp(app);
-  goblin::register_serve(app);
-  goblin::register_trace(app);
-  goblin::register_verb_group(app, "store");
-  goblin::register_verb(app, "gate");
-  goblin::register_verb(app, "verbs");
+  goblin::cli::register_verb(app, "info");
+  goblin::cli::register_verb(app, "triage");
+  goblin::cli::register_verb(app, "breakdown");
+  goblin::cli::register_overlap(app);
+  goblin::cli::register_perfetto_fix(app);
+  goblin::cli::register_verb(app, "metrics");
+  goblin::cli::register_verb(app, "diff");
+  goblin::cli::register_verb(app, "ranks");
+  goblin::cli::register_verb(app, "critical-path");
+  goblin::cli::register_verb(app, "query");
+  goblin::cli::register_verb(app, "export");
+  goblin::cli::register_verb(app, "parse-config");
+  goblin::cli::register_verb_group(app, "kb");
+  goblin::cli::register_verb(app, "patch");
+  goblin::cli::register_verb(app, "compare");
+  goblin::cli::register_audit(app);
+  goblin::cli::register_profile(app);
+  goblin::cli::register_bench(app);
+  goblin::cli::register_verb(app, "specs");
+  goblin::cli::register_verb(app, "roofline");
+  goblin::cli::register_verb(app, "diagnose");
+  goblin::cli::register_verb_group(app, "kernel");
+  goblin::cli::register_mcp(app);
+  goblin::cli::register_serve(app);
+  goblin::cli::register_trace(app);
+  goblin::cli::register_verb_group(app, "store");
+  goblin::cli::register_verb(app, "gate");
+  goblin::cli::register_verb(app, "verbs");
 
-  if (auto rc = goblin::run_list_warnings(argc, argv)) return *rc;
+  if (auto rc = goblin::cli::run_list_warnings(argc, argv)) return *rc;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,10 +73,10 @@ int main(int argc, char** argv) {
     // Usage errors speak the same language as every other error: the {ok, result, error}
     // envelope with --json, "goblin: error: ..." otherwise, and exit 2 whatever CLI11's own code.
     std::string msg = e.what();
-    if (auto verb = goblin::first_positional(argc, argv); verb && !goblin::is_command(app, *verb))
+    if (auto verb = goblin::cli::first_positional(argc, argv); verb && !goblin::cli::is_command(app, *verb))
       msg = "unknown command '" + *verb + "' (goblin --help lists the commands)";
-    goblin::report_usage_error(msg, goblin::wants_json(argc, argv));
+    goblin::cli::report_usage_error(msg, goblin::cli::wants_json(argc, argv));
     return 2;
   }
-  return goblin::verb_exit_code();
+  return goblin::cli::verb_exit_code();
 }

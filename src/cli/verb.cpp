@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string_view>
 
-namespace goblin {
+namespace goblin::cli {
 
 namespace {
 int g_exit_code = 0;
@@ -88,4 +88,4 @@ std::string help_footer_with_examples(const std::string& examples) {
   return "\nExamples:\n" + examples + help_footer();
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

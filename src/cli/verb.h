@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::cli {
 
 // Prints `r` (JSON envelope to stdout, or human text to stdout and the error to stderr) and
 // records the exit code for main() to return.
@@ -45,4 +45,4 @@ void run_verb(bool json, F&& body) {
   finish(r, json);
 }
 
-}  // namespace goblin
+}  // namespace goblin::cli

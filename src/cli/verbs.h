@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-namespace goblin {
+namespace goblin::cli {
 // A registry verb by its CLI name ("triage", "kb query"), or every verb under a first word ("kb").
 void register_verb(CLI::App& app, const std::string& cli_name);
 void register_verb_group(CLI::App& app, const std::string& first_word);
@@ -22,4 +22,4 @@ void register_bench(CLI::App& app);
 void register_mcp(CLI::App& app);
 void register_serve(CLI::App& app);
 void register_trace(CLI::App& app);
-}  // namespace goblin
+}  // namespace goblin::cli

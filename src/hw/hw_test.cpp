@@ -10,6 +10,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
 #include "hw/roofline.h"
+#include "model/test_timeline.h"
 #include "trace/readers.h"
 
 using namespace goblin;
@@ -260,37 +261,13 @@ TEST(Roofline, ConvolutionNeedsConcreteInputs) {
 
 TEST(Roofline, HandBuiltTimelineAttributesKernelToInnermostOp) {
   Timeline tl;
-  CpuOpRow lin;
-  lin.start_ns = 1000;
-  lin.dur_ns = 10000;
-  lin.name = tl.strings.intern("aten::linear");
-  lin.tid = 7;
-  lin.external_id = 1;
-  lin.input_dims = tl.strings.intern("[[4096, 4096], [4096, 4096], []]");
-  lin.input_types = tl.strings.intern(R"(["c10::BFloat16", "c10::BFloat16", ""])");
-  tl.cpu_ops.push(lin);
-  CpuOpRow mm = lin;
-  mm.start_ns = 2000;
-  mm.dur_ns = 5000;
-  mm.name = tl.strings.intern("aten::addmm");
-  mm.external_id = 2;
-  mm.input_dims = tl.strings.intern("[[4096], [4096, 4096], [4096, 4096]]");
-  mm.input_types = tl.strings.intern(R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
-  tl.cpu_ops.push(mm);
-  RuntimeRow rt;
-  rt.start_ns = 3000;
-  rt.dur_ns = 10;
-  rt.tid = 7;
-  rt.correlation = 99;
-  rt.name = tl.strings.intern("cudaLaunchKernel");
-  tl.runtime.push(rt);
-  GpuOpRow k;
-  k.start_ns = 5000;
-  k.dur_ns = 250000;  // 250 us
-  k.correlation = 99;
-  k.external_id = 1;
-  k.name = tl.strings.intern("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
-  tl.gpu_ops.push(k);
+  goblin::testing::TimelineBuilder(tl)
+      .cpu_op("aten::linear", 1000, 10000, /*external_id=*/1, "[[4096, 4096], [4096, 4096], []]",
+              R"(["c10::BFloat16", "c10::BFloat16", ""])")
+      .cpu_op("aten::addmm", 2000, 5000, /*external_id=*/2, "[[4096], [4096, 4096], [4096, 4096]]",
+              R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])")
+      .launch(3000, /*correlation=*/99)
+      .kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 5000, 250000, 99, 1);  // 250 us
   auto g = lookup_gpu("H100-SXM");
   auto rep = roofline_from_trace(tl, *g, taxonomy_engines());
   ASSERT_EQ(rep.ops.size(), 1u);

@@ -4,35 +4,18 @@
 #include <gtest/gtest.h>
 
 #include "hw/roofline.h"
+#include "model/test_timeline.h"
 
 namespace goblin::hw {
 namespace {
 
 TEST(Roofline, AboveThePeakIsFlaggedNotAchieved) {
   Timeline tl;
-  CpuOpRow mm;
-  mm.start_ns = 1000;
-  mm.dur_ns = 5000;
-  mm.tid = 7;
-  mm.name = tl.strings.intern("aten::mm");
-  mm.external_id = 1;
-  mm.input_dims = tl.strings.intern("[[8192, 8192], [8192, 8192]]");
-  mm.input_types = tl.strings.intern(R"(["c10::BFloat16", "c10::BFloat16"])");
-  tl.cpu_ops.push(mm);
-  RuntimeRow rt;
-  rt.start_ns = 2000;
-  rt.dur_ns = 10;
-  rt.tid = 7;
-  rt.correlation = 5;
-  rt.name = tl.strings.intern("cudaLaunchKernel");
-  tl.runtime.push(rt);
-  GpuOpRow k;
-  k.start_ns = 3000;
-  k.dur_ns = 1;  // 1.1 TFLOP in 1 ns
-  k.correlation = 5;
-  k.external_id = 1;
-  k.name = tl.strings.intern("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
-  tl.gpu_ops.push(k);
+  goblin::testing::TimelineBuilder(tl)
+      .cpu_op("aten::mm", 1000, 5000, /*external_id=*/1, "[[8192, 8192], [8192, 8192]]",
+              R"(["c10::BFloat16", "c10::BFloat16"])")
+      .launch(2000, /*correlation=*/5)
+      .kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 3000, 1, 5, 1);  // 1.1 TFLOP in 1 ns
   auto g = lookup_gpu("H100-SXM");
   ASSERT_TRUE(g.ok());
   // nvjet is a tensor-core GEMM (data/taxonomy.yaml § kernel_engines says so; hw sits below it)

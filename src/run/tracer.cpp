@@ -13,6 +13,7 @@
 #include "analysis/steps.h"
 #include "core/locate.h"
 #include "core/process.h"
+#include "model/warning_json.h"
 #include "run/stats.h"
 #include "trace/readers.h"
 
@@ -227,7 +228,7 @@ Json summarize(const std::string& path) {
     j["gpu_busy_ms_per_step_median"] = round_to(median(busy_ms), 4);
     j["step_ms_median"] = round_to(median(dur_ms), 4);
   }
-  j["warnings"] = tl.warnings.size();
+  j["warnings"] = warnings_to_json(tl.warnings);  // the readers' catalogued warnings (model/warning_json.h)
   return j;
 }
 

@@ -5,11 +5,9 @@ goblin builds text one way: fmt::format / fmt::format_to (issue #26). printf's f
 streams and std::to_string each format numbers their own way (std::to_string(double) is "%f", a
 stream's default is "%g", fmt's "{}" is the shortest round trip), so one module's "1.5" is
 another's "1.500000". A file under src/ may not use snprintf/sprintf, std::ostringstream or
-std::stringstream, std::to_string or <iomanip>, unless it is in the allow-list
-(tests/layering/text_allow.txt): the files written before the rule, one path a line. The list
-can only shrink: an entry whose file is gone or no longer needs it is reported too, so a
-converted file leaves the list in the same change. Reading with std::istringstream is parsing,
-not formatting, and stays allowed; so do comments.
+std::stringstream, std::to_string or <iomanip>; there are no exceptions (the files written before
+the rule were converted, and their allow-list went with them). Reading with std::istringstream is
+parsing, not formatting, and stays allowed; so do comments.
 
 Usage: check_text.py SOURCE_DIR        exit 0 clean, 1 with one line per violation
        check_text.py --self-test        plants violations in a temporary tree and expects them
@@ -19,7 +17,6 @@ import re
 import sys
 
 BANNED = re.compile(r"(\bv?sn?printf\b|\bostringstream\b|\bstringstream\b|\bstd::to_string\b|<iomanip>)")
-ALLOW_FILE = pathlib.Path("tests") / "layering" / "text_allow.txt"
 
 
 def code_of(line):
@@ -41,33 +38,19 @@ def uses(path):
 
 def check(root):
     root = pathlib.Path(root)
-    allow_path = root / ALLOW_FILE
-    allowed = []
-    if allow_path.exists():
-        allowed = [l.strip() for l in allow_path.read_text().splitlines() if l.strip() and not l.startswith("#")]
     problems = []
-    seen = set()
     for path in sorted((root / "src").rglob("*")):
         if path.suffix not in (".h", ".cpp"):
             continue
         rel = path.relative_to(root).as_posix()
-        found = uses(path)
-        if rel in allowed:
-            seen.add(rel)
-            if not found:
-                problems.append(f"{rel}: formats with fmt only now; remove it from {ALLOW_FILE.as_posix()}")
-            continue
-        for n, what in found:
+        for n, what in uses(path):
             problems.append(f"{rel}:{n}: {what}: build text with fmt::format / fmt::format_to "
                             f"(DEVELOPING.md § Text)")
-    for rel in allowed:
-        if rel not in seen:
-            problems.append(f"{ALLOW_FILE.as_posix()}: {rel} does not exist; remove it from the list")
     return problems
 
 
 def self_test():
-    """The check itself is checked: planted uses, a stale entry and a missing file must be reported."""
+    """The check itself is checked: planted uses must be reported, comments and parsing not."""
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
@@ -78,18 +61,14 @@ def self_test():
             "src/core/d.cpp": '// snprintf in a comment\nstd::istringstream in(s);\nfmt::format("{}", 1);\n'
                               'auto u = "http://x"; // std::to_string\n',
             "src/core/old.cpp": "std::string s = std::to_string(2);\n",
-            "src/core/done.cpp": 'fmt::format("{}", 2);\n',
         }
         for rel, text in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text)
-        (root / ALLOW_FILE).parent.mkdir(parents=True)
-        (root / ALLOW_FILE).write_text("# files not yet converted\nsrc/core/old.cpp\nsrc/core/done.cpp\nsrc/gone.cpp\n")
         out = "\n".join(check(root))
     expected = ["src/core/a.cpp:1: snprintf", "src/core/b.cpp:1: ostringstream", "src/core/b.cpp:2: stringstream",
-                "src/core/c.h:1: std::to_string", "src/core/c.h:2: <iomanip>",
-                "src/core/done.cpp: formats with fmt only now", "src/gone.cpp does not exist"]
-    unexpected = ["src/core/d.cpp", "src/core/old.cpp"]
+                "src/core/c.h:1: std::to_string", "src/core/c.h:2: <iomanip>", "src/core/old.cpp:1: std::to_string"]
+    unexpected = ["src/core/d.cpp"]
     missing = [e for e in expected if e not in out]
     wrong = [u for u in unexpected if u in out]
     ok = not missing and not wrong
