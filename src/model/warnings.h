@@ -131,7 +131,9 @@ namespace goblin {
   X(triage_negative_duration_skipped, warning, "GPU ops with a negative duration were left out of the exposure figures. Check how the file was produced.") \
   X(triage_no_gpu_ops, warning, "The input holds no GPU kernels, memcpys or memsets: every triage table is empty. Record with GPU tracing on.") \
   X(triage_no_python_frames, info, "No python_function frames: Python locations are missing. Profile with with_stack=True.") \
-  X(triage_vendor_signals_disagree, warning, "The trace's vendor signals (device names, kernel names, versions) disagree; the vendor reported, and the arch advice that follows from it, may be wrong; the message names the first conflict.")
+  X(triage_vendor_signals_disagree, warning, "The trace's vendor signals (device names, kernel names, versions) disagree; the vendor reported, and the arch advice that follows from it, may be wrong; the message names the first conflict.") \
+  /* goblin trace (run/tracer.cpp: the summary of each trace the CUPTI tracer wrote) */ \
+  X(tracer_dropped_records, data_loss, "CUPTI dropped activity records (its buffers filled faster than the tracer drained them): the trace lacks those kernels and copies, so counts and busy time are low. Trace a shorter window.")
 // clang-format on
 
 enum class Severity : uint8_t { info, warning, data_loss };

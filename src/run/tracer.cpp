@@ -110,6 +110,8 @@ Json summarize(const std::string& path) {
     Json g = Json::parse(it->second, nullptr, false);
     if (!g.is_discarded()) {
       j["dropped_records"] = g.value("dropped_records", int64_t{0});
+      if (const int64_t n = j["dropped_records"].get<int64_t>(); n > 0)
+        tl.warn(W::tracer_dropped_records, fmt::format("CUPTI dropped {} activity record(s)", n));
       j["written_at"] = g.value("written_at", "");
       j["buffer_callback_ns"] = g.value("buffer_callback_ns", int64_t{0});
       j["recording_pauses"] = g.value("recording_pauses", int64_t{0});
