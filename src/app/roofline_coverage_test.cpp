@@ -38,28 +38,33 @@ std::vector<std::string> kineto_traces() {
   return out;
 }
 
-// Above 5 % because their GPU time is GEMM / attention / convolution kernels with no launching
-// op: CUDA/HIP graph replays, tracer-only (CUPTI) traces, traces recorded without CPU ops or
-// shapes. Their FLOPs need shapes that neither the kernel name nor the grid carries (a capture
-// trace would give them: not done yet).
+// Above 5 % for the reason given: their unmodelled time is GEMM / attention / convolution
+// kernels (or NCCL kernels) that no op with shapes launched — CUDA/HIP graph replays, CUPTI
+// tracer-only traces, traces without CPU ops or collective metadata, kernels launched before the
+// recorded CPU window (no launch event, no External id). Their FLOPs need shapes that neither the
+// name nor the grid carries (a capture trace would give graph replays theirs: not done yet).
+// Keyed by "parent folder/file name".
 const std::map<std::string, std::string> kUnreachable = {
-    {"a100_alexnet_cuda_sync.json.gz", "convolution kernels, no record_shapes"},
-    {"kineto_2021_legacy_resnet50.json.gz", "no CPU ops (2021 trace): convolution/GEMM kernels"},
-    {"kineto_2021_computeProperties.json", "no CPU ops"},
-    {"gpu_user_annotation_steps.json.gz", "no CPU ops"},
-    {"large_integer_rank-70.json.gz", "synthetic kernels with no op"},
-    {"mi300x_sglang_qwen3_8b_decode.json.gz", "HIP graph replays of GEMM/attention kernels"},
-    {"tuned_compile_cupti.json.gz", "CUPTI tracer: no CPU ops"},
-    {"tuned_compile_graphs_cupti.json.gz", "CUPTI tracer: no CPU ops"},
-    {"tuned_compile_cupti_window.json.gz", "CUPTI tracer: no CPU ops"},
-    {"small_train_cupti.json.gz", "CUPTI tracer: no CPU ops"},
-    {"graph_on_reduce_overhead.json.gz", "CUDA graph replays (CompiledFunction) of GEMM/attention kernels"},
-    {"graph_off_compile_default.json.gz", "Inductor-compiled GEMM templates launched by CompiledFunction"},
-    {"tuned_compile_torch.json.gz", "Inductor-compiled GEMM templates launched by CompiledFunction"},
-    {"nccl_sampled_rank-0.json.gz", "no CPU ops, GEMM kernels"},
-    {"nccl_sampled_rank-1.json.gz", "no CPU ops, GEMM kernels"},
-    {"h100_qwen05b_inference_stack.json.gz", "kernels of ops outside the models"},
-    {"kineto_2026_occupancy_cuda_sync.json", "synthetic kernels"},
+    {"kineto/a100_alexnet_cuda_sync.json.gz", "convolution/GEMM kernels without a launch in the CPU window"},
+    {"kineto/h100_qwen05b_inference_stack.json.gz", "GEMM/attention kernels launched before the CPU window"},
+    {"kineto/gpu_user_annotation_steps.json.gz", "no CPU ops: GEMM kernels"},
+    {"kineto/kineto_2021_computeProperties.json", "no CPU ops: GEMM kernels"},
+    {"kineto/kineto_2021_legacy_resnet50.json.gz", "no CPU ops (2021 trace): convolution/GEMM kernels"},
+    {"kineto/kineto_2026_occupancy_cuda_sync.json", "synthetic kernels of no known class"},
+    {"kineto/large_integer_rank-70.json.gz", "a synthetic NCCL kernel without collective metadata"},
+    {"kineto/nccl_sampled_rank-0.json.gz", "no CPU ops: NCCL kernels without collective metadata, GEMMs"},
+    {"kineto/nccl_sampled_rank-1.json.gz", "no CPU ops: NCCL kernels without collective metadata, GEMMs"},
+    {"kineto/mi300x_sglang_qwen3_8b_decode.json.gz", "HIP graph replays of GEMM/attention kernels"},
+    {"h100_cudagraphs/graph_on_reduce_overhead.json.gz", "CUDA graph replays of GEMM/attention kernels"},
+    {"h100_tracer/tuned_compile_cupti.json.gz", "CUPTI tracer: no CPU ops"},
+    {"h100_tracer/tuned_compile_graphs_cupti.json.gz", "CUPTI tracer: no CPU ops"},
+    {"h100_tracer/tuned_compile_cupti_window.json.gz", "CUPTI tracer: no CPU ops"},
+    {"h100_tracer/small_train_cupti.json.gz", "CUPTI tracer: no CPU ops"},
+    {"balanced_gpu/rank0.pt.trace.json.gz", "GEMM/attention kernels launched before the CPU window"},
+    {"balanced_gpu/rank1.pt.trace.json.gz", "GEMM/attention kernels launched before the CPU window"},
+    {"straggler_gpu/rank0.pt.trace.json.gz", "GEMM/attention kernels launched before the CPU window"},
+    {"straggler_gpu/rank1.pt.trace.json.gz", "GEMM/attention kernels launched before the CPU window"},
+    {"straggler_sleep/rank1.pt.trace.json.gz", "GEMM/attention kernels launched before the CPU window"},
 };
 
 TEST(RooflineCoverage, UnmodelledShareOfEveryFixtureAndExample) {
@@ -76,7 +81,7 @@ TEST(RooflineCoverage, UnmodelledShareOfEveryFixtureAndExample) {
       rq.gpu = "H100-SXM";  // coverage does not depend on the GPU; the roofs do
       r = run_roofline(rq, k);
     }
-    const std::string name = fs::path(t).filename().string();
+    const std::string name = fs::path(t).parent_path().filename().string() + "/" + fs::path(t).filename().string();
     if (!r.result.contains("unmodelled_share")) {
       table += name + ": no trace-mode roofline\n";
       continue;
@@ -84,8 +89,20 @@ TEST(RooflineCoverage, UnmodelledShareOfEveryFixtureAndExample) {
     const double share = r.result["unmodelled_share"].get<double>();
     table += fmt::format("{}: {:.4f}\n", name, share);
     ++checked;
-    if (kUnreachable.count(name)) continue;
-    EXPECT_LE(share, 0.05) << t << " coverage: " << r.result["coverage"].dump();
+    auto why = kUnreachable.find(name);
+    if (why == kUnreachable.end()) {
+      EXPECT_LE(share, 0.05) << t << " coverage: " << r.result["coverage"].dump();
+      continue;
+    }
+    // A listed trace is above 5 % only by GEMM / attention / convolution / communication kernels
+    // (or kernels of no class): every class with a byte model is priced.
+    for (const auto& [cat, us] : r.result["coverage"]["unmodelled_us_by_category"].items()) {
+      const double s = us.get<double>() / r.result["coverage"]["gpu_op_time_us"].get<double>();
+      if (cat == "gemm" || cat == "attention" || cat == "convolution" || cat == "communication" || cat == "other" ||
+          cat == "moe" || cat == "kernel")
+        continue;
+      EXPECT_LE(s, 0.01) << name << ": " << cat << " unmodelled (" << why->second << ")";
+    }
   }
   EXPECT_GT(checked, 10);
   std::cout << table;

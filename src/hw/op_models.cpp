@@ -167,11 +167,13 @@ std::optional<ModelCost> model_op(const OpModels& m, const OpClassRule& r, std::
     if (why) *why = std::move(w);
     return std::nullopt;
   };
-  if (r.model == "multi_tensor") return fail("priced by its kernels' grid");
   auto args = parse_arg_elems(dims_text);
   if (!args || args->empty()) return fail("no Input Dims recorded (profile with record_shapes=True)");
   auto types = parse_string_list(types_text).value_or(std::vector<std::string>{});
   auto conc = parse_string_list(concrete_text).value_or(std::vector<std::string>{});
+  // A 0-dim tensor is recorded as [] with a tensor dtype (a Scalar's type is "Scalar"): 1 element.
+  for (size_t i = 0; i < args->size() && i < types.size(); ++i)
+    if ((*args)[i].empty() && dtype_bytes(types[i]) > 0) (*args)[i].push_back(1);
   const auto& A = *args;
   // Element size per argument; a TensorList or unrecorded dtype takes the op's first known one.
   std::vector<int> bytes(A.size(), 0);
@@ -196,7 +198,9 @@ std::optional<ModelCost> model_op(const OpModels& m, const OpClassRule& r, std::
   c.source = m.cite(r.source);
   auto arg_bytes = [&](size_t i) { return i < A.size() ? sum(A[i]) * bytes[i] : 0.0; };
 
-  if (r.model == "tensors") {
+  // multi_tensor ops (foreach, fused optimizers) whose TensorList shapes were recorded (recent
+  // PyTorch) are priced like any op; without them their kernels are priced by the grid.
+  if (r.model == "tensors" || r.model == "multi_tensor") {
     double read = 0, read_elems = 0;
     for (size_t i = 0; i < A.size(); ++i) {
       bool is_read = r.read_all || std::find(r.read.begin(), r.read.end(), static_cast<int>(i)) != r.read.end();

@@ -79,7 +79,8 @@ const OpModels::DtypeToken* kernel_dtype(const OpModels& m, std::string_view ker
 
 // An op instance from its recorded shapes. fallback_dtype_bytes: the element size to use for
 // arguments recorded without a dtype (TensorList), 0 for none. nullopt with `why` otherwise; a
-// rule of model multi_tensor never prices the op (its kernels are priced by their grid).
+// rule of model multi_tensor prices the op when its TensorList shapes were recorded (else its
+// kernels are priced by their grid).
 std::optional<ModelCost> model_op(const OpModels& m, const OpClassRule& rule, std::string_view input_dims,
                                   std::string_view input_types, std::string_view concrete_inputs,
                                   int fallback_dtype_bytes, std::string* why = nullptr);

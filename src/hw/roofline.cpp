@@ -88,6 +88,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   if (in.models) {
     rep.op_flops.assign(K.size(), -1);
     rep.op_bytes.assign(K.size(), -1);
+    rep.op_peak_tflops.assign(K.size(), 0);
   }
   for (auto& [oi, ks] : op_kernels) {
     if (composite.count(oi)) {
@@ -141,6 +142,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
         priced[k] = 1;
         rep.op_flops[k] = cost->flops * share;
         rep.op_bytes[k] = cost->bytes * share;
+        std::string key = peak_key_for(cost->dtype, engine == "matrix");
+        if (cost->dtype == "fp32" && engine.empty()) key = "fp32";
+        rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
       }
     }
   }

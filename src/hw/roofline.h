@@ -110,6 +110,9 @@ struct RooflineReport {
   // Per gpu_ops row (all_ops only): FLOPs and bytes the models gave it, -1 when unmodelled; the
   // triage kernel table sums them per row.
   std::vector<double> op_flops, op_bytes;
+  // Per gpu_ops row (all_ops only): the compute roof its FLOPs are held to (TFLOP/s, the peak of
+  // its dtype and engine; 0 when the point has no cited roof).
+  std::vector<double> op_peak_tflops;
 };
 
 // Attributes each kernel to the innermost FLOP-family CPU op enclosing its launch (runtime call

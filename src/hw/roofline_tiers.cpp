@@ -129,6 +129,10 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   auto price_kernel = [&](size_t k, const ModelCost& c, const std::string& source, bool roof) {
     rep.op_flops[k] = c.flops;
     rep.op_bytes[k] = c.bytes;
+    if (roof) {
+      const std::string key = c.engine == "matrix" ? peak_key_for(c.dtype, true) : "fp32";
+      rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
+    }
     cov.modelled_ns[source] += K.dur_ns[k];
     if (!c.estimate.empty()) cov.estimated_ns += K.dur_ns[k];
     std::string label = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
@@ -156,7 +160,12 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     }
     if (K.kind[k] != GpuOpKind::Kernel) {
       if (K.bytes[k] == kNone || K.bytes[k] < 0) {
-        unmodelled(k, K.kind[k] == GpuOpKind::Memcpy ? "memcpy without a byte count" : "memset without a byte count");
+        // No byte count (ROCm Kineto): the launching op's shapes price it, where it has a model.
+        auto op = K.external_id[k] != kNone ? op_by_ext.find(K.external_id[k]) : op_by_ext.end();
+        if (op != op_by_ext.end())
+          op_kernels[op->second].push_back(k);
+        else
+          unmodelled(k, K.kind[k] == GpuOpKind::Memcpy ? "memcpy without a byte count" : "memset without a byte count");
         continue;
       }
       ModelCost c;
@@ -204,7 +213,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       if (e != ext_by_corr.end()) ext = e->second;
     }
     auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
-    if (op != op_by_ext.end() && rule_of[ops.name[op->second]]->model != "multi_tensor") {
+    if (op != op_by_ext.end()) {
       op_kernels[op->second].push_back(k);
       continue;
     }
@@ -231,7 +240,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     }
     if (!it->second) {
       for (auto k : ks)
-        if (!price_by_grid(k)) unmodelled(k, "op without shapes (" + rule.cls + ")");
+        if (K.kind[k] != GpuOpKind::Kernel || !price_by_grid(k)) unmodelled(k, "op without shapes (" + rule.cls + ")");
       continue;
     }
     const ModelCost& c = *it->second;
