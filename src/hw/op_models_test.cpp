@@ -34,9 +34,10 @@ TEST(OpModels, EveryRuleHasAClassModelAndCitedSource) {
 }
 
 TEST(OpModels, ElementwiseBroadcastAndInPlace) {
-  // aten::mul [8,1024,1024] fp32 by a scalar: read 4 MiB x4 B, write the same
+  // aten::mul [8,1024,1024] fp32 by a scalar: read 8M x 4 B, write the same; the scalar, recorded
+  // as [] of type double like a 0-dim tensor, counts as one 8-byte element
   auto c = price("aten::mul", "[[8, 1024, 1024], []]", "[\"float\", \"double\"]");
-  EXPECT_DOUBLE_EQ(c.bytes, 2.0 * 8 * 1024 * 1024 * 4);
+  EXPECT_DOUBLE_EQ(c.bytes, 2.0 * 8 * 1024 * 1024 * 4 + 8);
   EXPECT_DOUBLE_EQ(c.flops, 8.0 * 1024 * 1024);
   // add_ in place: both read, self written
   auto a = price("aten::add_", "[[8, 1024, 1024], [8, 1024, 1024], []]", "[\"float\", \"float\", \"Scalar\"]");
