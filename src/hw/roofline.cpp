@@ -82,6 +82,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::map<std::string, Acc> groups;
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
+  std::unordered_map<StrId, std::string> engine_by_name;
   int64_t composite_kernels = 0;
   // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
   std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
@@ -123,7 +124,10 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     g.p.bytes += cost->bytes;
     for (auto k : ks) {
       std::string kn(tl.str(K.name[k]));
-      const std::string engine = engine_of ? engine_of(kn) : std::string();
+      // the engine by name id: the taxonomy's patterns once per distinct kernel name
+      auto [eit, fresh] = engine_by_name.try_emplace(K.name[k]);
+      if (fresh && engine_of) eit->second = engine_of(kn);
+      const std::string& engine = eit->second;
       g.engines[engine]++;
       g.kern_ns[kn] += K.dur_ns[k];
       auto& kg = kgroups[kn];

@@ -17,7 +17,6 @@ namespace {
 
 struct Acc {
   RooflinePoint p;
-  std::map<std::string, int64_t> kern_ns;
 };
 
 void add_to(Acc& g, const std::string& label, const ModelCost& c, const std::string& source, int64_t ns, double flops,
@@ -124,60 +123,87 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     return it->second;
   };
 
-  std::map<std::string, Acc> op_groups, kernel_groups;
-  std::map<std::string, bool> kernel_has_roof;
-  auto price_kernel = [&](size_t k, const ModelCost& c, const std::string& source, bool roof) {
-    rep.op_flops[k] = c.flops;
-    rep.op_bytes[k] = c.bytes;
+  // Groups keyed by ids, not strings (this runs on every GPU op of a 1 GB trace): kernels by name
+  // id, memcpys by -2 - copy kind, memsets by -1; ops by (name, dims, types).
+  enum Tier { kShapes, kBytes, kCollective, kGrid, kTiers };
+  static const char* const kTierName[kTiers] = {"shapes", "gpu_op_bytes", "collective", "kernel_grid"};
+  int64_t tier_ns[kTiers] = {0, 0, 0, 0};
+  std::unordered_map<int64_t, Acc> kernel_groups;
+  std::unordered_map<int64_t, bool> kernel_has_roof;
+  std::map<std::tuple<StrId, StrId, StrId>, Acc> op_groups;
+  auto group_key = [&](size_t k) -> int64_t {
+    if (K.kind[k] == GpuOpKind::Memcpy) return -2 - static_cast<int64_t>(K.copy_kind[k]);
+    if (K.kind[k] == GpuOpKind::Memset) return -1;
+    return static_cast<int64_t>(K.name[k]);
+  };
+  auto price_kernel = [&](size_t k, const ModelCost& c, double flops, double bytes, Tier tier, bool roof) {
+    rep.op_flops[k] = flops;
+    rep.op_bytes[k] = bytes;
     if (roof) {
       const std::string key = c.engine == "matrix" ? peak_key_for(c.dtype, true) : "fp32";
       rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
     }
-    cov.modelled_ns[source] += K.dur_ns[k];
+    tier_ns[tier] += K.dur_ns[k];
     if (!c.estimate.empty()) cov.estimated_ns += K.dur_ns[k];
-    std::string label = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
-                        : K.kind[k] == GpuOpKind::Memset ? std::string("Memset")
-                                                         : std::string(tl.str(K.name[k]));
-    add_to(kernel_groups[label], label, c, source, K.dur_ns[k], c.flops, c.bytes);
-    kernel_has_roof[label] = roof;
+    auto& g = kernel_groups[group_key(k)];
+    if (g.p.count == 0) {
+      const std::string label = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
+                                : K.kind[k] == GpuOpKind::Memset ? std::string("Memset")
+                                                                 : std::string(tl.str(K.name[k]));
+      add_to(g, label, c, kTierName[tier], K.dur_ns[k], flops, bytes);
+      kernel_has_roof[group_key(k)] = roof;
+    } else {
+      g.p.count++;
+      g.p.time_ns += K.dur_ns[k];
+      g.p.flops += flops;
+      g.p.bytes += bytes;
+    }
   };
   // The kernel_grid tier: multi_tensor_apply by name, else the taxonomy category's grid class.
   auto price_by_grid = [&](size_t k) -> bool {
     auto c = model_multi_tensor_kernel(m, tl.str(K.name[k]), K.grid[k]);
     if (!c) c = model_grid_kernel(m, category_of(K.name[k]), tl.str(K.name[k]), K.grid[k], K.block[k]);
     if (!c) return false;
-    price_kernel(k, *c, "kernel_grid", true);
+    price_kernel(k, *c, c->flops, c->bytes, kGrid, true);
     return true;
   };
-  auto unmodelled = [&](size_t k, std::string why) { cov.unmodelled_ns[why] += K.dur_ns[k]; };
+  auto unmodelled = [&](size_t k, const std::string& why) { cov.unmodelled_ns[why] += K.dur_ns[k]; };
 
-  std::unordered_map<size_t, std::vector<size_t>> op_kernels;  // op row → its kernels, in row order
+  // Kernels of ops with a model: op row per kernel, and per op its kernels' time.
+  std::vector<int64_t> kernel_op(K.size(), -1);
+  struct OpTime {
+    int64_t ns = 0;
+    bool grouped = false;
+  };
+  std::unordered_map<size_t, OpTime> op_time;
   for (size_t k = 0; k < K.size(); ++k) {
     cov.gpu_op_ns += K.dur_ns[k];
     if (priced[k]) {
-      cov.modelled_ns["shapes"] += K.dur_ns[k];
+      tier_ns[kShapes] += K.dur_ns[k];
       continue;
     }
     if (K.kind[k] != GpuOpKind::Kernel) {
       if (K.bytes[k] == kNone || K.bytes[k] < 0) {
         // No byte count (ROCm Kineto): the launching op's shapes price it, where it has a model.
         auto op = K.external_id[k] != kNone ? op_by_ext.find(K.external_id[k]) : op_by_ext.end();
-        if (op != op_by_ext.end())
-          op_kernels[op->second].push_back(k);
-        else
+        if (op != op_by_ext.end()) {
+          kernel_op[k] = static_cast<int64_t>(op->second);
+          op_time[op->second].ns += K.dur_ns[k];
+        } else {
           unmodelled(k, K.kind[k] == GpuOpKind::Memcpy ? "memcpy without a byte count" : "memset without a byte count");
+        }
         continue;
       }
       ModelCost c;
       const bool d2d = K.kind[k] == GpuOpKind::Memcpy && K.copy_kind[k] == CopyKind::DtoD;
       c.cls = K.kind[k] == GpuOpKind::Memcpy ? "memcpy" : "memset";
-      c.bytes = static_cast<double>(K.bytes[k]) * (d2d ? 2 : 1);
       c.formula = d2d ? "bytes = 2 x the copied size (read and written in device memory)"
                       : (K.kind[k] == GpuOpKind::Memset ? "bytes = the size set (written once)"
                                                         : "bytes = the copied size (over the host or peer link)");
       c.source = "the byte count the trace records for the GPU op";
       // Host and peer copies cross a link whose bandwidth the spec database does not hold.
-      price_kernel(k, c, "gpu_op_bytes", d2d || K.kind[k] == GpuOpKind::Memset);
+      price_kernel(k, c, 0, static_cast<double>(K.bytes[k]) * (d2d ? 2 : 1), kBytes,
+                   d2d || K.kind[k] == GpuOpKind::Memset);
       continue;
     }
     if (auto co = K.correlation[k] != kNone ? coll_by_corr.find(K.correlation[k]) : coll_by_corr.end();
@@ -193,12 +219,11 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       if (cm && cm->size_bytes > 0) {
         ModelCost c;
         c.cls = "collective";
-        c.bytes = cm->size_bytes;
         c.dtype = normalize_dtype(tl.str(C.dtype[r]));
         c.formula = cm->formula;
         c.source = m.cite(m.collectives_source);
-        price_kernel(k, c, "collective", false);
-        auto& p = kernel_groups[std::string(tl.str(K.name[k]))].p;
+        price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
+        auto& p = kernel_groups[group_key(k)].p;
         double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
         // the group's bus bandwidth: time-weighted mean over its calls
         p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
@@ -214,7 +239,8 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     }
     auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
     if (op != op_by_ext.end()) {
-      op_kernels[op->second].push_back(k);
+      kernel_op[k] = static_cast<int64_t>(op->second);
+      op_time[op->second].ns += K.dur_ns[k];
       continue;
     }
     if (!price_by_grid(k)) {
@@ -223,15 +249,19 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     }
   }
 
-  // Ops priced by their shapes, cached by (name, dims, types, concrete inputs).
+  // Ops priced by their shapes, cached by (name, dims, types, concrete inputs); each kernel gets
+  // its op's cost by its share of the op's kernel time.
   std::map<std::tuple<StrId, StrId, StrId, StrId>, std::optional<ModelCost>> cache;
-  std::map<std::string, int64_t> why_count;  // "op: why" → instances
-  for (auto& [oi, ks] : op_kernels) {
+  std::map<std::string, int64_t> why_count;  // "op: why" → distinct shapes
+  std::map<std::tuple<StrId, StrId, StrId>, std::unordered_map<StrId, int64_t>> group_kernel_ns;
+  for (size_t k = 0; k < K.size(); ++k) {
+    if (kernel_op[k] < 0) continue;
+    const auto oi = static_cast<size_t>(kernel_op[k]);
     const OpClassRule& rule = *rule_of[ops.name[oi]];
     const auto key = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
     auto it = cache.find(key);
     if (it == cache.end()) {
-      const auto* dt = kernel_dtype(m, tl.str(K.name[ks.front()]));
+      const auto* dt = kernel_dtype(m, tl.str(K.name[k]));
       std::string why;
       auto c = model_op(m, rule, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]),
                         tl.str(ops.concrete_inputs[oi]), dt ? dt->bytes : 0, &why);
@@ -239,42 +269,52 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       it = cache.emplace(key, std::move(c)).first;
     }
     if (!it->second) {
-      for (auto k : ks)
-        if (K.kind[k] != GpuOpKind::Kernel || !price_by_grid(k)) unmodelled(k, "op without shapes (" + rule.cls + ")");
+      if (K.kind[k] != GpuOpKind::Kernel || !price_by_grid(k)) unmodelled(k, "op without shapes (" + rule.cls + ")");
       continue;
     }
     const ModelCost& c = *it->second;
-    int64_t t = 0;
-    for (auto k : ks) t += K.dur_ns[k];
-    std::string nm(tl.str(ops.name[oi]));
-    std::string shapes(tl.str(ops.input_dims[oi]));
-    auto& g = op_groups[nm + "|" + shapes + "|" + c.dtype];
-    add_to(g, nm + " " + shapes, c, "shapes", t, c.flops, c.bytes);
-    g.p.shapes = shapes;
-    for (auto k : ks) {
-      double share = t > 0 ? static_cast<double>(K.dur_ns[k]) / t : 1.0 / ks.size();
-      ModelCost kc = c;
-      kc.flops = c.flops * share;
-      kc.bytes = c.bytes * share;
-      price_kernel(k, kc, "shapes", true);
-      g.kern_ns[std::string(tl.str(K.name[k]))] += K.dur_ns[k];
+    OpTime& ot = op_time[oi];
+    const auto gkey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi]);
+    auto& g = op_groups[gkey];
+    if (!ot.grouped) {  // the op instance, once
+      ot.grouped = true;
+      if (g.p.count == 0) {
+        add_to(g, fmt::format("{} {}", tl.str(ops.name[oi]), tl.str(ops.input_dims[oi])), c, "shapes", ot.ns, c.flops,
+               c.bytes);
+        g.p.shapes = std::string(tl.str(ops.input_dims[oi]));
+      } else {
+        g.p.count++;
+        g.p.time_ns += ot.ns;
+        g.p.flops += c.flops;
+        g.p.bytes += c.bytes;
+      }
     }
+    const double share = ot.ns > 0 ? static_cast<double>(K.dur_ns[k]) / ot.ns : 1.0;
+    price_kernel(k, c, c.flops * share, c.bytes * share, kShapes, true);
+    group_kernel_ns[gkey][K.name[k]] += K.dur_ns[k];
   }
   for (auto& [w, n] : why_count)
     rep.notes.push_back(fmt::format("{} distinct op shape(s) not priced by their shapes: {}", n, w));
+  for (int t = 0; t < kTiers; ++t)
+    if (tier_ns[t]) cov.modelled_ns[kTierName[t]] += tier_ns[t];
 
   for (auto& [key, g] : op_groups) {
     std::vector<std::pair<int64_t, std::string>> ks;
-    for (auto& [kn, ns] : g.kern_ns) ks.emplace_back(ns, kn);
+    for (auto& [kn, ns] : group_kernel_ns[key]) ks.emplace_back(ns, std::string(tl.str(kn)));
     std::sort(ks.rbegin(), ks.rend());
     for (size_t i = 0; i < ks.size() && i < 4; ++i) g.p.kernels.push_back(ks[i].second);
     finish(g.p, gpu, true);
     rep.ops.push_back(std::move(g.p));
   }
-  for (auto& [label, g] : kernel_groups) {
-    finish(g.p, gpu, kernel_has_roof[label]);
+  // kernel groups in label order (the unordered map's order would change run to run)
+  std::vector<std::pair<std::string, int64_t>> labels;
+  for (auto& [key, g] : kernel_groups) labels.emplace_back(g.p.label, key);
+  std::sort(labels.begin(), labels.end());
+  for (auto& [label, key] : labels) {
+    auto& g = kernel_groups[key];
+    finish(g.p, gpu, kernel_has_roof[key]);
     if (g.p.source == "collective") g.p.bound = "communication";
-    if (g.p.source == "gpu_op_bytes" && !kernel_has_roof[label]) g.p.bound = "host_link";
+    if (g.p.source == "gpu_op_bytes" && !kernel_has_roof[key]) g.p.bound = "host_link";
     rep.kernels.push_back(std::move(g.p));
   }
   if (cov.estimated_ns > 0)
