@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/text.h"
@@ -36,10 +37,12 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   rep.flop_op_instances = static_cast<int64_t>(sel.count);
   // External id → op, in row order (the first op with an id keeps it).
   std::unordered_map<int64_t, size_t> by_ext;
+  by_ext.reserve(sel.count);
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops.kind[i] == CpuOpKind::Op && ops.external_id[i] != kNone && is_flop_op(tl.str(ops.name[i])))
       by_ext.emplace(ops.external_id[i], i);
   std::unordered_map<int64_t, size_t> rt_by_corr;
+  rt_by_corr.reserve(tl.runtime.size());
   for (size_t i = 0; i < tl.runtime.size(); ++i)
     if (tl.runtime.correlation[i] != kNone) rt_by_corr.emplace(tl.runtime.correlation[i], i);
 
@@ -83,6 +86,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
   std::unordered_map<StrId, std::string> engine_by_name;
+  std::map<std::tuple<StrId, StrId, StrId, StrId>, std::pair<std::optional<OpCost>, std::string>> cost_cache;
   int64_t composite_kernels = 0;
   // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
   std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
@@ -99,8 +103,16 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     ++rep.instances_with_kernels;
     std::string why;
     std::string_view nm = tl.str(ops.name[oi]);
-    auto cost =
-        op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs)
+    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
+    auto cit = cost_cache.find(ckey);
+    if (cit == cost_cache.end()) {
+      auto c =
+          op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+      cit = cost_cache.emplace(ckey, std::make_pair(std::move(c), why)).first;
+    }
+    const std::optional<OpCost>& cost = cit->second.first;
+    why = cit->second.second;
     if (!cost) {
       ++rep.instances_without_shapes;
       ++why_counts[std::string(nm) + ": " + why];

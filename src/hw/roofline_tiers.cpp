@@ -102,16 +102,28 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   // Op rule by name id, and External id → op row for ops that have one.
   std::unordered_map<StrId, const OpClassRule*> rule_of;
   std::unordered_map<int64_t, size_t> op_by_ext;
+  op_by_ext.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.kind[i] != CpuOpKind::Op || ops.external_id[i] == kNone) continue;
     auto [it, fresh] = rule_of.try_emplace(ops.name[i], nullptr);
     if (fresh) it->second = m.rule(tl.str(ops.name[i]));
     if (it->second) op_by_ext.emplace(ops.external_id[i], i);
   }
-  std::unordered_map<int64_t, int64_t> ext_by_corr;  // runtime launch correlation → External id
-  for (size_t i = 0; i < tl.runtime.size(); ++i)
-    if (tl.runtime.correlation[i] != kNone && tl.runtime.external_id[i] != kNone)
-      ext_by_corr.emplace(tl.runtime.correlation[i], tl.runtime.external_id[i]);
+  // Runtime launch correlation → External id, for kernels without an External id of their own
+  // (rare in Kineto): built on first need.
+  std::unordered_map<int64_t, int64_t> ext_by_corr;
+  bool ext_by_corr_built = false;
+  auto ext_of_launch = [&](int64_t corr) -> int64_t {
+    if (!ext_by_corr_built) {
+      ext_by_corr_built = true;
+      ext_by_corr.reserve(tl.runtime.size());
+      for (size_t i = 0; i < tl.runtime.size(); ++i)
+        if (tl.runtime.correlation[i] != kNone && tl.runtime.external_id[i] != kNone)
+          ext_by_corr.emplace(tl.runtime.correlation[i], tl.runtime.external_id[i]);
+    }
+    auto e = ext_by_corr.find(corr);
+    return e == ext_by_corr.end() ? kNone : e->second;
+  };
   std::unordered_map<int64_t, size_t> coll_by_corr;
   for (size_t i = 0; i < tl.collectives.size(); ++i)
     if (tl.collectives.on_gpu[i] && tl.collectives.correlation[i] != kNone)
@@ -176,6 +188,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     bool grouped = false;
   };
   std::unordered_map<size_t, OpTime> op_time;
+  op_time.reserve(K.size() / 2);
   for (size_t k = 0; k < K.size(); ++k) {
     cov.gpu_op_ns += K.dur_ns[k];
     if (priced[k]) {
@@ -233,10 +246,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       }
     }
     int64_t ext = K.external_id[k];
-    if (ext == kNone && K.correlation[k] != kNone) {
-      auto e = ext_by_corr.find(K.correlation[k]);
-      if (e != ext_by_corr.end()) ext = e->second;
-    }
+    if (ext == kNone && K.correlation[k] != kNone) ext = ext_of_launch(K.correlation[k]);
     auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
     if (op != op_by_ext.end()) {
       kernel_op[k] = static_cast<int64_t>(op->second);
