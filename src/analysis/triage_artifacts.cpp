@@ -12,6 +12,8 @@
 #include "core/escape.h"
 #include "core/io.h"
 #include "core/text.h"
+#include "hw/gpu_specs.h"
+#include "hw/roofline.h"
 #include "model/warning_json.h"
 
 namespace goblin {
@@ -37,6 +39,42 @@ std::string norm_arch(std::string a) {
 }
 }  // namespace
 
+namespace {
+// Every GPU op priced by the roofline's op models, summed per kernel-table row.
+void price_kernel_rows(const Timeline& tl, const AnalysisKnowledge& k, TriageReport& r) {
+  r.kernel_roof.assign(r.kernels.rows.size(), KernelRoof{});
+  if (!k.op_models.ok()) return;
+  hw::GpuSpec gpu;
+  if (auto g = hw::gpu_for_timeline(k, tl); g.ok()) {
+    gpu = *g;
+    r.roofline_gpu = gpu.id;
+  }
+  hw::RooflineInputs in;
+  in.engine_of = [&](std::string_view n) { return k.taxonomy.engine(n); };
+  in.category_of = [&](std::string_view n) { return k.taxonomy.classify(n).category; };
+  in.models = &*k.op_models;
+  const hw::RooflineReport rep = hw::roofline_from_trace(tl, gpu, in);
+  r.unmodelled_share = rep.coverage.unmodelled_share();
+  const auto bw = gpu.bandwidth_bytes_per_s();
+  const GpuOpTable& K = tl.gpu_ops;
+  for (size_t i = 0; i < K.size() && i < r.kernels.op_row.size(); ++i) {
+    const int32_t row = r.kernels.op_row[i];
+    if (row < 0 || rep.op_flops[i] < 0) continue;
+    KernelRoof& x = r.kernel_roof[row];
+    x.flops += rep.op_flops[i];
+    x.bytes += rep.op_bytes[i];
+    x.modelled_ns += K.dur_ns[i];
+    if (rep.op_peak_tflops[i] > 0 && bw) {
+      const double c = rep.op_flops[i] / (rep.op_peak_tflops[i] * 1e12), m = rep.op_bytes[i] / *bw;
+      x.roof_s += std::max(c, m);
+      x.compute_s += c;
+      x.memory_s += m;
+      x.roofed_ns += K.dur_ns[i];
+    }
+  }
+}
+}  // namespace
+
 Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
   ASSIGN_OR_RETURN(auto k, analysis_knowledge());
   return run_triage(tl, *k, opt);
@@ -49,6 +87,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   r.exposure = compute_exposure(tl);
   r.attribution = attribute_launches(tl);
   r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy);
+  price_kernel_rows(tl, k, r);
   r.overlap =
       build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, k.overlap, k.taxonomy);
   r.fuse = build_fuse_table(tl, r.kernels, r.attribution, k.fusion, r.vendor);
@@ -279,9 +318,10 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   return r;
 }
 
-Json kernel_table_to_json(const KernelTableResult& kt) {
+Json kernel_table_to_json(const KernelTableResult& kt, const std::vector<KernelRoof>* roof) {
   Json a = Json::array();
-  for (const auto& k : kt.rows) {
+  for (size_t ri = 0; ri < kt.rows.size(); ++ri) {
+    const auto& k = kt.rows[ri];
     Json j;
     j["kernel"] = k.name;
     j["full_name"] = k.full_name;
@@ -303,6 +343,18 @@ Json kernel_table_to_json(const KernelTableResult& kt) {
     j["python_location"] = k.python_location.empty() ? Json(nullptr) : Json(k.python_location);
     j["devices"] = k.devices;
     j["streams"] = k.streams;
+    if (roof && ri < roof->size()) {
+      const KernelRoof& x = (*roof)[ri];
+      const bool m = x.modelled_ns > 0;
+      j["modelled_share"] = k.total_ns ? round_to(static_cast<double>(x.modelled_ns) / k.total_ns, 4) : 0.0;
+      j["flops"] = m ? Json(x.flops) : Json(nullptr);
+      j["bytes"] = m ? Json(x.bytes) : Json(nullptr);
+      j["achieved_tflops"] = m ? Json(round_to(x.flops / (x.modelled_ns * 1e-9) / 1e12, 3)) : Json(nullptr);
+      j["achieved_gbs"] = m ? Json(round_to(x.bytes / (x.modelled_ns * 1e-9) / 1e9, 1)) : Json(nullptr);
+      j["pct_of_roofline"] =
+          x.roofed_ns > 0 ? Json(round_to(100.0 * x.roof_s / (x.roofed_ns * 1e-9), 2)) : Json(nullptr);
+      j["bound"] = x.roofed_ns > 0 ? Json(x.compute_s > x.memory_s ? "compute" : "memory") : Json(nullptr);
+    }
     a.push_back(std::move(j));
   }
   return a;
@@ -337,7 +389,7 @@ Status write_triage_artifacts(const TriageReport& r, const std::string& dir) {
   for (auto [name, content] : std::initializer_list<std::pair<const char*, std::string>>{
            {"profile_summary.md", r.summary_md},
            {"profile_metadata.json", r.metadata.dump(2) + "\n"},
-           {"kernel_table.json", kernel_table_to_json(r.kernels).dump(1) + "\n"},
+           {"kernel_table.json", kernel_table_to_json(r.kernels, &r.kernel_roof).dump(1) + "\n"},
            {"overlap_opportunities.json", overlap_table_to_json(r.overlap).dump(1) + "\n"},
            {"fuse_opportunities.json", fuse_table_to_json(r.fuse).dump(1) + "\n"},
            {"module_table.json", module_rows_to_json(r.modules).dump(1) + "\n"},
@@ -378,12 +430,18 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
          format_fixed(w > 0 ? 100.0 * d.busy_ns / w : 0, 1) + "%), idle " + ms(w - d.busy_ns) + " ms, 2+ streams " +
          ms(d.multi_stream_ns) + " ms\n";
   }
-  s += "\ntop kernels (share of " + ms(r.kernels.total_ns) + " ms summed GPU-op time):\n";
+  s += "\ntop kernels (share of " + ms(r.kernels.total_ns) + " ms summed GPU-op time; roof: % of the roofline" +
+       (r.roofline_gpu.empty() ? ", GPU not in the spec database" : " on " + r.roofline_gpu) +
+       fmt::format(", {:.1f} % of GPU-op time without a cost model):\n", 100 * r.unmodelled_share);
   for (size_t i = 0; i < r.kernels.rows.size() && static_cast<int>(i) < top; ++i) {
     const auto& k = r.kernels.rows[i];
-    fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} x  exp {:>3.0f}%  {} {}  {}\n", k.share_pct,
-                   k.total_ns / 1e6, static_cast<long long>(k.launches),
-                   k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, pad(k.category, 13),
+    std::string roof = "-";
+    if (i < r.kernel_roof.size() && r.kernel_roof[i].roofed_ns > 0)
+      roof = fmt::format("{:.0f}%{}", 100.0 * r.kernel_roof[i].roof_s / (r.kernel_roof[i].roofed_ns * 1e-9),
+                         r.kernel_roof[i].compute_s > r.kernel_roof[i].memory_s ? "c" : "m");
+    fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} x  exp {:>3.0f}%  roof {:>5}  {} {}  {}\n",
+                   k.share_pct, k.total_ns / 1e6, static_cast<long long>(k.launches),
+                   k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, roof, pad(k.category, 13),
                    pad(md_cell(k.name, 60), 60), md_cell(k.cpu_op, 30));
   }
   s += "\ntop overlap opportunities:\n";

@@ -27,10 +27,25 @@ struct TriageOptions {
   bool by_module = false;   // --by-module: the terminal summary leads with the module table
 };
 
+// A kernel-table row against its roofline (issue #31): FLOPs and bytes the op models gave its GPU
+// ops (hw/roofline.h, data/op_models.yaml), achieved rates over the row's modelled time, and
+// roofline time / modelled time when the trace's GPU is in the spec database.
+struct KernelRoof {
+  double flops = 0, bytes = 0;
+  int64_t modelled_ns = 0;  // time of the row's GPU ops that have a model
+  double roof_s = 0;        // Σ max(FLOPs / peak, bytes / bandwidth) over ops with a cited roof
+  int64_t roofed_ns = 0;    // time of those ops
+  double compute_s = 0, memory_s = 0;
+  std::string estimate;  // "" or lower_bound / upper_bound when any op's model is a bound
+};
+
 struct TriageReport {
   ExposureResult exposure;
   LaunchAttribution attribution;
   KernelTableResult kernels;
+  std::vector<KernelRoof> kernel_roof;  // per kernels.rows entry
+  std::string roofline_gpu;             // the spec the % of roofline uses ("" when unknown)
+  double unmodelled_share = 0;          // GPU-op time without a cost model
   std::vector<OverlapRow> overlap;
   std::vector<FuseRow> fuse;
   ModuleAttribution module_attribution;
@@ -49,7 +64,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
 // The same with the process's knowledge (analysis_knowledge()); for tests and one-shot tools.
 Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt);
 
-Json kernel_table_to_json(const KernelTableResult& kt);
+Json kernel_table_to_json(const KernelTableResult& kt, const std::vector<KernelRoof>* roof = nullptr);
 Json overlap_table_to_json(const std::vector<OverlapRow>& rows);
 Json fuse_table_to_json(const std::vector<FuseRow>& rows);
 

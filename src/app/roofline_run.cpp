@@ -116,7 +116,14 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
       r.result = {{"input", a.path}};
       return r;
     }
-    auto rep = hw::roofline_from_trace(tl, *gpu, [&](std::string_view k) { return tax.engine(k); });
+    hw::RooflineInputs rin;
+    rin.engine_of = [&](std::string_view k) { return tax.engine(k); };
+    rin.category_of = [&](std::string_view k) { return tax.classify(k).category; };
+    if (knowledge.op_models.ok()) rin.models = &*knowledge.op_models;
+    auto rep = hw::roofline_from_trace(tl, *gpu, rin);
+    if (!knowledge.op_models.ok())
+      rep.notes.push_back("op models not loaded (only GEMM/attention/convolution priced): " +
+                          knowledge.op_models.error().describe());
     res = hw::roofline_to_json(rep);
     res["input"] = a.path;
     res["mode"] = "trace_shapes";

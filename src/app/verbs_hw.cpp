@@ -310,7 +310,9 @@ void add_hw_verbs(std::vector<Verb>& out) {
     v.summary = "Roofline: achieved TFLOPS/bandwidth per op and kernel vs the GPU's peaks";
     v.description =
         "Achieved TFLOP/s and bandwidth per op and kernel against the GPU's peaks (Kineto trace, Nsight Compute raw "
-        "CSV or rocprof counters).";
+        "CSV or rocprof counters). On a trace every op class is priced by data/op_models.yaml (GEMM, attention, "
+        "elementwise, norms, softmax, reductions, embedding, copies, optimizer steps, collectives, memcpy/memset); "
+        "unmodelled_share is the share of GPU-op time without a model.";
     v.examples =
         "  goblin roofline trace.json.gz                     achieved TFLOPS / bandwidth per op vs the GPU's peaks\n"
         "  goblin roofline ncu_raw.csv --gpu H100-SXM --svg roofline.svg\n";
@@ -325,9 +327,13 @@ void add_hw_verbs(std::vector<Verb>& out) {
         opt("ncu", FieldKind::InputPath, "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli),
         opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)"),
         opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython), top};
-    v.result_schema = Json{{"type", "object"},
-                           {"description", "the GPU's peaks and one row per op or kernel"},
-                           {"properties", {{"input_warnings", warnings_json_schema("what the reader noticed")}}}};
+    v.result_schema = Json{
+        {"type", "object"},
+        {"description", "the GPU's peaks and one row per op or kernel"},
+        {"properties",
+         {{"input_warnings", warnings_json_schema("what the reader noticed")},
+          {"unmodelled_share",
+           {{"type", "number"}, {"description", "share (0-1) of GPU-op time with no FLOP/byte model (trace mode)"}}}}}};
     v.writes = false;
     v.run = roofline_verb;
     out.push_back(std::move(v));

@@ -96,7 +96,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   res["out_dir"] = out;
   res["artifacts"] = triage_artifact_names();
   res["metadata"] = rep->metadata;
-  Json kt = kernel_table_to_json(rep->kernels);
+  Json kt = kernel_table_to_json(rep->kernels, &rep->kernel_roof);
   if (kt.size() > static_cast<size_t>(top)) kt.erase(kt.begin() + top, kt.end());
   res["top_kernels"] = kt;
   Json ov = Json::array();

@@ -50,7 +50,7 @@ TEST(ArchOf, DevicesPerModuleFromData) {
   set_data_dir(GOBLIN_DATA_DIR);
   auto db = load_gpu_db();
   ASSERT_TRUE(db.ok());
-  for (const auto& g : *db) EXPECT_EQ(g.match_devices_per_module, g.id == "MI250X" ? 2 : 1) << g.id;
+  for (const auto& g : *db) EXPECT_EQ(g.match_devices_per_module, g.id == "MI250X" || g.id == "MI250" ? 2 : 1) << g.id;
 }
 
 TEST(ArchOf, UnknownIsEmpty) {
@@ -79,7 +79,10 @@ TEST(ArchFromHipCompute, DataDecides) {
   d.num_sms = 256;
   EXPECT_EQ(hw::arch_from_hip_compute(d).arch, "gfx950");
   d.compute_minor = 0;
-  d.num_sms = 104;  // MI250 GCD: 9.0 covers gfx900 .. gfx90c and nothing in the database matches
+  d.num_sms = 104;  // MI210, or one GCD of an MI250: both gfx90a in the database (issue #34)
+  a = hw::arch_from_hip_compute(d);
+  EXPECT_EQ(a.arch, "gfx90a") << a.how;
+  d.num_sms = 96;  // 9.0 covers gfx900 .. gfx90c and nothing in the database has 96 CUs
   a = hw::arch_from_hip_compute(d);
   EXPECT_EQ(a.arch, "");
   EXPECT_NE(a.how.find("gfx908"), std::string::npos);

@@ -46,7 +46,7 @@ Cmd run(const std::string& args) {
 TEST(GpuSpecs, DatabaseLoadsAndEveryValueIsSourced) {
   auto db = load_gpu_db();
   ASSERT_TRUE(db.ok()) << db.error().message;
-  EXPECT_EQ(db->size(), 12u);
+  EXPECT_EQ(db->size(), 14u);
   for (const auto& g : *db) {
     EXPECT_FALSE(g.arch_id.empty()) << g.id;
     for (const auto& [k, v] : g.specs) {

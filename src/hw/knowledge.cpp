@@ -51,6 +51,10 @@ HwKnowledge HwKnowledge::load() {
     k.ncu_metric_schema = text.error();
   else
     k.ncu_metric_schema = parse_metric_schema(*text);
+  if (auto text = load_data_file("op_models.yaml"); !text.ok())
+    k.op_models = text.error();
+  else
+    k.op_models = parse_op_models(*text);
   return k;
 }
 

@@ -19,6 +19,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/measured_ceilings.h"
 #include "hw/ncu_analysis.h"
+#include "hw/op_models.h"
 
 namespace goblin::hw {
 
@@ -61,6 +62,7 @@ struct HwKnowledge {
   Result<NcuRules> ncu_rules = NcuRules{};  // data/ncu_rules.yaml
   // data/ncu_metric_schema.yaml
   Result<std::vector<MetricSchemaSection>> ncu_metric_schema = std::vector<MetricSchemaSection>{};
+  Result<OpModels> op_models = OpModels{};  // data/op_models.yaml (the roofline's op classes)
 
   // The database, or the error that kept it from loading.
   Result<std::vector<GpuSpec>> gpu_db() const;

@@ -8,14 +8,21 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/text.h"
 #include "hw/flop_count.h"
+#include "hw/roofline_tiers.h"
 
 namespace goblin::hw {
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
+  return roofline_from_trace(tl, gpu, RooflineInputs{engine_of, {}, nullptr});
+}
+
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in) {
+  const KernelEngineFn& engine_of = in.engine_of;
   RooflineReport rep;
   rep.gpu = gpu;
   auto bw = gpu.bandwidth_bytes_per_s();
@@ -30,10 +37,12 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   rep.flop_op_instances = static_cast<int64_t>(sel.count);
   // External id → op, in row order (the first op with an id keeps it).
   std::unordered_map<int64_t, size_t> by_ext;
+  by_ext.reserve(sel.count);
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops.kind[i] == CpuOpKind::Op && ops.external_id[i] != kNone && is_flop_op(tl.str(ops.name[i])))
       by_ext.emplace(ops.external_id[i], i);
   std::unordered_map<int64_t, size_t> rt_by_corr;
+  rt_by_corr.reserve(tl.runtime.size());
   for (size_t i = 0; i < tl.runtime.size(); ++i)
     if (tl.runtime.correlation[i] != kNone) rt_by_corr.emplace(tl.runtime.correlation[i], i);
 
@@ -76,7 +85,16 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::map<std::string, Acc> groups;
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
+  std::unordered_map<StrId, std::string> engine_by_name;
+  std::map<std::tuple<StrId, StrId, StrId, StrId>, std::pair<std::optional<OpCost>, std::string>> cost_cache;
   int64_t composite_kernels = 0;
+  // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
+  std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
+  if (in.models) {
+    rep.op_flops.assign(K.size(), -1);
+    rep.op_bytes.assign(K.size(), -1);
+    rep.op_peak_tflops.assign(K.size(), 0);
+  }
   for (auto& [oi, ks] : op_kernels) {
     if (composite.count(oi)) {
       composite_kernels += static_cast<int64_t>(ks.size());
@@ -85,8 +103,16 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     ++rep.instances_with_kernels;
     std::string why;
     std::string_view nm = tl.str(ops.name[oi]);
-    auto cost =
-        op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs)
+    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
+    auto cit = cost_cache.find(ckey);
+    if (cit == cost_cache.end()) {
+      auto c =
+          op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+      cit = cost_cache.emplace(ckey, std::make_pair(std::move(c), why)).first;
+    }
+    const std::optional<OpCost>& cost = cit->second.first;
+    why = cit->second.second;
     if (!cost) {
       ++rep.instances_without_shapes;
       ++why_counts[std::string(nm) + ": " + why];
@@ -110,7 +136,10 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     g.p.bytes += cost->bytes;
     for (auto k : ks) {
       std::string kn(tl.str(K.name[k]));
-      const std::string engine = engine_of ? engine_of(kn) : std::string();
+      // the engine by name id: the taxonomy's patterns once per distinct kernel name
+      auto [eit, fresh] = engine_by_name.try_emplace(K.name[k]);
+      if (fresh && engine_of) eit->second = engine_of(kn);
+      const std::string& engine = eit->second;
       g.engines[engine]++;
       g.kern_ns[kn] += K.dur_ns[k];
       auto& kg = kgroups[kn];
@@ -125,6 +154,14 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
       double share = t > 0 ? static_cast<double>(K.dur_ns[k]) / t : 1.0 / ks.size();
       kg.p.flops += cost->flops * share;
       kg.p.bytes += cost->bytes * share;
+      if (in.models) {
+        priced[k] = 1;
+        rep.op_flops[k] = cost->flops * share;
+        rep.op_bytes[k] = cost->bytes * share;
+        std::string key = peak_key_for(cost->dtype, engine == "matrix");
+        if (cost->dtype == "fp32" && engine.empty()) key = "fp32";
+        rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
+      }
     }
   }
   if (composite_kernels)
@@ -164,6 +201,10 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
       }
     }
     if (p.bound.empty()) p.bound = "unknown";
+    if (p.peak_tflops && *p.peak_tflops > 0 && bw && p.time_ns > 0) {
+      double ideal = std::max(p.flops / (*p.peak_tflops * 1e12), p.bytes / *bw);
+      p.pct_of_roofline = 100.0 * ideal / (p.time_ns * 1e-9);
+    }
   };
   for (auto& [key, g] : groups) {
     // engine: majority of the op's kernels (by count) that say one
@@ -180,6 +221,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     finish(g.p);
     rep.kernels.push_back(g.p);
   }
+  if (in.models) price_other_gpu_ops(tl, gpu, in, priced, rep);
   auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
   std::sort(rep.ops.begin(), rep.ops.end(), by_time);
   std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
@@ -221,6 +263,11 @@ Json point_json(const RooflinePoint& p) {
   j["bound"] = p.bound;
   if (!p.formula.empty()) j["formula"] = p.formula;
   if (!p.kernels.empty()) j["kernels"] = p.kernels;
+  j["pct_of_roofline"] = p.pct_of_roofline ? Json(round_to(*p.pct_of_roofline, 2)) : Json(nullptr);
+  j["model_source"] = p.source;
+  j["estimate"] = p.estimate.empty() ? Json(nullptr) : Json(p.estimate);
+  if (!p.citation.empty()) j["citation"] = p.citation;
+  if (p.busbw_gbs) j["busbw_gbs"] = round_to(*p.busbw_gbs, 1);
   return j;
 }
 }  // namespace
@@ -248,6 +295,20 @@ Json roofline_to_json(const RooflineReport& r) {
   j["ops"] = ops;
   j["kernels"] = ks;
   j["notes"] = r.notes;
+  if (r.all_ops) {
+    const auto& c = r.coverage;
+    j["unmodelled_share"] = round_to(c.unmodelled_share(), 4);
+    Json cov;
+    cov["gpu_op_time_us"] = round_to(c.gpu_op_ns / 1e3, 3);
+    Json by = Json::object(), un = Json::object();
+    for (const auto& [tier, ns] : c.modelled_ns) by[tier] = round_to(ns / 1e3, 3);
+    for (const auto& [why, ns] : c.unmodelled_ns) un[why] = round_to(ns / 1e3, 3);
+    cov["modelled_us_by_source"] = by;
+    cov["unmodelled_us_by_category"] = un;
+    cov["estimated_share"] = c.gpu_op_ns ? round_to(static_cast<double>(c.estimated_ns) / c.gpu_op_ns, 4) : 0.0;
+    cov["models"] = "data/op_models.yaml";
+    j["coverage"] = cov;
+  }
   j["method"] =
       "FLOPs from Input Dims (GEMM 2MNK; attention 2BHLS(E+Ev), causal x0.5, backward x2.5); bytes = each "
       "input/output tensor once (lower bound); kernel time = kernels launched inside the op; peak by dtype and "
@@ -262,18 +323,32 @@ std::string roofline_human(const RooflineReport& r, size_t top) {
   for (auto& [k, v] : r.ridges)
     fmt::format_to(out, "  ridge {}: {} FLOP/B (peak {} TFLOPS)\n", k, format_sig(v, 4),
                    format_sig(*r.gpu.peak_tflops(k), 6));
-  fmt::format_to(out, "  {} of {} GEMM/attention/conv op instances launched kernels; {} not modelled\n\n",
+  fmt::format_to(out, "  {} of {} GEMM/attention/conv op instances launched kernels; {} not modelled\n",
                  r.instances_with_kernels, r.flop_op_instances, r.instances_without_shapes);
-  fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10} {:>9} {:>8} {:>7} {:>6} {:<7} {}\n", "op [input dims]", "n", "dtype",
-                 "time_ms", "TFLOP/s", "GB/s", "AI", "%peak", "bound", "peak");
+  if (r.all_ops) {
+    const auto& c = r.coverage;
+    fmt::format_to(
+        out, "  GPU-op time without a model: {:.1f} % (unmodelled_share {:.4f}); priced by bounds: {:.1f} %\n",
+        100 * c.unmodelled_share(), c.unmodelled_share(), c.gpu_op_ns ? 100.0 * c.estimated_ns / c.gpu_op_ns : 0.0);
+    std::vector<std::pair<int64_t, std::string>> un;
+    for (const auto& [why, ns] : c.unmodelled_ns) un.emplace_back(ns, why);
+    std::sort(un.rbegin(), un.rend());
+    for (size_t i = 0; i < un.size() && i < 4; ++i)
+      fmt::format_to(out, "    unmodelled {}: {:.1f} %\n", un[i].second,
+                     c.gpu_op_ns ? 100.0 * un[i].first / c.gpu_op_ns : 0.0);
+  }
+  o += "\n";
+  fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10} {:>9} {:>8} {:>7} {:>6} {:>6} {:<7} {}\n", "op [input dims]", "n",
+                 "dtype", "time_ms", "TFLOP/s", "GB/s", "AI", "%peak", "%roof", "bound", "peak");
   size_t i = 0;
   for (auto& p : r.ops) {
     if (i++ >= top) break;
     std::string lab = p.label.size() > 52 ? p.label.substr(0, 49) + "..." : p.label;
-    fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10.3f} {:>9.2f} {:>8.0f} {:>7.1f} {:>6} {:<7} {}{}\n", lab, p.count,
-                   p.dtype, p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs, p.intensity,
-                   p.pct_of_peak ? format_sig(*p.pct_of_peak, 3) : "-", p.bound, p.peak_key,
-                   p.engine.empty() ? "" : " (" + p.engine + ")");
+    fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10.3f} {:>9.2f} {:>8.0f} {:>7.1f} {:>6} {:>6} {:<7} {}{}{}\n", lab,
+                   p.count, p.dtype, p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs, p.intensity,
+                   p.pct_of_peak ? format_sig(*p.pct_of_peak, 3) : "-",
+                   p.pct_of_roofline ? format_sig(*p.pct_of_roofline, 3) : "-", p.bound, p.peak_key,
+                   p.engine.empty() ? "" : " (" + p.engine + ")", p.estimate.empty() ? "" : " [" + p.estimate + "]");
   }
   if (r.ops.size() > top) fmt::format_to(out, "  ... {} more (--json for all)\n", r.ops.size() - top);
   for (auto& n : r.notes) fmt::format_to(out, "note: {}\n", n);

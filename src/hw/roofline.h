@@ -3,6 +3,7 @@
 // GPU's cited peaks; plus counter-based rooflines (Nsight Compute, rocprof) and an SVG plot.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "core/json.h"
 #include "hw/gpu_specs.h"
+#include "hw/op_models.h"
 #include "model/timeline.h"
 
 namespace goblin::hw {
@@ -46,6 +48,16 @@ bool is_flop_op(std::string_view op_name);
 // "vector" (SIMT: sgemm, ffma), or "" when the name does not say. The knowledge is
 // data/taxonomy.yaml § kernel_engines (Taxonomy::engine, a layer above): callers pass it in.
 using KernelEngineFn = std::function<std::string(std::string_view kernel_name)>;
+// A kernel's taxonomy category (data/taxonomy.yaml, a layer above): the kernel_grid tier's class.
+using KernelCategoryFn = std::function<std::string(std::string_view kernel_name)>;
+
+// What the roofline needs beyond the trace and the GPU. Without `models` only the GEMM /
+// attention / convolution ops are priced (the roofline before issue #31).
+struct RooflineInputs {
+  KernelEngineFn engine_of;
+  KernelCategoryFn category_of;
+  const OpModels* models = nullptr;
+};
 
 struct RooflinePoint {
   std::string label;  // op name + shapes, or kernel name
@@ -67,6 +79,22 @@ struct RooflinePoint {
   std::string bound;                        // "compute" | "memory" | "unknown"
   std::string formula;
   std::vector<std::string> kernels;  // kernel names involved (ops), up to 4
+  // Which model priced it (data/op_models.yaml tiers): shapes | gpu_op_bytes | collective |
+  // kernel_grid; estimate: "" exact on its inputs, lower_bound / upper_bound otherwise.
+  std::string source = "shapes", estimate, citation;
+  // Roofline time / measured time: max(FLOPs / peak, bytes / bandwidth) / time, in %; null when
+  // the point has no cited roof (collectives, host copies).
+  std::optional<double> pct_of_roofline;
+  std::optional<double> busbw_gbs;  // collectives: NCCL bus bandwidth
+};
+
+// GPU-op time by how it was priced: the share without a model is `unmodelled_share`.
+struct RooflineCoverage {
+  int64_t gpu_op_ns = 0;                         // Σ kernel, memcpy and memset time
+  std::map<std::string, int64_t> modelled_ns;    // tier → time
+  std::map<std::string, int64_t> unmodelled_ns;  // why (taxonomy category / reason) → time
+  int64_t estimated_ns = 0;                      // of modelled: lower/upper-bound models
+  double unmodelled_share() const;
 };
 
 struct RooflineReport {
@@ -77,11 +105,22 @@ struct RooflineReport {
   std::vector<RooflinePoint> kernels;                  // grouped by kernel name (FLOPs apportioned by time)
   int64_t flop_op_instances = 0, instances_with_kernels = 0, instances_without_shapes = 0;
   std::vector<std::string> notes;
+  bool all_ops = false;  // priced with the op models (every class), so coverage is meaningful
+  RooflineCoverage coverage;
+  // Per gpu_ops row (all_ops only): FLOPs and bytes the models gave it, -1 when unmodelled; the
+  // triage kernel table sums them per row.
+  std::vector<double> op_flops, op_bytes;
+  // Per gpu_ops row (all_ops only): the compute roof its FLOPs are held to (TFLOP/s, the peak of
+  // its dtype and engine; 0 when the point has no cited roof).
+  std::vector<double> op_peak_tflops;
 };
 
 // Attributes each kernel to the innermost FLOP-family CPU op enclosing its launch (runtime call
 // by correlation, on the same thread), falling back to the kernel's External id.
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of);
+// Every op class: the FLOP ops as above, then every other GPU op by the tiers of
+// data/op_models.yaml (hw/op_models.h), with the coverage of GPU-op time.
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in);
 
 Json roofline_to_json(const RooflineReport& r);
 std::string roofline_human(const RooflineReport& r, size_t top = 25);

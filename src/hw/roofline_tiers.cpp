@@ -1,0 +1,338 @@
+// The roofline's tiers beyond the FLOP ops (hw/roofline_tiers.h; the tiers and their sources are
+// data/op_models.yaml's header).
+#include "hw/roofline_tiers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/text.h"
+
+namespace goblin::hw {
+
+namespace {
+
+struct Acc {
+  RooflinePoint p;
+};
+
+void add_to(Acc& g, const std::string& label, const ModelCost& c, const std::string& source, int64_t ns, double flops,
+            double bytes) {
+  if (g.p.count == 0) {
+    g.p.label = label;
+    g.p.kind = c.cls;
+    g.p.dtype = c.dtype;
+    g.p.engine = c.engine;
+    g.p.formula = c.formula;
+    g.p.source = source;
+    g.p.estimate = c.estimate;
+    g.p.citation = c.source;
+  }
+  g.p.count++;
+  g.p.time_ns += ns;
+  g.p.flops += flops;
+  g.p.bytes += bytes;
+}
+
+// Achieved rates, the roof and the bound of a point of these tiers: FLOPs against the matrix peak
+// of the dtype for matrix classes and the vector fp32 peak otherwise, bytes against the memory
+// bandwidth; the roofline time is the larger of the two.
+void finish(RooflinePoint& p, const GpuSpec& gpu, bool has_roof) {
+  const auto bw = gpu.bandwidth_bytes_per_s();
+  if (p.time_ns > 0) {
+    p.achieved_tflops = p.flops / (p.time_ns * 1e-9) / 1e12;
+    p.achieved_gbs = p.bytes / (p.time_ns * 1e-9) / 1e9;
+  }
+  p.intensity = p.bytes > 0 ? p.flops / p.bytes : 0;
+  if (!has_roof) {
+    if (p.bound.empty()) p.bound = "unknown";
+    return;
+  }
+  p.peak_key = p.engine == "matrix" ? peak_key_for(p.dtype, true) : "fp32";
+  p.peak_tflops = p.peak_key.empty() ? std::nullopt : gpu.peak_tflops(p.peak_key);
+  double t_flops = p.peak_tflops && *p.peak_tflops > 0 ? p.flops / (*p.peak_tflops * 1e12) : 0;
+  double t_bytes = bw ? p.bytes / *bw : 0;
+  if (p.peak_tflops && *p.peak_tflops > 0) p.pct_of_peak = 100.0 * p.achieved_tflops / *p.peak_tflops;
+  if (bw && p.peak_tflops && *p.peak_tflops > 0)
+    p.attainable_tflops = std::min(*p.peak_tflops, p.intensity * *bw / 1e12);
+  if (p.time_ns > 0 && (t_flops > 0 || t_bytes > 0)) {
+    p.pct_of_roofline = 100.0 * std::max(t_flops, t_bytes) / (p.time_ns * 1e-9);
+    p.bound = t_flops > t_bytes ? "compute" : "memory";
+  }
+  if (p.bound.empty()) p.bound = "unknown";
+}
+
+const char* copy_label(CopyKind k) {
+  switch (k) {
+    case CopyKind::HtoD:
+      return "Memcpy HtoD";
+    case CopyKind::DtoH:
+      return "Memcpy DtoH";
+    case CopyKind::DtoD:
+      return "Memcpy DtoD";
+    case CopyKind::HtoH:
+      return "Memcpy HtoH";
+    case CopyKind::PtoP:
+      return "Memcpy PtoP";
+    default:
+      return "Memcpy";
+  }
+}
+
+}  // namespace
+
+double RooflineCoverage::unmodelled_share() const {
+  if (gpu_op_ns <= 0) return 0;
+  int64_t u = 0;
+  for (const auto& [why, ns] : unmodelled_ns) u += ns;
+  return static_cast<double>(u) / static_cast<double>(gpu_op_ns);
+}
+
+void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in,
+                         const std::vector<uint8_t>& priced, RooflineReport& rep) {
+  const OpModels& m = *in.models;
+  const GpuOpTable& K = tl.gpu_ops;
+  const CpuOpTable& ops = tl.cpu_ops;
+  rep.all_ops = true;
+  auto& cov = rep.coverage;
+
+  // Op rule by name id, and External id → op row for ops that have one.
+  std::unordered_map<StrId, const OpClassRule*> rule_of;
+  std::unordered_map<int64_t, size_t> op_by_ext;
+  op_by_ext.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.kind[i] != CpuOpKind::Op || ops.external_id[i] == kNone) continue;
+    auto [it, fresh] = rule_of.try_emplace(ops.name[i], nullptr);
+    if (fresh) it->second = m.rule(tl.str(ops.name[i]));
+    if (it->second) op_by_ext.emplace(ops.external_id[i], i);
+  }
+  // Runtime launch correlation → External id, for kernels without an External id of their own
+  // (rare in Kineto): built on first need.
+  std::unordered_map<int64_t, int64_t> ext_by_corr;
+  bool ext_by_corr_built = false;
+  auto ext_of_launch = [&](int64_t corr) -> int64_t {
+    if (!ext_by_corr_built) {
+      ext_by_corr_built = true;
+      ext_by_corr.reserve(tl.runtime.size());
+      for (size_t i = 0; i < tl.runtime.size(); ++i)
+        if (tl.runtime.correlation[i] != kNone && tl.runtime.external_id[i] != kNone)
+          ext_by_corr.emplace(tl.runtime.correlation[i], tl.runtime.external_id[i]);
+    }
+    auto e = ext_by_corr.find(corr);
+    return e == ext_by_corr.end() ? kNone : e->second;
+  };
+  std::unordered_map<int64_t, size_t> coll_by_corr;
+  for (size_t i = 0; i < tl.collectives.size(); ++i)
+    if (tl.collectives.on_gpu[i] && tl.collectives.correlation[i] != kNone)
+      coll_by_corr.emplace(tl.collectives.correlation[i], i);
+  std::unordered_map<StrId, std::string> category;
+  auto category_of = [&](StrId name) -> const std::string& {
+    auto [it, fresh] = category.try_emplace(name);
+    if (fresh && in.category_of) it->second = in.category_of(tl.str(name));
+    return it->second;
+  };
+
+  // Groups keyed by ids, not strings (this runs on every GPU op of a 1 GB trace): kernels by name
+  // id, memcpys by -2 - copy kind, memsets by -1; ops by (name, dims, types).
+  enum Tier { kShapes, kBytes, kCollective, kGrid, kTiers };
+  static const char* const kTierName[kTiers] = {"shapes", "gpu_op_bytes", "collective", "kernel_grid"};
+  int64_t tier_ns[kTiers] = {0, 0, 0, 0};
+  std::unordered_map<int64_t, Acc> kernel_groups;
+  std::unordered_map<int64_t, bool> kernel_has_roof;
+  std::map<std::tuple<StrId, StrId, StrId>, Acc> op_groups;
+  auto group_key = [&](size_t k) -> int64_t {
+    if (K.kind[k] == GpuOpKind::Memcpy) return -2 - static_cast<int64_t>(K.copy_kind[k]);
+    if (K.kind[k] == GpuOpKind::Memset) return -1;
+    return static_cast<int64_t>(K.name[k]);
+  };
+  auto price_kernel = [&](size_t k, const ModelCost& c, double flops, double bytes, Tier tier, bool roof) {
+    rep.op_flops[k] = flops;
+    rep.op_bytes[k] = bytes;
+    if (roof) {
+      const std::string key = c.engine == "matrix" ? peak_key_for(c.dtype, true) : "fp32";
+      rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
+    }
+    tier_ns[tier] += K.dur_ns[k];
+    if (!c.estimate.empty()) cov.estimated_ns += K.dur_ns[k];
+    auto& g = kernel_groups[group_key(k)];
+    if (g.p.count == 0) {
+      const std::string label = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
+                                : K.kind[k] == GpuOpKind::Memset ? std::string("Memset")
+                                                                 : std::string(tl.str(K.name[k]));
+      add_to(g, label, c, kTierName[tier], K.dur_ns[k], flops, bytes);
+      kernel_has_roof[group_key(k)] = roof;
+    } else {
+      g.p.count++;
+      g.p.time_ns += K.dur_ns[k];
+      g.p.flops += flops;
+      g.p.bytes += bytes;
+    }
+  };
+  // The kernel_grid tier: multi_tensor_apply by name, else the taxonomy category's grid class.
+  auto price_by_grid = [&](size_t k) -> bool {
+    auto c = model_multi_tensor_kernel(m, tl.str(K.name[k]), K.grid[k]);
+    if (!c) c = model_grid_kernel(m, category_of(K.name[k]), tl.str(K.name[k]), K.grid[k], K.block[k]);
+    if (!c) return false;
+    price_kernel(k, *c, c->flops, c->bytes, kGrid, true);
+    return true;
+  };
+  auto unmodelled = [&](size_t k, const std::string& why) { cov.unmodelled_ns[why] += K.dur_ns[k]; };
+
+  // Kernels of ops with a model: op row per kernel, and per op its kernels' time.
+  std::vector<int64_t> kernel_op(K.size(), -1);
+  struct OpTime {
+    int64_t ns = 0;
+    bool grouped = false;
+  };
+  std::unordered_map<size_t, OpTime> op_time;
+  op_time.reserve(K.size() / 2);
+  for (size_t k = 0; k < K.size(); ++k) {
+    cov.gpu_op_ns += K.dur_ns[k];
+    if (priced[k]) {
+      tier_ns[kShapes] += K.dur_ns[k];
+      continue;
+    }
+    if (K.kind[k] != GpuOpKind::Kernel) {
+      if (K.bytes[k] == kNone || K.bytes[k] < 0) {
+        // No byte count (ROCm Kineto): the launching op's shapes price it, where it has a model.
+        auto op = K.external_id[k] != kNone ? op_by_ext.find(K.external_id[k]) : op_by_ext.end();
+        if (op != op_by_ext.end()) {
+          kernel_op[k] = static_cast<int64_t>(op->second);
+          op_time[op->second].ns += K.dur_ns[k];
+        } else {
+          unmodelled(k, K.kind[k] == GpuOpKind::Memcpy ? "memcpy without a byte count" : "memset without a byte count");
+        }
+        continue;
+      }
+      ModelCost c;
+      const bool d2d = K.kind[k] == GpuOpKind::Memcpy && K.copy_kind[k] == CopyKind::DtoD;
+      c.cls = K.kind[k] == GpuOpKind::Memcpy ? "memcpy" : "memset";
+      c.formula = d2d ? "bytes = 2 x the copied size (read and written in device memory)"
+                      : (K.kind[k] == GpuOpKind::Memset ? "bytes = the size set (written once)"
+                                                        : "bytes = the copied size (over the host or peer link)");
+      c.source = "the byte count the trace records for the GPU op";
+      // Host and peer copies cross a link whose bandwidth the spec database does not hold.
+      price_kernel(k, c, 0, static_cast<double>(K.bytes[k]) * (d2d ? 2 : 1), kBytes,
+                   d2d || K.kind[k] == GpuOpKind::Memset);
+      continue;
+    }
+    if (auto co = K.correlation[k] != kNone ? coll_by_corr.find(K.correlation[k]) : coll_by_corr.end();
+        co != coll_by_corr.end()) {
+      const auto& C = tl.collectives;
+      size_t r = co->second;
+      int eb = dtype_bytes(tl.str(C.dtype[r]));
+      if (!eb)
+        if (const auto* t = kernel_dtype(m, tl.str(C.dtype[r]))) eb = t->bytes;
+      double in_b = C.in_nelems[r] != kNone ? static_cast<double>(C.in_nelems[r]) * eb : 0;
+      double out_b = C.out_nelems[r] != kNone ? static_cast<double>(C.out_nelems[r]) * eb : 0;
+      auto cm = eb ? model_collective(m, tl.str(C.collective[r]), in_b, out_b, C.group_size[r]) : std::nullopt;
+      if (cm && cm->size_bytes > 0) {
+        ModelCost c;
+        c.cls = "collective";
+        c.dtype = normalize_dtype(tl.str(C.dtype[r]));
+        c.formula = cm->formula;
+        c.source = m.cite(m.collectives_source);
+        price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
+        auto& p = kernel_groups[group_key(k)].p;
+        double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
+        // the group's bus bandwidth: time-weighted mean over its calls
+        p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
+                                                       std::max<int64_t>(p.time_ns, 1)
+                                                 : busbw;
+        continue;
+      }
+    }
+    int64_t ext = K.external_id[k];
+    if (ext == kNone && K.correlation[k] != kNone) ext = ext_of_launch(K.correlation[k]);
+    auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
+    if (op != op_by_ext.end()) {
+      kernel_op[k] = static_cast<int64_t>(op->second);
+      op_time[op->second].ns += K.dur_ns[k];
+      continue;
+    }
+    if (!price_by_grid(k)) {
+      const std::string& cat = category_of(K.name[k]);
+      unmodelled(k, cat.empty() ? std::string("kernel") : cat);
+    }
+  }
+
+  // Ops priced by their shapes, cached by (name, dims, types, concrete inputs); each kernel gets
+  // its op's cost by its share of the op's kernel time.
+  std::map<std::tuple<StrId, StrId, StrId, StrId>, std::optional<ModelCost>> cache;
+  std::map<std::string, int64_t> why_count;  // "op: why" → distinct shapes
+  std::map<std::tuple<StrId, StrId, StrId>, std::unordered_map<StrId, int64_t>> group_kernel_ns;
+  for (size_t k = 0; k < K.size(); ++k) {
+    if (kernel_op[k] < 0) continue;
+    const auto oi = static_cast<size_t>(kernel_op[k]);
+    const OpClassRule& rule = *rule_of[ops.name[oi]];
+    const auto key = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      const auto* dt = kernel_dtype(m, tl.str(K.name[k]));
+      std::string why;
+      auto c = model_op(m, rule, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]),
+                        tl.str(ops.concrete_inputs[oi]), dt ? dt->bytes : 0, &why);
+      if (!c) ++why_count[std::string(tl.str(ops.name[oi])) + ": " + why];
+      it = cache.emplace(key, std::move(c)).first;
+    }
+    if (!it->second) {
+      if (K.kind[k] != GpuOpKind::Kernel || !price_by_grid(k)) unmodelled(k, "op without shapes (" + rule.cls + ")");
+      continue;
+    }
+    const ModelCost& c = *it->second;
+    OpTime& ot = op_time[oi];
+    const auto gkey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi]);
+    auto& g = op_groups[gkey];
+    if (!ot.grouped) {  // the op instance, once
+      ot.grouped = true;
+      if (g.p.count == 0) {
+        add_to(g, fmt::format("{} {}", tl.str(ops.name[oi]), tl.str(ops.input_dims[oi])), c, "shapes", ot.ns, c.flops,
+               c.bytes);
+        g.p.shapes = std::string(tl.str(ops.input_dims[oi]));
+      } else {
+        g.p.count++;
+        g.p.time_ns += ot.ns;
+        g.p.flops += c.flops;
+        g.p.bytes += c.bytes;
+      }
+    }
+    const double share = ot.ns > 0 ? static_cast<double>(K.dur_ns[k]) / ot.ns : 1.0;
+    price_kernel(k, c, c.flops * share, c.bytes * share, kShapes, true);
+    group_kernel_ns[gkey][K.name[k]] += K.dur_ns[k];
+  }
+  for (auto& [w, n] : why_count)
+    rep.notes.push_back(fmt::format("{} distinct op shape(s) not priced by their shapes: {}", n, w));
+  for (int t = 0; t < kTiers; ++t)
+    if (tier_ns[t]) cov.modelled_ns[kTierName[t]] += tier_ns[t];
+
+  for (auto& [key, g] : op_groups) {
+    std::vector<std::pair<int64_t, std::string>> ks;
+    for (auto& [kn, ns] : group_kernel_ns[key]) ks.emplace_back(ns, std::string(tl.str(kn)));
+    std::sort(ks.rbegin(), ks.rend());
+    for (size_t i = 0; i < ks.size() && i < 4; ++i) g.p.kernels.push_back(ks[i].second);
+    finish(g.p, gpu, true);
+    rep.ops.push_back(std::move(g.p));
+  }
+  // kernel groups in label order (the unordered map's order would change run to run)
+  std::vector<std::pair<std::string, int64_t>> labels;
+  for (auto& [key, g] : kernel_groups) labels.emplace_back(g.p.label, key);
+  std::sort(labels.begin(), labels.end());
+  for (auto& [label, key] : labels) {
+    auto& g = kernel_groups[key];
+    finish(g.p, gpu, kernel_has_roof[key]);
+    if (g.p.source == "collective") g.p.bound = "communication";
+    if (g.p.source == "gpu_op_bytes" && !kernel_has_roof[key]) g.p.bound = "host_link";
+    rep.kernels.push_back(std::move(g.p));
+  }
+  if (cov.estimated_ns > 0)
+    rep.notes.push_back(fmt::format(
+        "{:.1f} % of GPU-op time is priced by bounds (kernel grid: lower bounds on bytes for elementwise-class "
+        "kernels, upper bounds for multi_tensor_apply; varlen attention FLOPs at the maximum key length): "
+        "estimate column",
+        cov.gpu_op_ns ? 100.0 * cov.estimated_ns / cov.gpu_op_ns : 0.0));
+}
+
+}  // namespace goblin::hw
