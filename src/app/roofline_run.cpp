@@ -1,5 +1,7 @@
 #include "app/roofline_run.h"
 
+#include <fmt/format.h>
+
 #include <sstream>
 
 #include "analysis/knowledge.h"
@@ -7,6 +9,7 @@
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
+#include "hw/rocprof_compute_map.h"
 #include "hw/roofline.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
@@ -42,8 +45,12 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
   std::ostringstream h;
   Json res;
   res["input"] = a.path;
-  bool counters_mode =
-      tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
+  // A rocprofiler-compute database carries both dispatches and per-kernel metrics: its metrics,
+  // mapped onto the Nsight Compute schema (data/rocprof_compute_metrics.yaml), are classified as
+  // Nsight Compute's are, and plotted on the roofline rocprofiler-compute measured.
+  const bool amd_compute = has_format(tl, Format::RocprofCompute);
+  bool counters_mode = tl.counters.size() > 0 &&
+                       (has_format(tl, Format::NcuCsv) || amd_compute || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
   std::string svg;
   if (counters_mode) {
     const auto& rules = knowledge.ncu_rules;
@@ -51,8 +58,10 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
       r.error = rules.error();
       return r;
     }
-    bool ncu = has_format(tl, Format::NcuCsv);
-    res["mode"] = ncu ? "nsight_compute_counters" : "rocprof_counters";
+    bool ncu = has_format(tl, Format::NcuCsv) || amd_compute;
+    res["mode"] = amd_compute ? "rocprof_compute_counters" : ncu ? "nsight_compute_counters" : "rocprof_counters";
+    const hw::RocprofComputeMap* amd_map =
+        knowledge.rocprof_compute_map.ok() ? &*knowledge.rocprof_compute_map : nullptr;
     res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
     Json ks = Json::array();
     std::vector<hw::SvgPoint> pts;
@@ -72,6 +81,17 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
         std::snprintf(line, sizeof line, "%5lld %-54s %8s %8s %6s %-14s\n", static_cast<long long>(c.key), kn.c_str(),
                       f(c.compute_pct).c_str(), f(c.memory_pct).c_str(), f(c.waves).c_str(), c.bound.c_str());
         h << line << "      " << c.reason << "\n";
+        if (amd_compute && amd_map) {
+          if (auto p = hw::rocprof_compute_point(k, *amd_map)) {
+            Json& kj = ks.back();
+            kj["flops_per_s"] = p->flops_per_s;
+            kj["hbm_bytes_per_s"] = p->hbm_bytes_per_s;
+            kj["intensity_flop_per_hbm_byte"] = round_to(p->flops_per_s / p->hbm_bytes_per_s, 6);
+            pts.push_back(
+                {c.kernel, p->flops_per_s / p->hbm_bytes_per_s, p->flops_per_s / 1e12,
+                 c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
+          }
+        }
         if (c.flops && c.dram_bytes && c.duration_ns && *c.dram_bytes > 0 && *c.duration_ns > 0)
           pts.push_back({c.kernel, *c.flops / *c.dram_bytes, *c.flops / (*c.duration_ns * 1e-9) / 1e12,
                          c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
@@ -100,7 +120,25 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     }
     res["kernels"] = ks;
     res["rules_source"] = rules->sol_source;
-    if (gpu) {
+    std::optional<hw::EmpiricalRoofline> measured;
+    if (amd_compute && amd_map) {
+      auto it = tl.meta.extra.find("rocprof_compute_roofline_bench");
+      if (it != tl.meta.extra.end()) measured = hw::empirical_roofline(it->second, *amd_map);
+    }
+    if (measured) {
+      std::vector<hw::SvgRoof> roofs;
+      Json jr = Json::object();
+      for (const auto& [label, tf] : measured->roofs_tflops) {
+        roofs.push_back({label, tf});
+        jr[label] = tf;
+      }
+      res["empirical_roofline"] = {{"hbm_gb_per_s", measured->hbm_gbps}, {"peaks_tflops", jr}};
+      h << fmt::format("empirical roofline (rocprofiler-compute benchmark): HBM {:.1f} GB/s", measured->hbm_gbps);
+      for (const auto& [label, tf] : measured->roofs_tflops) h << fmt::format(", {} {:.1f} TFLOP/s", label, tf);
+      h << "\n";
+      svg = hw::roofline_svg("Empirical roofline (rocprofiler-compute): FLOPs / HBM bytes", measured->hbm_gbps, roofs,
+                             pts);
+    } else if (gpu) {
       std::vector<hw::SvgRoof> roofs;
       for (const char* k : {"fp32", "bf16"})
         if (auto p = gpu->peak_tflops(k)) roofs.push_back({k, *p});

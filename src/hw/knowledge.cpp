@@ -51,6 +51,10 @@ HwKnowledge HwKnowledge::load() {
     k.ncu_metric_schema = text.error();
   else
     k.ncu_metric_schema = parse_metric_schema(*text);
+  if (auto text = load_data_file("rocprof_compute_metrics.yaml"); !text.ok())
+    k.rocprof_compute_map = text.error();
+  else
+    k.rocprof_compute_map = parse_rocprof_compute_map(*text);
   return k;
 }
 

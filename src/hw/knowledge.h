@@ -19,6 +19,7 @@
 #include "hw/gpu_specs.h"
 #include "hw/measured_ceilings.h"
 #include "hw/ncu_analysis.h"
+#include "hw/rocprof_compute_map.h"
 
 namespace goblin::hw {
 
@@ -61,6 +62,8 @@ struct HwKnowledge {
   Result<NcuRules> ncu_rules = NcuRules{};  // data/ncu_rules.yaml
   // data/ncu_metric_schema.yaml
   Result<std::vector<MetricSchemaSection>> ncu_metric_schema = std::vector<MetricSchemaSection>{};
+  // data/rocprof_compute_metrics.yaml: rocprofiler-compute metrics → the schema keys above
+  Result<RocprofComputeMap> rocprof_compute_map = RocprofComputeMap{};
 
   // The database, or the error that kept it from loading.
   Result<std::vector<GpuSpec>> gpu_db() const;
