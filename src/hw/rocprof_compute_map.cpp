@@ -54,6 +54,7 @@ int add_schema_metrics(CounterKernel& k, const RocprofComputeMap& map) {
   for (const auto& t : map.targets) {
     if (k.get(t.key)) continue;  // the kernel's own metric wins
     std::optional<double> best;
+    std::string from;
     for (const auto& s : t.from) {
       const double* v = k.get(s.metric);
       if (!v || !std::isfinite(*v)) continue;
@@ -65,11 +66,15 @@ int add_schema_metrics(CounterKernel& k, const RocprofComputeMap& map) {
       } else {
         x *= s.scale;
       }
-      if (!best || x > *best) best = x;
+      if (!best || x > *best) {
+        best = x;
+        from = s.over.empty() ? s.metric : s.metric + " / " + s.over;
+      }
     }
     if (!best) continue;
     k.m[t.key] = *best;
     k.unit[t.key] = t.unit;
+    k.source[t.key] = "rocprofiler-compute " + from;
     ++added;
   }
   return added;

@@ -48,7 +48,9 @@ TEST(RocprofComputeMap, Mi350KernelsGetSpeedOfLightFromAmdMetrics) {
     auto d = diagnose_kernel(k, *rules, 256);
     ASSERT_EQ(d.bottlenecks.size(), 2u);
     EXPECT_EQ(d.bottlenecks[0].category, "compute");
-    EXPECT_FALSE(d.bottlenecks[0].evidence.empty());
+    ASSERT_FALSE(d.bottlenecks[0].evidence.empty());
+    EXPECT_NE(d.bottlenecks[0].evidence[0].interpretation.find("from rocprofiler-compute 2.1."), std::string::npos)
+        << d.bottlenecks[0].evidence[0].interpretation;
     EXPECT_FALSE(d.bottlenecks[1].evidence.empty());
   }
 }

@@ -87,8 +87,8 @@ const std::vector<std::string>& table_bases() {
 }
 
 // The tables one run cannot be read without; the others are read when present.
-constexpr const char* kRequired[] = {"rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_event",
-                                     "rocpd_kernel_dispatch"};
+constexpr const char* kRequired[] = {"rocpd_kernel_dispatch", "rocpd_string", "rocpd_info_agent",
+                                     "rocpd_info_kernel_symbol", "rocpd_event"};
 
 // base + suffix when `name` is a rocpd table name: the suffix is empty or "_" + [0-9A-Fa-f_]+.
 bool split_name(const std::string& name, std::string& base, std::string& suffix) {
