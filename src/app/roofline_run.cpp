@@ -65,7 +65,10 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
     Json ks = Json::array();
     std::vector<hw::SvgPoint> pts;
-    h << (ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline") << " — " << a.path << "\n";
+    h << (amd_compute ? "rocprofiler-compute metrics, speed-of-light classification"
+          : ncu       ? "Nsight Compute speed-of-light classification"
+                      : "rocprof counter roofline")
+      << " — " << a.path << "\n";
     char line[512];
     if (ncu) {
       std::snprintf(line, sizeof line, "%5s %-54s %8s %8s %6s %-14s\n", "id", "kernel", "SM %", "mem %", "waves",
