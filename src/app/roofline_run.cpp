@@ -7,6 +7,7 @@
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
 #include "hw/ncu_analysis.h"
+#include "hw/rocprof_compute_map.h"
 #include "hw/roofline.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
@@ -43,8 +44,12 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
   auto out = std::back_inserter(h);
   Json res;
   res["input"] = a.path;
-  bool counters_mode =
-      tl.counters.size() > 0 && (has_format(tl, Format::NcuCsv) || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
+  // A rocprofiler-compute database carries both dispatches and per-kernel metrics: its metrics,
+  // mapped onto the Nsight Compute schema (data/rocprof_compute_metrics.yaml), are classified as
+  // Nsight Compute's are, and plotted on the roofline rocprofiler-compute measured.
+  const bool amd_compute = has_format(tl, Format::RocprofCompute);
+  bool counters_mode = tl.counters.size() > 0 &&
+                       (has_format(tl, Format::NcuCsv) || amd_compute || tl.gpu_ops.count(GpuOpKind::Kernel) == 0);
   std::string svg;
   if (counters_mode) {
     const auto& rules = knowledge.ncu_rules;
@@ -52,12 +57,17 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
       r.error = rules.error();
       return r;
     }
-    bool ncu = has_format(tl, Format::NcuCsv);
-    res["mode"] = ncu ? "nsight_compute_counters" : "rocprof_counters";
+    bool ncu = has_format(tl, Format::NcuCsv) || amd_compute;
+    res["mode"] = amd_compute ? "rocprof_compute_counters" : ncu ? "nsight_compute_counters" : "rocprof_counters";
+    const hw::RocprofComputeMap* amd_map =
+        knowledge.rocprof_compute_map.ok() ? &*knowledge.rocprof_compute_map : nullptr;
     res["gpu"] = gpu ? Json(gpu->id) : Json(nullptr);
     Json ks = Json::array();
     std::vector<hw::SvgPoint> pts;
-    fmt::format_to(out, "{} — {}\n", ncu ? "Nsight Compute speed-of-light classification" : "rocprof counter roofline",
+    fmt::format_to(out, "{} — {}\n",
+                   amd_compute ? "rocprofiler-compute metrics, speed-of-light classification"
+                   : ncu       ? "Nsight Compute speed-of-light classification"
+                               : "rocprof counter roofline",
                    a.path);
     if (ncu)
       fmt::format_to(out, "{:>5} {:<54} {:>8} {:>8} {:>6} {:<14}\n", "id", "kernel", "SM %", "mem %", "waves", "class");
@@ -72,6 +82,17 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
         };
         fmt::format_to(out, "{:>5} {:<54} {:>8} {:>8} {:>6} {:<14}\n      {}\n", c.key, kn, f(c.compute_pct),
                        f(c.memory_pct), f(c.waves), c.bound, c.reason);
+        if (amd_compute && amd_map) {
+          if (auto p = hw::rocprof_compute_point(k, *amd_map)) {
+            Json& kj = ks.back();
+            kj["flops_per_s"] = p->flops_per_s;
+            kj["hbm_bytes_per_s"] = p->hbm_bytes_per_s;
+            kj["intensity_flop_per_hbm_byte"] = round_to(p->flops_per_s / p->hbm_bytes_per_s, 6);
+            pts.push_back(
+                {c.kernel, p->flops_per_s / p->hbm_bytes_per_s, p->flops_per_s / 1e12,
+                 c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
+          }
+        }
         if (c.flops && c.dram_bytes && c.duration_ns && *c.dram_bytes > 0 && *c.duration_ns > 0)
           pts.push_back({c.kernel, *c.flops / *c.dram_bytes, *c.flops / (*c.duration_ns * 1e-9) / 1e12,
                          c.bound == "memory_bound" ? "memory" : (c.bound == "compute_bound" ? "compute" : "unknown")});
@@ -100,7 +121,25 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     }
     res["kernels"] = ks;
     res["rules_source"] = rules->sol_source;
-    if (gpu) {
+    std::optional<hw::EmpiricalRoofline> measured;
+    if (amd_compute && amd_map) {
+      auto it = tl.meta.extra.find("rocprof_compute_roofline_bench");
+      if (it != tl.meta.extra.end()) measured = hw::empirical_roofline(it->second, *amd_map);
+    }
+    if (measured) {
+      std::vector<hw::SvgRoof> roofs;
+      Json jr = Json::object();
+      for (const auto& [label, tf] : measured->roofs_tflops) {
+        roofs.push_back({label, tf});
+        jr[label] = tf;
+      }
+      res["empirical_roofline"] = {{"hbm_gb_per_s", measured->hbm_gbps}, {"peaks_tflops", jr}};
+      h << fmt::format("empirical roofline (rocprofiler-compute benchmark): HBM {:.1f} GB/s", measured->hbm_gbps);
+      for (const auto& [label, tf] : measured->roofs_tflops) h << fmt::format(", {} {:.1f} TFLOP/s", label, tf);
+      h << "\n";
+      svg = hw::roofline_svg("Empirical roofline (rocprofiler-compute): FLOPs / HBM bytes", measured->hbm_gbps, roofs,
+                             pts);
+    } else if (gpu) {
       std::vector<hw::SvgRoof> roofs;
       for (const char* k : {"fp32", "bf16"})
         if (auto p = gpu->peak_tflops(k)) roofs.push_back({k, *p});

@@ -168,8 +168,12 @@ Result<std::set<std::string>> SqliteInput::object_names() {
 }
 
 Result<std::set<std::string>> SqliteInput::format_tables(std::initializer_list<std::string_view> defined) {
+  return format_tables(std::vector<std::string>(defined.begin(), defined.end()));
+}
+
+Result<std::set<std::string>> SqliteInput::format_tables(const std::vector<std::string>& defined) {
   std::map<std::string, std::string> wanted;  // lower-case name → the format's spelling
-  for (std::string_view d : defined) wanted.emplace(lower(d), std::string(d));
+  for (const std::string& d : defined) wanted.emplace(lower(d), d);
   auto refuse = [&](const std::string& name, const std::string& is) -> Error {
     return make_error(ErrorKind::Malformed,
                       what_ + ": \"" + name + "\" is " + is +

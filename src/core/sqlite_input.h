@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 
@@ -50,6 +51,8 @@ class SqliteInput {
   // Of the tables the format defines (`defined`), those this file holds; refuses the file when
   // one of those names is a view, trigger, index, virtual table or has generated columns.
   Result<std::set<std::string>> format_tables(std::initializer_list<std::string_view> defined);
+  // The same for names known only once the file is listed (rocpd's per-run table suffixes).
+  Result<std::set<std::string>> format_tables(const std::vector<std::string>& defined);
 
   // Prepares `sql` (the reader's own SQL); the statement is finalised with `out`.
   struct StmtDeleter {

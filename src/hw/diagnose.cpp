@@ -26,7 +26,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
   auto ev = [&](const std::string& metric, const std::string& interp, std::vector<Evidence>& out) {
     if (auto* v = k.get(metric)) {
       auto u = k.unit.find(metric);
-      out.push_back({metric, *v, u == k.unit.end() ? "" : u->second, interp});
+      auto s = k.source.find(metric);
+      out.push_back({metric, *v, u == k.unit.end() ? "" : u->second,
+                     s == k.source.end() ? interp : interp + " (from " + s->second + ")"});
     }
   };
   std::vector<Bottleneck> cands;

@@ -55,6 +55,10 @@ HwKnowledge HwKnowledge::load() {
     k.op_models = text.error();
   else
     k.op_models = parse_op_models(*text);
+  if (auto text = load_data_file("rocprof_compute_metrics.yaml"); !text.ok())
+    k.rocprof_compute_map = text.error();
+  else
+    k.rocprof_compute_map = parse_rocprof_compute_map(*text);
   return k;
 }
 

@@ -20,6 +20,7 @@
 #include "hw/measured_ceilings.h"
 #include "hw/ncu_analysis.h"
 #include "hw/op_models.h"
+#include "hw/rocprof_compute_map.h"
 
 namespace goblin::hw {
 
@@ -63,6 +64,8 @@ struct HwKnowledge {
   // data/ncu_metric_schema.yaml
   Result<std::vector<MetricSchemaSection>> ncu_metric_schema = std::vector<MetricSchemaSection>{};
   Result<OpModels> op_models = OpModels{};  // data/op_models.yaml (the roofline's op classes)
+  // data/rocprof_compute_metrics.yaml: rocprofiler-compute metrics → the schema keys above
+  Result<RocprofComputeMap> rocprof_compute_map = RocprofComputeMap{};
 
   // The database, or the error that kept it from loading.
   Result<std::vector<GpuSpec>> gpu_db() const;

@@ -36,8 +36,14 @@ std::vector<CounterKernel> counter_kernels(const Timeline& tl) {
     }
     if (c.unit[i] != kNoStr) k.unit[name] = std::string(tl.str(c.unit[i]));
   }
+  // rocprofiler-compute kernels get goblin's schema keys derived from AMD's metrics
+  // (data/rocprof_compute_metrics.yaml); other kernels are left as read.
+  const auto kn = hw_knowledge();
   std::vector<CounterKernel> out;
-  for (auto& [key, k] : by) out.push_back(std::move(k));
+  for (auto& [key, k] : by) {
+    if (kn->rocprof_compute_map.ok()) add_schema_metrics(k, *kn->rocprof_compute_map);
+    out.push_back(std::move(k));
+  }
   return out;
 }
 

@@ -21,6 +21,9 @@ struct CounterKernel {
   std::string name;
   std::map<std::string, double> m;
   std::map<std::string, std::string> unit;
+  // Metrics derived from another profiler's (rocprofiler-compute, hw/rocprof_compute_map.h): where
+  // each value came from, shown beside it as evidence.
+  std::map<std::string, std::string> source;
   const double* get(const std::string& metric) const {
     auto it = m.find(metric);
     return it == m.end() ? nullptr : &it->second;

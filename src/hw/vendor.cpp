@@ -131,8 +131,8 @@ VendorFinding vendor_of_timeline(const hw::HwKnowledge& k, const Timeline& tl) {
   if (nv_k) vote(Vendor::Nvidia, fmt::format("{} distinct kernel names of NVIDIA libraries ('{}', ...)", nv_k, nv_ex));
   // 7. input formats.
   for (Format fm : tl.meta.formats) {
-    if (fm == Format::RocprofV3Csv || fm == Format::RocprofV3Json || fm == Format::RocprofV1 || fm == Format::AmdSmi ||
-        fm == Format::RocmSmi)
+    if (fm == Format::RocprofV3Csv || fm == Format::RocprofV3Json || fm == Format::RocprofV1 || fm == Format::Rocpd ||
+        fm == Format::RocprofCompute || fm == Format::AmdSmi || fm == Format::RocmSmi)
       vote(Vendor::Amd, std::string("input format ") + format_name(fm));
     if (fm == Format::NsysSqlite || fm == Format::NcuCsv || fm == Format::NvidiaSmi)
       vote(Vendor::Nvidia, std::string("input format ") + format_name(fm));

@@ -150,7 +150,11 @@ Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = kernels[i];
     Json j;
-    if (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr) {
+    // rocprofiler-compute kernels carry the speed-of-light keys mapped from AMD's metrics
+    // (data/rocprof_compute_metrics.yaml) and no Nsight Compute duration: diagnosed as NCU's are.
+    const bool amd_sol = k.get("gpu__time_duration.sum") == nullptr &&
+                         k.get("sm__throughput.avg.pct_of_peak_sustained_elapsed") != nullptr;
+    if (!amd_sol && (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr)) {
       j = amd_diagnosis(k, cfg);
     } else {
       auto d = hw::diagnose_kernel(k, rules, sms);
@@ -184,8 +188,7 @@ std::string diagnosis_human(const Json& d) {
       for (const auto& f : rc.value("fixes", Json::array())) h += "     fix: " + f.value("fix", std::string("")) + "\n";
     }
   }
-  if (d["kernels"].size() > 1)
-    h += fmt::format("({} kernels profiled; the longest shown)\n", d["kernels"].size());
+  if (d["kernels"].size() > 1) h += fmt::format("({} kernels profiled; the longest shown)\n", d["kernels"].size());
   if (d.contains("work_done")) h += work_done_human(d["work_done"]);
   return h;
 }

@@ -23,6 +23,10 @@ const char* format_name(Format f) {
       return "rocprofv3-json";
     case Format::RocprofV1:
       return "rocprof-v1";
+    case Format::Rocpd:
+      return "rocpd";
+    case Format::RocprofCompute:
+      return "rocprof-compute";
     case Format::NsysSqlite:
       return "nsys-sqlite";
     case Format::NcuCsv:

@@ -48,6 +48,8 @@ enum class Format {
   RocprofV3Csv,
   RocprofV3Json,
   RocprofV1,
+  Rocpd,           // rocprofv3's SQLite database (ROCm 7 default output)
+  RocprofCompute,  // rocprofiler-compute (Omniperf) SQLite database: per-kernel metrics
   NsysSqlite,
   NcuCsv,
   NvidiaSmi,

@@ -89,6 +89,10 @@ Status read_by_format(Format f, const std::string& path, Timeline& tl, const Rea
       return read_rocprofv3_json(path, tl, opt);
     case Format::RocprofV1:
       return read_rocprof_v1(path, tl, opt);
+    case Format::Rocpd:
+      return read_rocpd(path, tl, opt);
+    case Format::RocprofCompute:
+      return read_rocprof_compute(path, tl, opt);
     case Format::NsysSqlite:
       return read_nsys_sqlite(path, tl, opt);
     case Format::NcuCsv:
@@ -116,6 +120,8 @@ ClockDomain clock_of(Format f, const Timeline& tl, size_t samples_before) {
     case Format::RocprofV3Csv:
     case Format::RocprofV3Json:
     case Format::RocprofV1:
+    case Format::Rocpd:
+    case Format::RocprofCompute:
       return ClockDomain::BootTime;
     case Format::NsysSqlite:
       return ClockDomain::NsysSession;

@@ -50,6 +50,8 @@ Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& opt
 Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptions& opt);
 Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOptions& opt);
 Status read_rocprof_v1(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocpd(const std::string& path, Timeline& tl, const ReadOptions& opt);
+Status read_rocprof_compute(const std::string& path, Timeline& tl, const ReadOptions& opt);
 Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions& opt);
 Status read_ncu_csv(const std::string& path, Timeline& tl, const ReadOptions& opt);
 Status read_nvidia_smi(const std::string& path, Timeline& tl, const ReadOptions& opt);

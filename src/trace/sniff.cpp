@@ -141,13 +141,20 @@ Format sniff_sqlite(const std::string& path) {
   auto names = (*in)->object_names();
   if (!names.ok()) return Format::Unknown;
   Format f = Format::Unknown;
-  bool nsys = false, v1 = false;
+  bool nsys = false, v1 = false, rocpd = false, compute = false;
   for (const std::string& name : *names) {
+    // rocpd tables carry a per-run suffix (rocpd_kernel_dispatch_<uuid>); the unsuffixed names are views.
+    if (name.starts_with("rocpd_kernel_dispatch") || name.starts_with("rocpd_metadata")) rocpd = true;
     if (name.starts_with("CUPTI_ACTIVITY_KIND_") || name == "StringIds" || name == "TARGET_INFO_GPU") nsys = true;
+    if (name == "compute_kernel_metric_value" || name == "compute_workload") compute = true;
     if (name == "KERN" || name == "OPS" || name == "HIP" || name == "COPY") v1 = true;
   }
   if (nsys)
     f = Format::NsysSqlite;
+  else if (rocpd)
+    f = Format::Rocpd;
+  else if (compute)
+    f = Format::RocprofCompute;
   else if (v1)
     f = Format::RocprofV1;
   return f;

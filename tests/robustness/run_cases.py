@@ -238,6 +238,29 @@ def nvidia_smi_memory_times(factor):  # memory.used [MiB] multiplied: more than 
     return run
 
 
+ROCPD_FIXTURE = os.path.join(REPO, "tests", "fixtures", "rocpd", "rocprofv3_gfx950_from_json.rocpd.db.gz")
+
+
+def rocpd_sql(fixtures, spec):  # the committed rocpd database (gzip) changed by spec["sql"]
+    import sqlite3
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "db.sqlite")
+        with gzip.open(ROCPD_FIXTURE, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        db = sqlite3.connect(path)
+        db.executescript(spec["sql"])
+        db.commit()
+        db.close()
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def rocpd_truncated(fixtures, spec):
+    with gzip.open(ROCPD_FIXTURE, "rb") as f:
+        data = f.read()
+    return data[: len(data) // 3]
+
+
 def sqlite_truncated(fixtures, spec):
     with open(os.path.join(fixtures, "nsight", "nsys_2026_export.sqlite"), "rb") as f:
         data = f.read()
@@ -401,6 +424,8 @@ TRANSFORMS = {
     "sqlite_sql": sqlite_sql,
     "nvidia_smi_memory_x64": nvidia_smi_memory_times(64),
     "sqlite_truncated": sqlite_truncated,
+    "rocpd_sql": rocpd_sql,
+    "rocpd_truncated": rocpd_truncated,
     "sqlite_corrupt_page": sqlite_corrupt_page,
     "ncu_sol_negative": ncu_sol("-50"),
     "ncu_sol_nan": ncu_sol("nan"),

@@ -1,5 +1,5 @@
 // corpus: nsight
-// libFuzzer target: the SQLite readers (Nsight Systems export, rocprof results.db, the sniffer)
+// libFuzzer target: the SQLite readers (Nsight Systems export, rocprof results.db, rocpd, the sniffer)
 // on databases built from the fuzz input. The bytes are a small program over a fixed menu of
 // statements: tables of both formats (with the columns the readers select, or too few), views
 // standing in for them (recursive, 50 MB strings, zeroblobs), triggers, indexes and computed
@@ -56,6 +56,27 @@ constexpr TableDef kTables[] = {
     {"OPS", "BeginNs INTEGER, EndNs INTEGER, \"dev-id\" INTEGER, \"stream-id\" INTEGER, Name TEXT, \"Index\" INTEGER",
      6},
     {"COPY", "BeginNs INTEGER, EndNs INTEGER, Name TEXT", 3},
+    // rocpd (rocprofv3's database): one run's tables, suffix "_ab".
+    {"rocpd_metadata_ab", "id INTEGER, tag TEXT, value TEXT", 3},
+    {"rocpd_string_ab", "id INTEGER, guid TEXT, string TEXT", 3},
+    {"rocpd_info_process_ab", "id INTEGER, nid INTEGER, pid INTEGER", 3},
+    {"rocpd_info_agent_ab", "id INTEGER, type TEXT, logical_index INTEGER, name TEXT, product_name TEXT, extdata TEXT",
+     6},
+    {"rocpd_info_kernel_symbol_ab", "id INTEGER, kernel_name TEXT, display_name TEXT", 3},
+    {"rocpd_event_ab", "id INTEGER, category_id INTEGER, stack_id INTEGER, correlation_id INTEGER", 4},
+    {"rocpd_kernel_dispatch_ab",
+     "start INTEGER, \"end\" INTEGER, agent_id INTEGER, queue_id INTEGER, stream_id INTEGER, kernel_id INTEGER, "
+     "group_segment_size INTEGER, workgroup_size_x INTEGER, workgroup_size_y INTEGER, workgroup_size_z INTEGER, "
+     "grid_size_x INTEGER, grid_size_y INTEGER, grid_size_z INTEGER, event_id INTEGER, dispatch_id INTEGER",
+     15},
+    {"rocpd_region_ab", "start INTEGER, \"end\" INTEGER, pid INTEGER, tid INTEGER, name_id INTEGER, event_id INTEGER",
+     6},
+    {"rocpd_memory_copy_ab",
+     "start INTEGER, \"end\" INTEGER, name_id INTEGER, dst_agent_id INTEGER, src_agent_id INTEGER, size INTEGER, "
+     "stream_id INTEGER, event_id INTEGER",
+     8},
+    {"rocpd_info_pmc_ab", "id INTEGER, name TEXT, units TEXT", 3},
+    {"rocpd_pmc_event_ab", "event_id INTEGER, pmc_id INTEGER, value REAL", 3},
 };
 constexpr size_t kNumTables = sizeof(kTables) / sizeof(kTables[0]);
 
