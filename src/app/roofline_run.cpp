@@ -134,9 +134,9 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
         jr[label] = tf;
       }
       res["empirical_roofline"] = {{"hbm_gb_per_s", measured->hbm_gbps}, {"peaks_tflops", jr}};
-      h << fmt::format("empirical roofline (rocprofiler-compute benchmark): HBM {:.1f} GB/s", measured->hbm_gbps);
-      for (const auto& [label, tf] : measured->roofs_tflops) h << fmt::format(", {} {:.1f} TFLOP/s", label, tf);
-      h << "\n";
+      fmt::format_to(out, "empirical roofline (rocprofiler-compute benchmark): HBM {:.1f} GB/s", measured->hbm_gbps);
+      for (const auto& [label, tf] : measured->roofs_tflops) fmt::format_to(out, ", {} {:.1f} TFLOP/s", label, tf);
+      h += "\n";
       svg = hw::roofline_svg("Empirical roofline (rocprofiler-compute): FLOPs / HBM bytes", measured->hbm_gbps, roofs,
                              pts);
     } else if (gpu) {
