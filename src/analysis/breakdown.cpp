@@ -25,6 +25,23 @@ double pct_of(std::vector<double>& v, double q) {
 
 }  // namespace
 
+
+IntervalSet dataloader_spans(const Timeline& tl, const Taxonomy& tax) {
+  std::vector<Interval> v;
+  std::unordered_map<StrId, bool> is_loader;  // one taxonomy lookup per distinct name
+  auto loader = [&](StrId n) {
+    auto it = is_loader.find(n);
+    if (it == is_loader.end()) it = is_loader.emplace(n, tax.is_dataloader_span(tl.str(n))).first;
+    return it->second;
+  };
+  for (size_t i = 0; i < tl.annotations.size(); ++i)
+    if (!tl.annotations.on_gpu[i] && loader(tl.annotations.name[i]))
+      v.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+  for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
+    if (loader(tl.cpu_ops.name[i])) v.push_back({tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
+  return union_of(std::move(v));
+}
+
 PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   PreparedTrace p;
   p.tl = &tl;
@@ -169,20 +186,7 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (auto& [key, v] : v_stream) p.per_stream[key] = union_of(std::move(v));
   for (auto& [key, v] : v_cat) p.per_category[key] = union_of(std::move(v));
 
-  // Input-pipeline CPU spans.
-  std::vector<Interval> v_loader;
-  std::unordered_map<StrId, bool> is_loader;
-  auto loader = [&](StrId n) {
-    auto it = is_loader.find(n);
-    if (it == is_loader.end()) it = is_loader.emplace(n, tax.is_dataloader_span(tl.str(n))).first;
-    return it->second;
-  };
-  for (size_t i = 0; i < tl.annotations.size(); ++i)
-    if (!tl.annotations.on_gpu[i] && loader(tl.annotations.name[i]))
-      v_loader.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
-  for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
-    if (loader(tl.cpu_ops.name[i])) v_loader.push_back({tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
-  p.loader = union_of(std::move(v_loader));
+  p.loader = dataloader_spans(tl, tax);
   std::vector<Interval> v_opt;
   for (size_t i = 0; i < tl.annotations.size(); ++i)
     if (!tl.annotations.on_gpu[i] && tax.is_optimizer_op(tl.str(tl.annotations.name[i])))

@@ -52,6 +52,11 @@
 
 namespace goblin {
 
+// The input pipeline's CPU time: the union of CPU annotations and CPU ops the taxonomy names as
+// data loading (taxonomy.yaml § dataloader_spans); the waste budget's LOADER set and the critical
+// path's data-loading attribution read the same spans.
+IntervalSet dataloader_spans(const Timeline& tl, const Taxonomy& tax);
+
 // Sets and per-op classes built once per trace.
 struct PreparedTrace {
   const Timeline* tl = nullptr;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/breakdown.h"
 #include "analysis/taxonomy.h"
 
 namespace goblin::critical_path_detail {
@@ -74,21 +75,7 @@ void classify_ops(const Timeline& tl, const Taxonomy& tax, Graph& g) {
   }
 }
 
-void loader_spans(const Timeline& tl, const Taxonomy& tax, Graph& g) {
-  std::vector<Interval> v;
-  std::unordered_map<StrId, bool> is_loader;
-  auto loader = [&](StrId n) {
-    auto it = is_loader.find(n);
-    if (it == is_loader.end()) it = is_loader.emplace(n, tax.is_dataloader_span(tl.str(n))).first;
-    return it->second;
-  };
-  for (size_t i = 0; i < tl.annotations.size(); ++i)
-    if (!tl.annotations.on_gpu[i] && loader(tl.annotations.name[i]))
-      v.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
-  for (size_t i = 0; i < tl.cpu_ops.size(); ++i)
-    if (loader(tl.cpu_ops.name[i])) v.push_back({tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
-  g.loader = union_of(std::move(v));
-}
+void loader_spans(const Timeline& tl, const Taxonomy& tax, Graph& g) { g.loader = dataloader_spans(tl, tax); }
 
 // Runtime rows: their kind and the per-thread chain. Kineto writes cuda_sync rows (Stream Sync,
 // Event Sync, Stream Wait Event) on the GPU's own track (pid = device, tid = stream): those are

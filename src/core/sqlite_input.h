@@ -11,6 +11,8 @@
 //  - read under a budget (core/limits.h): value size (SQLITE_LIMIT_LENGTH), rows, SQLite VM
 //    steps (a progress handler) and wall time. A limit passed is Malformed (exit 5), never a hang.
 #pragma once
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
@@ -64,6 +66,19 @@ class SqliteInput {
   // One step: true with a row, false when done; an error when the file is damaged or a limit
   // was passed (rows, steps, time, value size). `doing` says what was being read.
   Result<bool> step(sqlite3_stmt* st, const std::string& doing);
+
+  // Runs `sql`, handing each row to `row(stmt)` until the statement is done; a failed step's
+  // message says how many rows were read before it.
+  template <class F>
+  Status each_row(const std::string& sql, const std::string& doing, F&& row) {
+    ASSIGN_OR_RETURN(Stmt st, prepare(sql, doing));
+    for (int64_t n = 0;; ++n) {
+      Result<bool> more = step(st.get(), n == 0 ? doing : fmt::format("{} after {} rows", doing, n));
+      if (!more.ok()) return more.error();
+      if (!*more) return Status::Ok();
+      row(st.get());
+    }
+  }
 
   // The error for the connection's last failure: Malformed for damage (corrupt, truncated, not
   // a database) and for a limit passed (naming it), Io otherwise; damage errors end with the

@@ -210,16 +210,9 @@ class RocpdReader {
     return Status::Ok();
   }
 
-  // Runs `sql`, handing each row to `row(stmt)`.
   template <class F>
   Status each_row(const std::string& sql, const std::string& doing, F&& row) {
-    ASSIGN_OR_RETURN(StmtPtr st, in_.prepare(sql, doing));
-    for (int64_t n = 0;; ++n) {
-      Result<bool> more = in_.step(st.get(), n == 0 ? doing : fmt::format("{} after {} rows", doing, n));
-      if (!more.ok()) return more.error();
-      if (!*more) return Status::Ok();
-      row(st.get());
-    }
+    return in_.each_row(sql, doing, std::forward<F>(row));
   }
 
   StrId str(sqlite3_stmt* st, int i) {
