@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace goblin::tracer {
 
@@ -25,6 +27,19 @@ bool wanted_api(const char* name) {
 }
 
 namespace {
+// The non-empty words of a comma-separated environment value ("kernel,,memcpy" → kernel, memcpy):
+// GOBLIN_CUPTI_KINDS and GOBLIN_CUPTI_TUNE are both written this way.
+std::vector<std::string> comma_words(const std::string& spec) {
+  std::vector<std::string> words;
+  size_t at = 0;
+  while (at <= spec.size()) {
+    size_t comma = spec.find(',', at);
+    if (comma == std::string::npos) comma = spec.size();
+    if (comma > at) words.push_back(spec.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return words;
+}
 
 // Records the wanted calls of one API domain (on), or stops recording them (off): the whole
 // domain is switched, then the unwanted call ids are turned off one by one (every id when
@@ -70,14 +85,7 @@ void choose_kinds(const char* spec, Recorded& out) {
   }
   out.kinds_text = spec;
   out.runtime_api = out.driver_api = false;
-  std::string s(spec);
-  size_t at = 0;
-  while (at <= s.size()) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string w = s.substr(at, comma - at);
-    at = comma + 1;
-    if (w.empty()) continue;
+  for (const std::string& w : comma_words(spec)) {
     bool known = false;
     for (const auto& k : kKindNames)
       if (w == k.name) out.kinds.push_back(k.kind), known = true;
@@ -105,14 +113,8 @@ void enable_recorded(const Recorded& rec, bool on, bool report) {
 
 std::string apply_tune(const char* spec) {
   if (!spec || !*spec) return {};
-  std::string s(spec), out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string w = s.substr(at, comma - at);
-    at = comma + 1;
-    if (w.empty()) continue;
+  std::string out;
+  for (const std::string& w : comma_words(spec)) {
     CUptiResult r = CUPTI_ERROR_INVALID_PARAMETER;
     if (w == "shared") {
       uint8_t v = 0;
