@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
-#include <cmath>
 #include <filesystem>
-#include <unordered_map>
 
 #include "app/analysis_context.h"
 #include "app/registry.h"
-#include "query/output.h"
 
 namespace goblin::python {
 
@@ -29,90 +26,40 @@ Result<std::string> fresh_output_dir(const std::string& kind) {
   return templ;
 }
 
-// Appends one value to a column, widening its kind when the value needs it.
+// A statement's rows, column by column (query::ColumnBuilder types each column as SQLite typed
+// its values).
 class ColumnSink : public query::RowSink {
  public:
   void columns(const std::vector<std::string>& names) override {
-    out_ = Columns{};
-    dicts_.assign(names.size(), {});
-    for (const auto& n : names) {
-      Column col;
-      col.name = n;
-      out_.columns.push_back(std::move(col));
-    }
+    builders_.clear();
+    for (const auto& n : names) builders_.emplace_back(n);
+    rows_ = 0;
   }
   bool row(const std::vector<query::Value>& values) override {
-    for (size_t c = 0; c < values.size() && c < out_.columns.size(); ++c) add(c, values[c]);
-    ++out_.rows;
+    for (size_t c = 0; c < values.size() && c < builders_.size(); ++c) {
+      const query::Value& v = values[c];
+      if (const auto* i = std::get_if<int64_t>(&v))
+        builders_[c].integer(*i);
+      else if (const auto* d = std::get_if<double>(&v))
+        builders_[c].real(*d);
+      else if (const auto* t = std::get_if<std::string>(&v))
+        builders_[c].text(*t, false);
+      else
+        builders_[c].null();
+    }
+    ++rows_;
     return true;
   }
-  Columns take() { return std::move(out_); }
+  Columns take() {
+    Columns out;
+    for (auto& b : builders_) out.columns.push_back(b.finish());
+    out.rows = rows_;
+    return out;
+  }
 
  private:
-  void to_kind(size_t c, Column::Kind k) {
-    Column& col = out_.columns[c];
-    const size_t n = out_.rows;
-    if (col.kind == Column::Kind::Null) {
-      if (k == Column::Kind::Integer) col.ints.assign(n, 0);
-      if (k == Column::Kind::Real) col.reals.assign(n, NAN);
-      if (k == Column::Kind::Text) col.codes.assign(n, -1);
-    } else if (col.kind == Column::Kind::Integer && k == Column::Kind::Real) {
-      col.reals.assign(col.ints.begin(), col.ints.end());
-      for (size_t i = 0; i < n; ++i)
-        if (col.null[i]) col.reals[i] = NAN;
-      col.ints = {};
-    } else if (k == Column::Kind::Text) {  // numbers so far become their text
-      col.codes.assign(n, -1);
-      for (size_t i = 0; i < n; ++i) {
-        if (col.null[i]) continue;
-        const query::Value v =
-            col.kind == Column::Kind::Integer ? query::Value(col.ints[i]) : query::Value(col.reals[i]);
-        col.codes[i] = code(c, query::value_text(v));
-      }
-      col.ints = {};
-      col.reals = {};
-    }
-    col.kind = k;
-  }
-  int32_t code(size_t c, const std::string& s) {
-    auto [it, added] = dicts_[c].try_emplace(s, static_cast<int32_t>(out_.columns[c].dict.size()));
-    if (added) out_.columns[c].dict.push_back(s);
-    return it->second;
-  }
-  void add(size_t c, const query::Value& v) {
-    Column& col = out_.columns[c];
-    const bool is_null = std::holds_alternative<std::monostate>(v);
-    col.null.push_back(is_null ? 1 : 0);
-    col.any_null = col.any_null || is_null;
-    if (!is_null) {
-      if (std::holds_alternative<std::string>(v)) {
-        if (col.kind != Column::Kind::Text) to_kind(c, Column::Kind::Text);
-      } else if (std::holds_alternative<double>(v)) {
-        if (col.kind == Column::Kind::Null || col.kind == Column::Kind::Integer) to_kind(c, Column::Kind::Real);
-      } else if (col.kind == Column::Kind::Null) {
-        to_kind(c, Column::Kind::Integer);
-      }
-    }
-    switch (col.kind) {
-      case Column::Kind::Null:
-        break;
-      case Column::Kind::Integer:
-        col.ints.push_back(is_null ? 0 : std::get<int64_t>(v));
-        break;
-      case Column::Kind::Real:
-        col.reals.push_back(is_null                              ? NAN
-                            : std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v))
-                                                                 : std::get<double>(v));
-        break;
-      case Column::Kind::Text:
-        col.codes.push_back(is_null                                  ? -1
-                            : std::holds_alternative<std::string>(v) ? code(c, std::get<std::string>(v))
-                                                                     : code(c, query::value_text(v)));
-        break;
-    }
-  }
-  Columns out_;
-  std::vector<std::unordered_map<std::string, int32_t>> dicts_;
+  std::vector<query::ColumnBuilder> builders_;
+  size_t rows_ = 0;
 };
 
 }  // namespace
@@ -164,6 +111,15 @@ Result<Columns> Trace::sql(const std::string& text, double timeout_s) {
   ColumnSink sink;
   RETURN_IF_ERROR(db_->run(text, sink, opt));
   return sink.take();
+}
+
+Result<Columns> Trace::table(const std::string& name) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(std::vector<query::ColumnData> cols, db_->scan_table(name));
+  Columns out;
+  out.rows = cols.empty() ? 0 : cols.front().size();
+  out.columns = std::move(cols);
+  return out;
 }
 
 std::vector<int64_t> Trace::ranks() const {

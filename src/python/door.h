@@ -15,6 +15,7 @@
 #include "app/query_traces.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "query/columns.h"
 #include "query/database.h"
 
 namespace goblin::python {
@@ -31,20 +32,8 @@ Outcome call_verb(const std::string& name, const std::string& args_json);
 // doors), from which the module generates one function per verb.
 std::string verbs_json();
 
-// One result column. SQLite values are typed per value, not per column: a column is Integer
-// while every value is an integer, Real once a real appears, Text once a text appears (numbers
-// before it become their text); NULLs are flagged in `null` and hold 0 / NaN / code -1.
-struct Column {
-  enum class Kind { Null, Integer, Real, Text };
-  std::string name;
-  Kind kind = Kind::Null;
-  std::vector<int64_t> ints;
-  std::vector<double> reals;
-  std::vector<int32_t> codes;     // Text: index into dict, -1 for NULL
-  std::vector<std::string> dict;  // Text: each distinct value once
-  std::vector<uint8_t> null;      // 1 where the value is NULL
-  bool any_null = false;
-};
+// One result column: typed arrays, text as codes into a dictionary (query/columns.h).
+using Column = query::ColumnData;
 
 // A statement's result, column-wise.
 struct Columns {
@@ -60,6 +49,9 @@ class Trace {
   // Runs `sql` (every statement in turn; the last one's rows come back) under the query bounds
   // of docs/query.md § Safety. timeout_s <= 0: the default.
   Result<Columns> sql(const std::string& sql, double timeout_s = 0);
+  // One query table whole: `SELECT * FROM name`'s columns, read from the Timelines without
+  // SQLite (query::Database::scan_table), for DataFrames of millions of rows.
+  Result<Columns> table(const std::string& name);
   const std::vector<std::string>& paths() const { return paths_; }
   std::vector<int64_t> ranks() const;
   // The first partial read (a damaged trace whose readable part was kept), if any.

@@ -114,6 +114,18 @@ PYBIND11_MODULE(_goblin, m) {
             return columns_to_python(std::move(r).value());
           },
           py::arg("sql"), py::arg("timeout_s") = 0.0)
+      .def(
+          "table",
+          [](Trace& self, const std::string& name) {
+            goblin::Result<Columns> r = goblin::make_error(goblin::ErrorKind::Internal, "");
+            {
+              py::gil_scoped_release release;
+              r = self.table(name);
+            }
+            if (!r) raise(r.error());
+            return columns_to_python(std::move(r).value());
+          },
+          py::arg("name"))
       .def_property_readonly("paths", &Trace::paths)
       .def_property_readonly("ranks", &Trace::ranks)
       .def_property_readonly("damage", [](const Trace& self) -> py::object {

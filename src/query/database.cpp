@@ -474,6 +474,17 @@ Status Database::materialize() {
   return {};
 }
 
+Result<std::vector<ColumnData>> Database::scan_table(const std::string& name) {
+  if (!data_ || materialized_ || store_)
+    return make_error(ErrorKind::Usage, "only the trace tables of an unmaterialized database can be read whole");
+  auto t = data_->table_index(name);
+  if (!t) return make_error(ErrorKind::Usage, fmt::format("no table named '{}'", name));
+  std::vector<ColumnData> out = data_->scan(*t);
+  if (!data_->analysis_error().empty())
+    return make_error(ErrorKind::Malformed, "an analysis table could not be computed: " + data_->analysis_error());
+  return out;
+}
+
 Result<std::string> Database::image() {
   sqlite3_int64 size = 0;
   // sqlite3_serialize asks PRAGMA page_count, which the authorizer refuses to user SQL.

@@ -90,6 +90,11 @@ class Database {
   // the statements change the user's own tables (after materialize(); --db).
   Status run(const std::string& sql, RowSink& sink, const RunOptions& opt = {}, bool writable = false);
 
+  // Table `name` whole, column by column, read from the traces without SQL (TableData::scan):
+  // the rows and values of `SELECT * FROM name`. Only on trace tables (not a store, not after
+  // materialize()).
+  Result<std::vector<ColumnData>> scan_table(const std::string& name);
+
   sqlite3* handle() { return db_; }
 
  private:

@@ -4,10 +4,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <functional>
 #include <map>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "analysis/category_breakdown.h"
@@ -19,26 +21,33 @@
 #include "analysis/stages.h"
 #include "analysis/steps.h"
 #include "core/text.h"
+#include "query/columns.h"
 
 namespace goblin::query {
 
 namespace {
 
-// What a getter writes a value into: the SQLite call's result.
+// What a getter writes a value into: the SQLite call's result, or (TableData::scan) the column
+// being read without SQLite.
 struct Out {
-  sqlite3_context* c;
-  void i(int64_t v) { sqlite3_result_int64(c, v); }
+  sqlite3_context* c = nullptr;
+  ColumnBuilder* b = nullptr;
+  void i(int64_t v) { b ? b->integer(v) : sqlite3_result_int64(c, v); }
   void opt(int64_t v) {  // kNone (-1) is "absent"
     if (v == kNone)
-      sqlite3_result_null(c);
+      null();
     else
-      sqlite3_result_int64(c, v);
+      i(v);
   }
-  void d(double v) { sqlite3_result_double(c, v); }
-  void null() { sqlite3_result_null(c); }
+  void d(double v) { b ? b->real(v) : sqlite3_result_double(c, v); }
+  void null() { b ? b->null() : sqlite3_result_null(c); }
   // Text that outlives the statement (the string pool, an analysis result kept in TableData).
-  void s(std::string_view v) { sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_STATIC); }
-  void tmp(const std::string& v) { sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void s(std::string_view v) {
+    b ? b->text(v, true) : sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void tmp(const std::string& v) {
+    b ? b->text(v, false) : sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
   void str(const Timeline& tl, StrId id) {
     if (id == kNoStr)
       null();
@@ -542,15 +551,72 @@ std::vector<Table> build_tables() {
   size_t TableData::rows(size_t t, size_t trace) { return tables()[t].rows(impl_->traces[trace]); }
   const std::string& TableData::analysis_error() const { return impl_->error; }
 
-  void TableData::value(size_t t, size_t trace, size_t row, int c, void* out) {
-    Out o{static_cast<sqlite3_context*>(out)};
-    TraceState& st = impl_->traces[trace];
+  namespace {
+  // Below this many rows a whole-table read stays on one thread (threads cost more than they save).
+  constexpr size_t kParallelScanRows = 100'000;
+
+  void write(TableData::Impl& impl, size_t t, size_t trace, size_t row, int c, Out& o) {
+    TraceState& st = impl.traces[trace];
     if (c == 0)
       o.i(st.ref.rank);
     else if (c == 1)
       o.s(st.ref.path);
     else
       tables()[t].getters[static_cast<size_t>(c - 2)](st, row, o);
+  }
+  }  // namespace
+
+  void TableData::value(size_t t, size_t trace, size_t row, int c, void* out) {
+    Out o{static_cast<sqlite3_context*>(out)};
+    write(*impl_, t, trace, row, c, o);
+  }
+
+  std::optional<size_t> TableData::table_index(std::string_view name) const {
+    for (size_t t = 0; t < tables().size(); ++t)
+      if (tables()[t].info.name == name) return t;
+    return std::nullopt;
+  }
+
+  std::vector<ColumnData> TableData::scan(size_t t) {
+    const TableInfo& info = tables()[t].info;
+    std::vector<size_t> rows_of(trace_count());
+    size_t total = 0;
+    for (size_t tr = 0; tr < trace_count(); ++tr) total += rows_of[tr] = rows(t, tr);
+    const size_t ncols = info.columns.size();
+    std::vector<ColumnData> out(ncols);
+    auto read_column = [&](size_t c) {
+      ColumnBuilder b(info.columns[c].name);
+      b.reserve(total);
+      Out o;
+      o.b = &b;
+      for (size_t tr = 0; tr < trace_count(); ++tr)
+        for (size_t r = 0; r < rows_of[tr]; ++r) write(*impl_, t, tr, r, static_cast<int>(c), o);
+      out[c] = b.finish();
+    };
+    // Columns are independent, so a large table is read by a few threads, a column each at a
+    // time. The getters compute their analyses on first use (TraceState's classification,
+    // steps, triage), each as a whole: one value of every column, read first on this thread,
+    // leaves nothing lazy for the threads to race on.
+    const size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 4, ncols});
+    if (total < kParallelScanRows || threads < 2) {
+      for (size_t c = 0; c < ncols; ++c) read_column(c);
+      return out;
+    }
+    for (size_t tr = 0; tr < trace_count(); ++tr) {
+      if (rows_of[tr] == 0) continue;
+      ColumnBuilder warm;
+      Out o;
+      o.b = &warm;
+      for (size_t c = 0; c < ncols; ++c) write(*impl_, t, tr, 0, static_cast<int>(c), o);
+    }
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i < threads; ++i)
+      pool.emplace_back([&] {
+        for (size_t c; (c = next.fetch_add(1)) < ncols;) read_column(c);
+      });
+    for (auto& th : pool) th.join();
+    return out;
   }
 
   }  // namespace goblin::query

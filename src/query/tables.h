@@ -12,11 +12,14 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "analysis/knowledge.h"
 #include "model/timeline.h"
+#include "query/columns.h"
 
 namespace goblin::query {
 
@@ -73,6 +76,12 @@ class TableData {
   const std::vector<uint64_t>& order(size_t t, int c);
   // The first analysis error met (a data file that could not be read), empty when none.
   const std::string& analysis_error() const;
+
+  // Table `t` over every trace (rank, trace, then its columns), read column by column straight
+  // from the getters without SQLite: `SELECT * FROM t`'s rows in the same order and with the
+  // same values, ~20x faster (the Python door's DataFrames).
+  std::vector<ColumnData> scan(size_t t);
+  std::optional<size_t> table_index(std::string_view name) const;
 
   struct Impl;
 

@@ -142,6 +142,17 @@ def test_kernels_table_equals_cli(alexnet):
             assert got == want, col
 
 
+@pytest.mark.parametrize("paths", [[ALEXNET], RANKS])
+def test_whole_tables_equal_select_star(paths):
+    # trace.gpu_ops() and the other table methods read the columns without SQLite
+    # (Database::scan_table); they must give exactly SELECT * FROM t's frame, for every table,
+    # over one trace and over several ranks, with and without categorical text.
+    t = goblin.load(*paths)
+    for name in goblin.tables():
+        pd.testing.assert_frame_equal(t.table(name), t.sql(f"select * from {name}"), obj=name)
+    pd.testing.assert_frame_equal(t.gpu_ops(categorical=True), t.sql("select * from gpu_ops", categorical=True))
+
+
 def test_nulls_and_mixed_types():
     t = goblin.load(ALEXNET)
     df = t.sql("select 1 as i, null as n, 2.5 as r, 'x' as s union all select null, null, null, null "
