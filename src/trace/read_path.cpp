@@ -18,6 +18,7 @@
 #include "core/io.h"
 #include "core/json.h"
 #include "core/limits.h"
+#include "trace/jax/jax.h"
 #include "trace/readers.h"
 
 namespace goblin {
@@ -69,6 +70,7 @@ Format sniff_format(std::string_view prefix, const std::string& path) {
   // rocprofv3's JSON are also '{'-documents).
   if (sniff_rocprofv3_json(prefix)) return Format::RocprofV3Json;
   if (sniff_rocprof_v1(prefix)) return Format::RocprofV1;
+  if (trace::sniff_jax(prefix)) return Format::Jax;  // a Chrome trace too: before Kineto
   if (sniff_kineto(prefix)) return Format::Kineto;
   if (sniff_ncu_csv(prefix)) return Format::NcuCsv;
   if (sniff_rocprofv3_csv(prefix)) return Format::RocprofV3Csv;
@@ -95,6 +97,8 @@ Status read_by_format(Format f, const std::string& path, Timeline& tl, const Rea
       return read_rocprof_compute(path, tl, opt);
     case Format::NsysSqlite:
       return read_nsys_sqlite(path, tl, opt);
+    case Format::Jax:
+      return trace::read_jax(path, tl, opt);
     case Format::NcuCsv:
       return read_ncu_csv(path, tl, opt);
     case Format::NvidiaSmi:
@@ -125,6 +129,8 @@ ClockDomain clock_of(Format f, const Timeline& tl, size_t samples_before) {
       return ClockDomain::BootTime;
     case Format::NsysSqlite:
       return ClockDomain::NsysSession;
+    case Format::Jax:
+      return ClockDomain::JaxTrace;
     case Format::NvidiaSmi:
     case Format::AmdSmi:
     case Format::RocmSmi:

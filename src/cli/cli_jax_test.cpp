@@ -1,0 +1,80 @@
+// JAX traces through the goblin binary: info, metrics, triage and roofline on our own H100 JAX
+// recordings (tests/fixtures/jax).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/io.h"
+#include "core/json.h"
+#include "core/test_support.h"
+
+namespace {
+
+using Out = goblin::testing::CommandResult;
+Out sh(const std::string& cmd) { return goblin::testing::run_command(cmd + " 2>/dev/null"); }
+std::string g() { return std::string(GOBLIN_BINARY_DIR) + "/goblin"; }
+std::string jax(const std::string& n) {
+  return std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/jax/" + n + ".trace.json.gz";
+}
+goblin::Json parse(const std::string& s) {
+  try {
+    return goblin::Json::parse(s);
+  } catch (...) {
+    ADD_FAILURE() << "not JSON: " << s;
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+TEST(CliJax, InfoSaysJaxAndCountsKernels) {
+  Out o = sh(g() + " info " + jax("transformer") + " --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = parse(o.out)["result"];
+  EXPECT_EQ(j["format"], "jax");
+  EXPECT_EQ(j["events"]["kernels"], 816);
+}
+
+TEST(CliJax, MetricsFindTheFourStepsAndCategoriseTheKernels) {
+  for (const char* name : {"transformer", "dataparallel"}) {
+    Out o = sh(g() + " metrics " + jax(name) + " --json");
+    ASSERT_EQ(o.code, 0) << o.out;
+    auto r = parse(o.out)["result"];
+    ASSERT_TRUE(r["steps"].is_array()) << r.dump();
+    size_t steps = 0;
+    for (const auto& s : r["steps"]) steps += s["name"].get<std::string>().starts_with("ProfilerStep#");
+    EXPECT_EQ(steps, 4u) << name;
+    EXPECT_GT(r["step_time_s"].get<double>(), 0.0);
+    // The XLA rules of data/taxonomy.yaml name every top kernel's family but a small share.
+    double unknown = 0, total = 0;
+    for (const auto& k : r["top_kernels"]) {
+      total += k["pct_time"].get<double>();
+      if (k["family"] == "unknown" || k["family"] == "") unknown += k["pct_time"].get<double>();
+    }
+    EXPECT_GT(total, 0.0);
+    EXPECT_LT(unknown, 10.0) << r["top_kernels"].dump(1);
+  }
+}
+
+TEST(CliJax, TriageWritesItsArtifactsAndNamesXlaFamilies) {
+  const auto dir = goblin::testing::private_tmp_dir("cli_jax_triage");
+  Out o = sh(g() + " triage " + jax("transformer") + " -o " + (dir / "t").string() + " --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto r = parse(o.out)["result"];
+  EXPECT_GT(r["gpu_ops"].get<int64_t>(), 800);
+  EXPECT_TRUE(std::filesystem::exists(dir / "t" / "kernel_table.json"));
+  auto table = goblin::read_all((dir / "t" / "kernel_table.json").string());
+  ASSERT_TRUE(table.ok());
+  EXPECT_NE(table->find("\"XLA\""), std::string::npos);
+  EXPECT_NE(table->find("\"cuDNN\""), std::string::npos);
+  EXPECT_NE(table->find("\"Pallas\""), std::string::npos);
+}
+
+TEST(CliJax, RooflineRunsWithTheGpuNamed) {
+  // The trace names no GPU model ("/device:GPU:0"): --gpu gives the peaks.
+  Out o = sh(g() + " roofline " + jax("transformer") + " --gpu H100-SXM --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto r = parse(o.out)["result"];
+  EXPECT_TRUE(r.contains("unmodelled_share")) << r.dump();
+}
