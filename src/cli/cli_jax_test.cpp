@@ -1,5 +1,6 @@
-// JAX traces through the goblin binary: info, metrics, triage and roofline on our own H100 JAX
-// recordings (tests/fixtures/jax).
+// JAX traces and several-process rocpd databases through the goblin binary: info, metrics, triage
+// and roofline on our own H100 JAX recordings (tests/fixtures/jax), and `goblin ranks` giving one
+// rank per process of a rocpd database (tests/fixtures/rocpd/two_process_gfx950.rocpd.db.gz).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,4 +78,18 @@ TEST(CliJax, RooflineRunsWithTheGpuNamed) {
   ASSERT_EQ(o.code, 0) << o.out;
   auto r = parse(o.out)["result"];
   EXPECT_TRUE(r.contains("unmodelled_share")) << r.dump();
+}
+
+TEST(CliRanksRocpd, OneRankPerProcessOfTheDatabase) {
+  const auto dir = goblin::testing::private_tmp_dir("cli_rocpd_ranks");
+  auto text = goblin::read_all(std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/rocpd/two_process_gfx950.rocpd.db.gz");
+  ASSERT_TRUE(text.ok());
+  const std::string db = (dir / "two.rocpd.db").string();
+  std::ofstream(db, std::ios::binary) << *text;
+  Out o = sh(g() + " ranks " + db + " --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto r = parse(o.out)["result"];
+  ASSERT_EQ(r["ranks"].size(), 2u) << r.dump();
+  EXPECT_NE(r["ranks"][0]["label"].get<std::string>().find("#pid908"), std::string::npos);
+  EXPECT_NE(r["ranks"][1]["label"].get<std::string>().find("#pid909"), std::string::npos);
 }

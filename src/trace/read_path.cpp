@@ -20,6 +20,7 @@
 #include "core/limits.h"
 #include "trace/jax/jax.h"
 #include "trace/readers.h"
+#include "trace/rocpd_rank.h"
 
 namespace goblin {
 
@@ -471,5 +472,21 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   tl.release_spare_capacity();
   return first_damage;
 }
+
+namespace trace {
+
+Status read_rocpd_rank(const std::string& path, const RocpdProcess& process, Timeline& tl) {
+  tl.meta.formats.push_back(Format::Rocpd);
+  tl.meta.sources.push_back(path);
+  Status s = read_rocpd_process(path, process, tl);
+  tl.meta.clocks.push_back(ClockDomain::BootTime);
+  if (tl.meta.trace_clock == ClockDomain::Unknown) tl.meta.trace_clock = ClockDomain::BootTime;
+  redact_metadata(tl);
+  tl.finish();
+  tl.release_spare_capacity();
+  return s;
+}
+
+}  // namespace trace
 
 }  // namespace goblin
