@@ -186,13 +186,20 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
 
   // The trace appears once the server has exported it (SGLang's stop_profile exports before it
   // answers; with --steps it exports after the last step). Poll until a new file holds still.
+  // With --stage, SGLang writes the EXTEND and the DECODE trace one after the other: wait for the
+  // stage's own file, and take another only when the time is up.
   std::vector<std::string> traces;
   std::map<std::string, uintmax_t> last;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
-  while (traces.empty()) {
+  auto has_stage = [&] {
+    return std::any_of(traces.begin(), traces.end(), [&](const std::string& t) { return stage_file(t, stage); });
+  };
+  const auto wait = std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
+  auto deadline = Clock::now() + wait;
+  for (;;) {
     if (cancelled(ctx)) return fail(make_error(ErrorKind::Usage, "cancelled while waiting for the trace", url));
-    traces = settled_new_traces(out, before, last);
-    if (!traces.empty()) break;
+    for (auto& t : settled_new_traces(out, before, last))
+      if (std::find(traces.begin(), traces.end(), t) == traces.end()) traces.push_back(t);
+    if (!traces.empty() && (stage.empty() || has_stage())) break;
     if (Clock::now() >= deadline) {
       if (!stopped) {
         // --steps on a server that does not stop by itself (vLLM has no num_steps): stop it now.
@@ -200,16 +207,18 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
         stopped = true;
         if (s) {
           res["stop_reply"] = *s;
+          deadline = Clock::now() + wait;
           continue;
         }
       }
-      return fail(
-          make_error(ErrorKind::Io,
-                     fmt::format("no trace appeared in {} within {:.0f} s after profiling ended. The server writes "
-                                 "traces where it runs: -o must be a directory its process writes to (the same "
-                                 "machine or a shared mount; vLLM writes to its VLLM_TORCH_PROFILER_DIR)",
-                                 out.string(), wait_s),
-                     out.string()));
+      if (!traces.empty()) break;  // no file of the stage: the trace there is
+      return fail(make_error(ErrorKind::Io,
+                             fmt::format("no trace appeared in {} within {:.0f} s after profiling ended. The server "
+                                         "writes traces where it runs: -o must be a directory its process writes to "
+                                         "(the same machine or a shared mount; vLLM writes to its "
+                                         "VLLM_TORCH_PROFILER_DIR)",
+                                         out.string(), wait_s),
+                             out.string()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <utility>
 
 #include "core/io.h"
 #include "core/json.h"
@@ -58,18 +60,37 @@ TEST(CliJax, MetricsFindTheFourStepsAndCategoriseTheKernels) {
   }
 }
 
-TEST(CliJax, TriageWritesItsArtifactsAndNamesXlaFamilies) {
+TEST(CliJax, TriageWritesItsArtifacts) {
   const auto dir = goblin::testing::private_tmp_dir("cli_jax_triage");
   Out o = sh(g() + " triage " + jax("transformer") + " -o " + (dir / "t").string() + " --json");
   ASSERT_EQ(o.code, 0) << o.out;
   auto r = parse(o.out)["result"];
   EXPECT_GT(r["gpu_ops"].get<int64_t>(), 800);
   EXPECT_TRUE(std::filesystem::exists(dir / "t" / "kernel_table.json"));
-  auto table = goblin::read_all((dir / "t" / "kernel_table.json").string());
-  ASSERT_TRUE(table.ok());
-  EXPECT_NE(table->find("\"XLA\""), std::string::npos);
-  EXPECT_NE(table->find("\"cuDNN\""), std::string::npos);
-  EXPECT_NE(table->find("\"Pallas\""), std::string::npos);
+}
+
+TEST(CliJax, EveryKernelFamilyByTheXlaRules) {
+  // Family and category of each kernel kind (the taxonomy through `goblin query`'s gpu_ops).
+  Out o = sh(g() + " query " + jax("transformer") +
+             " \"SELECT name, category, family FROM gpu_ops WHERE kind = 'kernel' AND name IN ('kern', "
+             "'loop_add_fusion_11', 'input_reduce_fusion_8', 'gemm_fusion_dot_17', 'triton_softmax_1', "
+             "'wrapped_concatenate') GROUP BY name ORDER BY name\" --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto rows = parse(o.out)["result"]["rows"];
+  std::map<std::string, std::pair<std::string, std::string>> got;
+  for (const auto& r : rows) {
+    if (r.is_array())
+      got[r[0]] = {r[1], r[2]};
+    else
+      got[r["name"]] = {r["category"], r["family"]};
+  }
+  EXPECT_EQ(got.size(), 6u) << o.out;
+  EXPECT_EQ(got["kern"], (std::pair<std::string, std::string>{"triton", "Pallas"}));
+  EXPECT_EQ(got["loop_add_fusion_11"], (std::pair<std::string, std::string>{"elementwise", "XLA"}));
+  EXPECT_EQ(got["input_reduce_fusion_8"], (std::pair<std::string, std::string>{"reduction", "XLA"}));
+  EXPECT_EQ(got["gemm_fusion_dot_17"], (std::pair<std::string, std::string>{"gemm", "XLA Triton"}));
+  EXPECT_EQ(got["triton_softmax_1"], (std::pair<std::string, std::string>{"softmax", "XLA Triton"}));
+  EXPECT_EQ(got["wrapped_concatenate"], (std::pair<std::string, std::string>{"elementwise", "XLA"}));
 }
 
 TEST(CliJax, RooflineRunsWithTheGpuNamed) {

@@ -296,7 +296,9 @@ TEST(Rocpd, SeveralProcessesAreListedAndReadOneAtATime) {
     int64_t sum = 0;
     for (size_t i = 0; i < tl.gpu_ops.size(); ++i) sum += tl.gpu_ops.dur_ns[i];
     if (p.pid == 908) busy908 = sum;
-    if (p.pid == 909) EXPECT_GT(sum, busy908);  // the constructed copy runs each kernel 1.25x longer
+    if (p.pid == 909) {
+      EXPECT_GT(sum, busy908);  // the constructed copy runs each kernel 1.25x longer
+    }
   }
   Timeline whole;
   ASSERT_TRUE(read_path(two_process_rocpd(), whole).ok());
@@ -309,8 +311,10 @@ TEST(Rocpd, OneProcessOfARunHoldingSeveralIsFilteredByPid) {
   const std::string cols =
       "agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, \"end\", group_segment_size, workgroup_size_x, "
       "workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, event_id";
+  // The hand-built tables lack the schema's pid columns: added, as rocpd_tables.sql has them.
   const std::string sql =
       "ALTER TABLE rocpd_kernel_dispatch_0a ADD COLUMN pid INTEGER DEFAULT 4242;"
+      "ALTER TABLE rocpd_memory_copy_0a ADD COLUMN pid INTEGER DEFAULT 4242;"
       "INSERT INTO rocpd_info_process_0a VALUES (5151, 1, 5151);"
       "INSERT INTO rocpd_kernel_dispatch_0a (id, pid, " +
       cols + ") SELECT id + 1000, 5151, " + cols + " FROM rocpd_kernel_dispatch_0a;";
