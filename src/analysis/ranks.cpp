@@ -15,6 +15,7 @@
 #include "analysis/knowledge.h"
 #include "trace/load.h"
 #include "trace/readers.h"
+#include "trace/rocpd_rank.h"
 
 namespace goblin {
 
@@ -37,7 +38,7 @@ RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const Collective
   Timeline tl;
   std::optional<Error> err;
   for (const auto& f : in.files) {
-    Status st = read_path(f, tl, ro);
+    Status st = in.rocpd_process ? trace::read_rocpd_rank(f, *in.rocpd_process, tl) : read_path(f, tl, ro);
     if (st.ok()) continue;
     // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
     if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
@@ -61,7 +62,7 @@ RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const Collective
                       in.rank_hint, p.rank));
   } else if (in.rank_hint >= 0) {
     p.rank = in.rank_hint;
-    p.rank_from = "file name";
+    p.rank_from = in.rocpd_process ? "rocpd process order (node, pid)" : "file name";
   }
   if (!usable && !err) p.damage = make_error(ErrorKind::Malformed, "no GPU activity in this rank's trace", in.label);
   return p;

@@ -18,6 +18,7 @@
 #include "core/json.h"
 #include "core/status.h"
 #include "model/timeline.h"
+#include "trace/rocprof/rocpd.h"
 
 namespace goblin {
 
@@ -30,10 +31,14 @@ struct RankInput {
   std::vector<std::string> files;
   std::string label;       // what the user named: the file, or DIR/PID for rocprofv3
   int64_t rank_hint = -1;  // from the file name (rank-3, rank_3, rank3), -1 when none
+  // One process of a several-process rocpd database (files holds the database alone): the rank
+  // is that process's rows, and rank_hint its place in the database's (node, pid) order.
+  std::optional<trace::RocpdProcess> rocpd_process;
 };
 
 // Files and directories → ranks, in a stable order (a directory: its trace files, one rank each;
-// rocprofv3 files grouped by process id). `notes` gets what was skipped.
+// rocprofv3 files grouped by process id; a rocpd database of several processes: one rank each). `notes` gets what was
+// skipped.
 Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& paths, std::vector<std::string>* notes);
 
 // The rank a trace is for: its distributedInfo rank, else the number in its file name, else -1.

@@ -1,4 +1,5 @@
 // goblin ranks: which files are which rank, and data/collectives.yaml.
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 
 #include "analysis/ranks.h"
 #include "core/data.h"
+#include "core/io.h"
 #include "core/text.h"
+#include "trace/readers.h"
 
 namespace goblin {
 
@@ -53,6 +56,29 @@ bool rocprof_pid(const std::string& name, std::string* pid) {
   return true;
 }
 
+// A rocpd database holding several processes (a merged multi-rank run): one rank per process,
+// numbered in (node, pid) order. False (nothing added) for any other file, or a database of one
+// process, which is read whole like any trace.
+bool add_rocpd_processes(const std::string& path, std::vector<RankInput>& out) {
+  auto prefix = read_prefix(path, 16);
+  if (!prefix || prefix->substr(0, 16) != std::string_view("SQLite format 3\0", 16)) return false;
+  if (sniff_sqlite(path) != Format::Rocpd) return false;
+  auto procs = trace::rocpd_processes(path);
+  if (!procs || procs->size() < 2) return false;
+  bool nodes = false;
+  for (const auto& p : *procs) nodes |= p.node != procs->front().node;
+  for (size_t i = 0; i < procs->size(); ++i) {
+    const trace::RocpdProcess& p = (*procs)[i];
+    RankInput r;
+    r.files.push_back(path);
+    r.label = nodes ? fmt::format("{}#node{}/pid{}", path, p.node, p.pid) : fmt::format("{}#pid{}", path, p.pid);
+    r.rank_hint = static_cast<int64_t>(i);
+    r.rocpd_process = p;
+    out.push_back(std::move(r));
+  }
+  return true;
+}
+
 void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::string>* notes) {
   std::vector<fs::path> files;
   std::error_code ec;
@@ -81,6 +107,7 @@ void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::
       out[it->second].files.push_back(f.string());
       continue;
     }
+    if (add_rocpd_processes(f.string(), out)) continue;
     if (!trace_like(name)) {
       if (notes) notes->push_back("skipped " + f.string() + " (not a trace file name)");
       continue;
@@ -106,7 +133,7 @@ Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& p
       const size_t before = out.size();
       add_dir(p, out, notes);
       if (out.size() == before) return make_error(ErrorKind::Io, "the directory holds no trace files", p);
-    } else {
+    } else if (!add_rocpd_processes(p, out)) {
       RankInput r;
       r.files.push_back(p);
       r.label = p;

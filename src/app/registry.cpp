@@ -12,6 +12,7 @@ const std::vector<Verb>& verbs() {
     add_audit_verbs(v);
     add_hw_verbs(v);
     add_kernel_verbs(v);
+    add_server_verbs(v);
     add_store_verbs(v);
     add_meta_verbs(v);
     for (Verb& x : v) {

@@ -27,6 +27,8 @@ const char* format_name(Format f) {
       return "rocpd";
     case Format::RocprofCompute:
       return "rocprof-compute";
+    case Format::Jax:
+      return "jax";
     case Format::NsysSqlite:
       return "nsys-sqlite";
     case Format::NcuCsv:
@@ -85,6 +87,8 @@ const char* clock_domain_name(ClockDomain d) {
       return "nsys-session";
     case ClockDomain::SampleIndex:
       return "sample-index";
+    case ClockDomain::JaxTrace:
+      return "jax";
     case ClockDomain::Unknown:
       break;
   }

@@ -50,6 +50,7 @@ enum class Format {
   RocprofV1,
   Rocpd,           // rocprofv3's SQLite database (ROCm 7 default output)
   RocprofCompute,  // rocprofiler-compute (Omniperf) SQLite database: per-kernel metrics
+  Jax,             // JAX profiler (XProf) Chrome-trace JSON: <host>.trace.json.gz
   NsysSqlite,
   NcuCsv,
   NvidiaSmi,
@@ -68,6 +69,7 @@ enum class ClockDomain : uint8_t {
   BootTime,     // rocprofv3 / rocprof: CLOCK_BOOTTIME (or MONOTONIC) ns of the traced host
   NsysSession,  // Nsight Systems: ns since the session started
   SampleIndex,  // telemetry without wall time: sample index × the sampling period
+  JaxTrace,     // JAX (XProf) trace: ts×1000, relative to the profiling session's start
 };
 const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime", "nsys-session", ...
 

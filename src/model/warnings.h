@@ -80,7 +80,9 @@ namespace goblin {
   X(rocprof_missing_operation_name, info, "An operation id is missing from the string tables; the operation is named by number.") \
   X(rocpd_schema_version, warning, "The rocpd database says it has a schema version other than 3, the one goblin reads; tables and columns goblin needs were found, but figures may miss what the newer schema added.") \
   X(rocpd_missing_string, warning, "A rocpd row refers to a rocpd_string id that does not exist; its name is empty.") \
-  X(rocpd_several_processes, warning, "The rocpd database holds several processes (or nodes): they are read as one timeline, not one rank each. Split the database per process (rocpd's own tools) to compare ranks.") \
+  X(jax_damaged_event, data_loss, "A JAX trace event could not be read (bad JSON, a missing or invalid field) and was skipped; the first offset points at it.") \
+  X(jax_unnamed_process, warning, "A JAX trace event belongs to a process the trace never named (no process_name metadata): it is read as host work, so GPU work in it is not counted as such.") \
+  X(rocpd_several_processes, warning, "The rocpd database holds several processes (or nodes): they are read as one timeline here. `goblin ranks DB` reads one rank per process to compare them.") \
   /* GPU telemetry: nvidia-smi, amd-smi, rocm-smi */ \
   X(telemetry_no_samples, warning, "The telemetry file has a header but no samples.") \
   X(telemetry_no_timestamps, warning, "The telemetry has no timestamps: samples are placed in row order (1 s apart) or by sample index, not measured time. Record with timestamps.") \

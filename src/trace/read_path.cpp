@@ -18,7 +18,9 @@
 #include "core/io.h"
 #include "core/json.h"
 #include "core/limits.h"
+#include "trace/jax/jax.h"
 #include "trace/readers.h"
+#include "trace/rocpd_rank.h"
 
 namespace goblin {
 
@@ -69,6 +71,7 @@ Format sniff_format(std::string_view prefix, const std::string& path) {
   // rocprofv3's JSON are also '{'-documents).
   if (sniff_rocprofv3_json(prefix)) return Format::RocprofV3Json;
   if (sniff_rocprof_v1(prefix)) return Format::RocprofV1;
+  if (trace::sniff_jax(prefix)) return Format::Jax;  // a Chrome trace too: before Kineto
   if (sniff_kineto(prefix)) return Format::Kineto;
   if (sniff_ncu_csv(prefix)) return Format::NcuCsv;
   if (sniff_rocprofv3_csv(prefix)) return Format::RocprofV3Csv;
@@ -95,6 +98,8 @@ Status read_by_format(Format f, const std::string& path, Timeline& tl, const Rea
       return read_rocprof_compute(path, tl, opt);
     case Format::NsysSqlite:
       return read_nsys_sqlite(path, tl, opt);
+    case Format::Jax:
+      return trace::read_jax(path, tl, opt);
     case Format::NcuCsv:
       return read_ncu_csv(path, tl, opt);
     case Format::NvidiaSmi:
@@ -125,6 +130,8 @@ ClockDomain clock_of(Format f, const Timeline& tl, size_t samples_before) {
       return ClockDomain::BootTime;
     case Format::NsysSqlite:
       return ClockDomain::NsysSession;
+    case Format::Jax:
+      return ClockDomain::JaxTrace;
     case Format::NvidiaSmi:
     case Format::AmdSmi:
     case Format::RocmSmi:
@@ -465,5 +472,21 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   tl.release_spare_capacity();
   return first_damage;
 }
+
+namespace trace {
+
+Status read_rocpd_rank(const std::string& path, const RocpdProcess& process, Timeline& tl) {
+  tl.meta.formats.push_back(Format::Rocpd);
+  tl.meta.sources.push_back(path);
+  Status s = read_rocpd_process(path, process, tl);
+  tl.meta.clocks.push_back(ClockDomain::BootTime);
+  if (tl.meta.trace_clock == ClockDomain::Unknown) tl.meta.trace_clock = ClockDomain::BootTime;
+  redact_metadata(tl);
+  tl.finish();
+  tl.release_spare_capacity();
+  return s;
+}
+
+}  // namespace trace
 
 }  // namespace goblin

@@ -316,6 +316,34 @@ def patch_json(fixtures, spec):
         "expected_speedup_high": None, "edits": {}, "diff": ""}})
 
 
+JAX_FIXTURE = os.path.join(REPO, "tests", "fixtures", "jax", "transformer.trace.json.gz")
+
+
+def jax_events(fn):  # the committed JAX trace (tests/fixtures/jax), its events changed by fn
+    def run(fixtures, spec):
+        with gzip.open(JAX_FIXTURE, "rb") as f:
+            d = json.load(f)
+        fn(d["traceEvents"])
+        return json.dumps(d).encode()
+    return run
+
+
+def jax_far_times(events):  # every complete event at ts 1e300 us: past any int64 ns clock
+    for e in events:
+        if e.get("ph") == "X":
+            e["ts"] = 1e300
+
+
+def jax_unnamed(events):  # the process/thread names removed: GPU work looks like host work
+    events[:] = [e for e in events if e.get("ph") != "M"]
+
+
+def jax_truncated(fixtures, spec):
+    with gzip.open(JAX_FIXTURE, "rb") as f:
+        data = f.read()
+    return data[: len(data) // 2]
+
+
 def gzip_truncated(fixtures, spec):
     with open(os.path.join(fixtures, "kineto", "h100_llama_bf16_sdpa_w4.json.gz"), "rb") as f:
         data = f.read()
@@ -433,6 +461,9 @@ TRANSFORMS = {
     "metrics_normal_step": metrics_json(0.25),
     "patch_json": patch_json,
     "gzip_truncated": gzip_truncated,
+    "jax_far_times": jax_events(jax_far_times),
+    "jax_unnamed": jax_events(jax_unnamed),
+    "jax_truncated": jax_truncated,
     "mcp_hostile": mcp_hostile,
     "mcp_depth_calls": mcp_depth_calls,
     "mcp_trap_calls": mcp_trap_calls,

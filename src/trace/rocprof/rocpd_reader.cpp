@@ -31,11 +31,13 @@
 // Statements stream row by row; only the small id tables (strings, agents, symbols, processes,
 // threads) are held in memory beside the Timeline.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -43,6 +45,7 @@
 
 #include "core/sqlite_input.h"
 #include "trace/readers.h"
+#include "trace/rocprof/rocpd.h"
 #include "trace/rocprof/rocprof_fields.h"
 
 namespace goblin {
@@ -112,7 +115,23 @@ bool split_name(const std::string& name, std::string& base, std::string& suffix)
 
 class RocpdReader {
  public:
-  RocpdReader(SqliteInput& in, const std::string& path, Timeline& tl) : in_(in), path_(path), tl_(tl) {}
+  // `only`: read that process's rows alone (one rank of a several-process database).
+  RocpdReader(SqliteInput& in, const std::string& path, Timeline& tl,
+              std::optional<trace::RocpdProcess> only = std::nullopt)
+      : in_(in), path_(path), tl_(tl), only_(only) {}
+
+  // Every process of every run, (node, OS pid), sorted.
+  Result<std::vector<trace::RocpdProcess>> processes() {
+    RETURN_IF_ERROR(list_runs());
+    for (const auto& [suffix, bases] : runs_) {
+      suffix_ = suffix;
+      bases_ = &bases;
+      RETURN_IF_ERROR(read_processes());
+    }
+    std::vector<trace::RocpdProcess> out;
+    for (const auto& [node, pid] : processes_) out.push_back({node, pid});
+    return out;
+  }
 
   Status run() {
     RETURN_IF_ERROR(list_runs());
@@ -136,8 +155,12 @@ class RocpdReader {
       RETURN_IF_ERROR(read_run());
     }
     if (processes_.size() > 1)
-      tl_.warn(W::rocpd_several_processes,
-               fmt::format("rocpd: {} processes in one database are read as one timeline", processes_.size()), path_);
+      tl_.warn(
+          W::rocpd_several_processes,
+          fmt::format("rocpd: {} processes in one database are read as one timeline (`goblin ranks` reads one rank per "
+                      "process)",
+                      processes_.size()),
+          path_);
     for (const auto& [what, n] : not_analysed_)
       tl_.warn(W::rocprof_domain_not_analysed,
                fmt::format("rocpd: {} {} rows read but not analysed (goblin has no timeline table for them)", n, what),
@@ -248,10 +271,15 @@ class RocpdReader {
     symbols_.clear();
     pids_.clear();
     tids_.clear();
-    for (auto step : {&RocpdReader::read_metadata, &RocpdReader::read_strings, &RocpdReader::read_processes,
-                      &RocpdReader::read_threads, &RocpdReader::read_agents, &RocpdReader::read_symbols,
-                      &RocpdReader::read_kernels, &RocpdReader::read_regions, &RocpdReader::read_copies,
-                      &RocpdReader::read_counters, &RocpdReader::count_unread})
+    keep_.clear();
+    run_processes_ = 0;
+    RETURN_IF_ERROR(read_processes());
+    // One process asked for: a run without it adds nothing (not even its agents as devices).
+    if (only_ && keep_.empty()) return Status::Ok();
+    for (auto step :
+         {&RocpdReader::read_metadata, &RocpdReader::read_strings, &RocpdReader::read_threads,
+          &RocpdReader::read_agents, &RocpdReader::read_symbols, &RocpdReader::read_kernels, &RocpdReader::read_regions,
+          &RocpdReader::read_copies, &RocpdReader::read_counters, &RocpdReader::count_unread})
       RETURN_IF_ERROR((this->*step)());
     return Status::Ok();
   }
@@ -291,8 +319,19 @@ class RocpdReader {
     return each_row(fmt::format("SELECT id, nid, pid FROM {}", table("rocpd_info_process")),
                     "reading rocpd_info_process", [&](sqlite3_stmt* st) {
                       pids_[i64(st, 0)] = i64(st, 2);
+                      ++run_processes_;
+                      const bool wanted = !only_ || (only_->node == i64(st, 1) && only_->pid == i64(st, 2));
+                      if (!wanted) return;
+                      keep_.push_back(i64(st, 0));
                       processes_.insert({i64(st, 1), i64(st, 2)});
                     });
+  }
+
+  // " WHERE <alias>.pid IN (...)" when one process is read out of a run that holds others too;
+  // empty when every row of the run is wanted. The ids are integers read from the database.
+  std::string process_filter(const char* alias) const {
+    if (!only_ || keep_.empty() || static_cast<int64_t>(keep_.size()) == run_processes_) return {};
+    return fmt::format(" WHERE {}.pid IN ({})", alias, fmt::join(keep_, ","));
   }
 
   Status read_threads() {
@@ -366,11 +405,12 @@ class RocpdReader {
         {"start", "end", "agent_id", "queue_id", "stream_id", "kernel_id", "group_segment_size", "workgroup_size_x",
          "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y", "grid_size_z", "event_id"}));
     RETURN_IF_ERROR(need_columns("rocpd_event", {"id", "stack_id", "correlation_id", "category_id"}));
+    if (!process_filter("K").empty()) RETURN_IF_ERROR(need_columns("rocpd_kernel_dispatch", {"pid"}));
     const std::string sql = fmt::format(
         "SELECT K.start, K.end, K.agent_id, K.queue_id, K.stream_id, K.kernel_id, K.group_segment_size, "
         "K.workgroup_size_x, K.workgroup_size_y, K.workgroup_size_z, K.grid_size_x, K.grid_size_y, K.grid_size_z, "
-        "E.stack_id, E.correlation_id FROM {} K {}",
-        table("rocpd_kernel_dispatch"), event_join("K"));
+        "E.stack_id, E.correlation_id FROM {} K {}{}",
+        table("rocpd_kernel_dispatch"), event_join("K"), process_filter("K"));
     return each_row(sql, "reading rocpd_kernel_dispatch", [&](sqlite3_stmt* st) {
       GpuOpRow k;
       if (!times(st, 0, "rocpd_kernel_dispatch", k.start_ns, k.dur_ns)) return;
@@ -400,8 +440,8 @@ class RocpdReader {
     if (!has("rocpd_region")) return Status::Ok();
     RETURN_IF_ERROR(need_columns("rocpd_region", {"start", "end", "pid", "tid", "name_id", "event_id"}));
     const std::string sql = fmt::format(
-        "SELECT R.start, R.end, R.pid, R.tid, R.name_id, E.category_id, E.stack_id, E.correlation_id FROM {} R {}",
-        table("rocpd_region"), event_join("R"));
+        "SELECT R.start, R.end, R.pid, R.tid, R.name_id, E.category_id, E.stack_id, E.correlation_id FROM {} R {}{}",
+        table("rocpd_region"), event_join("R"), process_filter("R"));
     std::unordered_map<StrId, std::pair<bool, bool>> kinds;  // category → (marker, driver)
     std::unordered_map<StrId, bool> sync;
     return each_row(sql, "reading rocpd_region", [&](sqlite3_stmt* st) {
@@ -447,10 +487,11 @@ class RocpdReader {
     if (!has("rocpd_memory_copy")) return Status::Ok();
     RETURN_IF_ERROR(need_columns("rocpd_memory_copy", {"start", "end", "name_id", "dst_agent_id", "src_agent_id",
                                                        "size", "stream_id", "event_id"}));
+    if (!process_filter("M").empty()) RETURN_IF_ERROR(need_columns("rocpd_memory_copy", {"pid"}));
     const std::string sql = fmt::format(
         "SELECT M.start, M.end, M.name_id, M.dst_agent_id, M.src_agent_id, M.size, M.stream_id, E.stack_id, "
-        "E.correlation_id FROM {} M {}",
-        table("rocpd_memory_copy"), event_join("M"));
+        "E.correlation_id FROM {} M {}{}",
+        table("rocpd_memory_copy"), event_join("M"), process_filter("M"));
     return each_row(sql, "reading rocpd_memory_copy", [&](sqlite3_stmt* st) {
       GpuOpRow m;
       m.kind = GpuOpKind::Memcpy;
@@ -478,10 +519,11 @@ class RocpdReader {
     RETURN_IF_ERROR(need_columns("rocpd_pmc_event", {"event_id", "pmc_id", "value"}));
     RETURN_IF_ERROR(need_columns("rocpd_info_pmc", {"id", "name", "units"}));
     RETURN_IF_ERROR(need_columns("rocpd_kernel_dispatch", {"dispatch_id", "kernel_id", "event_id"}));
+    if (!process_filter("K").empty()) RETURN_IF_ERROR(need_columns("rocpd_kernel_dispatch", {"pid"}));
     const std::string sql = fmt::format(
         "SELECT K.dispatch_id, K.kernel_id, I.name, I.units, P.value FROM {} P JOIN {} I ON I.id = P.pmc_id "
-        "LEFT JOIN {} K ON K.event_id = P.event_id",
-        table("rocpd_pmc_event"), table("rocpd_info_pmc"), table("rocpd_kernel_dispatch"));
+        "LEFT JOIN {} K ON K.event_id = P.event_id{}",
+        table("rocpd_pmc_event"), table("rocpd_info_pmc"), table("rocpd_kernel_dispatch"), process_filter("K"));
     return each_row(sql, "reading rocpd_pmc_event", [&](sqlite3_stmt* st) {
       const std::string unit = col_text(st, 3);
       tl_.counters.push(i64(st, 0), is_null(st, 1) ? kNoStr : symbol(i64(st, 1)), tl_.strings.intern(col_text(st, 2)),
@@ -510,7 +552,10 @@ class RocpdReader {
   std::unordered_map<int64_t, StrId> strings_, symbols_;
   std::unordered_map<int64_t, int32_t> agent_device_;
   std::unordered_map<int64_t, int64_t> pids_, tids_;
-  std::set<std::pair<int64_t, int64_t>> processes_;  // (node, pid) over all runs
+  std::set<std::pair<int64_t, int64_t>> processes_;  // (node, pid) over all runs (the wanted one)
+  std::optional<trace::RocpdProcess> only_;
+  std::vector<int64_t> keep_;  // this run's rocpd_info_process ids to read
+  int64_t run_processes_ = 0;  // this run's processes
   std::map<std::string, int64_t> not_analysed_;
 };
 
@@ -522,5 +567,21 @@ Status read_rocpd(const std::string& path, Timeline& tl, const ReadOptions&) {
   in->set_damage_note(" (file corrupt or truncated; rows read before the damage are kept)");
   return RocpdReader(*in, path, tl).run();
 }
+
+namespace trace {
+
+Result<std::vector<RocpdProcess>> rocpd_processes(const std::string& path) {
+  ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "rocpd SQLite"));
+  Timeline scratch;
+  return RocpdReader(*in, path, scratch).processes();
+}
+
+Status read_rocpd_process(const std::string& path, const RocpdProcess& only, Timeline& tl) {
+  ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "rocpd SQLite"));
+  in->set_damage_note(" (file corrupt or truncated; rows read before the damage are kept)");
+  return RocpdReader(*in, path, tl, only).run();
+}
+
+}  // namespace trace
 
 }  // namespace goblin
