@@ -96,7 +96,10 @@ ThreadBuf* tbuf() {
 std::atomic<bool> g_on{false};
 bool g_shapes = false;
 at::CallbackHandle g_handle = 0;
-std::atomic<uint64_t> g_errors{0};
+std::atomic<uint64_t> g_errors{0}, g_skipped{0};
+// Records kept per thread at most (40 bytes each, plus shapes): goblin trace records a whole run,
+// and a run of days must not grow without bound. Ops past it are counted, not recorded.
+uint64_t g_max_per_thread = 8'000'000;
 
 struct Busy {
   ThreadBuf* b;
@@ -130,6 +133,10 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   const uint64_t t = now_ns();
   try {
     ThreadBuf* b = tbuf();
+    if (b->n >= g_max_per_thread) {
+      g_skipped.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
     Busy busy(b);
     const uint64_t i = b->n;
     goblin_op_record& r = b->append();
@@ -176,8 +183,9 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   close(b, &fn, t);
 }
 
-void start(bool shapes) {
+void start(bool shapes, int64_t max_per_thread) {
   g_shapes = shapes;
+  if (max_per_thread > 0) g_max_per_thread = static_cast<uint64_t>(max_per_thread);
   if (g_handle == 0) {
     g_handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
                                          .needsInputs(shapes)
@@ -269,6 +277,7 @@ pybind11::dict stats() {
   d["open"] = open;
   d["threads"] = threads;
   d["errors"] = g_errors.load();
+  d["skipped"] = g_skipped.load();
   {
     std::lock_guard<std::mutex> lk(g_names_mu);
     d["names"] = g_names.size();
@@ -279,7 +288,7 @@ pybind11::dict stats() {
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  m.def("start", &start, "record ops from now on (shapes: input sizes too)");
+  m.def("start", &start, "record ops from now on (shapes: input sizes too; at most max_per_thread records a thread)");
   m.def("stop", &stop, "record no new ops; open ranges still close");
   m.def("drain", &drain, "hand every record to the tracer's goblin_cupti_add_ops (its address)");
   m.def("intern", &intern);

@@ -53,7 +53,9 @@ def on(torch, shapes, modules):
     mod = load(torch)
     if mod is None:
         return None
-    mod.start(bool(shapes))
+    # GOBLIN_TRACER_OPS_MAX: records kept per thread (default 8 million, ~320 MB): a whole-run
+    # goblin trace must not grow without bound; ops past it are counted ("skipped" in the stats).
+    mod.start(bool(shapes), int(os.environ.get("GOBLIN_TRACER_OPS_MAX", "0") or 0))
     _st["modules"] = "off"
     if modules and not _compiled(torch):
         _st["hooks"] = _module_hooks(torch, mod)

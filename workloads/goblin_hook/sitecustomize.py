@@ -23,11 +23,13 @@ step_time_seconds, tokens_per_sec from $GOBLIN_TOKENS_PER_STEP = batch x seq x a
 the config, per-step host times, versions). With GOBLIN_EXIT_AFTER_RESULT=1 it then ends the
 process (exit 0) once the profiling window, if any, is written too, so a long training script
 costs only the measured window. An optimizer step under gradient accumulation is one step.
-With GOBLIN_TRACER=cupti the recorded window also carries the operators: the hook switches on
-PyTorch's RecordFunction → NVTX observer (torch.autograd.profiler.emit_nvtx, without its
-synchronisations) for the window only, so every ATen op is an NVTX range the tracer records and
-turns into a cpu_op event with the External id of the kernels it launched; GOBLIN_TRACER_OPS=shapes
-(default: input shapes too), names, or 0 (off).
+With GOBLIN_TRACER=cupti the recorded window also carries the operators: the hook installs
+goblin's own RecordFunction observer (goblin_ops.py / goblin_ops.cpp, built against this torch;
+PyTorch's RecordFunction → NVTX observer where it cannot be built) for the window only, and hands
+its records to the tracer after the window, which writes them as cpu_op events with the External
+id of the kernels they launched, and nn.Module forwards as python_function frames;
+GOBLIN_TRACER_OPS=shapes (default: input shapes too), names, or 0 (off); GOBLIN_TRACER_MODULES=0
+(no modules). GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps).
 With GOBLIN_TRACE_STEPS=1 (`goblin trace -- python3 script.py`) the hook marks every optimizer
 step of the whole run as an NVTX range ProfilerStep#N and switches the operator observer on for
 the whole run (GOBLIN_TRACER_OPS as above); nothing is paused or timed.
