@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "analysis/steps.h"
 #include "trace/readers.h"
@@ -92,6 +93,49 @@ TEST(TracerFixture, CompiledGraphsAttributedToTheirLaunchInOneTrace) {
   ASSERT_EQ(d.steps.size(), 5u);
   EXPECT_EQ(d.steps[0].name, "ProfilerStep#11");
   for (const auto& s : d.steps) EXPECT_GT(kernels_in(tl, s), 0u) << s.name;
+}
+
+// tuned_compile.yaml under goblin's own operator observer, five windows in one process
+// (GOBLIN_PROFILE_WINDOWS=5; CUPTI attached and detached five times): every kernel linked to the
+// ATen op that launched it, with input shapes, and no kernel of a later window linked to a launch
+// of an earlier one (each attach's correlation ids are offset).
+TEST(TracerFixture, OperatorObserverAttributesEveryKernelAcrossFiveAttaches) {
+  Timeline tl;
+  Status st = read_path(example("tuned_compile_cupti_observer.json.gz"), tl);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  tl.build_indexes();
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 11725u);  // 25 steps x 469
+  EXPECT_EQ(tl.cpu_ops.size(), 18708u);
+  std::set<int64_t> corr;
+  for (size_t i = 0; i < tl.runtime.size(); ++i)  // launches (cuda_sync events repeat their call's id)
+    if (tl.str(tl.runtime.name[i]).find("Launch") != std::string_view::npos)
+      EXPECT_TRUE(corr.insert(tl.runtime.correlation[i]).second) << tl.str(tl.runtime.name[i]);
+  EXPECT_GT(corr.size(), 11725u / 2);
+  size_t kernels = 0, with_op = 0;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    ++kernels;
+    auto op = tl.cpu_op_by_external_id(tl.gpu_ops.external_id[i]);
+    with_op += op && tl.cpu_ops.kind[*op] == CpuOpKind::Op;
+  }
+  EXPECT_EQ(with_op, kernels);
+  size_t with_dims = 0;
+  for (size_t i = 0; i < tl.cpu_ops.size(); ++i) with_dims += tl.cpu_ops.input_dims[i] != kNoStr;
+  EXPECT_EQ(with_dims, tl.cpu_ops.size());
+  StepDetection d = find_steps(tl);
+  ASSERT_EQ(d.steps.size(), 25u);
+  EXPECT_EQ(d.steps.front().name, "ProfilerStep#9");
+  EXPECT_EQ(d.steps.back().name, "ProfilerStep#73");
+  // Each step launched the same 469 kernels: count by the launching call's time (correlation).
+  for (const auto& s : d.steps) {
+    size_t n = 0;
+    for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+      if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+      auto r = tl.runtime_by_correlation(tl.gpu_ops.correlation[i]);
+      n += r && tl.runtime.start_ns[*r] >= s.cpu_start_ns && tl.runtime.start_ns[*r] < s.cpu_end_ns;
+    }
+    EXPECT_EQ(n, 469u) << s.name;
+  }
 }
 
 }  // namespace

@@ -34,6 +34,8 @@
 #include <vector>
 
 #include "cupti_selection.h"
+#include "goblin_ops_abi.h"
+#include "op_attribution.h"
 #include "process_info.h"
 #include "signal_writer.h"
 #include "trace_format.h"
@@ -52,6 +54,15 @@ Trace g_trace;
 std::unordered_map<const char*, uint32_t> g_name_by_ptr;
 std::unordered_map<std::string, uint32_t> g_name_by_str;
 std::vector<uint8_t*> g_free;
+// CUPTI numbers correlation ids from 1 again after cuptiFinalize, so a trace with several attaches
+// (a paused and resumed goblin trace, the hook's repeated windows) would link a kernel to the
+// launch of an earlier attach with the same id: each attach's ids are offset past the last one's.
+uint32_t g_corr_base = 0, g_corr_max = 0;
+uint32_t corr(uint32_t id) {
+  const uint32_t c = id + g_corr_base;
+  if (c > g_corr_max) g_corr_max = c;
+  return c;
+}
 struct Stats {
   uint64_t buffers = 0, records = 0, dropped = 0, callback_ns = 0, unknown_records = 0;
   uint64_t pauses = 0, paused_ns = 0;  // goblin_cupti_set_recording(0) calls and their total time
@@ -89,6 +100,23 @@ std::vector<ClockSample> sample_clocks(int n) {
     s.real_before_ns = realtime_ns();
     if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) continue;
     s.real_after_ns = realtime_ns();
+    s.cupti_ns = static_cast<int64_t>(c);
+    v.push_back(s);
+  }
+  return v;
+}
+
+// The same bracket with CLOCK_MONOTONIC, the clock of goblin's operator observer
+// (goblin_cupti_add_ops). Sampled while CUPTI is attached only: cuptiGetTimestamp would attach a
+// detached CUPTI.
+std::vector<ClockSample> sample_mono_clocks(int n) {
+  std::vector<ClockSample> v;
+  for (int i = 0; i < n; ++i) {
+    ClockSample s;
+    uint64_t c = 0;
+    s.real_before_ns = mono_ns();
+    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) continue;
+    s.real_after_ns = mono_ns();
     s.cupti_ns = static_cast<int64_t>(c);
     v.push_back(s);
   }
@@ -138,7 +166,7 @@ void copy_record_locked(const CUpti_Activity* r) {
       o.start = k->start;
       o.end = k->end;
       o.name = kernel_name_locked(k->name);
-      o.correlation = k->correlationId;
+      o.correlation = corr(k->correlationId);
       o.device = k->deviceId;
       o.context = k->contextId;
       o.stream = k->streamId;
@@ -158,7 +186,7 @@ void copy_record_locked(const CUpti_Activity* r) {
       o.start = m->start;
       o.end = m->end;
       o.bytes = m->bytes;
-      o.correlation = m->correlationId;
+      o.correlation = corr(m->correlationId);
       o.device = m->deviceId;
       o.context = m->contextId;
       o.stream = m->streamId;
@@ -175,7 +203,7 @@ void copy_record_locked(const CUpti_Activity* r) {
       o.start = m->start;
       o.end = m->end;
       o.bytes = m->bytes;
-      o.correlation = m->correlationId;
+      o.correlation = corr(m->correlationId);
       o.device = m->deviceId;
       o.context = m->contextId;
       o.stream = m->streamId;
@@ -189,14 +217,14 @@ void copy_record_locked(const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
-      g_trace.apis.push_back(ApiRec{a->start, a->end, a->cbid, a->correlationId, a->processId, a->threadId,
+      g_trace.apis.push_back(ApiRec{a->start, a->end, a->cbid, corr(a->correlationId), a->processId, a->threadId,
                                     r->kind == CUPTI_ACTIVITY_KIND_DRIVER});
       return;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(r);
       g_trace.syncs.push_back(
-          SyncRec{s->start, s->end, s->correlationId, s->contextId, s->streamId, static_cast<uint32_t>(s->type)});
+          SyncRec{s->start, s->end, corr(s->correlationId), s->contextId, s->streamId, static_cast<uint32_t>(s->type)});
       return;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
@@ -276,6 +304,7 @@ bool g_recording = true;
 int64_t g_paused_at = 0;
 bool g_detach_on_pause = true;  // GOBLIN_CUPTI_PAUSE=detach (default), or disable
 bool g_attached = false;        // CUPTI's activity callbacks registered in this process
+ClockAlignment g_mono_align;    // CLOCK_MONOTONIC → CUPTI, from the last attach or hand-over
 uint64_t g_attaches = 0, g_detaches = 0;
 std::string g_detach_error;  // why the last detach did not happen (then: paused, attached)
 std::atomic<bool> g_detach_pending{false};
@@ -292,6 +321,11 @@ CUptiResult attach() {
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r == CUPTI_SUCCESS) {
     if (g_clock_start.empty()) g_clock_start = sample_clocks(8);
+    g_mono_align = align_clocks(sample_mono_clocks(8));
+    if (g_attaches > 0) {  // every record of the last attach was flushed at its detach
+      std::lock_guard<std::mutex> lk(g_mu);
+      g_corr_base = g_corr_max;
+    }
     g_attached = true;
     ++g_attaches;
   }
@@ -585,6 +619,27 @@ GOBLIN_EXPORT int goblin_cupti_detach(int synchronize) {
   std::lock_guard<std::mutex> g(g_mu);
   g_stats.pause_call_ns += static_cast<uint64_t>(mono_ns() - t0);
   return ok ? 1 : -1;
+}
+
+// Takes a batch of goblin's operator observer (workloads/goblin_hook/goblin_ops_abi.h: ops and
+// nn.Module ranges of the recorded window, CLOCK_MONOTONIC times) into the trace, times converted
+// to CUPTI's clock by a fresh bracket (or the last attach's, when CUPTI is detached). Called once
+// per window by goblin's hook, after the window. Returns the records kept, -1 when the tracer is
+// not active in this process or the batch is of another ABI version.
+GOBLIN_EXPORT int64_t goblin_cupti_add_ops(const void* batch) {
+  if (g_state.load() != 1 || getpid() != g_owner || !batch) return -1;
+  if (static_cast<const goblin_ops_batch*>(batch)->clock_id != CLOCK_MONOTONIC) return -1;
+  ClockAlignment a;
+  {
+    std::lock_guard<std::mutex> lk(g_pause_mu);
+    if (g_attached) g_mono_align = align_clocks(sample_mono_clocks(8));
+    a = g_mono_align;
+  }
+  if (!a.valid) return -1;
+  std::lock_guard<std::mutex> lk(g_mu);
+  return append_observer_batch(
+      g_trace, batch, [](const std::string& s) { return intern_locked(s); },
+      [&](uint64_t mono) { return static_cast<uint64_t>(static_cast<int64_t>(mono) - a.offset_ns); });
 }
 
 // Writes the trace now (flushing CUPTI's buffers first); later exits write nothing more. For a

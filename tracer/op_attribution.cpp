@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <memory>
 #include <numeric>
+#include <unordered_map>
+
+#include "goblin_ops_abi.h"
+#include "trace_format.h"
 
 namespace goblin::tracer {
 
@@ -110,6 +114,71 @@ std::vector<int32_t> innermost_ranges(const std::vector<OpRange>& ranges,
     if (!stack.empty()) out[q] = static_cast<int32_t>(stack.back());
   }
   return out;
+}
+
+std::vector<uint32_t> resolve_op_threads(const std::vector<OpThread>& threads, const std::vector<uint32_t>& api_tids) {
+  std::vector<uint32_t> sorted = api_tids;
+  std::sort(sorted.begin(), sorted.end());
+  auto has = [&](uint32_t v) { return std::binary_search(sorted.begin(), sorted.end(), v); };
+  std::vector<uint32_t> out;
+  out.reserve(threads.size());
+  for (const OpThread& t : threads) out.push_back(has(t.pthread_lo) && !has(t.tid) ? t.pthread_lo : t.tid);
+  return out;
+}
+
+std::string dims_json(const int64_t* dims, uint64_t n_dims, uint64_t off) {
+  if (off >= n_dims || dims[off] < 0) return {};
+  const int64_t n = dims[off++];
+  std::string s = "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (off >= n_dims) return {};
+    const int64_t rank = dims[off++];
+    s += i ? ", [" : "[";
+    for (int64_t r = 0; r < rank; ++r) {
+      if (off >= n_dims) return {};
+      if (r) s += ", ";
+      s += std::to_string(dims[off++]);
+    }
+    s += ']';
+  }
+  s += ']';
+  return s;
+}
+
+int64_t append_observer_batch(Trace& t, const void* batch_ptr,
+                              const std::function<uint32_t(const std::string&)>& intern,
+                              const std::function<uint64_t(uint64_t)>& to_cupti) {
+  const auto* b = static_cast<const goblin_ops_batch*>(batch_ptr);
+  if (!b || b->abi_version != GOBLIN_OPS_ABI_VERSION) return -1;
+  const auto thread_base = static_cast<uint32_t>(t.op_threads.size());
+  for (uint64_t i = 0; i < b->n_threads; ++i)
+    t.op_threads.push_back({static_cast<uint32_t>(b->threads[i].pthread_self), b->threads[i].tid});
+  std::vector<uint32_t> name_ids(b->n_names, kNoId);  // interned on first use
+  std::unordered_map<std::string, uint32_t> dims_ids;
+  int64_t kept = 0;
+  for (uint64_t i = 0; i < b->n_ops; ++i) {
+    const goblin_op_record& r = b->ops[i];
+    if (r.name >= b->n_names || r.thread >= b->n_threads) continue;
+    if (name_ids[r.name] == kNoId) name_ids[r.name] = intern(b->names[r.name] ? b->names[r.name] : "?");
+    OpRec o;
+    o.start = to_cupti(r.start_ns);
+    o.end = r.end_ns ? to_cupti(r.end_ns) : 0;
+    o.seq = r.seq;
+    o.name = name_ids[r.name];
+    o.thread = thread_base + r.thread;
+    o.module = r.kind == GOBLIN_OP_KIND_MODULE;
+    if (r.dims_off != UINT32_MAX) {
+      std::string d = dims_json(b->dims, b->n_dims, r.dims_off);
+      if (!d.empty()) {
+        auto [it, inserted] = dims_ids.emplace(d, kNoId);
+        if (inserted) it->second = intern(d);
+        o.dims = it->second;
+      }
+    }
+    t.ops.push_back(o);
+    ++kept;
+  }
+  return kept;
 }
 
 }  // namespace goblin::tracer

@@ -9,6 +9,7 @@
 //    is how Kineto's "External id" ties a kernel to the op that launched it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,5 +42,26 @@ struct OpRange {
 // start <= ts < end, or -1. Ranges on one thread nest (push/pop); O((R + Q) log).
 std::vector<int32_t> innermost_ranges(const std::vector<OpRange>& ranges,
                                       const std::vector<std::pair<uint32_t, uint64_t>>& queries);
+
+struct Trace;
+struct OpThread;
+
+// For each observer thread, the id CUPTI's API records give that thread: gettid() (the tracer
+// sets CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), or the low 32 bits of pthread_self() (CUPTI's
+// default, what Kineto assumes) when only that one appears among the API records.
+std::vector<uint32_t> resolve_op_threads(const std::vector<OpThread>& threads, const std::vector<uint32_t>& api_tids);
+
+// One op's Input Dims as the JSON array Kineto writes ("[[8, 16], [], [4]]"), from the observer's
+// encoding at dims[off]: the input count N, then per input its rank R (-1: not a tensor) and R
+// sizes. Empty when off is out of range or the encoding is cut short.
+std::string dims_json(const int64_t* dims, uint64_t n_dims, uint64_t off);
+
+// Copies a batch of goblin's operator observer (goblin_ops_abi.h, passed as void* so this
+// header needs no C ABI include) into `t`: names and Input Dims interned into t.strings (through
+// `intern`), threads appended to t.op_threads, times converted by `to_cupti` (observer clock ns →
+// CUPTI ns). Records never closed are kept with end 0 (the writer counts and skips them).
+// Returns the records appended, or -1 when the batch's ABI version is not this one's.
+int64_t append_observer_batch(Trace& t, const void* batch, const std::function<uint32_t(const std::string&)>& intern,
+                              const std::function<uint64_t(uint64_t)>& to_cupti);
 
 }  // namespace goblin::tracer

@@ -238,6 +238,7 @@ class Writer {
     write_copies();
     write_syncs();
     write_markers();
+    write_ops();
     write_overheads();
     out_ += "\n  ],\n  \"traceName\": ";
     append_json_string(out_, std::string(kTracerName) + " pid " + std::to_string(t_.pid));
@@ -262,6 +263,7 @@ class Writer {
     for (auto& r : t_.syncs) see(r.start, r.end);
     for (auto& r : t_.markers) see(r.ts, r.ts);
     for (auto& r : t_.overheads) see(r.start, r.end);
+    for (auto& r : t_.ops) see(r.start, r.end);
     st_.base_epoch_ns = b == INT64_MAX ? 0 : b;
     for (auto& k : t_.kernels) ctx_device_.emplace(k.context, k.device);
     for (auto& c : t_.copies) ctx_device_.emplace(c.context, c.device);
@@ -477,15 +479,32 @@ class Writer {
   // The operator ranges PyTorch's NVTX observer pushed become cpu_op events with an External
   // id; every API call gets the id of the innermost operator open on its thread when it began,
   // and the GPU work it launched (by correlation) the same id, as Kineto links them.
+  // goblin's own observer's ops (t_.ops) take part the same way, on the thread id CUPTI uses.
   void attribute_ops() {
     std::vector<OpRange> ranges;
-    std::vector<size_t> which;
+    std::vector<int64_t> ext;  // per range
     for (size_t i = 0; i < marks_.size(); ++i) {
       Mark& m = marks_[i];
       if (m.end == 0 || !parse_nvtx_op(str(m.start->name)).is_op) continue;
       m.ext = static_cast<int64_t>(ranges.size()) + 1;
       ranges.push_back({m.start->ts, m.end, m.start->tid});
-      which.push_back(i);
+      ext.push_back(m.ext);
+    }
+    std::vector<uint32_t> api_tids;
+    api_tids.reserve(t_.apis.size());
+    for (const ApiRec& a : t_.apis) api_tids.push_back(a.tid);
+    op_tid_ = resolve_op_threads(t_.op_threads, api_tids);
+    op_ext_.assign(t_.ops.size(), 0);
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpRec& o = t_.ops[i];
+      if (!valid(o.start, o.end) || o.end == 0) {
+        ++st_.unclosed_ops;
+        continue;
+      }
+      if (o.module) continue;
+      op_ext_[i] = static_cast<int64_t>(ranges.size()) + 1;
+      ranges.push_back({o.start, o.end, op_tid(o.thread)});
+      ext.push_back(op_ext_[i]);
     }
     api_ext_.assign(t_.apis.size(), 0);
     if (ranges.empty()) return;
@@ -494,7 +513,36 @@ class Writer {
     for (const ApiRec& a : t_.apis) q.emplace_back(a.tid, a.start);
     std::vector<int32_t> in = innermost_ranges(ranges, q);
     for (size_t i = 0; i < in.size(); ++i)
-      if (in[i] >= 0) api_ext_[i] = marks_[which[static_cast<size_t>(in[i])]].ext;
+      if (in[i] >= 0) api_ext_[i] = ext[static_cast<size_t>(in[i])];
+  }
+  uint32_t op_tid(uint32_t thread) const { return thread < op_tid_.size() ? op_tid_[thread] : 0; }
+
+  // goblin's observer's records: cpu_op events as Kineto writes them, nn.Module forwards as the
+  // python_function frames torch.profiler's Python tracer writes (goblin's module table reads them).
+  void write_ops() {
+    for (size_t i = 0; i < t_.ops.size(); ++i) {
+      const OpRec& o = t_.ops[i];
+      if (!valid(o.start, o.end) || o.end == 0) continue;
+      const uint32_t tid = op_tid(o.thread);
+      if (o.module) {
+        begin("X", "python_function", str(o.name), t_.pid, tid, o.start);
+        dur(o.start, o.end);
+        end();
+        ++st_.module_frames;
+        continue;
+      }
+      begin("X", "cpu_op", str(o.name), t_.pid, tid, o.start);
+      dur(o.start, o.end);
+      out_ += ",\"args\":{\"External id\":" + std::to_string(op_ext_[i]);
+      if (o.seq >= 0) out_ += ",\"Sequence number\":" + std::to_string(o.seq);
+      if (o.dims != kNoId) {
+        out_ += ",\"Input Dims\":";
+        out_ += str(o.dims);
+      }
+      out_ += "}";
+      end();
+      ++st_.cpu_ops;
+    }
   }
   int64_t external_id(uint32_t corr) const {
     auto it = launcher_.find(corr);
@@ -558,6 +606,8 @@ class Writer {
   std::unordered_map<uint32_t, uint32_t> ctx_device_;
   std::vector<Mark> marks_;
   std::vector<int64_t> api_ext_;  // External id per apis index (0: no operator)
+  std::vector<int64_t> op_ext_;   // External id per t_.ops index
+  std::vector<uint32_t> op_tid_;  // CUPTI's thread id per t_.op_threads index
   std::vector<std::optional<std::string>> demangled_;
 };
 

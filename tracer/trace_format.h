@@ -64,6 +64,24 @@ struct MarkerRec {
   uint8_t flags = 0;
 };
 
+// An operator or nn.Module range of goblin's operator observer (workloads/goblin_hook/
+// goblin_ops.cpp, handed over through goblin_cupti_add_ops), times in CUPTI's clock. Written as a
+// Kineto cpu_op (External id, Sequence number, Input Dims) or, for a module, a python_function
+// "nn.Module: <Class>_<n>" frame, as torch.profiler writes them.
+struct OpRec {
+  uint64_t start = 0, end = 0;
+  int64_t seq = -1;
+  uint32_t name = 0;      // index into Trace::strings
+  uint32_t dims = kNoId;  // index into Trace::strings: the Input Dims JSON array; kNoId: none
+  uint32_t thread = 0;    // index into Trace::op_threads
+  bool module = false;
+};
+// The observer's thread ids: gettid() and the low 32 bits of pthread_self(); the writer keeps
+// whichever of the two the trace's API records use (resolve_op_threads).
+struct OpThread {
+  uint32_t pthread_lo = 0, tid = 0;
+};
+
 // CUPTI's own overhead (CUPTI_ACTIVITY_KIND_OVERHEAD): kind is CUpti_ActivityOverheadKind.
 struct OverheadRec {
   uint64_t start = 0, end = 0;
@@ -100,6 +118,8 @@ struct Trace {
   std::vector<SyncRec> syncs;
   std::vector<MarkerRec> markers;
   std::vector<OverheadRec> overheads;
+  std::vector<OpRec> ops;
+  std::vector<OpThread> op_threads;
   std::vector<DeviceRec> devices;
   // (driver ? 1 : 0) << 32 | cbid → API name, filled at exit from cuptiGetCallbackName.
   std::map<uint64_t, std::string> api_names;
@@ -155,6 +175,7 @@ struct WriteStats {
   // Operator attribution: cpu_op events (PyTorch's NVTX operator ranges) and the kernels (count,
   // GPU ns) whose launch fell inside one.
   uint64_t cpu_ops = 0, kernels_with_op = 0, kernel_ns = 0, kernel_ns_with_op = 0;
+  uint64_t module_frames = 0, unclosed_ops = 0;  // goblin's observer: nn.Module frames, ops never closed
   int64_t base_epoch_ns = 0;
 };
 

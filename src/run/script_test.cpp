@@ -125,6 +125,34 @@ TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
   EXPECT_NE(meta->find("goblin_recorded\t\"whole run\""), std::string::npos) << *meta;
 }
 
+// GOBLIN_PROFILE_WINDOWS=K: K windows in one process, each with its own comparison steps (the
+// cost study's repeats, docs/results/tracer issue 30). The next window's comparison starts after
+// the step that finished the previous one; hook.json lists each window's figures.
+TEST(Script, CuptiHookRepeatsItsWindowInOneProcess) {
+  FakeTorchPath fake;
+  WorkloadSpec w = standin_script(3, 4);
+  auto dir = goblin::testing::private_tmp_dir("script_cupti_windows").string();
+  auto env = cupti_hook_env(dir);
+  env["GOBLIN_PROFILE_WINDOWS"] = "3";
+  RunOutcome o = run_workload(w, dir, env, "");
+  ASSERT_FALSE(o.error) << o.error->describe();
+  auto hook = read_all(dir + "/hook.json");
+  ASSERT_TRUE(hook.ok());
+  Json h = Json::parse(*hook);
+  ASSERT_EQ(h["state"], "done") << h.dump();
+  ASSERT_EQ(h["windows"].size(), 3u) << h.dump();
+  int first = 5;  // wait 4: the window's first step is the 5th; a window is 4 + 3 steps apart
+  for (const Json& win : h["windows"]) {
+    EXPECT_EQ(win["first_step"], first);
+    first += 7;
+    EXPECT_GE(win["untraced_step_time_seconds"].get<double>(), 0.011);
+    EXPECT_GE(win["step_time_seconds"].get<double>(), 0.011);
+    EXPECT_TRUE(win["tracer_step_cost_pct"].is_number());
+  }
+  // No torch C++ extension here: the observer says why it fell back, and nothing was handed over.
+  EXPECT_EQ(h.value("ops_drain", Json()), Json()) << h.dump();
+}
+
 TEST(Script, PausedTracerThatCannotResumeIsAnErrorNotAnEmptyWindow) {
   FakeTorchPath fake;
   WorkloadSpec w = standin_script(3, 4);

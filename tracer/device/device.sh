@@ -20,6 +20,11 @@
 #              (OPS_SCRIPT=path: a --script workload): kernel tables compared, op attribution,
 #              tracer_step_cost_pct per cupti run (issue 30)
 #   tracesteps goblin trace -- python3 SCRIPT with no GOBLIN_* set: steps and operators found
+#   obsbuild   builds goblin's operator observer (workloads/goblin_hook/goblin_ops.cpp) against this torch
+#   windows NAME K CMD...   CMD under the hook as goblin profile --tracer cupti runs it, K windows in
+#              one process (GOBLIN_PROFILE_WINDOWS; WIN_WAIT warm-up steps before each, 5 compared,
+#              5 recorded): tracer_step_cost_pct per window, trace summary and kernel table
+#   torchwin NAME CMD...    the same window under torch.profiler, with its own 5 compared steps
 #   ab CFG PROCS BLOCK PAIRS WAIT        the tracer's recording cost inside one process: PROCS processes under
 #                                        the tracer, each alternating BLOCK-step blocks paused/recording for
 #                                        PAIRS pairs after WAIT steps (workloads/goblin_hook/goblin_ab.py)
@@ -444,6 +449,54 @@ print('  $nm:', r.get('exit_code'), {k:t.get(k) for k in ('kernels','complete_st
   done
 }
 
+part_obsbuild() {
+  echo "== obsbuild"
+  local t0; t0=$(date +%s)
+  PYTHONPATH=$HOOK python3 -c "import torch,goblin_ops;m=goblin_ops.load(torch);print('observer',m is not None,goblin_ops.info());print(goblin_ops._st.get('error_full',''))" 2>&1 | tail -40
+  echo "  build s $(( $(date +%s) - t0 ))"
+}
+
+# One line per trace: what goblin trace --summary found.
+win_summary() {
+  "$G" trace --summary "$1" --json > "$2" 2>&1
+  python3 -c "import json;r=json.load(open('$2'))['result'];print('  summary:',{k:r.get(k) for k in ('kernels','complete_steps','kernels_per_step_median','cpu_ops','kernels_with_op','kernel_time_with_op_pct','dropped_records')})" 2>&1
+}
+
+part_windows() {
+  local n=$1 k=$2; shift 2
+  local d=/tmp/win_$n; rm -rf "$d"; mkdir -p "$d/cupti"
+  echo "== windows $n x$k ops=${GOBLIN_TRACER_OPS:-shapes} observer=${GOBLIN_TRACER_OBSERVER:-cpp} modules=${GOBLIN_TRACER_MODULES:-1}"
+  env GOBLIN_PROFILE=1 GOBLIN_PROFILE_OUT="$d" GOBLIN_TRACER=cupti CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" \
+      GOBLIN_CUPTI_DIR="$d/cupti" GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=disable GOBLIN_CUPTI_DETACH=1 \
+      GOBLIN_PROFILE_WAIT="${WIN_WAIT:-8}" GOBLIN_PROFILE_ACTIVE=5 GOBLIN_PROFILE_COMPARE=5 GOBLIN_PROFILE_WINDOWS="$k" \
+      PYTHONPATH="$HOOK" timeout "${WIN_TIMEOUT:-240}" "$@" > "$W/win_$n.log" 2>&1
+  echo "exit $?"; grep -iE "error|warn|exception" "$W/win_$n.log" | head -3
+  cp "$d/hook.json" "$W/win_${n}_hook.json"
+  python3 -c "import json;h=json.load(open('$W/win_${n}_hook.json'));d=h.get('ops_drain') or {};print('  cost %:',[w.get('tracer_step_cost_pct') for w in h.get('windows',[])],'s/step:',[(round(w['untraced_step_time_seconds'] or 0,4),round(w['step_time_seconds'],4)) for w in h.get('windows',[])]);print('  ops:',h.get('ops'),'drain:',{a:b for a,b in d.items()})" 2>&1
+  local tr; tr=$(ls -S "$d"/cupti/goblin_cupti_*.json.gz 2>/dev/null | head -1)
+  [ -n "$tr" ] || { echo "  no trace"; return; }
+  ls -la "$tr" | awk '{print "  trace bytes", $5}'
+  win_summary "$tr" "$W/win_${n}_summary.json"
+  "$G" triage "$tr" -o "$d/triage" --json > /dev/null 2>&1; cp "$d/triage/kernel_table.json" "$W/kt_win_$n.json" 2>/dev/null
+  cp "$d/triage/module_table.json" "$W/mt_win_$n.json" 2>/dev/null && python3 -c "import json;m=json.load(open('$W/mt_win_$n.json'));m=m if isinstance(m,list) else m.get('rows',[]);print('  modules:',[(r.get('module'),round(r.get('share_pct',0),1)) for r in m[:6]])" 2>&1
+  [ "$(stat -c %s "$tr")" -lt "${WIN_KEEP_BYTES:-0}" ] && cp "$tr" "$OUT/win_$n.json.gz"
+}
+
+part_torchwin() {
+  local n=$1; shift
+  local d=/tmp/tw_$n; rm -rf "$d"; mkdir -p "$d"
+  echo "== torchwin $n"
+  env GOBLIN_PROFILE=1 GOBLIN_PROFILE_OUT="$d" GOBLIN_PROFILE_WAIT="${WIN_WAIT:-8}" GOBLIN_PROFILE_ACTIVE=5 \
+      GOBLIN_PROFILE_COMPARE=5 PYTHONPATH="$HOOK" timeout "${WIN_TIMEOUT:-240}" "$@" > "$W/tw_$n.log" 2>&1
+  echo "exit $?"
+  cp "$d/hook.json" "$W/tw_${n}_hook.json"
+  python3 -c "import json;h=json.load(open('$W/tw_${n}_hook.json'));print('  torch.profiler cost %:',h.get('tracer_step_cost_pct'),'s/step:',h.get('untraced_step_time_seconds'),h.get('step_time_seconds'))" 2>&1
+  [ -f "$d/trace.json.gz" ] || return
+  win_summary "$d/trace.json.gz" "$W/tw_${n}_summary.json"
+  "$G" triage "$d/trace.json.gz" -o "$d/triage" --json > /dev/null 2>&1; cp "$d/triage/kernel_table.json" "$W/kt_tw_$n.json" 2>/dev/null
+  [ -f "$W/kt_win_$n.json" ] && python3 $DEV/tracer_checks/compare_tables.py "$W/kt_tw_$n.json" "$W/kt_win_$n.json" > "$W/compare_$n.txt" 2>&1 && head -12 "$W/compare_$n.txt"
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
     check) part_check; shift ;;
@@ -461,6 +514,9 @@ while [ $# -gt 0 ]; do
     cost) part_cost; shift ;;
     ops) part_ops "$2"; shift 2 ;;
     tracesteps) part_tracesteps; shift ;;
+    obsbuild) part_obsbuild; shift ;;
+    windows) part_windows "$2" "$3" "${@:4}"; shift $# ;;
+    torchwin) part_torchwin "$2" "${@:3}"; shift $# ;;
     *) echo "unknown part $1"; shift ;;
   esac
   echo "[elapsed $(( $(date +%s) - T0 )) s]"

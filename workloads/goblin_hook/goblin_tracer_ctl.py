@@ -25,7 +25,9 @@ def _lookup():
             d = getattr(lib, "goblin_cupti_detach", None)  # absent from tracers before 2026-11-24
             if d is not None:
                 d.argtypes, d.restype = [ctypes.c_int], ctypes.c_int
+            a = getattr(lib, "goblin_cupti_add_ops", None)  # absent from tracers before 2026-11-26
             _fn["f"], _fn["w"], _fn["d"] = f, w, d
+            _fn["a"] = ctypes.cast(a, ctypes.c_void_p).value if a is not None else None
         except (OSError, AttributeError, KeyError) as e:
             _fn["f"] = _fn["w"] = _fn["d"] = None
             _fn["error"] = repr(e)
@@ -43,6 +45,13 @@ def detach():
     _lookup()
     d = _fn.get("d")
     return d(0) if d else -2
+
+
+def add_ops_address():
+    """The address of goblin_cupti_add_ops (goblin_ops_abi.h), where goblin's operator observer
+    hands its records over; None when the tracer is absent or older."""
+    _lookup()
+    return _fn.get("a")
 
 
 def write_now():

@@ -23,11 +23,13 @@ step_time_seconds, tokens_per_sec from $GOBLIN_TOKENS_PER_STEP = batch x seq x a
 the config, per-step host times, versions). With GOBLIN_EXIT_AFTER_RESULT=1 it then ends the
 process (exit 0) once the profiling window, if any, is written too, so a long training script
 costs only the measured window. An optimizer step under gradient accumulation is one step.
-With GOBLIN_TRACER=cupti the recorded window also carries the operators: the hook switches on
-PyTorch's RecordFunction → NVTX observer (torch.autograd.profiler.emit_nvtx, without its
-synchronisations) for the window only, so every ATen op is an NVTX range the tracer records and
-turns into a cpu_op event with the External id of the kernels it launched; GOBLIN_TRACER_OPS=shapes
-(default: input shapes too), names, or 0 (off).
+With GOBLIN_TRACER=cupti the recorded window also carries the operators: the hook installs
+goblin's own RecordFunction observer (goblin_ops.py / goblin_ops.cpp, built against this torch;
+PyTorch's RecordFunction → NVTX observer where it cannot be built) for the window only, and hands
+its records to the tracer after the window, which writes them as cpu_op events with the External
+id of the kernels they launched, and nn.Module forwards as python_function frames;
+GOBLIN_TRACER_OPS=shapes (default: input shapes too), names, or 0 (off); GOBLIN_TRACER_MODULES=0
+(no modules). GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps).
 With GOBLIN_TRACE_STEPS=1 (`goblin trace -- python3 script.py`) the hook marks every optimizer
 step of the whole run as an NVTX range ProfilerStep#N and switches the operator observer on for
 the whole run (GOBLIN_TRACER_OPS as above); nothing is paused or timed.
@@ -95,30 +97,92 @@ class _StepRanges:
 
 
 def _ops_observer(torch, on, box={}):
-    """Switches PyTorch's RecordFunction → NVTX observer on or off (GOBLIN_TRACER_OPS: shapes, the
-    default, names, or 0). torch.autograd.profiler.emit_nvtx synchronises the device on entry and
-    exit; a synchronisation drains the launch queue (a host-side step on a launch-bound job), so
-    torch.cuda.synchronize is a no-op while it switches: the ranges are host-side and need none.
-    Returns what it did ("on", "off", "disabled", or the error)."""
+    """Switches the operator observer on or off (GOBLIN_TRACER_OPS: shapes, the default, names,
+    or 0). GOBLIN_TRACER_OBSERVER=cpp (default): goblin's own RecordFunction callback
+    (goblin_ops.py / goblin_ops.cpp: a fixed-size record per op in a per-thread buffer, handed to
+    the tracer once by _ops_drain), with nn.Module forwards too unless GOBLIN_TRACER_MODULES=0;
+    =nvtx, or where the extension cannot be built: PyTorch's RecordFunction -> NVTX observer
+    (torch.autograd.profiler.emit_nvtx, ~2 us per op). Returns what it did ("cpp ...", "nvtx",
+    "off", "disabled", or the error)."""
     mode = os.environ.get("GOBLIN_TRACER_OPS", "shapes")
     if mode == "0":
         return "disabled"
+    if on and os.environ.get("GOBLIN_TRACER_OBSERVER", "cpp") == "cpp" and "kind" not in box:
+        try:
+            import goblin_ops
+
+            r = goblin_ops.on(torch, mode == "shapes", os.environ.get("GOBLIN_TRACER_MODULES", "1") != "0")
+            if r:
+                box["kind"] = "cpp"
+                return r
+            box["cpp_error"] = goblin_ops.info().get("error")
+        except Exception as ex:
+            box["cpp_error"] = repr(ex)[:300]
+    if not on and box.get("kind") == "cpp":
+        import goblin_ops
+
+        box.pop("kind")
+        goblin_ops.off()  # ranges open now (Optimizer.step) still close: no warning, no open range
+        return "off"
+    if not on and box.get("kind") == "nvtx":
+        # Switching emit_nvtx off inside Optimizer.step (the hook runs there) leaves that range
+        # without its end and PyTorch warns ("Exception in RecordFunction callback"): switch it
+        # off at the next module forward instead, outside the optimizer's step.
+        def later(*a):
+            _nvtx_observer(torch, False, box)
+            for h in box.pop("later", []):
+                h.remove()
+
+        try:
+            from torch.nn.modules import module as m
+
+            box["later"] = [m.register_module_forward_pre_hook(later)]
+            return "off at the next forward"
+        except Exception:
+            return _nvtx_observer(torch, False, box)
+    if on and "kind" not in box:
+        r = _nvtx_observer(torch, True, box)
+        return r + (" (cpp observer: %s)" % box["cpp_error"] if box.get("cpp_error") else "")
+    return "unchanged"
+
+
+def _nvtx_observer(torch, on, box):
+    """PyTorch's RecordFunction -> NVTX observer. emit_nvtx synchronises the device on entry and
+    exit; a synchronisation drains the launch queue (a host-side step on a launch-bound job), so
+    torch.cuda.synchronize is a no-op while it switches: the ranges are host-side and need none."""
     sync = torch.cuda.synchronize
     torch.cuda.synchronize = lambda *a, **k: None
     try:
         if on and "e" not in box:
+            mode = os.environ.get("GOBLIN_TRACER_OPS", "shapes")
             e = torch.autograd.profiler.emit_nvtx(enabled=True, record_shapes=(mode == "shapes"))
             e.__enter__()
-            box["e"] = e
-            return "on"
+            box["e"], box["kind"] = e, "nvtx"
+            return "nvtx"
         if not on and "e" in box:
             box.pop("e").__exit__(None, None, None)
+            box.pop("kind", None)
             return "off"
         return "unchanged"
     except Exception as ex:  # never break the run: the trace then has no operators
         return "error: " + repr(ex)
     finally:
         torch.cuda.synchronize = sync
+
+
+def _ops_drain():
+    """Hands goblin's observer's records to the tracer (after the window; at exit for goblin
+    trace). Returns what happened, or None when the cpp observer never ran."""
+    try:
+        import goblin_ops
+        import goblin_tracer_ctl
+
+        n = goblin_ops.drain(goblin_tracer_ctl.add_ops_address())
+        if n is None:
+            return None
+        return dict(goblin_ops.info(), kept=n)
+    except Exception as ex:
+        return {"error": repr(ex)[:300]}
 
 
 def _install_trace_steps(torch):
@@ -138,7 +202,13 @@ def _install_trace_steps(torch):
         ranges.end()
         ranges.start("ProfilerStep#%d" % (st["n"] + 1))
 
+    def drain():  # Python's atexit runs before the tracer's, which writes the trace
+        if os.getpid() == st["pid"]:
+            _ops_observer(torch, False)
+            _ops_drain()
+
     register_optimizer_step_post_hook(on_step)
+    atexit.register(drain)
 
 
 def _install_nvtx(torch):
@@ -158,7 +228,10 @@ def _install_nvtx(torch):
     active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
     paused = os.environ.get("GOBLIN_CUPTI_START_PAUSED") == "1"
     compare = int(os.environ.get("GOBLIN_PROFILE_COMPARE", "0") or 0)
-    st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
+    # GOBLIN_PROFILE_WINDOWS=K: K windows one after another in this process, each with its own
+    # comparison steps (the cost study's repeats without K process starts); the trace holds all.
+    windows = max(1, int(os.environ.get("GOBLIN_PROFILE_WINDOWS", "1") or 1))
+    st = {"state": "waiting", "base": 0, "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
           "torch": torch.__version__, "tracer": "cupti", "recording": "window" if paused else "whole run"}
     if compare > 0 and wait - compare < 1:
         st["compare_note"] = "GOBLIN_PROFILE_COMPARE=%d needs at least %d warm-up steps; not compared" % (
@@ -220,7 +293,7 @@ def _install_nvtx(torch):
         if os.getpid() != st["pid"]:
             return
         st["steps_seen"] += 1
-        n = st["steps_seen"]
+        n = st["steps_seen"] - st["base"]
         try:
             if compare and n == wait - compare and st["state"] == "waiting":
                 edge("compare")
@@ -233,7 +306,7 @@ def _install_nvtx(torch):
                 st["ops"] = _ops_observer(torch, True)  # the window's operators (cpu_op events)
                 edge("window")
                 marks.append(time.perf_counter())
-                ranges.start("ProfilerStep#%d" % (n + 1))
+                ranges.start("ProfilerStep#%d" % (st["steps_seen"] + 1))
                 st["state"] = "recording"
                 _write_status(**st)
             elif st["state"] == "recording":
@@ -246,7 +319,7 @@ def _install_nvtx(torch):
                     st["state"] = "timing"  # finished by on_step_finish, this step or a later one
                 else:
                     marks.append(time.perf_counter())
-                    ranges.start("ProfilerStep#%d" % (n + 1))
+                    ranges.start("ProfilerStep#%d" % (st["steps_seen"] + 1))
         except Exception as e:
             st.update(state="error", error=repr(e))
             _write_status(**st)
@@ -268,6 +341,7 @@ def _install_nvtx(torch):
             t = time.perf_counter()
             st["tracer_detach"] = goblin_tracer_ctl.detach()
             st["tracer_detach_s"] = round(time.perf_counter() - t, 6)
+        st["ops_drain"] = _ops_drain()  # the window's operators, before the trace is written
         step_s = span_s("window", "window_end") / active
         if cmp_marks:
             st["untraced_step_time_seconds"] = span_s("compare", "compare_end") / compare
@@ -286,8 +360,19 @@ def _install_nvtx(torch):
             meta["goblin_tracer_step_cost_pct"] = round(100.0 * (step_s / un - 1.0), 2)
             st["tracer_step_cost_pct"] = meta["goblin_tracer_step_cost_pct"]
         write_meta(meta)
+        st.setdefault("windows", []).append({"step_time_seconds": step_s, "untraced_step_time_seconds": un,
+                                             "tracer_step_cost_pct": meta.get("goblin_tracer_step_cost_pct"),
+                                             "first_step": st["base"] + wait + 1,
+                                             "ops_kept": (st.get("ops_drain") or {}).get("kept")})
         st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"),
                   step_times=[round(b - a, 6) for a, b in zip(marks, marks[1:])])
+        if len(st["windows"]) < windows and not force:
+            # The next window: its comparison steps start after the step that finished this one.
+            st.update(state="waiting", base=st["steps_seen"])
+            del marks[:], cmp_marks[:]
+            st.pop("untraced_step_time_seconds", None)
+            _write_status(**st)
+            return
         _write_status(**st)
         _profile_window_done()
 
@@ -435,8 +520,15 @@ def _install():
     wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
     active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
     record_shapes = os.environ.get("GOBLIN_PROFILE_SHAPES", "1") == "1"
+    # GOBLIN_PROFILE_COMPARE=C: the C steps before the window timed the same way (synchronised
+    # edges), so torch.profiler's cost per recorded step is measured in the same process, as the
+    # cupti window's is (docs/results/tracer, issue 30).
+    compare = int(os.environ.get("GOBLIN_PROFILE_COMPARE", "0") or 0)
+    if compare >= wait:
+        compare = 0
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
           "torch": torch.__version__}
+    cmp_marks = []
     _write_first_status(**st)
     prof_box = {}
     marks = []
@@ -451,7 +543,13 @@ def _install():
         st["steps_seen"] += 1
         n = st["steps_seen"]
         try:
-            if n == wait and "p" not in prof_box:
+            if compare and n == wait - compare and "p" not in prof_box:
+                sync()
+                cmp_marks.append(time.perf_counter())
+            elif n == wait and "p" not in prof_box:
+                if cmp_marks:
+                    sync()
+                    st["untraced_step_time_seconds"] = (time.perf_counter() - cmp_marks[0]) / compare
                 acts = [tp.ProfilerActivity.CPU]
                 if torch.cuda.is_available():
                     acts.append(tp.ProfilerActivity.CUDA)
@@ -487,6 +585,8 @@ def _install():
                     p.__exit__(None, None, None)
                     p.export_chrome_trace(_out("trace.json.gz"))
                     st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
+                    if st.get("untraced_step_time_seconds"):
+                        st["tracer_step_cost_pct"] = round(100.0 * (step_s / st["untraced_step_time_seconds"] - 1.0), 2)
                     _write_status(**st)
                     _profile_window_done()
                 else:
