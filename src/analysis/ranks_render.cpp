@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/ranks_report.h"
+#include "analysis/step_time.h"
 
 namespace goblin {
 
@@ -54,6 +55,10 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     r["gpu"] = p.gpu;
     r["vendor"] = p.vendor;
     r["steps"] = p.steps.size();
+    // This rank's own step time (docs/metrics.md § Step time): what `goblin metrics` reports for
+    // its trace; the skew table's figures are means over the steps matched across ranks.
+    const double step_s = analysis::step_time_of(p.steps).seconds();
+    r["step_time_s"] = step_s > 0 ? Json(round_to(step_s, 9)) : Json(nullptr);
     r["collectives"] = p.collectives.size();
     r["collective_metadata"] = p.collective_metadata;
     r["damage"] = p.damage ? error_to_json(*p.damage) : Json(nullptr);
