@@ -199,7 +199,10 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   // config) measured nothing about this round.
   const bool same_recording =
       !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
-  if (!same_recording && pair->after.step_time_s > 0) rr.after_unprofiled_step_s = pair->after.step_time_s;
+  // The AFTER side's unprofiled step: a bench's own (unprofiled) step time, or, for a profiled
+  // recording, the step its workload timed without the profiler (workload_step_time_s).
+  const double after_unprofiled = pair->after.workload_step_time_s.value_or(pair->after.step_time_s);
+  if (!same_recording && after_unprofiled > 0) rr.after_unprofiled_step_s = after_unprofiled;
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
