@@ -12,6 +12,7 @@
 #include "analysis/kernel_table.h"
 #include "analysis/knowledge.h"
 #include "analysis/opportunities.h"
+#include "analysis/step_time.h"
 #include "analysis/steps.h"
 #include "trace/load.h"
 
@@ -90,19 +91,15 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
   p.gpu = device_name(tl);
   StepDetection sd = find_steps(tl);
   p.step_method = sd.method;
+  // The steps averaged: those of the one step time (docs/metrics.md § Step time).
+  const analysis::StepTime st = analysis::step_time(sd);
   std::vector<Interval> windows;
-  for (const Step& s : sd.steps)
-    if (!s.partial) {
-      windows.push_back({s.start_ns, s.end_ns});
-      p.step_names.push_back(s.name);
-    }
-  if (windows.empty()) {
-    for (const Step& s : sd.steps) {
-      windows.push_back({s.start_ns, s.end_ns});
-      p.step_names.push_back(s.name);
-    }
-    if (!windows.empty()) p.notes.push_back(source + ": every step is partial; per-step figures average partial steps");
+  for (size_t i : st.averaged) {
+    windows.push_back({sd.steps[i].start_ns, sd.steps[i].end_ns});
+    p.step_names.push_back(sd.steps[i].name);
   }
+  if (st.every_step_partial)
+    p.notes.push_back(source + ": every step is partial; per-step figures average partial steps");
   p.steps = static_cast<int64_t>(windows.size());
   if (windows.empty()) {
     p.notes.push_back(source + ": no GPU activity and no steps: nothing to compare");

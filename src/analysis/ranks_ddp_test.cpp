@@ -45,8 +45,12 @@ TEST(RanksDdp, DataLoadingStragglerIsRank1) {
       EXPECT_EQ(b["busbw_factor"], "2(n-1)/n");
       EXPECT_NEAR(b["transfer"]["busbw_gbps"].get<double>(), b["transfer"]["algbw_gbps"].get<double>(), 1e-3);
       EXPECT_GT(b["transfer"]["algbw_gbps"].get<double>(), 0);
+      // Units named (issue #34): *_gbps is 10^9 bytes/s, *_gib_per_s 2^30 bytes/s (TraceLens').
+      EXPECT_NEAR(b["transfer"]["algbw_gib_per_s"].get<double>(),
+                  b["transfer"]["algbw_gbps"].get<double>() * 1e9 / 1073741824.0, 2e-3);
     }
   EXPECT_TRUE(allreduce);
+  EXPECT_NE(j["skew"]["bandwidth_units"].get<std::string>().find("GiB/s = 2^30"), std::string::npos);
 }
 
 TEST(RanksDdp, HostSleepStragglerIsRank0) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/ranks_report.h"
+#include "analysis/step_time.h"
 
 namespace goblin {
 
@@ -36,6 +37,9 @@ std::vector<double> step_times(const RanksReport& R, const std::vector<const Ran
 }
 
 double gbps(double bytes, double ns) { return ns > 0 ? round_to(bytes / ns, 3) : 0.0; }  // bytes/ns = GB/s
+// The same bandwidth in GiB/s (2^30 bytes/s), the unit TraceLens' collective tables use.
+constexpr double kGiBPerGB = 1e9 / 1073741824.0;
+double gib(double gb_per_s) { return round_to(gb_per_s * kGiBPerGB, 3); }
 
 }  // namespace
 
@@ -54,6 +58,10 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     r["gpu"] = p.gpu;
     r["vendor"] = p.vendor;
     r["steps"] = p.steps.size();
+    // This rank's own step time (docs/metrics.md § Step time): what `goblin metrics` reports for
+    // its trace; the skew table's figures are means over the steps matched across ranks.
+    const double step_s = analysis::step_time_of(p.steps).seconds();
+    r["step_time_s"] = step_s > 0 ? Json(round_to(step_s, 9)) : Json(nullptr);
     r["collectives"] = p.collectives.size();
     r["collective_metadata"] = p.collective_metadata;
     r["damage"] = p.damage ? error_to_json(*p.damage) : Json(nullptr);
@@ -210,7 +218,9 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
       pr.push_back({{"rank", use[u]->rank},
                     {"mean_us", round_to(b.mean_dur_ns[u] / 1e3, 3)},
                     {"algbw_gbps", alg},
-                    {"busbw_gbps", f ? Json(round_to(alg * *f, 3)) : Json(nullptr)}});
+                    {"busbw_gbps", f ? Json(round_to(alg * *f, 3)) : Json(nullptr)},
+                    {"algbw_gib_per_s", gib(alg)},
+                    {"busbw_gib_per_s", f ? Json(gib(alg * *f)) : Json(nullptr)}});
     }
     const double alg = gbps(static_cast<double>(b.bytes), b.transfer_dur_ns);
     bw.push_back({{"type", b.type},
@@ -223,10 +233,15 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
                   {"transfer",
                    {{"mean_us", round_to(b.transfer_dur_ns / 1e3, 3)},
                     {"algbw_gbps", alg},
-                    {"busbw_gbps", f ? Json(round_to(alg * *f, 3)) : Json(nullptr)}}}});
+                    {"busbw_gbps", f ? Json(round_to(alg * *f, 3)) : Json(nullptr)},
+                    {"algbw_gib_per_s", gib(alg)},
+                    {"busbw_gib_per_s", f ? Json(gib(alg * *f)) : Json(nullptr)}}}});
   }
   skew["bandwidth"] = bw;
   skew["bandwidth_source"] = R.bandwidth_source;
+  skew["bandwidth_units"] =
+      "*_gbps: GB/s = 10^9 bytes/s (nccl-tests' unit); *_gib_per_s: GiB/s = 2^30 bytes/s (TraceLens' collective "
+      "tables)";
   j["skew"] = skew;
   j["damaged"] = R.damaged;
   j["notes"] = R.notes;
@@ -278,15 +293,16 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
   }
   if (!R.bandwidth.empty()) {
     // GB/s here is 10^9 bytes/s (nccl-tests' unit); TraceLens users compare with GiB/s (2^30): named.
-    s += "collective bandwidth (GB/s = 10^9 bytes/s, not GiB/s; busbw = algbw x factor, nccl-tests PERFORMANCE.md; "
-         "transfer = shortest rank):\n";
+    s += "collective bandwidth (GB/s = 10^9 bytes/s, in brackets GiB/s = 2^30 bytes/s as TraceLens reports; busbw = "
+         "algbw x factor, nccl-tests PERFORMANCE.md; transfer = shortest rank):\n";
     for (const auto& bw : R.bandwidth) {
       auto f = CollectiveKnowledge::factor(bw.busbw_factor, bw.group_size);
       const double alg = gbps(static_cast<double>(bw.bytes), bw.transfer_dur_ns);
-      const std::string bus = f ? fmt::format("{:.2f} GB/s", alg * *f) : "n/a";
-      fmt::format_to(out, "  {:<13} {:>10} B x{:<5} transfer {:>9.1f} us  algbw {:>8.2f} GB/s  busbw {}\n", bw.type,
-                     static_cast<long long>(bw.bytes), static_cast<long long>(bw.count), bw.transfer_dur_ns / 1e3, alg,
-                     bus);
+      const std::string bus = f ? fmt::format("{:.2f} GB/s ({:.2f} GiB/s)", alg * *f, alg * *f * kGiBPerGB) : "n/a";
+      fmt::format_to(out,
+                     "  {:<13} {:>10} B x{:<5} transfer {:>9.1f} us  algbw {:>8.2f} GB/s ({:.2f} GiB/s)  busbw {}\n",
+                     bw.type, static_cast<long long>(bw.bytes), static_cast<long long>(bw.count),
+                     bw.transfer_dur_ns / 1e3, alg, alg * kGiBPerGB, bus);
     }
   }
   for (const auto& d : R.damaged) s += "damaged: " + d + "\n";

@@ -10,6 +10,7 @@
 
 #include "analysis/breakdown.h"
 #include "analysis/knowledge.h"
+#include "analysis/step_time.h"
 #include "analysis/steps.h"
 #include "analysis/taxonomy.h"
 #include "core/text.h"
@@ -157,14 +158,13 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   // ---- steps and the per-step waste budget ----
   std::vector<WindowBreakdown> wins;
   for (const Step& s : sd.steps) wins.push_back(analyse_window(p, s.name, {s.start_ns, s.end_ns}, s.partial));
+  // The steps averaged and their mean wall: the one step time (docs/metrics.md § Step time).
+  const analysis::StepTime st = analysis::step_time(sd);
   std::vector<const WindowBreakdown*> use;
-  for (const auto& w : wins)
-    if (!w.partial) use.push_back(&w);
-  if (use.empty() && !wins.empty()) {
-    for (const auto& w : wins) use.push_back(&w);
+  for (size_t i : st.averaged) use.push_back(&wins[i]);
+  if (st.every_step_partial)
     m.warnings.push_back(
         make_warning(W::every_step_partial, "every step is partial: per-step figures average partial steps"));
-  }
   int64_t wall = 0, busy = 0;
   WasteBudget avg;
   for (const WindowBreakdown* w : use) {
@@ -178,7 +178,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   if (!use.empty()) {
     double n = static_cast<double>(use.size());
     for (const auto& k : WasteBudget::kBuckets) avg.*k.field /= n;
-    avg.step_time_s /= n;
+    avg.step_time_s = st.seconds();
   } else {
     avg.mark_all_unobserved();
     m.warnings.push_back(make_warning(W::nothing_to_measure, "no GPU activity and no steps: nothing to measure"));
@@ -195,9 +195,12 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
         W::no_gpu_activity,
         "no GPU activity: the input holds no kernel, memcpy or memset (a CPU-only profile, or GPU tracing was "
         "off); gpu_util_pct is null and the waste budget describes host time only"));
-  double measured_step = avg.step_time_s;
-  auto written_step = extra_number(tl, "step_time_seconds");
-  m.step_time_s = written_step ? *written_step : measured_step;
+  // The step time is the measured one; the workload's own timer is reported beside it under its
+  // own name and checked against it (docs/metrics.md § Step time).
+  const double measured_step = st.seconds();
+  const std::optional<double> written_step = analysis::workload_step_time(tl);
+  m.step_time_s = measured_step;
+  m.workload_step_time_s = written_step;
   if (!(m.step_time_s > 0))
     m.warnings.push_back(
         make_warning(W::step_time_unobserved,
@@ -208,8 +211,8 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
       sd.method, use.size());
   if (written_step)
     m.window +=
-        "; step_time_s is the workload-written step_time_seconds (the profiled mean step, which the waste "
-        "budget partitions, is waste_budget.step_time_s)";
+        "; workload_step_time_s is the step_time_seconds the workload wrote into the trace (its own timer, "
+        "not a step of this trace)";
   // Figures the trace asserts about itself are checked against what it measures (docs/metrics.md,
   // RunMetrics): kept, since the workload saw them, but never without a word when they disagree.
   auto disagree = [](double asserted, double measured) {
@@ -218,8 +221,8 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   if (written_step && disagree(*written_step, measured_step))
     m.warnings.push_back(make_warning(
         W::step_time_disagrees,
-        fmt::format("step_time_s: the trace asserts step_time_seconds = {} s but its steps measure {} s (more than "
-                    "10 % apart): check which the workload timed",
+        fmt::format("workload_step_time_s: the trace asserts step_time_seconds = {} s but its steps measure {} s "
+                    "(more than 10 % apart; step_time_s is the measured one): check which the workload timed",
                     format_sig(*written_step, 4), format_sig(measured_step, 4))));
 
   // ---- throughput ----

@@ -81,7 +81,12 @@ struct StepMetrics {
 
 struct RunMetrics {
   std::vector<StepMetrics> steps;
-  double step_time_s = 0;                // mean wall of complete steps (or workload-written)
+  // The step time: mean wall of the complete steps (analysis/step_time.h, docs/metrics.md § Step
+  // time), the same figure in every verb.
+  double step_time_s = 0;
+  // The workload's own timer (trace metadata step_time_seconds), reported beside the step time,
+  // never as it; nullopt when the trace carries none.
+  std::optional<double> workload_step_time_s;
   std::optional<double> tokens_per_sec;  // from trace metadata, or steps × --tokens-per-step
   // MFU (docs/metrics.md § MFU): flops_per_step = executed GEMM/attention/conv FLOPs per profiled
   // step, from recorded shapes (hw/flop_count.h); mfu_pct = flops_per_step / (step_time_s × the

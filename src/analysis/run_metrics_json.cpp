@@ -96,11 +96,13 @@ struct List<WasteBudget> {
 template <>
 struct List<RunMetrics> {
   using M = RunMetrics;
+  // Nullable: a runner that could not analyse its run writes null for what it lacks
+  // (run/run_results.cpp minimal_run_metrics: "waste_budget": null); read as not measured.
+  // workload_step_time_s is left out without a workload timer (most traces, older files).
   static inline const auto fields =
-      // Nullable: a runner that could not analyse its run writes null for what it lacks
-      // (run/run_results.cpp minimal_run_metrics: "waste_budget": null); read as not measured.
       std::tuple{field("steps", &M::steps, Nullable),
                  field("step_time_s", &M::step_time_s, PositiveOrNull{9}),
+                 field("workload_step_time_s", &M::workload_step_time_s, Opt<Num>{{9}}, Omit),
                  GpuUtil{},
                  field("waste_budget", &M::waste_budget, Nullable),
                  field("cost_profile", &M::cost, Cost{}),

@@ -1,6 +1,7 @@
 // Kernel taxonomy: ordered rules from data/taxonomy.yaml (see the file header for semantics).
 #include "analysis/taxonomy.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -148,8 +149,22 @@ struct Taxonomy::Extra {
     std::string family;
   };
   std::vector<Family> families;
-  std::regex simt, shape, dataloader;
-  bool has_simt = false, has_shape = false, has_dataloader = false;
+  // simt_fp32_gemm / shape_suspect_gemm: kernels the taxonomy filed in one of `categories` (and,
+  // when given, `families`) whose name matches `regex` in whole components, as the rules match.
+  struct GemmPath {
+    bool set = false;
+    std::regex re;
+    std::vector<std::string> categories, families;
+    bool admits(const KernelClass& k) const {
+      auto in = [](const std::vector<std::string>& v, const std::string& x) {
+        return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+      };
+      return set && in(categories, k.category) && in(families, k.family);
+    }
+  };
+  GemmPath simt, shape;
+  std::regex dataloader;
+  bool has_dataloader = false;
   double tensor_core_speedup = 0;
   double tiny_grid_fraction = 0;
   // fp32_memory_bound / eager_attention_softmax sections
@@ -297,8 +312,19 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
           has = true;
         }
       };
-      section("simt_fp32_gemm", "regex", extra->simt, extra->has_simt);
-      section("shape_suspect_gemm", "regex", extra->shape, extra->has_shape);
+      for (auto [key, path] :
+           {std::pair{"simt_fp32_gemm", &extra->simt}, std::pair{"shape_suspect_gemm", &extra->shape}}) {
+        const YAML::Node s = root[key];
+        if (!s || !s["regex"]) continue;
+        path->re = compile(s["regex"].as<std::string>());
+        path->set = true;
+        if (s["categories"]) path->categories = s["categories"].as<std::vector<std::string>>();
+        if (s["families"]) path->families = s["families"].as<std::vector<std::string>>();
+        for (const auto& c : path->categories)
+          if (std::find(t.categories_.begin(), t.categories_.end(), c) == t.categories_.end())
+            return make_error(ErrorKind::Malformed, fmt::format("taxonomy: unknown category '{}' in {}", c, key),
+                              origin);
+      }
       section("dataloader_spans", "regex", extra->dataloader, extra->has_dataloader);
       section("fp32_memory_bound", "regex", extra->fp32, extra->has_fp32);
       section("fp32_memory_bound", "exclude_regex", extra->fp32_exclude, extra->has_fp32_exclude);
@@ -368,11 +394,18 @@ KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cp
   return k;
 }
 
+// Through the taxonomy (data/taxonomy.yaml § simt_fp32_gemm, shape_suspect_gemm): the kernel's
+// class (category, family) must be one the section names, and its name must match the section's
+// pattern in whole components, as the rules do (issue #34).
 bool Taxonomy::is_simt_fp32_gemm(std::string_view name) const {
-  return extra_ && extra_->has_simt && std::regex_search(normalise(name).lower, extra_->simt);
+  if (!extra_ || !extra_->simt.set || !extra_->simt.admits(classify(name))) return false;
+  const Name n = normalise(name);
+  return search_whole(n, extra_->simt.re, n.lower.size());
 }
 bool Taxonomy::is_shape_suspect_gemm(std::string_view name) const {
-  return extra_ && extra_->has_shape && std::regex_search(normalise(name).lower, extra_->shape);
+  if (!extra_ || !extra_->shape.set || !extra_->shape.admits(classify(name))) return false;
+  const Name n = normalise(name);
+  return search_whole(n, extra_->shape.re, n.lower.size());
 }
 bool Taxonomy::is_dataloader_span(std::string_view name) const {
   return extra_ && extra_->has_dataloader && std::regex_search(ascii_lower(name), extra_->dataloader);

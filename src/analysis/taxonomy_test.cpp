@@ -132,6 +132,32 @@ TEST(Taxonomy, WasteKnowledge) {
   EXPECT_GT(tax().tiny_grid_fraction_of_sms(), 0.0);
 }
 
+// simt_fp32_gemm / shape_suspect_gemm go through the taxonomy (issue #34): the kernel's class and
+// whole name components, not substrings. The old substring regex found "sgemm" inside cuBLAS's
+// cublasGemmSmallNParams template argument and filed a GEMV helper as a SIMT fp32 GEMM.
+TEST(Taxonomy, GemmPathsGoThroughTheTaxonomy) {
+  const std::string dot =
+      "void dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensorStridedBatched<float const>, "
+      "cublasGemvTensorStridedBatched<float> > >(cublasGemmSmallNParams<float>)";
+  EXPECT_EQ(tax().classify(dot).category, "gemm");
+  EXPECT_FALSE(tax().is_simt_fp32_gemm(dot));
+  EXPECT_TRUE(tax().is_shape_suspect_gemm(dot));  // a cuBLAS GEMV path, by its template argument
+  EXPECT_TRUE(tax().is_simt_fp32_gemm(
+      "void magma_sgemmEx_kernel<float, float, float, false, false, 6, 3, 5, 3, 3>(int, int, int, Tensor, int, "
+      "Tensor, int, Tensor, int, Tensor, int, int, int, float const*, float const*, float, float, int, "
+      "cublasLtEpilogue_t, int, void const*, long)"));
+  EXPECT_TRUE(tax().is_simt_fp32_gemm("void gemmk1_kernel<float, 256, 5, false, false, false, false>"));
+  EXPECT_TRUE(tax().is_simt_fp32_gemm("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(x)"));
+  // The class decides: the same words in a kernel the taxonomy did not file as a GEMM count for nothing.
+  const std::string ew = "void at::native::vectorized_elementwise_kernel<4, at::native::ffma_naive_functor<float>>";
+  EXPECT_EQ(tax().classify(ew).category, "elementwise");
+  EXPECT_FALSE(tax().is_simt_fp32_gemm(ew));
+  EXPECT_FALSE(tax().is_shape_suspect_gemm(ew));
+  // Whole components: "gemv" inside another word is not a GEMV.
+  EXPECT_FALSE(
+      tax().is_shape_suspect_gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_agemvb_cublas"));
+}
+
 TEST(Taxonomy, BadYamlIsMalformedNotCrash) {
   auto r = Taxonomy::parse("categories: [gemm]\nrules:\n  - id: x\n    category: nope\n", "t.yaml");
   ASSERT_FALSE(r.ok());

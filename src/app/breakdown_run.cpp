@@ -8,6 +8,7 @@
 #include "analysis/knowledge.h"
 #include "analysis/modules.h"
 #include "analysis/stages.h"
+#include "analysis/step_time.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
 
@@ -42,6 +43,9 @@ std::string render(const CategoryBreakdown& b) {
         w.idle.unknown_ns / 1e9, w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels),
         w.launches.short_count_pct, s.partial ? " (partial)" : "");
   }
+  if (const analysis::StepTime st = analysis::step_time(b.steps); !st.averaged.empty())
+    fmt::format_to(out, "step time {:.6f} s (mean wall of {} {}step(s))\n", st.seconds(), st.averaged.size(),
+                   st.every_step_partial ? "partial " : "complete ");
   return h;
 }
 }  // namespace
@@ -66,6 +70,9 @@ VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, c
   CategoryBreakdown b = category_breakdown(tl, *tax);
   vr.result = category_breakdown_to_json(b);
   vr.result["by"] = by;
+  // The one step time (docs/metrics.md § Step time), the figure metrics, diff and ranks report.
+  const double step_s = analysis::step_time(b.steps).seconds();
+  vr.result["step_time_s"] = step_s > 0 ? Json(round_to(step_s, 9)) : Json(nullptr);
   std::string lead;
   if (by != "category") {
     LaunchAttribution la = attribute_launches(tl);

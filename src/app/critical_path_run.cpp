@@ -7,6 +7,7 @@
 
 #include "analysis/critical_path.h"
 #include "analysis/knowledge.h"
+#include "analysis/step_time.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
 
@@ -136,6 +137,10 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
   const CriticalPathResult r = critical_path(in->timeline, k.taxonomy, opt);
   Json res;
   res["method"] = r.steps.method;
+  // The one step time (docs/metrics.md § Step time) over the steps found; an --annotation's
+  // windows are not steps.
+  const double step_time_s = analysis::step_time(r.steps).seconds();
+  res["step_time_s"] = rq.annotation.empty() && step_time_s > 0 ? Json(round_to(step_time_s, 9)) : Json(nullptr);
   res["graph"] = {{"events", r.nodes},
                   {"launch_edges", r.launch_edges},
                   {"stream_edges", r.stream_edges},

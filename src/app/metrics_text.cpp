@@ -46,6 +46,10 @@ std::string run_metrics_text(const RunMetrics& m) {
     fmt::format_to(out, "   (gpu util {:.2f}% = busy union / step wall)\n", m.gpu_util_pct);
   else
     s += "   (gpu util n/a: no GPU activity in the input)\n";
+  if (m.workload_step_time_s)
+    fmt::format_to(out,
+                   "workload timer {:.6f} s   (the workload's own step_time_seconds; not the step measured here)\n",
+                   *m.workload_step_time_s);
   s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
   s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + ")\n";
   if (m.flops_per_step) fmt::format_to(out, "flops/step     {:.4g}\n", *m.flops_per_step);

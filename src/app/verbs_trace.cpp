@@ -366,9 +366,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
         Field{"gpu", FieldKind::String,
               "GPU id or name (H100-SXM, MI300X, ...) when the trace's device description does not resolve (MFU's "
               "peak)"}};
-    Json one = obj_schema({{"step_time_s", "mean step time"},
-                           {"waste_budget", "additive buckets summing to the step time"},
-                           {"top_kernels", "kernels by share of time"}});
+    Json one =
+        obj_schema({{"step_time_s", "mean wall of the complete steps measured on the trace (docs/metrics.md)"},
+                    {"workload_step_time_s", "the step time the workload timed itself, when the trace carries it"},
+                    {"waste_budget", "additive buckets summing to the step time"},
+                    {"top_kernels", "kernels by share of time"}});
     one["properties"]["warnings"] = warnings_json_schema("what limits the figures, and the reader's warnings");
     v.result_schema = per_rank_schema(std::move(one), "metrics");
     v.run = metrics_verb;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 
+#include "audit/after_profile.h"
 #include "audit/audit_internal.h"
 #include "audit/compare.h"
 #include "audit/patch.h"
@@ -198,7 +199,10 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   // config) measured nothing about this round.
   const bool same_recording =
       !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
-  if (!same_recording && pair->after.step_time_s > 0) rr.after_unprofiled_step_s = pair->after.step_time_s;
+  // The AFTER side's unprofiled step: a bench's own (unprofiled) step time, or, for a profiled
+  // recording, the step its workload timed without the profiler (workload_step_time_s).
+  const double after_unprofiled = pair->after.workload_step_time_s.value_or(pair->after.step_time_s);
+  if (!same_recording && after_unprofiled > 0) rr.after_unprofiled_step_s = after_unprofiled;
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
@@ -231,7 +235,6 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   report.speedup_model.emplace(pj.speedup_model);
   report.prediction_method = pj.prediction_method;
   report.calibration = cal;
-  report.kernel_diff = kernel_diff_for_report(prof_trace, pair->after_trace);
   // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
   // claim about the patch that nothing measured.
   step_end(o, opt,
@@ -260,11 +263,19 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       SpeedupPrediction sp = predict_speedup(kn, prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
       report.recovery_by_bucket = recovery_by_bucket(sp, prof, &*ap);
       if (opt.profile_diff) report.profile_diff = opt.profile_diff(prof, *ap);
+      // An unprofiled AFTER bench (live) leaves the metrics table without an after budget: the
+      // patched config's profile gives it, as the profile_run gives BEFORE's.
+      use_after_profile_budget(report, *ap);
     } else {
       step_end(o, opt, ap.error().describe(), false);
       report.after_profile_note = "the AFTER side could not be profiled: " + ap.error().describe();
     }
   }
+  // What got faster: `goblin diff` of the two profiles. The AFTER side is the bench's own trace
+  // when it was profiled (a replay), else the profile of the patched config (the live audit's
+  // bench is unprofiled); same recording on both sides measured nothing.
+  report.kernel_diff = kernel_diff_for_report(
+      prof_trace, !pair->after_trace.empty() || same_recording ? pair->after_trace : rr.after_profile_trace);
 
   // The round's outcome: accepted when significantly faster.
   const SpeedupDetail& d = report.speedup_actual_detail;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "audit/after_profile.h"
 #include "audit/compare_parts.h"
 #include "audit/knowledge.h"
 #include "core/build_info.h"
@@ -374,6 +375,26 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   rep.summary_line = std::move(sl);
   rep.inputs = ReportInputs{before.source, after.source, before.shape, after.shape};
   return rep;
+}
+
+void use_after_profile_budget(Report& rep, const RunMetrics& after_profile) {
+  if (rep.waste_budget_after || !has_budget(after_profile)) return;
+  const WasteBudget& a = after_profile.waste_budget;
+  rep.waste_budget_after = a;
+  for (DeltaRow& row : rep.metric_deltas) {
+    if (row.metric.rfind("waste.", 0) != 0) continue;
+    const std::string bucket = row.metric.substr(6);
+    const std::optional<double> b =
+        rep.waste_budget_before ? rep.waste_budget_before->value_of(bucket) : std::optional<double>();
+    row = delta_row(row.metric, row.unit, row.better, b, a.value_of(bucket), 6);
+  }
+  // The AFTER side's buckets are observed now: the finding that said they were not is dropped.
+  std::erase_if(rep.findings, [](const Finding& f) { return f.id == "evidence.unobserved_buckets_after"; });
+  add_finding(rep.findings, "evidence.after_budget_from_profile", "info",
+              "AFTER's waste budget comes from its profiled run",
+              "the AFTER bench is unprofiled, so its waste buckets are those of the audit's profile of the patched "
+              "config (profile_after: per step, profiled window); step time and tokens/s come from the bench",
+              "");
 }
 
 }  // namespace goblin::audit

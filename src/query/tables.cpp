@@ -305,7 +305,7 @@ std::vector<Table> build_tables() {
     {{"out_nelems", I, "output elements"}, GET { o.opt(st.tl().collectives.out_nelems[r]); }},
     {{"seq", I, "the group's sequence number"}, GET { o.opt(st.tl().collectives.seq[r]); }},
     {{"bytes", I, "max(in, out) elements × dtype size (data/collectives.yaml); NULL when unknown"}, GET { auto b = collective_bytes(st, r); b ? o.i(*b) : o.null(); }},
-    {{"bus_bw_gbps", R, "bytes / dur × the collective's bus factor over group_size (nccl-tests busbw, data/collectives.yaml), GB/s; NULL when unknown"}, GET { collective_bus_bw(st, r, o); }},
+    {{"bus_bw_gbps", R, "bytes / dur × the collective's bus factor over group_size (nccl-tests busbw, data/collectives.yaml), GB/s = 10^9 bytes/s (TraceLens' tables: GiB/s = this / 1.073741824); NULL when unknown"}, GET { collective_bus_bw(st, r, o); }},
   }));
   v.push_back(make("python_frames", "ids of python_function frames (with_stack traces)", false, [](TraceState& st) { return st.tl().python_frames.size(); }, {
     {{"cpu_op", I, "the frame's row in cpu_ops (cpu_ops.id)"}, GET { o.opt(st.tl().python_frames.cpu_op[r]); }},

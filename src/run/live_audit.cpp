@@ -47,6 +47,7 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
       return r->bench_pair(b, a);
     }
     std::string kind() const override { return "live"; }
+    std::string last_trace() const override { return r->last_trace(); }
   };
   auto h = std::make_unique<Holder>();
   h->r = lr;

@@ -78,9 +78,11 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   req.workload.timeout_s = opt_.timeout_s;
   req.run_dir = fmt::format("{}/live/profile-{}", opt_.out_dir, ++n_);
   req.require_gpu = opt_.require_gpu;
+  last_trace_.clear();
   auto po = profile_workload(req);
   log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.run}});
   if (po.error) return *po.error;
+  last_trace_ = req.run_dir;
   ASSIGN_OR_RETURN(auto m, load_metrics_file(req.run_dir + "/metrics.json"));
   m.runner_kind = "live";
   if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
@@ -127,6 +129,7 @@ RunMetrics bench_to_run_metrics(const Json& b) {
 }
 
 Result<RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
+  last_trace_.clear();
   ASSIGN_OR_RETURN(auto p, prepare(config, fmt::format("bench_config_{}", n_ + 1)));
   BenchRequest req = bench_request(fmt::format("{}/live/bench-{}", opt_.out_dir, ++n_));
   req.a = p.workload;
@@ -152,6 +155,7 @@ audit::SideSamples bench_side_samples(const Json& bench, const std::string& side
 
 Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& before,
                                                 const config::WorkloadConfig& after) {
+  last_trace_.clear();
   int n = ++n_;
   ASSIGN_OR_RETURN(auto pa, prepare(before, fmt::format("bench_before_{}", n)));
   ASSIGN_OR_RETURN(auto pb, prepare(after, fmt::format("bench_after_{}", n)));

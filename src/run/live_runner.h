@@ -37,6 +37,9 @@ class LiveRunner : public audit::Runner {
   Result<audit::PairBench> bench_pair(const config::WorkloadConfig& before,
                                       const config::WorkloadConfig& after) override;
   std::string kind() const override { return "live"; }
+  // The run directory of the last profile() (its trace, for the report's kernel diff: `goblin
+  // diff` of the two profiles); "" after a bench, whose runs are unprofiled.
+  std::string last_trace() const override { return last_trace_; }
 
   // What each call ran and measured (run.json / bench JSON), for the report.
   const Json& log() const { return log_; }
@@ -58,6 +61,7 @@ class LiveRunner : public audit::Runner {
   LiveRunnerOptions opt_;
   Json log_ = Json::array();
   std::vector<std::string> files_;
+  std::string last_trace_;
   std::string given_config_;  // the first config's path as the user gave it (for --script arguments)
   int n_ = 0;
 };

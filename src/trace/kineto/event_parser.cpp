@@ -89,6 +89,8 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
           g = read_id(val, ev.device, why);
         else if (k == "dtype")
           g = read_opt_str(val, ev.coll_dtype, known);
+        else if (k == "direction")
+          g = read_opt_str(val, ev.direction, known);
         else
           known = false;
         break;
@@ -97,6 +99,8 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
           g = read_id(val, ev.stream, why);
         else if (k == "shared memory")
           g = read_id(val, ev.shared_mem, why);
+        else if (k == "size")
+          g = read_id(val, ev.size, why);
         else
           known = false;
         break;
@@ -416,6 +420,38 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
   const int32_t device = static_cast<int32_t>(ev.device != kNone ? ev.device : ev.pid);
   const int64_t stream = ev.stream != kNone ? ev.stream : ev.tid;
 
+  // MTIA device events: a DMA (args.direction) is a copy, event_record/event_wait are stream
+  // markers (a wait is not work), anything else is an op the device ran: a kernel.
+  if (c == Cat::MtiaDevice) {
+    // Folded into one warning whose count is the number of device events.
+    tl_.warn(W::kineto_not_modelled,
+             "MTIA accelerator trace: busy/idle, steps and the kernel table come from its device events "
+             "(mtia_ccp_events: ops as kernels, DMAs as copies); goblin's kernel taxonomy, MFU, roofline and "
+             "GPU-specific advice are for NVIDIA and AMD GPUs and do not cover MTIA",
+             path_, static_cast<int64_t>(offset));
+    if (ev.name == "event_record" || ev.name == "event_wait") {
+      ++skipped_.ignored;
+      tl_.warn(W::kineto_not_modelled,
+               "MTIA stream markers (event_record, event_wait) counted only: they mark or wait, they are not work",
+               path_, static_cast<int64_t>(offset));
+      return;
+    }
+    if (!ev.direction.empty()) {
+      GpuOpRow r;
+      r.kind = GpuOpKind::Memcpy;
+      r.start_ns = ev.ts;
+      r.dur_ns = dur;
+      r.name = name;
+      r.device = device;
+      r.stream = stream;
+      r.correlation = ev.correlation;
+      r.bytes = ev.size;
+      r.copy_kind = copy_kind_from(ev.direction);
+      tl_.gpu_ops.push(r);
+      return;
+    }
+    c = Cat::Kernel;
+  }
   switch (c) {
     case Cat::Kernel: {
       GpuOpRow r;

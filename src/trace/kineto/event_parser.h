@@ -63,6 +63,9 @@ class EventParser {
     int64_t python_id = kNone, python_parent = kNone;
     std::array<uint32_t, 3> grid{0, 0, 0}, block{0, 0, 0};
     std::string_view input_dims, input_types, concrete_inputs, kind;
+    // MTIA device events (mtia_ccp_events): a DMA's args.direction and args.size (bytes).
+    std::string_view direction;
+    int64_t size = kNone;
     // NCCL/RCCL collective metadata (kernels and record_param_comms): Timeline::collectives.
     std::string_view coll_name, coll_dtype, pg_name, pg_desc;
     int64_t in_nelems = kNone, out_nelems = kNone, group_size = kNone, coll_seq = kNone;

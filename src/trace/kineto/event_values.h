@@ -32,6 +32,9 @@ enum class Cat : uint8_t {
   Annotation,
   GpuAnnotation,
   Flow,
+  // MTIA's device events (cat mtia_ccp_events: ops, DMAs, event markers on "MTIA N" streams),
+  // read into the GPU-op table (docs/metrics.md § Other accelerators).
+  MtiaDevice,
   Ignored,  // known categories goblin does not model (Trace spans, overhead, ...)
   Other,
 };
@@ -79,6 +82,10 @@ inline Cat classify(std::string_view c) {
       return c == "overhead" ? Cat::Ignored : Cat::Other;
     case 'e':
       return c == "external_correlation" ? Cat::Ignored : Cat::Other;
+    case 'm':
+      if (c == "mtia_ccp_events") return Cat::MtiaDevice;
+      if (c == "mtia_runtime") return Cat::Runtime;
+      return Cat::Other;
     default:
       return Cat::Other;
   }
@@ -241,6 +248,10 @@ inline bool check_unread(od::value& v, std::string& why) {
 }
 
 inline CopyKind copy_kind_from(std::string_view s) {
+  // MTIA's DMA directions (args.direction) are spelled out.
+  if (s == "HOST_TO_DEVICE") return CopyKind::HtoD;
+  if (s == "DEVICE_TO_HOST") return CopyKind::DtoH;
+  if (s == "DEVICE_TO_DEVICE") return CopyKind::DtoD;
   if (s.find("HtoD") != std::string_view::npos) return CopyKind::HtoD;
   if (s.find("DtoH") != std::string_view::npos) return CopyKind::DtoH;
   if (s.find("DtoD") != std::string_view::npos) return CopyKind::DtoD;

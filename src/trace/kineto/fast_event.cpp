@@ -351,13 +351,15 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
                                         : sc.skip();
         break;
       case 'd':
-        good = key_is(k, "device")  ? id_value(sc, ev.device)
-               : key_is(k, "dtype") ? opt_string(sc, ev.coll_dtype)
-                                    : sc.skip();
+        good = key_is(k, "device")      ? id_value(sc, ev.device)
+               : key_is(k, "dtype")     ? opt_string(sc, ev.coll_dtype)
+               : key_is(k, "direction") ? opt_string(sc, ev.direction)
+                                        : sc.skip();
         break;
       case 's':
         good = key_is(k, "stream")          ? id_value(sc, ev.stream)
                : key_is(k, "shared memory") ? id_value(sc, ev.shared_mem)
+               : key_is(k, "size")          ? id_value(sc, ev.size)
                                             : sc.skip();
         break;
       case 'S':
