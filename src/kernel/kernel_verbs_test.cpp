@@ -297,3 +297,41 @@ TEST(KernelCli, SuiteTasksAreValidAndPriced) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("\"nosuch\" names no kernel file"), std::string::npos) << bad.out;
 }
+
+// Run 3 on the H100 (docs/results/kernel_suite/README.md § Run 3): the six new problems (ten files)
+// and the best softmax and matmul of run 2, re-scored from the committed raw results: every file
+// correct on its bench shape, its held-out shapes and seeds and every integrity check, and the
+// metrics the README quotes, by file and by problem.
+TEST(KernelCli, SuiteScoresTheH100Run3) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  auto r = run("kernel suite " + src +
+               "/examples/kernel --platform H100 --tasks rmsnorm,layernorm,silu_and_mul,cross_entropy,rope,"
+               "causal_attention,softmax/v1,matmul/v2 --results " +
+               src + "/docs/results/kernel_suite/run3/raw --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  const auto& m = s["metrics"];
+  EXPECT_EQ(m["tasks"], 12);
+  EXPECT_EQ(m["correct"], 12);
+  EXPECT_NEAR(m["fast_1_eager"].get<double>(), 7.0 / 12, 1e-4);
+  EXPECT_NEAR(m["fast_1_compiled"].get<double>(), 2.0 / 12, 1e-4);
+  EXPECT_NEAR(m["geomean_speedup_eager"]["point"].get<double>(), 1.0877, 1e-4);
+  EXPECT_NEAR(m["geomean_speedup_compiled"]["point"].get<double>(), 0.5955, 1e-4);
+  EXPECT_NEAR(m["mean_pct_of_roofline"].get<double>(), 67.73, 1e-2);
+  for (const auto& t : s["tasks"])
+    EXPECT_EQ(t["checks"], goblin::Json({{"correctness", true}, {"held_out", true}, {"integrity", true}})) << t;
+  const auto& pm = s["problem_metrics"];
+  EXPECT_EQ(pm["problems"], 8);
+  EXPECT_EQ(pm["solved"], 8);
+  EXPECT_NEAR(pm["fast_1.5_eager"].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(pm["fast_1_compiled"].get<double>(), 0.25, 1e-9);
+  EXPECT_NEAR(pm["geomean_speedup_eager"]["point"].get<double>(), 1.0903, 1e-4);
+  EXPECT_NEAR(pm["geomean_speedup_compiled"]["point"].get<double>(), 0.5751, 1e-4);
+  std::map<std::string, std::string> best;
+  for (const auto& p : s["problems"]) best[p["problem"].get<std::string>()] = p["best"].get<std::string>();
+  EXPECT_EQ(best["rmsnorm"], "rmsnorm/v1");
+  EXPECT_EQ(best["silu_and_mul"], "silu_and_mul/v1");
+  EXPECT_EQ(best["cross_entropy"], "cross_entropy/v1");
+  EXPECT_EQ(best["causal_attention"], "causal_attention/v0");
+  EXPECT_NEAR(s["tasks"][7]["achieved"].get<double>(), 2940.4, 0.1);  // rmsnorm/v1, GB/s
+}
