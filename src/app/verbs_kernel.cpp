@@ -392,7 +392,8 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                   "% of roofline");
     v.examples =
         "  goblin kernel suite examples/kernel/suite --platform H100 --out /tmp/suite     run on this GPU\n"
-        "  goblin kernel suite examples/kernel/suite --platform H100 --results docs/results/kernel_suite/raw\n";
+        "  goblin kernel suite examples/kernel/suite --platform H100 --results docs/results/kernel_suite/raw\n"
+        "  goblin kernel suite examples/kernel --platform H100 --tasks rmsnorm,matmul/v3 -o /tmp/suite\n";
     Field dir{"dir", FieldKind::InputPath, "directory of kernel files (*.py; names starting with _ are skipped)"};
     dir.positional = dir.required = true;
     Field plat{"platform", FieldKind::String, "GPU id of the spec database (goblin specs --list)"};
@@ -422,15 +423,22 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                  Field{"dtype", FieldKind::String, "element type (default bf16)", "bf16"},
                  rtol,
                  rep,
-                 warm};
+                 warm,
+                 Field{"tasks", FieldKind::StringList,
+                       "only these problem folders (matmul) or files (matmul/v2), comma-separated (default: all)"}};
     append(v.request, program_fields(false));
-    v.result_schema = object_schema("metrics (correctness_rate, fast_p, geomean speedups) and one row per task");
+    v.result_schema = object_schema(
+        "metrics (correctness_rate, fast_p, geomean speedups), one row per task, and per problem its best correct "
+        "version with the same metrics");
     v.run = [](const Request& rq, Context& ctx) {
       kernel::SuiteOptions o;
       o.dir = rq.str("dir");
       o.platform = rq.str("platform");
       if (rq.has("results")) o.results = rq.str("results");
       if (rq.has("out")) o.out = rq.str("out");
+      if (rq.has("tasks"))
+        for (auto& t : rq.strings("tasks"))
+          if (!t.empty()) o.tasks.push_back(t);
       o.dtype = rq.str("dtype");
       o.rtol = rq.number("rtol");
       o.run = run_options(rq);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/json.h"
 #include "core/test_support.h"
@@ -186,7 +187,8 @@ TEST(KernelCli, SuiteScoresRecordedResultsWithKernelBenchMetrics) {
 // (the run's own torch.compile rebound torch.manual_seed), so nothing counts as correct.
 TEST(KernelCli, SuiteScoresTheH100Run) {
   const std::string src = GOBLIN_SOURCE_DIR;
-  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --results " + src +
+  // That run covered the two problems examples/kernel had then.
+  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks matmul,softmax --results " + src +
                "/docs/results/kernel_suite/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = goblin::Json::parse(r.out)["result"];
@@ -206,7 +208,7 @@ TEST(KernelCli, SuiteScoresTheH100Run) {
 // are the ones the H100 run printed.
 TEST(KernelCli, SuiteScoresTheH100Rerun) {
   const std::string src = GOBLIN_SOURCE_DIR;
-  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --results " + src +
+  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks matmul,softmax --results " + src +
                "/docs/results/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = goblin::Json::parse(r.out)["result"];
@@ -217,4 +219,119 @@ TEST(KernelCli, SuiteScoresTheH100Rerun) {
   EXPECT_NEAR(s["metrics"]["fast_1_eager"].get<double>(), 0.5, 1e-9);
   for (const auto& t : s["tasks"])
     EXPECT_EQ(t["checks"], goblin::Json({{"correctness", true}, {"held_out", true}, {"integrity", true}})) << t;
+}
+
+// Every kernel file of examples/kernel is a valid task that goblin can price: the contract check
+// (the harness's `inspect`, no torch) passes and PROBLEM names an op of data/kernel/problems.yaml
+// whose formula resolves from make_inputs' defaults. Scored against a directory without results,
+// each row says so after op, shape and bound were worked out. Eight problems, each with a naive
+// v0, and at least four with an optimized version.
+TEST(KernelCli, SuiteTasksAreValidAndPriced) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  const std::string empty = (fs::temp_directory_path() / fmt::format("goblin_suite_empty_{}", getpid())).string();
+  fs::create_directories(empty);
+  auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --results " + empty + " --harness " + src +
+               "/tools/kernel_harness.py --json");
+  fs::remove_all(empty);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  std::map<std::string, int> versions;
+  for (const auto& t : s["tasks"]) {
+    const std::string task = t["task"].get<std::string>(), problem = task.substr(0, task.find('/'));
+    EXPECT_EQ(t["op"], problem) << t;  // each folder is named after its op
+    EXPECT_TRUE(t["bound"] == "memory_bound" || t["bound"] == "compute_bound") << t;
+    EXPECT_NE(t["error"].get<std::string>().find("no recorded result"), std::string::npos) << t;
+    ++versions[problem];
+  }
+  EXPECT_EQ(versions.size(), 8u);
+  int optimized = 0;
+  for (const auto& [problem, n] : versions) {
+    EXPECT_TRUE(fs::exists(src + "/examples/kernel/" + problem + "/v0.py")) << problem;
+    optimized += n > 1 ? 1 : 0;
+  }
+  EXPECT_GE(optimized, 4);
+  EXPECT_EQ(s["problem_metrics"]["problems"], 8);
+  EXPECT_EQ(s["problem_metrics"]["solved"], 0);
+
+  // The new ops' formulas, priced at the files' default shapes.
+  struct Case {
+    const char* file;
+    double flops, bytes;
+    const char* bound;
+  };
+  const Case cases[] = {
+      {"rmsnorm/v0.py", 4.0 * 16384 * 8192, (2.0 * 16384 * 8192 + 8192) * 2, "memory_bound"},
+      {"silu_and_mul/v1.py", 5.0 * 4096 * 14336, 3.0 * 4096 * 14336 * 2, "memory_bound"},
+      {"cross_entropy/v0.py", 4.0 * 4096 * 32768, 4096.0 * 32768 * 2 + 12 * 4096, "memory_bound"},
+      {"rope/v0.py", 3.0 * 16384 * 32 * 128, (2.0 * 16384 * 32 * 128 + 16384 * 128) * 2, "memory_bound"},
+      {"causal_attention/v0.py", 2.0 * 2 * 16 * 2048 * 2048 * 64, 4.0 * 2 * 16 * 2048 * 64 * 2, "compute_bound"},
+  };
+  for (const auto& c : cases) {
+    const std::string ws = (fs::temp_directory_path() / fmt::format("goblin_suite_price_{}", getpid())).string();
+    fs::remove_all(ws);
+    auto init =
+        run(fmt::format("kernel init t --kernel {}/examples/kernel/{} --platform H100 --workspace {} "
+                        "--harness {}/tools/kernel_harness.py --json",
+                        src, c.file, ws, src));
+    fs::remove_all(ws);
+    ASSERT_EQ(init.code, 0) << c.file << init.out;
+    auto roof = goblin::Json::parse(init.out)["result"]["roofline"];
+    EXPECT_DOUBLE_EQ(roof["flops"].get<double>(), c.flops) << c.file;
+    EXPECT_DOUBLE_EQ(roof["bytes"].get<double>(), c.bytes) << c.file;
+    EXPECT_EQ(roof["bound"], c.bound) << c.file;
+  }
+
+  // --tasks picks problems or files; a name that matches nothing is a usage error naming it.
+  auto some = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks rope,matmul/v2 --results " + src +
+                  "/docs/results/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(some.code, 0) << some.out;
+  auto picked = goblin::Json::parse(some.out)["result"];
+  ASSERT_EQ(picked["tasks"].size(), 2u);
+  EXPECT_EQ(picked["tasks"][0]["task"], "matmul/v2");
+  EXPECT_EQ(picked["tasks"][1]["task"], "rope/v0");
+  EXPECT_EQ(picked["problems"][0]["best"], "matmul/v2");
+  EXPECT_TRUE(picked["problems"][1]["best"].is_null());
+  auto bad = goblin::testing::run_command(std::string(GOBLIN_BINARY_DIR) + "/goblin kernel suite " + src +
+                                          "/examples/kernel --platform H100 --tasks nosuch --results " + src +
+                                          "/docs/results/kernel_suite/run2/raw 2>&1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("\"nosuch\" names no kernel file"), std::string::npos) << bad.out;
+}
+
+// Run 3 on the H100 (docs/results/kernel_suite/README.md § Run 3): the six new problems (ten files)
+// and the best softmax and matmul of run 2, re-scored from the committed raw results: every file
+// correct on its bench shape, its held-out shapes and seeds and every integrity check, and the
+// metrics the README quotes, by file and by problem.
+TEST(KernelCli, SuiteScoresTheH100Run3) {
+  const std::string src = GOBLIN_SOURCE_DIR;
+  auto r = run("kernel suite " + src +
+               "/examples/kernel --platform H100 --tasks rmsnorm,layernorm,silu_and_mul,cross_entropy,rope,"
+               "causal_attention,softmax/v1,matmul/v2 --results " +
+               src + "/docs/results/kernel_suite/run3/raw --harness " + src + "/tools/kernel_harness.py --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto s = goblin::Json::parse(r.out)["result"];
+  const auto& m = s["metrics"];
+  EXPECT_EQ(m["tasks"], 12);
+  EXPECT_EQ(m["correct"], 12);
+  EXPECT_NEAR(m["fast_1_eager"].get<double>(), 7.0 / 12, 1e-4);
+  EXPECT_NEAR(m["fast_1_compiled"].get<double>(), 2.0 / 12, 1e-4);
+  EXPECT_NEAR(m["geomean_speedup_eager"]["point"].get<double>(), 1.0877, 1e-4);
+  EXPECT_NEAR(m["geomean_speedup_compiled"]["point"].get<double>(), 0.5955, 1e-4);
+  EXPECT_NEAR(m["mean_pct_of_roofline"].get<double>(), 67.73, 1e-2);
+  for (const auto& t : s["tasks"])
+    EXPECT_EQ(t["checks"], goblin::Json({{"correctness", true}, {"held_out", true}, {"integrity", true}})) << t;
+  const auto& pm = s["problem_metrics"];
+  EXPECT_EQ(pm["problems"], 8);
+  EXPECT_EQ(pm["solved"], 8);
+  EXPECT_NEAR(pm["fast_1.5_eager"].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(pm["fast_1_compiled"].get<double>(), 0.25, 1e-9);
+  EXPECT_NEAR(pm["geomean_speedup_eager"]["point"].get<double>(), 1.0903, 1e-4);
+  EXPECT_NEAR(pm["geomean_speedup_compiled"]["point"].get<double>(), 0.5751, 1e-4);
+  std::map<std::string, std::string> best;
+  for (const auto& p : s["problems"]) best[p["problem"].get<std::string>()] = p["best"].get<std::string>();
+  EXPECT_EQ(best["rmsnorm"], "rmsnorm/v1");
+  EXPECT_EQ(best["silu_and_mul"], "silu_and_mul/v1");
+  EXPECT_EQ(best["cross_entropy"], "cross_entropy/v1");
+  EXPECT_EQ(best["causal_attention"], "causal_attention/v0");
+  EXPECT_NEAR(s["tasks"][7]["achieved"].get<double>(), 2940.4, 0.1);  // rmsnorm/v1, GB/s
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "core/io.h"
@@ -146,7 +147,63 @@ std::string cell(const Json& v, int digits, const char* suffix = "") {
   return v.is_number() ? format_fixed(v.get<double>(), digits) + suffix : std::string("-");
 }
 
+std::string task_name(const std::string& dir, const std::string& file) {
+  return fs::path(file).lexically_relative(dir).replace_extension().generic_string();
+}
+
+// "matmul/v2" -> "matmul"; a file directly in DIR is its own problem.
+std::string problem_of(const std::string& task) {
+  const auto slash = task.find('/');
+  return slash == std::string::npos ? task : task.substr(0, slash);
+}
+
 }  // namespace
+
+// KernelBench's rates and geometric means over rows (files or problems): the counts are the
+// caller's, since a problem row counts as correct when any of its versions is.
+Json aggregate(const Json& rows) {
+  size_t correct = 0;
+  for (const auto& r : rows) correct += r.value("correct", false) ? 1 : 0;
+  const double n = rows.empty() ? 1.0 : static_cast<double>(rows.size());
+  return Json{{"correctness_rate", round_to(static_cast<double>(correct) / n, 4)},
+              {"fast_1_eager", round_to(fast_p(rows, "eager", 1.0), 4)},
+              {"fast_1.5_eager", round_to(fast_p(rows, "eager", 1.5), 4)},
+              {"fast_1_compiled", round_to(fast_p(rows, "compiled", 1.0), 4)},
+              {"fast_1.5_compiled", round_to(fast_p(rows, "compiled", 1.5), 4)},
+              {"geomean_speedup_eager", geomean_speedup(rows, "eager")},
+              {"geomean_speedup_compiled", geomean_speedup(rows, "compiled")}};
+}
+
+Json best_per_problem(const Json& rows) {
+  std::vector<std::string> order;
+  std::map<std::string, Json> best;
+  std::map<std::string, Json> versions;
+  for (const auto& r : rows) {
+    const std::string task = r["task"].get<std::string>(), p = problem_of(task);
+    if (!versions.count(p)) {
+      order.push_back(p);
+      versions[p] = Json::array();
+      best[p] = Json{{"problem", p}, {"op", r.value("op", Json())}, {"correct", false}, {"best", nullptr}};
+    }
+    versions[p].push_back(task);
+    if (!r.value("correct", false) || !r.value("median_latency_ms", Json()).is_number()) continue;
+    const Json& cur = best[p];
+    if (cur.value("correct", false) && cur["median_latency_ms"].get<double>() <= r["median_latency_ms"].get<double>())
+      continue;
+    Json b = r;
+    b["problem"] = p;
+    b["best"] = task;
+    b.erase("task");
+    best[p] = std::move(b);
+  }
+  Json out = Json::array();
+  for (const auto& p : order) {
+    Json b = best[p];
+    b["versions"] = versions[p];
+    out.push_back(std::move(b));
+  }
+  return out;
+}
 
 double fast_p(const Json& rows, const std::string& key, double p) {
   if (rows.empty()) return 0;
@@ -204,6 +261,25 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
   };
   scan(o.dir, scan, 0);
   std::sort(files.begin(), files.end());
+  if (!o.tasks.empty()) {
+    std::vector<std::string> kept;
+    std::vector<bool> used(o.tasks.size(), false);
+    for (const auto& f : files) {
+      const std::string task = task_name(o.dir, f);
+      bool keep = false;
+      for (size_t i = 0; i < o.tasks.size(); ++i)
+        if (o.tasks[i] == task || o.tasks[i] == problem_of(task)) keep = used[i] = true;
+      if (keep) kept.push_back(f);
+    }
+    for (size_t i = 0; i < o.tasks.size(); ++i)
+      if (!used[i])
+        return make_error(ErrorKind::Usage,
+                          fmt::format("task \"{}\" names no kernel file of the directory (a problem folder such as "
+                                      "matmul, or one file such as matmul/v2)",
+                                      o.tasks[i]),
+                          o.dir);
+    files = std::move(kept);
+  }
   if (files.empty())
     return make_error(ErrorKind::Usage,
                       "no kernel files (*.py) in the directory: each defines make_inputs, kernel, "
@@ -215,8 +291,7 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
     if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), o.out);
   }
   Json rows = Json::array();
-  for (const auto& f : files)
-    rows.push_back(score(k, o, f, fs::path(f).lexically_relative(o.dir).replace_extension().string()));
+  for (const auto& f : files) rows.push_back(score(k, o, f, task_name(o.dir, f)));
   size_t correct = 0;
   double roof = 0;
   size_t roof_n = 0;
@@ -228,22 +303,18 @@ Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
       ++roof_n;
     }
   }
-  const double n = static_cast<double>(rows.size());
-  Json metrics = {{"tasks", rows.size()},
-                  {"correct", correct},
-                  {"correctness_rate", round_to(static_cast<double>(correct) / n, 4)},
-                  {"fast_1_eager", round_to(fast_p(rows, "eager", 1.0), 4)},
-                  {"fast_1.5_eager", round_to(fast_p(rows, "eager", 1.5), 4)},
-                  {"fast_1_compiled", round_to(fast_p(rows, "compiled", 1.0), 4)},
-                  {"fast_1.5_compiled", round_to(fast_p(rows, "compiled", 1.5), 4)},
-                  {"geomean_speedup_eager", geomean_speedup(rows, "eager")},
-                  {"geomean_speedup_compiled", geomean_speedup(rows, "compiled")},
-                  {"mean_pct_of_roofline", roof_n ? Json(round_to(roof / static_cast<double>(roof_n), 2)) : Json()}};
-  Json out = {{"dir", o.dir},
-              {"platform", o.platform},
-              {"source", o.results.empty() ? "run" : "recorded results"},
-              {"metrics", metrics},
-              {"tasks", rows}};
+  Json metrics = {{"tasks", rows.size()}, {"correct", correct}};
+  metrics.update(aggregate(rows));
+  metrics["mean_pct_of_roofline"] = roof_n ? Json(round_to(roof / static_cast<double>(roof_n), 2)) : Json();
+  Json problems = best_per_problem(rows);
+  size_t solved = 0;
+  for (const auto& p : problems) solved += p.value("correct", false) ? 1 : 0;
+  Json pm = {{"problems", problems.size()}, {"solved", solved}};
+  pm.update(aggregate(problems));
+  Json out = {
+      {"dir", o.dir},        {"platform", o.platform}, {"source", o.results.empty() ? "run" : "recorded results"},
+      {"metrics", metrics},  {"tasks", rows},          {"problem_metrics", pm},
+      {"problems", problems}};
   if (!o.out.empty()) {
     fs::create_directories(o.out, ec);
     RETURN_IF_ERROR(write_file((fs::path(o.out) / "suite.json").string(), out.dump(2) + "\n"));
@@ -287,6 +358,27 @@ std::string suite_markdown(const Json& s) {
   md += "geometric-mean speedup vs eager: " + gm(m["geomean_speedup_eager"]) + "\n";
   md += "geometric-mean speedup vs torch.compile: " + gm(m["geomean_speedup_compiled"]) + "\n";
   md += "mean % of roofline (correct tasks): " + cell(m["mean_pct_of_roofline"], 1, " %") + "\n";
+  if (s.contains("problems") && s["problems"].is_array() && !s["problems"].empty()) {
+    // KernelBench scores a problem by its solution: here the fastest correct version of each.
+    md +=
+        "\n## By problem (its fastest correct version)\n\n"
+        "| problem | best | x eager | x compiled | % of roofline |\n|---|---|---|---|---|\n";
+    for (const auto& p : s["problems"]) {
+      auto x = [&](const char* key) {
+        return p.contains(key) && p[key].is_object() ? cell(p[key].value("speedup", Json()), 2, "x") : std::string("-");
+      };
+      md += fmt::format("| {} | {} | {} | {} | {} |\n", p["problem"].get<std::string>(),
+                        p["best"].is_string() ? p["best"].get<std::string>() : "none correct", x("eager"),
+                        x("compiled"), cell(p.value("pct_of_roofline", Json()), 1, " %"));
+    }
+    const Json& q = s["problem_metrics"];
+    md += fmt::format("\nproblems solved: {}/{}\n", q["solved"].get<int>(), q["problems"].get<int>());
+    md += fmt::format("fast_1 / fast_1.5 vs eager: {:.1f} % / {:.1f} %; vs torch.compile: {:.1f} % / {:.1f} %\n",
+                      100 * q["fast_1_eager"].get<double>(), 100 * q["fast_1.5_eager"].get<double>(),
+                      100 * q["fast_1_compiled"].get<double>(), 100 * q["fast_1.5_compiled"].get<double>());
+    md += "geometric-mean speedup vs eager: " + gm(q["geomean_speedup_eager"]) + "\n";
+    md += "geometric-mean speedup vs torch.compile: " + gm(q["geomean_speedup_compiled"]) + "\n\n";
+  }
   for (const auto& r : s["tasks"])
     if (r.contains("error") || r.contains("message"))
       md += fmt::format("- {}: {}\n", r["task"].get<std::string>(),

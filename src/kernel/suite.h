@@ -4,6 +4,7 @@
 // interval, and each kernel's fraction of the platform's roofline (the KernelBench-Hard metric).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/json.h"
 #include "core/status.h"
@@ -24,11 +25,17 @@ struct SuiteOptions {
   // file: scored without running anything (a CPU machine scores a GPU run this way).
   std::string results;
   std::string out;  // where a run writes each raw result (<stem>.json), suite.json and suite.md
+  // Only these tasks: a problem folder ("matmul") or one file ("matmul/v2"); empty = every file.
+  // A run on a GPU with little time picks some; re-scoring a run picks the tasks it ran.
+  std::vector<std::string> tasks;
   RunOptions run;
 };
 
 // One row per kernel file (a file that fails is a row with "error", counted as incorrect) and the
-// aggregate metrics. A directory without kernel files is a Usage error.
+// aggregate metrics; then one row per problem (the folder of its versions: "matmul" for
+// "matmul/v2") with its best correct version, and the same metrics over problems, as KernelBench
+// scores a problem by its solution. A directory without kernel files, or a task that names none of
+// its files, is a Usage error.
 Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o);
 // The Markdown table and the metrics, as `goblin kernel suite` prints them.
 std::string suite_markdown(const Json& suite);
@@ -39,5 +46,11 @@ double fast_p(const Json& rows, const std::string& key, double p);
 // The geometric mean of the correct tasks' speedups with a 95 % percentile-bootstrap interval over
 // tasks (fixed seed): {"point", "low", "high", "n"}; null when no correct task has one.
 Json geomean_speedup(const Json& rows, const std::string& key);
+// correctness_rate, fast_p against both references and both geometric means over these rows.
+Json aggregate(const Json& rows);
+// One row per problem, in the order of its first task: the fastest correct version's row with
+// "problem", "best" (its task) and "versions"; {"problem", "correct": false, "best": null} when
+// none of its versions is correct.
+Json best_per_problem(const Json& rows);
 
 }  // namespace goblin::kernel
