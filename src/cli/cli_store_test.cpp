@@ -101,6 +101,20 @@ TEST(CliStore, TraceSummaryRecordsWithItsInput) {
   EXPECT_EQ(run["inputs"][0]["sha256"].get<std::string>().size(), 64u);
 }
 
+TEST(CliStore, OverlapRecordsWithBothTraces) {
+  const std::string dir = tmpdir("overlap"), url = "sqlite://" + dir + "/runs.db";
+  const std::string off = src("examples/h100_cudagraphs/graph_off_compile_default.json.gz"),
+                    on = src("examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz");
+  Out o = sh(fmt::format("{} overlap {} {} --json --store {} --experiment exp-o", goblin_bin(), off, on, url));
+  auto run = stored(o, url);
+  ASSERT_TRUE(run.is_object());
+  EXPECT_EQ(run["verb"], "overlap");
+  EXPECT_EQ(run["experiment_id"], "exp-o");
+  ASSERT_EQ(run["inputs"].size(), 2u);
+  EXPECT_EQ(run["inputs"][0]["path"], off);
+  EXPECT_EQ(run["inputs"][1]["path"], on);
+}
+
 TEST(CliStore, NoStoreNamedRecordsNothing) {
   const std::string trace = src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz");
   Out o = sh(fmt::format("env -u GOBLIN_STORE {} trace --summary {} --json", goblin_bin(), trace));
