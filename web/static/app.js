@@ -133,6 +133,7 @@ async function pageRun(id) {
       { label: 'kernel', get: k => k.name }, { label: 'category', get: k => k.category },
       { label: 'time (s)', get: k => k.time_s, num: true }, { label: '%', get: k => k.pct, num: true },
       { label: 'launches', get: k => k.launches, num: true }], r.top_kernels, { id: 'kernels' }));
+    await triageTables(r);
     if (r.steps.length) main.append(h('h2', {}, 'Steps'), table([
       { label: 'step', get: s => s.name }, { label: 'wall (s)', get: s => s.wall_s, num: true },
       { label: 'GPU busy (s)', get: s => s.busy_s, num: true }], r.steps, { id: 'steps' }));
@@ -168,6 +169,27 @@ async function pageRun(id) {
           ` and load the trace ${L.source_trace_path} (it is not stored as text in the run store)`);
     main.append(h('h2', {}, 'Trace'), h('p', {}, trace));
   } catch (e) { fail(e); }
+}
+
+// goblin triage's overlap / fuse / module / stage tables: stored as artifacts of the run (the store
+// keeps their text by content hash), read back and shown as tables, at most 25 rows each.
+const TRIAGE_TABLES = [
+  ['overlap_opportunities.json', 'Overlap opportunities', 'overlap-table', ['priority', 'verdict', 'kernel', 'category', 'excl_pct', 'hid_pct', 'time_share_pct', 'next_step']],
+  ['fuse_opportunities.json', 'Fusion opportunities', 'fuse-table', ['pattern', 'title', 'confidence', 'time_share_pct', 'occurrences', 'candidate_fused_path', 'citation']],
+  ['module_table.json', 'nn.Module time', 'module-table', null],
+  ['stage_table.json', 'Stages', 'stage-table', null]];
+async function triageTables(r) {
+  for (const [name, title, id, keys] of TRIAGE_TABLES) {
+    const art = r.artifacts.find(a => a.name === name);
+    if (!art) continue;
+    let rows;
+    try { rows = await api('/api/artifacts/' + art.sha256); } catch (e) { if (e instanceof Stale) throw e; continue; }
+    if (rows && !Array.isArray(rows)) rows = Object.values(rows).find(Array.isArray) || [];
+    if (!Array.isArray(rows) || !rows.length || typeof rows[0] !== 'object') continue;
+    const cols = (keys || Object.keys(rows[0]).filter(k => typeof rows[0][k] !== 'object').slice(0, 8))
+      .map(k => ({ label: k, get: x => (x[k] === undefined ? null : typeof x[k] === 'object' && x[k] !== null ? JSON.stringify(x[k]) : x[k]), num: typeof rows[0][k] === 'number' }));
+    main.append(h('h2', {}, `${title} (${name}${rows.length > 25 ? ', first 25 of ' + rows.length : ''})`), table(cols, rows.slice(0, 25), { id }));
+  }
 }
 
 // Perfetto UI's postMessage protocol (https://perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui):

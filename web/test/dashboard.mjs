@@ -159,6 +159,9 @@ try {
     await page.click('a.run-link >> text="#1"');
     await page.waitForSelector('#artifacts');
     assert.ok(await rows('#kernels') > 0);
+    // triage's overlap and fusion tables, read back from the run's stored artifacts
+    assert.ok(await rows('#overlap-table') > 0);
+    assert.ok(await rows('#fuse-table') > 0);
     assert.ok(await rows('#artifacts') >= 5);
     assert.ok(await page.isVisible('#perfetto-link'));
     const href = await page.getAttribute('a.artifact-link >> nth=0', 'href');
