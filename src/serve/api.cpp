@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "app/verb.h"
+#include "audit/knowledge.h"
 #include "store/import.h"
 #include "store/pool.h"
 #include "store/store.h"
@@ -214,9 +215,17 @@ ApiResponse calibration(const Ctx& c) {
   auto rounds = s->audit_rounds();
   if (!rounds) return from_error(rounds.error());
   auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  // Each rule's citation from the rule base (data/rules/*.yaml), so the audit history shows where
+  // a prediction came from; null for a rule this goblin does not know.
+  auto kb = audit::knowledge();
+  auto citation = [&](const std::string& id) -> Json {
+    const audit::Rule* rule = kb ? (*kb)->rules.find(id) : nullptr;
+    return rule && !rule->citation.empty() ? Json(rule->citation) : Json(nullptr);
+  };
   Json cal = Json::array();
   for (const auto& r : *rows)
     cal.push_back({{"rule_id", r.rule_id},
+                   {"citation", citation(r.rule_id)},
                    {"gpu", r.gpu},
                    {"audits", r.audits},
                    {"held", r.held},

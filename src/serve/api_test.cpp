@@ -117,6 +117,10 @@ TEST_F(ServeApi, TrendAndCalibration) {
   Json c = get("/api/calibration");
   EXPECT_FALSE(c["calibration"].empty());
   EXPECT_GE(c["rounds"].size(), 4u);
+  // Each known rule carries its citation from the rule base (data/rules).
+  int cited = 0;
+  for (const auto& row : c["calibration"]) cited += row["citation"].is_string() ? 1 : 0;
+  EXPECT_GT(cited, 0) << c["calibration"].dump();
   get("/api/trend", {{"workload", "llama-8b"}, {"metric", "step_time_s; DROP TABLE runs"}}, 400);
 }
 

@@ -318,7 +318,9 @@ async function pageAudits() {
       data: { labels: rs.map((r, i) => `${r.workload} r${r.round}`), datasets: [
         { type: 'bar', label: 'predicted range', data: rs.map(r => [r.predicted_low, r.predicted_high]), backgroundColor: 'rgba(9,105,218,0.35)' },
         { type: 'scatter', label: 'measured', data: rs.map((r, i) => ({ x: i, y: r.measured })), backgroundColor: '#cf222e', pointRadius: 5 }] } }));
-    main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'GPU', get: r => r.gpu },
+    // A citation is shown as a link only when it is an http(s) URL; anything else stays text.
+    const cite = c => (c && /^https?:\/\//.test(c) ? h('a', { href: c, rel: 'noopener noreferrer', target: '_blank', class: 'citation' }, c) : c);
+    main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'citation', get: r => cite(r.citation) }, { label: 'GPU', get: r => r.gpu },
       { label: 'audits', get: r => r.audits, num: true }, { label: 'held', get: r => r.held, num: true },
       { label: 'exceeded', get: r => r.exceeded, num: true }, { label: 'missed', get: r => r.missed, num: true },
       { label: 'measured / predicted mid', get: r => r.median_measured_over_mid, num: true }], c.calibration, { id: 'calibration' }));

@@ -187,6 +187,7 @@ try {
     await page.goto(base + '#/audits');
     await page.waitForSelector('#calibration');
     assert.ok(await rows('#calibration') > 0);
+    assert.ok(await page.locator('#calibration a.citation').count() > 0);  // the rules' citations
     assert.ok(await rows('#audit-rounds') > 0);
     await page.waitForFunction(() => Chart.getChart(document.getElementById('calibration-chart')));
     await shot('audits');
