@@ -46,7 +46,8 @@ void record_result(const Verb& v, const Request& rq, VerbResult& r) {
     x.file = config::redact_credentials(x.file);
     r.error = x;
   };
-  auto rec = store::record_from_result(v.cli_name(), inputs, r.result, link);
+  auto rec = v.record_folder ? store::record_from_path(v.record_folder(rq), link)
+                             : store::record_from_result(v.cli_name(), inputs, r.result, link);
   if (!rec) return fail(rec.error());
   auto s = store::Store::open(url, true, true);
   if (!s) return fail(s.error());

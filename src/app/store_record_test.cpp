@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
+#include "app/registry.h"
 #include "app/verb.h"
 #include "core/test_support.h"
 #include "store/store.h"
@@ -35,6 +37,46 @@ TEST(StoreRecording, EveryRecordingVerbHasTheStoreFields) {
     ASSERT_NE(v, nullptr) << name;
     EXPECT_FALSE(v->records) << name;
   }
+}
+
+// kernel bench and kernel record record the workspace (Verb::record_folder): its iterations
+// against the Stop Condition. The recording step alone, on a committed workspace (the bench itself
+// needs a GPU and torch).
+TEST(StoreRecording, KernelVerbsRecordTheWorkspace) {
+  const auto dir = testing::private_tmp_dir("store_kernel");
+  const std::string url = "sqlite://" + (dir / "runs.db").string();
+  const std::string ws = (dir / "softmax").string();
+  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax", ws,
+                        std::filesystem::copy_options::recursive);
+  for (const char* name : {"kernel bench", "kernel record"}) {
+    const Verb* v = find_verb(name);
+    ASSERT_NE(v, nullptr) << name;
+    EXPECT_TRUE(v->records) << name;
+    ASSERT_TRUE(v->record_folder) << name;
+    bool store = false;
+    for (const Field& f : v->request) store |= f.name == "store";
+    EXPECT_TRUE(store) << name;
+  }
+  const Verb* v = find_verb("kernel record");
+  auto rq =
+      make_request(*v, {{"workspace", ws}, {"summary", "x"}, {"store", url}, {"experiment", "exp-k"}}, kCli, nullptr);
+  ASSERT_TRUE(rq.ok());
+  VerbResult r;
+  r.result = Json{{"version", 3}};  // what the record verb returned
+  record_result(*v, *rq, r);
+  ASSERT_FALSE(r.error) << r.error->describe();
+  ASSERT_TRUE(r.result.contains("stored_run"));
+  VerbResult show = call("store show", {{"store", url}, {"run", r.result["stored_run"]["id"].dump()}});
+  ASSERT_FALSE(show.error) << show.error->describe();
+  EXPECT_EQ(show.result["verb"], "kernel");
+  EXPECT_EQ(show.result["experiment_id"], "exp-k");
+  EXPECT_FALSE(show.result["kernel_iterations"].empty());
+  // The same workspace state recorded again (kernel bench after record) is the same run.
+  VerbResult again;
+  again.result = Json::object();
+  record_result(*find_verb("kernel bench"), *rq, again);
+  ASSERT_FALSE(again.error) << again.error->describe();
+  EXPECT_FALSE(again.result["stored_run"]["added"].get<bool>());
 }
 
 TEST(StoreRecording, MetricsResultBecomesARunOnce) {

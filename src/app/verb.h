@@ -134,6 +134,9 @@ struct Verb {
   // $GOBLIN_STORE; docs/store.md), and the registry gives it the --store, --experiment, --trial,
   // --workload and --tag fields. Lookups (kb, specs, verbs) and the store's own verbs do not.
   bool records = true;
+  // For a verb whose result lives in a folder it keeps (a kernel workspace: its iterations against
+  // the Stop Condition), the folder to record instead of the result JSON (store::record_from_path).
+  std::function<std::string(const Request&)> record_folder;
   std::function<VerbResult(const Request&, Context&)> run;
 
   std::string cli_name() const;  // "kb query"

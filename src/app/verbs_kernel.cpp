@@ -97,6 +97,14 @@ Verb base(const std::string& word, const std::string& tool, const std::string& t
   return v;
 }
 
+// kernel bench and kernel record produce results worth remembering: with --store (or
+// $GOBLIN_STORE) the workspace is recorded as a run (its iterations against the Stop Condition,
+// its files as artifacts), as `goblin store add WORKSPACE` would; the same state twice is one run.
+void recorded_as_workspace(Verb& v) {
+  v.records = true;
+  v.record_folder = [](const Request& rq) { return rq.has("workspace") ? rq.str("workspace") : std::string("."); };
+}
+
 VerbResult init_verb(const Request& rq, Context& ctx) {
   kernel::InitOptions o;
   o.name = rq.str("name");
@@ -264,6 +272,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.request = {workspace_field(), rep, warm, src};
     append(v.request, program_fields(false));
     v.result_schema = object_schema("correctness, integrity, held_out, performance (median latency, CI, % of target)");
+    recorded_as_workspace(v);
     v.run = bench_verb;
     out.push_back(std::move(v));
   }
@@ -326,6 +335,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
         Field{"keep", FieldKind::Boolean,
               "keep kernel.py even when this iteration is slower than the best (no restore)", false}};
     v.result_schema = object_schema("version, memory_file, commit, record, restored_from (the best version or null)");
+    recorded_as_workspace(v);
     v.run = [](const Request& rq, Context& ctx) {
       return with_ws(rq, ctx, [&](const std::string& ws) {
         kernel::RecordOptions o;

@@ -3,6 +3,7 @@
 
 #include <iterator>
 
+#include "cli/record_options.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "core/io.h"
@@ -20,6 +21,7 @@ void register_bench(CLI::App& app) {
     bool no_cache = false, json = false, allow_no_gpu = false;
   };
   auto o = std::make_shared<Opts>();
+  auto rec = std::make_shared<RecordOptions>();
   auto* cmd = app.add_subcommand(
       "bench",
       "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
@@ -49,7 +51,8 @@ void register_bench(CLI::App& app) {
   cmd->add_flag("--no-cache", o->no_cache, "always re-measure");
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
-  cmd->callback([o] {
+  add_record_options(cmd, *rec, /*with_workload=*/false);
+  cmd->callback([o, rec] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult r;
       run::BenchRequest req;
@@ -129,7 +132,9 @@ void register_bench(CLI::App& app) {
         fmt::format_to(out, "cache: {}{}\n", bo.result["cache"].value("hit", false) ? "hit " : "stored ",
                        bo.result["cache"].value("key", ""));
       r.human = h;
-
+      std::vector<std::string> inputs = {o->config};
+      if (!o->against.empty()) inputs.push_back(o->against);
+      record_cli_result(*rec, "bench", inputs, "", r);
       return r;
     });
   });

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/overlap_join.h"
+#include "cli/record_options.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "trace/load.h"
@@ -19,6 +20,7 @@ void register_overlap(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
+  auto rec = std::make_shared<RecordOptions>();
   auto* cmd =
       app.add_subcommand("overlap",
                          "Overlap opportunities of a CUDA-graph run: timing from a trace with graphs on, each kernel "
@@ -32,7 +34,8 @@ void register_overlap(CLI::App& app) {
   cmd->add_option("graph_on_trace", o->formal, "Trace of the same run with CUDA graphs on (timing)")->required();
   cmd->add_option("--top", o->top, "Rows in the readable table")->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", o->json, "Print the {ok, result, error} envelope");
-  cmd->callback([o] {
+  add_record_options(cmd, *rec, /*with_workload=*/true);
+  cmd->callback([o, rec] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult vr;
       auto mapping = load_trace(o->mapping, kNeedKernels);
@@ -78,6 +81,7 @@ void register_overlap(CLI::App& app) {
         vr.error = mapping->damage;
       else if (formal->damage)
         vr.error = formal->damage;
+      record_cli_result(*rec, "overlap", {o->mapping, o->formal}, "", vr);  // after success only
       return vr;
     });
   });

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "cli/record_options.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "run/live_runner.h"
@@ -36,6 +37,7 @@ void register_profile(CLI::App& app) {
     bool json = false, allow_no_gpu = false;
   };
   auto o = std::make_shared<Opts>();
+  auto rec = std::make_shared<RecordOptions>();
   auto* cmd = app.add_subcommand(
       "profile",
       "Profile a short window of a live run (warm-up excluded), switched on from outside the script: goblin's CUPTI "
@@ -71,7 +73,8 @@ void register_profile(CLI::App& app) {
       ->check(CLI::IsMember({"cupti", "torch"}));
   cmd->add_flag("--allow-no-gpu", o->allow_no_gpu, "run even when no GPU is found (stand-in workloads, CPU tests)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
-  cmd->callback([o] {
+  add_record_options(cmd, *rec, /*with_workload=*/false);
+  cmd->callback([o, rec] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult r;
       o->args.clear();
@@ -135,7 +138,7 @@ void register_profile(CLI::App& app) {
           fmt::format_to(out, "data loading: {}\n", p["data_prefetch"].value("note", ""));
       }
       r.human = h;
-
+      record_cli_result(*rec, "profile", {}, req.run_dir, r);  // the run folder, as goblin store add reads it
       return r;
     });
   });

@@ -39,6 +39,9 @@ void register_serve(CLI::App& app) {
                   "--token-env (a command line is visible to other users)");
   cmd->add_flag("--token-env", *token_env, "read the token from $GOBLIN_SERVE_TOKEN");
   cmd->add_option("--threads", o->threads, "requests served at once (default 8)")->check(CLI::Range(1, 256));
+  cmd->add_option("--queue", o->max_queued,
+                  "connections waiting for a worker; past it a connection is answered 503 at once (default 64)")
+      ->check(CLI::Range(1, 65536));
   cmd->add_option("--max-body", o->max_body_bytes, "largest request body in bytes (default 8 MiB)")
       ->check(CLI::Range(1024, 256 << 20));
   cmd->callback([o, token_env] {

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "cli/record_options.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "run/tracer.h"
@@ -70,6 +71,7 @@ void register_trace(CLI::App& app) {
     bool all_apis = false, json = false;
   };
   auto o = std::make_shared<Opts>();
+  auto rec = std::make_shared<RecordOptions>();
   auto* cmd = app.add_subcommand(
       "trace",
       "Run any program under goblin's CUPTI tracer (libgoblin_cupti.so through CUDA_INJECTION64_PATH: no change "
@@ -89,7 +91,8 @@ void register_trace(CLI::App& app) {
                 "record every CUDA runtime/driver API call (default: launches, copies, syncs, allocations, graphs)");
   cmd->add_option("--summary", o->summary, "summarise an existing trace (any format goblin reads) instead");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
-  cmd->callback([o] {
+  add_record_options(cmd, *rec, /*with_workload=*/true);
+  cmd->callback([o, rec] {
     run_verb(o->json, [&]() -> VerbResult {
       VerbResult r;
       if (!o->summary.empty()) {
@@ -99,6 +102,7 @@ void register_trace(CLI::App& app) {
               static_cast<ErrorKind>(r.result.value("read_error_kind", static_cast<int>(ErrorKind::Malformed))),
               r.result.value("read_error", ""), o->summary);
         r.human = human(r.result);
+        record_cli_result(*rec, "trace", {o->summary}, "", r);
         return r;
       }
       if (o->command.empty()) {
@@ -116,6 +120,11 @@ void register_trace(CLI::App& app) {
       r.human = human(t.result);
       if (t.result.contains("main_trace") && t.result["main_trace"].is_string())
         r.human += "main trace: " + t.result["main_trace"].get<std::string>() + "\n";
+      // The trace it wrote is the run's input: hashed, so the dashboard's comparison can diff it.
+      std::vector<std::string> inputs;
+      if (t.result.contains("main_trace") && t.result["main_trace"].is_string())
+        inputs.push_back(t.result["main_trace"].get<std::string>());
+      record_cli_result(*rec, "trace", inputs, "", r);
       return r;
     });
   });

@@ -17,7 +17,9 @@
 #include <filesystem>
 
 #include "app/verb.h"
+#include "audit/knowledge.h"
 #include "store/import.h"
+#include "store/pool.h"
 #include "store/store.h"
 
 namespace goblin::serve {
@@ -43,6 +45,8 @@ int status_of(const Error& e) {
       return 400;
     case ErrorKind::NoGpuActivity:  // the trace was read; it has nothing to measure
       return 422;
+    case ErrorKind::Environment:  // every store connection busy: try again
+      return 503;
     default:
       return 500;
   }
@@ -113,11 +117,8 @@ namespace {
 struct Ctx {
   const ApiOptions& o;
   const ApiRequest& rq;
+  store::StorePool& pool;
 };
-
-Result<store::Store> open_store(const ApiOptions& o, bool create = false) {
-  return store::Store::open(o.store_url, create, /*migrate=*/false);
-}
 
 ApiResponse list_runs(const Ctx& c) {
   store::RunFilter f;
@@ -141,8 +142,9 @@ ApiResponse list_runs(const Ctx& c) {
       return error_response(400, fmt::format("{}: a whole number from 0 to {}", k, max));
     *dst = std::stoll(v);
   }
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto runs = s->list(f);
   if (!runs) return from_error(runs.error());
   auto total = s->count(f);
@@ -164,8 +166,9 @@ Json trace_link(const Json& run) {
 
 ApiResponse get_run(const Ctx& c, const std::string& id) {
   if (!valid_id(id)) return error_response(400, "run id: digits only");
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto r = s->get(std::stoll(id));
   if (!r) return from_error(r.error());
   Json j = store::run_to_json(*r, true);
@@ -187,8 +190,9 @@ ApiResponse trend(const Ctx& c) {
     if (!valid_id(v) || std::stoll(v) < 1 || std::stoll(v) > 100000) return error_response(400, "n: 1 to 100000");
     n = std::stoll(v);
   }
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto pts = s->trend(w, m, n);
   if (!pts) return from_error(pts.error());
   Json arr = Json::array();
@@ -203,16 +207,25 @@ ApiResponse trend(const Ctx& c) {
 }
 
 ApiResponse calibration(const Ctx& c) {
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto rows = s->calibration();
   if (!rows) return from_error(rows.error());
   auto rounds = s->audit_rounds();
   if (!rounds) return from_error(rounds.error());
   auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  // Each rule's citation from the rule base (data/rules/*.yaml), so the audit history shows where
+  // a prediction came from; null for a rule this goblin does not know.
+  auto kb = audit::knowledge();
+  auto citation = [&](const std::string& id) -> Json {
+    const audit::Rule* rule = kb ? (*kb)->rules.find(id) : nullptr;
+    return rule && !rule->citation.empty() ? Json(rule->citation) : Json(nullptr);
+  };
   Json cal = Json::array();
   for (const auto& r : *rows)
     cal.push_back({{"rule_id", r.rule_id},
+                   {"citation", citation(r.rule_id)},
                    {"gpu", r.gpu},
                    {"audits", r.audits},
                    {"held", r.held},
@@ -252,8 +265,9 @@ std::string diffable_input(const store::RunRecord& r) {
 ApiResponse compare(const Ctx& c) {
   const std::string a = param(c.rq, "a"), b = param(c.rq, "b");
   if (!valid_id(a) || !valid_id(b)) return error_response(400, "a, b: run ids (digits only)");
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto ra = s->get(std::stoll(a));
   if (!ra) return from_error(ra.error());
   auto rb = s->get(std::stoll(b));
@@ -285,8 +299,9 @@ ApiResponse compare(const Ctx& c) {
 
 ApiResponse artifact(const Ctx& c, const std::string& hash) {
   if (!valid_sha256(hash)) return error_response(400, "artifact: a SHA-256 in lowercase hex (64 characters)");
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   auto a = s->artifact(hash);
   if (!a) return from_error(a.error());
   if (!*a)
@@ -323,8 +338,9 @@ ApiResponse set_tags(const Ctx& c, const std::string& id) {
     tags.push_back(t.get<std::string>());
   }
   if (tags.size() > 64) return error_response(400, "tags: at most 64");
-  auto s = open_store(c.o);
-  if (!s) return from_error(s.error());
+  auto lease = c.pool.acquire();
+  if (!lease) return from_error(lease.error());
+  store::Store* s = &**lease;
   if (auto st = s->set_tags(std::stoll(id), tags); !st) return from_error(st.error());
   return json_response(200, {{"id", std::stoll(id)}, {"tags", tags}});
 }
@@ -346,7 +362,8 @@ ApiResponse add_run(const Ctx& c) {
   auto rec = store::record_from_result(verb, {}, result, link);
   if (!rec) return from_error(rec.error());
   rec->source = "import:http";
-  auto s = open_store(c.o, /*create=*/true);
+  // A write may create the store, so it opens its own connection (writes are few: token only).
+  auto s = store::Store::open(c.o.store_url, /*create=*/true, /*migrate=*/false);
   if (!s) return from_error(s.error());
   auto out = s->add(std::move(*rec));
   if (!out) return from_error(out.error());
@@ -355,24 +372,31 @@ ApiResponse add_run(const Ctx& c) {
 
 }  // namespace
 
+Api::Api(ApiOptions o) : o_(std::move(o)), pool_(std::make_unique<store::StorePool>(o_.store_url, o_.pool_size)) {}
+Api::~Api() = default;
+
 ApiResponse Api::handle(const ApiRequest& rq) const {
-  const Ctx c{o_, rq};
+  const Ctx c{o_, rq, *pool_};
   const std::string& p = rq.path;
   static const std::string kRuns = "/api/runs/", kArt = "/api/artifacts/";
   if (rq.method == "GET") {
     if (p == "/api/runs") return list_runs(c);
     if (p.starts_with(kRuns)) return get_run(c, p.substr(kRuns.size()));
     if (p == "/api/experiments") {
-      auto s = open_store(o_);
-      if (!s) return from_error(s.error());
-      auto e = s->experiments();
+      auto lease = pool_->acquire();
+      if (!lease) return from_error(lease.error());
+      auto e = (*lease)->experiments();
       if (!e) return from_error(e.error());
       return json_response(200, {{"experiments", *e}});
     }
     if (p == "/api/trend") return trend(c);
     if (p == "/api/calibration") return calibration(c);
     if (p == "/api/compare") return compare(c);
-    if (p.starts_with(kArt)) return artifact(c, p.substr(kArt.size()));
+    if (p.starts_with(kArt)) {
+      ApiResponse r = artifact(c, p.substr(kArt.size()));
+      r.allow_origin = kPerfettoOrigin;  // its errors too: Perfetto UI then shows why, not a CORS failure
+      return r;
+    }
     if (p == "/api/health") return json_response(200, {{"ok", true}, {"writes", !o_.token.empty()}});
     return error_response(404, "no such API route");
   }

@@ -7,9 +7,14 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/json.h"
+
+namespace goblin::store {
+class StorePool;
+}
 
 namespace goblin::serve {
 
@@ -24,20 +29,33 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   std::string disposition;  // Content-Disposition, for artifact downloads
+  // Access-Control-Allow-Origin: set on the artifact route only, to Perfetto UI's origin, so the
+  // dashboard's "open in Perfetto UI" link (ui.perfetto.dev/#!/?url=...) can fetch the trace
+  // from this server; no other route is readable by another site's scripts.
+  std::string allow_origin;
 };
+
+// The one origin allowed to read artifacts across sites (docs/dashboard.md § Perfetto UI).
+inline constexpr const char* kPerfettoOrigin = "https://ui.perfetto.dev";
 
 struct ApiOptions {
   std::string store_url;
-  std::string token;  // empty: read-only (every write is 403)
+  std::string token;     // empty: read-only (every write is 403)
+  size_t pool_size = 8;  // store connections kept open (store/pool.h): one per server worker
 };
 
+// Thread-safe: the server's workers call handle() at once; each request borrows one store
+// connection from the pool for its duration.
 class Api {
  public:
-  explicit Api(ApiOptions o) : o_(std::move(o)) {}
+  explicit Api(ApiOptions o);
+  ~Api();
   ApiResponse handle(const ApiRequest& rq) const;
+  const store::StorePool& pool() const { return *pool_; }
 
  private:
   ApiOptions o_;
+  std::unique_ptr<store::StorePool> pool_;
 };
 
 // Constant-time comparison (a token check must not leak the matching prefix's length by timing).

@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <iostream>
+#include <latch>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -115,6 +117,10 @@ TEST_F(ServeApi, TrendAndCalibration) {
   Json c = get("/api/calibration");
   EXPECT_FALSE(c["calibration"].empty());
   EXPECT_GE(c["rounds"].size(), 4u);
+  // Each known rule carries its citation from the rule base (data/rules).
+  int cited = 0;
+  for (const auto& row : c["calibration"]) cited += row["citation"].is_string() ? 1 : 0;
+  EXPECT_GT(cited, 0) << c["calibration"].dump();
   get("/api/trend", {{"workload", "llama-8b"}, {"metric", "step_time_s; DROP TABLE runs"}}, 400);
 }
 
@@ -157,6 +163,14 @@ TEST_F(ServeApi, ArtifactsOnlyByContentHash) {
   ApiResponse r = api.handle(rq);
   EXPECT_EQ(r.status, 200);
   EXPECT_FALSE(r.body.empty());
+  // Perfetto UI fetches the trace across sites: its origin, and only its, may read artifacts; no
+  // other route is readable cross-site.
+  EXPECT_EQ(r.allow_origin, "https://ui.perfetto.dev");
+  for (const char* route : {"/api/runs", "/api/runs/3", "/api/experiments", "/api/calibration"}) {
+    ApiRequest other;
+    other.path = route;
+    EXPECT_EQ(api.handle(other).allow_origin, "") << route;
+  }
   for (const char* p : {"../../../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "/etc/passwd", "report.json",
                         "0000000000000000000000000000000000000000000000000000000000000000/../x"}) {
     rq.path = fmt::format("/api/artifacts/{}", p);
@@ -193,6 +207,19 @@ TEST_F(ServeApi, WritesNeedTheTokenAndMalformedJsonIs400) {
 
 // Over a real socket: a body over the cap, many connections at once; the server stays up.
 TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
+  // 1,000 connections at once (the flood). Each holds a descriptor on both ends, so this
+  // process needs over 2,000: the soft limit is raised to the hard one (Server::run does the same
+  // for goblin serve); without room for the flood the test says so instead of failing on the
+  // machine's limit.
+  constexpr int kFlood = 1000;
+  rlimit lim{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &lim), 0);
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
+  }
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < 2 * kFlood + 256)
+    GTEST_SKIP() << "the descriptor limit (" << lim.rlim_cur << ") leaves no room for " << kFlood << " connections";
   ServeOptions o;
   o.store_url = url_;
   o.port = 0;
@@ -211,6 +238,24 @@ TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
   };
   ASSERT_TRUE(health());
   {
+    // The CORS header Perfetto UI's ?url= fetch needs, on the artifact route only.
+    const std::string hash = get("/api/runs/3")["artifacts"][0]["sha256"];
+    auto art = cli.Get(("/api/artifacts/" + hash).c_str(), {{"Origin", "https://ui.perfetto.dev"}});
+    ASSERT_TRUE(art);
+    EXPECT_EQ(art->status, 200);
+    EXPECT_EQ(art->get_header_value("Access-Control-Allow-Origin"), "https://ui.perfetto.dev");
+    auto pre = cli.Options(("/api/artifacts/" + hash).c_str(), {{"Origin", "https://ui.perfetto.dev"},
+                                                                {"Access-Control-Request-Method", "GET"},
+                                                                {"Access-Control-Request-Private-Network", "true"}});
+    ASSERT_TRUE(pre);
+    EXPECT_EQ(pre->status, 204);
+    EXPECT_EQ(pre->get_header_value("Access-Control-Allow-Origin"), "https://ui.perfetto.dev");
+    EXPECT_EQ(pre->get_header_value("Access-Control-Allow-Private-Network"), "true");
+    auto runs = cli.Get("/api/runs", {{"Origin", "https://ui.perfetto.dev"}});
+    ASSERT_TRUE(runs);
+    EXPECT_FALSE(runs->has_header("Access-Control-Allow-Origin"));
+  }
+  {
     httplib::Headers h = {{"Authorization", "Bearer t0k"}};
     auto r = cli.Post("/api/runs", h, std::string(100u << 20, '{'), "application/json");
     if (r) EXPECT_EQ(r->status, 413);  // else the server closed the connection: also a refusal
@@ -225,10 +270,14 @@ TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
   std::mutex mu;
   std::vector<std::string> seen;
   std::vector<std::thread> clients;
-  for (int i = 0; i < 300; ++i)
+  std::latch start(1);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kFlood; ++i)
     clients.emplace_back([&] {
       httplib::Client c("127.0.0.1", port);
-      c.set_read_timeout(20, 0);
+      c.set_connection_timeout(60, 0);
+      c.set_read_timeout(60, 0);
+      start.wait();
       auto r = c.Get("/api/runs?workload=llama-8b");
       if (r && r->status == 200)
         ++ok;
@@ -243,13 +292,15 @@ TEST_F(ServeApi, HttpServerRefusesFloodsAndStaysUp) {
           seen.push_back(fmt::format("error {}", static_cast<int>(r.error())));
       }
     });
+  start.count_down();  // every client connects at the same moment
   for (auto& t : clients) t.join();
-  // Every answer is a 200 or a 503; a connection the server closed unanswered (an HTTP-level
-  // refusal is impossible before the request arrives: a client too slow to send it on a loaded
-  // machine) counts as a refusal too, but never a 5xx other than 503 or a 4xx.
-  for (const auto& s : seen) EXPECT_TRUE(s.starts_with("error")) << s;
-  std::cerr << fmt::format("300 connections: {} answered, {} refused with 503, {} closed\n", ok.load(), busy.load(),
-                           other.load());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Every connection gets an HTTP answer: a 200, or a clean 503 past the queue (the listen backlog
+  // holds the whole burst, so none waits in the kernel's SYN retries); never another status.
+  for (const auto& s : seen) ADD_FAILURE() << s;
+  std::cerr << fmt::format("{} connections: {} answered, {} refused with 503, {} unanswered ({:.1f} s)\n", kFlood,
+                           ok.load(), busy.load(), other.load(), secs);
+  EXPECT_EQ(ok.load() + busy.load(), kFlood);
   EXPECT_GT(ok.load(), 0);
   EXPECT_TRUE(health());
   EXPECT_EQ(total(), 7);

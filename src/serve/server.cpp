@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <csignal>
 #include <deque>
@@ -39,14 +42,16 @@ const std::vector<WebFile>& web_files() {
 }
 
 // Requests wait for one of `threads` workers in a queue of at most `max_queued`; past it a
-// connection is handed to the shedding worker, which answers 503 at once (shedding() is true on
-// that thread), so a flood of connections is refused cleanly instead of piling up.
+// connection is handed to the shedding workers, which answer 503 at once (t_shedding is true on
+// their threads), so a flood of connections is refused cleanly instead of piling up. A shed
+// connection costs one read of its request (bounded by the read and keep-alive timeouts) and one
+// short write; the accept loop itself never blocks on a worker.
 thread_local bool t_shedding = false;
 class BoundedPool : public httplib::TaskQueue {
  public:
-  BoundedPool(size_t threads, size_t max_queued) : max_(max_queued) {
+  BoundedPool(size_t threads, size_t max_queued, size_t shed_threads) : max_(max_queued) {
     for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { loop(jobs_, false); });
-    for (size_t i = 0; i < 2; ++i) workers_.emplace_back([this] { loop(shed_, true); });
+    for (size_t i = 0; i < shed_threads; ++i) workers_.emplace_back([this] { loop(shed_, true); });
   }
   void enqueue(std::function<void()> fn) override {
     {
@@ -96,6 +101,29 @@ void security_headers(httplib::Response& res) {
   res.set_header("Referrer-Policy", "no-referrer");
 }
 
+// cpp-httplib 0.11 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+// shared library): a burst of connections overflows it and the kernel drops their SYNs, which the
+// clients retry after 1, 3, 7 ... s, so a flood looks like a dead server. Linux lets listen() be
+// called again on a listening socket to change its backlog (net/ipv4/af_inet.c, inet_listen: an
+// already listening socket only gets its sk_max_ack_backlog updated), so after the bind the backlog is raised here; the
+// socket is the library's protected member.
+class Http : public httplib::Server {
+ public:
+  bool raise_backlog(int n) { return svr_sock_ != INVALID_SOCKET && ::listen(svr_sock_, n) == 0; }
+};
+
+// Each connection holds a descriptor until it is answered: with the default soft limit (often
+// 1,024) a flood runs the server out of them (accept's EMFILE: cpp-httplib waits and retries, but
+// nothing is answered meanwhile). The soft limit is raised to the hard one, at most 65,536.
+void raise_descriptor_limit() {
+  rlimit l{};
+  if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
+  const rlim_t want = l.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(l.rlim_max, 65536);
+  if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= want) return;
+  l.rlim_cur = want;
+  (void)setrlimit(RLIMIT_NOFILE, &l);
+}
+
 }  // namespace
 
 std::string web_file(const std::string& url_path) {
@@ -109,7 +137,7 @@ std::string web_file(const std::string& url_path) {
 
 struct Server::Impl {
   ServeOptions o;
-  httplib::Server http;
+  Http http;
 };
 
 Server::Server(ServeOptions o) : impl_(new Impl{std::move(o), {}}) {}
@@ -118,13 +146,25 @@ void Server::stop() { impl_->http.stop(); }
 
 Status Server::run(const std::function<void(int)>& on_listening) {
   const ServeOptions& o = impl_->o;
-  httplib::Server& http = impl_->http;
+  Http& http = impl_->http;
+  raise_descriptor_limit();
   // A client that goes away mid-response must not kill the server: a write to its closed socket
   // is an error the connection handles, not a SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  auto api = std::make_shared<Api>(ApiOptions{o.store_url.empty() ? store::default_store_url() : o.store_url, o.token});
+  const std::string url = o.store_url.empty() ? store::default_store_url() : o.store_url;
+  // A store that can never be served (a bad URL, a file that is not SQLite, another program's
+  // database, a newer schema, a server that refuses the connection) is the server's error at
+  // start, not a 4xx on every request; a store not made yet is fine (the pages say so, and a write
+  // with the token creates it).
+  if (auto s = store::Store::open(url, /*create=*/false, /*migrate=*/false);
+      !s && s.error().kind != ErrorKind::NotFound)
+    return s.error();
   const int threads = std::max(1, o.threads);
-  http.new_task_queue = [threads] { return new BoundedPool(static_cast<size_t>(threads), 64); };
+  // One pooled store connection per worker: a request never waits for one (store/pool.h).
+  auto api = std::make_shared<Api>(ApiOptions{url, o.token, static_cast<size_t>(threads)});
+  const size_t queued = static_cast<size_t>(std::max(1, o.max_queued)),
+               shed = static_cast<size_t>(std::max(1, o.shed_threads));
+  http.new_task_queue = [threads, queued, shed] { return new BoundedPool(static_cast<size_t>(threads), queued, shed); };
   http.set_payload_max_length(o.max_body_bytes);
   http.set_read_timeout(o.timeout_s, 0);
   http.set_write_timeout(o.timeout_s, 0);
@@ -153,9 +193,26 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     ApiResponse r = api->handle(rq);
     res.status = r.status;
     if (!r.disposition.empty()) res.set_header("Content-Disposition", r.disposition);
+    if (!r.allow_origin.empty()) {
+      res.set_header("Access-Control-Allow-Origin", r.allow_origin);
+      res.set_header("Vary", "Origin");
+    }
     security_headers(res);
     res.set_content(std::move(r.body), r.content_type);
   };
+  // A preflight for the artifact route only: Chrome asks one before a public site (Perfetto UI)
+  // reads from a loopback or private address (Private Network Access,
+  // https://developer.chrome.com/blog/private-network-access-preflight), and needs the
+  // Allow-Private-Network answer; the origin is the same fixed one as on the GET.
+  http.Options(R"(/api/artifacts/[0-9a-f]{64})", [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 204;
+    res.set_header("Access-Control-Allow-Origin", kPerfettoOrigin);
+    res.set_header("Access-Control-Allow-Methods", "GET");
+    res.set_header("Access-Control-Max-Age", "600");
+    res.set_header("Vary", "Origin");
+    if (req.has_header("Access-Control-Request-Private-Network"))
+      res.set_header("Access-Control-Allow-Private-Network", "true");
+  });
   http.Get(R"(/api/.*)", api_handler);
   http.Post(R"(/api/.*)", api_handler);
   for (const auto& f : web_files()) {
@@ -188,6 +245,9 @@ Status Server::run(const std::function<void(int)>& on_listening) {
   } else if (!http.bind_to_port(o.bind, port)) {
     return make_error(ErrorKind::Environment, fmt::format("serve: cannot bind {}:{} (in use?)", o.bind, port));
   }
+  if (!http.raise_backlog(std::max(5, o.backlog)))
+    return make_error(ErrorKind::Environment,
+                      fmt::format("serve: cannot set the listen backlog on {}:{}", o.bind, port));
   if (on_listening) on_listening(port);
   if (!http.listen_after_bind()) return make_error(ErrorKind::Environment, "serve: the server stopped with an error");
   return {};

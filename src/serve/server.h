@@ -20,6 +20,9 @@ struct ServeOptions {
   size_t max_body_bytes = 8u << 20;  // a recorded result JSON fits; larger bodies are 413
   int threads = 8;                   // worker threads (requests served at once)
   int timeout_s = 10;                // read / write timeout per request
+  int max_queued = 64;               // connections waiting for a worker; past it a connection is answered 503
+  int shed_threads = 4;              // workers that answer those 503s (reading the request first, then closing)
+  int backlog = 4096;                // listen backlog (the kernel caps it at net.core.somaxconn)
 };
 
 // Serves until stop() is called from another thread (or the process is signalled). `on_listening`

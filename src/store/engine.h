@@ -37,6 +37,12 @@ class Engine {
   virtual Result<bool> empty() = 0;
   // Whether `table` exists.
   virtual Result<bool> has_table(const std::string& table) = 0;
+  // Whether the connection still answers (PostgreSQL: a round trip; a server restart or a
+  // terminated backend makes it false). A store pool drops a connection that is not alive.
+  virtual bool alive() { return true; }
+  // The server-side session (PostgreSQL: the backend's process id; SQLite: empty), so a pool's
+  // reuse and replacement of connections can be observed.
+  virtual std::string session() const { return ""; }
 };
 
 // A parsed store URL. `redacted` is the URL as output may show it (no password).

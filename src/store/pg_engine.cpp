@@ -100,6 +100,14 @@ class PgEngine final : public Engine {
                                       {table}));
     return !rows.empty();
   }
+  bool alive() override {
+    if (PQstatus(c_) != CONNECTION_OK || PQtransactionStatus(c_) != PQTRANS_IDLE) return false;
+    PGresult* r = PQexec(c_, "SELECT 1");
+    const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return ok && PQstatus(c_) == CONNECTION_OK;
+  }
+  std::string session() const override { return fmt::format("{}", PQbackendPID(c_)); }
 
  private:
   PGconn* c_;

@@ -44,6 +44,13 @@ class PgTestServer {
     return fmt::format("postgresql:///{}?host={}&user=goblin", db, sock_);
   }
 
+  // Ends a server session (a backend's process id), as a server restart or an administrator's
+  // pg_terminate_backend would: the client's connection is broken from then on.
+  bool terminate_backend(const std::string& pid) {
+    return run(fmt::format("{}/psql -q -h {} -U goblin -d postgres -c \"SELECT pg_terminate_backend({})\" >/dev/null",
+                           bin_, sock_, std::stoll(pid))) == 0;
+  }
+
   ~PgTestServer() {
     if (!dir_.empty()) {
       if (ok_) run(fmt::format("{}/pg_ctl -D {}/data -m immediate -w stop >/dev/null 2>&1", bin_, dir_), true);

@@ -58,6 +58,9 @@ class Store {
   int schema_version() const { return version_; }
   const std::string& url() const { return url_.redacted; }
   EngineKind engine_kind() const { return engine_->kind(); }
+  // Whether the connection still answers (store/engine.h); the server session behind it.
+  bool alive() { return engine_->alive(); }
+  std::string session() const { return engine_->session(); }
 
   // Adds a run in one transaction (all its rows or none). The same content_key twice is a no-op.
   Result<AddOutcome> add(RunRecord r);

@@ -21,9 +21,16 @@ function h(tag, attrs, ...kids) {
 }
 const range = (lo, hi) => (lo === null && hi === null ? '—' : `${fmtNum(lo)} – ${fmtNum(hi)}`);
 const fmtNum = (v, d = 3) => (v === null || v === undefined ? '—' : typeof v === 'number' ? Number(v.toPrecision(d + 1)).toString() : String(v));
+// Each route's render is one generation (clear() starts the next). An answer that arrives after the
+// user (or a test) moved to another route is dropped: without this a slow answer of the previous
+// route would append its tables to the new page.
+let generation = 0;
+class Stale extends Error {}
 async function api(path) {
+  const g = generation;
   const r = await fetch(path);
   const j = await r.json();
+  if (g !== generation) throw new Stale('superseded');
   if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status));
   return j;
 }
@@ -50,10 +57,11 @@ function chart(id, config) {
   return box;
 }
 function clear(title) {
+  generation++;
   while (charts.length) charts.pop().destroy();
   main.replaceChildren(h('h1', {}, title));
 }
-function fail(e) { main.append(h('p', { class: 'error' }, 'Error: ' + e.message)); }
+function fail(e) { if (!(e instanceof Stale)) main.append(h('p', { class: 'error' }, 'Error: ' + e.message)); }
 
 // ---- Experiments and runs (filters: workload, GPU, date, tag; compare two runs) ----
 async function pageRuns(q) {
@@ -125,6 +133,7 @@ async function pageRun(id) {
       { label: 'kernel', get: k => k.name }, { label: 'category', get: k => k.category },
       { label: 'time (s)', get: k => k.time_s, num: true }, { label: '%', get: k => k.pct, num: true },
       { label: 'launches', get: k => k.launches, num: true }], r.top_kernels, { id: 'kernels' }));
+    await triageTables(r);
     if (r.steps.length) main.append(h('h2', {}, 'Steps'), table([
       { label: 'step', get: s => s.name }, { label: 'wall (s)', get: s => s.wall_s, num: true },
       { label: 'GPU busy (s)', get: s => s.busy_s, num: true }], r.steps, { id: 'steps' }));
@@ -149,13 +158,59 @@ async function pageRun(id) {
       { label: 'name', get: a => a.name }, { label: 'bytes', get: a => a.bytes, num: true },
       { label: 'download', get: a => h('a', { href: '/api/artifacts/' + a.sha256, download: a.name.replace(/[\/\\]/g, '_'), class: 'artifact-link' }, a.sha256.slice(0, 12)) }],
       r.artifacts, { id: 'artifacts' }));
-    // Perfetto UI opens a trace by URL (it fetches it from this server) or from a file the user picks.
+    // Perfetto UI opens a trace two ways (docs/dashboard.md § Perfetto UI): the link's ?url= (Perfetto
+    // UI fetches the artifact from this server, allowed by the artifact route's CORS header), and on
+    // click the postMessage flow, which also works where ?url= cannot (a dashboard on plain http
+    // other than localhost): this page fetches the trace itself and hands it over.
     const trace = r.trace
-      ? h('a', { id: 'perfetto-link', target: '_blank', rel: 'noopener', href: 'https://ui.perfetto.dev/#!/?url=' + encodeURIComponent(location.origin + '/api/artifacts/' + r.trace.sha256) }, 'Open ' + r.trace.artifact + ' in Perfetto UI')
+      ? h('a', { id: 'perfetto-link', target: '_blank', rel: 'noopener', href: 'https://ui.perfetto.dev/#!/?url=' + encodeURIComponent(location.origin + '/api/artifacts/' + r.trace.sha256),
+          onclick: ev => { if (openInPerfetto('/api/artifacts/' + r.trace.sha256, r.trace.artifact)) ev.preventDefault(); } }, 'Open ' + r.trace.artifact + ' in Perfetto UI')
       : h('span', {}, h('a', { id: 'perfetto-link', target: '_blank', rel: 'noopener', href: 'https://ui.perfetto.dev/' }, 'Open Perfetto UI'),
           ` and load the trace ${L.source_trace_path} (it is not stored as text in the run store)`);
     main.append(h('h2', {}, 'Trace'), h('p', {}, trace));
   } catch (e) { fail(e); }
+}
+
+// goblin triage's overlap / fuse / module / stage tables: stored as artifacts of the run (the store
+// keeps their text by content hash), read back and shown as tables, at most 25 rows each.
+const TRIAGE_TABLES = [
+  ['overlap_opportunities.json', 'Overlap opportunities', 'overlap-table', ['priority', 'verdict', 'kernel', 'category', 'excl_pct', 'hid_pct', 'time_share_pct', 'next_step']],
+  ['fuse_opportunities.json', 'Fusion opportunities', 'fuse-table', ['pattern', 'title', 'confidence', 'time_share_pct', 'occurrences', 'candidate_fused_path', 'citation']],
+  ['module_table.json', 'nn.Module time', 'module-table', null],
+  ['stage_table.json', 'Stages', 'stage-table', null]];
+async function triageTables(r) {
+  for (const [name, title, id, keys] of TRIAGE_TABLES) {
+    const art = r.artifacts.find(a => a.name === name);
+    if (!art) continue;
+    let rows;
+    try { rows = await api('/api/artifacts/' + art.sha256); } catch (e) { if (e instanceof Stale) throw e; continue; }
+    if (rows && !Array.isArray(rows)) rows = Object.values(rows).find(Array.isArray) || [];
+    if (!Array.isArray(rows) || !rows.length || typeof rows[0] !== 'object') continue;
+    const cols = (keys || Object.keys(rows[0]).filter(k => typeof rows[0][k] !== 'object').slice(0, 8))
+      .map(k => ({ label: k, get: x => (x[k] === undefined ? null : typeof x[k] === 'object' && x[k] !== null ? JSON.stringify(x[k]) : x[k]), num: typeof rows[0][k] === 'number' }));
+    main.append(h('h2', {}, `${title} (${name}${rows.length > 25 ? ', first 25 of ' + rows.length : ''})`), table(cols, rows.slice(0, 25), { id }));
+  }
+}
+
+// Perfetto UI's postMessage protocol (https://perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui):
+// open the UI, PING until it answers PONG, then post {perfetto: {buffer, title, fileName}}. Returns
+// false when no window could be opened (the link's ?url= then applies).
+function openInPerfetto(path, name) {
+  const ORIGIN = 'https://ui.perfetto.dev';
+  const win = window.open(ORIGIN + '/#!/');
+  if (!win) return false;
+  const body = fetch(path).then(r => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.arrayBuffer(); });
+  let tries = 0;
+  const ping = setInterval(() => { if (++tries > 100) return stop(); win.postMessage('PING', ORIGIN); }, 100);
+  const onMessage = ev => {
+    if (ev.source !== win || ev.origin !== ORIGIN || ev.data !== 'PONG') return;
+    stop();
+    body.then(buffer => win.postMessage({ perfetto: { buffer, title: name, fileName: name } }, ORIGIN))
+      .catch(e => main.append(h('p', { class: 'error' }, 'Perfetto UI: ' + e.message)));
+  };
+  function stop() { clearInterval(ping); window.removeEventListener('message', onMessage); }
+  window.addEventListener('message', onMessage);
+  return true;
 }
 
 function auditTable(rows, id) {
@@ -191,15 +246,38 @@ async function pageCompare(a, b) {
       main.append(h('div', { class: 'banner-trusted', id: 'trusted-banner' }, 'Same base image, resource class, devices, flags, benchmark config, GPU, driver and framework versions.'));
     }
     const keys = [...new Set([...Object.keys(c.a.metrics), ...Object.keys(c.b.metrics)])];
-    main.append(h('h2', {}, 'Metrics side by side'), table([{ label: 'metric', get: k => k },
+    const pct = (x, y) => (x && y !== undefined && y !== null ? (100 * (y - x)) / x : null);
+    // The diff verb measured both traces the same way (complete steps only): step time, GPU busy,
+    // idle and overlap per step, and GPU time per category. Triage runs store no step metrics of
+    // their own, so for them this is the side-by-side table.
+    if (c.diff) {
+      const A = c.diff.before, B = c.diff.after;
+      const busyPct = s => (s.step_time_s > 0 ? (100 * s.busy_s) / s.step_time_s : null);
+      const rowsD = [
+        { what: 'step time (s)', a: A.step_time_s, b: B.step_time_s },
+        { what: 'GPU busy (s/step)', a: A.busy_s, b: B.busy_s },
+        { what: 'GPU busy (%)', a: busyPct(A), b: busyPct(B) },
+        { what: 'GPU idle (s/step)', a: A.idle_s, b: B.idle_s },
+        { what: 'GPU op time (s/step)', a: A.gpu_op_time_s, b: B.gpu_op_time_s },
+        { what: 'overlap (s/step)', a: A.overlap_s, b: B.overlap_s },
+        { what: 'complete steps', a: A.steps, b: B.steps }];
+      main.append(h('h2', {}, 'Step time, busy and categories (goblin diff)'), table([{ label: 'measure', get: r => r.what },
+        { label: '#' + a, get: r => r.a, num: true }, { label: '#' + b, get: r => r.b, num: true },
+        { label: 'change %', get: r => pct(r.a, r.b), num: true }], rowsD, { id: 'compare-diff-summary' }));
+      main.append(table([{ label: 'category', get: x => x.category },
+        { label: '#' + a + ' (s/step)', get: x => x.before_s, num: true }, { label: '#' + b + ' (s/step)', get: x => x.after_s, num: true },
+        { label: 'change (s/step)', get: x => x.change_s, num: true }, { label: 'share of the step-time change %', get: x => x.share_of_change_pct, num: true }],
+        c.diff.categories, { id: 'compare-diff-categories' }));
+    }
+    if (keys.length) main.append(h('h2', {}, 'Metrics side by side'), table([{ label: 'metric', get: k => k },
       { label: '#' + a, get: k => c.a.metrics[k], num: true }, { label: '#' + b, get: k => c.b.metrics[k], num: true },
-      { label: 'change %', get: k => (c.a.metrics[k] && c.b.metrics[k] !== undefined ? (100 * (c.b.metrics[k] - c.a.metrics[k]) / c.a.metrics[k]) : null), num: true }],
+      { label: 'change %', get: k => pct(c.a.metrics[k], c.b.metrics[k]), num: true }],
       keys, { id: 'compare-metrics' }));
     const cats = [...new Set([...c.a.categories.map(x => x.category), ...c.b.categories.map(x => x.category)])];
     const catOf = (r, k) => (r.categories.find(x => x.category === k) || {}).time_s;
-    if (cats.length) main.append(h('h2', {}, 'GPU time by category'), table([{ label: 'category', get: k => k },
+    if (cats.length) main.append(h('h2', {}, 'GPU time by category (stored)'), table([{ label: 'category', get: k => k },
       { label: '#' + a + ' (s)', get: k => catOf(c.a, k), num: true }, { label: '#' + b + ' (s)', get: k => catOf(c.b, k), num: true }], cats, { id: 'compare-categories' }));
-    main.append(h('h2', {}, 'goblin diff'));
+    main.append(h('h2', {}, 'goblin diff (result)'));
     if (c.diff) main.append(h('pre', { id: 'diff-result' }, JSON.stringify(c.diff, null, 1).slice(0, 20000)));
     else main.append(h('p', { class: 'muted', id: 'diff-note' }, c.diff_note));
   } catch (e) { fail(e); }
@@ -240,7 +318,9 @@ async function pageAudits() {
       data: { labels: rs.map((r, i) => `${r.workload} r${r.round}`), datasets: [
         { type: 'bar', label: 'predicted range', data: rs.map(r => [r.predicted_low, r.predicted_high]), backgroundColor: 'rgba(9,105,218,0.35)' },
         { type: 'scatter', label: 'measured', data: rs.map((r, i) => ({ x: i, y: r.measured })), backgroundColor: '#cf222e', pointRadius: 5 }] } }));
-    main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'GPU', get: r => r.gpu },
+    // A citation is shown as a link only when it is an http(s) URL; anything else stays text.
+    const cite = c => (c && /^https?:\/\//.test(c) ? h('a', { href: c, rel: 'noopener noreferrer', target: '_blank', class: 'citation' }, c) : c);
+    main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'citation', get: r => cite(r.citation) }, { label: 'GPU', get: r => r.gpu },
       { label: 'audits', get: r => r.audits, num: true }, { label: 'held', get: r => r.held, num: true },
       { label: 'exceeded', get: r => r.exceeded, num: true }, { label: 'missed', get: r => r.missed, num: true },
       { label: 'measured / predicted mid', get: r => r.median_measured_over_mid, num: true }], c.calibration, { id: 'calibration' }));

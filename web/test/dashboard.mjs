@@ -4,14 +4,18 @@
 // workspaces, a ranks result). Every page loads with no console error, tables hold the expected
 // rows, charts render, experiment → trial → compare works by clicking, and two runs with
 // different base images get the red untrusted banner. Screenshots go to $SHOTS when set.
-// Usage: node dashboard.mjs GOBLIN_BIN SOURCE_DIR   (exit 77: chromium or playwright-core absent)
+// With ENGINE `postgresql` the same suite runs against a store on a PostgreSQL server the test
+// starts itself (as src/store/pg_test_server.h does: initdb into the temporary directory, a Unix
+// socket there only, no TCP; as root the server runs as Debian's postgres user), stopped at exit.
+// Usage: node dashboard.mjs GOBLIN_BIN SOURCE_DIR [sqlite|postgresql]
+//        (exit 77: chromium, playwright-core or, for postgresql, the server binaries absent)
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [GOBLIN, SRC] = process.argv.slice(2);
+const [GOBLIN, SRC, ENGINE = 'sqlite'] = process.argv.slice(2);
 const CHROMIUM = '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) { console.log('SKIP: /usr/bin/chromium absent (scripts/bootstrap installs chromium)'); process.exit(77); }
 let chromium;
@@ -19,8 +23,48 @@ try { ({ chromium } = await import('playwright-core')); } catch {
   console.log('SKIP: playwright-core absent (scripts/bootstrap runs npm ci in web/)'); process.exit(77);
 }
 
+// The PostgreSQL server's bin directory (Debian: /usr/lib/postgresql/<major>/bin), or null.
+function pgBin() {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  for (const v of readdirSync(root).sort().reverse()) {
+    const d = join(root, v, 'bin');
+    if (existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl'))) return d;
+  }
+  return null;
+}
+const PG = ENGINE === 'postgresql' ? pgBin() : null;
+if (ENGINE === 'postgresql' && !PG) { console.log('SKIP: PostgreSQL server binaries absent (scripts/bootstrap installs postgresql)'); process.exit(77); }
+
 const tmp = mkdtempSync(join(tmpdir(), 'goblin-dash-'));
-const STORE = `sqlite://${tmp}/runs.db`;
+let stopPostgres = () => {};
+// Runs a server program (as user postgres when root: initdb refuses root).
+function pgRun(cmd, ...args) {
+  const asRoot = process.getuid && process.getuid() === 0;
+  const argv = asRoot ? ['runuser', ['-u', 'postgres', '--', join(PG, cmd), ...args]] : [join(PG, cmd), args];
+  const r = spawnSync(argv[0], argv[1], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')}: ${r.stderr}`);
+}
+function startPostgres() {
+  const dir = join(tmp, 'pg'), sock = join(dir, 'sock');
+  mkdirSync(sock, { recursive: true });
+  if (process.getuid && process.getuid() === 0) {
+    chmodSync(tmp, 0o755);
+    assert.equal(spawnSync('chown', ['-R', 'postgres', dir]).status, 0, 'chown postgres');
+  }
+  pgRun('initdb', '-D', join(dir, 'data'), '-U', 'goblin', '-A', 'trust', '--no-sync');
+  appendFileSync(join(dir, 'data/postgresql.conf'), `listen_addresses = ''\nunix_socket_directories = '${sock}'\nfsync = off\n`);
+  pgRun('pg_ctl', '-D', join(dir, 'data'), '-w', '-l', join(dir, 'server.log'), 'start');
+  stopPostgres = () => spawnSync(...(process.getuid && process.getuid() === 0
+    ? ['runuser', ['-u', 'postgres', '--', join(PG, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']]
+    : [join(PG, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']]));
+  pgRun('createdb', '-h', sock, '-U', 'goblin', 'goblin_dash');
+  return `postgresql:///goblin_dash?host=${sock}&user=goblin`;
+}
+process.on('exit', () => stopPostgres());  // also when a step throws before the end
+const STORE = ENGINE === 'postgresql' ? startPostgres() : `sqlite://${tmp}/runs.db`;
+if (ENGINE === 'postgresql') goblin('store', 'init', '--store', STORE);
+console.log(`engine: ${ENGINE}`);
 function goblin(...args) {
   const r = spawnSync(GOBLIN, args, { cwd: tmp, encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.equal(r.status, 0, `goblin ${args.join(' ')}: ${r.stderr}`);
@@ -102,6 +146,12 @@ try {
     await page.goto(base + '#/compare/1/3');  // the eager and the SDPA triage
     await page.waitForSelector('#trusted-banner');
     await page.waitForSelector('#diff-result');
+    // Triage runs store no step metrics: the diff verb's measures are the side-by-side table.
+    assert.equal(await rows('#compare-diff-summary'), 7);
+    assert.ok(await rows('#compare-diff-categories') > 0);
+    const step = await page.locator('#compare-diff-summary tbody tr >> nth=0').textContent();
+    assert.match(step, /step time/);
+    await shot('compare_triage');
   });
   await check('a trial\'s profiling section: summary, kernel and category tables, artifacts, Perfetto link', async () => {
     await page.goto(base + '#/');
@@ -109,11 +159,16 @@ try {
     await page.click('a.run-link >> text="#1"');
     await page.waitForSelector('#artifacts');
     assert.ok(await rows('#kernels') > 0);
+    // triage's overlap and fusion tables, read back from the run's stored artifacts
+    assert.ok(await rows('#overlap-table') > 0);
+    assert.ok(await rows('#fuse-table') > 0);
     assert.ok(await rows('#artifacts') >= 5);
     assert.ok(await page.isVisible('#perfetto-link'));
     const href = await page.getAttribute('a.artifact-link >> nth=0', 'href');
-    const r = await page.request.get(base + href.slice(1));
+    const r = await page.request.get(base + href.slice(1), { headers: { Origin: 'https://ui.perfetto.dev' } });
     assert.equal(r.status(), 200);
+    // Perfetto UI's ?url= flow fetches the artifact across sites: the download route allows its origin.
+    assert.equal(r.headers()['access-control-allow-origin'], 'https://ui.perfetto.dev');
     await shot('run_triage');
   });
   await check('an audit run: waste budget chart and rounds', async () => {
@@ -132,6 +187,7 @@ try {
     await page.goto(base + '#/audits');
     await page.waitForSelector('#calibration');
     assert.ok(await rows('#calibration') > 0);
+    assert.ok(await page.locator('#calibration a.citation').count() > 0);  // the rules' citations
     assert.ok(await rows('#audit-rounds') > 0);
     await page.waitForFunction(() => Chart.getChart(document.getElementById('calibration-chart')));
     await shot('audits');
@@ -147,6 +203,9 @@ try {
 } finally {
   await browser.close();
   server.kill('SIGTERM');
+  await new Promise(r => (server.exitCode !== null ? r() : server.on('exit', r)));
+  stopPostgres();
+  stopPostgres = () => {};
   rmSync(tmp, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
