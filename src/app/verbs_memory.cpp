@@ -24,7 +24,8 @@ Result<analysis::MemoryReport> analyse(const std::string& path, const analysis::
   if (!trace::looks_like_pickle(prefix) && !looks_gzip(prefix))
     return make_error(ErrorKind::UnknownFormat,
                       "goblin memory reads PyTorch memory snapshots (the pickle torch.cuda.memory._dump_snapshot "
-                      "writes); this file is not one",
+                      "writes); this file is not one (the [memory] events of a Kineto trace recorded with "
+                      "profile_memory=True are not read yet: docs/memory.md)",
                       path, 0);
   ASSIGN_OR_RETURN(trace::MemorySnapshot s, trace::read_memory_snapshot(path));
   // Every group is kept (top -1): a diff matches groups across the two, and the verb trims.
