@@ -11,6 +11,7 @@ const std::vector<Verb>& verbs() {
     add_query_verbs(v);
     add_audit_verbs(v);
     add_hw_verbs(v);
+    add_memory_verbs(v);
     add_kernel_verbs(v);
     add_server_verbs(v);
     add_store_verbs(v);

@@ -13,6 +13,7 @@ void add_audit_verbs(std::vector<Verb>& out);   // parse-config, kb, patch, comp
 void add_hw_verbs(std::vector<Verb>& out);      // specs, roofline, diagnose
 void add_kernel_verbs(std::vector<Verb>& out);  // kernel init|bench|profile|plan|record|status|mask|unmask|suite
 void add_meta_verbs(std::vector<Verb>& out);    // verbs (the registry itself)
+void add_memory_verbs(std::vector<Verb>& out);  // memory
 void add_server_verbs(std::vector<Verb>& out);  // profile-server
 void add_store_verbs(std::vector<Verb>& out);   // store init|add|ls|show|rm|migrate|export|trend|calibration, gate
 

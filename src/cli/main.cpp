@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   goblin::cli::register_verb(app, "specs");
   goblin::cli::register_verb(app, "roofline");
   goblin::cli::register_verb(app, "diagnose");
+  goblin::cli::register_verb(app, "memory");
   goblin::cli::register_verb_group(app, "kernel");
   goblin::cli::register_mcp(app);
   goblin::cli::register_serve(app);

@@ -11,6 +11,7 @@
 #include "analysis/taxonomy.h"
 #include "core/data.h"
 #include "hw/roofline.h"
+#include "model/test_timeline.h"
 #include "trace/readers.h"
 
 namespace goblin::hw {
@@ -44,6 +45,32 @@ TEST(FlopSelection, RooflineAndMfuAgreeOnAnH100Trace) {
   for (const auto& p : rep.ops) roofline_flops += p.flops;
   ASSERT_GT(fc.flops, 0);
   EXPECT_NEAR(roofline_flops, fc.flops, 1e-9 * fc.flops);
+}
+
+// MFU counts scaled FP8 / MX-FP4 and grouped (MoE) GEMMs with the op models' formula
+// (data/op_models.yaml scaled_mm / grouped_mm: 2*G*M*N*K), beside the plain GEMMs.
+TEST(FlopCount, CountsScaledAndGroupedGemms) {
+  Timeline tl;
+  goblin::testing::TimelineBuilder(tl)
+      .cpu_op("aten::_scaled_mm", 1000, 2000, /*external_id=*/1, "[[4096, 8192], [8192, 2048], [], []]",
+              R"(["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"])")
+      .cpu_op("aten::_grouped_mm", 4000, 2000, /*external_id=*/2, "[[8192, 4096], [8, 4096, 1024], [8]]",
+              R"(["c10::BFloat16", "c10::BFloat16", "int"])")
+      .cpu_op("aten::_scaled_mm", 7000, 2000, /*external_id=*/3, "[[4096, 2048], [2048, 2048], [], []]",
+              R"(["c10::Float4_e2m1fn_x2", "c10::Float4_e2m1fn_x2", "", ""])")
+      .cpu_op("aten::_grouped_mm", 10000, 2000, /*external_id=*/4, "", "");
+  tl.finish();
+  const FlopCount fc = count_flops(tl, {{0, 20000}}).at(0);
+  const double fp8 = 2.0 * 4096 * 2048 * 8192, grouped = 2.0 * 8192 * 1024 * 4096, fp4 = 2.0 * 4096 * 2048 * 4096;
+  EXPECT_EQ(fc.ops_counted, 3);
+  EXPECT_EQ(fc.ops_unmodelled, 1);  // no shapes recorded: named in the MFU warning
+  EXPECT_DOUBLE_EQ(fc.flops, fp8 + grouped + fp4);
+  EXPECT_DOUBLE_EQ(fc.flops_by_dtype.at("fp8"), fp8);
+  EXPECT_DOUBLE_EQ(fc.flops_by_dtype.at("bf16"), grouped);
+  EXPECT_DOUBLE_EQ(fc.flops_by_dtype.at("fp4"), fp4);
+  EXPECT_DOUBLE_EQ(fc.flops_by_kind.at("gemm"), fp8 + grouped + fp4);
+  // Outside the window: not counted.
+  EXPECT_EQ(count_flops(tl, {{20000, 30000}}).at(0).ops_counted, 0);
 }
 
 }  // namespace goblin::hw

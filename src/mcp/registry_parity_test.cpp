@@ -133,6 +133,8 @@ class RegistryParity : public ::testing::Test {
     fs::copy_file(fx / "kineto/nccl_sampled_rank-1.json.gz", root_ / "rank1.json.gz");
     fs::copy_file(fx / "nsight/ncu_raw_h100_selected_metrics.csv", root_ / "ncu.csv");
     fs::copy_file(src / "examples/h100_llama/config_before.yaml", root_ / "config.yaml");
+    fs::copy_file(src / "tests/fixtures/memory/snapshot_b8.pickle", root_ / "snapshot_b8.pickle");
+    fs::copy_file(src / "tests/fixtures/memory/snapshot_b32.pickle", root_ / "snapshot_b32.pickle");
     // Inputs of compare: what a user would have from earlier verbs.
     auto save = [](const std::string& args, const std::string& file) {
       Json env = run_cli(root_.string(), args);
@@ -182,6 +184,7 @@ std::map<std::string, Case> cases() {
          {"patch", "patch.json"},
          {"workload_name", "llama"}}}},
       {"specs", {{{"gpu", "h100_sxm"}}}},
+      {"memory", {{{"path", "snapshot_b8.pickle"}, {"diff", "snapshot_b32.pickle"}, {"top", 3}}}},
       {"roofline", {{{"path", "ncu.csv"}, {"top", 5}}}},
       {"diagnose", {{{"ncu_csv", "ncu.csv"}}}},
       {"query",

@@ -1,0 +1,100 @@
+// Where the GPU memory went (`goblin memory`, docs/memory.md): from a PyTorch memory snapshot
+// (trace/memory_snapshot.h), the allocator's allocated and reserved bytes over time, the peak,
+// the allocations live at the peak by stack and by category (parameters, gradients, optimizer
+// state, activations, temporaries: data/memory_categories.yaml), fragmentation, and the diff of
+// two snapshots (what grew, where).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "trace/memory_snapshot.h"
+
+namespace goblin::analysis {
+
+// data/memory_categories.yaml, parsed.
+struct MemoryCategoryRules {
+  struct FramePattern {
+    std::string file, name;  // either may be empty (matches any)
+  };
+  struct Phase {
+    std::string phase;
+    std::vector<FramePattern> frames;
+  };
+  struct Rule {
+    std::string category, allocated;
+    std::vector<std::string> freed;  // empty: any
+  };
+  std::vector<Phase> phases;
+  std::string empty_stack_phase = "other";
+  std::vector<Rule> rules;
+};
+// `origin` names the file in errors.
+Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const std::string& origin);
+
+struct MemoryPoint {
+  int64_t time_us = 0;
+  int64_t allocated = 0;  // the most allocated in the stretch of events this point stands for
+  int64_t reserved = 0;   // reserved at its end
+};
+
+// Allocations live at the peak that share an allocation site (innermost frame) and the user's
+// frame that led there (the innermost frame outside the Python installation).
+struct MemoryGroup {
+  std::string category;
+  std::string site;   // "functional.py:6690 multi_head_attention_forward"
+  std::string where;  // "train.py:29 step"
+  int64_t bytes = 0;
+  int64_t count = 0;
+};
+
+struct DeviceMemory {
+  int32_t device = 0;
+  bool has_history = false;
+  int64_t peak_allocated = 0;  // bytes, as torch.cuda.max_memory_allocated() counts them
+  int64_t peak_reserved = 0;
+  int64_t peak_time_us = 0;       // when the allocated peak was reached (the allocator's clock)
+  int64_t reserved_at_peak = 0;   // reserved when allocated peaked
+  int64_t allocated_at_dump = 0;  // when the snapshot was taken
+  int64_t reserved_at_dump = 0;
+  int64_t before_history = 0;    // allocated before the history began (at its first event)
+  int64_t inactive_at_dump = 0;  // reserved but not allocated, in cached blocks
+  int64_t largest_inactive_at_dump = 0;
+  double fragmentation_at_dump = 0;  // 1 - largest inactive block / all inactive bytes
+  int64_t events = 0;
+  std::map<std::string, int64_t> by_category;  // bytes live at the peak
+  std::vector<MemoryGroup> by_stack;           // the largest groups live at the peak
+  std::vector<MemoryPoint> timeline;
+};
+
+struct MemoryReport {
+  std::string source;
+  std::vector<DeviceMemory> devices;
+  std::vector<std::string> notes;  // what the reading could not do (no history, custom rounding)
+};
+
+// `top`: groups listed per device; `points`: timeline points per device at most.
+MemoryReport analyse_memory(const trace::MemorySnapshot& s, const MemoryCategoryRules& rules, int top = 20,
+                            int points = 200);
+
+struct MemoryDelta {
+  std::string category, site, where;  // site/where empty for a category row
+  int64_t before = 0, after = 0, delta = 0;
+};
+
+struct MemoryDiff {
+  int32_t device = 0;
+  int64_t peak_before = 0, peak_after = 0, peak_delta = 0;
+  int64_t reserved_before = 0, reserved_after = 0;
+  std::vector<MemoryDelta> by_category;  // every category, largest growth first
+  std::vector<MemoryDelta> by_stack;     // the `top` largest changes at the peak
+  double explained = 0;                  // the categories' net change / the peak's change (1 when it adds up)
+};
+
+// Device by device (matched by id) of two analyses of the same workload.
+std::vector<MemoryDiff> diff_memory(const MemoryReport& before, const MemoryReport& after, int top = 20);
+
+}  // namespace goblin::analysis

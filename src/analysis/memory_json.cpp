@@ -1,0 +1,90 @@
+// The JSON form of `goblin memory`'s results (docs/memory.md), declared once as field lists
+// (core/fields.h).
+#include "analysis/memory_json.h"
+
+#include "core/fields.h"
+
+namespace goblin {
+namespace fields {
+using analysis::DeviceMemory;
+using analysis::MemoryDelta;
+using analysis::MemoryDiff;
+using analysis::MemoryGroup;
+using analysis::MemoryPoint;
+using analysis::MemoryReport;
+
+template <>
+struct List<MemoryPoint> {
+  static inline const auto fields =
+      std::tuple{field("time_us", &MemoryPoint::time_us), field("allocated_bytes", &MemoryPoint::allocated),
+                 field("reserved_bytes", &MemoryPoint::reserved)};
+};
+
+template <>
+struct List<MemoryGroup> {
+  static inline const auto fields = std::tuple{field("category", &MemoryGroup::category),
+                                               field("bytes", &MemoryGroup::bytes), field("count", &MemoryGroup::count),
+                                               field("site", &MemoryGroup::site), field("where", &MemoryGroup::where)};
+};
+
+template <>
+struct List<DeviceMemory> {
+  using D = DeviceMemory;
+  static inline const auto fields = std::tuple{field("device", &D::device),
+                                               field("has_history", &D::has_history),
+                                               field("peak_allocated_bytes", &D::peak_allocated),
+                                               field("peak_reserved_bytes", &D::peak_reserved),
+                                               field("peak_time_us", &D::peak_time_us),
+                                               field("reserved_at_peak_bytes", &D::reserved_at_peak),
+                                               field("allocated_at_dump_bytes", &D::allocated_at_dump),
+                                               field("reserved_at_dump_bytes", &D::reserved_at_dump),
+                                               field("before_history_bytes", &D::before_history),
+                                               field("inactive_at_dump_bytes", &D::inactive_at_dump),
+                                               field("largest_inactive_at_dump_bytes", &D::largest_inactive_at_dump),
+                                               field("fragmentation_at_dump", &D::fragmentation_at_dump, Num{4}),
+                                               field("events", &D::events),
+                                               field("by_category", &D::by_category),
+                                               field("by_stack", &D::by_stack),
+                                               field("timeline", &D::timeline)};
+};
+
+template <>
+struct List<MemoryReport> {
+  static inline const auto fields =
+      std::tuple{field("source", &MemoryReport::source), field("devices", &MemoryReport::devices),
+                 field("notes", &MemoryReport::notes)};
+};
+
+template <>
+struct List<MemoryDelta> {
+  static inline const auto fields =
+      std::tuple{field("category", &MemoryDelta::category), field("site", &MemoryDelta::site),
+                 field("where", &MemoryDelta::where),       field("before_bytes", &MemoryDelta::before),
+                 field("after_bytes", &MemoryDelta::after), field("delta_bytes", &MemoryDelta::delta)};
+};
+
+template <>
+struct List<MemoryDiff> {
+  using D = MemoryDiff;
+  static inline const auto fields = std::tuple{field("device", &D::device),
+                                               field("peak_before_bytes", &D::peak_before),
+                                               field("peak_after_bytes", &D::peak_after),
+                                               field("peak_delta_bytes", &D::peak_delta),
+                                               field("peak_reserved_before_bytes", &D::reserved_before),
+                                               field("peak_reserved_after_bytes", &D::reserved_after),
+                                               field("explained", &D::explained, Num{4}),
+                                               field("by_category", &D::by_category),
+                                               field("by_stack", &D::by_stack)};
+};
+}  // namespace fields
+
+namespace analysis {
+Json memory_report_json(const MemoryReport& r) { return fields::to_json(r); }
+Json memory_diff_json(const std::vector<MemoryDiff>& d) {
+  Json a = Json::array();
+  for (const auto& x : d) a.push_back(fields::to_json(x));
+  return a;
+}
+}  // namespace analysis
+
+}  // namespace goblin
