@@ -60,7 +60,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
     return make_error(ErrorKind::Workload,
                       "correctness failed (max rel err " + corr["max_rel_err"].dump() + " > threshold " +
                           corr["threshold"].dump() + fmt::format("): v{}", n) +
-                          " is not recorded and nothing is committed (seed 004: only correct iterations are kept)",
+                          " is not recorded and nothing is committed (only correct iterations are kept)",
                       bench_path);
   if (!summary.contains("performance"))
     return make_error(ErrorKind::Malformed, "bench result has no timing samples", bench_path);
