@@ -9,10 +9,6 @@
 #include "core/status.h"
 #include "kernel/loop.h"
 
-namespace goblin::hw {
-struct HwKnowledge;
-}
-
 namespace goblin::kernel {
 
 struct SuiteOptions {
@@ -29,7 +25,7 @@ struct SuiteOptions {
 
 // One row per kernel file (a file that fails is a row with "error", counted as incorrect) and the
 // aggregate metrics. A directory without kernel files is a Usage error.
-Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o);
+Result<Json> run_suite(const Knowledge& k, const SuiteOptions& o);
 // The Markdown table and the metrics, as `goblin kernel suite` prints them.
 std::string suite_markdown(const Json& suite);
 
