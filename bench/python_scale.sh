@@ -20,14 +20,11 @@ py="$(sed -n 's/^GOBLIN_PYTHON_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
 [ -f "$file" ] || { echo "missing $file (bench/make_scale_files.sh makes it)" >&2; exit 3; }
 [ -d "$build/python/goblin" ] || { echo "no Python module in $build (GOBLIN_PYTHON=ON)" >&2; exit 3; }
 export PYTHONPATH="$build/python"
+. "$here/lib.sh"
 one() {  # label command...
   local label=$1
   shift
-  cat "$file" > /dev/null
-  local tf; tf=$(mktemp)
-  /usr/bin/time -o "$tf" -f "%e %M" "$@" > /dev/null 2>/dev/null
-  local out; out=$(tail -1 "$tf"); rm -f "$tf"
-  echo "$label ${out% *} ${out#* }"
+  timed "$label" "$file" "$@"
 }
 echo "# $(date -u +%FT%TZ) $(uptime)"
 results=$(for ((i = 0; i < rounds; i++)); do
@@ -37,15 +34,7 @@ results=$(for ((i = 0; i < rounds; i++)); do
   one load "$py" -c "import goblin, sys; goblin.load(sys.argv[1])" "$file"
   one frame "$py" -c "import goblin, sys; print(len(goblin.load(sys.argv[1]).gpu_ops()))" "$file"
 done)
-echo "$results" | awk '{ printf "%-8s %7.2f s %9d KB\n", $1, $2, $3 }'
-echo "$results" | python3 -c '
-import statistics, sys
-runs = {}
-for line in sys.stdin:
-    label, wall, _ = line.split()
-    runs.setdefault(label, []).append(float(wall))
-m = {k: statistics.median(v) for k, v in runs.items()}
-print("median s: " + "  ".join(f"{k} {v:.2f}" for k, v in m.items()))
+echo "$results" | report_runs 8 '
 print("load / info = %.2f  (target <= 1.5)" % (m["load"] / m["info"]))
 print("gpu_ops() DataFrame alone (frame - load) = %.2f s  (target <= 1)" % (m["frame"] - m["load"]))
 '
