@@ -16,14 +16,11 @@ file="${2:-$here/data/scale_kineto.json}"
 rounds="${3:-3}"
 [ -f "$file" ] || { echo "missing $file (bench/make_scale_files.sh makes it)" >&2; exit 3; }
 group_sql="SELECT name, count(*) AS n, sum(dur_ns) AS ns FROM gpu_ops GROUP BY name ORDER BY ns DESC LIMIT 5"
+. "$here/lib.sh"
 one() {  # label args...
   local label=$1
   shift
-  cat "$file" > /dev/null
-  local tf; tf=$(mktemp)
-  /usr/bin/time -o "$tf" -f "%e %M" "$bin" "$@" > /dev/null 2>/dev/null
-  local out; out=$(tail -1 "$tf"); rm -f "$tf"
-  echo "$label ${out% *} ${out#* }"
+  timed "$label" "$file" "$bin" "$@"
 }
 echo "# $(date -u +%FT%TZ) $(uptime)"
 echo "# gpu_ops: $("$bin" query "$file" "SELECT count(*) FROM gpu_ops" --format csv | tail -1)"
@@ -33,15 +30,7 @@ results=$(for ((i = 0; i < rounds; i++)); do
   one open query "$file" "SELECT 1"
   one group query "$file" "$group_sql"
 done)
-echo "$results" | awk '{ printf "%-6s %7.2f s %9d KB\n", $1, $2, $3 }'
-echo "$results" | python3 -c '
-import statistics, sys
-runs = {}
-for line in sys.stdin:
-    label, wall, _ = line.split()
-    runs.setdefault(label, []).append(float(wall))
-m = {k: statistics.median(v) for k, v in runs.items()}
-print("median s: " + "  ".join(f"{k} {v:.2f}" for k, v in m.items()))
+echo "$results" | report_runs 6 '
 print("first query / info = %.2f  (target <= 2)" % (m["first"] / m["info"]))
 print("GROUP BY name alone (group - open) = %.2f s" % (m["group"] - m["open"]))
 '

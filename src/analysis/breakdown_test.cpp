@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_metrics.h"
+#include "analysis/taxonomy_test_support.h"
 #include "analysis/test_timelines.h"
 #include "trace/readers.h"
 
@@ -11,10 +12,7 @@ namespace {
 
 using testing::TlBuilder;
 
-const Taxonomy& tax() {
-  static Taxonomy t = Taxonomy::load().value();
-  return t;
-}
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 void expect_additive(const WasteBudget& w, double step) {
   EXPECT_NEAR(w.total(), step, 1e-3 * step);

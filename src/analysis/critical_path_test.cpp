@@ -8,6 +8,7 @@
 
 #include "analysis/critical_path_graph.h"
 #include "analysis/taxonomy.h"
+#include "analysis/taxonomy_test_support.h"
 #include "analysis/test_timelines.h"
 #include "trace/readers.h"
 
@@ -16,10 +17,7 @@ namespace {
 
 using testing::TlBuilder;
 
-const Taxonomy& tax() {
-  static const Taxonomy t = *Taxonomy::load();
-  return t;
-}
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 int64_t bucket(const StepPath& p, PathBucket b) { return p.bucket_ns[static_cast<size_t>(b)]; }
 int64_t bucket_sum(const StepPath& p) { return std::accumulate(p.bucket_ns.begin(), p.bucket_ns.end(), int64_t{0}); }

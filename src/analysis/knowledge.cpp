@@ -3,7 +3,6 @@
 #include "analysis/knowledge.h"
 
 #include <atomic>
-#include <mutex>
 
 #include "core/data.h"
 
@@ -28,16 +27,8 @@ Result<AnalysisKnowledge> AnalysisKnowledge::load() {
 }
 
 Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge() {
-  static std::mutex mu;
-  static std::string dir;
-  static std::shared_ptr<const AnalysisKnowledge> cached;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!cached || dir != data_dir_override()) {
-    ASSIGN_OR_RETURN(auto k, AnalysisKnowledge::load());
-    cached = std::make_shared<const AnalysisKnowledge>(std::move(k));
-    dir = data_dir_override();
-  }
-  return cached;
+  static DataDirCache<AnalysisKnowledge> cache;
+  return cache.get(AnalysisKnowledge::load);
 }
 
 int64_t analysis_knowledge_loads() { return g_loads.load(); }

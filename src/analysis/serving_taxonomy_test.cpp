@@ -4,28 +4,15 @@
 #include <gtest/gtest.h>
 
 #include "analysis/taxonomy.h"
+#include "analysis/taxonomy_test_support.h"
 
 namespace goblin {
 namespace {
 
-const Taxonomy& tax() {
-  static Taxonomy t = [] {
-    auto r = Taxonomy::load();
-    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? r.value() : Taxonomy{};
-  }();
-  return t;
-}
-
-struct Expect {
-  const char* name;
-  const char* category;
-  const char* family;
-  const char* rule;  // "" = not checked
-};
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 TEST(ServingTaxonomy, KernelsOfServingTraces) {
-  const Expect cases[] = {
+  const testing::ExpectedClass cases[] = {
       // triton_kernels (gpt-oss MoE): a grouped GEMM with MX-FP4 weights, not "quantization".
       {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", "moe", "triton_kernels", "serving.moe_matmul_ogs"},
       {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", "moe", "triton_kernels", "serving.moe_matmul_ogs"},
@@ -117,12 +104,7 @@ TEST(ServingTaxonomy, KernelsOfServingTraces) {
        "attention", "CK", ""},
       {"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_AFC1", "gemm", "hipBLASLt", ""},
   };
-  for (const Expect& e : cases) {
-    KernelClass k = tax().classify(e.name);
-    EXPECT_EQ(k.category, e.category) << e.name << " (rule " << k.rule_id << ")";
-    EXPECT_EQ(k.family, e.family) << e.name << " (rule " << k.rule_id << ")";
-    if (*e.rule) EXPECT_EQ(k.rule_id, e.rule) << e.name;
-  }
+  testing::expect_classes(cases);
   EXPECT_EQ(tax().classify("kernel_unified_attention_3d").attention_backend, "triton");
   EXPECT_EQ(tax().classify("paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16>").attention_backend, "aiter");
 }

@@ -14,6 +14,7 @@
 #include "analysis/modules.h"
 #include "analysis/stages.h"
 #include "analysis/taxonomy.h"
+#include "analysis/taxonomy_test_support.h"
 #include "core/csv.h"
 #include "core/io.h"
 #include "trace/readers.h"
@@ -31,14 +32,7 @@ Timeline read_fixture(const std::string& name) {
   return tl;
 }
 
-const Taxonomy& tax() {
-  static Taxonomy t = [] {
-    auto r = Taxonomy::load();
-    EXPECT_TRUE(r.ok());
-    return r.ok() ? *r : Taxonomy{};
-  }();
-  return t;
-}
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 // Rows of a TraceLens CSV (header dropped), fields unquoted.
 std::vector<std::vector<std::string>> csv_rows(const std::string& path) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "analysis/taxonomy.h"
+#include "analysis/taxonomy_test_support.h"
 #include "core/data.h"
 #include "core/text.h"
 #include "model/timeline.h"
@@ -25,14 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Taxonomy& tax() {
-  static Taxonomy t = [] {
-    auto r = Taxonomy::load();
-    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? r.value() : Taxonomy{};
-  }();
-  return t;
-}
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 // Kernel name -> summed duration (ns) over the fixtures' and examples' traces.
 const std::map<std::string, int64_t>& corpus_names() {
@@ -168,12 +162,7 @@ TEST(TaxonomyCorpus, ListsSurprisingMatches) {
 }
 
 TEST(TaxonomyCorpus, KnownWrongMatchesAreGone) {
-  struct Case {
-    const char* name;
-    const char* category;
-    const char* family;
-  };
-  const Case cases[] = {
+  const testing::ExpectedClass cases[] = {
       // ATen broadcasting multiply: "broadcast_kernel" sits inside a template argument.
       {"void at::native::elementwise_kernel_manual_unroll<128, 4, at::native::(anonymous "
        "namespace)::type_specialized_broadcast_kernel_launcher<1>::apply<at::native::BinaryFunctor<c10::BFloat16, "
@@ -214,11 +203,7 @@ TEST(TaxonomyCorpus, KnownWrongMatchesAreGone) {
       {"void at::native::(anonymous namespace)::krn_partials_per_segment<long>(long*, long const*, long)",
        "elementwise", "ATen"},
   };
-  for (const auto& c : cases) {
-    const KernelClass kc = tax().classify(c.name);
-    EXPECT_EQ(kc.category, c.category) << c.name << " (rule " << kc.rule_id << ")";
-    EXPECT_EQ(kc.family, c.family) << c.name << " (rule " << kc.rule_id << ")";
-  }
+  testing::expect_classes(cases);
 }
 
 // A rejected whole-component match must not hide a later one, and `^` never matches after the

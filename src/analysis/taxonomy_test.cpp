@@ -6,30 +6,18 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/taxonomy_test_support.h"
 #include "core/io.h"
 #include "trace/readers.h"
 
 namespace goblin {
 namespace {
 
-const Taxonomy& tax() {
-  static Taxonomy t = [] {
-    auto r = Taxonomy::load();
-    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? r.value() : Taxonomy{};
-  }();
-  return t;
-}
-
-struct Expect {
-  const char* name;
-  const char* category;
-  const char* family;
-};
+const Taxonomy& tax() { return testing::taxonomy(); }
 
 // Representative names (from the fixtures and vendors' libraries) with the checked answer.
 TEST(Taxonomy, RepresentativeNames) {
-  const Expect cases[] = {
+  const testing::ExpectedClass cases[] = {
       {"nvjet_sm90_tst_128x192_64x5_4x1_v_bz_coopB_NTN", "gemm", "cuBLASLt"},
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
        "5x_"
@@ -96,12 +84,7 @@ TEST(Taxonomy, RepresentativeNames) {
       {"void split_embedding_codegen_forward_unweighted_kernel<float>", "elementwise", "FBGEMM_GPU"},
       {"void rocprim::ROCPRIM_400001_NS::detail::onesweep_iteration_kernel<>", "other", "rocPRIM"},
   };
-  for (const Expect& e : cases) {
-    KernelClass k = tax().classify(e.name);
-    EXPECT_EQ(k.category, e.category) << e.name << " (rule " << k.rule_id << ")";
-    EXPECT_EQ(k.family, e.family) << e.name << " (rule " << k.rule_id << ")";
-    EXPECT_FALSE(k.rule_id.empty());
-  }
+  testing::expect_classes(cases);
 }
 
 TEST(Taxonomy, CpuOpRule) {

@@ -7,6 +7,7 @@
 #include "analysis/knowledge.h"
 #include "app/verb.h"
 #include "core/status.h"
+#include "kernel/knowledge.h"
 
 namespace goblin::app {
 
@@ -16,5 +17,8 @@ Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& 
 // the door set one, else the process's (hw::hw_knowledge()). Never fails: a broken GPU database
 // or NCU rule file is reported by the part that needs it.
 std::shared_ptr<const hw::HwKnowledge> hw_knowledge_of(Context& ctx);
+// The kernel workspace's context (kernel/knowledge.h) for the kernel verbs: the process's
+// data/kernel/ files (kernel::knowledge()) beside hw_knowledge_of(ctx). Its error names the file.
+Result<std::shared_ptr<const kernel::Knowledge>> kernel_knowledge_of(Context& ctx);
 
 }  // namespace goblin::app

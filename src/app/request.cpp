@@ -223,6 +223,15 @@ std::shared_ptr<const hw::HwKnowledge> hw_knowledge_of(Context& ctx) {
   return hw::hw_knowledge();
 }
 
+Result<std::shared_ptr<const kernel::Knowledge>> kernel_knowledge_of(Context& ctx) {
+  ASSIGN_OR_RETURN(auto k, kernel::knowledge());
+  if (!ctx.knowledge) return k;
+  // The door's hardware part with the process's kernel files (a small copy: templates and tables).
+  auto own = std::make_shared<kernel::Knowledge>(*k);
+  own->hw_ptr = ctx.knowledge->analysis_ptr;
+  return std::shared_ptr<const kernel::Knowledge>(std::move(own));
+}
+
 Result<std::shared_ptr<const audit::Knowledge>> knowledge(Context& ctx) {
   if (!ctx.knowledge) {
     ASSIGN_OR_RETURN(ctx.knowledge, audit::knowledge());

@@ -130,8 +130,12 @@ VerbResult init_verb(const Request& rq, Context& ctx) {
     }
     o.workspace = *d;
   }
-  auto hwk = hw_knowledge_of(ctx);
-  auto c = kernel::init_workspace(*hwk, o);
+  auto kk = kernel_knowledge_of(ctx);
+  if (!kk.ok()) {
+    v.error = kk.error();
+    return v;
+  }
+  auto c = kernel::init_workspace(**kk, o);
   if (!c.ok()) {
     v.error = c.error();
     return v;
@@ -169,7 +173,12 @@ VerbResult bench_verb(const Request& rq, Context& ctx) {
       return v;
     }
   }
-  auto r = kernel::run_bench(*ws, run_options(rq));
+  auto kk = kernel_knowledge_of(ctx);
+  if (!kk.ok()) {
+    v.error = kk.error();
+    return v;
+  }
+  auto r = kernel::run_bench(**kk, *ws, run_options(rq));
   if (!r.ok()) {
     v.error = r.error();
     return v;
@@ -183,10 +192,14 @@ VerbResult bench_verb(const Request& rq, Context& ctx) {
   return v;
 }
 
-VerbResult with_ws(const Request& rq, Context& ctx, const std::function<VerbResult(const std::string&)>& fn) {
+// Runs fn on the request's workspace with the kernel knowledge context.
+VerbResult with_ws(const Request& rq, Context& ctx,
+                   const std::function<VerbResult(const kernel::Knowledge&, const std::string&)>& fn) {
   auto ws = workspace_of(rq, ctx);
   if (!ws.ok()) return VerbResult{nullptr, ws.error(), ""};
-  return fn(*ws);
+  auto kk = kernel_knowledge_of(ctx);
+  if (!kk.ok()) return VerbResult{nullptr, kk.error(), ""};
+  return fn(**kk, *ws);
 }
 
 std::string record_human(const Json& j) {
@@ -290,8 +303,8 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     append(v.request, program_fields(true));
     v.result_schema = object_schema("per kernel the classification and two bottlenecks, the work-done check");
     v.run = [](const Request& rq, Context& ctx) {
-      return with_ws(rq, ctx, [&](const std::string& ws) {
-        return from(kernel::run_profile(ws, run_options(rq)), [](const Json& j) {
+      return with_ws(rq, ctx, [&](const kernel::Knowledge& kk, const std::string& ws) {
+        return from(kernel::run_profile(kk, ws, run_options(rq)), [](const Json& j) {
           return kernel::diagnosis_human(j) + "saved: " + j["profile"].get<std::string>() + "\n";
         });
       });
@@ -305,8 +318,8 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.request = {workspace_field()};
     v.result_schema = object_schema("path, next_version, bound, candidates (id, title, tried_in), markdown");
     v.run = [](const Request& rq, Context& ctx) {
-      return with_ws(rq, ctx, [](const std::string& ws) {
-        return from(kernel::write_plan(ws), [](const Json& j) {
+      return with_ws(rq, ctx, [](const kernel::Knowledge& kk, const std::string& ws) {
+        return from(kernel::write_plan(kk, ws), [](const Json& j) {
           return j["markdown"].get<std::string>() + "\nwritten: " + j["path"].get<std::string>() + "\n";
         });
       });
@@ -337,7 +350,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.result_schema = object_schema("version, memory_file, commit, record, restored_from (the best version or null)");
     recorded_as_workspace(v);
     v.run = [](const Request& rq, Context& ctx) {
-      return with_ws(rq, ctx, [&](const std::string& ws) {
+      return with_ws(rq, ctx, [&](const kernel::Knowledge& kk, const std::string& ws) {
         kernel::RecordOptions o;
         o.summary = rq.str("summary");
         if (rq.has("hypothesis")) o.hypothesis = rq.str("hypothesis");
@@ -347,7 +360,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
         if (rq.has("bench")) o.bench_file = rq.str("bench");
         if (rq.has("profile")) o.profile_file = rq.str("profile");
         o.keep = rq.has("keep") && rq.flag("keep");
-        return from(kernel::record_iteration(ws, o), record_human);
+        return from(kernel::record_iteration(kk, ws, o), record_human);
       });
     };
     out.push_back(std::move(v));
@@ -361,9 +374,9 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.request = {workspace_field()};
     v.result_schema = object_schema("iterations, masked, best, stop_condition_met, next {action, reason, budget}");
     v.run = [](const Request& rq, Context& ctx) {
-      return with_ws(rq, ctx, [](const std::string& ws) {
+      return with_ws(rq, ctx, [](const kernel::Knowledge& kk, const std::string& ws) {
         VerbResult v;
-        auto r = kernel::workspace_status(ws);
+        auto r = kernel::workspace_status(kk, ws);
         if (!r.ok()) {
           v.error = r.error();
           return v;
@@ -386,8 +399,8 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.request = {ver, workspace_field()};
     v.result_schema = object_schema("version, masked, changed, commit");
     v.run = [masked](const Request& rq, Context& ctx) {
-      return with_ws(rq, ctx, [&](const std::string& ws) {
-        return from(kernel::set_masked(ws, static_cast<int>(rq.integer("version")), masked), [](const Json& j) {
+      return with_ws(rq, ctx, [&](const kernel::Knowledge& kk, const std::string& ws) {
+        return from(kernel::set_masked(kk, ws, static_cast<int>(rq.integer("version")), masked), [](const Json& j) {
           return fmt::format("{} v{}{}\n", j["masked"].get<bool>() ? "masked" : "unmasked", j["version"].get<int>(),
                              j["changed"].get<bool>() ? "" : " (already)");
         });
@@ -452,8 +465,9 @@ void add_kernel_verbs(std::vector<Verb>& out) {
       o.dtype = rq.str("dtype");
       o.rtol = rq.number("rtol");
       o.run = run_options(rq);
-      auto hwk = hw_knowledge_of(ctx);
-      return from(kernel::run_suite(*hwk, o), [](const Json& j) { return kernel::suite_markdown(j); });
+      auto kk = kernel_knowledge_of(ctx);
+      if (!kk.ok()) return VerbResult{nullptr, kk.error(), ""};
+      return from(kernel::run_suite(**kk, o), [](const Json& j) { return kernel::suite_markdown(j); });
     };
     out.push_back(std::move(v));
   }

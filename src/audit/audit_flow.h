@@ -44,9 +44,9 @@ struct AuditOptions {
   const CalibrationSource* calibration_source = nullptr;
   // Where round N's patched config is written to be run by round N+1 ("" = a temporary folder).
   std::string round_dir;
-  // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, a JSON diff for
-  // the report's `profile_diff` (rendered when present). Unset: no diff section.
-  std::function<Json(const RunMetrics& before, const RunMetrics& after)> profile_diff;
+  // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, the report's
+  // `profile_diff` (rendered when present). Unset: no diff section.
+  std::function<ProfileDiff(const RunMetrics& before, const RunMetrics& after)> profile_diff;
 };
 
 struct AuditOutcome {

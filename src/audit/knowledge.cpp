@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cmath>
-#include <mutex>
 #include <utility>
 
 #include "core/data.h"
@@ -70,20 +69,15 @@ Result<SpeedupFactors> SpeedupFactors::load() {
 }
 
 Result<std::shared_ptr<const Knowledge>> knowledge() {
-  static std::mutex mu;
-  static std::string dir;
-  static std::shared_ptr<const Knowledge> cached;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!cached || dir != data_dir_override()) {
+  static DataDirCache<Knowledge> cache;
+  return cache.get([]() -> Result<Knowledge> {
     ++g_loads;
     Knowledge k;
     ASSIGN_OR_RETURN(k.analysis_ptr, analysis_knowledge());
     ASSIGN_OR_RETURN(k.rules, load_rule_base());
     ASSIGN_OR_RETURN(k.speedup, SpeedupFactors::load());
-    cached = std::make_shared<const Knowledge>(std::move(k));
-    dir = data_dir_override();
-  }
-  return cached;
+    return k;
+  });
 }
 
 int64_t knowledge_loads() { return g_loads.load(); }

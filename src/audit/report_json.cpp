@@ -195,6 +195,10 @@ struct List<KernelDiff> {
                                                field("story", &K::story, Omit)};
 };
 template <>
+struct List<ProfileDiff> {
+  static inline const auto fields = std::tuple{field("summary", &ProfileDiff::summary)};
+};
+template <>
 struct List<Report> {
   using R = Report;
   static inline const auto fields =

@@ -73,3 +73,19 @@ TEST(ReportJson, MalformedReportNamesFileAndField) {
   EXPECT_NE(back.error().message.find("rules[0].title"), std::string::npos) << back.error().message;
   EXPECT_FALSE(report_from_json(Json::array()).ok());
 }
+
+TEST(ReportJson, ProfileDiffIsItsSummaryLines) {
+  Report r;
+  r.profile_diff = ProfileDiff{{"step time 1.20 s -> 0.95 s", "idle -0.10 s"}};
+  const Json j = report_to_json(r);
+  EXPECT_EQ(j["profile_diff"], (Json{{"summary", {"step time 1.20 s -> 0.95 s", "idle -0.10 s"}}}));
+  expect_round_trip(r, "profile_diff");
+  EXPECT_NE(report_markdown(r).find("idle -0.10 s"), std::string::npos);
+  // Absent unless the hook filled it.
+  EXPECT_FALSE(report_to_json(Report{}).contains("profile_diff"));
+  Json bad = j;
+  bad["profile_diff"]["summary"] = "one line";
+  auto back = report_from_json(bad, "r.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().message.find("profile_diff.summary"), std::string::npos) << back.error().message;
+}

@@ -117,15 +117,11 @@ std::vector<Table> sections(const Report& r) {
     if (r.rounds_stop_reason) t.after.push_back("Stopped: " + *r.rounds_stop_reason + ".");
     out.push_back(t);
   }
-  // Hook for `goblin diff` (#12): a `profile_diff` object in the report (AuditOptions::profile_diff)
-  // is shown as its summary lines; the audit leaves it out until a diff implementation is wired in.
-  if (r.profile_diff && !r.profile_diff->is_null()) {
+  // Hook for `goblin diff` (#12): the report's `profile_diff` (AuditOptions::profile_diff) is
+  // shown as its summary lines; the audit leaves it out until a diff implementation is wired in.
+  if (r.profile_diff) {
     Table t{"Profile diff (before vs after)", "", {}, {}, {}};
-    const Json& d = *r.profile_diff;
-    if (d.is_object() && d.contains("summary") && d["summary"].is_array())
-      for (const auto& l : d["summary"]) t.after.push_back(v(l));
-    else
-      t.after.push_back(d.dump());
+    t.after = r.profile_diff->summary;
     out.push_back(t);
   }
   return out;

@@ -144,6 +144,11 @@ struct KernelDiff {
   std::optional<Json> faster, gone, added, slower;  // top rows of each status (`added`: the key "new")
   std::optional<std::vector<std::string>> story;
 };
+// The report's `profile_diff`: what the AuditOptions::profile_diff hook (audit_flow.h) says about a
+// round's BEFORE and AFTER profiles, as the lines the report shows.
+struct ProfileDiff {
+  std::vector<std::string> summary;
+};
 
 struct Report {
   std::string workload_name;
@@ -181,7 +186,7 @@ struct Report {
   std::optional<WasteBudget> waste_budget_after_profile, waste_budget_before_profile;
   std::optional<std::string> after_profile_note;
   std::optional<std::vector<BucketRecovery>> recovery_by_bucket;
-  std::optional<Json> profile_diff;
+  std::optional<ProfileDiff> profile_diff;
   std::optional<std::vector<AuditRound>> rounds;
   std::optional<int> rounds_requested, rounds_accepted;
   std::optional<std::string> rounds_stop_reason;

@@ -14,7 +14,7 @@ namespace goblin::kernel {
 
 namespace fs = std::filesystem;
 
-Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
+Result<Json> summarize_bench(const Knowledge& k, const Json& raw, const Config& cfg) {
   if (!raw.is_object() || !raw.contains("correctness") || !raw["correctness"].is_object())
     return make_error(ErrorKind::Malformed, "bench result lacks \"correctness\" (not kernel_harness.py bench output)");
   const Json& c = raw["correctness"];
@@ -24,7 +24,7 @@ Result<Json> summarize_bench(const Json& raw, const Config& cfg) {
               {"threshold", c.value("threshold", cfg.rtol)}}}};
   if (c.contains("message") && c["message"].is_string() && !c["message"].get<std::string>().empty())
     s["correctness"]["message"] = c["message"];
-  ASSIGN_OR_RETURN(auto lim, load_integrity_limits());
+  const IntegrityLimits& lim = k.integrity;
   if (raw.contains("held_out")) s["held_out"] = raw["held_out"];
   std::vector<double> ms;
   if (raw.contains("samples_ms") && raw["samples_ms"].is_array())
@@ -104,11 +104,11 @@ std::string bench_human(const Json& s, const Config& cfg) {
   return h;
 }
 
-Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
+Result<RunSetup> prepare_run(const Knowledge& k, const std::string& ws, const RunOptions& o) {
   RunSetup r;
   ASSIGN_OR_RETURN(auto cfg, load_config(ws));
   r.cfg = std::move(cfg);
-  ASSIGN_OR_RETURN(auto n, next_version(ws));
+  ASSIGN_OR_RETURN(auto n, next_version(k, ws));
   r.version = n;
   r.harness = find_harness(o.harness);
   if (r.harness.empty())
@@ -120,7 +120,12 @@ Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o) {
 }
 
 Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
-  ASSIGN_OR_RETURN(auto setup, prepare_run(ws, o));
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return run_bench(*k, ws, o);
+}
+
+Result<Json> run_bench(const Knowledge& k, const std::string& ws, const RunOptions& o) {
+  ASSIGN_OR_RETURN(auto setup, prepare_run(k, ws, o));
   const Config& cfg = setup.cfg;
   const int n = setup.version;
   const std::string& harness = setup.harness;
@@ -139,7 +144,7 @@ Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
                       (fs::path(ws) / "kernel.py").string());
   ASSIGN_OR_RETURN(auto text, read_all(raw_path));
   ASSIGN_OR_RETURN(auto raw, parse_json_text(text, raw_path, "harness output is not valid JSON"));
-  auto s = summarize_bench(raw, cfg);
+  auto s = summarize_bench(k, raw, cfg);
   if (!s.ok()) return make_error(s.error().kind, s.error().message, raw_path);
   Json full = raw;
   full["summary"] = *s;

@@ -1,12 +1,10 @@
 #include "kernel/integrity.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "core/data.h"
 #include "core/text.h"
 #include "hw/ncu_analysis.h"
 #include "kernel/proc.h"
@@ -33,24 +31,6 @@ double metric_sum(const std::vector<hw::CounterKernel>& ks, const char* name, bo
 }
 
 }  // namespace
-
-Result<IntegrityLimits> load_integrity_limits() {
-  ASSIGN_OR_RETURN(auto text, load_data_file("kernel/integrity.yaml"));
-  IntegrityLimits l;
-  try {
-    YAML::Node root = YAML::Load(text);
-    const YAML::Node p = root["physical_limits"], w = root["work_done"];
-    l.tolerance = p["tolerance"].as<double>();
-    l.timer_resolution_ms = p["timer_resolution_ms"].as<double>();
-    for (const auto& c : p["likely_causes"]) l.likely_causes.push_back(c.as<std::string>());
-    l.skipped_below = w["skipped_below"].as<double>();
-    l.excess_above = w["excess_above"].as<double>();
-    l.fp32_flops_below = w["fp32_flops_below"].as<double>();
-  } catch (const YAML::Exception& e) {
-    return make_error(ErrorKind::Malformed, fmt::format("YAML: {}", e.what()), "data/kernel/integrity.yaml");
-  }
-  return l;
-}
 
 Json bench_integrity(const Json& raw, const Config& cfg, const double* median_ms, const IntegrityLimits& lim) {
   Json problems = Json::array();
@@ -161,15 +141,13 @@ Result<std::vector<std::string>> check_recordable(const std::string& ws, const J
   return notes;
 }
 
-Json work_done(const std::string& csv, const Config& cfg, int launches) {
+Json work_done(const std::string& csv, const Config& cfg, int launches, const IntegrityLimits& l) {
   Timeline tl;
   (void)read_path(csv, tl);
   auto ks = hw::counter_kernels(tl);
   bool rd = false, wr = false, ff = false, tensor_found = false;
   const double bytes = metric_sum(ks, "dram__bytes_read.sum", &rd) + metric_sum(ks, "dram__bytes_write.sum", &wr);
   if (!rd || ks.empty() || cfg.roof.bytes <= 0) return nullptr;
-  auto lim = load_integrity_limits();
-  IntegrityLimits l = lim.ok() ? *lim : IntegrityLimits{};
   const double calls = std::max(1, launches);
   const double per_call = bytes / calls, ratio = per_call / cfg.roof.bytes;
   Json flags = Json::array();

@@ -10,21 +10,15 @@
 
 #include "core/json.h"
 #include "core/status.h"
+#include "kernel/knowledge.h"
 #include "kernel/workspace.h"
 
 namespace goblin::kernel {
 
-// data/kernel/integrity.yaml.
-struct IntegrityLimits {
-  double tolerance = 0.05, timer_resolution_ms = 0.0005;
-  double skipped_below = 0.5, excess_above = 4.0, fp32_flops_below = 0.1;
-  std::vector<std::string> likely_causes;
-};
-Result<IntegrityLimits> load_integrity_limits();
-
 // {"passed", "problems": [{"check", "message"}], "harness_checks"}: the harness's findings
 // (raw["integrity"]; absent from benches of harness 1, then harness_checks is false) plus the
-// physical limits for a median latency (none when nothing was timed).
+// physical limits (data/kernel/integrity.yaml: Knowledge::integrity) for a median latency (none
+// when nothing was timed).
 Json bench_integrity(const Json& raw, const Config& cfg, const double* median_ms, const IntegrityLimits& lim);
 // The lines bench prints about the checks, and the error a failed check turns the bench into.
 std::string integrity_human(const Json& summary);
@@ -38,7 +32,8 @@ Result<std::vector<std::string>> check_recordable(const std::string& ws, const J
 
 // profile: ncu's DRAM bytes (and SIMT FP32 FLOPs) per kernel() call against the formula.
 // {"dram_bytes_per_call", "ideal_bytes", "ratio", "flags": [...]}; null when ncu gave no DRAM bytes.
-Json work_done(const std::string& csv, const Config& cfg, int launches);
+// The flag thresholds are lim's (Knowledge::integrity).
+Json work_done(const std::string& csv, const Config& cfg, int launches, const IntegrityLimits& lim);
 std::string work_done_human(const Json& w);
 
 }  // namespace goblin::kernel

@@ -76,17 +76,18 @@ Result<Json> record_file(const Config& c, const Json& bench, const std::string& 
 }  // namespace
 
 TEST(KernelIntegrity, LimitsComeFromTheCitedDataFile) {
-  auto l = load_integrity_limits();
-  ASSERT_TRUE(l.ok()) << l.error().describe();
-  EXPECT_DOUBLE_EQ(l->tolerance, 0.05);
-  EXPECT_DOUBLE_EQ(l->timer_resolution_ms, 0.0005);
-  EXPECT_EQ(l->likely_causes.size(), 3u);
+  auto k = knowledge();
+  ASSERT_TRUE(k.ok()) << k.error().describe();
+  const IntegrityLimits& l = (*k)->integrity;
+  EXPECT_DOUBLE_EQ(l.tolerance, 0.05);
+  EXPECT_DOUBLE_EQ(l.timer_resolution_ms, 0.0005);
+  EXPECT_EQ(l.likely_causes.size(), 3u);
 }
 
 TEST(KernelIntegrity, AboveTheDramBandwidthIsRefusedByBenchAndRecord) {
   Config c = workspace("bw", "softmax/v0.py", "M=32768,N=8192");
   // The memoise-by-pointer cheat of issue #29 measured 204,600 GB/s: 1073741824 bytes in ~5.2 us.
-  auto s = summarize_bench(bench2(0.0144), c);
+  auto s = summarize_bench(**knowledge(), bench2(0.0144), c);
   ASSERT_TRUE(s.ok()) << s.error().describe();
   const Json& in = (*s)["integrity"];
   EXPECT_FALSE(in["passed"].get<bool>());
@@ -119,13 +120,13 @@ TEST(KernelIntegrity, AboveTheBf16PeakIsRefused) {
   Config c = workspace("peak", "matmul/v0.py", "M=8192,N=8192,K=8192");
   Json b = bench2(1.0);
   b["samples_ms"] = Json::array({0.5, 0.5, 0.5});  // 2.2 PFLOP/s for 8192^3
-  auto s = summarize_bench(b, c);
+  auto s = summarize_bench(**knowledge(), b, c);
   ASSERT_TRUE(s.ok());
   ASSERT_FALSE((*s)["integrity"]["passed"].get<bool>());
   std::string m = (*s)["integrity"]["problems"][0]["message"];
   EXPECT_NE(m.find("TFLOP/s dense bf16 peak of H100-SXM"), std::string::npos) << m;
   b["samples_ms"] = Json::array({1.666, 1.667, 1.668});  // matmul v3 on the H100: 660 TFLOP/s
-  s = summarize_bench(b, c);
+  s = summarize_bench(**knowledge(), b, c);
   EXPECT_TRUE((*s)["integrity"]["passed"].get<bool>()) << (*s)["integrity"].dump();
 }
 
@@ -192,7 +193,7 @@ TEST(KernelIntegrity, OlderHarnessBenchIsRecordedWithANote) {
 TEST(KernelIntegrity, WorkDoneComparesNcuDramBytesWithTheFormula) {
   Config c = workspace("work", "softmax/v0.py", "M=32768,N=8192");
   // The naive v0 read each row three times: 1.57 GB read + 0.54 GB written for 1.07 GB ideal.
-  Json w = work_done(kTestdata + "ncu_softmax_v0.csv", c, 1);
+  Json w = work_done(kTestdata + "ncu_softmax_v0.csv", c, 1, (*knowledge())->integrity);
   ASSERT_TRUE(w.is_object());
   EXPECT_GT(w["ratio"].get<double>(), 1.8);
   EXPECT_LT(w["ratio"].get<double>(), 2.2);
@@ -200,12 +201,12 @@ TEST(KernelIntegrity, WorkDoneComparesNcuDramBytesWithTheFormula) {
   // The same traffic against a formula ten times larger: far less than the minimum.
   Config big = c;
   big.roof.bytes *= 10;
-  w = work_done(kTestdata + "ncu_softmax_v0.csv", big, 1);
+  w = work_done(kTestdata + "ncu_softmax_v0.csv", big, 1, (*knowledge())->integrity);
   ASSERT_EQ(w["flags"].size(), 1u);
   EXPECT_NE(w["flags"][0].get<std::string>().find("skipped work"), std::string::npos);
   Config small = c;
   small.roof.bytes /= 10;
-  w = work_done(kTestdata + "ncu_softmax_v0.csv", small, 1);
+  w = work_done(kTestdata + "ncu_softmax_v0.csv", small, 1, (*knowledge())->integrity);
   ASSERT_EQ(w["flags"].size(), 1u);
   EXPECT_NE(w["flags"][0].get<std::string>().find("bytes formula is wrong"), std::string::npos);
   EXPECT_NE(work_done_human(w).find("FLAG:"), std::string::npos);
@@ -224,11 +225,12 @@ TEST(KernelShape, ShapeIsOptionalAndProblemDimsMapNames) {
   EXPECT_EQ(c->shape, (Json{{"M", 32768}, {"N", 8192}}));
   EXPECT_DOUBLE_EQ(c->roof.bytes, 2.0 * 32768 * 8192 * 2);
   // PROBLEM["dims"] maps the formula's M, N to make_inputs' own names.
-  auto cost = op_cost("softmax", Json{{"rows", 1024}, {"cols", 4096}}, "bf16", Json{{"M", "rows"}, {"N", "cols"}});
+  auto cost = op_cost(**knowledge(), "softmax", Json{{"rows", 1024}, {"cols", 4096}}, "bf16",
+                      Json{{"M", "rows"}, {"N", "cols"}});
   ASSERT_TRUE(cost.ok()) << cost.error().describe();
   EXPECT_DOUBLE_EQ(cost->bytes, 2.0 * 1024 * 4096 * 2);
   // A dimension nothing gives names itself and the two ways to give it.
-  auto missing = op_cost("softmax", Json{{"rows", 1024}}, "bf16", Json{{"M", "rows"}});
+  auto missing = op_cost(**knowledge(), "softmax", Json{{"rows", 1024}}, "bf16", Json{{"M", "rows"}});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().kind, ErrorKind::NotFound);
   for (const char* want : {"dimension N of softmax", "--shape N=", "make_inputs a default", "\"dims\""})

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
+#include "core/data.h"
 #include "core/io.h"
 #include "core/test_support.h"
 #include "kernel/expr.h"
@@ -217,7 +219,7 @@ TEST(KernelInit, KernelFileMissingPartsIsAClearError) {
 TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   std::string ws = softmax_ws("rec");
   EXPECT_EQ(commit_count(ws), 3);  // init, v0, v1
-  auto its = load_iterations(ws);
+  auto its = load_iterations(**knowledge(), ws);
   ASSERT_TRUE(its.ok()) << its.error().describe();
   ASSERT_EQ(its->size(), 2u);
   const Json& v0 = (*its)[0].j;
@@ -238,7 +240,7 @@ TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   // v1: 32768 x 8192 bf16 read + write = 1073741824 bytes at the recorded median.
   double med = (*its)[1].j["performance"]["median_latency_ms"];
   EXPECT_NEAR((*its)[1].j["performance"]["gbs"].get<double>(), 1073741824.0 / (med * 1e-3) / 1e9, 0.1);
-  EXPECT_TRUE(validate_iteration(v0).empty());
+  EXPECT_TRUE(validate_iteration(**knowledge(), v0).empty());
   // The record's field list (iteration_json.cpp): each file reads into the struct and writes back
   // byte-identical, and the struct carries what the readers use.
   for (const auto& it : *its) EXPECT_EQ(iteration_to_json(it.rec).dump(2), it.j.dump(2)) << it.path;
@@ -267,7 +269,7 @@ TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   EXPECT_EQ(st->json["best"], 0);
   EXPECT_EQ(st->json["masked"], Json::array({1}));
   EXPECT_EQ(st->human.find("single pass"), std::string::npos);
-  EXPECT_EQ(*next_version(ws), 2);  // numbers are never reused
+  EXPECT_EQ(*next_version(**knowledge(), ws), 2);  // numbers are never reused
   auto plan = write_plan(ws);
   ASSERT_TRUE(plan.ok()) << plan.error().describe();
   // The masked v1 tried single_pass, but masked iterations do not count as tried.
@@ -403,4 +405,31 @@ TEST(KernelRecord, CommitRunsNoHookAndRefusesConfigThatExecutes) {
   ASSERT_TRUE(git(ws, {"config", "core.fsmonitor", "touch '" + marker + "'"}).ok());
   EXPECT_FALSE(git_commit_all(ws, "with an fsmonitor").ok());
   EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST(KernelKnowledge, LoadedOnceAndABrokenFileIsNamed) {
+  // A data directory of its own (empty: the embedded files), so the process's cache starts empty.
+  set_data_dir(goblin::testing::private_tmp_dir("kernel_knowledge_once").string());
+  const int64_t n0 = knowledge_loads();
+  auto a = knowledge();
+  auto b = knowledge();
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error().describe();
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_EQ(knowledge_loads() - n0, 1);
+  EXPECT_NE((*a)->problems.op("softmax"), nullptr);
+  EXPECT_FALSE((*a)->candidates.empty());
+  EXPECT_FALSE((*a)->plan_template.empty());
+  EXPECT_TRUE((*a)->iteration_schema.contains("properties"));
+  // A broken file of data/kernel/ is reported with its file and line, and not cached.
+  auto dir = goblin::testing::private_tmp_dir("kernel_knowledge_broken");
+  fs::create_directories(dir / "kernel");
+  std::ofstream(dir / "kernel" / "problems.yaml") << "ops:\n  softmax: {shape: [M, N]\n";
+  set_data_dir(dir.string());
+  auto c = knowledge();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().kind, ErrorKind::Malformed);
+  EXPECT_NE(c.error().file.find("problems.yaml"), std::string::npos) << c.error().describe();
+  EXPECT_GT(c.error().line, 0);
+  set_data_dir(GOBLIN_DATA_DIR);
+  ASSERT_TRUE(knowledge().ok());
 }

@@ -31,14 +31,18 @@ struct RunSetup {
   std::string harness;
   std::string dir;  // profiles/v<N>
 };
-Result<RunSetup> prepare_run(const std::string& ws, const RunOptions& o);
+Result<RunSetup> prepare_run(const Knowledge& k, const std::string& ws, const RunOptions& o);
 
 // Statistics of the harness's raw samples: median latency with its 95 % bootstrap interval
-// (run/stats), TFLOP/s and GB/s from the workspace's FLOPs/bytes, % of the Stop Condition.
-Result<Json> summarize_bench(const Json& raw, const Config& cfg);
+// (run/stats), TFLOP/s and GB/s from the workspace's FLOPs/bytes, % of the Stop Condition, and
+// the integrity checks against k.integrity.
+Result<Json> summarize_bench(const Knowledge& k, const Json& raw, const Config& cfg);
 std::string bench_human(const Json& summary, const Config& cfg);
 // Runs the harness; writes profiles/v<N>/bench.json (raw + "summary"); returns the summary.
 // A failed correctness check is a Workload error carrying the summary.
+// The entry points below take the kernel knowledge context; each overload without one reads the
+// process's (knowledge(): tests, one-shot tools).
+Result<Json> run_bench(const Knowledge& k, const std::string& ws, const RunOptions& o);
 Result<Json> run_bench(const std::string& ws, const RunOptions& o);
 
 // The diagnosis of an Nsight Compute raw CSV (or a rocprofv3 counter CSV): per kernel the
@@ -56,6 +60,7 @@ Result<std::vector<std::string>> ncu_command(const Config& cfg, const RunOptions
 std::vector<std::string> rocprof_command(const Config& cfg, const RunOptions& o, const std::string& harness,
                                          const std::string& out_dir);
 // Profiles, keeps the CSV under profiles/v<N>/, writes diagnosis.json (and judge prompts).
+Result<Json> run_profile(const Knowledge& k, const std::string& ws, const RunOptions& o);
 Result<Json> run_profile(const std::string& ws, const RunOptions& o);
 
 struct RecordOptions {
@@ -67,9 +72,11 @@ struct RecordOptions {
 // written or committed. An iteration slower than the best so far stays in the history, but
 // kernel.py is restored from the best iteration's commit (a second commit; `keep` skips it), so
 // the next iteration starts from the best version (docs/kernel.md "Loop discipline").
+Result<Json> record_iteration(const Knowledge& k, const std::string& ws, const RecordOptions& o);
 Result<Json> record_iteration(const std::string& ws, const RecordOptions& o);
 
-// plans/v<N>_plan.md; returns {path, candidates}.
+// plans/v<N>_plan.md from k.plan_template and k.candidates; returns {path, candidates}.
+Result<Json> write_plan(const Knowledge& k, const std::string& ws);
 Result<Json> write_plan(const std::string& ws);
 
 }  // namespace goblin::kernel

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <regex>
 
-#include "core/data.h"
 #include "core/io.h"
 #include "core/text.h"
 #include "kernel/proc.h"
@@ -63,17 +62,13 @@ std::string pad(std::string s, size_t w) {
 
 }  // namespace
 
-std::vector<std::string> validate_iteration(const Json& j) {
+std::vector<std::string> validate_iteration(const Knowledge& k, const Json& j) {
   std::vector<std::string> errs;
-  auto text = load_data_file("kernel/iteration.schema.json");
-  if (!text.ok()) return {"schema: " + text.error().message};
-  auto schema = parse_json_text(*text, "data/kernel/iteration.schema.json");
-  if (!schema.ok()) return {"schema: " + schema.error().describe()};
-  check(j, *schema, "", errs);
+  check(j, k.iteration_schema, "", errs);
   return errs;
 }
 
-Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool include_masked) {
+Result<std::vector<Iteration>> load_iterations(const Knowledge& k, const std::string& ws, bool include_masked) {
   std::vector<Iteration> out;
   fs::path dir = fs::path(ws) / "memory";
   std::error_code ec;
@@ -85,7 +80,7 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
     if (!std::regex_match(name, m, name_re)) continue;
     ASSIGN_OR_RETURN(auto text, read_all(e.path().string()));
     ASSIGN_OR_RETURN(auto j, parse_json_text(text, e.path().string(), "memory file is not valid JSON"));
-    auto errs = validate_iteration(j);
+    auto errs = validate_iteration(k, j);
     if (!errs.empty())
       return make_error(ErrorKind::Malformed,
                         "memory file does not match data/kernel/iteration.schema.json: " + errs.front() +
@@ -102,8 +97,8 @@ Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool inclu
   return out;
 }
 
-Result<int> next_version(const std::string& ws) {
-  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+Result<int> next_version(const Knowledge& k, const std::string& ws) {
+  ASSIGN_OR_RETURN(auto all, load_iterations(k, ws, true));
   return all.empty() ? 0 : all.back().version + 1;
 }
 
@@ -156,8 +151,13 @@ const Iteration* best_iteration(const std::vector<Iteration>& its) {
 }
 
 Result<Json> set_masked(const std::string& ws, int version, bool masked) {
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return set_masked(*k, ws, version, masked);
+}
+
+Result<Json> set_masked(const Knowledge& k, const std::string& ws, int version, bool masked) {
   RETURN_IF_ERROR(require_git_repo(ws));
-  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+  ASSIGN_OR_RETURN(auto all, load_iterations(k, ws, true));
   for (auto& it : all) {
     if (it.version != version) continue;
     if (it.masked() == masked) return Json{{"version", version}, {"masked", masked}, {"changed", false}};
@@ -174,10 +174,15 @@ Result<Json> set_masked(const std::string& ws, int version, bool masked) {
 }
 
 Result<StatusReport> workspace_status(const std::string& ws) {
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return workspace_status(*k, ws);
+}
+
+Result<StatusReport> workspace_status(const Knowledge& k, const std::string& ws) {
   ASSIGN_OR_RETURN(auto cfg, load_config(ws));
   RETURN_IF_ERROR(require_git_repo(ws));
-  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
-  ASSIGN_OR_RETURN(auto all, load_iterations(ws, true));
+  ASSIGN_OR_RETURN(auto its, load_iterations(k, ws));
+  ASSIGN_OR_RETURN(auto all, load_iterations(k, ws, true));
   const std::string metric = cfg.roof.target_metric;
   StatusReport r;
   Json rows = Json::array();

@@ -49,12 +49,12 @@ struct Iteration {
 };
 
 // memory/v*.json in version order. A file that is not valid JSON is a Malformed error naming it
-// and the byte; a file that breaks the schema is Malformed naming the field.
-Result<std::vector<Iteration>> load_iterations(const std::string& ws, bool include_masked = false);
+// and the byte; a file that breaks the schema (k.iteration_schema) is Malformed naming the field.
+Result<std::vector<Iteration>> load_iterations(const Knowledge& k, const std::string& ws, bool include_masked = false);
 // Version the next record gets: one past the highest, masked files included (numbers are never reused).
-Result<int> next_version(const std::string& ws);
+Result<int> next_version(const Knowledge& k, const std::string& ws);
 // Problems of `j` against the schema's required fields and types: "performance.tflops: want number|null".
-std::vector<std::string> validate_iteration(const Json& j);
+std::vector<std::string> validate_iteration(const Knowledge& k, const Json& j);
 
 // The iteration's throughput in the target metric ("GB/s" → gbs, else tflops); 0 when absent.
 double metric_of(const IterationRecord& it, const std::string& metric);
@@ -68,13 +68,16 @@ Json next_step(const Config& cfg, int recorded, bool target_met, const std::stri
 // The best unmasked, correct iteration by the target metric (nullptr when none).
 const Iteration* best_iteration(const std::vector<Iteration>& its);
 
-// Sets `masked` in memory/v<N>.json and commits the change ("mask vN" / "unmask vN").
+// Sets `masked` in memory/v<N>.json and commits the change ("mask vN" / "unmask vN"). The
+// overloads without the context read the process's (knowledge(): tests).
+Result<Json> set_masked(const Knowledge& k, const std::string& ws, int version, bool masked);
 Result<Json> set_masked(const std::string& ws, int version, bool masked);
 
 struct StatusReport {
   Json json;
   std::string human;
 };
+Result<StatusReport> workspace_status(const Knowledge& k, const std::string& ws);
 Result<StatusReport> workspace_status(const std::string& ws);
 
 }  // namespace goblin::kernel

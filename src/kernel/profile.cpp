@@ -194,8 +194,13 @@ std::string diagnosis_human(const Json& d) {
 }
 
 Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
-  const auto hwk = hw::hw_knowledge();
-  ASSIGN_OR_RETURN(auto setup, prepare_run(ws, o));
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return run_profile(*k, ws, o);
+}
+
+Result<Json> run_profile(const Knowledge& kn, const std::string& ws, const RunOptions& o) {
+  const hw::HwKnowledge& hwk = kn.hw();
+  ASSIGN_OR_RETURN(auto setup, prepare_run(kn, ws, o));
   const Config& cfg = setup.cfg;
   const int n = setup.version;
   const std::string& harness = setup.harness;
@@ -210,7 +215,7 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
       if (e.path().filename().string().find("counter_collection.csv") != std::string::npos) csv = e.path().string();
     if (csv.empty()) return make_error(ErrorKind::Workload, "rocprofv3 wrote no counter_collection.csv", out_dir);
   } else {
-    ASSIGN_OR_RETURN(auto argv, ncu_command(*hwk, cfg, o, harness, (dir / "ncu.log").string()));
+    ASSIGN_OR_RETURN(auto argv, ncu_command(hwk, cfg, o, harness, (dir / "ncu.log").string()));
     // With --log-file, ncu writes its report (the CSV) and its ==PROF== lines there; the
     // program's own stdout goes to a scratch file.
     std::string log_path = (dir / "ncu.log").string(), raw = (dir / "ncu_stdout.tmp").string();
@@ -232,17 +237,17 @@ Result<Json> run_profile(const std::string& ws, const RunOptions& o) {
     // Keep only ncu's own messages in the log.
     (void)write_file(log_path, head);
   }
-  ASSIGN_OR_RETURN(auto d, diagnose_profile(*hwk, csv, cfg));
+  ASSIGN_OR_RETURN(auto d, diagnose_profile(hwk, csv, cfg));
   Json out = d;
-  out["work_done"] = work_done(csv, cfg, o.launches);
+  out["work_done"] = work_done(csv, cfg, o.launches, kn.integrity);
   out["profile"] = fs::relative(csv, ws, ec).string();
   out["version"] = n;
   if (o.prompt) {
     Timeline tl;
     (void)read_path(csv, tl);
     auto kernels = hw::counter_kernels(tl);
-    const auto& schema = hwk->ncu_metric_schema;
-    auto gpu = hwk->gpu(cfg.platform);
+    const auto& schema = hwk.ncu_metric_schema;
+    auto gpu = hwk.gpu(cfg.platform);
     auto src = read_all((fs::path(ws) / "kernel.py").string());
     if (!kernels.empty() && schema.ok()) {
       const auto& k = kernels[out["primary"].get<size_t>()];

@@ -1,11 +1,9 @@
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <ctime>
 #include <filesystem>
 
 #include "core/clock.h"
-#include "core/data.h"
 #include "core/io.h"
 #include "core/text.h"
 #include "kernel/integrity.h"
@@ -29,12 +27,17 @@ std::string lower(std::string s) { return ascii_lower(s); }
 }  // namespace
 
 Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return record_iteration(*k, ws, o);
+}
+
+Result<Json> record_iteration(const Knowledge& kn, const std::string& ws, const RecordOptions& o) {
   if (o.summary.empty())
     return make_error(ErrorKind::Usage, "--summary TEXT is required: say what this iteration changed");
   ASSIGN_OR_RETURN(auto cfg, load_config(ws));
   RETURN_IF_ERROR(require_git_repo(ws));
-  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
-  ASSIGN_OR_RETURN(auto n, next_version(ws));
+  ASSIGN_OR_RETURN(auto its, load_iterations(kn, ws));
+  ASSIGN_OR_RETURN(auto n, next_version(kn, ws));
   fs::path dir = fs::path(ws) / "profiles" / (fmt::format("v{}", n));
   std::error_code ec;
   std::string bench_path = o.bench_file.empty() ? (dir / "bench.json").string() : o.bench_file;
@@ -47,7 +50,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   // from the file's own "summary" unless the file holds nothing else (a workload's own bench).
   Json summary;
   if (bench.contains("correctness") || !bench.contains("summary")) {
-    auto s = summarize_bench(bench, cfg);
+    auto s = summarize_bench(kn, bench, cfg);
     if (!s.ok()) return make_error(s.error().kind, s.error().message, bench_path);
     summary = *s;
   } else {
@@ -60,7 +63,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
     return make_error(ErrorKind::Workload,
                       "correctness failed (max rel err " + corr["max_rel_err"].dump() + " > threshold " +
                           corr["threshold"].dump() + fmt::format("): v{}", n) +
-                          " is not recorded and nothing is committed (seed 004: only correct iterations are kept)",
+                          " is not recorded and nothing is committed (only correct iterations are kept)",
                       bench_path);
   if (!summary.contains("performance"))
     return make_error(ErrorKind::Malformed, "bench result has no timing samples", bench_path);
@@ -74,7 +77,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   if (!o.profile_file.empty()) {
     fs::copy_file(o.profile_file, dir / "ncu.csv", fs::copy_options::overwrite_existing, ec);
     if (ec) return make_error(ErrorKind::Io, "cannot copy the profile: " + ec.message(), o.profile_file);
-    auto d = diagnose_profile((dir / "ncu.csv").string(), cfg);
+    auto d = diagnose_profile(kn.hw(), (dir / "ncu.csv").string(), cfg);
     if (!d.ok()) return make_error(d.error().kind, d.error().message, o.profile_file);
     diag = *d;
     diag["profile"] = fs::relative(dir / "ncu.csv", ws, ec).string();
@@ -113,7 +116,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   rec.recorded_at = now_iso8601();
   const Json& perf = rec.performance;
   const Json it = iteration_to_json(rec);
-  auto errs = validate_iteration(it);
+  auto errs = validate_iteration(kn, it);
   if (!errs.empty()) return make_error(ErrorKind::Internal, "the new record breaks the schema: " + errs.front());
   std::string mem = (fs::path(ws) / "memory" / (fmt::format("v{}.json", n))).string();
   RETURN_IF_ERROR(write_file(mem, it.dump(2) + "\n"));
@@ -125,7 +128,7 @@ Result<Json> record_iteration(const std::string& ws, const RecordOptions& o) {
   Json out = {{"version", n}, {"memory_file", mem}, {"commit", *c}, {"record", it}};
   // Restore-best: a correct iteration slower than the best so far is kept in the history, and
   // the next one starts from the best version's kernel.py (KernelAgent's discipline).
-  ASSIGN_OR_RETURN(auto now_its, load_iterations(ws));
+  ASSIGN_OR_RETURN(auto now_its, load_iterations(kn, ws));
   const Iteration* best = best_iteration(now_its);
   out["restored_from"] = nullptr;
   if (best && best->version != n && metric_of(best->rec, metric) > metric_of(rec, metric)) {
@@ -158,17 +161,14 @@ std::string iteration_commit(const std::string& ws, int version) {
 }
 
 Result<Json> write_plan(const std::string& ws) {
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return write_plan(*k, ws);
+}
+
+Result<Json> write_plan(const Knowledge& kn, const std::string& ws) {
   ASSIGN_OR_RETURN(auto cfg, load_config(ws));
-  ASSIGN_OR_RETURN(auto its, load_iterations(ws));
-  ASSIGN_OR_RETURN(auto n, next_version(ws));
-  ASSIGN_OR_RETURN(auto text, load_data_file("kernel/optimizations.yaml"));
-  ASSIGN_OR_RETURN(auto tmpl, load_data_file("kernel/plan_template.md"));
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return make_error(ErrorKind::Malformed, std::string("YAML: ") + e.what(), "data/kernel/optimizations.yaml");
-  }
+  ASSIGN_OR_RETURN(auto its, load_iterations(kn, ws));
+  ASSIGN_OR_RETURN(auto n, next_version(kn, ws));
   const std::string metric = cfg.roof.target_metric;
   const Iteration* last = its.empty() ? nullptr : &its.back();
   const Iteration* best = best_iteration(its);
@@ -204,33 +204,33 @@ Result<Json> write_plan(const std::string& ws) {
   }
   Json cands = Json::array();
   std::string list;
-  for (const auto& c : root["candidates"]) {
-    auto in = [&](const char* key, const std::string& v) {
-      if (!c[key]) return true;
-      for (const auto& x : c[key])
-        if (lower(x.as<std::string>()) == lower(v)) return true;
+  for (const Candidate& c : kn.candidates) {
+    // An absent filter matches every workspace.
+    auto in = [&](const std::optional<std::vector<std::string>>& filter, const std::string& v) {
+      if (!filter) return true;
+      for (const auto& x : *filter)
+        if (lower(x) == lower(v)) return true;
       return false;
     };
-    if (!in("vendors", cfg.vendor) || !in("archs", cfg.arch) || !in("bound", bound)) continue;
-    std::string id = c["id"].as<std::string>();
+    if (!in(c.vendors, cfg.vendor) || !in(c.archs, cfg.arch) || !in(c.bound, bound)) continue;
+    const std::string& id = c.id;
     std::vector<int> tried;
     for (const auto& it : its) {
       bool hit = false;
       for (const auto& t : it.rec.tags.value_or(std::vector<std::string>{})) hit |= t == id;
       std::string s = lower(it.rec.change_summary);
-      for (const auto& k : c["keywords"]) hit |= s.find(lower(k.as<std::string>())) != std::string::npos;
+      for (const auto& k : c.keywords) hit |= s.find(lower(k)) != std::string::npos;
       if (hit) tried.push_back(it.version);
     }
     std::string mark;
     for (int v : tried) mark += (mark.empty() ? " [tried in v" : ", v") + fmt::format("{}", v);
     if (!mark.empty()) mark += "]";
-    list += "- `" + id + "`" + mark + ": " + c["title"].as<std::string>() + "\n  <- " + c["source"].as<std::string>() +
-            "\n";
-    cands.push_back({{"id", id}, {"title", c["title"].as<std::string>()}, {"tried_in", tried}});
+    list += "- `" + id + "`" + mark + ": " + c.title + "\n  <- " + c.source + "\n";
+    cands.push_back({{"id", id}, {"title", c.title}, {"tried_in", tried}});
   }
   std::string where = fmt::format("{} unmasked iteration(s); ", its.size()) + cfg.roof.bound + " by Step 0 (AI " +
                       format_fixed(cfg.roof.ai, 3) + " vs ridge " + format_fixed(cfg.roof.ridge, 1) + ")";
-  std::string md = tmpl;
+  std::string md = kn.plan_template;
   auto put = [&md](const std::string& k, const std::string& v) {
     for (size_t p = 0; (p = md.find("{{" + k + "}}", p)) != std::string::npos; p += v.size())
       md.replace(p, k.size() + 4, v);

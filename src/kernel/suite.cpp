@@ -83,7 +83,7 @@ Result<Json> raw_result(const SuiteOptions& o, const Config& cfg, const std::str
 }
 
 // `task` is the file's path under DIR without .py ("matmul/v2"): its raw result is <task>.json.
-Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& file, const std::string& task) {
+Json score(const Knowledge& k, const SuiteOptions& o, const std::string& file, const std::string& task) {
   Json row = {{"task", task}, {"correct", false}};
   InitOptions io;
   io.name = fs::path(file).stem().string();
@@ -107,7 +107,7 @@ Json score(const hw::HwKnowledge& k, const SuiteOptions& o, const std::string& f
     row["error"] = raw.error().message;
     return row;
   }
-  auto s = summarize_bench(*raw, *cfg);
+  auto s = summarize_bench(k, *raw, *cfg);
   if (!s.ok()) {
     row["error"] = s.error().message;
     return row;
@@ -240,12 +240,12 @@ Json geomean_speedup(const Json& rows, const std::string& key) {
               {"n", logs.size()}};
 }
 
-Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o) {
+Result<Json> run_suite(const Knowledge& k, const SuiteOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(o.dir, ec)) return make_error(ErrorKind::Io, "not a directory of kernel files", o.dir);
   if (!o.results.empty() && !fs::is_directory(o.results, ec))
     return make_error(ErrorKind::Io, "--results is not a directory", o.results);
-  if (auto g = k.gpu(o.platform); !g.ok())
+  if (auto g = k.hw().gpu(o.platform); !g.ok())
     return make_error(ErrorKind::NotFound, "unknown platform \"" + o.platform + "\" (goblin specs --list)");
   // DIR/*.py and DIR/*/*.py (one folder per problem, one file per solution: examples/kernel).
   std::vector<std::string> files;

@@ -10,10 +10,6 @@
 #include "core/status.h"
 #include "kernel/loop.h"
 
-namespace goblin::hw {
-struct HwKnowledge;
-}
-
 namespace goblin::kernel {
 
 struct SuiteOptions {
@@ -36,7 +32,7 @@ struct SuiteOptions {
 // "matmul/v2") with its best correct version, and the same metrics over problems, as KernelBench
 // scores a problem by its solution. A directory without kernel files, or a task that names none of
 // its files, is a Usage error.
-Result<Json> run_suite(const hw::HwKnowledge& k, const SuiteOptions& o);
+Result<Json> run_suite(const Knowledge& k, const SuiteOptions& o);
 // The Markdown table and the metrics, as `goblin kernel suite` prints them.
 std::string suite_markdown(const Json& suite);
 

@@ -1,7 +1,6 @@
 #include "kernel/workspace.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <chrono>
@@ -11,7 +10,6 @@
 #include <map>
 
 #include "core/clock.h"
-#include "core/data.h"
 #include "core/io.h"
 #include "core/locate.h"
 #include "core/text.h"
@@ -111,24 +109,17 @@ Json shape_with_defaults(const Json& given, const Json& defaults) {
   return s;
 }
 
-Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype, const Json& dims) {
-  ASSIGN_OR_RETURN(auto text, load_data_file("kernel/problems.yaml"));
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return make_error(ErrorKind::Malformed, std::string("YAML: ") + e.what(), "data/kernel/problems.yaml");
-  }
+Result<OpCost> op_cost(const Knowledge& kn, const std::string& op, const Json& shape, const std::string& dtype,
+                       const Json& dims) {
   std::string known;
-  for (const auto& kv : root["ops"]) known += (known.empty() ? "" : ", ") + kv.first.as<std::string>();
-  YAML::Node n = root["ops"][op];
+  for (const auto& o : kn.problems.ops) known += (known.empty() ? "" : ", ") + o.name;
+  const ProblemOp* n = kn.problems.op(op);
   if (!n) return make_error(ErrorKind::NotFound, "unknown op \"" + op + "\" in PROBLEM (known: " + known + ")");
-  YAML::Node eb = root["dtype_bytes"][dtype];
-  if (!eb)
+  auto eb = kn.problems.dtype_bytes.find(dtype);
+  if (eb == kn.problems.dtype_bytes.end())
     return make_error(ErrorKind::NotFound, "unknown dtype \"" + dtype + "\" (data/kernel/problems.yaml dtype_bytes)");
-  std::map<std::string, double> vars{{"E", eb.as<double>()}};
-  if (n["defaults"])
-    for (const auto& kv : n["defaults"]) vars[kv.first.as<std::string>()] = kv.second.as<double>();
+  std::map<std::string, double> vars{{"E", eb->second}};
+  for (const auto& [name, v] : n->defaults) vars[name] = v;
   for (const auto& [k, v] : shape.items())
     if (v.is_number()) vars[k] = v.get<double>();
   if (dims.is_object())
@@ -136,22 +127,19 @@ Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::stri
       if (shape_name.is_string() && shape.contains(shape_name.get<std::string>()) &&
           shape[shape_name.get<std::string>()].is_number())
         vars[formula_name] = shape[shape_name.get<std::string>()].get<double>();
-  if (n["shape"])
-    for (const auto& d : n["shape"]) {
-      std::string dim = d.as<std::string>();
-      if (!vars.count(dim))
-        return make_error(ErrorKind::NotFound,
-                          fmt::format("the shape does not give dimension {0} of {1}: pass --shape {0}=N, or give "
-                                      "make_inputs a default for it (PROBLEM = {{\"op\": \"{1}\", \"dims\": "
-                                      "{{\"{0}\": \"your_name\"}}}} maps it to make_inputs' own name)",
-                                      dim, op));
-    }
+  for (const auto& dim : n->shape)
+    if (!vars.count(dim))
+      return make_error(ErrorKind::NotFound,
+                        fmt::format("the shape does not give dimension {0} of {1}: pass --shape {0}=N, or give "
+                                    "make_inputs a default for it (PROBLEM = {{\"op\": \"{1}\", \"dims\": "
+                                    "{{\"{0}\": \"your_name\"}}}} maps it to make_inputs' own name)",
+                                    dim, op));
   OpCost c;
-  c.source = n["source"].as<std::string>("");
-  c.formula = "FLOPs = " + n["flops"].as<std::string>() + ", bytes = " + n["bytes"].as<std::string>();
-  auto f = eval_expr(n["flops"].as<std::string>(), vars);
+  c.source = n->source;
+  c.formula = "FLOPs = " + n->flops + ", bytes = " + n->bytes;
+  auto f = eval_expr(n->flops, vars);
   if (!f.ok()) return make_error(f.error().kind, op + ": " + f.error().message);
-  auto b = eval_expr(n["bytes"].as<std::string>(), vars);
+  auto b = eval_expr(n->bytes, vars);
   if (!b.ok()) return make_error(b.error().kind, op + ": " + b.error().message);
   c.flops = *f;
   c.bytes = *b;
@@ -312,9 +300,13 @@ Result<Config> load_config(const std::string& ws) {
   return c;
 }
 
-Result<Config> init_workspace(const InitOptions& o) { return init_workspace(*hw::hw_knowledge(), o); }
+Result<Config> init_workspace(const InitOptions& o) {
+  ASSIGN_OR_RETURN(auto k, knowledge());
+  return init_workspace(*k, o);
+}
 
-Result<Config> describe_kernel(const hw::HwKnowledge& hwk, const InitOptions& o) {
+Result<Config> describe_kernel(const Knowledge& k, const InitOptions& o) {
+  const hw::HwKnowledge& hwk = k.hw();
   if (o.name.empty() || o.name.find('/') != std::string::npos)
     return make_error(ErrorKind::Usage, "NAME must be a plain name (it makes /tmp/kernel_opt_NAME)");
   static const std::vector<std::string> frameworks = {"triton", "cuda", "cutedsl", "torch"};
@@ -364,7 +356,7 @@ Result<Config> describe_kernel(const hw::HwKnowledge& hwk, const InitOptions& o)
     c.problem_source = "kernel.py flops(*shape) / bytes_moved(*shape)";
   } else {
     c.problem_op = (*info)["problem"]["op"];
-    auto cost = op_cost(c.problem_op, c.shape, c.dtype, (*info)["problem"].value("dims", Json::object()));
+    auto cost = op_cost(k, c.problem_op, c.shape, c.dtype, (*info)["problem"].value("dims", Json::object()));
     if (!cost.ok()) return make_error(cost.error().kind, cost.error().message, o.kernel_file);
     flops = cost->flops;
     bytes = cost->bytes;
@@ -381,8 +373,9 @@ Result<Config> describe_kernel(const hw::HwKnowledge& hwk, const InitOptions& o)
   return c;
 }
 
-Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) {
-  ASSIGN_OR_RETURN(auto c, describe_kernel(hwk, o));
+Result<Config> init_workspace(const Knowledge& k, const InitOptions& o) {
+  const hw::HwKnowledge& hwk = k.hw();
+  ASSIGN_OR_RETURN(auto c, describe_kernel(k, o));
   c.created_at = now_iso8601();
   auto gpu = hwk.gpu(o.platform);
   std::vector<std::string> unknown;
@@ -398,7 +391,6 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
   for (const char* d : {"memory", "plans", "profiles"})
     RETURN_IF_ERROR(write_file((fs::path(c.dir) / d / ".keep").string(), ""));
 
-  ASSIGN_OR_RETURN(auto tmpl, load_data_file("kernel/readme_template.md"));
   std::string spec_text;
   for (auto& l : lines) spec_text += (spec_text.empty() ? "" : "\n") + l;
   std::string stop = std::string(c.roof.bound == "memory_bound" ? "memory-bound" : "compute-bound") + " target >= " +
@@ -407,7 +399,7 @@ Result<Config> init_workspace(const hw::HwKnowledge& hwk, const InitOptions& o) 
                      " (90 % of " + num(c.roof.ceiling) + " " + c.roof.target_metric + ", " +
                      (c.roof.ceiling_measured ? "measured maximum" : "datasheet peak") + " <- " +
                      c.roof.ceiling_source + ")";
-  std::string readme = tmpl;
+  std::string readme = k.readme_template;
   const std::vector<std::pair<std::string, std::string>> vars = {
       {"name", c.name},
       {"date", now_iso8601()},

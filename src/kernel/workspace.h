@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "core/status.h"
 #include "hw/gpu_specs.h"
+#include "kernel/knowledge.h"
 
 namespace goblin::kernel {
 
@@ -55,14 +56,14 @@ struct InitOptions {
   int max_iterations = 20;                  // the iteration budget (0: none)
   double max_hours = 0;                     // the time budget in hours (0: none)
 };
-// The GPU spec and measured ceilings come from the hardware knowledge context; the overload
-// without one reads the process's (hw::hw_knowledge(); `goblin kernel init`, tests).
-Result<Config> init_workspace(const hw::HwKnowledge& k, const InitOptions& o);
+// The GPU spec, measured ceilings, problem formulas and README template come from the kernel
+// knowledge context; the overload without one reads the process's (knowledge(): tests).
+Result<Config> init_workspace(const Knowledge& k, const InitOptions& o);
 Result<Config> init_workspace(const InitOptions& o);
 // What init knows before it writes anything: the platform's spec, the kernel file's contract
 // (kernel_harness.py inspect, no torch), its FLOPs/bytes and Step 0. `kernel suite` describes
 // each file of its directory this way.
-Result<Config> describe_kernel(const hw::HwKnowledge& k, const InitOptions& o);
+Result<Config> describe_kernel(const Knowledge& k, const InitOptions& o);
 
 // "H100 → Hopper, MI300X → CDNA3": the database's architecture without spaces.
 std::string arch_family(const hw::GpuSpec& g);
@@ -76,14 +77,14 @@ Json measured_ceilings(const hw::HwKnowledge& k, const hw::GpuSpec& g, std::stri
 // Step 0 from FLOPs/bytes, the dtype and the platform (measured ceilings from the context).
 Result<Roofline> step0(const hw::HwKnowledge& k, double flops, double bytes, const std::string& dtype,
                        const hw::GpuSpec& g);
-// FLOPs and bytes of a known op from data/kernel/problems.yaml (source in `source`).
+// FLOPs and bytes of a known op of data/kernel/problems.yaml (k.problems; source in `source`).
 struct OpCost {
   double flops = 0, bytes = 0;
   std::string source, formula;
 };
 // `dims` (PROBLEM["dims"]) maps the formula's dimension names to the shape's, e.g. {"M": "rows"};
 // a dimension neither gives is a NotFound error naming it and the ways to give it.
-Result<OpCost> op_cost(const std::string& op, const Json& shape, const std::string& dtype,
+Result<OpCost> op_cost(const Knowledge& k, const std::string& op, const Json& shape, const std::string& dtype,
                        const Json& dims = Json::object());
 // --shape over make_inputs' keyword defaults (what `kernel_harness.py inspect` read).
 Json shape_with_defaults(const Json& given, const Json& defaults);

@@ -3,6 +3,8 @@
 // with the session's budget filled in.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "core/data.h"
 #include "mcp/server.h"
 
@@ -12,6 +14,32 @@ namespace {
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
+}
+
+// The two prompt files, read once per process and data directory (like the knowledge contexts:
+// DEVELOPING.md § One knowledge context), each without its own header comment, which is not for
+// the model. A failed read is not cached.
+struct PromptTexts {
+  std::string audit, kernel;
+};
+
+Result<std::string> prompt_text(const char* rel) {
+  ASSIGN_OR_RETURN(auto t, load_data_file(rel));
+  if (t.rfind("<!--", 0) == 0) {
+    size_t end = t.find("-->");
+    if (end != std::string::npos) t = t.substr(t.find_first_not_of("\n", end + 3));
+  }
+  return t;
+}
+
+Result<std::shared_ptr<const PromptTexts>> prompt_texts() {
+  static DataDirCache<PromptTexts> cache;
+  return cache.get([]() -> Result<PromptTexts> {
+    PromptTexts p;
+    ASSIGN_OR_RETURN(p.audit, prompt_text("mcp/gpu_goblin_audit.md"));
+    ASSIGN_OR_RETURN(p.kernel, prompt_text("mcp/gpu_kernel_optimize.md"));
+    return p;
+  });
 }
 }  // namespace
 
@@ -68,16 +96,12 @@ std::optional<Json> prompt_get(const Json& params, const Session& s, RpcError& e
       return std::nullopt;
     }
   const bool kernel = params["name"] == "gpu_kernel_optimize";
-  auto text = load_data_file(kernel ? "mcp/gpu_kernel_optimize.md" : "mcp/gpu_goblin_audit.md");
-  if (!text) {
-    err = RpcError{kInternalError, text.error().describe(), nullptr};
+  auto texts = prompt_texts();
+  if (!texts.ok()) {
+    err = RpcError{kInternalError, texts.error().describe(), nullptr};
     return std::nullopt;
   }
-  std::string t = *text;
-  if (t.rfind("<!--", 0) == 0) {  // the file's own header comment is not for the model
-    size_t end = t.find("-->");
-    if (end != std::string::npos) t = t.substr(t.find_first_not_of("\n", end + 3));
-  }
+  std::string t = kernel ? (*texts)->kernel : (*texts)->audit;
   if (kernel) {
     const std::string file = args.value("kernel_file", std::string()), plat = args.value("platform", std::string());
     std::string start = "Begin with kernel_init";
