@@ -13,6 +13,7 @@ const std::vector<Verb>& verbs() {
     add_hw_verbs(v);
     add_kernel_verbs(v);
     add_store_verbs(v);
+    add_scale_verbs(v);
     add_meta_verbs(v);
     for (Verb& x : v) {
       if (!x.records) continue;

@@ -171,6 +171,8 @@ std::map<std::string, Case> cases() {
       {"metrics", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
       {"diff", {{{"before", "before.json.gz"}, {"after", "after.json.gz"}, {"top", 5}}}},
       {"ranks", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
+      {"summarize", {{{"path", Json::array({"rank0.json.gz"})}}, {{"out", "cli_out/summaries"}}}},
+      {"slurm_script", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}, {{"out", "cli_out/slurm"}}}},
       {"critical_path", {{{"path", "after.json.gz"}, {"what_if", "gemm=2"}, {"top", 3}}}},
       {"parse_config", {{{"file_path", "config.yaml"}}}},
       {"query_kb", {{{"symptoms", Json::array({"fp32 used on H100", "DataLoader num_workers=0"})}, {"top", 3}}}},
