@@ -211,7 +211,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(a.source, "bench/scale/make_ranks.py"), "traces",
                         os.path.join(real, "rank0.pt.trace.json.gz"), os.path.join(real, "rank1.pt.trace.json.gz"),
                         "--ranks", str(a.ranks), "--straggler", str(straggler), "-o", syn], check=True)
-        text, listed = run_job(cluster, goblin, [syn], os.path.join(root, "syn"), 540)
+        text, listed = run_job(cluster, goblin, [syn], os.path.join(root, "syn"), 1200)
         check(goblin, f"synthetic {a.ranks}-rank set", text, listed, straggler)
     finally:
         cluster.stop()
