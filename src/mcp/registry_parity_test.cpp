@@ -101,7 +101,9 @@ Json run_cli(const std::string& cwd, const std::string& args) {
 // workspace each door made, when it was made, the hours since then and the dated plan text.
 void drop_output_locations(Json& j) {
   if (j.is_object()) {
-    for (const char* k : {"out_dir", "written", "written_to", "workspace", "created_at", "hours_used", "markdown"})
+    // summarize: a summary records its trace's path as the door spells it, so its size does too.
+    for (const char* k : {"out_dir", "written", "written_to", "workspace", "created_at", "hours_used", "markdown",
+                          "summary_bytes", "size_pct"})
       j.erase(k);
     if (j.contains("read") && j["read"].is_object())
       for (const char* k : {"seconds", "mb_per_s_on_disk"}) j["read"].erase(k);
