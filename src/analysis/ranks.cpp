@@ -13,6 +13,8 @@
 #include <unordered_map>
 
 #include "analysis/knowledge.h"
+#include "analysis/rank_summary.h"
+#include "analysis/ranks_scale.h"
 #include "trace/load.h"
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
@@ -31,41 +33,6 @@ uint64_t file_bytes(const RankInput& r) {
     if (!ec) n += s;
   }
   return n;
-}
-
-// One rank: every file of it into one Timeline, reduced to its profile.
-RankProfile read_rank(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck, const ReadOptions& ro) {
-  Timeline tl;
-  std::optional<Error> err;
-  for (const auto& f : in.files) {
-    Status st = in.rocpd_process ? trace::read_rocpd_rank(f, *in.rocpd_process, tl) : read_path(f, tl, ro);
-    if (st.ok()) continue;
-    // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
-    if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
-      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
-      continue;
-    }
-    if (!err) err = st.error();
-  }
-  RankProfile p;
-  const bool usable = has_needed_rows(tl, kNeedGpuOps);
-  if (usable) p = rank_profile(tl, tax, ck);
-  p.usable = usable;
-  p.damage = err;
-  p.label = in.label;
-  p.files = in.files;
-  if (p.rank >= 0) {
-    p.rank_from = "distributedInfo";
-    if (in.rank_hint >= 0 && in.rank_hint != p.rank)
-      p.notes.push_back(
-          fmt::format("{}: the file name says rank {}, the trace's distributedInfo says {} (the trace wins)", in.label,
-                      in.rank_hint, p.rank));
-  } else if (in.rank_hint >= 0) {
-    p.rank = in.rank_hint;
-    p.rank_from = in.rocpd_process ? "rocpd process order (node, pid)" : "file name";
-  }
-  if (!usable && !err) p.damage = make_error(ErrorKind::Malformed, "no GPU activity in this rank's trace", in.label);
-  return p;
 }
 
 // |A ∩ B| / min(|A|, |B|): 1 when one rank's kernels are a subset of the other's (a partly read
@@ -99,24 +66,9 @@ std::string only_in(const std::vector<std::string>& a, const std::vector<std::st
   return s;
 }
 
-}  // namespace
-
-Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt) {
-  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
-  return analyse_ranks(paths, *k, opt);
-}
-
-Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
-                                  const RanksOptions& opt) {
-  std::vector<std::string> notes;
-  ASSIGN_OR_RETURN(auto inputs, enumerate_ranks(paths, &notes));
-  const Taxonomy& tax = k.taxonomy;
-  const CollectiveKnowledge& ck = k.collectives;
-
-  // Small ranks are read two at a time (each reader on one thread); a large one alone, its
-  // reader using both cores (blocks parsed on two workers, inflate included for .gz).
-  // Lean reading: of the CPU ops only what this analysis uses (ProfilerStep spans of old traces,
-  // record_param_comms with the collectives' metadata, data-loading spans), no flows.
+// Lean reading: of the CPU ops only what this analysis uses (ProfilerStep spans of old traces,
+// record_param_comms with the collectives' metadata, data-loading spans), no flows.
+ReadOptions lean_read_options(const Taxonomy& tax) {
   ReadOptions ro;
   ro.skip_flows = true;
   ro.keep_cpu_op = [t = &tax](std::string_view n) {
@@ -132,13 +84,105 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
     cache.emplace(std::string(n), keep);
     return keep;
   };
+  return ro;
+}
+
+// One rank: every file of it into one Timeline, reduced to its profile.
+RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
+                             const ReadOptions& ro, const std::function<void(const Timeline&)>& seen) {
+  Timeline tl;
+  std::optional<Error> err;
+  for (const auto& f : in.files) {
+    Status st = in.rocpd_process ? trace::read_rocpd_rank(f, *in.rocpd_process, tl) : read_path(f, tl, ro);
+    if (st.ok()) continue;
+    // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
+    if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
+      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
+      continue;
+    }
+    if (!err) err = st.error();
+  }
+  RankProfile p;
+  const bool usable = has_needed_rows(tl, kNeedGpuOps);
+  if (usable) p = rank_profile(tl, tax, ck);
+  p.usable = usable;
+  p.damage = err;
+  p.label = in.label;
+  p.files = in.files;
+  if (p.rank >= 0) {
+    p.rank_from = "distributedInfo";
+    if (in.rank_hint >= 0 && in.rank_hint != p.rank)
+      p.notes.push_back(
+          fmt::format("{}: the file name says rank {}, the trace's distributedInfo says {} (the trace wins)", in.label,
+                      in.rank_hint, p.rank));
+  } else if (in.rank_hint >= 0) {
+    p.rank = in.rank_hint;
+    p.rank_from = in.rocpd_process ? "rocpd process order (node, pid)" : "file name";
+  }
+  if (!usable && !err) p.damage = make_error(ErrorKind::Malformed, "no GPU activity in this rank's trace", in.label);
+  if (seen) seen(tl);
+  return p;
+}
+
+// One rank from its summary: the profile as the trace gave it (label and files name the trace).
+analysis::ReadRank read_rank_summary(const RankInput& in) {
+  auto s = analysis::read_rank_summary_file(in.files.front());
+  if (s.ok()) return {std::move(s->profile), std::move(s->host)};
+  RankProfile p;
+  p.label = in.label;
+  p.files = in.files;
+  p.rank = in.rank_hint;
+  p.rank_from = in.rank_hint >= 0 ? "file name" : "";
+  p.damage = s.error();
+  return {std::move(p), {}};
+}
+
+analysis::ReadRank read_rank_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
+                                 const ReadOptions& ro, const std::function<void(const Timeline&)>& seen) {
+  if (in.files.size() == 1 && analysis::is_rank_summary_file(in.files.front())) return read_rank_summary(in);
+  return {read_rank_traces(in, tax, ck, ro, seen), {}};
+}
+
+}  // namespace
+
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const RanksOptions& opt) {
+  ASSIGN_OR_RETURN(auto k, analysis_knowledge());
+  return analyse_ranks(paths, *k, opt);
+}
+
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
+                                  const RanksOptions& opt) {
+  return analysis::analyse_ranks(paths, k, analysis::ScaleRanksOptions{opt.threads, {}});
+}
+
+namespace analysis {
+
+ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k, const std::function<void(const Timeline&)>& seen) {
+  return read_rank_any(in, k.taxonomy, k.collectives, lean_read_options(k.taxonomy), seen);
+}
+
+Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
+                                  const ScaleRanksOptions& opt) {
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(auto inputs, enumerate_ranks(paths, &notes, opt.discovery));
+  const Taxonomy& tax = k.taxonomy;
+  const CollectiveKnowledge& ck = k.collectives;
+
+  // Small ranks are read two at a time (each reader on one thread); a large one alone, its
+  // reader using both cores (blocks parsed on two workers, inflate included for .gz).
+  const ReadOptions ro = lean_read_options(tax);
   uint64_t largest = 0;
   for (const auto& in : inputs) largest = std::max(largest, file_bytes(in));
   const bool parallel_ranks = opt.threads > 1 && inputs.size() > 1 && largest < ro.parallel_min_bytes;
   std::vector<RankProfile> profiles(inputs.size());
+  std::vector<std::string> hosts(inputs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) profiles[i] = read_rank(inputs[i], tax, ck, ro);
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+      ReadRank r = read_rank_any(inputs[i], tax, ck, ro, {});
+      profiles[i] = std::move(r.profile);
+      hosts[i] = std::move(r.host);
+    }
   };
   if (parallel_ranks) {
     std::thread t(worker);
@@ -147,8 +191,13 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   } else {
     worker();
   }
-  return analyse_rank_profiles(std::move(profiles), ck, std::move(notes));
+  std::map<std::string, std::string> host_by_label;
+  for (size_t i = 0; i < profiles.size(); ++i)
+    if (!hosts[i].empty()) host_by_label[profiles[i].label] = hosts[i];
+  return analyse_rank_profiles(std::move(profiles), ck, std::move(notes), host_by_label);
 }
+
+}  // namespace analysis
 
 namespace {
 // Ranks may start profiling seconds apart, and hosts' wall clocks drift by less than a second

@@ -1,14 +1,17 @@
 // goblin ranks: which files are which rank, and data/collectives.yaml.
 #include <fmt/format.h>
+#include <glob.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "analysis/ranks.h"
+#include "analysis/ranks_scale.h"
 #include "core/data.h"
 #include "core/io.h"
 #include "core/text.h"
@@ -23,6 +26,21 @@ int64_t rank_from_name(const std::string& file_name) {
   std::smatch m;
   if (!std::regex_search(file_name, m, re)) return -1;
   return std::stoll(m[1].str());
+}
+
+int64_t analysis::rank_from_name(const std::string& file_name, const std::string& rank_regex) {
+  if (rank_regex.empty()) return goblin::rank_from_name(file_name);
+  try {
+    const std::regex re(rank_regex);
+    std::smatch m;
+    if (!std::regex_search(file_name, m, re)) return -1;
+    const std::string n = m.size() > 1 ? m[1].str() : m[0].str();
+    if (n.empty() || n.size() > 7 || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return -1;
+    return std::stoll(n);
+  } catch (const std::regex_error&) {
+    return -1;  // enumerate_ranks refuses a pattern that does not compile before any name is matched
+  }
 }
 
 int64_t rank_of(const Timeline& tl, const std::string& path, std::string* from) {
@@ -79,7 +97,8 @@ bool add_rocpd_processes(const std::string& path, std::vector<RankInput>& out) {
   return true;
 }
 
-void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::string>* notes) {
+void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::string>* notes,
+             const analysis::RankDiscovery& d) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
@@ -115,29 +134,66 @@ void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::
     RankInput r;
     r.files.push_back(f.string());
     r.label = f.string();
-    r.rank_hint = rank_from_name(name);
+    r.rank_hint = analysis::rank_from_name(name, d.rank_regex);
     out.push_back(std::move(r));
   }
+}
+
+// A path that does not exist and holds a wildcard: the files it matches, sorted; nullopt when it
+// is not a pattern.
+std::optional<std::vector<std::string>> expand_glob(const std::string& p) {
+  if (p.find_first_of("*?[") == std::string::npos) return std::nullopt;
+  glob_t g{};
+  std::vector<std::string> out;
+  if (::glob(p.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+  ::globfree(&g);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
 
 Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& paths, std::vector<std::string>* notes) {
+  return analysis::enumerate_ranks(paths, notes, {});
+}
+
+Result<std::vector<RankInput>> analysis::enumerate_ranks(const std::vector<std::string>& given,
+                                                         std::vector<std::string>* notes, const RankDiscovery& d) {
   std::vector<RankInput> out;
-  if (paths.empty()) return make_error(ErrorKind::Usage, "no rank traces given");
+  if (given.empty()) return make_error(ErrorKind::Usage, "no rank traces given");
+  if (!d.rank_regex.empty()) {
+    try {
+      std::regex re(d.rank_regex);
+    } catch (const std::regex_error& e) {
+      return make_error(ErrorKind::Usage,
+                        fmt::format("--rank-regex {}: not a regular expression ({})", d.rank_regex, e.what()));
+    }
+  }
+  std::vector<std::string> paths;
+  for (const std::string& p : given) {
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+      if (auto m = expand_glob(p)) {
+        if (m->empty()) return make_error(ErrorKind::Io, "no file matches this pattern", p);
+        paths.insert(paths.end(), m->begin(), m->end());
+        continue;
+      }
+    paths.push_back(p);
+  }
   for (const std::string& p : paths) {
     std::error_code ec;
     auto st = fs::status(p, ec);
     if (ec || !fs::exists(st)) return make_error(ErrorKind::Io, "no such file or directory", p);
     if (fs::is_directory(st)) {
       const size_t before = out.size();
-      add_dir(p, out, notes);
+      add_dir(p, out, notes, d);
       if (out.size() == before) return make_error(ErrorKind::Io, "the directory holds no trace files", p);
     } else if (!add_rocpd_processes(p, out)) {
       RankInput r;
       r.files.push_back(p);
       r.label = p;
-      r.rank_hint = rank_from_name(fs::path(p).filename().string());
+      r.rank_hint = rank_from_name(fs::path(p).filename().string(), d.rank_regex);
       out.push_back(std::move(r));
     }
   }

@@ -9,6 +9,8 @@
 
 #include "analysis/ranks.h"
 #include "analysis/ranks_report.h"
+#include "analysis/ranks_scale.h"
+#include "analysis/ranks_topology.h"
 
 namespace goblin {
 
@@ -34,6 +36,12 @@ std::string ranges(const std::vector<int64_t>& v, size_t max_items = 12) {
 
 Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
                                           std::vector<std::string> notes) {
+  return analysis::analyse_rank_profiles(std::move(ranks), ck, std::move(notes), {});
+}
+
+Result<RanksResult> analysis::analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
+                                                    std::vector<std::string> notes,
+                                                    const std::map<std::string, std::string>& host_by_label) {
   RanksReport R;
   R.notes = std::move(notes);
   R.bandwidth_source = ck.bandwidth_source;
@@ -234,9 +242,20 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
   compute_waits_and_straggler(R, use, ck);
   compute_skew(R, use, ck);
 
+  std::vector<std::string> hosts;
+  for (const RankProfile* p : use) {
+    auto it = host_by_label.find(p->label);
+    hosts.push_back(it == host_by_label.end() ? std::string() : it->second);
+  }
+  const analysis::Topology topo = analysis::ranks_topology(R, use, hosts, ck);
   RanksResult out;
   out.result = ranks_report_json(R, use);
-  out.human = ranks_report_human(R, use);
+  for (auto& r : out.result["ranks"]) {
+    auto it = host_by_label.find(r.value("label", std::string()));
+    r["host"] = it == host_by_label.end() ? Json(nullptr) : Json(it->second);
+  }
+  out.result["topology"] = analysis::topology_json(topo);
+  out.human = ranks_report_human(R, use) + analysis::topology_human(topo);
   out.damage = damage;
   return out;
 }

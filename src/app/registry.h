@@ -12,6 +12,7 @@ void add_query_verbs(std::vector<Verb>& out);   // query, export
 void add_audit_verbs(std::vector<Verb>& out);   // parse-config, kb, patch, compare
 void add_hw_verbs(std::vector<Verb>& out);      // specs, roofline, diagnose
 void add_kernel_verbs(std::vector<Verb>& out);  // kernel init|bench|profile|plan|record|status|mask|unmask|suite
+void add_scale_verbs(std::vector<Verb>& out);   // summarize, slurm-script (docs/scale.md)
 void add_meta_verbs(std::vector<Verb>& out);    // verbs (the registry itself)
 void add_memory_verbs(std::vector<Verb>& out);  // memory
 void add_server_verbs(std::vector<Verb>& out);  // profile-server

@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "analysis/ranks.h"
+#include "analysis/ranks_heatmap.h"
+#include "analysis/ranks_scale.h"
 #include "analysis/run_metrics.h"
 #include "analysis/triage_artifacts.h"
 #include "app/analysis_context.h"
@@ -16,6 +18,7 @@
 #include "app/metrics_text.h"
 #include "app/per_rank.h"
 #include "app/registry.h"
+#include "core/io.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
 
@@ -220,20 +223,29 @@ VerbResult metrics_verb(const Request& rq, Context& ctx) {
 
 VerbResult ranks_verb(const Request& rq, Context& ctx) {
   VerbResult vr;
-  RanksOptions opt;
+  analysis::ScaleRanksOptions opt;
   opt.threads = static_cast<int>(rq.integer("threads"));
+  opt.discovery.rank_regex = rq.str("rank_regex");
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
     return vr;
   }
-  auto r = analyse_ranks(rq.strings("path"), **kn, opt);
+  auto r = analysis::analyse_ranks(rq.strings("path"), **kn, opt);
   if (!r) {
     vr.error = r.error();
     return vr;
   }
   vr.result = std::move(r->result);
   vr.human = std::move(r->human);
+  if (const std::string html = rq.str("html"); !html.empty()) {
+    if (Status st = write_file(html, analysis::ranks_heatmap_html(vr.result)); !st.ok()) {
+      vr.error = st.error();
+      return vr;
+    }
+    vr.result["html"] = html;
+    if (ctx.on_written) ctx.on_written("ranks", {html});
+  }
   if (r->damage) vr.error = r->damage;  // a damaged rank: the others were analysed
   return vr;
 }
@@ -418,7 +430,12 @@ void add_trace_verbs(std::vector<Verb>& out) {
     Field th{"threads", FieldKind::Integer, "Small ranks read at once (large ones use both cores each)", 2};
     th.min = 1;
     th.max = 64;
-    v.request = {trace_paths("Rank trace files or directories of them"), th};
+    Field rx{"rank_regex", FieldKind::String,
+             "regular expression over file names whose first group is the rank (default: rank-3, rank_3, rank3)"};
+    Field html{"html", FieldKind::OutputFile, "write the skew heatmaps (rank x step) as an HTML page to this file"};
+    html.doors = kCli | kPython;
+    v.request = {trace_paths("Rank trace files, rank summaries (goblin summarize), directories or globs of them"), th,
+                 rx, html};
     v.result_schema = obj_schema({{"ranks", "per-rank figures"}, {"straggler", "the rank that arrives last, and why"}});
     v.run = ranks_verb;
     out.push_back(std::move(v));

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   goblin::cli::register_verb(app, "metrics");
   goblin::cli::register_verb(app, "diff");
   goblin::cli::register_verb(app, "ranks");
+  goblin::cli::register_verb(app, "summarize");
+  goblin::cli::register_verb(app, "slurm-script");
   goblin::cli::register_verb(app, "critical-path");
   goblin::cli::register_verb(app, "query");
   goblin::cli::register_verb(app, "export");

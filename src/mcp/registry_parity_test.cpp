@@ -101,7 +101,9 @@ Json run_cli(const std::string& cwd, const std::string& args) {
 // workspace each door made, when it was made, the hours since then and the dated plan text.
 void drop_output_locations(Json& j) {
   if (j.is_object()) {
-    for (const char* k : {"out_dir", "written", "written_to", "workspace", "created_at", "hours_used", "markdown"})
+    // summarize: a summary records its trace's path as the door spells it, so its size does too.
+    for (const char* k : {"out_dir", "written", "written_to", "workspace", "created_at", "hours_used", "markdown",
+                          "summary_bytes", "size_pct"})
       j.erase(k);
     if (j.contains("read") && j["read"].is_object())
       for (const char* k : {"seconds", "mb_per_s_on_disk"}) j["read"].erase(k);
@@ -173,6 +175,8 @@ std::map<std::string, Case> cases() {
       {"metrics", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
       {"diff", {{{"before", "before.json.gz"}, {"after", "after.json.gz"}, {"top", 5}}}},
       {"ranks", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}}},
+      {"summarize", {{{"path", Json::array({"rank0.json.gz"})}}, {{"out", "cli_out/summaries"}}}},
+      {"slurm_script", {{{"path", Json::array({"rank0.json.gz", "rank1.json.gz"})}}, {{"out", "cli_out/slurm"}}}},
       {"critical_path", {{{"path", "after.json.gz"}, {"what_if", "gemm=2"}, {"top", 3}}}},
       {"parse_config", {{{"file_path", "config.yaml"}}}},
       {"query_kb", {{{"symptoms", Json::array({"fp32 used on H100", "DataLoader num_workers=0"})}, {"top", 3}}}},

@@ -187,8 +187,8 @@ ToolRegistry make_registry() {
   r.add(tool_for_verb("propose_patch"));
   r.add(*measure.find("benchmark"));
   r.add(tool_for_verb("compare_runs"));
-  for (const char* n : {"info", "triage", "breakdown", "metrics", "diff", "ranks", "critical_path", "query", "export",
-                        "specs", "roofline", "diagnose", "memory"})
+  for (const char* n : {"info", "triage", "breakdown", "metrics", "diff", "ranks", "summarize", "slurm_script",
+                        "critical_path", "query", "export", "specs", "roofline", "diagnose", "memory"})
     r.add(tool_for_verb(n));
   // The kernel optimization loop (docs/kernel.md; the gpu_kernel_optimize prompt teaches it).
   for (const char* n :

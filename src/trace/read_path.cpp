@@ -21,6 +21,7 @@
 #include "trace/jax/jax.h"
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
+#include "trace/summary_sniff.h"
 
 namespace goblin {
 
@@ -173,6 +174,13 @@ Status read_one_file(const std::string& path, Timeline& tl, const ReadOptions& o
                         "SQLite file is damaged (truncated or a corrupt page): " + *why +
                             "; an Nsight Systems or rocprof export must be copied whole",
                         path, 0);
+  }
+  if (f == Format::Unknown && trace::sniff_rank_summary(*prefix)) {
+    // A summary holds one rank's figures, not its events: no Timeline can be made from it.
+    return make_error(ErrorKind::Usage,
+                      "a goblin rank summary (written by goblin summarize): only goblin ranks reads it; give this "
+                      "verb the trace the summary was made from",
+                      path, 0);
   }
   if (f == Format::Unknown) {
     return make_error(ErrorKind::UnknownFormat,

@@ -1,0 +1,197 @@
+// Rank summaries (goblin summarize; docs/scale.md): goblin ranks gives the same result from the
+// summaries as from the real 2-rank H200 DDP traces they were made from (every recorded scenario),
+// from a mix of the two, and refuses damaged or foreign summaries with an error naming the field.
+#include "analysis/rank_summary.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "analysis/knowledge.h"
+#include "analysis/ranks.h"
+#include "analysis/ranks_scale.h"
+#include "analysis/summarize.h"
+#include "core/io.h"
+#include "core/test_support.h"
+#include "trace/readers.h"
+#include "trace/summary_sniff.h"
+
+using namespace goblin;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDdp = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/";
+
+// Without a host (a trace does not name one), so the results from summaries and traces can be
+// compared whole.
+std::vector<analysis::SummarizedRank> summarize(const std::vector<std::string>& paths, const fs::path& out,
+                                                const std::string& host = "") {
+  auto k = analysis_knowledge();
+  EXPECT_TRUE(k.ok());
+  analysis::SummarizeOptions o;
+  o.out_dir = out.string();
+  o.host = host;
+  auto r = analysis::summarize_ranks(paths, **k, o);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
+  return r.ok() ? *r : std::vector<analysis::SummarizedRank>{};
+}
+
+RanksResult ranks(const std::vector<std::string>& paths) {
+  auto r = analyse_ranks(paths);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
+  return r.ok() ? *r : RanksResult{};
+}
+
+}  // namespace
+
+TEST(RankSummary, RanksFromSummariesEqualsRanksFromTraces) {
+  for (const char* folder : {"straggler_data", "straggler_sleep", "straggler_gpu", "balanced", "balanced_gpu"}) {
+    SCOPED_TRACE(folder);
+    const fs::path out = goblin::testing::private_tmp_dir(std::string("sum_") + folder);
+    auto written = summarize({kDdp + folder}, out);
+    ASSERT_EQ(written.size(), 2u);
+    for (const auto& w : written) {
+      EXPECT_TRUE(w.usable);
+      EXPECT_TRUE(fs::path(w.summary).filename().string().starts_with("rank"));
+      // The summary is at most 1 % of the (gzip'd) trace it was made from.
+      EXPECT_LE(w.summary_bytes * 100, w.source_bytes)
+          << w.summary << ": " << w.summary_bytes << " of " << w.source_bytes;
+    }
+    const RanksResult a = ranks({kDdp + folder});
+    const RanksResult b = ranks({out.string()});
+    EXPECT_EQ(a.result.dump(), b.result.dump());
+    EXPECT_EQ(a.human, b.human);
+    // A mix: rank 0 from its trace, rank 1 from its summary.
+    const RanksResult c = ranks({kDdp + folder + "/rank0.pt.trace.json.gz", (out / "rank1.summary.json.gz").string()});
+    EXPECT_EQ(a.result.dump(), c.result.dump());
+  }
+}
+
+TEST(RankSummary, HoldsTheRankAndItsExtras) {
+  const fs::path out = goblin::testing::private_tmp_dir("sum_extras");
+  summarize({kDdp + "straggler_data/rank1.pt.trace.json.gz"}, out, "node-a");
+  auto s = analysis::read_rank_summary_file((out / "rank1.summary.json.gz").string());
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  EXPECT_EQ(s->version, analysis::kRankSummaryVersion);
+  EXPECT_EQ(s->profile.rank, 1);
+  EXPECT_EQ(s->profile.rank_from, "distributedInfo");
+  EXPECT_EQ(s->host, "node-a");
+  ASSERT_FALSE(s->devices.empty());
+  EXPECT_NE(s->devices.front().name.find("H200"), std::string::npos);
+  ASSERT_FALSE(s->process_groups.empty());
+  EXPECT_GT(s->process_groups.front().collectives, 0);
+  EXPECT_GT(s->category_ns["communication"], 0);
+  EXPECT_FALSE(s->top_kernels.empty());
+  EXPECT_LE(s->top_kernels.size(), analysis::kTopKernels);
+  EXPECT_TRUE(s->clock.epoch);
+  bool busbw = false;
+  ASSERT_EQ(s->collective_busbw_gbps.size(), s->profile.collectives.size());
+  for (const auto& b : s->collective_busbw_gbps) busbw = busbw || (b && *b > 0);
+  EXPECT_TRUE(busbw);
+  // Written and read back: the same document.
+  const Json j = analysis::rank_summary_json(*s);
+  auto back = analysis::rank_summary_from_json(j, "x");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(analysis::rank_summary_json(*back).dump(), j.dump());
+}
+
+TEST(RankSummary, SniffedByContentAndRefusedByTraceVerbs) {
+  const fs::path out = goblin::testing::private_tmp_dir("sum_sniff");
+  summarize({kDdp + "straggler_sleep/rank0.pt.trace.json.gz"}, out);
+  const std::string p = (out / "rank0.summary.json.gz").string();
+  auto prefix = read_prefix(p, 4096);
+  ASSERT_TRUE(prefix.ok());
+  EXPECT_TRUE(trace::sniff_rank_summary(*prefix));
+  EXPECT_EQ(sniff_format(*prefix, p), Format::Unknown);  // not a trace format
+  Timeline tl;
+  Status st = read_path(p, tl);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::Usage);
+  EXPECT_NE(st.error().message.find("only goblin ranks reads it"), std::string::npos);
+  // Summarizing a summary is refused.
+  auto k = analysis_knowledge();
+  analysis::SummarizeOptions o;
+  o.out_dir = (out / "again").string();
+  auto again = analysis::summarize_ranks({p}, **k, o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().kind, ErrorKind::Usage);
+}
+
+TEST(RankSummary, DamagedSummariesAreRefusedNamingTheField) {
+  const fs::path out = goblin::testing::private_tmp_dir("sum_bad");
+  summarize({kDdp + "straggler_sleep/rank0.pt.trace.json.gz"}, out);
+  auto text = read_all((out / "rank0.summary.json.gz").string());
+  ASSERT_TRUE(text.ok());
+  Json j = Json::parse(*text);
+  auto refused = [](const Json& doc, const std::string& needle) {
+    auto r = analysis::rank_summary_from_json(doc, "s.json");
+    ASSERT_FALSE(r.ok()) << needle;
+    EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
+    EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().file, "s.json");
+  };
+  Json v2 = j;
+  v2["goblin_rank_summary"] = 2;
+  refused(v2, "schema version 2");
+  Json wrong = j;
+  wrong["profile"]["collectives"][0]["seq"] = "three";
+  refused(wrong, "profile.collectives[0].seq: expected integer");
+  Json step = j;
+  step["profile"]["collectives"][0]["step"] = 99;
+  refused(step, "collectives[0] is inconsistent");
+  Json missing = j;
+  missing["profile"].erase("steps");
+  refused(missing, "profile.steps");
+  auto trunc = analysis::parse_rank_summary(j.dump().substr(0, 500), "t.json");
+  ASSERT_FALSE(trunc.ok());
+  EXPECT_EQ(trunc.error().kind, ErrorKind::Malformed);
+  // goblin ranks reports a damaged summary as a damaged rank (the file named), not a crash.
+  const std::string bad = (out / "rank1.summary.json").string();
+  Json b = j;
+  b["profile"]["rank"] = 1;
+  b["profile"]["steps"] = "none";
+  ASSERT_TRUE(write_file(bad, b.dump()).ok());
+  auto r = analyse_ranks({(out / "rank0.summary.json.gz").string(), bad});
+  ASSERT_FALSE(r.ok());  // fewer than two usable ranks
+  EXPECT_NE(r.error().describe().find("rank1.summary.json"), std::string::npos) << r.error().describe();
+}
+
+TEST(RankSummary, HostsGiveTheNodeView) {
+  // Two summaries of the straggler_data ranks, each on its own host: rank 1's host carries the
+  // lateness, from its one rank: the straggler is named, the node is not.
+  const fs::path a = goblin::testing::private_tmp_dir("sum_host_a");
+  summarize({kDdp + "straggler_data/rank0.pt.trace.json.gz"}, a, "node-a");
+  summarize({kDdp + "straggler_data/rank1.pt.trace.json.gz"}, a, "node-b");
+  const RanksResult r = ranks({a.string()});
+  const Json& t = r.result["topology"];
+  ASSERT_EQ(t["nodes"].size(), 2u) << t.dump(2);
+  EXPECT_EQ(t["nodes"][1]["host"], "node-b");
+  EXPECT_GT(t["nodes"][1]["late_share"].get<double>(), 0.6);
+  EXPECT_TRUE(t["slow_node"]["named"].get<bool>()) << t.dump(2);  // one rank per host: the node is the rank
+  EXPECT_EQ(r.result["ranks"][1]["host"], "node-b");
+  ASSERT_EQ(t["comm_matrix"].size(), 1u);
+  const Json& g = t["comm_matrix"][0];
+  EXPECT_EQ(g["links"].size(), 1u);  // two ranks: one link
+  EXPECT_TRUE(g["links"][0]["crosses_hosts"].get<bool>());
+  EXPECT_GT(g["busbw_gbps"].get<double>(), 0);
+}
+
+TEST(RankSummary, RankPatternAndGlob) {
+  const fs::path d = goblin::testing::private_tmp_dir("sum_glob");
+  fs::copy_file(kDdp + "straggler_sleep/rank0.pt.trace.json.gz", d / "job_node1_gpu0.json.gz");
+  fs::copy_file(kDdp + "straggler_sleep/rank1.pt.trace.json.gz", d / "job_node1_gpu1.json.gz");
+  std::vector<std::string> notes;
+  auto in = analysis::enumerate_ranks({(d / "job_*.json.gz").string()}, &notes, {"gpu([0-9]+)"});
+  ASSERT_TRUE(in.ok()) << in.error().describe();
+  ASSERT_EQ(in->size(), 2u);
+  EXPECT_EQ((*in)[1].rank_hint, 1);
+  EXPECT_EQ(analysis::rank_from_name("job_node1_gpu7.json", "node1_gpu([0-9]+)"), 7);
+  EXPECT_EQ(analysis::rank_from_name("rank12.json", ""), 12);
+  auto none = analysis::enumerate_ranks({(d / "nothing_*.json").string()}, &notes, {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no file matches"), std::string::npos);
+  auto bad = analysis::enumerate_ranks({d.string()}, &notes, {"gpu(["});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::Usage);
+}

@@ -1,0 +1,193 @@
+// The Slurm and Kubernetes scripts of goblin slurm-script. docs/scale.md shows them in use.
+#include "app/scale_scripts.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "analysis/ranks_scale.h"
+#include "core/io.h"
+
+namespace goblin::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A word for a POSIX shell, single-quoted unless it is plainly safe.
+std::string sh(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      std::string_view("/._-+:=@%,").find(c) != std::string_view::npos);
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A YAML double-quoted scalar.
+std::string yq(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// The rank pattern for summarize, when the ranks are named by one.
+std::string regex_arg(const ScaleScriptOptions& o) {
+  return o.rank_regex.empty() ? std::string() : " --rank-regex " + sh(o.rank_regex);
+}
+
+std::string slurm_map(const ScaleScriptOptions& o, const std::string& dir, const std::string& summaries, size_t n) {
+  std::string s = "#!/bin/bash\n";
+  s += "# goblin map step (docs/scale.md): one array task per rank trace, listed in traces.txt; each writes\n";
+  s += "# its rank's summary (goblin summarize) where the trace is read. reduce.sbatch runs after them.\n";
+  s += "#SBATCH --job-name=goblin-summarize\n";
+  fmt::format_to(std::back_inserter(s), "#SBATCH --array=0-{}{}\n", n - 1,
+                 o.parallel > 0 ? fmt::format("%{}", o.parallel) : std::string());
+  fmt::format_to(std::back_inserter(s), "#SBATCH --output={}/logs/summarize_%A_%a.out\n", dir);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", o.cpus);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --time={}\n", o.time);
+  if (!o.partition.empty()) fmt::format_to(std::back_inserter(s), "#SBATCH --partition={}\n", o.partition);
+  s += "set -euo pipefail\n";
+  fmt::format_to(std::back_inserter(s), "TRACE=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {})\n",
+                 sh(dir + "/traces.txt"));
+  fmt::format_to(std::back_inserter(s), "exec {} summarize \"$TRACE\" -o {} --host \"$(hostname)\"{}\n", sh(o.goblin),
+                 sh(summaries), regex_arg(o));
+  return s;
+}
+
+std::string slurm_reduce(const ScaleScriptOptions& o, const std::string& dir, const std::string& summaries) {
+  std::string s = "#!/bin/bash\n";
+  s += "# goblin reduce step (docs/scale.md): goblin ranks over the summaries the array wrote. Started after\n";
+  s += "# every map task ended (afterany: a rank that failed is reported missing, not silently dropped).\n";
+  s += "#SBATCH --job-name=goblin-reduce\n";
+  fmt::format_to(std::back_inserter(s), "#SBATCH --output={}/logs/reduce_%j.out\n", dir);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", o.cpus);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --time={}\n", o.time);
+  if (!o.partition.empty()) fmt::format_to(std::back_inserter(s), "#SBATCH --partition={}\n", o.partition);
+  s += "set -uo pipefail\n";
+  fmt::format_to(std::back_inserter(s), "{} ranks {} > {}\n", sh(o.goblin), sh(summaries), sh(dir + "/ranks.txt"));
+  fmt::format_to(std::back_inserter(s), "{} ranks {} --json > {}.part\nstatus=$?\nmv {}.part {}\nexit $status\n",
+                 sh(o.goblin), sh(summaries), sh(dir + "/ranks.json"), sh(dir + "/ranks.json"),
+                 sh(dir + "/ranks.json"));
+  return s;
+}
+
+std::string slurm_submit(const std::string& dir) {
+  std::string s = "#!/bin/bash\n# Submits the map array, then the reduce job depending on it.\nset -euo pipefail\n";
+  fmt::format_to(std::back_inserter(s), "mkdir -p {}\n", sh(dir + "/logs"));
+  fmt::format_to(std::back_inserter(s), "MAP=$(sbatch --parsable {})\n", sh(dir + "/summarize.sbatch"));
+  fmt::format_to(std::back_inserter(s), "REDUCE=$(sbatch --parsable --dependency=afterany:${{MAP%%;*}} {})\n",
+                 sh(dir + "/reduce.sbatch"));
+  s += "echo \"map job ${MAP%%;*}, reduce job ${REDUCE%%;*}\"\n";
+  return s;
+}
+
+std::string k8s_map(const ScaleScriptOptions& o, const std::string& summaries, const std::vector<std::string>& traces) {
+  std::string s = "# goblin map step (docs/scale.md): an Indexed Job, one completion per rank trace (traces.txt in\n";
+  s += "# the ConfigMap, line JOB_COMPLETION_INDEX + 1); each pod writes its rank's summary to the volume.\n";
+  s += "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: goblin-traces\ndata:\n  traces.txt: |\n";
+  for (const auto& t : traces) fmt::format_to(std::back_inserter(s), "    {}\n", t);
+  s += "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: goblin-summarize\nspec:\n";
+  s += "  completionMode: Indexed\n";
+  fmt::format_to(std::back_inserter(s), "  completions: {}\n  parallelism: {}\n  backoffLimitPerIndex: 1\n",
+                 traces.size(), o.parallel > 0 ? o.parallel : static_cast<int64_t>(traces.size()));
+  s += "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: summarize\n";
+  fmt::format_to(std::back_inserter(s), "        image: {}\n", yq(o.image));
+  s += "        command: [\"/bin/sh\", \"-c\"]\n        args:\n";
+  const std::string cmd = fmt::format(
+      "TRACE=$(sed -n \"$((JOB_COMPLETION_INDEX + 1))p\" /goblin/traces.txt) && exec {} summarize \"$TRACE\" -o "
+      "{} --host \"$NODE_NAME\"{}",
+      sh(o.goblin), sh(summaries), regex_arg(o));
+  fmt::format_to(std::back_inserter(s), "        - {}\n", yq(cmd));
+  s += "        env:\n        - name: NODE_NAME\n          valueFrom:\n            fieldRef:\n";
+  s += "              fieldPath: spec.nodeName\n";
+  fmt::format_to(std::back_inserter(s), "        resources:\n          requests:\n            cpu: \"{}\"\n", o.cpus);
+  s += "        volumeMounts:\n        - name: data\n";
+  fmt::format_to(std::back_inserter(s), "          mountPath: {}\n", yq(o.mount));
+  s += "        - name: traces\n          mountPath: /goblin\n";
+  s += "      volumes:\n      - name: data\n        persistentVolumeClaim:\n";
+  fmt::format_to(std::back_inserter(s), "          claimName: {}\n", yq(o.claim));
+  s += "      - name: traces\n        configMap:\n          name: goblin-traces\n";
+  return s;
+}
+
+std::string k8s_reduce(const ScaleScriptOptions& o, const std::string& summaries, const std::string& dir) {
+  std::string s = "# goblin reduce step (docs/scale.md): goblin ranks over the summaries; submit.sh applies it once\n";
+  s += "# the map Job has finished.\n";
+  s += "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: goblin-reduce\nspec:\n  backoffLimit: 0\n";
+  s += "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: reduce\n";
+  fmt::format_to(std::back_inserter(s), "        image: {}\n", yq(o.image));
+  s += "        command: [\"/bin/sh\", \"-c\"]\n        args:\n";
+  const std::string cmd = fmt::format("{} ranks {} --json > {} ; {} ranks {}", sh(o.goblin), sh(summaries),
+                                      sh(dir + "/ranks.json"), sh(o.goblin), sh(summaries));
+  fmt::format_to(std::back_inserter(s), "        - {}\n", yq(cmd));
+  s += "        volumeMounts:\n        - name: data\n";
+  fmt::format_to(std::back_inserter(s), "          mountPath: {}\n", yq(o.mount));
+  s += "      volumes:\n      - name: data\n        persistentVolumeClaim:\n";
+  fmt::format_to(std::back_inserter(s), "          claimName: {}\n", yq(o.claim));
+  return s;
+}
+
+std::string k8s_submit(const std::string& dir) {
+  std::string s = "#!/bin/bash\n# Applies the map Job, waits for it, then applies the reduce Job.\nset -euo pipefail\n";
+  fmt::format_to(std::back_inserter(s), "kubectl apply -f {}\n", sh(dir + "/summarize-job.yaml"));
+  s += "kubectl wait --for=condition=complete --timeout=24h job/goblin-summarize || true\n";
+  fmt::format_to(std::back_inserter(s), "kubectl apply -f {}\n", sh(dir + "/reduce-job.yaml"));
+  s += "kubectl wait --for=condition=complete --timeout=1h job/goblin-reduce\n";
+  s += "kubectl logs job/goblin-reduce\n";
+  return s;
+}
+
+}  // namespace
+
+Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, const ScaleScriptOptions& opt) {
+  if (opt.out_dir.empty()) return make_error(ErrorKind::Usage, "slurm-script needs an output directory (-o DIR)");
+  std::vector<std::string> notes;
+  ASSIGN_OR_RETURN(auto inputs, analysis::enumerate_ranks(paths, &notes, analysis::RankDiscovery{opt.rank_regex}));
+  ScaleScripts r;
+  for (const RankInput& in : inputs) {
+    if (in.files.size() != 1)
+      return make_error(ErrorKind::Usage,
+                        "a rank made of several files (rocprofv3 per-process output) cannot be one map task yet: give "
+                        "one trace file per rank",
+                        in.label);
+    std::error_code ec;
+    const fs::path a = opt.k8s ? fs::path(in.files.front()) : fs::absolute(in.files.front(), ec);
+    r.traces.push_back(a.lexically_normal().string());
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(opt.out_dir) / "logs", ec);
+  if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), opt.out_dir);
+  const std::string dir = opt.k8s ? opt.out_dir : fs::absolute(opt.out_dir, ec).lexically_normal().string();
+  // Kubernetes pods see the claim at `mount`: the summaries go there unless told otherwise.
+  std::string summaries = !opt.summaries.empty() ? opt.summaries : (opt.k8s ? opt.mount : dir) + "/summaries";
+  if (!opt.k8s) summaries = fs::absolute(summaries, ec).lexically_normal().string();
+  auto put = [&](const std::string& name, const std::string& text) -> Status {
+    const std::string p = (fs::path(opt.out_dir) / name).string();
+    RETURN_IF_ERROR(write_file(p, text));
+    r.files.push_back(p);
+    return Status::Ok();
+  };
+  std::string list;
+  for (const auto& t : r.traces) list += t + "\n";
+  RETURN_IF_ERROR(put("traces.txt", list));
+  if (opt.k8s) {
+    RETURN_IF_ERROR(put("summarize-job.yaml", k8s_map(opt, summaries, r.traces)));
+    RETURN_IF_ERROR(put("reduce-job.yaml", k8s_reduce(opt, summaries, opt.mount)));
+    RETURN_IF_ERROR(put("submit.sh", k8s_submit(dir)));
+  } else {
+    RETURN_IF_ERROR(put("summarize.sbatch", slurm_map(opt, dir, summaries, r.traces.size())));
+    RETURN_IF_ERROR(put("reduce.sbatch", slurm_reduce(opt, dir, summaries)));
+    RETURN_IF_ERROR(put("submit.sh", slurm_submit(dir)));
+  }
+  r.submit = "bash " + sh(dir + "/submit.sh");
+  return r;
+}
+
+}  // namespace goblin::app

@@ -1,0 +1,182 @@
+// The verbs of many-rank jobs (docs/scale.md): summarize (the map: one compact summary per rank
+// trace, read by goblin ranks in place of the trace) and slurm-script (the Slurm job array or
+// Kubernetes Indexed Job that runs the map where the traces are, and the reduce after it).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "analysis/summarize.h"
+#include "app/analysis_context.h"
+#include "app/registry.h"
+#include "app/scale_scripts.h"
+
+namespace goblin::app {
+
+namespace {
+
+Field make(const char* name, FieldKind k, const char* help, Json dflt = nullptr, const char* cli = "") {
+  Field f;
+  f.name = name;
+  f.kind = k;
+  f.help = help;
+  f.default_value = std::move(dflt);
+  f.cli = cli;
+  return f;
+}
+
+Field rank_regex_field() {
+  return make("rank_regex", FieldKind::String,
+              "regular expression over file names whose first group is the rank (default: rank-3, rank_3, rank3)");
+}
+
+// The output directory: the caller's, else the door's (MCP: a folder of the session).
+Result<std::string> out_dir(const Request& rq, Context& ctx, const char* kind) {
+  std::string out = rq.str("out");
+  if (out.empty() && ctx.output_dir) return ctx.output_dir(kind);
+  if (out.empty()) return make_error(ErrorKind::Usage, "give an output directory with -o DIR");
+  return out;
+}
+
+VerbResult summarize_verb(const Request& rq, Context& ctx) {
+  VerbResult vr;
+  auto kn = analysis_knowledge_of(ctx);
+  if (!kn) return VerbResult{nullptr, kn.error(), ""};
+  auto dir = out_dir(rq, ctx, "summaries");
+  if (!dir) return VerbResult{nullptr, dir.error(), ""};
+  analysis::SummarizeOptions opt;
+  opt.out_dir = *dir;
+  opt.host = rq.str("host");
+  opt.discovery.rank_regex = rq.str("rank_regex");
+  auto r = analysis::summarize_ranks(rq.strings("path"), **kn, opt);
+  if (!r) return VerbResult{nullptr, r.error(), ""};
+  vr.result = analysis::summarized_json(*r, *dir);
+  vr.human = analysis::summarized_human(*r, *dir);
+  std::vector<std::string> files;
+  for (const auto& s : *r) {
+    files.push_back(s.summary);
+    if (s.damage && !vr.error) vr.error = s.damage;  // the summary keeps what was read
+  }
+  if (ctx.on_written) ctx.on_written("summaries", files);
+  return vr;
+}
+
+VerbResult slurm_script_verb(const Request& rq, Context& ctx) {
+  auto dir = out_dir(rq, ctx, "slurm");
+  if (!dir) return VerbResult{nullptr, dir.error(), ""};
+  ScaleScriptOptions o;
+  o.out_dir = *dir;
+  o.summaries = rq.str("summaries");
+  o.goblin = rq.str("goblin");
+  o.partition = rq.str("partition");
+  o.time = rq.str("time");
+  o.parallel = rq.integer("parallel");
+  o.cpus = rq.integer("cpus");
+  o.k8s = rq.flag("k8s");
+  o.image = rq.str("image");
+  o.claim = rq.str("claim");
+  o.mount = rq.str("mount");
+  o.rank_regex = rq.str("rank_regex");
+  auto r = write_scale_scripts(rq.strings("path"), o);
+  if (!r) return VerbResult{nullptr, r.error(), ""};
+  VerbResult vr;
+  vr.result = Json{{"out_dir", *dir},
+                   {"engine", o.k8s ? "kubernetes" : "slurm"},
+                   {"ranks", r->traces.size()},
+                   {"written", r->files},
+                   {"submit", "submit.sh"}};
+  vr.human = fmt::format("{} map task{} over {} rank trace{}; files in {}:\n", o.k8s ? "Kubernetes" : "Slurm",
+                         r->traces.size() == 1 ? "" : "s", r->traces.size(), r->traces.size() == 1 ? "" : "s", *dir);
+  for (const auto& f : r->files) vr.human += "  " + f + "\n";
+  vr.human += "submit with: " + r->submit + "\n";
+  if (ctx.on_written) ctx.on_written("slurm", r->files);
+  return vr;
+}
+
+}  // namespace
+
+void add_scale_verbs(std::vector<Verb>& out) {
+  {
+    Verb v;
+    v.cli_path = {"summarize"};
+    v.tool = "summarize";
+    v.title = "Per-rank summaries";
+    v.summary =
+        "One compact summary per rank trace (rank<R>.summary.json.gz: steps, collectives with sizes, times and bus "
+        "bandwidth, kernel time by category, top kernels, clock): goblin ranks reads summaries in place of traces "
+        "and gives the same result";
+    v.description =
+        "Result: {out_dir, summaries: [{rank, rank_from, source, written, source_bytes, summary_bytes, "
+        "size_pct, steps, collectives, usable, damage}]}. docs/scale.md.";
+    v.examples =
+        "  goblin summarize rank3.pt.trace.json.gz -o summaries/     the map step of one rank\n"
+        "  goblin ranks summaries/                                   the reduce over every rank's summary\n";
+    Field paths = make("path", FieldKind::InputPaths, "Rank trace files, directories or globs of them");
+    paths.required = true;
+    paths.positional = true;
+    Field o = make("out", FieldKind::OutputDir, "write the summaries into this directory", nullptr, "-o,--out");
+    o.doors = kCli | kPython;
+    v.request = {paths, o, make("host", FieldKind::String, "the host the trace was recorded on (kept in the summary)"),
+                 rank_regex_field()};
+    v.result_schema = Json{{"type", "object"},
+                           {"properties", {{"out_dir", {{"type", "string"}}}, {"summaries", {{"type", "array"}}}}}};
+    v.writes = true;
+    v.records = false;
+    v.run = summarize_verb;
+    out.push_back(std::move(v));
+  }
+  {
+    Verb v;
+    v.cli_path = {"slurm-script"};
+    v.tool = "slurm_script";
+    v.title = "Slurm / Kubernetes scripts for many ranks";
+    v.summary =
+        "Writes a Slurm job array (one goblin summarize per rank trace, where the traces are) and a reduce job that "
+        "runs goblin ranks on the summaries after it; --k8s: a Kubernetes Indexed Job and a reduce Job";
+    v.description =
+        "Result: {out_dir, engine, ranks, written (the files), submit (the script in out_dir that "
+        "submits the map and the reduce)}. docs/scale.md.";
+    v.examples =
+        "  goblin slurm-script /lustre/job42/traces -o job42/ && bash job42/submit.sh\n"
+        "  goblin slurm-script /data/traces --k8s -o k8s/ && bash k8s/submit.sh\n";
+    Field paths = make("path", FieldKind::InputPaths, "Rank trace files, directories or globs of them");
+    paths.required = true;
+    paths.positional = true;
+    Field o = make("out", FieldKind::OutputDir, "write the scripts and the trace list into this directory", nullptr,
+                   "-o,--out");
+    o.doors = kCli | kPython;
+    Field par = make("parallel", FieldKind::Integer, "map tasks at once (0: as many as the scheduler gives)", 0);
+    par.min = 0;
+    par.max = 1e6;
+    Field cpus = make("cpus", FieldKind::Integer, "cores per task (Slurm --cpus-per-task, Kubernetes cpu request)", 2);
+    cpus.min = 1;
+    cpus.max = 256;
+    v.request = {
+        paths,
+        o,
+        cpus,
+        make("summaries", FieldKind::String, "where the summaries go (default: OUT/summaries)"),
+        make("goblin", FieldKind::String, "the goblin command on the compute nodes", "goblin"),
+        make("partition", FieldKind::String, "Slurm partition (default: the cluster's)"),
+        make("time", FieldKind::String, "time limit of each job (Slurm --time)", "00:30:00"),
+        par,
+        make("k8s", FieldKind::Boolean, "Kubernetes manifests (Indexed Job + reduce Job) instead of sbatch", false),
+        make("image", FieldKind::String, "Kubernetes: the container image with goblin", "goblin:latest"),
+        make("claim", FieldKind::String, "Kubernetes: the PersistentVolumeClaim holding traces and summaries",
+             "goblin-data"),
+        make("mount", FieldKind::String, "Kubernetes: where the pods mount the claim", "/data"),
+        rank_regex_field()};
+    v.result_schema = Json{{"type", "object"},
+                           {"properties",
+                            {{"out_dir", {{"type", "string"}}},
+                             {"engine", {{"type", "string"}}},
+                             {"ranks", {{"type", "integer"}}},
+                             {"written", {{"type", "array"}}},
+                             {"submit", {{"type", "string"}}}}}};
+    v.writes = true;
+    v.records = false;
+    v.run = slurm_script_verb;
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace goblin::app
