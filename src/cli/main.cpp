@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   goblin::cli::register_audit(app);
   goblin::cli::register_profile(app);
   goblin::cli::register_bench(app);
+  goblin::cli::register_verb(app, "profile-server");
   goblin::cli::register_verb(app, "specs");
   goblin::cli::register_verb(app, "roofline");
   goblin::cli::register_verb(app, "diagnose");
