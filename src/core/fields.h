@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -94,11 +95,30 @@ struct Int {
   }
   template <class I>
   Status read(const Json& j, I& v, const std::string& at) const {
-    // 3.0 is a count written by a tool that prints every number as a float; 1.5 is not.
-    if (!j.is_number_integer() &&
-        !(j.is_number_float() && std::isfinite(j.get<double>()) && j.get<double>() == std::floor(j.get<double>())))
-      return type_error(at, "integer", j);
-    v = j.get<I>();
+    static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "fields::Int reads integers");
+    using L = std::numeric_limits<I>;
+    if (j.is_number_unsigned()) {
+      const uint64_t u = j.get<uint64_t>();
+      if (u > static_cast<uint64_t>(L::max())) return type_error(at, "integer in range", j);
+      v = static_cast<I>(u);
+      return Status::Ok();
+    }
+    if (j.is_number_integer()) {
+      const int64_t s = j.get<int64_t>();
+      if (s < 0 ? (!L::is_signed || s < static_cast<int64_t>(L::min()))
+                : static_cast<uint64_t>(s) > static_cast<uint64_t>(L::max()))
+        return type_error(at, "integer in range", j);
+      v = static_cast<I>(s);
+      return Status::Ok();
+    }
+    // 3.0 is a count written by a tool that prints every number as a float; 1.5 is not, and a
+    // float beyond the type's range (4.5e75) has no integer value: converting it is undefined.
+    if (!j.is_number_float()) return type_error(at, "integer", j);
+    const double d = j.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d)) return type_error(at, "integer", j);
+    if (d < static_cast<double>(L::min()) || d >= std::ldexp(1.0, L::digits))
+      return type_error(at, "integer in range", j);
+    v = static_cast<I>(d);
     return Status::Ok();
   }
 };

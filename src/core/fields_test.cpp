@@ -117,6 +117,28 @@ TEST(Fields, MissingOrMistypedKeysAreMalformedAndNameTheKey) {
   EXPECT_EQ(o.error().message, "outer: value: expected object, got array");
 }
 
+TEST(Fields, IntegersOutsideTheTypeAreMalformedNotConverted) {
+  // Found by fuzz_rank_summary: 4.56e75 read into an int64 was converted (undefined behaviour).
+  for (Json bad : {Json(4.56347e75), Json(-4.56347e75), Json(9223372036854775808.0),
+                   Json(std::numeric_limits<uint64_t>::max())}) {
+    auto o = fields::from_json<Outer>(Json{{"count", bad}}, "outer");
+    ASSERT_FALSE(o.ok()) << bad.dump();
+    EXPECT_EQ(o.error().message, "outer: count: expected integer in range, got number") << bad.dump();
+  }
+  auto o = fields::from_json<Outer>(Json{{"count", 3.0}}, "outer");  // a count printed as a float
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->count, 3);
+  o = fields::from_json<Outer>(Json{{"count", -9223372036854775807LL - 1}}, "outer");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->count, std::numeric_limits<int64_t>::min());
+  int32_t narrow = 0;
+  EXPECT_FALSE(fields::Int{}.read(Json(int64_t{1} << 40), narrow, "n").ok());
+  uint32_t unsigned_narrow = 0;
+  EXPECT_FALSE(fields::Int{}.read(Json(-1), unsigned_narrow, "n").ok());
+  EXPECT_TRUE(fields::Int{}.read(Json(4294967295u), unsigned_narrow, "n").ok());
+  EXPECT_EQ(unsigned_narrow, 4294967295u);
+}
+
 TEST(Fields, StrictListsRefuseUnknownKeys) {
   EXPECT_TRUE(fields::from_json<Strict>(Json{{"n", 1}}, "s").ok());
   auto s = fields::from_json<Strict>(Json{{"n", 1}, {"m", 2}}, "s");
