@@ -123,7 +123,7 @@ TEST(Fields, IntegersOutsideTheTypeAreMalformedNotConverted) {
                    Json(std::numeric_limits<uint64_t>::max())}) {
     auto o = fields::from_json<Outer>(Json{{"count", bad}}, "outer");
     ASSERT_FALSE(o.ok()) << bad.dump();
-    EXPECT_EQ(o.error().message, "outer: count: expected integer in range, got number") << bad.dump();
+    EXPECT_EQ(o.error().message.rfind("outer: count: expected integer in range, got ", 0), 0u) << o.error().message;
   }
   auto o = fields::from_json<Outer>(Json{{"count", 3.0}}, "outer");  // a count printed as a float
   ASSERT_TRUE(o.ok());
