@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/verb.h"
+#include "store/record.h"
 
 namespace goblin::app {
 
@@ -21,5 +22,9 @@ void add_store_verbs(std::vector<Verb>& out);   // store init|add|ls|show|rm|mig
 // The fields every recording verb gets (Verb::records) and the recording itself (store_record.cpp).
 std::vector<Field> record_fields();
 void record_result(const Verb& v, const Request& rq, VerbResult& r);
+// Adds `rec` to the store at `url` and notes the run in r (`stored_run`, a line of text); a failure
+// becomes r's error, credentials redacted. The one recording step of record_result and of the
+// CLI-only verbs' --store (cli/record_options.cpp).
+void store_run(const std::string& url, Result<store::RunRecord> rec, VerbResult& r);
 
 }  // namespace goblin::app

@@ -40,14 +40,19 @@ void record_result(const Verb& v, const Request& rq, VerbResult& r) {
   link.trial_id = rq.has("trial") ? rq.str("trial") : "";
   link.workload = rq.has("workload") ? rq.str("workload") : "";
   if (rq.has("tag")) link.tags = rq.strings("tag");
+  store_run(url,
+            v.record_folder ? store::record_from_path(v.record_folder(rq), link)
+                            : store::record_from_result(v.cli_name(), inputs, r.result, link),
+            r);
+}
+
+void store_run(const std::string& url, Result<store::RunRecord> rec, VerbResult& r) {
   auto fail = [&](const Error& e) {
     Error x = e;
     x.message = config::redact_credentials("the result was computed but not recorded in the store: " + e.message);
     x.file = config::redact_credentials(x.file);
     r.error = x;
   };
-  auto rec = v.record_folder ? store::record_from_path(v.record_folder(rq), link)
-                             : store::record_from_result(v.cli_name(), inputs, r.result, link);
   if (!rec) return fail(rec.error());
   auto s = store::Store::open(url, true, true);
   if (!s) return fail(s.error());

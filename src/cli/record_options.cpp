@@ -1,9 +1,7 @@
 // --store on profile, bench and trace (record_options.h).
 #include "cli/record_options.h"
 
-#include <fmt/format.h>
-
-#include "config/workload_config.h"
+#include "app/registry.h"
 #include "store/import.h"
 #include "store/store.h"
 
@@ -28,23 +26,10 @@ void record_cli_result(const RecordOptions& o, const std::string& verb, const st
   if (url.empty()) return;
   store::Linkage link;
   link.experiment_id = o.experiment, link.trial_id = o.trial, link.workload = o.workload, link.tags = o.tags;
-  auto fail = [&](const Error& e) {
-    Error x = e;
-    x.message = config::redact_credentials("the result was computed but not recorded in the store: " + e.message);
-    x.file = config::redact_credentials(x.file);
-    r.error = x;
-  };
   auto rec =
       folder.empty() ? store::record_from_result(verb, inputs, r.result, link) : store::record_from_path(folder, link);
-  if (!rec) return fail(rec.error());
-  if (!folder.empty()) rec->source = "verb";  // recorded live, not imported later
-  auto s = store::Store::open(url, true, true);
-  if (!s) return fail(s.error());
-  auto out = s->add(std::move(*rec));
-  if (!out) return fail(out.error());
-  if (r.result.is_object()) r.result["stored_run"] = {{"id", out->run_id}, {"added", out->added}, {"store", s->url()}};
-  r.human +=
-      fmt::format("{} run {} in {}\n", out->added ? "recorded as" : "already recorded as", out->run_id, s->url());
+  if (rec && !folder.empty()) rec->source = "verb";  // recorded live, not imported later
+  app::store_run(url, std::move(rec), r);
 }
 
 }  // namespace goblin::cli
