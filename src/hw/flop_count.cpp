@@ -88,6 +88,22 @@ FlopOps select_flop_ops(const Timeline& tl) {
   return out;
 }
 
+namespace {
+// One op into a window's count: its FLOPs by dtype, kind and name, or why it has no model.
+void tally(FlopCount& fc, std::string_view nm, const std::optional<OpCost>& c, const std::string& why) {
+  if (!c) {
+    ++fc.ops_unmodelled;
+    ++fc.unmodelled[std::string(nm) + ": " + why];
+    return;
+  }
+  ++fc.ops_counted;
+  fc.flops += c->flops;
+  fc.flops_by_dtype[c->dtype] += c->flops;
+  fc.flops_by_kind[c->kind] += c->flops;
+  fc.flops_by_op[std::string(nm)] += c->flops;
+}
+}  // namespace
+
 std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pair<int64_t, int64_t>>& windows) {
   std::vector<FlopCount> out(windows.size());
   const CpuOpTable& ops = tl.cpu_ops;
@@ -108,16 +124,7 @@ std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pa
         std::string_view nm = tl.str(ops.name[i]);
         auto c =
             op_cost(nm, tl.str(ops.input_dims[i]), tl.str(ops.input_types[i]), tl.str(ops.concrete_inputs[i]), &why);
-        if (!c) {
-          ++fc.ops_unmodelled;
-          ++fc.unmodelled[std::string(nm) + ": " + why];
-          continue;
-        }
-        ++fc.ops_counted;
-        fc.flops += c->flops;
-        fc.flops_by_dtype[c->dtype] += c->flops;
-        fc.flops_by_kind[c->kind] += c->flops;
-        fc.flops_by_op[std::string(nm)] += c->flops;
+        tally(fc, nm, c, why);
       }
     }
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -129,16 +136,7 @@ std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pa
       FlopCount& fc = out[w];
       std::string why;
       auto c = scaled_gemm_cost(nm, tl.str(ops.input_dims[i]), tl.str(ops.input_types[i]), &why);
-      if (!c) {
-        ++fc.ops_unmodelled;
-        ++fc.unmodelled[std::string(nm) + ": " + why];
-        continue;
-      }
-      ++fc.ops_counted;
-      fc.flops += c->flops;
-      fc.flops_by_dtype[c->dtype] += c->flops;
-      fc.flops_by_kind[c->kind] += c->flops;
-      fc.flops_by_op[std::string(nm)] += c->flops;
+      tally(fc, nm, c, why);
     }
   }
   return out;
