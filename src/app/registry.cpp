@@ -8,8 +8,11 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> all = [] {
     std::vector<Verb> v;
     add_trace_verbs(v);
+    add_trace_tool_verbs(v);
     add_query_verbs(v);
     add_audit_verbs(v);
+    add_audit_run_verbs(v);
+    add_run_verbs(v);
     add_hw_verbs(v);
     add_memory_verbs(v);
     add_kernel_verbs(v);

@@ -65,6 +65,10 @@ struct Field {
   std::string cli;                   // CLI11 name spec when it differs from --name (e.g. "-o,--out")
   std::vector<std::string> aliases;  // other JSON names accepted for it (older MCP spellings)
   unsigned doors = kAllDoors;
+  // CLI only: --help shows the default ("--steps INT=5"), as the hand-written commands did.
+  bool cli_show_default = false;
+  // CLI only: accepted but not listed in --help (an older spelling kept for scripts).
+  bool cli_hidden = false;
 };
 
 // A validated request: every field the caller gave, type-checked and within its limits, plus the
@@ -108,6 +112,11 @@ struct Context {
   // were measured, folded into compare's options (opaque to the verb; see verbs_audit.cpp).
   std::function<void(const Json& args, audit::RunInput& before, audit::RunInput& after, audit::CompareOptions& co)>
       enrich_compare;
+  // Door-specific measurement: the MCP session's runner (its --replay recordings or its live
+  // runner, plus the record of each run compare_runs reads) answers profile_run and benchmark.
+  // Set: the profile and bench verbs measure through it (kind "profile" | "bench") instead of
+  // launching the workload themselves.
+  std::function<VerbResult(const std::string& kind, const Request& rq)> measure;
   // The knowledge context (audit/knowledge.h) this call's analyses read; app::knowledge(ctx)
   // fills it on first use from the process's (audit::knowledge(): loaded once per process and
   // data directory). A door may set it beforehand to serve several calls from one.
@@ -135,8 +144,15 @@ struct Verb {
   // --workload and --tag fields. Lookups (kb, specs, verbs) and the store's own verbs do not.
   bool records = true;
   // For a verb whose result lives in a folder it keeps (a kernel workspace: its iterations against
-  // the Stop Condition), the folder to record instead of the result JSON (store::record_from_path).
-  std::function<std::string(const Request&)> record_folder;
+  // the Stop Condition; a profile's run directory; an audit's report directory), the folder to
+  // record instead of the result JSON (store::record_from_path); empty: record the result JSON.
+  std::function<std::string(const Request&, const VerbResult&)> record_folder;
+  // Files the result was computed from that no path field names (the trace `goblin trace` wrote):
+  // recorded and hashed with the path fields' files.
+  std::function<std::vector<std::string>(const Request&, const VerbResult&)> record_inputs;
+  // Which doors offer the verb (MCP also needs `tool`). A verb that launches the user's
+  // programs is not offered over HTTP: the dashboard's callers must not start processes.
+  unsigned doors = kAllDoors;
   std::function<VerbResult(const Request&, Context&)> run;
 
   std::string cli_name() const;  // "kb query"

@@ -102,7 +102,9 @@ Verb base(const std::string& word, const std::string& tool, const std::string& t
 // its files as artifacts), as `goblin store add WORKSPACE` would; the same state twice is one run.
 void recorded_as_workspace(Verb& v) {
   v.records = true;
-  v.record_folder = [](const Request& rq) { return rq.has("workspace") ? rq.str("workspace") : std::string("."); };
+  v.record_folder = [](const Request& rq, const VerbResult&) {
+    return rq.has("workspace") ? rq.str("workspace") : std::string(".");
+  };
 }
 
 VerbResult init_verb(const Request& rq, Context& ctx) {

@@ -57,7 +57,9 @@ Json field_json(const Field& f) {
             {"kind", kind_name(f.kind)},
             {"help", f.help},
             {"required", f.required},
-            {"cli", f.positional ? f.name : (f.cli.empty() ? cli_flag(f) : f.cli)},
+            {"cli", !f.cli.empty() ? f.cli
+                    : f.positional ? f.name
+                                   : cli_flag(f)},
             {"positional", f.positional},
             {"doors", doors_text(f.doors)}};
   if (!f.default_value.is_null()) j["default"] = f.default_value;
@@ -85,6 +87,7 @@ std::string markdown(const std::vector<Verb>& all) {
         "\n## goblin " + v.cli_name() + "\n\n" + v.summary + (v.summary.empty() || v.summary.back() == '.' ? "" : ".");
     if (!v.description.empty()) md += " " + v.description;
     md += "\n\n";
+    if (v.doors != kAllDoors) md += "Doors: " + doors_text(v.doors) + "\n\n";
     if (!v.tool.empty()) {
       md += "MCP tool: `" + v.tool + "`";
       for (const auto& a : v.tool_aliases) md += ", alias `" + a + "`";
@@ -120,6 +123,7 @@ VerbResult verbs_verb(const Request& rq, Context&) {
     for (const Field& f : v.request) fields.push_back(field_json(f));
     Json j = {{"name", v.cli_name()}, {"summary", v.summary}, {"fields", fields}, {"result", v.result_schema}};
     j["mcp_tool"] = v.tool.empty() ? Json(nullptr) : Json(v.tool);
+    if (v.doors != kAllDoors) j["doors"] = doors_text(v.doors);
     if (!v.tool_aliases.empty()) j["mcp_aliases"] = v.tool_aliases;
     out.push_back(std::move(j));
     text += v.cli_name() + std::string(v.cli_name().size() < 14 ? 14 - v.cli_name().size() : 1, ' ') +

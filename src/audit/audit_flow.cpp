@@ -121,6 +121,10 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   int accepted = 0;
   std::string stop;
   for (int r = 1; r <= rounds; ++r) {
+    if (r > 1 && opt.cancelled && opt.cancelled()) {
+      stop = fmt::format("cancelled before round {}", r);
+      break;
+    }
     o.current_round = r;
     RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, cur_unprofiled, runner, opt, **kb, hist, o);
     if (rr.error) {

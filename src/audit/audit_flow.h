@@ -47,6 +47,9 @@ struct AuditOptions {
   // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, the report's
   // `profile_diff` (rendered when present). Unset: no diff section.
   std::function<ProfileDiff(const RunMetrics& before, const RunMetrics& after)> profile_diff;
+  // Asked before each round after the first: true stops the audit there (the report covers the
+  // rounds that ran). Unset: never.
+  std::function<bool()> cancelled;
 };
 
 struct AuditOutcome {

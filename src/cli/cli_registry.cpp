@@ -46,7 +46,8 @@ CLI::App* command_for(CLI::App& root, const app::Verb& v) {
 }
 
 void add_field(CLI::App* cmd, const Field& f, Slots& s) {
-  const std::string name = f.positional ? f.name : (f.cli.empty() ? app::cli_flag(f) : f.cli);
+  // A positional's CLI name is its field name unless Field::cli spells it ("CONFIG").
+  const std::string name = !f.cli.empty() ? f.cli : f.positional ? f.name : app::cli_flag(f);
   CLI::Option* opt = nullptr;
   switch (f.kind) {
     case FieldKind::Boolean:
@@ -54,7 +55,12 @@ void add_field(CLI::App* cmd, const Field& f, Slots& s) {
       break;
     case FieldKind::Integer:
       opt = cmd->add_option(name, s.integers[f.name], f.help);
-      if (f.min || f.max) opt->check(CLI::Range(f.min.value_or(-9e18), f.max.value_or(9e18)));
+      // Whole-number limits when both are whole ("INT in [1 - 1000]"); a one-sided limit keeps
+      // the open side as a double.
+      if (f.min && f.max)
+        opt->check(CLI::Range(static_cast<int64_t>(*f.min), static_cast<int64_t>(*f.max)));
+      else if (f.min || f.max)
+        opt->check(CLI::Range(f.min.value_or(-9e18), f.max.value_or(9e18)));
       break;
     case FieldKind::Number:
       opt = cmd->add_option(name, s.numbers[f.name], f.help);
@@ -73,6 +79,10 @@ void add_field(CLI::App* cmd, const Field& f, Slots& s) {
       if (!f.choices.empty()) opt->check(CLI::IsMember(f.choices));
   }
   if (f.required) opt->required();
+  // Shown only: the value a request gets when the option is absent comes from make_request.
+  if (f.cli_show_default && !f.default_value.is_null())
+    opt->default_str(f.default_value.is_string() ? f.default_value.get<std::string>() : f.default_value.dump());
+  if (f.cli_hidden) opt->group("");
   s.options[f.name] = opt;
 }
 
@@ -109,7 +119,8 @@ std::string parent_summary(const std::string& word) {
   if (word == "kb") return "The cited rule base: lint, query, show, list";
   if (word == "kernel")
     return "Kernel optimization workspace: Step 0 roofline, bench, ncu diagnosis, record, plan, suite";
-  if (word == "store") return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
+  if (word == "store")
+    return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
   return word;
 }
 
@@ -155,7 +166,11 @@ void register_verb(CLI::App& root, const std::string& cli_name) {
           return VerbResult{nullptr, make_error(ErrorKind::Usage, "missing " + missing.front()), ""};
         app::Context ctx;
         ctx.door = app::kCli;
-        if (!slots->json) ctx.text_out = [](std::string_view t) { std::cout.write(t.data(), static_cast<std::streamsize>(t.size())); };
+        if (!slots->json)
+          ctx.text_out = [](std::string_view t) { std::cout.write(t.data(), static_cast<std::streamsize>(t.size())); };
+        // A live verb's progress lines (bench's runs, the audit's steps) go to stderr, so stdout
+        // keeps only the result, --json or not.
+        ctx.progress = [](double, const std::string& line) { std::cerr << line << "\n"; };
         return app::run_verb(*verb, *rq, ctx);
       });
     });

@@ -1,4 +1,4 @@
-// --store on the CLI verbs outside the registry (profile, bench, trace; cli/record_options.h):
+// --store on the live verbs (profile, bench, trace; recorded by app::run_verb like every verb):
 // each run lands in the store, read back with `goblin store show`. Live runs use the CPU stand-in
 // workload (src/run/testdata/standin_workload.py: train.py's contract, no torch, no GPU).
 #include <fmt/format.h>

@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
   goblin::cli::register_verb(app, "info");
   goblin::cli::register_verb(app, "triage");
   goblin::cli::register_verb(app, "breakdown");
-  goblin::cli::register_overlap(app);
-  goblin::cli::register_perfetto_fix(app);
+  goblin::cli::register_verb(app, "overlap");
+  goblin::cli::register_verb(app, "perfetto-fix");
   goblin::cli::register_verb(app, "metrics");
   goblin::cli::register_verb(app, "diff");
   goblin::cli::register_verb(app, "ranks");
@@ -48,9 +48,9 @@ int main(int argc, char** argv) {
   goblin::cli::register_verb_group(app, "kb");
   goblin::cli::register_verb(app, "patch");
   goblin::cli::register_verb(app, "compare");
-  goblin::cli::register_audit(app);
-  goblin::cli::register_profile(app);
-  goblin::cli::register_bench(app);
+  goblin::cli::register_verb(app, "audit");
+  goblin::cli::register_verb(app, "profile");
+  goblin::cli::register_verb(app, "bench");
   goblin::cli::register_verb(app, "profile-server");
   goblin::cli::register_verb(app, "specs");
   goblin::cli::register_verb(app, "roofline");
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   goblin::cli::register_verb_group(app, "kernel");
   goblin::cli::register_mcp(app);
   goblin::cli::register_serve(app);
-  goblin::cli::register_trace(app);
+  goblin::cli::register_verb(app, "trace");
   goblin::cli::register_verb_group(app, "store");
   goblin::cli::register_verb(app, "gate");
   goblin::cli::register_verb(app, "verbs");

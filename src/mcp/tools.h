@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/verb.h"
 #include "core/json.h"
 #include "core/status.h"
 #include "mcp/protocol.h"
@@ -57,6 +58,11 @@ ToolRegistry make_registry();
 void add_measure_tools(ToolRegistry& r);
 // The registry verb whose MCP name is `name`, as a tool.
 Tool tool_for_verb(const std::string& name);
+// A registry verb called through the MCP door: path arguments confined to the roots, the request
+// validated, the session's Context hooks set — and `hooks` adds a tool's own (profile_run and
+// benchmark: the session's runner as Context::measure) — then app::run_verb.
+ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, CallContext& cc,
+                           const std::function<void(app::Context&)>& hooks);
 
 // Keeps one tool result under `max_bytes` (long strings cut with a note, else an error that says
 // how large it was); the text block under a quarter of it.

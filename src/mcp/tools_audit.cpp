@@ -1,7 +1,8 @@
-// The two audit tools bound to the MCP session: profile_run and benchmark measure a config through
-// the session's runner (the --replay recordings, or the live runner with --allow-live) and keep a
-// record of how each run was measured, which compare_runs reads (tools_registry.cpp). The other
-// audit steps are registry verbs (app/verbs_audit.cpp).
+// The two audit tools bound to the MCP session: profile_run and benchmark are the profile and
+// bench verbs (app/verbs_run.cpp) measuring a config through the session's runner (the --replay
+// recordings, or the live runner with --allow-live), keeping a record of how each run was
+// measured, which compare_runs reads (tools_registry.cpp). The other audit steps are registry
+// verbs (app/verbs_audit.cpp).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <set>
 
 #include "analysis/metrics_io.h"
+#include "app/verb.h"
 #include "audit/compare.h"
 #include "audit/patch.h"
 #include "audit/report.h"
@@ -21,11 +23,6 @@
 namespace goblin::mcp {
 
 namespace {
-
-Json config_schema() {
-  return Json{{"type", "object"},
-              {"description", "the FULL WorkloadConfig dict parse_config returned (or propose_patch's new_config)"}};
-}
 
 // The config dict an agent passes back: read into a WorkloadConfig; its source_file (when set)
 // must lie inside the roots.
@@ -45,10 +42,11 @@ std::string metrics_text(const RunMetrics& m, const RunRecord& r) {
   return t;
 }
 
-// profile_run and benchmark share everything but the runner call.
-ToolOutcome measure(const std::string& kind, const Json& a, Session& s, CallContext& ctx) {
-  ToolOutcome o;
-  auto cfg = config_arg(a, s);
+// profile_run and benchmark: the profile and bench verbs measured through the session's runner
+// (Context::measure). They share everything but the runner call.
+VerbResult measure(const std::string& kind, const app::Request& rq, Session& s, CallContext& ctx) {
+  VerbResult o;
+  auto cfg = config_arg(rq.args(), s);
   if (!cfg) {
     o.error = cfg.error();
     return o;
@@ -57,12 +55,12 @@ ToolOutcome measure(const std::string& kind, const Json& a, Session& s, CallCont
   rec.id = s.next_id(kind);
   rec.kind = kind;
   rec.requested = *cfg;
-  int steps = arg_int(a, "steps", 0);
-  if (a.contains("steps") && steps < 1) {
+  const int steps = rq.has("steps") ? static_cast<int>(rq.integer("steps")) : 0;
+  if (rq.has("steps") && steps < 1) {
     o.error = make_error(ErrorKind::Usage, "steps must be at least 1");
     return o;
   }
-  bool cache = arg_bool(a, "cache", true);
+  const bool cache = rq.has("cache") ? rq.flag("cache") : true;
   auto m = run_measurement(kind, *cfg, steps, cache, s, ctx, rec);
   if (!m) {
     o.error = m.error();
@@ -75,51 +73,42 @@ ToolOutcome measure(const std::string& kind, const Json& a, Session& s, CallCont
   if (rec.ran) gr["ran_config_differs_on"] = audit::config_differences(rec.requested, *rec.ran);
   if (!rec.step_time_samples.empty()) gr["per_run_step_time_s"] = rec.step_time_samples;
   o.result["goblin_run"] = gr;
-  o.text = metrics_text(*m, rec);
+  o.human = metrics_text(*m, rec);
   s.record_run(std::move(rec));
   return o;
+}
+
+// The verb `name` as the session-bound tool: its description, title and schemas are the ones the
+// audit agent has always read (docs/mcp.md); the call goes through app::run_verb.
+Tool measure_tool(const std::string& verb, const std::string& kind, const std::string& description) {
+  Tool t = tool_for_verb(verb);
+  t.description = description;
+  t.long_running = true;
+  t.writes = false;
+  t.result_schema = Json();
+  // They record their run in the session (compare_runs reads it): they run in the server process,
+  // and a stopped call ends through the live runner's process groups.
+  t.session_bound = true;
+  const app::Verb* v = app::find_verb(verb);
+  t.run = [v, kind](const Json& a, Session& s, CallContext& c) {
+    return call_verb_tool(*v, a, s, c, [kind, &s, &c](app::Context& ctx) {
+      ctx.measure = [kind, &s, &c](const std::string&, const app::Request& rq) { return measure(kind, rq, s, c); };
+    });
+  };
+  return t;
 }
 
 }  // namespace
 
 void add_measure_tools(ToolRegistry& r) {
-  Tool profile{
-      "profile_run",
-      "Profile a short run",
-      "RunMetrics + additive waste budget of a short profiled run of the config. Live only "
-      "with --allow-live on a GPU machine (goblin's own profile runner); otherwise from the session's --replay "
-      "recordings; otherwise ok=false. Never invents results.",
-      {},
-      object_schema({{"config", config_schema()},
-                     {"steps", prop("integer", "profiled steps (live runs; default: the runner's 5)")}},
-                    {"config"}),
-      true,
-      true,
-      [](const Json& a, Session& s, CallContext& c) { return measure("profile", a, s, c); },
-      false,
-      Json(),
-      true};
-  Tool bench{"benchmark",
-             "Benchmark a config",
-             "Unprofiled timing of the config (the original, then propose_patch's new_config). "
-             "Live only with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the session's "
-             "--replay recordings; otherwise ok=false.",
-             {},
-             object_schema({{"config", config_schema()},
-                            {"steps", prop("integer", "timed steps per run (live; default: the runner's 20)")},
-                            {"cache", prop("boolean", "reuse a cached bench result (default true)")}},
-                           {"config"}),
-             true,
-             true,
-             [](const Json& a, Session& s, CallContext& c) { return measure("bench", a, s, c); },
-             false,
-             Json(),
-             true};
-  // Both record their run in the session (compare_runs reads it), hence session_bound (true
-  // above): they run in the server process, and a stopped call ends through the live runner's
-  // process groups.
-  r.add(std::move(profile));
-  r.add(std::move(bench));
+  r.add(measure_tool("profile_run", "profile",
+                     "RunMetrics + additive waste budget of a short profiled run of the config. Live only "
+                     "with --allow-live on a GPU machine (goblin's own profile runner); otherwise from the session's "
+                     "--replay recordings; otherwise ok=false. Never invents results."));
+  r.add(measure_tool("benchmark", "bench",
+                     "Unprofiled timing of the config (the original, then propose_patch's new_config). "
+                     "Live only with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the "
+                     "session's --replay recordings; otherwise ok=false."));
 }
 
 }  // namespace goblin::mcp

@@ -119,7 +119,10 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
   return dir;
 }
 
-ToolOutcome run_verb_tool(const app::Verb& v, const Json& args, Session& s, CallContext& cc) {
+}  // namespace
+
+ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, CallContext& cc,
+                           const std::function<void(app::Context&)>& hooks) {
   auto confined = confine_paths(v, args, s.roots(), s.options().out_dir);
   if (!confined) return ToolOutcome{nullptr, confined.error(), ""};
   std::vector<std::string> missing;
@@ -149,10 +152,9 @@ ToolOutcome run_verb_tool(const app::Verb& v, const Json& args, Session& s, Call
   };
   ctx.progress = cc.progress;
   ctx.cancelled = cc.cancelled;
+  if (hooks) hooks(ctx);
   return from_verb(app::run_verb(v, *rq, ctx));
 }
-
-}  // namespace
 
 Tool tool_for_verb(const std::string& name) {
   const app::Verb* v = app::find_verb(name);
@@ -166,7 +168,7 @@ Tool tool_for_verb(const std::string& name) {
   t.audit = v->audit_budget;
   t.writes = v->writes;
   t.result_schema = v->result_schema;
-  t.run = [v](const Json& a, Session& s, CallContext& c) { return run_verb_tool(*v, a, s, c); };
+  t.run = [v](const Json& a, Session& s, CallContext& c) { return call_verb_tool(*v, a, s, c, {}); };
   // compare_runs reads the session's benchmark records and publishes its reports as resources:
   // it runs in the server process. The other verbs only read files and write under --out.
   t.session_bound = v->tool == "compare_runs";
@@ -187,8 +189,9 @@ ToolRegistry make_registry() {
   r.add(tool_for_verb("propose_patch"));
   r.add(*measure.find("benchmark"));
   r.add(tool_for_verb("compare_runs"));
-  for (const char* n : {"info", "triage", "breakdown", "metrics", "diff", "ranks", "summarize", "slurm_script",
-                        "critical_path", "query", "export", "specs", "roofline", "diagnose", "memory"})
+  for (const char* n :
+       {"info", "triage", "breakdown", "overlap", "perfetto_fix", "metrics", "diff", "ranks", "summarize",
+        "slurm_script", "critical_path", "query", "export", "specs", "roofline", "diagnose", "memory"})
     r.add(tool_for_verb(n));
   // The kernel optimization loop (docs/kernel.md; the gpu_kernel_optimize prompt teaches it).
   for (const char* n :

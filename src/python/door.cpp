@@ -70,6 +70,11 @@ Outcome call_verb(const std::string& name, const std::string& args_json) {
   };
   const app::Verb* v = app::find_verb(name);
   if (!v) return finish(VerbResult{nullptr, make_error(ErrorKind::Usage, fmt::format("no verb named '{}'", name)), ""});
+  if (!(v->doors & app::kPython))
+    return finish(VerbResult{
+        nullptr,
+        make_error(ErrorKind::Usage, fmt::format("'{}' is not offered to Python (goblin verbs lists its doors)", name)),
+        ""});
   auto args = parse_json_text(args_json, "", "arguments are not valid JSON");
   if (!args) return finish(VerbResult{nullptr, args.error(), ""});
   std::vector<std::string> missing;

@@ -416,8 +416,21 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   std::vector<std::vector<double>> step_times(sides.size()), tps(sides.size());
   std::string order;
   int total = req.repeats * static_cast<int>(sides.size()), k = 0;
+  auto say = [&](const std::string& line) {
+    if (req.progress)
+      req.progress(static_cast<double>(k - 1) / total, line);
+    else
+      std::cerr << line << "\n";
+  };
   for (int i = 0; i < req.repeats; ++i) {
     for (size_t s = 0; s < sides.size(); ++s) {
+      if (req.cancelled && req.cancelled()) {
+        res["order"] = order;
+        for (size_t d = 0; d < sides.size(); ++d)
+          if (!side_runs[d].empty()) res[names[d]] = Json{{"config", sides[d]->config}, {"runs", side_runs[d]}};
+        out.error = make_error(ErrorKind::Workload, fmt::format("cancelled after {} of {} bench runs", k, total));
+        return out;
+      }
       ++k;
       const WorkloadSpec& w = *sides[s];
       std::string label =
@@ -425,7 +438,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
                       w.config.empty() ? "command" : fs::path(w.config).filename().string(), i + 1, req.repeats);
       std::string dir = fmt::format("{}/{}{}", work, names[s], i + 1);
       (void)make_dirs(dir);
-      std::cerr << label << " ...\n";
+      say(label + " ...");
       TelemetryCollector tc;
       tc.start(gpu.vendor, dir + "/telemetry.csv");
       RunOutcome o = run_workload(w, dir, {}, label);
@@ -459,7 +472,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       if (ts.observed)
         fmt::format_to(std::back_inserter(line), ", SM clock {:.0f} MHz, {:.0f} W, {:.0f} C", ts.sm_clock_mhz_median,
                        ts.power_w_median, ts.temp_c_max);
-      std::cerr << line << "\n";
+      say(line);
     }
   }
   res["order"] = order;

@@ -1,5 +1,6 @@
 // The two live runners behind `goblin profile` and `goblin bench`, callable from the audit.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,11 +21,10 @@ struct ProfileRequest {
   std::string tracer;
 };
 
-// Runs the workload once with the PyTorch profiler (or goblin's CUPTI tracer, see `tracer`) switched on by the injected hook
-// (workloads/goblin_hook/sitecustomize.py on PYTHONPATH, GOBLIN_PROFILE_* variables), telemetry
-// polled meanwhile. Writes RUN_DIR/{trace.json.gz, telemetry.csv, hook.json, result.json,
-// stdout.log, stderr.log, run.json, metrics.json}. The result is run.json's content; on failure
-// the error and whatever was gathered (partial).
+// Runs the workload once with the PyTorch profiler (or goblin's CUPTI tracer, see `tracer`) switched on by the injected
+// hook (workloads/goblin_hook/sitecustomize.py on PYTHONPATH, GOBLIN_PROFILE_* variables), telemetry polled meanwhile.
+// Writes RUN_DIR/{trace.json.gz, telemetry.csv, hook.json, result.json, stdout.log, stderr.log, run.json,
+// metrics.json}. The result is run.json's content; on failure the error and whatever was gathered (partial).
 struct ProfileOutcome {
   Json run;  // run.json
   std::optional<Error> error;
@@ -38,6 +38,11 @@ struct BenchRequest {
   bool use_cache = true;
   std::string work_dir;  // per-run logs; empty: a temporary directory
   bool require_gpu = true;
+  // Each run's start and figures as a line (fraction: runs done / runs planned). Unset: the
+  // lines go to stderr.
+  std::function<void(double fraction, const std::string& line)> progress;
+  // Asked before each run: true stops the bench there (error kind Workload, the runs so far kept).
+  std::function<bool()> cancelled;
 };
 struct BenchOutcome {
   Json result;

@@ -72,7 +72,7 @@ class Store {
   // Past audit predictions against measurements, per rule and GPU.
   Result<std::vector<CalibrationRow>> calibration() const;
   // Every stored audit round, oldest first, with the run's workload and time (the audit's
-  // calibration reads these: cli/cli_audit.cpp).
+  // calibration reads these: app/verbs_audit_run.cpp).
   struct PastRound {
     std::string created, workload;
     AuditRoundRow round;
