@@ -61,9 +61,10 @@ struct ThreadBuf {
   std::unordered_map<const char*, std::pair<uint32_t, const char*>> by_ptr;
   goblin_op_thread ids{};
   uint32_t index = 0;
-  // Input types interned once per thread: by ScalarType for tensors, and "Scalar" / "".
+  // Input types interned once per thread: by ScalarType for tensors, and the other kinds'
+  // names ("Scalar", "ScalarList", "TensorList", "").
   std::array<uint32_t, 64> dtype_ids;
-  uint32_t scalar_id = UINT32_MAX, other_id = UINT32_MAX;
+  std::array<uint32_t, 4> kind_ids{UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
   ThreadBuf() { dtype_ids.fill(UINT32_MAX); }
   std::atomic<int> busy{0};
 
@@ -113,8 +114,9 @@ struct Busy {
 };
 
 // An input's type as torch.profiler's "Input type" writes it: the tensor's dtype name (caffe2's
-// TypeMeta: "float", "c10::BFloat16", "long int"), "Scalar" for a scalar, "" for anything else.
-// Interned once per dtype and thread, so an input costs an array lookup.
+// TypeMeta: "float", "c10::BFloat16", "long int"), "Scalar", "ScalarList" (int, float and bool
+// lists), "TensorList", or "" for anything else (compared with torch.profiler's trace of the same
+// workload, docs/results/tracer). Interned once per kind and thread: an input costs an array lookup.
 uint32_t type_id(ThreadBuf* b, const c10::IValue& v) {
   if (v.isTensor() && v.toTensor().defined()) {
     const at::Tensor& t = v.toTensor();
@@ -126,9 +128,13 @@ uint32_t type_id(ThreadBuf* b, const c10::IValue& v) {
     if (k < b->dtype_ids.size()) b->dtype_ids[k] = id;
     return id;
   }
-  uint32_t& id = v.isScalar() ? b->scalar_id : b->other_id;
-  if (id == UINT32_MAX) id = intern_global(v.isScalar() ? "Scalar" : "").first;
-  return id;
+  static const char* const kKinds[] = {"Scalar", "ScalarList", "TensorList", ""};
+  const size_t k = v.isScalar()                                            ? 0
+                   : (v.isIntList() || v.isDoubleList() || v.isBoolList()) ? 1
+                   : v.isTensorList()                                      ? 2
+                                                                           : 3;
+  if (b->kind_ids[k] == UINT32_MAX) b->kind_ids[k] = intern_global(kKinds[k]).first;
+  return b->kind_ids[k];
 }
 uint32_t record_dims(ThreadBuf* b, const at::RecordFunction& fn) {
   const auto in = fn.inputs();

@@ -44,10 +44,14 @@ struct Tensor {
 }  // namespace at
 namespace c10 {
 struct IValue {
-  bool tensor = false, scalar = false;
+  bool tensor = false, scalar = false, int_list = false, tensor_list = false;
   at::Tensor t;
   bool isTensor() const { return tensor; }
   bool isScalar() const { return scalar; }
+  bool isIntList() const { return int_list; }
+  bool isDoubleList() const { return false; }
+  bool isBoolList() const { return false; }
+  bool isTensorList() const { return tensor_list; }
   const at::Tensor& toTensor() const { return t; }
 };
 }  // namespace c10
