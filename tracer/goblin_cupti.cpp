@@ -14,7 +14,10 @@
 // API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_KINDS (a subset of the
 // recorded kinds, for overhead measurements), GOBLIN_CUPTI_START_PAUSED=1 (record nothing, CUPTI
 // not attached, until goblin_cupti_set_recording(1)), GOBLIN_CUPTI_PAUSE=disable|detach (how a
-// pause is made, below), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit).
+// pause is made, below), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit). For the cost study
+// of issue 30 (cost_study.h): goblin_cupti_configure changes what the next attach records, the
+// kind word "cb" takes launch records from callbacks, and each attach's summary is written as
+// the trace's goblin_tracer_attaches.
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
