@@ -74,13 +74,19 @@ const KindName kKindNames[] = {{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}
                                {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
                                {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
                                {"marker", CUPTI_ACTIVITY_KIND_MARKER},
-                               {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD}};
+                               {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
+                               {"kernel_serial", CUPTI_ACTIVITY_KIND_KERNEL}};
 }  // namespace
 
 void choose_kinds(const char* spec, Recorded& out) {
   out.kinds.clear();
+  out.callback_api = false;
   if (!spec || !*spec || std::strcmp(spec, "all") == 0) {
-    for (const auto& k : kKindNames) out.kinds.push_back(k.kind);
+    // every kind but kernel_serial (CONCURRENT_KERNEL records the same kernels without serialising)
+    for (const auto& k : kKindNames)
+      if (k.kind != CUPTI_ACTIVITY_KIND_KERNEL) out.kinds.push_back(k.kind);
+    out.kinds_text = "all";
+    out.runtime_api = out.driver_api = true;
     return;
   }
   out.kinds_text = spec;
@@ -91,6 +97,8 @@ void choose_kinds(const char* spec, Recorded& out) {
       if (w == k.name) out.kinds.push_back(k.kind), known = true;
     if (w == "runtime" || w == "api") out.runtime_api = known = true;
     if (w == "driver" || w == "api") out.driver_api = known = true;
+    if (w == "cb") out.callback_api = known = true;
+    if (w == "none") known = true;
     if (!known) std::fprintf(stderr, "goblin-cupti: GOBLIN_CUPTI_KINDS: unknown kind '%s' ignored\n", w.c_str());
   }
 }

@@ -11,6 +11,10 @@ namespace goblin::tracer {
 struct Recorded {
   std::vector<CUpti_ActivityKind> kinds;  // besides the API calls
   bool runtime_api = true, driver_api = true;
+  // Kind word "cb": the wanted runtime API calls recorded from CUPTI callbacks (a subscriber's
+  // entry/exit timestamps) instead of CUPTI_ACTIVITY_KIND_RUNTIME records: the issue-30 study of
+  // what an API activity record costs per launch beside a callback-only launch record.
+  bool callback_api = false;
   std::string kinds_text = "all";   // GOBLIN_CUPTI_KINDS as given, for the trace's metadata
   std::string api_mode = "launch";  // "launch": the calls wanted_api() names; "all": every call
 };
@@ -22,8 +26,10 @@ const char* cupti_error(CUptiResult r);
 bool wanted_api(const char* name);
 
 // GOBLIN_CUPTI_KINDS: "all" (default, or null) or a comma list of kernel, memcpy, memset, sync,
-// marker, overhead, runtime, driver, api (= runtime,driver). Unknown names are reported on
-// stderr and ignored.
+// marker, overhead, runtime, driver, api (= runtime,driver), kernel_serial
+// (CUPTI_ACTIVITY_KIND_KERNEL, which serialises kernels, instead of CONCURRENT_KERNEL), cb
+// (launch records from callbacks, Recorded::callback_api) and none (attached, nothing enabled).
+// Unknown names are reported on stderr and ignored.
 void choose_kinds(const char* spec, Recorded& out);
 
 // Switches every recorded kind and API domain on or off; `report` names each failure on stderr

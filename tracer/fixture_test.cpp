@@ -138,5 +138,45 @@ TEST(TracerFixture, OperatorObserverAttributesEveryKernelAcrossFiveAttaches) {
   }
 }
 
+// tuned_compile.yaml's first recorded window of the third session of 2026-11-26 (call 2; cut by
+// time from its 20-window trace): goblin's operator observer records each input's dtype beside
+// its shape, so the cpu_ops carry torch.profiler's "Input type" (one entry per input: the
+// tensor's dtype name, "Scalar", or "" for anything else).
+TEST(TracerFixture, OperatorsCarryInputTypesBesideTheirShapes) {
+  Timeline tl;
+  Status st = read_path(example("tuned_compile_cupti_dtypes.json.gz"), tl);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  tl.build_indexes();
+  EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2345u);  // 5 steps x 469
+  size_t ops = 0, typed = 0, mm = 0;
+  auto entries = [](std::string_view j) {  // top-level entries of a JSON array ("[]": 0)
+    size_t commas = 0, depth = 0;
+    bool in_str = false;
+    for (char c : j) {
+      if (c == '"') in_str = !in_str;
+      if (in_str) continue;
+      depth += c == '[';
+      depth -= c == ']';
+      commas += depth == 1 && c == ',';
+    }
+    return j.size() > 2 ? commas + 1 : 0;
+  };
+  for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
+    if (tl.cpu_ops.kind[i] != CpuOpKind::Op) continue;
+    ++ops;
+    if (tl.cpu_ops.input_types[i] == kNoStr) continue;
+    ++typed;
+    const std::string_view dims = tl.str(tl.cpu_ops.input_dims[i]), types = tl.str(tl.cpu_ops.input_types[i]);
+    EXPECT_EQ(entries(dims), entries(types)) << dims << " " << types;
+    if (tl.str(tl.cpu_ops.name[i]) == "aten::mm") {
+      ++mm;
+      EXPECT_EQ(types, R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
+    }
+  }
+  EXPECT_EQ(ops, 3727u);
+  EXPECT_EQ(typed, ops);
+  EXPECT_EQ(mm, 855u);
+}
+
 }  // namespace
 }  // namespace goblin

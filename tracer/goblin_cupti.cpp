@@ -14,12 +14,16 @@
 // API call instead of the work-creating and blocking ones), GOBLIN_CUPTI_KINDS (a subset of the
 // recorded kinds, for overhead measurements), GOBLIN_CUPTI_START_PAUSED=1 (record nothing, CUPTI
 // not attached, until goblin_cupti_set_recording(1)), GOBLIN_CUPTI_PAUSE=disable|detach (how a
-// pause is made, below), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit).
+// pause is made, below), GOBLIN_CUPTI_VERBOSE=1 (one line on stderr at exit). For the cost study
+// of issue 30 (cost_study.h): goblin_cupti_configure changes what the next attach records, the
+// kind word "cb" takes launch records from callbacks, and each attach's summary is written as
+// the trace's goblin_tracer_attaches.
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -33,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cost_study.h"
 #include "cupti_selection.h"
 #include "goblin_ops_abi.h"
 #include "op_attribution.h"
@@ -53,7 +58,14 @@ std::mutex g_mu;  // guards g_trace, g_names*, g_free, g_stats (held per buffer,
 Trace g_trace;
 std::unordered_map<const char*, uint32_t> g_name_by_ptr;
 std::unordered_map<std::string, uint32_t> g_name_by_str;
+// The free buffers have a lock of their own: buffer_requested runs on the launching thread when
+// its buffer is full, and must not wait while buffer_completed (CUPTI's worker) holds g_mu
+// copying a whole 8 MiB buffer's records.
+std::mutex g_free_mu;
 std::vector<uint8_t*> g_free;
+// What the buffer callbacks cost the program's threads (issue 30's cost study): requests (on the
+// launching thread) and their time, completions that ran on the main thread.
+std::atomic<uint64_t> g_requests{0}, g_request_ns{0}, g_completed_on_main{0};
 // CUPTI numbers correlation ids from 1 again after cuptiFinalize, so a trace with several attaches
 // (a paused and resumed goblin trace, the hook's repeated windows) would link a kernel to the
 // launch of an earlier attach with the same id: each attach's ids are offset past the last one's.
@@ -143,9 +155,10 @@ uint32_t kernel_name_locked(const char* p) {
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  const int64_t t0 = mono_ns();
   uint8_t* b = nullptr;
   {
-    std::lock_guard<std::mutex> lk(g_mu);
+    std::lock_guard<std::mutex> lk(g_free_mu);
     if (!g_free.empty()) {
       b = g_free.back();
       g_free.pop_back();
@@ -155,6 +168,8 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *buffer = b;
   *size = b ? kBufferBytes : 0;
   *max_records = 0;
+  g_requests.fetch_add(1, std::memory_order_relaxed);
+  g_request_ns.fetch_add(static_cast<uint64_t>(mono_ns() - t0), std::memory_order_relaxed);
 }
 
 void copy_record_locked(const CUpti_Activity* r) {
@@ -257,6 +272,7 @@ void copy_record_locked(const CUpti_Activity* r) {
 
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
   const int64_t t0 = mono_ns();
+  if (static_cast<pid_t>(syscall(SYS_gettid)) == g_owner) g_completed_on_main.fetch_add(1, std::memory_order_relaxed);
   size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
   std::lock_guard<std::mutex> lk(g_mu);
@@ -267,7 +283,10 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
   }
   ++g_stats.buffers;
   g_stats.dropped += dropped;
-  if (buffer) g_free.push_back(buffer);
+  if (buffer) {
+    std::lock_guard<std::mutex> fl(g_free_mu);
+    g_free.push_back(buffer);
+  }
   g_stats.callback_ns += static_cast<uint64_t>(mono_ns() - t0);
 }
 
@@ -313,6 +332,43 @@ std::atomic<bool> g_detached_in_callback{false};
 // GOBLIN_CUPTI_TUNE's options and CUPTI's answers (cupti_selection.h: apply_tune).
 std::string g_tune;
 
+// One summary per attach (cost_study.h), written as the trace's goblin_tracer_attaches: what each
+// window recorded under which configuration (goblin_cupti_configure may change it between
+// windows). Guarded by g_mu.
+AttachMark g_mark;
+bool g_mark_open = false;
+int64_t g_mark_t = 0;
+std::vector<std::string> g_attach_log;
+
+BufferCounters buffer_counters_locked() {
+  return BufferCounters{g_stats.buffers, g_requests.load(), g_request_ns.load(), g_completed_on_main.load(),
+                        g_stats.callback_ns};
+}
+
+// The callback launch records taken so far, into the trace (caller holds g_mu).
+void merge_callbacks_locked() {
+  std::vector<ApiRec> v;
+  take_callback_records(v);
+  for (ApiRec& a : v) {
+    a.correlation = corr(a.correlation);
+    g_trace.apis.push_back(a);
+  }
+}
+
+// Ends the open attach's summary (caller holds g_mu; every record of it flushed and merged).
+void close_attach_locked() {
+  if (!g_mark_open) return;
+  g_attach_log.push_back(attach_summary_json(g_trace, g_mark, buffer_counters_locked(), mono_ns() - g_mark_t));
+  g_mark_open = false;
+}
+
+// Every recorded kind and API domain on or off, the callback launch records too.
+void switch_recorded(bool on, bool report) {
+  enable_recorded(g_recorded, on, report);
+  if (g_recorded.callback_api && enable_launch_callbacks(g_recorded, on) < 0 && report)
+    std::fprintf(stderr, "goblin-cupti: callback launch records could not be enabled\n");
+}
+
 // Registers the buffer callbacks: CUPTI attaches to the process here. Returns CUPTI_SUCCESS or
 // the error.
 CUptiResult attach() {
@@ -322,9 +378,23 @@ CUptiResult attach() {
   if (r == CUPTI_SUCCESS) {
     if (g_clock_start.empty()) g_clock_start = sample_clocks(8);
     g_mono_align = align_clocks(sample_mono_clocks(8));
-    if (g_attaches > 0) {  // every record of the last attach was flushed at its detach
+    {
       std::lock_guard<std::mutex> lk(g_mu);
-      g_corr_base = g_corr_max;
+      if (g_attaches > 0) g_corr_base = g_corr_max;  // every record of the last attach was flushed at its detach
+      const BufferCounters c = buffer_counters_locked();
+      g_mark = AttachMark{g_recorded.kinds_text + "|" + g_recorded.api_mode,
+                          g_trace.kernels.size(),
+                          g_trace.copies.size(),
+                          g_trace.apis.size(),
+                          g_trace.syncs.size(),
+                          g_trace.markers.size(),
+                          c.buffers,
+                          c.requests,
+                          c.request_ns,
+                          c.completed_on_main,
+                          c.callback_ns};
+      g_mark_open = true;
+      g_mark_t = mono_ns();
     }
     g_attached = true;
     ++g_attaches;
@@ -340,9 +410,8 @@ F driver_fn(const char* name) {
   return h ? reinterpret_cast<F>(dlsym(h, name)) : nullptr;
 }
 
-void CUPTIAPI detach_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
-  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_EXIT) return;
+// Runs at the exit of an enabled driver call (the subscriber's, cost_study.h).
+void detach_hook() {
   if (g_detach_pending.exchange(false)) {
     cuptiFinalize();
     g_detached_in_callback.store(true);
@@ -365,11 +434,16 @@ bool detach_locked(bool synchronize_first) {
   CUcontext ctx = nullptr;
   if (get_current(&ctx) == CUDA_SUCCESS && ctx && synchronize_first) synchronize();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    merge_callbacks_locked();
+    close_attach_locked();
+  }
   // cuptiFinalize from the exit callsite of a driver call (CUPTI's documented safe point): a
-  // callback on cuCtxGetCurrent only, triggered by the call below on this thread.
+  // callback on cuCtxGetCurrent only, triggered by the call below on this thread. The process's
+  // one subscriber (also the callback launch records') takes it.
   CUpti_SubscriberHandle sub = nullptr;
-  if (CUptiResult r = cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(detach_callback), nullptr);
-      r != CUPTI_SUCCESS) {
+  if (CUptiResult r = subscriber(&sub, detach_hook); r != CUPTI_SUCCESS) {
     g_detach_error = std::string("cuptiSubscribe failed: ") + cupti_error(r);
     return false;
   }
@@ -379,10 +453,11 @@ bool detach_locked(bool synchronize_first) {
   get_current(&ctx);
   if (!g_detached_in_callback.load()) {
     g_detach_pending.store(false);
-    cuptiUnsubscribe(sub);
+    cuptiEnableCallback(0, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent);
     g_detach_error = "the detach callback did not run";
     return false;
   }
+  forget_subscriber();  // gone with CUPTI
   g_attached = false;
   ++g_detaches;
   return true;
@@ -409,6 +484,11 @@ bool write_trace(const char* reason) {
   bool paused_at_exit = false;
   {
     std::lock_guard<std::mutex> lk(g_mu);
+    merge_callbacks_locked();
+    close_attach_locked();
+    std::string attaches = "[";
+    for (size_t i = 0; i < g_attach_log.size(); ++i) attaches += (i ? "," : "") + g_attach_log[i];
+    if (!g_attach_log.empty()) g_trace.metadata_json["goblin_tracer_attaches"] = attaches + "]";
     t = std::move(g_trace);
     st = g_stats;
     if (!g_recording) {  // the pause still open at exit counts too
@@ -545,7 +625,7 @@ GOBLIN_EXPORT int InitializeInjection(void) {
     // (cuptiGetTimestamp would attach it now).
   } else {
     if (CUptiResult r = attach(); r != CUPTI_SUCCESS) return fail("cuptiActivityRegisterCallbacks", r);
-    enable_recorded(g_recorded, true, /*report=*/true);
+    switch_recorded(true, /*report=*/true);
   }
   if (start_paused) {
     g_recording = false;
@@ -579,7 +659,7 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
   if (static_cast<bool>(on) == was) return was ? 1 : 0;
   const int64_t t0 = mono_ns();
   if (!on) {
-    enable_recorded(g_recorded, false);
+    switch_recorded(false, false);
     if (g_detach_on_pause && g_attached) detach_locked(/*synchronize_first=*/true);
     g_paused_at = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
@@ -592,7 +672,7 @@ GOBLIN_EXPORT int goblin_cupti_set_recording(int on) {
         return -1;
       }
     }
-    enable_recorded(g_recorded, true, /*report=*/g_attaches == 1 && g_stats.pauses == 0);
+    switch_recorded(true, /*report=*/g_attaches == 1 && g_stats.pauses == 0);
     const int64_t t1 = mono_ns();
     std::lock_guard<std::mutex> g(g_mu);
     g_stats.paused_ns += static_cast<uint64_t>(t1 - g_paused_at);
@@ -649,4 +729,18 @@ GOBLIN_EXPORT int64_t goblin_cupti_add_ops(const void* batch) {
 GOBLIN_EXPORT int goblin_cupti_write_now(void) {
   if (g_state.load() < 1 || getpid() != g_owner) return -1;
   return write_trace("hook exit") ? 1 : 0;
+}
+
+// Chooses what the next attach records (issue 30's cost study: one process, windows of several
+// configurations): `kinds` as GOBLIN_CUPTI_KINDS, `api` "launch" or "all" as GOBLIN_CUPTI_API
+// (null: unchanged). Only while paused and detached (the hook calls it between windows, after the
+// detach). Returns 0, or -1 when the tracer is not active in this process, is recording or
+// attached.
+GOBLIN_EXPORT int goblin_cupti_configure(const char* kinds, const char* api) {
+  if (g_state.load() != 1 || getpid() != g_owner) return -1;
+  std::lock_guard<std::mutex> lk(g_pause_mu);
+  if (g_recording || g_attached) return -1;
+  if (kinds) choose_kinds(kinds, g_recorded);
+  if (api) g_recorded.api_mode = std::strcmp(api, "all") == 0 ? "all" : "launch";
+  return 0;
 }

@@ -65,7 +65,15 @@ TEST(TracerObserverExtension, RecordsNestedOpsModulesAndLateEnds) {
   module_push(lin);
   {
     Op a("aten::linear", 3);
-    { Op b("aten::addmm", 4, {tensor({8, 16}), c10::IValue{}}); }
+    {
+      c10::IValue beta, sizes, list;
+      beta.scalar = true;
+      sizes.int_list = true;
+      list.tensor_list = true;
+      c10::IValue w = tensor({16, 4});
+      w.t.st = c10::ScalarType::BFloat16;
+      Op b("aten::addmm", 4, {tensor({8, 16}), w, beta, c10::IValue{}, sizes, list});
+    }
     {
       std::string tmp = "autograd::engine::evaluate_function: MmBackward0";  // storage reused
       Op c(tmp.c_str(), -1);
@@ -80,7 +88,11 @@ TEST(TracerObserverExtension, RecordsNestedOpsModulesAndLateEnds) {
   const std::string text = written();
   EXPECT_NE(text.find("\"cat\":\"python_function\",\"name\":\"nn.Module: Linear_0\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"name\":\"aten::addmm\""), std::string::npos);
-  EXPECT_NE(text.find("\"Sequence number\":4,\"Input Dims\":[[8, 16], []]"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("\"Sequence number\":4,\"Input Dims\":[[8, 16], [16, 4], [], [], [], []],"
+                "\"Input type\":[\"float\", \"c10::BFloat16\", \"Scalar\", \"\", \"ScalarList\", \"TensorList\"]"),
+      std::string::npos)
+      << text;
   EXPECT_NE(text.find("\"name\":\"autograd::engine::evaluate_function: MmBackward0\""), std::string::npos);
   EXPECT_NE(text.find("\"name\":\"Optimizer.step#AdamW.step\""), std::string::npos);
   EXPECT_EQ(text.find("aten::after_stop"), std::string::npos);

@@ -12,14 +12,19 @@
 namespace goblin::tracer {
 namespace {
 
-TEST(TracerObserver, DimsAsKinetoWritesThem) {
-  // (aten::addmm: bias [4], input [8, 16], weight [16, 4], a scalar beta)
-  const int64_t d[] = {4, 1, 4, 2, 8, 16, 2, 16, 4, -1};
-  EXPECT_EQ(dims_json(d, 10, 0), "[[4], [8, 16], [16, 4], []]");
+TEST(TracerObserver, DimsAndTypesAsKinetoWritesThem) {
+  // (aten::addmm: bias [4], input [8, 16], weight [16, 4] in bf16, a scalar beta; a type index
+  // out of range is written "")
+  const char* names[] = {"aten::addmm", "c10::BFloat16", "Scalar"};
+  const int64_t d[] = {4, 1, 1, 4, 2, 1, 8, 16, 2, 1, 16, 4, -1, 2};
+  InputsJson in = inputs_json(d, 14, 0, names, 3);
+  EXPECT_EQ(in.dims, "[[4], [8, 16], [16, 4], []]");
+  EXPECT_EQ(in.types, "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\"]");
+  EXPECT_EQ(inputs_json(d, 14, 0, names, 2).types, "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\"]");
   const int64_t none[] = {0};
-  EXPECT_EQ(dims_json(none, 1, 0), "[]");
-  EXPECT_EQ(dims_json(d, 5, 0), "");    // cut short: no shapes rather than wrong ones
-  EXPECT_EQ(dims_json(d, 10, 10), "");  // out of range
+  EXPECT_EQ(inputs_json(none, 1, 0, names, 3).dims, "[]");
+  EXPECT_EQ(inputs_json(d, 5, 0, names, 3).dims, "");    // cut short: no shapes rather than wrong ones
+  EXPECT_EQ(inputs_json(d, 14, 14, names, 3).dims, "");  // out of range
 }
 
 TEST(TracerObserver, ThreadIdIsTheOneTheApiRecordsUse) {
@@ -40,16 +45,16 @@ TEST(TracerObserver, BatchBecomesCpuOpsModulesAndKernelLinks) {
   const uint32_t gemm = intern("sm90_gemm");
   // Observer clock = CUPTI clock + 500 ns.
   const uint64_t T = 1'000'000;
-  const char* names[] = {"aten::linear", "aten::addmm", "nn.Module: Linear_0", "aten::copy_"};
+  const char* names[] = {"aten::linear", "aten::addmm", "nn.Module: Linear_0", "aten::copy_", "float"};
   const goblin_op_thread threads[] = {{0x7f00000000001234ull, 41, 0}, {0x7f00000000005678ull, 42, 0}};
-  const int64_t dims[] = {3, 1, 4, 2, 8, 16, 2, 16, 4};
+  const int64_t dims[] = {3, 1, 4, 4, 2, 4, 8, 16, 2, 4, 16, 4};
   const goblin_op_record ops[] = {
       {T + 500 + 50, T + 500 + 900, -1, 2, 0, UINT32_MAX, GOBLIN_OP_KIND_MODULE},  // Linear_0
       {T + 500 + 100, T + 500 + 800, 7, 0, 0, UINT32_MAX, GOBLIN_OP_KIND_OP},      //  aten::linear
       {T + 500 + 200, T + 500 + 600, 8, 1, 0, 0, GOBLIN_OP_KIND_OP},               //   aten::addmm
       {T + 500 + 2000, 0, -1, 3, 1, UINT32_MAX, GOBLIN_OP_KIND_OP},                // never closed
   };
-  const goblin_ops_batch b{GOBLIN_OPS_ABI_VERSION, 1, ops, 4, names, 4, threads, 2, dims, 9};
+  const goblin_ops_batch b{GOBLIN_OPS_ABI_VERSION, 1, ops, 4, names, 5, threads, 2, dims, 12};
   ASSERT_EQ(append_observer_batch(t, &b, intern, [](uint64_t m) { return m - 500; }), 4);
   goblin_ops_batch other = b;
   other.abi_version = GOBLIN_OPS_ABI_VERSION + 1;
@@ -85,6 +90,7 @@ TEST(TracerObserver, BatchBecomesCpuOpsModulesAndKernelLinks) {
   ASSERT_NE(addmm, SIZE_MAX);
   ASSERT_NE(module, SIZE_MAX);  // read as a python_function frame, as torch.profiler's
   EXPECT_EQ(tl.str(tl.cpu_ops.input_dims[addmm]), "[[4], [8, 16], [16, 4]]");
+  EXPECT_EQ(tl.str(tl.cpu_ops.input_types[addmm]), "[\"float\", \"float\", \"float\"]");
   EXPECT_EQ(tl.cpu_ops.sequence_number[addmm], 8);
   EXPECT_EQ(tl.cpu_ops.tid[addmm], 41);
   EXPECT_EQ(tl.cpu_ops.start_ns[addmm], tl.cpu_ops.start_ns[module] + 150);  // converted to CUPTI's clock

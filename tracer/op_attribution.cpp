@@ -126,23 +126,27 @@ std::vector<uint32_t> resolve_op_threads(const std::vector<OpThread>& threads, c
   return out;
 }
 
-std::string dims_json(const int64_t* dims, uint64_t n_dims, uint64_t off) {
+InputsJson inputs_json(const int64_t* dims, uint64_t n_dims, uint64_t off, const char* const* names, uint64_t n_names) {
   if (off >= n_dims || dims[off] < 0) return {};
   const int64_t n = dims[off++];
-  std::string s = "[";
+  InputsJson j{"[", "["};
   for (int64_t i = 0; i < n; ++i) {
-    if (off >= n_dims) return {};
+    if (off + 1 >= n_dims) return {};
     const int64_t rank = dims[off++];
-    s += i ? ", [" : "[";
+    const int64_t type = dims[off++];
+    j.dims += i ? ", [" : "[";
     for (int64_t r = 0; r < rank; ++r) {
       if (off >= n_dims) return {};
-      if (r) s += ", ";
-      s += std::to_string(dims[off++]);
+      if (r) j.dims += ", ";
+      j.dims += std::to_string(dims[off++]);
     }
-    s += ']';
+    j.dims += ']';
+    if (i) j.types += ", ";
+    append_json_string(j.types, type >= 0 && static_cast<uint64_t>(type) < n_names && names[type] ? names[type] : "");
   }
-  s += ']';
-  return s;
+  j.dims += ']';
+  j.types += ']';
+  return j;
 }
 
 int64_t append_observer_batch(Trace& t, const void* batch_ptr,
@@ -168,11 +172,14 @@ int64_t append_observer_batch(Trace& t, const void* batch_ptr,
     o.thread = thread_base + r.thread;
     o.module = r.kind == GOBLIN_OP_KIND_MODULE;
     if (r.dims_off != UINT32_MAX) {
-      std::string d = dims_json(b->dims, b->n_dims, r.dims_off);
-      if (!d.empty()) {
-        auto [it, inserted] = dims_ids.emplace(d, kNoId);
-        if (inserted) it->second = intern(d);
+      InputsJson in = inputs_json(b->dims, b->n_dims, r.dims_off, b->names, b->n_names);
+      if (!in.dims.empty()) {  // interned: a training step repeats the same few hundred
+        auto [it, inserted] = dims_ids.emplace(std::move(in.dims), kNoId);
+        if (inserted) it->second = intern(it->first);
         o.dims = it->second;
+        auto [jt, tinserted] = dims_ids.emplace(std::move(in.types), kNoId);
+        if (tinserted) jt->second = intern(jt->first);
+        o.types = jt->second;
       }
     }
     t.ops.push_back(o);

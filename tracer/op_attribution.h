@@ -51,13 +51,18 @@ struct OpThread;
 // default, what Kineto assumes) when only that one appears among the API records.
 std::vector<uint32_t> resolve_op_threads(const std::vector<OpThread>& threads, const std::vector<uint32_t>& api_tids);
 
-// One op's Input Dims as the JSON array Kineto writes ("[[8, 16], [], [4]]"), from the observer's
-// encoding at dims[off]: the input count N, then per input its rank R (-1: not a tensor) and R
-// sizes. Empty when off is out of range or the encoding is cut short.
-std::string dims_json(const int64_t* dims, uint64_t n_dims, uint64_t off);
+// One op's Input Dims and Input type as the JSON arrays Kineto writes ("[[8, 16], [], [4]]",
+// "[\"c10::BFloat16\", \"Scalar\", \"float\"]"), from the observer's encoding at dims[off]
+// (goblin_ops_abi.h: the input count N, then per input its rank R (-1: not a tensor), its type's
+// index T into `names` and R sizes). Both empty when off is out of range or the encoding is cut
+// short; a type index out of range is written "".
+struct InputsJson {
+  std::string dims, types;
+};
+InputsJson inputs_json(const int64_t* dims, uint64_t n_dims, uint64_t off, const char* const* names, uint64_t n_names);
 
 // Copies a batch of goblin's operator observer (goblin_ops_abi.h, passed as void* so this
-// header needs no C ABI include) into `t`: names and Input Dims interned into t.strings (through
+// header needs no C ABI include) into `t`: names, Input Dims and Input type interned into t.strings (through
 // `intern`), threads appended to t.op_threads, times converted by `to_cupti` (observer clock ns →
 // CUPTI ns). Records never closed are kept with end 0 (the writer counts and skips them).
 // Returns the records appended, or -1 when the batch's ABI version is not this one's.

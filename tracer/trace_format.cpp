@@ -539,6 +539,10 @@ class Writer {
         out_ += ",\"Input Dims\":";
         out_ += str(o.dims);
       }
+      if (o.types != kNoId) {
+        out_ += ",\"Input type\":";
+        out_ += str(o.types);
+      }
       out_ += "}";
       end();
       ++st_.cpu_ops;

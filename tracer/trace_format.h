@@ -66,14 +66,15 @@ struct MarkerRec {
 
 // An operator or nn.Module range of goblin's operator observer (workloads/goblin_hook/
 // goblin_ops.cpp, handed over through goblin_cupti_add_ops), times in CUPTI's clock. Written as a
-// Kineto cpu_op (External id, Sequence number, Input Dims) or, for a module, a python_function
+// Kineto cpu_op (External id, Sequence number, Input Dims, Input type) or, for a module, a python_function
 // "nn.Module: <Class>_<n>" frame, as torch.profiler writes them.
 struct OpRec {
   uint64_t start = 0, end = 0;
   int64_t seq = -1;
-  uint32_t name = 0;      // index into Trace::strings
-  uint32_t dims = kNoId;  // index into Trace::strings: the Input Dims JSON array; kNoId: none
-  uint32_t thread = 0;    // index into Trace::op_threads
+  uint32_t name = 0;       // index into Trace::strings
+  uint32_t dims = kNoId;   // index into Trace::strings: the Input Dims JSON array; kNoId: none
+  uint32_t types = kNoId;  // index into Trace::strings: the Input type JSON array; kNoId: none
+  uint32_t thread = 0;     // index into Trace::op_threads
   bool module = false;
 };
 // The observer's thread ids: gettid() and the low 32 bits of pthread_self(); the writer keeps

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -60,6 +61,11 @@ struct ThreadBuf {
   std::unordered_map<const char*, std::pair<uint32_t, const char*>> by_ptr;
   goblin_op_thread ids{};
   uint32_t index = 0;
+  // Input types interned once per thread: by ScalarType for tensors, and the other kinds'
+  // names ("Scalar", "ScalarList", "TensorList", "").
+  std::array<uint32_t, 64> dtype_ids;
+  std::array<uint32_t, 4> kind_ids{UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  ThreadBuf() { dtype_ids.fill(UINT32_MAX); }
   std::atomic<int> busy{0};
 
   goblin_op_record& at(uint64_t i) { return chunks[i / kChunk][i % kChunk]; }
@@ -107,22 +113,44 @@ struct Busy {
   ~Busy() { b->busy.store(0, std::memory_order_release); }
 };
 
+// An input's type as torch.profiler's "Input type" writes it: the tensor's dtype name (caffe2's
+// TypeMeta: "float", "c10::BFloat16", "long int"), "Scalar", "ScalarList" (int, float and bool
+// lists), "TensorList", or "" for anything else (compared with torch.profiler's trace of the same
+// workload, docs/results/tracer). Interned once per kind and thread: an input costs an array lookup.
+uint32_t type_id(ThreadBuf* b, const c10::IValue& v) {
+  if (v.isTensor() && v.toTensor().defined()) {
+    const at::Tensor& t = v.toTensor();
+    const auto k = static_cast<size_t>(t.scalar_type());
+    if (k < b->dtype_ids.size() && b->dtype_ids[k] != UINT32_MAX) return b->dtype_ids[k];
+    const auto nm = t.dtype().name();  // c10::string_view (std::string_view in newer torch)
+    const std::string name(nm.data(), nm.size());
+    const uint32_t id = intern_global(name.c_str()).first;
+    if (k < b->dtype_ids.size()) b->dtype_ids[k] = id;
+    return id;
+  }
+  static const char* const kKinds[] = {"Scalar", "ScalarList", "TensorList", ""};
+  const size_t k = v.isScalar()                                            ? 0
+                   : (v.isIntList() || v.isDoubleList() || v.isBoolList()) ? 1
+                   : v.isTensorList()                                      ? 2
+                                                                           : 3;
+  if (b->kind_ids[k] == UINT32_MAX) b->kind_ids[k] = intern_global(kKinds[k]).first;
+  return b->kind_ids[k];
+}
 uint32_t record_dims(ThreadBuf* b, const at::RecordFunction& fn) {
   const auto in = fn.inputs();
   const auto off = static_cast<uint32_t>(b->dims.size());
   b->dims.push_back(static_cast<int64_t>(in.size()));
   for (const c10::IValue& v : in) {
-    if (!v.isTensor()) {
+    const bool sized = v.isTensor() && v.toTensor().defined() && !v.toTensor().is_nested();  // nested: no sizes()
+    if (!sized) {
       b->dims.push_back(-1);
+      b->dims.push_back(type_id(b, v));
       continue;
     }
     const at::Tensor& t = v.toTensor();
-    if (!t.defined() || t.is_nested()) {  // nested tensors have no sizes()
-      b->dims.push_back(-1);
-      continue;
-    }
     const auto s = t.sizes();
     b->dims.push_back(static_cast<int64_t>(s.size()));
+    b->dims.push_back(type_id(b, v));
     for (int64_t d : s) b->dims.push_back(d);
   }
   return off;

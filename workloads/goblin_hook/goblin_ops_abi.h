@@ -11,7 +11,8 @@
 #define GOBLIN_OPS_ABI_H
 #include <stdint.h>
 
-#define GOBLIN_OPS_ABI_VERSION 1u
+/* 2: each input's dtype in the dims stream (Input type), 2026-11-26. */
+#define GOBLIN_OPS_ABI_VERSION 2u
 
 /* Record kinds. */
 #define GOBLIN_OP_KIND_OP 0u     /* an ATen op, autograd node or record_function range: a cpu_op */
@@ -36,7 +37,8 @@ typedef struct goblin_op_thread {
 } goblin_op_thread;
 
 /* dims: for the op at dims_off, dims[dims_off] = number of inputs N, then for each input its
- * rank R (-1: not a tensor) followed by R sizes. */
+ * rank R (-1: not a tensor), its type T (an index into goblin_ops_batch.names: the tensor's dtype
+ * as torch.profiler's "Input type" names it, "Scalar" or ""; -1: unknown) and R sizes. */
 typedef struct goblin_ops_batch {
   uint32_t abi_version; /* GOBLIN_OPS_ABI_VERSION */
   int32_t clock_id;     /* the clock_gettime clock of the times (CLOCK_MONOTONIC) */

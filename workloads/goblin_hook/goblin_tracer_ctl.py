@@ -26,6 +26,10 @@ def _lookup():
             if d is not None:
                 d.argtypes, d.restype = [ctypes.c_int], ctypes.c_int
             a = getattr(lib, "goblin_cupti_add_ops", None)  # absent from tracers before 2026-11-26
+            c = getattr(lib, "goblin_cupti_configure", None)  # absent before the third session of 2026-11-26
+            if c is not None:
+                c.argtypes, c.restype = [ctypes.c_char_p, ctypes.c_char_p], ctypes.c_int
+            _fn["c"] = c
             _fn["f"], _fn["w"], _fn["d"] = f, w, d
             _fn["a"] = ctypes.cast(a, ctypes.c_void_p).value if a is not None else None
         except (OSError, AttributeError, KeyError) as e:
@@ -45,6 +49,14 @@ def detach():
     _lookup()
     d = _fn.get("d")
     return d(0) if d else -2
+
+
+def configure(kinds, api):
+    """What the next attach records (GOBLIN_CUPTI_KINDS text, "launch" or "all"); only while
+    paused and detached: 0 done, -1 refused, -2 not available."""
+    _lookup()
+    c = _fn.get("c")
+    return c(kinds.encode(), api.encode()) if c else -2
 
 
 def add_ops_address():

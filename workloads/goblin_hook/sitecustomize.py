@@ -29,7 +29,9 @@ PyTorch's RecordFunction → NVTX observer where it cannot be built) for the win
 its records to the tracer after the window, which writes them as cpu_op events with the External
 id of the kernels they launched, and nn.Module forwards as python_function frames;
 GOBLIN_TRACER_OPS=shapes (default: input shapes too), names, or 0 (off); GOBLIN_TRACER_MODULES=0
-(no modules). GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps).
+(no modules). GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps;
+torch.profiler's too), GOBLIN_PROFILE_VARIANTS gives the windows different tracer configurations
+(goblin_variants.py).
 With GOBLIN_TRACE_STEPS=1 (`goblin trace -- python3 script.py`) the hook marks every optimizer
 step of the whole run as an NVTX range ProfilerStep#N and switches the operator observer on for
 the whole run (GOBLIN_TRACER_OPS as above); nothing is paused or timed.
@@ -223,6 +225,7 @@ def _install_nvtx(torch):
     difference, the tracer's cost measured in this very process."""
     from torch.optim.optimizer import register_optimizer_step_post_hook
     import goblin_tracer_ctl
+    import goblin_variants
 
     wait = int(os.environ.get("GOBLIN_PROFILE_WAIT", "5"))
     active = int(os.environ.get("GOBLIN_PROFILE_ACTIVE", "5"))
@@ -300,9 +303,20 @@ def _install_nvtx(torch):
                 cmp_marks.append(time.perf_counter())
             elif n == wait and st["state"] == "waiting":
                 edge("compare_end")
+                v = goblin_variants.for_window(len(st.get("windows", [])))
+                st["variant"] = v["label"] if v else None
+                st["recorded"] = not (v and v["kinds"] == "off")
+                if v:  # the operator observer's mode for this window (goblin_variants.py)
+                    ops = v["ops"].split("+")
+                    st["ops_flags"] = ops[1:]
+                    os.environ["GOBLIN_TRACER_OPS"] = ops[0] if st["recorded"] else "0"
+                    os.environ["GOBLIN_TRACER_MODULES"] = "0" if "nomod" in ops else "1"
+                    if st["recorded"]:
+                        st["configure"] = goblin_tracer_ctl.configure(v["kinds"], v["api"])
                 # Resuming attaches CUPTI (~1.5 ms of host time): between the two edges, so
                 # neither span pays it.
-                recording(True)
+                if st["recorded"]:
+                    recording(True)
                 st["ops"] = _ops_observer(torch, True)  # the window's operators (cpu_op events)
                 edge("window")
                 marks.append(time.perf_counter())
@@ -315,9 +329,12 @@ def _install_nvtx(torch):
                     edge("window_end")
                     marks.append(time.perf_counter())
                     _ops_observer(torch, False)
-                    recording(False)  # (detaching CUPTI would synchronise: edge() came before)
+                    if st["recorded"]:
+                        recording(False)  # (detaching CUPTI would synchronise: edge() came before)
                     st["state"] = "timing"  # finished by on_step_finish, this step or a later one
                 else:
+                    if n - wait == 1 and st.get("ops_flags"):
+                        goblin_variants.after_first_step(torch, st["ops_flags"], _ops_observer)
                     marks.append(time.perf_counter())
                     ranges.start("ProfilerStep#%d" % (st["steps_seen"] + 1))
         except Exception as e:
@@ -333,7 +350,7 @@ def _install_nvtx(torch):
             return
         if gpu_timed and not force and not edges["window_end"].query():
             return
-        if paused and not force and os.environ.get("GOBLIN_CUPTI_DETACH") == "1":
+        if paused and not force and os.environ.get("GOBLIN_CUPTI_DETACH") == "1" and st.get("recorded", True):
             # With GOBLIN_CUPTI_PAUSE=disable (no synchronisation at the pause), the window's work
             # has now finished: take CUPTI out of the process without synchronising. goblin
             # profile and audit run the tracer this way (runners.cpp); the tracer's own default
@@ -363,7 +380,9 @@ def _install_nvtx(torch):
         st.setdefault("windows", []).append({"step_time_seconds": step_s, "untraced_step_time_seconds": un,
                                              "tracer_step_cost_pct": meta.get("goblin_tracer_step_cost_pct"),
                                              "first_step": st["base"] + wait + 1,
-                                             "ops_kept": (st.get("ops_drain") or {}).get("kept")})
+                                             "ops_kept": (st.get("ops_drain") or {}).get("kept"),
+                                             "variant": st.get("variant"), "configure": st.pop("configure", None),
+                                             "host_step_s": [round(b - a, 6) for a, b in zip(marks, marks[1:])]})
         st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"),
                   step_times=[round(b - a, 6) for a, b in zip(marks, marks[1:])])
         if len(st["windows"]) < windows and not force:
@@ -526,8 +545,9 @@ def _install():
     compare = int(os.environ.get("GOBLIN_PROFILE_COMPARE", "0") or 0)
     if compare >= wait:
         compare = 0
+    windows = max(1, int(os.environ.get("GOBLIN_PROFILE_WINDOWS", "1") or 1))
     st = {"state": "waiting", "pid": os.getpid(), "wait": wait, "active": active, "steps_seen": 0,
-          "torch": torch.__version__}
+          "torch": torch.__version__, "base": 0}
     cmp_marks = []
     _write_first_status(**st)
     prof_box = {}
@@ -541,7 +561,7 @@ def _install():
         if os.getpid() != st["pid"]:
             return
         st["steps_seen"] += 1
-        n = st["steps_seen"]
+        n = st["steps_seen"] - st["base"]
         try:
             if compare and n == wait - compare and "p" not in prof_box:
                 sync()
@@ -583,10 +603,23 @@ def _install():
                         except Exception as e:  # keep the trace; say what is missing
                             st["metadata_error"] = repr(e)
                     p.__exit__(None, None, None)
-                    p.export_chrome_trace(_out("trace.json.gz"))
+                    last = len(st.get("windows", [])) + 1 >= windows
+                    if last:  # GOBLIN_PROFILE_WINDOWS=K: the last window's trace is written
+                        p.export_chrome_trace(_out("trace.json.gz"))
                     st.update(state="done", step_time_seconds=step_s, tokens_per_sec=meta.get("tokens_per_sec"))
-                    if st.get("untraced_step_time_seconds"):
-                        st["tracer_step_cost_pct"] = round(100.0 * (step_s / st["untraced_step_time_seconds"] - 1.0), 2)
+                    un = st.pop("untraced_step_time_seconds", None)
+                    if un:
+                        st["untraced_step_time_seconds"] = un
+                        st["tracer_step_cost_pct"] = round(100.0 * (step_s / un - 1.0), 2)
+                    st.setdefault("windows", []).append({
+                        "step_time_seconds": step_s, "untraced_step_time_seconds": un,
+                        "tracer_step_cost_pct": st.get("tracer_step_cost_pct"), "first_step": st["base"] + wait + 1})
+                    if not last:
+                        prof_box.clear()
+                        del marks[:], cmp_marks[:]
+                        st.update(state="waiting", base=st["steps_seen"])
+                        _write_status(**st)
+                        return
                     _write_status(**st)
                     _profile_window_done()
                 else:

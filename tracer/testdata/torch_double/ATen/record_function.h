@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 namespace c10 {
@@ -19,21 +20,38 @@ struct ArrayRef {
   size_t size() const { return n; }
 };
 }  // namespace c10
+namespace c10 {
+enum class ScalarType : int8_t { Long = 4, Float = 6, BFloat16 = 15 };
+struct TypeMeta {  // caffe2's names, as torch.profiler's Input type writes them
+  ScalarType st;
+  std::string_view name() const {
+    return st == ScalarType::Float ? "float" : st == ScalarType::BFloat16 ? "c10::BFloat16" : "long int";
+  }
+};
+}  // namespace c10
 namespace at {
 using IntArrayRef = c10::ArrayRef<int64_t>;
 struct Tensor {
   std::vector<int64_t> s;
   bool def = true;
+  c10::ScalarType st = c10::ScalarType::Float;
   bool defined() const { return def; }
   bool is_nested() const { return false; }
   IntArrayRef sizes() const { return {s.data(), s.size()}; }
+  c10::ScalarType scalar_type() const { return st; }
+  c10::TypeMeta dtype() const { return {st}; }
 };
 }  // namespace at
 namespace c10 {
 struct IValue {
-  bool tensor = false;
+  bool tensor = false, scalar = false, int_list = false, tensor_list = false;
   at::Tensor t;
   bool isTensor() const { return tensor; }
+  bool isScalar() const { return scalar; }
+  bool isIntList() const { return int_list; }
+  bool isDoubleList() const { return false; }
+  bool isBoolList() const { return false; }
+  bool isTensorList() const { return tensor_list; }
   const at::Tensor& toTensor() const { return t; }
 };
 }  // namespace c10
