@@ -103,6 +103,11 @@ CaptureJoin attach_capture_ops(Timeline& tl, const Timeline& capture) {
   for (size_t i = 0; i < k.size(); ++i) next_ext = std::max(next_ext, k.external_id[i]);
   for (size_t i = 0; i < tl.runtime.size(); ++i) next_ext = std::max(next_ext, tl.runtime.external_id[i]);
   ++next_ext;
+  // Which ops already have a launching op, asked before any row is added: the timeline's index
+  // is rebuilt whenever the CPU-op table grows, so asking inside the loop would cost O(n) a row.
+  std::vector<uint8_t> has_op(k.size(), 0);
+  for (size_t i = 0; i < k.size(); ++i)
+    has_op[i] = k.external_id[i] != kNone && tl.cpu_op_by_external_id(k.external_id[i]).has_value();
   const size_t old_rows = tl.cpu_ops.size();
   int64_t unmatched = 0;
   for (size_t g = 0; g < tl.runtime.size(); ++g) {
@@ -132,7 +137,7 @@ CaptureJoin attach_capture_ops(Timeline& tl, const Timeline& capture) {
       const int64_t src = (*w)[n].cpu_op;
       const int32_t op = ops[n];
       if (src < 0) continue;
-      if (k.external_id[op] != kNone && tl.cpu_op_by_external_id(k.external_id[op])) continue;
+      if (has_op[static_cast<size_t>(op)]) continue;
       auto [a, fresh] = added.try_emplace(src, next_ext);
       if (fresh) {
         const CpuOpTable& c = capture.cpu_ops;
@@ -166,6 +171,8 @@ CaptureJoin attach_capture_ops(Timeline& tl, const Timeline& capture) {
     reorder(tl.cpu_ops, order);
     for (auto& r : tl.python_frames.cpu_op)
       if (r >= 0 && static_cast<size_t>(r) < new_row.size()) r = new_row[static_cast<size_t>(r)];
+    // The index keys on table sizes: rows moved without a size change need an explicit rebuild.
+    tl.build_indexes();
   }
   if (unmatched > 0)
     j.notes.push_back(
