@@ -228,6 +228,7 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
   res.stream_edges = g.stream_edges;
   res.thread_edges = g.thread_edges;
   res.cross_stream_edges = g.cross_edges;
+  res.cross_stream_from_args = g.cross_edges_from_args;
   res.thread_waits = g.thread_waits;
   res.blocked_launches = g.blocked_launches;
   res.sync_edges = g.sync_edges;
@@ -331,11 +332,16 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     }
     res.paths.push_back(std::move(sp));
   }
-  if (res.cross_stream_edges > 0)
+  if (res.cross_stream_from_args > 0)
+    res.notes.push_back(
+        fmt::format("{} cross-stream wait(s) read from Stream Wait Event arguments (wait_on_stream, the event record's "
+                    "correlation): exact",
+                    res.cross_stream_from_args));
+  if (res.cross_stream_edges > res.cross_stream_from_args)
     res.notes.push_back(fmt::format(
         "{} cross-stream wait(s) inferred: an op starting after both its stream predecessor and its launch, right "
         "after an op of another stream ended",
-        res.cross_stream_edges));
+        res.cross_stream_edges - res.cross_stream_from_args));
   if (res.graph_replay_kernels > 0)
     res.notes.push_back(
         fmt::format("{} kernel(s) replayed by CUDA/HIP graphs: launched by their graph launch call, in stream order",

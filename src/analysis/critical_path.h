@@ -72,11 +72,11 @@ struct CriticalPathResult {
   int64_t what_if_ops = 0;  // GPU ops the what-if speeds up
   // The graph.
   int64_t nodes = 0, launch_edges = 0, stream_edges = 0, thread_edges = 0, cross_stream_edges = 0, sync_edges = 0;
-  int64_t thread_waits = 0;
-  int64_t blocked_launches = 0;      // launch calls taken as blocked on a full launch queue (sync edges)          // a
-                                     // thread's gap taken as waiting for another thread's call
-  int64_t graph_replay_kernels = 0;  // kernels with a graph id (their launch: the graph launch call)
-  int64_t launch_latency_ns = 0;     // median start - launch of kernels that waited on their launch
+  int64_t thread_waits = 0;            // a thread's gap taken as waiting for another thread's call
+  int64_t blocked_launches = 0;        // launch calls taken as blocked on a full launch queue (sync edges)
+  int64_t cross_stream_from_args = 0;  // of cross_stream_edges, read from Stream Wait Event arguments
+  int64_t graph_replay_kernels = 0;    // kernels with a graph id (their launch: the graph launch call)
+  int64_t launch_latency_ns = 0;       // median start - launch of kernels that waited on their launch
   std::vector<std::string> notes;
 };
 

@@ -20,9 +20,9 @@ namespace {
 // A GPU op that starts this much later than both its stream predecessor's end and its launch has
 // a start neither explains; an op of another stream of its device that ended within the same
 // slack before it is taken as what it waited for (an event wait: cudaStreamWaitEvent /
-// hipStreamWaitEvent; Kineto's cuda_sync "Stream Wait Event" rows say one happened but not on
-// what). 2 µs: above the sub-µs stream-to-stream gap of back-to-back kernels on H100/MI300X
-// traces, below a launch.
+// hipStreamWaitEvent), on devices whose trace does not name its waits (wait_sources: Kineto's
+// cuda_sync "Stream Wait Event" rows with their arguments make the edge exact). 2 µs: above the sub-µs stream-to-stream
+// gap of back-to-back kernels on H100/MI300X traces, below a launch.
 constexpr int64_t kUnexplainedNs = 2000;
 constexpr int64_t kCrossSlackNs = 20000;
 // A host synchronisation returns at most this long after the GPU op it waited for ends (timestamp
@@ -174,13 +174,52 @@ void sync_waits(const Timeline& tl, Graph& g) {
   }
 }
 
+// Cross-stream waits from Kineto's cuda_sync "Stream Wait Event" rows (GPU side: pid = device,
+// tid = the waiting stream), whose args name the stream waited on and the correlation of the
+// cudaEventRecord that recorded the event: the waiting stream's next op (first correlation after
+// the wait's) depends on the last op of that stream enqueued before the record (correlation ids
+// count API calls in issue order, CUPTI). Per op its exact source (-1: none); `exact_devices`:
+// devices whose waits carry the args, where the timing inference stays off.
+std::vector<int32_t> wait_sources(const Timeline& tl, const Graph& g, std::set<int32_t>& exact_devices) {
+  const GpuOpTable& k = tl.gpu_ops;
+  const RuntimeTable& r = tl.runtime;
+  std::vector<int32_t> src(g.ng, -1);
+  std::map<std::pair<int32_t, int64_t>, std::vector<std::pair<int64_t, int32_t>>> by_corr;  // stream → (corr, op)
+  bool any = false;
+  for (int32_t i = 0; i < g.nr && !any; ++i)
+    any = g.rt_kind[i] == kRtGpuSide && r.wait_stream[i] != kNone && r.wait_record_correlation[i] != kNone;
+  if (!any) return src;
+  for (int32_t i = 0; i < g.ng; ++i)
+    if (k.correlation[i] != kNone) by_corr[{k.device[i], k.stream[i]}].emplace_back(k.correlation[i], i);
+  for (auto& [key, v] : by_corr) std::sort(v.begin(), v.end());
+  for (int32_t i = 0; i < g.nr; ++i) {
+    if (g.rt_kind[i] != kRtGpuSide || r.wait_stream[i] == kNone || r.wait_record_correlation[i] == kNone) continue;
+    if (r.pid[i] < INT32_MIN || r.pid[i] > INT32_MAX || r.correlation[i] == kNone) continue;
+    const auto dev = static_cast<int32_t>(r.pid[i]);
+    exact_devices.insert(dev);
+    auto w = by_corr.find({dev, r.tid[i]});
+    auto o = by_corr.find({dev, r.wait_stream[i]});
+    if (w == by_corr.end() || o == by_corr.end()) continue;
+    auto next = std::upper_bound(w->second.begin(), w->second.end(), std::make_pair(r.correlation[i], INT32_MAX));
+    auto prev = std::lower_bound(o->second.begin(), o->second.end(), std::make_pair(r.wait_record_correlation[i], -1));
+    if (next == w->second.end() || prev == o->second.begin()) continue;
+    const int32_t to = next->second, from = std::prev(prev)->second;
+    // Several waits before one op: the source that ended last is the one that held it.
+    if (k.start_ns[from] < k.start_ns[to] && (src[to] < 0 || k.end_ns(from) > k.end_ns(src[to]))) src[to] = from;
+  }
+  return src;
+}
+
 // GPU ops: stream order, launch edges, cross-stream waits; the binding edge of each.
-void gpu_edges(const Timeline& tl, Graph& g) {
+void gpu_edges(const Timeline& tl, Graph& g, bool use_wait_args) {
   const GpuOpTable& k = tl.gpu_ops;
   std::map<std::pair<int32_t, int64_t>, int32_t> last;  // (device, stream) → last op
   std::map<int32_t, std::vector<std::pair<int64_t, int32_t>>> dev_by_end;
   for (int32_t i = 0; i < g.ng; ++i) dev_by_end[k.device[i]].emplace_back(k.end_ns(i), i);
   for (auto& [d, v] : dev_by_end) std::sort(v.begin(), v.end());
+  std::set<int32_t> exact_devices;
+  const std::vector<int32_t> exact = use_wait_args ? wait_sources(tl, g, exact_devices) : std::vector<int32_t>();
+  g.devices_with_wait_args = static_cast<int64_t>(exact_devices.size());
   std::vector<int64_t> latencies;
   for (int32_t i = 0; i < g.ng; ++i) {
     const int64_t s = k.start_ns[i];
@@ -205,7 +244,12 @@ void gpu_edges(const Timeline& tl, Graph& g) {
     if (g.same[i] >= 0 && g.end(g.same[i]) <= s + kUnexplainedNs) best = g.end(g.same[i]), edge = kSame;
     if (g.link[i] >= 0 && g.start(g.link[i]) > best) best = g.start(g.link[i]), edge = kLaunch;
     if (edge == kLaunch) latencies.push_back(s - best);
-    if (edge == kNoEdge || s - best > kUnexplainedNs) {
+    if (!exact.empty() && exact[i] >= 0) {
+      // The wait the trace names: binding when its source ended after the other predecessors' release.
+      g.cross[i] = exact[i];
+      ++g.cross_edges, ++g.cross_edges_from_args;
+      if (k.end_ns(exact[i]) > best || edge == kNoEdge) best = k.end_ns(exact[i]), edge = kCross;
+    } else if (!exact_devices.count(k.device[i]) && (edge == kNoEdge || s - best > kUnexplainedNs)) {
       const auto& v = dev_by_end[k.device[i]];
       auto e = std::upper_bound(v.begin(), v.end(), std::make_pair(s, INT32_MAX));
       for (int probe = 0; probe < kCrossProbe && e != v.begin(); ++probe) {
@@ -228,7 +272,7 @@ void gpu_edges(const Timeline& tl, Graph& g) {
 
 }  // namespace
 
-Graph build_graph(const Timeline& tl, const Taxonomy& tax) {
+Graph build_graph(const Timeline& tl, const Taxonomy& tax, bool use_wait_args) {
   Graph g;
   g.tl = &tl;
   // Node ids are int32: three per node keep a billion-event trace's graph in 12 bytes a node.
@@ -246,7 +290,7 @@ Graph build_graph(const Timeline& tl, const Taxonomy& tax) {
   loader_spans(tl, tax, g);
   thread_chains(tl, g);
   thread_waits(tl, g);
-  gpu_edges(tl, g);
+  gpu_edges(tl, g, use_wait_args);
   sync_waits(tl, g);
   return g;
 }

@@ -38,6 +38,9 @@ struct Graph {
   IntervalSet loader;                      // input-pipeline CPU spans
   int64_t launch_latency_ns = 0;
   int64_t launch_edges = 0, stream_edges = 0, thread_edges = 0, cross_edges = 0, sync_edges = 0, replays = 0;
+  // Of cross_edges, those read from Stream Wait Event arguments (exact), not inferred by timing;
+  // devices_with_wait_args: devices whose waits came with arguments (no timing inference there).
+  int64_t cross_edges_from_args = 0, devices_with_wait_args = 0;
   int64_t thread_waits = 0, blocked_launches = 0;
 
   int32_t size() const { return ng + nr; }
@@ -49,7 +52,9 @@ struct Graph {
 };
 
 // Builds the graph; GPU ops are classified by `tax` (kernels; "memcpy"/"memset" for those ops).
-Graph build_graph(const Timeline& tl, const Taxonomy& tax);
+// use_wait_args: read cross-stream waits from Stream Wait Event arguments where the trace has
+// them (false: infer every wait by timing, as for traces without them; tests compare the two).
+Graph build_graph(const Timeline& tl, const Taxonomy& tax, bool use_wait_args = true);
 
 // Start and end of every node recomputed with GPU op i's duration divided by `factor[i]`
 // (1: unchanged); with every factor 1 they equal the trace's times.

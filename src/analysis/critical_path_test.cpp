@@ -139,7 +139,8 @@ TEST(CriticalPath, FixturesPathLengthEqualsStepTime) {
 }
 
 // HTA's alexnet fixture (HTA tests/test_critical_path_analysis.py): the GPU→GPU sync edge from
-// fft2d_c2r (stream 20, correlation 5606) to the elementwise add (stream 7, correlation 5629).
+// fft2d_c2r (stream 20, correlation 5606) to the elementwise add (stream 7, correlation 5629),
+// read from the Stream Wait Event args as HTA reads it (the other five: critical_path_waits_test).
 TEST(CriticalPath, AlexnetCrossStreamEdgeMatchesHta) {
   Timeline tl;
   ASSERT_TRUE(read_path(std::string(GOBLIN_FIXTURES) + "/kineto/a100_alexnet_cuda_sync.json.gz", tl).ok());
@@ -153,7 +154,8 @@ TEST(CriticalPath, AlexnetCrossStreamEdgeMatchesHta) {
   ASSERT_GE(dst, 0);
   EXPECT_EQ(g.cross[dst], src);
   EXPECT_EQ(g.bind[dst], critical_path_detail::kCross);
-  EXPECT_EQ(g.cross_edges, 1);
+  EXPECT_EQ(g.cross_edges, 6);
+  EXPECT_EQ(g.cross_edges_from_args, 6);
   // HTA's window: the second "measure|forward" annotation.
   CriticalPathOptions o;
   o.annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";

@@ -146,6 +146,7 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
                   {"stream_edges", r.stream_edges},
                   {"thread_edges", r.thread_edges},
                   {"cross_stream_edges", r.cross_stream_edges},
+                  {"cross_stream_edges_from_args", r.cross_stream_from_args},
                   {"sync_edges", r.sync_edges},
                   {"thread_waits", r.thread_waits},
                   {"blocked_launches", r.blocked_launches},

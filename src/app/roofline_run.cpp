@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/knowledge.h"
+#include "app/capture_load.h"
 #include "core/io.h"
 #include "core/verb_result.h"
 #include "hw/gpu_specs.h"
@@ -32,6 +33,15 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     r.error = in.error();
     return r;
   }
+  Json capture_json;
+  if (!a.capture.empty()) {
+    auto cj = attach_capture(in->timeline, a.capture);
+    if (!cj) {
+      r.error = cj.error();
+      return r;
+    }
+    capture_json = std::move(*cj);
+  }
   const Timeline& tl = in->timeline;
   auto choice = hw::choose_gpu(knowledge, a.gpu, tl);
   if (!choice.ok()) {
@@ -44,6 +54,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
   auto out = std::back_inserter(h);
   Json res;
   res["input"] = a.path;
+  if (!capture_json.is_null()) res["capture"] = capture_json;
   // A rocprofiler-compute database carries both dispatches and per-kernel metrics: its metrics,
   // mapped onto the Nsight Compute schema (data/rocprof_compute_metrics.yaml), are classified as
   // Nsight Compute's are, and plotted on the roofline rocprofiler-compute measured.
@@ -165,6 +176,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
                           knowledge.op_models.error().describe());
     res = hw::roofline_to_json(rep);
     res["input"] = a.path;
+    if (!capture_json.is_null()) res["capture"] = capture_json;
     res["mode"] = "trace_shapes";
     h += hw::roofline_human(rep, a.top);
     svg = hw::roofline_svg(rep);

@@ -13,6 +13,7 @@ namespace goblin::app {
 
 struct RooflineRequest {
   std::string path, gpu, svg;
+  std::string capture;  // a trace recorded during CUDA-graph capture: ops for the replayed kernels
   bool json = false;
   size_t top = 25;
 };

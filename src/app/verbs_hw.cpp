@@ -226,6 +226,7 @@ VerbResult roofline_verb(const Request& rq, Context& ctx) {
         nullptr, make_error(ErrorKind::Usage, "pass the input: a trace, a run directory or an Nsight Compute CSV"), ""};
   a.gpu = rq.str("gpu");
   a.svg = rq.str("svg");
+  a.capture = rq.str("capture");
   a.top = static_cast<size_t>(rq.integer("top"));
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
@@ -326,7 +327,11 @@ void add_hw_verbs(std::vector<Verb>& out) {
         path,
         opt("ncu", FieldKind::InputPath, "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli),
         opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)"),
-        opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython), top};
+        opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython),
+        top,
+        opt("capture", FieldKind::InputPath,
+            "a trace recorded during CUDA-graph capture: graph-replayed kernels get the op that launched them at "
+            "capture")};
     v.result_schema = Json{
         {"type", "object"},
         {"description", "the GPU's peaks and one row per op or kernel"},

@@ -12,6 +12,7 @@
 #include "analysis/triage_artifacts.h"
 #include "app/analysis_context.h"
 #include "app/breakdown_run.h"
+#include "app/capture_load.h"
 #include "app/critical_path_run.h"
 #include "app/diff_run.h"
 #include "app/info_run.h"
@@ -71,6 +72,15 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     vr.error = st.error();
     return vr;
   }
+  Json capture_json;
+  if (const std::string cap = rq.str("capture"); !cap.empty()) {
+    auto cj = attach_capture(in->timeline, cap);
+    if (!cj) {
+      vr.error = cj.error();
+      return vr;
+    }
+    capture_json = std::move(*cj);
+  }
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) {
     vr.error = kn.error();
@@ -115,6 +125,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     if (mods.size() > static_cast<size_t>(top)) mods.erase(mods.begin() + top, mods.end());
     res["modules"] = mods;
   }
+  if (!capture_json.is_null()) res["capture"] = capture_json;
   res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
   res["gpu_ops"] = rep->kernels.ops;
   vr.result = std::move(res);
@@ -310,7 +321,10 @@ void add_trace_verbs(std::vector<Verb>& out) {
                  stage,
                  arch,
                  top_field(15, 1000, "Rows in the summary tables"),
-                 bym};
+                 bym,
+                 Field{"capture", FieldKind::InputPath,
+                       "A trace recorded during CUDA-graph capture: graph-replayed kernels get the op that launched "
+                       "them at capture (kernel table, roofline)"}};
     Json one = obj_schema({{"out_dir", "where the artifacts were written"},
                            {"artifacts", "the artifact file names"},
                            {"metadata", "profile_metadata.json"},

@@ -121,6 +121,9 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
 
 // CUDA/HIP runtime and driver API calls (cudaLaunchKernel, hipMemcpyAsync, ...). is_driver:
 // cuda_driver vs cuda_runtime; is_sync: cuda_sync category or a synchronize-type call.
+// wait_stream / wait_record_correlation: a GPU-side "Stream Wait Event" row (Kineto cuda_sync,
+// args wait_on_stream and wait_on_cuda_event_record_corr_id): the stream whose event the row's
+// stream waited for, and the correlation of the cudaEventRecord call that recorded that event.
 #define GOBLIN_RUNTIME_COLUMNS(COL, STR, FLAG) \
   COL(int64_t, start_ns, 0)                    \
   COL(int64_t, dur_ns, 0)                      \
@@ -130,6 +133,8 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
   COL(int64_t, correlation, kNone)             \
   COL(int64_t, external_id, kNone)             \
   COL(int32_t, cbid, kNone)                    \
+  COL(int64_t, wait_stream, kNone)             \
+  COL(int64_t, wait_record_correlation, kNone) \
   FLAG(is_driver)                              \
   FLAG(is_sync)
 

@@ -196,6 +196,15 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
           known = false;
         }
         break;
+      case 'w':
+        // cuda_sync "Stream Wait Event" rows: which stream's event, recorded by which call.
+        if (k == "wait_on_stream")
+          g = read_id(val, ev.wait_stream, why);
+        else if (k == "wait_on_cuda_event_record_corr_id")
+          g = read_id(val, ev.wait_record_corr, why);
+        else
+          known = false;
+        break;
       default:
         known = false;
     }
@@ -513,6 +522,9 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.correlation = ev.correlation;
       r.external_id = ev.external_id;
       r.cbid = static_cast<int32_t>(ev.cbid);
+      // Kineto writes -1 where CUPTI did not say (Event Sync rows, waits on untracked events).
+      r.wait_stream = ev.wait_stream >= 0 ? ev.wait_stream : kNone;
+      r.wait_record_correlation = ev.wait_record_corr >= 0 ? ev.wait_record_corr : kNone;
       r.is_driver = c == Cat::Driver;
       r.is_sync = c == Cat::Sync || ev.name.find("Synchronize") != std::string_view::npos;
       tl_.runtime.push(r);

@@ -61,6 +61,7 @@ class EventParser {
     int64_t external_id = kNone, correlation = kNone, device = kNone, stream = kNone, cbid = kNone;
     int64_t sequence = kNone, bytes = kNone, registers = kNone, shared_mem = kNone, graph_id = kNone;
     int64_t python_id = kNone, python_parent = kNone;
+    int64_t wait_stream = kNone, wait_record_corr = kNone;  // cuda_sync "Stream Wait Event" rows
     std::array<uint32_t, 3> grid{0, 0, 0}, block{0, 0, 0};
     std::string_view input_dims, input_types, concrete_inputs, kind;
     // MTIA device events (mtia_ccp_events): a DMA's args.direction and args.size (bytes).

@@ -410,6 +410,11 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
       case 'k':
         good = key_is(k, "kind") ? opt_string(sc, ev.kind) : sc.skip();
         break;
+      case 'w':
+        good = key_is(k, "wait_on_stream")                      ? id_value(sc, ev.wait_stream)
+               : key_is(k, "wait_on_cuda_event_record_corr_id") ? id_value(sc, ev.wait_record_corr)
+                                                                : sc.skip();
+        break;
       default:
         good = sc.skip();
     }

@@ -1,0 +1,24 @@
+#include "app/capture_load.h"
+
+#include "analysis/capture_ops.h"
+#include "trace/load.h"
+
+namespace goblin::app {
+
+Result<Json> attach_capture(Timeline& tl, const std::string& capture_path) {
+  // No GPU activity is needed: nothing runs while a graph is captured.
+  auto cap = load_trace(capture_path, 0);
+  if (!cap) return cap.error();
+  const CaptureJoin j = attach_capture_ops(tl, cap->timeline);
+  Json notes = Json::array();
+  for (const std::string& n : j.notes) notes.push_back(n);
+  return Json{{"path", capture_path},
+              {"capture_windows", j.capture_windows},
+              {"graph_launches", j.graph_launches},
+              {"graph_launches_matched", j.launches_matched},
+              {"ops_joined", j.ops_joined},
+              {"cpu_ops_added", j.ops_added},
+              {"notes", notes}};
+}
+
+}  // namespace goblin::app

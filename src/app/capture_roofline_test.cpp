@@ -1,0 +1,40 @@
+// `goblin roofline --capture`: on the H100 capture/replay pair (tests/fixtures/capture) the
+// replayed GEMM and attention kernels get their ops' shapes, and the unmodelled share drops.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/knowledge.h"
+#include "app/roofline_run.h"
+
+namespace goblin::app {
+namespace {
+
+std::string fx(const char* name) { return std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/capture/" + name; }
+
+TEST(CaptureRoofline, UnmodelledShareDropsWithTheCaptureTrace) {
+  auto kr = analysis_knowledge();
+  ASSERT_TRUE(kr.ok());
+  RooflineRequest rq;
+  rq.path = fx("replay.json.gz");
+  const VerbResult plain = run_roofline(rq, **kr);
+  ASSERT_FALSE(plain.error) << plain.error->message;
+  rq.capture = fx("capture.json.gz");
+  const VerbResult joined = run_roofline(rq, **kr);
+  ASSERT_FALSE(joined.error) << joined.error->message;
+  const double before = plain.result["unmodelled_share"].get<double>();
+  const double after = joined.result["unmodelled_share"].get<double>();
+  fmt::print("replay.json.gz unmodelled_share: {:.4f} without --capture, {:.4f} with\n", before, after);
+  EXPECT_GT(before, 0.3);  // the GEMM and attention kernels of the replays have no op
+  EXPECT_LE(after, 0.05);
+  EXPECT_EQ(joined.result["capture"]["ops_joined"].get<int64_t>(), 110);
+  EXPECT_FALSE(plain.result.contains("capture"));
+  // A capture path that does not exist is the user's error, said as such.
+  rq.capture = fx("no_such_capture.json.gz");
+  const VerbResult bad = run_roofline(rq, **kr);
+  ASSERT_TRUE(bad.error);
+}
+
+}  // namespace
+}  // namespace goblin::app
