@@ -13,6 +13,9 @@ namespace goblin::app {
 
 struct RooflineRequest {
   std::string path, gpu, svg;
+  // A trace of the same workload whose kernels have their launching ops (graph-off, torch.profiler
+  // with record_shapes): kernels of `path` without one are priced like its identical launches.
+  std::string capture;
   bool json = false;
   size_t top = 25;
 };
