@@ -387,9 +387,9 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   }
   if (cov.inferred_ns > 0)
     rep.notes.push_back(fmt::format(
-        "{:.1f} % of GPU-op time is kernels without a launching op priced like an identical launch (same kernel "
-        "name, grid and block) that its op's shapes priced, in this trace ({:.1f} %) or the capture trace ({:.1f} "
-        "%): estimate 'inferred'",
+        "{:.1f} % of GPU-op time is kernels with no model of their own (no launching op, or one without shapes) "
+        "priced like an identical launch (same kernel name, grid and block, a duration that fits) that its op's "
+        "shapes priced, in this trace ({:.1f} %) or the capture trace ({:.1f} %): estimate 'inferred'",
         cov.gpu_op_ns ? 100.0 * cov.inferred_ns / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kSignature] / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kCapture] / cov.gpu_op_ns : 0.0));
