@@ -170,14 +170,38 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
     rin.engine_of = [&](std::string_view k) { return tax.engine(k); };
     rin.category_of = [&](std::string_view k) { return tax.classify(k).category; };
     if (knowledge.op_models.ok()) rin.models = &*knowledge.op_models;
+    hw::KernelSignatures capture;
+    if (!a.capture.empty()) {
+      if (!rin.models) {
+        r.error = make_error(ErrorKind::Malformed,
+                             "--capture needs the op models: " + knowledge.op_models.error().describe());
+        return r;
+      }
+      auto cin = load_trace(a.capture, kNeedKernels);
+      if (!cin) {
+        r.error = cin.error();
+        return r;
+      }
+      if (cin->damage) {  // a partial capture still prices what it holds; the result says so
+        h += "warning: capture trace partly read: " + cin->damage->describe() + "\n";
+      }
+      hw::RooflineInputs cap = rin;
+      cap.export_signatures = true;
+      // The capture's kernels priced against this trace's GPU: its peaks are the roofs here.
+      capture = hw::roofline_from_trace(cin->timeline, *gpu, cap).signatures;
+      rin.capture = &capture;
+    }
     auto rep = hw::roofline_from_trace(tl, *gpu, rin);
     if (!knowledge.op_models.ok())
       rep.notes.push_back("op models not loaded (only GEMM/attention/convolution priced): " +
                           knowledge.op_models.error().describe());
     res = hw::roofline_to_json(rep);
     res["input"] = a.path;
-    if (!capture_json.is_null()) res["capture"] = capture_json;
     res["mode"] = "trace_shapes";
+    if (!a.capture.empty()) {
+      capture_json["shape_priced_signatures"] = capture.size();
+      res["capture"] = capture_json;
+    }
     h += hw::roofline_human(rep, a.top);
     svg = hw::roofline_svg(rep);
   }

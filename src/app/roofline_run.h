@@ -13,7 +13,11 @@ namespace goblin::app {
 
 struct RooflineRequest {
   std::string path, gpu, svg;
-  std::string capture;  // a trace recorded during CUDA-graph capture: ops for the replayed kernels
+  // Another trace of the same workload that names what launched the kernels: one recorded during
+  // CUDA-graph capture (replayed kernels get the op recorded at capture, analysis/capture_ops.h)
+  // or a graph-off / torch.profiler trace (kernels of `path` without an op are priced like their
+  // identical launches there, hw/roofline_signature.h). Both joins run; each takes what it can.
+  std::string capture;
   bool json = false;
   size_t top = 25;
 };

@@ -226,8 +226,8 @@ VerbResult roofline_verb(const Request& rq, Context& ctx) {
         nullptr, make_error(ErrorKind::Usage, "pass the input: a trace, a run directory or an Nsight Compute CSV"), ""};
   a.gpu = rq.str("gpu");
   a.svg = rq.str("svg");
-  a.capture = rq.str("capture");
   a.top = static_cast<size_t>(rq.integer("top"));
+  a.capture = rq.str("capture");
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
   return run_roofline(a, **kn);
@@ -313,10 +313,13 @@ void add_hw_verbs(std::vector<Verb>& out) {
         "Achieved TFLOP/s and bandwidth per op and kernel against the GPU's peaks (Kineto trace, Nsight Compute raw "
         "CSV or rocprof counters). On a trace every op class is priced by data/op_models.yaml (GEMM, attention, "
         "elementwise, norms, softmax, reductions, embedding, copies, optimizer steps, collectives, memcpy/memset); "
-        "unmodelled_share is the share of GPU-op time without a model.";
+        "unmodelled_share is the share of GPU-op time without a model. Kernels without a launching op (graph replays, "
+        "tracer-only traces) are priced like an identical launch (name, grid, block) priced by its op's shapes in the "
+        "trace or in the capture trace.";
     v.examples =
         "  goblin roofline trace.json.gz                     achieved TFLOPS / bandwidth per op vs the GPU's peaks\n"
-        "  goblin roofline ncu_raw.csv --gpu H100-SXM --svg roofline.svg\n";
+        "  goblin roofline ncu_raw.csv --gpu H100-SXM --svg roofline.svg\n"
+        "  goblin roofline graphs.json.gz --capture eager.json.gz   graph replays priced by the eager run's ops\n";
     Field path = opt("path", FieldKind::InputPath, "Kineto trace, Nsight Compute raw CSV, or rocprof counters");
     path.positional = true;
     Field top = opt("top", FieldKind::Integer, "rows in the table (default 25)");
@@ -330,8 +333,9 @@ void add_hw_verbs(std::vector<Verb>& out) {
         opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython),
         top,
         opt("capture", FieldKind::InputPath,
-            "a trace recorded during CUDA-graph capture: graph-replayed kernels get the op that launched them at "
-            "capture")};
+            "another trace of the same workload naming what launched the kernels: one recorded during CUDA-graph "
+            "capture (replayed kernels get the op recorded at capture) or a graph-off / torch.profiler run "
+            "(kernels without an op are priced like their identical launches there)")};
     v.result_schema = Json{
         {"type", "object"},
         {"description", "the GPU's peaks and one row per op or kernel"},

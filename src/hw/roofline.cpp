@@ -90,6 +90,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   int64_t composite_kernels = 0;
   // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
   std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
+  TraceSignatures sigs;  // the priced kernels by (name, grid, block): the signature tier
   if (in.models) {
     rep.op_flops.assign(K.size(), -1);
     rep.op_bytes.assign(K.size(), -1);
@@ -161,6 +162,15 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
         std::string key = peak_key_for(cost->dtype, engine == "matrix");
         if (cost->dtype == "fp32" && engine.empty()) key = "fp32";
         rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
+        SignatureCost& sc = sigs[SigKey{K.name[k], K.grid[k], K.block[k]}];
+        if (sc.variants.empty()) {
+          sc.cls = cost->kind;
+          sc.dtype = cost->dtype;
+          sc.engine = engine;
+          sc.peak_tflops = rep.op_peak_tflops[k];
+          sc.grid_known = K.grid[k][0] > 0;
+        }
+        sc.add(rep.op_flops[k], rep.op_bytes[k], K.dur_ns[k], cost->formula);
       }
     }
   }
@@ -221,7 +231,10 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     finish(g.p);
     rep.kernels.push_back(g.p);
   }
-  if (in.models) price_other_gpu_ops(tl, gpu, in, priced, rep);
+  if (in.models) {
+    price_other_gpu_ops(tl, gpu, in, priced, sigs, rep);
+    if (in.export_signatures) rep.signatures = export_signatures(tl, sigs);
+  }
   auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
   std::sort(rep.ops.begin(), rep.ops.end(), by_time);
   std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
@@ -306,6 +319,14 @@ Json roofline_to_json(const RooflineReport& r) {
     cov["modelled_us_by_source"] = by;
     cov["unmodelled_us_by_category"] = un;
     cov["estimated_share"] = c.gpu_op_ns ? round_to(static_cast<double>(c.estimated_ns) / c.gpu_op_ns, 4) : 0.0;
+    if (c.inferred_ns > 0) cov["inferred_share"] = round_to(static_cast<double>(c.inferred_ns) / c.gpu_op_ns, 4);
+    Json top = Json::array();
+    for (const auto& u : c.top_unmodelled)
+      top.push_back({{"kernel", u.kernel.size() > 200 ? u.kernel.substr(0, 197) + "..." : u.kernel},
+                     {"why", u.why},
+                     {"time_us", round_to(u.ns / 1e3, 3)},
+                     {"count", u.count}});
+    cov["unmodelled_top"] = top;
     cov["models"] = "data/op_models.yaml";
     j["coverage"] = cov;
   }
@@ -336,6 +357,11 @@ std::string roofline_human(const RooflineReport& r, size_t top) {
     for (size_t i = 0; i < un.size() && i < 4; ++i)
       fmt::format_to(out, "    unmodelled {}: {:.1f} %\n", un[i].second,
                      c.gpu_op_ns ? 100.0 * un[i].first / c.gpu_op_ns : 0.0);
+    for (size_t i = 0; i < c.top_unmodelled.size() && i < 3; ++i) {
+      const auto& u = c.top_unmodelled[i];
+      fmt::format_to(out, "      {:.1f} % {} ({})\n", c.gpu_op_ns ? 100.0 * u.ns / c.gpu_op_ns : 0.0,
+                     u.kernel.size() > 80 ? u.kernel.substr(0, 77) + "..." : u.kernel, u.why);
+    }
   }
   o += "\n";
   fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10} {:>9} {:>8} {:>7} {:>6} {:>6} {:<7} {}\n", "op [input dims]", "n",

@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "hw/gpu_specs.h"
 #include "hw/op_models.h"
+#include "hw/roofline_signature.h"
 #include "model/timeline.h"
 
 namespace goblin::hw {
@@ -57,6 +58,11 @@ struct RooflineInputs {
   KernelEngineFn engine_of;
   KernelCategoryFn category_of;
   const OpModels* models = nullptr;
+  // The shape-priced kernels of a capture trace of the same workload (`--capture`): its
+  // signatures price this trace's kernels that have no launching op (the capture tier).
+  const KernelSignatures* capture = nullptr;
+  // Fill RooflineReport::signatures (to serve as another trace's capture).
+  bool export_signatures = false;
 };
 
 struct RooflinePoint {
@@ -94,6 +100,13 @@ struct RooflineCoverage {
   std::map<std::string, int64_t> modelled_ns;    // tier → time
   std::map<std::string, int64_t> unmodelled_ns;  // why (taxonomy category / reason) → time
   int64_t estimated_ns = 0;                      // of modelled: lower/upper-bound models
+  int64_t inferred_ns = 0;                       // of modelled: priced by an identical launch
+  // The unmodelled kernels (and memcpys/memsets) with the most time, most first: what is left.
+  struct Unmodelled {
+    std::string kernel, why;
+    int64_t ns = 0, count = 0;
+  };
+  std::vector<Unmodelled> top_unmodelled;
   double unmodelled_share() const;
 };
 
@@ -113,6 +126,8 @@ struct RooflineReport {
   // Per gpu_ops row (all_ops only): the compute roof its FLOPs are held to (TFLOP/s, the peak of
   // its dtype and engine; 0 when the point has no cited roof).
   std::vector<double> op_peak_tflops;
+  // The shape-priced kernels by signature (RooflineInputs::export_signatures only).
+  KernelSignatures signatures;
 };
 
 // Attributes each kernel to the innermost FLOP-family CPU op enclosing its launch (runtime call

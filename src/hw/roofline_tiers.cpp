@@ -52,6 +52,10 @@ void finish(RooflinePoint& p, const GpuSpec& gpu, bool has_roof) {
     return;
   }
   p.peak_key = p.engine == "matrix" ? peak_key_for(p.dtype, true) : "fp32";
+  if (p.source == "signature" || p.source == "capture") {  // the roof its shape-priced twin had
+    p.peak_key = peak_key_for(p.dtype, p.engine == "matrix");
+    if (p.peak_key.empty() || (p.dtype == "fp32" && p.engine.empty())) p.peak_key = "fp32";
+  }
   p.peak_tflops = p.peak_key.empty() ? std::nullopt : gpu.peak_tflops(p.peak_key);
   double t_flops = p.peak_tflops && *p.peak_tflops > 0 ? p.flops / (*p.peak_tflops * 1e12) : 0;
   double t_bytes = bw ? p.bytes / *bw : 0;
@@ -92,7 +96,7 @@ double RooflineCoverage::unmodelled_share() const {
 }
 
 void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in,
-                         const std::vector<uint8_t>& priced, RooflineReport& rep) {
+                         const std::vector<uint8_t>& priced, TraceSignatures& sigs, RooflineReport& rep) {
   const OpModels& m = *in.models;
   const GpuOpTable& K = tl.gpu_ops;
   const CpuOpTable& ops = tl.cpu_ops;
@@ -137,15 +141,19 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
 
   // Groups keyed by ids, not strings (this runs on every GPU op of a 1 GB trace): kernels by name
   // id, memcpys by -2 - copy kind, memsets by -1; ops by (name, dims, types).
-  enum Tier { kShapes, kBytes, kCollective, kGrid, kTiers };
-  static const char* const kTierName[kTiers] = {"shapes", "gpu_op_bytes", "collective", "kernel_grid"};
-  int64_t tier_ns[kTiers] = {0, 0, 0, 0};
+  enum Tier { kShapes, kBytes, kCollective, kGrid, kSignature, kCapture, kTiers };
+  static const char* const kTierName[kTiers] = {"shapes",      "gpu_op_bytes", "collective",
+                                                "kernel_grid", "signature",    "capture"};
+  int64_t tier_ns[kTiers] = {0, 0, 0, 0, 0, 0};
   std::unordered_map<int64_t, Acc> kernel_groups;
   std::unordered_map<int64_t, bool> kernel_has_roof;
   std::map<std::tuple<StrId, StrId, StrId>, Acc> op_groups;
-  auto group_key = [&](size_t k) -> int64_t {
+  // Kernels priced by an identical launch (signature, capture tiers) are grouped apart from the
+  // same name's kernels priced by their own op (negative keys below the copy kinds').
+  auto group_key = [&](size_t k, Tier tier) -> int64_t {
     if (K.kind[k] == GpuOpKind::Memcpy) return -2 - static_cast<int64_t>(K.copy_kind[k]);
     if (K.kind[k] == GpuOpKind::Memset) return -1;
+    if (tier == kSignature || tier == kCapture) return -100 - static_cast<int64_t>(K.name[k]);
     return static_cast<int64_t>(K.name[k]);
   };
   auto price_kernel = [&](size_t k, const ModelCost& c, double flops, double bytes, Tier tier, bool roof) {
@@ -156,14 +164,28 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       rep.op_peak_tflops[k] = key.empty() ? 0 : gpu.peak_tflops(key).value_or(0);
     }
     tier_ns[tier] += K.dur_ns[k];
-    if (!c.estimate.empty()) cov.estimated_ns += K.dur_ns[k];
-    auto& g = kernel_groups[group_key(k)];
+    if (c.estimate == "inferred")
+      cov.inferred_ns += K.dur_ns[k];
+    else if (!c.estimate.empty())
+      cov.estimated_ns += K.dur_ns[k];
+    if (tier == kShapes && K.kind[k] == GpuOpKind::Kernel) {
+      SignatureCost& sc = sigs[SigKey{K.name[k], K.grid[k], K.block[k]}];
+      if (sc.variants.empty()) {
+        sc.cls = c.cls;
+        sc.dtype = c.dtype;
+        sc.engine = c.engine;
+        sc.peak_tflops = rep.op_peak_tflops[k];
+        sc.grid_known = K.grid[k][0] > 0;
+      }
+      sc.add(flops, bytes, K.dur_ns[k], c.formula);
+    }
+    auto& g = kernel_groups[group_key(k, tier)];
     if (g.p.count == 0) {
       const std::string label = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
                                 : K.kind[k] == GpuOpKind::Memset ? std::string("Memset")
                                                                  : std::string(tl.str(K.name[k]));
       add_to(g, label, c, kTierName[tier], K.dur_ns[k], flops, bytes);
-      kernel_has_roof[group_key(k)] = roof;
+      kernel_has_roof[group_key(k, tier)] = roof;
     } else {
       g.p.count++;
       g.p.time_ns += K.dur_ns[k];
@@ -179,7 +201,9 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     price_kernel(k, *c, c->flops, c->bytes, kGrid, true);
     return true;
   };
-  auto unmodelled = [&](size_t k, const std::string& why) { cov.unmodelled_ns[why] += K.dur_ns[k]; };
+  // Left without a model by the tiers above: the signature and capture tiers get a last try.
+  std::vector<std::pair<size_t, std::string>> left;
+  auto unmodelled = [&](size_t k, const std::string& why) { left.emplace_back(k, why); };
 
   // Kernels of ops with a model: op row per kernel, and per op its kernels' time.
   std::vector<int64_t> kernel_op(K.size(), -1);
@@ -236,7 +260,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         c.formula = cm->formula;
         c.source = m.cite(m.collectives_source);
         price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
-        auto& p = kernel_groups[group_key(k)].p;
+        auto& p = kernel_groups[group_key(k, kCollective)].p;
         double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
         // the group's bus bandwidth: time-weighted mean over its calls
         p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
@@ -305,6 +329,40 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   }
   for (auto& [w, n] : why_count)
     rep.notes.push_back(fmt::format("{} distinct op shape(s) not priced by their shapes: {}", n, w));
+  price_by_signature(tl, in.capture, sigs, left,
+                     [&](size_t k, const SignatureCost& sc, const SignatureCost::Variant& v, bool capture) {
+                       ModelCost c;
+                       c.cls = sc.cls;
+                       c.dtype = sc.dtype;
+                       c.engine = sc.engine;
+                       c.estimate = "inferred";
+                       c.formula = fmt::format(
+                           "{} identical launch(es) (name, grid, block; duration {:.1f}-{:.1f} us) priced by their "
+                           "op's shapes{}: {}",
+                           v.count, v.min_ns / 1e3, v.max_ns / 1e3, capture ? " in the capture trace" : "", v.formula);
+                       c.source = "the kernel's twin launches priced by shapes (data/op_models.yaml: signature tier)";
+                       price_kernel(k, c, v.mean_flops(), v.mean_bytes(), capture ? kCapture : kSignature, false);
+                       rep.op_peak_tflops[k] = sc.peak_tflops;
+                       kernel_has_roof[group_key(k, capture ? kCapture : kSignature)] = true;
+                     });
+  // What stays unmodelled, and the kernels with the most of that time.
+  std::unordered_map<int64_t, std::pair<std::string, RooflineCoverage::Unmodelled>> left_by_name;
+  for (const auto& [k, why] : left) {
+    cov.unmodelled_ns[why] += K.dur_ns[k];
+    auto& [w, u] = left_by_name[group_key(k, kShapes)];
+    if (u.count++ == 0) {
+      w = why;
+      u.kernel = K.kind[k] == GpuOpKind::Memcpy   ? copy_label(K.copy_kind[k])
+                 : K.kind[k] == GpuOpKind::Memset ? std::string("Memset")
+                                                  : demangle_kernel_name(tl.str(K.name[k]));
+      u.why = why;
+    }
+    u.ns += K.dur_ns[k];
+  }
+  for (auto& [key, wu] : left_by_name) cov.top_unmodelled.push_back(std::move(wu.second));
+  std::sort(cov.top_unmodelled.begin(), cov.top_unmodelled.end(),
+            [](const auto& a, const auto& b) { return a.ns != b.ns ? a.ns > b.ns : a.kernel < b.kernel; });
+  if (cov.top_unmodelled.size() > 10) cov.top_unmodelled.resize(10);
   for (int t = 0; t < kTiers; ++t)
     if (tier_ns[t]) cov.modelled_ns[kTierName[t]] += tier_ns[t];
 
@@ -327,6 +385,14 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     if (g.p.source == "gpu_op_bytes" && !kernel_has_roof[key]) g.p.bound = "host_link";
     rep.kernels.push_back(std::move(g.p));
   }
+  if (cov.inferred_ns > 0)
+    rep.notes.push_back(fmt::format(
+        "{:.1f} % of GPU-op time is kernels with no model of their own (no launching op, or one without shapes) "
+        "priced like an identical launch (same kernel name, grid and block, a duration that fits) that its op's "
+        "shapes priced, in this trace ({:.1f} %) or the capture trace ({:.1f} %): estimate 'inferred'",
+        cov.gpu_op_ns ? 100.0 * cov.inferred_ns / cov.gpu_op_ns : 0.0,
+        cov.gpu_op_ns ? 100.0 * tier_ns[kSignature] / cov.gpu_op_ns : 0.0,
+        cov.gpu_op_ns ? 100.0 * tier_ns[kCapture] / cov.gpu_op_ns : 0.0));
   if (cov.estimated_ns > 0)
     rep.notes.push_back(fmt::format(
         "{:.1f} % of GPU-op time is priced by bounds (kernel grid: lower bounds on bytes for elementwise-class "

@@ -9,10 +9,12 @@
 
 namespace goblin::hw {
 
-// `priced`: per gpu_ops row, 1 where a FLOP op already priced it. Adds op and kernel points to
-// `rep` (finished: achieved rates, % of roofline, bound), fills rep.op_flops / op_bytes and
-// rep.coverage.
+// `priced`: per gpu_ops row, 1 where a FLOP op already priced it; `sigs`: those kernels by
+// signature (more are added: every kernel this call prices by its op's shapes). Adds op and kernel
+// points to `rep` (finished: achieved rates, % of roofline, bound), fills rep.op_flops / op_bytes
+// and rep.coverage; kernels left without a model are priced by an identical shape-priced launch
+// of this trace (signature tier) or of the capture trace (capture tier) where one exists.
 void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in,
-                         const std::vector<uint8_t>& priced, RooflineReport& rep);
+                         const std::vector<uint8_t>& priced, TraceSignatures& sigs, RooflineReport& rep);
 
 }  // namespace goblin::hw
