@@ -3,8 +3,9 @@
 # summaries (bench/scale/make_ranks.py, as run_reduce.sh: timing perturbed, one injected
 # straggler at rank N*3/5), then
 #   one level:  goblin ranks SUMMARIES --json
-#   two levels: goblin summarize --merge over each G summaries (in name order, as the Slurm group
-#               array does; run one after another here) -> GROUPS, then goblin ranks GROUPS --json
+#   two levels: goblin summarize --merge over each G summaries (in byte order of their names; the
+#               Slurm group array takes version order, which changes which ranks share a group,
+#               not the work; run one after another here) -> GROUPS, then goblin ranks GROUPS --json
 # each under /usr/bin/time -v: wall, CPU (user + sys), peak RSS; for the group level the sum of
 # wall and CPU over its tasks and the largest peak. Checks that both results are equal and name
 # the injected straggler. Prints and writes CSV rows (the 1-minute load average with each).

@@ -61,16 +61,18 @@ std::string slurm_map(const ScaleScriptOptions& o, const std::string& dir, const
   return s;
 }
 
-// The middle level of a two-level reduce: array task g folds its share of the summaries (in name
-// order, so every rank summary is in exactly one group whatever map tasks failed) into one group
-// summary. A task left without summaries (failed map tasks) has nothing to fold and succeeds: the
-// final reduce reports the missing ranks.
+// The middle level of a two-level reduce: array task g folds its share of the summaries (in
+// version order of their names, rank2 before rank10, so a group holds consecutive ranks; by
+// position, so every rank summary is in exactly one group whatever map tasks failed) into one
+// group summary, in a folder of its own (GROUPS/group<g>: two tasks never write one file; goblin
+// ranks reads the folders). A task left without summaries (failed map tasks) has nothing to fold
+// and succeeds: the final reduce reports the missing ranks.
 std::string slurm_group(const ScaleScriptOptions& o, const std::string& dir, const std::string& summaries,
                         const std::string& groups, size_t n_groups) {
   std::string s = "#!/bin/bash\n";
   s += "# goblin group reduce (docs/scale.md, two-level reduce): array task g folds rank summaries\n";
   fmt::format_to(std::back_inserter(s),
-                 "# g*{0}+1 .. g*{0}+{0} (in name order) into one group summary; reduce.sbatch reads the groups.\n",
+                 "# g*{0}+1 .. g*{0}+{0} (names in version order) into one group summary; reduce.sbatch reads them.\n",
                  o.group_size);
   s += "#SBATCH --job-name=goblin-group\n";
   fmt::format_to(std::back_inserter(s), "#SBATCH --array=0-{}{}\n", n_groups - 1,
@@ -82,11 +84,12 @@ std::string slurm_group(const ScaleScriptOptions& o, const std::string& dir, con
   s += "set -euo pipefail\n";
   fmt::format_to(std::back_inserter(s), "FIRST=$((SLURM_ARRAY_TASK_ID * {} + 1))\n", o.group_size);
   fmt::format_to(std::back_inserter(s),
-                 "mapfile -t S < <(find {} -maxdepth 1 -type f -name '*.summary.json.gz' | LC_ALL=C sort | "
+                 "mapfile -t S < <(find {} -maxdepth 1 -type f -name '*.summary.json.gz' | LC_ALL=C sort -V | "
                  "sed -n \"${{FIRST}},$((FIRST + {} - 1))p\")\n",
                  sh(summaries), o.group_size);
   s += "if [ ${#S[@]} -eq 0 ]; then echo \"group $SLURM_ARRAY_TASK_ID: no summaries to fold\"; exit 0; fi\n";
-  fmt::format_to(std::back_inserter(s), "exec {} summarize --merge \"${{S[@]}}\" -o {}\n", sh(o.goblin), sh(groups));
+  fmt::format_to(std::back_inserter(s), "exec {} summarize --merge \"${{S[@]}}\" -o {}/group\"$SLURM_ARRAY_TASK_ID\"\n",
+                 sh(o.goblin), sh(groups));
   return s;
 }
 

@@ -217,8 +217,9 @@ def main():
         # (summarize --merge), the reduce over the groups.
         out = os.path.join(root, "syn")
         text, listed = run_job(cluster, goblin, [syn], out, 1200, ["--group-size", "16"])
-        groups = sorted(os.listdir(os.path.join(out, "groups")))
-        expect = [f"ranks{g * 16}-{g * 16 + 15}.group.json.gz" for g in range((a.ranks + 15) // 16)]
+        gdir = os.path.join(out, "groups")
+        groups = sorted(os.path.join(d, f) for d in os.listdir(gdir) for f in os.listdir(os.path.join(gdir, d)))
+        expect = [f"group{g}/ranks{g * 16}-{g * 16 + 15}.group.json.gz" for g in range((a.ranks + 15) // 16)]
         if sorted(groups) != sorted(expect):
             fail(f"two-level reduce: group summaries {groups}, expected {expect}")
         check(goblin, f"synthetic {a.ranks}-rank set, two-level reduce ({len(groups)} groups)", text, listed,
