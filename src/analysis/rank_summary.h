@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/gpu_op_names.h"
 #include "analysis/ranks.h"
 #include "core/status.h"
 
@@ -72,9 +73,10 @@ inline constexpr size_t kTopKernels = 20;
 // The most ranks a summary may claim (rank number, world size): far above any job that has run.
 inline constexpr int64_t kMaxRanks = 10'000'000;
 
-// The extras of a summary from the rank's Timeline: devices, kernel time by category, top
-// kernels, clock.
-void fill_summary_extras(RankSummary& s, const Timeline& tl, const Taxonomy& tax);
+// The extras of a summary from the rank's Timeline and its classified kernel names
+// (gpu_op_names): devices, kernel time by category, top kernels, clock. One pass over the GPU-op
+// columns, summing per distinct name; names are merged by canonical name only at the end.
+void fill_summary_extras(RankSummary& s, const Timeline& tl, const GpuOpNames& names);
 // The process groups, from `s.profile`'s collectives.
 void fill_summary_groups(RankSummary& s);
 // collective_busbw_gbps from `s.profile`'s collectives.
@@ -88,6 +90,12 @@ Result<RankSummary> parse_rank_summary(const std::string& text, const std::strin
 Result<RankSummary> read_rank_summary_file(const std::string& path);
 // Writes `s` gzip'd to `path` (AtomicFile); returns the bytes written.
 Result<int64_t> write_rank_summary_file(const RankSummary& s, const std::string& path);
+// `text` gzip'd to `path` (AtomicFile; the summaries' file form); returns the bytes written.
+Result<int64_t> write_gzip_json_file(const std::string& text, const std::string& path);
+// The checks a profile read from a summary passes (what goblin ranks relies on: rank and world
+// size below kMaxRanks, steps and collectives in time order, step indices in range, kernel
+// names sorted); errors start with `what` and name `file`.
+Status check_summary_profile(const RankProfile& p, std::string_view what, const std::string& file);
 
 // True when `path`'s content is a rank summary (sniffed, never by name).
 bool is_rank_summary_file(const std::string& path);

@@ -3,10 +3,12 @@
 // from a mix of the two, and refuses damaged or foreign summaries with an error naming the field.
 #include "analysis/rank_summary.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "analysis/group_summary.h"
 #include "analysis/knowledge.h"
 #include "analysis/ranks.h"
 #include "analysis/ranks_scale.h"
@@ -194,4 +196,123 @@ TEST(RankSummary, RankPatternAndGlob) {
   auto bad = analysis::enumerate_ranks({d.string()}, &notes, {"gpu(["});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().kind, ErrorKind::Usage);
+}
+
+// ---- group summaries (summarize --merge; docs/scale.md § Two-level reduce) -------------------
+
+namespace {
+
+analysis::MergedGroup merge(const std::vector<std::string>& paths, const fs::path& out) {
+  auto k = analysis_knowledge();
+  EXPECT_TRUE(k.ok());
+  analysis::SummarizeOptions o;
+  o.out_dir = out.string();
+  auto r = analysis::merge_summaries(paths, **k, o);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
+  return r.ok() ? *r : analysis::MergedGroup{};
+}
+
+}  // namespace
+
+TEST(GroupSummary, RanksFromGroupsEqualsRanksFromRankSummaries) {
+  for (const char* folder : {"straggler_data", "straggler_sleep", "straggler_gpu", "balanced", "balanced_gpu"}) {
+    SCOPED_TRACE(folder);
+    const fs::path out = goblin::testing::private_tmp_dir(std::string("grp_") + folder);
+    summarize({kDdp + folder}, out / "s", std::string("host-") + folder);
+    const auto m = merge({(out / "s").string()}, out / "g");
+    EXPECT_EQ(m.ranks.size(), 2u);
+    EXPECT_EQ(fs::path(m.written).filename().string(), "ranks0-1.group.json.gz");
+    const RanksResult a = ranks({(out / "s").string()});
+    const RanksResult b = ranks({(out / "g").string()});
+    EXPECT_EQ(a.result.dump(), b.result.dump());
+    EXPECT_EQ(a.human, b.human);
+  }
+}
+
+TEST(GroupSummary, SixteenRanksInGroupsOfFourAndAGroupOfGroups) {
+  // 16 ranks from the real straggler_data pair (rank 1 the straggler, the others copies of rank
+  // 0, shifted in time): four groups of four, and those four folded again into one.
+  const fs::path out = goblin::testing::private_tmp_dir("grp_16");
+  summarize({kDdp + "straggler_data"}, out / "real");
+  auto r0 = analysis::read_rank_summary_file((out / "real/rank0.summary.json.gz").string());
+  auto r1 = analysis::read_rank_summary_file((out / "real/rank1.summary.json.gz").string());
+  ASSERT_TRUE(r0.ok() && r1.ok());
+  fs::create_directories(out / "s");
+  for (int i = 0; i < 16; ++i) {
+    analysis::RankSummary s = i == 11 ? *r1 : *r0;
+    s.profile.rank = i;
+    s.profile.world_size = 16;
+    s.profile.label = fmt::format("rank{}.json", i);
+    s.host = fmt::format("node{}", i / 8);
+    for (RankCollective& c : s.profile.collectives) c.group_size = 16;
+    ASSERT_TRUE(
+        analysis::write_rank_summary_file(s, (out / "s" / fmt::format("rank{}.summary.json.gz", i)).string()).ok());
+  }
+  std::vector<std::string> groups;
+  for (int g = 0; g < 4; ++g) {
+    std::vector<std::string> members;
+    for (int i = g * 4; i < g * 4 + 4; ++i)
+      members.push_back((out / "s" / fmt::format("rank{}.summary.json.gz", i)).string());
+    const auto m = merge(members, out / "g");
+    EXPECT_EQ(m.ranks.size(), 4u);
+    groups.push_back(m.written);
+    // The ranks of one job share one kernel-name list: kept once.
+    auto gs = analysis::read_group_summary_file(m.written);
+    ASSERT_TRUE(gs.ok()) << gs.error().describe();
+    EXPECT_EQ(gs->kernel_name_sets.size(), 1u);
+  }
+  const auto top = merge(groups, out / "top");
+  EXPECT_EQ(top.ranks.size(), 16u);
+  const RanksResult a = ranks({(out / "s").string()});
+  EXPECT_EQ(a.result["straggler"]["rank"], 11) << a.result["straggler"].dump();
+  EXPECT_EQ(a.result.dump(), ranks({(out / "g").string()}).result.dump());
+  EXPECT_EQ(a.result.dump(), ranks({(out / "top").string()}).result.dump());
+  // A mix of a group and rank summaries.
+  std::vector<std::string> mix{groups[0]};
+  for (int i = 4; i < 16; ++i) mix.push_back((out / "s" / fmt::format("rank{}.summary.json.gz", i)).string());
+  EXPECT_EQ(a.result.dump(), ranks(mix).result.dump());
+}
+
+TEST(GroupSummary, RefusesTracesAndDamageNamingTheField) {
+  const fs::path out = goblin::testing::private_tmp_dir("grp_bad");
+  auto k = analysis_knowledge();
+  analysis::SummarizeOptions o;
+  o.out_dir = (out / "g").string();
+  auto trace = analysis::merge_summaries({kDdp + "straggler_data/rank0.pt.trace.json.gz"}, **k, o);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.error().kind, ErrorKind::Usage);
+  summarize({kDdp + "straggler_data"}, out / "s");
+  const auto m = merge({(out / "s").string()}, out / "g");
+  auto text = read_all(m.written);
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(trace::sniff_group_summary(*text));
+  Timeline tl;
+  Status st = read_path(m.written, tl);  // a trace verb says what it is
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::Usage);
+  const Json j = Json::parse(*text);
+  auto refused = [](const Json& doc, const std::string& needle) {
+    auto r = analysis::group_summary_from_json(doc, "g.json");
+    ASSERT_FALSE(r.ok()) << needle;
+    EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
+    EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
+  };
+  Json v2 = j;
+  v2["goblin_group_summary"] = 2;
+  refused(v2, "schema version 2");
+  Json idx = j;
+  idx["ranks"][1]["kernel_names"] = 7;
+  refused(idx, "ranks[1].kernel_names 7");
+  Json order = j;
+  order["ranks"][0]["profile"]["collectives"][0]["step"] = 99;
+  refused(order, "group summary: ranks[0]: collectives[0] is inconsistent");
+  Json world = j;
+  world["ranks"][0]["profile"]["world_size"] = int64_t{1} << 40;
+  refused(world, "is beyond");
+  // goblin ranks reports a damaged group as a damaged input naming the file, not a crash.
+  const std::string bad = (out / "bad.group.json").string();
+  ASSERT_TRUE(write_file(bad, order.dump()).ok());
+  auto r = analyse_ranks({(out / "s/rank0.summary.json.gz").string(), bad});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().describe().find("bad.group.json"), std::string::npos) << r.error().describe();
 }

@@ -12,6 +12,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "analysis/gpu_op_names.h"
+#include "analysis/group_summary.h"
 #include "analysis/knowledge.h"
 #include "analysis/rank_summary.h"
 #include "analysis/ranks_scale.h"
@@ -89,7 +91,8 @@ ReadOptions lean_read_options(const Taxonomy& tax) {
 
 // One rank: every file of it into one Timeline, reduced to its profile.
 RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                             const ReadOptions& ro, const std::function<void(const Timeline&)>& seen) {
+                             const ReadOptions& ro,
+                             const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   Timeline tl;
   std::optional<Error> err;
   for (const auto& f : in.files) {
@@ -104,7 +107,8 @@ RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const Col
   }
   RankProfile p;
   const bool usable = has_needed_rows(tl, kNeedGpuOps);
-  if (usable) p = rank_profile(tl, tax, ck);
+  const GpuOpNames names = usable || seen ? gpu_op_names(tl, tax) : GpuOpNames{};
+  if (usable) p = rank_profile(tl, tax, ck, names);
   p.usable = usable;
   p.damage = err;
   p.label = in.label;
@@ -120,7 +124,7 @@ RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const Col
     p.rank_from = in.rocpd_process ? "rocpd process order (node, pid)" : "file name";
   }
   if (!usable && !err) p.damage = make_error(ErrorKind::Malformed, "no GPU activity in this rank's trace", in.label);
-  if (seen) seen(tl);
+  if (seen) seen(tl, names);
   return p;
 }
 
@@ -138,9 +142,29 @@ analysis::ReadRank read_rank_summary(const RankInput& in) {
 }
 
 analysis::ReadRank read_rank_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                                 const ReadOptions& ro, const std::function<void(const Timeline&)>& seen) {
+                                 const ReadOptions& ro,
+                                 const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   if (in.files.size() == 1 && analysis::is_rank_summary_file(in.files.front())) return read_rank_summary(in);
   return {read_rank_traces(in, tax, ck, ro, seen), {}};
+}
+
+// The ranks of one input: those of a group summary (goblin summarize --merge), else the one rank.
+// A group summary that cannot be read is one damaged input, named by its file.
+std::vector<analysis::ReadRank> read_ranks_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
+                                               const ReadOptions& ro) {
+  std::vector<analysis::ReadRank> out;
+  if (in.files.size() == 1 && analysis::is_group_summary_file(in.files.front())) {
+    auto g = analysis::read_group_summary_file(in.files.front());
+    if (g.ok()) return analysis::group_ranks(std::move(*g));
+    RankProfile p;
+    p.label = in.label;
+    p.files = in.files;
+    p.damage = g.error();
+    out.push_back({std::move(p), {}});
+    return out;
+  }
+  out.push_back(read_rank_any(in, tax, ck, ro, {}));
+  return out;
 }
 
 }  // namespace
@@ -157,7 +181,8 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
 
 namespace analysis {
 
-ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k, const std::function<void(const Timeline&)>& seen) {
+ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k,
+                   const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   return read_rank_any(in, k.taxonomy, k.collectives, lean_read_options(k.taxonomy), seen);
 }
 
@@ -174,15 +199,10 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   uint64_t largest = 0;
   for (const auto& in : inputs) largest = std::max(largest, file_bytes(in));
   const bool parallel_ranks = opt.threads > 1 && inputs.size() > 1 && largest < ro.parallel_min_bytes;
-  std::vector<RankProfile> profiles(inputs.size());
-  std::vector<std::string> hosts(inputs.size());
+  std::vector<std::vector<ReadRank>> read(inputs.size());  // per input: its rank, or a group's ranks
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-      ReadRank r = read_rank_any(inputs[i], tax, ck, ro, {});
-      profiles[i] = std::move(r.profile);
-      hosts[i] = std::move(r.host);
-    }
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) read[i] = read_ranks_any(inputs[i], tax, ck, ro);
   };
   if (parallel_ranks) {
     std::thread t(worker);
@@ -191,9 +211,14 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   } else {
     worker();
   }
+  std::vector<RankProfile> profiles;
   std::map<std::string, std::string> host_by_label;
-  for (size_t i = 0; i < profiles.size(); ++i)
-    if (!hosts[i].empty()) host_by_label[profiles[i].label] = hosts[i];
+  for (auto& ranks : read)
+    for (ReadRank& r : ranks) {
+      if (!r.host.empty()) host_by_label[r.profile.label] = r.host;
+      profiles.push_back(std::move(r.profile));
+    }
+  read.clear();
   return analyse_rank_profiles(std::move(profiles), ck, std::move(notes), host_by_label);
 }
 

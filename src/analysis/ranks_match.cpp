@@ -60,6 +60,11 @@ Result<RanksResult> analysis::analyse_rank_profiles(std::vector<RankProfile> ran
         p.rank_from = "order";
       }
   }
+  // By rank before anything is listed: the damage and the ranks' notes come out in rank order,
+  // whatever order the files were given or listed in (a directory lists rank10 before rank2; a
+  // two-level reduce reads ranks group by group) — the same ranks give the same result.
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const RankProfile& a, const RankProfile& b) { return a.rank < b.rank; });
   for (auto& p : ranks) {
     if (p.damage) {
       if (!damage) damage = p.damage;
@@ -68,8 +73,6 @@ Result<RanksResult> analysis::analyse_rank_profiles(std::vector<RankProfile> ran
     }
     for (const auto& n : p.notes) R.notes.push_back("rank " + fmt::to_string(p.rank) + ": " + n);
   }
-  std::stable_sort(ranks.begin(), ranks.end(),
-                   [](const RankProfile& a, const RankProfile& b) { return a.rank < b.rank; });
   R.ranks = std::move(ranks);
   std::vector<const RankProfile*> use;
   for (const auto& p : R.ranks)

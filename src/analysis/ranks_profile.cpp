@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/diff.h"
+#include "analysis/gpu_op_names.h"
 #include "analysis/intervals.h"
 #include "analysis/kernel_table.h"
 #include "analysis/opportunities.h"
@@ -30,7 +31,30 @@ const T& cached(std::unordered_map<StrId, T>& cache, StrId id, F&& make) {
 
 }  // namespace
 
+GpuOpNames gpu_op_names(const Timeline& tl, const Taxonomy& tax) {
+  GpuOpNames n;
+  n.slot.assign(tl.strings.size(), GpuOpNames::kNoSlot);
+  std::unordered_map<std::string, uint32_t> cat_index;
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
+    if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
+    const StrId id = tl.gpu_ops.name[i];
+    if (n.slot[id] != GpuOpNames::kNoSlot) continue;
+    const std::string_view name = tl.str(id);
+    std::string cat = tax.classify(name).category;
+    auto [it, added] = cat_index.try_emplace(cat, static_cast<uint32_t>(n.categories.size()));
+    if (added) n.categories.push_back(std::move(cat));
+    n.slot[id] = static_cast<uint32_t>(n.names.size());
+    n.names.push_back({it->second, canonical_kernel_name(name)});
+  }
+  return n;
+}
+
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck) {
+  return rank_profile(tl, tax, ck, gpu_op_names(tl, tax));
+}
+
+RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck,
+                         const GpuOpNames& names) {
   RankProfile p;
   p.rank = tl.meta.distributed.rank;
   p.world_size = tl.meta.distributed.world_size;
@@ -46,25 +70,33 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   p.epoch_base_ns = tl.meta.clock_is_epoch && tl.meta.clock_base_ns > 0 ? tl.meta.clock_base_ns : 0;
 
   // ---- kernel classes and the interval sets ----
-  std::unordered_map<StrId, std::string> category;
-  auto cat_of = [&](StrId id) -> const std::string& {
-    return cached(category, id, [&] { return tax.classify(tl.str(id)).category; });
+  // Categories by index (names.categories), with memcpy and memset rows' own names added: the
+  // per-row passes below compare and sum small integers, not strings.
+  std::vector<std::string> cats = names.categories;
+  auto cat_index = [&](const char* c) {
+    for (size_t i = 0; i < cats.size(); ++i)
+      if (cats[i] == c) return static_cast<uint32_t>(i);
+    cats.emplace_back(c);
+    return static_cast<uint32_t>(cats.size() - 1);
+  };
+  const uint32_t kComm = cat_index("communication"), kMemcpy = cat_index("memcpy"), kMemset = cat_index("memset");
+  auto cat_of_row = [&](size_t i) -> uint32_t {
+    const GpuOpKind k = tl.gpu_ops.kind[i];
+    return k == GpuOpKind::Kernel ? names.of(tl.gpu_ops.name[i]).cat : k == GpuOpKind::Memcpy ? kMemcpy : kMemset;
   };
   std::vector<Interval> v_all, v_compute, v_comm;
   v_all.reserve(tl.gpu_op_count());
-  std::unordered_map<StrId, std::string> base;
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
     if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
     const Interval iv{tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)};
     v_all.push_back(iv);
-    const std::string& c = cat_of(tl.gpu_ops.name[i]);
-    if (c == "communication")
+    const uint32_t c = names.of(tl.gpu_ops.name[i]).cat;
+    if (c == kComm)
       v_comm.push_back(iv);
-    else if (c != "memcpy")
+    else if (c != kMemcpy)
       v_compute.push_back(iv);
-    cached(base, tl.gpu_ops.name[i],
-           [&] { return kernel_base_name(canonical_kernel_name(tl.str(tl.gpu_ops.name[i]))); });
   }
+  for (const GpuOpNames::Name& n : names.names) p.kernel_names.push_back(kernel_base_name(n.canonical));
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
     if (tl.gpu_ops.kind[i] == GpuOpKind::Memcpy) v_all.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
@@ -72,7 +104,6 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     v_all.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
     v_compute.push_back({tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i)});
   }
-  for (const auto& [id, b] : base) p.kernel_names.push_back(b);
   std::sort(p.kernel_names.begin(), p.kernel_names.end());
   p.kernel_names.erase(std::unique(p.kernel_names.begin(), p.kernel_names.end()), p.kernel_names.end());
   const IntervalSet all = union_of(std::move(v_all)), compute = union_of(std::move(v_compute)),
@@ -121,24 +152,24 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     if (it == windows.end() || it->start > t) return -1;
     return static_cast<int32_t>(it - windows.begin());
   };
-  // Kernel time by category per step (clipped).
-  auto add_clipped = [&](int64_t s, int64_t e, const std::string& c) {
-    auto it =
-        std::upper_bound(windows.begin(), windows.end(), s, [](int64_t x, const Interval& w) { return x < w.end; });
-    for (; it != windows.end() && it->start < e; ++it) {
-      const int64_t d = std::min(e, it->end) - std::max(s, it->start);
-      if (d > 0) p.steps[static_cast<size_t>(it - windows.begin())].category_ns[c] += d;
-    }
-  };
+  // Kernel time by category per step (clipped), summed by category index; a step lists the
+  // categories it spent time in.
   if (!windows.empty()) {
-    static const std::string kMemcpy = "memcpy", kMemset = "memset";
+    const size_t nc = cats.size();
+    std::vector<int64_t> acc(windows.size() * nc, 0);
     for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
-      const GpuOpKind k = tl.gpu_ops.kind[i];
-      add_clipped(tl.gpu_ops.start_ns[i], tl.gpu_ops.end_ns(i),
-                  k == GpuOpKind::Kernel   ? cat_of(tl.gpu_ops.name[i])
-                  : k == GpuOpKind::Memcpy ? kMemcpy
-                                           : kMemset);
+      const int64_t s = tl.gpu_ops.start_ns[i], e = tl.gpu_ops.end_ns(i);
+      const uint32_t c = cat_of_row(i);
+      auto it =
+          std::upper_bound(windows.begin(), windows.end(), s, [](int64_t x, const Interval& w) { return x < w.end; });
+      for (; it != windows.end() && it->start < e; ++it) {
+        const int64_t d = std::min(e, it->end) - std::max(s, it->start);
+        if (d > 0) acc[static_cast<size_t>(it - windows.begin()) * nc + c] += d;
+      }
     }
+    for (size_t w = 0; w < windows.size(); ++w)
+      for (size_t c = 0; c < nc; ++c)
+        if (acc[w * nc + c] > 0) p.steps[w].category_ns[cats[c]] = acc[w * nc + c];
   }
 
   // ---- collectives ----
@@ -164,7 +195,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   std::vector<std::string> unknown_dtypes;
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
     if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
-    if (cat_of(tl.gpu_ops.name[i]) != "communication") continue;
+    if (names.of(tl.gpu_ops.name[i]).cat != kComm) continue;
     RankCollective c;
     c.start_ns = tl.gpu_ops.start_ns[i];
     c.end_ns = tl.gpu_ops.end_ns(i);
@@ -192,7 +223,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
       c.bytes = bytes_of(m);
       if (c.bytes == kNone && ct.dtype[m] != kNoStr) unknown_dtypes.emplace_back(tl.str(ct.dtype[m]));
     } else {
-      c.name = canonical_kernel_name(tl.str(tl.gpu_ops.name[i]));
+      c.name = names.of(tl.gpu_ops.name[i]).canonical;
     }
     const CollectiveKnowledge::Type* t = ck.type_of(c.name);
     if (!t && meta) t = ck.type_of(tl.str(tl.gpu_ops.name[i]));

@@ -10,6 +10,10 @@
 
 #include "analysis/ranks.h"
 
+namespace goblin {
+struct GpuOpNames;  // analysis/gpu_op_names.h
+}
+
 namespace goblin::analysis {
 
 // How ranks are found among the files given.
@@ -33,14 +37,15 @@ int64_t rank_from_name(const std::string& file_name, const std::string& rank_reg
 
 // One rank as goblin ranks reads it: its trace files read lean (only what the analysis uses) and
 // reduced to a profile, or, when the one file is a rank summary, the profile it holds and the host
-// it names. `seen`, when set, is given the Timeline before it is dropped (summarize takes its
-// extras from it; not called for a summary). Damage is kept in the profile (`damage`, `usable`).
+// it names. `seen`, when set, is given the Timeline and its classified kernel names before they
+// are dropped (summarize takes its extras from them; not called for a summary). Damage is kept in the profile
+// (`damage`, `usable`).
 struct ReadRank {
   RankProfile profile;
   std::string host;  // from the summary ("" for a trace: it does not name its host)
 };
 ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k,
-                   const std::function<void(const Timeline&)>& seen = {});
+                   const std::function<void(const Timeline&, const GpuOpNames&)>& seen = {});
 
 struct ScaleRanksOptions {
   int threads = 2;  // ranks read at once when they are small (each larger one uses both cores itself)

@@ -36,6 +36,26 @@ struct SummarizedRank {
 Result<std::vector<SummarizedRank>> summarize_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
                                                     const SummarizeOptions& opt);
 
+// `goblin summarize --merge SUMMARY... -o DIR`: the rank summaries (and group summaries) given,
+// folded into one group summary (analysis/group_summary.h) DIR/ranks<LO>-<HI>.group.json.gz, LO
+// and HI the lowest and highest rank in it. A rank summary that cannot be read is kept as that
+// rank, damaged (the final goblin ranks reports it as it would from the rank summary).
+// Errors: no input, an input that is not a summary (a trace: summarize it first), a group summary
+// that cannot be read, an output directory that cannot be made or written.
+struct MergedGroup {
+  std::string written;
+  size_t inputs = 0;
+  std::vector<int64_t> ranks;  // the ranks it holds, in order read (-1: unknown)
+  size_t damaged = 0;          // ranks whose summary could not be read
+  int64_t input_bytes = 0, group_bytes = 0;
+};
+Result<MergedGroup> merge_summaries(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
+                                    const SummarizeOptions& opt);
+// {out_dir, group: {written, inputs, ranks (count), rank_min, rank_max, damaged, input_bytes,
+// group_bytes}}
+Json merged_json(const MergedGroup& g, const std::string& out_dir);
+std::string merged_human(const MergedGroup& g);
+
 Json summarized_json(const std::vector<SummarizedRank>& ranks, const std::string& out_dir);
 std::string summarized_human(const std::vector<SummarizedRank>& ranks, const std::string& out_dir);
 

@@ -61,6 +61,38 @@ std::string slurm_map(const ScaleScriptOptions& o, const std::string& dir, const
   return s;
 }
 
+// The middle level of a two-level reduce: array task g folds its share of the summaries (in
+// version order of their names, rank2 before rank10, so a group holds consecutive ranks; by
+// position, so every rank summary is in exactly one group whatever map tasks failed) into one
+// group summary, in a folder of its own (GROUPS/group<g>: two tasks never write one file; goblin
+// ranks reads the folders). A task left without summaries (failed map tasks) has nothing to fold
+// and succeeds: the final reduce reports the missing ranks.
+std::string slurm_group(const ScaleScriptOptions& o, const std::string& dir, const std::string& summaries,
+                        const std::string& groups, size_t n_groups) {
+  std::string s = "#!/bin/bash\n";
+  s += "# goblin group reduce (docs/scale.md, two-level reduce): array task g folds rank summaries\n";
+  fmt::format_to(std::back_inserter(s),
+                 "# g*{0}+1 .. g*{0}+{0} (names in version order) into one group summary; reduce.sbatch reads them.\n",
+                 o.group_size);
+  s += "#SBATCH --job-name=goblin-group\n";
+  fmt::format_to(std::back_inserter(s), "#SBATCH --array=0-{}{}\n", n_groups - 1,
+                 o.parallel > 0 ? fmt::format("%{}", o.parallel) : std::string());
+  fmt::format_to(std::back_inserter(s), "#SBATCH --output={}/logs/group_%A_%a.out\n", dir);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", o.cpus);
+  fmt::format_to(std::back_inserter(s), "#SBATCH --time={}\n", o.time);
+  if (!o.partition.empty()) fmt::format_to(std::back_inserter(s), "#SBATCH --partition={}\n", o.partition);
+  s += "set -euo pipefail\n";
+  fmt::format_to(std::back_inserter(s), "FIRST=$((SLURM_ARRAY_TASK_ID * {} + 1))\n", o.group_size);
+  fmt::format_to(std::back_inserter(s),
+                 "mapfile -t S < <(find {} -maxdepth 1 -type f -name '*.summary.json.gz' | LC_ALL=C sort -V | "
+                 "sed -n \"${{FIRST}},$((FIRST + {} - 1))p\")\n",
+                 sh(summaries), o.group_size);
+  s += "if [ ${#S[@]} -eq 0 ]; then echo \"group $SLURM_ARRAY_TASK_ID: no summaries to fold\"; exit 0; fi\n";
+  fmt::format_to(std::back_inserter(s), "exec {} summarize --merge \"${{S[@]}}\" -o {}/group\"$SLURM_ARRAY_TASK_ID\"\n",
+                 sh(o.goblin), sh(groups));
+  return s;
+}
+
 std::string slurm_reduce(const ScaleScriptOptions& o, const std::string& dir, const std::string& summaries) {
   std::string s = "#!/bin/bash\n";
   s += "# goblin reduce step (docs/scale.md): goblin ranks over the summaries the array wrote. Started after\n";
@@ -78,10 +110,21 @@ std::string slurm_reduce(const ScaleScriptOptions& o, const std::string& dir, co
   return s;
 }
 
-std::string slurm_submit(const std::string& dir) {
-  std::string s = "#!/bin/bash\n# Submits the map array, then the reduce job depending on it.\nset -euo pipefail\n";
+std::string slurm_submit(const std::string& dir, bool two_level) {
+  std::string s =
+      two_level ? "#!/bin/bash\n# Submits the map array, the group array depending on it, then the reduce job "
+                  "depending on the groups.\nset -euo pipefail\n"
+                : "#!/bin/bash\n# Submits the map array, then the reduce job depending on it.\nset -euo pipefail\n";
   fmt::format_to(std::back_inserter(s), "mkdir -p {}\n", sh(dir + "/logs"));
   fmt::format_to(std::back_inserter(s), "MAP=$(sbatch --parsable {})\n", sh(dir + "/summarize.sbatch"));
+  if (two_level) {
+    fmt::format_to(std::back_inserter(s), "GROUP=$(sbatch --parsable --dependency=afterany:${{MAP%%;*}} {})\n",
+                   sh(dir + "/group.sbatch"));
+    fmt::format_to(std::back_inserter(s), "REDUCE=$(sbatch --parsable --dependency=afterany:${{GROUP%%;*}} {})\n",
+                   sh(dir + "/reduce.sbatch"));
+    s += "echo \"map job ${MAP%%;*}, group job ${GROUP%%;*}, reduce job ${REDUCE%%;*}\"\n";
+    return s;
+  }
   fmt::format_to(std::back_inserter(s), "REDUCE=$(sbatch --parsable --dependency=afterany:${{MAP%%;*}} {})\n",
                  sh(dir + "/reduce.sbatch"));
   s += "echo \"map job ${MAP%%;*}, reduce job ${REDUCE%%;*}\"\n";
@@ -148,6 +191,10 @@ std::string k8s_submit(const std::string& dir) {
 
 Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, const ScaleScriptOptions& opt) {
   if (opt.out_dir.empty()) return make_error(ErrorKind::Usage, "slurm-script needs an output directory (-o DIR)");
+  if (opt.k8s && opt.group_size > 0)
+    return make_error(ErrorKind::Usage,
+                      "--group-size (the two-level reduce) is written for Slurm only: the Kubernetes manifests have "
+                      "one reduce level");
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(auto inputs, analysis::enumerate_ranks(paths, &notes, analysis::RankDiscovery{opt.rank_regex}));
   ScaleScripts r;
@@ -183,8 +230,15 @@ Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, 
     RETURN_IF_ERROR(put("submit.sh", k8s_submit(dir)));
   } else {
     RETURN_IF_ERROR(put("summarize.sbatch", slurm_map(opt, dir, summaries, r.traces.size())));
-    RETURN_IF_ERROR(put("reduce.sbatch", slurm_reduce(opt, dir, summaries)));
-    RETURN_IF_ERROR(put("submit.sh", slurm_submit(dir)));
+    const bool two_level = opt.group_size > 0;
+    std::string groups;
+    if (two_level) {
+      groups = fs::absolute(!opt.groups.empty() ? opt.groups : dir + "/groups", ec).lexically_normal().string();
+      const size_t g = static_cast<size_t>(opt.group_size);
+      RETURN_IF_ERROR(put("group.sbatch", slurm_group(opt, dir, summaries, groups, (r.traces.size() + g - 1) / g)));
+    }
+    RETURN_IF_ERROR(put("reduce.sbatch", slurm_reduce(opt, dir, two_level ? groups : summaries)));
+    RETURN_IF_ERROR(put("submit.sh", slurm_submit(dir, two_level)));
   }
   r.submit = "bash " + sh(dir + "/submit.sh");
   return r;

@@ -23,6 +23,11 @@ struct ScaleScriptOptions {
   std::string claim = "goblin-data";  // the PersistentVolumeClaim holding traces and summaries
   std::string mount = "/data";        // where the pods mount it
   std::string rank_regex;             // passed to enumerate_ranks and to each summarize
+  // Two-level reduce (Slurm): > 0 adds a job array between map and reduce whose task g folds the
+  // summaries g*G .. g*G+G-1 (in name order) into one group summary (goblin summarize --merge);
+  // the final reduce reads the group summaries. 0: the reduce reads every rank summary.
+  int64_t group_size = 0;
+  std::string groups;  // where the group summaries go (default: OUT/groups)
 };
 
 struct ScaleScripts {

@@ -47,6 +47,14 @@ VerbResult summarize_verb(const Request& rq, Context& ctx) {
   opt.out_dir = *dir;
   opt.host = rq.str("host");
   opt.discovery.rank_regex = rq.str("rank_regex");
+  if (rq.flag("merge")) {
+    auto m = analysis::merge_summaries(rq.strings("path"), **kn, opt);
+    if (!m) return VerbResult{nullptr, m.error(), ""};
+    vr.result = analysis::merged_json(*m, *dir);
+    vr.human = analysis::merged_human(*m);
+    if (ctx.on_written) ctx.on_written("summaries", {m->written});
+    return vr;
+  }
   auto r = analysis::summarize_ranks(rq.strings("path"), **kn, opt);
   if (!r) return VerbResult{nullptr, r.error(), ""};
   vr.result = analysis::summarized_json(*r, *dir);
@@ -76,6 +84,8 @@ VerbResult slurm_script_verb(const Request& rq, Context& ctx) {
   o.claim = rq.str("claim");
   o.mount = rq.str("mount");
   o.rank_regex = rq.str("rank_regex");
+  o.group_size = rq.integer("group_size");
+  o.groups = rq.str("groups");
   auto r = write_scale_scripts(rq.strings("path"), o);
   if (!r) return VerbResult{nullptr, r.error(), ""};
   VerbResult vr;
@@ -106,19 +116,29 @@ void add_scale_verbs(std::vector<Verb>& out) {
         "and gives the same result";
     v.description =
         "Result: {out_dir, summaries: [{rank, rank_from, source, written, source_bytes, summary_bytes, "
-        "size_pct, steps, collectives, usable, damage}]}. docs/scale.md.";
+        "size_pct, steps, collectives, usable, damage}]}; with --merge: {out_dir, group: {written, inputs, ranks, "
+        "rank_min, rank_max, damaged, input_bytes, group_bytes}}. docs/scale.md.";
     v.examples =
         "  goblin summarize rank3.pt.trace.json.gz -o summaries/     the map step of one rank\n"
-        "  goblin ranks summaries/                                   the reduce over every rank's summary\n";
+        "  goblin ranks summaries/                                   the reduce over every rank's summary\n"
+        "  goblin summarize --merge summaries/rank{0..63}.summary.json.gz -o groups/\n"
+        "                                                            a group summary of 64 ranks (two-level reduce)\n"
+        "  goblin ranks groups/                                      the reduce over the group summaries\n";
     Field paths = make("path", FieldKind::InputPaths, "Rank trace files, directories or globs of them");
     paths.required = true;
     paths.positional = true;
     Field o = make("out", FieldKind::OutputDir, "write the summaries into this directory", nullptr, "-o,--out");
     o.doors = kCli | kPython;
     v.request = {paths, o, make("host", FieldKind::String, "the host the trace was recorded on (kept in the summary)"),
-                 rank_regex_field()};
-    v.result_schema = Json{{"type", "object"},
-                           {"properties", {{"out_dir", {{"type", "string"}}}, {"summaries", {{"type", "array"}}}}}};
+                 rank_regex_field(),
+                 make("merge", FieldKind::Boolean,
+                      "fold the rank (or group) summaries given into one group summary, for a two-level reduce "
+                      "(goblin ranks reads it in place of them)",
+                      false)};
+    v.result_schema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"out_dir", {{"type", "string"}}}, {"summaries", {{"type", "array"}}}, {"group", {{"type", "object"}}}}}};
     v.writes = true;
     v.records = false;
     v.run = summarize_verb;
@@ -137,7 +157,8 @@ void add_scale_verbs(std::vector<Verb>& out) {
         "submits the map and the reduce)}. docs/scale.md.";
     v.examples =
         "  goblin slurm-script /lustre/job42/traces -o job42/ && bash job42/submit.sh\n"
-        "  goblin slurm-script /data/traces --k8s -o k8s/ && bash k8s/submit.sh\n";
+        "  goblin slurm-script /data/traces --k8s -o k8s/ && bash k8s/submit.sh\n"
+        "  goblin slurm-script /lustre/job42/traces --group-size 64 -o job42/   map, groups of 64, reduce\n";
     Field paths = make("path", FieldKind::InputPaths, "Rank trace files, directories or globs of them");
     paths.required = true;
     paths.positional = true;
@@ -150,6 +171,12 @@ void add_scale_verbs(std::vector<Verb>& out) {
     Field cpus = make("cpus", FieldKind::Integer, "cores per task (Slurm --cpus-per-task, Kubernetes cpu request)", 2);
     cpus.min = 1;
     cpus.max = 256;
+    Field gsize = make("group_size", FieldKind::Integer,
+                       "two-level reduce (Slurm): a job array between map and reduce folds each N rank summaries into "
+                       "one group summary (summarize --merge), and the reduce reads the groups; 0: one level",
+                       0);
+    gsize.min = 0;
+    gsize.max = 1e7;
     v.request = {
         paths,
         o,
@@ -164,7 +191,9 @@ void add_scale_verbs(std::vector<Verb>& out) {
         make("claim", FieldKind::String, "Kubernetes: the PersistentVolumeClaim holding traces and summaries",
              "goblin-data"),
         make("mount", FieldKind::String, "Kubernetes: where the pods mount the claim", "/data"),
-        rank_regex_field()};
+        rank_regex_field(),
+        gsize,
+        make("groups", FieldKind::String, "with --group-size: where the group summaries go (default: OUT/groups)")};
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"out_dir", {{"type", "string"}}},

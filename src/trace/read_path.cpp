@@ -182,6 +182,12 @@ Status read_one_file(const std::string& path, Timeline& tl, const ReadOptions& o
                       "verb the trace the summary was made from",
                       path, 0);
   }
+  if (f == Format::Unknown && trace::sniff_group_summary(*prefix)) {
+    return make_error(ErrorKind::Usage,
+                      "a goblin group summary (written by goblin summarize --merge): only goblin ranks reads it; "
+                      "give this verb one rank's trace",
+                      path, 0);
+  }
   if (f == Format::Unknown) {
     return make_error(ErrorKind::UnknownFormat,
                       "not a format goblin reads (expected a PyTorch/Kineto trace .json/.json.gz, rocprofv3 "

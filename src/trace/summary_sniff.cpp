@@ -16,4 +16,10 @@ bool sniff_rank_summary(std::string_view p) {
   return skip_ws(s.substr(1)).starts_with("\"goblin_rank_summary\"");
 }
 
+bool sniff_group_summary(std::string_view p) {
+  auto s = skip_ws(p);
+  if (s.empty() || s[0] != '{') return false;
+  return skip_ws(s.substr(1)).starts_with("\"goblin_group_summary\"");
+}
+
 }  // namespace goblin::trace

@@ -9,5 +9,8 @@ namespace goblin::trace {
 
 // True when `prefix` (the first bytes of the decompressed content) starts a rank summary.
 bool sniff_rank_summary(std::string_view prefix);
+// True when `prefix` starts a group summary (goblin summarize --merge: first key
+// "goblin_group_summary").
+bool sniff_group_summary(std::string_view prefix);
 
 }  // namespace goblin::trace

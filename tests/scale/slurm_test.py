@@ -2,9 +2,11 @@
 """goblin slurm-script on a REAL Slurm (docs/scale.md): starts a one-node cluster itself (munged,
 slurmctld, slurmd from Debian's slurm-wlm and munge, a generated slurm.conf in a temporary
 directory, free ports), submits the map array + reduce job that `goblin slurm-script` writes over
-(1) the real 2-rank H200 DDP traces and (2) a synthetic 64-rank set made from them with one
-injected straggler (bench/scale/make_ranks.py), waits for the reduce, and checks that its output
-equals single-process `goblin ranks` over the same traces. Stops the daemons after.
+(1) the real 2-rank H200 DDP traces (one reduce level) and (2) a synthetic 64-rank set made from
+them with one injected straggler (bench/scale/make_ranks.py) in two levels (--group-size 16: a
+group array folds the summaries into four group summaries, the reduce reads those), waits for the
+reduce, and checks that its output equals single-process `goblin ranks` over the same traces.
+Stops the daemons after.
 
 Where the daemons cannot run here, the test says why and FAILS (it is never skipped silently).
 """
@@ -132,10 +134,10 @@ PartitionName=goblin Nodes=ALL Default=YES MaxTime=INFINITE State=UP
                 p.wait()
 
 
-def run_job(cluster, goblin, traces, out, timeout):
+def run_job(cluster, goblin, traces, out, timeout, extra=()):
     """slurm-script + submit.sh, then wait for the reduce's ranks.json; returns (its text, trace list)."""
     r = subprocess.run([goblin, "slurm-script", *traces, "-o", out, "--goblin", goblin, "--cpus", "1",
-                        "--time", "00:10:00"], capture_output=True, text=True)
+                        "--time", "00:10:00", *extra], capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"goblin slurm-script failed ({r.returncode}): {r.stdout}{r.stderr}")
     sub = subprocess.run(["bash", os.path.join(out, "submit.sh")], env=cluster.env, capture_output=True, text=True)
@@ -211,8 +213,17 @@ def main():
         subprocess.run([sys.executable, os.path.join(a.source, "bench/scale/make_ranks.py"), "traces",
                         os.path.join(real, "rank0.pt.trace.json.gz"), os.path.join(real, "rank1.pt.trace.json.gz"),
                         "--ranks", str(a.ranks), "--straggler", str(straggler), "-o", syn], check=True)
-        text, listed = run_job(cluster, goblin, [syn], os.path.join(root, "syn"), 1200)
-        check(goblin, f"synthetic {a.ranks}-rank set", text, listed, straggler)
+        # Two-level: the map array, an array folding each 16 summaries into a group summary
+        # (summarize --merge), the reduce over the groups.
+        out = os.path.join(root, "syn")
+        text, listed = run_job(cluster, goblin, [syn], out, 1200, ["--group-size", "16"])
+        gdir = os.path.join(out, "groups")
+        groups = sorted(os.path.join(d, f) for d in os.listdir(gdir) for f in os.listdir(os.path.join(gdir, d)))
+        expect = [f"group{g}/ranks{g * 16}-{g * 16 + 15}.group.json.gz" for g in range((a.ranks + 15) // 16)]
+        if sorted(groups) != sorted(expect):
+            fail(f"two-level reduce: group summaries {groups}, expected {expect}")
+        check(goblin, f"synthetic {a.ranks}-rank set, two-level reduce ({len(groups)} groups)", text, listed,
+              straggler)
     finally:
         cluster.stop()
         if not a.keep:
