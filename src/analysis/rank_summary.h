@@ -15,6 +15,7 @@
 
 #include "analysis/gpu_op_names.h"
 #include "analysis/ranks.h"
+#include "core/limits.h"
 #include "core/status.h"
 
 namespace goblin::analysis {
@@ -70,8 +71,8 @@ struct RankSummary {
 };
 
 inline constexpr size_t kTopKernels = 20;
-// The most ranks a summary may claim (rank number, world size): far above any job that has run.
-inline constexpr int64_t kMaxRanks = 10'000'000;
+// The most ranks a summary may claim (rank number, world size): core/limits.h.
+inline constexpr int64_t kMaxRanks = limits::kMaxRanks;
 
 // The extras of a summary from the rank's Timeline and its classified kernel names
 // (gpu_op_names): devices, kernel time by category, top kernels, clock. One pass over the GPU-op

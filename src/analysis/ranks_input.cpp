@@ -13,6 +13,7 @@
 #include "analysis/ranks.h"
 #include "analysis/ranks_scale.h"
 #include "core/data.h"
+#include "core/limits.h"
 #include "core/io.h"
 #include "core/text.h"
 #include "trace/readers.h"
@@ -22,7 +23,7 @@ namespace goblin {
 namespace fs = std::filesystem;
 
 int64_t rank_from_name(const std::string& file_name) {
-  static const std::regex re("rank[-_]?([0-9]{1,7})", std::regex::icase);
+  static const std::regex re(fmt::format("rank[-_]?([0-9]{{1,{}}})", limits::kMaxRankDigits), std::regex::icase);
   std::smatch m;
   if (!std::regex_search(file_name, m, re)) return -1;
   return std::stoll(m[1].str());
@@ -35,7 +36,7 @@ int64_t analysis::rank_from_name(const std::string& file_name, const std::string
     std::smatch m;
     if (!std::regex_search(file_name, m, re)) return -1;
     const std::string n = m.size() > 1 ? m[1].str() : m[0].str();
-    if (n.empty() || n.size() > 7 || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (n.empty() || n.size() > limits::kMaxRankDigits || !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return -1;
     return std::stoll(n);
   } catch (const std::regex_error&) {

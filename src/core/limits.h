@@ -53,4 +53,11 @@ inline constexpr int64_t kMaxSqliteSeconds = 1800;
 // duration 0 and a warning (Timeline::validate), so any span between two events fits in int64.
 inline constexpr int64_t kMaxAbsTimestampNs = int64_t{1} << 62;
 
+// Ranks of one job: the most a rank summary or group summary may claim (rank number, world size),
+// and the digits a rank number found in a file name may have (rank<N>, --rank-regex). Far above
+// any job that has run (the largest published ones are ~10^5 GPUs); a hostile summary claiming
+// 10^18 ranks is refused before anything is sized by it.
+inline constexpr int64_t kMaxRanks = 10'000'000;
+inline constexpr size_t kMaxRankDigits = 7;  // kMaxRanks - 1 has 7 digits
+
 }  // namespace goblin::limits
