@@ -97,6 +97,8 @@ VerbResult do_init(const Request& rq, const Context& ctx, bool migrate_only) {
 }
 
 VerbResult do_add(const Request& rq, const Context& ctx) {
+  if (!rq.has("path") && !rq.has("result"))  // before the store is opened: nothing is created
+    return fail(make_error(ErrorKind::Usage, "store add: name the result folders or JSON files to import"));
   auto ref = open_store(rq, ctx, true, true);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
@@ -115,17 +117,13 @@ VerbResult do_add(const Request& rq, const Context& ctx) {
     auto rec = store::record_from_result(rq.str("verb"), {}, result, link);
     if (!rec) return fail(rec.error());
     rec->source = ctx.door == kHttp ? "import:http" : "import:json";
+    const std::string verb = rec->verb, workload = rec->workload;
     auto out = s->add(std::move(*rec));
     if (!out) return fail(out.error());
-    added.push_back({{"path", nullptr},
-                     {"run_id", out->run_id},
-                     {"added", out->added},
-                     {"verb", rq.str("verb")},
-                     {"workload", link.workload}});
+    added.push_back(
+        {{"path", nullptr}, {"run_id", out->run_id}, {"added", out->added}, {"verb", verb}, {"workload", workload}});
     h += fmt::format("{} run {}\n", out->added ? "added" : "already stored as", out->run_id);
   }
-  if (!rq.has("path") && !rq.has("result"))
-    return fail(make_error(ErrorKind::Usage, "store add: name the result folders or JSON files to import"));
   for (const auto& p : rq.has("path") ? rq.strings("path") : std::vector<std::string>{}) {
     auto rec = store::record_from_path(p, link);
     if (!rec) return VerbResult{Json{{"store", s->url()}, {"runs", added}}, rec.error(), h};
