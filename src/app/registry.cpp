@@ -18,6 +18,7 @@ const std::vector<Verb>& verbs() {
     add_kernel_verbs(v);
     add_server_verbs(v);
     add_store_verbs(v);
+    add_store_web_verbs(v);
     add_scale_verbs(v);
     add_meta_verbs(v);
     for (Verb& x : v) {

@@ -21,6 +21,8 @@ void add_meta_verbs(std::vector<Verb>& out);        // verbs (the registry itsel
 void add_memory_verbs(std::vector<Verb>& out);      // memory
 void add_server_verbs(std::vector<Verb>& out);      // profile-server
 void add_store_verbs(std::vector<Verb>& out);       // store init|add|ls|show|rm|migrate|export|trend|calibration, gate
+// store experiments|compare|artifact|tag: the dashboard's reads (verbs_store_web.cpp)
+void add_store_web_verbs(std::vector<Verb>& out);
 
 // The fields every recording verb gets (Verb::records) and the recording itself (store_record.cpp).
 std::vector<Field> record_fields();

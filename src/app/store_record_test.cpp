@@ -48,7 +48,8 @@ TEST(StoreRecording, KernelVerbsRecordTheWorkspace) {
   const std::string ws = (dir / "softmax").string();
   std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax", ws,
                         std::filesystem::copy_options::recursive);
-  for (const char* name : {"kernel bench", "kernel record"}) {
+  for (const char* name :
+       {"kernel bench", "kernel record", "kernel profile", "kernel status", "kernel mask", "kernel unmask"}) {
     const Verb* v = find_verb(name);
     ASSERT_NE(v, nullptr) << name;
     EXPECT_TRUE(v->records) << name;
@@ -77,6 +78,94 @@ TEST(StoreRecording, KernelVerbsRecordTheWorkspace) {
   record_result(*find_verb("kernel bench"), *rq, again);
   ASSERT_FALSE(again.error) << again.error->describe();
   EXPECT_FALSE(again.result["stored_run"]["added"].get<bool>());
+}
+
+// kernel status reports a workspace's progress and records it like bench and record do: on the
+// same workspace state, one run however often it is asked. The recording step alone (status itself
+// needs the workspace's git history, which the committed copy does not carry).
+TEST(StoreRecording, KernelStatusRecordsTheWorkspaceProgressOnce) {
+  const auto dir = testing::private_tmp_dir("store_kernel_status");
+  const std::string url = "sqlite://" + (dir / "runs.db").string();
+  const std::string ws = (dir / "softmax").string();
+  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax", ws,
+                        std::filesystem::copy_options::recursive);
+  const Verb* v = find_verb("kernel status");
+  ASSERT_NE(v, nullptr);
+  auto rq = make_request(*v, {{"workspace", ws}, {"store", url}, {"workload", "softmax"}}, kCli, nullptr);
+  ASSERT_TRUE(rq.ok());
+  VerbResult a;
+  a.result = Json{{"iterations", 3}};  // what the status verb returned
+  record_result(*v, *rq, a);
+  ASSERT_FALSE(a.error) << a.error->describe();
+  ASSERT_TRUE(a.result.contains("stored_run")) << a.result.dump();
+  EXPECT_TRUE(a.result["stored_run"]["added"].get<bool>());
+  VerbResult b;
+  b.result = Json::object();
+  record_result(*v, *rq, b);
+  ASSERT_FALSE(b.error) << b.error->describe();
+  EXPECT_FALSE(b.result["stored_run"]["added"].get<bool>());
+  VerbResult show = call("store show", {{"store", url}, {"run", a.result["stored_run"]["id"].dump()}});
+  ASSERT_FALSE(show.error) << show.error->describe();
+  EXPECT_EQ(show.result["verb"], "kernel");
+  EXPECT_EQ(show.result["workload"], "softmax");
+  EXPECT_FALSE(show.result["kernel_iterations"].empty());
+}
+
+// The dashboard's store verbs through the CLI door: experiments, tag, artifact, compare.
+TEST(StoreRecording, DashboardStoreVerbsFromTheCli) {
+  const auto dir = testing::private_tmp_dir("store_web_verbs");
+  const std::string url = "sqlite://" + (dir / "runs.db").string();
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+  VerbResult m = call("metrics", {{"path", trace}, {"store", url}, {"experiment", "e1"}, {"trial", "t1"}});
+  ASSERT_FALSE(m.error) << m.error->describe();
+  VerbResult k = call("store add", {{"store", url},
+                                    {"path", std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax"},
+                                    {"experiment", "e2"}});
+  ASSERT_FALSE(k.error) << k.error->describe();
+  const Json kid = k.result["runs"][0]["run_id"];
+
+  VerbResult ex = call("store experiments", {{"store", url}});
+  ASSERT_FALSE(ex.error) << ex.error->describe();
+  EXPECT_EQ(ex.result["experiments"].size(), 2u);
+
+  VerbResult tag = call("store tag", {{"store", url}, {"run", "1"}, {"tag", {"golden", "x'; DROP TABLE runs; --"}}});
+  ASSERT_FALSE(tag.error) << tag.error->describe();
+  EXPECT_EQ(call("store ls", {{"store", url}, {"tag", "golden"}}).result["total"], 1);
+  VerbResult bad = call("store tag", {{"store", url}, {"run", "1"}, {"tag", {"a\nb"}}});
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->kind, ErrorKind::Usage);
+  for (const char* id : {"1 OR 1=1", "-1", "0x10", "99999999999999999999", ""})
+    EXPECT_EQ(call("store show", {{"store", url}, {"run", id}}).error->kind, ErrorKind::Usage) << id;
+
+  VerbResult show = call("store show", {{"store", url}, {"run", kid.dump()}});
+  ASSERT_FALSE(show.error) << show.error->describe();
+  ASSERT_FALSE(show.result["artifacts"].empty());
+  std::string sha;  // the first artifact whose text the store keeps (binary ones are hashes only)
+  VerbResult art;
+  for (const auto& a : show.result["artifacts"]) {
+    art = call("store artifact", {{"store", url}, {"sha256", a["sha256"]}});
+    if (!art.error) {
+      sha = a["sha256"];
+      break;
+    }
+    EXPECT_EQ(art.error->kind, ErrorKind::NotFound);
+  }
+  ASSERT_FALSE(sha.empty());
+  EXPECT_EQ(art.result["sha256"], sha);
+  EXPECT_EQ(art.result["bytes"].get<size_t>(), art.result["content"].get<std::string>().size());
+  EXPECT_EQ(store::sha256_hex(art.result["content"].get<std::string>()), sha);
+  const std::string out = (dir / "artifact.bin").string();
+  VerbResult written = call("store artifact", {{"store", url}, {"sha256", sha}, {"out", out}});
+  ASSERT_FALSE(written.error) << written.error->describe();
+  EXPECT_EQ(std::filesystem::file_size(out), art.result["bytes"].get<size_t>());
+  EXPECT_EQ(call("store artifact", {{"store", url}, {"sha256", "../../etc/passwd"}}).error->kind, ErrorKind::Usage);
+
+  // Two runs of different verbs and environments: untrusted; no common trace, so no diff.
+  VerbResult cmp = call("store compare", {{"store", url}, {"a", "1"}, {"b", kid.dump()}});
+  ASSERT_FALSE(cmp.error) << cmp.error->describe();
+  EXPECT_FALSE(cmp.result["trusted"].get<bool>());
+  EXPECT_TRUE(cmp.result["diff"].is_null());
+  EXPECT_TRUE(cmp.result["diff_note"].is_string());
 }
 
 TEST(StoreRecording, MetricsResultBecomesARunOnce) {

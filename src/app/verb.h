@@ -20,6 +20,10 @@
 #include "core/status.h"
 #include "core/verb_result.h"
 
+namespace goblin::store {
+class StorePool;
+}
+
 namespace goblin::app {
 
 // What a request field holds. Paths are separate kinds because each door treats them differently:
@@ -121,6 +125,11 @@ struct Context {
   // fills it on first use from the process's (audit::knowledge(): loaded once per process and
   // data directory). A door may set it beforehand to serve several calls from one.
   std::shared_ptr<const audit::Knowledge> knowledge;
+  // A door that serves one run store (goblin serve) names it here: the store verbs then read and
+  // write that store (through the pool's open connections when set) and never a store the request
+  // names, so a caller cannot point the server at another database or file (app/store_access.h).
+  std::string store_url;
+  store::StorePool* store_pool = nullptr;
 };
 
 // The call's knowledge context: ctx.knowledge, loaded (once per process) when unset. Its error

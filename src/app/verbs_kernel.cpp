@@ -97,9 +97,12 @@ Verb base(const std::string& word, const std::string& tool, const std::string& t
   return v;
 }
 
-// kernel bench and kernel record produce results worth remembering: with --store (or
-// $GOBLIN_STORE) the workspace is recorded as a run (its iterations against the Stop Condition,
-// its files as artifacts), as `goblin store add WORKSPACE` would; the same state twice is one run.
+// The verbs that measure or change a workspace's progress (bench, profile, record, status,
+// mask/unmask) produce results worth remembering: with --store (or $GOBLIN_STORE) the workspace is
+// recorded as a run (its iterations against the Stop Condition, masked ones marked, its files as
+// artifacts), as `goblin store add WORKSPACE` would; the same state twice is one run, so a status
+// after a record adds nothing. init (nothing measured yet), plan (a proposal, not a result) and
+// suite (a directory of kernels, not one workspace) do not record.
 void recorded_as_workspace(Verb& v) {
   v.records = true;
   v.record_folder = [](const Request& rq, const VerbResult&) {
@@ -304,6 +307,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                  Field{"prompt", FieldKind::Boolean, "write the LLM-judge prompts beside the CSV", false}};
     append(v.request, program_fields(true));
     v.result_schema = object_schema("per kernel the classification and two bottlenecks, the work-done check");
+    recorded_as_workspace(v);
     v.run = [](const Request& rq, Context& ctx) {
       return with_ws(rq, ctx, [&](const kernel::Knowledge& kk, const std::string& ws) {
         return from(kernel::run_profile(kk, ws, run_options(rq)), [](const Json& j) {
@@ -375,6 +379,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.writes = false;
     v.request = {workspace_field()};
     v.result_schema = object_schema("iterations, masked, best, stop_condition_met, next {action, reason, budget}");
+    recorded_as_workspace(v);
     v.run = [](const Request& rq, Context& ctx) {
       return with_ws(rq, ctx, [](const kernel::Knowledge& kk, const std::string& ws) {
         VerbResult v;
@@ -400,6 +405,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     ver.min = 0;
     v.request = {ver, workspace_field()};
     v.result_schema = object_schema("version, masked, changed, commit");
+    recorded_as_workspace(v);
     v.run = [masked](const Request& rq, Context& ctx) {
       return with_ws(rq, ctx, [&](const kernel::Knowledge& kk, const std::string& ws) {
         return from(kernel::set_masked(kk, ws, static_cast<int>(rq.integer("version")), masked), [](const Json& j) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "app/registry.h"
+#include "core/dir_walk.h"
 #include "core/text.h"
 
 namespace goblin::app {
@@ -57,16 +58,10 @@ Result<std::pair<std::string, std::string>> split_url(const std::string& url) {
 // Trace files in `dir` (two levels down) with their sizes: what the server writes.
 std::map<std::string, uintmax_t> trace_files(const fs::path& dir) {
   std::map<std::string, uintmax_t> out;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (it.depth() > 2) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(ec)) continue;
-    const std::string n = it->path().filename().string();
-    if (n.ends_with(".json.gz") || n.ends_with(".json")) out[it->path().string()] = it->file_size(ec);
+  for (const fs::path& p : regular_files_under(dir)) {
+    const std::string n = p.filename().string();
+    std::error_code ec;
+    if (n.ends_with(".json.gz") || n.ends_with(".json")) out[p.string()] = fs::file_size(p, ec);
   }
   return out;
 }

@@ -1,22 +1,19 @@
-// The run store's verbs (docs/store.md): store init|add|ls|show|rm|migrate|export and gate. Each is
-// one call into src/store; the dashboard's JSON API calls the same store functions. Recording a
-// verb's result (`--store` on every verb that produces one) is app::run_verb's (registry.cpp).
+// The run store's verbs (docs/store.md): store init|add|ls|show|rm|migrate|export|trend|calibration
+// and gate (the dashboard's own reads are in verbs_store_web.cpp). Each is one call into src/store;
+// the dashboard's JSON API (serve/api.cpp) calls these verbs through app::run_verb like every other
+// door. Recording a verb's result (`--store` on every verb that produces one) is app::run_verb's
+// (registry.cpp).
 #include <fmt/format.h>
 
 #include "app/registry.h"
+#include "app/store_access.h"
+#include "audit/rules.h"
 #include "core/io.h"
 #include "store/import.h"
 #include "store/store.h"
 
 namespace goblin::app {
 namespace {
-
-Field store_field() {
-  return Field{
-      "store", FieldKind::String,
-      "The run store: sqlite:///abs/path.db, sqlite://relative.db or postgresql://... (default $GOBLIN_STORE)"};
-}
-std::string store_url(const Request& rq) { return rq.has("store") ? rq.str("store") : store::default_store_url(); }
 
 Json obj_schema(std::initializer_list<std::pair<const char*, const char*>> props) {
   Json p = Json::object();
@@ -25,13 +22,6 @@ Json obj_schema(std::initializer_list<std::pair<const char*, const char*>> props
 }
 
 VerbResult fail(Error e) { return VerbResult{nullptr, std::move(e), ""}; }
-
-Result<int64_t> run_id(const std::string& s) {
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || v <= 0) return make_error(ErrorKind::Usage, "a run id is a positive integer: " + s);
-  return static_cast<int64_t>(v);
-}
 
 std::string run_line(const store::RunRecord& r) {
   std::string m;
@@ -84,8 +74,8 @@ Verb base_verb(const std::string& word, const std::string& title, const std::str
   return v;
 }
 
-VerbResult do_init(const Request& rq, bool migrate_only) {
-  const std::string url = store_url(rq);
+VerbResult do_init(const Request& rq, const Context& ctx, bool migrate_only) {
+  const std::string url = store_url_of(rq, ctx);
   int before = -1;
   if (migrate_only) {
     // The version before migrating, read without changing anything.
@@ -106,9 +96,12 @@ VerbResult do_init(const Request& rq, bool migrate_only) {
   return VerbResult{r, std::nullopt, h};
 }
 
-VerbResult do_add(const Request& rq) {
-  auto s = store::Store::open(store_url(rq), true, true);
-  if (!s) return fail(s.error());
+VerbResult do_add(const Request& rq, const Context& ctx) {
+  if (!rq.has("path") && !rq.has("result"))  // before the store is opened: nothing is created
+    return fail(make_error(ErrorKind::Usage, "store add: name the result folders or JSON files to import"));
+  auto ref = open_store(rq, ctx, true, true);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   store::Linkage link;
   link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
   link.trial_id = rq.has("trial") ? rq.str("trial") : "";
@@ -116,7 +109,22 @@ VerbResult do_add(const Request& rq) {
   link.tags = rq.has("tag") ? rq.strings("tag") : std::vector<std::string>{};
   Json added = Json::array();
   std::string h;
-  for (const auto& p : rq.strings("path")) {
+  if (rq.has("result")) {
+    // A result JSON given inline (the JSON doors: goblin serve's POST /api/runs), summarised as
+    // `store add FILE.json` would summarise the file.
+    const Json& j = rq.json("result");
+    const Json& result = j.contains("result") && j["result"].is_object() ? j["result"] : j;
+    auto rec = store::record_from_result(rq.str("verb"), {}, result, link);
+    if (!rec) return fail(rec.error());
+    rec->source = ctx.door == kHttp ? "import:http" : "import:json";
+    const std::string verb = rec->verb, workload = rec->workload;
+    auto out = s->add(std::move(*rec));
+    if (!out) return fail(out.error());
+    added.push_back(
+        {{"path", nullptr}, {"run_id", out->run_id}, {"added", out->added}, {"verb", verb}, {"workload", workload}});
+    h += fmt::format("{} run {}\n", out->added ? "added" : "already stored as", out->run_id);
+  }
+  for (const auto& p : rq.has("path") ? rq.strings("path") : std::vector<std::string>{}) {
     auto rec = store::record_from_path(p, link);
     if (!rec) return VerbResult{Json{{"store", s->url()}, {"runs", added}}, rec.error(), h};
     const std::string verb = rec->verb, workload = rec->workload;
@@ -130,9 +138,10 @@ VerbResult do_add(const Request& rq) {
   return VerbResult{Json{{"store", s->url()}, {"runs", added}}, std::nullopt, h};
 }
 
-VerbResult do_ls(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+VerbResult do_ls(const Request& rq, const Context& ctx) {
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   const store::RunFilter f = filter_of(rq);
   auto runs = s->list(f);
   if (!runs) return fail(runs.error());
@@ -144,17 +153,21 @@ VerbResult do_ls(const Request& rq) {
     arr.push_back(store::run_to_json(r, false));
     h += run_line(r);
   }
-  return VerbResult{Json{{"store", s->url()}, {"total", *total}, {"runs", arr}}, std::nullopt, h};
+  return VerbResult{
+      Json{{"store", s->url()}, {"total", *total}, {"limit", f.limit}, {"offset", f.offset}, {"runs", arr}},
+      std::nullopt, h};
 }
 
-VerbResult do_show(const Request& rq) {
-  auto id = run_id(rq.str("run"));
+VerbResult do_show(const Request& rq, const Context& ctx) {
+  auto id = parse_run_id(rq.str("run"));
   if (!id) return fail(id.error());
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   auto r = s->get(*id);
   if (!r) return fail(r.error());
   Json j = store::run_to_json(*r, true);
+  j["trace"] = trace_link(j);  // what the dashboard's "open in Perfetto UI" link opens
   std::string h = run_line(*r);
   h += fmt::format("  goblin {} ({}), {} on {}, driver {}, CUDA {}, ROCm {}, PyTorch {}\n", r->goblin_version,
                    r->goblin_commit, r->verb, r->gpu, r->driver, r->cuda, r->rocm, r->pytorch);
@@ -172,15 +185,16 @@ VerbResult do_show(const Request& rq) {
   return VerbResult{j, std::nullopt, h};
 }
 
-VerbResult do_rm(const Request& rq) {
+VerbResult do_rm(const Request& rq, const Context& ctx) {
   std::vector<int64_t> ids;
   for (const auto& x : rq.strings("run")) {
-    auto id = run_id(x);
+    auto id = parse_run_id(x);
     if (!id) return fail(id.error());
     ids.push_back(*id);
   }
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   Json removed = Json::array();
   for (int64_t id : ids) {
     if (auto st = s->remove(id); !st) return VerbResult{Json{{"removed", removed}}, st.error(), ""};
@@ -190,9 +204,10 @@ VerbResult do_rm(const Request& rq) {
                     fmt::format("removed {} run(s) from {}\n", removed.size(), s->url())};
 }
 
-VerbResult do_export(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+VerbResult do_export(const Request& rq, const Context& ctx) {
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   store::RunFilter f = filter_of(rq);
   if (!rq.has("limit")) f.limit = 1000000;
   auto runs = s->list(f);
@@ -212,9 +227,10 @@ VerbResult do_export(const Request& rq) {
   return VerbResult{doc, std::nullopt, doc.dump(1) + "\n"};
 }
 
-VerbResult do_trend(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+VerbResult do_trend(const Request& rq, const Context& ctx) {
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   std::string metric = rq.str("metric");
   if (metric == "step_time") metric = "step_time_s";
   auto t = s->trend(rq.str("workload"), metric, rq.integer("limit"));
@@ -225,35 +241,73 @@ VerbResult do_trend(const Request& rq) {
     pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}});
     h += fmt::format("{:>6}  {}  {:g}\n", p.run_id, p.created, p.value);
   }
-  return VerbResult{Json{{"workload", rq.str("workload")}, {"metric", metric}, {"points", pts}}, std::nullopt, h};
+  // The newest run against its baseline by goblin gate's rule (bootstrap interval, noise floor),
+  // so a trend marks its regression; null when the gate cannot judge (too few runs).
+  Json verdict = nullptr;
+  store::GateOptions go;
+  go.workload = rq.str("workload");
+  go.metric = metric;
+  if (auto g = store::gate(*s, go)) {
+    verdict = store::gate_to_json(*g);
+    h += fmt::format("gate: {} — {}\n", g->verdict, g->reason);
+  }
+  return VerbResult{Json{{"workload", rq.str("workload")}, {"metric", metric}, {"points", pts}, {"gate", verdict}},
+                    std::nullopt, h};
 }
 
-VerbResult do_calibration(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+VerbResult do_calibration(const Request& rq, Context& ctx) {
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   auto c = s->calibration();
   if (!c) return fail(c.error());
+  auto rounds = s->audit_rounds();
+  if (!rounds) return fail(rounds.error());
+  // Each rule's citation from the rule base (data/rules/*.yaml), so the audit history shows where a
+  // prediction came from; null for a rule this goblin does not know.
+  auto kb = knowledge(ctx);
+  auto citation = [&](const std::string& id) -> Json {
+    const audit::Rule* rule = kb ? (*kb)->rules.find(id) : nullptr;
+    return rule && !rule->citation.empty() ? Json(rule->citation) : Json(nullptr);
+  };
+  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   Json rows = Json::array();
   std::string h = "rule                                      gpu                        audits held exceeded missed\n";
   for (const auto& r : *c) {
     rows.push_back({{"rule_id", r.rule_id},
+                    {"citation", citation(r.rule_id)},
                     {"gpu", r.gpu},
                     {"audits", r.audits},
                     {"held", r.held},
                     {"exceeded", r.exceeded},
                     {"missed", r.missed},
                     {"not_predicted", r.not_predicted},
-                    {"median_measured_over_predicted_mid",
-                     r.median_measured_over_mid ? Json(*r.median_measured_over_mid) : Json(nullptr)}});
+                    {"median_measured_over_predicted_mid", opt(r.median_measured_over_mid)}});
     h += fmt::format("{:<41} {:<26} {:>6} {:>4} {:>8} {:>6}\n", r.rule_id, r.gpu, r.audits, r.held, r.exceeded,
                      r.missed);
   }
-  return VerbResult{Json{{"store", s->url()}, {"rules", rows}}, std::nullopt, h};
+  // Every stored audit round, oldest first: the calibration plot's points.
+  Json rs = Json::array();
+  for (const auto& p : *rounds)
+    rs.push_back({{"created", p.created},
+                  {"workload", p.workload},
+                  {"round", p.round.round},
+                  {"rules", p.round.rules},
+                  {"gpu", p.round.gpu},
+                  {"method", p.round.method},
+                  {"held", p.round.held},
+                  {"predicted_low", opt(p.round.predicted_low)},
+                  {"predicted_high", opt(p.round.predicted_high)},
+                  {"measured", opt(p.round.measured)},
+                  {"ci_low", opt(p.round.ci_low)},
+                  {"ci_high", opt(p.round.ci_high)}});
+  return VerbResult{Json{{"store", s->url()}, {"rules", rows}, {"rounds", rs}}, std::nullopt, h};
 }
 
-VerbResult do_gate(const Request& rq) {
-  auto s = store::Store::open(store_url(rq));
-  if (!s) return fail(s.error());
+VerbResult do_gate(const Request& rq, const Context& ctx) {
+  auto ref = open_store(rq, ctx);
+  if (!ref) return fail(ref.error());
+  store::Store* s = &**ref;
   store::GateOptions o;
   o.workload = rq.str("workload");
   o.metric = rq.str("metric");
@@ -279,7 +333,7 @@ void add_store_verbs(std::vector<Verb>& out) {
                                   {"engine", "sqlite or postgresql"},
                                   {"schema_version", "the store's schema version"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context&) { return do_init(rq, false); };
+    v.run = [](const Request& rq, Context& ctx) { return do_init(rq, ctx, false); };
     out.push_back(std::move(v));
   }
   {
@@ -288,9 +342,17 @@ void add_store_verbs(std::vector<Verb>& out) {
                        "workspaces, ranks/diff/metrics JSON (adding the same thing twice is a no-op)");
     v.examples = "  goblin store add out/triage out/audit runs/ranks.json --experiment exp42 --trial t3\n";
     Field paths{"path", FieldKind::InputPaths, "Result folders or JSON files"};
-    paths.required = paths.positional = true;
+    paths.positional = true;  // required unless `result` is given (the JSON doors)
     Field tag{"tag", FieldKind::StringList, "Tags for the imported runs"};
+    // The JSON doors record a result they were handed (goblin serve's POST /api/runs): the object
+    // itself, never a path, so a caller of the server cannot make it read a file.
+    Field result{"result", FieldKind::Object, "A result JSON object (or a --json envelope) to record as a run"};
+    result.doors = kJsonDoors;
+    Field verb{"verb", FieldKind::String, "The verb that made `result` (metrics, triage, ...)", "json"};
+    verb.doors = kJsonDoors;
     v.request = {paths,
+                 result,
+                 verb,
                  store_field(),
                  Field{"experiment", FieldKind::String, "Experiment id (overrides the result's)"},
                  Field{"trial", FieldKind::String, "Trial id (overrides the result's)"},
@@ -298,7 +360,7 @@ void add_store_verbs(std::vector<Verb>& out) {
                  tag};
     v.result_schema = obj_schema({{"store", "the store URL"}, {"runs", "{path, run_id, added, verb, workload} each"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context&) { return do_add(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_add(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -308,7 +370,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     for (auto& f : filter_fields()) v.request.push_back(f);
     v.result_schema =
         obj_schema({{"store", "the store URL"}, {"total", "runs matching the filter"}, {"runs", "the page"}});
-    v.run = [](const Request& rq, Context&) { return do_ls(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_ls(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -316,8 +378,10 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field id{"run", FieldKind::String, "Run id"};
     id.required = id.positional = true;
     v.request = {id, store_field()};
-    v.result_schema = obj_schema({{"id", "run id"}, {"linkage", "the run's linkage fields (experiment, trial, environment, config hash)"}, {"top_kernels", "..."}});
-    v.run = [](const Request& rq, Context&) { return do_show(rq); };
+    v.result_schema = obj_schema({{"id", "run id"},
+                                  {"linkage", "the run's linkage fields (experiment, trial, environment, config hash)"},
+                                  {"top_kernels", "..."}});
+    v.run = [](const Request& rq, Context& ctx) { return do_show(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -327,7 +391,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.request = {id, store_field()};
     v.result_schema = obj_schema({{"removed", "the run ids removed"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context&) { return do_rm(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_rm(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -335,7 +399,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.request = {store_field()};
     v.result_schema = obj_schema({{"schema_version", "after"}, {"migrated_from", "before"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context&) { return do_init(rq, true); };
+    v.run = [](const Request& rq, Context& ctx) { return do_init(rq, ctx, true); };
     out.push_back(std::move(v));
   }
   {
@@ -347,7 +411,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.request = {store_field(), o};
     for (auto& f : filter_fields()) v.request.push_back(f);
     v.result_schema = obj_schema({{"schema_version", "the store's"}, {"runs", "every run with its tables"}});
-    v.run = [](const Request& rq, Context&) { return do_export(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_export(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -361,7 +425,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     limit.min = 1, limit.max = 1000000;
     v.request = {store_field(), w, m, limit};
     v.result_schema = obj_schema({{"points", "{run_id, created, value}, oldest first"}});
-    v.run = [](const Request& rq, Context&) { return do_trend(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_trend(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -371,7 +435,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.result_schema = obj_schema({{"rules",
                                    "{rule_id, gpu, audits, held, exceeded, missed, not_predicted, "
                                    "median_measured_over_predicted_mid}"}});
-    v.run = [](const Request& rq, Context&) { return do_calibration(rq); };
+    v.run = [](const Request& rq, Context& ctx) { return do_calibration(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -397,10 +461,10 @@ void add_store_verbs(std::vector<Verb>& out) {
                                   {"change_pct", "newest vs the baseline median, %"},
                                   {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
     v.records = false;
-    v.run = [](const Request& rq, Context&) {
+    v.run = [](const Request& rq, Context& ctx) {
       Request q = rq;
       if (q.str("metric") == "step_time") q.mutable_args()["metric"] = "step_time_s";
-      return do_gate(q);
+      return do_gate(q, ctx);
     };
     out.push_back(std::move(v));
   }

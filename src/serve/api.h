@@ -1,8 +1,8 @@
 // The dashboard's JSON API (docs/dashboard.md) as one plain function from a request to a response,
 // so the C++ tests drive it without a socket and the HTTP server (server.cpp) only translates.
-// Reads go through store::Store's read API; the run comparison calls the diff verb through
-// app::run_verb, like every other door. Every id and filter is validated here by its type before
-// anything is read; every value reaches SQL as a bound parameter (store/engine.h); no request value
+// Every route calls a registry verb (store ls|show|experiments|trend|calibration|compare|artifact|
+// tag|add) through app::run_verb, like every other door. Every id and filter is validated here by
+// its type before anything is read; every value reaches SQL as a bound parameter (store/engine.h); no request value
 // ever names a file (artifacts are served by content hash from the store).
 #pragma once
 #include <cstdint>
@@ -60,10 +60,5 @@ class Api {
 
 // Constant-time comparison (a token check must not leak the matching prefix's length by timing).
 bool equal_secret(const std::string& a, const std::string& b);
-
-// Seed 002's trust check of two runs: the fields that differ among base_image, resource_class,
-// gpu_device_ids, server_flags, benchmark_config_hash, GPU, driver, CUDA, ROCm and PyTorch, each
-// {field, a, b}; a comparison with any of them is untrusted.
-Json trust_differences(const Json& run_a, const Json& run_b);
 
 }  // namespace goblin::serve

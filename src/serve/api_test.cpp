@@ -100,6 +100,35 @@ TEST_F(ServeApi, RunsListHasLinkageFieldsFiltersAndPaging) {
   EXPECT_EQ(get("/api/experiments")["experiments"].size(), 2u);
 }
 
+// Each route is a registry verb called through app::run_verb: the JSON a page reads is the
+// verb's result as the CLI (`goblin store ... --json`) and Python get it, less the store's URL.
+TEST_F(ServeApi, EveryReadRouteIsTheStoreVerbsResult) {
+  auto cli = [](const char* name, Json args) {
+    const app::Verb* v = app::find_verb(name);
+    EXPECT_NE(v, nullptr) << name;
+    args["store"] = url_;
+    auto rq = app::make_request(*v, args, app::kCli, nullptr);
+    EXPECT_TRUE(rq.ok()) << name;
+    app::Context ctx;
+    VerbResult r = app::run_verb(*v, *rq, ctx);
+    EXPECT_FALSE(r.error) << name << ": " << r.error->describe();
+    r.result.erase("store");
+    return r.result;
+  };
+  EXPECT_EQ(get("/api/runs", {{"workload", "llama-8b"}, {"limit", "2"}}),
+            cli("store ls", {{"workload", "llama-8b"}, {"limit", 2}}));
+  EXPECT_EQ(get("/api/runs/3"), cli("store show", {{"run", "3"}}));
+  EXPECT_EQ(get("/api/experiments"), cli("store experiments", Json::object()));
+  EXPECT_EQ(get("/api/calibration"), cli("store calibration", Json::object()));
+  EXPECT_EQ(get("/api/trend", {{"workload", "llama-8b"}, {"n", "5"}}),
+            cli("store trend", {{"workload", "llama-8b"}, {"limit", 5}}));
+  const Json cmp = cli("store compare", {{"a", "1"}, {"b", fmt::format("{}", other_)}});
+  EXPECT_FALSE(cmp["trusted"].get<bool>());
+  EXPECT_EQ(get("/api/compare", {{"a", "1"}, {"b", fmt::format("{}", other_)}})["differences"], cmp["differences"]);
+  // An HTTP caller cannot name another store: the verbs' `store` field is not the HTTP door's.
+  EXPECT_EQ(get("/api/runs", {{"store", "sqlite:///tmp/elsewhere.db"}})["total"], 7);
+}
+
 TEST_F(ServeApi, OneRunWithItsTables) {
   Json audit = get("/api/runs/3");
   EXPECT_EQ(audit["verb"], "audit");
@@ -115,12 +144,12 @@ TEST_F(ServeApi, TrendAndCalibration) {
   EXPECT_GE(t["points"].size(), 2u);
   EXPECT_TRUE(t["gate"].is_object());
   Json c = get("/api/calibration");
-  EXPECT_FALSE(c["calibration"].empty());
+  EXPECT_FALSE(c["rules"].empty());
   EXPECT_GE(c["rounds"].size(), 4u);
   // Each known rule carries its citation from the rule base (data/rules).
   int cited = 0;
-  for (const auto& row : c["calibration"]) cited += row["citation"].is_string() ? 1 : 0;
-  EXPECT_GT(cited, 0) << c["calibration"].dump();
+  for (const auto& row : c["rules"]) cited += row["citation"].is_string() ? 1 : 0;
+  EXPECT_GT(cited, 0) << c["rules"].dump();
   get("/api/trend", {{"workload", "llama-8b"}, {"metric", "step_time_s; DROP TABLE runs"}}, 400);
 }
 

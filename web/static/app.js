@@ -323,7 +323,7 @@ async function pageAudits() {
     main.append(h('h2', {}, 'Calibration per rule and GPU'), table([{ label: 'rule', get: r => r.rule_id }, { label: 'citation', get: r => cite(r.citation) }, { label: 'GPU', get: r => r.gpu },
       { label: 'audits', get: r => r.audits, num: true }, { label: 'held', get: r => r.held, num: true },
       { label: 'exceeded', get: r => r.exceeded, num: true }, { label: 'missed', get: r => r.missed, num: true },
-      { label: 'measured / predicted mid', get: r => r.median_measured_over_mid, num: true }], c.calibration, { id: 'calibration' }));
+      { label: 'measured / predicted mid', get: r => r.median_measured_over_predicted_mid, num: true }], c.rules, { id: 'calibration' }));
     main.append(h('h2', {}, 'Rounds'), auditTable(c.rounds, 'audit-rounds'));
   } catch (e) { fail(e); }
 }
