@@ -13,6 +13,7 @@
 #include "analysis/ranks.h"
 #include "analysis/ranks_scale.h"
 #include "core/data.h"
+#include "core/dir_walk.h"
 #include "core/limits.h"
 #include "core/io.h"
 #include "core/text.h"
@@ -100,18 +101,7 @@ bool add_rocpd_processes(const std::string& path, std::vector<RankInput>& out) {
 
 void add_dir(const fs::path& dir, std::vector<RankInput>& out, std::vector<std::string>* notes,
              const analysis::RankDiscovery& d) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (it.depth() > 2) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file(ec)) continue;
-    files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files = regular_files_under(dir);  // core/dir_walk.h: the one folder walk
   std::map<std::string, size_t> by_pid;  // "dir/pid" → index in out
   for (const fs::path& f : files) {
     const std::string name = f.filename().string();
