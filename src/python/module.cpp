@@ -37,27 +37,63 @@ PyObject* g_failure = nullptr;  // set once at import
   throw py::error_already_set();
 }
 
-// A statement's columns as [(name, kind, values, null mask or None, dictionary or None)].
+// Text codes in the width pandas.Categorical keeps for this many categories (int8 below 127,
+// int16 below 32,767: pandas' coerce_indexer_dtype), so from_codes takes them without a copy
+// and a 5 M-row column of a few hundred names is 10 MB, not 20.
+py::array narrow_codes(std::vector<int32_t>&& codes, size_t categories) {
+  auto narrowed = [&](auto zero) {
+    std::vector<decltype(zero)> v(codes.begin(), codes.end());
+    codes = {};
+    return py::array(to_numpy(std::move(v)));
+  };
+  if (categories < 127) return narrowed(int8_t{0});
+  if (categories < 32767) return narrowed(int16_t{0});
+  return to_numpy(std::move(codes));
+}
+
+// What an all-NULL column's frame column should be, from its declared type where the reader
+// knows it (whole tables): "int32", "int64", "float64", "text"; None for a statement's column.
+py::object declared_type(const Column& c) {
+  switch (c.declared) {
+    case Column::Kind::Integer:
+      return py::str(c.narrow ? "int32" : "int64");
+    case Column::Kind::Real:
+      return py::str("float64");
+    case Column::Kind::Text:
+      return py::str("text");
+    case Column::Kind::Null:
+      break;
+  }
+  return py::none();
+}
+
+// A statement's columns as [(name, kind, values, null mask or None, dictionary or None, declared
+// type of an all-NULL column or None)].
 py::list columns_to_python(Columns&& cols) {
   py::list out;
   for (Column& c : cols.columns) {
-    py::object mask = c.any_null ? py::object(to_numpy(std::move(c.null))) : py::object(py::none());
+    if (c.kind == Column::Kind::Null) c.null = {};  // all 1: the frame column makes its own mask
+    py::object mask = c.any_null && !c.null.empty() ? py::object(to_numpy(std::move(c.null))) : py::object(py::none());
     switch (c.kind) {
       case Column::Kind::Null:
-        out.append(py::make_tuple(c.name, "null", py::int_(cols.rows), mask, py::none()));
+        out.append(py::make_tuple(c.name, "null", py::int_(cols.rows), mask, py::none(), declared_type(c)));
         break;
       case Column::Kind::Integer:
-        out.append(py::make_tuple(c.name, "integer", to_numpy(std::move(c.ints)), mask, py::none()));
+        out.append(py::make_tuple(
+            c.name, "integer",
+            c.int32 ? py::object(to_numpy(std::move(c.ints32))) : py::object(to_numpy(std::move(c.ints))), mask,
+            py::none(), py::none()));
         break;
       case Column::Kind::Real:
-        out.append(py::make_tuple(c.name, "real", to_numpy(std::move(c.reals)), mask, py::none()));
+        out.append(py::make_tuple(c.name, "real", to_numpy(std::move(c.reals)), mask, py::none(), py::none()));
         break;
       case Column::Kind::Text: {
         py::list dict;
         for (const std::string& s : c.dict)  // invalid UTF-8 (a kernel name's bytes) is replaced, not fatal
           dict.append(py::reinterpret_steal<py::object>(
               PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace")));
-        out.append(py::make_tuple(c.name, "text", to_numpy(std::move(c.codes)), mask, dict));
+        out.append(
+            py::make_tuple(c.name, "text", narrow_codes(std::move(c.codes), c.dict.size()), mask, dict, py::none()));
         break;
       }
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace goblin::query {
 
@@ -16,11 +17,33 @@ std::string number_text(double v) { return fmt::format("{}", v); }
 
 void ColumnBuilder::reserve(size_t n) { reserved_ = n; }
 
+void ColumnBuilder::to_int64() {
+  ColumnData& c = col_;
+  c.ints.reserve(std::max(reserved_, c.ints32.size() + 1));
+  c.ints.assign(c.ints32.begin(), c.ints32.end());
+  c.ints32 = {};
+  c.int32 = false;
+}
+
+void ColumnBuilder::start_null_flags() {
+  col_.null.reserve(std::max(reserved_, col_.rows + 1));
+  col_.null.assign(col_.rows, 0);
+  col_.any_null = true;
+}
+
 void ColumnBuilder::widen(ColumnData::Kind k) {
   ColumnData& c = col_;
+  if (c.int32) to_int64();  // a real or a text among a narrow column's integers
   const size_t n = c.rows;
   // The kind's array grows to the reserved size at once (no doubling copies of a 5 M-row column).
   const size_t cap = std::max(reserved_, n + 1);
+  if (k == ColumnData::Kind::Integer && c.kind == ColumnData::Kind::Null && c.narrow) {
+    c.int32 = true;
+    c.ints32.reserve(cap);
+    c.ints32.assign(n, 0);
+    c.kind = k;
+    return;
+  }
   if (k == ColumnData::Kind::Integer) c.ints.reserve(cap);
   if (k == ColumnData::Kind::Real) c.reals.reserve(cap);
   if (k == ColumnData::Kind::Text) c.codes.reserve(cap);
@@ -53,18 +76,17 @@ int32_t ColumnBuilder::code_of(std::string_view v) {
 }
 
 void ColumnBuilder::null() {
-  if (!col_.any_null) {  // the flags start at the first NULL: most columns never need them
-    col_.null.reserve(std::max(reserved_, col_.rows + 1));
-    col_.null.assign(col_.rows, 0);
-    col_.any_null = true;
-  }
+  if (!col_.any_null) start_null_flags();  // the flags start at the first NULL: most columns never need them
   col_.null.push_back(1);
   ++col_.rows;
   switch (col_.kind) {
     case ColumnData::Kind::Null:
       break;
     case ColumnData::Kind::Integer:
-      col_.ints.push_back(0);
+      if (col_.int32)
+        col_.ints32.push_back(0);
+      else
+        col_.ints.push_back(0);
       break;
     case ColumnData::Kind::Real:
       col_.reals.push_back(NAN);
@@ -77,8 +99,11 @@ void ColumnBuilder::null() {
 
 void ColumnBuilder::integer(int64_t v) {
   if (col_.kind == ColumnData::Kind::Null) widen(ColumnData::Kind::Integer);
+  if (col_.int32 && (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())) to_int64();
   mark_value();
-  if (col_.kind == ColumnData::Kind::Integer)
+  if (col_.int32)
+    col_.ints32.push_back(static_cast<int32_t>(v));
+  else if (col_.kind == ColumnData::Kind::Integer)
     col_.ints.push_back(v);
   else if (col_.kind == ColumnData::Kind::Real)
     col_.reals.push_back(static_cast<double>(v));

@@ -4,12 +4,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <functional>
 #include <map>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "analysis/category_breakdown.h"
@@ -22,152 +20,13 @@
 #include "analysis/steps.h"
 #include "core/text.h"
 #include "query/columns.h"
+#include "query/table_state.h"
 
 namespace goblin::query {
 
+using namespace detail;  // the tables' insides (query/table_state.h)
+
 namespace {
-
-// What a getter writes a value into: the SQLite call's result, or (TableData::scan) the column
-// being read without SQLite.
-struct Out {
-  sqlite3_context* c = nullptr;
-  ColumnBuilder* b = nullptr;
-  void i(int64_t v) { b ? b->integer(v) : sqlite3_result_int64(c, v); }
-  void opt(int64_t v) {  // kNone (-1) is "absent"
-    if (v == kNone)
-      null();
-    else
-      i(v);
-  }
-  void d(double v) { b ? b->real(v) : sqlite3_result_double(c, v); }
-  void null() { b ? b->null() : sqlite3_result_null(c); }
-  // Text that outlives the statement (the string pool, an analysis result kept in TableData).
-  void s(std::string_view v) {
-    b ? b->text(v, true) : sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-  }
-  void tmp(const std::string& v) {
-    b ? b->text(v, false) : sqlite3_result_text(c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  void str(const Timeline& tl, StrId id) {
-    if (id == kNoStr)
-      null();
-    else
-      s(tl.str(id));
-  }
-};
-
-// One trace and the analyses computed over it so far.
-struct TraceState {
-  TraceRef ref;
-  const AnalysisKnowledge* k = nullptr;
-  std::string* error = nullptr;  // TableData's first analysis error
-  const Timeline& tl() const { return *ref.timeline; }
-
-  // gpu_ops.category / family: breakdown's classification (taxonomy on the kernel name and the
-  // launching CPU op found by External id; memcpy and memset rows by kind).
-  std::vector<uint32_t> op_class;
-  std::vector<std::pair<std::string, std::string>> classes;
-  bool classified = false;
-  const std::pair<std::string, std::string>& op_cls(size_t i) {
-    if (!classified) classify();
-    return classes[op_class[i]];
-  }
-  void classify() {
-    classified = true;
-    const GpuOpTable& g = tl().gpu_ops;
-    op_class.assign(g.size(), 0);
-    classes = {{"memcpy", "copy engine"}, {"memset", "runtime"}};
-    std::unordered_map<uint64_t, uint32_t> cache;
-    for (size_t i = 0; i < g.size(); ++i) {
-      if (g.kind[i] != GpuOpKind::Kernel) {
-        op_class[i] = g.kind[i] == GpuOpKind::Memcpy ? 0 : 1;
-        continue;
-      }
-      StrId cpu = kNoStr;
-      if (g.external_id[i] != kNone)
-        if (auto op = tl().cpu_op_by_external_id(g.external_id[i])) cpu = tl().cpu_ops.name[*op];
-      const uint64_t key = (static_cast<uint64_t>(g.name[i]) << 32) | cpu;
-      auto [it, fresh] = cache.try_emplace(key, static_cast<uint32_t>(classes.size()));
-      if (fresh) {
-        KernelClass kc = k->taxonomy.classify(tl().str(g.name[i]), tl().str(cpu));
-        classes.emplace_back(std::move(kc.category), std::move(kc.family));
-      }
-      op_class[i] = it->second;
-    }
-  }
-
-  std::optional<StepDetection> steps_;
-  std::vector<int64_t> step_numbers;  // ProfilerStep#N's N, else the step's index
-  const StepDetection& steps() {
-    if (!steps_) {
-      steps_ = find_steps(tl());
-      for (size_t i = 0; i < steps_->steps.size(); ++i) step_numbers.push_back(step_number(steps_->steps[i].name, i));
-    }
-    return *steps_;
-  }
-
-  std::optional<CategoryBreakdown> breakdown_;
-  const CategoryBreakdown& breakdown() {
-    if (!breakdown_) breakdown_ = category_breakdown(tl(), k->taxonomy);
-    return *breakdown_;
-  }
-
-  std::optional<RunMetrics> metrics_;
-  const RunMetrics& metrics() {
-    if (!metrics_) {
-      auto m = compute_run_metrics(tl(), *k);
-      if (m) {
-        metrics_ = std::move(*m);
-      } else {
-        if (error->empty()) *error = m.error().describe();
-        metrics_ = RunMetrics{};
-      }
-    }
-    return *metrics_;
-  }
-
-  // The triage analyses: exposure, launch attribution, kernel table, modules, stages.
-  struct Triage {
-    ExposureResult exposure;
-    LaunchAttribution attribution;
-    KernelTableResult kernels;
-    ModuleTable modules;
-    StageSplit stages;
-  };
-  std::unique_ptr<Triage> triage_;
-  const Triage& triage() {
-    if (!triage_) {
-      triage_ = std::make_unique<Triage>();
-      Triage& t = *triage_;
-      t.exposure = compute_exposure(tl());
-      t.attribution = attribute_launches(tl());
-      t.kernels = build_kernel_table(tl(), t.exposure, t.attribution, &k->taxonomy);
-      t.modules = build_module_table(tl(), t.attribution, attribute_modules(tl(), t.attribution), t.kernels);
-      t.stages = split_stages(tl(), t.attribution, t.kernels, *k->stages);
-    }
-    return *triage_;
-  }
-};
-
-using Getter = std::function<void(TraceState&, size_t, Out&)>;
-struct Col {
-  ColumnInfo info;
-  Getter get;
-};
-// A text column whose values are small ids (string-pool ids, class indexes): rows can be handed
-// to SQLite already in its order (TableData::order), so GROUP BY / ORDER BY on it need no sort of
-// millions of strings.
-struct SortKey {
-  std::function<uint32_t(TraceState&, size_t)> id;              // the row's id (0: NULL)
-  std::function<size_t(TraceState&)> ids;                       // ids are < this
-  std::function<std::string_view(TraceState&, uint32_t)> text;  // an id's text
-};
-struct Table {
-  TableInfo info;
-  std::function<size_t(TraceState&)> rows;
-  std::vector<Getter> getters;
-  std::map<int, SortKey> keys;  // by column index (rank and trace count)
-};
 
 constexpr SqlType I = SqlType::Integer, R = SqlType::Real, T = SqlType::Text;
 
@@ -411,6 +270,7 @@ std::vector<Table> build_tables() {
                          [](TraceState& st) { return st.tl().strings.size(); },
                          [](TraceState& st, uint32_t i) { return st.tl().str(i); }};
   };
+  add_gpu_op_bulk(*column("gpu_ops", "id").first);
   pool_key("gpu_ops", "name", [](const Timeline& tl, size_t r) { return tl.gpu_ops.name[r]; });
   pool_key("cpu_ops", "name", [](const Timeline& tl, size_t r) { return tl.cpu_ops.name[r]; });
   pool_key("api_calls", "name", [](const Timeline& tl, size_t r) { return tl.runtime.name[r]; });
@@ -434,12 +294,22 @@ std::vector<Table> build_tables() {
 
 #undef GET
 
-  const std::vector<Table>& tables() {
+  }  // namespace
+
+  const std::vector<Table>& detail::tables() {
     static const std::vector<Table> t = build_tables();
     return t;
   }
 
-  }  // namespace
+  void detail::write(TableData::Impl& impl, size_t t, size_t trace, size_t row, int c, Out& o) {
+    TraceState& st = impl.traces[trace];
+    if (c == 0)
+      o.i(st.ref.rank);
+    else if (c == 1)
+      o.s(st.ref.path);
+    else
+      tables()[t].getters[static_cast<size_t>(c - 2)](st, row, o);
+  }
 
   int64_t step_number(const std::string& name, size_t index) {
     const auto hash = name.rfind('#');
@@ -486,12 +356,6 @@ std::vector<Table> build_tables() {
     return s;
   }
 
-  struct TableData::Impl {
-    std::vector<TraceState> traces;
-    std::shared_ptr<const AnalysisKnowledge> knowledge;
-    std::string error;
-    std::map<std::pair<size_t, int>, std::vector<uint64_t>> orders;
-  };
 
   bool TableData::can_order(size_t t, int c) const { return tables()[t].keys.count(c) > 0; }
 
@@ -551,21 +415,6 @@ std::vector<Table> build_tables() {
   size_t TableData::rows(size_t t, size_t trace) { return tables()[t].rows(impl_->traces[trace]); }
   const std::string& TableData::analysis_error() const { return impl_->error; }
 
-  namespace {
-  // Below this many rows a whole-table read stays on one thread (threads cost more than they save).
-  constexpr size_t kParallelScanRows = 100'000;
-
-  void write(TableData::Impl& impl, size_t t, size_t trace, size_t row, int c, Out& o) {
-    TraceState& st = impl.traces[trace];
-    if (c == 0)
-      o.i(st.ref.rank);
-    else if (c == 1)
-      o.s(st.ref.path);
-    else
-      tables()[t].getters[static_cast<size_t>(c - 2)](st, row, o);
-  }
-  }  // namespace
-
   void TableData::value(size_t t, size_t trace, size_t row, int c, void* out) {
     Out o{static_cast<sqlite3_context*>(out)};
     write(*impl_, t, trace, row, c, o);
@@ -575,48 +424,6 @@ std::vector<Table> build_tables() {
     for (size_t t = 0; t < tables().size(); ++t)
       if (tables()[t].info.name == name) return t;
     return std::nullopt;
-  }
-
-  std::vector<ColumnData> TableData::scan(size_t t) {
-    const TableInfo& info = tables()[t].info;
-    std::vector<size_t> rows_of(trace_count());
-    size_t total = 0;
-    for (size_t tr = 0; tr < trace_count(); ++tr) total += rows_of[tr] = rows(t, tr);
-    const size_t ncols = info.columns.size();
-    std::vector<ColumnData> out(ncols);
-    auto read_column = [&](size_t c) {
-      ColumnBuilder b(info.columns[c].name);
-      b.reserve(total);
-      Out o;
-      o.b = &b;
-      for (size_t tr = 0; tr < trace_count(); ++tr)
-        for (size_t r = 0; r < rows_of[tr]; ++r) write(*impl_, t, tr, r, static_cast<int>(c), o);
-      out[c] = b.finish();
-    };
-    // Columns are independent, so a large table is read by a few threads, a column each at a
-    // time. The getters compute their analyses on first use (TraceState's classification,
-    // steps, triage), each as a whole: one value of every column, read first on this thread,
-    // leaves nothing lazy for the threads to race on.
-    const size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 4, ncols});
-    if (total < kParallelScanRows || threads < 2) {
-      for (size_t c = 0; c < ncols; ++c) read_column(c);
-      return out;
-    }
-    for (size_t tr = 0; tr < trace_count(); ++tr) {
-      if (rows_of[tr] == 0) continue;
-      ColumnBuilder warm;
-      Out o;
-      o.b = &warm;
-      for (size_t c = 0; c < ncols; ++c) write(*impl_, t, tr, 0, static_cast<int>(c), o);
-    }
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (size_t i = 0; i < threads; ++i)
-      pool.emplace_back([&] {
-        for (size_t c; (c = next.fetch_add(1)) < ncols;) read_column(c);
-      });
-    for (auto& th : pool) th.join();
-    return out;
   }
 
   }  // namespace goblin::query

@@ -117,7 +117,8 @@ def test_gpu_ops_sums_equal_cli_query(alexnet):
     assert len(df) == n and int(df["dur_ns"].sum()) == dur
     assert int(df["start_ns"].min()) == start and int(df["end_ns"].max()) == end
     assert df["name"].nunique() == names
-    assert df["dur_ns"].dtype == np.int64 and df["name"].dtype == object
+    assert df["dur_ns"].dtype == np.int64 and str(df["name"].dtype) == "category"
+    assert alexnet.gpu_ops(categorical=False)["name"].dtype == object
 
 
 def test_category_sums_equal_cli_query_and_breakdown(alexnet):
@@ -142,17 +143,50 @@ def test_kernels_table_equals_cli(alexnet):
             assert got == want, col
 
 
+def assert_same_values(whole, selected, obj):
+    """A whole table (trace.table) holds SELECT *'s frame's values with tighter types
+    (docs/python.md § Column types): the same columns and rows, each value equal once the whole
+    table's column is widened to the statement's type (int32 → int64, Int32 → Int64 or float64,
+    categorical → object), which loses nothing."""
+    assert list(whole.columns) == list(selected.columns), obj
+    for c in whole.columns:
+        w, s = whole[c], selected[c]
+        if str(s.dtype) == "float64" and s.isna().all():  # a statement's all-NULL column
+            assert w.isna().all(), (obj, c)
+            continue
+        if isinstance(w.dtype, pd.CategoricalDtype):  # NULL is None in an object column
+            w = pd.Series(np.where(w.notna(), w.astype(object), None), index=w.index, name=w.name, dtype=object)
+        pd.testing.assert_series_equal(w.astype(s.dtype), s, obj=f"{obj}.{c}")
+
+
 @pytest.mark.parametrize("paths", [[ALEXNET], RANKS])
 def test_whole_tables_equal_select_star(paths):
     # trace.gpu_ops() and the other table methods read the columns without SQLite
-    # (Database::scan_table); they must give exactly SELECT * FROM t's frame, for every table,
+    # (Database::scan_table); they must hold exactly SELECT * FROM t's values, for every table,
     # over one trace and over several ranks, with and without categorical text.
     t = goblin.load(*paths)
     for name in goblin.tables():
-        pd.testing.assert_frame_equal(t.table(name), t.sql(f"select * from {name}"), obj=name)
-    pd.testing.assert_frame_equal(t.gpu_ops(categorical=True), t.sql("select * from gpu_ops", categorical=True))
+        assert_same_values(t.table(name), t.sql(f"select * from {name}"), name)
+        assert_same_values(t.table(name, categorical=False), t.sql(f"select * from {name}"), name)
+    assert_same_values(t.gpu_ops(), t.sql("select * from gpu_ops", categorical=True), "gpu_ops")
 
 
+def test_whole_table_types_are_the_documented_ones():
+    # docs/python.md § Column types: narrow ids, int64 times, categorical text, typed NULLs.
+    df = goblin.load(ALEXNET).gpu_ops()
+    for c in ("rank", "id", "device", "stream", "track", "correlation"):
+        assert str(df[c].dtype) in ("int32", "Int32"), c
+    for c in ("start_ns", "dur_ns", "end_ns"):
+        assert df[c].dtype == np.int64, c
+    for c in ("trace", "kind", "name", "category", "family"):
+        assert str(df[c].dtype) == "category", c
+    assert str(df["grid_x"].dtype) == "Int32" and str(df["bytes"].dtype) == "Int64"
+    assert str(df["copy_kind"].dtype) == "category"
+    # A column of NULLs alone keeps its declared type (here graph_id: no CUDA graph in the trace).
+    assert df["graph_id"].isna().all() and str(df["graph_id"].dtype) == "Int32"
+    for c in df.columns:
+        if df[c].isna().all():
+            assert str(df[c].dtype) in ("Int32", "Int64", "category"), c
 def test_nulls_and_mixed_types():
     t = goblin.load(ALEXNET)
     df = t.sql("select 1 as i, null as n, 2.5 as r, 'x' as s union all select null, null, null, null "

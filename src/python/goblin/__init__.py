@@ -176,15 +176,18 @@ del _v, _n
 def _frame(columns, categorical=False):
     """A pandas DataFrame from the door's columns: numpy arrays handed over without a copy,
     text as one Python string per distinct value (object columns index into them, or
-    pandas.Categorical with categorical=True)."""
+    pandas.Categorical with categorical=True). Each column's arrays are let go as soon as its
+    frame column is made, so the codes of every text column are never held all at once."""
     import numpy as np
     import pandas as pd
 
     data = {}
-    for name, kind, values, mask, dictionary in columns:
+    columns.reverse()
+    while columns:
+        name, kind, values, mask, dictionary, declared = columns.pop()
         if kind == "null":
-            col = np.full(values, np.nan)
-        elif kind == "integer":
+            col = _nulls(values, declared, categorical, np, pd)
+        elif kind == "integer":  # int64, or int32 for a whole table's narrow column
             col = pd.arrays.IntegerArray(values, mask.view(bool)) if mask is not None else values
         elif kind == "real":
             col = values
@@ -200,6 +203,20 @@ def _frame(columns, categorical=False):
     if not data:
         return pd.DataFrame()
     return _dataframe(data, pd)
+
+
+def _nulls(n, declared, categorical, np, pd):
+    """A column of n NULLs. A whole table's column has its declared type (docs/python.md): an
+    integer one is a nullable Int32/Int64 whose values are np.zeros (pages the kernel maps only
+    when touched: only the mask costs memory), a text one an empty Categorical (one byte a row);
+    a statement's column, whose type SQLite does not know, is float64 NaN."""
+    if declared in ("int32", "int64"):
+        return pd.arrays.IntegerArray(np.zeros(n, dtype=declared), np.ones(n, dtype=bool))
+    if declared == "text":
+        if categorical:
+            return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+        return np.full(n, None, dtype=object)
+    return np.full(n, np.nan)
 
 
 def _dataframe(data, pd):
@@ -246,8 +263,13 @@ class Trace:
         except _goblin.GoblinFailure as e:
             raise _failure(e) from None
 
-    def table(self, name, categorical=False):
-        """One query table, whole, as a DataFrame."""
+    def table(self, name, categorical=True):
+        """One query table, whole, as a DataFrame. Read straight from the trace, so its types are
+        tighter than `sql`'s (docs/python.md § Column types): text is pandas.Categorical
+        (categorical=False: object columns of shared strings), gpu_ops' ids and small counts
+        (id, device, stream, track, correlation, external_id, graph_id, grid, block, registers) and
+        every table's rank are int32 where every value fits, and a column of NULLs alone keeps its
+        declared type."""
         if name not in _goblin.table_names():
             raise Error(f"no table named '{name}' (tables: {', '.join(tables())})", "usage", 2)
         # Read column by column from the trace (no SQL): the same rows as SELECT * FROM name.
@@ -265,7 +287,7 @@ class Trace:
 
 
 def _table_method(name):
-    def f(self, categorical=False):
+    def f(self, categorical=True):
         return self.table(name, categorical)
 
     f.__name__ = name
