@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/memory_source.h"
 #include "audit/audit_flow.h"
 #include "audit/audit_output.h"
 #include "audit/history.h"
@@ -25,6 +26,7 @@ void register_audit(CLI::App& app) {
   struct Opts {
     std::string config, replay, out = "goblin-audit", vendor, workload, history, script;
     std::string store, experiment, trial;
+    std::string memory;  // --memory: a memory snapshot or profile_memory trace (docs/memory.md)
     std::vector<std::string> script_args, tags;
     int top_k = 5, rounds = 2;
     bool no_history = false, no_profile_after = false;
@@ -89,6 +91,9 @@ void register_audit(CLI::App& app) {
   cmd->add_option("--timeout", o->knobs.timeout_s, "live: seconds before one workload run counts as hung (default 900)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
+  cmd->add_option("--memory", o->memory,
+                  "a PyTorch memory snapshot or profile_memory trace of the workload: its measured peak against the "
+                  "device's memory feeds the memory_headroom bucket and the batch rules (docs/memory.md)");
   cmd->add_flag("--json", o->json, "print the {ok, result, error} envelope");
   cmd->callback([o] {
     run_verb(o->json, [&] {
@@ -103,6 +108,21 @@ void register_audit(CLI::App& app) {
       if (!o->script_args.empty() && o->script.empty()) {
         r.error = make_error(ErrorKind::Usage, "arguments after -- are for --script; pass --script train.py");
         return r;
+      }
+      if (!o->memory.empty()) {
+        auto rules = app::memory_rules();
+        if (!rules) {
+          r.error = rules.error();
+          return r;
+        }
+        auto mem = app::read_memory_source(o->memory, *rules);
+        if (!mem) {
+          r.error = mem.error();
+          return r;
+        }
+        opt.memory = std::move(mem->report);
+        opt.memory_device_name = mem->device_name;
+        opt.memory_device_total = mem->device_total;
       }
       o->knobs.script = o->script;
       o->knobs.script_args = o->script_args;
