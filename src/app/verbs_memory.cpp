@@ -48,8 +48,7 @@ void render_report(const analysis::MemoryReport& r, size_t top, std::string& out
       fmt::format_to(
           std::back_inserter(out), "    {:<16} {:>12} {:>6.1f} %\n", c, mib(b),
           d.peak_allocated > 0 ? 100.0 * static_cast<double>(b) / static_cast<double>(d.peak_allocated) : 0.0);
-    fmt::format_to(std::back_inserter(out),
-                   trace ? "  largest allocation sites (op <- outermost op):\n" : "  largest allocation sites:\n");
+    fmt::format_to(std::back_inserter(out), "  largest allocation sites{}:\n", trace ? " (op <- outermost op)" : "");
     for (size_t i = 0; i < d.by_stack.size() && i < top; ++i) {
       const auto& g = d.by_stack[i];
       fmt::format_to(std::back_inserter(out), "    {:>12} x{:<5} {:<16} {}  <- {}\n", mib(g.bytes), g.count, g.category,

@@ -30,7 +30,8 @@ const std::string kAlloc =
     R"("Total Reserved": 2097152, "Total Allocated": 1024, "Bytes": 1024, "Device Id": 0, "Device Type": 1, "Addr": 140099337584640, "finished": false, "Ev Idx": 7)";
 const std::string kFree =
     R"("Total Reserved": 2097152, "Total Allocated": 0, "Bytes": -1024, "Device Id": 0, "Device Type": 1, "Addr": 140099337584640)";
-const std::string kHost = R"("Total Reserved": 0, "Total Allocated": 72, "Bytes": 8, "Device Id": -1, "Device Type": 0, "Addr": 7)";
+const std::string kHost =
+    R"("Total Reserved": 0, "Total Allocated": 72, "Bytes": 8, "Device Id": -1, "Device Type": 0, "Addr": 7)";
 
 TEST(KinetoMemory, EventsBecomeRows) {
   Timeline tl;
@@ -56,12 +57,12 @@ TEST(KinetoMemory, EventsBecomeRows) {
 
 TEST(KinetoMemory, DamagedArgsAreWarningsWithOffsets) {
   const std::vector<std::string> bad = {
-      mem_event(R"("Total Allocated": 1024, "Device Type": 1, "Device Id": 0)"),                  // no Bytes
+      mem_event(R"("Total Allocated": 1024, "Device Type": 1, "Device Id": 0)"),                   // no Bytes
       mem_event(R"("Bytes": "many", "Total Allocated": 1024, "Device Type": 1, "Device Id": 0)"),  // not a number
       mem_event(R"("Bytes": 512, "Total Allocated": {}, "Device Type": 1, "Device Id": 0)"),       // an object
       mem_event(R"("Bytes": 512, "Total Allocated": -5, "Device Type": 1, "Device Id": 0)"),       // negative total
-      mem_event(R"("Bytes": 512, "Total Allocated": 512, "Device Id": 0)"),                       // no Device Type
-      mem_event(R"("Bytes": NaN, "Total Allocated": 512, "Device Type": 1, "Device Id": 0)"),     // not JSON
+      mem_event(R"("Bytes": 512, "Total Allocated": 512, "Device Id": 0)"),                        // no Device Type
+      mem_event(R"("Bytes": NaN, "Total Allocated": 512, "Device Type": 1, "Device Id": 0)"),      // not JSON
   };
   for (size_t i = 0; i < bad.size(); ++i) {
     SCOPED_TRACE(bad[i]);
@@ -80,9 +81,9 @@ TEST(KinetoMemory, DamagedArgsAreWarningsWithOffsets) {
 }
 
 TEST(KinetoMemory, FastPathAndSimdjsonPathAgree) {
-  const std::string text =
-      trace_of({mem_event(kAlloc), mem_event(kFree, "101"), mem_event(kHost, "99"),
-                mem_event(R"("Addr": "0x7f", "Bytes": "2048", "Total Allocated": 4096, "Device Id": 1, "Device Type": 1)")});
+  const std::string text = trace_of(
+      {mem_event(kAlloc), mem_event(kFree, "101"), mem_event(kHost, "99"),
+       mem_event(R"("Addr": "0x7f", "Bytes": "2048", "Total Allocated": 4096, "Device Id": 1, "Device Type": 1)")});
   Timeline a, b;
   ASSERT_TRUE(read_text(text, a).ok());
   kineto::set_fast_path_enabled(false);
@@ -95,8 +96,11 @@ TEST(KinetoMemory, FastPathAndSimdjsonPathAgree) {
   EXPECT_EQ(a.memory_events.bytes[3], 2048);
   a.memory_events.for_each_column([&](const char* name, const auto& col, ColumnKind) {
     b.memory_events.for_each_column([&](const char* n2, const auto& col2, ColumnKind) {
-      if constexpr (std::is_same_v<decltype(col), decltype(col2)>)
-        if (std::string_view(name) == n2) EXPECT_TRUE(col == col2) << name;
+      if constexpr (std::is_same_v<decltype(col), decltype(col2)>) {
+        if (std::string_view(name) == n2) {
+          EXPECT_TRUE(col == col2) << name;
+        }
+      }
     });
   });
 }
