@@ -47,13 +47,7 @@ class Classifier {
   }
 
   std::string category(const std::string& alloc_phase, const std::string& freed_phase) const {
-    for (const auto& rule : r_.rules) {
-      if (rule.allocated != alloc_phase) continue;
-      if (!rule.freed.empty() && std::find(rule.freed.begin(), rule.freed.end(), freed_phase) == rule.freed.end())
-        continue;
-      return rule.category;
-    }
-    return "other";
+    return memory_category(r_, alloc_phase, freed_phase);
   }
 
  private:
@@ -248,6 +242,15 @@ DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cl
 
 }  // namespace
 
+std::string memory_category(const MemoryCategoryRules& r, const std::string& allocated, const std::string& freed) {
+  for (const auto& rule : r.rules) {
+    if (rule.allocated != allocated) continue;
+    if (!rule.freed.empty() && std::find(rule.freed.begin(), rule.freed.end(), freed) == rule.freed.end()) continue;
+    return rule.category;
+  }
+  return "other";
+}
+
 Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const std::string& origin) {
   MemoryCategoryRules r;
   try {
@@ -267,6 +270,12 @@ Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const
       rule.allocated = n["allocated"].as<std::string>();
       if (n["freed"]) rule.freed = n["freed"].as<std::vector<std::string>>();
       r.rules.push_back(std::move(rule));
+    }
+    if (const auto k = y["kineto"]) {
+      for (const auto& n : k["phases"])
+        r.kineto_phases.push_back({n["phase"].as<std::string>(), n["ops"].as<std::vector<std::string>>()});
+      if (k["allocator_ops"]) r.allocator_ops = k["allocator_ops"].as<std::vector<std::string>>();
+      if (k["before_first_step_phase"]) r.before_first_step_phase = k["before_first_step_phase"].as<std::string>();
     }
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("memory_categories: ") + e.what(), origin, -1, e.mark.line + 1);

@@ -31,7 +31,21 @@ struct MemoryCategoryRules {
   std::vector<Phase> phases;
   std::string empty_stack_phase = "other";
   std::vector<Rule> rules;
+  // Kineto traces (profile_memory=True) have no stacks: an allocation's phase comes from the names
+  // of the CPU ops and annotations enclosing it on its thread (`kineto.phases`: the first phase one
+  // of whose name prefixes starts one of those names), `before_first_step_phase` before the first
+  // ProfilerStep, and its site is the innermost enclosing op that is not an allocator op.
+  struct KinetoPhase {
+    std::string phase;
+    std::vector<std::string> ops;  // name prefixes
+  };
+  std::vector<KinetoPhase> kineto_phases;
+  std::vector<std::string> allocator_ops;
+  std::string before_first_step_phase = "other";
 };
+// The category of an allocation made in phase `allocated` and freed in phase `freed` ("live":
+// never freed): the first rule that matches, else "other".
+std::string memory_category(const MemoryCategoryRules& r, const std::string& allocated, const std::string& freed);
 // `origin` names the file in errors.
 Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const std::string& origin);
 
@@ -51,6 +65,15 @@ struct MemoryGroup {
   int64_t count = 0;
 };
 
+// One step of a trace (ProfilerStep#N): the most allocated and reserved within it.
+struct MemoryStepPeak {
+  std::string name;
+  int64_t start_us = 0, end_us = 0;
+  int64_t allocated_at_start = 0;  // before the step's first event
+  int64_t peak_allocated = 0, peak_reserved = 0;
+  int64_t events = 0;
+};
+
 struct DeviceMemory {
   int32_t device = 0;
   bool has_history = false;
@@ -68,10 +91,14 @@ struct DeviceMemory {
   std::map<std::string, int64_t> by_category;  // bytes live at the peak
   std::vector<MemoryGroup> by_stack;           // the largest groups live at the peak
   std::vector<MemoryPoint> timeline;
+  std::vector<MemoryStepPeak> steps;  // Kineto traces with steps; empty for snapshots
 };
 
 struct MemoryReport {
   std::string source;
+  // "snapshot" (a PyTorch memory snapshot) or "kineto_trace" (the [memory] events of a trace:
+  // "at_dump" then means at the trace's last event, and fragmentation is not known).
+  std::string source_kind = "snapshot";
   std::vector<DeviceMemory> devices;
   std::vector<std::string> notes;  // what the reading could not do (no history, custom rounding)
 };

@@ -10,8 +10,39 @@ using analysis::DeviceMemory;
 using analysis::MemoryDelta;
 using analysis::MemoryDiff;
 using analysis::MemoryGroup;
+using analysis::MemoryHeadroom;
 using analysis::MemoryPoint;
 using analysis::MemoryReport;
+using analysis::MemoryStepPeak;
+
+template <>
+struct List<MemoryHeadroom> {
+  using H = MemoryHeadroom;
+  static inline const auto fields = std::tuple{field("source", &H::source),
+                                               field("device", &H::device),
+                                               field("peak_allocated_bytes", &H::peak_allocated),
+                                               field("peak_reserved_bytes", &H::peak_reserved),
+                                               field("capacity_bytes", &H::capacity_bytes),
+                                               field("capacity_basis", &H::capacity_basis),
+                                               field("fixed_bytes", &H::fixed_bytes),
+                                               field("per_batch_bytes", &H::per_batch_bytes),
+                                               field("usable_bytes", &H::usable_bytes),
+                                               field("headroom_bytes", &H::headroom_bytes),
+                                               field("batch_scale_fits", &H::batch_scale_fits, Num{3}),
+                                               field("basis", &H::basis)};
+};
+
+template <>
+struct List<MemoryStepPeak> {
+  using S = MemoryStepPeak;
+  static inline const auto fields = std::tuple{field("name", &S::name),
+                                               field("start_us", &S::start_us),
+                                               field("end_us", &S::end_us),
+                                               field("allocated_at_start_bytes", &S::allocated_at_start),
+                                               field("peak_allocated_bytes", &S::peak_allocated),
+                                               field("peak_reserved_bytes", &S::peak_reserved),
+                                               field("events", &S::events)};
+};
 
 template <>
 struct List<MemoryPoint> {
@@ -45,14 +76,15 @@ struct List<DeviceMemory> {
                                                field("events", &D::events),
                                                field("by_category", &D::by_category),
                                                field("by_stack", &D::by_stack),
-                                               field("timeline", &D::timeline)};
+                                               field("timeline", &D::timeline),
+                                               field("steps", &D::steps)};
 };
 
 template <>
 struct List<MemoryReport> {
   static inline const auto fields =
-      std::tuple{field("source", &MemoryReport::source), field("devices", &MemoryReport::devices),
-                 field("notes", &MemoryReport::notes)};
+      std::tuple{field("source", &MemoryReport::source), field("source_kind", &MemoryReport::source_kind),
+                 field("devices", &MemoryReport::devices), field("notes", &MemoryReport::notes)};
 };
 
 template <>
@@ -85,6 +117,7 @@ Json memory_diff_json(const std::vector<MemoryDiff>& d) {
   for (const auto& x : d) a.push_back(fields::to_json(x));
   return a;
 }
+Json memory_headroom_json(const MemoryHeadroom& h) { return fields::to_json(h); }
 }  // namespace analysis
 
 }  // namespace goblin

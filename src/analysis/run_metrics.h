@@ -104,6 +104,13 @@ struct RunMetrics {
   // both. The waste budget's memory_headroom bucket stays 0 s (capacity is not time) and counts as
   // observed once this is measured; rules read it as hbm_peak_frac / memory_headroom_gb.
   std::optional<double> hbm_total_gb, memory_headroom_gb;
+  // From a memory source (`--memory`: a PyTorch memory snapshot or a profile_memory trace,
+  // analysis/memory_events.h): how many times larger the batch fits in the device's memory and the
+  // figures behind it; absent (left out of the JSON) without one. With one, hbm_peak_gb,
+  // hbm_total_gb and memory_headroom_gb are the allocator's measured peak reserved bytes against
+  // the device's capacity.
+  std::optional<double> batch_scale_fits;
+  std::optional<std::string> memory_basis;
   double gpu_util_pct = 0;   // busy union / wall over the step window
   bool gpu_activity = true;  // false: no kernel, memcpy or memset was read (gpu_util_pct is null in JSON)
   // Telemetry's view (nvidia-smi utilization.gpu, amd-smi gfx activity): the mean over busy

@@ -116,6 +116,8 @@ struct List<RunMetrics> {
                  field("hbm_avg_gb", &M::hbm_avg_gb, Opt<Num>{{3}}),
                  field("hbm_total_gb", &M::hbm_total_gb, Opt<Num>{{3}}),
                  field("memory_headroom_gb", &M::memory_headroom_gb, Opt<Num>{{3}}),
+                 field("batch_scale_fits", &M::batch_scale_fits, Opt<Num>{{3}}, Omit),
+                 field("memory_basis", &M::memory_basis, Omit),
                  field("gpu_util_telemetry_pct", &M::gpu_util_telemetry_pct, Opt<Num>{{2}}),
                  field("attention_kernel_loaded", &M::attention_kernel_loaded),
                  field("warnings", &M::warnings, Vec<WarningCodec>{}, Nullable),

@@ -55,6 +55,8 @@ std::string run_metrics_text(const RunMetrics& m) {
   if (m.flops_per_step) fmt::format_to(out, "flops/step     {:.4g}\n", *m.flops_per_step);
   if (!m.mfu_basis.empty()) s += "mfu basis      " + m.mfu_basis + "\n";
   s += "hbm peak/avg   " + fmt_opt(m.hbm_peak_gb, " GB") + " / " + fmt_opt(m.hbm_avg_gb, " GB") + "\n";
+  if (m.batch_scale_fits)
+    s += fmt::format("batch fits     {:.2f}x  ({})\n", *m.batch_scale_fits, m.memory_basis.value_or(""));
   s += "attention      " + m.attention_kernel_loaded + "\n";
   s += "steps:\n";
   for (const auto& st : m.steps)

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/memory_source.h"
 #include "app/registry.h"
 #include "audit/audit_flow.h"
 #include "audit/audit_output.h"
@@ -48,6 +49,15 @@ VerbResult audit_verb(const Request& rq, Context& ctx) {
   if (!knobs.script_args.empty() && knobs.script.empty()) {
     r.error = make_error(ErrorKind::Usage, "arguments after -- are for --script; pass --script train.py");
     return r;
+  }
+  if (rq.has("memory")) {  // docs/memory.md § The audit's memory feed
+    auto rules = memory_rules();
+    if (!rules) return VerbResult{nullptr, rules.error(), ""};
+    auto mem = read_memory_source(rq.str("memory"), *rules);
+    if (!mem) return VerbResult{nullptr, mem.error(), ""};
+    opt.memory = std::move(mem->report);
+    opt.memory_device_name = mem->device_name;
+    opt.memory_device_total = mem->device_total;
   }
   const std::string workload = rq.str("workload");
   std::unique_ptr<audit::Runner> live;
@@ -212,6 +222,9 @@ void add_audit_run_verbs(std::vector<Verb>& out) {
       tracer,
       field("timeout", FieldKind::Number, "live: seconds before one workload run counts as hung (default 900)"),
       field("quiet", FieldKind::Boolean, "no progress lines on stderr", "-q,--quiet"),
+      field("memory", FieldKind::InputPath,
+            "a PyTorch memory snapshot or profile_memory trace of the workload: its measured peak against the "
+            "device's memory feeds the memory_headroom bucket and the batch rules (docs/memory.md)"),
   };
   v.result_schema =
       Json{{"type", "object"}, {"description", "report.json's content and `written`; partial: trajectory and patch"}};

@@ -1,14 +1,17 @@
-// The memory verb in the registry: `goblin memory SNAPSHOT [--diff OTHER]` (docs/memory.md). Reads
-// PyTorch memory snapshots through the data-only pickle reader (trace/memory_snapshot.h) and
-// renders analysis/memory.h's report or two-snapshot diff.
+// The memory verb in the registry: `goblin memory SNAPSHOT|TRACE [--diff OTHER]` (docs/memory.md).
+// Reads PyTorch memory snapshots (the data-only pickle reader, trace/memory_snapshot.h) or the
+// [memory] events of Kineto traces recorded with profile_memory=True (app/memory_source.h), and
+// renders analysis/memory.h's report or two-run diff, with the batch headroom against the
+// device's memory where that is known.
 #include <fmt/format.h>
 
 #include "analysis/memory.h"
+#include "analysis/memory_events.h"
 #include "analysis/memory_json.h"
+#include "app/analysis_context.h"
+#include "app/memory_source.h"
 #include "app/registry.h"
-#include "core/data.h"
-#include "core/io.h"
-#include "trace/memory_snapshot.h"
+#include "hw/knowledge.h"
 
 namespace goblin::app {
 
@@ -19,29 +22,25 @@ std::string signed_mib(int64_t bytes) {
   return fmt::format("{:+.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
-Result<analysis::MemoryReport> analyse(const std::string& path, const analysis::MemoryCategoryRules& rules) {
-  ASSIGN_OR_RETURN(std::string prefix, read_prefix(path, 64));
-  if (!trace::looks_like_pickle(prefix) && !looks_gzip(prefix))
-    return make_error(ErrorKind::UnknownFormat,
-                      "goblin memory reads PyTorch memory snapshots (the pickle torch.cuda.memory._dump_snapshot "
-                      "writes); this file is not one (the [memory] events of a Kineto trace recorded with "
-                      "profile_memory=True are not read yet: docs/memory.md)",
-                      path, 0);
-  ASSIGN_OR_RETURN(trace::MemorySnapshot s, trace::read_memory_snapshot(path));
-  // Every group is kept (top -1): a diff matches groups across the two, and the verb trims.
-  analysis::MemoryReport r = analysis::analyse_memory(s, rules, -1);
-  r.source = path;
-  return r;
-}
-
 void render_report(const analysis::MemoryReport& r, size_t top, std::string& out) {
   fmt::format_to(std::back_inserter(out), "{}\n", r.source);
+  const bool trace = r.source_kind != "snapshot";
   for (const auto& d : r.devices) {
-    fmt::format_to(std::back_inserter(out),
-                   "device {}: peak allocated {} ({} bytes), peak reserved {}; at the dump {} allocated, {} "
-                   "reserved, {} cached free ({:.1f} % fragmented)\n",
-                   d.device, mib(d.peak_allocated), d.peak_allocated, mib(d.peak_reserved), mib(d.allocated_at_dump),
-                   mib(d.reserved_at_dump), mib(d.inactive_at_dump), 100.0 * d.fragmentation_at_dump);
+    if (trace)
+      fmt::format_to(std::back_inserter(out),
+                     "device {}: peak allocated {} ({} bytes), peak reserved {}; at the trace's last memory event {} "
+                     "allocated, {} reserved, {} cached free\n",
+                     d.device, mib(d.peak_allocated), d.peak_allocated, mib(d.peak_reserved), mib(d.allocated_at_dump),
+                     mib(d.reserved_at_dump), mib(d.inactive_at_dump));
+    else
+      fmt::format_to(std::back_inserter(out),
+                     "device {}: peak allocated {} ({} bytes), peak reserved {}; at the dump {} allocated, {} "
+                     "reserved, {} cached free ({:.1f} % fragmented)\n",
+                     d.device, mib(d.peak_allocated), d.peak_allocated, mib(d.peak_reserved), mib(d.allocated_at_dump),
+                     mib(d.reserved_at_dump), mib(d.inactive_at_dump), 100.0 * d.fragmentation_at_dump);
+    for (const auto& st : d.steps)
+      fmt::format_to(std::back_inserter(out), "  {:<18} peak allocated {:>12} (from {:>12}), peak reserved {:>12}\n",
+                     st.name, mib(st.peak_allocated), mib(st.allocated_at_start), mib(st.peak_reserved));
     fmt::format_to(std::back_inserter(out), "  live at the {}, by category:\n", d.has_history ? "peak" : "dump");
     std::vector<std::pair<std::string, int64_t>> cats(d.by_category.begin(), d.by_category.end());
     std::stable_sort(cats.begin(), cats.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -49,7 +48,7 @@ void render_report(const analysis::MemoryReport& r, size_t top, std::string& out
       fmt::format_to(
           std::back_inserter(out), "    {:<16} {:>12} {:>6.1f} %\n", c, mib(b),
           d.peak_allocated > 0 ? 100.0 * static_cast<double>(b) / static_cast<double>(d.peak_allocated) : 0.0);
-    fmt::format_to(std::back_inserter(out), "  largest allocation sites:\n");
+    fmt::format_to(std::back_inserter(out), "  largest allocation sites{}:\n", trace ? " (op <- outermost op)" : "");
     for (size_t i = 0; i < d.by_stack.size() && i < top; ++i) {
       const auto& g = d.by_stack[i];
       fmt::format_to(std::back_inserter(out), "    {:>12} x{:<5} {:<16} {}  <- {}\n", mib(g.bytes), g.count, g.category,
@@ -83,33 +82,60 @@ void trim(analysis::MemoryReport& r, size_t top) {
     if (d.by_stack.size() > top) d.by_stack.resize(top);
 }
 
-VerbResult memory_verb(const Request& rq, Context&) {
-  const char* rel = "memory_categories.yaml";
-  auto text = load_data_file(rel);
-  if (!text) return VerbResult{nullptr, text.error(), ""};
-  auto rules = analysis::parse_memory_categories(*text, data_file_origin(rel));
+void render_headroom(const analysis::MemoryHeadroom& h, std::string& out) {
+  fmt::format_to(std::back_inserter(out),
+                 "batch headroom: the batch fits {:.2f}x in {} of device memory ({} free at the peak)\n  basis: {}\n",
+                 h.batch_scale_fits, mib(h.capacity_bytes), mib(h.headroom_bytes), h.basis);
+}
+
+// The memory source's report with its headroom against the device's memory when that is known
+// (--gpu, else the trace's device properties); `notes` get why it is not.
+Json with_headroom(const MemorySource& src, const analysis::MemoryReport& r, const std::string& gpu, Context& ctx,
+                   std::string& human) {
+  Json j = analysis::memory_report_json(r);
+  std::string why;
+  auto hw = hw_knowledge_of(ctx);
+  auto h =
+      analysis::memory_headroom(r, *hw, gpu.empty() ? src.device_name : gpu, gpu.empty() ? src.device_total : 0, why);
+  if (h) {
+    j["headroom"] = analysis::memory_headroom_json(*h);
+    render_headroom(*h, human);
+  } else {
+    j["headroom"] = nullptr;
+    j["headroom_unknown"] = why;
+  }
+  return j;
+}
+
+VerbResult memory_verb(const Request& rq, Context& ctx) {
+  auto rules = memory_rules();
   if (!rules) return VerbResult{nullptr, rules.error(), ""};
   const size_t top = static_cast<size_t>(rq.integer("top"));
-  auto a = analyse(rq.str("path"), *rules);
+  const std::string gpu = rq.str("gpu");
+  if (!gpu.empty())
+    if (auto g = hw_knowledge_of(ctx)->gpu(gpu); !g) return VerbResult{nullptr, g.error(), ""};
+  auto a = read_memory_source(rq.str("path"), *rules);
   if (!a) return VerbResult{nullptr, a.error(), ""};
   VerbResult r;
+  if (a->damage) r.error = a->damage;
   if (!rq.has("diff")) {
-    trim(*a, top);
-    r.result = analysis::memory_report_json(*a);
-    render_report(*a, top, r.human);
+    trim(a->report, top);
+    render_report(a->report, top, r.human);
+    r.result = with_headroom(*a, a->report, gpu, ctx, r.human);
     return r;
   }
-  auto b = analyse(rq.str("diff"), *rules);
+  auto b = read_memory_source(rq.str("diff"), *rules);
   if (!b) return VerbResult{nullptr, b.error(), ""};
-  auto diffs = analysis::diff_memory(*a, *b, static_cast<int>(top));
-  trim(*a, top);
-  trim(*b, top);
-  r.result = Json{{"before", analysis::memory_report_json(*a)},
-                  {"after", analysis::memory_report_json(*b)},
-                  {"diff", analysis::memory_diff_json(diffs)}};
-  render_report(*a, top, r.human);
-  render_report(*b, top, r.human);
+  if (b->damage && !r.error) r.error = b->damage;
+  auto diffs = analysis::diff_memory(a->report, b->report, static_cast<int>(top));
+  trim(a->report, top);
+  trim(b->report, top);
+  render_report(a->report, top, r.human);
+  render_report(b->report, top, r.human);
   render_diff(diffs, top, r.human);
+  r.result = Json{{"before", analysis::memory_report_json(a->report)},
+                  {"after", analysis::memory_report_json(b->report)},
+                  {"diff", analysis::memory_diff_json(diffs)}};
   return r;
 }
 
@@ -121,30 +147,42 @@ void add_memory_verbs(std::vector<Verb>& out) {
   v.tool = "memory";
   v.title = "Where the GPU memory went";
   v.summary =
-      "Where the GPU memory went: a PyTorch memory snapshot's peak allocated and reserved bytes, the allocations "
-      "live at the peak by allocation site and by category (parameters, gradients, optimizer state, activations, "
-      "temporaries), fragmentation, and with --diff what grew between two snapshots";
+      "Where the GPU memory went: a PyTorch memory snapshot's or profile_memory trace's peak allocated and reserved "
+      "bytes (per step in a trace), the allocations live at the peak by allocation site and by category "
+      "(parameters, gradients, optimizer state, activations, temporaries), fragmentation, how much larger a batch "
+      "fits, and with --diff what grew between two runs";
   v.description =
       "Reads torch.cuda.memory._dump_snapshot pickles (only the data subset: nothing in the file is run). With the "
       "allocation history on (torch.cuda.memory._record_memory_history) the peak is rebuilt from the trace and "
-      "equals torch.cuda.max_memory_allocated(); without it, the state at the dump is reported. Categories come "
-      "from the stacks that allocated and freed each block (data/memory_categories.yaml).";
+      "equals torch.cuda.max_memory_allocated(); without it, the state at the dump is reported. Also reads Kineto "
+      "traces recorded with torch.profiler.profile(profile_memory=True): their [memory] events give the peak, the "
+      "peak per ProfilerStep and the allocations live at the peak by the CPU op that made them. Categories come "
+      "from the stacks (or, in a trace, the enclosing ops) that allocated and freed each block "
+      "(data/memory_categories.yaml).";
   v.examples =
       "  goblin memory snapshot.pickle                      the peak and what was live at it\n"
-      "  goblin memory b8.pickle --diff b32.pickle          what grew between two runs, by category and site\n";
-  Field path{"path", FieldKind::InputPath, "PyTorch memory snapshot (torch.cuda.memory._dump_snapshot pickle)"};
+      "  goblin memory b8.pickle --diff b32.pickle          what grew between two runs, by category and site\n"
+      "  goblin memory trace.json.gz --gpu H100-SXM         a profile_memory trace's peak, per step, and batch "
+      "headroom\n";
+  Field path{"path", FieldKind::InputPath,
+             "PyTorch memory snapshot (torch.cuda.memory._dump_snapshot pickle) or Kineto trace recorded with "
+             "profile_memory=True"};
   path.required = true;
   path.positional = true;
-  Field diff{"diff", FieldKind::InputPath, "A second snapshot: what grew from the first to it"};
+  Field diff{"diff", FieldKind::InputPath, "A second snapshot or trace: what grew from the first to it"};
+  Field gpu{"gpu", FieldKind::String,
+            "GPU id or name (H100-SXM, \"NVIDIA H100 80GB HBM3\", ...) whose memory the batch headroom is measured "
+            "against; default: the trace's device"};
   Field top{"top", FieldKind::Integer, "Allocation sites listed", 15};
   top.min = 1;
   top.max = 1000;
-  v.request = {path, diff, top};
+  v.request = {path, diff, gpu, top};
   v.result_schema = Json{{"type", "object"},
                          {"description",
-                          "one snapshot: {source, devices: [{peak_allocated_bytes, peak_reserved_bytes, by_category, "
-                          "by_stack, timeline, fragmentation_at_dump, ...}], notes}; with diff: {before, after, "
-                          "diff: [{peak_delta_bytes, by_category, by_stack, explained}]}"}};
+                          "one snapshot or trace: {source, source_kind, devices: [{peak_allocated_bytes, "
+                          "peak_reserved_bytes, by_category, by_stack, timeline, steps, fragmentation_at_dump, ...}], "
+                          "notes, headroom: {batch_scale_fits, capacity_bytes, basis, ...} or null}; with diff: "
+                          "{before, after, diff: [{peak_delta_bytes, by_category, by_stack, explained}]}"}};
   v.writes = false;
   v.records = false;  // the run store has no memory record yet (docs/store.md)
   v.run = memory_verb;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "analysis/memory_events.h"
 #include "analysis/ranks.h"
 #include "analysis/ranks_heatmap.h"
 #include "analysis/ranks_scale.h"
@@ -16,6 +17,7 @@
 #include "app/critical_path_run.h"
 #include "app/diff_run.h"
 #include "app/info_run.h"
+#include "app/memory_source.h"
 #include "app/metrics_text.h"
 #include "app/per_rank.h"
 #include "app/registry.h"
@@ -200,6 +202,31 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
   if (!m) {
     vr.error = m.error();
     return vr;
+  }
+  // --memory: a snapshot's or profile_memory trace's measured peak against the device's memory
+  // feeds the memory_headroom bucket and the batch rules (docs/memory.md § The audit's memory feed).
+  if (rq.has("memory")) {
+    auto rules = memory_rules();
+    if (!rules) {
+      vr.error = rules.error();
+      return vr;
+    }
+    auto src = read_memory_source(rq.str("memory"), *rules);
+    if (!src) {
+      vr.error = src.error();
+      return vr;
+    }
+    int64_t total = src->device_total;
+    std::string name = src->device_name;
+    for (const DeviceInfo& d : in->timeline.meta.devices) {
+      if (total <= 0 && d.total_memory_bytes > 0) total = d.total_memory_bytes;
+      if (name.empty()) name = d.name;
+    }
+    std::string why;
+    if (auto h = analysis::memory_headroom(src->report, **kn, name, total, why))
+      analysis::apply_memory_headroom(*m, *h);
+    else
+      m->warnings.push_back(make_warning(W::memory_headroom_unobserved, "--memory " + rq.str("memory") + ": " + why));
   }
   // --top: RunMetrics keeps the 10 largest kernels; fewer on request (README: --top N is how many
   // rows a verb lists, issue #34).
@@ -391,7 +418,10 @@ void add_trace_verbs(std::vector<Verb>& out) {
         top_field(10, 10, "Top kernels listed (RunMetrics keeps the 10 largest)"),
         Field{"gpu", FieldKind::String,
               "GPU id or name (H100-SXM, MI300X, ...) when the trace's device description does not resolve (MFU's "
-              "peak)"}};
+              "peak)"},
+        Field{"memory", FieldKind::InputPath,
+              "A PyTorch memory snapshot or profile_memory trace of the run: its measured peak against the device's "
+              "memory gives the memory headroom and how much larger a batch fits (batch_scale_fits)"}};
     Json one =
         obj_schema({{"step_time_s", "mean wall of the complete steps measured on the trace (docs/metrics.md)"},
                     {"workload_step_time_s", "the step time the workload timed itself, when the trace carries it"},

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "analysis/memory_events.h"
 #include "audit/audit_internal.h"
 #include "audit/compare.h"
 #include "audit/knowledge.h"
@@ -104,6 +105,16 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
 
   auto kb = knowledge();  // rules, taxonomy, speedup factors: once for every round
   if (!kb) return fail(kb.error());
+  if (opt.memory) {
+    std::string why;
+    const std::string gpu = opt.memory_device_name.empty() ? o.profile->gpu_name : opt.memory_device_name;
+    if (auto h = analysis::memory_headroom(*opt.memory, (*kb)->analysis(), gpu, opt.memory_device_total, why)) {
+      analysis::apply_memory_headroom(*o.profile, *h);
+      o.notes.push_back("memory: " + h->basis);
+    } else {
+      o.notes.push_back("memory: " + opt.memory->source + " not used: " + why);
+    }
+  }
   AuditHistory hist = open_history(opt);
   if (!hist.note.empty()) o.notes.push_back(hist.note);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/memory.h"
 #include "analysis/run_metrics.h"
 #include "audit/calibration.h"
 #include "audit/patch.h"
@@ -50,6 +51,14 @@ struct AuditOptions {
   // Asked before each round after the first: true stops the audit there (the report covers the
   // rounds that ran). Unset: never.
   std::function<bool()> cancelled;
+  // --memory (docs/memory.md § The audit's memory feed): a memory snapshot's or profile_memory
+  // trace's report of the workload. Its peak against the device's memory (memory_device_total
+  // bytes when the source knows it, else memory_device_name's or the profile's GPU in
+  // data/gpus.yaml) replaces the profile's HBM figures: the memory_headroom bucket and the batch
+  // rules' hbm_peak_frac, memory_headroom_gb and batch_scale_fits. Unset: as before.
+  std::optional<analysis::MemoryReport> memory;
+  std::string memory_device_name;
+  int64_t memory_device_total = 0;
 };
 
 struct AuditOutcome {

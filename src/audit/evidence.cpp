@@ -56,6 +56,8 @@ Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const s
     ev.metrics["hbm_peak_frac"] = *m->hbm_peak_gb / *m->hbm_total_gb;
     ev.metrics["memory_headroom_gb"] = *m->memory_headroom_gb;
   }
+  // From a memory source (--memory): how many times larger the batch fits.
+  if (m->batch_scale_fits) ev.metrics["batch_scale_fits"] = *m->batch_scale_fits;
   return ev;
 }
 

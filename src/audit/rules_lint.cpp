@@ -17,7 +17,7 @@ static const std::set<std::string> kMetrics = {
     "hipblaslt_gemm_share",   "comm_share",           "conv_share",          "attention_kernel",
     "hbm_peak_frac",          "world_size",           "sync_calls_per_step", "malloc_calls_per_step",
     "layout_transpose_share", "uses_data_parallel",   "uses_vllm",           "autograd_in_inference",
-    "numa_balancing",         "devices_per_process",  "memory_headroom_gb"};
+    "numa_balancing",         "devices_per_process",  "memory_headroom_gb",  "batch_scale_fits"};
 
 static bool metric_known(const std::string& m) {
   if (kMetrics.count(m)) return true;

@@ -192,6 +192,7 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
   append_table(counters, o.counters, m, keep);
   append_table(rules, o.rules, m, keep);
   append_table(collectives, o.collectives, m, keep);
+  append_table(memory_events, o.memory_events, m, keep);
   if (helper.joinable()) helper.join();
   // Track ids are derived from the whole table: stale until the next finish().
   tracks = TrackTable{};
@@ -518,6 +519,9 @@ void Timeline::sort_by_start() {
   sort_timed(collectives);
   auto s = sort_order(samples.size(), [&](uint32_t a, uint32_t b) { return samples.ts_ns[a] < samples.ts_ns[b]; });
   if (!s.empty()) permute_rows(samples, s);
+  auto me = sort_order(memory_events.size(),
+                       [&](uint32_t a, uint32_t b) { return memory_events.ts_ns[a] < memory_events.ts_ns[b]; });
+  if (!me.empty()) permute_rows(memory_events, me);
   // flows (s/f halves keyed by id), counters and rules (keyed by the source's dispatch number)
   // are not timed rows and keep their read order.
 }
@@ -558,6 +562,7 @@ std::string Timeline::unsorted_table() const {
   if (!check(annotations.start_ns)) return "annotations";
   if (!check(collectives.start_ns)) return "collectives";
   if (!check(samples.ts_ns)) return "samples";
+  if (!check(memory_events.ts_ns)) return "memory_events";
   return {};
 }
 

@@ -248,6 +248,24 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
   COL(int64_t, group_size, kNone)                 \
   COL(int64_t, seq, kNone)
 
+// PyTorch's allocator events of a trace recorded with profile_memory=True (Kineto `[memory]`
+// instant events): one row per allocation (bytes > 0) or free (bytes < 0) of `addr`, with the
+// allocator's totals for the device after it (`Total Allocated` / `Total Reserved`: bytes, as
+// torch.cuda.memory_allocated() / memory_reserved() count them). device_type is c10's DeviceType
+// (0 CPU, 1 CUDA; ROCm builds report CUDA too); device its index (-1 for the CPU). pid/tid: the
+// thread that allocated, whose enclosing cpu_op made the allocation. Sorted by ts_ns (read order
+// for ties) after Timeline::finish().
+#define GOBLIN_MEMORY_EVENT_COLUMNS(COL, STR, FLAG) \
+  COL(int64_t, ts_ns, 0)                            \
+  COL(int32_t, device, kNone)                       \
+  COL(int32_t, device_type, kNone)                  \
+  COL(int64_t, addr, kNone)                         \
+  COL(int64_t, bytes, 0)                            \
+  COL(int64_t, total_allocated, kNone)              \
+  COL(int64_t, total_reserved, kNone)               \
+  COL(int64_t, pid, kNone)                          \
+  COL(int64_t, tid, kNone)
+
 // ---- generators -----------------------------------------------------------------------------
 
 #define GOBLIN_X_ROW_COL(T, n, d) T n = d;
@@ -356,6 +374,7 @@ GOBLIN_PLAIN_TABLE(AnnotationTable, AnnotationRow, GOBLIN_ANNOTATION_COLUMNS, st
 GOBLIN_PLAIN_TABLE(PythonFrameTable, PythonFrameRow, GOBLIN_PYTHON_FRAME_COLUMNS, cpu_op)
 GOBLIN_PLAIN_TABLE(FlowTable, FlowRow, GOBLIN_FLOW_COLUMNS, id)
 GOBLIN_PLAIN_TABLE(CollectiveTable, CollectiveRow, GOBLIN_COLLECTIVE_COLUMNS, start_ns, GOBLIN_END_NS)
+GOBLIN_PLAIN_TABLE(MemoryEventTable, MemoryEventRow, GOBLIN_MEMORY_EVENT_COLUMNS, ts_ns)
 
 // ---- telemetry and counters -----------------------------------------------------------------
 
@@ -423,8 +442,9 @@ class Timeline {
   FlowTable flows;
   SampleTable samples;
   CounterTable counters;
-  RuleResultTable rules;        // Nsight Compute rule results
-  CollectiveTable collectives;  // NCCL/RCCL collective metadata (Kineto)
+  RuleResultTable rules;           // Nsight Compute rule results
+  CollectiveTable collectives;     // NCCL/RCCL collective metadata (Kineto)
+  MemoryEventTable memory_events;  // allocator events (Kineto profile_memory)
   TraceMetadata meta;
   std::vector<Diagnostic> warnings;
 
@@ -483,6 +503,7 @@ class Timeline {
     f("counters", counters);
     f("rules", rules);
     f("collectives", collectives);
+    f("memory_events", memory_events);
   }
   template <class F>
   void for_each_table(F&& f) const {

@@ -166,6 +166,17 @@ std::vector<Table> build_tables() {
     {{"bytes", I, "max(in, out) elements × dtype size (data/collectives.yaml); NULL when unknown"}, GET { auto b = collective_bytes(st, r); b ? o.i(*b) : o.null(); }},
     {{"bus_bw_gbps", R, "bytes / dur × the collective's bus factor over group_size (nccl-tests busbw, data/collectives.yaml), GB/s = 10^9 bytes/s (TraceLens' tables: GiB/s = this / 1.073741824); NULL when unknown"}, GET { collective_bus_bw(st, r, o); }},
   }));
+  v.push_back(make("memory_events", "allocator events of a profile_memory=True trace ([memory]): bytes > 0 an allocation, < 0 a free (docs/memory.md)", false, [](TraceState& st) { return st.tl().memory_events.size(); }, {
+    {{"ts_ns", I, "time, ns (the trace's CPU clock)"}, GET { o.i(st.tl().memory_events.ts_ns[r]); }},
+    {{"device", I, "device index (-1: the CPU)"}, GET { o.i(st.tl().memory_events.device[r]); }},
+    {{"device_type", I, "c10 DeviceType: 0 CPU, 1 CUDA (ROCm too)"}, GET { o.i(st.tl().memory_events.device_type[r]); }},
+    {{"addr", I, "the block's address (NULL when absent)"}, GET { o.opt(st.tl().memory_events.addr[r]); }},
+    {{"bytes", I, "bytes allocated (> 0) or freed (< 0)"}, GET { o.i(st.tl().memory_events.bytes[r]); }},
+    {{"total_allocated", I, "the allocator's allocated bytes on the device after the event"}, GET { o.opt(st.tl().memory_events.total_allocated[r]); }},
+    {{"total_reserved", I, "the allocator's reserved bytes on the device after the event (NULL when absent)"}, GET { o.opt(st.tl().memory_events.total_reserved[r]); }},
+    {{"pid", I, "process"}, GET { o.opt(st.tl().memory_events.pid[r]); }},
+    {{"tid", I, "thread that allocated"}, GET { o.opt(st.tl().memory_events.tid[r]); }},
+  }));
   v.push_back(make("python_frames", "ids of python_function frames (with_stack traces)", false, [](TraceState& st) { return st.tl().python_frames.size(); }, {
     {{"cpu_op", I, "the frame's row in cpu_ops (cpu_ops.id)"}, GET { o.opt(st.tl().python_frames.cpu_op[r]); }},
     {{"name", T, "the frame (file.py(12): fn)"}, GET {const int64_t op = st.tl().python_frames.cpu_op[r]; op >= 0 && static_cast<size_t>(op) < st.tl().cpu_ops.size() ? o.str(st.tl(), st.tl().cpu_ops.name[op]) : o.null(); }},

@@ -7,7 +7,8 @@ namespace goblin {
 bool has_needed_rows(const Timeline& tl, unsigned needs) {
   return ((needs & kNeedGpuOps) && tl.gpu_op_count() > 0) ||
          ((needs & kNeedKernels) && tl.gpu_ops.count(GpuOpKind::Kernel) > 0) ||
-         ((needs & kNeedSamples) && tl.samples.size() > 0) || ((needs & kNeedCounters) && tl.counters.size() > 0);
+         ((needs & kNeedSamples) && tl.samples.size() > 0) || ((needs & kNeedCounters) && tl.counters.size() > 0) ||
+         ((needs & kNeedMemoryEvents) && tl.memory_events.size() > 0);
 }
 
 Result<LoadedTrace> load_trace(const std::string& path, unsigned needs, const ReadOptions& opt) {

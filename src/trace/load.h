@@ -17,10 +17,11 @@ namespace goblin {
 
 // What an analysis can work with, as a set: usable when any named kind has a row.
 enum TraceNeeds : unsigned {
-  kNeedGpuOps = 1u << 0,    // kernels, memcpys or memsets
-  kNeedKernels = 1u << 1,   // kernels alone
-  kNeedSamples = 1u << 2,   // telemetry samples
-  kNeedCounters = 1u << 3,  // hardware counters (ncu, rocprofv3 counter collection)
+  kNeedGpuOps = 1u << 0,        // kernels, memcpys or memsets
+  kNeedKernels = 1u << 1,       // kernels alone
+  kNeedSamples = 1u << 2,       // telemetry samples
+  kNeedCounters = 1u << 3,      // hardware counters (ncu, rocprofv3 counter collection)
+  kNeedMemoryEvents = 1u << 4,  // allocator events (Kineto profile_memory)
 };
 
 struct LoadedTrace {

@@ -1,5 +1,8 @@
 #include "trace/kineto/event_parser.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstring>
@@ -183,6 +186,34 @@ bool EventParser::read_args(od::value& v, Event& ev, const char* doc_end, std::s
         else
           known = false;
         break;
+      case 'A':
+        if (k == "Addr")
+          g = read_id(val, ev.mem_addr, why);
+        else
+          known = false;
+        break;
+      case 'B':
+        if (k == "Bytes")
+          g = read_id(val, ev.mem_bytes, why);
+        else
+          known = false;
+        break;
+      case 'T':
+        if (k == "Total Allocated")
+          g = read_id(val, ev.mem_total_alloc, why);
+        else if (k == "Total Reserved")
+          g = read_id(val, ev.mem_total_res, why);
+        else
+          known = false;
+        break;
+      case 'D':
+        if (k == "Device Id")
+          g = read_id(val, ev.mem_device, why);
+        else if (k == "Device Type")
+          g = read_id(val, ev.mem_device_type, why);
+        else
+          known = false;
+        break;
       case 'k':
         if (k == "kind") {
           od::json_type t;
@@ -332,6 +363,40 @@ void EventParser::push_collective(const Event& ev, int64_t dur, bool on_gpu, int
   tl_.collectives.push(c);
 }
 
+// A `[memory]` event becomes a row when it says how many bytes, on which device, and the
+// allocator's total after it; one that does not is a warning with its offset (never a silent
+// zero). Total Reserved and Addr are kept when present (old traces lack Total Reserved).
+void EventParser::push_memory(const Event& ev, uint64_t offset) {
+  ++skipped_.memory_instants;
+  const char* missing = !ev.has_ts                    ? "\"ts\""
+                        : ev.mem_bytes == kNone       ? "args \"Bytes\""
+                        : ev.mem_total_alloc == kNone ? "args \"Total Allocated\""
+                        : ev.mem_device_type == kNone ? "args \"Device Type\""
+                        : ev.mem_total_alloc < 0      ? "a non-negative \"Total Allocated\""
+                        : ev.mem_total_res < kNone    ? "a non-negative \"Total Reserved\""
+                                                      : nullptr;
+  if (missing) {
+    tl_.warn(W::kineto_damaged_event,
+             fmt::format("skipped a [memory] event without {} (profile_memory allocation events need Bytes, Total "
+                         "Allocated and Device Type as integers)",
+                         missing),
+             path_, static_cast<int64_t>(offset));
+    return;
+  }
+  MemoryEventRow r;
+  r.ts_ns = ev.ts;
+  r.device_type = static_cast<int32_t>(std::clamp<int64_t>(ev.mem_device_type, INT32_MIN, INT32_MAX));
+  r.device =
+      static_cast<int32_t>(std::clamp<int64_t>(ev.mem_device == kNone ? -1 : ev.mem_device, INT32_MIN, INT32_MAX));
+  r.addr = ev.mem_addr;
+  r.bytes = ev.mem_bytes;
+  r.total_allocated = ev.mem_total_alloc;
+  r.total_reserved = ev.mem_total_res;
+  r.pid = ev.pid;
+  r.tid = ev.tid;
+  tl_.memory_events.push(r);
+}
+
 bool EventParser::lean_drops(char ph, std::string_view cat, std::string_view name) const {
   if (skip_flows_ && (ph == 's' || ph == 'f')) return true;
   if (keep_cpu_op_ && ph == 'X' && (cat == "cpu_op" || cat == "python_function" || cat == "Operator"))
@@ -381,7 +446,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
     case 'i':
     case 'I':
       if (ev.name == "[memory]")
-        ++skipped_.memory_instants;
+        push_memory(ev, offset);
       else
         ++skipped_.other_instants;
       return;

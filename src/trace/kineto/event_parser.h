@@ -70,6 +70,10 @@ class EventParser {
     // NCCL/RCCL collective metadata (kernels and record_param_comms): Timeline::collectives.
     std::string_view coll_name, coll_dtype, pg_name, pg_desc;
     int64_t in_nelems = kNone, out_nelems = kNone, group_size = kNone, coll_seq = kNone;
+    // "[memory]" instant events (profile_memory): Addr, Bytes, Total Allocated, Total Reserved,
+    // Device Id, Device Type. Timeline::memory_events.
+    int64_t mem_addr = kNone, mem_bytes = kNone, mem_total_alloc = kNone, mem_total_res = kNone;
+    int64_t mem_device = kNone, mem_device_type = kNone;
     bool lean_skip = false;  // skipped unread by the lean-reading filters
   };
   // Whether the lean-reading filters drop an event of this phase, category and name.
@@ -85,6 +89,7 @@ class EventParser {
   bool read_args(simdjson::ondemand::value& v, Event& ev, const char* doc_end, std::string& why);
   void emit(const Event& ev, uint64_t offset);
   void push_collective(const Event& ev, int64_t dur, bool on_gpu, int32_t device, int64_t stream);
+  void push_memory(const Event& ev, uint64_t offset);
   void bad_event(const std::string& why, uint64_t offset);
 
   Timeline& tl_;

@@ -415,6 +415,22 @@ bool read_fast_args(Scanner& sc, EventParser::Event& ev) {
                : key_is(k, "wait_on_cuda_event_record_corr_id") ? id_value(sc, ev.wait_record_corr)
                                                                 : sc.skip();
         break;
+      case 'A':
+        good = key_is(k, "Addr") ? id_value(sc, ev.mem_addr) : sc.skip();
+        break;
+      case 'B':
+        good = key_is(k, "Bytes") ? id_value(sc, ev.mem_bytes) : sc.skip();
+        break;
+      case 'T':
+        good = key_is(k, "Total Allocated")  ? id_value(sc, ev.mem_total_alloc)
+               : key_is(k, "Total Reserved") ? id_value(sc, ev.mem_total_res)
+                                             : sc.skip();
+        break;
+      case 'D':
+        good = key_is(k, "Device Id")     ? id_value(sc, ev.mem_device)
+               : key_is(k, "Device Type") ? id_value(sc, ev.mem_device_type)
+                                          : sc.skip();
+        break;
       default:
         good = sc.skip();
     }

@@ -1,4 +1,4 @@
-// corpus: kineto
+// corpus: kineto repo:tests/fixtures/memory
 // libFuzzer target: arbitrary bytes through the same splitter + event parser as read_kineto,
 // with a small chunk size so chunk-boundary handling is exercised too.
 #include <cstddef>
