@@ -56,7 +56,7 @@ void ingest(benchmark::State& state, const std::string& file) {
   size_t kernels = 0;
   for (auto _ : state) {
     goblin::Timeline tl;
-    goblin::Status s = goblin::read_path(path, tl);
+    goblin::Status s = goblin::trace::read_path(path, tl);
     if (!s.ok()) {
       state.SkipWithError(s.error().describe().c_str());
       return;

@@ -42,21 +42,21 @@ void BM_TriageEndToEnd(benchmark::State& state) {
   for (auto _ : state) {
     auto t0 = clk::now();
     goblin::Timeline tl;
-    goblin::Status st = goblin::read_path(path, tl);
+    goblin::Status st = goblin::trace::read_path(path, tl);
     if (!st) {
       state.SkipWithError(st.error().describe().c_str());
       return;
     }
     auto t1 = clk::now();
-    goblin::TriageOptions opt;
+    goblin::analysis::TriageOptions opt;
     opt.source_path = path;
-    auto rep = goblin::run_triage(tl, opt);
+    auto rep = goblin::analysis::run_triage(tl, opt);
     if (!rep) {
       state.SkipWithError(rep.error().describe().c_str());
       return;
     }
     auto t2 = clk::now();
-    goblin::Status ws = goblin::write_triage_artifacts(*rep, out);
+    goblin::Status ws = goblin::analysis::write_triage_artifacts(*rep, out);
     if (!ws) {
       state.SkipWithError(ws.error().describe().c_str());
       return;

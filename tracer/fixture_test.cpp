@@ -30,7 +30,7 @@ GraphCount graph_attribution(Timeline& tl) {
   return g;
 }
 
-size_t kernels_in(const Timeline& tl, const Step& s) {
+size_t kernels_in(const Timeline& tl, const analysis::Step& s) {
   size_t n = 0;
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
     n += tl.gpu_ops.kind[i] == GpuOpKind::Kernel && tl.gpu_ops.start_ns[i] >= s.start_ns &&
@@ -42,7 +42,7 @@ size_t kernels_in(const Timeline& tl, const Step& s) {
 // captured and replayed 3 times.
 TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
   Timeline tl;
-  Status st = read_path(example("small_train_cupti.json.gz"), tl);
+  Status st = trace::read_path(example("small_train_cupti.json.gz"), tl);
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_TRUE(tl.warnings.empty()) << tl.warnings[0].message;
   ASSERT_EQ(tl.meta.formats.size(), 1u);
@@ -53,7 +53,7 @@ TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
   EXPECT_EQ(tl.flows.size(), 0u);         // launch flows are counted, not stored
   EXPECT_EQ(tl.meta.launch_flows, 548u);  // one s/f pair per GPU op whose launch was recorded
 
-  StepDetection d = find_steps(tl);
+  analysis::StepDetection d = analysis::find_steps(tl);
   ASSERT_EQ(d.steps.size(), 4u);
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(d.steps[i].name, "ProfilerStep#" + std::to_string(i + 3));
@@ -83,13 +83,13 @@ TEST(TracerFixture, SmallTrainStepsKernelsGraphAndMetadata) {
 // every kernel replayed from a CUDA graph resolves to its cudaGraphLaunch in one trace.
 TEST(TracerFixture, CompiledGraphsAttributedToTheirLaunchInOneTrace) {
   Timeline tl;
-  Status st = read_path(example("tuned_compile_graphs_cupti.json.gz"), tl);
+  Status st = trace::read_path(example("tuned_compile_graphs_cupti.json.gz"), tl);
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 15576u);
   GraphCount g = graph_attribution(tl);
   EXPECT_EQ(g.graph_kernels, 6272u);
   EXPECT_EQ(g.attributed, 6272u);
-  StepDetection d = find_steps(tl);
+  analysis::StepDetection d = analysis::find_steps(tl);
   ASSERT_EQ(d.steps.size(), 5u);
   EXPECT_EQ(d.steps[0].name, "ProfilerStep#11");
   for (const auto& s : d.steps) EXPECT_GT(kernels_in(tl, s), 0u) << s.name;
@@ -101,7 +101,7 @@ TEST(TracerFixture, CompiledGraphsAttributedToTheirLaunchInOneTrace) {
 // of an earlier one (each attach's correlation ids are offset).
 TEST(TracerFixture, OperatorObserverAttributesEveryKernelAcrossFiveAttaches) {
   Timeline tl;
-  Status st = read_path(example("tuned_compile_cupti_observer.json.gz"), tl);
+  Status st = trace::read_path(example("tuned_compile_cupti_observer.json.gz"), tl);
   ASSERT_TRUE(st.ok()) << st.error().message;
   tl.build_indexes();
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 11725u);  // 25 steps x 469
@@ -122,7 +122,7 @@ TEST(TracerFixture, OperatorObserverAttributesEveryKernelAcrossFiveAttaches) {
   size_t with_dims = 0;
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i) with_dims += tl.cpu_ops.input_dims[i] != kNoStr;
   EXPECT_EQ(with_dims, tl.cpu_ops.size());
-  StepDetection d = find_steps(tl);
+  analysis::StepDetection d = analysis::find_steps(tl);
   ASSERT_EQ(d.steps.size(), 25u);
   EXPECT_EQ(d.steps.front().name, "ProfilerStep#9");
   EXPECT_EQ(d.steps.back().name, "ProfilerStep#73");
@@ -144,7 +144,7 @@ TEST(TracerFixture, OperatorObserverAttributesEveryKernelAcrossFiveAttaches) {
 // tensor's dtype name, "Scalar", or "" for anything else).
 TEST(TracerFixture, OperatorsCarryInputTypesBesideTheirShapes) {
   Timeline tl;
-  Status st = read_path(example("tuned_compile_cupti_dtypes.json.gz"), tl);
+  Status st = trace::read_path(example("tuned_compile_cupti_dtypes.json.gz"), tl);
   ASSERT_TRUE(st.ok()) << st.error().message;
   tl.build_indexes();
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 2345u);  // 5 steps x 469

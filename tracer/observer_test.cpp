@@ -79,8 +79,8 @@ TEST(TracerObserver, BatchBecomesCpuOpsModulesAndKernelLinks) {
   EXPECT_EQ(ws.kernels_with_op, 1u);
 
   Timeline tl;
-  auto src = kineto::memory_source("observer.json", text);
-  ASSERT_TRUE(kineto::read_source(*src, tl, ReadOptions{}).ok());
+  auto src = trace::kineto::memory_source("observer.json", text);
+  ASSERT_TRUE(trace::kineto::read_source(*src, tl, trace::ReadOptions{}).ok());
   tl.build_indexes();
   size_t addmm = SIZE_MAX, module = SIZE_MAX;
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {

@@ -113,8 +113,8 @@ TEST(TracerNvtxOp, WriterLinksKernelsToTheirOpsAsKinetoDoes) {
   EXPECT_EQ(ws.kernel_ns_with_op, 150u);
 
   Timeline tl;
-  auto src = kineto::memory_source("ops.json", text);
-  ASSERT_TRUE(kineto::read_source(*src, tl, ReadOptions{}).ok());
+  auto src = trace::kineto::memory_source("ops.json", text);
+  ASSERT_TRUE(trace::kineto::read_source(*src, tl, trace::ReadOptions{}).ok());
   ASSERT_EQ(tl.cpu_ops.size(), 4u);
   EXPECT_EQ(tl.str(tl.cpu_ops.name[0]), "aten::mm");
   EXPECT_EQ(tl.str(tl.cpu_ops.input_dims[0]), "[[8, 16], [16, 4]]");

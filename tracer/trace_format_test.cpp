@@ -143,8 +143,8 @@ TEST(TracerWriter, ReadsBackThroughTheKinetoReaderIntoOneTimeline) {
   EXPECT_EQ(ws.base_epoch_ns, 1'700'000'001'000'000'000);
 
   Timeline tl;
-  auto src = kineto::memory_source("tracer.json", text, 4096);  // small reads cross chunk edges
-  Status st = kineto::read_source(*src, tl, ReadOptions{});
+  auto src = trace::kineto::memory_source("tracer.json", text, 4096);  // small reads cross chunk edges
+  Status st = trace::kineto::read_source(*src, tl, trace::ReadOptions{});
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_TRUE(tl.warnings.empty()) << tl.warnings[0].message;
   ASSERT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 3u);
@@ -180,7 +180,7 @@ TEST(TracerWriter, ReadsBackThroughTheKinetoReaderIntoOneTimeline) {
   EXPECT_EQ(tl.str(tl.runtime.name[*r]), "cudaGraphLaunch");
 
   // The NVTX ranges are the steps; each step window holds the GPU work its launches made.
-  StepDetection d = find_steps(tl);
+  analysis::StepDetection d = analysis::find_steps(tl);
   ASSERT_EQ(d.steps.size(), 2u);
   EXPECT_EQ(d.steps[0].name, "ProfilerStep#1");
   EXPECT_EQ(d.steps[1].name, "ProfilerStep#2");
@@ -196,8 +196,8 @@ TEST(TracerWriter, EmptyTraceIsStillValidKineto) {
   EXPECT_EQ(ws.kernels, 0u);
   EXPECT_EQ(ws.base_epoch_ns, 0);
   Timeline tl;
-  auto src = kineto::memory_source("empty.json", text);
-  ASSERT_TRUE(kineto::read_source(*src, tl, ReadOptions{}).ok());
+  auto src = trace::kineto::memory_source("empty.json", text);
+  ASSERT_TRUE(trace::kineto::read_source(*src, tl, trace::ReadOptions{}).ok());
   EXPECT_EQ(tl.gpu_op_count(), 0u);
 }
 

@@ -8,7 +8,7 @@
 
 #include "analysis/exposure.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -400,4 +400,4 @@ Json window_breakdown_to_json(const WindowBreakdown& b) {
   return j;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -50,7 +50,7 @@
 #include "hw/gpu_specs.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 // The input pipeline's CPU time: the union of CPU annotations and CPU ops the taxonomy names as
 // data loading (taxonomy.yaml § dataloader_spans); the waste budget's LOADER set and the critical
@@ -132,4 +132,4 @@ WindowBreakdown analyse_window(const PreparedTrace& p, const std::string& name, 
 
 Json window_breakdown_to_json(const WindowBreakdown& b);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -7,7 +7,7 @@
 #include "analysis/test_timelines.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 using testing::TlBuilder;
@@ -159,7 +159,7 @@ TEST(Breakdown, NoCpuSideMarksUnobserved) {
 TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
   for (const char* f : {"/kineto/h100_llama_fp32_eager_w0.json.gz", "/kineto/h100_llama_bf16_sdpa_w4.json.gz"}) {
     Timeline tl;
-    Status st = read_path(std::string(GOBLIN_FIXTURES) + f, tl);
+    Status st = trace::read_path(std::string(GOBLIN_FIXTURES) + f, tl);
     ASSERT_TRUE(st.ok()) << st.error().describe();
     auto m = compute_run_metrics(tl);
     ASSERT_TRUE(m.ok());
@@ -200,4 +200,4 @@ TEST(RunMetrics, H100FixturesGoldenAndJsonRoundTrip) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

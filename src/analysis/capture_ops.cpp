@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -182,4 +182,4 @@ CaptureJoin attach_capture_ops(Timeline& tl, const Timeline& capture) {
   return j;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

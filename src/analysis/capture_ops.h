@@ -14,7 +14,7 @@
 
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct CaptureJoin {
   int64_t capture_windows = 0;  // BeginCapture..EndCapture windows in the capture trace
@@ -29,4 +29,4 @@ struct CaptureJoin {
 // those ops' external ids at them. Ops that already have a launching op are left alone.
 CaptureJoin attach_capture_ops(Timeline& replay, const Timeline& capture);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -6,7 +6,7 @@
 
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 std::string fx(const char* name) { return std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/capture/" + name; }
@@ -19,8 +19,8 @@ std::string op_of(const Timeline& tl, size_t i) {
 
 TEST(CaptureOps, ReplayedKernelsGetTheirCapturedOps) {
   Timeline cap, rep;
-  ASSERT_TRUE(read_path(fx("capture.json.gz"), cap).ok());
-  ASSERT_TRUE(read_path(fx("replay.json.gz"), rep).ok());
+  ASSERT_TRUE(trace::read_path(fx("capture.json.gz"), cap).ok());
+  ASSERT_TRUE(trace::read_path(fx("replay.json.gz"), rep).ok());
   // Before: the 22 GPU ops of each of the 5 replays have no op.
   int without = 0;
   for (size_t i = 0; i < rep.gpu_ops.size(); ++i) without += op_of(rep, i).empty();
@@ -68,8 +68,8 @@ TEST(CaptureOps, ReplayedKernelsGetTheirCapturedOps) {
 // joined, nothing changed, a note.
 TEST(CaptureOps, NothingToJoin) {
   Timeline eager, rep;
-  ASSERT_TRUE(read_path(fx("eager.json.gz"), eager).ok());
-  ASSERT_TRUE(read_path(fx("replay.json.gz"), rep).ok());
+  ASSERT_TRUE(trace::read_path(fx("eager.json.gz"), eager).ok());
+  ASSERT_TRUE(trace::read_path(fx("replay.json.gz"), rep).ok());
   const size_t rows = rep.cpu_ops.size();
   const CaptureJoin j = attach_capture_ops(rep, eager);
   EXPECT_EQ(j.capture_windows, 0);
@@ -77,11 +77,11 @@ TEST(CaptureOps, NothingToJoin) {
   EXPECT_EQ(rep.cpu_ops.size(), rows);
   EXPECT_FALSE(j.notes.empty());
   Timeline cap;
-  ASSERT_TRUE(read_path(fx("capture.json.gz"), cap).ok());
+  ASSERT_TRUE(trace::read_path(fx("capture.json.gz"), cap).ok());
   const CaptureJoin k = attach_capture_ops(eager, cap);
   EXPECT_EQ(k.graph_launches, 0);
   EXPECT_EQ(k.ops_joined, 0);
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace goblin {
+namespace goblin::analysis {
 
 CategoryBreakdown category_breakdown(const Timeline& tl, const Taxonomy& tax) {
   CategoryBreakdown b;
@@ -81,4 +81,4 @@ Json category_breakdown_to_json(const CategoryBreakdown& b) {
   return res;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

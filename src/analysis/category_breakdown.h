@@ -17,7 +17,7 @@
 #include "core/json.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct CategoryRow {
   std::string category, family;
@@ -41,4 +41,4 @@ CategoryBreakdown category_breakdown(const Timeline& tl, const Taxonomy& tax);
 // The `result` of `goblin breakdown --json` (and the MCP tool `breakdown`).
 Json category_breakdown_to_json(const CategoryBreakdown& b);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -8,7 +8,7 @@
 #include "analysis/breakdown.h"
 #include "hw/flop_count.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 // A recorded input-dims string ("[[8, 16, 1024, 1024], []]") with a 4-D tensor whose last two
@@ -166,4 +166,4 @@ std::optional<CostProfile> cost_profile_from_json(const Json& j) {
   return c;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

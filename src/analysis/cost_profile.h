@@ -11,7 +11,7 @@
 #include "core/json.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct PreparedTrace;
 struct WindowBreakdown;
@@ -54,4 +54,4 @@ std::optional<CostProfile> compute_cost_profile(const Timeline& tl, const Prepar
 Json cost_profile_to_json(const CostProfile& c);
 std::optional<CostProfile> cost_profile_from_json(const Json& j);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

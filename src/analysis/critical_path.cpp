@@ -12,7 +12,7 @@
 #include "analysis/critical_path_graph.h"
 #include "analysis/taxonomy.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 using namespace critical_path_detail;
 
@@ -349,9 +349,9 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
   return res;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis
 
-namespace goblin {
+namespace goblin::analysis {
 
 std::vector<int64_t> collective_durations(const Timeline& tl, const Taxonomy& tax) {
   std::vector<int64_t> d;
@@ -388,4 +388,4 @@ std::vector<int64_t> collective_floors(const std::vector<std::vector<int64_t>>& 
   return f;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -13,7 +13,7 @@
 #include "analysis/steps.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 class Taxonomy;
 
@@ -98,4 +98,4 @@ std::vector<int64_t> collective_floors(const std::vector<std::vector<int64_t>>& 
 
 CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const CriticalPathOptions& opt = {});
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -13,7 +13,7 @@
 #include "analysis/breakdown.h"
 #include "analysis/taxonomy.h"
 
-namespace goblin::critical_path_detail {
+namespace goblin::analysis::critical_path_detail {
 
 namespace {
 
@@ -354,4 +354,4 @@ void recompute(const Graph& g, const std::vector<float>& factor, std::vector<int
   }
 }
 
-}  // namespace goblin::critical_path_detail
+}  // namespace goblin::analysis::critical_path_detail

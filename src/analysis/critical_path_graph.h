@@ -10,11 +10,11 @@
 #include "analysis/intervals.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 class Taxonomy;
 }
 
-namespace goblin::critical_path_detail {
+namespace goblin::analysis::critical_path_detail {
 
 enum Edge : uint8_t {
   kNoEdge,
@@ -60,4 +60,4 @@ Graph build_graph(const Timeline& tl, const Taxonomy& tax, bool use_wait_args = 
 // (1: unchanged); with every factor 1 they equal the trace's times.
 void recompute(const Graph& g, const std::vector<float>& factor, std::vector<int64_t>& s2, std::vector<int64_t>& e2);
 
-}  // namespace goblin::critical_path_detail
+}  // namespace goblin::analysis::critical_path_detail

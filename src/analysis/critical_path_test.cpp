@@ -12,7 +12,7 @@
 #include "analysis/test_timelines.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 using testing::TlBuilder;
@@ -124,7 +124,7 @@ TEST(CriticalPath, FixturesPathLengthEqualsStepTime) {
   int checked = 0;
   for (const std::string& f : files) {
     Timeline tl;
-    if (!read_path(f, tl).ok() || tl.gpu_op_count() == 0) continue;
+    if (!trace::read_path(f, tl).ok() || tl.gpu_op_count() == 0) continue;
     CriticalPathOptions o;
     o.what_if.terms.push_back({"gemm", "", 1.0});
     const CriticalPathResult r = critical_path(tl, tax(), o);
@@ -143,7 +143,7 @@ TEST(CriticalPath, FixturesPathLengthEqualsStepTime) {
 // read from the Stream Wait Event args as HTA reads it (the other five: critical_path_waits_test).
 TEST(CriticalPath, AlexnetCrossStreamEdgeMatchesHta) {
   Timeline tl;
-  ASSERT_TRUE(read_path(std::string(GOBLIN_FIXTURES) + "/kineto/a100_alexnet_cuda_sync.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(std::string(GOBLIN_FIXTURES) + "/kineto/a100_alexnet_cuda_sync.json.gz", tl).ok());
   const critical_path_detail::Graph g = critical_path_detail::build_graph(tl, tax());
   int32_t src = -1, dst = -1;
   for (int32_t i = 0; i < g.ng; ++i) {
@@ -169,7 +169,7 @@ TEST(CriticalPath, AlexnetCrossStreamEdgeMatchesHta) {
 // a floor under the step (the CPU's launch chain) that subtraction ignores.
 TEST(CriticalPath, WhatIfOnTheGraphIsBoundedByTheCpu) {
   Timeline tl;
-  ASSERT_TRUE(read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz", tl).ok());
   CriticalPathOptions o;
   o.what_if.terms = {{"gemm", "", 17.4}, {"elementwise", "", 2.51}, {"softmax", "", 3.83}, {"reduction", "", 1.2}};
   const CriticalPathResult r = critical_path(tl, tax(), o);
@@ -202,18 +202,18 @@ TEST(CriticalPath, EmptyAndHostileTimelines) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 // CUDA graph replays (examples/h100_cudagraphs, torch.compile mode=reduce-overhead): every
 // replayed kernel hangs off its cudaGraphLaunch, and the path still tiles each step.
 TEST(CriticalPath, GraphReplaysHangOffTheGraphLaunch) {
   Timeline tl;
-  ASSERT_TRUE(
-      read_path(std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz", tl)
-          .ok());
+  ASSERT_TRUE(trace::read_path(
+                  std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz", tl)
+                  .ok());
   const CriticalPathResult r = critical_path(tl, tax());
   EXPECT_GT(r.graph_replay_kernels, 1000);
   ASSERT_FALSE(r.paths.empty());
@@ -230,7 +230,7 @@ TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {
   std::vector<Timeline> tls(2);
   std::vector<std::vector<int64_t>> durs;
   for (int r = 0; r < 2; ++r) {
-    ASSERT_TRUE(read_path(fmt::format("{}rank{}.pt.trace.json.gz", dir, r), tls[r]).ok());
+    ASSERT_TRUE(trace::read_path(fmt::format("{}rank{}.pt.trace.json.gz", dir, r), tls[r]).ok());
     durs.push_back(collective_durations(tls[r], tax()));
   }
   std::string why;
@@ -251,4 +251,4 @@ TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -12,7 +12,7 @@
 #include "analysis/taxonomy_test_support.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 using critical_path_detail::build_graph;
@@ -45,7 +45,7 @@ void expect_paths_tile_steps(const CriticalPathResult& r) {
 
 TEST(CriticalPathWaits, KinetoReaderKeepsStreamWaitEventArguments) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fixture("a100_alexnet_cuda_sync.json.gz"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fixture("a100_alexnet_cuda_sync.json.gz"), tl).ok());
   int waits = 0;
   for (size_t i = 0; i < tl.runtime.size(); ++i) {
     if (tl.runtime.wait_stream[i] == kNone) continue;
@@ -60,7 +60,7 @@ TEST(CriticalPathWaits, KinetoReaderKeepsStreamWaitEventArguments) {
   EXPECT_EQ(waits, 20);
   // The 2026 fixture writes -1 (CUPTI did not say): kept as absent.
   Timeline occ;
-  ASSERT_TRUE(read_path(fixture("kineto_2026_occupancy_cuda_sync.json"), occ).ok());
+  ASSERT_TRUE(trace::read_path(fixture("kineto_2026_occupancy_cuda_sync.json"), occ).ok());
   for (size_t i = 0; i < occ.runtime.size(); ++i) {
     EXPECT_EQ(occ.runtime.wait_stream[i], kNone);
     EXPECT_EQ(occ.runtime.wait_record_correlation[i], kNone);
@@ -72,7 +72,7 @@ TEST(CriticalPathWaits, KinetoReaderKeepsStreamWaitEventArguments) {
 // found from the args; the timing inference found it too but no other. The edges that changed:
 TEST(CriticalPathWaits, AlexnetEdgesFromArgsVersusInference) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fixture("a100_alexnet_cuda_sync.json.gz"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fixture("a100_alexnet_cuda_sync.json.gz"), tl).ok());
   const Graph inferred = build_graph(tl, tax(), false);
   const Graph exact = build_graph(tl, tax(), true);
   EXPECT_EQ(inferred.cross_edges_from_args, 0);
@@ -121,7 +121,7 @@ TEST(CriticalPathWaits, AlexnetEdgesFromArgsVersusInference) {
 // edge comes from args.
 TEST(CriticalPathWaits, OccupancyFixtureFallsBackToInference) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fixture("kineto_2026_occupancy_cuda_sync.json"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fixture("kineto_2026_occupancy_cuda_sync.json"), tl).ok());
   const Graph inferred = build_graph(tl, tax(), false);
   const Graph exact = build_graph(tl, tax(), true);
   EXPECT_EQ(exact.cross_edges_from_args, 0);
@@ -131,4 +131,4 @@ TEST(CriticalPathWaits, OccupancyFixtureFallsBackToInference) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

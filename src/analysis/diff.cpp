@@ -16,7 +16,7 @@
 #include "analysis/steps.h"
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 std::string kernel_base_name(std::string_view canon) {
   std::string out;
@@ -380,13 +380,13 @@ Result<DiffResult> diff_paths(const std::string& before, const std::string& afte
   const std::string* paths[2] = {&before, &after};
   for (int i = 0; i < 2; ++i) {
     // One Timeline at a time: each run is reduced to its profile before the next is read.
-    auto in = load_trace(*paths[i], kNeedGpuOps);
+    auto in = trace::load_trace(*paths[i], trace::kNeedGpuOps);
     if (!in) {
       Error e = in.error();
       e.message = std::string(i == 0 ? "before" : "after") + ": " + e.message;
       return e;
     }
-    if (Status st = require_gpu_activity(in->timeline, *paths[i]); !st.ok()) {
+    if (Status st = trace::require_gpu_activity(in->timeline, *paths[i]); !st.ok()) {
       Error e = st.error();
       e.message = std::string(i == 0 ? "before" : "after") + ": " + e.message;
       return e;
@@ -403,4 +403,4 @@ Result<DiffResult> diff_paths(const std::string& before, const std::string& afte
   return d;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -33,7 +33,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct AnalysisKnowledge;  // analysis/knowledge.h
 
@@ -116,4 +116,4 @@ std::string diff_human(const DiffResult& d, int top = 10);
 // A short "what got faster" story for the audit report (a few lines of Markdown-free text).
 std::vector<std::string> diff_story(const DiffResult& d, int top = 5);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -7,7 +7,7 @@
 
 #include "analysis/diff.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -204,4 +204,4 @@ std::vector<std::string> diff_story(const DiffResult& d, int top) {
   return out;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

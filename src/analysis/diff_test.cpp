@@ -18,17 +18,17 @@ const std::string kEx = std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_llama/"
 const std::string kBefore = kEx + "h100_llama_fp32_eager_w0.json.gz";
 const std::string kAfter = kEx + "h100_llama_bf16_sdpa_w4.json.gz";
 
-const DiffResult& llama_diff() {
-  static DiffResult d = [] {
-    auto r = diff_paths(kBefore, kAfter);
+const analysis::DiffResult& llama_diff() {
+  static analysis::DiffResult d = [] {
+    auto r = analysis::diff_paths(kBefore, kAfter);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? std::move(*r) : DiffResult{};
+    return r.ok() ? std::move(*r) : analysis::DiffResult{};
   }();
   return d;
 }
 
-bool has_gone(const DiffResult& d, const std::string& name_part, const std::string& op_or_scope) {
-  return std::any_of(d.rows.begin(), d.rows.end(), [&](const DiffRow& r) {
+bool has_gone(const analysis::DiffResult& d, const std::string& name_part, const std::string& op_or_scope) {
+  return std::any_of(d.rows.begin(), d.rows.end(), [&](const analysis::DiffRow& r) {
     return r.status == "gone" && r.name.find(name_part) != std::string::npos &&
            (r.op == op_or_scope || r.scope.find(op_or_scope) != std::string::npos);
   });
@@ -37,7 +37,7 @@ bool has_gone(const DiffResult& d, const std::string& name_part, const std::stri
 }  // namespace
 
 TEST(Diff, H100PairContributionsSumToTheMeasuredChange) {
-  const DiffResult& d = llama_diff();
+  const analysis::DiffResult& d = llama_diff();
   ASSERT_GT(d.before.steps, 0);
   ASSERT_GT(d.after.steps, 0);
   // The step time is the mean complete-step wall; the after run is ~4-5x faster.
@@ -59,7 +59,7 @@ TEST(Diff, H100PairContributionsSumToTheMeasuredChange) {
 }
 
 TEST(Diff, H100PairListsTheRemovedKernels) {
-  const DiffResult& d = llama_diff();
+  const analysis::DiffResult& d = llama_diff();
   // Eager attention's softmax (forward and backward) is gone with SDPA.
   EXPECT_TRUE(has_gone(d, "softmax_warp_forward", "aten::_softmax"));
   EXPECT_TRUE(has_gone(d, "softmax_warp_backward", "aten::_softmax_backward_data"));
@@ -68,40 +68,41 @@ TEST(Diff, H100PairListsTheRemovedKernels) {
   for (const auto& r : d.rows)
     if (r.status == "gone" && r.scope.find("Optimizer.step") != std::string::npos) ++gone_opt;
   EXPECT_GE(gone_opt, 3u);
-  EXPECT_TRUE(std::any_of(d.rows.begin(), d.rows.end(),
-                          [](const DiffRow& r) { return r.status == "new" && r.op == "aten::_fused_adamw_"; }));
+  EXPECT_TRUE(std::any_of(d.rows.begin(), d.rows.end(), [](const analysis::DiffRow& r) {
+    return r.status == "new" && r.op == "aten::_fused_adamw_";
+  }));
   // The fp32 GEMMs are gone and bf16 ones new: GEMM time per step fell.
   auto gemm = std::find_if(d.categories.begin(), d.categories.end(),
-                           [](const DiffCategory& c) { return c.category == "gemm"; });
+                           [](const analysis::DiffCategory& c) { return c.category == "gemm"; });
   ASSERT_NE(gemm, d.categories.end());
   EXPECT_LT(gemm->change_s, 0);
   EXPECT_GT(-gemm->change_s, 0.5 * -d.step_change_s);
 }
 
 TEST(Diff, JsonAndTextNameTheDecomposition) {
-  const DiffResult& d = llama_diff();
-  Json j = diff_to_json(d);
+  const analysis::DiffResult& d = llama_diff();
+  Json j = analysis::diff_to_json(d);
   EXPECT_NEAR(j["decomposition"]["sum_s"].get<double>(), j["step_time_change_s"].get<double>(), 1e-8);
   EXPECT_GT(j["counts"]["gone"].get<int>(), 0);
   EXPECT_GT(j["counts"]["new"].get<int>(), 0);
   EXPECT_EQ(j["kernels"].size(), d.rows.size());
-  std::string h = diff_human(d, 5);
+  std::string h = analysis::diff_human(d, 5);
   EXPECT_NE(h.find("change = kernels"), std::string::npos);
   EXPECT_NE(h.find("gone ("), std::string::npos);
-  auto story = diff_story(d, 3);
+  auto story = analysis::diff_story(d, 3);
   ASSERT_GE(story.size(), 3u);
   EXPECT_NE(story[0].find("sum to the change"), std::string::npos);
 }
 
 TEST(Diff, SameTraceIsUnchanged) {
-  auto r = diff_paths(kAfter, kAfter);
+  auto r = analysis::diff_paths(kAfter, kAfter);
   ASSERT_TRUE(r.ok());
   EXPECT_NEAR(r->step_change_s, 0, 1e-12);
   for (const auto& row : r->rows) EXPECT_EQ(row.status, "unchanged") << row.name;
 }
 
 TEST(Diff, CrossVendorComparesCategoriesOnly) {
-  auto r = diff_paths(kAfter, std::string(GOBLIN_FIXTURES) + "/kineto/mi300x_sglang_qwen3_8b_decode.json.gz");
+  auto r = analysis::diff_paths(kAfter, std::string(GOBLIN_FIXTURES) + "/kineto/mi300x_sglang_qwen3_8b_decode.json.gz");
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_FALSE(r->kernel_level);
   EXPECT_TRUE(r->rows.empty());
@@ -112,13 +113,13 @@ TEST(Diff, CrossVendorComparesCategoriesOnly) {
 }
 
 TEST(Diff, UnreadableInputNamesTheSide) {
-  auto r = diff_paths(kBefore, "/nonexistent/after.json");
+  auto r = analysis::diff_paths(kBefore, "/nonexistent/after.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("after"), std::string::npos);
 }
 
 TEST(Diff, BaseNameDropsTemplateArguments) {
-  EXPECT_EQ(kernel_base_name("at::native::vectorized_elementwise_kernel<4, at::native::Foo<float>>"),
+  EXPECT_EQ(analysis::kernel_base_name("at::native::vectorized_elementwise_kernel<4, at::native::Foo<float>>"),
             "at::native::vectorized_elementwise_kernel");
-  EXPECT_EQ(kernel_base_name("sm80_xmma_gemm_f32f32"), "sm80_xmma_gemm_f32f32");
+  EXPECT_EQ(analysis::kernel_base_name("sm80_xmma_gemm_f32f32"), "sm80_xmma_gemm_f32f32");
 }

@@ -4,7 +4,7 @@
 #include <map>
 #include <unordered_map>
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 struct Edge {
@@ -95,4 +95,4 @@ ExposureResult compute_exposure(const Timeline& tl) {
   return r;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

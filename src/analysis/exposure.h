@@ -14,7 +14,7 @@
 
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct DeviceExposure {
   int32_t device = kNone;
@@ -40,4 +40,4 @@ struct ExposureResult {
 
 ExposureResult compute_exposure(const Timeline& tl);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -17,7 +17,7 @@
 #include "trace/summary_sniff.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto k = goblin::analysis_knowledge();
+  static const auto k = goblin::analysis::analysis_knowledge();
   if (!k.ok()) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
   if (goblin::trace::sniff_group_summary(text)) {
@@ -26,9 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const goblin::Json j = goblin::analysis::group_summary_json(*g);
     auto back = goblin::analysis::group_summary_from_json(j, "fuzz.json");
     if (!back.ok() || goblin::analysis::group_summary_json(*back) != j) std::abort();
-    std::vector<goblin::RankProfile> ranks;
+    std::vector<goblin::analysis::RankProfile> ranks;
     for (auto& r : goblin::analysis::group_ranks(std::move(*g))) ranks.push_back(std::move(r.profile));
-    (void)goblin::analyse_rank_profiles(std::move(ranks), (*k)->collectives, {});
+    (void)goblin::analysis::analyse_rank_profiles(std::move(ranks), (*k)->collectives, {});
     return 0;
   }
   auto s = goblin::analysis::parse_rank_summary(text, "fuzz.json");
@@ -37,10 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto back = goblin::analysis::rank_summary_from_json(j, "fuzz.json");
   if (!back.ok() || goblin::analysis::rank_summary_json(*back) != j) std::abort();
   (void)j.dump(-1, ' ', false, goblin::Json::error_handler_t::replace);
-  std::vector<goblin::RankProfile> two{s->profile, s->profile};
+  std::vector<goblin::analysis::RankProfile> two{s->profile, s->profile};
   two[0].rank = 0;
   two[1].rank = 1;
   two[0].usable = two[1].usable = true;
-  (void)goblin::analyse_rank_profiles(std::move(two), (*k)->collectives, {});
+  (void)goblin::analysis::analyse_rank_profiles(std::move(two), (*k)->collectives, {});
   return 0;
 }

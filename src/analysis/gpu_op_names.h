@@ -9,7 +9,7 @@
 
 #include "analysis/ranks.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct GpuOpNames {
   static constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -29,4 +29,4 @@ GpuOpNames gpu_op_names(const Timeline& tl, const Taxonomy& tax);
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck,
                          const GpuOpNames& names);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

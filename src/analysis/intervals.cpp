@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace goblin {
+namespace goblin::analysis {
 
 IntervalSet union_of(std::vector<Interval> v) {
   std::erase_if(v, [](const Interval& i) { return i.end <= i.start; });
@@ -85,4 +85,4 @@ IntervalSet gaps(const IntervalSet& s, Interval window) {
   return subtract(IntervalSet{window}, clip(s, window));
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

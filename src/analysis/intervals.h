@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct Interval {
   int64_t start = 0, end = 0;  // [start, end)
@@ -25,4 +25,4 @@ IntervalSet clip(const IntervalSet& s, Interval window);
 // Gaps of `s` inside `window` (window \ s).
 IntervalSet gaps(const IntervalSet& s, Interval window);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

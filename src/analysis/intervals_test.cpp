@@ -4,7 +4,7 @@
 
 #include <random>
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 TEST(Intervals, UnionMergesOverlappingAndTouching) {
@@ -66,4 +66,4 @@ TEST(Intervals, RandomAgainstBitmap) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

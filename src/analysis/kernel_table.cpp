@@ -5,7 +5,7 @@
 
 #include "analysis/thread_sweep.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
@@ -342,4 +342,4 @@ KernelTableResult build_kernel_table(const Timeline& tl, const ExposureResult& e
   return kt;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -18,7 +18,7 @@
 #include "analysis/taxonomy.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 // SGLang-style canonical name: hex literals → 0xADDR, the trailing top-level argument list
 // "(...)" dropped, a leading "void " dropped, runs of whitespace collapsed.
@@ -81,4 +81,4 @@ struct KernelTableResult {
 KernelTableResult build_kernel_table(const Timeline& tl, const ExposureResult& ex, const LaunchAttribution& la,
                                      const Taxonomy* tax);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

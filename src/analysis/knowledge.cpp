@@ -6,7 +6,7 @@
 
 #include "core/data.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 std::atomic<int64_t> g_loads{0};
@@ -33,4 +33,4 @@ Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge() {
 
 int64_t analysis_knowledge_loads() { return g_loads.load(); }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

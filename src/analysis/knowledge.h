@@ -20,7 +20,7 @@
 #include "core/status.h"
 #include "hw/knowledge.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct AnalysisKnowledge : hw::HwKnowledge {
   Taxonomy taxonomy;                            // data/taxonomy.yaml
@@ -43,4 +43,4 @@ Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge();
 // How many times AnalysisKnowledge::load() ran in this process (tests: loaded once per verb run).
 int64_t analysis_knowledge_loads();
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -8,7 +8,7 @@
 
 #include "core/io.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const Taxonomy& tax() {
@@ -114,4 +114,4 @@ TEST(AnalysisKnowledge, HoldsEveryFileAndTheMeasuredCeilings) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

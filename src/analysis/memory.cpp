@@ -38,7 +38,7 @@ bool library_frame(const trace::SnapshotFrame& f) {
 
 class Classifier {
  public:
-  Classifier(const MemorySnapshot& s, const MemoryCategoryRules& r) : s_(s), r_(r) {}
+  Classifier(const trace::MemorySnapshot& s, const MemoryCategoryRules& r) : s_(s), r_(r) {}
 
   const std::string& phase(uint32_t stack) {
     auto [it, fresh] = phase_of_.try_emplace(stack, nullptr);
@@ -66,7 +66,7 @@ class Classifier {
     return kOther;
   }
 
-  const MemorySnapshot& s_;
+  const trace::MemorySnapshot& s_;
   const MemoryCategoryRules& r_;
   std::unordered_map<uint32_t, const std::string*> phase_of_;
 };
@@ -75,7 +75,7 @@ std::string frame_text(const trace::SnapshotFrame& f) {
   return fmt::format("{}:{} {}", base_name(f.filename), f.line, f.name);
 }
 
-std::pair<std::string, std::string> site_where(const MemorySnapshot& s, uint32_t stack) {
+std::pair<std::string, std::string> site_where(const trace::MemorySnapshot& s, uint32_t stack) {
   const auto& st = s.stacks[stack];
   if (st.empty()) return {"(no Python frames)", "(no Python frames)"};
   std::string where = "(library code only)";
@@ -94,7 +94,7 @@ struct Live {
   std::string category;
 };
 
-DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cls, int top, int points) {
+DeviceMemory analyse_device(const trace::MemorySnapshot& s, int32_t dev, Classifier& cls, int top, int points) {
   DeviceMemory d;
   d.device = dev;
   // The state at the dump: the blocks of this device's segments.
@@ -126,10 +126,10 @@ DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cl
   int64_t alloc0 = d.allocated_at_dump, res0 = d.reserved_at_dump;
   for (size_t i : ev) {
     const auto& e = s.events[i];
-    if (e.action == MemAction::Alloc) alloc0 -= block_size(e.size);
-    if (e.action == MemAction::FreeCompleted) alloc0 += block_size(e.size);
-    if (e.action == MemAction::SegmentAlloc || e.action == MemAction::SegmentMap) res0 -= e.size;
-    if (e.action == MemAction::SegmentFree || e.action == MemAction::SegmentUnmap) res0 += e.size;
+    if (e.action == trace::MemAction::Alloc) alloc0 -= block_size(e.size);
+    if (e.action == trace::MemAction::FreeCompleted) alloc0 += block_size(e.size);
+    if (e.action == trace::MemAction::SegmentAlloc || e.action == trace::MemAction::SegmentMap) res0 -= e.size;
+    if (e.action == trace::MemAction::SegmentFree || e.action == trace::MemAction::SegmentUnmap) res0 += e.size;
   }
   d.before_history = d.has_history ? alloc0 : 0;
 
@@ -139,9 +139,9 @@ DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cl
   std::vector<size_t> freed_at(ev.size(), SIZE_MAX);
   for (size_t k = 0; k < ev.size(); ++k) {
     const auto& e = s.events[ev[k]];
-    if (e.action == MemAction::Alloc) {
+    if (e.action == trace::MemAction::Alloc) {
       open[e.addr] = k;
-    } else if (e.action == MemAction::FreeCompleted) {
+    } else if (e.action == trace::MemAction::FreeCompleted) {
       auto it = open.find(e.addr);
       if (it != open.end()) {
         freed_phase[it->second] = cls.phase(e.stack);
@@ -163,18 +163,18 @@ DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cl
   for (size_t k = 0; k < ev.size(); ++k) {
     const auto& e = s.events[ev[k]];
     switch (e.action) {
-      case MemAction::Alloc:
+      case trace::MemAction::Alloc:
         cur += block_size(e.size);
         break;
-      case MemAction::FreeCompleted:
+      case trace::MemAction::FreeCompleted:
         cur -= block_size(e.size);
         break;
-      case MemAction::SegmentAlloc:
-      case MemAction::SegmentMap:
+      case trace::MemAction::SegmentAlloc:
+      case trace::MemAction::SegmentMap:
         res += e.size;
         break;
-      case MemAction::SegmentFree:
-      case MemAction::SegmentUnmap:
+      case trace::MemAction::SegmentFree:
+      case trace::MemAction::SegmentUnmap:
         res -= e.size;
         break;
       default:
@@ -216,7 +216,7 @@ DeviceMemory analyse_device(const MemorySnapshot& s, int32_t dev, Classifier& cl
     if (peak_k != SIZE_MAX) {
       for (size_t k = 0; k <= peak_k; ++k) {
         const auto& e = s.events[ev[k]];
-        if (e.action != MemAction::Alloc || freed_at[k] <= peak_k) continue;
+        if (e.action != trace::MemAction::Alloc || freed_at[k] <= peak_k) continue;
         const std::string& fp = freed_at[k] == SIZE_MAX ? std::string("live") : freed_phase[k];
         add(cls.category(cls.phase(e.stack), fp), e.stack, block_size(e.size));
       }
@@ -285,7 +285,7 @@ Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const
   return r;
 }
 
-MemoryReport analyse_memory(const MemorySnapshot& s, const MemoryCategoryRules& rules, int top, int points) {
+MemoryReport analyse_memory(const trace::MemorySnapshot& s, const MemoryCategoryRules& rules, int top, int points) {
   MemoryReport rep;
   Classifier cls(s, rules);
   std::vector<int32_t> devices;

@@ -14,7 +14,7 @@
 namespace goblin::hw {
 struct HwKnowledge;
 }
-namespace goblin {
+namespace goblin::analysis {
 struct RunMetrics;
 }
 

@@ -26,7 +26,7 @@ MemoryCategoryRules rules() {
 }
 
 Timeline load(const std::string& path) {
-  auto in = load_trace(path, kNeedMemoryEvents);
+  auto in = trace::load_trace(path, trace::kNeedMemoryEvents);
   EXPECT_TRUE(in.ok()) << in.error().message;
   return std::move(in->timeline);
 }

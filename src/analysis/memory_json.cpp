@@ -4,8 +4,7 @@
 
 #include "core/fields.h"
 
-namespace goblin {
-namespace fields {
+namespace goblin::fields {
 using analysis::DeviceMemory;
 using analysis::MemoryDelta;
 using analysis::MemoryDiff;
@@ -16,8 +15,8 @@ using analysis::MemoryReport;
 using analysis::MemoryStepPeak;
 
 template <>
-struct List<MemoryHeadroom> {
-  using H = MemoryHeadroom;
+struct List<analysis::MemoryHeadroom> {
+  using H = analysis::MemoryHeadroom;
   static inline const auto fields = std::tuple{field("source", &H::source),
                                                field("device", &H::device),
                                                field("peak_allocated_bytes", &H::peak_allocated),
@@ -33,8 +32,8 @@ struct List<MemoryHeadroom> {
 };
 
 template <>
-struct List<MemoryStepPeak> {
-  using S = MemoryStepPeak;
+struct List<analysis::MemoryStepPeak> {
+  using S = analysis::MemoryStepPeak;
   static inline const auto fields = std::tuple{field("name", &S::name),
                                                field("start_us", &S::start_us),
                                                field("end_us", &S::end_us),
@@ -45,22 +44,23 @@ struct List<MemoryStepPeak> {
 };
 
 template <>
-struct List<MemoryPoint> {
+struct List<analysis::MemoryPoint> {
+  static inline const auto fields = std::tuple{field("time_us", &analysis::MemoryPoint::time_us),
+                                               field("allocated_bytes", &analysis::MemoryPoint::allocated),
+                                               field("reserved_bytes", &analysis::MemoryPoint::reserved)};
+};
+
+template <>
+struct List<analysis::MemoryGroup> {
   static inline const auto fields =
-      std::tuple{field("time_us", &MemoryPoint::time_us), field("allocated_bytes", &MemoryPoint::allocated),
-                 field("reserved_bytes", &MemoryPoint::reserved)};
+      std::tuple{field("category", &analysis::MemoryGroup::category), field("bytes", &analysis::MemoryGroup::bytes),
+                 field("count", &analysis::MemoryGroup::count), field("site", &analysis::MemoryGroup::site),
+                 field("where", &analysis::MemoryGroup::where)};
 };
 
 template <>
-struct List<MemoryGroup> {
-  static inline const auto fields = std::tuple{field("category", &MemoryGroup::category),
-                                               field("bytes", &MemoryGroup::bytes), field("count", &MemoryGroup::count),
-                                               field("site", &MemoryGroup::site), field("where", &MemoryGroup::where)};
-};
-
-template <>
-struct List<DeviceMemory> {
-  using D = DeviceMemory;
+struct List<analysis::DeviceMemory> {
+  using D = analysis::DeviceMemory;
   static inline const auto fields = std::tuple{field("device", &D::device),
                                                field("has_history", &D::has_history),
                                                field("peak_allocated_bytes", &D::peak_allocated),
@@ -81,23 +81,23 @@ struct List<DeviceMemory> {
 };
 
 template <>
-struct List<MemoryReport> {
-  static inline const auto fields =
-      std::tuple{field("source", &MemoryReport::source), field("source_kind", &MemoryReport::source_kind),
-                 field("devices", &MemoryReport::devices), field("notes", &MemoryReport::notes)};
+struct List<analysis::MemoryReport> {
+  static inline const auto fields = std::tuple{
+      field("source", &analysis::MemoryReport::source), field("source_kind", &analysis::MemoryReport::source_kind),
+      field("devices", &analysis::MemoryReport::devices), field("notes", &analysis::MemoryReport::notes)};
 };
 
 template <>
-struct List<MemoryDelta> {
-  static inline const auto fields =
-      std::tuple{field("category", &MemoryDelta::category), field("site", &MemoryDelta::site),
-                 field("where", &MemoryDelta::where),       field("before_bytes", &MemoryDelta::before),
-                 field("after_bytes", &MemoryDelta::after), field("delta_bytes", &MemoryDelta::delta)};
+struct List<analysis::MemoryDelta> {
+  static inline const auto fields = std::tuple{
+      field("category", &analysis::MemoryDelta::category), field("site", &analysis::MemoryDelta::site),
+      field("where", &analysis::MemoryDelta::where),       field("before_bytes", &analysis::MemoryDelta::before),
+      field("after_bytes", &analysis::MemoryDelta::after), field("delta_bytes", &analysis::MemoryDelta::delta)};
 };
 
 template <>
-struct List<MemoryDiff> {
-  using D = MemoryDiff;
+struct List<analysis::MemoryDiff> {
+  using D = analysis::MemoryDiff;
   static inline const auto fields = std::tuple{field("device", &D::device),
                                                field("peak_before_bytes", &D::peak_before),
                                                field("peak_after_bytes", &D::peak_after),
@@ -108,9 +108,9 @@ struct List<MemoryDiff> {
                                                field("by_category", &D::by_category),
                                                field("by_stack", &D::by_stack)};
 };
-}  // namespace fields
+}  // namespace goblin::fields
 
-namespace analysis {
+namespace goblin::analysis {
 Json memory_report_json(const MemoryReport& r) { return fields::to_json(r); }
 Json memory_diff_json(const std::vector<MemoryDiff>& d) {
   Json a = Json::array();
@@ -118,6 +118,5 @@ Json memory_diff_json(const std::vector<MemoryDiff>& d) {
   return a;
 }
 Json memory_headroom_json(const MemoryHeadroom& h) { return fields::to_json(h); }
-}  // namespace analysis
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -6,7 +6,7 @@
 #include "core/limits.h"
 #include "core/text.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 // Every waste bucket's name (WasteBudget::kBuckets), in budget order.
@@ -75,4 +75,4 @@ Result<RunMetrics> load_metrics_file(const std::string& path) {
   return metrics_from_json(j, path);
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

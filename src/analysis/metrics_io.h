@@ -8,7 +8,7 @@
 #include "core/json.h"
 #include "core/status.h"
 
-namespace goblin {
+namespace goblin::analysis {
 // Field names follow the RunMetrics struct (step_time_s, tokens_per_sec, waste_budget{...},
 // top_kernels[], versions{}, ...). Missing optional fields stay unset; a missing waste bucket is
 // listed as unobserved.
@@ -20,4 +20,4 @@ Result<RunMetrics> load_metrics_file(const std::string& path);
 // Anything else (5e-324 s, a negative time, 1e300 tokens/s) is a damaged or edited file: Malformed.
 inline constexpr double kMinStepTimeS = 1e-6, kMaxStepTimeS = 1e6, kMaxTokensPerSec = 1e12;
 Status check_plausible_rates(double step_time_s, std::optional<double> tokens_per_sec, const std::string& file);
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -9,7 +9,7 @@
 
 #include "analysis/thread_sweep.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -189,4 +189,4 @@ std::string module_table_markdown(const ModuleTable& t, int top) {
   return s;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -24,7 +24,7 @@
 #include "core/json.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct ModuleAttribution {
   std::vector<int32_t> op_stack;                 // per gpu_ops row: index into stacks, -1 when none
@@ -63,4 +63,4 @@ Json module_rows_to_json(const ModuleTable& t);
 // Markdown table of the first `top` rows.
 std::string module_table_markdown(const ModuleTable& t, int top);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -24,7 +24,7 @@ const std::string kMtia = std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/mtia
 
 TEST(Mtia, DeviceEventsAreOpsCopiesAndMarkers) {
   Timeline tl;
-  ASSERT_TRUE(read_path(kMtia, tl).ok());
+  ASSERT_TRUE(trace::read_path(kMtia, tl).ok());
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 6u);
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 3u);
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
@@ -45,10 +45,10 @@ TEST(Mtia, DeviceEventsAreOpsCopiesAndMarkers) {
 TEST(Mtia, BusyIdleStepsAndKernelTableWithWhatIsNotSupported) {
   set_data_dir(GOBLIN_DATA_DIR);
   Timeline tl;
-  ASSERT_TRUE(read_path(kMtia, tl).ok());
-  const StepDetection sd = find_steps(tl);
+  ASSERT_TRUE(trace::read_path(kMtia, tl).ok());
+  const analysis::StepDetection sd = analysis::find_steps(tl);
   ASSERT_EQ(sd.steps.size(), 3u);
-  auto m = compute_run_metrics(tl);
+  auto m = analysis::compute_run_metrics(tl);
   ASSERT_TRUE(m.ok()) << m.error().describe();
   EXPECT_TRUE(m->gpu_activity);
   // Busy 200 + 50 + 300 us of each 1 ms step.

@@ -8,7 +8,7 @@
 #include "analysis/steps.h"
 #include "analysis/test_timelines.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 using testing::TlBuilder;
@@ -84,4 +84,4 @@ TEST(RunMetricsNumbers, AssertedThroughputAndStepTimeAreChecked) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

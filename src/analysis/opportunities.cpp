@@ -12,7 +12,7 @@
 #include "core/data.h"
 #include "core/text.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
@@ -565,4 +565,4 @@ Json fuse_row_to_json(const FuseRow& r) {
   return j;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

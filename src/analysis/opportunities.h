@@ -15,7 +15,7 @@
 #include "hw/vendor.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 // vendor_of_timeline(tl).vendor (hw/vendor.h): device names/arch, versions, runtime API names,
 // warp size, kernel families, formats.
@@ -79,4 +79,4 @@ std::vector<FuseRow> build_fuse_table(const Timeline& tl, const KernelTableResul
 Json overlap_row_to_json(const OverlapRow& r);
 Json fuse_row_to_json(const FuseRow& r);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -7,7 +7,7 @@
 #include "analysis/knowledge.h"
 #include "analysis/triage_artifacts.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 struct OpAttr {
@@ -121,4 +121,4 @@ Json overlap_join_to_json(const OverlapJoinResult& r) {
   return res;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

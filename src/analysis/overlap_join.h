@@ -19,7 +19,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct OverlapJoinResult {
   int64_t matched = 0, unmatched = 0;         // formal GPU ops with / without a same-name mapping op
@@ -37,4 +37,4 @@ Result<OverlapJoinResult> overlap_join(const Timeline& mapping, const Timeline& 
 // The `result` of `goblin overlap --json` (without the two paths, which the caller adds).
 Json overlap_join_to_json(const OverlapJoinResult& r);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -7,7 +7,7 @@
 
 #include "trace/load.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const std::string kEx = std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_cudagraphs/";
@@ -19,8 +19,8 @@ std::string cpu_op_of(const OverlapJoinResult& r, const std::string& kernel) {
 }
 
 TEST(OverlapJoin, GraphKernelsTakeTheMappingTracesAttribution) {
-  auto off = load_trace(kEx + "graph_off_compile_default.json.gz");
-  auto on = load_trace(kEx + "graph_on_reduce_overhead.json.gz");
+  auto off = trace::load_trace(kEx + "graph_off_compile_default.json.gz");
+  auto on = trace::load_trace(kEx + "graph_on_reduce_overhead.json.gz");
   ASSERT_TRUE(off.ok() && on.ok());
   auto mapped = overlap_join(off->timeline, on->timeline);
   ASSERT_TRUE(mapped.ok()) << mapped.error().describe();
@@ -45,4 +45,4 @@ TEST(OverlapJoin, GraphKernelsTakeTheMappingTracesAttribution) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -15,7 +15,7 @@
 #include "core/decimal.h"
 #include "core/io.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -320,4 +320,4 @@ Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::str
   return st;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

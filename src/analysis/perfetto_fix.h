@@ -14,7 +14,7 @@
 
 #include "core/status.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct PerfettoFixStats {
   int64_t events = 0;        // elements of traceEvents
@@ -32,4 +32,4 @@ Result<std::string> perfetto_fix_text(std::string text, PerfettoFixStats* stats)
 // Reads `in` (plain or gzip), writes `out` (gzip when it ends in ".gz").
 Result<PerfettoFixStats> perfetto_fix_file(const std::string& in, const std::string& out);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

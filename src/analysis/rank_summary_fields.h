@@ -34,61 +34,63 @@ struct ErrCodec {
 };
 
 template <>
-struct List<PreArrival> {
+struct List<analysis::PreArrival> {
+  static inline const auto fields = std::tuple{field("compute_ns", &analysis::PreArrival::compute_ns),
+                                               field("other_gpu_ns", &analysis::PreArrival::other_gpu_ns),
+                                               field("data_wait_ns", &analysis::PreArrival::data_wait_ns),
+                                               field("host_gap_ns", &analysis::PreArrival::host_gap_ns)};
+};
+
+template <>
+struct List<analysis::RankCollective> {
+  static inline const auto fields = std::tuple{field("type", &analysis::RankCollective::type, Required),
+                                               field("name", &analysis::RankCollective::name),
+                                               field("group", &analysis::RankCollective::group),
+                                               field("seq", &analysis::RankCollective::seq),
+                                               field("bytes", &analysis::RankCollective::bytes),
+                                               field("group_size", &analysis::RankCollective::group_size),
+                                               field("start_ns", &analysis::RankCollective::start_ns, Required),
+                                               field("end_ns", &analysis::RankCollective::end_ns, Required),
+                                               field("step", &analysis::RankCollective::step),
+                                               field("synchronizes", &analysis::RankCollective::synchronizes),
+                                               field("before_arrival", &analysis::RankCollective::pre)};
+};
+
+template <>
+struct List<analysis::RankStep> {
+  static inline const auto fields = std::tuple{field("key", &analysis::RankStep::key, Required),
+                                               field("name", &analysis::RankStep::name),
+                                               field("start_ns", &analysis::RankStep::start_ns, Required),
+                                               field("end_ns", &analysis::RankStep::end_ns, Required),
+                                               field("partial", &analysis::RankStep::partial),
+                                               field("busy_ns", &analysis::RankStep::busy_ns),
+                                               field("compute_ns", &analysis::RankStep::compute_ns),
+                                               field("comm_ns", &analysis::RankStep::comm_ns),
+                                               field("exposed_comm_ns", &analysis::RankStep::exposed_comm_ns),
+                                               field("data_wait_ns", &analysis::RankStep::data_wait_ns),
+                                               field("category_ns", &analysis::RankStep::category_ns)};
+};
+
+template <>
+struct List<analysis::RankProfile> {
   static inline const auto fields =
-      std::tuple{field("compute_ns", &PreArrival::compute_ns), field("other_gpu_ns", &PreArrival::other_gpu_ns),
-                 field("data_wait_ns", &PreArrival::data_wait_ns), field("host_gap_ns", &PreArrival::host_gap_ns)};
-};
-
-template <>
-struct List<RankCollective> {
-  static inline const auto fields = std::tuple{field("type", &RankCollective::type, Required),
-                                               field("name", &RankCollective::name),
-                                               field("group", &RankCollective::group),
-                                               field("seq", &RankCollective::seq),
-                                               field("bytes", &RankCollective::bytes),
-                                               field("group_size", &RankCollective::group_size),
-                                               field("start_ns", &RankCollective::start_ns, Required),
-                                               field("end_ns", &RankCollective::end_ns, Required),
-                                               field("step", &RankCollective::step),
-                                               field("synchronizes", &RankCollective::synchronizes),
-                                               field("before_arrival", &RankCollective::pre)};
-};
-
-template <>
-struct List<RankStep> {
-  static inline const auto fields = std::tuple{field("key", &RankStep::key, Required),
-                                               field("name", &RankStep::name),
-                                               field("start_ns", &RankStep::start_ns, Required),
-                                               field("end_ns", &RankStep::end_ns, Required),
-                                               field("partial", &RankStep::partial),
-                                               field("busy_ns", &RankStep::busy_ns),
-                                               field("compute_ns", &RankStep::compute_ns),
-                                               field("comm_ns", &RankStep::comm_ns),
-                                               field("exposed_comm_ns", &RankStep::exposed_comm_ns),
-                                               field("data_wait_ns", &RankStep::data_wait_ns),
-                                               field("category_ns", &RankStep::category_ns)};
-};
-
-template <>
-struct List<RankProfile> {
-  static inline const auto fields = std::tuple{field("rank", &RankProfile::rank, Required),
-                                               field("rank_from", &RankProfile::rank_from),
-                                               field("world_size", &RankProfile::world_size),
-                                               field("backend", &RankProfile::backend),
-                                               field("label", &RankProfile::label),
-                                               field("files", &RankProfile::files),
-                                               field("gpu", &RankProfile::gpu),
-                                               field("vendor", &RankProfile::vendor),
-                                               field("usable", &RankProfile::usable, Required),
-                                               field("damage", &RankProfile::damage, Opt<ErrCodec>{}),
-                                               field("step_method", &RankProfile::step_method),
-                                               field("collective_metadata", &RankProfile::collective_metadata),
-                                               field("epoch_base_ns", &RankProfile::epoch_base_ns),
-                                               field("notes", &RankProfile::notes),
-                                               field("kernel_names", &RankProfile::kernel_names),
-                                               field("steps", &RankProfile::steps, Required),
-                                               field("collectives", &RankProfile::collectives, Required)};
+      std::tuple{field("rank", &analysis::RankProfile::rank, Required),
+                 field("rank_from", &analysis::RankProfile::rank_from),
+                 field("world_size", &analysis::RankProfile::world_size),
+                 field("backend", &analysis::RankProfile::backend),
+                 field("label", &analysis::RankProfile::label),
+                 field("files", &analysis::RankProfile::files),
+                 field("gpu", &analysis::RankProfile::gpu),
+                 field("vendor", &analysis::RankProfile::vendor),
+                 field("usable", &analysis::RankProfile::usable, Required),
+                 field("damage", &analysis::RankProfile::damage, Opt<ErrCodec>{}),
+                 field("step_method", &analysis::RankProfile::step_method),
+                 field("collective_metadata", &analysis::RankProfile::collective_metadata),
+                 field("epoch_base_ns", &analysis::RankProfile::epoch_base_ns),
+                 field("notes", &analysis::RankProfile::notes),
+                 field("kernel_names", &analysis::RankProfile::kernel_names),
+                 field("steps", &analysis::RankProfile::steps, Required),
+                 field("collectives", &analysis::RankProfile::collectives, Required)};
 };
 
 template <>

@@ -29,7 +29,7 @@ const std::string kDdp = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/";
 // compared whole.
 std::vector<analysis::SummarizedRank> summarize(const std::vector<std::string>& paths, const fs::path& out,
                                                 const std::string& host = "") {
-  auto k = analysis_knowledge();
+  auto k = analysis::analysis_knowledge();
   EXPECT_TRUE(k.ok());
   analysis::SummarizeOptions o;
   o.out_dir = out.string();
@@ -39,10 +39,10 @@ std::vector<analysis::SummarizedRank> summarize(const std::vector<std::string>& 
   return r.ok() ? *r : std::vector<analysis::SummarizedRank>{};
 }
 
-RanksResult ranks(const std::vector<std::string>& paths) {
-  auto r = analyse_ranks(paths);
+analysis::RanksResult ranks(const std::vector<std::string>& paths) {
+  auto r = analysis::analyse_ranks(paths);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-  return r.ok() ? *r : RanksResult{};
+  return r.ok() ? *r : analysis::RanksResult{};
 }
 
 }  // namespace
@@ -60,12 +60,13 @@ TEST(RankSummary, RanksFromSummariesEqualsRanksFromTraces) {
       EXPECT_LE(w.summary_bytes * 100, w.source_bytes)
           << w.summary << ": " << w.summary_bytes << " of " << w.source_bytes;
     }
-    const RanksResult a = ranks({kDdp + folder});
-    const RanksResult b = ranks({out.string()});
+    const analysis::RanksResult a = ranks({kDdp + folder});
+    const analysis::RanksResult b = ranks({out.string()});
     EXPECT_EQ(a.result.dump(), b.result.dump());
     EXPECT_EQ(a.human, b.human);
     // A mix: rank 0 from its trace, rank 1 from its summary.
-    const RanksResult c = ranks({kDdp + folder + "/rank0.pt.trace.json.gz", (out / "rank1.summary.json.gz").string()});
+    const analysis::RanksResult c =
+        ranks({kDdp + folder + "/rank0.pt.trace.json.gz", (out / "rank1.summary.json.gz").string()});
     EXPECT_EQ(a.result.dump(), c.result.dump());
   }
 }
@@ -105,14 +106,14 @@ TEST(RankSummary, SniffedByContentAndRefusedByTraceVerbs) {
   auto prefix = read_prefix(p, 4096);
   ASSERT_TRUE(prefix.ok());
   EXPECT_TRUE(trace::sniff_rank_summary(*prefix));
-  EXPECT_EQ(sniff_format(*prefix, p), Format::Unknown);  // not a trace format
+  EXPECT_EQ(trace::sniff_format(*prefix, p), Format::Unknown);  // not a trace format
   Timeline tl;
-  Status st = read_path(p, tl);
+  Status st = trace::read_path(p, tl);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().kind, ErrorKind::Usage);
   EXPECT_NE(st.error().message.find("only goblin ranks reads it"), std::string::npos);
   // Summarizing a summary is refused.
-  auto k = analysis_knowledge();
+  auto k = analysis::analysis_knowledge();
   analysis::SummarizeOptions o;
   o.out_dir = (out / "again").string();
   auto again = analysis::summarize_ranks({p}, **k, o);
@@ -154,7 +155,7 @@ TEST(RankSummary, DamagedSummariesAreRefusedNamingTheField) {
   b["profile"]["rank"] = 1;
   b["profile"]["steps"] = "none";
   ASSERT_TRUE(write_file(bad, b.dump()).ok());
-  auto r = analyse_ranks({(out / "rank0.summary.json.gz").string(), bad});
+  auto r = analysis::analyse_ranks({(out / "rank0.summary.json.gz").string(), bad});
   ASSERT_FALSE(r.ok());  // fewer than two usable ranks
   EXPECT_NE(r.error().describe().find("rank1.summary.json"), std::string::npos) << r.error().describe();
 }
@@ -165,7 +166,7 @@ TEST(RankSummary, HostsGiveTheNodeView) {
   const fs::path a = goblin::testing::private_tmp_dir("sum_host_a");
   summarize({kDdp + "straggler_data/rank0.pt.trace.json.gz"}, a, "node-a");
   summarize({kDdp + "straggler_data/rank1.pt.trace.json.gz"}, a, "node-b");
-  const RanksResult r = ranks({a.string()});
+  const analysis::RanksResult r = ranks({a.string()});
   const Json& t = r.result["topology"];
   ASSERT_EQ(t["nodes"].size(), 2u) << t.dump(2);
   EXPECT_EQ(t["nodes"][1]["host"], "node-b");
@@ -203,7 +204,7 @@ TEST(RankSummary, RankPatternAndGlob) {
 namespace {
 
 analysis::MergedGroup merge(const std::vector<std::string>& paths, const fs::path& out) {
-  auto k = analysis_knowledge();
+  auto k = analysis::analysis_knowledge();
   EXPECT_TRUE(k.ok());
   analysis::SummarizeOptions o;
   o.out_dir = out.string();
@@ -222,8 +223,8 @@ TEST(GroupSummary, RanksFromGroupsEqualsRanksFromRankSummaries) {
     const auto m = merge({(out / "s").string()}, out / "g");
     EXPECT_EQ(m.ranks.size(), 2u);
     EXPECT_EQ(fs::path(m.written).filename().string(), "ranks0-1.group.json.gz");
-    const RanksResult a = ranks({(out / "s").string()});
-    const RanksResult b = ranks({(out / "g").string()});
+    const analysis::RanksResult a = ranks({(out / "s").string()});
+    const analysis::RanksResult b = ranks({(out / "g").string()});
     EXPECT_EQ(a.result.dump(), b.result.dump());
     EXPECT_EQ(a.human, b.human);
   }
@@ -244,7 +245,7 @@ TEST(GroupSummary, SixteenRanksInGroupsOfFourAndAGroupOfGroups) {
     s.profile.world_size = 16;
     s.profile.label = fmt::format("rank{}.json", i);
     s.host = fmt::format("node{}", i / 8);
-    for (RankCollective& c : s.profile.collectives) c.group_size = 16;
+    for (analysis::RankCollective& c : s.profile.collectives) c.group_size = 16;
     ASSERT_TRUE(
         analysis::write_rank_summary_file(s, (out / "s" / fmt::format("rank{}.summary.json.gz", i)).string()).ok());
   }
@@ -263,7 +264,7 @@ TEST(GroupSummary, SixteenRanksInGroupsOfFourAndAGroupOfGroups) {
   }
   const auto top = merge(groups, out / "top");
   EXPECT_EQ(top.ranks.size(), 16u);
-  const RanksResult a = ranks({(out / "s").string()});
+  const analysis::RanksResult a = ranks({(out / "s").string()});
   EXPECT_EQ(a.result["straggler"]["rank"], 11) << a.result["straggler"].dump();
   EXPECT_EQ(a.result.dump(), ranks({(out / "g").string()}).result.dump());
   EXPECT_EQ(a.result.dump(), ranks({(out / "top").string()}).result.dump());
@@ -275,7 +276,7 @@ TEST(GroupSummary, SixteenRanksInGroupsOfFourAndAGroupOfGroups) {
 
 TEST(GroupSummary, RefusesTracesAndDamageNamingTheField) {
   const fs::path out = goblin::testing::private_tmp_dir("grp_bad");
-  auto k = analysis_knowledge();
+  auto k = analysis::analysis_knowledge();
   analysis::SummarizeOptions o;
   o.out_dir = (out / "g").string();
   auto trace = analysis::merge_summaries({kDdp + "straggler_data/rank0.pt.trace.json.gz"}, **k, o);
@@ -287,7 +288,7 @@ TEST(GroupSummary, RefusesTracesAndDamageNamingTheField) {
   ASSERT_TRUE(text.ok());
   EXPECT_TRUE(trace::sniff_group_summary(*text));
   Timeline tl;
-  Status st = read_path(m.written, tl);  // a trace verb says what it is
+  Status st = trace::read_path(m.written, tl);  // a trace verb says what it is
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().kind, ErrorKind::Usage);
   const Json j = Json::parse(*text);
@@ -312,7 +313,7 @@ TEST(GroupSummary, RefusesTracesAndDamageNamingTheField) {
   // goblin ranks reports a damaged group as a damaged input naming the file, not a crash.
   const std::string bad = (out / "bad.group.json").string();
   ASSERT_TRUE(write_file(bad, order.dump()).ok());
-  auto r = analyse_ranks({(out / "s/rank0.summary.json.gz").string(), bad});
+  auto r = analysis::analyse_ranks({(out / "s/rank0.summary.json.gz").string(), bad});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().describe().find("bad.group.json"), std::string::npos) << r.error().describe();
 }

@@ -21,7 +21,7 @@
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -70,8 +70,8 @@ std::string only_in(const std::vector<std::string>& a, const std::vector<std::st
 
 // Lean reading: of the CPU ops only what this analysis uses (ProfilerStep spans of old traces,
 // record_param_comms with the collectives' metadata, data-loading spans), no flows.
-ReadOptions lean_read_options(const Taxonomy& tax) {
-  ReadOptions ro;
+trace::ReadOptions lean_read_options(const Taxonomy& tax) {
+  trace::ReadOptions ro;
   ro.skip_flows = true;
   ro.keep_cpu_op = [t = &tax](std::string_view n) {
     if (n.starts_with("ProfilerStep#") || n == "record_param_comms") return true;
@@ -91,12 +91,12 @@ ReadOptions lean_read_options(const Taxonomy& tax) {
 
 // One rank: every file of it into one Timeline, reduced to its profile.
 RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                             const ReadOptions& ro,
+                             const trace::ReadOptions& ro,
                              const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   Timeline tl;
   std::optional<Error> err;
   for (const auto& f : in.files) {
-    Status st = in.rocpd_process ? trace::read_rocpd_rank(f, *in.rocpd_process, tl) : read_path(f, tl, ro);
+    Status st = in.rocpd_process ? trace::read_rocpd_rank(f, *in.rocpd_process, tl) : trace::read_path(f, tl, ro);
     if (st.ok()) continue;
     // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
     if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
@@ -106,7 +106,7 @@ RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const Col
     if (!err) err = st.error();
   }
   RankProfile p;
-  const bool usable = has_needed_rows(tl, kNeedGpuOps);
+  const bool usable = trace::has_needed_rows(tl, trace::kNeedGpuOps);
   const GpuOpNames names = usable || seen ? gpu_op_names(tl, tax) : GpuOpNames{};
   if (usable) p = rank_profile(tl, tax, ck, names);
   p.usable = usable;
@@ -142,7 +142,7 @@ analysis::ReadRank read_rank_summary(const RankInput& in) {
 }
 
 analysis::ReadRank read_rank_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                                 const ReadOptions& ro,
+                                 const trace::ReadOptions& ro,
                                  const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   if (in.files.size() == 1 && analysis::is_rank_summary_file(in.files.front())) return read_rank_summary(in);
   return {read_rank_traces(in, tax, ck, ro, seen), {}};
@@ -151,7 +151,7 @@ analysis::ReadRank read_rank_any(const RankInput& in, const Taxonomy& tax, const
 // The ranks of one input: those of a group summary (goblin summarize --merge), else the one rank.
 // A group summary that cannot be read is one damaged input, named by its file.
 std::vector<analysis::ReadRank> read_ranks_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                                               const ReadOptions& ro) {
+                                               const trace::ReadOptions& ro) {
   std::vector<analysis::ReadRank> out;
   if (in.files.size() == 1 && analysis::is_group_summary_file(in.files.front())) {
     auto g = analysis::read_group_summary_file(in.files.front());
@@ -179,8 +179,6 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   return analysis::analyse_ranks(paths, k, analysis::ScaleRanksOptions{opt.threads, {}});
 }
 
-namespace analysis {
-
 ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k,
                    const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   return read_rank_any(in, k.taxonomy, k.collectives, lean_read_options(k.taxonomy), seen);
@@ -195,7 +193,7 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
 
   // Small ranks are read two at a time (each reader on one thread); a large one alone, its
   // reader using both cores (blocks parsed on two workers, inflate included for .gz).
-  const ReadOptions ro = lean_read_options(tax);
+  const trace::ReadOptions ro = lean_read_options(tax);
   uint64_t largest = 0;
   for (const auto& in : inputs) largest = std::max(largest, file_bytes(in));
   const bool parallel_ranks = opt.threads > 1 && inputs.size() > 1 && largest < ro.parallel_min_bytes;
@@ -221,8 +219,6 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   read.clear();
   return analyse_rank_profiles(std::move(profiles), ck, std::move(notes), host_by_label);
 }
-
-}  // namespace analysis
 
 namespace {
 // Ranks may start profiling seconds apart, and hosts' wall clocks drift by less than a second
@@ -290,4 +286,4 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
   return std::nullopt;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

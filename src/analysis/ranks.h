@@ -20,7 +20,7 @@
 #include "model/timeline.h"
 #include "trace/rocprof/rocpd.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct AnalysisKnowledge;  // analysis/knowledge.h
 
@@ -155,4 +155,4 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
 Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
                                           std::vector<std::string> notes);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

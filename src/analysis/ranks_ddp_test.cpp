@@ -12,7 +12,7 @@ namespace {
 const std::string kDdp = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/";
 
 Json ranks_of(const std::string& folder) {
-  auto r = analyse_ranks({kDdp + folder});
+  auto r = analysis::analyse_ranks({kDdp + folder});
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
   if (!r.ok()) return Json();
   EXPECT_FALSE(r->damage.has_value());

@@ -19,7 +19,7 @@
 #include "core/text.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace fs = std::filesystem;
 
@@ -30,8 +30,8 @@ int64_t rank_from_name(const std::string& file_name) {
   return std::stoll(m[1].str());
 }
 
-int64_t analysis::rank_from_name(const std::string& file_name, const std::string& rank_regex) {
-  if (rank_regex.empty()) return goblin::rank_from_name(file_name);
+int64_t rank_from_name(const std::string& file_name, const std::string& rank_regex) {
+  if (rank_regex.empty()) return goblin::analysis::rank_from_name(file_name);
   try {
     const std::regex re(rank_regex);
     std::smatch m;
@@ -82,7 +82,7 @@ bool rocprof_pid(const std::string& name, std::string* pid) {
 bool add_rocpd_processes(const std::string& path, std::vector<RankInput>& out) {
   auto prefix = read_prefix(path, 16);
   if (!prefix || prefix->substr(0, 16) != std::string_view("SQLite format 3\0", 16)) return false;
-  if (sniff_sqlite(path) != Format::Rocpd) return false;
+  if (trace::sniff_sqlite(path) != Format::Rocpd) return false;
   auto procs = trace::rocpd_processes(path);
   if (!procs || procs->size() < 2) return false;
   bool nodes = false;
@@ -149,8 +149,8 @@ Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& p
   return analysis::enumerate_ranks(paths, notes, {});
 }
 
-Result<std::vector<RankInput>> analysis::enumerate_ranks(const std::vector<std::string>& given,
-                                                         std::vector<std::string>* notes, const RankDiscovery& d) {
+Result<std::vector<RankInput>> enumerate_ranks(const std::vector<std::string>& given, std::vector<std::string>* notes,
+                                               const RankDiscovery& d) {
   std::vector<RankInput> out;
   if (given.empty()) return make_error(ErrorKind::Usage, "no rank traces given");
   if (!d.rank_regex.empty()) {
@@ -246,4 +246,4 @@ std::optional<double> CollectiveKnowledge::factor(const std::string& f, int64_t 
   return std::nullopt;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -12,7 +12,7 @@
 #include "analysis/ranks_scale.h"
 #include "analysis/ranks_topology.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -39,9 +39,9 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
   return analysis::analyse_rank_profiles(std::move(ranks), ck, std::move(notes), {});
 }
 
-Result<RanksResult> analysis::analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
-                                                    std::vector<std::string> notes,
-                                                    const std::map<std::string, std::string>& host_by_label) {
+Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
+                                          std::vector<std::string> notes,
+                                          const std::map<std::string, std::string>& host_by_label) {
   RanksReport R;
   R.notes = std::move(notes);
   R.bandwidth_source = ck.bandwidth_source;
@@ -263,4 +263,4 @@ Result<RanksResult> analysis::analyse_rank_profiles(std::vector<RankProfile> ran
   return out;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -15,7 +15,7 @@
 #include "analysis/steps.h"
 #include "core/text.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -260,4 +260,4 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
   return p;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

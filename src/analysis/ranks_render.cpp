@@ -6,7 +6,7 @@
 #include "analysis/ranks_report.h"
 #include "analysis/step_time.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -310,4 +310,4 @@ std::string ranks_report_human(const RanksReport& R, const std::vector<const Ran
   return s;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

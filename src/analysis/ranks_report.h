@@ -8,7 +8,7 @@
 
 #include "analysis/ranks.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct MatchedItem {
   std::string key;
@@ -79,4 +79,4 @@ double mean_over_steps(const RanksReport& r, size_t u, F&& f) {
   return n ? s / n : 0;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

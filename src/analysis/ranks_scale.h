@@ -10,7 +10,7 @@
 
 #include "analysis/ranks.h"
 
-namespace goblin {
+namespace goblin::analysis {
 struct GpuOpNames;  // analysis/gpu_op_names.h
 }
 

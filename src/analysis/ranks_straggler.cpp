@@ -8,7 +8,7 @@
 
 #include "analysis/ranks_report.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -192,4 +192,4 @@ void compute_skew(RanksReport& R, const std::vector<const RankProfile*>& use, co
         "to NCCL kernels in recent releases): no bandwidth table");
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -41,14 +41,14 @@ std::string rank_copy(const std::string& src, int64_t from, int64_t to, const st
 }  // namespace
 
 TEST(Ranks, RankFromName) {
-  EXPECT_EQ(rank_from_name("nccl_sampled_rank-1.json.gz"), 1);
-  EXPECT_EQ(rank_from_name("trace_rank_12.json"), 12);
-  EXPECT_EQ(rank_from_name("RANK3.pt.trace.json"), 3);
-  EXPECT_EQ(rank_from_name("trace.json"), -1);
+  EXPECT_EQ(analysis::rank_from_name("nccl_sampled_rank-1.json.gz"), 1);
+  EXPECT_EQ(analysis::rank_from_name("trace_rank_12.json"), 12);
+  EXPECT_EQ(analysis::rank_from_name("RANK3.pt.trace.json"), 3);
+  EXPECT_EQ(analysis::rank_from_name("trace.json"), -1);
 }
 
 TEST(Ranks, TwoRanksOfARealNcclJob) {
-  auto r = analyse_ranks({kR0, kR1});
+  auto r = analysis::analyse_ranks({kR0, kR1});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   const Json& j = r->result;
   EXPECT_EQ(j["ranks_analysed"], 2);
@@ -85,7 +85,7 @@ TEST(Ranks, DirectoryOfRanks) {
   std::filesystem::copy_file(kR0, dir / "nccl_sampled_rank-0.json.gz");
   std::filesystem::copy_file(kR1, dir / "nccl_sampled_rank-1.json.gz");
   write_file((dir / "README.md").string(), "not a trace").ok();
-  auto r = analyse_ranks({dir.string()});
+  auto r = analysis::analyse_ranks({dir.string()});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->result["ranks_analysed"], 2);
   EXPECT_TRUE(note_has(r->result, "README.md (not a trace file name)"));
@@ -104,11 +104,11 @@ TEST(Ranks, RocprofPerProcessFilesAreOneRankEach) {
                                dir / "host" / (std::string(pid) + "_memory_copy_trace.csv"));
   }
   std::vector<std::string> notes;
-  auto in = enumerate_ranks({dir.string()}, &notes);
+  auto in = analysis::enumerate_ranks({dir.string()}, &notes);
   ASSERT_TRUE(in.ok());
   ASSERT_EQ(in->size(), 2u);
   EXPECT_EQ((*in)[0].files.size(), 2u);
-  auto r = analyse_ranks({dir.string()});
+  auto r = analysis::analyse_ranks({dir.string()});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->result["ranks_analysed"], 2);
   EXPECT_EQ(r->result["ranks"][0]["rank_from"], "order");
@@ -116,7 +116,7 @@ TEST(Ranks, RocprofPerProcessFilesAreOneRankEach) {
 }
 
 TEST(Ranks, RefusesRanksOfDifferentWorkloads) {
-  auto r = analyse_ranks({kR0, kFix + "h100_llama_bf16_sdpa_w4.json.gz"});
+  auto r = analysis::analyse_ranks({kR0, kFix + "h100_llama_bf16_sdpa_w4.json.gz"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::Usage);
   EXPECT_NE(r.error().message.find("not one job"), std::string::npos) << r.error().message;
@@ -127,17 +127,19 @@ TEST(Ranks, RefusesRanksOfDifferentWorkloads) {
 // rank 0 of one and rank 1 of the other are not one job, though their kernels and collectives match.
 TEST(Ranks, RefusesRanksOfTwoRunsOfOneWorkload) {
   const std::string ex = std::string(GOBLIN_SOURCE_DIR) + "/examples/ddp_h200/";
-  auto r = analyse_ranks({ex + "balanced_gpu/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"});
+  auto r = analysis::analyse_ranks(
+      {ex + "balanced_gpu/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::Usage);
   EXPECT_NE(r.error().message.find("minutes apart on the wall clock"), std::string::npos) << r.error().message;
   // The two ranks of one run still go together.
-  EXPECT_TRUE(
-      analyse_ranks({ex + "straggler_data/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"}).ok());
+  EXPECT_TRUE(analysis::analyse_ranks(
+                  {ex + "straggler_data/rank0.pt.trace.json.gz", ex + "straggler_data/rank1.pt.trace.json.gz"})
+                  .ok());
 }
 
 TEST(Ranks, RefusesARankGivenTwice) {
-  auto r = analyse_ranks({kR0, kR0});
+  auto r = analysis::analyse_ranks({kR0, kR0});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("rank 0 is given twice"), std::string::npos) << r.error().message;
 }
@@ -145,7 +147,7 @@ TEST(Ranks, RefusesARankGivenTwice) {
 TEST(Ranks, RefusesDifferentWorldSizes) {
   auto dir = goblin::testing::private_tmp_dir("ranks_world");
   std::string r1 = rank_copy(kR1, 1, 1, dir.string(), 64);
-  auto r = analyse_ranks({kR0, r1});
+  auto r = analysis::analyse_ranks({kR0, r1});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("world size 128"), std::string::npos) << r.error().message;
 }
@@ -158,7 +160,7 @@ TEST(Ranks, OneCorruptRankIsNamedAndTheOthersAnalysed) {
   ASSERT_TRUE(t.ok());
   write_file((dir / "trace_3.json").string(), t->substr(0, t->size() / 2)).ok();
   write_file((dir / "rank4.json").string(), "{\"traceEvents\": [ {\"ph\": \"X\", garbage").ok();
-  auto r = analyse_ranks({kR0, kR1, r2, (dir / "trace_3.json").string(), (dir / "rank4.json").string()});
+  auto r = analysis::analyse_ranks({kR0, kR1, r2, (dir / "trace_3.json").string(), (dir / "rank4.json").string()});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   ASSERT_TRUE(r->damage.has_value());
   const Json& j = r->result;
@@ -176,7 +178,7 @@ TEST(Ranks, StepsThatDoNotLineUpAreNamed) {
   // Rank 1's second step renamed: only ProfilerStep#551 lines up.
   for (size_t p; (p = t.find("ProfilerStep#552")) != std::string::npos;) t.replace(p, 16, "ProfilerStep#553");
   write_file((dir / "rank-1.json").string(), t).ok();
-  auto r = analyse_ranks({kR0, (dir / "rank-1.json").string()});
+  auto r = analysis::analyse_ranks({kR0, (dir / "rank-1.json").string()});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->result["steps"].size(), 1u);
   EXPECT_TRUE(note_has(r->result, "steps that do not line up across ranks"));
@@ -184,11 +186,11 @@ TEST(Ranks, StepsThatDoNotLineUpAreNamed) {
 }
 
 TEST(Ranks, BusBandwidthFactors) {
-  EXPECT_DOUBLE_EQ(*CollectiveKnowledge::factor("2(n-1)/n", 8), 2.0 * 7 / 8);
-  EXPECT_DOUBLE_EQ(*CollectiveKnowledge::factor("(n-1)/n", 4), 0.75);
-  EXPECT_DOUBLE_EQ(*CollectiveKnowledge::factor("1", kNone), 1.0);
-  EXPECT_FALSE(CollectiveKnowledge::factor("none", 8).has_value());
-  auto ck = CollectiveKnowledge::load();
+  EXPECT_DOUBLE_EQ(*analysis::CollectiveKnowledge::factor("2(n-1)/n", 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(*analysis::CollectiveKnowledge::factor("(n-1)/n", 4), 0.75);
+  EXPECT_DOUBLE_EQ(*analysis::CollectiveKnowledge::factor("1", kNone), 1.0);
+  EXPECT_FALSE(analysis::CollectiveKnowledge::factor("none", 8).has_value());
+  auto ck = analysis::CollectiveKnowledge::load();
   ASSERT_TRUE(ck.ok()) << ck.error().describe();
   EXPECT_EQ(ck->type_of("ncclDevKernel_AllReduce_Sum_f32_RING_LL")->type, "allreduce");
   EXPECT_EQ(ck->type_of("_reduce_scatter_base")->type, "reducescatter");

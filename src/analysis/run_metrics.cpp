@@ -17,7 +17,7 @@
 #include "hw/flop_count.h"
 #include "hw/gpu_specs.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -392,4 +392,4 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   return m;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

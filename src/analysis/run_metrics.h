@@ -15,7 +15,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct AnalysisKnowledge;  // analysis/knowledge.h
 
@@ -152,4 +152,4 @@ Result<RunMetrics> run_metrics_from_json(const Json& j);
 Json waste_budget_to_json(const WasteBudget& w);
 Status waste_budget_from_json(const Json& j, WasteBudget& w, const std::string& at);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

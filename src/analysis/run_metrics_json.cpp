@@ -5,7 +5,7 @@
 #include "core/fields.h"
 #include "model/warning_json.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 // A figure where 0 means "not measured": written null, never a 0 that reads as a measurement;
@@ -68,44 +68,47 @@ struct Cost {
 
 }  // namespace
 
-namespace fields {
+}  // namespace goblin::analysis
+
+namespace goblin::fields {
 template <>
-struct List<StepMetrics> {
+struct List<analysis::StepMetrics> {
+  static inline const auto fields = std::tuple{
+      field("name", &analysis::StepMetrics::name), field("wall_s", &analysis::StepMetrics::wall_s, Num{9}),
+      field("busy_s", &analysis::StepMetrics::busy_s, Num{9}), field("partial", &analysis::StepMetrics::partial)};
+};
+
+template <>
+struct List<analysis::TopKernel> {
+  static inline const auto fields = std::tuple{field("name", &analysis::TopKernel::name),
+                                               field("category", &analysis::TopKernel::category),
+                                               field("family", &analysis::TopKernel::family),
+                                               field("pct_time", &analysis::TopKernel::pct_time, Num{3}),
+                                               field("time_s", &analysis::TopKernel::time_s, Num{9}),
+                                               field("count", &analysis::TopKernel::count)};
+};
+
+template <>
+struct List<analysis::WasteBudget> {
   static inline const auto fields =
-      std::tuple{field("name", &StepMetrics::name), field("wall_s", &StepMetrics::wall_s, Num{9}),
-                 field("busy_s", &StepMetrics::busy_s, Num{9}), field("partial", &StepMetrics::partial)};
+      std::tuple{analysis::Buckets{}, field("step_time_s", &analysis::WasteBudget::step_time_s, Num{9}),
+                 Const<analysis::WasteBudget>{"unit", "seconds per step"},
+                 field("unobserved", &analysis::WasteBudget::unobserved)};
 };
 
 template <>
-struct List<TopKernel> {
-  static inline const auto fields = std::tuple{field("name", &TopKernel::name),
-                                               field("category", &TopKernel::category),
-                                               field("family", &TopKernel::family),
-                                               field("pct_time", &TopKernel::pct_time, Num{3}),
-                                               field("time_s", &TopKernel::time_s, Num{9}),
-                                               field("count", &TopKernel::count)};
-};
-
-template <>
-struct List<WasteBudget> {
-  static inline const auto fields =
-      std::tuple{Buckets{}, field("step_time_s", &WasteBudget::step_time_s, Num{9}),
-                 Const<WasteBudget>{"unit", "seconds per step"}, field("unobserved", &WasteBudget::unobserved)};
-};
-
-template <>
-struct List<RunMetrics> {
-  using M = RunMetrics;
+struct List<analysis::RunMetrics> {
+  using M = analysis::RunMetrics;
   // Nullable: a runner that could not analyse its run writes null for what it lacks
   // (run/run_results.cpp minimal_run_metrics: "waste_budget": null); read as not measured.
   // workload_step_time_s is left out without a workload timer (most traces, older files).
   static inline const auto fields =
       std::tuple{field("steps", &M::steps, Nullable),
-                 field("step_time_s", &M::step_time_s, PositiveOrNull{9}),
+                 field("step_time_s", &M::step_time_s, analysis::PositiveOrNull{9}),
                  field("workload_step_time_s", &M::workload_step_time_s, Opt<Num>{{9}}, Omit),
-                 GpuUtil{},
+                 analysis::GpuUtil{},
                  field("waste_budget", &M::waste_budget, Nullable),
-                 field("cost_profile", &M::cost, Cost{}),
+                 field("cost_profile", &M::cost, analysis::Cost{}),
                  field("top_kernels", &M::top_kernels, Nullable),
                  field("tokens_per_sec", &M::tokens_per_sec, Opt<Num>{{3}}),
                  field("mfu_pct", &M::mfu_pct, Opt<Num>{{3}}),
@@ -126,7 +129,9 @@ struct List<RunMetrics> {
                  field("runner_kind", &M::runner_kind),
                  field("window", &M::window)};
 };
-}  // namespace fields
+}  // namespace goblin::fields
+
+namespace goblin::analysis {
 
 Json run_metrics_to_json(const RunMetrics& m) { return fields::to_json(m); }
 
@@ -141,4 +146,4 @@ Result<RunMetrics> run_metrics_from_json(const Json& in) {
   return fields::from_json<RunMetrics>(j, "run metrics");
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

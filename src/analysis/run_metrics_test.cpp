@@ -24,12 +24,12 @@ const std::string kFix = std::string(GOBLIN_FIXTURES) + "/";
 
 Timeline load(const std::string& rel) {
   Timeline tl;
-  Status st = read_path(kFix + rel, tl);
+  Status st = trace::read_path(kFix + rel, tl);
   EXPECT_TRUE(st.ok()) << rel;
   return tl;
 }
 
-bool has_warning(const RunMetrics& m, const std::string& needle) {
+bool has_warning(const analysis::RunMetrics& m, const std::string& needle) {
   return std::any_of(m.warnings.begin(), m.warnings.end(),
                      [&](const Warning& w) { return w.message.find(needle) != std::string::npos; });
 }
@@ -43,8 +43,8 @@ struct ModelFromShapes {
 };
 ModelFromShapes model_from_shapes(const Timeline& tl) {
   ModelFromShapes r;
-  StepDetection sd = find_steps(tl);
-  auto step = std::find_if(sd.steps.begin(), sd.steps.end(), [](const Step& s) { return !s.partial; });
+  analysis::StepDetection sd = analysis::find_steps(tl);
+  auto step = std::find_if(sd.steps.begin(), sd.steps.end(), [](const analysis::Step& s) { return !s.partial; });
   EXPECT_NE(step, sd.steps.end());
   if (step == sd.steps.end()) return r;
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
@@ -72,7 +72,7 @@ TEST(RunMetricsMfu, FlopsPerStepMatchAnalyticEstimateOnH100Llama) {
     const char* file;
     double causal_factor;
   };
-  std::map<std::string, RunMetrics> got;
+  std::map<std::string, analysis::RunMetrics> got;
   for (Case c :
        {Case{"kineto/h100_llama_fp32_eager_w0.json.gz", 1.0}, Case{"kineto/h100_llama_bf16_sdpa_w4.json.gz", 0.5}}) {
     Timeline tl = load(c.file);
@@ -83,17 +83,17 @@ TEST(RunMetricsMfu, FlopsPerStepMatchAnalyticEstimateOnH100Llama) {
     EXPECT_DOUBLE_EQ(mdl.params, 8.0 * (4 * 1024.0 * 1024 + 3 * 1024.0 * 2816) + 32000.0 * 1024);
     const double layers = 8, seq = 1024, hidden = 1024;
     double analytic = 6 * mdl.params * mdl.tokens + 12 * layers * seq * hidden * mdl.tokens * c.causal_factor;
-    auto r = compute_run_metrics(tl);
+    auto r = analysis::compute_run_metrics(tl);
     ASSERT_TRUE(r.ok());
-    const RunMetrics& m = r.value();
+    const analysis::RunMetrics& m = r.value();
     ASSERT_TRUE(m.flops_per_step.has_value()) << c.file;
     EXPECT_NEAR(*m.flops_per_step / analytic, 1.0, 0.02)
         << c.file << " flops/step " << *m.flops_per_step << " analytic " << analytic;
     EXPECT_FALSE(m.mfu_basis.empty());
     got[c.file] = m;
   }
-  const RunMetrics& fp32 = got["kineto/h100_llama_fp32_eager_w0.json.gz"];
-  const RunMetrics& bf16 = got["kineto/h100_llama_bf16_sdpa_w4.json.gz"];
+  const analysis::RunMetrics& fp32 = got["kineto/h100_llama_fp32_eager_w0.json.gz"];
+  const analysis::RunMetrics& bf16 = got["kineto/h100_llama_bf16_sdpa_w4.json.gz"];
   ASSERT_TRUE(fp32.mfu_pct && bf16.mfu_pct && fp32.mfu_dtype_path_pct && bf16.mfu_dtype_path_pct);
   // Both against the H100 SXM dense bf16 peak: the fp32 run far lower (it runs SIMT sgemm).
   EXPECT_GT(*fp32.mfu_pct, 0);
@@ -108,7 +108,7 @@ TEST(RunMetricsMfu, FlopsPerStepMatchAnalyticEstimateOnH100Llama) {
   // The formula, recomputed from the reported parts.
   EXPECT_NEAR(*bf16.mfu_pct, 100 * *bf16.flops_per_step / (bf16.step_time_s * 989.4e12), 1e-9);
   // JSON round trip keeps the new fields.
-  auto back = run_metrics_from_json(run_metrics_to_json(bf16));
+  auto back = analysis::run_metrics_from_json(analysis::run_metrics_to_json(bf16));
   ASSERT_TRUE(back.ok());
   EXPECT_NEAR(*back.value().mfu_pct, *bf16.mfu_pct, 1e-3);
   EXPECT_DOUBLE_EQ(*back.value().flops_per_step, *bf16.flops_per_step);
@@ -122,7 +122,7 @@ TEST(RunMetricsMfu, UnknownGpuAndMissingShapesAreNullWithAWarning) {
   d.id = 0;
   d.name = "Mystery GPU 9000";
   unknown.meta.devices.push_back(d);
-  auto r = compute_run_metrics(unknown);
+  auto r = analysis::compute_run_metrics(unknown);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r.value().mfu_pct.has_value());
   EXPECT_TRUE(r.value().flops_per_step.has_value());  // FLOPs do not depend on the GPU
@@ -130,12 +130,12 @@ TEST(RunMetricsMfu, UnknownGpuAndMissingShapesAreNullWithAWarning) {
 
   Timeline noshapes = load("kineto/h100_llama_bf16_sdpa_w4.json.gz");
   std::fill(noshapes.cpu_ops.input_dims.begin(), noshapes.cpu_ops.input_dims.end(), kNoStr);
-  auto n = compute_run_metrics(noshapes);
+  auto n = analysis::compute_run_metrics(noshapes);
   ASSERT_TRUE(n.ok());
   EXPECT_FALSE(n.value().mfu_pct.has_value());
   EXPECT_FALSE(n.value().flops_per_step.has_value());
   EXPECT_TRUE(has_warning(n.value(), "record_shapes")) << n.value().warnings.size();
-  EXPECT_EQ(run_metrics_to_json(n.value())["mfu_pct"], nullptr);
+  EXPECT_EQ(analysis::run_metrics_to_json(n.value())["mfu_pct"], nullptr);
 }
 
 // A run directory: a Kineto trace plus nvidia-smi CSV telemetry. hbm_peak_gb is the CSV's
@@ -170,12 +170,12 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   EXPECT_EQ(max_mib, 17153);  // the peak row of this capture
 
   Timeline tl;
-  Status st = read_path(dir.string(), tl);
+  Status st = trace::read_path(dir.string(), tl);
   fs::remove_all(dir);
   ASSERT_TRUE(st.ok()) << st.error().message;
-  auto r = compute_run_metrics(tl);
+  auto r = analysis::compute_run_metrics(tl);
   ASSERT_TRUE(r.ok());
-  const RunMetrics& m = r.value();
+  const analysis::RunMetrics& m = r.value();
   ASSERT_TRUE(m.hbm_peak_gb && m.hbm_avg_gb);
   EXPECT_NEAR(*m.hbm_peak_gb, max_mib * 1048576.0 / 1e9, 1e-9);  // 17.986 GB (= 16.75 GiB)
   EXPECT_NEAR(*m.hbm_avg_gb, sum_mib / n * 1048576.0 / 1e9, 1e-6);
@@ -184,8 +184,8 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
   ASSERT_GT(util_busy_n, 0);
   ASSERT_TRUE(m.gpu_util_telemetry_pct.has_value());
   EXPECT_NEAR(*m.gpu_util_telemetry_pct, util_busy_sum / util_busy_n, 1e-9);
-  EXPECT_NEAR(run_metrics_from_json(run_metrics_to_json(m))->gpu_util_telemetry_pct.value(), *m.gpu_util_telemetry_pct,
-              0.006);
+  EXPECT_NEAR(analysis::run_metrics_from_json(analysis::run_metrics_to_json(m))->gpu_util_telemetry_pct.value(),
+              *m.gpu_util_telemetry_pct, 0.006);
   // The trace's own figures are unchanged by the telemetry beside it.
   EXPECT_TRUE(m.mfu_pct.has_value());
 }
@@ -195,7 +195,7 @@ TEST(RunMetricsHbm, RunDirectoryTelemetryPeakMatchesCsv) {
 // metrics.json recorded by a live audit (written unrounded, by the run's own writer) reads into
 // the struct and writes back with the same keys in the same order.
 TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
-  RunMetrics m;
+  analysis::RunMetrics m;
   m.steps = {{"ProfilerStep#2", 0.25, 0.2, false}, {"ProfilerStep#3", 0.5, 0.1, true}};
   m.step_time_s = 0.25;
   m.tokens_per_sec = 1234.5;
@@ -206,24 +206,24 @@ TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
   m.top_kernels = {{"k", "gemm", "gemm", 50.5, 0.1, 7}};
   m.versions = {{"cuda", "12.4"}};
   m.runner_kind = "live";
-  const Json j = run_metrics_to_json(m);
+  const Json j = analysis::run_metrics_to_json(m);
   EXPECT_TRUE(j["gpu_util_pct"].is_null());
   EXPECT_TRUE(j["cost_profile"].is_null());
   EXPECT_EQ(j["waste_budget"]["unit"], "seconds per step");
-  auto back = run_metrics_from_json(j);
+  auto back = analysis::run_metrics_from_json(j);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_FALSE(back->gpu_activity);
   EXPECT_EQ(back->steps[1].partial, true);
   EXPECT_EQ(back->top_kernels[0].count, 7);
   EXPECT_EQ(back->runner_kind, "live");
-  EXPECT_EQ(run_metrics_to_json(*back).dump(), j.dump());
+  EXPECT_EQ(analysis::run_metrics_to_json(*back).dump(), j.dump());
 
   std::ifstream in(std::string(GOBLIN_SOURCE_DIR) +
                    "/docs/results/h100_audit_rounds/hf_trainer_r2/round1_after_profile/metrics.json");
   const Json recorded = Json::parse(in);
-  auto r = run_metrics_from_json(recorded);
+  auto r = analysis::run_metrics_from_json(recorded);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  const Json again = run_metrics_to_json(*r);
+  const Json again = analysis::run_metrics_to_json(*r);
   std::vector<std::string> keys_in, keys_out;
   for (auto it = recorded.begin(); it != recorded.end(); ++it) keys_in.push_back(it.key());
   for (auto it = again.begin(); it != again.end(); ++it) keys_out.push_back(it.key());
@@ -231,22 +231,22 @@ TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
   EXPECT_NEAR(r->step_time_s, recorded["step_time_s"].get<double>(), 1e-12);
   EXPECT_EQ(r->versions.at("pytorch"), recorded["versions"]["pytorch"]);
   EXPECT_EQ(r->steps.size(), recorded["steps"].size());
-  EXPECT_EQ(run_metrics_to_json(*run_metrics_from_json(again)).dump(), again.dump());
+  EXPECT_EQ(analysis::run_metrics_to_json(*analysis::run_metrics_from_json(again)).dump(), again.dump());
 }
 
 TEST(RunMetricsJson, MistypedKeysAreMalformedAndNamed) {
-  auto r = run_metrics_from_json(Json{{"steps", {{{"name", "s"}, {"wall_s", "slow"}}}}});
+  auto r = analysis::run_metrics_from_json(Json{{"steps", {{{"name", "s"}, {"wall_s", "slow"}}}}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
   EXPECT_EQ(r.error().message, "run metrics: steps[0].wall_s: expected number, got string");
-  r = run_metrics_from_json(Json{{"waste_budget", {{"host_gap", nullptr}}}});
+  r = analysis::run_metrics_from_json(Json{{"waste_budget", {{"host_gap", nullptr}}}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "run metrics: waste_budget.host_gap: expected number, got null");
-  r = run_metrics_from_json(Json{{"tokens_per_sec", "fast"}});
+  r = analysis::run_metrics_from_json(Json{{"tokens_per_sec", "fast"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "run metrics: tokens_per_sec: expected number, got string");
   // A runner that could not analyse its run writes null for the budget (run/run_results.cpp).
-  r = run_metrics_from_json(Json{{"step_time_s", 0.5}, {"waste_budget", nullptr}, {"steps", Json::array()}});
+  r = analysis::run_metrics_from_json(Json{{"step_time_s", 0.5}, {"waste_budget", nullptr}, {"steps", Json::array()}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->step_time_s, 0.5);
 }

@@ -6,7 +6,7 @@
 #include "analysis/taxonomy.h"
 #include "analysis/taxonomy_test_support.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const Taxonomy& tax() { return testing::taxonomy(); }
@@ -136,4 +136,4 @@ TEST(ServingTaxonomy, FamiliesEntryNeedsExactlyOneMatcher) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -19,7 +19,7 @@
 #include "core/io.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const std::string kFix = std::string(GOBLIN_FIXTURES) + "/kineto/";
@@ -27,7 +27,7 @@ const std::string kRef = std::string(GOBLIN_FIXTURES) + "/tracelens_reference/";
 
 Timeline read_fixture(const std::string& name) {
   Timeline tl;
-  Status st = read_path(kFix + name, tl);
+  Status st = trace::read_path(kFix + name, tl);
   EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().describe());
   return tl;
 }
@@ -301,4 +301,4 @@ TEST(Serving, StepFollowsGpuAnnotationAndOrphanWorkIsSeparate) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -15,7 +15,7 @@
 #include "core/data.h"
 #include "core/text.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -301,4 +301,4 @@ std::string stage_split_markdown(const StageSplit& s, int top) {
   return out;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

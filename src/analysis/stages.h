@@ -22,7 +22,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct StageRow {
   std::string stage;  // prefill | decode | mixed | idle | verify | draft_extend | unstaged
@@ -55,4 +55,4 @@ Result<StageSplit> split_stages(const Timeline& tl, const LaunchAttribution& la,
 Json stage_split_to_json(const StageSplit& s);  // stage_table.json, `breakdown --by stage`
 std::string stage_split_markdown(const StageSplit& s, int top);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -305,4 +305,4 @@ StepDetection find_steps(const Timeline& tl) {
   return d;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -6,7 +6,7 @@
 
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct Step {
   std::string name;      // "ProfilerStep#12", or "window" for the fallback
@@ -41,4 +41,4 @@ struct StepDetection {
 // step goes to before_first_step (docs/metrics.md § Steps).
 StepDetection find_steps(const Timeline& tl);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

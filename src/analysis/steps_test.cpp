@@ -4,7 +4,7 @@
 
 #include "analysis/test_timelines.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 using testing::TlBuilder;
@@ -80,4 +80,4 @@ TEST(Steps, NonStepNamesIgnored) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -11,7 +11,7 @@
 #include "core/data.h"
 #include "core/text.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 
@@ -477,4 +477,4 @@ double Taxonomy::tensor_core_speedup() const { return extra_ ? extra_->tensor_co
 double Taxonomy::tiny_grid_fraction_of_sms() const { return extra_ ? extra_->tiny_grid_fraction : 0.0; }
 size_t Taxonomy::rule_count() const { return rules_ ? rules_->size() : 0; }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

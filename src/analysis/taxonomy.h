@@ -8,7 +8,7 @@
 
 #include "core/status.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct KernelClass {
   std::string category;  // gemm, attention, communication, norm, softmax, elementwise, reduction,
@@ -79,4 +79,4 @@ class Taxonomy {
   std::shared_ptr<const Extra> extra_;
 };
 
-}  // namespace goblin
+}  // namespace goblin::analysis

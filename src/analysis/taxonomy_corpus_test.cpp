@@ -21,7 +21,7 @@
 #include "model/timeline.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -47,7 +47,7 @@ const std::map<std::string, int64_t>& corpus_names() {
       if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
     for (const auto& f : files) {
       Timeline tl;
-      (void)read_path(f.string(), tl);  // a damaged fixture still lends the names it read
+      (void)trace::read_path(f.string(), tl);  // a damaged fixture still lends the names it read
       const auto& g = tl.gpu_ops;
       for (size_t i = 0; i < g.size(); ++i)
         if (g.kind[i] == GpuOpKind::Kernel) out[std::string(tl.str(g.name[i]))] += g.dur_ns[i];
@@ -225,4 +225,4 @@ rules:
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

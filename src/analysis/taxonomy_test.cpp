@@ -10,7 +10,7 @@
 #include "core/io.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const Taxonomy& tax() { return testing::taxonomy(); }
@@ -206,7 +206,7 @@ TEST(Taxonomy, InductorKindFirst) {
   std::set<std::string> names;
   for (const auto& t : traces) {
     Timeline tl;
-    Status st = read_path(t, tl);
+    Status st = trace::read_path(t, tl);
     ASSERT_TRUE(st.ok()) << st.error().describe();
     for (size_t i = 0; i < tl.gpu_ops.count(GpuOpKind::Kernel); ++i) {
       std::string n(tl.str(tl.gpu_ops.name[tl.gpu_ops.nth(GpuOpKind::Kernel, i)]));
@@ -275,4 +275,4 @@ TEST(Taxonomy, EveryFixtureKernelName) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -12,11 +12,11 @@ namespace goblin::testing {
 
 // data/taxonomy.yaml, parsed on first use (a failed load fails the calling test and classifies
 // with an empty taxonomy).
-inline const Taxonomy& taxonomy() {
-  static const Taxonomy t = [] {
-    auto r = Taxonomy::load();
+inline const analysis::Taxonomy& taxonomy() {
+  static const analysis::Taxonomy t = [] {
+    auto r = analysis::Taxonomy::load();
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().describe());
-    return r.ok() ? r.value() : Taxonomy{};
+    return r.ok() ? r.value() : analysis::Taxonomy{};
   }();
   return t;
 }
@@ -32,7 +32,7 @@ struct ExpectedClass {
 // rule id is named on a mismatch).
 inline void expect_classes(std::span<const ExpectedClass> cases) {
   for (const ExpectedClass& e : cases) {
-    const KernelClass k = taxonomy().classify(e.name);
+    const analysis::KernelClass k = taxonomy().classify(e.name);
     EXPECT_EQ(k.category, e.category) << e.name << " (rule " << k.rule_id << ")";
     EXPECT_EQ(k.family, e.family) << e.name << " (rule " << k.rule_id << ")";
     EXPECT_FALSE(k.rule_id.empty()) << e.name;

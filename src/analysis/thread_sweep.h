@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace goblin {
+namespace goblin::analysis {
 
 using ThreadKey = std::pair<int64_t, int64_t>;  // (pid, tid)
 
@@ -49,4 +49,4 @@ void sweep_intervals(std::vector<uint32_t>& rows, std::vector<SweepQuery>& qs, S
   }
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

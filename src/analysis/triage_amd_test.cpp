@@ -10,7 +10,7 @@
 #include "core/test_support.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const std::string kFix = std::string(GOBLIN_FIXTURES) + "/kineto/";
@@ -41,7 +41,7 @@ TEST(TriageAmd, EmptyDeviceNameStillAmdGfx942AndCompatibleWithGfx950) {
   const auto trace = dir / "vllm_decode.json";
   std::ofstream(trace) << kEmptyNameTrace;
   Timeline tl;
-  Status st = read_path(trace.string(), tl);
+  Status st = trace::read_path(trace.string(), tl);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   ASSERT_EQ(tl.meta.devices.size(), 1u);
   EXPECT_EQ(tl.meta.devices[0].arch, "");  // not "sm_94": warpSize 64 is no NVIDIA device
@@ -71,7 +71,7 @@ TEST(TriageAmd, EmptyDeviceNameStillAmdGfx942AndCompatibleWithGfx950) {
 
 TEST(TriageAmd, SglangDecodeFixtureArtifacts) {
   Timeline tl;
-  ASSERT_TRUE(read_path(kFix + "mi300x_sglang_qwen3_8b_decode.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "mi300x_sglang_qwen3_8b_decode.json.gz", tl).ok());
   TriageOptions opt;
   opt.source_path = kFix + "mi300x_sglang_qwen3_8b_decode.json.gz";
   opt.target_arch = "gfx950";
@@ -100,4 +100,4 @@ TEST(TriageAmd, SglangDecodeFixtureArtifacts) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -16,7 +16,7 @@
 #include "hw/roofline.h"
 #include "model/warning_json.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 namespace {
 bool has(std::string_view h, std::string_view n) { return h.find(n) != std::string_view::npos; }
@@ -464,4 +464,4 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
   return s;
 }
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -17,7 +17,7 @@
 #include "hw/arch.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::analysis {
 
 struct TriageOptions {
   std::string stage;        // --stage (else from stage annotations or attention op names, else the file name)
@@ -78,4 +78,4 @@ Status write_triage_artifacts(const TriageReport& r, const std::string& dir);
 // table first).
 std::string triage_human_summary(const TriageReport& r, int top, bool by_module = false);
 
-}  // namespace goblin
+}  // namespace goblin::analysis

@@ -15,7 +15,7 @@
 #include "core/io.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 const std::string kFix = std::string(GOBLIN_FIXTURES) + "/kineto/";
@@ -188,7 +188,7 @@ class TriageFixture : public ::testing::TestWithParam<const char*> {};
 TEST_P(TriageFixture, ArtifactsExistParseAndAddUp) {
   std::string path = kFix + GetParam();
   Timeline tl;
-  Status st = read_path(path, tl);
+  Status st = trace::read_path(path, tl);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   TriageOptions opt;
   opt.source_path = path;
@@ -258,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, TriageFixture,
 
 TEST(Triage, ArchMatchOnFixtures) {
   Timeline tl;
-  ASSERT_TRUE(read_path(kFix + "h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
   TriageOptions opt;
   opt.source_path = "x_decode.json";
   opt.target_arch = "sm_90";
@@ -271,7 +271,7 @@ TEST(Triage, ArchMatchOnFixtures) {
   r = run_triage(tl, opt);
   EXPECT_EQ(r->metadata["arch_match"], "unknown");
   Timeline amd;
-  ASSERT_TRUE(read_path(kFix + "mi250_rocm62_minitoy_train.json.gz", amd).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "mi250_rocm62_minitoy_train.json.gz", amd).ok());
   opt.target_arch = "gfx942";
   r = run_triage(amd, opt);
   ASSERT_TRUE(r.ok());
@@ -283,7 +283,7 @@ TEST(Triage, ArchMatchOnFixtures) {
 
 TEST(Triage, QwenHasPythonLocationsAndLlamaHasOptimizerPattern) {
   Timeline tl;
-  ASSERT_TRUE(read_path(kFix + "h100_qwen05b_inference_stack.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "h100_qwen05b_inference_stack.json.gz", tl).ok());
   auto r = run_triage(tl, TriageOptions{});
   ASSERT_TRUE(r.ok());
   EXPECT_GT(r->attribution.with_python, 0);
@@ -291,7 +291,7 @@ TEST(Triage, QwenHasPythonLocationsAndLlamaHasOptimizerPattern) {
   for (const auto& k : r->kernels.rows) model_code |= k.python_location.find("modeling_qwen2.py") != std::string::npos;
   EXPECT_TRUE(model_code);
   Timeline llama;
-  ASSERT_TRUE(read_path(kFix + "h100_llama_fp32_eager_w0.json.gz", llama).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "h100_llama_fp32_eager_w0.json.gz", llama).ok());
   auto l = run_triage(llama, TriageOptions{});
   ASSERT_TRUE(l.ok());
   bool opt_loop = false;
@@ -466,9 +466,9 @@ TEST(Cli, OverlapMapsGraphKernelsOnARealPair) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis
 
-namespace goblin {
+namespace goblin::analysis {
 namespace {
 
 // A real trace made to overlap the way PDL / programmatic dependent launches do: every 10th
@@ -537,7 +537,7 @@ TEST(PerfettoFix, RealTraceWithInjectedOverlaps) {
 
 TEST(Triage, NoGpuOpsIsEmptyTablesWithANote) {
   Timeline tl;
-  ASSERT_TRUE(read_path(kFix + "cpu_only_rank-34.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(kFix + "cpu_only_rank-34.json.gz", tl).ok());
   auto r = run_triage(tl, TriageOptions{});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->kernels.rows.empty());
@@ -549,4 +549,4 @@ TEST(Triage, NoGpuOpsIsEmptyTablesWithANote) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::analysis

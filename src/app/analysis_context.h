@@ -12,7 +12,7 @@
 namespace goblin::app {
 
 // ctx.knowledge's analysis part when the door set one, else the process's (analysis_knowledge()).
-Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& ctx);
+Result<std::shared_ptr<const analysis::AnalysisKnowledge>> analysis_knowledge_of(Context& ctx);
 // The hardware part (hw/knowledge.h) for the verbs that read only it (specs, diagnose): ctx's when
 // the door set one, else the process's (hw::hw_knowledge()). Never fails: a broken GPU database
 // or NCU rule file is reported by the part that needs it.

@@ -15,7 +15,7 @@
 namespace goblin::app {
 
 namespace {
-std::string render(const CategoryBreakdown& b) {
+std::string render(const analysis::CategoryBreakdown& b) {
   std::string h;
   auto out = std::back_inserter(h);
   fmt::format_to(out, "GPU time by category (denominator: summed op time {:.6f} s; busy union {:.6f} s)\n",
@@ -23,7 +23,7 @@ std::string render(const CategoryBreakdown& b) {
   for (const auto& r : b.rows)
     fmt::format_to(out, "  {:>6.2f}%  {:>10.6f} s  {:<14} {}\n", r.pct, r.time_ns / 1e9, r.category, r.family);
   if (b.has_before_first_step) {
-    const WindowBreakdown& w = b.before_first_step;
+    const analysis::WindowBreakdown& w = b.before_first_step;
     fmt::format_to(out,
                    "before the first step: wall {:.6f} s busy {:.6f} s ({} GPU ops, {} without a launch record in the "
                    "trace), in no step\n",
@@ -31,8 +31,8 @@ std::string render(const CategoryBreakdown& b) {
   }
   h += "per step (" + b.steps.method + "):\n";
   for (size_t i = 0; i < b.steps.steps.size(); ++i) {
-    const Step& s = b.steps.steps[i];
-    const WindowBreakdown& w = b.step_breakdowns[i];
+    const analysis::Step& s = b.steps.steps[i];
+    const analysis::WindowBreakdown& w = b.step_breakdowns[i];
     fmt::format_to(
         out,
         "  {:<18} wall {:.6f} s busy {:.2f}% idle {:.6f} s (host-bound {:.6f}, launch {:.6f}, sync/other {:.6f}, "
@@ -50,42 +50,42 @@ std::string render(const CategoryBreakdown& b) {
 }
 }  // namespace
 
-VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, const std::string& by) {
+VerbResult run_breakdown(const analysis::AnalysisKnowledge& k, const std::string& trace, const std::string& by) {
   VerbResult vr;
   if (by != "category" && by != "module" && by != "stage") {
     vr.error = make_error(ErrorKind::Usage, "--by must be category, module or stage (got '" + by + "')");
     return vr;
   }
-  auto in = load_trace(trace, kNeedGpuOps);
+  auto in = trace::load_trace(trace, trace::kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
     return vr;
   }
-  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+  if (Status st = trace::require_gpu_activity(in->timeline, trace); !st.ok()) {
     vr.error = st.error();
     return vr;
   }
-  const Taxonomy* tax = &k.taxonomy;
+  const analysis::Taxonomy* tax = &k.taxonomy;
   const Timeline& tl = in->timeline;
-  CategoryBreakdown b = category_breakdown(tl, *tax);
-  vr.result = category_breakdown_to_json(b);
+  analysis::CategoryBreakdown b = analysis::category_breakdown(tl, *tax);
+  vr.result = analysis::category_breakdown_to_json(b);
   vr.result["by"] = by;
   // The one step time (docs/metrics.md § Step time), the figure metrics, diff and ranks report.
   const double step_s = analysis::step_time(b.steps).seconds();
   vr.result["step_time_s"] = step_s > 0 ? Json(round_to(step_s, 9)) : Json(nullptr);
   std::string lead;
   if (by != "category") {
-    LaunchAttribution la = attribute_launches(tl);
-    KernelTableResult kt = build_kernel_table(tl, compute_exposure(tl), la, tax);
+    analysis::LaunchAttribution la = analysis::attribute_launches(tl);
+    analysis::KernelTableResult kt = analysis::build_kernel_table(tl, analysis::compute_exposure(tl), la, tax);
     if (by == "module") {
-      ModuleTable mt = build_module_table(tl, la, attribute_modules(tl, la), kt);
-      vr.result["modules"] = module_rows_to_json(mt);
+      analysis::ModuleTable mt = analysis::build_module_table(tl, la, analysis::attribute_modules(tl, la), kt);
+      vr.result["modules"] = analysis::module_rows_to_json(mt);
       vr.result["module_method"] = mt.method;
-      lead = "GPU time by nn.Module (" + mt.method + "):\n" + module_table_markdown(mt, 40) + "\n";
+      lead = "GPU time by nn.Module (" + mt.method + "):\n" + analysis::module_table_markdown(mt, 40) + "\n";
     } else {
-      const StageSplit st = split_stages(tl, la, kt, *k.stages);
-      vr.result["stages"] = stage_split_to_json(st);
-      lead = stage_split_markdown(st, 20) + "\n";
+      const analysis::StageSplit st = analysis::split_stages(tl, la, kt, *k.stages);
+      vr.result["stages"] = analysis::stage_split_to_json(st);
+      lead = analysis::stage_split_markdown(st, 20) + "\n";
     }
   }
   vr.human = lead + render(b);

@@ -8,14 +8,15 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::analysis {
 struct AnalysisKnowledge;  // analysis/knowledge.h
-}  // namespace goblin
+}  // namespace goblin::analysis
 
 namespace goblin::app {
 
 // by: "category" (default), "module" or "stage"; anything else is a usage error.
 // The taxonomy comes from `k` (analysis/knowledge.h).
-VerbResult run_breakdown(const AnalysisKnowledge& k, const std::string& trace, const std::string& by = "category");
+VerbResult run_breakdown(const analysis::AnalysisKnowledge& k, const std::string& trace,
+                         const std::string& by = "category");
 
 }  // namespace goblin::app

@@ -7,9 +7,9 @@ namespace goblin::app {
 
 Result<Json> attach_capture(Timeline& tl, const std::string& capture_path) {
   // No GPU activity is needed: nothing runs while a graph is captured.
-  auto cap = load_trace(capture_path, 0);
+  auto cap = trace::load_trace(capture_path, 0);
   if (!cap) return cap.error();
-  const CaptureJoin j = attach_capture_ops(tl, cap->timeline);
+  const analysis::CaptureJoin j = analysis::attach_capture_ops(tl, cap->timeline);
   Json notes = Json::array();
   for (const std::string& n : j.notes) notes.push_back(n);
   return Json{{"path", capture_path},

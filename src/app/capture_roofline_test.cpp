@@ -14,7 +14,7 @@ namespace {
 std::string fx(const char* name) { return std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/capture/" + name; }
 
 TEST(CaptureRoofline, UnmodelledShareDropsWithTheCaptureTrace) {
-  auto kr = analysis_knowledge();
+  auto kr = analysis::analysis_knowledge();
   ASSERT_TRUE(kr.ok());
   RooflineRequest rq;
   rq.path = fx("replay.json.gz");

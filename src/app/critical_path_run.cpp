@@ -20,8 +20,8 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // "gemm=2", "attention=1.5,flash_fwd=3": each term a taxonomy category when its left side names
 // one, else a kernel-name substring; k in (0, 1e6]. At most 64 terms.
-Result<WhatIf> parse_what_if(const std::string& s, const Taxonomy& tax) {
-  WhatIf w;
+Result<analysis::WhatIf> parse_what_if(const std::string& s, const analysis::Taxonomy& tax) {
+  analysis::WhatIf w;
   auto bad = [&](std::string_view term) {
     return make_error(ErrorKind::Usage,
                       fmt::format("--what-if wants CATEGORY=k or KERNEL=k (k > 0: k times faster), several joined "
@@ -39,7 +39,7 @@ Result<WhatIf> parse_what_if(const std::string& s, const Taxonomy& tax) {
     double k = 0;
     auto [p, ec] = std::from_chars(rhs.data(), rhs.data() + rhs.size(), k);
     if (ec != std::errc() || p != rhs.data() + rhs.size() || !std::isfinite(k) || k <= 0 || k > 1e6) return bad(term);
-    WhatIfTerm t;
+    analysis::WhatIfTerm t;
     t.speedup = k;
     bool is_cat = lhs == "memcpy" || lhs == "memset";
     for (const std::string& c : tax.categories()) is_cat = is_cat || c == lhs;
@@ -49,13 +49,14 @@ Result<WhatIf> parse_what_if(const std::string& s, const Taxonomy& tax) {
   return w;
 }
 
-Json attribution_json(const StepPath& p) {
+Json attribution_json(const analysis::StepPath& p) {
   Json a = Json::object();
-  for (size_t b = 0; b < kPathBuckets; ++b) a[path_bucket_name(static_cast<PathBucket>(b))] = sec(p.bucket_ns[b]);
+  for (size_t b = 0; b < analysis::kPathBuckets; ++b)
+    a[analysis::path_bucket_name(static_cast<analysis::PathBucket>(b))] = sec(p.bucket_ns[b]);
   return a;
 }
 
-std::string render(const CriticalPathResult& r, const std::string& what_if_text) {
+std::string render(const analysis::CriticalPathResult& r, const std::string& what_if_text) {
   std::string h = fmt::format("critical path per step ({})\n", r.steps.method);
   fmt::format_to(
       std::back_inserter(h),
@@ -64,14 +65,14 @@ std::string render(const CriticalPathResult& r, const std::string& what_if_text)
       "median launch latency {:.3f} us\n",
       r.nodes, r.launch_edges, r.stream_edges, r.thread_edges, r.cross_stream_edges, r.thread_waits, r.sync_edges,
       r.blocked_launches, static_cast<double>(r.launch_latency_ns) / 1e3);
-  for (const StepPath& p : r.paths) {
+  for (const analysis::StepPath& p : r.paths) {
     fmt::format_to(std::back_inserter(h), "  {:<24} step {:.3f} ms  path {:.3f} ms  {} events{}\n", p.step.name,
                    ms(p.step_ns), ms(p.length_ns), p.events, p.step.partial ? " (partial)" : "");
     std::string parts;
-    for (size_t b = 0; b < kPathBuckets; ++b) {
+    for (size_t b = 0; b < analysis::kPathBuckets; ++b) {
       if (p.bucket_ns[b] == 0) continue;
       fmt::format_to(std::back_inserter(parts), "{}{} {:.3f} ms ({:.1f}%)", parts.empty() ? "" : ", ",
-                     path_bucket_name(static_cast<PathBucket>(b)), ms(p.bucket_ns[b]),
+                     analysis::path_bucket_name(static_cast<analysis::PathBucket>(b)), ms(p.bucket_ns[b]),
                      p.step_ns ? 100.0 * static_cast<double>(p.bucket_ns[b]) / static_cast<double>(p.step_ns) : 0.0);
     }
     fmt::format_to(std::back_inserter(h), "    {}\n", parts);
@@ -88,10 +89,10 @@ std::string render(const CriticalPathResult& r, const std::string& what_if_text)
           what_if_text, ms(p.what_if_ns),
           p.step_ns ? 100.0 * static_cast<double>(p.what_if_ns - p.step_ns) / static_cast<double>(p.step_ns) : 0.0,
           ms(p.subtract_ns));
-    for (const PathSegment& s : p.top) {
+    for (const analysis::PathSegment& s : p.top) {
       std::string what(s.what.substr(0, 100));
       fmt::format_to(std::back_inserter(h), "      {:>10.3f} ms  {:<16} {}\n", ms(s.end_ns - s.start_ns),
-                     path_bucket_name(s.bucket), what);
+                     analysis::path_bucket_name(s.bucket), what);
     }
   }
   for (const std::string& n : r.notes) fmt::format_to(std::back_inserter(h), "note: {}\n", n);
@@ -101,23 +102,23 @@ std::string render(const CriticalPathResult& r, const std::string& what_if_text)
 
 }  // namespace
 
-std::vector<int64_t> rank_collective_floors(const AnalysisKnowledge& k, const std::vector<std::string>& traces,
-                                            std::string* why) {
+std::vector<int64_t> rank_collective_floors(const analysis::AnalysisKnowledge& k,
+                                            const std::vector<std::string>& traces, std::string* why) {
   std::vector<std::vector<int64_t>> per_rank;
   for (const std::string& t : traces) {
-    auto in = load_trace(t, kNeedGpuOps);
+    auto in = trace::load_trace(t, trace::kNeedGpuOps);
     if (!in) {
       if (why) *why = fmt::format("{}: {}", t, in.error().describe());
       return {};
     }
-    per_rank.push_back(collective_durations(in->timeline, k.taxonomy));
+    per_rank.push_back(analysis::collective_durations(in->timeline, k.taxonomy));
   }
-  return collective_floors(per_rank, why);
+  return analysis::collective_floors(per_rank, why);
 }
 
-VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathRequest& rq) {
+VerbResult run_critical_path(const analysis::AnalysisKnowledge& k, const CriticalPathRequest& rq) {
   VerbResult vr;
-  CriticalPathOptions opt;
+  analysis::CriticalPathOptions opt;
   opt.top = static_cast<size_t>(std::max(0, rq.top));
   opt.annotation = rq.annotation;
   opt.comm_floor_ns = rq.comm_floor_ns;
@@ -129,12 +130,12 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
     }
     opt.what_if = *w;
   }
-  auto in = load_trace(rq.trace, kNeedGpuOps);
+  auto in = trace::load_trace(rq.trace, trace::kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
     return vr;
   }
-  const CriticalPathResult r = critical_path(in->timeline, k.taxonomy, opt);
+  const analysis::CriticalPathResult r = analysis::critical_path(in->timeline, k.taxonomy, opt);
   Json res;
   res["method"] = r.steps.method;
   // The one step time (docs/metrics.md § Step time) over the steps found; an --annotation's
@@ -155,7 +156,7 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
   std::string what_if_text;
   if (opt.what_if.active()) {
     Json terms = Json::array();
-    for (const WhatIfTerm& t : opt.what_if.terms) {
+    for (const analysis::WhatIfTerm& t : opt.what_if.terms) {
       const bool cat = !t.category.empty();
       fmt::format_to(std::back_inserter(what_if_text), "{}{} '{}' {:g}x faster", what_if_text.empty() ? "" : ", ",
                      cat ? "category" : "kernels matching", cat ? t.category : t.kernel, t.speedup);
@@ -166,7 +167,7 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
     res["what_if"] = nullptr;
   }
   Json steps = Json::array();
-  for (const StepPath& p : r.paths) {
+  for (const analysis::StepPath& p : r.paths) {
     Json s;
     s["name"] = p.step.name;
     s["partial"] = p.step.partial;
@@ -178,9 +179,10 @@ VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathReque
     s["gpu_by_category"] = cats;
     s["events"] = p.events;
     Json top = Json::array();
-    for (const PathSegment& seg : p.top)
-      top.push_back(
-          {{"dur_s", sec(seg.end_ns - seg.start_ns)}, {"bucket", path_bucket_name(seg.bucket)}, {"what", seg.what}});
+    for (const analysis::PathSegment& seg : p.top)
+      top.push_back({{"dur_s", sec(seg.end_ns - seg.start_ns)},
+                     {"bucket", analysis::path_bucket_name(seg.bucket)},
+                     {"what", seg.what}});
     s["longest"] = top;
     s["what_if_s"] = p.what_if_ns == kNone ? Json(nullptr) : Json(sec(p.what_if_ns));
     s["subtract_s"] = p.subtract_ns == kNone ? Json(nullptr) : Json(sec(p.subtract_ns));

@@ -7,9 +7,9 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::analysis {
 struct AnalysisKnowledge;  // analysis/knowledge.h
-}  // namespace goblin
+}  // namespace goblin::analysis
 
 namespace goblin::app {
 
@@ -25,9 +25,9 @@ struct CriticalPathRequest {
 
 // Several ranks: reads each trace once to line up its collective kernels with the others'
 // (`why` says why not when they do not line up).
-std::vector<int64_t> rank_collective_floors(const AnalysisKnowledge& k, const std::vector<std::string>& traces,
-                                            std::string* why);
+std::vector<int64_t> rank_collective_floors(const analysis::AnalysisKnowledge& k,
+                                            const std::vector<std::string>& traces, std::string* why);
 
-VerbResult run_critical_path(const AnalysisKnowledge& k, const CriticalPathRequest& rq);
+VerbResult run_critical_path(const analysis::AnalysisKnowledge& k, const CriticalPathRequest& rq);
 
 }  // namespace goblin::app

@@ -64,7 +64,7 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
         "pass the Nsight Compute CSV (ncu --csv --page raw): goblin diagnose RAW.csv, or --parse-response FILE");
     return r;
   }
-  auto in = load_trace(a.ncu, kNeedCounters);
+  auto in = trace::load_trace(a.ncu, trace::kNeedCounters);
   if (!in) {
     r.error = in.error();
     return r;

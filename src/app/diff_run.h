@@ -5,12 +5,13 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::analysis {
 struct AnalysisKnowledge;  // analysis/knowledge.h
-}  // namespace goblin
+}  // namespace goblin::analysis
 
 namespace goblin::app {
 
-VerbResult run_diff(const AnalysisKnowledge& k, const std::string& before, const std::string& after, int top = 10);
+VerbResult run_diff(const analysis::AnalysisKnowledge& k, const std::string& before, const std::string& after,
+                    int top = 10);
 
 }  // namespace goblin::app

@@ -184,7 +184,7 @@ VerbResult info(const std::vector<std::string>& paths) {
   for (const auto& p : paths) {
     Timeline tl;
     auto t0 = std::chrono::steady_clock::now();
-    Status st = read_path(p, tl);
+    Status st = trace::read_path(p, tl);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<Error> err;
     if (!st.ok()) err = st.error();

@@ -26,7 +26,7 @@ TEST(KnowledgeContext, LoadedOnceForSeveralVerbsAndCalls) {
   // A data directory of its own (empty: the embedded files) so that this process's cache starts
   // empty whatever ran before in it.
   set_data_dir(testing::private_tmp_dir("knowledge_once").string());
-  const int64_t a0 = analysis_knowledge_loads(), k0 = audit::knowledge_loads();
+  const int64_t a0 = analysis::analysis_knowledge_loads(), k0 = audit::knowledge_loads();
   const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/a100_alexnet_cuda_sync.json.gz";
   Context ctx;
   const std::string out = testing::private_tmp_dir("knowledge_once_triage").string();
@@ -38,7 +38,7 @@ TEST(KnowledgeContext, LoadedOnceForSeveralVerbsAndCalls) {
   }
   VerbResult q = run("kb query", Json{{"symptoms", Json::array({"eager attention"})}}, ctx);
   EXPECT_FALSE(q.error.has_value());
-  EXPECT_EQ(analysis_knowledge_loads() - a0, 1);
+  EXPECT_EQ(analysis::analysis_knowledge_loads() - a0, 1);
   EXPECT_EQ(audit::knowledge_loads() - k0, 1);
   // A second call (a new Context, as the MCP server makes per tool call) reuses the process's.
   Context again;
@@ -48,7 +48,7 @@ TEST(KnowledgeContext, LoadedOnceForSeveralVerbsAndCalls) {
   EXPECT_FALSE(q2.error.has_value());
   ASSERT_NE(ctx.knowledge, nullptr);
   EXPECT_EQ(again.knowledge, ctx.knowledge);
-  EXPECT_EQ(analysis_knowledge_loads() - a0, 1);
+  EXPECT_EQ(analysis::analysis_knowledge_loads() - a0, 1);
   EXPECT_EQ(audit::knowledge_loads() - k0, 1);
   set_data_dir(GOBLIN_DATA_DIR);
 }

@@ -27,13 +27,13 @@ Result<MemorySource> read_memory_source(const std::string& path, const analysis:
     out.report.source = path;
     return out;
   }
-  if (!sniff_kineto(prefix))
+  if (!trace::sniff_kineto(prefix))
     return make_error(ErrorKind::UnknownFormat,
                       "goblin memory reads PyTorch memory snapshots (the pickle torch.cuda.memory._dump_snapshot "
                       "writes) and Kineto traces recorded with torch.profiler.profile(profile_memory=True); this file "
                       "is neither",
                       path, 0);
-  ASSIGN_OR_RETURN(LoadedTrace in, load_trace(path, kNeedMemoryEvents | kNeedGpuOps));
+  ASSIGN_OR_RETURN(trace::LoadedTrace in, trace::load_trace(path, trace::kNeedMemoryEvents | trace::kNeedGpuOps));
   const Timeline& tl = in.timeline;
   out.damage = in.damage;
   out.report = analysis::analyse_memory_events(tl, rules, -1);

@@ -38,7 +38,7 @@ std::string row_name(const std::string& n, const std::vector<std::string>& all, 
 }
 }  // namespace
 
-std::string run_metrics_text(const RunMetrics& m) {
+std::string run_metrics_text(const analysis::RunMetrics& m) {
   std::string s =
       m.step_time_s > 0 ? fmt::format("step time      {:.6f} s", m.step_time_s) : "step time      unobserved";
   auto out = std::back_inserter(s);
@@ -62,9 +62,9 @@ std::string run_metrics_text(const RunMetrics& m) {
   for (const auto& st : m.steps)
     fmt::format_to(out, "  {:<20} wall {:.6f} s  busy {:.6f} s{}\n", st.name, st.wall_s, st.busy_s,
                    st.partial ? "  (partial)" : "");
-  const WasteBudget& w = m.waste_budget;
+  const analysis::WasteBudget& w = m.waste_budget;
   fmt::format_to(out, "waste budget (s/step, sums to {:.6f} s):\n", w.step_time_s);
-  for (const auto& k : WasteBudget::kBuckets) {
+  for (const auto& k : analysis::WasteBudget::kBuckets) {
     const double v = w.*k.field;
     fmt::format_to(out, "  {:<16} {:.6f}  ({:.1f}%)\n", k.name, v, w.step_time_s > 0 ? 100.0 * v / w.step_time_s : 0.0);
   }

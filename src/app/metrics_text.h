@@ -7,6 +7,6 @@
 
 namespace goblin::app {
 
-std::string run_metrics_text(const RunMetrics& m);
+std::string run_metrics_text(const analysis::RunMetrics& m);
 
 }  // namespace goblin::app

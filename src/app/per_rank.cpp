@@ -9,7 +9,7 @@
 namespace goblin::app {
 
 int64_t rank_hint(const std::string& path, size_t index) {
-  const int64_t r = rank_from_name(std::filesystem::path(path).filename().string());
+  const int64_t r = analysis::rank_from_name(std::filesystem::path(path).filename().string());
   return r >= 0 ? r : static_cast<int64_t>(index);
 }
 
@@ -20,7 +20,8 @@ VerbResult for_each_rank(const std::vector<std::string>& paths, const std::strin
   for (size_t i = 0; i < paths.size(); ++i) {
     RankOutcome out = one(paths[i], i);
     std::string from;
-    int64_t rank = out.timeline ? rank_of(*out.timeline, paths[i], &from) : rank_from_name(paths[i]);
+    int64_t rank =
+        out.timeline ? analysis::rank_of(*out.timeline, paths[i], &from) : analysis::rank_from_name(paths[i]);
     if (rank >= 0 && from.empty()) from = "file name";
     if (rank < 0) from = "order", rank = static_cast<int64_t>(i);
     const VerbResult& vr = out.result;

@@ -14,7 +14,7 @@
 namespace goblin::app {
 
 struct QueryTraces {
-  std::vector<LoadedTrace> traces;
+  std::vector<trace::LoadedTrace> traces;
   std::vector<query::TraceRef> refs;  // point into `traces`: keep this object where it was filled
   std::optional<Error> damage;        // the first partial read (the tables hold what was read)
 };

@@ -213,9 +213,9 @@ Json input_schema(const Verb& v, Door door) {
   return s;
 }
 
-Result<std::shared_ptr<const AnalysisKnowledge>> analysis_knowledge_of(Context& ctx) {
+Result<std::shared_ptr<const analysis::AnalysisKnowledge>> analysis_knowledge_of(Context& ctx) {
   if (ctx.knowledge) return ctx.knowledge->analysis_ptr;
-  return analysis_knowledge();
+  return analysis::analysis_knowledge();
 }
 
 std::shared_ptr<const hw::HwKnowledge> hw_knowledge_of(Context& ctx) {

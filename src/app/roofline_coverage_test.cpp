@@ -51,9 +51,9 @@ Json coverage_table() {
 }
 
 TEST(RooflineCoverage, UnmodelledShareOfEveryFixtureAndExample) {
-  auto kr = analysis_knowledge();
+  auto kr = analysis::analysis_knowledge();
   ASSERT_TRUE(kr.ok());
-  const AnalysisKnowledge& k = **kr;
+  const analysis::AnalysisKnowledge& k = **kr;
   auto traces = kineto_traces();
   ASSERT_FALSE(traces.empty());
   const Json cov = coverage_table();

@@ -25,10 +25,10 @@ bool has_format(const Timeline& tl, Format f) {
 
 }  // namespace
 
-VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowledge) {
-  const Taxonomy& tax = knowledge.taxonomy;
+VerbResult run_roofline(const RooflineRequest& a, const analysis::AnalysisKnowledge& knowledge) {
+  const analysis::Taxonomy& tax = knowledge.taxonomy;
   VerbResult r;
-  auto in = load_trace(a.path, kNeedKernels | kNeedCounters);
+  auto in = trace::load_trace(a.path, trace::kNeedKernels | trace::kNeedCounters);
   if (!in) {
     r.error = in.error();
     return r;
@@ -177,7 +177,7 @@ VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& knowl
                              "--capture needs the op models: " + knowledge.op_models.error().describe());
         return r;
       }
-      auto cin = load_trace(a.capture, kNeedKernels);
+      auto cin = trace::load_trace(a.capture, trace::kNeedKernels);
       if (!cin) {
         r.error = cin.error();
         return r;

@@ -5,9 +5,9 @@
 
 #include "core/verb_result.h"
 
-namespace goblin {
+namespace goblin::analysis {
 struct AnalysisKnowledge;  // analysis/knowledge.h
-}  // namespace goblin
+}  // namespace goblin::analysis
 
 namespace goblin::app {
 
@@ -24,6 +24,6 @@ struct RooflineRequest {
 
 // The taxonomy names each kernel's engine (matrix / vector) in trace mode; the GPU database and
 // NCU rules come from the same knowledge context.
-VerbResult run_roofline(const RooflineRequest& a, const AnalysisKnowledge& k);
+VerbResult run_roofline(const RooflineRequest& a, const analysis::AnalysisKnowledge& k);
 
 }  // namespace goblin::app

@@ -198,7 +198,7 @@ Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, 
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(auto inputs, analysis::enumerate_ranks(paths, &notes, analysis::RankDiscovery{opt.rank_regex}));
   ScaleScripts r;
-  for (const RankInput& in : inputs) {
+  for (const analysis::RankInput& in : inputs) {
     if (in.files.size() != 1)
       return make_error(ErrorKind::Usage,
                         "a rank made of several files (rocprofv3 per-process output) cannot be one map task yet: give "

@@ -178,10 +178,11 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
     return fail(make_error(ErrorKind::Usage,
                            "rule_ids is empty: query the rule base first (kb query / query_kb) and "
                            "pass the rule ids it returned, or `all`"));
-  std::optional<RunMetrics> m;
+  std::optional<analysis::RunMetrics> m;
   if (rq.has("metrics")) {
     const Json& mv = rq.json("metrics");
-    auto mm = mv.is_string() ? load_metrics_file(mv.get<std::string>()) : metrics_from_json(mv, "metrics");
+    auto mm = mv.is_string() ? analysis::load_metrics_file(mv.get<std::string>())
+                             : analysis::metrics_from_json(mv, "metrics");
     if (!mm) return fail(mm.error());
     m = *mm;
   }

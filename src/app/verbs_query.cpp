@@ -26,7 +26,8 @@ namespace goblin::app {
 Status load_query_traces(const std::vector<std::string>& paths, QueryTraces& out) {
   out.traces.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto t, load_trace(paths[i], kNeedGpuOps | kNeedSamples | kNeedCounters));
+    ASSIGN_OR_RETURN(auto t,
+                     trace::load_trace(paths[i], trace::kNeedGpuOps | trace::kNeedSamples | trace::kNeedCounters));
     if (t.damage && !out.damage) out.damage = t.damage;
     out.traces.push_back(std::move(t));
   }

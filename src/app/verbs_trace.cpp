@@ -63,14 +63,14 @@ Json per_rank_schema(Json one, const char* key) {
 // ---- triage ---------------------------------------------------------------------------------
 
 VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace, const std::string& out,
-                      const Timeline** tl_out, LoadedTrace* keep) {
+                      const Timeline** tl_out, trace::LoadedTrace* keep) {
   VerbResult vr;
-  auto in = load_trace(trace, kNeedGpuOps);
+  auto in = trace::load_trace(trace, trace::kNeedGpuOps);
   if (!in) {
     vr.error = in.error();
     return vr;
   }
-  if (Status st = require_gpu_activity(in->timeline, trace); !st.ok()) {
+  if (Status st = trace::require_gpu_activity(in->timeline, trace); !st.ok()) {
     vr.error = st.error();
     return vr;
   }
@@ -89,7 +89,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     return vr;
   }
   const int top = static_cast<int>(rq.integer("top"));
-  TriageOptions opt;
+  analysis::TriageOptions opt;
   opt.stage = rq.str("stage");
   opt.target_arch = rq.str("target_arch");
   std::error_code ec;
@@ -97,33 +97,34 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   opt.source_path = ec ? trace : abs.lexically_normal().string();
   opt.top = top;
   opt.by_module = rq.flag("by_module");
-  auto rep = run_triage(in->timeline, **kn, opt);
+  auto rep = analysis::run_triage(in->timeline, **kn, opt);
   if (!rep) {
     vr.error = rep.error();
     return vr;
   }
-  if (Status ws = write_triage_artifacts(*rep, out); !ws) {
+  if (Status ws = analysis::write_triage_artifacts(*rep, out); !ws) {
     vr.error = ws.error();
     return vr;
   }
   if (in->damage) vr.error = in->damage;  // partial input: artifacts written from what was read
   Json res;
   res["out_dir"] = out;
-  res["artifacts"] = triage_artifact_names();
+  res["artifacts"] = analysis::triage_artifact_names();
   res["metadata"] = rep->metadata;
-  Json kt = kernel_table_to_json(rep->kernels, &rep->kernel_roof);
+  Json kt = analysis::kernel_table_to_json(rep->kernels, &rep->kernel_roof);
   if (kt.size() > static_cast<size_t>(top)) kt.erase(kt.begin() + top, kt.end());
   res["top_kernels"] = kt;
   Json ov = Json::array();
   for (const auto& r : rep->overlap)
-    if (r.priority <= Priority::P3 && ov.size() < static_cast<size_t>(top)) ov.push_back(overlap_row_to_json(r));
+    if (r.priority <= analysis::Priority::P3 && ov.size() < static_cast<size_t>(top))
+      ov.push_back(analysis::overlap_row_to_json(r));
   res["top_overlap_opportunities"] = ov;
-  Json fu = fuse_table_to_json(rep->fuse);
+  Json fu = analysis::fuse_table_to_json(rep->fuse);
   if (fu.size() > static_cast<size_t>(top)) fu.erase(fu.begin() + top, fu.end());
   res["fuse_opportunities"] = fu;
-  res["stages"] = stage_split_to_json(rep->stages);
+  res["stages"] = analysis::stage_split_to_json(rep->stages);
   if (opt.by_module) {
-    Json mods = module_rows_to_json(rep->modules);
+    Json mods = analysis::module_rows_to_json(rep->modules);
     if (mods.size() > static_cast<size_t>(top)) mods.erase(mods.begin() + top, mods.end());
     res["modules"] = mods;
   }
@@ -131,7 +132,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
   res["gpu_ops"] = rep->kernels.ops;
   vr.result = std::move(res);
-  vr.human = triage_human_summary(*rep, top, opt.by_module) + "\nartifacts written to " + out + "\n";
+  vr.human = analysis::triage_human_summary(*rep, top, opt.by_module) + "\nartifacts written to " + out + "\n";
   if (keep) {
     *keep = std::move(*in);
     *tl_out = &keep->timeline;
@@ -148,13 +149,13 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
   }
   const auto paths = rq.strings("path");
   if (paths.size() == 1) return triage_one(rq, ctx, paths[0], out, nullptr, nullptr);
-  LoadedTrace keep;
+  trace::LoadedTrace keep;
   VerbResult all = for_each_rank(paths, "triage", [&](const std::string& p, size_t i) {
     // Each rank's artifacts in OUT/rank<N>/, N from the file name (the result's `rank` is the
     // trace's own).
     const std::string dir = (std::filesystem::path(out) / ("rank" + fmt::to_string(rank_hint(p, i)))).string();
     RankOutcome o;
-    keep = LoadedTrace{};
+    keep = trace::LoadedTrace{};
     o.result = triage_one(rq, ctx, p, dir, &o.timeline, &keep);
     return o;
   });
@@ -165,15 +166,15 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
 // ---- metrics --------------------------------------------------------------------------------
 
 VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path, const Timeline** tl_out,
-                       LoadedTrace* keep) {
+                       trace::LoadedTrace* keep) {
   VerbResult vr;
-  auto in = load_trace(path, kNeedGpuOps | kNeedSamples);
+  auto in = trace::load_trace(path, trace::kNeedGpuOps | trace::kNeedSamples);
   if (!in) {
     vr.error = in.error();
     return vr;
   }
   // Telemetry alone (a run directory of nvidia-smi samples) still has memory figures to give.
-  if (Status st = require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0) {
+  if (Status st = trace::require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0) {
     vr.error = st.error();
     return vr;
   }
@@ -196,9 +197,9 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     if (devs.empty()) devs.push_back(DeviceInfo{0});
     for (auto& d : devs) d = DeviceInfo{d.id, g->id};
   }
-  MetricsOptions opt;
+  analysis::MetricsOptions opt;
   if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
-  auto m = compute_run_metrics(in->timeline, **kn, opt);
+  auto m = analysis::compute_run_metrics(in->timeline, **kn, opt);
   if (!m) {
     vr.error = m.error();
     return vr;
@@ -236,7 +237,7 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
                                        "input damaged, figures cover what was read: " + in->damage->describe()));
     vr.error = in->damage;
   }
-  vr.result = run_metrics_to_json(*m);
+  vr.result = analysis::run_metrics_to_json(*m);
   vr.human = run_metrics_text(*m);
   if (keep) {
     *keep = std::move(*in);
@@ -248,10 +249,10 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
 VerbResult metrics_verb(const Request& rq, Context& ctx) {
   const auto paths = rq.strings("path");
   if (paths.size() == 1) return metrics_one(rq, ctx, paths[0], nullptr, nullptr);
-  LoadedTrace keep;
+  trace::LoadedTrace keep;
   return for_each_rank(paths, "metrics", [&](const std::string& p, size_t) {
     RankOutcome o;
-    keep = LoadedTrace{};
+    keep = trace::LoadedTrace{};
     o.result = metrics_one(rq, ctx, p, &o.timeline, &keep);
     return o;
   });

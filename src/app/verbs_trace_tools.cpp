@@ -21,17 +21,17 @@ namespace {
 VerbResult overlap_verb(const Request& rq, Context& ctx) {
   VerbResult vr;
   const std::string mapping_path = rq.str("graph_off_trace"), formal_path = rq.str("graph_on_trace");
-  auto mapping = load_trace(mapping_path, kNeedKernels);
+  auto mapping = trace::load_trace(mapping_path, trace::kNeedKernels);
   if (!mapping) return VerbResult{nullptr, mapping.error(), ""};
-  auto formal = load_trace(formal_path, kNeedGpuOps);
+  auto formal = trace::load_trace(formal_path, trace::kNeedGpuOps);
   if (!formal) return VerbResult{nullptr, formal.error(), ""};
   auto kn = analysis_knowledge_of(ctx);
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  const OverlapJoinResult joined = overlap_join(mapping->timeline, formal->timeline, **kn);
+  const analysis::OverlapJoinResult joined = analysis::overlap_join(mapping->timeline, formal->timeline, **kn);
   Json res;
   res["mapping_trace"] = mapping_path;
   res["formal_trace"] = formal_path;
-  Json joined_json = overlap_join_to_json(joined);  // kept alive: items() only refers to it
+  Json joined_json = analysis::overlap_join_to_json(joined);  // kept alive: items() only refers to it
   for (auto& [k, v] : joined_json.items()) res[k] = v;
   vr.result = std::move(res);
   std::string h =
@@ -47,8 +47,8 @@ VerbResult overlap_verb(const Request& rq, Context& ctx) {
     if (n++ >= top) break;
     // Numbers right-aligned explicitly: fmt would left-align nan/inf in a width, printf did not.
     fmt::format_to(out, "{}  excl {:>3.0f}%  hid {:>3.0f}%  share {:>6.2f}%  dep {:<6} {}  {}  [{}{}]\n",
-                   priority_name(r.priority), r.exclusive_pct, r.hidden_pct, r.share_pct, r.dependency_risk, r.verdict,
-                   std::string_view(r.kernel).substr(0, 60), r.cpu_op.empty() ? "?" : r.cpu_op,
+                   analysis::priority_name(r.priority), r.exclusive_pct, r.hidden_pct, r.share_pct, r.dependency_risk,
+                   r.verdict, std::string_view(r.kernel).substr(0, 60), r.cpu_op.empty() ? "?" : r.cpu_op,
                    r.python_location.empty() ? "" : " @ " + r.python_location);
   }
   vr.human = h;
@@ -68,9 +68,9 @@ VerbResult perfetto_fix_verb(const Request& rq, Context& ctx) {
     if (!d) return VerbResult{nullptr, d.error(), ""};
     out = (std::filesystem::path(*d) / "perfetto_fixed.json.gz").string();
   }
-  auto st = perfetto_fix_file(rq.str("trace"), out);
+  auto st = analysis::perfetto_fix_file(rq.str("trace"), out);
   if (!st) return VerbResult{nullptr, st.error(), ""};
-  const PerfettoFixStats& s = *st;
+  const analysis::PerfettoFixStats& s = *st;
   VerbResult vr;
   vr.result = {{"out", out},
                {"events", s.events},

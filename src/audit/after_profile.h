@@ -11,6 +11,6 @@ namespace goblin::audit {
 // one: the report's waste_budget_after is that profile's, the metrics table's waste rows get their
 // after figures beside the before ones, and a finding (evidence.after_budget_from_profile) says
 // where they come from. No-op otherwise.
-void use_after_profile_budget(Report& rep, const RunMetrics& after_profile);
+void use_after_profile_budget(Report& rep, const analysis::RunMetrics& after_profile);
 
 }  // namespace goblin::audit

@@ -38,7 +38,7 @@ void step_end(AuditOutcome& o, const AuditOptions& opt, const std::string& outco
   if (opt.progress) opt.progress(label, (ok ? "-> " : "FAILED: ") + outcome);
 }
 
-std::string metrics_line(const RunMetrics& m) {
+std::string metrics_line(const analysis::RunMetrics& m) {
   std::string s = fmt::format("step {} ms", f2(m.step_time_s * 1e3, 1));
   auto out = std::back_inserter(s);
   if (m.tokens_per_sec) fmt::format_to(out, ", {} tokens/s", f2(*m.tokens_per_sec, 0));
@@ -55,8 +55,8 @@ std::string metrics_line(const RunMetrics& m) {
   return s;
 }
 
-std::string profile_line(const RunMetrics& m) {
-  const WasteBudget& w = m.waste_budget;
+std::string profile_line(const analysis::RunMetrics& m) {
+  const analysis::WasteBudget& w = m.waste_budget;
   std::string s = fmt::format(
       "{}; waste/step: precision_path {} ms, host_gap {} ms, data_wait {} ms, kernel_shape {} ms", metrics_line(m),
       f2(w.precision_path * 1e3, 1), f2(w.host_gap * 1e3, 1), f2(w.data_wait * 1e3, 2), f2(w.kernel_shape * 1e3, 1));
@@ -123,7 +123,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   const int rounds = std::max(1, opt.rounds);
   std::string cur_path = config_path;
   config::WorkloadConfig cur_cfg = o.config;
-  RunMetrics cur_prof = *o.profile;
+  analysis::RunMetrics cur_prof = *o.profile;
   std::string cur_trace = runner.last_trace();
   std::optional<double> cur_unprofiled;  // round 1's config has no unprofiled run before its patch
   o.rounds.clear();

@@ -47,7 +47,7 @@ struct AuditOptions {
   std::string round_dir;
   // Hook for `goblin diff` (#12): given the BEFORE and AFTER profiles of a round, the report's
   // `profile_diff` (rendered when present). Unset: no diff section.
-  std::function<ProfileDiff(const RunMetrics& before, const RunMetrics& after)> profile_diff;
+  std::function<ProfileDiff(const analysis::RunMetrics& before, const analysis::RunMetrics& after)> profile_diff;
   // Asked before each round after the first: true stops the audit there (the report covers the
   // rounds that ran). Unset: never.
   std::function<bool()> cancelled;
@@ -63,7 +63,7 @@ struct AuditOptions {
 
 struct AuditOutcome {
   config::WorkloadConfig config;
-  std::optional<RunMetrics> profile, before, after;
+  std::optional<analysis::RunMetrics> profile, before, after;
   std::vector<std::string> symptoms;
   std::vector<std::string> rule_ids;
   Json kb_hits = Json::array();
@@ -77,14 +77,14 @@ struct AuditOutcome {
   std::optional<Error> error;  // a step failed: the outcome holds what was done before it
   std::vector<AuditRound> rounds;
   int current_round = 0;
-  std::optional<RunMetrics> after_profile;           // round 1's AFTER profile
+  std::optional<analysis::RunMetrics> after_profile;  // round 1's AFTER profile
   std::vector<std::string> notes;                    // history and round notes, carried into the report
   std::string final_config_text, final_config_name;  // the last accepted round's patched file
 };
 
 // Symptom strings for the kb query: one per non-optimal config field (docs/audit.md lists them) and one per
 // non-zero waste bucket of the profile.
-std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const RunMetrics* profile);
+std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile);
 
 // Runs the whole trajectory. Fails outright only when the config cannot be read; a later failure
 // is returned in `outcome.error` with the partial outcome.

@@ -16,8 +16,8 @@ std::string f2(double v, int d = 2);
 std::string str_of(const Json& j);
 void step_begin(AuditOutcome& o, const AuditOptions& opt, const std::string& tool, const std::string& thought);
 void step_end(AuditOutcome& o, const AuditOptions& opt, const std::string& outcome, bool ok = true);
-std::string metrics_line(const RunMetrics& m);
-std::string profile_line(const RunMetrics& m);
+std::string metrics_line(const analysis::RunMetrics& m);
+std::string profile_line(const analysis::RunMetrics& m);
 
 struct AuditHistory {
   std::optional<HistoryStore> store;         // the history file the rounds are recorded in
@@ -34,7 +34,7 @@ struct RoundResult {
   std::string stop_reason;
   double speedup = 1;
   std::optional<double> ci_low, ci_high;
-  std::optional<RunMetrics> after_profile;
+  std::optional<analysis::RunMetrics> after_profile;
   // The patched config's unprofiled step time (the bench's median): with after_profile, the next
   // round's measure of how much the profiler lengthens that config's step.
   std::optional<double> after_unprofiled_step_s;
@@ -47,9 +47,10 @@ struct RoundResult {
 // `prof_trace` is the trace behind `prof` ("" when none): the BEFORE side of the report's kernel diff.
 // `unprofiled_step_s`: the config's step time measured without the profiler (the previous round's
 // bench), for the speedup models' profiler-overhead bound; none in round 1.
-RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
-                      const AuditOptions& opt, const Knowledge& kb, AuditHistory& hist, AuditOutcome& o);
+RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
+                      const analysis::RunMetrics& prof, const std::string& prof_trace,
+                      std::optional<double> unprofiled_step_s, Runner& runner, const AuditOptions& opt,
+                      const Knowledge& kb, AuditHistory& hist, AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
                                        const std::string& text);

@@ -56,9 +56,10 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
   return out;
 }
 
-RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg, const RunMetrics& prof,
-                      const std::string& prof_trace, std::optional<double> unprofiled_step_s, Runner& runner,
-                      const AuditOptions& opt, const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
+RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
+                      const analysis::RunMetrics& prof, const std::string& prof_trace,
+                      std::optional<double> unprofiled_step_s, Runner& runner, const AuditOptions& opt,
+                      const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
   const RuleBase& kb = kn.rules;
   RoundResult rr;
   const bool first = r == 1;

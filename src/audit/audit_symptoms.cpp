@@ -9,7 +9,7 @@ namespace {
 std::string str_of(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 }  // namespace
 
-std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const RunMetrics* profile) {
+std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile) {
   std::vector<std::string> s;
   auto is = [&](const char* f, const Json& v) { return c.get(f) == v; };
   std::string gpu = profile && !profile->gpu_name.empty() ? profile->gpu_name : "GPU";
@@ -42,7 +42,7 @@ std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const 
   if (is("profiler_enabled", true) || is("anomaly_detection", true)) s.push_back("profiler left on");
   // (b) the waste budget: every non-zero waste bucket gets its own query.
   if (profile) {
-    const WasteBudget& w = profile->waste_budget;
+    const analysis::WasteBudget& w = profile->waste_budget;
     // The query text per waste bucket (useful_gpu and unattributed are not symptoms).
     const std::pair<const char*, const char*> symptom_of[] = {
         {"data_wait", "data_wait: GPU idle waiting for the input pipeline / DataLoader"},

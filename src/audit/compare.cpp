@@ -20,14 +20,14 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
                             const CompareOptions& opt) {
   // BEFORE as measured, plus the waste budget of its profiled run when the bench had none: the
   // buckets are per-step shares of the profiled window, the step times stay the bench's.
-  RunMetrics before_metrics = before.metrics;
+  analysis::RunMetrics before_metrics = before.metrics;
   bool before_budget_from_profile = false;
   if (opt.profiled_before && !has_budget(before_metrics) && has_budget(*opt.profiled_before)) {
     before_metrics.waste_budget = opt.profiled_before->waste_budget;
     before_budget_from_profile = true;
   }
-  const RunMetrics& B = before_metrics;
-  const RunMetrics& A = after.metrics;
+  const analysis::RunMetrics& B = before_metrics;
+  const analysis::RunMetrics& A = after.metrics;
   std::shared_ptr<const Knowledge> own_kb;  // the process's knowledge when the caller passed no rules
   const RuleBase* kb = opt.kb;
   if (!kb) {
@@ -49,11 +49,11 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   // ---- metric deltas ----
   std::vector<DeltaRow>& deltas = rep.metric_deltas;
   deltas.push_back(delta_row("tokens_per_sec", "tokens/s", "higher", B.tokens_per_sec, A.tokens_per_sec, 1));
-  auto step = [](const RunMetrics& m) {
+  auto step = [](const analysis::RunMetrics& m) {
     return m.step_time_s > 0 ? std::optional<double>(m.step_time_s) : std::nullopt;
   };
   deltas.push_back(delta_row("step_time_s", "s", "lower", step(B), step(A), 6));
-  auto util = [](const RunMetrics& m) {
+  auto util = [](const analysis::RunMetrics& m) {
     return (m.gpu_util_pct > 0 || !m.steps.empty()) ? std::optional<double>(m.gpu_util_pct) : std::nullopt;
   };
   deltas.push_back(delta_row("gpu_util_pct", "%", "higher", util(B), util(A), 2));
@@ -301,7 +301,7 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
                 "");
   // A measured window that ran on batches the DataLoader prefetched before the first step cannot
   // show a data-loading bottleneck (the live runner's note, src/run/prefetch_window.h).
-  for (const RunMetrics* side : {&B, &A})
+  for (const analysis::RunMetrics* side : {&B, &A})
     for (const auto& w : side->warnings)
       if (w.id == W::window_on_prefetched_batches) {
         add_finding(findings, "validity.window_on_prefetched_batches", "warning",
@@ -338,7 +338,7 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   }
 
   // ---- validity footer ----
-  const RunMetrics& V = A.gpu_name.empty() && !B.gpu_name.empty() ? B : A;
+  const analysis::RunMetrics& V = A.gpu_name.empty() && !B.gpu_name.empty() ? B : A;
   rep.validity_footer = validity_footer(V, B, cfg, workload, opt.runner_kind.empty() ? A.runner_kind : opt.runner_kind);
 
   // ---- notes and summary ----
@@ -377,9 +377,9 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   return rep;
 }
 
-void use_after_profile_budget(Report& rep, const RunMetrics& after_profile) {
+void use_after_profile_budget(Report& rep, const analysis::RunMetrics& after_profile) {
   if (rep.waste_budget_after || !has_budget(after_profile)) return;
-  const WasteBudget& a = after_profile.waste_budget;
+  const analysis::WasteBudget& a = after_profile.waste_budget;
   rep.waste_budget_after = a;
   for (DeltaRow& row : rep.metric_deltas) {
     if (row.metric.rfind("waste.", 0) != 0) continue;

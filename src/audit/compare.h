@@ -32,7 +32,7 @@ struct BenchSamples {
 
 // One side of the comparison as read from a file.
 struct RunInput {
-  RunMetrics metrics;
+  analysis::RunMetrics metrics;
   BenchSamples bench;
   std::string source;  // file it came from ("" when built in memory)
   std::string shape;   // "metrics" | "bench"
@@ -64,7 +64,7 @@ struct CompareOptions {
   // unprofiled bench. It gives the report the before waste budget (labelled as profiled) and the
   // profiler perturbation: profiled step time against the unprofiled one (docs/live.md: state it when
   // it exceeds 10 %).
-  std::optional<RunMetrics> profiled_before;
+  std::optional<analysis::RunMetrics> profiled_before;
 };
 
 // The Report. Never fails on missing optional data: what cannot be computed is null with a note.

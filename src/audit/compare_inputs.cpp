@@ -76,7 +76,7 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   in.source = file;
   bool bench_shape = j->contains("a") && (*j)["a"].is_object() && (*j)["a"].contains("runs");
   in.shape = bench_shape ? "bench" : "metrics";
-  ASSIGN_OR_RETURN(auto m, metrics_from_json(*j, file));
+  ASSIGN_OR_RETURN(auto m, analysis::metrics_from_json(*j, file));
   in.metrics = m;
   if (bench_shape && !j->contains("runner_kind")) in.metrics.runner_kind = "live";
   // The bench parts through their field lists; an error names the file and the key.
@@ -126,11 +126,13 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
     }
   }
   // Every sample and interval bound must be a plausible figure too (a ratio of 5e-324 s is inf).
-  for (double v : in.bench.step_time_s) RETURN_IF_ERROR(check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file));
-  for (double v : in.bench.tokens_per_sec) RETURN_IF_ERROR(check_plausible_rates(0.0, v, file));
+  for (double v : in.bench.step_time_s)
+    RETURN_IF_ERROR(analysis::check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file));
+  for (double v : in.bench.tokens_per_sec) RETURN_IF_ERROR(analysis::check_plausible_rates(0.0, v, file));
   for (const auto& b : {in.bench.ci_low, in.bench.ci_high, in.bench.median})
-    if (b && (in.bench.ci_metric == "tokens_per_sec" ? check_plausible_rates(0.0, *b, file)
-                                                     : check_plausible_rates(*b == 0.0 ? -1.0 : *b, std::nullopt, file))
+    if (b && (in.bench.ci_metric == "tokens_per_sec"
+                  ? analysis::check_plausible_rates(0.0, *b, file)
+                  : analysis::check_plausible_rates(*b == 0.0 ? -1.0 : *b, std::nullopt, file))
                      .ok() == false)
       return make_error(ErrorKind::Malformed,
                         "bench interval " + format_sig(*b, 6) + " is not a plausible " + in.bench.ci_metric, file);

@@ -41,7 +41,7 @@ std::string readable_cuda_version(const std::string& v) {
 
 // The first non-empty version among `keys`; the CUDA-integer keys made readable and, for the
 // CUDA driver API version standing in for the driver, labelled as such.
-std::string version_of(const RunMetrics& m, std::initializer_list<const char*> keys) {
+std::string version_of(const analysis::RunMetrics& m, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
     auto it = m.versions.find(k);
     if (it == m.versions.end() || it->second.empty()) continue;
@@ -54,14 +54,14 @@ std::string version_of(const RunMetrics& m, std::initializer_list<const char*> k
 }
 
 // Metrics computed from a profiler trace: the timings carry the profiler's overhead.
-bool profiled(const RunMetrics& m) {
+bool profiled(const analysis::RunMetrics& m) {
   if (m.runner_kind == "trace" || m.runner_kind == "replay") return true;
   for (const char* k : {"cupti", "kineto_schema", "rocprofiler", "rocprofiler_sdk", "roctracer"})
     if (m.versions.count(k)) return true;
   return false;
 }
 
-bool has_budget(const RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
+bool has_budget(const analysis::RunMetrics& m) { return m.waste_budget.unobserved.size() < bucket_names().size(); }
 
 DeltaRow delta_row(const std::string& metric, const std::string& unit, const std::string& better,
                    std::optional<double> b, std::optional<double> a, int digits) {
@@ -93,8 +93,8 @@ std::optional<bool> version_at_least(const std::string& v, int major, int minor)
   return a > major || (a == major && b >= minor);
 }
 
-void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg, const RunMetrics& B,
-                         const RunMetrics& A, const RuleBase* kb) {
+void add_config_findings(std::vector<Finding>& findings, const config::WorkloadConfig& cfg,
+                         const analysis::RunMetrics& B, const analysis::RunMetrics& A, const RuleBase* kb) {
   std::vector<std::string> rocprofsys;
   for (const auto& [k, v] : cfg.env_vars)
     if (k.rfind("ROCPROFSYS_", 0) == 0) rocprofsys.push_back(k);
@@ -137,8 +137,9 @@ void add_config_findings(std::vector<Finding>& findings, const config::WorkloadC
   }
 }
 
-ValidityFooter validity_footer(const RunMetrics& V, const RunMetrics& B, const config::WorkloadConfig& cfg,
-                               const std::string& workload, const std::string& runner_kind) {
+ValidityFooter validity_footer(const analysis::RunMetrics& V, const analysis::RunMetrics& B,
+                               const config::WorkloadConfig& cfg, const std::string& workload,
+                               const std::string& runner_kind) {
   ValidityFooter vf;
   if (!V.gpu_name.empty()) vf.gpu = V.gpu_name;
   auto vv = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {

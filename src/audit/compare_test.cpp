@@ -395,17 +395,17 @@ TEST(Compare, BadInputNamesFileAndKind) {
 TEST(MetricsIo, OneReaderKeepsAuditBehaviour) {
   Json m = metrics_json(0.2, 1000.0, "g", "trace");
   m["waste_budget"].erase("kernel_shape");
-  auto r = metrics_from_json(Json{{"ok", true}, {"result", {{"metrics", m}}}, {"error", nullptr}}, "f.json");
+  auto r = analysis::metrics_from_json(Json{{"ok", true}, {"result", {{"metrics", m}}}, {"error", nullptr}}, "f.json");
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_DOUBLE_EQ(r->step_time_s, 0.2);
   EXPECT_DOUBLE_EQ(*r->tokens_per_sec, 1000.0);
   auto& un = r->waste_budget.unobserved;
   EXPECT_NE(std::find(un.begin(), un.end(), "kernel_shape"), un.end());
   EXPECT_NE(std::find(un.begin(), un.end(), "memory_headroom"), un.end());
-  auto nob = metrics_from_json(Json{{"step_time_s", 0.1}}, "g.json");
+  auto nob = analysis::metrics_from_json(Json{{"step_time_s", 0.1}}, "g.json");
   ASSERT_TRUE(nob.ok());
   EXPECT_EQ(nob->waste_budget.unobserved.size(), bucket_names().size());
-  auto bad = metrics_from_json(Json{{"step_time_s", "slow"}}, "h.json");
+  auto bad = analysis::metrics_from_json(Json{{"step_time_s", "slow"}}, "h.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().file, "h.json");
 }

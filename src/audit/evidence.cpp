@@ -9,14 +9,15 @@ namespace goblin::audit {
 
 // ---- evidence ---------------------------------------------------------------------------------
 
-std::string vendor_of(const RunMetrics& m) {
+std::string vendor_of(const analysis::RunMetrics& m) {
   if (hw::Vendor v = hw::vendor_from_gpu_name(m.gpu_name); v != hw::Vendor::Unknown) return hw::vendor_name(v);
   if (m.versions.count("rocm") || m.versions.count("hip")) return "amd";
   if (m.versions.count("cuda") || m.versions.count("cuda_runtime") || m.versions.count("cuda_driver")) return "nvidia";
   return "";
 }
 
-Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const std::string& vendor_hint) {
+Evidence evidence_from_metrics(const analysis::RunMetrics* m, const analysis::Taxonomy& tax,
+                               const std::string& vendor_hint) {
   Evidence ev;
   ev.vendor = vendor_hint;
   if (!m) return ev;
@@ -27,8 +28,8 @@ Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const s
   ev.step_time_s = m->step_time_s;
   if (m->gpu_activity) ev.metrics["gpu_util_pct"] = m->gpu_util_pct;  // no GPU activity: unobserved
   if (m->step_time_s > 0) {
-    const WasteBudget& w = m->waste_budget;
-    for (const auto& bucket : WasteBudget::kBuckets) {
+    const analysis::WasteBudget& w = m->waste_budget;
+    for (const auto& bucket : analysis::WasteBudget::kBuckets) {
       if (!w.observed(bucket.name)) continue;
       const std::string k = bucket.name;
       const double v = w.*bucket.field;
@@ -43,7 +44,7 @@ Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const s
     std::map<std::string, double> pct;
     for (const std::string& name : tax.evidence_metric_names()) pct[name] = 0;
     for (const auto& k : m->top_kernels) {
-      KernelClass kc{k.category, k.family, "", ""};
+      analysis::KernelClass kc{k.category, k.family, "", ""};
       if (kc.category.empty()) kc = tax.classify(k.name);
       for (const std::string& metric : tax.evidence_metrics(k.name, kc.category, kc.family)) pct[metric] += k.pct_time;
     }

@@ -73,7 +73,7 @@ Result<std::shared_ptr<const Knowledge>> knowledge() {
   return cache.get([]() -> Result<Knowledge> {
     ++g_loads;
     Knowledge k;
-    ASSIGN_OR_RETURN(k.analysis_ptr, analysis_knowledge());
+    ASSIGN_OR_RETURN(k.analysis_ptr, analysis::analysis_knowledge());
     ASSIGN_OR_RETURN(k.rules, load_rule_base());
     ASSIGN_OR_RETURN(k.speedup, SpeedupFactors::load());
     return k;

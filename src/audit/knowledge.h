@@ -29,11 +29,11 @@ struct SpeedupFactors {
 };
 
 struct Knowledge {
-  std::shared_ptr<const AnalysisKnowledge> analysis_ptr;  // shared with analysis_knowledge()
+  std::shared_ptr<const analysis::AnalysisKnowledge> analysis_ptr;  // shared with analysis_knowledge()
   RuleBase rules;
   SpeedupFactors speedup;
-  const AnalysisKnowledge& analysis() const { return *analysis_ptr; }
-  const Taxonomy& taxonomy() const { return analysis_ptr->taxonomy; }
+  const analysis::AnalysisKnowledge& analysis() const { return *analysis_ptr; }
+  const analysis::Taxonomy& taxonomy() const { return analysis_ptr->taxonomy; }
 };
 
 // The process's audit knowledge: on first use (per data directory) the analysis context plus the

@@ -58,8 +58,8 @@ TEST(SpeedupFactors, TheFactorsDriveThePrediction) {
   set_data_dir(GOBLIN_DATA_DIR);
   auto k = knowledge();
   ASSERT_TRUE(k.ok()) << k.error().describe();
-  RunMetrics m;
-  m.cost = CostProfile{};
+  analysis::RunMetrics m;
+  m.cost = analysis::CostProfile{};
   m.cost->step_s = 1.0;
   m.cost->optimizer_s = 0.4;
   m.cost->other_gpu_s = 0.6;
@@ -89,7 +89,7 @@ TEST(RuleEvidence, KernelSharesUseTheTaxonomy) {
   set_data_dir(GOBLIN_DATA_DIR);
   auto k = knowledge();
   ASSERT_TRUE(k.ok());
-  RunMetrics m;
+  analysis::RunMetrics m;
   m.top_kernels = {
       {"sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x32", "", "", 40, 0, 1},
       {"ampere_sgemm_128x64_tn", "", "", 30, 0, 1},

@@ -29,17 +29,17 @@ std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) 
 class LiveLikeRunner : public Runner {
  public:
   explicit LiveLikeRunner(ReplayRunner r) : replay_(std::move(r)) {}
-  Result<RunMetrics> profile(const config::WorkloadConfig& c) override {
+  Result<analysis::RunMetrics> profile(const config::WorkloadConfig& c) override {
     auto m = replay_.profile(c);
     trace_ = m ? replay_.last_trace() : "";
     return m;
   }
-  Result<RunMetrics> profile_after(const config::WorkloadConfig& c) override {
+  Result<analysis::RunMetrics> profile_after(const config::WorkloadConfig& c) override {
     auto m = replay_.profile_after(c);
     trace_ = m ? replay_.last_trace() : "";
     return m;
   }
-  Result<RunMetrics> bench(const config::WorkloadConfig& c) override {
+  Result<analysis::RunMetrics> bench(const config::WorkloadConfig& c) override {
     trace_.clear();
     ASSIGN_OR_RETURN(auto m, replay_.bench(c));
     return unprofiled(std::move(m));
@@ -55,7 +55,7 @@ class LiveLikeRunner : public Runner {
   std::string last_trace() const override { return trace_; }
 
  private:
-  static RunMetrics unprofiled(RunMetrics m) {
+  static analysis::RunMetrics unprofiled(analysis::RunMetrics m) {
     m.runner_kind = "live";
     m.steps.clear();
     m.waste_budget.mark_all_unobserved();
@@ -84,10 +84,10 @@ TEST(LiveAuditReport, WhatGotFasterIsTheDiffOfTheTwoProfiles) {
   EXPECT_TRUE(rep.kernel_diff->available) << rep.kernel_diff->reason.value_or("");
   EXPECT_NE(rep.kernel_diff->before_trace.value_or("").find("h100_llama_fp32_eager_w0"), std::string::npos);
   EXPECT_NE(rep.kernel_diff->after_trace.value_or("").find("h100_llama_bf16_sdpa_w4"), std::string::npos);
-  auto d = diff_paths(src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz"),
-                      src("examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz"));
+  auto d = analysis::diff_paths(src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz"),
+                                src("examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz"));
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(rep.kernel_diff->story, diff_story(*d, 5));  // the same diff verb, the same story
+  EXPECT_EQ(rep.kernel_diff->story, analysis::diff_story(*d, 5));  // the same diff verb, the same story
   const std::string md = report_markdown(rep);
   EXPECT_EQ(md.find("no profiler trace for the"), std::string::npos) << md;
   EXPECT_EQ(md.find("no kernel-level comparison"), std::string::npos);

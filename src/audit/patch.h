@@ -19,7 +19,7 @@ namespace goblin::audit {
 
 struct PatchOptions {
   std::vector<std::string> rule_ids;  // "all" = every rule in the base
-  const RunMetrics* metrics = nullptr;
+  const analysis::RunMetrics* metrics = nullptr;
   std::string vendor;  // amd | nvidia | "" (from metrics)
   // The file's name in the diff headers (`--- a/NAME`); empty: the path as given, or its file
   // name when the path is absolute (never `a//abs/path`).

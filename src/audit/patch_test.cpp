@@ -27,8 +27,9 @@ std::string tmp_copy(const std::string& from, const std::string& name) {
 }
 // A profile on an H100 with measured HBM use (memory rules need it) and the buckets the batch
 // and data rules read; comm_excess unobserved (one GPU).
-RunMetrics h100_profile(double step_s, double useful_s, double host_gap_s, double data_wait_s, double hbm_peak_gb) {
-  RunMetrics m;
+analysis::RunMetrics h100_profile(double step_s, double useful_s, double host_gap_s, double data_wait_s,
+                                  double hbm_peak_gb) {
+  analysis::RunMetrics m;
   m.step_time_s = step_s;
   m.gpu_name = "NVIDIA H100 80GB HBM3";
   m.hbm_peak_gb = hbm_peak_gb;
@@ -113,7 +114,7 @@ TEST(Patch, PythonAndJsonEditInPlace) {
 
 TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
   const Knowledge k = kb();
-  RunMetrics m;
+  analysis::RunMetrics m;
   m.step_time_s = 0.2;
   m.gpu_name = "NVIDIA H100 80GB HBM3";
   m.waste_budget.useful_gpu = 0.03;
@@ -145,7 +146,7 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
 // round-2 config with 4 workers starved on data (docs/results/h100_audit_rounds/probe).
 TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
   const Knowledge k = kb();
-  RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
+  analysis::RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
   std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
   auto before = config::parse_config_file(path);
   ASSERT_TRUE(before.ok()) << before.error().describe();
@@ -166,7 +167,7 @@ TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
 // data.dataloader_workers_zero, then x2 with the batch), and is not logged as a conflict.
 TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
   const Knowledge k = kb();
-  RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
+  analysis::RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
   std::string path = tmp_copy(src("workloads/configs/base.yaml"), "zero_workers.yaml");
   auto before = config::parse_config_file(path);
   ASSERT_TRUE(before.ok());
@@ -186,7 +187,7 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
 // workers double; with the user's own torch.compile the rule stays off and says why.
 TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
   const Knowledge k = kb();
-  RunMetrics m = h100_profile(0.144, 0.047, 0.0958, 0.0001, 11.7);
+  analysis::RunMetrics m = h100_profile(0.144, 0.047, 0.0958, 0.0001, 11.7);
   auto text = read_all(src("workloads/hf_trainer/configs/hf_base.yaml"));
   ASSERT_TRUE(text.ok());
   auto original = config::parse_config_file(src("workloads/hf_trainer/configs/hf_base.yaml"));
@@ -226,7 +227,7 @@ TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
 // byte-identical (with its calibration).
 TEST(PatchJson, RoundTripsThroughTheStruct) {
   Knowledge k = kb();
-  RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
+  analysis::RunMetrics m = h100_profile(0.1, 0.03, 0.04, 0.03, 6.0);
   std::string path = tmp_copy(src("workloads/configs/base.yaml"), "roundtrip.yaml");
   PatchOptions opt;
   opt.rule_ids = {"all"};

@@ -96,24 +96,24 @@ Result<ReplayRunner> ReplayRunner::open(const std::string& path) {
   return rr;
 }
 
-Result<RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
+Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
   auto it = cache_.find(r.id);
   if (it != cache_.end()) return it->second;
-  RunMetrics m;
+  analysis::RunMetrics m;
   if (!r.trace_path.empty()) {
     Timeline tl;
-    Status st = read_path(r.trace_path, tl);
+    Status st = trace::read_path(r.trace_path, tl);
     if (!st) {
       Error e = st.error();
       e.message = "replaying run " + r.id + ": " + e.message;
       return e;
     }
-    ASSIGN_OR_RETURN(auto cm, compute_run_metrics(tl));
+    ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(tl));
     m = std::move(cm);
     m.window +=
         (m.window.empty() ? "" : "; ") + std::string("replayed from ") + fs::path(r.trace_path).filename().string();
   } else {
-    ASSIGN_OR_RETURN(auto lm, load_metrics_file(r.metrics_path));
+    ASSIGN_OR_RETURN(auto lm, analysis::load_metrics_file(r.metrics_path));
     m = std::move(lm);
   }
   m.runner_kind = "replay";
@@ -121,7 +121,7 @@ Result<RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
   return m;
 }
 
-Result<RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, const std::string& role) {
+Result<analysis::RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, const std::string& role) {
   const ReplayRun* best = nullptr;
   std::vector<std::string> best_diff;
   // An exact match of any role wins.
@@ -158,8 +158,12 @@ std::string ReplayRunner::last_trace() const {
   return {};
 }
 
-Result<RunMetrics> ReplayRunner::profile(const config::WorkloadConfig& config) { return run_for(config, "baseline"); }
+Result<analysis::RunMetrics> ReplayRunner::profile(const config::WorkloadConfig& config) {
+  return run_for(config, "baseline");
+}
 
-Result<RunMetrics> ReplayRunner::bench(const config::WorkloadConfig& config) { return run_for(config, "after"); }
+Result<analysis::RunMetrics> ReplayRunner::bench(const config::WorkloadConfig& config) {
+  return run_for(config, "after");
+}
 
 }  // namespace goblin::audit

@@ -28,10 +28,12 @@ class ReplayRunner : public Runner {
   // `path`: a directory holding replay.yaml, or the manifest file itself.
   static Result<ReplayRunner> open(const std::string& path);
 
-  Result<RunMetrics> profile(const config::WorkloadConfig& config) override;
-  Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
+  Result<analysis::RunMetrics> profile(const config::WorkloadConfig& config) override;
+  Result<analysis::RunMetrics> bench(const config::WorkloadConfig& config) override;
   // The AFTER side's profile: the recorded `after` run's trace (exact match first).
-  Result<RunMetrics> profile_after(const config::WorkloadConfig& config) override { return run_for(config, "after"); }
+  Result<analysis::RunMetrics> profile_after(const config::WorkloadConfig& config) override {
+    return run_for(config, "after");
+  }
   std::string kind() const override { return "replay"; }
   std::optional<config::WorkloadConfig> last_run_config() const override { return last_config_; }
   std::string last_trace() const override;
@@ -45,13 +47,13 @@ class ReplayRunner : public Runner {
   const std::string& manifest_path() const { return manifest_; }
 
  private:
-  Result<RunMetrics> run_for(const config::WorkloadConfig& config, const std::string& role);
-  Result<RunMetrics> metrics_of(const ReplayRun& r);
+  Result<analysis::RunMetrics> run_for(const config::WorkloadConfig& config, const std::string& role);
+  Result<analysis::RunMetrics> metrics_of(const ReplayRun& r);
 
   std::string manifest_, workload_;
   std::vector<ReplayRun> runs_;
   std::vector<std::string> notes_;
-  std::map<std::string, RunMetrics> cache_;
+  std::map<std::string, analysis::RunMetrics> cache_;
   std::optional<config::WorkloadConfig> last_config_;
   std::string last_id_, last_match_;
 };

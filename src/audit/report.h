@@ -15,7 +15,8 @@ std::string report_markdown(const Report& report);
 std::string report_html(const Report& report);
 // Inline SVG: one stacked bar per run (before, after), buckets in seconds per step.
 // A side without a budget is "not observed"; unobserved buckets are left out.
-std::string waste_budget_svg(const std::optional<WasteBudget>& before, const std::optional<WasteBudget>& after);
+std::string waste_budget_svg(const std::optional<analysis::WasteBudget>& before,
+                             const std::optional<analysis::WasteBudget>& after);
 // Sections of an audit's report beyond compare's (report_sections.cpp): prediction model, waste
 // budget before/after with recovery per bucket, calibration, rounds, profile diff.
 std::string audit_sections_text(const Report& report);

@@ -11,12 +11,12 @@ KernelDiff kernel_diff_for_report(const std::string& before_trace, const std::st
                " side (an unprofiled benchmark): no kernel-level comparison";
     return k;
   }
-  auto d = diff_paths(before_trace, after_trace);
+  auto d = analysis::diff_paths(before_trace, after_trace);
   if (!d) {
     k.reason = "goblin diff failed: " + d.error().describe();
     return k;
   }
-  Json full = diff_to_json(*d);
+  Json full = analysis::diff_to_json(*d);
   k.available = true;
   k.before_trace = before_trace;
   k.after_trace = after_trace;
@@ -35,7 +35,7 @@ KernelDiff kernel_diff_for_report(const std::string& before_trace, const std::st
   k.gone = top("gone");
   k.added = top("new");
   k.slower = top("slower");
-  k.story = diff_story(*d, static_cast<int>(kTop));
+  k.story = analysis::diff_story(*d, static_cast<int>(kTop));
   return k;
 }
 

@@ -20,12 +20,12 @@ namespace {
 // One colour per waste bucket, in WasteBudget::kBuckets order.
 constexpr const char* kColors[] = {"#4caf50", "#ff9800", "#f44336", "#9c27b0",
                                    "#607d8b", "#2196f3", "#795548", "#bdbdbd"};
-static_assert(std::size(kColors) == WasteBudget::kBuckets.size());
+static_assert(std::size(kColors) == analysis::WasteBudget::kBuckets.size());
 
 // A bucket's seconds as report.json holds them (9 decimals), so the chart matches the file;
 // nullopt when unobserved.
-std::optional<double> bucket_s(const WasteBudget& w, size_t k) {
-  const auto& b = WasteBudget::kBuckets[k];
+std::optional<double> bucket_s(const analysis::WasteBudget& w, size_t k) {
+  const auto& b = analysis::WasteBudget::kBuckets[k];
   if (!w.observed(b.name)) return std::nullopt;
   return round_to(w.*b.field, 9);
 }
@@ -51,13 +51,14 @@ constexpr const char* kStyle =
 
 using namespace render;
 
-std::string waste_budget_svg(const std::optional<WasteBudget>& before, const std::optional<WasteBudget>& after) {
+std::string waste_budget_svg(const std::optional<analysis::WasteBudget>& before,
+                             const std::optional<analysis::WasteBudget>& after) {
   const int W = 760, H = 300, left = 90, top = 20, barH = 70, gap = 40;
   double mx = 0;
   for (const auto* b : {&before, &after})
     if (*b) {
       double t = 0;
-      for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) t += bucket_s(**b, k).value_or(0.0);
+      for (size_t k = 0; k < analysis::WasteBudget::kBuckets.size(); ++k) t += bucket_s(**b, k).value_or(0.0);
       mx = std::max(mx, t);
     }
   std::string s = fmt::format(
@@ -82,8 +83,8 @@ std::string waste_budget_svg(const std::optional<WasteBudget>& before, const std
       continue;
     }
     double x = left, total = 0;
-    for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) {
-      const char* name = WasteBudget::kBuckets[k].name;
+    for (size_t k = 0; k < analysis::WasteBudget::kBuckets.size(); ++k) {
+      const char* name = analysis::WasteBudget::kBuckets[k].name;
       const std::optional<double> v = bucket_s(**b, k);
       if (!v || *v <= 0) continue;
       double w = *v * scale;
@@ -103,11 +104,11 @@ std::string waste_budget_svg(const std::optional<WasteBudget>& before, const std
     ++i;
   }
   int ly = top + 2 * (barH + gap) - 10;
-  for (size_t k = 0; k < WasteBudget::kBuckets.size(); ++k) {
+  for (size_t k = 0; k < analysis::WasteBudget::kBuckets.size(); ++k) {
     const int lx = left + static_cast<int>(k % 4) * 165, yy = ly + static_cast<int>(k / 4) * 20;
     fmt::format_to(
         out, "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n", lx,
-        yy - 10, kColors[k], lx + 16, yy, WasteBudget::kBuckets[k].name);
+        yy - 10, kColors[k], lx + 16, yy, analysis::WasteBudget::kBuckets[k].name);
   }
   s += "</svg>";
   return s;

@@ -12,17 +12,18 @@ namespace {
 // A waste budget as the report shows it: an unobserved bucket is null (not a measured 0), and
 // step_time_s falls back to the buckets' sum when the step was not measured.
 struct Budget {
-  Json write(const WasteBudget& w) const {
+  Json write(const analysis::WasteBudget& w) const {
     Json j = Json::object();
-    for (const auto& b : WasteBudget::kBuckets) j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
+    for (const auto& b : analysis::WasteBudget::kBuckets)
+      j[b.name] = w.observed(b.name) ? Json(round_to(w.*b.field, 9)) : Json();
     j["step_time_s"] = round_to(w.step_time_s > 0 ? w.step_time_s : w.total(), 9);
     j["unit"] = "seconds per step";
     j["unobserved"] = w.unobserved;
     return j;
   }
-  Status read(const Json& j, WasteBudget& w, const std::string& at) const {
+  Status read(const Json& j, analysis::WasteBudget& w, const std::string& at) const {
     if (!j.is_object()) return fields::type_error(at, "object", j);
-    for (const auto& b : WasteBudget::kBuckets)
+    for (const auto& b : analysis::WasteBudget::kBuckets)
       if (auto it = j.find(b.name); it != j.end() && !it->is_null())
         RETURN_IF_ERROR(fields::Num{}.read(*it, w.*b.field, fields::at_key(at, b.name)));
     if (auto it = j.find("step_time_s"); it != j.end())
@@ -35,8 +36,10 @@ struct Budget {
 
 // The profiles' waste budgets as RunMetrics writes its own (every bucket a number).
 struct RunBudget {
-  Json write(const WasteBudget& w) const { return waste_budget_to_json(w); }
-  Status read(const Json& j, WasteBudget& w, const std::string& at) const { return waste_budget_from_json(j, w, at); }
+  Json write(const analysis::WasteBudget& w) const { return analysis::waste_budget_to_json(w); }
+  Status read(const Json& j, analysis::WasteBudget& w, const std::string& at) const {
+    return analysis::waste_budget_from_json(j, w, at);
+  }
 };
 
 // A round has its own field list (audit_round_json.cpp).

@@ -156,9 +156,9 @@ struct Report {
   Json goblin;  // build_info_json() (core's own writer); left out when null (reports older than it)
   std::vector<DeltaRow> metric_deltas;
   // Written with the unobserved buckets null and step_time_s the buckets' sum when not measured.
-  std::optional<WasteBudget> waste_budget_before;
+  std::optional<analysis::WasteBudget> waste_budget_before;
   std::optional<std::string> waste_budget_before_source;  // before | profile_run; null: no budget
-  std::optional<WasteBudget> waste_budget_after;
+  std::optional<analysis::WasteBudget> waste_budget_after;
   std::optional<double> speedup_actual;
   SpeedupDetail speedup_actual_detail;
   std::optional<double> speedup_predicted_low, speedup_predicted_high;
@@ -183,7 +183,7 @@ struct Report {
   std::optional<HistoryCalibration> calibration;
   std::optional<KernelDiff> kernel_diff;
   // The profiles' budgets as RunMetrics writes them (analysis/run_metrics.h waste_budget_to_json).
-  std::optional<WasteBudget> waste_budget_after_profile, waste_budget_before_profile;
+  std::optional<analysis::WasteBudget> waste_budget_after_profile, waste_budget_before_profile;
   std::optional<std::string> after_profile_note;
   std::optional<std::vector<BucketRecovery>> recovery_by_bucket;
   std::optional<ProfileDiff> profile_diff;

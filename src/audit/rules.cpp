@@ -14,7 +14,7 @@ namespace goblin::audit {
 const std::vector<std::string>& bucket_names() {
   static const std::vector<std::string> k = [] {
     std::vector<std::string> v;
-    for (const auto& b : WasteBudget::kBuckets) v.emplace_back(b.name);
+    for (const auto& b : analysis::WasteBudget::kBuckets) v.emplace_back(b.name);
     return v;
   }();
   return k;

@@ -82,10 +82,11 @@ struct Evidence {
 const std::vector<std::string>& bucket_names();
 // Kernel shares (gemm_share, comm_share, ...) count each top kernel where the taxonomy files it
 // (its category and family, data/taxonomy.yaml § rule_evidence).
-Evidence evidence_from_metrics(const RunMetrics* m, const Taxonomy& tax, const std::string& vendor_hint = "");
+Evidence evidence_from_metrics(const analysis::RunMetrics* m, const analysis::Taxonomy& tax,
+                               const std::string& vendor_hint = "");
 // "amd" | "nvidia" | "" for the GPU a run's metrics were measured on: the GPU name first, then
 // the runtime versions the trace recorded (rocm/hip, cuda/cuda_runtime/cuda_driver).
-std::string vendor_of(const RunMetrics& m);
+std::string vendor_of(const analysis::RunMetrics& m);
 
 struct RuleEval {
   const Rule* rule = nullptr;

@@ -21,7 +21,7 @@ struct SideSamples {
 
 // Both sides of a before/after benchmark.
 struct PairBench {
-  RunMetrics before, after;
+  analysis::RunMetrics before, after;
   SideSamples before_samples, after_samples;
   // Run order, one letter per run: A = before, B = after ("ABABAB" when interleaved). Empty when
   // the runner cannot say how many runs a bench() call made.
@@ -38,12 +38,12 @@ class Runner {
  public:
   virtual ~Runner() = default;
   // Short profiled run (the audit's profile_run step (docs/audit.md)): RunMetrics with a waste budget.
-  virtual Result<RunMetrics> profile(const config::WorkloadConfig& config) = 0;
+  virtual Result<analysis::RunMetrics> profile(const config::WorkloadConfig& config) = 0;
   // Short profiled run of a patched config (the AFTER side of a round, docs/audit.md § Rounds).
   // The default profiles it like any config; a replay takes the recording that stands in for it.
-  virtual Result<RunMetrics> profile_after(const config::WorkloadConfig& config) { return profile(config); }
+  virtual Result<analysis::RunMetrics> profile_after(const config::WorkloadConfig& config) { return profile(config); }
   // Benchmark run (the audit's benchmark step (docs/audit.md)) of `config`: the original or the patched config.
-  virtual Result<RunMetrics> bench(const config::WorkloadConfig& config) = 0;
+  virtual Result<analysis::RunMetrics> bench(const config::WorkloadConfig& config) = 0;
   // Benchmark the original and the patched config as a pair. The default benches them in blocks
   // (bench(before), then bench(after)), returns no per-run samples and says interleaved = false;
   // a runner that can alternate runs (the live runner: A B A B ...) overrides it so drift hits

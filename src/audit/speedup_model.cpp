@@ -147,7 +147,7 @@ Rate gemm_rate(const hw::GpuSpec* g, const hw::MeasuredCeilings& mc, const std::
 
 }  // namespace
 
-SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadConfig& oc,
+SpeedupPrediction predict_speedup(const analysis::RunMetrics& m, const config::WorkloadConfig& oc,
                                   const config::WorkloadConfig& nc, double unprofiled_step_s) {
   auto k = knowledge();
   if (!k) {
@@ -158,7 +158,7 @@ SpeedupPrediction predict_speedup(const RunMetrics& m, const config::WorkloadCon
   return predict_speedup(**k, m, oc, nc, unprofiled_step_s);
 }
 
-SpeedupPrediction predict_speedup(const Knowledge& kn, const RunMetrics& m, const config::WorkloadConfig& oc,
+SpeedupPrediction predict_speedup(const Knowledge& kn, const analysis::RunMetrics& m, const config::WorkloadConfig& oc,
                                   const config::WorkloadConfig& nc, double unprofiled_step_s) {
   const SpeedupFactors& sf = kn.speedup;
   SpeedupPrediction p;
@@ -166,7 +166,7 @@ SpeedupPrediction predict_speedup(const Knowledge& kn, const RunMetrics& m, cons
     p.note = "the profile has no cost profile (no complete steps, or metrics from an older goblin): no model";
     return p;
   }
-  const CostProfile& c = *m.cost;
+  const analysis::CostProfile& c = *m.cost;
   if (c.step_s <= 0) {
     p.note = "the profile's steps have no length";
     return p;
@@ -428,7 +428,7 @@ namespace {
 // The realised time of a prediction class in the AFTER profile's cost profile `a` (same
 // definitions). Memory-bound work that a 16-bit patch moves from fp32_membound to membound is
 // counted where it came from: membound keeps at most its BEFORE time `b`, the rest is fp32's.
-double realised(const std::string& cls, const CostProfile& a, const CostProfile& b) {
+double realised(const std::string& cls, const analysis::CostProfile& a, const analysis::CostProfile& b) {
   if (cls == "gemm") return a.gemm_simt_s + a.gemm_tensor_s;
   if (cls == "fp32_membound") return a.fp32_membound_s + std::max(0.0, a.membound_s - b.membound_s);
   if (cls == "membound") return std::min(a.membound_s, b.membound_s);
@@ -442,15 +442,15 @@ double realised(const std::string& cls, const CostProfile& a, const CostProfile&
 }
 }  // namespace
 
-std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before,
-                                               const RunMetrics* after) {
+std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const analysis::RunMetrics& before,
+                                               const analysis::RunMetrics* after) {
   // Per waste bucket: the measured budget before and after (the AFTER profile), and the recovery
   // the models predicted for the classes whose time sits in that bucket before the patch, against
   // the recovery the AFTER profile's cost profile realised for the same classes (seconds/step).
   std::vector<BucketRecovery> out;
-  const CostProfile* ac = after && after->cost ? &*after->cost : nullptr;
+  const analysis::CostProfile* ac = after && after->cost ? &*after->cost : nullptr;
   auto r6 = [](std::optional<double> v) { return v ? std::optional<double>(round_to(*v, 6)) : std::nullopt; };
-  for (const auto& b : WasteBudget::kBuckets) {
+  for (const auto& b : analysis::WasteBudget::kBuckets) {
     double lo = 0, hi = 0, real = 0;
     BucketRecovery row;
     row.bucket = b.name;

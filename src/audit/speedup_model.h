@@ -47,10 +47,11 @@ struct SpeedupPrediction {
 // step's extra length is host time the profiler adds per step; a patch that makes the step longer
 // (a larger batch) amortises less of the true, shorter host idle, so the low end is priced both ways.
 // GPU specs, measured ceilings and factors (data/speedup_model.yaml) come from `k`.
-SpeedupPrediction predict_speedup(const Knowledge& k, const RunMetrics& before, const config::WorkloadConfig& old_cfg,
-                                  const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
+SpeedupPrediction predict_speedup(const Knowledge& k, const analysis::RunMetrics& before,
+                                  const config::WorkloadConfig& old_cfg, const config::WorkloadConfig& new_cfg,
+                                  double unprofiled_step_s = 0);
 // The same with the process's knowledge (audit::knowledge()); for tests and one-shot tools.
-SpeedupPrediction predict_speedup(const RunMetrics& before, const config::WorkloadConfig& old_cfg,
+SpeedupPrediction predict_speedup(const analysis::RunMetrics& before, const config::WorkloadConfig& old_cfg,
                                   const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
 
 // One waste bucket of `recovery_by_bucket` (audit/speedup_model.h recovery_by_bucket): the
@@ -68,8 +69,8 @@ struct BucketRecovery {
 };
 // Predicted vs realised after-time per waste bucket, when an AFTER profile exists: before bucket,
 // predicted recovery [low, high] and the realised recovery (before − after) in seconds per step.
-std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const RunMetrics& before,
-                                               const RunMetrics* after_profile);
+std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const analysis::RunMetrics& before,
+                                               const analysis::RunMetrics* after_profile);
 
 // The prediction's JSON form (the report's and the patch's `speedup_model`), one field list
 // (speedup_model.cpp): figures rounded, low/high null when not predicted.

@@ -20,17 +20,17 @@ using namespace goblin::audit;
 namespace {
 std::string src(const std::string& rel) { return std::string(GOBLIN_SOURCE_DIR) + "/" + rel; }
 
-RunMetrics metrics_of(const std::string& path) {
+analysis::RunMetrics metrics_of(const std::string& path) {
   set_data_dir(GOBLIN_DATA_DIR);
   Timeline tl;
-  Status st = read_path(path, tl);
+  Status st = trace::read_path(path, tl);
   EXPECT_TRUE(st.ok()) << st.error().describe();
-  auto m = compute_run_metrics(tl);
+  auto m = analysis::compute_run_metrics(tl);
   EXPECT_TRUE(m.ok());
   return *m;
 }
 
-Json patch_with(const std::string& config, const RunMetrics& m) {
+Json patch_with(const std::string& config, const analysis::RunMetrics& m) {
   auto kb = knowledge();
   EXPECT_TRUE(kb.ok());
   PatchOptions po;
@@ -44,9 +44,9 @@ Json patch_with(const std::string& config, const RunMetrics& m) {
 
 // The live audit's own BEFORE profile (run directory: trace + nvidia-smi telemetry).
 TEST(SpeedupModel, LiveBaseProfileHoldsTheMeasuredSpeedups) {
-  RunMetrics m = metrics_of(src("docs/results/h100_live/audit_base/live/profile-1"));
+  analysis::RunMetrics m = metrics_of(src("docs/results/h100_live/audit_base/live/profile-1"));
   ASSERT_TRUE(m.cost.has_value());
-  const CostProfile& c = *m.cost;
+  const analysis::CostProfile& c = *m.cost;
   // The classes and the idle partition add up to the step (kernels of one stream: no overlap).
   double sum = c.gpu_s() + c.data_wait_s + c.host_gap_s + c.unattributed_s;
   EXPECT_NEAR(sum, c.step_s, 0.02 * c.step_s);
@@ -87,8 +87,8 @@ TEST(SpeedupModel, LiveBaseProfileHoldsTheMeasuredSpeedups) {
 // The bundled replay pair: the prediction from the BEFORE trace holds the measured 4.77x, and
 // the AFTER trace realises each modelled class within (or near) its interval.
 TEST(SpeedupModel, ReplayPairHoldsAndRealisedClassesFit) {
-  RunMetrics before = metrics_of(src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz"));
-  RunMetrics after = metrics_of(src("examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz"));
+  analysis::RunMetrics before = metrics_of(src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz"));
+  analysis::RunMetrics after = metrics_of(src("examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz"));
   ASSERT_TRUE(before.cost && after.cost);
   auto oc = config::parse_config_file(src("examples/h100_llama/config_before.yaml"));
   auto nc = config::parse_config_file(src("examples/h100_llama/config_after.yaml"));
@@ -99,7 +99,7 @@ TEST(SpeedupModel, ReplayPairHoldsAndRealisedClassesFit) {
   EXPECT_LE(sp.low, measured);
   EXPECT_GE(sp.high, measured);
   // GEMMs: the bf16 GEMM time of the AFTER trace lies in the re-timed interval.
-  const CostProfile& a = *after.cost;
+  const analysis::CostProfile& a = *after.cost;
   for (const auto& cl : sp.classes) {
     if (cl.name == "gemm") {
       EXPECT_LE(cl.after_fast, a.gemm_simt_s + a.gemm_tensor_s);
@@ -130,13 +130,13 @@ TEST(SpeedupModel, ReplayPairHoldsAndRealisedClassesFit) {
 
 // A config change no model prices, or no cost profile: no model prediction, said why.
 TEST(SpeedupModel, NothingToPrice) {
-  RunMetrics m;
+  analysis::RunMetrics m;
   auto c = config::parse_config_file(src("workloads/configs/tuned_compile.yaml"));
   ASSERT_TRUE(c.ok());
   SpeedupPrediction sp = predict_speedup(m, *c, *c);
   EXPECT_FALSE(sp.predicted);
   EXPECT_NE(sp.note.find("cost profile"), std::string::npos);
-  RunMetrics t = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"));
+  analysis::RunMetrics t = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"));
   sp = predict_speedup(t, *c, *c);
   EXPECT_FALSE(sp.predicted);
   EXPECT_NE(sp.note.find("no config change"), std::string::npos);
@@ -146,18 +146,18 @@ TEST(SpeedupModel, NothingToPrice) {
 // profile: no rule applies (the acceptance's "tuned config gets no rule"), memory headroom and
 // host_gap notwithstanding (the batch rule leaves compiled workloads alone).
 TEST(SpeedupModel, TunedConfigGetsNoRule) {
-  RunMetrics m = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1"));
+  analysis::RunMetrics m = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1"));
   ASSERT_TRUE(m.memory_headroom_gb.has_value());
   Json p = patch_with(src("workloads/configs/tuned_compile.yaml"), m);
   EXPECT_TRUE(p["rationale"].empty()) << p["rationale"].dump(1);
 }
 
 namespace {
-RunMetrics metrics_json(const std::string& path) {
+analysis::RunMetrics metrics_json(const std::string& path) {
   set_data_dir(GOBLIN_DATA_DIR);
   auto text = read_all(path);
   EXPECT_TRUE(text.ok());
-  auto m = run_metrics_from_json(Json::parse(*text));
+  auto m = analysis::run_metrics_from_json(Json::parse(*text));
   EXPECT_TRUE(m.ok()) << m.error().describe();
   return *m;
 }
@@ -176,7 +176,7 @@ config::WorkloadConfig cfg_of(const std::string& path) {
 // range holds the measurement.
 TEST(SpeedupModel, BatchRoundOfTheHfTrainerHoldsWithTheProfilerOverhead) {
   const std::string d = src("docs/results/h100_audit_rounds/hf_trainer_r2/");
-  RunMetrics m = metrics_json(d + "round1_after_profile/metrics.json");
+  analysis::RunMetrics m = metrics_json(d + "round1_after_profile/metrics.json");
   ASSERT_TRUE(m.cost.has_value());
   auto oc = cfg_of(d + "round-1.yaml"), nc = cfg_of(d + "bench_after_4.yaml");
   ASSERT_EQ(nc.get("batch_size"), 8);

@@ -18,7 +18,7 @@ namespace goblin::hw {
 
 namespace {
 KernelEngineFn taxonomy_engines() {  // data/taxonomy.yaml § kernel_engines
-  static const auto tax = Taxonomy::load();
+  static const auto tax = analysis::Taxonomy::load();
   return [](std::string_view k) { return tax ? tax->engine(k) : std::string(); };
 }
 }  // namespace
@@ -26,7 +26,7 @@ KernelEngineFn taxonomy_engines() {  // data/taxonomy.yaml § kernel_engines
 TEST(FlopSelection, RooflineAndMfuAgreeOnAnH100Trace) {
   set_data_dir(GOBLIN_DATA_DIR);
   Timeline tl;
-  ASSERT_TRUE(read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
+  ASSERT_TRUE(trace::read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_bf16_sdpa_w4.json.gz", tl).ok());
   auto gpu = gpu_for_timeline(tl);
   ASSERT_TRUE(gpu.ok()) << gpu.error().message;
   const RooflineReport rep = roofline_from_trace(tl, *gpu, taxonomy_engines());

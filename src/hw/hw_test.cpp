@@ -18,7 +18,7 @@ using namespace goblin::hw;
 
 // Kernel engines come from data/taxonomy.yaml § kernel_engines (the roofline's caller passes them).
 KernelEngineFn taxonomy_engines() {
-  static const auto tax = Taxonomy::load();
+  static const auto tax = analysis::Taxonomy::load();
   return [](std::string_view k) { return tax ? tax->engine(k) : std::string(); };
 }
 
@@ -166,12 +166,12 @@ TEST(GpuSpecs, DetectionParsers) {
 
 TEST(GpuSpecs, KinetoDeviceProperties) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("kineto/h100_llama_fp32_eager_w0.json.gz"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("kineto/h100_llama_fp32_eager_w0.json.gz"), tl).ok());
   auto g = gpu_for_timeline(tl);
   ASSERT_TRUE(g.ok()) << g.error().message;
   EXPECT_EQ(g->id, "H100-SXM");
   Timeline a100;
-  ASSERT_TRUE(read_path(fx("kineto/a100_alexnet_cuda_sync.json.gz"), a100).ok());
+  ASSERT_TRUE(trace::read_path(fx("kineto/a100_alexnet_cuda_sync.json.gz"), a100).ok());
   auto ga = gpu_for_timeline(a100);
   ASSERT_TRUE(ga.ok()) << ga.error().message;
   EXPECT_EQ(ga->id, "A100-40GB");
@@ -284,7 +284,7 @@ TEST(Roofline, HandBuiltTimelineAttributesKernelToInnermostOp) {
 
 TEST(Roofline, GoldenH100Fp32GemmsSitUnderTheSimtPeak) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("kineto/h100_llama_fp32_eager_w0.json.gz"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("kineto/h100_llama_fp32_eager_w0.json.gz"), tl).ok());
   auto g = gpu_for_timeline(tl);
   ASSERT_TRUE(g.ok());
   auto rep = roofline_from_trace(tl, *g, taxonomy_engines());
@@ -305,7 +305,7 @@ TEST(Roofline, GoldenH100Fp32GemmsSitUnderTheSimtPeak) {
 
 TEST(Roofline, GoldenH100Bf16SdpaAttentionIsCausal) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("kineto/h100_llama_bf16_sdpa_w4.json.gz"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("kineto/h100_llama_bf16_sdpa_w4.json.gz"), tl).ok());
   auto rep = roofline_from_trace(tl, *gpu_for_timeline(tl), taxonomy_engines());
   int attn = 0;
   for (auto& p : rep.ops) {
@@ -355,7 +355,7 @@ TEST(Ncu, GoldenEveryFixtureKernelIsClassifiedWithEvidence) {
   for (const char* f :
        {"nsight/ncu_raw_h100_full.csv", "nsight/ncu_raw_h100_selected_metrics.csv", "nsight/ncu_details_h100.csv"}) {
     Timeline tl;
-    ASSERT_TRUE(read_path(fx(f), tl).ok()) << f;
+    ASSERT_TRUE(trace::read_path(fx(f), tl).ok()) << f;
     auto cls = classify_ncu(tl, *R);
     ASSERT_FALSE(cls.empty()) << f;
     for (auto& c : cls) {
@@ -365,7 +365,7 @@ TEST(Ncu, GoldenEveryFixtureKernelIsClassifiedWithEvidence) {
     }
   }
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
   auto cls = classify_ncu(tl, *R);
   ASSERT_EQ(cls.size(), 10u);
   EXPECT_EQ(cls[2].bound, "compute_bound");  // nvjet GEMM, SM 90.21%
@@ -396,7 +396,7 @@ TEST(Ncu, RocprofFormulas) {
 
 TEST(Diagnose, TwoDistinctBottlenecksWithEvidenceAndFixes) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("nsight/ncu_raw_h100_selected_metrics.csv"), tl).ok());
   auto R = load_ncu_rules();
   for (auto& k : counter_kernels(tl)) {
     auto d = diagnose_kernel(k, *R, 132);
@@ -413,7 +413,7 @@ TEST(Diagnose, TwoDistinctBottlenecksWithEvidenceAndFixes) {
 
 TEST(Diagnose, PromptCarriesCitedSpecsAndSchemaSections) {
   Timeline tl;
-  ASSERT_TRUE(read_path(fx("nsight/ncu_raw_h100_full.csv"), tl).ok());
+  ASSERT_TRUE(trace::read_path(fx("nsight/ncu_raw_h100_full.csv"), tl).ok());
   auto ks = counter_kernels(tl);
   auto schema = load_metric_schema();
   ASSERT_TRUE(schema.ok());

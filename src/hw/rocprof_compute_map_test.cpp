@@ -23,7 +23,7 @@ TEST(RocprofComputeMap, DataFileParsesAndCitesEveryMetric) {
 
 TEST(RocprofComputeMap, Mi350KernelsGetSpeedOfLightFromAmdMetrics) {
   Timeline tl;
-  Status s = read_path(kDb, tl);
+  Status s = trace::read_path(kDb, tl);
   ASSERT_TRUE(s.ok()) << s.error().describe();
   auto ks = counter_kernels(tl);
   ASSERT_EQ(ks.size(), 7u);

@@ -143,7 +143,7 @@ Result<std::vector<std::string>> check_recordable(const std::string& ws, const J
 
 Json work_done(const std::string& csv, const Config& cfg, int launches, const IntegrityLimits& l) {
   Timeline tl;
-  (void)read_path(csv, tl);
+  (void)trace::read_path(csv, tl);
   auto ks = hw::counter_kernels(tl);
   bool rd = false, wr = false, ff = false, tensor_found = false;
   const double bytes = metric_sum(ks, "dram__bytes_read.sum", &rd) + metric_sum(ks, "dram__bytes_write.sum", &wr);

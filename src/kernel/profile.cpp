@@ -137,7 +137,7 @@ Result<Json> diagnose_profile(const std::string& csv, const Config& cfg) {
 
 Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv, const Config& cfg) {
   Timeline tl;
-  auto st = read_path(csv, tl);
+  auto st = trace::read_path(csv, tl);
   if (!st.ok() && tl.counters.size() == 0) return st.error();
   auto kernels = hw::counter_kernels(tl);
   if (kernels.empty()) return make_error(ErrorKind::Malformed, "no profiled kernels with metrics", csv);
@@ -244,7 +244,7 @@ Result<Json> run_profile(const Knowledge& kn, const std::string& ws, const RunOp
   out["version"] = n;
   if (o.prompt) {
     Timeline tl;
-    (void)read_path(csv, tl);
+    (void)trace::read_path(csv, tl);
     auto kernels = hw::counter_kernels(tl);
     const auto& schema = hwk.ncu_metric_schema;
     auto gpu = hwk.gpu(cfg.platform);

@@ -10,8 +10,8 @@ namespace goblin::mcp {
 
 namespace {
 
-Result<RunMetrics> run_live(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
-                            CallContext& ctx, RunRecord& rec) {
+Result<analysis::RunMetrics> run_live(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
+                                      CallContext& ctx, RunRecord& rec) {
   run::LiveAuditKnobs knobs;
   if (kind == "profile")
     knobs.profile_steps = steps;
@@ -37,8 +37,8 @@ Result<RunMetrics> run_live(const std::string& kind, const config::WorkloadConfi
   return m;
 }
 
-Result<RunMetrics> run_replay(const std::string& kind, const config::WorkloadConfig& cfg, int steps, Session& s,
-                              RunRecord& rec) {
+Result<analysis::RunMetrics> run_replay(const std::string& kind, const config::WorkloadConfig& cfg, int steps,
+                                        Session& s, RunRecord& rec) {
   ASSIGN_OR_RETURN(auto rp, s.replay());
   audit::ReplayRunner& r = *rp;
   ASSIGN_OR_RETURN(auto m, kind == "profile" ? r.profile(cfg) : r.bench(cfg));
@@ -56,8 +56,8 @@ Result<RunMetrics> run_replay(const std::string& kind, const config::WorkloadCon
 
 }  // namespace
 
-Result<RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps, bool cache,
-                                   Session& s, CallContext& ctx, RunRecord& rec) {
+Result<analysis::RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps,
+                                             bool cache, Session& s, CallContext& ctx, RunRecord& rec) {
   std::string live_refusal;
   if (s.options().allow_live) {
     auto m = run_live(kind, cfg, steps, s, ctx, rec);

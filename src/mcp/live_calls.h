@@ -13,7 +13,7 @@ namespace goblin::mcp {
 
 // kind: "profile" | "bench". steps: 0 = the runner's default. Fills rec.runner, rec.ran,
 // rec.notes and (live bench) the per-run samples.
-Result<RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps, bool cache,
-                                   Session& s, CallContext& ctx, RunRecord& rec);
+Result<analysis::RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps,
+                                             bool cache, Session& s, CallContext& ctx, RunRecord& rec);
 
 }  // namespace goblin::mcp

@@ -43,7 +43,7 @@ struct RunRecord {
   std::string runner;  // "replay" | "live"
   config::WorkloadConfig requested;
   std::optional<config::WorkloadConfig> ran;  // the config really run when it differs (replay)
-  RunMetrics metrics;
+  analysis::RunMetrics metrics;
   std::vector<double> step_time_samples, tokens_samples;  // live: per-run figures
   std::vector<std::string> notes;
 };

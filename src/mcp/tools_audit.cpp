@@ -35,7 +35,7 @@ Result<config::WorkloadConfig> config_arg(const Json& a, Session& s) {
   return c;
 }
 
-std::string metrics_text(const RunMetrics& m, const RunRecord& r) {
+std::string metrics_text(const analysis::RunMetrics& m, const RunRecord& r) {
   std::string t = fmt::format("{} {} {}: step {:.1f} ms", r.runner, r.kind, r.id, m.step_time_s * 1e3);
   if (m.tokens_per_sec) fmt::format_to(std::back_inserter(t), ", {:.0f} tokens/s", *m.tokens_per_sec);
   if (!m.gpu_name.empty()) fmt::format_to(std::back_inserter(t), " on {}", m.gpu_name);
@@ -68,7 +68,7 @@ VerbResult measure(const std::string& kind, const app::Request& rq, Session& s, 
     return o;
   }
   rec.metrics = *m;
-  o.result = run_metrics_to_json(*m);
+  o.result = analysis::run_metrics_to_json(*m);
   Json gr = {{"id", rec.id}, {"runner", rec.runner}, {"notes", rec.notes}};
   if (rec.ran) gr["ran_config_differs_on"] = audit::config_differences(rec.requested, *rec.ran);
   if (!rec.step_time_samples.empty()) gr["per_run_step_time_s"] = rec.step_time_samples;

@@ -375,7 +375,7 @@ Status Database::guard() {
 }
 
 Result<std::unique_ptr<Database>> Database::open(std::vector<TraceRef> traces,
-                                                 std::shared_ptr<const AnalysisKnowledge> knowledge) {
+                                                 std::shared_ptr<const analysis::AnalysisKnowledge> knowledge) {
   std::unique_ptr<Database> d(new Database);
   d->data_ = std::make_unique<TableData>(std::move(traces), std::move(knowledge));
   if (sqlite3_open_v2(":memory:", &d->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=

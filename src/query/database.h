@@ -65,7 +65,7 @@ class Database {
   // tables. `writable`: the user's SQL may create and change its own tables (--db); the trace
   // tables are materialized into plain tables first (materialize()).
   static Result<std::unique_ptr<Database>> open(std::vector<TraceRef> traces,
-                                                std::shared_ptr<const AnalysisKnowledge> knowledge);
+                                                std::shared_ptr<const analysis::AnalysisKnowledge> knowledge);
 
   // SQL over the run store (`goblin query --store`, docs/query.md § The run store): the store's
   // SQLite file opened read-only, or an empty in-memory database the caller fills with

@@ -21,15 +21,15 @@ namespace {
 
 const std::string kFixtures = GOBLIN_FIXTURES;
 
-std::shared_ptr<const AnalysisKnowledge> kn() {
-  auto k = analysis_knowledge();
+std::shared_ptr<const analysis::AnalysisKnowledge> kn() {
+  auto k = analysis::analysis_knowledge();
   EXPECT_TRUE(k.ok());
   return *k;
 }
 
 Timeline read(const std::string& rel) {
   Timeline tl;
-  Status s = read_path(kFixtures + "/" + rel, tl);
+  Status s = trace::read_path(kFixtures + "/" + rel, tl);
   EXPECT_TRUE(s.ok()) << s.error().describe();
   return tl;
 }
@@ -76,9 +76,9 @@ TEST(Query, CategoryTimeEqualsBreakdown) {
   Rows r = run(*db, "SELECT category, family, sum(dur_ns), count(*) FROM gpu_ops GROUP BY 1, 2");
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> sql;
   for (const auto& row : r.rows) sql[{as_str(row[0]), as_str(row[1])}] = {as_int(row[2]), as_int(row[3])};
-  CategoryBreakdown b = category_breakdown(tl, kn()->taxonomy);
+  analysis::CategoryBreakdown b = analysis::category_breakdown(tl, kn()->taxonomy);
   ASSERT_EQ(sql.size(), b.rows.size());
-  for (const CategoryRow& c : b.rows) {
+  for (const analysis::CategoryRow& c : b.rows) {
     auto it = sql.find({c.category, c.family});
     ASSERT_NE(it, sql.end()) << c.category << "/" << c.family;
     EXPECT_EQ(it->second.first, c.time_ns) << c.category;
@@ -93,8 +93,8 @@ TEST(Query, TopKernelsEqualTriage) {
   Timeline tl = read(kH100);
   auto db = open_db({&tl});
   Rows r = run(*db, "SELECT name, total_ns, launches FROM kernels ORDER BY total_ns DESC LIMIT 10");
-  TriageOptions opt;
-  auto rep = run_triage(tl, *kn(), opt);
+  analysis::TriageOptions opt;
+  auto rep = analysis::run_triage(tl, *kn(), opt);
   ASSERT_TRUE(rep.ok());
   ASSERT_EQ(r.rows.size(), 10u);
   for (size_t i = 0; i < 10; ++i) {
@@ -214,7 +214,7 @@ TEST(Query, DocsListEveryTableAndColumn) {
 // Per-step figures (wall, busy, compute, idle) of the complete steps of a timeline.
 std::map<std::string, std::vector<int64_t>> step_figures(const Timeline& tl) {
   std::map<std::string, std::vector<int64_t>> m;
-  CategoryBreakdown b = category_breakdown(tl, kn()->taxonomy);
+  analysis::CategoryBreakdown b = analysis::category_breakdown(tl, kn()->taxonomy);
   for (const auto& w : b.step_breakdowns)
     if (!w.partial) m[w.name] = {w.wall_ns, w.busy_ns, w.compute_ns, w.idle_ns};
   return m;
@@ -227,7 +227,7 @@ TEST(Slice, StepsReadBackWithTheSameFigures) {
   ASSERT_GE(all.size(), 3u);
   // The middle steps of the trace, by number.
   std::vector<int64_t> nums;
-  const StepDetection det = find_steps(tl);
+  const analysis::StepDetection det = analysis::find_steps(tl);
   for (size_t i = 0; i < det.steps.size(); ++i) nums.push_back(step_number(det.steps[i].name, i));
   spec.steps = {{nums[1], nums[2]}};
   auto w = slice_window(tl, spec);
@@ -238,7 +238,7 @@ TEST(Slice, StepsReadBackWithTheSameFigures) {
   ASSERT_TRUE(st.ok()) << st.error().describe();
   EXPECT_GT(st->flows, 0);
   Timeline back;
-  ASSERT_TRUE(read_path(out, back).ok());
+  ASSERT_TRUE(trace::read_path(out, back).ok());
   EXPECT_LT(back.gpu_ops.size(), tl.gpu_ops.size());
   auto got = step_figures(back);
   ASSERT_EQ(got.size(), 2u);
@@ -260,7 +260,7 @@ TEST(Slice, MergedRanksEachGetAProcess) {
   auto st = write_kineto_slice({{&a, 0, *wa}, {&b, 1, *wb}}, out);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   Timeline back;
-  ASSERT_TRUE(read_path(out, back).ok());
+  ASSERT_TRUE(trace::read_path(out, back).ok());
   EXPECT_EQ(back.gpu_ops.size(), a.gpu_ops.size() + b.gpu_ops.size());
   std::ifstream f(out);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -286,7 +286,7 @@ TEST(Slice, MergedRanksAreAlignedOnTheirEpochBases) {
   "args": {{"device": 0, "stream": 7, "correlation": 1}}}}]}})",
         rank, base.empty() ? "" : " \"baseTimeNanoseconds\": " + base + ",", ts_us);
     Timeline tl;
-    Status st = read_path(p, tl);
+    Status st = trace::read_path(p, tl);
     EXPECT_TRUE(st.ok()) << st.error().describe();
     return tl;
   };
@@ -307,7 +307,7 @@ TEST(Slice, MergedRanksAreAlignedOnTheirEpochBases) {
   const std::string out = (dir / "merged.json").string();
   EXPECT_TRUE(merge(a, b, out));
   Timeline back;
-  ASSERT_TRUE(read_path(out, back).ok());
+  ASSERT_TRUE(trace::read_path(out, back).ok());
   EXPECT_EQ(back.meta.clock_base_ns, b1);  // the earliest base
   ASSERT_EQ(back.gpu_ops.size(), 2u);
   std::map<std::string, int64_t> start;

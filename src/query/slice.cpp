@@ -34,10 +34,10 @@ Result<std::pair<int64_t, int64_t>> parse_step_range(const std::string& s) {
 Result<Window> slice_window(const Timeline& tl, const SliceSpec& spec) {
   Window w;
   if (spec.steps) {
-    const StepDetection det = find_steps(tl);
+    const analysis::StepDetection det = analysis::find_steps(tl);
     bool any = false;
     for (size_t i = 0; i < det.steps.size(); ++i) {
-      const Step& s = det.steps[i];
+      const analysis::Step& s = det.steps[i];
       const int64_t n = step_number(s.name, i);
       if (n > spec.steps->second && any && w.boundary_step.empty()) {
         w.boundary_step = s.name;

@@ -57,7 +57,7 @@ struct Out {
 // One trace and the analyses computed over it so far.
 struct TraceState {
   TraceRef ref;
-  const AnalysisKnowledge* k = nullptr;
+  const analysis::AnalysisKnowledge* k = nullptr;
   std::string* error = nullptr;  // TableData's first analysis error
   const Timeline& tl() const { return *ref.timeline; }
 
@@ -97,7 +97,7 @@ struct TraceState {
       const uint64_t key = (static_cast<uint64_t>(g.name[i]) << 32) | cpu;
       auto [it, fresh] = cache.try_emplace(key, static_cast<uint32_t>(classes.size()));
       if (fresh) {
-        KernelClass kc = k->taxonomy.classify(tl().str(g.name[i]), tl().str(cpu));
+        analysis::KernelClass kc = k->taxonomy.classify(tl().str(g.name[i]), tl().str(cpu));
         classes.emplace_back(std::move(kc.category), std::move(kc.family));
       }
       op_class[i] = it->second;
@@ -105,31 +105,31 @@ struct TraceState {
     }
   }
 
-  std::optional<StepDetection> steps_;
+  std::optional<analysis::StepDetection> steps_;
   std::vector<int64_t> step_numbers;  // ProfilerStep#N's N, else the step's index
-  const StepDetection& steps() {
+  const analysis::StepDetection& steps() {
     if (!steps_) {
-      steps_ = find_steps(tl());
+      steps_ = analysis::find_steps(tl());
       for (size_t i = 0; i < steps_->steps.size(); ++i) step_numbers.push_back(step_number(steps_->steps[i].name, i));
     }
     return *steps_;
   }
 
-  std::optional<CategoryBreakdown> breakdown_;
-  const CategoryBreakdown& breakdown() {
-    if (!breakdown_) breakdown_ = category_breakdown(tl(), k->taxonomy);
+  std::optional<analysis::CategoryBreakdown> breakdown_;
+  const analysis::CategoryBreakdown& breakdown() {
+    if (!breakdown_) breakdown_ = analysis::category_breakdown(tl(), k->taxonomy);
     return *breakdown_;
   }
 
-  std::optional<RunMetrics> metrics_;
-  const RunMetrics& metrics() {
+  std::optional<analysis::RunMetrics> metrics_;
+  const analysis::RunMetrics& metrics() {
     if (!metrics_) {
-      auto m = compute_run_metrics(tl(), *k);
+      auto m = analysis::compute_run_metrics(tl(), *k);
       if (m) {
         metrics_ = std::move(*m);
       } else {
         if (error->empty()) *error = m.error().describe();
-        metrics_ = RunMetrics{};
+        metrics_ = analysis::RunMetrics{};
       }
     }
     return *metrics_;
@@ -137,22 +137,23 @@ struct TraceState {
 
   // The triage analyses: exposure, launch attribution, kernel table, modules, stages.
   struct Triage {
-    ExposureResult exposure;
-    LaunchAttribution attribution;
-    KernelTableResult kernels;
-    ModuleTable modules;
-    StageSplit stages;
+    analysis::ExposureResult exposure;
+    analysis::LaunchAttribution attribution;
+    analysis::KernelTableResult kernels;
+    analysis::ModuleTable modules;
+    analysis::StageSplit stages;
   };
   std::unique_ptr<Triage> triage_;
   const Triage& triage() {
     if (!triage_) {
       triage_ = std::make_unique<Triage>();
       Triage& t = *triage_;
-      t.exposure = compute_exposure(tl());
-      t.attribution = attribute_launches(tl());
-      t.kernels = build_kernel_table(tl(), t.exposure, t.attribution, &k->taxonomy);
-      t.modules = build_module_table(tl(), t.attribution, attribute_modules(tl(), t.attribution), t.kernels);
-      t.stages = split_stages(tl(), t.attribution, t.kernels, *k->stages);
+      t.exposure = analysis::compute_exposure(tl());
+      t.attribution = analysis::attribute_launches(tl());
+      t.kernels = analysis::build_kernel_table(tl(), t.exposure, t.attribution, &k->taxonomy);
+      t.modules = analysis::build_module_table(tl(), t.attribution, analysis::attribute_modules(tl(), t.attribution),
+                                               t.kernels);
+      t.stages = analysis::split_stages(tl(), t.attribution, t.kernels, *k->stages);
     }
     return *triage_;
   }
@@ -198,7 +199,7 @@ namespace goblin::query {
 
 struct TableData::Impl {
   std::vector<detail::TraceState> traces;
-  std::shared_ptr<const AnalysisKnowledge> knowledge;
+  std::shared_ptr<const analysis::AnalysisKnowledge> knowledge;
   std::string error;
   std::map<std::pair<size_t, int>, std::vector<uint64_t>> orders;
 };

@@ -67,7 +67,7 @@ void collective_bus_bw(TraceState& st, size_t r, Out& o) {
   const CollectiveTable& c = st.tl().collectives;
   const auto bytes = collective_bytes(st, r);
   const auto* type = st.k->collectives.type_of(st.tl().str(c.collective[r]));
-  auto f = type ? CollectiveKnowledge::factor(type->busbw_factor, c.group_size[r]) : std::nullopt;
+  auto f = type ? analysis::CollectiveKnowledge::factor(type->busbw_factor, c.group_size[r]) : std::nullopt;
   if (!bytes || !f || c.dur_ns[r] <= 0) return o.null();
   o.d(static_cast<double>(*bytes) / static_cast<double>(c.dur_ns[r]) * *f);
 }
@@ -244,10 +244,20 @@ std::vector<Table> build_tables() {
     {{"exposed_comm_ns", I, "communication not overlapped by compute"}, GET { o.i(st.breakdown().step_breakdowns[r].exposed_comm_ns); }},
     {{"exposed_memcpy_ns", I, "memcpy not overlapped by compute"}, GET { o.i(st.breakdown().step_breakdowns[r].exposed_memcpy_ns); }},
   }));
-  v.push_back(make("waste_budget", "the additive waste budget of `goblin metrics`: seconds per step by bucket", true, [](TraceState&) { return WasteBudget::kBuckets.size(); }, {
-    {{"bucket", T, "useful_gpu, data_wait, host_gap, ..."}, GET { o.s(WasteBudget::kBuckets[r].name); }},
-    {{"seconds_per_step", R, "the bucket's seconds per step (NULL when unobserved)"}, GET {auto v = st.metrics().waste_budget.value_of(WasteBudget::kBuckets[r].name); v ? o.d(*v) : o.null(); }},
-    {{"step_time_s", R, "the step time the buckets partition"}, GET { o.d(st.metrics().waste_budget.step_time_s); }},
+  v.push_back(make("waste_budget", "the additive waste budget of `goblin metrics`: seconds per step by bucket", true, [](TraceState&) {
+  return analysis::WasteBudget::kBuckets.size(); }, {
+    {{"bucket", T, "useful_gpu, data_wait, host_gap, ..."}, GET { o.s(analysis::WasteBudget::kBuckets[r].name);
+  }
+  }
+  , {{"seconds_per_step", R, "the bucket's seconds per step (NULL when unobserved)"},
+     GET{auto v = st.metrics().waste_budget.value_of(analysis::WasteBudget::kBuckets[r].name);
+  v ? o.d(*v) : o.null();
+  }
+  }
+  , {{"step_time_s", R, "the step time the buckets partition"}, GET{o.d(st.metrics().waste_budget.step_time_s);
+  }
+  }
+  ,
   }));
   v.push_back(make("modules", "GPU time by nn.Module (`goblin triage --by-module`; with_stack traces)", true, [](TraceState& st) { return st.triage().modules.rows.size(); }, {
     {{"module", T, "module class"}, GET { o.s(st.triage().modules.rows[r].module); }},
@@ -409,7 +419,7 @@ std::vector<Table> build_tables() {
     return out;
   }
 
-  TableData::TableData(std::vector<TraceRef> traces, std::shared_ptr<const AnalysisKnowledge> knowledge)
+  TableData::TableData(std::vector<TraceRef> traces, std::shared_ptr<const analysis::AnalysisKnowledge> knowledge)
       : impl_(std::make_unique<Impl>()) {
     impl_->knowledge = std::move(knowledge);
     impl_->traces.resize(traces.size());

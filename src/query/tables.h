@@ -59,7 +59,7 @@ struct TraceRef {
 // computed on first use and kept (one connection reads them; not thread-safe).
 class TableData {
  public:
-  TableData(std::vector<TraceRef> traces, std::shared_ptr<const AnalysisKnowledge> knowledge);
+  TableData(std::vector<TraceRef> traces, std::shared_ptr<const analysis::AnalysisKnowledge> knowledge);
   ~TableData();
   TableData(const TableData&) = delete;
   TableData& operator=(const TableData&) = delete;

@@ -157,7 +157,7 @@ TelemetrySummary summarize_nvidia_smi_csv(const std::string& path) {
   // goblin's own reader first.
   {
     Timeline tl;
-    Status st = read_nvidia_smi(path, tl, ReadOptions{});
+    Status st = trace::read_nvidia_smi(path, tl, trace::ReadOptions{});
     if (st.ok() && tl.samples.size() > 0) {
       t.parser = "goblin nvidia-smi reader";
       std::map<int64_t, std::map<std::string, double>> by_ts;

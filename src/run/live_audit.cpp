@@ -41,8 +41,8 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
   LiveAuditSetup setup;
   struct Holder : audit::Runner {
     std::shared_ptr<LiveRunner> r;
-    Result<RunMetrics> profile(const config::WorkloadConfig& c) override { return r->profile(c); }
-    Result<RunMetrics> bench(const config::WorkloadConfig& c) override { return r->bench(c); }
+    Result<analysis::RunMetrics> profile(const config::WorkloadConfig& c) override { return r->profile(c); }
+    Result<analysis::RunMetrics> bench(const config::WorkloadConfig& c) override { return r->bench(c); }
     Result<audit::PairBench> bench_pair(const config::WorkloadConfig& b, const config::WorkloadConfig& a) override {
       return r->bench_pair(b, a);
     }

@@ -68,7 +68,7 @@ BenchRequest LiveRunner::bench_request(const std::string& work_dir) const {
   return req;
 }
 
-Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
+Result<analysis::RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   ASSIGN_OR_RETURN(auto p, prepare(config, "profiled_config"));
   ProfileRequest req;
   req.workload = p.workload;
@@ -83,7 +83,7 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.run}});
   if (po.error) return *po.error;
   last_trace_ = req.run_dir;
-  ASSIGN_OR_RETURN(auto m, load_metrics_file(req.run_dir + "/metrics.json"));
+  ASSIGN_OR_RETURN(auto m, analysis::load_metrics_file(req.run_dir + "/metrics.json"));
   m.runner_kind = "live";
   if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
       pw && pw->contains("data_prefetch") && !(*pw)["data_prefetch"].value("note", "").empty())
@@ -91,8 +91,8 @@ Result<RunMetrics> LiveRunner::profile(const config::WorkloadConfig& config) {
   return m;
 }
 
-RunMetrics bench_to_run_metrics(const Json& b) {
-  RunMetrics m;
+analysis::RunMetrics bench_to_run_metrics(const Json& b) {
+  analysis::RunMetrics m;
   m.runner_kind = "live";
   m.step_time_s = b.value("step_time_s", 0.0);
   if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number())
@@ -128,7 +128,7 @@ RunMetrics bench_to_run_metrics(const Json& b) {
   return m;
 }
 
-Result<RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
+Result<analysis::RunMetrics> LiveRunner::bench(const config::WorkloadConfig& config) {
   last_trace_.clear();
   ASSIGN_OR_RETURN(auto p, prepare(config, fmt::format("bench_config_{}", n_ + 1)));
   BenchRequest req = bench_request(fmt::format("{}/live/bench-{}", opt_.out_dir, ++n_));

@@ -30,8 +30,8 @@ struct LiveRunnerOptions {
 class LiveRunner : public audit::Runner {
  public:
   explicit LiveRunner(LiveRunnerOptions opt) : opt_(std::move(opt)) {}
-  Result<RunMetrics> profile(const config::WorkloadConfig& config) override;
-  Result<RunMetrics> bench(const config::WorkloadConfig& config) override;
+  Result<analysis::RunMetrics> profile(const config::WorkloadConfig& config) override;
+  Result<analysis::RunMetrics> bench(const config::WorkloadConfig& config) override;
   // Before and after in one `bench --against` (runners.h): runs interleave A B A B ..., repeats
   // runs per side, per-run step times and tokens/s returned as samples.
   Result<audit::PairBench> bench_pair(const config::WorkloadConfig& before,
@@ -69,7 +69,7 @@ class LiveRunner : public audit::Runner {
 // RunMetrics of a bench JSON's side "a" (median step time, tokens/s, versions, runner_kind live;
 // gpu_util_pct from telemetry with a "gpu_util_pct: telemetry-based ..." warning, or 0 with a
 // "gpu_util_pct: unobserved ..." warning). For side "b" pass bench_side_result(bench, "b").
-RunMetrics bench_to_run_metrics(const Json& bench);
+analysis::RunMetrics bench_to_run_metrics(const Json& bench);
 // Per-run samples of a bench JSON's side ("a" | "b"): runs without an error, in run order.
 audit::SideSamples bench_side_samples(const Json& bench, const std::string& side);
 

@@ -33,7 +33,7 @@ LiveRunnerOptions standin_options(const std::string& name) {
   return o;
 }
 
-bool has_warning(const RunMetrics& m, const std::string& prefix) {
+bool has_warning(const analysis::RunMetrics& m, const std::string& prefix) {
   return std::any_of(m.warnings.begin(), m.warnings.end(),
                      [&](const Warning& w) { return w.message.rfind(prefix, 0) == 0; });
 }
@@ -85,7 +85,7 @@ TEST(LiveRunnerPair, TelemetryUtilisationReachesRunMetricsLabelled) {
             {"gpu_util_pct", 87.5},
             {"gpu_util_basis", "telemetry-based: mean over 3 run(s) ..."},
             {"gpu", {{"name", "NVIDIA H100"}}}};
-  RunMetrics m = bench_to_run_metrics(b);
+  analysis::RunMetrics m = bench_to_run_metrics(b);
   EXPECT_DOUBLE_EQ(m.gpu_util_pct, 87.5);
   EXPECT_TRUE(has_warning(m, "gpu_util_pct: telemetry-based"));
 }
@@ -96,8 +96,8 @@ TEST(LiveRunnerPair, TelemetryUtilisationReachesRunMetricsLabelled) {
 class StandinAuditRunner : public LiveRunner {
  public:
   using LiveRunner::LiveRunner;
-  Result<RunMetrics> profile(const config::WorkloadConfig&) override {
-    RunMetrics m;
+  Result<analysis::RunMetrics> profile(const config::WorkloadConfig&) override {
+    analysis::RunMetrics m;
     m.runner_kind = "live";
     m.step_time_s = 0.016;
     m.waste_budget.unobserved = audit::bucket_names();

@@ -92,7 +92,7 @@ Json summarize(const std::string& path) {
   Json j;
   j["path"] = path;
   Timeline tl;
-  Status st = read_path(path, tl);
+  Status st = trace::read_path(path, tl);
   if (!st.ok()) {
     j["read_error"] = st.error().message;
     j["read_error_kind"] = static_cast<int>(st.error().kind);
@@ -161,7 +161,7 @@ Json summarize(const std::string& path) {
   j["graph_kernels_attributed_to_graph_launch"] = graph_attr;
   j["graphs"] = per_graph.size();
 
-  StepDetection d = find_steps(tl);
+  analysis::StepDetection d = analysis::find_steps(tl);
   j["step_method"] = d.method;
   // Per step, the work the step *launched*: GPU ops whose launching API call (by correlation)
   // starts inside the step's CPU span. A job whose host runs ahead of the GPU (a compiled model
@@ -186,17 +186,17 @@ Json summarize(const std::string& path) {
     if (auto r = tl.runtime_by_correlation(c.correlation[i])) launch = tl.runtime.start_ns[*r];
     ops.push_back({launch, c.start_ns[i], c.end_ns(i), c.kind[i] == GpuOpKind::Kernel});
   }
-  std::vector<goblin::Interval> all;
+  std::vector<goblin::analysis::Interval> all;
   all.reserve(ops.size());
   for (const Op& o : ops) all.push_back({o.start, o.end});
-  IntervalSet busy_all = union_of(all);
+  analysis::IntervalSet busy_all = analysis::union_of(all);
   Json steps = Json::array();
   std::vector<double> kper, busy_ms, dur_ms;
   for (const auto& s : d.steps) {
     auto span = cpu_span.find(s.name);
     const bool by_launch = span != cpu_span.end();
     int64_t nk = 0, nk_window = 0;
-    std::vector<goblin::Interval> mine;
+    std::vector<goblin::analysis::Interval> mine;
     for (const Op& o : ops) {
       const bool in_window = o.start >= s.start_ns && o.start < s.end_ns;
       if (o.kernel && in_window) ++nk_window;
@@ -206,8 +206,8 @@ Json summarize(const std::string& path) {
       if (o.kernel) ++nk;
       mine.push_back({o.start, o.end});
     }
-    int64_t b = total_length(union_of(mine));
-    int64_t b_window = total_length(clip(busy_all, {s.start_ns, s.end_ns}));
+    int64_t b = analysis::total_length(analysis::union_of(mine));
+    int64_t b_window = analysis::total_length(analysis::clip(busy_all, {s.start_ns, s.end_ns}));
     steps.push_back(Json{{"name", s.name},
                          {"partial", s.partial},
                          {"dur_ms", round_to((s.end_ns - s.start_ns) / 1e6, 4)},

@@ -39,7 +39,7 @@ TEST(HostileTrace, AFifoIsSpooledOnceAndNamedAsGiven) {
   const std::string gz = slurp(fixture("kineto/h100_llama_bf16_sdpa_w4.json.gz"));
   std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << gz; });
   Timeline tl;
-  Status s = read_path(fifo, tl);
+  Status s = trace::read_path(fifo, tl);
   writer.join();
   ASSERT_TRUE(s.ok()) << s.error().describe();  // was "corrupt gzip data": the sniff ate the head
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), 4036u);
@@ -55,7 +55,7 @@ TEST(HostileTrace, RunDirectoryWithUnrelatedClocksIsRefused) {
                                     "2020/01/02 03:04:05.000, 0, 50 %, 1000 MiB\n"
                                     "2020/01/02 03:04:06.000, 0, 60 %, 1000 MiB\n";
   Timeline tl;
-  Status s = read_path(dir.string(), tl);
+  Status s = trace::read_path(dir.string(), tl);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
   EXPECT_NE(s.error().message.find("do not belong to one run"), std::string::npos) << s.error().message;
@@ -74,7 +74,7 @@ TEST(HostileTrace, DamagedSqliteIsMalformedNotUnknown) {
   std::ofstream(bad, std::ios::binary) << page;
   for (const auto& p : {cut, bad}) {
     Timeline tl;
-    Status s = read_path(p, tl);
+    Status s = trace::read_path(p, tl);
     ASSERT_FALSE(s.ok()) << p;
     EXPECT_EQ(s.error().kind, ErrorKind::Malformed) << s.error().describe();
   }
@@ -84,7 +84,7 @@ TEST(HostileTrace, RocprofCsvWithBomBareHeaderOrUnclosedQuote) {
   auto dir = goblin::testing::private_tmp_dir("rocprof_variants");
   const std::string csv = slurp(fixture("rocprof/rocprofv3_kernel_trace.csv"));
   Timeline ref;
-  ASSERT_TRUE(read_path(fixture("rocprof/rocprofv3_kernel_trace.csv"), ref).ok());
+  ASSERT_TRUE(trace::read_path(fixture("rocprof/rocprofv3_kernel_trace.csv"), ref).ok());
   // A UTF-8 BOM, and the header re-saved without quotes (pandas.to_csv).
   const std::string bom = (dir / "bom.csv").string();
   std::ofstream(bom) << "\xEF\xBB\xBF" << csv;
@@ -97,7 +97,7 @@ TEST(HostileTrace, RocprofCsvWithBomBareHeaderOrUnclosedQuote) {
   std::ofstream(bare) << bare_text;
   for (const auto& p : {bom, bare}) {
     Timeline tl;
-    Status s = read_path(p, tl);
+    Status s = trace::read_path(p, tl);
     ASSERT_TRUE(s.ok()) << s.error().describe();
     ASSERT_EQ(tl.meta.formats.size(), 1u);
     EXPECT_EQ(tl.meta.formats[0], Format::RocprofV3Csv);
@@ -111,7 +111,7 @@ TEST(HostileTrace, RocprofCsvWithBomBareHeaderOrUnclosedQuote) {
   const std::string q = (dir / "quote.csv").string();
   std::ofstream(q) << broken;
   Timeline tl;
-  ASSERT_TRUE(read_path(q, tl).ok());
+  ASSERT_TRUE(trace::read_path(q, tl).ok());
   EXPECT_TRUE(has_warning(tl, "(an unclosed quote?)"));
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Kernel), ref.gpu_ops.count(GpuOpKind::Kernel) - 2);
   EXPECT_LE(tl.span().second - tl.span().first, ref.span().second - ref.span().first);

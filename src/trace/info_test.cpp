@@ -14,7 +14,7 @@
 #include "core/json.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 namespace fs = std::filesystem;
@@ -174,4 +174,4 @@ TEST(KinetoSniff, RejectsOtherJsonAndText) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace goblin {
+namespace goblin::trace {
 
 bool has_needed_rows(const Timeline& tl, unsigned needs) {
   return ((needs & kNeedGpuOps) && tl.gpu_op_count() > 0) ||
@@ -21,9 +21,9 @@ Result<LoadedTrace> load_trace(const std::string& path, unsigned needs, const Re
   return out;
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 
@@ -61,4 +61,4 @@ Status require_gpu_activity(const Timeline& tl, const std::string& path) {
   return make_error(kNoGpuActivity, "no GPU activity: " + what, path);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

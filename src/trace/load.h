@@ -13,7 +13,7 @@
 #include "model/timeline.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 // What an analysis can work with, as a set: usable when any named kind has a row.
 enum TraceNeeds : unsigned {
@@ -46,4 +46,4 @@ inline constexpr ErrorKind kNoGpuActivity = ErrorKind::NoGpuActivity;
 // CPU-only profile. Ok when `tl` has a GPU op.
 Status require_gpu_activity(const Timeline& tl, const std::string& path);
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -23,7 +23,7 @@
 #include "trace/rocpd_rank.h"
 #include "trace/summary_sniff.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 constexpr size_t kSniffBytes = 64 * 1024;
@@ -487,8 +487,6 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   return first_damage;
 }
 
-namespace trace {
-
 Status read_rocpd_rank(const std::string& path, const RocpdProcess& process, Timeline& tl) {
   tl.meta.formats.push_back(Format::Rocpd);
   tl.meta.sources.push_back(path);
@@ -501,6 +499,4 @@ Status read_rocpd_rank(const std::string& path, const RocpdProcess& process, Tim
   return s;
 }
 
-}  // namespace trace
-
-}  // namespace goblin
+}  // namespace goblin::trace

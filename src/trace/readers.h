@@ -11,7 +11,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 struct ReadOptions {
   IoLimits io;
@@ -73,4 +73,4 @@ Format sniff_sqlite(const std::string& path);
 // reason. A damaged export is malformed input (exit 5), not an unknown format.
 std::optional<std::string> sqlite_damage(const std::string& path);
 
-}  // namespace goblin
+}  // namespace goblin::trace

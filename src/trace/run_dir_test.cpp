@@ -9,7 +9,7 @@
 #include "core/test_support.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 namespace fs = std::filesystem;
@@ -66,4 +66,4 @@ TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

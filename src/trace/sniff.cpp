@@ -8,7 +8,7 @@
 #include "core/sqlite_input.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 bool has(std::string_view p, std::string_view needle) { return p.find(needle) != std::string_view::npos; }
@@ -171,4 +171,4 @@ std::optional<std::string> sqlite_damage(const std::string& path) {
   return std::nullopt;
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

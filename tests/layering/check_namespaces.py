@@ -10,10 +10,6 @@ goblin::testing (test helpers). A block that only forward-declares another modul
 (`namespace hw { struct HwKnowledge; }`) declares nothing new and is allowed too. Anonymous
 namespaces are internal and take no part; so do `namespace fs = std::filesystem;` aliases.
 
-Modules converted later are listed in NOT_YET: their files are not checked. The list only shrinks:
-a module in it whose files already follow the scheme is reported, so the conversion that
-completes it also removes it from the list.
-
 Usage: check_namespaces.py SOURCE_DIR   exit 0 clean, 1 with one line per violation
        check_namespaces.py --self-test   plants violations in a temporary tree and expects them
 """
@@ -23,8 +19,6 @@ import sys
 
 SHARED_VOCABULARY = {"core", "model"}  # stay in namespace goblin
 ALLOWED_EVERYWHERE = {"goblin::fields", "goblin::testing"}
-# Modules not yet in goblin::<module> (their files keep namespace goblin). Only shrinks.
-NOT_YET = {"analysis", "trace"}
 
 TOKEN = re.compile(r"\bnamespace\s+([A-Za-z_][\w:]*)?\s*\{|\{|\}")
 FORWARD_ONLY = re.compile(r"^(?:\s*(?:struct|class|enum\s+class|enum\s+struct)\s+\w+\s*;)*\s*$")
@@ -120,7 +114,6 @@ def allowed(module, full, body, modules):
 def check(root):
     root = pathlib.Path(root)
     problems = []
-    clean = {}
     modules = {p.name for p in (root / "src").iterdir() if p.is_dir()}
     for path in sorted((root / "src").rglob("*")):
         if path.suffix not in (".h", ".cpp") or not path.is_file():
@@ -129,17 +122,10 @@ def check(root):
         module = rel.parts[0]
         bad = [(full, line) for full, body, line in blocks(path.read_text(errors="replace"))
                if not allowed(module, full, body, modules)]
-        if module in NOT_YET:
-            clean[module] = clean.get(module, True) and not bad
-            continue
         scheme = "goblin" if module in SHARED_VOCABULARY else "goblin::" + module
         for full, line in bad:
             problems.append(f"src/{rel.as_posix()}:{line}: namespace {full}: code of src/{module}/ lives in "
                             f"{scheme} (DEVELOPING.md § Namespaces)")
-    for module, ok in sorted(clean.items()):
-        if ok:
-            problems.append(f"tests/layering/check_namespaces.py: src/{module}/ follows the scheme now; "
-                            f"remove it from NOT_YET")
     return problems
 
 
@@ -159,7 +145,7 @@ def self_test():
                              "namespace goblin::fields { template <> int x = 1; }\n",
             "src/kernel/g.cpp": "// namespace goblin {\nnamespace goblin { namespace kernel { int k(); } }\n"
                                 "namespace goblin { namespace hw { int sneaky(); } }\n",  # bad: defines in hw
-            "src/analysis/h.cpp": "namespace goblin {\nint a();\n}\n",  # NOT_YET: unchecked
+            "src/analysis/h.cpp": "namespace goblin {\nint a();\n}\n",  # bad: analysis code in goblin
             "src/trace/i.cpp": "namespace goblin::trace {\nint t();\n}\n",
             "src/cli/j.cpp": "namespace goblin::cli {\nint c();\n}\n",
             "src/cli/k.cpp": "namespace goblin {\nint legacy_cli();\n}\n",  # bad: cli code in goblin
@@ -174,7 +160,7 @@ def self_test():
             "src/kernel/g.cpp:3: namespace goblin::hw",
             "src/model/b.cpp:1: namespace goblin::model",
             "src/cli/k.cpp:1: namespace goblin",
-            "src/trace/ follows the scheme now",
+            "src/analysis/h.cpp:1: namespace goblin",
         ]
         missing = [w for w in want if not any(w in g for g in got)]
         extra = [g for g in got if not any(w in g for w in want)]

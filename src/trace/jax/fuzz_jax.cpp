@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!f) return 0;
   std::fwrite(data, 1, size, f);
   std::fclose(f);
-  goblin::ReadOptions opt;
+  goblin::trace::ReadOptions opt;
   opt.io.max_inflated_bytes = 256u << 20;  // keep gzip inputs bounded under the fuzzer
   opt.chunk_bytes = 97;
   goblin::Timeline tl;

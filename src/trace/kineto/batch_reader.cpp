@@ -34,7 +34,7 @@
 #include "trace/kineto/trace_metadata.h"
 #include "trace/kineto/trace_splitter.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 namespace {
 
@@ -469,4 +469,4 @@ Status read_blocks(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
   return st;
 }
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -12,7 +12,7 @@
 #include "trace/kineto/kineto.h"
 #include "trace/kineto/trace_splitter.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // The value readers and `od` (simdjson::ondemand) come from event_values.h.
 using namespace detail;
@@ -655,4 +655,4 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
   }
 }
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -14,7 +14,7 @@
 #include "model/timeline.h"
 #include "trace/readers.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // What the parser saw but did not turn into rows, for `goblin info` and the reader's notes.
 struct SkipCounts {
@@ -104,4 +104,4 @@ class EventParser {
   StrId fwdbwd_ = kNoStr;
 };
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

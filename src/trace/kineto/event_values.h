@@ -15,7 +15,7 @@
 #include "core/decimal.h"
 #include "model/timeline.h"
 
-namespace goblin::kineto::detail {
+namespace goblin::trace::kineto::detail {
 
 namespace od = simdjson::ondemand;
 
@@ -285,4 +285,4 @@ inline simdjson::error_code read_str(od::value& v, std::string_view& out, const 
   return v.get_string().get(out);
 }
 
-}  // namespace goblin::kineto::detail
+}  // namespace goblin::trace::kineto::detail

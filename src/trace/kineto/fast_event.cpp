@@ -16,7 +16,7 @@
 #include "trace/kineto/event_values.h"
 #include "trace/kineto/kineto.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 using namespace detail;
 
@@ -534,4 +534,4 @@ size_t EventParser::parse_at(const char* p, const char* end, uint64_t offset) {
   return static_cast<size_t>(stop - p);
 }
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

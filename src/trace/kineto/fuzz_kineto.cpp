@@ -10,12 +10,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   goblin::Timeline tl;
-  goblin::ReadOptions opt;
+  goblin::trace::ReadOptions opt;
   opt.chunk_bytes = 4096;
   // First byte picks a read size so boundaries land everywhere.
   size_t max_read = size ? 1 + data[0] % 97 : 1;
-  auto src = goblin::kineto::memory_source("fuzz.json", bytes, max_read);
-  (void)goblin::kineto::read_source(*src, tl, opt);
+  auto src = goblin::trace::kineto::memory_source("fuzz.json", bytes, max_read);
+  (void)goblin::trace::kineto::read_source(*src, tl, opt);
   tl.finish();
   return 0;
 }

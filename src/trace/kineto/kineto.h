@@ -7,7 +7,7 @@
 #include "model/timeline.h"
 #include "trace/readers.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // Streams `src` through the splitter and event parser into `tl`. Damaged input keeps every
 // event read before the damage and returns a Malformed error with the byte offset.
@@ -35,4 +35,4 @@ bool fast_path_enabled();
 // chunk boundaries.
 std::unique_ptr<ByteSource> memory_source(std::string name, std::string_view bytes, size_t max_read = SIZE_MAX);
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -13,7 +13,7 @@
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::string doc_of(const std::vector<std::string>& events) {
@@ -139,4 +139,4 @@ TEST(KinetoBadInput, TruncatedGzipKeepsEventsBeforeTheDamage) {
 // ---- two-thread read of plain files: identical to the one-thread read ----------------------
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

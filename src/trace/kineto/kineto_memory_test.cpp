@@ -11,7 +11,7 @@
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto_test_util.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::string mem_event(std::string_view args, std::string_view ts = "100.5") {
@@ -130,4 +130,4 @@ TEST(KinetoMemory, FixturePeakIsMaxMemoryAllocated) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -24,7 +24,7 @@
 #include "trace/kineto/trace_metadata.h"
 #include "trace/kineto/trace_splitter.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace kineto {
 
@@ -522,4 +522,4 @@ Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& giv
   return blame_gzip_if_damaged(**src, kineto::read_blocks(**src, tl, opt));
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

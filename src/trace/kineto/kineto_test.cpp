@@ -16,7 +16,7 @@
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 TEST(KinetoGolden, CountsAndSpansOnEveryFixture) {
@@ -235,4 +235,4 @@ TEST(KinetoChunks, TinyReadsGiveIdenticalResults) {
 // ---- splitter unit tests ----------------------------------------------------------------------
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -10,7 +10,7 @@
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 const std::string kDir = std::string(GOBLIN_FIXTURES) + "/kineto/";
@@ -78,4 +78,4 @@ const std::string kEv =
     "\"args\": {\"stream\": 7, \"correlation\": 3, \"grid\": [1, 2, 3]}}";
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

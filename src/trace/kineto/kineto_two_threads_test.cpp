@@ -15,7 +15,7 @@
 #include "trace/kineto/trace_splitter.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::filesystem::path tt_dir(const std::string& name) {
@@ -376,4 +376,4 @@ TEST(KinetoBlocks, GzipFilesThroughReadKineto) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

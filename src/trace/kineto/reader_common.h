@@ -9,7 +9,7 @@
 #include "model/timeline.h"
 #include "trace/kineto/event_parser.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // Reserves every column of `tl` for `factor` times its current rows (transparent huge pages for
 // large columns where THP is in madvise mode).
@@ -26,4 +26,4 @@ void add_skips(SkipCounts& a, const SkipCounts& b);
 // The read's end: epoch-clock detection, the "not modelled" notes, "none could be parsed".
 void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Status& status);
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -7,7 +7,7 @@
 
 #include "core/decimal.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 namespace od = simdjson::ondemand;
 
@@ -166,4 +166,4 @@ void apply_top_level(std::string_view key, std::string_view value, uint64_t offs
   tl.meta.extra[k] = std::string(trim(value));
 }
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -9,11 +9,11 @@
 
 #include "model/timeline.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // `value` is the raw JSON text of the key's value. Problems become warnings, never errors:
 // metadata is optional and a damaged device list must not cost the events.
 void apply_top_level(std::string_view key, std::string_view value, uint64_t offset, const std::string& path,
                      Timeline& tl);
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -6,7 +6,7 @@
 #include <array>
 #include <cstring>
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 namespace {
 
@@ -473,4 +473,4 @@ Status TraceSplitter::finish() {
               end);
 }
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -13,7 +13,7 @@
 
 #include "core/status.h"
 
-namespace goblin::kineto {
+namespace goblin::trace::kineto {
 
 // Readable bytes guaranteed after every view handed to a handler (simdjson reads up to
 // SIMDJSON_PADDING bytes past the end of a document; 64 in simdjson 3.0).
@@ -115,4 +115,4 @@ class TraceSplitter {
   uint64_t events_ = 0;
 };
 
-}  // namespace goblin::kineto
+}  // namespace goblin::trace::kineto

@@ -14,7 +14,7 @@
 #include "trace/kineto/kineto_test_util.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 TEST(KinetoSplitter, EscapedQuotesAndBracketsInStrings) {
@@ -65,4 +65,4 @@ TEST(KinetoSplitter, StructuralErrorsAreMalformed) {
 // ---- damaged input -----------------------------------------------------------------------------
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -9,7 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   goblin::Timeline tl;
-  goblin::Status s = goblin::parse_ncu_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", tl);
+  goblin::Status s =
+      goblin::trace::parse_ncu_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", tl);
   (void)s;
   return 0;
 }

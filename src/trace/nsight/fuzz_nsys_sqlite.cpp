@@ -192,7 +192,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   goblin::Timeline tl;
-  goblin::Status s = goblin::read_path(path, tl);
+  goblin::Status s = goblin::trace::read_path(path, tl);
   (void)s;
   std::remove(path.c_str());
   return 0;

@@ -8,9 +8,9 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 // Parses ncu CSV text (either page) as if read from `path` (used in messages only).
 Status parse_ncu_csv(std::string_view text, const std::string& path, Timeline& tl);
 
-}  // namespace goblin
+}  // namespace goblin::trace

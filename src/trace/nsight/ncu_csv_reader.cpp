@@ -41,7 +41,7 @@
 #include "trace/nsight/ncu_values.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 
@@ -451,4 +451,4 @@ Status read_ncu_csv(const std::string& path, Timeline& tl, const ReadOptions& op
   return parse_ncu_csv(*text, path, tl);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -9,7 +9,7 @@
 #include "trace/nsight/ncu_values.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::string fixture(const char* name) { return std::string(GOBLIN_FIXTURES) + "/nsight/" + name; }
@@ -249,4 +249,4 @@ TEST(NcuBadInput, NonNumericIdSkippedWithLine) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

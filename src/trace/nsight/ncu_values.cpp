@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-namespace goblin::ncu {
+namespace goblin::trace::ncu {
 
 namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -124,4 +124,4 @@ std::optional<std::array<uint32_t, 3>> parse_dim3(std::string_view cell) {
   return out;
 }
 
-}  // namespace goblin::ncu
+}  // namespace goblin::trace::ncu

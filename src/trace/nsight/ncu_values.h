@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-namespace goblin::ncu {
+namespace goblin::trace::ncu {
 
 // Which characters a file uses for grouping and for the decimal point.
 enum class NumberLocale : uint8_t { English, European };
@@ -31,4 +31,4 @@ std::optional<int64_t> as_integer(std::optional<double> v, int64_t lo, int64_t h
 // fit in 32 bits.
 std::optional<std::array<uint32_t, 3>> parse_dim3(std::string_view cell);
 
-}  // namespace goblin::ncu
+}  // namespace goblin::trace::ncu

@@ -11,7 +11,7 @@
 #include "core/test_support.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::string doctored(const std::string& fixture, const std::string& name, const std::string& sql) {
@@ -83,4 +83,4 @@ TEST(SqliteHostile, RealExportsStillReadAndAViewBesideTheTablesIsHarmless) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

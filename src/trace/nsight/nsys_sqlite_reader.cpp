@@ -34,7 +34,7 @@
 #include "core/sqlite_input.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 
@@ -431,4 +431,4 @@ Status read_nsys_sqlite(const std::string& path, Timeline& tl, const ReadOptions
   return NsysReader(*in, path, tl).run();
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

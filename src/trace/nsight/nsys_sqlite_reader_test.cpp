@@ -13,7 +13,7 @@
 #include "core/io.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 const std::string kExport = std::string(GOBLIN_FIXTURES) + "/nsight/nsys_2026_export.sqlite";
@@ -225,4 +225,4 @@ TEST(NsysSqliteBadInput, NotAnExportOrMissing) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

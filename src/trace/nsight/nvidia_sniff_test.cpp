@@ -7,7 +7,7 @@
 #include "core/io.h"
 #include "trace/readers.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 Format sniff_file(const std::string& path) {
@@ -63,4 +63,4 @@ TEST(NvidiaSniff, OtherFixturesAreNotNvidia) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -8,7 +8,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::fixture;
 using testing::TempDir;
@@ -141,4 +141,4 @@ TEST(RocprofDir, DirectoryWithOnlyDamagedFilesReportsError) {
   EXPECT_NE(s.error().message.find("Start_Timestamp"), std::string::npos);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

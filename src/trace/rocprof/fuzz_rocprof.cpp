@@ -24,19 +24,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!f) return 0;
   std::fwrite(data, 1, size, f);
   std::fclose(f);
-  goblin::ReadOptions opt;
+  goblin::trace::ReadOptions opt;
   opt.io.max_inflated_bytes = 256u << 20;  // keep gzip inputs bounded under the fuzzer
   {
     goblin::Timeline tl;
-    (void)goblin::read_rocprofv3_csv(path, tl, opt);
+    (void)goblin::trace::read_rocprofv3_csv(path, tl, opt);
   }
   {
     goblin::Timeline tl;
-    (void)goblin::read_rocprofv3_json(path, tl, opt);
+    (void)goblin::trace::read_rocprofv3_json(path, tl, opt);
   }
   {
     goblin::Timeline tl;
-    (void)goblin::read_rocprof_v1(path, tl, opt);
+    (void)goblin::trace::read_rocprof_v1(path, tl, opt);
     tl.finish();
   }
   return 0;

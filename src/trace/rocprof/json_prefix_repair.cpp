@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 std::optional<RepairedJson> close_truncated_json(std::string_view text) {
   std::vector<char> stack, stack_at_cut;
@@ -89,4 +89,4 @@ KeyedArrayRead read_keyed_array(const simdjson::padded_string& buf, std::string_
   return out;
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

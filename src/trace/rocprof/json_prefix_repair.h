@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 struct RepairedJson {
   std::string text;  // prefix + closing brackets
@@ -38,4 +38,4 @@ KeyedArrayRead read_keyed_array(const simdjson::padded_string& buf, std::string_
                                 const std::function<void(simdjson::ondemand::object)>& on_element,
                                 const std::function<bool()>& nothing_read, const std::function<void()>& restart);
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

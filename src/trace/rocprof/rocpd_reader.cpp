@@ -48,7 +48,7 @@
 #include "trace/rocprof/rocpd.h"
 #include "trace/rocprof/rocprof_fields.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using namespace rocprof;
 
@@ -568,8 +568,6 @@ Status read_rocpd(const std::string& path, Timeline& tl, const ReadOptions&) {
   return RocpdReader(*in, path, tl).run();
 }
 
-namespace trace {
-
 Result<std::vector<RocpdProcess>> rocpd_processes(const std::string& path) {
   ASSIGN_OR_RETURN(auto in, SqliteInput::open(path, "rocpd SQLite"));
   Timeline scratch;
@@ -582,6 +580,4 @@ Status read_rocpd_process(const std::string& path, const RocpdProcess& only, Tim
   return RocpdReader(*in, path, tl, only).run();
 }
 
-}  // namespace trace
-
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -16,7 +16,7 @@
 #include "trace/rocprof/rocpd.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 using testing::exec_sql;
@@ -333,4 +333,4 @@ TEST(Rocpd, OneProcessOfARunHoldingSeveralIsFilteredByPid) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

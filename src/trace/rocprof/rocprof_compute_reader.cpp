@@ -27,7 +27,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_fields.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using namespace rocprof;
 
@@ -201,4 +201,4 @@ Status read_rocprof_compute(const std::string& path, Timeline& tl, const ReadOpt
   return ComputeReader(*in, path, tl).run();
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -6,7 +6,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 using testing::exec_sql;
@@ -55,4 +55,4 @@ TEST(RocprofCompute, MissingTableIsNamed) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

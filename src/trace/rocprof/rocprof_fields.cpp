@@ -5,7 +5,7 @@
 
 #include "core/decimal.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 namespace {
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -152,4 +152,4 @@ std::string header_text(const std::vector<std::string_view>& header) {
   return out;
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

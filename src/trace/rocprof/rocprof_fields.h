@@ -16,7 +16,7 @@
 #include "core/text.h"
 #include "model/timeline.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 // A CSV header: column names and a case-insensitive name → index map.
 class Columns {
@@ -102,4 +102,4 @@ class RowFields {
 // Renders a header for error messages: "Kind,Agent_Id,..." (cut at 200 characters).
 std::string header_text(const std::vector<std::string_view>& header);
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

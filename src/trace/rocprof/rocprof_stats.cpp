@@ -6,7 +6,7 @@
 
 #include "core/json.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 bool is_stats_header(const Columns& cols) {
   return cols.has("Name") && cols.has("Calls") && cols.has("TotalDurationNs");
@@ -56,4 +56,4 @@ Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& p
   return Status::Ok();
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

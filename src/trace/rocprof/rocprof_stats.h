@@ -12,7 +12,7 @@
 #include "model/timeline.h"
 #include "trace/rocprof/rocprof_fields.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 // True when the header is a stats header (has Name, Calls and TotalDurationNs).
 bool is_stats_header(const Columns& cols);
@@ -20,4 +20,4 @@ bool is_stats_header(const Columns& cols);
 // Reads the remaining rows of `csv` (header already consumed).
 Status read_stats_rows(CsvReader& csv, const Columns& cols, const std::string& path, Timeline& tl);
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

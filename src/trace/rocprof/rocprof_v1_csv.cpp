@@ -10,7 +10,7 @@
 #include "trace/rocprof/rocprof_stats.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 namespace {
 
@@ -156,4 +156,4 @@ Status read_v1_csv(const std::string& path, Timeline& tl, const ReadOptions& opt
   return Status::Ok();
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

@@ -11,7 +11,7 @@
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 namespace {
 
@@ -130,4 +130,4 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
   return first_error;
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

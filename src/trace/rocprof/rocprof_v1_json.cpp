@@ -12,7 +12,7 @@
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 namespace od = simdjson::ondemand;
 
@@ -244,4 +244,4 @@ Status read_v1_json(const std::string& path, Timeline& tl, const ReadOptions& op
   return Status::Ok();
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

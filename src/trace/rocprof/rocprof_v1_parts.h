@@ -7,7 +7,7 @@
 #include "model/timeline.h"
 #include "trace/readers.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 // results.csv (Index,KernelName,gpu-id,...), rocprofv2/rocprofiler-compute CSVs
 // (Dispatch_ID,GPU_ID,... or Dispatch_ID,Kernel_Name,...) and the 5-column stats files.
@@ -20,4 +20,4 @@ Status read_v1_db(const std::string& path, Timeline& tl);
 // Warns once per file (folded) that kernel names lost their code-object suffix.
 void note_kd_suffix_stripped(Timeline& tl, const std::string& path);
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

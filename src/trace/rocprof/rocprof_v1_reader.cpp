@@ -2,7 +2,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 Status read_rocprof_v1(const std::string& path, Timeline& tl, const ReadOptions& opt) {
   auto prefix = read_prefix(path, 64);
@@ -22,4 +22,4 @@ void note_kd_suffix_stripped(Timeline& tl, const std::string& path) {
 }
 }  // namespace rocprof
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -6,7 +6,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::fixture;
 using testing::has_warning;
@@ -164,4 +164,4 @@ TEST(RocprofV1, BadInput) {
   }
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -6,7 +6,7 @@
 
 #include "trace/rocprof/rocprof_stats.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 const char* csv_domain_name(CsvDomain d) {
   switch (d) {
@@ -359,4 +359,4 @@ Result<std::unique_ptr<DomainRowReader>> make_row_reader(CsvDomain d, Timeline& 
   return r;
 }
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

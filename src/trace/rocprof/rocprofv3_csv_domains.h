@@ -9,7 +9,7 @@
 #include "model/timeline.h"
 #include "trace/rocprof/rocprof_fields.h"
 
-namespace goblin::rocprof {
+namespace goblin::trace::rocprof {
 
 enum class CsvDomain {
   Unknown,
@@ -42,4 +42,4 @@ Result<std::unique_ptr<DomainRowReader>> make_row_reader(CsvDomain d, Timeline& 
                                                          const Columns& cols, int64_t header_line,
                                                          const std::string& header_text);
 
-}  // namespace goblin::rocprof
+}  // namespace goblin::trace::rocprof

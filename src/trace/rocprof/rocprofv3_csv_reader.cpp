@@ -11,7 +11,7 @@
 #include "trace/rocprof/rocprof_stats.h"
 #include "trace/rocprof/rocprofv3_csv_domains.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using namespace rocprof;
 
@@ -68,4 +68,4 @@ Status read_rocprofv3_csv(const std::string& path, Timeline& tl, const ReadOptio
   return Status::Ok();
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -7,7 +7,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::fixture;
 using testing::has_warning;
@@ -331,4 +331,4 @@ TEST(RocprofV3Csv, MissingFileIsIo) {
   EXPECT_EQ(s.error().kind, ErrorKind::Io);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -14,7 +14,7 @@
 #include "trace/rocprof/json_prefix_repair.h"
 #include "trace/rocprof/rocprof_fields.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using namespace rocprof;
 namespace od = simdjson::ondemand;
@@ -475,4 +475,4 @@ Status read_rocprofv3_json(const std::string& path, Timeline& tl, const ReadOpti
   return Status::Ok();
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

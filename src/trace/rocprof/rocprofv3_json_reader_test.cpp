@@ -5,7 +5,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::fixture;
 using testing::has_warning;
@@ -133,4 +133,4 @@ TEST(RocprofV3Json, WrongShapesAreMalformedNotCrashes) {
   EXPECT_EQ(s.error().kind, ErrorKind::Malformed);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -23,7 +23,7 @@
 #include "trace/readers.h"
 #include "trace/telemetry/smi_values.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 
@@ -287,4 +287,4 @@ Status read_amd_smi(const std::string& path, Timeline& tl, const ReadOptions& op
   return Status::Ok();
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -8,7 +8,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::has_warning;
 using testing::TempDir;
@@ -167,4 +167,4 @@ TEST(AmdSmi, BadInput) {
   }
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

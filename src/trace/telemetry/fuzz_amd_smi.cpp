@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!f) return 0;
   std::fwrite(data, 1, size, f);
   std::fclose(f);
-  goblin::ReadOptions opt;
+  goblin::trace::ReadOptions opt;
   opt.io.max_inflated_bytes = 256u << 20;
   goblin::Timeline tl;
-  (void)goblin::read_amd_smi(path, tl, opt);
+  (void)goblin::trace::read_amd_smi(path, tl, opt);
   return 0;
 }

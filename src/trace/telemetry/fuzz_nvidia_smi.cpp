@@ -9,7 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   goblin::Timeline tl;
-  goblin::Status s = goblin::nvsmi::parse(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.txt", tl);
+  goblin::Status s =
+      goblin::trace::nvsmi::parse(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.txt", tl);
   (void)s;
   return 0;
 }

@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "model/timeline.h"
 
-namespace goblin::nvsmi {
+namespace goblin::trace::nvsmi {
 
 // Either shape: dmon text (starts with '#') or query CSV.
 Status parse(std::string_view text, const std::string& path, Timeline& tl);
@@ -38,4 +38,4 @@ bool is_unavailable(std::string_view cell);
 // own name.
 std::string metric_name(std::string_view field);
 
-}  // namespace goblin::nvsmi
+}  // namespace goblin::trace::nvsmi

@@ -19,7 +19,7 @@
 
 #include "trace/telemetry/nvidia_smi.h"
 
-namespace goblin::nvsmi {
+namespace goblin::trace::nvsmi {
 
 namespace {
 
@@ -170,4 +170,4 @@ Status parse_dmon(std::string_view text, const std::string& path, Timeline& tl) 
   return Status::Ok();
 }
 
-}  // namespace goblin::nvsmi
+}  // namespace goblin::trace::nvsmi

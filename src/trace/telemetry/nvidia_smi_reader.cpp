@@ -25,7 +25,7 @@
 #include "trace/readers.h"
 #include "trace/telemetry/nvidia_smi.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace nvsmi {
 
 namespace {
@@ -353,4 +353,4 @@ Status read_nvidia_smi(const std::string& path, Timeline& tl, const ReadOptions&
   return nvsmi::parse(*text, path, tl);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

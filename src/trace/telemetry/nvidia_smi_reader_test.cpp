@@ -9,7 +9,7 @@
 #include "trace/readers.h"
 #include "trace/telemetry/nvidia_smi.h"
 
-namespace goblin {
+namespace goblin::trace {
 namespace {
 
 std::string fixture(const char* name) { return std::string(GOBLIN_FIXTURES) + "/telemetry/" + name; }
@@ -230,4 +230,4 @@ TEST(NvidiaSmiBadInput, DmonDataBeforeHeader) {
 }
 
 }  // namespace
-}  // namespace goblin
+}  // namespace goblin::trace

@@ -6,7 +6,7 @@
 #include "core/text.h"
 #include "trace/telemetry/nvidia_smi.h"
 
-namespace goblin::nvsmi {
+namespace goblin::trace::nvsmi {
 
 namespace {
 // Fixed-width unsigned decimal field; nullopt unless all `n` chars are digits.
@@ -147,4 +147,4 @@ std::string metric_name(std::string_view f) {
   return std::string(f);
 }
 
-}  // namespace goblin::nvsmi
+}  // namespace goblin::trace::nvsmi

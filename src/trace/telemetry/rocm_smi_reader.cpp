@@ -13,7 +13,7 @@
 #include "trace/readers.h"
 #include "trace/telemetry/smi_values.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 namespace {
 
@@ -301,4 +301,4 @@ Status read_rocm_smi(const std::string& path, Timeline& tl, const ReadOptions& o
   return run.read(*text);
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

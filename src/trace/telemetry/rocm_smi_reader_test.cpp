@@ -6,7 +6,7 @@
 #include "trace/readers.h"
 #include "trace/rocprof/rocprof_test_files.h"
 
-namespace goblin {
+namespace goblin::trace {
 
 using testing::fixture;
 using testing::has_warning;
@@ -168,4 +168,4 @@ TEST(RocmSmi, BadInput) {
   }
 }
 
-}  // namespace goblin
+}  // namespace goblin::trace

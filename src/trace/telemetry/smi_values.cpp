@@ -6,7 +6,7 @@
 
 #include "core/text.h"
 
-namespace goblin::smi {
+namespace goblin::trace::smi {
 
 std::optional<double> to_number(std::string_view s) {
   s = trim_blanks(s);
@@ -22,4 +22,4 @@ bool is_na(std::string_view s) {
   return s.empty() || s == "N/A" || s == "NA" || s == "n/a";
 }
 
-}  // namespace goblin::smi
+}  // namespace goblin::trace::smi

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace goblin::smi {
+namespace goblin::trace::smi {
 
 // A finite number filling the whole cell (blanks around it ignored); nullopt otherwise.
 std::optional<double> to_number(std::string_view s);
@@ -13,4 +13,4 @@ std::optional<double> to_number(std::string_view s);
 // An absent reading: empty, "N/A", "NA" or "n/a" (blanks around it ignored).
 bool is_na(std::string_view s);
 
-}  // namespace goblin::smi
+}  // namespace goblin::trace::smi

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace goblin::smi {
+namespace goblin::trace::smi {
 
 TEST(SmiValues, NumbersFillTheCell) {
   EXPECT_EQ(to_number(" 42.5 "), 42.5);
@@ -19,4 +19,4 @@ TEST(SmiValues, AbsentReadings) {
   for (const char* s : {"0", "AUTO", "n/a/b", "NaN"}) EXPECT_FALSE(is_na(s)) << s;
 }
 
-}  // namespace goblin::smi
+}  // namespace goblin::trace::smi
