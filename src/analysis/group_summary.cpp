@@ -79,9 +79,9 @@ Result<GroupSummary> group_summary_from_json(const Json& j, const std::string& f
     e.file = file;
     return e;
   }
-  if (static_cast<int64_t>(r->ranks.size()) > kMaxRanks)
+  if (static_cast<int64_t>(r->ranks.size()) > limits::kMaxRanks)
     return make_error(ErrorKind::Malformed,
-                      fmt::format("group summary: {} ranks is beyond {}", r->ranks.size(), kMaxRanks), file);
+                      fmt::format("group summary: {} ranks is beyond {}", r->ranks.size(), limits::kMaxRanks), file);
   for (size_t s = 0; s < r->kernel_name_sets.size(); ++s)
     if (!std::is_sorted(r->kernel_name_sets[s].begin(), r->kernel_name_sets[s].end()))
       return make_error(ErrorKind::Malformed, fmt::format("group summary: kernel_name_sets[{}] is not sorted", s),

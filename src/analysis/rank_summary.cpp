@@ -127,12 +127,12 @@ Status check_summary_profile(const RankProfile& p, std::string_view what, const 
   // What goblin ranks relies on: steps in time order with ends after starts, collectives whose
   // step index points at a step. A hand-edited or damaged summary is refused, not analysed.
   // goblin ranks lists the missing ranks below the world size: a number no job has is refused.
-  if (p.world_size != kNone && (p.world_size < 1 || p.world_size > kMaxRanks))
+  if (p.world_size != kNone && (p.world_size < 1 || p.world_size > limits::kMaxRanks))
     return make_error(ErrorKind::Malformed,
-                      fmt::format("{}: world_size {} is beyond {} ranks", what, p.world_size, kMaxRanks), file);
-  if (p.rank < -1 || p.rank >= kMaxRanks)
+                      fmt::format("{}: world_size {} is beyond {} ranks", what, p.world_size, limits::kMaxRanks), file);
+  if (p.rank < -1 || p.rank >= limits::kMaxRanks)
     return make_error(ErrorKind::Malformed,
-                      fmt::format("{}: rank {} is beyond {} ranks", what, p.rank, kMaxRanks), file);
+                      fmt::format("{}: rank {} is beyond {} ranks", what, p.rank, limits::kMaxRanks), file);
   for (size_t i = 0; i < p.steps.size(); ++i)
     if (p.steps[i].end_ns < p.steps[i].start_ns || (i > 0 && p.steps[i].start_ns < p.steps[i - 1].start_ns))
       return make_error(ErrorKind::Malformed, fmt::format("{}: steps[{}] is out of order", what, i), file);

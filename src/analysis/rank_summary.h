@@ -71,8 +71,6 @@ struct RankSummary {
 };
 
 inline constexpr size_t kTopKernels = 20;
-// The most ranks a summary may claim (rank number, world size): core/limits.h.
-inline constexpr int64_t kMaxRanks = limits::kMaxRanks;
 
 // The extras of a summary from the rank's Timeline and its classified kernel names
 // (gpu_op_names): devices, kernel time by category, top kernels, clock. One pass over the GPU-op
@@ -94,7 +92,7 @@ Result<int64_t> write_rank_summary_file(const RankSummary& s, const std::string&
 // `text` gzip'd to `path` (AtomicFile; the summaries' file form); returns the bytes written.
 Result<int64_t> write_gzip_json_file(const std::string& text, const std::string& path);
 // The checks a profile read from a summary passes (what goblin ranks relies on: rank and world
-// size below kMaxRanks, steps and collectives in time order, step indices in range, kernel
+// size below limits::kMaxRanks, steps and collectives in time order, step indices in range, kernel
 // names sorted); errors start with `what` and name `file`.
 Status check_summary_profile(const RankProfile& p, std::string_view what, const std::string& file);
 

@@ -57,7 +57,7 @@ inline constexpr int64_t kMaxAbsTimestampNs = int64_t{1} << 62;
 // and the digits a rank number found in a file name may have (rank<N>, --rank-regex). Far above
 // any job that has run (the largest published ones are ~10^5 GPUs); a hostile summary claiming
 // 10^18 ranks is refused before anything is sized by it.
-inline constexpr int64_t analysis::kMaxRanks = 10'000'000;
+inline constexpr int64_t kMaxRanks = 10'000'000;
 inline constexpr size_t kMaxRankDigits = 7;  // kMaxRanks - 1 has 7 digits
 
 }  // namespace goblin::limits
