@@ -37,7 +37,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "activity_copy.h"
 #include "cost_study.h"
+#include "cupti_clocks.h"
 #include "cupti_selection.h"
 #include "goblin_ops_abi.h"
 #include "op_attribution.h"
@@ -54,10 +56,8 @@ constexpr size_t kBufferBytes = 8u << 20;
 constexpr size_t kAlign = 8;
 
 // ---- state shared by the CUPTI worker thread, the program's threads and the signal path ----
-std::mutex g_mu;  // guards g_trace, g_names*, g_free, g_stats (held per buffer, never per record)
+std::mutex g_mu;  // guards g_trace (and g_copier), g_stats (held per buffer, never per record)
 Trace g_trace;
-std::unordered_map<const char*, uint32_t> g_name_by_ptr;
-std::unordered_map<std::string, uint32_t> g_name_by_str;
 // The free buffers have a lock of their own: buffer_requested runs on the launching thread when
 // its buffer is full, and must not wait while buffer_completed (CUPTI's worker) holds g_mu
 // copying a whole 8 MiB buffer's records.
@@ -93,66 +93,11 @@ bool g_verbose = false;
 Recorded g_recorded;  // the activity kinds and API calls this process records
 std::vector<ClockSample> g_clock_start;
 
-int64_t realtime_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-int64_t mono_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-std::vector<ClockSample> sample_clocks(int n) {
-  std::vector<ClockSample> v;
-  for (int i = 0; i < n; ++i) {
-    ClockSample s;
-    uint64_t c = 0;
-    s.real_before_ns = realtime_ns();
-    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) continue;
-    s.real_after_ns = realtime_ns();
-    s.cupti_ns = static_cast<int64_t>(c);
-    v.push_back(s);
-  }
-  return v;
-}
-
-// The same bracket with CLOCK_MONOTONIC, the clock of goblin's operator observer
-// (goblin_cupti_add_ops). Sampled while CUPTI is attached only: cuptiGetTimestamp would attach a
-// detached CUPTI.
-std::vector<ClockSample> sample_mono_clocks(int n) {
-  std::vector<ClockSample> v;
-  for (int i = 0; i < n; ++i) {
-    ClockSample s;
-    uint64_t c = 0;
-    s.real_before_ns = mono_ns();
-    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) continue;
-    s.real_after_ns = mono_ns();
-    s.cupti_ns = static_cast<int64_t>(c);
-    v.push_back(s);
-  }
-  return v;
-}
-
 // ---- the buffer path (CUPTI worker thread) ---------------------------------------------------
 
-uint32_t intern_locked(const std::string& s) {
-  auto [it, inserted] = g_name_by_str.emplace(s, static_cast<uint32_t>(g_trace.strings.size()));
-  if (inserted) g_trace.strings.push_back(s);
-  return it->second;
-}
-
-// Kernel names repeat by pointer (CUPTI keeps one string per function); the string compare
-// guards against a pointer reused after a module unload.
-uint32_t kernel_name_locked(const char* p) {
-  if (!p) return intern_locked("<unnamed kernel>");
-  auto it = g_name_by_ptr.find(p);
-  if (it != g_name_by_ptr.end() && g_trace.strings[it->second] == p) return it->second;
-  uint32_t id = intern_locked(p);
-  g_name_by_ptr[p] = id;
-  return id;
-}
+// Names and records are copied by one ActivityCopier over g_trace (activity_copy.h); g_mu held.
+ActivityCopier g_copier(g_trace);
+uint32_t intern_locked(const std::string& s) { return g_copier.intern(s); }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   const int64_t t0 = mono_ns();
@@ -172,104 +117,6 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   g_request_ns.fetch_add(static_cast<uint64_t>(mono_ns() - t0), std::memory_order_relaxed);
 }
 
-void copy_record_locked(const CUpti_Activity* r) {
-  switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-      KernelRec o;
-      o.start = k->start;
-      o.end = k->end;
-      o.name = kernel_name_locked(k->name);
-      o.correlation = corr(k->correlationId);
-      o.device = k->deviceId;
-      o.context = k->contextId;
-      o.stream = k->streamId;
-      o.grid[0] = k->gridX, o.grid[1] = k->gridY, o.grid[2] = k->gridZ;
-      o.block[0] = k->blockX, o.block[1] = k->blockY, o.block[2] = k->blockZ;
-      o.registers = k->registersPerThread;
-      o.static_smem = static_cast<uint32_t>(k->staticSharedMemory);
-      o.dynamic_smem = static_cast<uint32_t>(k->dynamicSharedMemory);
-      o.graph_id = k->graphId;
-      o.graph_node_id = k->graphNodeId;
-      g_trace.kernels.push_back(o);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-      CopyRec o;
-      o.start = m->start;
-      o.end = m->end;
-      o.bytes = m->bytes;
-      o.correlation = corr(m->correlationId);
-      o.device = m->deviceId;
-      o.context = m->contextId;
-      o.stream = m->streamId;
-      o.graph_id = m->graphId;
-      o.copy_kind = m->copyKind;
-      o.src_kind = m->srcKind;
-      o.dst_kind = m->dstKind;
-      g_trace.copies.push_back(o);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
-      CopyRec o;
-      o.start = m->start;
-      o.end = m->end;
-      o.bytes = m->bytes;
-      o.correlation = corr(m->correlationId);
-      o.device = m->deviceId;
-      o.context = m->contextId;
-      o.stream = m->streamId;
-      o.graph_id = m->graphId;
-      o.dst_kind = static_cast<uint8_t>(m->memoryKind);
-      o.is_memset = true;
-      o.value = m->value;
-      g_trace.copies.push_back(o);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
-      g_trace.apis.push_back(ApiRec{a->start, a->end, a->cbid, corr(a->correlationId), a->processId, a->threadId,
-                                    r->kind == CUPTI_ACTIVITY_KIND_DRIVER});
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(r);
-      g_trace.syncs.push_back(
-          SyncRec{s->start, s->end, corr(s->correlationId), s->contextId, s->streamId, static_cast<uint32_t>(s->type)});
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-      auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(r);
-      MarkerRec o;
-      o.ts = m->timestamp;
-      o.id = m->id;
-      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) o.flags |= MarkerRec::Instant;
-      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) o.flags |= MarkerRec::Start;
-      if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) o.flags |= MarkerRec::End;
-      if (m->name && (o.flags & (MarkerRec::Start | MarkerRec::Instant))) o.name = intern_locked(m->name);
-      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
-        o.pid = m->objectId.pt.processId;
-        o.tid = m->objectId.pt.threadId;
-      }
-      g_trace.markers.push_back(o);
-      return;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-      auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(r);
-      uint32_t tid = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? o->objectId.pt.threadId : 0;
-      g_trace.overheads.push_back(OverheadRec{o->start, o->end, static_cast<uint32_t>(o->overheadKind), tid});
-      return;
-    }
-    default:
-      ++g_stats.unknown_records;
-      return;
-  }
-}
-
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
   const int64_t t0 = mono_ns();
   if (static_cast<pid_t>(syscall(SYS_gettid)) == g_owner) g_completed_on_main.fetch_add(1, std::memory_order_relaxed);
@@ -278,7 +125,7 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
   std::lock_guard<std::mutex> lk(g_mu);
   CUpti_Activity* r = nullptr;
   while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-    copy_record_locked(r);
+    if (!g_copier.copy(r, corr)) ++g_stats.unknown_records;
     ++g_stats.records;
   }
   ++g_stats.buffers;
