@@ -18,7 +18,10 @@ if(TARGET goblin_cupti)
 endif()
 install(FILES tools/measure_ceilings.py tools/kernel_harness.py DESTINATION share/goblin/tools)
 install(FILES workloads/train.py DESTINATION share/goblin/workloads)
-install(DIRECTORY workloads/goblin_hook DESTINATION share/goblin/workloads FILES_MATCHING PATTERN "*.py")
+# goblin_ops.cpp and its ABI header: the hook builds the operator observer from them on the
+# machine that runs the job (torch.utils.cpp_extension), so they travel with the Python files.
+install(DIRECTORY workloads/goblin_hook DESTINATION share/goblin/workloads FILES_MATCHING PATTERN "*.py"
+        PATTERN "*.cpp" PATTERN "*.h")
 install(DIRECTORY workloads/configs DESTINATION share/goblin/workloads FILES_MATCHING PATTERN "*.yaml")
 # goblin serve's pages (src/serve/server.cpp looks them up under share/goblin/web) and the chart
 # library npm ci put in web/node_modules (OPTIONAL: without it the pages load, with no charts).

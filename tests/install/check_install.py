@@ -85,6 +85,7 @@ def install_mode(a):
     # ---- the layout ----
     want = ["bin/goblin", "share/goblin/tools/measure_ceilings.py", "share/goblin/tools/kernel_harness.py",
             "share/goblin/workloads/train.py", "share/goblin/workloads/goblin_hook/sitecustomize.py",
+            "share/goblin/workloads/goblin_hook/goblin_ops.cpp", "share/goblin/workloads/goblin_hook/goblin_ops_abi.h",
             "share/goblin/workloads/configs/base.yaml", "share/goblin/web/static/index.html",
             "share/goblin/web/static/app.js", "share/goblin/web/static/style.css"]
     if os.path.exists(os.path.join(build, "libgoblin_cupti.so")):
@@ -268,6 +269,7 @@ def deb_mode(a):
     want = ["./usr/bin/goblin", "./usr/share/goblin/tools/measure_ceilings.py",
             "./usr/share/goblin/tools/kernel_harness.py", "./usr/share/goblin/workloads/train.py",
             "./usr/share/goblin/workloads/goblin_hook/sitecustomize.py",
+            "./usr/share/goblin/workloads/goblin_hook/goblin_ops.cpp",
             "./usr/share/goblin/workloads/configs/base.yaml"]
     if os.path.exists(os.path.join(build, "libgoblin_cupti.so")):
         want.append("./usr/lib/libgoblin_cupti.so")
