@@ -37,6 +37,14 @@ import os
 import sys
 import time
 
+# The timing loop and the synchronisation checks, beside this file (tools/kernel_timing.py). Bound
+# here, before any kernel file is imported, and held in the trusted slots like this file's own.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel_timing  # noqa: E402
+from kernel_timing import (L2_FALLBACK_BYTES, InputSets, as_tuple, is_tensor, judge_pending,  # noqa: E402
+                           judge_wall, median, pool_streams, probe_pending, sets_needed, tensor_bytes,
+                           time_rotated, wall_clock)
+
 CONTRACT = ("make_inputs", "kernel", "reference")
 HARNESS = "goblin kernel_harness 2"
 
@@ -114,14 +122,6 @@ def load_module(path):
     return mod
 
 
-def as_tuple(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
-
-
-def is_tensor(x):
-    return hasattr(x, "untyped_storage") and hasattr(x, "data_ptr")
-
-
 def git_blob_id(path):
     """The file's git blob id (sha1 of "blob <size>\\0" + content): `goblin kernel record` compares it
     with `git hash-object kernel.py`, so the version recorded is the version benched."""
@@ -150,10 +150,18 @@ class Trusted:
 
 
 def harness_callables():
-    """Every function and class of this harness (a kernel file can reach them as __main__.NAME)."""
+    """Every function and class of this harness and of kernel_timing, by the name this harness
+    calls it (a kernel file can reach them as __main__.NAME)."""
     me = sys.modules[__name__]
     return sorted(n for n, v in vars(me).items() if callable(v) and not n.startswith("__")
-                  and getattr(v, "__module__", None) == me.__name__)
+                  and getattr(v, "__module__", None) in (me.__name__, kernel_timing.__name__))
+
+
+def timing_callables():
+    """kernel_timing's own functions and classes, by the name they call each other (a kernel file
+    can reach them as sys.modules["kernel_timing"].NAME)."""
+    return sorted(n for n, v in vars(kernel_timing).items() if callable(v) and not n.startswith("__")
+                  and getattr(v, "__module__", None) == kernel_timing.__name__)
 
 
 def trusted_slots(torch):
@@ -167,6 +175,7 @@ def trusted_slots(torch):
              ("torch.Tensor.zero_", torch.Tensor, "zero_"), ("torch.Tensor.copy_", torch.Tensor, "copy_"),
              ("torch.manual_seed", torch, "manual_seed"), ("json.dumps", json, "dumps")]
     slots += [("kernel_harness." + f, me, f) for f in harness_callables()]
+    slots += [("kernel_timing." + f, kernel_timing, f) for f in timing_callables()]
     slots += [("kernel_harness.Trusted.tampered", Trusted, "tampered")]
     return slots
 
@@ -249,213 +258,6 @@ def check_output(out, ref, inputs, rtol, inplace):
     if err > rtol:
         return False, err, abs_err, f"max relative error {err:.4g} > {rtol:g}"
     return True, err, abs_err, ""
-
-
-# ---------------------------------------------------------------------------------------------
-# Input sets: every timed call gets inputs it has not seen.
-
-L2_FALLBACK_BYTES = 50 * 1024 * 1024  # H100's 50 MB (data/gpus.yaml) when torch does not say
-MAX_SETS = 512
-MAX_HEAT_MS = 100  # at most this much untimed kernel work before a timed round
-MAX_REPS = 20000  # do_bench has no cap; a kernel whose estimate is ~0 would otherwise run for ever
-
-
-def sets_needed(set_bytes, l2_bytes, cap=MAX_SETS):
-    """Enough distinct input sets that together they hold at least twice the L2 (at least 2)."""
-    if set_bytes <= 0:
-        return 2
-    return int(max(2, min(cap, math.ceil(2 * l2_bytes / set_bytes))))
-
-
-def tensor_bytes(xs):
-    return sum(x.numel() * x.element_size() for x in xs if is_tensor(x))
-
-
-class InputSets:
-    """k input sets of the bench shape. regenerate() refills each in place from a new seed (same
-    pointers, new values: a kernel that memoises by pointer returns stale results, which the
-    output check catches) and recomputes the references outside the timed region."""
-
-    def __init__(self, mod, shape, k, first_seed, manual_seed):
-        self.mod, self.shape, self.k, self.manual_seed = mod, shape, k, manual_seed
-        self.seed = first_seed
-        self.sets = [self._make() for _ in range(k)]
-        self.refs = [None] * k
-        self.heater = self._make()  # untimed calls before each timed round run on this set only
-
-    def _make(self):
-        self.seed += 1
-        self.manual_seed(self.seed)
-        return as_tuple(self.mod.make_inputs(**self.shape))
-
-    def regenerate(self):
-        for i in range(self.k):
-            fresh = self._make()
-            for dst, src in zip(self.sets[i], fresh):
-                if is_tensor(dst):
-                    dst.copy_(src)
-            del fresh
-            self.refs[i] = None
-        for i in range(self.k):
-            self.refs[i] = self.mod.reference(*self.sets[i])
-
-
-def time_rotated(dev, fn, sets, warmup_ms, rep_ms, flush, check):
-    """do_bench's method (estimate over 5 calls, warm-up, then per rep: flush L2, event, call,
-    event) over rotating input sets. Each round calls every set once; the sets are regenerated
-    before every timed round and each output is checked after the round with
-    check(out, ref, inputs) -> (ok, max_rel_err, max_abs_err, message). Returns (samples_ms, stats,
-    the first wrong output or None)."""
-    k = sets.k
-    sets.regenerate()
-    stats = {"rounds": 0, "outputs_checked": 0}
-    bad = None
-
-    def round_(n, timed):
-        nonlocal bad
-        outs, starts, ends = [], [], []
-        for i in range(n):
-            x = sets.sets[i]
-            if timed:
-                flush()
-                s, e = dev.event(), dev.event()
-                dev.record(s)
-                outs.append(fn(*x))
-                dev.record(e)
-                starts.append(s)
-                ends.append(e)
-            else:
-                outs.append(fn(*x))
-        dev.sync()
-        stats["_synced_at"] = dev.perf()  # untimed work (checks, regeneration) starts here
-        for i, o in enumerate(outs):
-            ok, err, _, msg = check(o, sets.refs[i], sets.sets[i])
-            stats["outputs_checked"] += 1
-            if not ok and bad is None:
-                bad = {"round": stats["rounds"], "set": i, "timed": timed, "max_rel_err": err, "message": msg}
-        stats["rounds"] += 1
-        del outs
-        return [dev.elapsed(s, e) for s, e in zip(starts, ends)]
-
-    # Estimate the call's time as do_bench does (5 calls, L2 flushed).
-    # Twice: the first pass pays for the allocator's first cudaMalloc of each output.
-    for _ in range(2):
-        s, e = dev.event(), dev.event()
-        dev.record(s)
-        for i in range(5):
-            flush()
-            fn(*sets.sets[i % k])
-        dev.record(e)
-        dev.sync()
-    est = max(dev.elapsed(s, e) / 5, 1e-3)
-    n_warm, n_rep = min(MAX_REPS, max(1, int(warmup_ms / est))), min(MAX_REPS, max(1, int(rep_ms / est)))
-    done = 0
-    while done < n_warm:
-        n = min(k, n_warm - done)
-        round_(n, False)
-        done += n
-    # Between timed rounds the GPU regenerates inputs and checks outputs; without more, a
-    # power-limited kernel (a bf16 matmul) would run each timed round at the higher clocks of a
-    # rested GPU, 10 % faster than do_bench's back-to-back reps. So each timed round is preceded by
-    # as much untimed work of the kernel itself (on the heater set, never timed or checked) as the
-    # regeneration and checks took: the timed calls run in do_bench's sustained state.
-    samples = []
-    stats["heat_calls"] = 0
-    last = dev.perf()
-    while len(samples) < n_rep:
-        sets.regenerate()  # values never seen before, outside the timed region
-        dev.sync()
-        heat = int(min(MAX_HEAT_MS, (dev.perf() - last) * 1e3) / est) + 1
-        for _ in range(heat):
-            flush()
-            fn(*sets.heater)
-        stats["heat_calls"] += heat
-        samples += round_(min(k, n_rep - len(samples)), True)
-        last = stats.pop("_synced_at")
-    stats["estimate_ms"] = est
-    return samples, stats, bad
-
-
-# ---------------------------------------------------------------------------------------------
-# Synchronisation: all the work a call starts is timed.
-
-WALL_RATIO = 1.5        # wall clock per call may exceed max(event time, launch time) by 50 % ...
-WALL_SLACK_MS = 0.05    # ... plus 50 us of host overhead (Python, allocator, synchronize)
-PENDING_SLACK_MS = 0.02  # a device-wide synchronize after the call's stream is idle: idle + 20 us
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return 0.0 if n == 0 else (xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2]))
-
-
-def judge_wall(event_ms, wall_ms, launch_ms):
-    """A problem (str) when the wall clock per call (back to back, device-wide synchronize at the
-    end) is far above both the event time and the host's launch time: work on another stream."""
-    bound = WALL_RATIO * max(event_ms, launch_ms) + WALL_SLACK_MS
-    if wall_ms > bound:
-        return (f"wall clock {wall_ms:.4g} ms per call (device-wide synchronize) vs {event_ms:.4g} ms by CUDA events "
-                f"and {launch_ms:.4g} ms to launch: the call's work is not on the timed stream")
-    return None
-
-
-def judge_pending(busy_streams, sync_ms, idle_sync_ms):
-    """A problem (str) when work was still running after the call returned and its stream was
-    idle: a torch stream still busy, or a device-wide synchronize that waited on something."""
-    if max(busy_streams, default=0) > 0:
-        return (f"{max(busy_streams)} other CUDA stream(s) still had work after the call returned and its stream "
-                "finished: the kernel runs on a side stream that the timing does not see")
-    if median(sync_ms) > 3 * median(idle_sync_ms) + PENDING_SLACK_MS:
-        return (f"a device-wide synchronize after the call took {median(sync_ms):.4g} ms (idle: "
-                f"{median(idle_sync_ms):.4g} ms): work was left running after the call returned")
-    return None
-
-
-def pool_streams(torch):
-    """torch's stream pools (32 streams per priority, handed out round-robin): creating 32 of each
-    priority returns every stream a kernel file can get from torch.cuda.Stream()."""
-    out = []
-    for prio in (0, -1):
-        try:
-            out += [torch.cuda.Stream(priority=prio) for _ in range(32)]
-        except RuntimeError:
-            pass
-    return out
-
-
-def probe_pending(dev, t, fn, args, streams, n=5):
-    query = t["torch.cuda.Stream.query"]
-
-    def once(f):
-        dev.sync()
-        out = f()
-        e = dev.event()
-        dev.record(e)
-        dev.wait(e)  # the call's own stream is done
-        busy = sum(1 for s in streams if not query(s))
-        t0 = dev.perf()
-        dev.sync()
-        ms = (dev.perf() - t0) * 1e3
-        del out
-        return busy, ms
-
-    idle = [once(lambda: None)[1] for _ in range(n)]
-    runs = [once(lambda: fn(*args)) for _ in range(n)]
-    return {"busy_streams": [b for b, _ in runs], "sync_ms": [m for _, m in runs], "idle_sync_ms": idle}
-
-
-def wall_clock(dev, fn, sets, est_ms):
-    r = int(max(3, min(200, 50 / max(est_ms, 1e-3))))
-    launch = 0.0
-    dev.sync()
-    t0 = dev.perf()
-    for j in range(r):
-        a = dev.perf()
-        fn(*sets.sets[j % sets.k])
-        launch += dev.perf() - a
-    dev.sync()
-    return {"calls": r, "wall_ms": (dev.perf() - t0) * 1e3 / r, "launch_ms": launch * 1e3 / r}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ def install_mode(a):
 
     # ---- the layout ----
     want = ["bin/goblin", "share/goblin/tools/measure_ceilings.py", "share/goblin/tools/kernel_harness.py",
+            "share/goblin/tools/kernel_timing.py",
             "share/goblin/workloads/train.py", "share/goblin/workloads/goblin_hook/sitecustomize.py",
             "share/goblin/workloads/goblin_hook/goblin_ops.cpp", "share/goblin/workloads/goblin_hook/goblin_ops_abi.h",
             "share/goblin/workloads/configs/base.yaml", "share/goblin/web/static/index.html",
@@ -267,7 +268,8 @@ def deb_mode(a):
     listing = run(["dpkg-deb", "-c", deb]).stdout
     files = {line.split()[-1] for line in listing.splitlines() if line.strip()}
     want = ["./usr/bin/goblin", "./usr/share/goblin/tools/measure_ceilings.py",
-            "./usr/share/goblin/tools/kernel_harness.py", "./usr/share/goblin/workloads/train.py",
+            "./usr/share/goblin/tools/kernel_harness.py", "./usr/share/goblin/tools/kernel_timing.py",
+            "./usr/share/goblin/workloads/train.py",
             "./usr/share/goblin/workloads/goblin_hook/sitecustomize.py",
             "./usr/share/goblin/workloads/goblin_hook/goblin_ops.cpp",
             "./usr/share/goblin/workloads/configs/base.yaml"]

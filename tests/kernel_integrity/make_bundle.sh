@@ -11,7 +11,7 @@ cp "$WT/build/goblin" "$DEST/"
 for l in $(ldd "$WT/build/goblin" | awk '/=> \//{print $3}' | grep -E 'simdjson|sqlite3|yaml-cpp|isal|fmt|libz\.'); do
   cp -L "$l" "$DEST/lib/"
 done
-cp "$WT/tools/kernel_harness.py" "$DEST/tools/"
+cp "$WT/tools/kernel_harness.py" "$WT/tools/kernel_timing.py" "$DEST/tools/"
 git -C "$WT" show "$BASE:tools/kernel_harness.py" > "$DEST/old_harness.py"
 cp "$WT"/tests/kernel_integrity/cheats/*.py "$DEST/cheats/"
 cp -r "$WT/examples/kernel" "$DEST/examples/"

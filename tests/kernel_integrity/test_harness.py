@@ -181,7 +181,7 @@ class TimingLoop(unittest.TestCase):
     def test_sets_exceed_l2(self):
         self.assertEqual(kh.sets_needed(512 << 20, 50 << 20), 2)
         self.assertEqual(kh.sets_needed(1 << 20, 50 << 20), 100)
-        self.assertEqual(kh.sets_needed(1000, 50 << 20), kh.MAX_SETS)
+        self.assertEqual(kh.sets_needed(1000, 50 << 20), kh.kernel_timing.MAX_SETS)
         self.assertGreater(kh.sets_needed(3 << 20, 50 << 20) * (3 << 20), 50 << 20)
 
 
@@ -227,6 +227,21 @@ class Checks(unittest.TestCase):
             self.assertEqual(t.tampered(), ["kernel_harness.check_output"])
         finally:
             kh.check_output = saved
+
+    def test_timing_module_functions_are_watched(self):
+        # The timing loop lives in tools/kernel_timing.py: a kernel file can reach it as
+        # sys.modules["kernel_timing"], so its own bindings are trusted slots too.
+        kt = kh.kernel_timing
+        names = kh.timing_callables()
+        for f in ("time_rotated", "InputSets", "judge_wall", "judge_pending", "wall_clock"):
+            self.assertIn(f, names)
+        t = kh.Trusted([("kernel_timing." + f, kt, f) for f in names])
+        saved = kt.judge_wall
+        try:
+            kt.judge_wall = lambda *a: None
+            self.assertEqual(t.tampered(), ["kernel_timing.judge_wall"])
+        finally:
+            kt.judge_wall = saved
 
     def test_work_left_running_after_return(self):
         self.assertIsNone(kh.judge_pending([0] * 5, [0.01] * 5, [0.008] * 5))

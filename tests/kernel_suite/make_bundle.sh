@@ -12,7 +12,7 @@ cp "$WT/build/goblin" "$DEST/"
 for l in $(ldd "$WT/build/goblin" | awk '/=> \//{print $3}' | grep -vE '/lib(c|m|resolv|dl|pthread|rt)\.so|ld-linux'); do
   cp -L "$l" "$DEST/lib/"
 done
-cp "$WT/tools/kernel_harness.py" "$DEST/tools/"
+cp "$WT/tools/kernel_harness.py" "$WT/tools/kernel_timing.py" "$DEST/tools/"
 cp -r "$WT/examples/kernel" "$DEST/examples/kernel"
 mkdir -p "$DEST/tests/kernel_suite"
 cp -r "$WT/tests/kernel_suite/mcp_rmsnorm" "$WT/tests/kernel_suite/mcp_loop.py" "$WT/tests/kernel_suite/prewarm.py" \
