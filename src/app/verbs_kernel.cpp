@@ -19,6 +19,16 @@ namespace goblin::app {
 
 namespace {
 
+// A field with its default (null: none); the rest of Field keeps its defaults.
+Field field(std::string name, FieldKind kind, std::string help, Json default_value = nullptr) {
+  Field f;
+  f.name = std::move(name);
+  f.kind = kind;
+  f.help = std::move(help);
+  f.default_value = std::move(default_value);
+  return f;
+}
+
 // The largest kernel.py an agent may submit through kernel_bench's kernel_source.
 constexpr size_t kMaxKernelSource = 1 << 20;
 
@@ -35,7 +45,7 @@ VerbResult from(Result<T> r, const std::function<std::string(const Json&)>& huma
 }
 
 Field workspace_field() {
-  Field f{"workspace", FieldKind::WorkDir, "workspace directory (CLI default: the current directory)"};
+  Field f = field("workspace", FieldKind::WorkDir, "workspace directory (CLI default: the current directory)");
   f.positional = true;
   return f;
 }
@@ -52,12 +62,12 @@ Result<std::string> workspace_of(const Request& rq, const Context& ctx) {
 // defaults (a caller that picks the program goblin runs could run anything).
 std::vector<Field> program_fields(bool profilers) {
   std::vector<Field> f = {
-      Field{"python", FieldKind::String, "python interpreter with torch (default python3)", "python3"},
-      Field{"harness", FieldKind::String, "path of tools/kernel_harness.py (default: found beside goblin)"},
-      Field{"timeout", FieldKind::Number, "seconds before the run is killed (default 900)", 900.0}};
+      field("python", FieldKind::String, "python interpreter with torch (default python3)", "python3"),
+      field("harness", FieldKind::String, "path of tools/kernel_harness.py (default: found beside goblin)"),
+      field("timeout", FieldKind::Number, "seconds before the run is killed (default 900)", 900.0)};
   if (profilers) {
-    f.push_back(Field{"ncu", FieldKind::String, "ncu executable (default ncu)", "ncu"});
-    f.push_back(Field{"rocprof", FieldKind::String, "rocprofv3 executable (default rocprofv3)", "rocprofv3"});
+    f.push_back(field("ncu", FieldKind::String, "ncu executable (default ncu)", "ncu"));
+    f.push_back(field("rocprof", FieldKind::String, "rocprofv3 executable (default rocprofv3)", "rocprofv3"));
   }
   for (auto& x : f) x.doors = kCli;
   f[2].min = 1;
@@ -231,35 +241,35 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin kernel init mm --kernel mm_v0.py --platform H100 --shape M=8192,N=8192,K=8192\n"
         "  goblin kernel init sm --kernel softmax.py --platform MI300X --workspace ./ws --rtol 2e-2\n";
-    Field name{"name", FieldKind::String, "workspace name (default directory /tmp/kernel_opt_NAME)"};
+    Field name = field("name", FieldKind::String, "workspace name (default directory /tmp/kernel_opt_NAME)");
     name.positional = name.required = true;
-    Field kern{"kernel", FieldKind::InputPath,
-               "kernel file: make_inputs, kernel, reference, PROBLEM or flops/bytes_moved"};
+    Field kern = field("kernel", FieldKind::InputPath,
+                       "kernel file: make_inputs, kernel, reference, PROBLEM or flops/bytes_moved");
     kern.required = true;
-    Field plat{"platform", FieldKind::String, "GPU id (goblin specs --list): H100, H200, MI300X, MI355X, ..."};
+    Field plat = field("platform", FieldKind::String, "GPU id (goblin specs --list): H100, H200, MI300X, MI355X, ...");
     plat.required = true;
-    Field fw{"framework", FieldKind::String, "triton | cuda | cutedsl | torch (default triton)", "triton"};
+    Field fw = field("framework", FieldKind::String, "triton | cuda | cutedsl | torch (default triton)", "triton");
     fw.choices = {"triton", "cuda", "cutedsl", "torch"};
-    Field rtol{"rtol", FieldKind::Number, "correctness threshold: max relative error (default 0.01)", 0.01};
+    Field rtol = field("rtol", FieldKind::Number, "correctness threshold: max relative error (default 0.01)", 0.01);
     rtol.min = 0;
-    Field ws{"workspace", FieldKind::OutputDir, "workspace directory (default /tmp/kernel_opt_NAME)"};
+    Field ws = field("workspace", FieldKind::OutputDir, "workspace directory (default /tmp/kernel_opt_NAME)");
     ws.doors = kCli;
-    Field iters{"max_iterations", FieldKind::Integer,
-                "iteration budget: status says stop once this many iterations are recorded (0: none)", 20};
+    Field iters = field("max_iterations", FieldKind::Integer,
+                        "iteration budget: status says stop once this many iterations are recorded (0: none)", 20);
     iters.min = 0;
     iters.max = 10000;
-    Field hours{"max_hours", FieldKind::Number, "time budget in hours from init (0: none)", 0.0};
+    Field hours = field("max_hours", FieldKind::Number, "time budget in hours from init (0: none)", 0.0);
     hours.min = 0;
     v.request = {name,
                  kern,
                  plat,
                  fw,
-                 Field{"shape", FieldKind::String,
-                       "problem shape passed to make_inputs, e.g. M=8192,N=8192,K=8192 (default: its defaults)"},
-                 Field{"dtype", FieldKind::String, "element type (default bf16)", "bf16"},
+                 field("shape", FieldKind::String,
+                       "problem shape passed to make_inputs, e.g. M=8192,N=8192,K=8192 (default: its defaults)"),
+                 field("dtype", FieldKind::String, "element type (default bf16)", "bf16"),
                  rtol,
                  ws,
-                 Field{"notes", FieldKind::String, "free text for the Task Context"},
+                 field("notes", FieldKind::String, "free text for the Task Context"),
                  iters,
                  hours};
     auto pf = program_fields(false);
@@ -279,13 +289,13 @@ void add_kernel_verbs(std::vector<Verb>& out) {
         "is an error and cannot be recorded.";
     v.examples = "  goblin kernel bench /tmp/kernel_opt_mm --rep-ms 1000\n";
     v.audit_budget = true;
-    Field rep{"rep_ms", FieldKind::Number, "timing budget per kernel in ms (default 500)", 500.0};
+    Field rep = field("rep_ms", FieldKind::Number, "timing budget per kernel in ms (default 500)", 500.0);
     rep.min = 1;
     rep.max = 60000;
-    Field warm{"warmup_ms", FieldKind::Number, "warm-up budget in ms (default 50)", 50.0};
+    Field warm = field("warmup_ms", FieldKind::Number, "warm-up budget in ms (default 50)", 50.0);
     warm.min = 0;
     warm.max = 60000;
-    Field src{"kernel_source", FieldKind::String, "the new kernel.py text to measure (replaces kernel.py)"};
+    Field src = field("kernel_source", FieldKind::String, "the new kernel.py text to measure (replaces kernel.py)");
     src.doors = kJsonDoors;
     v.request = {workspace_field(), rep, warm, src};
     append(v.request, program_fields(false));
@@ -299,12 +309,12 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                   "Profile the kernel's launches (ncu / rocprofv3) and diagnose two bottlenecks");
     v.examples = "  goblin kernel profile /tmp/kernel_opt_mm --prompt     also write the LLM judge prompts\n";
     v.audit_budget = true;
-    Field l{"launches", FieldKind::Integer, "kernel launches to profile (default 1)", 1};
+    Field l = field("launches", FieldKind::Integer, "kernel launches to profile (default 1)", 1);
     l.min = 1;
     l.max = 100;
     v.request = {workspace_field(), l,
-                 Field{"kernel_regex", FieldKind::String, "only kernels whose name matches (ncu -k regex:)"},
-                 Field{"prompt", FieldKind::Boolean, "write the LLM-judge prompts beside the CSV", false}};
+                 field("kernel_regex", FieldKind::String, "only kernels whose name matches (ncu -k regex:)"),
+                 field("prompt", FieldKind::Boolean, "write the LLM-judge prompts beside the CSV", false)};
     append(v.request, program_fields(true));
     v.result_schema = object_schema("per kernel the classification and two bottlenecks, the work-done check");
     recorded_as_workspace(v);
@@ -341,18 +351,18 @@ void add_kernel_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin kernel record ws --summary \"grouped ordering\" --hypothesis \"L2 reuse\" --tags grouped_ordering\n"
         "  goblin kernel record ws --summary \"v3\" --bench bench.json --profile ncu.csv   measured elsewhere\n";
-    Field sum{"summary", FieldKind::String, "what this iteration changed"};
+    Field sum = field("summary", FieldKind::String, "what this iteration changed");
     sum.required = true;
     v.request = {
         workspace_field(),
         sum,
-        Field{"hypothesis", FieldKind::String, "why it should help"},
-        Field{"tags", FieldKind::StringList,
-              "ids from data/kernel/optimizations.yaml this iteration tried (comma-separated)"},
-        Field{"bench", FieldKind::InputPath, "a bench JSON (kernel_harness.py bench output) measured elsewhere"},
-        Field{"profile", FieldKind::InputPath, "an ncu --csv --page raw file measured elsewhere"},
-        Field{"keep", FieldKind::Boolean,
-              "keep kernel.py even when this iteration is slower than the best (no restore)", false}};
+        field("hypothesis", FieldKind::String, "why it should help"),
+        field("tags", FieldKind::StringList,
+              "ids from data/kernel/optimizations.yaml this iteration tried (comma-separated)"),
+        field("bench", FieldKind::InputPath, "a bench JSON (kernel_harness.py bench output) measured elsewhere"),
+        field("profile", FieldKind::InputPath, "an ncu --csv --page raw file measured elsewhere"),
+        field("keep", FieldKind::Boolean,
+              "keep kernel.py even when this iteration is slower than the best (no restore)", false)};
     v.result_schema = object_schema("version, memory_file, commit, record, restored_from (the best version or null)");
     recorded_as_workspace(v);
     v.run = [](const Request& rq, Context& ctx) {
@@ -400,7 +410,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                   masked ? "Hide iteration N from every read (status, best, plan)" : "Make iteration N visible again");
     v.examples =
         masked ? "  goblin kernel mask 3 /tmp/kernel_opt_mm\n" : "  goblin kernel unmask 3 /tmp/kernel_opt_mm\n";
-    Field ver{"version", FieldKind::Integer, "iteration number N (memory/vN.json)"};
+    Field ver = field("version", FieldKind::Integer, "iteration number N (memory/vN.json)");
     ver.positional = ver.required = true;
     ver.min = 0;
     v.request = {ver, workspace_field()};
@@ -425,38 +435,32 @@ void add_kernel_verbs(std::vector<Verb>& out) {
         "  goblin kernel suite examples/kernel/suite --platform H100 --out /tmp/suite     run on this GPU\n"
         "  goblin kernel suite examples/kernel/suite --platform H100 --results docs/results/kernel_suite/raw\n"
         "  goblin kernel suite examples/kernel --platform H100 --tasks rmsnorm,matmul/v3 -o /tmp/suite\n";
-    Field dir{"dir", FieldKind::InputPath, "directory of kernel files (*.py; names starting with _ are skipped)"};
+    Field dir =
+        field("dir", FieldKind::InputPath, "directory of kernel files (*.py; names starting with _ are skipped)");
     dir.positional = dir.required = true;
-    Field plat{"platform", FieldKind::String, "GPU id of the spec database (goblin specs --list)"};
+    Field plat = field("platform", FieldKind::String, "GPU id of the spec database (goblin specs --list)");
     plat.required = true;
-    Field rtol{"rtol", FieldKind::Number, "correctness threshold: max relative error (default 0.01)", 0.01};
+    Field rtol = field("rtol", FieldKind::Number, "correctness threshold: max relative error (default 0.01)", 0.01);
     rtol.min = 0;
-    Field rep{"rep_ms", FieldKind::Number, "timing budget per kernel and reference in ms (default 500)", 500.0};
+    Field rep = field("rep_ms", FieldKind::Number, "timing budget per kernel and reference in ms (default 500)", 500.0);
     rep.min = 1;
     rep.max = 60000;
-    Field warm{"warmup_ms", FieldKind::Number, "warm-up budget in ms (default 50)", 50.0};
+    Field warm = field("warmup_ms", FieldKind::Number, "warm-up budget in ms (default 50)", 50.0);
     warm.min = 0;
     warm.max = 60000;
+    Field out_dir = field("out", FieldKind::OutputDir, "where the raw results, suite.json and suite.md go");
+    out_dir.cli = "-o,--out";
     v.request = {dir,
                  plat,
-                 Field{"results", FieldKind::InputPath,
-                       "score recorded raw results (<file stem>.json each) instead of running the harness"},
-                 Field{"out",
-                       FieldKind::OutputDir,
-                       "where the raw results, suite.json and suite.md go",
-                       nullptr,
-                       false,
-                       false,
-                       std::nullopt,
-                       std::nullopt,
-                       {},
-                       "-o,--out"},
-                 Field{"dtype", FieldKind::String, "element type (default bf16)", "bf16"},
+                 field("results", FieldKind::InputPath,
+                       "score recorded raw results (<file stem>.json each) instead of running the harness"),
+                 out_dir,
+                 field("dtype", FieldKind::String, "element type (default bf16)", "bf16"),
                  rtol,
                  rep,
                  warm,
-                 Field{"tasks", FieldKind::StringList,
-                       "only these problem folders (matmul) or files (matmul/v2), comma-separated (default: all)"}};
+                 field("tasks", FieldKind::StringList,
+                       "only these problem folders (matmul) or files (matmul/v2), comma-separated (default: all)")};
     append(v.request, program_fields(false));
     v.result_schema = object_schema(
         "metrics (correctness_rate, fast_p, geomean speedups), one row per task, and per problem its best correct "
