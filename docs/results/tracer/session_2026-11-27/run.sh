@@ -5,12 +5,15 @@
 # side by side (configurations alternating window by window in one process, as session_2026-11-26c);
 # the callback-record and list-input-type fixes checked on a recorded trace; one goblin profile
 # window of each tracer on base.yaml and the HF Trainer for the audit comparison (CPU afterwards).
-# Packed: scripts/device_pack build build/libgoblin_cupti.so; tar -cJf .dev/tracer30c/carry.tar.xz carry
+# The device runs the session's main checkout, so this branch's parts travel in the carried, ignored
+# .dev/tracer30c/: carry.tar.xz (scripts/device_pack build build/libgoblin_cupti.so, the folder
+# renamed carry/), goblin_hook/, tracer_checks/, device.sh and this script;
+# command: bash .dev/tracer30c/run.sh
 set -u
 REAL=$OUT; export OUT=/tmp/o4; W=$OUT/w; mkdir -p $W
 export DEV=.dev/tracer30c TORCH_EXTENSIONS_DIR=/tmp/goblin_ext PYTHONUNBUFFERED=1
-mkdir -p $DEV && cp -r workloads/goblin_hook workloads/tracer_checks tracer/device/device.sh $DEV/
 HOOK=$PWD/$DEV/goblin_hook LIB=$PWD/$DEV/carry/libgoblin_cupti.so
+export GOBLIN_HOOK_DIR=$HOOK  # goblin profile: this branch's hook, not the checkout's
 T0=$(date +%s); el() { echo "[t=$(( $(date +%s) - T0 )) s]"; }
 left() { [ $(( $(date +%s) - T0 )) -lt "$1" ]; }  # left N: fewer than N s used so far
 K=kernel,memcpy,memset,sync,marker,overhead
