@@ -6,7 +6,7 @@
 //
 // Measured (docs/results/tracer § session of 2026-11-27): the same rules fire (6 on base.yaml, 3
 // on the HF Trainer) and the GPU-side classes the models price (GEMM, attention, memory-bound,
-// optimizer) agree within 0.4 %, but the predicted ranges differ by up to 6.7 % (base [4.75, 9.12]
+// optimizer) agree within 1 %, but the predicted ranges differ by up to 6.7 % (base [4.75, 9.12]
 // vs [4.95, 8.67], HF [1.42, 2.79] vs [1.33, 2.79]): their data-wait and host-gap buckets differ,
 // because the two recordings are separate runs and each tracer adds its own host time (the torch
 // trace's HF step 220.7 ms, the cupti one's 174.9 ms). The 5 % holds for the GPU classes,
