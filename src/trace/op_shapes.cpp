@@ -63,11 +63,13 @@ struct ThreadOps {
 };
 using StepOps = std::map<int64_t, ThreadOps>;  // tid → rows
 
+// `rows` sorted by start: the step's rows are one slice of it.
 StepOps step_ops(const Timeline& tl, const std::vector<size_t>& rows, int64_t t0, int64_t t1) {
   StepOps out;
   const CpuOpTable& c = tl.cpu_ops;
-  for (size_t r : rows) {
-    if (c.start_ns[r] < t0 || c.start_ns[r] >= t1) continue;
+  auto lo = std::lower_bound(rows.begin(), rows.end(), t0, [&](size_t r, int64_t t) { return c.start_ns[r] < t; });
+  for (auto it = lo; it != rows.end() && c.start_ns[*it] < t1; ++it) {
+    const size_t r = *it;
     ThreadOps& t = out[c.tid[r]];
     if (c.kind[r] == CpuOpKind::Op)
       t.ops.push_back(r);
@@ -137,6 +139,8 @@ ShapeMapResult map_first_step_shapes(Timeline& tl, size_t op_begin, size_t ann_b
   std::sort(steps.begin(), steps.end(), [&](size_t x, size_t y) { return an.start_ns[x] < an.start_ns[y]; });
   std::vector<size_t> rows;
   for (size_t r = op_begin; r < tl.cpu_ops.size(); ++r) rows.push_back(r);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](size_t x, size_t y) { return tl.cpu_ops.start_ns[x] < tl.cpu_ops.start_ns[y]; });
 
   StepOps tmpl;
   bool have_tmpl = false;
