@@ -121,7 +121,8 @@ Json summarize(const std::string& path) {
     }
   }
   // What the hook measured about the tracer on this run (a window recorded, the steps before it not).
-  for (const char* k : {"goblin_recorded", "goblin_untraced_step_time_seconds", "goblin_tracer_step_cost_pct"})
+  for (const char* k : {"goblin_recorded", "goblin_untraced_step_time_seconds", "goblin_tracer_step_cost_pct",
+                        "goblin_tracer_shapes", "goblin_shapes_mapped"})
     if (auto it = tl.meta.extra.find(k); it != tl.meta.extra.end()) {
       Json v = Json::parse(it->second, nullptr, false);
       j[std::string(k).substr(7)] = v.is_discarded() ? Json(it->second) : v;

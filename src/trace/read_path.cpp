@@ -19,6 +19,7 @@
 #include "core/json.h"
 #include "core/limits.h"
 #include "trace/jax/jax.h"
+#include "trace/op_shapes.h"
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
 #include "trace/summary_sniff.h"
@@ -151,7 +152,11 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
   tl.meta.formats.push_back(f);
   tl.meta.sources.push_back(path);
   const size_t samples_before = tl.samples.size();
+  const size_t ops_before = tl.cpu_ops.size(), annotations_before = tl.annotations.size();
   Status s = read_by_format(f, path, tl, opt);
+  // goblin's tracer recorded input shapes in each window's first step only: the later steps'
+  // ops get them by their op sequence (op_shapes.h).
+  if (f == Format::Kineto) map_first_step_shapes(tl, ops_before, annotations_before);
   // Each source records its clock; the timeline keeps the first trace clock and the first
   // telemetry clock (a second one on another clock is warned of by the run-directory read).
   const ClockDomain c = clock_of(f, tl, samples_before);

@@ -35,6 +35,18 @@ def for_window(index):
     return lst[index % len(lst)] if lst else None
 
 
+def default_flags():
+    """The observer's flags of a window without GOBLIN_PROFILE_VARIANTS: GOBLIN_TRACER_SHAPES=first
+    (the default) records input shapes and nn.Modules in the window's first recorded step only and
+    names after it (`shapes1`): boxing every op's inputs cost the HF Trainer's step ~17 ms
+    (~0.85 us per op, docs/results/tracer § third session of 2026-11-26), and a training step
+    repeats its op sequence, so goblin's reader maps the first step's shapes onto the others.
+    `every`: shapes in every step."""
+    if os.environ.get("GOBLIN_TRACER_OPS", "shapes") != "shapes":
+        return []
+    return [] if os.environ.get("GOBLIN_TRACER_SHAPES", "first") == "every" else ["shapes1"]
+
+
 def after_first_step(torch, flags, ops_observer):
     """At the end of a window's first recorded step: `first` stops the observer, `shapes1` goes on
     with names only (a training loop's shapes repeat step after step)."""

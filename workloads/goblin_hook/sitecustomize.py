@@ -29,7 +29,8 @@ PyTorch's RecordFunction → NVTX observer where it cannot be built) for the win
 its records to the tracer after the window, which writes them as cpu_op events with the External
 id of the kernels they launched, and nn.Module forwards as python_function frames;
 GOBLIN_TRACER_OPS=shapes (default: input shapes too), names, or 0 (off); GOBLIN_TRACER_MODULES=0
-(no modules). GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps;
+(no modules); GOBLIN_TRACER_SHAPES=first (default: shapes and modules in the window's first step,
+names only after it; goblin's reader maps the shapes onto the later steps) or every. GOBLIN_PROFILE_WINDOWS=K repeats the window K times (each with its comparison steps;
 torch.profiler's too), GOBLIN_PROFILE_VARIANTS gives the windows different tracer configurations
 (goblin_variants.py).
 With GOBLIN_TRACE_STEPS=1 (`goblin trace -- python3 script.py`) the hook marks every optimizer
@@ -228,6 +229,10 @@ def _install_nvtx(torch):
                     os.environ["GOBLIN_TRACER_MODULES"] = "0" if "nomod" in ops else "1"
                     if st["recorded"]:
                         st["configure"] = goblin_tracer_ctl.configure(v["kinds"], v["api"])
+                else:  # GOBLIN_TRACER_SHAPES=first (default) | every: see goblin_variants.py
+                    st["ops_flags"] = goblin_variants.default_flags()
+                if "shapes1" in st["ops_flags"] and os.environ.get("GOBLIN_TRACER_OPS", "shapes") == "shapes":
+                    st["shapes_first_step"] = True  # the trace's metadata says so (goblin_tracer_shapes)
                 # Resuming attaches CUPTI (~1.5 ms of host time): between the two edges, so
                 # neither span pays it.
                 if st["recorded"]:
@@ -282,6 +287,11 @@ def _install_nvtx(torch):
                 "goblin_hook": "sitecustomize/optimizer_step_post_hook+nvtx",
                 "goblin_recorded": "profiled window only" if paused else "whole run",
                 "pytorch_version": torch.__version__}
+        if st.get("shapes_first_step"):
+            # Input shapes and nn.Modules were recorded in each window's first step only: goblin's
+            # reader gives the later steps' ops their shapes by matching the op sequence
+            # (src/trace/op_shapes.h), and says where it could not.
+            meta["goblin_tracer_shapes"] = "first_step"
         tps = os.environ.get("GOBLIN_TOKENS_PER_STEP")
         if tps:
             meta["tokens_per_sec"] = float(tps) / step_s
