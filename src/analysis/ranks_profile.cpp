@@ -14,6 +14,8 @@
 #include "analysis/ranks.h"
 #include "analysis/steps.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
+#include "hw/vendor.h"
 
 namespace goblin::analysis {
 
@@ -50,11 +52,11 @@ GpuOpNames gpu_op_names(const Timeline& tl, const Taxonomy& tax) {
 }
 
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck) {
-  return rank_profile(tl, tax, ck, gpu_op_names(tl, tax));
+  return rank_profile(tl, tax, ck, gpu_op_names(tl, tax), *hw::hw_knowledge());
 }
 
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                         const GpuOpNames& names) {
+                         const GpuOpNames& names, const hw::HwKnowledge& hw) {
   RankProfile p;
   p.rank = tl.meta.distributed.rank;
   p.world_size = tl.meta.distributed.world_size;
@@ -64,7 +66,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
       p.gpu = d.name;
       break;
     }
-  p.vendor = hw::vendor_name(detect_vendor(tl));
+  p.vendor = hw::vendor_name(hw::vendor_of_timeline(hw, tl).vendor);
   // Epoch base of the timestamps (the same-job check compares ranks on the wall clock).
   // Timestamps already past 2001 are epoch ns themselves (base 0); a boot clock stays below that.
   p.epoch_base_ns = tl.meta.clock_is_epoch && tl.meta.clock_base_ns > 0 ? tl.meta.clock_base_ns : 0;
