@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace goblin::analysis {
 
@@ -109,39 +110,42 @@ bool has_launch_record(const Timeline& tl, int64_t corr) {
   return corr != kNone && tl.runtime_by_correlation(corr).has_value();
 }
 
-// Correlation id → a step index and two flags. Correlation ids are counters (CUPTI, roctracer), so
-// one trace's ids fill a range not much wider than their number: a flat array over that range
-// costs a load or a store per row, where hash maps allocated a node per runtime and GPU-op row
-// (most of find_steps' time, ~5 % of goblin summarize on a 284 MB rank). Ids spread wider than
-// that (damaged or merged traces) go to hash maps; the two give the same answers.
+// Correlation id → a step index and two flags. Correlation ids are counters (CUPTI, roctracer):
+// one trace's ids fill a few ranges not much wider than their number, so they are kept in flat
+// blocks of 4,096 ids, a load or a store per row, where hash maps allocated a node per runtime
+// and GPU-op row (most of find_steps' time, ~5 % of goblin summarize on a 284 MB rank). Ids too
+// spread out for blocks (damaged traces) go to hash maps, as before; the two give the same
+// answers. The runtime flag (a launch record exists) is kept in blocks only.
 class CorrIndex {
  public:
   static constexpr uint8_t kGpuOp = 1, kRuntime = 2;  // flags: a GPU op / a runtime row has this id
-  CorrIndex(const Timeline& tl) {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+  explicit CorrIndex(const Timeline& tl) {
+    std::vector<int64_t> blocks;
     size_t n = 0;
     auto see = [&](int64_t c) {
       if (c == kNone) return;
-      lo = std::min(lo, c), hi = std::max(hi, c), ++n;
+      ++n;
+      if (blocks.empty() || blocks.back() != (c >> kBits)) blocks.push_back(c >> kBits);
     };
     for (size_t r = 0; r < tl.runtime.size(); ++r) see(tl.runtime.correlation[r]);
     for (size_t i = 0; i < tl.gpu_ops.size(); ++i) see(tl.gpu_ops.correlation[i]);
-    if (n == 0) return;
-    const unsigned __int128 span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo) + 1;
-    if (span > 4 * static_cast<unsigned __int128>(n) + 4096) return;  // sparse: hash maps
-    lo_ = lo;
-    step_.assign(static_cast<size_t>(span), -1);
-    flags_.assign(static_cast<size_t>(span), 0);
+    std::sort(blocks.begin(), blocks.end());
+    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+    if (blocks.size() * kBlock > 8 * n + 65536) return;  // sparse: hash maps
+    blocks_ = std::move(blocks);
+    step_.assign(blocks_.size() * kBlock, -1);
+    flags_.assign(blocks_.size() * kBlock, 0);
     flat_ = true;
   }
+  bool flat() const { return flat_; }
   // The first step recorded for `corr` wins (as map emplace did).
   void set_step_if_unset(int64_t corr, int32_t s) {
-    if (flat_) {
-      int32_t& v = step_[slot(corr)];
-      if (v < 0) v = s;
-    } else {
+    if (!flat_) {
       step_map_.emplace(corr, s);
+      return;
     }
+    int32_t& v = step_[slot(corr)];
+    if (v < 0) v = s;
   }
   int32_t step(int64_t corr) const {
     if (flat_) return step_[slot(corr)];
@@ -151,26 +155,32 @@ class CorrIndex {
   void flag(int64_t corr, uint8_t f) {
     if (flat_)
       flags_[slot(corr)] |= f;
-    else
-      flag_map_[corr] |= f;
+    else if (f == kGpuOp)
+      gpu_ops_.insert(corr);
   }
   bool has(int64_t corr, uint8_t f) const {
     if (flat_) return (flags_[slot(corr)] & f) != 0;
-    auto it = flag_map_.find(corr);
-    return it != flag_map_.end() && (it->second & f) != 0;
+    return f == kGpuOp && gpu_ops_.count(corr) > 0;
   }
 
  private:
-  // Only ids seen in the constructor's pass are asked for, so the slot is in range.
+  static constexpr int kBits = 12;
+  static constexpr int64_t kBlock = int64_t{1} << kBits;
+  // Only ids seen in the constructor's pass are asked for, so their block is there. Rows come in
+  // time order and ids mostly in that order too: the last block found is tried first.
   size_t slot(int64_t corr) const {
-    return static_cast<size_t>(static_cast<uint64_t>(corr) - static_cast<uint64_t>(lo_));
+    const int64_t b = corr >> kBits;
+    if (blocks_[last_] != b)
+      last_ = static_cast<size_t>(std::lower_bound(blocks_.begin(), blocks_.end(), b) - blocks_.begin());
+    return last_ * kBlock + static_cast<size_t>(corr & (kBlock - 1));
   }
   bool flat_ = false;
-  int64_t lo_ = 0;
+  std::vector<int64_t> blocks_;
+  mutable size_t last_ = 0;
   std::vector<int32_t> step_;
   std::vector<uint8_t> flags_;
   std::unordered_map<int64_t, int32_t> step_map_;
-  std::unordered_map<int64_t, uint8_t> flag_map_;
+  std::unordered_set<int64_t> gpu_ops_;
 };
 
 // The window before the first step: every GPU op that starts before it. `launched` answers
@@ -250,7 +260,7 @@ StepDetection find_steps(const Timeline& tl) {
     for (size_t r = 0; r < tl.runtime.size(); ++r) {
       int64_t cr = tl.runtime.correlation[r];
       if (cr == kNone) continue;
-      corr.flag(cr, CorrIndex::kRuntime);
+      if (corr.flat()) corr.flag(cr, CorrIndex::kRuntime);  // has_launch_record's answer, below
       int64_t t = tl.runtime.start_ns[r];
       auto it = std::upper_bound(starts.begin(), starts.end(), t);
       if (it == starts.begin()) continue;
@@ -344,7 +354,7 @@ StepDetection find_steps(const Timeline& tl) {
       d.method += "; " + fmt::to_string(gpu_side) + " of " + fmt::to_string(ns) +
                   " step(s) use their GPU-side range (gpu_user_annotation ProfilerStep#N, which covers the GPU work "
                   "they launched) instead";
-    find_before_first_step(tl, d, &corr);
+    find_before_first_step(tl, d, corr.flat() ? &corr : nullptr);
     return d;
   }
 
