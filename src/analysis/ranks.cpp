@@ -85,7 +85,7 @@ trace::ReadOptions lean_read_options(const Taxonomy& tax) {
     thread_local std::unordered_map<std::string, bool, Hash, std::equal_to<>> cache;
     // In front of it, one slot per hash of the name's length and its first and last 8 bytes: a
     // rank's CPU ops repeat a few hundred names hundreds of thousands of times, and hashing each
-    // whole name for the map was ~3 % of goblin summarize.
+    // whole name for the map was ~1 % of goblin summarize.
     struct Slot {
       std::string name;
       bool keep = false;

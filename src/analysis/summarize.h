@@ -19,7 +19,7 @@ namespace goblin::analysis {
 // vendor's kernel markers): read_rank and the summary read nothing else; the other members are
 // empty. The map runs one process per rank trace, so what it loads is paid once per rank: the
 // other files (GPU specs, ceilings, NCU rules, op models, overlap, fusion, serving stages) were
-// ~4 % of its CPU time on a 284 MB rank (docs/scale.md § Figures). Loaded once per process and
+// ~3 % of its CPU time on a 284.5 MB rank (docs/scale.md § Figures). Loaded once per process and
 // data directory.
 Result<std::shared_ptr<const AnalysisKnowledge>> summarize_knowledge();
 
