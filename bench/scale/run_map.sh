@@ -49,3 +49,12 @@ for r in $(seq 1 "$rounds"); do
   measure info "$r" "$G" info "$trace" --json
 done
 cat "$csv"
+# The medians over the rounds, and summarize's rate per CPU second against info's (docs/scale.md:
+# the target is 1.0x; CPU seconds, not wall, since the dev VM is shared).
+python3 - "$csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+med = {v: statistics.median(float(r["mb_per_s_cpu"]) for r in rows if r["verb"] == v) for v in ("summarize", "info")}
+print(f"median MB per CPU second: summarize {med['summarize']:.0f}, info {med['info']:.0f}: "
+      f"{med['summarize'] / med['info']:.2f}x")
+PY

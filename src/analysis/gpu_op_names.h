@@ -9,6 +9,10 @@
 
 #include "analysis/ranks.h"
 
+namespace goblin::hw {
+struct HwKnowledge;  // hw/knowledge.h
+}
+
 namespace goblin::analysis {
 
 struct GpuOpNames {
@@ -25,8 +29,9 @@ struct GpuOpNames {
 
 // Every kernel name of `tl.gpu_ops` (memcpy and memset rows keep kNoSlot).
 GpuOpNames gpu_op_names(const Timeline& tl, const Taxonomy& tax);
-// rank_profile (ranks.h) over names already classified.
+// rank_profile (ranks.h) over names already classified; the vendor from `hw`'s kernel markers
+// (hw::vendor_of_timeline), so a caller with its own knowledge context loads no other.
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                         const GpuOpNames& names);
+                         const GpuOpNames& names, const hw::HwKnowledge& hw);
 
 }  // namespace goblin::analysis

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "analysis/group_summary.h"
@@ -316,4 +317,41 @@ TEST(GroupSummary, RefusesTracesAndDamageNamingTheField) {
   auto r = analysis::analyse_ranks({(out / "s/rank0.summary.json.gz").string(), bad});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().describe().find("bad.group.json"), std::string::npos) << r.error().describe();
+}
+
+TEST(GroupSummary, TheReduceKeepsOneKernelNameListPerJobWithTheSameResult) {
+  // analyse_ranks keeps each distinct kernel-name list once (docs/scale.md § What the top reduce
+  // holds): its result equals the analysis over the profiles as read, each with its own list.
+  const fs::path out = goblin::testing::private_tmp_dir("grp_pool");
+  summarize({kDdp + "straggler_data"}, out / "s");
+  const std::string dir = (out / "s").string();
+  auto k = analysis::analysis_knowledge();
+  ASSERT_TRUE(k.ok());
+  std::vector<std::string> notes;
+  auto inputs = analysis::enumerate_ranks({dir}, &notes, {});
+  ASSERT_TRUE(inputs.ok());
+  std::vector<analysis::RankProfile> own;
+  for (const analysis::RankInput& in : *inputs) own.push_back(analysis::read_rank(in, **k).profile);
+  auto flat = analysis::analyse_rank_profiles(own, (*k)->collectives, notes, {});
+  ASSERT_TRUE(flat.ok()) << flat.error().describe();
+  EXPECT_EQ(ranks({dir}).result.dump(), flat->result.dump());
+  // Two ranks under one label (the same path on two hosts) with different kernels: each keeps its
+  // own list, so the same-job check still sees they are two programs.
+  auto r0 = analysis::read_rank_summary_file((out / "s/rank0.summary.json.gz").string());
+  ASSERT_TRUE(r0.ok());
+  fs::create_directories(out / "same_label");
+  for (int i = 0; i < 2; ++i) {
+    analysis::RankSummary s = *r0;
+    s.profile.rank = i;
+    s.profile.label = "/local/trace.json";
+    if (i == 1)
+      for (std::string& n : s.profile.kernel_names) n = "other_" + n;
+    std::sort(s.profile.kernel_names.begin(), s.profile.kernel_names.end());
+    ASSERT_TRUE(
+        analysis::write_rank_summary_file(s, (out / "same_label" / fmt::format("rank{}.summary.json.gz", i)).string())
+            .ok());
+  }
+  auto refused = analysis::analyse_ranks({(out / "same_label").string()});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("share only 0%"), std::string::npos) << refused.error().message;
 }

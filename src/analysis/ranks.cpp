@@ -5,12 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/gpu_op_names.h"
 #include "analysis/group_summary.h"
@@ -80,18 +83,31 @@ trace::ReadOptions lean_read_options(const Taxonomy& tax) {
       size_t operator()(std::string_view x) const { return std::hash<std::string_view>()(x); }
     };
     thread_local std::unordered_map<std::string, bool, Hash, std::equal_to<>> cache;
+    // In front of it, one slot per hash of the name's length and its first and last 8 bytes: a
+    // rank's CPU ops repeat a few hundred names hundreds of thousands of times, and hashing each
+    // whole name for the map was ~1 % of goblin summarize.
+    struct Slot {
+      std::string name;
+      bool keep = false;
+    };
+    thread_local std::array<Slot, 512> front;
+    uint64_t head = 0, tail = 0;
+    const size_t k = std::min<size_t>(n.size(), 8);
+    std::memcpy(&head, n.data(), k);
+    std::memcpy(&tail, n.data() + n.size() - k, k);
+    Slot& slot = front[((head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ n.size()) >> 55];
+    if (slot.name.size() == n.size() && !slot.name.empty() && slot.name == n) return slot.keep;
     auto it = cache.find(n);
-    if (it != cache.end()) return it->second;
-    const bool keep = t->is_dataloader_span(n);
-    cache.emplace(std::string(n), keep);
-    return keep;
+    if (it == cache.end()) it = cache.emplace(std::string(n), t->is_dataloader_span(n)).first;
+    slot.name.assign(n);
+    slot.keep = it->second;
+    return it->second;
   };
   return ro;
 }
 
 // One rank: every file of it into one Timeline, reduced to its profile.
-RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                             const trace::ReadOptions& ro,
+RankProfile read_rank_traces(const RankInput& in, const AnalysisKnowledge& k, const trace::ReadOptions& ro,
                              const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   Timeline tl;
   std::optional<Error> err;
@@ -107,8 +123,8 @@ RankProfile read_rank_traces(const RankInput& in, const Taxonomy& tax, const Col
   }
   RankProfile p;
   const bool usable = trace::has_needed_rows(tl, trace::kNeedGpuOps);
-  const GpuOpNames names = usable || seen ? gpu_op_names(tl, tax) : GpuOpNames{};
-  if (usable) p = rank_profile(tl, tax, ck, names);
+  const GpuOpNames names = usable || seen ? gpu_op_names(tl, k.taxonomy) : GpuOpNames{};
+  if (usable) p = rank_profile(tl, k.taxonomy, k.collectives, names, k);
   p.usable = usable;
   p.damage = err;
   p.label = in.label;
@@ -141,16 +157,15 @@ analysis::ReadRank read_rank_summary(const RankInput& in) {
   return {std::move(p), {}};
 }
 
-analysis::ReadRank read_rank_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                                 const trace::ReadOptions& ro,
+analysis::ReadRank read_rank_any(const RankInput& in, const AnalysisKnowledge& k, const trace::ReadOptions& ro,
                                  const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
   if (in.files.size() == 1 && analysis::is_rank_summary_file(in.files.front())) return read_rank_summary(in);
-  return {read_rank_traces(in, tax, ck, ro, seen), {}};
+  return {read_rank_traces(in, k, ro, seen), {}};
 }
 
 // The ranks of one input: those of a group summary (goblin summarize --merge), else the one rank.
 // A group summary that cannot be read is one damaged input, named by its file.
-std::vector<analysis::ReadRank> read_ranks_any(const RankInput& in, const Taxonomy& tax, const CollectiveKnowledge& ck,
+std::vector<analysis::ReadRank> read_ranks_any(const RankInput& in, const AnalysisKnowledge& k,
                                                const trace::ReadOptions& ro) {
   std::vector<analysis::ReadRank> out;
   if (in.files.size() == 1 && analysis::is_group_summary_file(in.files.front())) {
@@ -163,9 +178,34 @@ std::vector<analysis::ReadRank> read_ranks_any(const RankInput& in, const Taxono
     out.push_back({std::move(p), {}});
     return out;
   }
-  out.push_back(read_rank_any(in, tax, ck, ro, {}));
+  out.push_back(read_rank_any(in, k, ro, {}));
   return out;
 }
+
+// Ranks of one job run the same kernels, so their kernel-name lists (read only by the same-job
+// check) are one list many times over: the reduce keeps each distinct list once and drops each
+// rank's own copy as soon as the rank is read (docs/scale.md § What the top reduce holds).
+class KernelNamePool {
+ public:
+  // `names` moved into the pool (left empty); nullptr for an empty list.
+  std::shared_ptr<const std::vector<std::string>> share(std::vector<std::string>& names) {
+    if (names.empty()) return nullptr;
+    size_t h = names.size();
+    for (const std::string& n : names) h = h * 1000003 ^ std::hash<std::string>()(n);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& same_hash = lists_[h];
+    for (const auto& l : same_hash)
+      if (*l == names) {
+        std::vector<std::string>().swap(names);
+        return l;
+      }
+    return same_hash.emplace_back(std::make_shared<const std::vector<std::string>>(std::exchange(names, {})));
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<std::shared_ptr<const std::vector<std::string>>>> lists_;
+};
 
 }  // namespace
 
@@ -181,7 +221,7 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
 
 ReadRank read_rank(const RankInput& in, const AnalysisKnowledge& k,
                    const std::function<void(const Timeline&, const GpuOpNames&)>& seen) {
-  return read_rank_any(in, k.taxonomy, k.collectives, lean_read_options(k.taxonomy), seen);
+  return read_rank_any(in, k, lean_read_options(k.taxonomy), seen);
 }
 
 Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
@@ -199,8 +239,13 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   const bool parallel_ranks = opt.threads > 1 && inputs.size() > 1 && largest < ro.parallel_min_bytes;
   std::vector<std::vector<ReadRank>> read(inputs.size());  // per input: its rank, or a group's ranks
   std::atomic<size_t> next{0};
+  KernelNamePool pool;
+  std::vector<std::vector<std::shared_ptr<const std::vector<std::string>>>> names(inputs.size());  // as `read`
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) read[i] = read_ranks_any(inputs[i], tax, ck, ro);
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+      read[i] = read_ranks_any(inputs[i], k, ro);
+      for (ReadRank& r : read[i]) names[i].push_back(pool.share(r.profile.kernel_names));
+    }
   };
   if (parallel_ranks) {
     std::thread t(worker);
@@ -209,7 +254,24 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
   } else {
     worker();
   }
+  // The shared lists by label. Two ranks of one label with different lists (the same path on two
+  // hosts) keep their own, so a rank is never given another's names.
+  KernelNamesByLabel by_label;
+  std::set<std::string> differ;
+  for (size_t i = 0; i < read.size(); ++i)
+    for (size_t j = 0; j < read[i].size(); ++j) {
+      auto [it, added] = by_label.emplace(read[i][j].profile.label, names[i][j]);
+      if (!added && it->second != names[i][j]) differ.insert(it->first);
+    }
+  for (size_t i = 0; i < read.size(); ++i)
+    for (size_t j = 0; j < read[i].size(); ++j)
+      if (names[i][j] && differ.count(read[i][j].profile.label)) read[i][j].profile.kernel_names = *names[i][j];
+  for (const std::string& l : differ) by_label.erase(l);
+  names.clear();
   std::vector<RankProfile> profiles;
+  size_t n = 0;
+  for (const auto& ranks : read) n += ranks.size();
+  profiles.reserve(n);
   std::map<std::string, std::string> host_by_label;
   for (auto& ranks : read)
     for (ReadRank& r : ranks) {
@@ -217,7 +279,7 @@ Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const A
       profiles.push_back(std::move(r.profile));
     }
   read.clear();
-  return analyse_rank_profiles(std::move(profiles), ck, std::move(notes), host_by_label);
+  return analyse_rank_profiles(std::move(profiles), ck, std::move(notes), host_by_label, by_label);
 }
 
 namespace {
@@ -242,8 +304,17 @@ std::optional<int64_t> span_gap_ns(const RankProfile& a, const RankProfile& b) {
 }
 }  // namespace
 
-// The same-job checks; the error says why the inputs are refused.
 std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& use, const CollectiveKnowledge& ck) {
+  return refuse_not_one_job(use, ck, {});
+}
+
+// The same-job checks; the error says why the inputs are refused.
+std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& use, const CollectiveKnowledge& ck,
+                                        const KernelNamesByLabel& kernel_names) {
+  auto names_of = [&](const RankProfile& p) -> const std::vector<std::string>& {
+    auto it = kernel_names.find(p.label);
+    return it != kernel_names.end() && it->second ? *it->second : p.kernel_names;
+  };
   std::map<int64_t, const RankProfile*> by_rank;
   for (const RankProfile* p : use) {
     auto [it, ins] = by_rank.emplace(p->rank, p);
@@ -262,15 +333,15 @@ std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& u
     if (p->vendor != ref->vendor && p->vendor != "unknown" && ref->vendor != "unknown")
       return make_error(ErrorKind::Usage,
                         "not one job: " + ref->label + " ran on " + ref->vendor + ", " + p->label + " on " + p->vendor);
-    const double j = overlap(ref->kernel_names, p->kernel_names);
+    const std::vector<std::string>&ref_names = names_of(*ref), &names = names_of(*p);
+    const double j = overlap(ref_names, names);
     if (j < ck.min_kernel_overlap) {
       const std::string b = fmt::format("{:.0f}%", 100 * j);
       return make_error(ErrorKind::Usage,
                         "not one job: " + ref->label + " and " + p->label + " share only " + b +
                             " of their kernel names (ranks of one job run the same kernels; data/collectives.yaml "
                             "min_kernel_overlap). Only in the first: " +
-                            only_in(ref->kernel_names, p->kernel_names, 3) +
-                            ". Only in the second: " + only_in(p->kernel_names, ref->kernel_names, 3));
+                            only_in(ref_names, names, 3) + ". Only in the second: " + only_in(names, ref_names, 3));
     }
     // Ranks of one job run at the same time. On epoch clocks (Kineto, Nsight: comparable across
     // hosts) two traces whose steps are far apart in time are two runs, even of one workload

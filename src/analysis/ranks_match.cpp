@@ -41,7 +41,8 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
 
 Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
                                           std::vector<std::string> notes,
-                                          const std::map<std::string, std::string>& host_by_label) {
+                                          const std::map<std::string, std::string>& host_by_label,
+                                          const KernelNamesByLabel& kernel_names) {
   RanksReport R;
   R.notes = std::move(notes);
   R.bandwidth_source = ck.bandwidth_source;
@@ -72,6 +73,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
                           p.damage->describe());
     }
     for (const auto& n : p.notes) R.notes.push_back("rank " + fmt::to_string(p.rank) + ": " + n);
+    std::vector<std::string>().swap(p.notes);  // listed in R.notes; the report reads them there
   }
   R.ranks = std::move(ranks);
   std::vector<const RankProfile*> use;
@@ -82,7 +84,7 @@ Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const 
     for (const auto& d : R.damaged) why += "; " + d;
     return make_error(damage ? ErrorKind::Malformed : ErrorKind::Usage, why);
   }
-  if (auto e = refuse_not_one_job(use, ck)) return *e;
+  if (auto e = refuse_not_one_job(use, ck, kernel_names)) return *e;
   const size_t U = use.size();
 
   // ---- missing ranks ----

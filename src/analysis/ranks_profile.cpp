@@ -14,6 +14,8 @@
 #include "analysis/ranks.h"
 #include "analysis/steps.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
+#include "hw/vendor.h"
 
 namespace goblin::analysis {
 
@@ -50,11 +52,11 @@ GpuOpNames gpu_op_names(const Timeline& tl, const Taxonomy& tax) {
 }
 
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck) {
-  return rank_profile(tl, tax, ck, gpu_op_names(tl, tax));
+  return rank_profile(tl, tax, ck, gpu_op_names(tl, tax), *hw::hw_knowledge());
 }
 
 RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const CollectiveKnowledge& ck,
-                         const GpuOpNames& names) {
+                         const GpuOpNames& names, const hw::HwKnowledge& hw) {
   RankProfile p;
   p.rank = tl.meta.distributed.rank;
   p.world_size = tl.meta.distributed.world_size;
@@ -64,7 +66,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
       p.gpu = d.name;
       break;
     }
-  p.vendor = hw::vendor_name(detect_vendor(tl));
+  p.vendor = hw::vendor_name(hw::vendor_of_timeline(hw, tl).vendor);
   // Epoch base of the timestamps (the same-job check compares ranks on the wall clock).
   // Timestamps already past 2001 are epoch ns themselves (base 0); a boot clock stays below that.
   p.epoch_base_ns = tl.meta.clock_is_epoch && tl.meta.clock_base_ns > 0 ? tl.meta.clock_base_ns : 0;
@@ -192,6 +194,25 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     auto it = ck.dtype_bytes.find(ascii_lower(tl.str(ct.dtype[i])));
     return it == ck.dtype_bytes.end() ? kNone : n * it->second;
   };
+  // The launching runtime row of each communication kernel's correlation id, first row of an id
+  // as Timeline::runtime_by_correlation gives it, made only when a kernel needs one: that index
+  // over every runtime row (135,000 on the 284.5 MB bench rank) was ~2 % of goblin summarize.
+  std::optional<std::unordered_map<int64_t, size_t>> comm_launch;
+  auto launch_of = [&](int64_t corr) -> std::optional<size_t> {
+    if (!comm_launch) {
+      comm_launch.emplace();
+      for (size_t i = 0; i < tl.gpu_ops.size(); ++i)
+        if (tl.gpu_ops.kind[i] == GpuOpKind::Kernel && tl.gpu_ops.correlation[i] != kNone &&
+            names.of(tl.gpu_ops.name[i]).cat == kComm)
+          comm_launch->emplace(tl.gpu_ops.correlation[i], SIZE_MAX);
+      for (size_t r = 0; r < tl.runtime.size(); ++r)
+        if (auto it = comm_launch->find(tl.runtime.correlation[r]); it != comm_launch->end() && it->second == SIZE_MAX)
+          it->second = r;
+    }
+    auto it = comm_launch->find(corr);
+    if (it == comm_launch->end() || it->second == SIZE_MAX) return std::nullopt;
+    return it->second;
+  };
   std::vector<std::string> unknown_dtypes;
   for (size_t i = 0; i < tl.gpu_ops.size(); ++i) {
     if (tl.gpu_ops.kind[i] != GpuOpKind::Kernel) continue;
@@ -209,7 +230,7 @@ RankProfile rank_profile(const Timeline& tl, const Taxonomy& tax, const Collecti
     if (!meta && !cpu_by_ext.empty()) {
       int64_t ext = tl.gpu_ops.external_id[i];
       if (corr != kNone)
-        if (auto rt = tl.runtime_by_correlation(corr)) ext = tl.runtime.external_id[*rt];
+        if (auto rt = launch_of(corr)) ext = tl.runtime.external_id[*rt];
       if (auto it = cpu_by_ext.find(ext); ext != kNone && it != cpu_by_ext.end()) meta = it->second;
     }
     if (meta) {

@@ -5,6 +5,8 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,10 +57,20 @@ struct ScaleRanksOptions {
 Result<RanksResult> analyse_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
                                   const ScaleRanksOptions& opt);
 
+// The kernel-name lists the reduce keeps once for all the ranks that have them (analyse_ranks:
+// ranks of one job share theirs, so it holds per rank only what the report reads), by rank label.
+// A rank whose label is not in it (or maps to nothing) keeps its own list in its profile.
+using KernelNamesByLabel = std::map<std::string, std::shared_ptr<const std::vector<std::string>>>;
+
 // The cross-rank analysis with each rank's host, by its label ("" or absent: unknown); the
 // result's per-rank entries gain `host` and the result `topology`.
 Result<RanksResult> analyse_rank_profiles(std::vector<RankProfile> ranks, const CollectiveKnowledge& ck,
                                           std::vector<std::string> notes,
-                                          const std::map<std::string, std::string>& host_by_label);
+                                          const std::map<std::string, std::string>& host_by_label,
+                                          const KernelNamesByLabel& kernel_names = {});
+
+// refuse_not_one_job (ranks.h), each rank's kernel names read from `kernel_names` where it has them.
+std::optional<Error> refuse_not_one_job(const std::vector<const RankProfile*>& use, const CollectiveKnowledge& ck,
+                                        const KernelNamesByLabel& kernel_names);
 
 }  // namespace goblin::analysis

@@ -110,8 +110,82 @@ bool has_launch_record(const Timeline& tl, int64_t corr) {
   return corr != kNone && tl.runtime_by_correlation(corr).has_value();
 }
 
-// The window before the first step: every GPU op that starts before it.
-void find_before_first_step(const Timeline& tl, StepDetection& d) {
+// Correlation id → a step index and two flags. Correlation ids are counters (CUPTI, roctracer):
+// one trace's ids fill a few ranges not much wider than their number, so they are kept in flat
+// blocks of 4,096 ids, a load or a store per row, where hash maps allocated a node per runtime
+// and GPU-op row (most of find_steps' time, ~5 % of goblin summarize on a 284 MB rank). Ids too
+// spread out for blocks (damaged traces) go to hash maps, as before; the two give the same
+// answers. The runtime flag (a launch record exists) is kept in blocks only.
+class CorrIndex {
+ public:
+  static constexpr uint8_t kGpuOp = 1, kRuntime = 2;  // flags: a GPU op / a runtime row has this id
+  explicit CorrIndex(const Timeline& tl) {
+    std::vector<int64_t> blocks;
+    size_t n = 0;
+    auto see = [&](int64_t c) {
+      if (c == kNone) return;
+      ++n;
+      if (blocks.empty() || blocks.back() != (c >> kBits)) blocks.push_back(c >> kBits);
+    };
+    for (size_t r = 0; r < tl.runtime.size(); ++r) see(tl.runtime.correlation[r]);
+    for (size_t i = 0; i < tl.gpu_ops.size(); ++i) see(tl.gpu_ops.correlation[i]);
+    std::sort(blocks.begin(), blocks.end());
+    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+    if (blocks.size() * kBlock > 8 * n + 65536) return;  // sparse: hash maps
+    blocks_ = std::move(blocks);
+    step_.assign(blocks_.size() * kBlock, -1);
+    flags_.assign(blocks_.size() * kBlock, 0);
+    flat_ = true;
+  }
+  bool flat() const { return flat_; }
+  // The first step recorded for `corr` wins (as map emplace did).
+  void set_step_if_unset(int64_t corr, int32_t s) {
+    if (!flat_) {
+      step_map_.emplace(corr, s);
+      return;
+    }
+    int32_t& v = step_[slot(corr)];
+    if (v < 0) v = s;
+  }
+  int32_t step(int64_t corr) const {
+    if (flat_) return step_[slot(corr)];
+    auto it = step_map_.find(corr);
+    return it == step_map_.end() ? -1 : it->second;
+  }
+  void flag(int64_t corr, uint8_t f) {
+    if (flat_)
+      flags_[slot(corr)] |= f;
+    else if (f == kGpuOp)
+      gpu_ops_.insert(corr);
+  }
+  bool has(int64_t corr, uint8_t f) const {
+    if (flat_) return (flags_[slot(corr)] & f) != 0;
+    return f == kGpuOp && gpu_ops_.count(corr) > 0;
+  }
+
+ private:
+  static constexpr int kBits = 12;
+  static constexpr int64_t kBlock = int64_t{1} << kBits;
+  // Only ids seen in the constructor's pass are asked for, so their block is there. Rows come in
+  // time order and ids mostly in that order too: the last block found is tried first.
+  size_t slot(int64_t corr) const {
+    const int64_t b = corr >> kBits;
+    if (blocks_[last_] != b)
+      last_ = static_cast<size_t>(std::lower_bound(blocks_.begin(), blocks_.end(), b) - blocks_.begin());
+    return last_ * kBlock + static_cast<size_t>(corr & (kBlock - 1));
+  }
+  bool flat_ = false;
+  std::vector<int64_t> blocks_;
+  mutable size_t last_ = 0;
+  std::vector<int32_t> step_;
+  std::vector<uint8_t> flags_;
+  std::unordered_map<int64_t, int32_t> step_map_;
+  std::unordered_set<int64_t> gpu_ops_;
+};
+
+// The window before the first step: every GPU op that starts before it. `launched` answers
+// whether a correlation id has a launch record (has_launch_record) when the caller has the index.
+void find_before_first_step(const Timeline& tl, StepDetection& d, const CorrIndex* launched = nullptr) {
   if (d.steps.empty() || d.steps.front().name == "window") return;
   const int64_t w1 = d.steps.front().start_ns;
   int64_t first = INT64_MAX;
@@ -119,7 +193,9 @@ void find_before_first_step(const Timeline& tl, StepDetection& d) {
   for (size_t i = 0; i < c.size() && c.start_ns[i] < w1; ++i) {  // in start order (Timeline::finish)
     first = std::min(first, c.start_ns[i]);
     ++d.before_first_step_ops;
-    if (!has_launch_record(tl, c.correlation[i])) ++d.before_first_step_orphans;
+    const int64_t corr = c.correlation[i];
+    const bool has = launched ? corr != kNone && launched->has(corr, CorrIndex::kRuntime) : has_launch_record(tl, corr);
+    if (!has) ++d.before_first_step_orphans;
   }
   if (d.before_first_step_ops == 0) return;
   d.has_before_first_step = true;
@@ -178,37 +254,40 @@ StepDetection find_steps(const Timeline& tl) {
     std::vector<int64_t> gfirst(ns, INT64_MAX), glast(ns, INT64_MIN);
     std::vector<int64_t> lost(ns, 0);
     // runtime call → step (by its start inside the step's CPU span); O(R log S).
-    std::unordered_map<int64_t, size_t> corr_step;
-    corr_step.reserve(tl.runtime.size());
+    CorrIndex corr(tl);
     std::vector<int64_t> starts(ns);
     for (size_t s = 0; s < ns; ++s) starts[s] = cpu[s].start;
     for (size_t r = 0; r < tl.runtime.size(); ++r) {
-      int64_t corr = tl.runtime.correlation[r];
-      if (corr == kNone) continue;
+      int64_t cr = tl.runtime.correlation[r];
+      if (cr == kNone) continue;
+      if (corr.flat()) corr.flag(cr, CorrIndex::kRuntime);  // has_launch_record's answer, below
       int64_t t = tl.runtime.start_ns[r];
       auto it = std::upper_bound(starts.begin(), starts.end(), t);
       if (it == starts.begin()) continue;
       size_t s = static_cast<size_t>(it - starts.begin()) - 1;
       if (t >= cpu[s].end) continue;
-      corr_step.emplace(corr, s);
+      corr.set_step_if_unset(cr, static_cast<int32_t>(s));
     }
-    std::unordered_set<int64_t> seen_corr;
-    seen_corr.reserve(tl.gpu_op_count());
     const GpuOpTable& c = tl.gpu_ops;
     for (size_t i = 0; i < c.size(); ++i) {
       if (c.correlation[i] == kNone) continue;
-      seen_corr.insert(c.correlation[i]);
-      auto it = corr_step.find(c.correlation[i]);
-      if (it == corr_step.end()) continue;
-      size_t s = it->second;
+      corr.flag(c.correlation[i], CorrIndex::kGpuOp);
+      const int32_t st = corr.step(c.correlation[i]);
+      if (st < 0) continue;
+      const size_t s = static_cast<size_t>(st);
       gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
       glast[s] = std::max(glast[s], c.end_ns(i));
     }
+    std::vector<int8_t> launch_name(tl.strings.size(), -1);  // is_launch_call per name, computed once
     for (size_t r = 0; r < tl.runtime.size(); ++r) {
-      int64_t corr = tl.runtime.correlation[r];
-      if (corr == kNone || !is_launch_call(tl.str(tl.runtime.name[r]))) continue;
-      auto it = corr_step.find(corr);
-      if (it != corr_step.end() && !seen_corr.count(corr)) ++lost[it->second];
+      int64_t cr = tl.runtime.correlation[r];
+      if (cr == kNone) continue;
+      const StrId id = tl.runtime.name[r];
+      int8_t& l = launch_name[id];
+      if (l < 0) l = is_launch_call(tl.str(id)) ? 1 : 0;
+      if (!l) continue;
+      const int32_t st = corr.step(cr);
+      if (st >= 0 && !corr.has(cr, CorrIndex::kGpuOp)) ++lost[static_cast<size_t>(st)];
     }
     int64_t gpu_side = 0;
     size_t uncovered = 0;
@@ -275,7 +354,7 @@ StepDetection find_steps(const Timeline& tl) {
       d.method += "; " + fmt::to_string(gpu_side) + " of " + fmt::to_string(ns) +
                   " step(s) use their GPU-side range (gpu_user_annotation ProfilerStep#N, which covers the GPU work "
                   "they launched) instead";
-    find_before_first_step(tl, d);
+    find_before_first_step(tl, d, corr.flat() ? &corr : nullptr);
     return d;
   }
 

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "analysis/test_timelines.h"
+#include "trace/readers.h"
 
 namespace goblin::analysis {
 namespace {
@@ -77,6 +80,36 @@ TEST(Steps, NonStepNamesIgnored) {
   b.annotation("ProfilerStep#3x", 0, 10);
   b.launch("k", 0, 1, 10, 20);
   EXPECT_EQ(find_steps(b.done()).steps[0].name, "window");
+}
+
+// find_steps keeps correlation ids in flat blocks when they are dense (counters, as profilers
+// write them) and in hash maps when they are not: the same traces with their ids spread a million
+// apart give the same steps, notes and before-first-step counts.
+TEST(Steps, SparseCorrelationIdsGiveTheSameSteps) {
+  for (const char* name : {"h100_llama_fp32_eager_w0.json.gz", "h100_qwen05b_inference_stack.json.gz",
+                           "nccl_sampled_rank-0.json.gz", "a100_alexnet_cuda_sync.json.gz"}) {
+    const std::string path = std::string(GOBLIN_FIXTURES) + "/kineto/" + name;
+    Timeline dense, sparse;
+    ASSERT_TRUE(trace::read_path(path, dense).ok()) << name;
+    ASSERT_TRUE(trace::read_path(path, sparse).ok()) << name;
+    auto spread = [](int64_t c) { return c == kNone ? c : c * 1'000'003; };
+    for (auto& c : sparse.runtime.correlation) c = spread(c);
+    for (auto& c : sparse.gpu_ops.correlation) c = spread(c);
+    sparse.build_indexes();  // the runtime index, if the read built one, over the new ids
+    const StepDetection a = find_steps(dense), b = find_steps(sparse);
+    ASSERT_FALSE(a.steps.empty()) << name;
+    ASSERT_EQ(a.steps.size(), b.steps.size()) << name;
+    for (size_t i = 0; i < a.steps.size(); ++i) {
+      EXPECT_EQ(a.steps[i].name, b.steps[i].name) << name;
+      EXPECT_EQ(a.steps[i].start_ns, b.steps[i].start_ns) << name << " " << a.steps[i].name;
+      EXPECT_EQ(a.steps[i].end_ns, b.steps[i].end_ns) << name << " " << a.steps[i].name;
+      EXPECT_EQ(a.steps[i].partial, b.steps[i].partial) << name << " " << a.steps[i].name;
+    }
+    EXPECT_EQ(a.notes, b.notes) << name;
+    EXPECT_EQ(a.method, b.method) << name;
+    EXPECT_EQ(a.before_first_step_ops, b.before_first_step_ops) << name;
+    EXPECT_EQ(a.before_first_step_orphans, b.before_first_step_orphans) << name;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "analysis/knowledge.h"
 #include "analysis/rank_summary.h"
 #include "analysis/ranks_scale.h"
+#include "core/data.h"
 
 namespace goblin::analysis {
 
@@ -29,6 +30,21 @@ std::string summary_name(const RankProfile& p, const std::string& source) {
 }
 
 }  // namespace
+
+Result<std::shared_ptr<const AnalysisKnowledge>> summarize_knowledge() {
+  static DataDirCache<AnalysisKnowledge> cache;
+  return cache.get([]() -> Result<AnalysisKnowledge> {
+    AnalysisKnowledge k;
+    ASSIGN_OR_RETURN(k.taxonomy, Taxonomy::load());
+    ASSIGN_OR_RETURN(k.collectives, CollectiveKnowledge::load());
+    // The vendor's kernel markers (rank_profile), parsed as hw::HwKnowledge::load parses them.
+    if (auto text = load_data_file("gpu_arch_names.yaml"); text.ok()) {
+      hw::parse_arch_sections(*text, k.arch);
+      hw::parse_vendor_markers(*text, k.arch);
+    }
+    return k;
+  });
+}
 
 Result<std::vector<SummarizedRank>> summarize_ranks(const std::vector<std::string>& paths, const AnalysisKnowledge& k,
                                                     const SummarizeOptions& opt) {

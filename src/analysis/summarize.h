@@ -3,6 +3,7 @@
 // rank<R>.summary.json.gz, one rank in memory at a time; `goblin ranks DIR` then reads the
 // summaries in place of the traces and gives the same result.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,15 @@
 #include "core/status.h"
 
 namespace goblin::analysis {
+
+// What summarize reads of the knowledge context (analysis/knowledge.h), loaded alone: the
+// taxonomy, data/collectives.yaml and the architecture tables of data/gpu_arch_names.yaml (the
+// vendor's kernel markers): read_rank and the summary read nothing else; the other members are
+// empty. The map runs one process per rank trace, so what it loads is paid once per rank: the
+// other files (GPU specs, ceilings, NCU rules, op models, overlap, fusion, serving stages) were
+// ~3 % of its CPU time on a 284.5 MB rank (docs/scale.md § Figures). Loaded once per process and
+// data directory.
+Result<std::shared_ptr<const AnalysisKnowledge>> summarize_knowledge();
 
 struct SummarizeOptions {
   std::string out_dir;

@@ -39,7 +39,9 @@ Result<std::string> out_dir(const Request& rq, Context& ctx, const char* kind) {
 
 VerbResult summarize_verb(const Request& rq, Context& ctx) {
   VerbResult vr;
-  auto kn = analysis_knowledge_of(ctx);
+  // The door's knowledge when it has one (MCP), else only the part reading ranks needs: the map is
+  // one process per rank, and loading the rest was a few percent of it.
+  auto kn = ctx.knowledge ? analysis_knowledge_of(ctx) : analysis::summarize_knowledge();
   if (!kn) return VerbResult{nullptr, kn.error(), ""};
   auto dir = out_dir(rq, ctx, "summaries");
   if (!dir) return VerbResult{nullptr, dir.error(), ""};
