@@ -3,6 +3,7 @@
 #include "hw/roofline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,70 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text.h"
 #include "hw/flop_count.h"
 #include "hw/roofline_tiers.h"
 
 namespace goblin::hw {
+
+namespace {
+
+// The dtype of FLOP ops recorded without Input type (Kineto before PyTorch 1.10), from the names
+// of the kernels they launched (data/op_models.yaml kernel_dtype_tokens: cuDNN's
+// implicit_convolve_sgemm<float, ...>): per op the one dtype its kernels name, else the trace's
+// when every such op whose kernels name one names the same (volta_scudnn_winograd_... names none).
+struct KernelNamedDtypes {
+  struct Named {
+    const OpModels::DtypeToken* dtype = nullptr;
+    bool conflicting = false;
+  };
+  std::unordered_map<size_t, Named> by_op;  // ops without Input type
+  const OpModels::DtypeToken* trace = nullptr;
+
+  void apply(size_t op, OpCostHints& h) const {
+    auto it = by_op.find(op);
+    if (it == by_op.end() || it->second.conflicting) return;
+    const OpModels::DtypeToken* t = it->second.dtype ? it->second.dtype : trace;
+    if (!t) return;
+    h.dtype = t->dtype;
+    h.dtype_bytes = t->bytes;
+    h.dtype_from = it->second.dtype ? "its kernels' names" : "the kernel names of the trace's other FLOP ops";
+  }
+};
+
+KernelNamedDtypes kernel_named_dtypes(const Timeline& tl,
+                                      const std::unordered_map<size_t, std::vector<size_t>>& op_kernels,
+                                      const std::unordered_set<size_t>& composite, const OpModels& m) {
+  KernelNamedDtypes out;
+  bool trace_conflict = false;
+  for (const auto& [oi, ks] : op_kernels) {
+    const std::string_view types = tl.str(tl.cpu_ops.input_types[oi]);
+    if (composite.count(oi) || !(types.empty() || types == "[]")) continue;
+    auto& named = out.by_op[oi];
+    for (size_t k : ks) {
+      const auto* t = kernel_dtype(m, tl.str(tl.gpu_ops.name[k]));
+      if (!t || t->dtype.empty()) continue;
+      if (named.dtype && named.dtype->dtype != t->dtype) named.conflicting = true;
+      named.dtype = t;
+    }
+    if (!named.dtype || named.conflicting) continue;
+    if (out.trace && out.trace->dtype != named.dtype->dtype) trace_conflict = true;
+    out.trace = named.dtype;
+  }
+  if (trace_conflict) out.trace = nullptr;
+  return out;
+}
+
+// The cost cache's key part for what the hints add (empty without hints).
+std::string hints_key(const OpCostHints& h) {
+  if (h.empty()) return {};
+  return fmt::format("{}|{}|{}|{}|{}", fmt::join(h.output, ","), fmt::join(h.arg0, ","), h.dtype, h.dtype_from,
+                     h.output_from);
+}
+
+}  // namespace
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   return roofline_from_trace(tl, gpu, RooflineInputs{engine_of, {}, nullptr});
@@ -86,7 +145,8 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
   std::unordered_map<StrId, std::string> engine_by_name;
-  std::map<std::tuple<StrId, StrId, StrId, StrId>, std::pair<std::optional<OpCost>, std::string>> cost_cache;
+  std::map<std::tuple<StrId, StrId, StrId, StrId, std::string>, std::pair<std::optional<OpCost>, std::string>>
+      cost_cache;
   int64_t composite_kernels = 0;
   // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
   std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
@@ -96,6 +156,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     rep.op_bytes.assign(K.size(), -1);
     rep.op_peak_tflops.assign(K.size(), 0);
   }
+  // Ops recorded without Input type (Kineto before PyTorch 1.10): the dtype their kernels name.
+  const auto kernel_dtypes =
+      in.models ? kernel_named_dtypes(tl, op_kernels, composite, *in.models) : KernelNamedDtypes{};
   for (auto& [oi, ks] : op_kernels) {
     if (composite.count(oi)) {
       composite_kernels += static_cast<int64_t>(ks.size());
@@ -104,12 +167,16 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     ++rep.instances_with_kernels;
     std::string why;
     std::string_view nm = tl.str(ops.name[oi]);
-    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs)
-    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
+    OpCostHints hints;
+    if (auto h = sel.hints.find(oi); h != sel.hints.end()) hints = h->second;
+    kernel_dtypes.apply(oi, hints);
+    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs, hints)
+    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi],
+                                      hints_key(hints));
     auto cit = cost_cache.find(ckey);
     if (cit == cost_cache.end()) {
-      auto c =
-          op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+      auto c = op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]),
+                       hints, &why);
       cit = cost_cache.emplace(ckey, std::make_pair(std::move(c), why)).first;
     }
     const std::optional<OpCost>& cost = cit->second.first;
@@ -131,6 +198,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
       g.p.shapes = shapes;
       g.p.formula = cost->formula;
     }
+    if (g.p.estimate.empty()) g.p.estimate = cost->estimate;
     g.p.count++;
     g.p.time_ns += t;
     g.p.flops += cost->flops;
@@ -150,13 +218,15 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
         kg.p.dtype = cost->dtype;
         kg.p.engine = engine;
       }
+      if (kg.p.estimate.empty()) kg.p.estimate = cost->estimate;
       kg.p.count++;
       kg.p.time_ns += K.dur_ns[k];
       double share = t > 0 ? static_cast<double>(K.dur_ns[k]) / t : 1.0 / ks.size();
       kg.p.flops += cost->flops * share;
       kg.p.bytes += cost->bytes * share;
       if (in.models) {
-        priced[k] = 1;
+        // 2: priced with a shape or dtype taken from elsewhere in the trace; 3: by a bound
+        priced[k] = cost->estimate.empty() ? 1 : (cost->estimate == "inferred" ? 2 : 3);
         rep.op_flops[k] = cost->flops * share;
         rep.op_bytes[k] = cost->bytes * share;
         std::string key = peak_key_for(cost->dtype, engine == "matrix");
@@ -320,6 +390,8 @@ Json roofline_to_json(const RooflineReport& r) {
     cov["unmodelled_us_by_category"] = un;
     cov["estimated_share"] = c.gpu_op_ns ? round_to(static_cast<double>(c.estimated_ns) / c.gpu_op_ns, 4) : 0.0;
     if (c.inferred_ns > 0) cov["inferred_share"] = round_to(static_cast<double>(c.inferred_ns) / c.gpu_op_ns, 4);
+    if (c.inferred_shapes_ns > 0)
+      cov["inferred_shapes_share"] = round_to(static_cast<double>(c.inferred_shapes_ns) / c.gpu_op_ns, 4);
     Json top = Json::array();
     for (const auto& u : c.top_unmodelled)
       top.push_back({{"kernel", u.kernel.size() > 200 ? u.kernel.substr(0, 197) + "..." : u.kernel},

@@ -217,6 +217,8 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     cov.gpu_op_ns += K.dur_ns[k];
     if (priced[k]) {
       tier_ns[kShapes] += K.dur_ns[k];
+      if (priced[k] == 2) cov.inferred_shapes_ns += K.dur_ns[k];
+      if (priced[k] == 3) cov.estimated_ns += K.dur_ns[k];
       continue;
     }
     if (K.kind[k] != GpuOpKind::Kernel) {
@@ -393,6 +395,13 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         cov.gpu_op_ns ? 100.0 * cov.inferred_ns / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kSignature] / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kCapture] / cov.gpu_op_ns : 0.0));
+  if (cov.inferred_shapes_ns > 0)
+    rep.notes.push_back(fmt::format(
+        "{:.1f} % of GPU-op time is GEMM / convolution ops whose record lacks a shape or the dtype (Kineto before "
+        "PyTorch 1.10: no Input type or Concrete Inputs), priced with the value the trace shows elsewhere (the "
+        "output dims from the backward's grad_output or the next op, the dtype from the kernel names): estimate "
+        "'inferred', the source in each formula",
+        cov.gpu_op_ns ? 100.0 * cov.inferred_shapes_ns / cov.gpu_op_ns : 0.0));
   if (cov.estimated_ns > 0)
     rep.notes.push_back(fmt::format(
         "{:.1f} % of GPU-op time is priced by bounds (kernel grid: lower bounds on bytes for elementwise-class "
