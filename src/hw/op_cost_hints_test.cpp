@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "hw/flop_count.h"
+#include "hw/knowledge.h"
 #include "hw/roofline.h"
 #include "model/test_timeline.h"
 
@@ -164,6 +165,38 @@ TEST(InferShapeHints, NextOpOnTheThreadWithoutABackward) {
       count_flops(tl, {{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}}).at(0);
   EXPECT_EQ(fc.ops_counted, 1);
   EXPECT_DOUBLE_EQ(fc.flops, 2.0 * 8 * 128 * 28 * 28 * 64 * 9);
+}
+
+// The roofline takes an untyped op's dtype from the name of its main kernel (most of its time),
+// not from a helper kernel: cuDNN's bf16 attention backward launches fp32 conversion kernels.
+TEST(OpCostHints, DtypeFromTheMainKernelsName) {
+  const auto& models = hw_knowledge()->op_models;
+  ASSERT_TRUE(models.ok());
+  auto gpu = lookup_gpu("H100-SXM");
+  ASSERT_TRUE(gpu.ok());
+  Timeline tl;
+  goblin::testing::TimelineBuilder(tl)
+      .cpu_op("aten::mm", 1000, 1000, 1, "[[64, 128], [128, 256]]", "[]")
+      .launch(1100, 11)
+      .kernel("volta_sgemm_128x64_nt", 3000, 500, 11, 1)
+      .cpu_op("aten::_scaled_dot_product_cudnn_attention_backward", 5000, 1000, 2,
+              "[[8, 16, 1024, 64], [8, 16, 1024, 64], [8, 16, 1024, 64], [8, 16, 1024, 64], [8, 16, 1024, 64]]", "[]")
+      .launch(5100, 12)
+      .kernel("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_3_64x64x64", 6000, 900, 12, 2)
+      .launch(5200, 13)
+      .kernel("void convert_kernel<float, __nv_bfloat16>(float const*, __nv_bfloat16*, int)", 7000, 100, 13, 2);
+  tl.finish();
+  RooflineInputs in;
+  in.models = &*models;
+  const RooflineReport rep = roofline_from_trace(tl, *gpu, in);
+  ASSERT_EQ(rep.ops.size(), 1u);
+  EXPECT_EQ(rep.ops[0].label.rfind("aten::mm", 0), 0u);
+  EXPECT_EQ(rep.ops[0].dtype, "fp32");
+  EXPECT_EQ(rep.ops[0].estimate, "inferred");
+  EXPECT_NE(rep.ops[0].formula.find("main kernel"), std::string::npos);
+  // The attention op: its main kernel names no dtype, and the mm (the only op that names one)
+  // holds less than half of the FLOP ops' kernel time: no dtype, not priced.
+  EXPECT_EQ(rep.instances_without_shapes, 1);
 }
 
 }  // namespace goblin::hw

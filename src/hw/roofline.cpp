@@ -21,26 +21,25 @@ namespace goblin::hw {
 
 namespace {
 
-// The dtype of FLOP ops recorded without Input type (Kineto before PyTorch 1.10), from the names
-// of the kernels they launched (data/op_models.yaml kernel_dtype_tokens: cuDNN's
-// implicit_convolve_sgemm<float, ...>): per op the one dtype its kernels name, else the trace's
-// when every such op whose kernels name one names the same (volta_scudnn_winograd_... names none).
+// The dtype of FLOP ops recorded without Input type (Kineto before PyTorch 1.10, goblin's
+// operator observer), from the name of the kernel that holds most of the op's time
+// (data/op_models.yaml kernel_dtype_tokens: cuDNN's implicit_convolve_sgemm<float, ...>, cuBLAS's
+// volta_sgemm_*). A helper kernel's name does not count: cuDNN's bf16 attention launches fp32
+// conversion kernels. Ops whose main kernel names none (nvjet, cuDNN's fused attention) take the
+// trace's dtype only when the ops whose main kernel names one agree and hold most of the FLOP ops'
+// kernel time; otherwise the dtype stays unknown and the op unpriced.
 struct KernelNamedDtypes {
-  struct Named {
-    const OpModels::DtypeToken* dtype = nullptr;
-    bool conflicting = false;
-  };
-  std::unordered_map<size_t, Named> by_op;  // ops without Input type
+  std::unordered_map<size_t, const OpModels::DtypeToken*> by_op;  // ops without Input type
   const OpModels::DtypeToken* trace = nullptr;
 
   void apply(size_t op, OpCostHints& h) const {
     auto it = by_op.find(op);
-    if (it == by_op.end() || it->second.conflicting) return;
-    const OpModels::DtypeToken* t = it->second.dtype ? it->second.dtype : trace;
+    if (it == by_op.end()) return;
+    const OpModels::DtypeToken* t = it->second ? it->second : trace;
     if (!t) return;
     h.dtype = t->dtype;
     h.dtype_bytes = t->bytes;
-    h.dtype_from = it->second.dtype ? "its kernels' names" : "the kernel names of the trace's other FLOP ops";
+    h.dtype_from = it->second ? "the name of its main kernel" : "the main kernels' names of the trace's other FLOP ops";
   }
 };
 
@@ -48,22 +47,35 @@ KernelNamedDtypes kernel_named_dtypes(const Timeline& tl,
                                       const std::unordered_map<size_t, std::vector<size_t>>& op_kernels,
                                       const std::unordered_set<size_t>& composite, const OpModels& m) {
   KernelNamedDtypes out;
-  bool trace_conflict = false;
+  bool agree = true;
+  int64_t all_ns = 0, named_ns = 0;
+  std::unordered_map<StrId, int64_t> ns_by_name;
   for (const auto& [oi, ks] : op_kernels) {
     const std::string_view types = tl.str(tl.cpu_ops.input_types[oi]);
     if (composite.count(oi) || !(types.empty() || types == "[]")) continue;
-    auto& named = out.by_op[oi];
+    ns_by_name.clear();
+    int64_t op_ns = 0;
     for (size_t k : ks) {
-      const auto* t = kernel_dtype(m, tl.str(tl.gpu_ops.name[k]));
-      if (!t || t->dtype.empty()) continue;
-      if (named.dtype && named.dtype->dtype != t->dtype) named.conflicting = true;
-      named.dtype = t;
+      ns_by_name[tl.gpu_ops.name[k]] += tl.gpu_ops.dur_ns[k];
+      op_ns += tl.gpu_ops.dur_ns[k];
     }
-    if (!named.dtype || named.conflicting) continue;
-    if (out.trace && out.trace->dtype != named.dtype->dtype) trace_conflict = true;
-    out.trace = named.dtype;
+    StrId main = kNoStr;
+    int64_t main_ns = -1;
+    for (const auto& [name, ns] : ns_by_name)
+      if (ns > main_ns || (ns == main_ns && name < main)) {
+        main = name;
+        main_ns = ns;
+      }
+    const OpModels::DtypeToken* t = kernel_dtype(m, tl.str(main));
+    if (t && t->dtype.empty()) t = nullptr;
+    out.by_op[oi] = t;
+    all_ns += op_ns;
+    if (!t) continue;
+    named_ns += op_ns;
+    if (out.trace && out.trace->dtype != t->dtype) agree = false;
+    out.trace = t;
   }
-  if (trace_conflict) out.trace = nullptr;
+  if (!agree || 2 * named_ns <= all_ns) out.trace = nullptr;
   return out;
 }
 
