@@ -1,7 +1,8 @@
 // Convolution backward and the shapes a FLOP op's record lacks (op_cost with OpCostHints,
 // infer_shape_hints): the formulas on hand-written shapes, the hints on hand-built timelines
 // shaped like the 2021 ResNet-50 fixture (Kineto before PyTorch 1.10: no Input type, no Concrete
-// Inputs, int lists as []), and that ops with their own record are priced as before.
+// Inputs, int lists as []), and that ops with their own record are priced as before; and NCCL
+// kernels without collective metadata priced by the c10d op that launched them.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -197,6 +198,46 @@ TEST(OpCostHints, DtypeFromTheMainKernelsName) {
   // The attention op: its main kernel names no dtype, and the mm (the only op that names one)
   // holds less than half of the FLOP ops' kernel time: no dtype, not priced.
   EXPECT_EQ(rep.instances_without_shapes, 1);
+}
+
+// An NCCL kernel without collective metadata, launched inside c10d::alltoall_base_ /
+// _allgather_base_: S from the op's tensors; the all_gather's group size from output / input.
+TEST(C10dCollective, KernelPricedByItsLaunchingOp) {
+  const auto& models = hw_knowledge()->op_models;
+  ASSERT_TRUE(models.ok());
+  auto gpu = lookup_gpu("H100-SXM");
+  ASSERT_TRUE(gpu.ok());
+  Timeline tl;
+  goblin::testing::TimelineBuilder(tl)
+      .cpu_op("c10d::alltoall_base_", 1000, 1000, 1, "[[1000], [2048], [], [], [], []]",
+              R"(["unsigned char", "unsigned char", "", "", "", "Scalar"])")
+      .launch(1500, 21)
+      .kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", 3000, 1000, 21,
+              kNone)
+      .cpu_op("c10d::_allgather_base_", 5000, 1000, 2, "[[8192], [1024], []]", R"(["float", "float", ""])")
+      .launch(5500, 22)
+      .kernel("ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", 7000, 2000, 22, kNone)
+      .launch(9000, 23)  // outside any c10d op: unpriced
+      .kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 9500, 500, 23, kNone);
+  tl.finish();
+  RooflineInputs in;
+  in.models = &*models;
+  in.category_of = [](std::string_view) { return std::string("communication"); };
+  const RooflineReport rep = roofline_from_trace(tl, *gpu, in);
+  double sendrecv = -1, allgather = -1;
+  std::optional<double> busbw;
+  for (const auto& p : rep.kernels) {
+    if (p.label.starts_with("ncclKernel_SendRecv")) sendrecv = p.bytes;
+    if (p.label.starts_with("ncclKernel_AllGather")) {
+      allgather = p.bytes;
+      busbw = p.busbw_gbs;
+    }
+  }
+  EXPECT_DOUBLE_EQ(sendrecv, 2048);       // all_to_all: the input
+  EXPECT_DOUBLE_EQ(allgather, 8192 * 4);  // all_gather: the output
+  ASSERT_TRUE(busbw);                     // n = 8192 / 1024 = 8: busBw = S/t * 7/8
+  EXPECT_NEAR(*busbw, 8192.0 * 4 / 2000e-9 / 1e9 * 7 / 8, 1e-9);
+  EXPECT_EQ(rep.coverage.unmodelled_ns.at("communication"), 500);
 }
 
 }  // namespace goblin::hw
