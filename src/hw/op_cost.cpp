@@ -347,7 +347,8 @@ std::optional<OpCost> op_cost(std::string_view name, std::string_view dims_text_
       if (O.size() != X.size() || O[0] != X[0] || O[1] != W[0])
         return fail("convolution stride/padding/dilation not recorded in Concrete Inputs");
       for (size_t i = 0; i < sp; ++i) {
-        if (O[2 + i] < 1 || O[2 + i] > X[2 + i] + W[2 + i] - 1)
+        const double o = static_cast<double>(O[2 + i]);
+        if (o < 1 || o > static_cast<double>(X[2 + i]) + static_cast<double>(W[2 + i]) - 1)
           return fail("convolution stride/padding/dilation not recorded in Concrete Inputs");
         out_sp *= static_cast<double>(O[2 + i]);
         ker *= static_cast<double>(W[2 + i]);

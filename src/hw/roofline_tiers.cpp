@@ -242,7 +242,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     int64_t ranks = kNone;
     const double num = rule.ranks == "output_over_input" ? out_b : in_b,
                  den = rule.ranks == "output_over_input" ? in_b : out_b;
-    if (!rule.ranks.empty() && den > 0 && num >= 2 * den && std::fmod(num, den) == 0)
+    if (!rule.ranks.empty() && den > 0 && num >= 2 * den && num / den < 1e6 && std::fmod(num, den) == 0)
       ranks = static_cast<int64_t>(num / den);
     // Without the group size, a reduce_scatter's S is its input (n x output), not output x n.
     auto cm = model_collective(m, rule.collective, in_b, ranks == kNone ? 0 : out_b, ranks == kNone ? 0 : ranks);
