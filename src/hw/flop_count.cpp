@@ -85,6 +85,7 @@ FlopOps select_flop_ops(const Timeline& tl) {
       if (ops.start_ns[v[k + 1]] >= ops.start_ns[v[k]] && ops.end_ns(v[k + 1]) <= ops.end_ns(v[k]))
         out.composite.insert(v[k]);
   }
+  infer_shape_hints(tl, out);
   return out;
 }
 
@@ -122,8 +123,10 @@ std::vector<FlopCount> count_flops(const Timeline& tl, const std::vector<std::pa
         }
         std::string why;
         std::string_view nm = tl.str(ops.name[i]);
-        auto c =
-            op_cost(nm, tl.str(ops.input_dims[i]), tl.str(ops.input_types[i]), tl.str(ops.concrete_inputs[i]), &why);
+        static const OpCostHints kNoHints;
+        const auto h = sel.hints.find(i);
+        auto c = op_cost(nm, tl.str(ops.input_dims[i]), tl.str(ops.input_types[i]), tl.str(ops.concrete_inputs[i]),
+                         h == sel.hints.end() ? kNoHints : h->second, &why);
         tally(fc, nm, c, why);
       }
     }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "hw/roofline.h"
 #include "model/timeline.h"
 
 namespace goblin::hw {
@@ -23,8 +24,16 @@ struct FlopOps {
   std::unordered_map<int64_t, std::vector<size_t>> by_tid;  // tid → CpuOpTable rows
   std::unordered_set<size_t> composite;
   size_t count = 0;  // FLOP-family op instances
+  // Leaf ops whose record lacks a shape the trace shows elsewhere (infer_shape_hints): a
+  // convolution's output dims, a cuDNN backward half's input / weight size.
+  std::unordered_map<size_t, OpCostHints> hints;
 };
 FlopOps select_flop_ops(const Timeline& tl);
+// Fills sel.hints (hw/op_cost_hints.cpp): for a forward convolution without Concrete Inputs, the
+// grad_output of the backward with the same input and weight dims (when those backwards agree),
+// else the first argument of one of the next ops on its thread shaped [N, Cout, ...]; for a
+// cudnn/miopen_convolution_backward_input/_weight, argument 0 from the enclosing backward op.
+void infer_shape_hints(const Timeline& tl, FlopOps& sel);
 
 struct FlopCount {
   double flops = 0;                              // Σ op_cost(op).flops over the counted ops

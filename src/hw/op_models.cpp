@@ -95,6 +95,12 @@ const OpClassRule* OpModels::rule(std::string_view op) const {
   return it == by_op.end() ? nullptr : &rules[it->second];
 }
 
+const OpModels::C10dOp* OpModels::c10d_op(std::string_view op) const {
+  for (const auto& c : c10d_ops)
+    if (c.op == op) return &c;
+  return nullptr;
+}
+
 std::string OpModels::cite(const std::string& id) const {
   auto it = documents.find(id);
   return it == documents.end() ? id : it->second;
@@ -119,6 +125,12 @@ Result<OpModels> parse_op_models(const std::string& text) {
     if (const auto c = root["collectives"]) {
       m.collectives_source = str(c, "source");
       for (const auto& k : c["kinds"]) m.collectives.push_back({strs(k["names"]), str(k, "size"), str(k, "factor")});
+    }
+    if (const auto c = root["c10d_ops"]) {
+      m.c10d_source = str(c, "source");
+      for (const auto& o : c["ops"])
+        m.c10d_ops.push_back({str(o, "op"), str(o, "collective"), static_cast<int>(num(o, "input_arg", -1)),
+                              static_cast<int>(num(o, "output_arg", -1)), str(o, "ranks")});
     }
     for (const auto& g : root["kernel_grid_classes"])
       m.grid_classes.push_back({str(g, "category"), str(g, "formula"), str(g, "source"), num(g, "accesses", 1)});

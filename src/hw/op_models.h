@@ -50,6 +50,16 @@ struct OpModels {
   };
   std::vector<Collective> collectives;
   std::string collectives_source;
+  // NCCL/RCCL kernels without collective metadata: the c10d op whose call launched them names the
+  // collective, and its tensor arguments give the message (data/op_models.yaml c10d_ops).
+  struct C10dOp {
+    std::string op, collective;
+    int input_arg = -1, output_arg = -1;
+    std::string ranks;  // output_over_input | input_over_output | "" (group size not in the op)
+  };
+  std::vector<C10dOp> c10d_ops;
+  std::string c10d_source;
+  const C10dOp* c10d_op(std::string_view op) const;
   struct GridClass {
     std::string category, formula, source;
     double accesses = 0;

@@ -3,6 +3,7 @@
 #include "hw/roofline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,82 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text.h"
 #include "hw/flop_count.h"
 #include "hw/roofline_tiers.h"
 
 namespace goblin::hw {
+
+namespace {
+
+// The dtype of FLOP ops recorded without Input type (Kineto before PyTorch 1.10, goblin's
+// operator observer), from the name of the kernel that holds most of the op's time
+// (data/op_models.yaml kernel_dtype_tokens: cuDNN's implicit_convolve_sgemm<float, ...>, cuBLAS's
+// volta_sgemm_*). A helper kernel's name does not count: cuDNN's bf16 attention launches fp32
+// conversion kernels. Ops whose main kernel names none (nvjet, cuDNN's fused attention) take the
+// trace's dtype only when the ops whose main kernel names one agree and hold most of the FLOP ops'
+// kernel time; otherwise the dtype stays unknown and the op unpriced.
+struct KernelNamedDtypes {
+  std::unordered_map<size_t, const OpModels::DtypeToken*> by_op;  // ops without Input type
+  const OpModels::DtypeToken* trace = nullptr;
+
+  void apply(size_t op, OpCostHints& h) const {
+    auto it = by_op.find(op);
+    if (it == by_op.end()) return;
+    const OpModels::DtypeToken* t = it->second ? it->second : trace;
+    if (!t) return;
+    h.dtype = t->dtype;
+    h.dtype_bytes = t->bytes;
+    h.dtype_from = it->second ? "the name of its main kernel" : "the main kernels' names of the trace's other FLOP ops";
+  }
+};
+
+KernelNamedDtypes kernel_named_dtypes(const Timeline& tl,
+                                      const std::unordered_map<size_t, std::vector<size_t>>& op_kernels,
+                                      const std::unordered_set<size_t>& composite, const OpModels& m) {
+  KernelNamedDtypes out;
+  bool agree = true;
+  int64_t all_ns = 0, named_ns = 0;
+  std::unordered_map<StrId, int64_t> ns_by_name;
+  for (const auto& [oi, ks] : op_kernels) {
+    const std::string_view types = tl.str(tl.cpu_ops.input_types[oi]);
+    if (composite.count(oi) || !(types.empty() || types == "[]")) continue;
+    ns_by_name.clear();
+    int64_t op_ns = 0;
+    for (size_t k : ks) {
+      ns_by_name[tl.gpu_ops.name[k]] += tl.gpu_ops.dur_ns[k];
+      op_ns += tl.gpu_ops.dur_ns[k];
+    }
+    StrId main = kNoStr;
+    int64_t main_ns = -1;
+    for (const auto& [name, ns] : ns_by_name)
+      if (ns > main_ns || (ns == main_ns && name < main)) {
+        main = name;
+        main_ns = ns;
+      }
+    const OpModels::DtypeToken* t = kernel_dtype(m, tl.str(main));
+    if (t && t->dtype.empty()) t = nullptr;
+    out.by_op[oi] = t;
+    all_ns += op_ns;
+    if (!t) continue;
+    named_ns += op_ns;
+    if (out.trace && out.trace->dtype != t->dtype) agree = false;
+    out.trace = t;
+  }
+  if (!agree || 2 * named_ns <= all_ns) out.trace = nullptr;
+  return out;
+}
+
+// The cost cache's key part for what the hints add (empty without hints).
+std::string hints_key(const OpCostHints& h) {
+  if (h.empty()) return {};
+  return fmt::format("{}|{}|{}|{}|{}", fmt::join(h.output, ","), fmt::join(h.arg0, ","), h.dtype, h.dtype_from,
+                     h.output_from);
+}
+
+}  // namespace
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   return roofline_from_trace(tl, gpu, RooflineInputs{engine_of, {}, nullptr});
@@ -86,7 +157,8 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
   std::unordered_map<StrId, std::string> engine_by_name;
-  std::map<std::tuple<StrId, StrId, StrId, StrId>, std::pair<std::optional<OpCost>, std::string>> cost_cache;
+  std::map<std::tuple<StrId, StrId, StrId, StrId, std::string>, std::pair<std::optional<OpCost>, std::string>>
+      cost_cache;
   int64_t composite_kernels = 0;
   // GPU-op rows the FLOP ops priced (the other tiers take the rest) and their FLOPs / bytes.
   std::vector<uint8_t> priced(in.models ? K.size() : 0, 0);
@@ -96,6 +168,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     rep.op_bytes.assign(K.size(), -1);
     rep.op_peak_tflops.assign(K.size(), 0);
   }
+  // Ops recorded without Input type (Kineto before PyTorch 1.10): the dtype their kernels name.
+  const auto kernel_dtypes =
+      in.models ? kernel_named_dtypes(tl, op_kernels, composite, *in.models) : KernelNamedDtypes{};
   for (auto& [oi, ks] : op_kernels) {
     if (composite.count(oi)) {
       composite_kernels += static_cast<int64_t>(ks.size());
@@ -104,12 +179,16 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     ++rep.instances_with_kernels;
     std::string why;
     std::string_view nm = tl.str(ops.name[oi]);
-    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs)
-    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi]);
+    OpCostHints hints;
+    if (auto h = sel.hints.find(oi); h != sel.hints.end()) hints = h->second;
+    kernel_dtypes.apply(oi, hints);
+    // op_cost parses the shapes' JSON: once per distinct (op, dims, types, concrete inputs, hints)
+    const auto ckey = std::make_tuple(ops.name[oi], ops.input_dims[oi], ops.input_types[oi], ops.concrete_inputs[oi],
+                                      hints_key(hints));
     auto cit = cost_cache.find(ckey);
     if (cit == cost_cache.end()) {
-      auto c =
-          op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]), &why);
+      auto c = op_cost(nm, tl.str(ops.input_dims[oi]), tl.str(ops.input_types[oi]), tl.str(ops.concrete_inputs[oi]),
+                       hints, &why);
       cit = cost_cache.emplace(ckey, std::make_pair(std::move(c), why)).first;
     }
     const std::optional<OpCost>& cost = cit->second.first;
@@ -131,6 +210,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
       g.p.shapes = shapes;
       g.p.formula = cost->formula;
     }
+    if (g.p.estimate.empty()) g.p.estimate = cost->estimate;
     g.p.count++;
     g.p.time_ns += t;
     g.p.flops += cost->flops;
@@ -150,13 +230,15 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
         kg.p.dtype = cost->dtype;
         kg.p.engine = engine;
       }
+      if (kg.p.estimate.empty()) kg.p.estimate = cost->estimate;
       kg.p.count++;
       kg.p.time_ns += K.dur_ns[k];
       double share = t > 0 ? static_cast<double>(K.dur_ns[k]) / t : 1.0 / ks.size();
       kg.p.flops += cost->flops * share;
       kg.p.bytes += cost->bytes * share;
       if (in.models) {
-        priced[k] = 1;
+        // 2: priced with a shape or dtype taken from elsewhere in the trace; 3: by a bound
+        priced[k] = cost->estimate.empty() ? 1 : (cost->estimate == "inferred" ? 2 : 3);
         rep.op_flops[k] = cost->flops * share;
         rep.op_bytes[k] = cost->bytes * share;
         std::string key = peak_key_for(cost->dtype, engine == "matrix");
@@ -320,6 +402,8 @@ Json roofline_to_json(const RooflineReport& r) {
     cov["unmodelled_us_by_category"] = un;
     cov["estimated_share"] = c.gpu_op_ns ? round_to(static_cast<double>(c.estimated_ns) / c.gpu_op_ns, 4) : 0.0;
     if (c.inferred_ns > 0) cov["inferred_share"] = round_to(static_cast<double>(c.inferred_ns) / c.gpu_op_ns, 4);
+    if (c.inferred_shapes_ns > 0)
+      cov["inferred_shapes_share"] = round_to(static_cast<double>(c.inferred_shapes_ns) / c.gpu_op_ns, 4);
     Json top = Json::array();
     for (const auto& u : c.top_unmodelled)
       top.push_back({{"kernel", u.kernel.size() > 200 ? u.kernel.substr(0, 197) + "..." : u.kernel},

@@ -27,6 +27,29 @@ struct OpCost {
   int dtype_bytes = 0;
   std::string formula;  // human-readable, e.g. "2*M*N*K, M=8192 N=1024 K=32000"
   bool causal = false;
+  // "" when every input came from the op's own record; "inferred" when a shape or the dtype came
+  // from elsewhere in the trace (OpCostHints); "upper_bound" when a convolution backward's
+  // output_mask was not recorded and both gradients are counted.
+  std::string estimate;
+};
+
+// What the trace tells about an op beyond its own record, for traces that recorded less (Kineto
+// before PyTorch 1.10: no Input type, no Concrete Inputs; int-list arguments as []). Filled by
+// select_flop_ops (shapes) and the roofline (dtype from the op's kernel names); every use marks
+// the cost `estimate: inferred` and says where the value came from in its formula.
+struct OpCostHints {
+  // A convolution's output dims when stride/padding/dilation were not recorded: the grad_output
+  // of its backward (same input and weight dims) or the input of the next op on its thread.
+  std::vector<int64_t> output;
+  std::string output_from;
+  // cudnn/miopen_convolution_backward_input/_weight: argument 0 is an int list (the input or the
+  // weight size) that Kineto records as []; the enclosing *_convolution_backward op's tensor.
+  std::vector<int64_t> arg0;
+  // The dtype when Input type was not recorded: named by the op's kernels (data/op_models.yaml
+  // kernel_dtype_tokens), else by every other FLOP op's kernels in the trace.
+  std::string dtype, dtype_from;
+  int dtype_bytes = 0;
+  bool empty() const { return output.empty() && arg0.empty() && dtype.empty(); }
 };
 
 // Element size of a PyTorch "Input type" string ("float" → 4, "c10::BFloat16" → 2); 0 if unknown.
@@ -39,10 +62,24 @@ std::optional<std::vector<std::string>> parse_string_list(std::string_view text)
 
 // FLOPs/bytes for GEMM-family ops (aten::mm, addmm, bmm, baddbmm, matmul, linear), SDPA / flash /
 // efficient / cuDNN attention forward and backward (causal halves the FLOPs; backward = 2.5x
-// forward), and convolutions when stride/padding/dilation/groups were recorded. nullopt (with
-// `why` set) otherwise.
+// forward), convolutions when stride/padding/dilation/groups were recorded (or the output dims are
+// known from `hints`), and convolution backward (grad_input and grad_weight passes, each
+// 2*N*Cout*out_spatial*(Cin/groups)*kernel from grad_output and weight). nullopt (with `why` set)
+// otherwise.
 std::optional<OpCost> op_cost(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
                               std::string_view concrete_inputs, std::string* why = nullptr);
+std::optional<OpCost> op_cost(std::string_view op_name, std::string_view input_dims, std::string_view input_types,
+                              std::string_view concrete_inputs, const OpCostHints& hints, std::string* why = nullptr);
+// A convolution-backward op (convolution_backward, cudnn/miopen_convolution_backward and their
+// _input/_weight halves of PyTorch <= 1.10): the argument indices of grad_output, input and
+// weight, and the gradients it computes (a half's int-list argument 0 is the input or weight size).
+struct ConvBackwardArgs {
+  size_t go = 0, x = 0, w = 0;
+  bool grad_input = false, grad_weight = false;
+};
+std::optional<ConvBackwardArgs> conv_backward_args(std::string_view op_name);
+// A forward convolution op (aten::convolution, _convolution, cudnn/miopen_convolution, conv1d/2d/3d).
+bool is_conv_forward_op(std::string_view op_name);
 bool is_flop_op(std::string_view op_name);
 
 // Which engine a GEMM/attention kernel ran on, from its name: "matrix" (tensor/matrix cores),
@@ -101,6 +138,7 @@ struct RooflineCoverage {
   std::map<std::string, int64_t> unmodelled_ns;  // why (taxonomy category / reason) → time
   int64_t estimated_ns = 0;                      // of modelled: lower/upper-bound models
   int64_t inferred_ns = 0;                       // of modelled: priced by an identical launch
+  int64_t inferred_shapes_ns = 0;                // of modelled: FLOP ops with a shape/dtype from elsewhere
   // The unmodelled kernels (and memcpys/memsets) with the most time, most first: what is left.
   struct Unmodelled {
     std::string kernel, why;

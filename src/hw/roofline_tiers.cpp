@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text.h"
 
@@ -132,6 +135,31 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   for (size_t i = 0; i < tl.collectives.size(); ++i)
     if (tl.collectives.on_gpu[i] && tl.collectives.correlation[i] != kNone)
       coll_by_corr.emplace(tl.collectives.correlation[i], i);
+  // c10d ops by thread, in start order: the launching op of an NCCL kernel without collective
+  // metadata (data/op_models.yaml c10d_ops). Runtime launches by correlation, built on first need.
+  std::unordered_map<int64_t, std::vector<size_t>> c10d_by_tid;
+  if (!m.c10d_ops.empty())
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (ops.kind[i] == CpuOpKind::Op && tl.str(ops.name[i]).starts_with("c10d::") && m.c10d_op(tl.str(ops.name[i])))
+        c10d_by_tid[ops.tid[i]].push_back(i);
+  std::unordered_map<int64_t, size_t> launch_by_corr;
+  auto c10d_launcher = [&](int64_t corr) -> std::optional<size_t> {
+    if (c10d_by_tid.empty() || corr == kNone) return std::nullopt;
+    if (launch_by_corr.empty())
+      for (size_t i = 0; i < tl.runtime.size(); ++i)
+        if (tl.runtime.correlation[i] != kNone) launch_by_corr.emplace(tl.runtime.correlation[i], i);
+    auto rt = launch_by_corr.find(corr);
+    if (rt == launch_by_corr.end()) return std::nullopt;
+    auto v = c10d_by_tid.find(tl.runtime.tid[rt->second]);
+    if (v == c10d_by_tid.end()) return std::nullopt;
+    const int64_t ts = tl.runtime.start_ns[rt->second];
+    std::optional<size_t> inner;
+    for (size_t i : v->second) {
+      if (ops.start_ns[i] > ts) break;
+      if (ts <= ops.end_ns(i)) inner = i;  // the latest-starting enclosing op is the innermost
+    }
+    return inner;
+  };
   std::unordered_map<StrId, std::string> category;
   auto category_of = [&](StrId name) -> const std::string& {
     auto [it, fresh] = category.try_emplace(name);
@@ -193,6 +221,58 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       g.p.bytes += bytes;
     }
   };
+  // An NCCL kernel without collective metadata: its launching c10d op's tensors give S.
+  std::unordered_set<int64_t> no_busbw;  // kernel groups with a member whose group size is unknown
+  auto price_by_c10d = [&](size_t k) -> bool {
+    if (c10d_by_tid.empty() || category_of(K.name[k]) != "communication") return false;
+    const auto op = c10d_launcher(K.correlation[k]);
+    if (!op) return false;
+    const OpModels::C10dOp& rule = *m.c10d_op(tl.str(ops.name[*op]));
+    const auto dims = parse_input_dims(tl.str(ops.input_dims[*op]));
+    const auto types = parse_string_list(tl.str(ops.input_types[*op]));
+    auto bytes_of = [&](int arg) -> double {
+      if (arg < 0 || !dims || !types || static_cast<size_t>(arg) >= dims->size() ||
+          static_cast<size_t>(arg) >= types->size() || (*dims)[arg].empty())
+        return 0;
+      double n = 1;
+      for (int64_t d : (*dims)[arg]) n *= static_cast<double>(d);
+      return n * dtype_bytes((*types)[arg]);
+    };
+    const double in_b = bytes_of(rule.input_arg), out_b = bytes_of(rule.output_arg);
+    int64_t ranks = kNone;
+    const double num = rule.ranks == "output_over_input" ? out_b : in_b,
+                 den = rule.ranks == "output_over_input" ? in_b : out_b;
+    if (!rule.ranks.empty() && den > 0 && num >= 2 * den && num / den < 1e6 && std::fmod(num, den) == 0)
+      ranks = static_cast<int64_t>(num / den);
+    // Without the group size, a reduce_scatter's S is its input (n x output), not output x n.
+    auto cm = model_collective(m, rule.collective, in_b, ranks == kNone ? 0 : out_b, ranks == kNone ? 0 : ranks);
+    if (!cm || cm->size_bytes <= 0) return false;
+    ModelCost c;
+    c.cls = "collective";
+    c.dtype = types && rule.input_arg >= 0 && static_cast<size_t>(rule.input_arg) < types->size()
+                  ? normalize_dtype((*types)[rule.input_arg])
+                  : "";
+    c.formula = fmt::format(
+        "S from {} (the c10d op that launched the kernel, which carries no collective metadata); {}",
+        tl.str(ops.name[*op]),
+        ranks == kNone
+            ? fmt::format("S = {} bytes; group size not recorded: algBw = S/t only, no busBw", cm->size_bytes)
+            : cm->formula);
+    c.source = m.cite(m.c10d_source) + "; " + m.cite(m.collectives_source);
+    price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
+    const int64_t key = group_key(k, kCollective);
+    auto& p = kernel_groups[key].p;
+    if (ranks == kNone || no_busbw.count(key)) {
+      no_busbw.insert(key);
+      p.busbw_gbs.reset();
+    } else {
+      const double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
+      p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
+                                                     std::max<int64_t>(p.time_ns, 1)
+                                               : busbw;
+    }
+    return true;
+  };
   // The kernel_grid tier: multi_tensor_apply by name, else the taxonomy category's grid class.
   auto price_by_grid = [&](size_t k) -> bool {
     auto c = model_multi_tensor_kernel(m, tl.str(K.name[k]), K.grid[k]);
@@ -217,6 +297,8 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     cov.gpu_op_ns += K.dur_ns[k];
     if (priced[k]) {
       tier_ns[kShapes] += K.dur_ns[k];
+      if (priced[k] == 2) cov.inferred_shapes_ns += K.dur_ns[k];
+      if (priced[k] == 3) cov.estimated_ns += K.dur_ns[k];
       continue;
     }
     if (K.kind[k] != GpuOpKind::Kernel) {
@@ -260,6 +342,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         c.formula = cm->formula;
         c.source = m.cite(m.collectives_source);
         price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
+        if (no_busbw.count(group_key(k, kCollective))) continue;
         auto& p = kernel_groups[group_key(k, kCollective)].p;
         double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
         // the group's bus bandwidth: time-weighted mean over its calls
@@ -269,6 +352,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         continue;
       }
     }
+    if (price_by_c10d(k)) continue;
     int64_t ext = K.external_id[k];
     if (ext == kNone && K.correlation[k] != kNone) ext = ext_of_launch(K.correlation[k]);
     auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
@@ -393,6 +477,13 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         cov.gpu_op_ns ? 100.0 * cov.inferred_ns / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kSignature] / cov.gpu_op_ns : 0.0,
         cov.gpu_op_ns ? 100.0 * tier_ns[kCapture] / cov.gpu_op_ns : 0.0));
+  if (cov.inferred_shapes_ns > 0)
+    rep.notes.push_back(fmt::format(
+        "{:.1f} % of GPU-op time is GEMM / convolution ops whose record lacks a shape or the dtype (Kineto before "
+        "PyTorch 1.10: no Input type or Concrete Inputs), priced with the value the trace shows elsewhere (the "
+        "output dims from the backward's grad_output or the next op, the dtype from the kernel names): estimate "
+        "'inferred', the source in each formula",
+        cov.gpu_op_ns ? 100.0 * cov.inferred_shapes_ns / cov.gpu_op_ns : 0.0));
   if (cov.estimated_ns > 0)
     rep.notes.push_back(fmt::format(
         "{:.1f} % of GPU-op time is priced by bounds (kernel grid: lower bounds on bytes for elementwise-class "
