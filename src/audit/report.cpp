@@ -148,9 +148,14 @@ std::string report_markdown(const Report& r) {
   if (r.rules.empty())
     s += "None: no rule's detect holds against this config and its measured evidence (`goblin kb query` lists "
          "the candidates; the trajectory's propose_patch step says why each was skipped).\n";
-  for (const auto& x : r.rules)
-    fmt::format_to(out, "- {} {} (bucket {}): {}\n", md_code(x.rule_id), md_text(x.title), md_text(x.targets_bucket),
+  for (const auto& x : r.rules) {
+    fmt::format_to(out, "- {} {} (bucket {}): {}", md_code(x.rule_id), md_text(x.title), md_text(x.targets_bucket),
                    md_link(x.citation, x.citation));
+    // The measured evidence the rule fired on (a fallback metric says it stood in for another).
+    for (size_t i = 0; i < x.evidence.size(); ++i)
+      fmt::format_to(out, "{}{}", i ? "; " : "; evidence: ", md_text(x.evidence[i]));
+    s += "\n";
+  }
   if (!r.findings.empty()) {
     s += "\n## Findings\n\n";
     for (const auto& f : r.findings) {

@@ -102,7 +102,8 @@ struct List<ReportRule> {
                                                field("citation", &R::citation),
                                                field("targets_bucket", &R::targets_bucket),
                                                field("estimated_recovery_seconds", &R::estimated_recovery_seconds),
-                                               field("transform", &R::transform)};
+                                               field("transform", &R::transform),
+                                               field("evidence", &R::evidence)};
 };
 template <>
 struct List<ScopeMissingEdit> {

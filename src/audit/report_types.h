@@ -93,6 +93,8 @@ struct ReportRule {
   std::string rule_id, title, citation, targets_bucket;
   std::optional<ReportRange> estimated_recovery_seconds;  // null: the bucket was not observed
   Json transform;  // the rule's transform as the rule base writes it (PatchRationale::transform)
+  // The measured evidence that held (PatchRationale::evidence), a fallback named as such.
+  std::vector<std::string> evidence;
 };
 // A patch edit the measured AFTER run does not have; config values of any type.
 struct ScopeMissingEdit {
