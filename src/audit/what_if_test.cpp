@@ -36,7 +36,8 @@ TEST(CriticalPathOpinion, H100PairShowsTheDisagreementBesideThePrediction) {
     EXPECT_NE(std::find(w.classes->begin(), w.classes->end(), c), w.classes->end()) << c;
   EXPECT_EQ(w.what_if_fast.value_or("").rfind("gemm=", 0), 0u) << w.what_if_fast.value_or("");
   // The graph: a CPU-bound step near 100 ms (docs: 98.6-102.4 ms per step at both ends) from
-  // the mean 221 ms step (ProfilerStep#0 included), so about 2x: below the models' 4.25-7.38x, and the measured 4.77x above it.
+  // the mean 221 ms step (ProfilerStep#0 included), so about 2x: below the models' 4.25-7.38x, and the measured 4.77x
+  // above it.
   EXPECT_NEAR(*w.step_before_s, 0.221, 0.005);  // the steps the waste budget averages
   EXPECT_GT(*w.step_after_fast_s, 0.090);
   EXPECT_LT(*w.step_after_slow_s, 0.115);
