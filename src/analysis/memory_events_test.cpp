@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/memory_test_support.h"
 #include "analysis/run_metrics.h"
 #include "core/data.h"
 #include "core/io.h"
@@ -16,14 +17,6 @@ namespace goblin::analysis {
 namespace {
 
 const std::string kDir = GOBLIN_SOURCE_DIR "/tests/fixtures/memory/";
-
-MemoryCategoryRules rules() {
-  auto text = load_data_file("memory_categories.yaml");
-  EXPECT_TRUE(text.ok());
-  auto r = parse_memory_categories(*text, "memory_categories.yaml");
-  EXPECT_TRUE(r.ok()) << r.error().message;
-  return *r;
-}
 
 Timeline load(const std::string& path) {
   auto in = trace::load_trace(path, trace::kNeedMemoryEvents);
@@ -42,7 +35,7 @@ Json meta() {
 TEST(MemoryEvents, TracePeakEqualsMaxMemoryAllocated) {
   const Json rec = meta();
   const Timeline tl = load(kDir + "kineto_memory_train.json.gz");
-  const MemoryReport r = analyse_memory_events(tl, rules(), -1);
+  const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   EXPECT_EQ(r.source_kind, "kineto_trace");
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceMemory& d = r.devices[0];
@@ -85,7 +78,7 @@ TEST(MemoryEvents, PeakOfAStepProfiledLate) {
   ASSERT_TRUE(t.ok());
   const Json rec = Json::parse(*t);
   const Timeline tl = load(GOBLIN_SOURCE_DIR "/docs/results/h100_memory/kineto_memory_b8.json.gz");
-  const MemoryReport r = analyse_memory_events(tl, rules(), -1);
+  const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceMemory& d = r.devices[0];
   EXPECT_EQ(d.peak_allocated, rec["kineto_step_max_memory_allocated"].get<int64_t>());
@@ -98,7 +91,7 @@ TEST(MemoryEvents, PeakOfAStepProfiledLate) {
 
 TEST(MemoryEvents, DiffOfATraceWithItselfIsZero) {
   const Timeline tl = load(kDir + "kineto_memory_train.json.gz");
-  const MemoryReport r = analyse_memory_events(tl, rules(), -1);
+  const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   const auto d = diff_memory(r, r);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].peak_delta, 0);
@@ -108,7 +101,7 @@ TEST(MemoryEvents, DiffOfATraceWithItselfIsZero) {
 
 TEST(MemoryEvents, HeadroomAgainstTheDevice) {
   const Timeline tl = load(kDir + "kineto_memory_train.json.gz");
-  const MemoryReport r = analyse_memory_events(tl, rules(), -1);
+  const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   const auto& hw = hw::hw_knowledge();
   std::string why;
   // The trace's device properties give the capacity.
@@ -143,7 +136,7 @@ TEST(MemoryEvents, HeadroomAgainstTheDevice) {
 TEST(MemoryEvents, NoMemoryEventsIsANote) {
   Timeline tl;
   tl.finish();
-  const MemoryReport r = analyse_memory_events(tl, rules(), -1);
+  const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   EXPECT_TRUE(r.devices.empty());
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes[0].find("profile_memory=True"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "analysis/memory_test_support.h"
 #include "core/data.h"
 #include "core/io.h"
 #include "core/json.h"
@@ -14,14 +15,6 @@ namespace goblin::analysis {
 namespace {
 
 const std::string kDir = GOBLIN_SOURCE_DIR "/tests/fixtures/memory/";
-
-MemoryCategoryRules rules() {
-  auto text = load_data_file("memory_categories.yaml");
-  EXPECT_TRUE(text.ok());
-  auto r = parse_memory_categories(*text, "memory_categories.yaml");
-  EXPECT_TRUE(r.ok()) << r.error().message;
-  return *r;
-}
 
 Json recorded(int batch) {
   auto t = read_all(kDir + fmt::format("snapshot_b{}.json", batch));
@@ -32,7 +25,7 @@ Json recorded(int batch) {
 MemoryReport report(int batch) {
   auto s = trace::read_memory_snapshot(kDir + fmt::format("snapshot_b{}.pickle", batch));
   EXPECT_TRUE(s.ok()) << s.error().message;
-  return analyse_memory(*s, rules(), -1);
+  return analyse_memory(*s, testing::memory_category_rules(), -1);
 }
 
 TEST(Memory, PeakEqualsMaxMemoryAllocated) {

@@ -9,7 +9,11 @@ Result<Json> attach_capture(Timeline& tl, const std::string& capture_path) {
   // No GPU activity is needed: nothing runs while a graph is captured.
   auto cap = trace::load_trace(capture_path, 0);
   if (!cap) return cap.error();
-  const analysis::CaptureJoin j = analysis::attach_capture_ops(tl, cap->timeline);
+  return attach_capture(tl, cap->timeline, capture_path);
+}
+
+Json attach_capture(Timeline& tl, const Timeline& capture, const std::string& capture_path) {
+  const analysis::CaptureJoin j = analysis::attach_capture_ops(tl, capture);
   Json notes = Json::array();
   for (const std::string& n : j.notes) notes.push_back(n);
   return Json{{"path", capture_path},

@@ -11,5 +11,8 @@
 namespace goblin::app {
 
 Result<Json> attach_capture(Timeline& tl, const std::string& capture_path);
+// The same with the capture trace already read (`capture_path` only names it in the JSON): a verb
+// that also prices the capture's own kernels (roofline) reads it once.
+Json attach_capture(Timeline& tl, const Timeline& capture, const std::string& capture_path);
 
 }  // namespace goblin::app

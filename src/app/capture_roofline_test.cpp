@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/knowledge.h"
+#include "app/capture_load.h"
 #include "app/roofline_run.h"
 
 namespace goblin::app {
@@ -34,6 +35,12 @@ TEST(CaptureRoofline, UnmodelledShareDropsWithTheCaptureTrace) {
   rq.capture = fx("no_such_capture.json.gz");
   const VerbResult bad = run_roofline(rq, **kr);
   ASSERT_TRUE(bad.error);
+  // The roofline reads the capture once itself; its error is the one triage's path form gives.
+  Timeline tl;
+  auto path_form = attach_capture(tl, rq.capture);
+  ASSERT_FALSE(path_form.ok());
+  EXPECT_EQ(bad.error->kind, path_form.error().kind);
+  EXPECT_EQ(bad.error->message, path_form.error().message);
 }
 
 }  // namespace

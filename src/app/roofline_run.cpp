@@ -33,14 +33,19 @@ VerbResult run_roofline(const RooflineRequest& a, const analysis::AnalysisKnowle
     r.error = in.error();
     return r;
   }
+  // The capture trace is read once: its ops join this trace's graph replays here, and its own
+  // kernels are priced below (the capture tier). No GPU activity is needed to read it (nothing
+  // runs while a graph is captured), so a capture that cannot be read fails as triage's does.
   Json capture_json;
+  std::optional<trace::LoadedTrace> cin;
   if (!a.capture.empty()) {
-    auto cj = attach_capture(in->timeline, a.capture);
-    if (!cj) {
-      r.error = cj.error();
+    auto c = trace::load_trace(a.capture, 0);
+    if (!c) {
+      r.error = c.error();
       return r;
     }
-    capture_json = std::move(*cj);
+    cin = std::move(*c);
+    capture_json = attach_capture(in->timeline, cin->timeline, a.capture);
   }
   const Timeline& tl = in->timeline;
   auto choice = hw::choose_gpu(knowledge, a.gpu, tl);
@@ -175,11 +180,6 @@ VerbResult run_roofline(const RooflineRequest& a, const analysis::AnalysisKnowle
       if (!rin.models) {
         r.error = make_error(ErrorKind::Malformed,
                              "--capture needs the op models: " + knowledge.op_models.error().describe());
-        return r;
-      }
-      auto cin = trace::load_trace(a.capture, trace::kNeedKernels);
-      if (!cin) {
-        r.error = cin.error();
         return r;
       }
       if (cin->damage) {  // a partial capture still prices what it holds; the result says so

@@ -15,6 +15,7 @@
 #include "audit/replay_runner.h"
 #include "audit/report_diff.h"
 #include "audit/speedup_model.h"
+#include "audit/what_if.h"
 #include "core/build_info.h"
 #include "core/io.h"
 
@@ -159,7 +160,14 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   rr.summary.rules = applied;
   rr.summary.predicted =
-      RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method, cal.action};
+      RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method, cal.action, {}, {}};
+  // The critical path's what-if on the BEFORE trace beside the prediction (a second opinion).
+  std::optional<CriticalPathOpinion> opinion;
+  if (pj.speedup_model) opinion = critical_path_opinion(kn, *pj.speedup_model, prof_trace);
+  if (opinion && opinion->available) {
+    rr.summary.predicted->what_if_low = opinion->low;
+    rr.summary.predicted->what_if_high = opinion->high;
+  }
   rr.summary.diff = pj.diff;
   rr.patched_text = patch->patched_text;
   if (first) {
@@ -236,6 +244,11 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   report.speedup_model.emplace(pj.speedup_model);
   report.prediction_method = pj.prediction_method;
   report.calibration = cal;
+  if (opinion) {
+    compare_opinion(*opinion, report.speedup_predicted_low, report.speedup_predicted_high,
+                    same_recording ? std::nullopt : report.speedup_actual);
+    report.critical_path_what_if = std::move(opinion);
+  }
   // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
   // claim about the patch that nothing measured.
   step_end(o, opt,

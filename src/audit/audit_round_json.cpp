@@ -8,9 +8,12 @@ using namespace goblin::audit;
 
 template <>
 struct List<RoundPredicted> {
-  static inline const auto fields =
-      std::tuple{field("low", &RoundPredicted::low), field("high", &RoundPredicted::high),
-                 field("method", &RoundPredicted::method), field("calibration", &RoundPredicted::calibration)};
+  static inline const auto fields = std::tuple{field("low", &RoundPredicted::low),
+                                               field("high", &RoundPredicted::high),
+                                               field("method", &RoundPredicted::method),
+                                               field("calibration", &RoundPredicted::calibration),
+                                               field("what_if_low", &RoundPredicted::what_if_low, Omit),
+                                               field("what_if_high", &RoundPredicted::what_if_high, Omit)};
 };
 template <>
 struct List<RoundMeasured> {

@@ -204,6 +204,7 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
     if (r.estimated_recovery_seconds)
       x.estimated_recovery_seconds = ReportRange{r.estimated_recovery_seconds->low, r.estimated_recovery_seconds->high};
     if (x.transform.is_null()) x.transform = Json::object();  // a patch written without transforms
+    x.evidence = r.evidence;
     rep.rules.push_back(std::move(x));
   }
   rep.diff = patch.diff;

@@ -57,6 +57,24 @@ Result<SpeedupFactors> SpeedupFactors::parse(const std::string& yaml_text, const
                           n["value"].Mark().line + 1);
       f.*member = v;
     }
+    // Optional: without it the report has no critical-path second opinion.
+    if (YAML::Node w = root["what_if_targets"]) {
+      if (!w.IsMap())
+        return make_error(ErrorKind::Malformed, "speedup_model: `what_if_targets` must be a map", origin, -1,
+                          w.Mark().line + 1);
+      for (const auto& kv : w) {
+        const YAML::Node& t = kv.second;
+        if (!t.IsMap() || !t["targets"] || !t["targets"].IsSequence() || t["targets"].size() == 0 || !t["basis"] ||
+            t["basis"].Scalar().empty())
+          return make_error(
+              ErrorKind::Malformed,
+              "speedup_model: what_if_targets." + kv.first.Scalar() + " needs a non-empty `targets` list and a `basis`",
+              origin, -1, t.Mark().line + 1);
+        SpeedupFactors::WhatIfTargets x{kv.first.Scalar(), {}};
+        for (const auto& s : t["targets"]) x.targets.push_back(s.Scalar());
+        f.what_if_targets.push_back(std::move(x));
+      }
+    }
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("speedup_model: ") + e.what(), origin, -1, e.mark.line + 1);
   }

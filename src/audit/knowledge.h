@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis/knowledge.h"
 #include "audit/rules.h"
@@ -22,6 +23,13 @@ struct SpeedupFactors {
   double fused_optimizer_fast = 0, fused_optimizer_slow = 0;
   double compile_membound_fast = 0, compile_membound_slow = 0, compile_host_gap_fast = 0, compile_host_gap_slow = 0;
   double pin_memory_fast = 0, pin_memory_slow = 0;
+  // The critical path's what-if targets of each GPU class a model re-prices (taxonomy categories,
+  // else kernel-name substrings), in the file's order (an op takes the first term naming it).
+  struct WhatIfTargets {
+    std::string cls;
+    std::vector<std::string> targets;
+  };
+  std::vector<WhatIfTargets> what_if_targets;
   // Every factor above must be present with a finite non-negative value and a basis: Malformed
   // (origin, line) otherwise.
   static Result<SpeedupFactors> parse(const std::string& yaml_text, const std::string& origin);

@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/memory_events.h"
+#include "analysis/memory_test_support.h"
 #include "audit/rules.h"
 #include "config/workload_config.h"
 #include "core/data.h"
 #include "core/io.h"
 #include "core/test_support.h"
+#include "trace/load.h"
 
 using namespace goblin;
 using namespace goblin::audit;
@@ -279,4 +282,97 @@ TEST(Rules, PredicateOfMustBeConfigOrOriginal) {
                   .ok());
   ASSERT_FALSE(b.problems.empty());
   EXPECT_NE(b.problems[0].message.find("`of` must be config or original"), std::string::npos);
+}
+
+// memory.batch_into_headroom reads the measured batch_scale_fits (a memory source: here the H100
+// profile_memory trace tests/fixtures/memory/kineto_memory_train.json.gz) and falls back to the
+// hbm_peak_frac proxy only without one.
+TEST(Patch, BatchRuleReadsBatchScaleFitsBeforeTheHbmProxy) {
+  const Knowledge k = kb();
+  auto in = trace::load_trace(src("tests/fixtures/memory/kineto_memory_train.json.gz"), trace::kNeedMemoryEvents);
+  ASSERT_TRUE(in.ok()) << in.error().describe();
+  const analysis::MemoryReport mem =
+      analysis::analyse_memory_events(in->timeline, goblin::testing::memory_category_rules(), -1);
+  std::string why;
+  ASSERT_FALSE(in->timeline.meta.devices.empty());
+  auto h = analysis::memory_headroom(mem, k.analysis(), "", in->timeline.meta.devices[0].total_memory_bytes, why);
+  ASSERT_TRUE(h) << why;
+  ASSERT_GE(h->batch_scale_fits, 2.0);  // a 2-layer model on an 80 GB card
+  // The round-1 config of BatchIntoHeadroomDoublesTheWorkersWithTheBatch, its host gap measured.
+  const std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "fits.yaml");
+  analysis::RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
+  analysis::apply_memory_headroom(m, *h);
+  ASSERT_LT(*m.hbm_peak_gb / *m.hbm_total_gb, 0.4);
+  PatchOptions opt;
+  opt.rule_ids = {"memory.batch_into_headroom"};
+  opt.metrics = &m;
+  auto evidence_of = [](const Patch& p) {
+    std::string s;
+    for (const auto& r : p.rationale)
+      for (const auto& e : r.evidence) s += e + "\n";
+    return s;
+  };
+  auto skip_of = [](const Patch& p) {
+    for (const auto& s : p.skipped)
+      if (s.rule_id == "memory.batch_into_headroom") return s.reason;
+    return std::string();
+  };
+  // Measured: it fits many times over, the rule fires and its evidence is batch_scale_fits.
+  auto fits = make_patch(path, opt, k);
+  ASSERT_TRUE(fits.ok()) << fits.error().describe();
+  EXPECT_EQ(fits->new_config.get("batch_size"), 16) << skip_of(fits->result);
+  EXPECT_NE(evidence_of(fits->result).find("measured batch_scale_fits = "), std::string::npos)
+      << evidence_of(fits->result);
+  EXPECT_EQ(evidence_of(fits->result).find("hbm_peak_frac"), std::string::npos);
+  // Measured under 2: the batch does not fit twice, so the rule stays off although the HBM peak
+  // is under the 40 % proxy.
+  m.batch_scale_fits = 1.5;
+  auto tight = make_patch(path, opt, k);
+  ASSERT_TRUE(tight.ok()) << tight.error().describe();
+  EXPECT_EQ(tight->new_config.get("batch_size"), 8);
+  EXPECT_NE(skip_of(tight->result).find("evidence: batch_scale_fits = 1.5 does not satisfy ge 2"), std::string::npos)
+      << skip_of(tight->result);
+  // No memory source: the proxy decides, and the evidence says it stood in.
+  m.batch_scale_fits.reset();
+  auto proxy = make_patch(path, opt, k);
+  ASSERT_TRUE(proxy.ok()) << proxy.error().describe();
+  EXPECT_EQ(proxy->new_config.get("batch_size"), 16) << skip_of(proxy->result);
+  EXPECT_NE(evidence_of(proxy->result).find("(fallback: batch_scale_fits not measured)"), std::string::npos)
+      << evidence_of(proxy->result);
+  // Neither measured: the rule needs evidence and names both metrics.
+  m.hbm_peak_gb.reset();
+  auto none = make_patch(path, opt, k);
+  ASSERT_TRUE(none.ok()) << none.error().describe();
+  EXPECT_EQ(skip_of(none->result),
+            "needs measured evidence: batch_scale_fits or its fallback hbm_peak_frac was not observed");
+}
+
+// The rule language's fallback: parsed, linted (it stands in for a metric only), shown by kb show.
+TEST(Rules, FallbackIsParsedAndLinted) {
+  RuleBase rb;
+  ASSERT_TRUE(parse_rules_yaml(R"(rules:
+  - id: x.fallback
+    title: t
+    category: c
+    vendor: any
+    symptoms: [s]
+    detect:
+      evidence:
+        - {metric: batch_scale_fits, op: ge, value: 2, fallback: {metric: no_such_metric, op: lt, value: 0.4}}
+        - {metric: gpu_util_pct, op: gt, value: 1, fallback: {field: batch_size, op: set}}
+      require_evidence: true
+    transform: {batch_size: {scale: 2}}
+    targets_bucket: host_gap
+    expected_recovery_fraction: {low: 0.1, high: 0.2, basis: b}
+    citation: https://example.org/x
+)",
+                               "fb.yaml", rb)
+                  .ok());
+  ASSERT_EQ(rb.rules.size(), 1u);
+  ASSERT_EQ(rb.rules[0].detect_evidence[0].fallback.size(), 1u);
+  EXPECT_EQ(rule_to_json(rb.rules[0])["detect"]["evidence"][0]["fallback"]["metric"], "no_such_metric");
+  std::string all;
+  for (const auto& e : lint_rules(rb)) all += e.message + "\n";
+  EXPECT_NE(all.find("fallback on unknown metric 'no_such_metric'"), std::string::npos) << all;
+  EXPECT_NE(all.find("a fallback stands in for an unmeasured metric"), std::string::npos) << all;
 }

@@ -10,6 +10,7 @@
 
 #include "audit/report_diff.h"
 #include "audit/report_render.h"
+#include "audit/what_if.h"
 #include "core/escape.h"
 #include "core/io.h"
 #include "core/text.h"
@@ -82,6 +83,8 @@ std::string report_text(const Report& r) {
   auto out = std::back_inserter(s);
   fmt::format_to(out, "== goblin audit report: {} ==\n{}\n\n", r.workload_name, r.summary_line);
   fmt::format_to(out, "speedup: {}\n  {}\n", speedup_block(r), r.prediction_note);
+  if (r.critical_path_what_if)
+    fmt::format_to(out, "  critical-path what-if (second opinion): {}\n", opinion_line(*r.critical_path_what_if));
   if (auto p = perturbation_line(r); !p.empty()) fmt::format_to(out, "profiler perturbation: {}\n", p);
   fmt::format_to(out, "confidence: {} = evidence_coverage {} x rule_consistency {} ({})\n\n", num(r.confidence),
                  num(r.confidence_detail.evidence_coverage), num(r.confidence_detail.rule_consistency),
@@ -128,6 +131,9 @@ std::string report_markdown(const Report& r) {
                    md_text(d.run_order_note));
   if (auto p = perturbation_line(r); !p.empty()) fmt::format_to(out, "| profiler perturbation | {} |\n", p);
   fmt::format_to(out, "| predicted | {} .. {} |\n", times(r.speedup_predicted_low), times(r.speedup_predicted_high));
+  if (r.critical_path_what_if)
+    fmt::format_to(out, "| critical-path what-if (second opinion) | {} |\n",
+                   md_text(opinion_line(*r.critical_path_what_if)));
   fmt::format_to(out, "| prediction | **{}**: {} |\n", md_text(r.prediction_held), md_text(r.prediction_note));
   fmt::format_to(out, "| confidence | {} = evidence_coverage {} x rule_consistency {} ({}) |\n\n",
                  md_text(num(r.confidence)), md_text(num(r.confidence_detail.evidence_coverage)),
@@ -148,9 +154,14 @@ std::string report_markdown(const Report& r) {
   if (r.rules.empty())
     s += "None: no rule's detect holds against this config and its measured evidence (`goblin kb query` lists "
          "the candidates; the trajectory's propose_patch step says why each was skipped).\n";
-  for (const auto& x : r.rules)
-    fmt::format_to(out, "- {} {} (bucket {}): {}\n", md_code(x.rule_id), md_text(x.title), md_text(x.targets_bucket),
+  for (const auto& x : r.rules) {
+    fmt::format_to(out, "- {} {} (bucket {}): {}", md_code(x.rule_id), md_text(x.title), md_text(x.targets_bucket),
                    md_link(x.citation, x.citation));
+    // The measured evidence the rule fired on (a fallback metric says it stood in for another).
+    for (size_t i = 0; i < x.evidence.size(); ++i)
+      fmt::format_to(out, "{}{}", i ? "; " : "; evidence: ", md_text(x.evidence[i]));
+    s += "\n";
+  }
   if (!r.findings.empty()) {
     s += "\n## Findings\n\n";
     for (const auto& f : r.findings) {

@@ -102,7 +102,8 @@ struct List<ReportRule> {
                                                field("citation", &R::citation),
                                                field("targets_bucket", &R::targets_bucket),
                                                field("estimated_recovery_seconds", &R::estimated_recovery_seconds),
-                                               field("transform", &R::transform)};
+                                               field("transform", &R::transform),
+                                               field("evidence", &R::evidence)};
 };
 template <>
 struct List<ScopeMissingEdit> {
@@ -198,6 +199,27 @@ struct List<KernelDiff> {
                                                field("story", &K::story, Omit)};
 };
 template <>
+struct List<CriticalPathOpinion> {
+  using C = CriticalPathOpinion;
+  static inline const auto fields = std::tuple{field("role", &C::role),
+                                               field("available", &C::available),
+                                               field("reason", &C::reason, Omit),
+                                               field("trace", &C::trace, Omit),
+                                               field("what_if_fast", &C::what_if_fast, Omit),
+                                               field("what_if_slow", &C::what_if_slow, Omit),
+                                               field("classes", &C::classes, Omit),
+                                               field("not_on_graph", &C::not_on_graph, Omit),
+                                               field("steps", &C::steps, Omit),
+                                               field("step_before_s", &C::step_before_s, Omit),
+                                               field("step_after_fast_s", &C::step_after_fast_s, Omit),
+                                               field("step_after_slow_s", &C::step_after_slow_s, Omit),
+                                               field("low", &C::low, Omit),
+                                               field("high", &C::high, Omit),
+                                               field("versus_prediction", &C::versus_prediction, Omit),
+                                               field("versus_actual", &C::versus_actual, Omit),
+                                               field("note", &C::note, Omit)};
+};
+template <>
 struct List<ProfileDiff> {
   static inline const auto fields = std::tuple{field("summary", &ProfileDiff::summary)};
 };
@@ -234,6 +256,7 @@ struct List<Report> {
                  field("prediction_method", &R::prediction_method, Omit),
                  field("calibration", &R::calibration, Opt<HistoryCalibrationCodec>{}, Omit),
                  field("kernel_diff", &R::kernel_diff, Omit),
+                 field("critical_path_what_if", &R::critical_path_what_if, Omit),
                  field("waste_budget_after_profile", &R::waste_budget_after_profile, Opt<RunBudget>{}, Omit),
                  field("waste_budget_before_profile", &R::waste_budget_before_profile, Opt<RunBudget>{}, Omit),
                  field("after_profile_note", &R::after_profile_note, Omit),

@@ -49,6 +49,23 @@ std::vector<Table> sections(const Report& r) {
                         models.empty() ? "-" : models, c.basis});
     }
     for (const auto& n : m.notes) t.after.push_back(n);
+    // The critical path's what-if beside the models (a second opinion, not the prediction).
+    if (const auto& o = r.critical_path_what_if) {
+      if (o->available)
+        t.after.push_back("Critical-path what-if (second opinion): " + o->note.value_or("") +
+                          " Terms on the BEFORE trace: --what-if " + o->what_if_fast.value_or("") +
+                          " (fast ends), --what-if " + o->what_if_slow.value_or("") + " (slow ends).");
+      else
+        t.after.push_back("Critical-path what-if (second opinion): n/a: " + o->reason.value_or("") + ".");
+      if (o->not_on_graph) {
+        std::string c;
+        for (const auto& x : *o->not_on_graph) c += (c.empty() ? "" : ", ") + x;
+        t.after.push_back(
+            "Re-priced classes that are no GPU kernels (the graph recomputes them, it does not scale "
+            "them): " +
+            c + ".");
+      }
+    }
     out.push_back(t);
   }
   if (r.recovery_by_bucket) {
@@ -102,8 +119,11 @@ std::vector<Table> sections(const Report& r) {
                             : rd.stopped                ? *rd.stopped
                             : rd.error                  ? "failed: " + *rd.error
                                                         : "-";
-      t.rows.push_back({fmt::format("{}", rd.round), rules.empty() ? "-" : rules,
-                        rd.predicted ? xo(rd.predicted->low) + " .. " + xo(rd.predicted->high) : "n/a", meas,
+      std::string pred = rd.predicted ? xo(rd.predicted->low) + " .. " + xo(rd.predicted->high) : "n/a";
+      if (rd.predicted && rd.predicted->what_if_low)
+        pred +=
+            " (critical-path what-if " + xo(rd.predicted->what_if_low) + " .. " + xo(rd.predicted->what_if_high) + ")";
+      t.rows.push_back({fmt::format("{}", rd.round), rules.empty() ? "-" : rules, pred, meas,
                         rd.prediction_held.value_or(""), outcome});
     }
     if (r.total_speedup && *r.total_speedup) {

@@ -33,6 +33,9 @@ struct RoundPredicted {
   std::optional<double> low, high;
   std::string method;
   std::string calibration;  // the history calibration's action: none | ...
+  // The critical path's what-if range beside it (a second opinion: CriticalPathOpinion); left
+  // out when there is none.
+  std::optional<double> what_if_low, what_if_high;
 };
 struct RoundMeasured {
   std::optional<double> speedup, ci_low, ci_high;
@@ -93,6 +96,8 @@ struct ReportRule {
   std::string rule_id, title, citation, targets_bucket;
   std::optional<ReportRange> estimated_recovery_seconds;  // null: the bucket was not observed
   Json transform;  // the rule's transform as the rule base writes it (PatchRationale::transform)
+  // The measured evidence that held (PatchRationale::evidence), a fallback named as such.
+  std::vector<std::string> evidence;
 };
 // A patch edit the measured AFTER run does not have; config values of any type.
 struct ScopeMissingEdit {
@@ -150,6 +155,28 @@ struct ProfileDiff {
   std::vector<std::string> summary;
 };
 
+// The report's `critical_path_what_if` (audit/what_if.h, docs/critical_path.md § The audit's
+// prediction and the what-if): the critical path's what-if on the BEFORE trace, with the GPU
+// classes the speedup models re-priced made as much faster as the models say (their fast and
+// slow ends). A second opinion shown beside the prediction, which stays the models' range.
+struct CriticalPathOpinion {
+  std::string role;
+  bool available = false;
+  std::optional<std::string> reason;  // only when not available
+  std::optional<std::string> trace;
+  // The terms, as `goblin critical-path TRACE --what-if` takes them (fast and slow ends).
+  std::optional<std::string> what_if_fast, what_if_slow;
+  std::optional<std::vector<std::string>> classes;       // the re-priced classes given terms
+  std::optional<std::vector<std::string>> not_on_graph;  // re-priced classes that are no GPU kernels
+  std::optional<int> steps;                              // complete steps averaged
+  std::optional<double> step_before_s, step_after_fast_s, step_after_slow_s;
+  std::optional<double> low, high;  // speedup: tokens-per-step scale x step before / step after
+  // Against the models' range: overlaps | below | above; against the measured speedup: within |
+  // above | below | not_measured.
+  std::optional<std::string> versus_prediction, versus_actual;
+  std::optional<std::string> note;
+};
+
 struct Report {
   std::string workload_name;
   std::string schema = "goblin.report/1";
@@ -182,6 +209,7 @@ struct Report {
   std::optional<std::string> prediction_method;
   std::optional<HistoryCalibration> calibration;
   std::optional<KernelDiff> kernel_diff;
+  std::optional<CriticalPathOpinion> critical_path_what_if;  // absent without a prediction
   // The profiles' budgets as RunMetrics writes them (analysis/run_metrics.h waste_budget_to_json).
   std::optional<analysis::WasteBudget> waste_budget_after_profile, waste_budget_before_profile;
   std::optional<std::string> after_profile_note;

@@ -91,6 +91,21 @@ static bool eval_config(const Predicate& p, const config::WorkloadConfig& c) {
   return compare(v, p.op, p.value);
 }
 
+// A metric predicate's measured form: `p` when its metric was measured, else its fallback's (in
+// turn); null when none was. `looked` names the metrics tried ("batch_scale_fits or its fallback
+// hbm_peak_frac"), `used` the value found.
+static const Predicate* measured(const Predicate& p, const Evidence& ev, std::string& looked, const Json** used) {
+  looked.clear();
+  for (const Predicate* q = &p; q; q = q->fallback.empty() ? nullptr : &q->fallback.front()) {
+    looked += looked.empty() ? q->metric : " or its fallback " + q->metric;
+    if (auto it = ev.metrics.find(q->metric); it != ev.metrics.end()) {
+      *used = &it->second;
+      return q;
+    }
+  }
+  return nullptr;
+}
+
 RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evidence& ev,
                        const config::WorkloadConfig* original) {
   // The config a predicate reads (see Predicate::of).
@@ -151,24 +166,27 @@ RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evi
   // evidence predicates
   e.evidence_total = static_cast<int>(r.detect_evidence.size()) + 1;  // +1: the target bucket itself
   if (ev.bucket_s.count(r.targets_bucket)) ++e.evidence_observed;
+  std::string looked;
+  const Json* value = nullptr;
   for (const auto& p : r.detect_evidence) {
-    auto it = ev.metrics.find(p.metric);
-    if (it == ev.metrics.end()) {
-      e.unverified.push_back(p.metric + " not measured");
-      if (r.require_evidence) return no("needs measured evidence: " + p.metric + " was not observed");
+    const Predicate* q = measured(p, ev, looked, &value);
+    if (!q) {
+      e.unverified.push_back(looked + " not measured");
+      if (r.require_evidence) return no("needs measured evidence: " + looked + " was not observed");
       continue;
     }
+    // A fallback stands in for an unmeasured metric: the reason and the evidence say so.
+    const std::string proxy = q == &p ? "" : " (fallback: " + p.metric + " not measured)";
     ++e.evidence_observed;
-    if (!compare(it->second, p.op, p.value))
-      return no("evidence: " + p.metric + " = " + fmt_json(it->second) + " does not satisfy " + p.op + " " +
-                fmt_json(p.value));
-    e.supporting.push_back("measured " + p.metric + " = " + fmt_json(it->second));
+    if (!compare(*value, q->op, q->value))
+      return no("evidence: " + q->metric + " = " + fmt_json(*value) + " does not satisfy " + q->op + " " +
+                fmt_json(q->value) + proxy);
+    e.supporting.push_back("measured " + q->metric + " = " + fmt_json(*value) + proxy);
   }
   for (const auto& p : r.counter_evidence) {
     if (!p.metric.empty()) {
-      auto it = ev.metrics.find(p.metric);
-      if (it != ev.metrics.end() && compare(it->second, p.op, p.value))
-        return no("counter-evidence: " + p.metric + " = " + fmt_json(it->second));
+      const Predicate* q = measured(p, ev, looked, &value);
+      if (q && compare(*value, q->op, q->value)) return no("counter-evidence: " + q->metric + " = " + fmt_json(*value));
     } else if (!p.field.empty() && eval_config(p, cfg_of(p))) {
       return no("counter-evidence: config " + p.field);
     }

@@ -68,6 +68,38 @@ static std::vector<std::string> str_list(const YAML::Node& n) {
   return v;
 }
 
+// A fallback nests predicates; rules are data, so the depth is bounded (a hostile file cannot
+// recurse the parser away).
+constexpr int kMaxFallbackDepth = 4;
+
+static Predicate predicate(const YAML::Node& x, const std::string& file, RuleBase& out, const std::string& id,
+                           int depth) {
+  Predicate p;
+  if (x["field"]) p.field = x["field"].Scalar();
+  if (x["metric"]) p.metric = x["metric"].Scalar();
+  if (x["op"]) p.op = x["op"].Scalar();
+  if (x["value"]) p.value = yaml_to_json(x["value"]);
+  if (x["if_unset"]) p.if_unset = x["if_unset"].as<bool>(false);
+  if (x["of"]) {
+    p.of = x["of"].Scalar();
+    if (p.of != "config" && p.of != "original")
+      out.problems.push_back(make_error(ErrorKind::Malformed,
+                                        id + ": predicate `of` must be config or original, not '" + p.of + "'", file,
+                                        -1, x.Mark().line + 1));
+  }
+  if (const YAML::Node f = x["fallback"]) {
+    if (!f.IsMap())
+      out.problems.push_back(make_error(ErrorKind::Malformed, id + ": predicate `fallback` must be one predicate", file,
+                                        -1, f.Mark().line + 1));
+    else if (depth >= kMaxFallbackDepth)
+      out.problems.push_back(
+          make_error(ErrorKind::Malformed, id + ": fallbacks nested too deep", file, -1, f.Mark().line + 1));
+    else
+      p.fallback.push_back(predicate(f, file, out, id, depth + 1));
+  }
+  return p;
+}
+
 static std::vector<Predicate> predicates(const YAML::Node& n, const std::string& file, RuleBase& out,
                                          const std::string& id) {
   std::vector<Predicate> ps;
@@ -78,25 +110,12 @@ static std::vector<Predicate> predicates(const YAML::Node& n, const std::string&
     return ps;
   }
   for (const auto& x : n) {
-    Predicate p;
     if (!x.IsMap()) {
       out.problems.push_back(
           make_error(ErrorKind::Malformed, id + ": predicate is not a mapping", file, -1, x.Mark().line + 1));
       continue;
     }
-    if (x["field"]) p.field = x["field"].Scalar();
-    if (x["metric"]) p.metric = x["metric"].Scalar();
-    if (x["op"]) p.op = x["op"].Scalar();
-    if (x["value"]) p.value = yaml_to_json(x["value"]);
-    if (x["if_unset"]) p.if_unset = x["if_unset"].as<bool>(false);
-    if (x["of"]) {
-      p.of = x["of"].Scalar();
-      if (p.of != "config" && p.of != "original")
-        out.problems.push_back(make_error(ErrorKind::Malformed,
-                                          id + ": predicate `of` must be config or original, not '" + p.of + "'", file,
-                                          -1, x.Mark().line + 1));
-    }
-    ps.push_back(p);
+    ps.push_back(predicate(x, file, out, id, 0));
   }
   return ps;
 }

@@ -25,6 +25,10 @@ struct Predicate {
   // started from it, for guards about the user's own choices (a batch the user tuned with
   // torch.compile on) that an earlier round's edit must not trip.
   std::string of = "config";
+  // Metric predicates: read instead when `metric` was not measured (at most one, itself a metric
+  // predicate that may have its own). "This metric if measured, else that proxy": the batch rule
+  // reads batch_scale_fits from a memory source and falls back to hbm_peak_frac (docs/audit.md).
+  std::vector<Predicate> fallback;
 };
 
 struct Recovery {

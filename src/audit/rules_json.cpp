@@ -14,6 +14,7 @@ Json predicate_to_json(const Predicate& p) {
   j["op"] = p.op;
   if (!p.value.is_null()) j["value"] = p.value;
   if (!p.field.empty()) j["if_unset"] = p.if_unset;
+  if (!p.fallback.empty()) j["fallback"] = predicate_to_json(p.fallback.front());
   return j;
 }
 

@@ -92,6 +92,22 @@ std::vector<Error> lint_rules(const RuleBase& kb) {
     for (const auto& p : r.detect_evidence) all.push_back(&p);
     if (all.empty()) err(r, "detect is empty: the rule would fire on every input");
     bool all_trivial = !all.empty();
+    // A fallback is checked like any predicate, and stands in for a metric only.
+    std::vector<const Predicate*> fallbacks;
+    auto add_fallbacks = [&](const Predicate& p) {
+      for (const Predicate* q = &p; !q->fallback.empty(); q = &q->fallback.front()) {
+        if (q->metric.empty() || q->fallback.front().metric.empty())
+          err(r, "a fallback stands in for an unmeasured metric: both it and its predicate read a metric");
+        fallbacks.push_back(&q->fallback.front());
+      }
+    };
+    for (const auto& p : r.detect_config) add_fallbacks(p);
+    for (const auto& p : r.detect_evidence) add_fallbacks(p);
+    for (const auto& p : r.counter_evidence) add_fallbacks(p);
+    for (const auto* p : fallbacks) {
+      if (!kOps.count(p->op)) err(r, "unknown op '" + p->op + "' in a fallback");
+      if (!p->metric.empty() && !metric_known(p->metric)) err(r, "fallback on unknown metric '" + p->metric + "'");
+    }
     for (const auto* p : all) {
       if (!kOps.count(p->op)) err(r, "unknown op '" + p->op + "'");
       if (p->field.empty() == p->metric.empty()) err(r, "a predicate needs exactly one of field / metric");

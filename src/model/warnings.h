@@ -41,6 +41,7 @@ namespace goblin {
   X(kineto_unmodelled_phase, info, "Events of a phase goblin does not model (Kineto writes complete 'X' events) were skipped.") \
   X(kineto_unmodelled_category, info, "Events of a category goblin does not model were skipped.") \
   X(kineto_not_modelled, info, "Events goblin recognises but does not model were counted only (the count says how many).") \
+  X(kineto_memory_events, info, "The trace's profile_memory allocation events ([memory]) were read into the memory_events table (the count says how many): goblin memory, the --memory option of metrics and audit, and the memory_events query table use them; the step and kernel figures do not.") \
   X(kineto_missing_dur, warning, "A complete event has no \"dur\"; its duration is taken as 0.") \
   X(kineto_trailing_bytes, info, "Bytes after the end of the JSON document were ignored (a concatenated or partly overwritten file).") \
   X(kineto_bad_device_properties, warning, "deviceProperties is not a list of objects; the device information it held is ignored (devices have no name or arch).") \

@@ -39,7 +39,6 @@ void EventParser::push_collective(const Event& ev, int64_t dur, bool on_gpu, int
 // allocator's total after it; one that does not is a warning with its offset (never a silent
 // zero). Total Reserved and Addr are kept when present (old traces lack Total Reserved).
 void EventParser::push_memory(const Event& ev, uint64_t offset) {
-  ++skipped_.memory_instants;
   const char* missing = !ev.has_ts                    ? "\"ts\""
                         : ev.mem_bytes == kNone       ? "args \"Bytes\""
                         : ev.mem_total_alloc == kNone ? "args \"Total Allocated\""
@@ -67,6 +66,7 @@ void EventParser::push_memory(const Event& ev, uint64_t offset) {
   r.pid = ev.pid;
   r.tid = ev.tid;
   tl_.memory_events.push(r);
+  ++skipped_.memory_instants;  // rows read (the reader's note counts them); a skipped one warned above
 }
 
 bool EventParser::lean_drops(char ph, std::string_view cat, std::string_view name) const {

@@ -19,7 +19,7 @@ namespace goblin::trace::kineto {
 // What the parser saw but did not turn into rows, for `goblin info` and the reader's notes.
 struct SkipCounts {
   uint64_t metadata = 0;         // ph "M" (process/thread names)
-  uint64_t memory_instants = 0;  // "[memory]" instant events (profile_memory)
+  uint64_t memory_instants = 0;  // "[memory]" instant events read into memory_events (profile_memory)
   uint64_t other_instants = 0;   // "Iteration Start", "Record Window End", cpu_instant_event
   uint64_t counters = 0;         // ph "C"
   uint64_t ignored = 0;          // Trace spans, overhead, and other categories goblin does not model

@@ -312,7 +312,15 @@ void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Sta
   if (!tl.meta.clock_is_epoch && t.min_ts_ns != INT64_MAX && t.min_ts_ns >= 1'000'000'000'000'000'000) {
     tl.meta.clock_is_epoch = true;
   }
-  note_skipped(tl, path, "[memory] instant events (profile_memory allocations)", t.skipped.memory_instants);
+  // Memory events are the Timeline's memory_events table (docs/memory.md § Kineto traces): read,
+  // not skipped; the note says where they went and which verbs use them.
+  if (t.skipped.memory_instants > 0) {
+    tl.warn(W::kineto_memory_events,
+            "[memory] instant events (profile_memory allocations) read into the memory_events table: goblin memory "
+            "and --memory use them, the step and kernel figures do not",
+            path);
+    tl.warnings.back().count = static_cast<int64_t>(t.skipped.memory_instants);
+  }
   note_skipped(tl, path, "counter ('C') events", t.skipped.counters);
   tl.meta.launch_flows += t.skipped.launch_flows;
   if (t.parsed == 0 && t.events > 0 && status.ok()) {

@@ -205,8 +205,12 @@ TEST(KinetoRecords, PythonFunctionsAndMemoryEvents) {
   bool noted = false;
   for (const auto& w : tl.warnings) {
     if (w.message.find("[memory]") != std::string::npos) {
+      // Read into the memory_events table (not "counted only"), and the note says so.
       noted = true;
+      EXPECT_EQ(w.id, W::kineto_memory_events);
       EXPECT_EQ(w.count, 2450);
+      EXPECT_EQ(tl.memory_events.size(), 2450u);
+      EXPECT_NE(w.message.find("read into the memory_events table"), std::string::npos) << w.message;
     }
   }
   EXPECT_TRUE(noted);
