@@ -37,11 +37,7 @@ Result<std::shared_ptr<const AnalysisKnowledge>> summarize_knowledge() {
     AnalysisKnowledge k;
     ASSIGN_OR_RETURN(k.taxonomy, Taxonomy::load());
     ASSIGN_OR_RETURN(k.collectives, CollectiveKnowledge::load());
-    // The vendor's kernel markers (rank_profile), parsed as hw::HwKnowledge::load parses them.
-    if (auto text = load_data_file("gpu_arch_names.yaml"); text.ok()) {
-      hw::parse_arch_sections(*text, k.arch);
-      hw::parse_vendor_markers(*text, k.arch);
-    }
+    k.arch = hw::load_arch_names();  // the vendor's kernel markers (rank_profile)
     return k;
   });
 }

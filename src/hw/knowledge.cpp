@@ -23,6 +23,15 @@ MeasuredCeilings HwKnowledge::measured(const GpuSpec& g) const {
   return it == ceilings.end() ? MeasuredCeilings{} : it->second;
 }
 
+ArchNames load_arch_names() {
+  ArchNames a;
+  if (auto text = load_data_file("gpu_arch_names.yaml"); text.ok()) {
+    parse_arch_sections(*text, a);
+    parse_vendor_markers(*text, a);
+  }
+  return a;
+}
+
 HwKnowledge HwKnowledge::load() {
   HwKnowledge k;
   if (auto text = load_data_file("gpus.yaml"); !text.ok()) {
@@ -39,10 +48,7 @@ HwKnowledge HwKnowledge::load() {
     if (MeasuredCeilings m = parse_measured_ceilings(*text, rel); !m.file.empty())
       k.ceilings.emplace(g.id, std::move(m));
   }
-  if (auto text = load_data_file("gpu_arch_names.yaml"); text.ok()) {
-    parse_arch_sections(*text, k.arch);
-    parse_vendor_markers(*text, k.arch);
-  }
+  k.arch = load_arch_names();
   if (auto text = load_data_file("ncu_rules.yaml"); !text.ok())
     k.ncu_rules = text.error();
   else

@@ -50,6 +50,8 @@ struct ArchNames {
 // The arch sections (hw/arch.cpp) and the kernel markers (hw/vendor.cpp) of the file's text.
 void parse_arch_sections(const std::string& yaml_text, ArchNames& out);
 void parse_vendor_markers(const std::string& yaml_text, ArchNames& out);
+// data/gpu_arch_names.yaml read and parsed (both parts); empty when the file does not load.
+ArchNames load_arch_names();
 
 struct HwKnowledge {
   // data/gpus.yaml. Optional for analyses (an unknown GPU is reported where it matters): when the

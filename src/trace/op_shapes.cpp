@@ -153,10 +153,10 @@ ShapeMapResult map_first_step_shapes(Timeline& tl, size_t op_begin, size_t ann_b
     st.ops = op_count(cur);
     if (st.ops == 0) {
       st.role = "no ops";
-    } else if (has_shapes(tl, cur) || !have_tmpl) {
-      st.role = has_shapes(tl, cur) ? "template" : "refused";
-      if (st.role == "refused") st.reason = "no earlier step with input shapes";
-      if (st.role == "template") tmpl = std::move(cur), have_tmpl = true;
+    } else if (const bool shaped = has_shapes(tl, cur); shaped || !have_tmpl) {
+      st.role = shaped ? "template" : "refused";
+      if (!shaped) st.reason = "no earlier step with input shapes";
+      if (shaped) tmpl = std::move(cur), have_tmpl = true;
     } else {
       // Pair thread by thread; refuse the whole step when the sequences differ too much.
       const size_t tmpl_ops = op_count(tmpl);
