@@ -125,7 +125,8 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   config::WorkloadConfig cur_cfg = o.config;
   analysis::RunMetrics cur_prof = *o.profile;
   std::string cur_trace = runner.last_trace();
-  std::optional<double> cur_unprofiled;  // round 1's config has no unprofiled run before its patch
+  // Round 1's config: the untraced steps the profile measured beside its window, when it did.
+  std::optional<UnprofiledStep> cur_unprofiled = runner.last_unprofiled_step();
   o.rounds.clear();
   double total = 1, total_lo = 1, total_hi = 1;
   bool all_ci = true;
@@ -177,7 +178,7 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
     cur_cfg = *ncfg;
     cur_prof = *rr.after_profile;
     cur_trace = rr.after_profile_trace;
-    cur_unprofiled = rr.after_unprofiled_step_s;
+    cur_unprofiled = rr.after_unprofiled;
   }
   o.current_round = 0;
   Report& rep = o.report;

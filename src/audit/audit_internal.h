@@ -37,7 +37,7 @@ struct RoundResult {
   std::optional<analysis::RunMetrics> after_profile;
   // The patched config's unprofiled step time (the bench's median): with after_profile, the next
   // round's measure of how much the profiler lengthens that config's step.
-  std::optional<double> after_unprofiled_step_s;
+  std::optional<UnprofiledStep> after_unprofiled;
   std::string after_profile_trace;  // the trace behind after_profile ("" when the runner has none)
   std::string patched_text;
   std::optional<Error> error;
@@ -49,7 +49,7 @@ struct RoundResult {
 // bench), for the speedup models' profiler-overhead bound; none in round 1.
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
                       const analysis::RunMetrics& prof, const std::string& prof_trace,
-                      std::optional<double> unprofiled_step_s, Runner& runner, const AuditOptions& opt,
+                      const std::optional<UnprofiledStep>& unprofiled, Runner& runner, const AuditOptions& opt,
                       const Knowledge& kb, AuditHistory& hist, AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,

@@ -59,7 +59,7 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
 
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
                       const analysis::RunMetrics& prof, const std::string& prof_trace,
-                      std::optional<double> unprofiled_step_s, Runner& runner, const AuditOptions& opt,
+                      const std::optional<UnprofiledStep>& unprofiled, Runner& runner, const AuditOptions& opt,
                       const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
   const RuleBase& kb = kn.rules;
   RoundResult rr;
@@ -113,7 +113,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   po.rule_ids = rule_ids;
   po.metrics = &prof;
   po.vendor = opt.vendor;
-  po.unprofiled_step_s = unprofiled_step_s.value_or(0);
+  po.unprofiled = unprofiled;
   po.original = &o.config;  // the user's config: guards about the user's own choices read it
   auto patch = make_patch(path, po, kn);
   if (!patch) return fail(patch.error());
@@ -208,10 +208,12 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   // config) measured nothing about this round.
   const bool same_recording =
       !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
-  // The AFTER side's unprofiled step: a bench's own (unprofiled) step time, or, for a profiled
-  // recording, the step its workload timed without the profiler (workload_step_time_s).
-  const double after_unprofiled = pair->after.workload_step_time_s.value_or(pair->after.step_time_s);
-  if (!same_recording && after_unprofiled > 0) rr.after_unprofiled_step_s = after_unprofiled;
+  // The AFTER side's unprofiled step: a bench's own step time when the bench ran unprofiled (no
+  // cost profile: a live bench); a profiled recording's is what its profile_after measured
+  // without the profiler (below).
+  if (!same_recording && !pair->after.cost && pair->after.step_time_s > 0)
+    rr.after_unprofiled = UnprofiledStep{
+        pair->after.step_time_s, fmt::format("round {}'s unprofiled bench of the patched config (median step)", r)};
 
   // compare_runs
   step_begin(o, opt, "compare_runs", "Compare before and after against the prediction: the round's Report.");
@@ -266,6 +268,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
     if (ap) {
       rr.after_profile = *ap;
       rr.after_profile_trace = runner.last_trace();
+      if (!rr.after_unprofiled) rr.after_unprofiled = runner.last_unprofiled_step();
       step_end(o, opt, profile_line(*ap));
       report.waste_budget_after_profile = ap->waste_budget;
       report.waste_budget_before_profile = prof.waste_budget;
@@ -274,7 +277,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
         for (const auto& x : config_differences(patch->new_config, *lr)) f += (f.empty() ? "" : ", ") + x;
         if (!f.empty()) report.after_profile_note = "the AFTER profile is a recording that differs on " + f;
       }
-      SpeedupPrediction sp = predict_speedup(kn, prof, cfg, patch->new_config, unprofiled_step_s.value_or(0));
+      SpeedupPrediction sp = predict_speedup(kn, prof, cfg, patch->new_config, unprofiled);
       report.recovery_by_bucket = recovery_by_bucket(sp, prof, &*ap);
       if (opt.profile_diff) report.profile_diff = opt.profile_diff(prof, *ap);
       // An unprofiled AFTER bench (live) leaves the metrics table without an after budget: the

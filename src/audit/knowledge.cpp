@@ -75,6 +75,23 @@ Result<SpeedupFactors> SpeedupFactors::parse(const std::string& yaml_text, const
         f.what_if_targets.push_back(std::move(x));
       }
     }
+    // Optional: without it the profiler's host time is not taken out of the host classes.
+    if (YAML::Node pc = root["profiler_correction"]) {
+      YAML::Node order = pc.IsMap() ? pc["order"] : YAML::Node();
+      if (!order || !order.IsSequence() || order.size() == 0 || !pc["basis"] || pc["basis"].Scalar().empty())
+        return make_error(ErrorKind::Malformed,
+                          "speedup_model: profiler_correction needs a non-empty `order` list and a `basis`", origin, -1,
+                          pc.Mark().line + 1);
+      for (const auto& c : order) {
+        const std::string n = c.Scalar();
+        if (n != "data_wait" && n != "host_gap" && n != "unattributed")
+          return make_error(ErrorKind::Malformed,
+                            "speedup_model: profiler_correction.order lists `" + n +
+                                "`; only the host classes data_wait, host_gap and unattributed hold host time",
+                            origin, -1, c.Mark().line + 1);
+        f.profiler_correction_order.push_back(n);
+      }
+    }
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("speedup_model: ") + e.what(), origin, -1, e.mark.line + 1);
   }

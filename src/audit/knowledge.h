@@ -30,6 +30,9 @@ struct SpeedupFactors {
     std::vector<std::string> targets;
   };
   std::vector<WhatIfTargets> what_if_targets;
+  // The profiler correction (docs/audit.md § Profiler correction): the host classes the profiler's
+  // measured excess is taken from, in this order. Empty (section absent): no correction.
+  std::vector<std::string> profiler_correction_order;
   // Every factor above must be present with a finite non-negative value and a basis: Malformed
   // (origin, line) otherwise.
   static Result<SpeedupFactors> parse(const std::string& yaml_text, const std::string& origin);

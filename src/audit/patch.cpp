@@ -261,7 +261,7 @@ Result<PatchOutcome> make_patch_text(const std::string& config_text, const std::
   // cost profile and the GPU. Rules whose fields no model prices add their bucket-fraction
   // recovery on top (their bucket's seconds, low/high fractions).
   if (opt.metrics && !applied.empty()) {
-    SpeedupPrediction sp = predict_speedup(kn, *opt.metrics, cfg, nc, opt.unprofiled_step_s);
+    SpeedupPrediction sp = predict_speedup(kn, *opt.metrics, cfg, nc, opt.unprofiled);
     static const std::set<std::string> kPriced = {"precision",
                                                   "tf32",
                                                   "attention_impl",

@@ -27,9 +27,9 @@ struct PatchOptions {
   // The user's config before any audit round, for rule predicates with `of: original`; null: the
   // config being patched is the original (round 1, `goblin patch`).
   const config::WorkloadConfig* original = nullptr;
-  // The config's step time without the profiler (seconds; 0: not measured): the speedup models'
-  // low end then also prices the profiler's per-step host overhead (docs/metrics.md).
-  double unprofiled_step_s = 0;
+  // The config's step time without the profiler (nullopt: not measured): the speedup models take
+  // the profiler's host time out of the host classes (docs/audit.md § Profiler correction).
+  std::optional<UnprofiledStep> unprofiled;
 };
 
 // The Patch of docs/audit.md, field by field in the order the JSON lists them (patch_json.cpp

@@ -77,6 +77,13 @@ Result<ReplayRunner> ReplayRunner::open(const std::string& path) {
       if (n["trace"]) r.trace_path = resolve(n["trace"]);
       if (n["metrics"]) r.metrics_path = resolve(n["metrics"]);
       if (n["description"]) r.description = n["description"].as<std::string>();
+      if (const YAML::Node u = n["unprofiled"]) {
+        if (!u.IsMap() || !u["step_s"] || !u["source"] || u["source"].Scalar().empty() ||
+            !(u["step_s"].as<double>() > 0))
+          return bad(
+              "run " + r.id + ": `unprofiled` needs `step_s` (> 0, seconds) and `source` (where it was measured)", u);
+        r.unprofiled = UnprofiledStep{u["step_s"].as<double>(), u["source"].as<std::string>()};
+      }
       auto cfg = config::parse_config_file(r.config_path);
       if (!cfg) {
         Error e = cfg.error();
@@ -107,6 +114,18 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
       Error e = st.error();
       e.message = "replaying run " + r.id + ": " + e.message;
       return e;
+    }
+    // What the hook timed unrecorded just before the window, in the same process (the CUPTI tracer's
+    // profile): the profiler correction's unprofiled step.
+    if (auto it = tl.meta.extra.find("goblin_untraced_step_time_seconds"); it != tl.meta.extra.end()) {
+      const Json v = Json::parse(it->second, nullptr, false);
+      if (v.is_number() && v.get<double>() > 0) {
+        std::string steps;
+        if (auto n = tl.meta.extra.find("goblin_untraced_steps"); n != tl.meta.extra.end()) steps = n->second + " ";
+        untraced_[r.id] = UnprofiledStep{
+            v.get<double>(), fmt::format("the recording's own {}untraced steps just before its window ({})", steps,
+                                         fs::path(r.trace_path).filename().string())};
+      }
     }
     ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(tl));
     m = std::move(cm);
@@ -156,6 +175,13 @@ std::string ReplayRunner::last_trace() const {
   for (const auto& r : runs_)
     if (r.id == last_id_) return r.trace_path;
   return {};
+}
+
+std::optional<UnprofiledStep> ReplayRunner::last_unprofiled_step() const {
+  if (auto it = untraced_.find(last_id_); it != untraced_.end()) return it->second;
+  for (const auto& r : runs_)
+    if (r.id == last_id_) return r.unprofiled;
+  return std::nullopt;
 }
 
 Result<analysis::RunMetrics> ReplayRunner::profile(const config::WorkloadConfig& config) {

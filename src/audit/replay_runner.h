@@ -21,6 +21,10 @@ struct ReplayRun {
   std::string id, role;  // role: baseline | after
   std::string config_path, trace_path, metrics_path, description;
   config::WorkloadConfig config;
+  // The config's step measured unprofiled, from the manifest's `unprofiled: {step_s, source}`
+  // (a bench or another recording's untraced steps of the same config); the trace's own untraced
+  // steps (goblin_untraced_step_time_seconds) take precedence.
+  std::optional<UnprofiledStep> unprofiled;
 };
 
 class ReplayRunner : public Runner {
@@ -37,6 +41,9 @@ class ReplayRunner : public Runner {
   std::string kind() const override { return "replay"; }
   std::optional<config::WorkloadConfig> last_run_config() const override { return last_config_; }
   std::string last_trace() const override;
+  // The recording's own untraced steps (the trace's goblin_untraced_step_time_seconds, the same
+  // process), else the manifest's `unprofiled` of that run, else none.
+  std::optional<UnprofiledStep> last_unprofiled_step() const override;
 
   const std::vector<ReplayRun>& runs() const { return runs_; }
   const std::vector<std::string>& notes() const { return notes_; }  // manifest notes
@@ -54,6 +61,7 @@ class ReplayRunner : public Runner {
   std::vector<ReplayRun> runs_;
   std::vector<std::string> notes_;
   std::map<std::string, analysis::RunMetrics> cache_;
+  std::map<std::string, UnprofiledStep> untraced_;  // per run id, from its trace's metadata
   std::optional<config::WorkloadConfig> last_config_;
   std::string last_id_, last_match_;
 };

@@ -67,6 +67,16 @@ std::vector<Table> sections(const Report& r) {
       }
     }
     out.push_back(t);
+    // The profiler's own host time taken out of the host classes before the models ran.
+    const ProfilerCorrection& pc = m.profiler_correction;
+    Table c{"Profiler correction",
+            (pc.applied ? "Applied: " : "Not applied: ") + pc.note + ".",
+            {"class", "profiled ms", "removed ms", "corrected ms"},
+            {},
+            {}};
+    for (const CorrectedClass& x : pc.classes)
+      c.rows.push_back({x.name, ms(x.profiled), ms(x.removed), ms(x.corrected)});
+    out.push_back(c);
   }
   if (r.recovery_by_bucket) {
     Table t{"Waste budget before and after (profiled)",

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "audit/speedup_model.h"
 #include "config/workload_config.h"
 #include "core/status.h"
 
@@ -73,6 +74,11 @@ class Runner {
   // The profiler trace (file or run directory) behind the last profile()/bench() result, for the
   // report's kernel-level diff (`goblin diff`); "" when there is none (an unprofiled bench).
   virtual std::string last_trace() const { return {}; }
+  // The unprofiled step time measured beside the last profile()/profile_after() (docs/audit.md §
+  // Profiler correction): the default reads a run directory's run.json (`goblin profile` with the
+  // CUPTI tracer times the steps just before its window unrecorded: profiled.untraced_step_time_s);
+  // nullopt when nothing was measured.
+  virtual std::optional<UnprofiledStep> last_unprofiled_step() const;
 };
 
 }  // namespace goblin::audit

@@ -69,6 +69,25 @@ struct List<ClassPrediction> {
                                                field("basis", &C::basis)};
 };
 template <>
+struct List<CorrectedClass> {
+  using C = CorrectedClass;
+  static inline const auto fields =
+      std::tuple{field("class", &C::name), field("profiled_s", &C::profiled, Num{6}),
+                 field("removed_s", &C::removed, Num{6}), field("corrected_s", &C::corrected, Num{6})};
+};
+template <>
+struct List<ProfilerCorrection> {
+  using C = ProfilerCorrection;
+  static inline const auto fields = std::tuple{field("applied", &C::applied),
+                                               field("profiled_step_s", &C::profiled_step_s, Opt<Num>{{6}}),
+                                               field("unprofiled_step_s", &C::unprofiled_step_s, Opt<Num>{{6}}),
+                                               field("excess_s", &C::excess_s, Opt<Num>{{6}}),
+                                               field("removed_s", &C::removed_s, Opt<Num>{{6}}),
+                                               field("source", &C::source),
+                                               field("classes", &C::classes),
+                                               field("note", &C::note)};
+};
+template <>
 struct List<SpeedupPrediction> {
   using P = SpeedupPrediction;
   static inline const auto fields = std::tuple{
@@ -82,6 +101,7 @@ struct List<SpeedupPrediction> {
       field("classes", &P::classes),
       field("models", &P::model_fields),
       field("notes", &P::notes),
+      field("profiler_correction", &P::profiler_correction),
       Const<P>{"composition",
                "classes are disjoint (each kernel in one class, idle partitioned by the waste budget); each model "
                "re-prices its classes; step after = sum of classes (batch x k scales the per-sample part); speedup "
@@ -145,32 +165,103 @@ Rate gemm_rate(const hw::GpuSpec* g, const hw::MeasuredCeilings& mc, const std::
   return r;
 }
 
+// The profiler correction (docs/audit.md § Profiler correction). The GPU runs the same kernels
+// watched or not; what a profiler adds is host time (per launch, per recorded op), and on a step
+// whose GPU idle is host-caused the GPU waits for it: the profiled step minus the unprofiled one
+// is the profiler's host time the step shows as idle. It is taken out of the host classes in
+// data/speedup_model.yaml's order, none below zero; an excess the host idle cannot hold is not the
+// profiler's host time alone and is not corrected (said so).
+analysis::CostProfile correct_for_profiler(const analysis::CostProfile& in, const std::optional<UnprofiledStep>& u,
+                                           const SpeedupFactors& sf, ProfilerCorrection& pc) {
+  analysis::CostProfile c = in;
+  if (!u || !(u->step_s > 0)) {
+    pc.note =
+        "no unprofiled measurement of this config (no untraced steps in the recording, no unprofiled bench): the "
+        "host classes are the profiled run's, profiler time included";
+    return c;
+  }
+  pc.profiled_step_s = round_to(in.step_s, 6);
+  pc.unprofiled_step_s = round_to(u->step_s, 6);
+  pc.source = u->source;
+  const double excess = in.step_s - u->step_s;
+  pc.excess_s = round_to(excess, 6);
+  if (excess <= 0) {
+    pc.note = fmt::format(
+        "the profiled step ({} ms) is not longer than the unprofiled one ({} ms): no profiler time "
+        "to take out",
+        num(in.step_s * 1e3, 4), num(u->step_s * 1e3, 4));
+    return c;
+  }
+  if (sf.profiler_correction_order.empty()) {
+    pc.note = "data/speedup_model.yaml has no profiler_correction section: not corrected";
+    return c;
+  }
+  // More excess than the step has host idle is not the profiler's host time alone (the two runs
+  // differ, or the profiler slowed the GPU): nothing is taken out.
+  double idle = 0;
+  for (const auto& name : sf.profiler_correction_order)
+    idle += std::max(0.0, name == "data_wait" ? c.data_wait_s : name == "host_gap" ? c.host_gap_s : c.unattributed_s);
+  if (excess > idle + 1e-9) {
+    pc.note = fmt::format(
+        "the profiled step ({} ms) is {} ms longer than the unprofiled one ({} ms, {}), more than its "
+        "{} ms of host idle: not the profiler's host time alone (the runs differ, or the GPU was "
+        "slowed), so not corrected",
+        num(in.step_s * 1e3, 4), num(excess * 1e3), num(u->step_s * 1e3, 4), u->source, num(idle * 1e3));
+    return c;
+  }
+  double left = excess, removed = 0;
+  for (const auto& name : sf.profiler_correction_order) {
+    double* cls = name == "data_wait" ? &c.data_wait_s : name == "host_gap" ? &c.host_gap_s : &c.unattributed_s;
+    const double take = std::min(left, std::max(0.0, *cls));
+    if (take <= 0) continue;
+    pc.classes.push_back(CorrectedClass{name, round_to(*cls, 6), round_to(take, 6), round_to(*cls - take, 6)});
+    *cls -= take;
+    left -= take;
+    removed += take;
+    if (left <= 0) break;
+  }
+  c.step_s = in.step_s - removed;
+  pc.removed_s = round_to(removed, 6);
+  pc.applied = removed > 0;
+  std::string from;
+  for (const auto& x : pc.classes)
+    from += fmt::format("{}{} {} ms", from.empty() ? "" : ", ", x.name, num(x.removed * 1e3));
+  pc.note = fmt::format(
+      "the profiled step is {} ms, {} ms unprofiled ({}): the {} ms more is the profiler's host time, which the GPU "
+      "waited for as host-caused idle; removed {} ms ({}), none below zero, GPU classes untouched",
+      num(in.step_s * 1e3, 4), num(u->step_s * 1e3, 4), u->source, num(excess * 1e3), num(removed * 1e3),
+      from.empty() ? "no host idle to take it from" : from);
+  return c;
+}
+
 }  // namespace
 
 SpeedupPrediction predict_speedup(const analysis::RunMetrics& m, const config::WorkloadConfig& oc,
-                                  const config::WorkloadConfig& nc, double unprofiled_step_s) {
+                                  const config::WorkloadConfig& nc, const std::optional<UnprofiledStep>& unprofiled) {
   auto k = knowledge();
   if (!k) {
     SpeedupPrediction p;
     p.note = "no knowledge context: " + k.error().message;
     return p;
   }
-  return predict_speedup(**k, m, oc, nc, unprofiled_step_s);
+  return predict_speedup(**k, m, oc, nc, unprofiled);
 }
 
 SpeedupPrediction predict_speedup(const Knowledge& kn, const analysis::RunMetrics& m, const config::WorkloadConfig& oc,
-                                  const config::WorkloadConfig& nc, double unprofiled_step_s) {
+                                  const config::WorkloadConfig& nc, const std::optional<UnprofiledStep>& unprofiled) {
   const SpeedupFactors& sf = kn.speedup;
   SpeedupPrediction p;
   if (!m.cost) {
     p.note = "the profile has no cost profile (no complete steps, or metrics from an older goblin): no model";
     return p;
   }
-  const analysis::CostProfile& c = *m.cost;
-  if (c.step_s <= 0) {
+  if (m.cost->step_s <= 0) {
     p.note = "the profile's steps have no length";
     return p;
   }
+  // The models price the step nobody watches: the profiler's measured host time is taken out of
+  // the host classes first (GPU classes untouched); every figure below reads the corrected profile.
+  const analysis::CostProfile c = correct_for_profiler(*m.cost, unprofiled, sf, p.profiler_correction);
   p.step_before = c.step_s;
   std::optional<hw::GpuSpec> gpu;
   if (!m.gpu_name.empty())
@@ -404,23 +495,6 @@ SpeedupPrediction predict_speedup(const Knowledge& kn, const analysis::RunMetric
   p.predicted = true;
   p.low = p.tokens_scale * c.step_s / slow;
   p.high = p.tokens_scale * c.step_s / fast;
-  // The profiler's per-step host overhead: the profiled step minus the unprofiled one, when it
-  // fits in the profile's idle (where a host-side cost shows). Without it, the step and its host
-  // idle are shorter; a patch whose step grows (batch x k) then amortises less idle than the
-  // profiled ratio says. The low end takes the lower of the two ratios.
-  if (unprofiled_step_s > 0 && unprofiled_step_s < c.step_s) {
-    const double d = c.step_s - unprofiled_step_s;
-    if (d <= c.host_gap_s + c.unattributed_s && slow - d > 0) {
-      const double adj = p.tokens_scale * unprofiled_step_s / (slow - d);
-      p.notes.push_back("profiler overhead " + num(d * 1e3) + " ms/step (profiled " + num(c.step_s * 1e3) +
-                        " ms vs unprofiled " + num(unprofiled_step_s * 1e3) + " ms), taken out of the host idle: " +
-                        num(adj, 3) + "x" + (adj < p.low ? " (the low end)" : " (not below the profiled ratio)"));
-      p.low = std::min(p.low, adj);
-    } else {
-      p.notes.push_back("the profiled step is " + num(d * 1e3) +
-                        " ms longer than the unprofiled one, more than its idle: not priced as profiler overhead");
-    }
-  }
   return p;
 }
 
@@ -459,7 +533,9 @@ std::vector<BucketRecovery> recovery_by_bucket(const SpeedupPrediction& p, const
         row.classes.push_back(cl.name);
         lo += cl.before - cl.after_slow;
         hi += cl.before - cl.after_fast;
-        if (ac && before.cost) real += cl.before - realised(cl.name, *ac, *before.cost);
+        // Realised: both profiles as measured (the BEFORE class before the profiler correction).
+        if (ac && before.cost)
+          real += realised(cl.name, *before.cost, *before.cost) - realised(cl.name, *ac, *before.cost);
       }
     row.before_s = r6(before.waste_budget.value_of(b.name));
     if (!row.classes.empty()) {

@@ -27,10 +27,34 @@ struct ClassPrediction {
   std::string basis;                // where the bounds come from
 };
 
+// The unprofiled step time of the profiled config (docs/audit.md § Profiler correction): the step
+// with nobody watching, measured, and where that measurement comes from.
+struct UnprofiledStep {
+  double step_s = 0;
+  std::string source;
+};
+
+// One host class the profiler correction took time from (seconds per step).
+struct CorrectedClass {
+  std::string name;  // data_wait | host_gap | unattributed
+  double profiled = 0, removed = 0, corrected = 0;
+};
+
+// The profiler's own host time taken out of the host classes before the models run (docs/audit.md
+// § Profiler correction): excess = profiled step - unprofiled step, removed from the host-caused
+// idle classes in data/speedup_model.yaml's order, none below zero; the GPU classes untouched.
+struct ProfilerCorrection {
+  bool applied = false;
+  std::optional<double> profiled_step_s, unprofiled_step_s, excess_s, removed_s;
+  std::string source;  // where the unprofiled step comes from ("" when there is none)
+  std::vector<CorrectedClass> classes;
+  std::string note;  // what was done and why, or why not
+};
+
 struct SpeedupPrediction {
   bool predicted = false;
   std::string note;        // why not, when not predicted
-  double step_before = 0;  // the profiled step the classes partition
+  double step_before = 0;  // the step the classes partition (the profiled one, less the correction)
   double step_after_fast = 0, step_after_slow = 0;
   double tokens_scale = 1;   // tokens per step after / before (batch changes)
   double low = 0, high = 0;  // throughput speedup: tokens_scale × step_before / step_after_{slow,fast}
@@ -38,21 +62,23 @@ struct SpeedupPrediction {
   // Which models ran and the fields that triggered them (for the report and the history).
   std::map<std::string, std::vector<std::string>> model_fields;
   std::vector<std::string> notes;
+  ProfilerCorrection profiler_correction;
   // Set by make_patch when predicted: the applied rules no model prices (at their bucket fraction).
   std::optional<std::vector<std::string>> unpriced_rules;
 };
 
 // The patch's config changes (old → new) priced on `before` (a profile with a cost profile).
-// `unprofiled_step_s` (0: unknown): old_cfg's step measured without the profiler. The profiled
-// step's extra length is host time the profiler adds per step; a patch that makes the step longer
-// (a larger batch) amortises less of the true, shorter host idle, so the low end is priced both ways.
+// `unprofiled` (nullopt: not measured): old_cfg's step measured without the profiler. The profiled
+// step's extra length is host time the profiler added; it is taken out of the host classes before
+// the models run (ProfilerCorrection), so the prediction is about the run nobody watches.
 // GPU specs, measured ceilings and factors (data/speedup_model.yaml) come from `k`.
 SpeedupPrediction predict_speedup(const Knowledge& k, const analysis::RunMetrics& before,
                                   const config::WorkloadConfig& old_cfg, const config::WorkloadConfig& new_cfg,
-                                  double unprofiled_step_s = 0);
+                                  const std::optional<UnprofiledStep>& unprofiled = std::nullopt);
 // The same with the process's knowledge (audit::knowledge()); for tests and one-shot tools.
 SpeedupPrediction predict_speedup(const analysis::RunMetrics& before, const config::WorkloadConfig& old_cfg,
-                                  const config::WorkloadConfig& new_cfg, double unprofiled_step_s = 0);
+                                  const config::WorkloadConfig& new_cfg,
+                                  const std::optional<UnprofiledStep>& unprofiled = std::nullopt);
 
 // One waste bucket of `recovery_by_bucket` (audit/speedup_model.h recovery_by_bucket): the
 // measured budget before and after (the AFTER profile), the recovery the models predicted for the

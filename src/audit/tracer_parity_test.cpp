@@ -6,11 +6,15 @@
 //
 // Measured (docs/results/tracer § session of 2026-11-27): the same rules fire (6 on base.yaml, 3
 // on the HF Trainer) and the GPU-side classes the models price (GEMM, attention, memory-bound,
-// optimizer) agree within 1 %, but the predicted ranges differ by up to 6.7 % (base [4.75, 9.12]
-// vs [4.95, 8.67], HF [1.42, 2.79] vs [1.33, 2.79]): their data-wait and host-gap buckets differ,
-// because the two recordings are separate runs and each tracer adds its own host time (the torch
-// trace's HF step 220.7 ms, the cupti one's 174.9 ms). The 5 % holds for the GPU classes,
-// not for the whole range; the range is held to the 7 % measured here so a regression shows.
+// optimizer) agree within 1 %. Uncorrected, the ranges differed by up to 6.7 % because each tracer
+// adds its own host time (HF step 220.7 ms under torch.profiler, 174.9 ms under cupti). With the
+// profiler correction (docs/audit.md § Profiler correction; docs/results/tracer § 2026-11-26, the
+// audit's profiler correction) both audits price the same unprofiled step (the cupti recording's
+// own untraced steps; the torch replay's manifest carries the same measurement): base.yaml's
+// ranges agree within 5 % ([4.425, 8.270] vs [4.590, 8.269]); the HF Trainer's within 8 %
+// ([1.522, 2.585] vs [1.410, 2.442]): what is left is not tracer time but the two processes' own
+// data loading (data wait 27.2 vs 19.5 ms, the DataLoader's pure-Python tokenizer), which no
+// profiler correction touches. The 5 % holds on base.yaml, not yet on the HF Trainer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,8 +34,9 @@ namespace {
 
 struct Audited {
   std::set<std::string> rules;
-  double low = 0, high = 0;
+  double low = 0, high = 0, step_before = 0;
   std::map<std::string, ClassPrediction> classes;
+  ProfilerCorrection correction;
 };
 
 // The classes whose time is the GPU's: what the trace's kernels, ops and shapes decide.
@@ -51,18 +56,24 @@ Audited audit_of(const std::string& workload, const std::string& tracer, const s
   for (const auto& r : o->report.rules) a.rules.insert(r.rule_id);
   a.low = o->report.speedup_predicted_low.value_or(0);
   a.high = o->report.speedup_predicted_high.value_or(0);
-  if (o->report.speedup_model && *o->report.speedup_model)
+  if (o->report.speedup_model && *o->report.speedup_model) {
     for (const auto& c : (*o->report.speedup_model)->classes) a.classes[c.name] = c;
+    a.correction = (*o->report.speedup_model)->profiler_correction;
+    a.step_before = (*o->report.speedup_model)->step_before;
+  }
   return a;
 }
 
-void expect_same_audit(const std::string& workload, const std::string& config) {
+void expect_same_audit(const std::string& workload, const std::string& config, double range_tolerance) {
   const Audited c = audit_of(workload, "cupti", config), t = audit_of(workload, "torch", config);
   EXPECT_FALSE(t.rules.empty()) << workload;
   EXPECT_EQ(c.rules, t.rules) << workload << ": the same rules fire on both traces";
   ASSERT_GT(t.low, 0) << workload;
-  EXPECT_LE(std::fabs(c.low / t.low - 1), 0.07) << workload << " low " << c.low << " vs " << t.low;
-  EXPECT_LE(std::fabs(c.high / t.high - 1), 0.07) << workload << " high " << c.high << " vs " << t.high;
+  // Both corrected to the same unprofiled step, none of it from the GPU classes.
+  EXPECT_TRUE(c.correction.applied && t.correction.applied) << c.correction.note << " | " << t.correction.note;
+  EXPECT_NEAR(c.step_before, t.step_before, 1e-6) << workload;
+  EXPECT_LE(std::fabs(c.low / t.low - 1), range_tolerance) << workload << " low " << c.low << " vs " << t.low;
+  EXPECT_LE(std::fabs(c.high / t.high - 1), range_tolerance) << workload << " high " << c.high << " vs " << t.high;
   // Within 2 % (or 0.1 ms) on every GPU class, before and both ends after.
   auto near = [](double x, double y) { return std::fabs(x - y) <= std::max(0.02 * std::fabs(y), 1e-4); };
   for (const char* name : kGpuClasses) {
@@ -77,8 +88,10 @@ void expect_same_audit(const std::string& workload, const std::string& config) {
 
 }  // namespace
 
-TEST(TracerParity, BaseYamlSameRulesGpuClassesWithin2Pct) { expect_same_audit("base", "workloads/configs/base.yaml"); }
+TEST(TracerParity, BaseYamlSameRulesGpuClassesWithin2PctRangesWithin5Pct) {
+  expect_same_audit("base", "workloads/configs/base.yaml", 0.05);
+}
 
-TEST(TracerParity, HfTrainerSameRulesGpuClassesWithin2Pct) {
-  expect_same_audit("hf", "workloads/tracer_checks/hf_bf16.yaml");
+TEST(TracerParity, HfTrainerSameRulesGpuClassesWithin2PctRangesWithin8Pct) {
+  expect_same_audit("hf", "workloads/tracer_checks/hf_bf16.yaml", 0.08);
 }
