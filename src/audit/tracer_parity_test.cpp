@@ -25,6 +25,7 @@
 
 #include "audit/audit_flow.h"
 #include "audit/replay_runner.h"
+#include "audit/report.h"
 #include "core/test_support.h"
 
 using namespace goblin;
@@ -37,6 +38,7 @@ struct Audited {
   double low = 0, high = 0, step_before = 0;
   std::map<std::string, ClassPrediction> classes;
   ProfilerCorrection correction;
+  std::string markdown, html;
 };
 
 // The classes whose time is the GPU's: what the trace's kernels, ops and shapes decide.
@@ -61,6 +63,8 @@ Audited audit_of(const std::string& workload, const std::string& tracer, const s
     a.correction = (*o->report.speedup_model)->profiler_correction;
     a.step_before = (*o->report.speedup_model)->step_before;
   }
+  a.markdown = report_markdown(o->report);
+  a.html = report_html(o->report);
   return a;
 }
 
@@ -72,6 +76,12 @@ void expect_same_audit(const std::string& workload, const std::string& config, d
   // Both corrected to the same unprofiled step, none of it from the GPU classes.
   EXPECT_TRUE(c.correction.applied && t.correction.applied) << c.correction.note << " | " << t.correction.note;
   EXPECT_NEAR(c.step_before, t.step_before, 1e-6) << workload;
+  // The report shows it: the ms removed, from which class, why.
+  for (const Audited* a : {&c, &t}) {
+    EXPECT_NE(a->markdown.find("## Profiler correction\n\nApplied: the profiled step is"), std::string::npos);
+    EXPECT_NE(a->markdown.find("| host_gap | "), std::string::npos);
+    EXPECT_NE(a->html.find("<h2>Profiler correction</h2>"), std::string::npos);
+  }
   EXPECT_LE(std::fabs(c.low / t.low - 1), range_tolerance) << workload << " low " << c.low << " vs " << t.low;
   EXPECT_LE(std::fabs(c.high / t.high - 1), range_tolerance) << workload << " high " << c.high << " vs " << t.high;
   // Within 2 % (or 0.1 ms) on every GPU class, before and both ends after.
