@@ -101,14 +101,15 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
   if (it != cache_.end()) return it->second;
   analysis::RunMetrics m;
   if (!r.trace_path.empty()) {
-    Timeline tl;
-    Status st = trace::read_path(r.trace_path, tl);
+    auto tl = std::make_shared<Timeline>();
+    Status st = trace::read_path(r.trace_path, *tl);
     if (!st) {
       Error e = st.error();
       e.message = "replaying run " + r.id + ": " + e.message;
       return e;
     }
-    ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(tl));
+    ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(*tl));
+    last_timeline_ = std::move(tl);
     m = std::move(cm);
     m.window +=
         (m.window.empty() ? "" : "; ") + std::string("replayed from ") + fs::path(r.trace_path).filename().string();
@@ -122,6 +123,7 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
 }
 
 Result<analysis::RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, const std::string& role) {
+  last_timeline_.reset();  // the previous call's, not taken: nobody asked for it
   const ReplayRun* best = nullptr;
   std::vector<std::string> best_diff;
   // An exact match of any role wins.

@@ -2,6 +2,7 @@
 // RunMetrics. The replay runner (recorded artefacts) and the live runner (src/run/, docs/live.md) sit
 // behind this one interface so `goblin audit` takes the same code path either way.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "analysis/run_metrics.h"
 #include "config/workload_config.h"
 #include "core/status.h"
+#include "model/timeline.h"
 
 namespace goblin::audit {
 
@@ -73,6 +75,11 @@ class Runner {
   // The profiler trace (file or run directory) behind the last profile()/bench() result, for the
   // report's kernel-level diff (`goblin diff`); "" when there is none (an unprofiled bench).
   virtual std::string last_trace() const { return {}; }
+  // The Timeline the last profile()/profile_after()/bench() read its metrics from, handed over
+  // once (a second call returns null), so the audit's critical-path what-if works on it instead of
+  // reading last_trace() again. Null when that call read no trace (a replay's cached run, a
+  // metrics file, a runner that does not keep it): the caller then reads last_trace().
+  virtual std::shared_ptr<const Timeline> take_last_timeline() { return nullptr; }
 };
 
 }  // namespace goblin::audit
