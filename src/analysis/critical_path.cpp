@@ -380,7 +380,11 @@ std::vector<CriticalPathResult> critical_path_what_ifs(const Timeline& tl, const
   std::vector<CriticalPathResult> out;
   out.reserve(scenarios.size());
   for (size_t k = 0; k < scenarios.size(); ++k) {
-    CriticalPathResult r = k + 1 < scenarios.size() ? res : std::move(res);
+    CriticalPathResult r;
+    if (k + 1 < scenarios.size())
+      r = res;
+    else
+      r = std::move(res);
     r.what_if = scenarios[k];
     r.what_if_ops = sc[k].ops;
     for (size_t i = 0; i < r.paths.size(); ++i) std::tie(r.paths[i].what_if_ns, r.paths[i].subtract_ns) = what_if[k][i];
