@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/critical_path_graph.h"
 #include "analysis/taxonomy.h"
@@ -58,7 +60,9 @@ struct Walker {
   const Timeline& tl;
   StepPath& out;
   int64_t S;
-  const std::vector<float>* factor;                    // the what-if's, or null
+  // Per what-if scenario: its factors (null: no what-if), and its time saved along the path by
+  // subtraction (one walk serves every scenario: the path does not depend on the what-if).
+  const std::vector<const std::vector<float>*>& factors;
   const std::vector<int64_t>* comm_floor = nullptr;    // per collective ordinal, or null
   const std::vector<int32_t>* comm_ordinal = nullptr;  // per GPU op: its collective ordinal, -1
   // The path's segments; names as views into the timeline's strings (or literals): only the
@@ -69,7 +73,7 @@ struct Walker {
     std::string_view what;
   };
   std::vector<Seg> segs;
-  double saved = 0;  // the what-if's time saved along the path, by subtraction
+  std::vector<double> saved = std::vector<double>(factors.size(), 0.0);
 
   void add(int64_t lo, int64_t hi, PathBucket b, std::string_view what, int32_t cat = -1) {
     lo = std::max(lo, S);
@@ -122,8 +126,9 @@ struct Walker {
         v = w;
         continue;
       }
-      if (factor && g.gpu(v) && t > std::max(sv, S))
-        saved += static_cast<double>(t - std::max(sv, S)) * (1.0 - 1.0 / (*factor)[v]);
+      if (g.gpu(v) && t > std::max(sv, S))
+        for (size_t k = 0; k < factors.size(); ++k)
+          if (factors[k]) saved[k] += static_cast<double>(t - std::max(sv, S)) * (1.0 - 1.0 / (*factors[k])[v]);
       if (comm_floor && g.gpu(v) && (*comm_ordinal)[v] >= 0) {
         // Only the kernel's last `floor` ns moved data; before that it waited for the other ranks.
         const int64_t split = std::max(sv, g.end(v) - (*comm_floor)[(*comm_ordinal)[v]]);
@@ -213,9 +218,11 @@ std::vector<Step> annotation_windows(const Timeline& tl, const std::string& name
 
 }  // namespace
 
-CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const CriticalPathOptions& opt) {
+std::vector<CriticalPathResult> critical_path_what_ifs(const Timeline& tl, const Taxonomy& tax,
+                                                       const CriticalPathOptions& opt,
+                                                       const std::vector<WhatIf>& scenarios) {
+  if (scenarios.empty()) return {};
   CriticalPathResult res;
-  res.what_if = opt.what_if;
   if (opt.annotation.empty()) {
     res.steps = find_steps(tl);
   } else {
@@ -235,22 +242,32 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
   res.graph_replay_kernels = g.replays;
   res.launch_latency_ns = g.launch_latency_ns;
 
-  std::vector<int64_t> s2, e2;
-  std::vector<float> factor;  // per node: how much faster the what-if makes it (1: unchanged)
-  if (opt.what_if.active()) {
-    factor.assign(g.size(), 1.0f);
+  // Per scenario: how much faster it makes each node (1: unchanged) and the recomputed times.
+  struct Scenario {
+    std::vector<float> factor;
+    std::vector<int64_t> s2, e2;
+    int64_t ops = 0;
+  };
+  std::vector<Scenario> sc(scenarios.size());
+  std::vector<const std::vector<float>*> factors(scenarios.size(), nullptr);
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    if (!scenarios[k].active()) continue;
+    Scenario& x = sc[k];
+    x.factor.assign(g.size(), 1.0f);
     for (int32_t i = 0; i < g.ng; ++i) {
-      for (const WhatIfTerm& term : opt.what_if.terms) {
+      for (const WhatIfTerm& term : scenarios[k].terms) {
         const bool m = (!term.category.empty() && g.categories[g.cls[i]] == term.category) ||
                        (!term.kernel.empty() && tl.str(tl.gpu_ops.name[i]).find(term.kernel) != std::string_view::npos);
         if (!m) continue;
-        factor[i] = static_cast<float>(term.speedup);
-        ++res.what_if_ops;
+        x.factor[i] = static_cast<float>(term.speedup);
+        ++x.ops;
         break;
       }
     }
-    recompute(g, factor, s2, e2);
+    recompute(g, x.factor, x.s2, x.e2);
+    factors[k] = &x.factor;
   }
+  const bool any_what_if = std::any_of(factors.begin(), factors.end(), [](const auto* f) { return f != nullptr; });
 
   // Collective kernels' ordinals, when the ranks' floors line up with this trace's.
   std::vector<int32_t> comm_ordinal;
@@ -267,12 +284,14 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     }
   }
 
+  // Per scenario and step: the what-if's step length and the subtraction's.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> what_if(scenarios.size());
   for (const Step& st : res.steps.steps) {
     StepPath sp;
     sp.step = st;
     const int64_t S = st.start_ns, E = std::max(st.start_ns, st.end_ns);
     sp.step_ns = E - S;
-    Walker w{g, tl, sp, S, factor.empty() ? nullptr : &factor, nullptr, nullptr, {}, 0};
+    Walker w{g, tl, sp, S, factors, nullptr, nullptr, {}};
     if (!comm_ordinal.empty()) w.comm_floor = &opt.comm_floor_ns, w.comm_ordinal = &comm_ordinal;
     const int32_t z = last_event(g, tl, S, E);
     int64_t t = E;
@@ -290,10 +309,10 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
       w.add(S, E, PathBucket::Idle, "no event in the step");
     }
     for (const Walker::Seg& s : w.segs) sp.length_ns += s.end_ns - s.start_ns;
-    // The what-if: the step's start and end moved as the graph says.
-    if (opt.what_if.active() && z < 0) sp.what_if_ns = sp.subtract_ns = sp.length_ns;  // nothing in it to speed up
-    if (opt.what_if.active() && z >= 0) {
-      int32_t first = -1;
+    // The what-if: the step's start and end moved as the graph says. The step's first event does
+    // not depend on the scenario.
+    int32_t first = -1;
+    if (z >= 0 && any_what_if) {
       auto lo_r = std::lower_bound(tl.runtime.start_ns.begin(), tl.runtime.start_ns.begin() + g.nr, S);
       for (auto it = lo_r; it != tl.runtime.start_ns.begin() + g.nr && *it < E; ++it) {
         const int32_t v = g.ng + static_cast<int32_t>(it - tl.runtime.start_ns.begin());
@@ -307,6 +326,17 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
         if (lo_g != tl.gpu_ops.start_ns.begin() + g.ng && *lo_g < E)
           first = static_cast<int32_t>(lo_g - tl.gpu_ops.start_ns.begin());
       }
+    }
+    for (size_t k = 0; k < scenarios.size(); ++k) {
+      if (!factors[k]) {
+        what_if[k].emplace_back(kNone, kNone);
+        continue;
+      }
+      if (z < 0) {
+        what_if[k].emplace_back(sp.length_ns, sp.length_ns);  // nothing in it to speed up
+        continue;
+      }
+      const std::vector<int64_t>&s2 = sc[k].s2, &e2 = sc[k].e2;
       const int64_t S2 = first >= 0 ? S - (g.start(first) - s2[first]) : S;
       int64_t E2 = e2[z] + (E - std::min(E, g.end(z)));
       auto later = [&](const Column<int64_t>& starts, int32_t n, int32_t base) {
@@ -318,9 +348,8 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
       };
       later(tl.gpu_ops.start_ns, g.ng, 0);
       later(tl.runtime.start_ns, g.nr, g.ng);
-      sp.what_if_ns = std::max<int64_t>(0, E2 - S2);
       // Subtraction along the path, for comparison: the sped-up GPU time on it × (1 - 1/k).
-      sp.subtract_ns = sp.length_ns - static_cast<int64_t>(w.saved);
+      what_if[k].emplace_back(std::max<int64_t>(0, E2 - S2), sp.length_ns - static_cast<int64_t>(w.saved[k]));
     }
     const size_t keep = std::min(opt.top, w.segs.size());
     std::partial_sort(
@@ -346,7 +375,26 @@ CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const 
     res.notes.push_back(
         fmt::format("{} kernel(s) replayed by CUDA/HIP graphs: launched by their graph launch call, in stream order",
                     res.graph_replay_kernels));
-  return res;
+
+  // One result per scenario: the shared walk with that scenario's figures (the last one moved).
+  std::vector<CriticalPathResult> out;
+  out.reserve(scenarios.size());
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    CriticalPathResult r;
+    if (k + 1 < scenarios.size())
+      r = res;
+    else
+      r = std::move(res);
+    r.what_if = scenarios[k];
+    r.what_if_ops = sc[k].ops;
+    for (size_t i = 0; i < r.paths.size(); ++i) std::tie(r.paths[i].what_if_ns, r.paths[i].subtract_ns) = what_if[k][i];
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const CriticalPathOptions& opt) {
+  return std::move(critical_path_what_ifs(tl, tax, opt, {opt.what_if}).front());
 }
 
 }  // namespace goblin::analysis

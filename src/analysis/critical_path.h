@@ -98,4 +98,11 @@ std::vector<int64_t> collective_floors(const std::vector<std::vector<int64_t>>& 
 
 CriticalPathResult critical_path(const Timeline& tl, const Taxonomy& tax, const CriticalPathOptions& opt = {});
 
+// Several what-ifs on one graph (the audit's fast and slow ends): one result per scenario, each the
+// same as critical_path with opt.what_if set to it (opt.what_if itself is not used). The graph, the
+// steps and each step's walk are built once; only the recomputation runs per scenario.
+std::vector<CriticalPathResult> critical_path_what_ifs(const Timeline& tl, const Taxonomy& tax,
+                                                       const CriticalPathOptions& opt,
+                                                       const std::vector<WhatIf>& scenarios);
+
 }  // namespace goblin::analysis

@@ -223,6 +223,48 @@ TEST(CriticalPath, GraphReplaysHangOffTheGraphLaunch) {
   }
 }
 
+// Several what-ifs on one graph (the audit's fast and slow ends) give, scenario by scenario, what
+// one critical_path call per scenario gives: the same paths, attribution, what-if and subtraction.
+TEST(CriticalPath, WhatIfsOnOneGraphEqualOneCallEach) {
+  Timeline tl;
+  ASSERT_TRUE(trace::read_path(std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz", tl).ok());
+  std::vector<WhatIf> scenarios(3);
+  scenarios[0].terms = {{"gemm", "", 16.88}, {"softmax", "", 76}, {"elementwise", "", 2}, {"reduction", "", 2}};
+  scenarios[1].terms = {{"gemm", "", 7.95}, {"", "softmax", 10.1}, {"elementwise", "", 1.333}};
+  // scenarios[2]: no what-if at all (what_if_ns and subtract_ns stay kNone)
+  CriticalPathOptions o;
+  o.top = 3;
+  const std::vector<CriticalPathResult> all = critical_path_what_ifs(tl, tax(), o, scenarios);
+  ASSERT_EQ(all.size(), scenarios.size());
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    o.what_if = scenarios[k];
+    const CriticalPathResult one = critical_path(tl, tax(), o);
+    const CriticalPathResult& r = all[k];
+    EXPECT_EQ(r.what_if.terms.size(), scenarios[k].terms.size());
+    EXPECT_EQ(r.what_if_ops, one.what_if_ops) << k;
+    EXPECT_EQ(r.nodes, one.nodes);
+    EXPECT_EQ(r.notes, one.notes);
+    ASSERT_EQ(r.paths.size(), one.paths.size());
+    ASSERT_EQ(r.paths.size(), 4u);
+    for (size_t i = 0; i < r.paths.size(); ++i) {
+      const StepPath &a = r.paths[i], &b = one.paths[i];
+      EXPECT_EQ(a.what_if_ns, b.what_if_ns) << k << " " << a.step.name;
+      EXPECT_EQ(a.subtract_ns, b.subtract_ns) << k << " " << a.step.name;
+      EXPECT_EQ(a.length_ns, b.length_ns);
+      EXPECT_EQ(a.bucket_ns, b.bucket_ns);
+      EXPECT_EQ(a.gpu_by_category_ns, b.gpu_by_category_ns);
+      EXPECT_EQ(a.events, b.events);
+      ASSERT_EQ(a.top.size(), b.top.size());
+      for (size_t j = 0; j < a.top.size(); ++j) EXPECT_EQ(a.top[j].what, b.top[j].what);
+    }
+  }
+  EXPECT_GT(all[0].what_if_ops, 0);
+  EXPECT_NE(all[0].paths[0].what_if_ns, kNone);
+  EXPECT_EQ(all[2].what_if_ops, 0);
+  EXPECT_EQ(all[2].paths[0].what_if_ns, kNone);
+  EXPECT_TRUE(critical_path_what_ifs(tl, tax(), o, {}).empty());
+}
+
 // Several ranks (examples/ddp_h200, a GPU straggler): collective kernels lined up by order; each
 // rank's collectives split into transfer (the fastest rank's duration) and waiting for the others.
 TEST(CriticalPath, CollectiveWaitsOnOtherRanks) {

@@ -14,6 +14,7 @@
 #include "analysis/opportunities.h"
 #include "analysis/step_time.h"
 #include "analysis/steps.h"
+#include "model/profiler_step.h"
 #include "trace/load.h"
 
 namespace goblin::analysis {
@@ -38,8 +39,6 @@ std::string kernel_base_name(std::string_view canon) {
 
 namespace {
 
-bool is_step_annotation(std::string_view n) { return n.rfind("ProfilerStep#", 0) == 0; }
-
 struct PairHash {
   size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
     return std::hash<int64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(p.second));
@@ -52,7 +51,7 @@ class ScopeFinder {
   explicit ScopeFinder(const Timeline& tl) : tl_(tl) {
     const AnnotationTable& a = tl.annotations;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (a.on_gpu[i] || is_step_annotation(tl.str(a.name[i]))) continue;
+      if (a.on_gpu[i] || is_profiler_step(tl.str(a.name[i]))) continue;
       by_thread_[{a.pid[i], a.tid[i]}].push_back(static_cast<uint32_t>(i));  // in start order
     }
   }

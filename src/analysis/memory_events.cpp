@@ -9,13 +9,11 @@
 
 #include "analysis/run_metrics.h"
 #include "hw/knowledge.h"
+#include "model/profiler_step.h"
 
 namespace goblin::analysis {
 
 namespace {
-
-// Kineto's step ranges: profiler.step() (and the hooks that imitate it) name them so.
-constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -36,7 +34,7 @@ class Enclosure {
   Enclosure(const Timeline& tl, const MemoryCategoryRules& r) : tl_(tl), r_(r) {
     for (size_t i = 0; i < tl.annotations.size(); ++i) {
       if (tl.annotations.on_gpu[i]) continue;
-      if (starts_with(tl.str(tl.annotations.name[i]), kStepPrefix))
+      if (is_profiler_step(tl.str(tl.annotations.name[i])))
         steps_.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i), tl.annotations.name[i]});
     }
     first_step_ = steps_.empty() ? INT64_MAX : steps_.front().start;  // annotations are sorted by start
@@ -91,7 +89,7 @@ class Enclosure {
         c.site = std::string(*it);
     if (c.site.empty()) c.site = names.empty() ? "(no enclosing op)" : std::string(names.back());
     for (std::string_view n : names)
-      if (!starts_with(n, kStepPrefix)) {
+      if (!is_profiler_step(n)) {
         c.where = std::string(n);
         break;
       }

@@ -20,6 +20,7 @@
 #include "analysis/knowledge.h"
 #include "analysis/rank_summary.h"
 #include "analysis/ranks_scale.h"
+#include "model/profiler_step.h"
 #include "trace/load.h"
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
@@ -77,7 +78,7 @@ trace::ReadOptions lean_read_options(const Taxonomy& tax) {
   trace::ReadOptions ro;
   ro.skip_flows = true;
   ro.keep_cpu_op = [t = &tax](std::string_view n) {
-    if (n.starts_with("ProfilerStep#") || n == "record_param_comms") return true;
+    if (is_profiler_step(n) || n == "record_param_comms") return true;
     struct Hash {
       using is_transparent = void;
       size_t operator()(std::string_view x) const { return std::hash<std::string_view>()(x); }

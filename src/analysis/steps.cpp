@@ -31,17 +31,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/profiler_step.h"
+
 namespace goblin::analysis {
 
 namespace {
-
-bool is_step_name(std::string_view n) {
-  constexpr std::string_view p = "ProfilerStep#";
-  if (n.size() <= p.size() || n.substr(0, p.size()) != p) return false;
-  for (char c : n.substr(p.size()))
-    if (c < '0' || c > '9') return false;
-  return true;
-}
 
 // A GPU-side step range "covers" the step's GPU work up to this slack (timestamp rounding).
 constexpr int64_t kCoverSlackNs = 1000;
@@ -94,7 +88,7 @@ std::map<std::string, std::pair<int64_t, int64_t>> gpu_step_ranges(const Timelin
   for (size_t i = 0; i < tl.annotations.size(); ++i) {
     if (!tl.annotations.on_gpu[i]) continue;
     std::string_view n = tl.str(tl.annotations.name[i]);
-    if (!is_step_name(n)) continue;
+    if (!is_numbered_profiler_step(n)) continue;
     auto [it, inserted] = gpu.try_emplace(std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i));
     if (!inserted) {
       it->second.first = std::min(it->second.first, tl.annotations.start_ns[i]);
@@ -216,11 +210,12 @@ StepDetection find_steps(const Timeline& tl) {
   for (size_t i = 0; i < tl.annotations.size(); ++i) {
     if (tl.annotations.on_gpu[i]) continue;
     std::string_view n = tl.str(tl.annotations.name[i]);
-    if (is_step_name(n)) cpu.push_back({std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+    if (is_numbered_profiler_step(n))
+      cpu.push_back({std::string(n), tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
   }
   for (size_t i = 0; i < tl.cpu_ops.size(); ++i) {
     std::string_view n = tl.str(tl.cpu_ops.name[i]);
-    if (is_step_name(n)) cpu.push_back({std::string(n), tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
+    if (is_numbered_profiler_step(n)) cpu.push_back({std::string(n), tl.cpu_ops.start_ns[i], tl.cpu_ops.end_ns(i)});
   }
   std::sort(cpu.begin(), cpu.end(),
             [](const Raw& a, const Raw& b) { return a.start != b.start ? a.start < b.start : a.name < b.name; });

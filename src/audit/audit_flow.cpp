@@ -127,6 +127,9 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
   std::string cur_trace = runner.last_trace();
   // Round 1's config: the untraced steps the profile measured beside its window, when it did.
   std::optional<UnprofiledStep> cur_unprofiled = runner.last_unprofiled_step();
+  // The profile's Timeline, when the runner kept it: round 1's what-if works on it rather than
+  // reading cur_trace again. Later rounds start from an AFTER profile and read their trace.
+  std::shared_ptr<const Timeline> cur_timeline = runner.take_last_timeline();
   o.rounds.clear();
   double total = 1, total_lo = 1, total_hi = 1;
   bool all_ci = true;
@@ -138,7 +141,8 @@ Result<AuditOutcome> run_audit(const std::string& config_path, Runner& runner, c
       break;
     }
     o.current_round = r;
-    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, cur_unprofiled, runner, opt, **kb, hist, o);
+    RoundResult rr = run_round(r, cur_path, cur_cfg, cur_prof, cur_trace, std::move(cur_timeline), cur_unprofiled,
+                               runner, opt, **kb, hist, o);
     if (rr.error) {
       if (r == 1) return fail(*rr.error);
       o.rounds.push_back(rr.summary);

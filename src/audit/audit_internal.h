@@ -2,6 +2,7 @@
 // audit_round.cpp (one round: query, patch, bench pair, compare, AFTER profile, history). Not a
 // public interface.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "audit/history.h"
 #include "audit/knowledge.h"
 #include "audit/rules.h"
+#include "model/timeline.h"
 
 namespace goblin::audit::detail {
 
@@ -45,12 +47,16 @@ struct RoundResult {
 // Round r on the config at `path` (parsed: cfg) whose profile is `prof`. Round 1 fills the
 // outcome's top-level fields (symptoms, rule ids, patch, before/after, report).
 // `prof_trace` is the trace behind `prof` ("" when none): the BEFORE side of the report's kernel diff.
-// `unprofiled_step_s`: the config's step time measured without the profiler (the previous round's
-// bench), for the speedup models' profiler-overhead bound; none in round 1.
+// `prof_timeline`: that trace as the runner read it (null: not kept), for the critical-path
+// what-if; released once the what-if is done, before the pair is benchmarked.
+// `unprofiled`: the config's step time measured without the profiler, with its source (round 1: the
+// profile's own untraced steps when the runner measured them; later rounds: the previous round's
+// bench), for the speedup models' profiler correction (docs/audit.md § Profiler correction).
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
                       const analysis::RunMetrics& prof, const std::string& prof_trace,
-                      const std::optional<UnprofiledStep>& unprofiled, Runner& runner, const AuditOptions& opt,
-                      const Knowledge& kb, AuditHistory& hist, AuditOutcome& o);
+                      std::shared_ptr<const Timeline> prof_timeline, const std::optional<UnprofiledStep>& unprofiled,
+                      Runner& runner, const AuditOptions& opt, const Knowledge& kb, AuditHistory& hist,
+                      AuditOutcome& o);
 // Writes round r's patched text as ROUND_DIR/round-<r>.<ext of path>; its path.
 Result<std::string> write_round_config(const AuditOptions& opt, int r, const std::string& path,
                                        const std::string& text);

@@ -59,8 +59,9 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
 
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
                       const analysis::RunMetrics& prof, const std::string& prof_trace,
-                      const std::optional<UnprofiledStep>& unprofiled, Runner& runner, const AuditOptions& opt,
-                      const Knowledge& kn, AuditHistory& hist, AuditOutcome& o) {
+                      std::shared_ptr<const Timeline> prof_timeline, const std::optional<UnprofiledStep>& unprofiled,
+                      Runner& runner, const AuditOptions& opt, const Knowledge& kn, AuditHistory& hist,
+                      AuditOutcome& o) {
   const RuleBase& kb = kn.rules;
   RoundResult rr;
   const bool first = r == 1;
@@ -163,7 +164,8 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
       RoundPredicted{pj.expected_speedup_low, pj.expected_speedup_high, pj.prediction_method, cal.action, {}, {}};
   // The critical path's what-if on the BEFORE trace beside the prediction (a second opinion).
   std::optional<CriticalPathOpinion> opinion;
-  if (pj.speedup_model) opinion = critical_path_opinion(kn, *pj.speedup_model, prof_trace);
+  if (pj.speedup_model) opinion = critical_path_opinion(kn, *pj.speedup_model, prof_trace, prof_timeline.get());
+  prof_timeline.reset();  // not needed past the what-if: the pair's traces are read next
   if (opinion && opinion->available) {
     rr.summary.predicted->what_if_low = opinion->low;
     rr.summary.predicted->what_if_high = opinion->high;

@@ -108,8 +108,8 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
   if (it != cache_.end()) return it->second;
   analysis::RunMetrics m;
   if (!r.trace_path.empty()) {
-    Timeline tl;
-    Status st = trace::read_path(r.trace_path, tl);
+    auto tl = std::make_shared<Timeline>();
+    Status st = trace::read_path(r.trace_path, *tl);
     if (!st) {
       Error e = st.error();
       e.message = "replaying run " + r.id + ": " + e.message;
@@ -117,17 +117,18 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
     }
     // What the hook timed unrecorded just before the window, in the same process (the CUPTI tracer's
     // profile): the profiler correction's unprofiled step.
-    if (auto it = tl.meta.extra.find("goblin_untraced_step_time_seconds"); it != tl.meta.extra.end()) {
+    if (auto it = tl->meta.extra.find("goblin_untraced_step_time_seconds"); it != tl->meta.extra.end()) {
       const Json v = Json::parse(it->second, nullptr, false);
       if (v.is_number() && v.get<double>() > 0) {
         std::string steps;
-        if (auto n = tl.meta.extra.find("goblin_untraced_steps"); n != tl.meta.extra.end()) steps = n->second + " ";
+        if (auto n = tl->meta.extra.find("goblin_untraced_steps"); n != tl->meta.extra.end()) steps = n->second + " ";
         untraced_[r.id] = UnprofiledStep{
             v.get<double>(), fmt::format("the recording's own {}untraced steps just before its window ({})", steps,
                                          fs::path(r.trace_path).filename().string())};
       }
     }
-    ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(tl));
+    ASSIGN_OR_RETURN(auto cm, analysis::compute_run_metrics(*tl));
+    last_timeline_ = std::move(tl);
     m = std::move(cm);
     m.window +=
         (m.window.empty() ? "" : "; ") + std::string("replayed from ") + fs::path(r.trace_path).filename().string();
@@ -141,6 +142,7 @@ Result<analysis::RunMetrics> ReplayRunner::metrics_of(const ReplayRun& r) {
 }
 
 Result<analysis::RunMetrics> ReplayRunner::run_for(const config::WorkloadConfig& config, const std::string& role) {
+  last_timeline_.reset();  // the previous call's, not taken: nobody asked for it
   const ReplayRun* best = nullptr;
   std::vector<std::string> best_diff;
   // An exact match of any role wins.

@@ -44,6 +44,9 @@ class ReplayRunner : public Runner {
   // The recording's own untraced steps (the trace's goblin_untraced_step_time_seconds, the same
   // process), else the manifest's `unprofiled` of that run, else none.
   std::optional<UnprofiledStep> last_unprofiled_step() const override;
+  // The Timeline of the last call's run, when that call read its trace (the first call for each
+  // run; later ones use the cached metrics). Kept only until the next call or this one.
+  std::shared_ptr<const Timeline> take_last_timeline() override { return std::move(last_timeline_); }
 
   const std::vector<ReplayRun>& runs() const { return runs_; }
   const std::vector<std::string>& notes() const { return notes_; }  // manifest notes
@@ -64,6 +67,7 @@ class ReplayRunner : public Runner {
   std::map<std::string, UnprofiledStep> untraced_;  // per run id, from its trace's metadata
   std::optional<config::WorkloadConfig> last_config_;
   std::string last_id_, last_match_;
+  std::shared_ptr<const Timeline> last_timeline_;
 };
 
 // Fields (WorkloadConfig fields and env.NAME, model_name aside) on which two configs differ.

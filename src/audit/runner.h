@@ -2,6 +2,7 @@
 // RunMetrics. The replay runner (recorded artefacts) and the live runner (src/run/, docs/live.md) sit
 // behind this one interface so `goblin audit` takes the same code path either way.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "audit/speedup_model.h"
 #include "config/workload_config.h"
 #include "core/status.h"
+#include "model/timeline.h"
 
 namespace goblin::audit {
 
@@ -79,6 +81,11 @@ class Runner {
   // CUPTI tracer times the steps just before its window unrecorded: profiled.untraced_step_time_s);
   // nullopt when nothing was measured.
   virtual std::optional<UnprofiledStep> last_unprofiled_step() const;
+  // The Timeline the last profile()/profile_after()/bench() read its metrics from, handed over
+  // once (a second call returns null), so the audit's critical-path what-if works on it instead of
+  // reading last_trace() again. Null when that call read no trace (a replay's cached run, a
+  // metrics file, a runner that does not keep it): the caller then reads last_trace().
+  virtual std::shared_ptr<const Timeline> take_last_timeline() { return nullptr; }
 };
 
 }  // namespace goblin::audit

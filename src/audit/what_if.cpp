@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
+#include <vector>
 
 #include "analysis/critical_path.h"
 #include "core/text.h"
@@ -53,7 +55,7 @@ std::string joined(const std::vector<std::string>& v) {
 }  // namespace
 
 std::optional<CriticalPathOpinion> critical_path_opinion(const Knowledge& kn, const SpeedupPrediction& p,
-                                                         const std::string& before_trace) {
+                                                         const std::string& before_trace, const Timeline* before_tl) {
   if (!p.predicted) return std::nullopt;
   CriticalPathOpinion o;
   o.role = kRole;
@@ -100,14 +102,18 @@ std::optional<CriticalPathOpinion> critical_path_opinion(const Knowledge& kn, co
   o.what_if_slow = slow_text;
   if (before_trace.empty()) return none("no profiler trace of the BEFORE run to build the critical path from");
   o.trace = before_trace;
-  auto in = trace::load_trace(before_trace, trace::kNeedGpuOps);
-  if (!in) return none("the BEFORE trace could not be read: " + in.error().describe());
+  std::optional<trace::LoadedTrace> read;  // only when the round has no Timeline of it
+  if (!before_tl) {
+    auto in = trace::load_trace(before_trace, trace::kNeedGpuOps);
+    if (!in) return none("the BEFORE trace could not be read: " + in.error().describe());
+    read.emplace(std::move(*in));
+    before_tl = &read->timeline;
+  }
   analysis::CriticalPathOptions opt;
   opt.top = 0;
-  opt.what_if = fast;
-  const analysis::CriticalPathResult rf = analysis::critical_path(in->timeline, tax, opt);
-  opt.what_if = slow;
-  const analysis::CriticalPathResult rs = analysis::critical_path(in->timeline, tax, opt);
+  const std::vector<analysis::CriticalPathResult> ends =
+      analysis::critical_path_what_ifs(*before_tl, tax, opt, {fast, slow});
+  const analysis::CriticalPathResult &rf = ends[0], &rs = ends[1];
   double before = 0, after_fast = 0, after_slow = 0;
   int n = 0, m = 0;
   if (!mean_step(rf, before, after_fast, n) || !mean_step(rs, before, after_slow, m) || after_fast <= 0 ||

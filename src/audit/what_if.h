@@ -11,13 +11,17 @@
 #include "audit/knowledge.h"
 #include "audit/report_types.h"
 #include "audit/speedup_model.h"
+#include "model/timeline.h"
 
 namespace goblin::audit {
 
 // nullopt when the models predicted nothing (no range to set beside); else the what-if, or why
-// there is none (no BEFORE trace, no re-priced GPU class, no complete step).
+// there is none (no BEFORE trace, no re-priced GPU class, no complete step). `before_tl`: the BEFORE
+// trace as the round already read it (the runner's Timeline); null: read `before_trace` here.
+// Both ends are evaluated on one graph (analysis::critical_path_what_ifs).
 std::optional<CriticalPathOpinion> critical_path_opinion(const Knowledge& kn, const SpeedupPrediction& p,
-                                                         const std::string& before_trace);
+                                                         const std::string& before_trace,
+                                                         const Timeline* before_tl = nullptr);
 
 // Sets versus_prediction, versus_actual and the note against the predicted range and the measured
 // speedup (null: not measured).

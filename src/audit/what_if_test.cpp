@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "audit/audit_flow.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
+#include "config/workload_config.h"
 #include "core/data.h"
 
 using namespace goblin;
@@ -83,4 +86,41 @@ TEST(CriticalPathOpinion, WithoutATraceSaysWhy) {
   EXPECT_EQ(*o->not_on_graph, std::vector<std::string>{"host_gap"});
   EXPECT_NE(o->reason.value_or("").find("no profiler trace"), std::string::npos);
   EXPECT_EQ(opinion_line(*o).rfind("n/a: ", 0), 0u);
+}
+
+// The replay runner hands the Timeline it read to the audit once: the round's what-if works on it
+// (one read of the BEFORE trace), and gives what reading the trace by path gives.
+TEST(CriticalPathOpinion, TheRunnersTimelineGivesWhatReadingThePathGives) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto runner = ReplayRunner::open(src("examples/h100_llama"));
+  ASSERT_TRUE(runner.ok()) << runner.error().describe();
+  auto cfg = config::parse_config_file(src("examples/h100_llama/config_before.yaml"));
+  ASSERT_TRUE(cfg.ok());
+  ASSERT_TRUE(runner->profile(*cfg).ok());
+  std::shared_ptr<const Timeline> tl = runner->take_last_timeline();
+  ASSERT_TRUE(tl);
+  EXPECT_GT(tl->gpu_op_count(), 0u);
+  EXPECT_FALSE(runner->take_last_timeline());  // handed over once
+  ASSERT_TRUE(runner->profile(*cfg).ok());     // the cached run reads nothing
+  EXPECT_FALSE(runner->take_last_timeline());
+
+  AuditOptions opt;
+  auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
+  ASSERT_TRUE(o.ok()) << o.error().describe();
+  const Report& r = o->report;
+  ASSERT_TRUE(r.speedup_model && *r.speedup_model && r.critical_path_what_if);
+  auto k = knowledge();
+  ASSERT_TRUE(k.ok());
+  const std::string trace = runner->runs()[0].trace_path;
+  auto by_path = critical_path_opinion(**k, **r.speedup_model, trace);
+  auto given = critical_path_opinion(**k, **r.speedup_model, trace, tl.get());
+  ASSERT_TRUE(by_path && given);
+  ASSERT_TRUE(given->available) << given->reason.value_or("");
+  EXPECT_EQ(given->step_after_fast_s, by_path->step_after_fast_s);
+  EXPECT_EQ(given->step_after_slow_s, by_path->step_after_slow_s);
+  EXPECT_EQ(given->low, by_path->low);
+  EXPECT_EQ(given->high, by_path->high);
+  EXPECT_EQ(given->what_if_fast, by_path->what_if_fast);
+  EXPECT_EQ(given->low, r.critical_path_what_if->low);
+  EXPECT_EQ(given->high, r.critical_path_what_if->high);
 }

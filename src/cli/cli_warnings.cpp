@@ -38,7 +38,7 @@ std::optional<int> run_list_warnings(int argc, char** argv) {
     ws.push_back({{"id", w.id}, {"severity", severity_name(w.severity)}, {"description", w.description}});
   r.result = {{"warnings", std::move(ws)}};
   r.human = warning_catalogue_markdown();
-  finish(r, json);
+  finish(std::move(r), json);
   return verb_exit_code();
 }
 

@@ -13,9 +13,9 @@ int g_exit_code = 0;
 int verb_exit_code() { return g_exit_code; }
 void set_verb_exit_code(int code) { g_exit_code = code; }
 
-void finish(const VerbResult& r, bool json) {
+void finish(VerbResult r, bool json) {
   if (json) {
-    Json out = r.error ? envelope_error(*r.error, r.result) : envelope_ok(r.result);
+    Json out = r.error ? envelope_error(*r.error, std::move(r.result)) : envelope_ok(std::move(r.result));
     // Replace (not throw on) bytes that are not UTF-8: a kernel name or a user's config may carry
     // them, and the envelope must still print.
     std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";

@@ -227,7 +227,8 @@ CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, Ca
   }
   // A stopped call says why, whatever the tool made of its killed workload.
   if (ctx.is_cancelled()) out.error = stop_error(t->name, ctx);
-  Json env = out.error ? envelope_error(*out.error, out.result) : envelope_ok(out.result);
+  // The envelope takes the result (not used below) without a copy.
+  Json env = out.error ? envelope_error(*out.error, std::move(out.result)) : envelope_ok(std::move(out.result));
   std::string text = out.error ? t->name + " failed: " + out.error->describe() : t->name + ": " + out.text;
   if (t->audit)
     fmt::format_to(std::back_inserter(text), " [budget: {}/{} calls used]", s.budget().used(), s.budget().limit());

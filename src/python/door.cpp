@@ -65,8 +65,10 @@ class ColumnSink : public query::RowSink {
 }  // namespace
 
 Outcome call_verb(const std::string& name, const std::string& args_json) {
-  auto finish = [](const VerbResult& r) {
-    return Outcome{dump(r.error ? envelope_error(*r.error, r.result) : envelope_ok(r.result)), r.human};
+  // By value, so the envelope takes the result without a copy (app::run_verb's is a temporary).
+  auto finish = [](VerbResult r) {
+    return Outcome{dump(r.error ? envelope_error(*r.error, std::move(r.result)) : envelope_ok(std::move(r.result))),
+                   std::move(r.human)};
   };
   const app::Verb* v = app::find_verb(name);
   if (!v) return finish(VerbResult{nullptr, make_error(ErrorKind::Usage, fmt::format("no verb named '{}'", name)), ""});

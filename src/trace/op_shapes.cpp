@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/json.h"
+#include "model/profiler_step.h"
 
 namespace goblin::trace {
 
@@ -135,7 +136,7 @@ ShapeMapResult map_first_step_shapes(Timeline& tl, size_t op_begin, size_t ann_b
   std::vector<size_t> steps;
   const AnnotationTable& an = tl.annotations;
   for (size_t i = ann_begin; i < an.size(); ++i)
-    if (!an.on_gpu[i] && tl.str(an.name[i]).substr(0, 13) == "ProfilerStep#") steps.push_back(i);
+    if (!an.on_gpu[i] && is_profiler_step(tl.str(an.name[i]))) steps.push_back(i);
   std::sort(steps.begin(), steps.end(), [&](size_t x, size_t y) { return an.start_ns[x] < an.start_ns[y]; });
   std::vector<size_t> rows;
   for (size_t r = op_begin; r < tl.cpu_ops.size(); ++r) rows.push_back(r);

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/profiler_step.h"
 #include "model/warnings.h"
 #include "trace/jax/jax.h"
 #include "trace/kineto/trace_splitter.h"
@@ -207,7 +208,7 @@ class Reader final : public TraceSplitter::Handler {
       auto n = int_of(*step);
       AnnotationRow a;
       a.start_ns = start, a.dur_ns = len, a.pid = *pid, a.tid = tid.value_or(kNone);
-      a.name = tl_.strings.intern(n ? fmt::format("ProfilerStep#{}", *n) : std::string(name));
+      a.name = tl_.strings.intern(n ? fmt::format("{}{}", kProfilerStepPrefix, *n) : std::string(name));
       tl_.annotations.push(a);
       return;
     }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/decimal.h"
+#include "model/profiler_step.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/event_values.h"
 #include "trace/kineto/kineto.h"
@@ -292,7 +293,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       if (!ev.coll_name.empty()) push_collective(ev, dur, false, kNone, kNone);
       // Older builds wrote ProfilerStep#N as a cpu_op; record it as an annotation too so step
       // detection sees steps the same way for every generation.
-      if (c == Cat::CpuOp && ev.name.starts_with("ProfilerStep#")) {
+      if (c == Cat::CpuOp && is_profiler_step(ev.name)) {
         AnnotationRow a;
         a.start_ns = ev.ts;
         a.dur_ns = dur;
