@@ -14,14 +14,19 @@
 // ranges agree within 5 % ([4.425, 8.270] vs [4.590, 8.269]); the HF Trainer's within 8 %
 // ([1.522, 2.585] vs [1.410, 2.442]): what is left is not tracer time but the two processes' own
 // data loading (data wait 27.2 vs 19.5 ms, the DataLoader's pure-Python tokenizer), which no
-// profiler correction touches. The issue's 5 % holds on base.yaml, not yet on the HF Trainer.
+// profiler correction touches. One HF pair is within the same tracer's run-to-run spread; over
+// four recordings per tracer (the last test) the HF ranges agree within 1 %.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "audit/audit_flow.h"
 #include "audit/replay_runner.h"
@@ -30,6 +35,7 @@
 
 using namespace goblin;
 using namespace goblin::audit;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -44,16 +50,19 @@ struct Audited {
 // The classes whose time is the GPU's: what the trace's kernels, ops and shapes decide.
 constexpr const char* kGpuClasses[] = {"gemm", "fp32_membound", "attention", "optimizer", "membound"};
 
-Audited audit_of(const std::string& workload, const std::string& tracer, const std::string& config) {
+// The audit of the replay manifest in `replay_dir` (relative to the source tree).
+Audited audit_dir(const std::string& replay_dir, const std::string& config) {
   const std::string src = GOBLIN_SOURCE_DIR;
-  auto runner = ReplayRunner::open(src + "/examples/h100_tracer/audit_replay/" + workload + "_" + tracer);
+  auto runner = ReplayRunner::open(src + "/" + replay_dir);
   EXPECT_TRUE(runner.ok()) << runner.error().describe();
   Audited a;
   if (!runner.ok()) return a;
   AuditOptions opt;
-  opt.round_dir = (goblin::testing::private_tmp_dir("tracer_parity_" + workload + tracer) / "rounds").string();
+  opt.round_dir =
+      (goblin::testing::private_tmp_dir("tracer_parity_" + fs::path(replay_dir).filename().string()) / "rounds")
+          .string();
   auto o = run_audit(src + "/" + config, *runner, opt);
-  EXPECT_TRUE(o.ok() && !o->error) << workload << " " << tracer;
+  EXPECT_TRUE(o.ok() && !o->error) << replay_dir;
   if (!o.ok() || o->error) return a;
   for (const auto& r : o->report.rules) a.rules.insert(r.rule_id);
   a.low = o->report.speedup_predicted_low.value_or(0);
@@ -66,6 +75,10 @@ Audited audit_of(const std::string& workload, const std::string& tracer, const s
   a.markdown = report_markdown(o->report);
   a.html = report_html(o->report);
   return a;
+}
+
+Audited audit_of(const std::string& workload, const std::string& tracer, const std::string& config) {
+  return audit_dir("examples/h100_tracer/audit_replay/" + workload + "_" + tracer, config);
 }
 
 void expect_same_audit(const std::string& workload, const std::string& config, double range_tolerance) {
@@ -104,4 +117,40 @@ TEST(TracerParity, BaseYamlSameRulesGpuClassesWithin2PctRangesWithin5Pct) {
 
 TEST(TracerParity, HfTrainerSameRulesGpuClassesWithin2PctRangesWithin8Pct) {
   expect_same_audit("hf", "workloads/tracer_checks/hf_bf16.yaml", 0.08);
+}
+
+// One pair of recordings is not enough to hold the HF Trainer to 5 %: the same tracer's audits
+// of separate processes differ by more than that. Eight recordings of one H100 call, the tracers
+// alternating c t t c c t t c (examples/h100_tracer/hf_repeats, docs/results/tracer § session of
+// 2026-11-26, evening): the range ends of one tracer's four recordings spread 1.40-1.60 (low,
+// cupti) and 2.32-2.63 (high, torch), ±6-10 % around their means, while the two tracers' means
+// agree within 1 % (low 1.470 vs 1.465, high 2.471 vs 2.449). So the issue's bar, "ranges within
+// 5 % of the torch-traced ones", is asserted on the means over the repeats; one pair (above) is
+// held to what one pair's noise allows.
+TEST(TracerParity, HfTrainerRangesOverFourRecordingsPerTracerWithin5Pct) {
+  const std::string cfg = "workloads/tracer_checks/hf_bf16.yaml";
+  const std::pair<int, const char*> recs[] = {{1, "cupti"}, {2, "torch"}, {3, "torch"}, {4, "cupti"},
+                                              {5, "cupti"}, {6, "torch"}, {7, "torch"}, {8, "cupti"}};
+  std::map<std::string, std::vector<Audited>> by;
+  for (const auto& [i, tracer] : recs)
+    by[tracer].push_back(audit_dir(fmt::format("examples/h100_tracer/hf_repeats/rec{}_{}", i, tracer), cfg));
+  ASSERT_EQ(by["cupti"].size(), 4u);
+  ASSERT_EQ(by["torch"].size(), 4u);
+  const std::set<std::string> rules = by["torch"][0].rules;
+  EXPECT_FALSE(rules.empty());
+  auto mean = [](const std::vector<Audited>& v, double Audited::*end) {
+    double s = 0;
+    for (const auto& a : v) s += a.*end;
+    return s / static_cast<double>(v.size());
+  };
+  for (const auto& [tracer, audits] : by)
+    for (const auto& a : audits) {
+      EXPECT_EQ(a.rules, rules) << tracer << ": the same rules fire on every recording";
+      EXPECT_TRUE(a.correction.applied) << tracer << ": " << a.correction.note;
+      EXPECT_GT(a.low, 1.0) << tracer;
+    }
+  const double cl = mean(by["cupti"], &Audited::low), tl = mean(by["torch"], &Audited::low);
+  const double ch = mean(by["cupti"], &Audited::high), th = mean(by["torch"], &Audited::high);
+  EXPECT_LE(std::fabs(cl / tl - 1), 0.05) << "low " << cl << " vs " << tl;
+  EXPECT_LE(std::fabs(ch / th - 1), 0.05) << "high " << ch << " vs " << th;
 }
