@@ -53,6 +53,11 @@ inline constexpr int64_t kMaxSqliteSeconds = 1800;
 // duration 0 and a warning (Timeline::validate), so any span between two events fits in int64.
 inline constexpr int64_t kMaxAbsTimestampNs = int64_t{1} << 62;
 
+// A tensor shape a trace records and goblin computes sizes from (the Input Dims of a Kineto user
+// annotation: a collective's message): at most 2^48 elements a tensor (256 Ti, beyond any device's
+// memory), so element and byte counts stay exact in int64 and double. A shape past it is refused.
+inline constexpr uint64_t kMaxTensorElements = uint64_t{1} << 48;
+
 // Ranks of one job: the most a rank summary or group summary may claim (rank number, world size),
 // and the digits a rank number found in a file name may have (rank<N>, --rank-regex). Far above
 // any job that has run (the largest published ones are ~10^5 GPUs); a hostile summary claiming

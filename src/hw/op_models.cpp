@@ -101,6 +101,12 @@ const OpModels::C10dOp* OpModels::c10d_op(std::string_view op) const {
   return nullptr;
 }
 
+const OpModels::NcclAnnotation* OpModels::nccl_annotation(std::string_view title) const {
+  for (const auto& a : nccl_annotations)
+    if (a.title == title) return &a;
+  return nullptr;
+}
+
 std::string OpModels::cite(const std::string& id) const {
   auto it = documents.find(id);
   return it == documents.end() ? id : it->second;
@@ -131,6 +137,12 @@ Result<OpModels> parse_op_models(const std::string& text) {
       for (const auto& o : c["ops"])
         m.c10d_ops.push_back({str(o, "op"), str(o, "collective"), static_cast<int>(num(o, "input_arg", -1)),
                               static_cast<int>(num(o, "output_arg", -1)), str(o, "ranks")});
+    }
+    if (const auto c = root["nccl_annotations"]) {
+      m.nccl_annotations_source = str(c, "source");
+      m.param_comms_source = str(c, "group_size_source");
+      for (const auto& a : c["titles"])
+        m.nccl_annotations.push_back({str(a, "title"), str(a, "collective"), str(a, "message") == "n_x_input"});
     }
     for (const auto& g : root["kernel_grid_classes"])
       m.grid_classes.push_back({str(g, "category"), str(g, "formula"), str(g, "source"), num(g, "accesses", 1)});

@@ -60,6 +60,15 @@ struct OpModels {
   std::vector<C10dOp> c10d_ops;
   std::string c10d_source;
   const C10dOp* c10d_op(std::string_view op) const;
+  // NCCL/RCCL kernels without either: the "nccl:<collective>" user annotation around the launch
+  // holds the collective's input tensors (data/op_models.yaml nccl_annotations).
+  struct NcclAnnotation {
+    std::string title, collective;
+    bool output_n_x_input = false;  // the message is the output, n x the input (all_gather)
+  };
+  std::vector<NcclAnnotation> nccl_annotations;
+  std::string nccl_annotations_source, param_comms_source;
+  const NcclAnnotation* nccl_annotation(std::string_view title) const;
   struct GridClass {
     std::string category, formula, source;
     double accesses = 0;

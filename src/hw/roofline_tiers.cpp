@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/text.h"
+#include "hw/roofline_annotation.h"
 
 namespace goblin::hw {
 
@@ -169,10 +170,10 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
 
   // Groups keyed by ids, not strings (this runs on every GPU op of a 1 GB trace): kernels by name
   // id, memcpys by -2 - copy kind, memsets by -1; ops by (name, dims, types).
-  enum Tier { kShapes, kBytes, kCollective, kGrid, kSignature, kCapture, kTiers };
-  static const char* const kTierName[kTiers] = {"shapes",      "gpu_op_bytes", "collective",
+  enum Tier { kShapes, kBytes, kCollective, kAnnotation, kGrid, kSignature, kCapture, kTiers };
+  static const char* const kTierName[kTiers] = {"shapes",      "gpu_op_bytes", "collective", "collective_annotation",
                                                 "kernel_grid", "signature",    "capture"};
-  int64_t tier_ns[kTiers] = {0, 0, 0, 0, 0, 0};
+  int64_t tier_ns[kTiers] = {0, 0, 0, 0, 0, 0, 0};
   std::unordered_map<int64_t, Acc> kernel_groups;
   std::unordered_map<int64_t, bool> kernel_has_roof;
   std::map<std::tuple<StrId, StrId, StrId>, Acc> op_groups;
@@ -182,6 +183,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
     if (K.kind[k] == GpuOpKind::Memcpy) return -2 - static_cast<int64_t>(K.copy_kind[k]);
     if (K.kind[k] == GpuOpKind::Memset) return -1;
     if (tier == kSignature || tier == kCapture) return -100 - static_cast<int64_t>(K.name[k]);
+    if (tier == kAnnotation) return -(int64_t{1} << 33) - static_cast<int64_t>(K.name[k]);  // below those
     return static_cast<int64_t>(K.name[k]);
   };
   auto price_kernel = [&](size_t k, const ModelCost& c, double flops, double bytes, Tier tier, bool roof) {
@@ -221,8 +223,23 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
       g.p.bytes += bytes;
     }
   };
-  // An NCCL kernel without collective metadata: its launching c10d op's tensors give S.
+  // A collective kernel's bus bandwidth into its group's: the time-weighted mean over its calls,
+  // none once one member's group size is unknown.
   std::unordered_set<int64_t> no_busbw;  // kernel groups with a member whose group size is unknown
+  auto add_busbw = [&](size_t k, Tier tier, const CollectiveModel& cm, bool ranks_known) {
+    const int64_t key = group_key(k, tier);
+    auto& p = kernel_groups[key].p;
+    if (!ranks_known || no_busbw.count(key)) {
+      no_busbw.insert(key);
+      p.busbw_gbs.reset();
+      return;
+    }
+    const double busbw = K.dur_ns[k] > 0 ? cm.size_bytes * cm.busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
+    p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
+                                                   std::max<int64_t>(p.time_ns, 1)
+                                             : busbw;
+  };
+  // An NCCL kernel without collective metadata: its launching c10d op's tensors give S.
   auto price_by_c10d = [&](size_t k) -> bool {
     if (c10d_by_tid.empty() || category_of(K.name[k]) != "communication") return false;
     const auto op = c10d_launcher(K.correlation[k]);
@@ -260,17 +277,24 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
             : cm->formula);
     c.source = m.cite(m.c10d_source) + "; " + m.cite(m.collectives_source);
     price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
-    const int64_t key = group_key(k, kCollective);
-    auto& p = kernel_groups[key].p;
-    if (ranks == kNone || no_busbw.count(key)) {
-      no_busbw.insert(key);
-      p.busbw_gbs.reset();
-    } else {
-      const double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
-      p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
-                                                     std::max<int64_t>(p.time_ns, 1)
-                                               : busbw;
-    }
+    add_busbw(k, kCollective, *cm, ranks != kNone);
+    return true;
+  };
+  // Without either: the nccl:<collective> annotation around the launch (collective_annotation).
+  std::optional<NcclAnnotations> annotated;
+  auto price_by_annotation = [&](size_t k) -> bool {
+    if (m.nccl_annotations.empty() || category_of(K.name[k]) != "communication") return false;
+    if (!annotated) annotated.emplace(tl, m);
+    const auto a = annotated->price(K.correlation[k]);
+    if (!a) return false;
+    ModelCost c;
+    c.cls = "collective";
+    c.dtype = a->dtype;
+    c.formula = a->formula;
+    c.source = m.cite(m.nccl_annotations_source) + "; " + m.cite(m.collectives_source);
+    if (a->ranks > 0) c.source += "; " + m.cite(m.param_comms_source);
+    price_kernel(k, c, 0, a->model.size_bytes, kAnnotation, false);
+    add_busbw(k, kAnnotation, a->model, a->ranks > 0);
     return true;
   };
   // The kernel_grid tier: multi_tensor_apply by name, else the taxonomy category's grid class.
@@ -342,17 +366,11 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
         c.formula = cm->formula;
         c.source = m.cite(m.collectives_source);
         price_kernel(k, c, 0, cm->size_bytes, kCollective, false);
-        if (no_busbw.count(group_key(k, kCollective))) continue;
-        auto& p = kernel_groups[group_key(k, kCollective)].p;
-        double busbw = K.dur_ns[k] > 0 ? cm->size_bytes * cm->busbw_factor / (K.dur_ns[k] * 1e-9) / 1e9 : 0;
-        // the group's bus bandwidth: time-weighted mean over its calls
-        p.busbw_gbs = p.count > 1 && p.busbw_gbs ? (*p.busbw_gbs * (p.time_ns - K.dur_ns[k]) + busbw * K.dur_ns[k]) /
-                                                       std::max<int64_t>(p.time_ns, 1)
-                                                 : busbw;
+        add_busbw(k, kCollective, *cm, true);
         continue;
       }
     }
-    if (price_by_c10d(k)) continue;
+    if (price_by_c10d(k) || price_by_annotation(k)) continue;
     int64_t ext = K.external_id[k];
     if (ext == kNone && K.correlation[k] != kNone) ext = ext_of_launch(K.correlation[k]);
     auto op = ext != kNone ? op_by_ext.find(ext) : op_by_ext.end();
@@ -465,7 +483,7 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   for (auto& [label, key] : labels) {
     auto& g = kernel_groups[key];
     finish(g.p, gpu, kernel_has_roof[key]);
-    if (g.p.source == "collective") g.p.bound = "communication";
+    if (g.p.source == "collective" || g.p.source == "collective_annotation") g.p.bound = "communication";
     if (g.p.source == "gpu_op_bytes" && !kernel_has_roof[key]) g.p.bound = "host_link";
     rep.kernels.push_back(std::move(g.p));
   }

@@ -1,6 +1,7 @@
 // The roofline's tiers beyond the FLOP ops (data/op_models.yaml): every other GPU op of a trace
 // priced by its launching op's shapes, its recorded bytes (memcpy/memset), its collective
-// metadata or its name and grid, and the coverage of GPU-op time. Called by roofline_from_trace.
+// metadata (or the nccl:<collective> annotation around its launch: hw/roofline_annotation.h) or its
+// name and grid, and the coverage of GPU-op time. Called by roofline_from_trace.
 #pragma once
 #include <cstdint>
 #include <vector>

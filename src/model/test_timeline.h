@@ -30,6 +30,21 @@ class TimelineBuilder {
     return *this;
   }
 
+  // A user annotation (record_function) on `tid`, with the tensors it was given (raw JSON text;
+  // empty: none), as PyTorch's "nccl:<collective>" ranges hold them.
+  TimelineBuilder& annotation(std::string_view name, int64_t start_ns, int64_t dur_ns, std::string_view input_dims,
+                              std::string_view input_types, int64_t tid = 7) {
+    AnnotationRow r;
+    r.start_ns = start_ns;
+    r.dur_ns = dur_ns;
+    r.tid = tid;
+    r.name = tl_.strings.intern(name);
+    if (!input_dims.empty()) r.input_dims = tl_.strings.intern(input_dims);
+    if (!input_types.empty()) r.input_types = tl_.strings.intern(input_types);
+    tl_.annotations.push(r);
+    return *this;
+  }
+
   // A cudaLaunchKernel call (10 ns) on `tid` with `correlation`.
   TimelineBuilder& launch(int64_t start_ns, int64_t correlation, int64_t tid = 7) {
     RuntimeRow r;

@@ -166,6 +166,11 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
 
 // User annotations: record_function / NVTX / roctx ranges on the CPU (ProfilerStep#N, optimizer
 // spans) and their GPU-side projections (gpu_user_annotation: on_gpu, device, stream).
+// input_dims / input_types: the tensors a record_function was given, as cpu_ops holds them (raw
+// JSON text of Kineto's "Input Dims" / "Input type"; kNoStr when absent, as on most rows): PyTorch
+// passes a collective's input tensors to its "nccl:<collective>" range (c10d Work.cpp,
+// ProcessGroupNCCL::initWork), the only record of an all-reduce's size where c10d::allreduce_
+// records its TensorList as []. Kept only when well-formed (the Kineto reader checks them).
 #define GOBLIN_ANNOTATION_COLUMNS(COL, STR, FLAG) \
   COL(int64_t, start_ns, 0)                       \
   COL(int64_t, dur_ns, 0)                         \
@@ -175,7 +180,9 @@ const char* clock_domain_name(ClockDomain d);  // "epoch", "kineto", "boottime",
   COL(int64_t, tid, kNone)                        \
   COL(int32_t, device, kNone)                     \
   COL(int64_t, stream, kNone)                     \
-  COL(int64_t, external_id, kNone)
+  COL(int64_t, external_id, kNone)                \
+  STR(input_dims)                                 \
+  STR(input_types)
 
 // Flow arrows: one row per s/f half. Kineto readers store forward→backward flows (fwdbwd) only;
 // launch→kernel flows (ac2g) repeat the correlation ids and are counted in

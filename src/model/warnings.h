@@ -48,6 +48,7 @@ namespace goblin {
   X(kineto_bad_distributed_info, warning, "distributedInfo is not an object; rank and world size are unknown.") \
   X(kineto_bad_base_time, warning, "baseTimeNanoseconds is not an integer; timestamps stay relative, so epoch-based joins (telemetry) cannot line up.") \
   X(kineto_bad_metadata_json, info, "A top-level metadata value is not valid JSON and was ignored.") \
+  X(kineto_bad_annotation_args, data_loss, "A user annotation's Input Dims / Input type are not a list of shapes (non-negative integers, at most 2^48 elements a tensor) and a list of type names of the same length; the annotation is kept without them, so the collective it encloses is not sized from it.") \
   /* Nsight Compute CSV */ \
   X(ncu_no_kernels, warning, "The Nsight Compute CSV has a header but no profiled kernels; check the ncu filters (--kernel-name, --launch-count).") \
   X(ncu_mixed_number_format, warning, "The CSV mixes English and European number formats; values were read as English. Export with one locale.") \

@@ -262,6 +262,14 @@ TEST(Slice, MergedRanksEachGetAProcess) {
   Timeline back;
   ASSERT_TRUE(trace::read_path(out, back).ok());
   EXPECT_EQ(back.gpu_ops.size(), a.gpu_ops.size() + b.gpu_ops.size());
+  // The collectives' nccl:<name> ranges keep their tensors (they size the roofline's all-reduces).
+  auto with_dims = [](const Timeline& t) {
+    size_t n = 0;
+    for (StrId d : t.annotations.input_dims) n += d != kNoStr;
+    return n;
+  };
+  EXPECT_EQ(with_dims(back), with_dims(a) + with_dims(b));
+  EXPECT_EQ(with_dims(back), 20u);
   std::ifstream f(out);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   auto j = Json::parse(text);

@@ -308,6 +308,8 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
       w.arg("stream", an.stream[i]);
     }
     w.arg("External id", an.external_id[i]);
+    for (auto [key, id] : {std::pair{"Input Dims", an.input_dims[i]}, std::pair{"Input type", an.input_types[i]}})
+      if (id != kNoStr && Json::accept(tl.str(id))) w.arg_raw(key, tl.str(id));
     w.end();
   }
   // Forward-backward flows: both halves in the slice, or neither.

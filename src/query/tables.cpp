@@ -139,6 +139,8 @@ std::vector<Table> build_tables() {
     {{"device", I, "GPU (GPU side)"}, GET { o.opt(st.tl().annotations.device[r]); }},
     {{"stream", I, "stream (GPU side)"}, GET { o.opt(st.tl().annotations.stream[r]); }},
     {{"external_id", I, "External id"}, GET { o.opt(st.tl().annotations.external_id[r]); }},
+    {{"input_dims", T, "recorded input shapes, JSON text (record_shapes; the nccl:all_reduce, nccl:all_to_all, ... ranges hold their collective's input tensors)"}, GET { o.str(st.tl(), st.tl().annotations.input_dims[r]); }},
+    {{"input_types", T, "recorded input dtypes, JSON text"}, GET { o.str(st.tl(), st.tl().annotations.input_types[r]); }},
   }));
   v.push_back(make("steps", "training/inference steps as goblin finds them (docs/metrics.md § Steps)", false, [](TraceState& st) { return st.steps().steps.size(); }, {
     {{"step", I, "N of ProfilerStep#N, else the step's index"}, GET { st.steps(); o.i(st.step_numbers[r]); }},

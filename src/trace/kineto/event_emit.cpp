@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/decimal.h"
+#include "core/limits.h"
 #include "model/profiler_step.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/event_values.h"
@@ -15,6 +16,111 @@
 namespace goblin::trace::kineto {
 
 using namespace detail;
+
+namespace {
+
+const char* skip_ws(const char* p, const char* e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+  return p;
+}
+
+// A user annotation's Input Dims: a JSON list of shapes, each a list of non-negative integers
+// whose product is at most limits::kMaxTensorElements (the roofline multiplies them into a
+// collective's message size). The number of shapes, or -1 with `why` set.
+int64_t shape_list(std::string_view t, const char*& why) {
+  const char *p = skip_ws(t.data(), t.data() + t.size()), *e = t.data() + t.size();
+  auto fail = [&](const char* w) {
+    why = w;
+    return int64_t{-1};
+  };
+  constexpr const char* kNotShapes = "Input Dims is not a list of shapes";
+  if (p == e || *p != '[') return fail(kNotShapes);
+  p = skip_ws(p + 1, e);
+  int64_t n = 0;
+  while (p < e && *p != ']') {
+    if (n > 0) {
+      if (*p != ',') return fail(kNotShapes);
+      p = skip_ws(p + 1, e);
+    }
+    if (p == e || *p != '[') return fail(kNotShapes);
+    p = skip_ws(p + 1, e);
+    uint64_t elements = 1;
+    for (int d = 0; p < e && *p != ']'; ++d) {
+      if (d > 0) {
+        if (*p != ',') return fail(kNotShapes);
+        p = skip_ws(p + 1, e);
+      }
+      uint64_t v = 0;
+      const char* digits = p;
+      for (; p < e && *p >= '0' && *p <= '9'; ++p) {
+        v = v * 10 + static_cast<uint64_t>(*p - '0');
+        if (v > limits::kMaxTensorElements) return fail("an Input Dims size is larger than 2^48");
+      }
+      if (p == digits || (p < e && (*p == '.' || *p == 'e' || *p == 'E')))
+        return fail("an Input Dims size is not a non-negative integer");
+      if (v != 0 && elements > limits::kMaxTensorElements / v)
+        return fail("an Input Dims shape has more than 2^48 elements");
+      elements *= v;
+      p = skip_ws(p, e);
+    }
+    if (p == e) return fail(kNotShapes);
+    p = skip_ws(p + 1, e);
+    ++n;
+  }
+  if (p == e || skip_ws(p + 1, e) != e) return fail(kNotShapes);
+  return n;
+}
+
+// A user annotation's Input type: a JSON list of strings without escapes (type names: "float",
+// "c10::BFloat16", "" for a non-tensor argument). Their number, or -1.
+int64_t name_list(std::string_view t) {
+  const char *p = skip_ws(t.data(), t.data() + t.size()), *e = t.data() + t.size();
+  if (p == e || *p != '[') return -1;
+  p = skip_ws(p + 1, e);
+  int64_t n = 0;
+  while (p < e && *p != ']') {
+    if (n > 0) {
+      if (*p != ',') return -1;
+      p = skip_ws(p + 1, e);
+    }
+    if (p == e || *p != '"') return -1;
+    for (++p; p < e && *p != '"'; ++p)
+      if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20) return -1;
+    if (p == e) return -1;
+    p = skip_ws(p + 1, e);
+    ++n;
+  }
+  if (p == e || skip_ws(p + 1, e) != e) return -1;
+  return n;
+}
+
+}  // namespace
+
+// A CPU user annotation's recorded tensors (AnnotationTable::input_dims / input_types): kept only
+// well-formed, as the roofline sizes collectives from them; otherwise the row is kept without them
+// and a folded warning says why.
+void EventParser::annotation_args(const Event& ev, AnnotationRow& a, uint64_t offset) {
+  if (ev.input_dims.empty() && ev.input_types.empty()) return;
+  const char* why = nullptr;
+  if (ev.input_dims.size() > limits::kMaxNameBytes || ev.input_types.size() > limits::kMaxNameBytes) {
+    why = "longer than goblin keeps (64 KiB)";
+  } else {
+    const int64_t dims = ev.input_dims.empty() ? -2 : shape_list(ev.input_dims, why);
+    const int64_t types = ev.input_types.empty() ? -2 : name_list(ev.input_types);
+    if (types == -1)
+      why = "Input type is not a list of type names";
+    else if (dims >= 0 && types >= 0 && dims != types)
+      why = "Input Dims and Input type list different numbers of arguments";
+  }
+  if (why) {
+    tl_.warn(W::kineto_bad_annotation_args,
+             fmt::format("kept user annotations without their Input Dims / Input type: {}", why), path_,
+             static_cast<int64_t>(offset));
+    return;
+  }
+  if (!ev.input_dims.empty()) a.input_dims = tl_.strings.intern(ev.input_dims);
+  if (!ev.input_types.empty()) a.input_types = tl_.strings.intern(ev.input_types);
+}
 
 void EventParser::push_collective(const Event& ev, int64_t dur, bool on_gpu, int32_t device, int64_t stream) {
   CollectiveRow c;
@@ -319,6 +425,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       } else {
         a.pid = ev.pid;
         a.tid = ev.tid;
+        annotation_args(ev, a, offset);
       }
       tl_.annotations.push(a);
       return;

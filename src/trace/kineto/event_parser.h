@@ -90,6 +90,7 @@ class EventParser {
   void emit(const Event& ev, uint64_t offset);
   void push_collective(const Event& ev, int64_t dur, bool on_gpu, int32_t device, int64_t stream);
   void push_memory(const Event& ev, uint64_t offset);
+  void annotation_args(const Event& ev, AnnotationRow& a, uint64_t offset);
   void bad_event(const std::string& why, uint64_t offset);
 
   Timeline& tl_;
