@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/fields.h"
 #include "hw/gpu_specs.h"
@@ -165,6 +166,16 @@ Rate gemm_rate(const hw::GpuSpec* g, const hw::MeasuredCeilings& mc, const std::
   return r;
 }
 
+// The host class `name` of a cost profile (data_wait | host_gap | unattributed: the classes
+// data/speedup_model.yaml's profiler_correction may list), or null for any other class.
+template <class Profile>  // analysis::CostProfile, const or not
+auto host_class(Profile& c, std::string_view name) -> decltype(&c.host_gap_s) {
+  if (name == "data_wait") return &c.data_wait_s;
+  if (name == "host_gap") return &c.host_gap_s;
+  if (name == "unattributed") return &c.unattributed_s;
+  return nullptr;
+}
+
 // The profiler correction (docs/audit.md § Profiler correction). The GPU runs the same kernels
 // watched or not; what a profiler adds is host time (per launch, per recorded op), and on a step
 // whose GPU idle is host-caused the GPU waits for it: the profiled step minus the unprofiled one
@@ -200,7 +211,7 @@ analysis::CostProfile correct_for_profiler(const analysis::CostProfile& in, cons
   // differ, or the profiler slowed the GPU): nothing is taken out.
   double idle = 0;
   for (const auto& name : sf.profiler_correction_order)
-    idle += std::max(0.0, name == "data_wait" ? c.data_wait_s : name == "host_gap" ? c.host_gap_s : c.unattributed_s);
+    if (const double* cls = host_class(c, name)) idle += std::max(0.0, *cls);
   if (excess > idle + 1e-9) {
     pc.note = fmt::format(
         "the profiled step ({} ms) is {} ms longer than the unprofiled one ({} ms, {}), more than its "
@@ -211,7 +222,8 @@ analysis::CostProfile correct_for_profiler(const analysis::CostProfile& in, cons
   }
   double left = excess, removed = 0;
   for (const auto& name : sf.profiler_correction_order) {
-    double* cls = name == "data_wait" ? &c.data_wait_s : name == "host_gap" ? &c.host_gap_s : &c.unattributed_s;
+    double* cls = host_class(c, name);
+    if (!cls) continue;
     const double take = std::min(left, std::max(0.0, *cls));
     if (take <= 0) continue;
     pc.classes.push_back(CorrectedClass{name, round_to(*cls, 6), round_to(take, 6), round_to(*cls - take, 6)});
@@ -509,9 +521,7 @@ double realised(const std::string& cls, const analysis::CostProfile& a, const an
   if (cls == "attention") return a.attn_bmm_s + a.attn_softmax_s + a.attn_score_s + a.attn_fused_s;
   if (cls == "optimizer") return a.optimizer_s;
   if (cls == "other_gpu") return a.other_gpu_s;
-  if (cls == "data_wait") return a.data_wait_s;
-  if (cls == "host_gap") return a.host_gap_s;
-  if (cls == "unattributed") return a.unattributed_s;
+  if (const double* h = host_class(a, cls)) return *h;
   return 0;
 }
 }  // namespace
