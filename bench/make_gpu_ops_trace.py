@@ -18,7 +18,7 @@ def main():
     goblin, out = sys.argv[1], sys.argv[2]
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 5_000_000
     here = os.path.dirname(os.path.abspath(__file__))
-    fixtures = os.environ.get("GOBLIN_FIXTURES", os.path.join(here, "..", "..", "shared", "fixtures"))
+    fixtures = os.environ.get("GOBLIN_FIXTURES", os.path.join(here, "..", "tests", "fixtures"))
     src = os.path.join(fixtures, "kineto", "h100_llama_fp32_eager_w0.json.gz")
     names = [r[0] for r in csv.reader(io.StringIO(subprocess.run(
         [goblin, "query", src, "SELECT name FROM gpu_ops WHERE kind = 'kernel'", "--format", "csv"],

@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-fixtures="${GOBLIN_FIXTURES:-$root/../shared/fixtures}"
+fixtures="${GOBLIN_FIXTURES:-$root/tests/fixtures}"
 tool="${GOBLIN_SCALE_TOOL:-$root/../shared/tools/scale_trace.py}"
 src="$fixtures/kineto/h100_llama_fp32_eager_w0.json.gz"
 copies="${1:-46}"

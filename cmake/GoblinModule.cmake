@@ -53,7 +53,7 @@ function(goblin_module NAME)
       target_link_libraries(${fname} PRIVATE goblin_${NAME} ${M_TEST_DEPS})
       target_link_options(${fname} PRIVATE -fsanitize=fuzzer)
       # Seed corpus: the folders named in the target's first line comment ("// corpus: kineto"
-      # for shared/fixtures/kineto, "repo:examples/configs" for a folder of this repository),
+      # for tests/fixtures/kineto, "repo:examples/configs" for a folder of this repository),
       # copied so libFuzzer may add to it without touching them.
       file(STRINGS ${f} corpus_line LIMIT_COUNT 1 REGEX "^// corpus: ")
       string(REPLACE "// corpus: " "" corpus_dirs "${corpus_line}")
@@ -63,7 +63,7 @@ function(goblin_module NAME)
         if(d MATCHES "^repo:")  # a folder of this repository, e.g. repo:examples/configs
           string(REGEX REPLACE "^repo:" "" d "${d}")
           list(APPEND seed_args "${CMAKE_SOURCE_DIR}/${d}")
-        else()                  # a folder under shared/fixtures
+        else()                  # a folder under tests/fixtures
           list(APPEND seed_args "${GOBLIN_FIXTURES}/${d}")
         endif()
       endforeach()

@@ -1,5 +1,5 @@
 // Serving traces on AMD (issue #15), on the real SGLang MI300X fixtures and TraceLens' reference
-// figures for them (../shared/fixtures/tracelens_reference): busy/idle/exposed memcpy/compute,
+// figures for them (tests/fixtures/tracelens_reference): busy/idle/exposed memcpy/compute,
 // per-category totals, unknown family, the module table and the prefill/decode split; the GPU-side
 // step window and the work before the first step on the Qwen 0.5B inference trace.
 #include <gtest/gtest.h>

@@ -233,7 +233,7 @@ TEST(Taxonomy, InductorKindFirst) {
   EXPECT_GE(checked, 34);
 }
 
-// Every distinct kernel name in shared/fixtures (extracted by testdata/extract_kernel_names.py):
+// Every distinct kernel name in tests/fixtures (extracted by testdata/extract_kernel_names.py):
 // each gets a category from the list, and no name that says GEMM, attention or collective by
 // an independent keyword check lands in "other".
 TEST(Taxonomy, EveryFixtureKernelName) {

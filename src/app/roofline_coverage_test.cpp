@@ -1,4 +1,4 @@
-// Issue #31's acceptance: every Kineto trace of ../shared/fixtures and examples/ through
+// Issue #31's acceptance: every Kineto trace of tests/fixtures and examples/ through
 // `goblin roofline`, and the share of its GPU-op time without a cost model (unmodelled_share).
 // Graph-replay and tracer-only traces are read with the capture trace tests/roofline/coverage.json
 // names; the traces the models cannot reach honestly are exempt there with their measured share

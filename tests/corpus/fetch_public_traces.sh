@@ -6,7 +6,7 @@
 #
 # usage: tests/corpus/fetch_public_traces.sh [CACHE_DIR] [GIT_DIR_OF_HTA] [GIT_DIR_OF_TRACELENS]
 #   CACHE_DIR defaults to $GOBLIN_FOREIGN_TRACES or ../cache/foreign_traces beside the checkout
-#   (where CMake's GOBLIN_FOREIGN_TRACES looks, like ../shared/fixtures). Without git
+#   (where CMake's GOBLIN_FOREIGN_TRACES looks, like tests/fixtures). Without git
 #   directories the two repositories are cloned (blobless) into CACHE_DIR/.git-src.
 # The corpus test (tests/corpus/check_corpus.py, ctest corpus_public_traces) runs where the cache is.
 set -euo pipefail

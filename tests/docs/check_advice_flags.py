@@ -8,7 +8,7 @@ verb they name.
   the same sentence names ("goblin roofline --gpu ID").
 Exits 1 listing each flag that does not exist where it is advised.
 
-usage: check_advice_flags.py --goblin build/goblin --fixtures ../shared/fixtures [--readme README.md]
+usage: check_advice_flags.py --goblin build/goblin --fixtures tests/fixtures [--readme README.md]
 """
 import argparse
 import json

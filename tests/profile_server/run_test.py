@@ -12,7 +12,7 @@ as the projects document them and writes a real serving trace from the fixtures.
 - "vllm-off": a vLLM server started without profiling: the routes do not exist (404).
 - "silent": accepts both calls but never writes a trace.
 
-  run_test.py --goblin build/goblin --fixtures ../shared/fixtures
+  run_test.py --goblin build/goblin --fixtures tests/fixtures
 """
 import argparse
 import http.server

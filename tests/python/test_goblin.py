@@ -4,7 +4,7 @@ whose shapes and sums are `goblin query`'s answers, and failures raise goblin.Er
 CLI's message, kind, exit code, file and offset.
 
 Run by ctest (python_module) with PYTHONPATH=BUILD/python, GOBLIN_EXE=BUILD/goblin and
-GOBLIN_FIXTURES=shared/fixtures.
+GOBLIN_FIXTURES=tests/fixtures.
 """
 import json
 import os
@@ -18,7 +18,7 @@ import pytest
 import goblin
 
 GOBLIN = os.environ.get("GOBLIN_EXE", "goblin")
-FIX = pathlib.Path(os.environ.get("GOBLIN_FIXTURES", pathlib.Path(__file__).parents[2] / ".." / "shared" / "fixtures"))
+FIX = pathlib.Path(os.environ.get("GOBLIN_FIXTURES", pathlib.Path(__file__).parents[2] / "tests" / "fixtures"))
 KINETO = FIX / "kineto"
 ALEXNET = str(KINETO / "a100_alexnet_cuda_sync.json.gz")
 LLAMA = str(KINETO / "h100_llama_bf16_sdpa_w4.json.gz")

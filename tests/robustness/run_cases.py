@@ -3,8 +3,8 @@
 runs goblin on it under a per-case limit (10 s of wall time, 1 GiB of address space), checks the exit
 code and the message, and writes or checks the table of docs/robustness.md.
 
-  run_cases.py --goblin build/goblin --fixtures ../shared/fixtures            # run + check the table
-  run_cases.py --goblin build/goblin --fixtures ../shared/fixtures --write    # run + rewrite the table
+  run_cases.py --goblin build/goblin --fixtures tests/fixtures            # run + check the table
+  run_cases.py --goblin build/goblin --fixtures tests/fixtures --write    # run + rewrite the table
 
 A case fails when goblin exits with another code, when its stdout+stderr lacks the expected message
 or holds a `forbid` string (a secret), when it runs past the limits (a hang, a crash, a memory blow

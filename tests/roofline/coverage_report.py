@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Roofline coverage of every Kineto trace (issue #31's acceptance, the measurement behind
 src/app/roofline_coverage_test.cpp): runs `goblin roofline --json` on each trace of
-../shared/fixtures/kineto and examples/ (the test's enumeration), alone and, where
+tests/fixtures/kineto and examples/ (the test's enumeration), alone and, where
 tests/roofline/coverage.json names one, with its capture trace (--capture), and prints per trace
 the unmodelled share, the unmodelled time by cause and the kernels with most of it.
 
-  tests/roofline/coverage_report.py --goblin build/goblin [--fixtures ../shared/fixtures] [--top 3]
+  tests/roofline/coverage_report.py --goblin build/goblin [--fixtures tests/fixtures] [--top 3]
 
 Exit status 1 when a trace that coverage.json does not exempt is over the 5 % bound.
 """
@@ -47,7 +47,7 @@ def roofline(goblin, path, capture=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--goblin", default=os.path.join(REPO, "build", "goblin"))
-    ap.add_argument("--fixtures", default=os.path.join(REPO, "..", "shared", "fixtures"))
+    ap.add_argument("--fixtures", default=os.path.join(REPO, "tests", "fixtures"))
     ap.add_argument("--top", type=int, default=3)
     a = ap.parse_args()
     with open(os.path.join(HERE, "coverage.json")) as f:

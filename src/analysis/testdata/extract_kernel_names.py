@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Extracts every distinct kernel name from shared/fixtures into fixture_kernel_names.tsv.gz
+"""Extracts every distinct kernel name from tests/fixtures into fixture_kernel_names.tsv.gz
 (source<TAB>name), the input of taxonomy_test's "classify every fixture kernel" test.
 Sources: Kineto `kernel` X events; rocprof CSV kernel-name columns (kernel traces, counters,
 stats, legacy timestamps/pmc); rocprofv3 JSON kernel_symbols; nsys CUPTI_ACTIVITY_KIND_KERNEL
