@@ -36,7 +36,7 @@ function(goblin_module NAME)
       GOBLIN_FIXTURES="${GOBLIN_FIXTURES}" GOBLIN_DATA_DIR="${GOBLIN_DATA_DIR}"
       GOBLIN_SOURCE_DIR="${CMAKE_SOURCE_DIR}" GOBLIN_BINARY_DIR="${CMAKE_BINARY_DIR}")
     gtest_discover_tests(${NAME}_tests DISCOVERY_TIMEOUT 60
-      PROPERTIES ENVIRONMENT "GOBLIN_FIXTURES=${GOBLIN_FIXTURES}")
+      PROPERTIES ENVIRONMENT "GOBLIN_FIXTURES=${GOBLIN_FIXTURES}" LABELS unit)
     # The test binary finds goblin's run-time files (the hook, tools/) as build/goblin does: through
     # this file beside it, naming the source tree (core/locate.h).
     file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/goblin-runtime-root CONTENT "${CMAKE_SOURCE_DIR}\n")
@@ -71,7 +71,7 @@ function(goblin_module NAME)
       add_test(NAME ${fname}_run
         COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
                 ${CMAKE_SOURCE_DIR}/scripts/run_fuzzer $<TARGET_FILE:${fname}> ${work} ${seed_args})
-      set_tests_properties(${fname}_run PROPERTIES TIMEOUT 300)
+      set_tests_properties(${fname}_run PROPERTIES TIMEOUT 300 LABELS fuzz)
     endforeach()
   endif()
 endfunction()

@@ -61,20 +61,6 @@ std::string canonical_kernel_name(std::string_view name) {
   return out;
 }
 
-const char* attribution_method_name(AttributionMethod m) {
-  switch (m) {
-    case AttributionMethod::None:
-      return "none";
-    case AttributionMethod::CorrelationExternalId:
-      return "correlation→runtime→External id→cpu_op";
-    case AttributionMethod::KernelExternalId:
-      return "External id→cpu_op";
-    case AttributionMethod::TimeContainment:
-      return "time containment on the launching thread";
-  }
-  return "none";
-}
-
 bool is_user_python_frame(std::string_view f) {
   if (f.empty() || f.front() == '<') return false;  // <built-in ...>, <string>, <frozen ...>
   if (f.find(".py(") == std::string_view::npos) return false;

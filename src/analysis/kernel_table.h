@@ -31,7 +31,6 @@ enum class AttributionMethod : uint8_t {
   KernelExternalId,       // the op's own External id → cpu_op
   TimeContainment,        // innermost cpu_op on the launching thread enclosing the launch
 };
-const char* attribution_method_name(AttributionMethod m);
 
 // Per gpu_ops row.
 struct LaunchAttribution {

@@ -29,6 +29,8 @@ std::string pad(std::string s, size_t n) {
 // A kernel or op name in a Markdown table: escaped (core/escape.h; names come from recordings and
 // may hold HTML, Markdown or a `|`) and cut to `n` bytes.
 std::string md_cell(const std::string& s, size_t n = 90) { return md_text(s, n); }
+// The same name in the terminal's summary, which is not Markdown: as recorded, controls masked.
+std::string term_cell(const std::string& s, size_t n = 90) { return plain_text(s, n); }
 
 std::string norm_arch(std::string a) {
   a = ascii_lower(a);
@@ -419,8 +421,8 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
     for (size_t i = 0; i < r.modules.rows.size() && static_cast<int>(i) < top; ++i) {
       const auto& row = r.modules.rows[i];
       fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} ops  {} {}\n", row.share_pct,
-                     row.time_ns / 1e6, static_cast<long long>(row.ops), pad(md_cell(row.module, 34), 34),
-                     md_cell(row.path, 90));
+                     row.time_ns / 1e6, static_cast<long long>(row.ops), pad(term_cell(row.module, 34), 34),
+                     term_cell(row.path, 90));
     }
     s += "\n";
   }
@@ -442,13 +444,13 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
     fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} x  exp {:>3.0f}%  roof {:>5}  {} {}  {}\n",
                    k.share_pct, k.total_ns / 1e6, static_cast<long long>(k.launches),
                    k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, roof, pad(k.category, 13),
-                   pad(md_cell(k.name, 60), 60), md_cell(k.cpu_op, 30));
+                   pad(term_cell(k.name, 60), 60), term_cell(k.cpu_op, 30));
   }
   s += "\ntop overlap opportunities:\n";
   int n = 0;
   for (const auto& o : r.overlap) {
     if (o.priority > Priority::P3 || n++ >= 8) continue;
-    s += "  " + std::string(priority_name(o.priority)) + "  " + o.verdict + "  " + md_cell(o.kernel, 60) + "  excl " +
+    s += "  " + std::string(priority_name(o.priority)) + "  " + o.verdict + "  " + term_cell(o.kernel, 60) + "  excl " +
          format_fixed(o.exclusive_pct, 0) + "%  share " + format_fixed(o.share_pct, 2) + "%  dep " + o.dependency_risk +
          "  → " + o.next_step + "\n";
   }
@@ -457,7 +459,7 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
   for (size_t i = 0; i < r.fuse.size() && i < 8; ++i) {
     const auto& f = r.fuse[i];
     s += "  " + f.pattern + " [" + f.confidence + "]  " + ms(f.related_ns) + " ms (" + format_fixed(f.share_pct, 2) +
-         "%), " + fmt::format("{}", f.occurrences) + "x  → " + md_cell(f.candidate, 90) + "\n";
+         "%), " + fmt::format("{}", f.occurrences) + "x  → " + term_cell(f.candidate, 90) + "\n";
   }
   if (r.fuse.empty()) s += "  (none matched)\n";
   for (const auto& note : r.notes) s += "note: " + note.message + "\n";

@@ -41,6 +41,12 @@ std::string Verb::cli_name() const {
   return s;
 }
 
+std::string http_route(const Verb& v) {
+  std::string s = "/api/v1";
+  for (const auto& w : v.cli_path) s += "/" + w;
+  return s;
+}
+
 std::string cli_flag(const Field& f) {
   std::string s = "--" + f.name;
   for (auto& c : s)

@@ -4,7 +4,7 @@
 // that turns its own input into a Request, calls Verb::run and prints the VerbResult its own way.
 // The CLI11 options and the MCP inputSchema are generated from the same field list, so the two can
 // never drift: the same request gives the same result JSON through every door (tested by
-// app/registry_parity_test.cpp over the real fixtures).
+// mcp/registry_parity_test.cpp and serve/http_parity_test.cpp over the real fixtures).
 #pragma once
 #include <atomic>
 #include <functional>
@@ -148,6 +148,9 @@ struct Verb {
   Json result_schema = Json::object();  // JSON Schema of the envelope's `result`
   bool audit_budget = false;            // MCP: counts against the session's audit budget
   bool writes = false;                  // writes files (MCP readOnlyHint false)
+  // Changes the run store (store init, add, rm, migrate, tag): over HTTP only by POST with the
+  // server's --token.
+  bool writes_store = false;
   // Produces a result worth remembering: run_verb records it in the run store (--store URL or
   // $GOBLIN_STORE; docs/store.md), and the registry gives it the --store, --experiment, --trial,
   // --workload and --tag fields. Lookups (kb, specs, verbs) and the store's own verbs do not.
@@ -162,10 +165,22 @@ struct Verb {
   // Which doors offer the verb (MCP also needs `tool`). A verb that launches the user's
   // programs is not offered over HTTP: the dashboard's callers must not start processes.
   unsigned doors = kAllDoors;
+  // MCP: the verb reads the session's own records (compare_runs reads its benchmark calls) and so
+  // runs in the server process, never in an isolated child.
+  bool session_bound = false;
+  // MCP: the result quotes text from the user's files (kernel names, config values), so the door
+  // marks it as data and cuts long quoted strings. False for goblin's own cited data (specs, kb).
+  bool quotes_user_text = true;
+  // MCP: the verb's place in the audit trajectory (1 parse ... 6 compare; tools/list shows these
+  // first, in that order); 0: an analysis, listed after them in registry order.
+  int audit_step = 0;
   std::function<VerbResult(const Request&, Context&)> run;
 
   std::string cli_name() const;  // "kb query"
 };
+
+// The verb's HTTP route when it is offered there: "/api/v1/" + its CLI words joined by '/'.
+std::string http_route(const Verb& v);
 
 // What every door calls to run a verb: Verb::run, then the one redaction layer of all output
 // (config::redact_json over the result, redact_credentials over the text and the error), so a
@@ -178,6 +193,26 @@ VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx);
 
 // Every verb, in the order `goblin --help` lists them.
 const std::vector<Verb>& verbs();
+
+// A CLI word that groups verbs ("kb", "kernel", "store"): its help line and examples.
+struct VerbGroup {
+  std::string word, summary, examples;
+};
+const std::vector<VerbGroup>& verb_groups();
+const VerbGroup* find_group(std::string_view word);
+
+// The one error every door gives for required fields the caller left out.
+Error missing_fields_error(const Verb& v, const std::vector<std::string>& missing);
+
+// The one preamble every door runs: the verb offered on `door`, the JSON arguments checked into a
+// Request (make_request), missing fields refused with missing_fields_error, then run_verb. A door
+// only turns its own input into `args` and sets its Context hooks.
+VerbResult call(const Verb& v, const Json& args, Door door, Context& ctx);
+// The same by CLI or MCP name; an unknown name is a Usage error.
+VerbResult call(std::string_view name, const Json& args, Door door, Context& ctx);
+
+// The name a door shows for itself in messages ("the command line", "MCP", "HTTP", "Python").
+const char* door_name(Door d);
 // By CLI name ("kb query", "parse-config") or MCP tool name or alias ("query_rocm_kb").
 const Verb* find_verb(std::string_view name);
 

@@ -268,6 +268,7 @@ void add_audit_verbs(std::vector<Verb>& out) {
     Verb v;
     v.cli_path = {"parse-config"};
     v.tool = "parse_config";
+    v.audit_step = 1;
     v.title = "Parse a workload config";
     v.summary = "Read a workload config (HF-style YAML/JSON, Python training script, env file) into a WorkloadConfig";
     v.description = "Every field with its origin (file and line); secrets redacted.";
@@ -287,6 +288,8 @@ void add_audit_verbs(std::vector<Verb>& out) {
     v.cli_path = {"kb", "query"};
     v.records = false;  // a lookup, not a result to remember
     v.tool = "query_kb";
+    v.audit_step = 3;
+    v.quotes_user_text = false;  // goblin's own cited rules, not the user's files
     v.tool_aliases = {"query_rocm_kb"};
     v.title = "Search the cited rule base";
     v.summary = "Search the rules by symptom words (offline); several symptoms: the union of hits";
@@ -337,6 +340,7 @@ void add_audit_verbs(std::vector<Verb>& out) {
     Verb v;
     v.cli_path = {"patch"};
     v.tool = "propose_patch";
+    v.audit_step = 4;
     v.title = "Patch the config with rules";
     v.summary = "Apply rules to a config, in the user's own file format, with a diff";
     v.description =
@@ -375,6 +379,9 @@ void add_audit_verbs(std::vector<Verb>& out) {
     Verb v;
     v.cli_path = {"compare"};
     v.tool = "compare_runs";
+    v.audit_step = 6;
+    // It reads the MCP session's benchmark records and publishes its reports as resources.
+    v.session_bound = true;
     v.title = "The final Report";
     v.summary =
         "The final Report: speedup actual vs predicted, metric deltas, waste budgets, findings, validity footer";

@@ -270,6 +270,7 @@ void add_hw_verbs(std::vector<Verb>& out) {
     v.cli_path = {"specs"};
     v.records = false;  // a lookup, not a result to remember
     v.tool = "specs";
+    v.quotes_user_text = false;  // the cited spec database, not the user's files
     v.title = "GPU spec sheet with sources";
     v.summary = "GPU spec database: cited peak TFLOPS per dtype, bandwidth, caches";
     v.description =

@@ -104,6 +104,9 @@ Verb base(const std::string& word, const std::string& tool, const std::string& t
   v.summary = summary;
   v.records = false;
   v.writes = true;
+  // Not over HTTP: the workspace verbs run the user's kernel file and a profiler, and keep a
+  // workspace folder that an HTTP request (whose outputs last as long as the request) cannot hold.
+  v.doors = kCli | kMcp | kPython;
   return v;
 }
 

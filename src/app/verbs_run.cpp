@@ -298,6 +298,10 @@ void add_run_verbs(std::vector<Verb>& out) {
     Verb v;
     v.cli_path = {"profile"};
     v.tool = "profile_run";
+    v.audit_step = 2;
+    // MCP: it records its run in the session (compare_runs reads it), so it runs in the server
+    // process, and a stopped call ends through the live runner's process groups.
+    v.session_bound = true;
     v.title = "Profile a short run";
     v.summary =
         "Profile a short window of a live run (warm-up excluded), switched on from outside the script: goblin's CUPTI "
@@ -365,6 +369,8 @@ void add_run_verbs(std::vector<Verb>& out) {
     Verb v;
     v.cli_path = {"bench"};
     v.tool = "benchmark";
+    v.audit_step = 5;
+    v.session_bound = true;  // as profile_run
     v.title = "Benchmark a config";
     v.summary =
         "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "

@@ -252,8 +252,9 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
 void add_server_verbs(std::vector<Verb>& out) {
   Verb v;
   v.cli_path = {"profile-server"};
-  // Not an MCP tool: it makes HTTP requests to any URL it is given, which an untrusted caller must
-  // not be able to direct.
+  // Not an MCP tool nor an HTTP route: it makes HTTP requests to any URL it is given, which an
+  // untrusted caller must not be able to direct.
+  v.doors = kCli | kPython;
   v.title = "Profile a running SGLang/vLLM server";
   v.summary =
       "Profile a running SGLang or vLLM server through its /start_profile and /stop_profile endpoints, "

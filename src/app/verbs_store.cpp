@@ -325,6 +325,7 @@ VerbResult do_gate(const Request& rq, const Context& ctx) {
 void add_store_verbs(std::vector<Verb>& out) {
   {
     Verb v = base_verb("init", "Create a run store", "Create (or migrate) a run store at --store URL");
+    v.writes_store = true;
     v.examples =
         "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
         "  goblin store init --store 'postgresql:///goblin?host=/run/postgresql'\n";
@@ -340,6 +341,7 @@ void add_store_verbs(std::vector<Verb>& out) {
     Verb v = base_verb("add", "Import earlier results",
                        "Import results written earlier: triage artifact folders, audit folders, run folders, kernel "
                        "workspaces, ranks/diff/metrics JSON (adding the same thing twice is a no-op)");
+    v.writes_store = true;
     v.examples = "  goblin store add out/triage out/audit runs/ranks.json --experiment exp42 --trial t3\n";
     Field paths{"path", FieldKind::InputPaths, "Result folders or JSON files"};
     paths.positional = true;  // required unless `result` is given (the JSON doors)
@@ -386,6 +388,7 @@ void add_store_verbs(std::vector<Verb>& out) {
   }
   {
     Verb v = base_verb("rm", "Remove runs", "Remove runs (and the artifacts no other run shares)");
+    v.writes_store = true;
     Field id{"run", FieldKind::StringList, "Run ids"};
     id.required = id.positional = true;
     v.request = {id, store_field()};
@@ -396,6 +399,7 @@ void add_store_verbs(std::vector<Verb>& out) {
   }
   {
     Verb v = base_verb("migrate", "Migrate a store", "Bring a store to this goblin's schema version");
+    v.writes_store = true;
     v.request = {store_field()};
     v.result_schema = obj_schema({{"schema_version", "after"}, {"migrated_from", "before"}});
     v.writes = true;

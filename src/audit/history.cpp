@@ -284,25 +284,4 @@ Calibrated HistoryStore::calibrate(const std::vector<std::string>& rules, const 
   return audit::calibrate(*this, rules, gpu, low, high, min_audits);
 }
 
-Json history_record_to_json(const HistoryRecord& r) {
-  auto o = [](const std::optional<double>& v) { return v ? Json(*v) : Json(); };
-  return {{"created", r.created},
-          {"workload", r.workload},
-          {"config_path", r.config_path},
-          {"gpu", r.gpu},
-          {"runner_kind", r.runner_kind},
-          {"environment", r.environment},
-          {"rules", r.rules},
-          {"prediction_method", r.prediction_method},
-          {"predicted_low", o(r.predicted_low)},
-          {"predicted_high", o(r.predicted_high)},
-          {"measured", o(r.measured)},
-          {"ci_low", o(r.ci_low)},
-          {"ci_high", o(r.ci_high)},
-          {"significant", r.significant ? Json(*r.significant) : Json()},
-          {"prediction_held", r.prediction_held},
-          {"round", r.round},
-          {"calibration", r.calibration}};
-}
-
 }  // namespace goblin::audit

@@ -73,6 +73,4 @@ class HistoryStore : public CalibrationSource {
   std::string path_, recovered_;
 };
 
-Json history_record_to_json(const HistoryRecord& r);
-
 }  // namespace goblin::audit

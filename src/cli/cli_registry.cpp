@@ -36,8 +36,9 @@ CLI::App* command_for(CLI::App& root, const app::Verb& v) {
     for (CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; }))
       if (sub->get_name() == v.cli_path[i]) next = sub;
     if (!next) {
-      next = at->add_subcommand(v.cli_path[i], parent_summary(v.cli_path[i]));
-      next->footer(help_footer_with_examples(parent_examples(v.cli_path[i])));
+      const app::VerbGroup* g = app::find_group(v.cli_path[i]);
+      next = at->add_subcommand(v.cli_path[i], g ? g->summary : v.cli_path[i]);
+      next->footer(help_footer_with_examples(g ? g->examples : ""));
       next->require_subcommand(1);
     }
     at = next;
@@ -115,41 +116,9 @@ Json arguments(const app::Verb& v, const Slots& s) {
 
 }  // namespace
 
-std::string parent_summary(const std::string& word) {
-  if (word == "kb") return "The cited rule base: lint, query, show, list";
-  if (word == "kernel")
-    return "Kernel optimization workspace: Step 0 roofline, bench, ncu diagnosis, record, plan, suite";
-  if (word == "store")
-    return "The run store (SQLite or PostgreSQL): init, add, ls, show, rm, migrate, export, trend, calibration";
-  return word;
-}
-
-std::string parent_examples(const std::string& word) {
-  if (word == "kb")
-    return "  goblin kb query \"fp32 used on H100\" \"DataLoader num_workers=0\" --top 3\n"
-           "  goblin kb show data.dataloader_workers_zero       one rule with its citation\n"
-           "  goblin kb list --json                             every rule\n"
-           "  goblin kb lint                                    check the rule files\n";
-  if (word == "kernel")
-    return "  goblin kernel init softmax --kernel v0.py --platform H100 --shape M=32768,N=8192 --dtype bf16\n"
-           "  goblin kernel bench /tmp/kernel_opt_softmax      correctness + honest timing\n"
-           "  goblin kernel profile /tmp/kernel_opt_softmax    ncu on the kernel's launches + diagnosis\n"
-           "  goblin kernel record /tmp/kernel_opt_softmax --summary \"single pass, row in registers\"\n"
-           "  goblin kernel plan /tmp/kernel_opt_softmax       next candidates (plans/v<N>_plan.md)\n"
-           "  goblin kernel status /tmp/kernel_opt_softmax     history, best version, stop or continue\n"
-           "  goblin kernel suite DIR --platform H100 -o OUT   KernelBench's metrics over a directory\n"
-           "Workflow and the kernel file's contract: docs/kernel.md\n";
-  if (word == "store")
-    return "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
-           "  goblin store add out/triage out/audit --experiment exp42 --trial t3\n"
-           "  goblin store ls --workload llama-8b --json\n"
-           "  goblin store show 12\n";
-  return "";
-}
-
-void register_verb(CLI::App& root, const std::string& cli_name) {
+void register_verbs(CLI::App& root) {
   for (const app::Verb& v : app::verbs()) {
-    if (v.cli_name() != cli_name) continue;
+    if (!(v.doors & app::kCli)) continue;
     CLI::App* cmd = command_for(root, v);
     cmd->footer(help_footer_with_examples(v.examples));
     auto slots = std::make_shared<Slots>();
@@ -159,27 +128,16 @@ void register_verb(CLI::App& root, const std::string& cli_name) {
     const app::Verb* verb = &v;
     cmd->callback([verb, slots] {
       run_verb(slots->json, [&]() -> VerbResult {
-        std::vector<std::string> missing;
-        auto rq = app::make_request(*verb, arguments(*verb, *slots), app::kCli, &missing);
-        if (!rq) return VerbResult{nullptr, rq.error(), ""};
-        if (!missing.empty())
-          return VerbResult{nullptr, make_error(ErrorKind::Usage, "missing " + missing.front()), ""};
         app::Context ctx;
-        ctx.door = app::kCli;
         if (!slots->json)
           ctx.text_out = [](std::string_view t) { std::cout.write(t.data(), static_cast<std::streamsize>(t.size())); };
         // A live verb's progress lines (bench's runs, the audit's steps) go to stderr, so stdout
         // keeps only the result, --json or not.
         ctx.progress = [](double, const std::string& line) { std::cerr << line << "\n"; };
-        return app::run_verb(*verb, *rq, ctx);
+        return app::call(*verb, arguments(*verb, *slots), app::kCli, ctx);
       });
     });
   }
-}
-
-void register_verb_group(CLI::App& root, const std::string& first_word) {
-  for (const app::Verb& v : app::verbs())
-    if (v.cli_path.front() == first_word) register_verb(root, v.cli_name());
 }
 
 }  // namespace goblin::cli

@@ -30,6 +30,7 @@ void register_serve(CLI::App& app) {
       "  goblin serve --store sqlite:///srv/goblin/runs.db          http://127.0.0.1:8080/\n"
       "  goblin serve --port 9000 --token-env GOBLIN_SERVE_TOKEN    writes (tag, add runs) with the token\n"
       "  goblin serve --bind 0.0.0.0                                 other machines may connect\n"
+      "  goblin serve --root traces/    then: curl 'http://127.0.0.1:8080/api/v1/triage?path=run1.json.gz'\n"
       "docs/dashboard.md lists the API and its limits.\n"));
   cmd->add_option("--store", o->store_url, "the run store (default $GOBLIN_STORE)");
   cmd->add_option("--bind", o->bind, "address to listen on (default 127.0.0.1: this machine only)");
@@ -38,6 +39,10 @@ void register_serve(CLI::App& app) {
                   "enable writes (tag a run, add a run) for requests with Authorization: Bearer TOKEN; prefer "
                   "--token-env (a command line is visible to other users)");
   cmd->add_flag("--token-env", *token_env, "read the token from $GOBLIN_SERVE_TOKEN");
+  cmd->add_option("--root", o->roots,
+                  "a directory whose files /api/v1/<verb> callers may name (repeatable; paths resolved after "
+                  "symlinks must stay inside). None: the verb API reads no files")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--threads", o->threads, "requests served at once (default 8)")->check(CLI::Range(1, 256));
   cmd->add_option("--queue", o->max_queued,
                   "connections waiting for a worker; past it a connection is answered 503 at once (default 64)")

@@ -31,38 +31,9 @@ int main(int argc, char** argv) {
     if (!data_dir.empty()) goblin::set_data_dir(data_dir);
   });
 
-  goblin::cli::register_verb(app, "info");
-  goblin::cli::register_verb(app, "triage");
-  goblin::cli::register_verb(app, "breakdown");
-  goblin::cli::register_verb(app, "overlap");
-  goblin::cli::register_verb(app, "perfetto-fix");
-  goblin::cli::register_verb(app, "metrics");
-  goblin::cli::register_verb(app, "diff");
-  goblin::cli::register_verb(app, "ranks");
-  goblin::cli::register_verb(app, "summarize");
-  goblin::cli::register_verb(app, "slurm-script");
-  goblin::cli::register_verb(app, "critical-path");
-  goblin::cli::register_verb(app, "query");
-  goblin::cli::register_verb(app, "export");
-  goblin::cli::register_verb(app, "parse-config");
-  goblin::cli::register_verb_group(app, "kb");
-  goblin::cli::register_verb(app, "patch");
-  goblin::cli::register_verb(app, "compare");
-  goblin::cli::register_verb(app, "audit");
-  goblin::cli::register_verb(app, "profile");
-  goblin::cli::register_verb(app, "bench");
-  goblin::cli::register_verb(app, "profile-server");
-  goblin::cli::register_verb(app, "specs");
-  goblin::cli::register_verb(app, "roofline");
-  goblin::cli::register_verb(app, "diagnose");
-  goblin::cli::register_verb(app, "memory");
-  goblin::cli::register_verb_group(app, "kernel");
+  goblin::cli::register_verbs(app);
   goblin::cli::register_mcp(app);
   goblin::cli::register_serve(app);
-  goblin::cli::register_verb(app, "trace");
-  goblin::cli::register_verb_group(app, "store");
-  goblin::cli::register_verb(app, "gate");
-  goblin::cli::register_verb(app, "verbs");
 
   if (auto rc = goblin::cli::run_list_warnings(argc, argv)) return *rc;
   try {

@@ -64,6 +64,29 @@ std::string md_text(std::string_view raw, size_t max_bytes) {
   return to_valid_utf8(out);
 }
 
+std::string plain_text(std::string_view raw, size_t max_bytes) {
+  bool was_cut = false;
+  const std::string s = to_valid_utf8(cut(raw, max_bytes, was_cut));
+  std::string out;
+  out.reserve(s.size() + 3);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (c < 0x20 || c == 0x7f) {
+      out += '?';
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      out += '?';  // a C1 control (U+0080..U+009F), two bytes in UTF-8
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (was_cut) out += "...";
+  return out;
+}
+
 std::string md_code(std::string_view s) {
   std::string body(s);
   for (char& c : body)

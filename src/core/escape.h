@@ -14,6 +14,12 @@ namespace goblin {
 // cannot break a table row. `max_bytes` > 0 cuts with "..." on a character boundary.
 std::string md_text(std::string_view s, size_t max_bytes = 0);
 
+// Plain text for a terminal or an MCP text block, which are not Markdown: the name as recorded
+// (no entities, no backslashes), with control characters (C0, DEL, C1: what could move a terminal's
+// cursor or start an escape sequence) and newlines shown as '?' and ' ', and invalid UTF-8 repaired.
+// `max_bytes` > 0 cuts with "..." on a character boundary, as md_text does.
+std::string plain_text(std::string_view s, size_t max_bytes = 0);
+
 // A code span `...` whose fence is longer than the longest backtick run inside.
 std::string md_code(std::string_view s);
 

@@ -21,6 +21,26 @@ TEST(Escape, MarkdownTextCannotCarryHtmlLinksOrTableBreaks) {
             "abc...");  // cut before a character, not inside it
 }
 
+TEST(Escape, PlainTextKeepsNamesAsRecordedAndMasksControls) {
+  // A terminal is not Markdown: a template kernel and an ATen op print as they were recorded.
+  EXPECT_EQ(plain_text("cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"),
+            "cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>");
+  EXPECT_EQ(plain_text("aten::_softmax"), "aten::_softmax");
+  EXPECT_EQ(plain_text("40,092 -> 237,572"), "40,092 -> 237,572");
+  // ... but nothing in a recorded name moves the cursor or starts an escape sequence.
+  EXPECT_EQ(plain_text("a\x1b[2Jb\x07"
+                       "c\x7f"),
+            "a?[2Jb?c?");
+  EXPECT_EQ(plain_text("x\xC2\x9B"
+                       "31m"),
+            "x?31m");  // C1 CSI
+  EXPECT_EQ(plain_text("l1\nl2\tz"), "l1 l2 z");
+  EXPECT_EQ(plain_text("abc\xC3\xA9"
+                       "def",
+                       4),
+            "abc...");
+}
+
 TEST(Escape, FencesOutgrowTheBackticksInside) {
   const std::string body = "a: 1\n```\nb: 2\n";
   const std::string f = md_fence(body, "diff");

@@ -160,14 +160,11 @@ int GpuSpec::sm_count() const {
 
 Result<std::vector<GpuSpec>> load_gpu_db() { return hw::hw_knowledge()->gpu_db(); }
 
-void reset_gpu_db_cache() { hw::reset_hw_knowledge(); }
-
 std::vector<std::string> known_gpu_ids(const hw::HwKnowledge& k) {
   std::vector<std::string> ids;
   for (const auto& g : k.gpus) ids.push_back(g.id);
   return ids;
 }
-std::vector<std::string> known_gpu_ids() { return known_gpu_ids(*hw::hw_knowledge()); }
 
 std::string normalize_gpu_name(std::string_view name) {
   std::string out;

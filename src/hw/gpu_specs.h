@@ -74,9 +74,6 @@ Result<std::vector<GpuSpec>> parse_gpu_db(const std::string& text);
 // All GPUs in the database: the process's hardware knowledge (hw/knowledge.h), for tests and
 // one-shot tools; code with a context reads k.gpu_db().
 Result<std::vector<GpuSpec>> load_gpu_db();
-// Drops the process's hardware knowledge so the next use re-parses (tests that edit data files).
-void reset_gpu_db_cache();
-std::vector<std::string> known_gpu_ids();
 std::vector<std::string> known_gpu_ids(const hw::HwKnowledge& k);
 
 // Normalises a GPU name for alias matching: lower case, runs of space/-/_ folded to one '-'.

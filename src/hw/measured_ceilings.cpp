@@ -35,6 +35,4 @@ MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::str
   return m;
 }
 
-MeasuredCeilings measured_ceilings_for(const GpuSpec& g) { return hw::hw_knowledge()->measured(g); }
-
 }  // namespace goblin::hw

@@ -31,8 +31,5 @@ std::string measured_ceilings_file(const std::string& gpu_id);
 // Parses one such file's text (hw::HwKnowledge::load, the one place that reads them); `rel` is
 // its path under data/. Figures empty (file "") when the text is not a JSON object.
 MeasuredCeilings parse_measured_ceilings(const std::string& text, const std::string& rel);
-// The GPU's measured ceilings from the process's hardware knowledge (tests, one-shot tools);
-// empty (file "") when none ship or the file does not parse.
-MeasuredCeilings measured_ceilings_for(const GpuSpec& g);
 
 }  // namespace goblin::hw

@@ -1,5 +1,5 @@
-// Every verb that both the CLI and the MCP server offer gives the same `result` for the same
-// request: the test walks the registry, builds one JSON request per verb on real fixtures, sends
+// Every verb gives the same `result` for the same request through every door that offers it.
+// CLI and MCP: the test walks the registry, builds one JSON request per verb on real fixtures, sends
 // it through the MCP door (call_tool, as a client would) and — turned into a command line from
 // the same field list — through the CLI (`goblin <verb> ... --json`, run as a user would), and
 // compares the two results byte for byte.
@@ -25,6 +25,7 @@
 #include "mcp/server.h"
 #include "mcp/tools.h"
 #include "mcp/untrusted.h"
+#include "serve/api.h"
 
 namespace fs = std::filesystem;
 using goblin::Json;
@@ -94,6 +95,17 @@ Json run_cli(const std::string& cwd, const std::string& args) {
     ADD_FAILURE() << "not JSON from `goblin" << args << " --json`:\n" << out.substr(0, 2000);
     return Json();
   }
+}
+
+// The SHA-256 of a file (a stored artifact's content key), as sha256sum prints it.
+std::string sha256_of(const fs::path& p) {
+  FILE* f = popen(("sha256sum " + shell_quote(p.string())).c_str(), "r");
+  char buf[65] = {0};
+  if (f) {
+    if (fread(buf, 1, 64, f) != 64) buf[0] = 0;
+    pclose(f);
+  }
+  return buf;
 }
 
 // Where each door wrote (its own choice) and how long this call's read took (a measurement of the
@@ -311,4 +323,88 @@ TEST(Registry, SchemasComeFromTheFieldList) {
   EXPECT_TRUE(missing.empty());
   EXPECT_EQ(q->strings("symptoms"), std::vector<std::string>{"eager attention"});
   EXPECT_EQ(q->integer("top"), 2);
+}
+
+// The HTTP door (/api/v1/<verb>, serve/verb_route.h) against the CLI: every verb offered over HTTP,
+// one request each as a JSON POST body, on a server whose --root is the fixtures' folder and whose
+// store is its own copy of the CLI's (the same runs, recorded in the same order). The doors' own
+// differences taken out: where outputs went (the server's request folder), paths shown relative to
+// the root, and the store's URL (never shown over HTTP).
+TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndHttp) {
+  auto all = cases();
+  const std::string cli_store = "sqlite://" + (root_ / "cli_store.db").string();
+  const std::string http_store = "sqlite://" + (root_ / "http_store.db").string();
+  // The verbs only HTTP and the CLI offer (no MCP name): the registry's own lookups and the store's.
+  const std::map<std::string, Json> http_only = {
+      {"kb lint", Json::object()},
+      {"kb show", {{"rule_id", "data.dataloader_workers_zero"}}},
+      {"kb list", Json::object()},
+      {"verbs", Json::object()},
+      {"store init", Json::object()},
+      {"store add", {{"path", Json::array({"metrics_before.json", "metrics_after.json"})}, {"workload", "llama"}}},
+      {"store ls", Json::object()},
+      {"store show", {{"run", "1"}}},
+      {"store experiments", Json::object()},
+      {"store trend", {{"workload", "llama"}, {"metric", "step_time_s"}}},
+      {"store calibration", Json::object()},
+      {"store export", Json::object()},
+      {"store compare", {{"a", "1"}, {"b", "2"}}},
+      {"store tag", {{"run", "1"}, {"tag", Json::array({"baseline"})}}},
+      {"store artifact", {{"sha256", sha256_of(root_ / "metrics_before.json")}}},
+      {"gate", {{"workload", "llama"}, {"metric", "step_time_s"}}},
+      {"store migrate", Json::object()},
+      {"store rm", {{"run", Json::array({"2"})}}},
+  };
+  goblin::serve::Api api(goblin::serve::ApiOptions{http_store, "t0ken", 2, {root_.string()}});
+  auto roots = Roots::make({root_.string()});
+  ASSERT_TRUE(roots.ok());
+  size_t compared = 0;
+  for (const app::Verb& v : app::verbs()) {
+    if (!(v.doors & app::kHttp)) continue;
+    SCOPED_TRACE(v.cli_name());
+    Json args, cli_args;
+    bool fails = false;
+    if (auto c = all.find(v.tool); !v.tool.empty() && c != all.end()) {
+      args = c->second.args;
+      cli_args = c->second.args;
+      for (const auto& [k, x] : c->second.cli_only.items()) cli_args[k] = x;
+      fails = c->second.fails;
+    } else if (auto h = http_only.find(v.cli_name()); h != http_only.end()) {
+      args = cli_args = h->second;
+    } else {
+      ADD_FAILURE() << "verb '" << v.cli_name() << "' is offered over HTTP but has no parity case here";
+      continue;
+    }
+    bool uses_store = v.writes_store || v.cli_path.front() == "store" || v.cli_name() == "gate";
+    std::string line = command_line(v, cli_args);
+    if (uses_store) line += " --store " + shell_quote(cli_store);
+    Json cl = run_cli(root_.string(), line);
+    goblin::serve::ApiRequest rq;
+    rq.method = "POST";
+    rq.path = app::http_route(v);
+    rq.body = args.dump();
+    rq.authorization = "Bearer t0ken";
+    const goblin::serve::ApiResponse resp = api.handle(rq);
+    Json h = Json::parse(resp.body, nullptr, false);
+    ASSERT_TRUE(h.is_object()) << resp.body.substr(0, 500);
+    EXPECT_EQ(cl["ok"], h["ok"]) << "cli error: " << cl["error"].dump() << "\nhttp error: " << h["error"].dump();
+    if (h["ok"].get<bool>())
+      EXPECT_EQ(resp.status, 200);
+    else
+      EXPECT_GE(resp.status, 400) << resp.body;
+    if (fails || !h["ok"].get<bool>()) {
+      EXPECT_EQ(cl["error_detail"]["kind"], h["error_detail"]["kind"]);
+      ++compared;
+      continue;
+    }
+    Json a = cl["result"], b = h["result"];
+    scrub(a, *roots);
+    drop_output_locations(a);
+    drop_output_locations(b);
+    for (Json* x : {&a, &b})
+      if (x->is_object()) x->erase("store");
+    EXPECT_EQ(a.dump(), b.dump());
+    ++compared;
+  }
+  EXPECT_GE(compared, all.size() - 8);  // the MCP cases less the GPU and workspace verbs HTTP does not offer
 }

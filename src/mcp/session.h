@@ -14,14 +14,19 @@
 #include <vector>
 
 #include "analysis/run_metrics.h"
+#include "app/path_roots.h"
 #include "audit/replay_runner.h"
 #include "config/workload_config.h"
 #include "core/confine.h"
 #include "core/json.h"
 #include "mcp/budget.h"
-#include "mcp/paths.h"
 
 namespace goblin::mcp {
+
+// The path confinement every confined door shares (app/path_roots.h).
+using app::Roots;
+using app::scrub;
+using app::scrub_text;
 
 struct ServerOptions {
   std::vector<std::string> roots;      // --root (default: the working directory)

@@ -64,16 +64,6 @@ Json ToolRegistry::list_json() const {
   return Json{{"tools", tools}};
 }
 
-Json prop(const char* type, const std::string& description) {
-  return Json{{"type", type}, {"description", description}};
-}
-
-Json object_schema(Json properties, std::vector<std::string> required) {
-  Json j = {{"type", "object"}, {"properties", std::move(properties)}};
-  if (!required.empty()) j["required"] = required;
-  return j;
-}
-
 namespace {
 
 bool has_type(const Json& v, const std::string& t) {
@@ -122,16 +112,6 @@ std::optional<RpcError> check_arguments(const Json& schema, const Json& args, st
     for (const auto& r : schema["required"])
       if (!args.contains(r.get<std::string>()) && missing) missing->push_back(r.get<std::string>());
   return std::nullopt;
-}
-
-std::string arg_string(const Json& a, const std::string& k, const std::string& dflt) {
-  return a.contains(k) && a[k].is_string() ? a[k].get<std::string>() : dflt;
-}
-int arg_int(const Json& a, const std::string& k, int dflt) {
-  return a.contains(k) && a[k].is_number() ? static_cast<int>(a[k].get<double>()) : dflt;
-}
-bool arg_bool(const Json& a, const std::string& k, bool dflt) {
-  return a.contains(k) && a[k].is_boolean() ? a[k].get<bool>() : dflt;
 }
 
 namespace {
@@ -192,8 +172,9 @@ CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, Ca
     return cr;
   }
   Json args = params.contains("arguments") && !params["arguments"].is_null() ? params["arguments"] : Json::object();
-  std::vector<std::string> missing;
-  if (auto e = check_arguments(t->input_schema, args, &missing)) {
+  // Wrong JSON types are a protocol error (-32602); a missing field is the verb's to report, with
+  // the message every door gives (app::call), as ok=false the audit agent can act on.
+  if (auto e = check_arguments(t->input_schema, args, nullptr)) {
     cr.error = *e;
     return cr;
   }
@@ -203,10 +184,6 @@ CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, Ca
   if (refused) {
     out.error = refused;
     out.text = refused->message;
-  } else if (!missing.empty()) {
-    std::string m;
-    for (const auto& x : missing) m += (m.empty() ? "" : ", ") + x;
-    out.error = make_error(ErrorKind::Usage, "missing required argument: " + m + " (" + t->name + "'s inputSchema)");
   } else if (ctx.isolate && !t->session_bound) {
     // In a child process: stopped by a kill, whatever it is doing (isolate.h). The child gets no
     // hooks: progress comes from the transport's heartbeat, cancellation from the kill.

@@ -84,13 +84,4 @@ struct CallResult {
 };
 CallResult call_tool(const ToolRegistry& reg, const Json& params, Session& s, CallContext& ctx);
 
-// Argument helpers for handlers.
-std::string arg_string(const Json& a, const std::string& k, const std::string& dflt = "");
-int arg_int(const Json& a, const std::string& k, int dflt);
-bool arg_bool(const Json& a, const std::string& k, bool dflt);
-
-// A small schema builder: prop("string", "what it is").
-Json prop(const char* type, const std::string& description);
-Json object_schema(Json properties, std::vector<std::string> required = {});
-
 }  // namespace goblin::mcp

@@ -86,9 +86,6 @@ Tool measure_tool(const std::string& verb, const std::string& kind, const std::s
   t.long_running = true;
   t.writes = false;
   t.result_schema = Json();
-  // They record their run in the session (compare_runs reads it): they run in the server process,
-  // and a stopped call ends through the live runner's process groups.
-  t.session_bound = true;
   const app::Verb* v = app::find_verb(verb);
   t.run = [v, kind](const Json& a, Session& s, CallContext& c) {
     return call_verb_tool(*v, a, s, c, [kind, &s, &c](app::Context& ctx) {

@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
+#include "app/path_roots.h"
 #include "app/verb.h"
 #include "core/confine.h"
 #include "core/random_tag.h"
@@ -23,47 +25,6 @@ namespace goblin::mcp {
 namespace {
 
 using app::FieldKind;
-
-// A workspace the kernel tools read and write in place: it must lie under the session's --out
-// (the only place the server writes), given relative to it, or as a path inside the roots.
-Result<std::string> confine_workdir(const std::string& arg, const std::string& what, const Roots& roots,
-                                    const std::string& out_dir) {
-  ASSIGN_OR_RETURN(auto out, Roots::make({out_dir}));
-  auto p = out.resolve(arg, what);
-  if (!p.ok()) p = roots.resolve(arg, what);
-  if (p.ok() && path_beneath(*p, out.dirs().front())) return *p;
-  return make_error(ErrorKind::Usage,
-                    what + " '" + arg + "' is not a workspace under the server's --out (create one with kernel_init)",
-                    arg);
-}
-
-// Path arguments resolved inside the roots (a JSON document given inline is left alone).
-Result<Json> confine_paths(const app::Verb& v, const Json& args, const Roots& roots, const std::string& out_dir) {
-  Json a = args;
-  for (const app::Field& f : v.request) {
-    if (!a.contains(f.name) || a[f.name].is_null()) continue;
-    Json& x = a[f.name];
-    if (f.kind == FieldKind::WorkDir && x.is_string()) {
-      ASSIGN_OR_RETURN(auto p, confine_workdir(x.get<std::string>(), f.name, roots, out_dir));
-      x = p;
-      continue;
-    }
-    const bool path_kind = f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths ||
-                           (f.kind == FieldKind::InputJson && x.is_string());
-    if (!path_kind) continue;
-    if (x.is_string()) {
-      ASSIGN_OR_RETURN(auto p, roots.resolve(x.get<std::string>(), f.name));
-      x = p;
-    } else if (x.is_array()) {
-      for (auto& e : x) {
-        if (!e.is_string()) continue;  // make_request names the wrong type
-        ASSIGN_OR_RETURN(auto p, roots.resolve(e.get<std::string>(), f.name));
-        e = p;
-      }
-    }
-  }
-  return a;
-}
 
 // A benchmark's record, found through the goblin_run.id this server put in its result.
 const RunRecord* record_of(const Json& metrics, const Session& s) {
@@ -123,20 +84,9 @@ Result<std::string> fresh_output_dir(Session& s, const std::string& kind) {
 
 ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, CallContext& cc,
                            const std::function<void(app::Context&)>& hooks) {
-  auto confined = confine_paths(v, args, s.roots(), s.options().out_dir);
+  auto confined = app::confine_path_args(v, args, s.roots(), s.options().out_dir);
   if (!confined) return ToolOutcome{nullptr, confined.error(), ""};
-  std::vector<std::string> missing;
-  auto rq = app::make_request(v, *confined, app::kMcp, &missing);
-  if (!rq) return ToolOutcome{nullptr, rq.error(), ""};
-  if (!missing.empty()) {
-    std::string m;
-    for (const auto& x : missing) m += (m.empty() ? "" : ", ") + x;
-    return ToolOutcome{
-        nullptr, make_error(ErrorKind::Usage, "missing required argument: " + m + " (" + v.tool + "'s inputSchema)"),
-        ""};
-  }
   app::Context ctx;
-  ctx.door = app::kMcp;
   ctx.resolve_input = [&s](const std::string& p, const std::string& what) { return s.roots().resolve(p, what); };
   ctx.output_dir = [&s](const std::string& kind) { return fresh_output_dir(s, kind); };
   ctx.on_written = [&s](const std::string& id, const std::vector<std::string>& files) {
@@ -153,7 +103,7 @@ ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, Cal
   ctx.progress = cc.progress;
   ctx.cancelled = cc.cancelled;
   if (hooks) hooks(ctx);
-  return from_verb(app::run_verb(v, *rq, ctx));
+  return from_verb(app::call(v, *confined, app::kMcp, ctx));
 }
 
 Tool tool_for_verb(const std::string& name) {
@@ -169,34 +119,32 @@ Tool tool_for_verb(const std::string& name) {
   t.writes = v->writes;
   t.result_schema = v->result_schema;
   t.run = [v](const Json& a, Session& s, CallContext& c) { return call_verb_tool(*v, a, s, c, {}); };
-  // compare_runs reads the session's benchmark records and publishes its reports as resources:
-  // it runs in the server process. The other verbs only read files and write under --out.
-  t.session_bound = v->tool == "compare_runs";
-  // The spec database and the rule base are goblin's own cited data, not the user's files.
-  t.quotes_user_text = v->tool != "specs" && v->tool != "query_kb";
+  t.session_bound = v->session_bound;
+  t.quotes_user_text = v->quotes_user_text;
   return t;
 }
 
 ToolRegistry make_registry() {
   ToolRegistry r;
+  // profile_run and benchmark measure through the session's runner (tools_audit.cpp): their tools
+  // wrap the registry verb with that hook.
   ToolRegistry measure;
   add_measure_tools(measure);
+  std::vector<const app::Verb*> offered;
+  for (const app::Verb& v : app::verbs())
+    if ((v.doors & app::kMcp) && !v.tool.empty()) offered.push_back(&v);
   // The audit trajectory's order first (parse, profile, query, patch, benchmark, compare), then
-  // the analyses.
-  r.add(tool_for_verb("parse_config"));
-  r.add(*measure.find("profile_run"));
-  r.add(tool_for_verb("query_kb"));
-  r.add(tool_for_verb("propose_patch"));
-  r.add(*measure.find("benchmark"));
-  r.add(tool_for_verb("compare_runs"));
-  for (const char* n :
-       {"info", "triage", "breakdown", "overlap", "perfetto_fix", "metrics", "diff", "ranks", "summarize",
-        "slurm_script", "critical_path", "query", "export", "specs", "roofline", "diagnose", "memory"})
-    r.add(tool_for_verb(n));
-  // The kernel optimization loop (docs/kernel.md; the gpu_kernel_optimize prompt teaches it).
-  for (const char* n :
-       {"kernel_init", "kernel_bench", "kernel_profile", "kernel_plan", "kernel_record", "kernel_status"})
-    r.add(tool_for_verb(n));
+  // the analyses and the kernel loop in the registry's order.
+  std::stable_sort(offered.begin(), offered.end(), [](const app::Verb* a, const app::Verb* b) {
+    const int x = a->audit_step > 0 ? a->audit_step : 1000, y = b->audit_step > 0 ? b->audit_step : 1000;
+    return x < y;
+  });
+  for (const app::Verb* v : offered) {
+    if (const Tool* m = measure.find(v->tool))
+      r.add(*m);
+    else
+      r.add(tool_for_verb(v->cli_name()));
+  }
   return r;
 }
 

@@ -37,7 +37,7 @@ Tool hang_tool() {
   t.name = "hang";
   t.title = "hangs";
   t.description = "blocks forever";
-  t.input_schema = object_schema(Json::object());
+  t.input_schema = Json{{"type", "object"}, {"properties", Json::object()}};
   t.quotes_user_text = false;
   t.run = [](const Json&, Session&, CallContext&) -> ToolOutcome {
     for (;;) ::pause();

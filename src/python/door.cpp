@@ -70,24 +70,11 @@ Outcome call_verb(const std::string& name, const std::string& args_json) {
     return Outcome{dump(r.error ? envelope_error(*r.error, std::move(r.result)) : envelope_ok(std::move(r.result))),
                    std::move(r.human)};
   };
-  const app::Verb* v = app::find_verb(name);
-  if (!v) return finish(VerbResult{nullptr, make_error(ErrorKind::Usage, fmt::format("no verb named '{}'", name)), ""});
-  if (!(v->doors & app::kPython))
-    return finish(VerbResult{
-        nullptr,
-        make_error(ErrorKind::Usage, fmt::format("'{}' is not offered to Python (goblin verbs lists its doors)", name)),
-        ""});
   auto args = parse_json_text(args_json, "", "arguments are not valid JSON");
   if (!args) return finish(VerbResult{nullptr, args.error(), ""});
-  std::vector<std::string> missing;
-  auto rq = app::make_request(*v, *args, app::kPython, &missing);
-  if (!rq) return finish(VerbResult{nullptr, rq.error(), ""});
-  if (!missing.empty())
-    return finish(VerbResult{nullptr, make_error(ErrorKind::Usage, "missing " + missing.front()), ""});
   app::Context ctx;
-  ctx.door = app::kPython;
   ctx.output_dir = fresh_output_dir;
-  return finish(app::run_verb(*v, *rq, ctx));
+  return finish(app::call(name, *args, app::kPython, ctx));
 }
 
 std::string verbs_json() { return call_verb("verbs", "{}").envelope; }

@@ -12,6 +12,7 @@
 #include "analysis/steps.h"
 #include "core/atomic_file.h"
 #include "core/json.h"
+#include "model/runtime_call.h"
 #include "query/tables.h"
 
 namespace goblin::query {
@@ -214,7 +215,7 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
   for (size_t i = 0; i < rt.size(); ++i) {
     if (!in(rt.start_ns[i])) continue;
     if (rt.correlation[i] != kNone) launch.emplace(rt.correlation[i], i);
-    const bool sync_cat = rt.is_sync[i] && tl.str(rt.name[i]).find("Synchronize") == std::string_view::npos;
+    const bool sync_cat = rt.is_sync[i] && !is_sync_call(tl.str(rt.name[i]));
     w.begin('X', rt.is_driver[i] ? "cuda_driver" : (sync_cat ? "cuda_sync" : "cuda_runtime"), tl.str(rt.name[i]),
             cpu_pid(rt.pid[i]), rt.tid[i], rt.start_ns[i] + shift);
     w.dur(rt.dur_ns[i]);

@@ -10,6 +10,7 @@
 //   GET  /api/artifacts/{sha256}       store artifact (its content, by content hash)
 //   POST /api/runs/{id}/tags           store tag: {"tags": [...]}            (needs --token)
 //   POST /api/runs                     store add: a result JSON to record     (needs --token)
+//   GET|POST /api/v1/<verb words>      any verb offered over HTTP (verb_route.h)
 // What stays here is HTTP's: the routes, query strings checked for their form (lengths, control
 // characters, digits), the token, and status codes from error kinds.
 #include "serve/api.h"
@@ -20,6 +21,7 @@
 #include <cctype>
 
 #include "app/verb.h"
+#include "serve/verb_route.h"
 #include "store/pool.h"
 
 namespace goblin::serve {
@@ -34,7 +36,9 @@ ApiResponse json_response(int status, const Json& j) {
 ApiResponse error_response(int status, const std::string& message) {
   return json_response(status, Json{{"error", message}});
 }
-int status_of(const Error& e) {
+}  // namespace
+
+int http_status_of(const Error& e) {
   switch (e.kind) {
     case ErrorKind::NotFound:
       return 404;
@@ -51,7 +55,9 @@ int status_of(const Error& e) {
       return 500;
   }
 }
-ApiResponse from_error(const Error& e) { return error_response(status_of(e), e.describe()); }
+namespace {
+
+ApiResponse from_error(const Error& e) { return error_response(http_status_of(e), e.describe()); }
 
 bool all_of(const std::string& s, int (*pred)(int)) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [&](unsigned char c) { return pred(c) != 0; });
@@ -107,16 +113,10 @@ struct Ctx {
 // a request never names a store). `args` are what the route took from the request, already
 // checked for their HTTP form; the verb checks them again as it does for every door.
 Result<Json> call_verb(const Ctx& c, const char* name, const Json& args) {
-  const app::Verb* v = app::find_verb(name);
-  if (!v) return make_error(ErrorKind::Internal, fmt::format("no verb {}", name));
-  std::vector<std::string> missing;
-  ASSIGN_OR_RETURN(app::Request req, app::make_request(*v, args, app::kHttp, &missing));
-  if (!missing.empty()) return make_error(ErrorKind::Usage, fmt::format("{}: required", missing.front()));
   app::Context ctx;
-  ctx.door = app::kHttp;
   ctx.store_url = c.o.store_url;
   ctx.store_pool = &c.pool;
-  VerbResult r = app::run_verb(*v, req, ctx);
+  VerbResult r = app::call(name, args, app::kHttp, ctx);
   if (r.error) return *r.error;
   if (r.result.is_object()) r.result.erase("store");  // where the server's store lives is not the caller's business
   return std::move(r.result);
@@ -228,6 +228,7 @@ ApiResponse Api::handle(const ApiRequest& rq) const {
   const Ctx c{o_, rq, *pool_};
   const std::string& p = rq.path;
   static const std::string kRuns = "/api/runs/", kArt = "/api/artifacts/";
+  if (p.starts_with(kVerbRoutePrefix)) return verb_route(o_, *pool_, rq, authorised(c));
   if (rq.method == "GET") {
     if (p == "/api/runs") return list_runs(c);
     if (p.starts_with(kRuns)) return verb_response(c, "store show", {{"run", p.substr(kRuns.size())}});

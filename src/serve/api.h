@@ -9,8 +9,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/json.h"
+#include "core/status.h"
 
 namespace goblin::store {
 class StorePool;
@@ -42,7 +44,12 @@ struct ApiOptions {
   std::string store_url;
   std::string token;     // empty: read-only (every write is 403)
   size_t pool_size = 8;  // store connections kept open (store/pool.h): one per server worker
+  // Directories whose files /api/v1 callers may name (goblin serve --root); empty: none.
+  std::vector<std::string> roots;
 };
+
+// The HTTP status of an error's kind (400 for usage and malformed input, 404 not found, ...).
+int http_status_of(const Error& e);
 
 // Thread-safe: the server's workers call handle() at once; each request borrows one store
 // connection from the pool for its duration.

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/path_roots.h"
 #include "core/io.h"
 #include "core/locate.h"
 #include "serve/api.h"
@@ -161,7 +162,10 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     return s.error();
   const int threads = std::max(1, o.threads);
   // One pooled store connection per worker: a request never waits for one (store/pool.h).
-  auto api = std::make_shared<Api>(ApiOptions{url, o.token, static_cast<size_t>(threads)});
+  // The roots are checked once here: a --root that does not exist is the server's error at start.
+  if (!o.roots.empty())
+    if (auto r = app::Roots::make(o.roots); !r) return r.error();
+  auto api = std::make_shared<Api>(ApiOptions{url, o.token, static_cast<size_t>(threads), o.roots});
   const size_t queued = static_cast<size_t>(std::max(1, o.max_queued)),
                shed = static_cast<size_t>(std::max(1, o.shed_threads));
   http.new_task_queue = [threads, queued, shed] { return new BoundedPool(static_cast<size_t>(threads), queued, shed); };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -17,6 +18,7 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8080;  // 0: any free port (printed)
   std::string token;
+  std::vector<std::string> roots;    // --root: directories /api/v1 callers may name files in
   size_t max_body_bytes = 8u << 20;  // a recorded result JSON fits; larger bodies are 413
   int threads = 8;                   // worker threads (requests served at once)
   int timeout_s = 10;                // read / write timeout per request

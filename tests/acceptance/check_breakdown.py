@@ -71,7 +71,6 @@ def analyse(path):
             is_gemm = cat == "kernel" and any(w in n for w in GEMM_WORDS) and not any(w in n for w in NOT_GEMM)
             gpu.append((s, t, e.get("args", {}).get("correlation"), is_gemm))
     steps = sorted(set(steps))
-    starts = [s for s, _, _ in steps]
     first = [None] * len(steps)
     last = [None] * len(steps)
     for s, t, corr, _ in gpu:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every verb of the registry (`goblin verbs --json`) is a command of the CLI: `goblin NAME --help`
 exits 0 and shows that command's usage (`Usage: goblin NAME`; an unknown command's --help shows
-the root's). The CLI registers registry verbs one by one (src/cli/main.cpp), so a verb added to the
-registry and forgotten there would exist for MCP, HTTP and Python but not for the command line.
+the root's). The CLI door loops over the registry (src/cli/cli_registry.cpp): this checks, end to
+end through the built binary, that the loop reaches every verb the registry offers to the CLI.
 
 usage: check_cli_verbs.py --goblin build/goblin     exits 1 listing each verb the CLI lacks
 """

@@ -81,6 +81,20 @@ def test_verb_functions_come_from_the_registry(tmp_path):
     assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir())
 
 
+def test_the_module_docstring_example_runs():
+    # `report = goblin.triage("trace.json.gz")`, as the module's docstring shows it: with no out=,
+    # the Python door gives the verb a fresh directory of its own, as MCP gives its session folder.
+    report = goblin.triage(ALEXNET)
+    out = pathlib.Path(report["out_dir"])
+    assert out.is_dir() and (out / "profile_summary.md").is_file() and (out / "kernel_table.json").is_file()
+    cli_out = out.parent / (out.name + "-cli")
+    env, rc = cli("triage", ALEXNET, "-o", str(cli_out))
+    assert rc == 0
+    # The same result as the CLI's but for where each wrote.
+    assert json.dumps(report, sort_keys=True).replace(str(out), "OUT") == \
+        json.dumps(env["result"], sort_keys=True).replace(str(cli_out), "OUT")
+
+
 def test_query_verb_json_equals_cli():
     sql = "select category, count(*), sum(dur_ns) from gpu_ops group by 1 order by 1"
     assert goblin.query(ALEXNET, sql=sql, format="json") == cli_sql([ALEXNET], sql)

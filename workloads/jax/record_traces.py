@@ -14,7 +14,7 @@ backend on GPU). create_perfetto_trace=True makes JAX write <host>.trace.json.gz
 
 Usage: record_traces.py OUTDIR   (writes OUTDIR/<name>.trace.json.gz + meta.json)
 """
-import functools, glob, gzip, json, os, shutil, sys, time, traceback
+import glob, gzip, json, os, shutil, sys, time, traceback
 
 import jax
 import jax.numpy as jnp

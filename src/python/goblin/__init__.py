@@ -165,6 +165,8 @@ def _make_verb_function(v):
 
 for _v in _registry().values():
     _n = _python_name(_v["name"])
+    if "python" not in _v["doors"]:  # a verb Python does not offer (one that runs a `goblin trace`)
+        continue
     if _n not in globals():  # never shadow the module's own names (load, run, ...)
         globals()[_n] = _make_verb_function(_v)
         __all__.append(_n)

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "model/profiler_step.h"
+#include "model/runtime_call.h"
 #include "model/warnings.h"
 #include "trace/jax/jax.h"
 #include "trace/kineto/trace_splitter.h"
@@ -217,7 +218,7 @@ class Reader final : public TraceSplitter::Handler {
       r.start_ns = start, r.dur_ns = len, r.name = tl_.strings.intern(name), r.pid = *pid;
       r.tid = tid.value_or(kNone), r.correlation = corr;
       r.is_driver = name.starts_with("cu") && !name.starts_with("cuda");
-      r.is_sync = has(name, "Synchronize");
+      r.is_sync = is_sync_call(name);
       tl_.runtime.push(r);
       return;
     }

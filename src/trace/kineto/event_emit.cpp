@@ -9,6 +9,7 @@
 #include "core/decimal.h"
 #include "core/limits.h"
 #include "model/profiler_step.h"
+#include "model/runtime_call.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/event_values.h"
 #include "trace/kineto/kineto.h"
@@ -370,7 +371,7 @@ void EventParser::emit(const Event& ev, uint64_t offset) {
       r.wait_stream = ev.wait_stream >= 0 ? ev.wait_stream : kNone;
       r.wait_record_correlation = ev.wait_record_corr >= 0 ? ev.wait_record_corr : kNone;
       r.is_driver = c == Cat::Driver;
-      r.is_sync = c == Cat::Sync || ev.name.find("Synchronize") != std::string_view::npos;
+      r.is_sync = c == Cat::Sync || is_sync_call(ev.name);
       tl_.runtime.push(r);
       return;
     }

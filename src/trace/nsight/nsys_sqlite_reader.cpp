@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/sqlite_input.h"
+#include "model/runtime_call.h"
 #include "trace/readers.h"
 
 namespace goblin::trace {
@@ -286,8 +287,7 @@ class NsysReader {
             StrId raw = name_of(st, 5, table);
             r.name = api_name(raw);
             std::string_view n = tl_.str(r.name);
-            r.is_sync = n.find("Synchronize") != std::string_view::npos ||
-                        (r.correlation != kNone && sync_corr_.count(r.correlation));
+            r.is_sync = is_sync_call(n) || (r.correlation != kNone && sync_corr_.count(r.correlation));
             tl_.runtime.push(r);
           });
       if (!s.ok()) return s;

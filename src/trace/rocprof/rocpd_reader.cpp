@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "core/sqlite_input.h"
+#include "model/runtime_call.h"
 #include "trace/readers.h"
 #include "trace/rocprof/rocpd.h"
 #include "trace/rocprof/rocprof_fields.h"
@@ -473,8 +474,7 @@ class RocpdReader {
       r.tid = tid;
       r.is_driver = kit->second.second;
       auto sit = sync.find(name);
-      if (sit == sync.end())
-        sit = sync.emplace(name, name != kNoStr && tl_.str(name).find("Synchronize") != std::string_view::npos).first;
+      if (sit == sync.end()) sit = sync.emplace(name, name != kNoStr && is_sync_call(tl_.str(name))).first;
       r.is_sync = sit->second;
       const int64_t internal = i64(st, 6), external = i64(st, 7);
       r.correlation = internal > 0 ? internal : kNone;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/sqlite_input.h"
+#include "model/runtime_call.h"
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
 
@@ -81,7 +82,7 @@ Status read_v1_db(const std::string& path, Timeline& tl) {
                     std::string_view name = col_text(st, 4);
                     r.name = tl.strings.intern(name);
                     r.correlation = col_int(st, 5);
-                    r.is_sync = name.find("Synchronize") != std::string_view::npos;
+                    r.is_sync = is_sync_call(name);
                     tl.runtime.push(r);
                   }));
   }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/decimal.h"
+#include "model/runtime_call.h"
 #include "trace/rocprof/json_prefix_repair.h"
 #include "trace/rocprof/rocprof_fields.h"
 #include "trace/rocprof/rocprof_v1_parts.h"
@@ -173,7 +174,7 @@ class V1JsonRun {
         r.pid = parse_int(e.host_pid).value_or(pid.value_or(kNone));
         r.tid = parse_int(e.host_tid).value_or(parse_int(e.tid).value_or(kNone));
         r.is_driver = lane == Lane::DriverApi;
-        r.is_sync = e.name.find("Synchronize") != std::string::npos;
+        r.is_sync = is_sync_call(e.name);
         tl_.runtime.push(r);
         break;
       }

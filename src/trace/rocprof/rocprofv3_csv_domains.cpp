@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "model/runtime_call.h"
 #include "trace/rocprof/rocprof_stats.h"
 
 namespace goblin::trace::rocprof {
@@ -200,7 +201,7 @@ class ApiTraceReader : public DomainRowReader {
     r.tid = tid.value_or(kNone);
     r.correlation = correlation_or_none(f_.integer(corr_));
     r.is_driver = domain.substr(0, 4) == "HSA_";
-    r.is_sync = func.find("Synchronize") != std::string_view::npos;
+    r.is_sync = is_sync_call(func);
     tl_.runtime.push(r);
   }
 

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <unordered_map>
 
+#include "model/runtime_call.h"
 #include "trace/readers.h"
 #include "trace/rocprof/json_prefix_repair.h"
 #include "trace/rocprof/rocprof_fields.h"
@@ -200,7 +201,7 @@ class JsonRun {
     for (const auto& p : runtime_) {
       const std::string name = op_name(p.kind, p.operation);
       tl_.runtime.name[p.row] = tl_.strings.intern(name);
-      tl_.runtime.is_sync[p.row] = name.find("Synchronize") != std::string::npos;
+      tl_.runtime.is_sync[p.row] = is_sync_call(name);
       tl_.runtime.is_driver[p.row] = kind_name(p.kind).substr(0, 4) == "HSA_";
     }
     for (const auto& p : markers_) tl_.annotations.name[p.row] = tl_.strings.intern(op_name(p.kind, p.operation));

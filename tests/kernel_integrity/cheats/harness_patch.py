@@ -4,7 +4,7 @@ import sys
 
 import torch
 import _softmax as _s  # the honest kernel (../cheats/_softmax.py, copied beside kernel.py)
-from _softmax import softmax
+from _softmax import softmax  # noqa: F401  (what a cheat keeps to look like the honest kernel)
 
 
 def make_inputs(M=32768, N=8192):

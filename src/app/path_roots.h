@@ -1,7 +1,7 @@
-// Safety for file arguments: the server acts for a model on the user's machine, so every path a
-// tool is given must resolve — after symlinks — inside one of the --root directories. Results
-// show paths relative to their root and pass through the config redactor (tokens, home paths,
-// bucket URIs) before they leave the process.
+// Safety for file arguments at the doors that act for someone else (the MCP server for a model,
+// the HTTP API for a web caller): every path a call is given must resolve — after symlinks —
+// inside one of the server's --root directories. Results show paths relative to their root and
+// pass through the config redactor (tokens, home paths, bucket URIs) before they leave the process.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,7 +9,9 @@
 #include "core/json.h"
 #include "core/status.h"
 
-namespace goblin::mcp {
+namespace goblin::app {
+
+struct Verb;
 
 class Roots {
  public:
@@ -30,4 +32,9 @@ class Roots {
 void scrub(Json& j, const Roots& roots);
 std::string scrub_text(const std::string& s, const Roots& roots);
 
-}  // namespace goblin::mcp
+// A verb's path arguments resolved inside `roots` (a JSON document given inline is left alone). A
+// workspace argument (FieldKind::WorkDir) must lie under `work_root`, the one place the server
+// writes, given relative to it or as a path inside the roots.
+Result<Json> confine_path_args(const Verb& v, const Json& args, const Roots& roots, const std::string& work_root);
+
+}  // namespace goblin::app

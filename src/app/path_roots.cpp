@@ -1,15 +1,16 @@
-#include "mcp/paths.h"
+#include "app/path_roots.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
+#include "app/verb.h"
 #include "config/workload_config.h"
 #include "core/confine.h"
 
 namespace fs = std::filesystem;
 
-namespace goblin::mcp {
+namespace goblin::app {
 
 Result<Roots> Roots::make(const std::vector<std::string>& dirs) {
   Roots r;
@@ -132,4 +133,46 @@ void scrub(Json& j, const Roots& roots) {
   }
 }
 
-}  // namespace goblin::mcp
+namespace {
+
+Result<std::string> confine_workdir(const std::string& arg, const std::string& what, const Roots& roots,
+                                    const std::string& work_root) {
+  ASSIGN_OR_RETURN(auto out, Roots::make({work_root}));
+  auto p = out.resolve(arg, what);
+  if (!p.ok()) p = roots.resolve(arg, what);
+  if (p.ok() && path_beneath(*p, out.dirs().front())) return *p;
+  return make_error(ErrorKind::Usage,
+                    what + " '" + arg + "' is not a workspace under the server's --out (create one with kernel_init)",
+                    arg);
+}
+
+}  // namespace
+
+Result<Json> confine_path_args(const Verb& v, const Json& args, const Roots& roots, const std::string& work_root) {
+  Json a = args;
+  for (const Field& f : v.request) {
+    if (!a.contains(f.name) || a[f.name].is_null()) continue;
+    Json& x = a[f.name];
+    if (f.kind == FieldKind::WorkDir && x.is_string()) {
+      ASSIGN_OR_RETURN(auto p, confine_workdir(x.get<std::string>(), f.name, roots, work_root));
+      x = p;
+      continue;
+    }
+    const bool path_kind = f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths ||
+                           (f.kind == FieldKind::InputJson && x.is_string());
+    if (!path_kind) continue;
+    if (x.is_string()) {
+      ASSIGN_OR_RETURN(auto p, roots.resolve(x.get<std::string>(), f.name));
+      x = p;
+    } else if (x.is_array()) {
+      for (auto& e : x) {
+        if (!e.is_string()) continue;  // make_request names the wrong type
+        ASSIGN_OR_RETURN(auto p, roots.resolve(e.get<std::string>(), f.name));
+        e = p;
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace goblin::app
