@@ -10,7 +10,7 @@ is kept as .txt and said so in its README).
 
 The repository holds only the product: docs/results/ no longer exists, and a test that reads a
 file under docs/ or bench/results/ fails this check too (test inputs live in tests/fixtures/).
-A test source is a `*_test.cpp` under src/ or a file under tests/ other than this one; a path in
+A test source is a `*_test.cpp` under src/ or a file under tests/ or web/test/ other than this one; a path in
 a comment is a citation, not a read.
 
 Usage: check_results.py SOURCE_DIR     exit 0 clean, 1 with one line per violation
@@ -42,7 +42,7 @@ def link_targets(markdown):
 
 
 def check(results):
-    """One line per violation under the docs/results folder `results`."""
+    """One line per violation under the bench/results folder `results`."""
     problems = []
     if not results.is_dir():
         return [f"{results}: no such folder"]
@@ -68,11 +68,12 @@ def test_sources(root):
     src = root / "src"
     if src.is_dir():
         yield from sorted(src.rglob("*_test.cpp"))
-    tests = root / "tests"
-    if tests.is_dir():
+    for tests in (root / "tests", root / "web" / "test"):
+        if not tests.is_dir():
+            continue
         for f in sorted(tests.rglob("*")):
-            if f.is_file() and f.suffix in (".py", ".sh", ".cpp", ".js", ".txt") and "fixtures" not in f.parts \
-                    and f.name != "check_results.py":
+            if f.is_file() and f.suffix in (".py", ".sh", ".cpp", ".js", ".mjs", ".json", ".txt") \
+                    and "fixtures" not in f.parts and "node_modules" not in f.parts and f.name != "check_results.py":
                 yield f
 
 
@@ -114,11 +115,14 @@ def self_test():
             'auto f = load(GOBLIN_SOURCE_DIR "/tests/fixtures/x/trace.json");\n')
         (root / "tests" / "t").mkdir(parents=True)
         (root / "tests" / "t" / "check.py").write_text('# bench/results/x\nopen(os.path.join(src, "bench/results/x/a.json"))\n')
+        (root / "web" / "test").mkdir(parents=True)
+        (root / "web" / "test" / "page.mjs").write_text("const res = join(SRC, 'docs/results');\n")
         (root / "docs" / "results").mkdir(parents=True)
         problems = check(r) + check_tests(root)
     expected = ["no_readme: a result folder without README.md", "links 'gone.json'", "links 'also_gone.csv'",
                 "device.log: a run-by-run log", "run.stderr: a run-by-run log", "a_test.cpp:2: a test reads",
-                "check.py:2: a test reads", "measurements live in bench/results/, not docs/"]
+                "check.py:2: a test reads", "page.mjs:1: a test reads",
+                "measurements live in bench/results/, not docs/"]
     missing = [e for e in expected if not any(e in p for p in problems)]
     extra = [p for p in problems if not any(e in p for e in expected)]
     out = "".join(p + "\n" for p in problems)
