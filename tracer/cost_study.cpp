@@ -98,7 +98,7 @@ int enable_launch_callbacks(const Recorded& rec, bool on) {
   }
   if (subscriber(&sub, nullptr) != CUPTI_SUCCESS) return -1;
   // Both domains: cuBLASLt and Triton launch through the driver (cuLaunchKernelEx: ~650 of the
-  // HF Trainer's ~3,800 launches per step, docs/results/tracer); the runtime's own launches do
+  // HF Trainer's ~3,800 launches per step, bench/results/tracer); the runtime's own launches do
   // not pass through a driver callback, so nothing is recorded twice.
   int n = 0;
   const std::pair<CUpti_CallbackDomain, uint32_t> domains[] = {

@@ -1,5 +1,5 @@
 // Parts of goblin's CUPTI tracer that serve the per-launch cost study of issue 30
-// (docs/results/tracer, third session of 2026-11-26): launch records taken from CUPTI callbacks
+// (bench/results/tracer, third session of 2026-11-26): launch records taken from CUPTI callbacks
 // instead of API activity records, and one summary per attach (what that window recorded, per
 // API call name, and what the buffer callbacks cost), so that one process can run windows of
 // several configurations (goblin_cupti_configure) and each window says what it held.

@@ -45,7 +45,7 @@ std::vector<std::string> comma_words(const std::string& spec) {
 // domain is switched, then the unwanted call ids are turned off one by one (every id when
 // GOBLIN_CUPTI_API=all is kept). Switching the wanted ids on one by one instead works only when
 // done during cuInit: after a pause, or first done later, no API record came at all
-// (tracer_checks/pause_resume.py on the H100, CUPTI 13.0, docs/results/tracer/README.md).
+// (tracer_checks/pause_resume.py on the H100, CUPTI 13.0, bench/results/tracer/README.md).
 int set_apis(const Recorded& rec, CUpti_CallbackDomain domain, uint32_t size, CUpti_ActivityKind kind, bool on) {
   if (!on) return cuptiActivityDisable(kind) == CUPTI_SUCCESS ? 0 : -1;
   if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) return -1;
@@ -63,7 +63,7 @@ int set_apis(const Recorded& rec, CUpti_CallbackDomain domain, uint32_t size, CU
 
 // The activity kinds recorded besides the runtime/driver API calls (set_apis), by the names
 // GOBLIN_CUPTI_KINDS uses. All of them by default; a subset exists to measure what each kind
-// costs (docs/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
+// costs (bench/results/tracer: the per-kernel instrumentation of concurrent-kernel records is what
 // a kernel-dense, GPU-bound step pays).
 struct KindName {
   const char* name;

@@ -37,13 +37,13 @@ void choose_kinds(const char* spec, Recorded& out);
 void enable_recorded(const Recorded& r, bool on, bool report = false);
 
 // GOBLIN_CUPTI_TUNE: a comma list of CUPTI options, for the per-launch cost study of
-// docs/results/tracer (what each costs the host on Hopper): shared (one activity buffer for
+// bench/results/tracer (what each costs the host on Hopper): shared (one activity buffer for
 // all threads instead of CUPTI 13's per-thread buffers), devbuf=MB (device buffer for kernel
 // timestamps, CUPTI default 3 MB), semaphores=N (profiling semaphore pool, default
 // 25000), hwtrace (kernel timestamps from hardware events: CUPTI 13 offers it on Blackwell only,
 // the result is kept). Call before CUPTI attaches; returns "option=ok" or "option=CUPTI error"
 // per option (the trace's goblin_tracer.tune), "" for none. On the H200 (CUDA 13.0) semaphores
-// and hwtrace were refused and the others did not lower the cost (docs/results/tracer, 2026-11-26).
+// and hwtrace were refused and the others did not lower the cost (bench/results/tracer, 2026-11-26).
 std::string apply_tune(const char* spec);
 
 }  // namespace goblin::tracer

@@ -1,4 +1,4 @@
-// The tracer's real output, recorded on an H100 (docs/results/tracer/README.md, device.sh robust
+// The tracer's real output, recorded on an H100 (bench/results/tracer/README.md, device.sh robust
 // and graphs) and committed under examples/h100_tracer/, read through goblin's reader: steps
 // from the hook's NVTX ranges, kernels per step, graph kernels attributed to their
 // cudaGraphLaunch, and the tracer's metadata. CPU-only: no CUPTI needed to run these.

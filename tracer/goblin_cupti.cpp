@@ -141,7 +141,7 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
 // goblin_cupti_set_recording(0) stops every activity kind; (1) starts them again. Two jobs use it:
 //  - recording only the profiled window. CUPTI intercepts every launch while any activity kind is
 //    enabled (3.5-8 us of host time per launch on the H100 machines, whatever kinds are recorded;
-//    about 1 us with all of them disabled but CUPTI still attached: docs/results/tracer/README.md),
+//    about 1 us with all of them disabled but CUPTI still attached: bench/results/tracer/README.md),
 //    so a launch-bound job pays that on every step it runs under the tracer. With
 //    GOBLIN_CUPTI_START_PAUSED=1 the tracer records nothing until goblin's hook resumes it at the
 //    profiled window's first step, and the hook pauses it after the window's last;
@@ -149,8 +149,8 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
 //    steps recorded / not recorded, so process-to-process noise cancels).
 // Started paused, the tracer does not touch CUPTI at cuInit: the first resume attaches it
 // (registers the buffer callbacks) and enables the kinds, so the steps before the window run with
-// no tracer cost at all (host time per launch as untraced: docs/results/tracer, 2026-11-24).
-// How a pause is made (GOBLIN_CUPTI_PAUSE), measured on the H100 (docs/results/tracer/README.md
+// no tracer cost at all (host time per launch as untraced: bench/results/tracer, 2026-11-24).
+// How a pause is made (GOBLIN_CUPTI_PAUSE), measured on the H100 (bench/results/tracer/README.md
 // § "Session of 2026-11-24"):
 //  - detach (default): every kind disabled, the context synchronised, every buffer flushed and
 //    CUPTI detached with cuptiFinalize, from the exit callsite of a driver call as CUPTI's

@@ -69,15 +69,15 @@ TEST(MemoryEvents, TracePeakEqualsMaxMemoryAllocated) {
   EXPECT_NE(d.by_stack[0].site, "aten::empty");  // the op that allocated, not the allocator call
 }
 
-// docs/results/h100_memory/kineto_memory_b8.json.gz: one step profiled after the model was built
-// and trained (torch.cuda.reset_peak_memory_stats() before it). Total Allocated counts every live
-// byte, so the peak is still the recorded one; what was allocated before the profiler started is
-// reported as such.
+// tests/fixtures/h100_memory/kineto_memory_b8.json.gz (bench/results/h100_memory): one step
+// profiled after the model was built and trained (torch.cuda.reset_peak_memory_stats() before
+// it). Total Allocated counts every live byte, so the peak is still the recorded one; what was
+// allocated before the profiler started is reported as such.
 TEST(MemoryEvents, PeakOfAStepProfiledLate) {
   auto t = read_all(kDir + "snapshot_b8.json");
   ASSERT_TRUE(t.ok());
   const Json rec = Json::parse(*t);
-  const Timeline tl = load(GOBLIN_SOURCE_DIR "/docs/results/h100_memory/kineto_memory_b8.json.gz");
+  const Timeline tl = load(GOBLIN_SOURCE_DIR "/tests/fixtures/h100_memory/kineto_memory_b8.json.gz");
   const MemoryReport r = analyse_memory_events(tl, testing::memory_category_rules(), -1);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceMemory& d = r.devices[0];

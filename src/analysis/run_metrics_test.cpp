@@ -219,7 +219,7 @@ TEST(RunMetricsJson, RoundTripsStructAndRecordedFile) {
   EXPECT_EQ(analysis::run_metrics_to_json(*back).dump(), j.dump());
 
   std::ifstream in(std::string(GOBLIN_SOURCE_DIR) +
-                   "/docs/results/h100_audit_rounds/hf_trainer_r2/round1_after_profile/metrics.json");
+                   "/tests/fixtures/h100_audit_rounds/hf_trainer_r2/round1_after_profile/metrics.json");
   const Json recorded = Json::parse(in);
   auto r = analysis::run_metrics_from_json(recorded);
   ASSERT_TRUE(r.ok()) << r.error().message;

@@ -202,7 +202,7 @@ TEST(Taxonomy, InductorKindFirst) {
       fx + "/kineto/triton_example.json.gz", src + "/examples/h100_cudagraphs/graph_off_compile_default.json.gz",
       src + "/examples/h100_cudagraphs/graph_on_reduce_overhead.json.gz",
       src + "/examples/h100_tracer/tuned_compile_graphs_cupti.json.gz",
-      src + "/docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"};
+      src + "/tests/fixtures/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"};
   std::set<std::string> names;
   for (const auto& t : traces) {
     Timeline tl;

@@ -46,7 +46,7 @@ TEST(StoreRecording, KernelVerbsRecordTheWorkspace) {
   const auto dir = testing::private_tmp_dir("store_kernel");
   const std::string url = "sqlite://" + (dir / "runs.db").string();
   const std::string ws = (dir / "softmax").string();
-  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax", ws,
+  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/kernel_opt/softmax", ws,
                         std::filesystem::copy_options::recursive);
   for (const char* name :
        {"kernel bench", "kernel record", "kernel profile", "kernel status", "kernel mask", "kernel unmask"}) {
@@ -87,7 +87,7 @@ TEST(StoreRecording, KernelStatusRecordsTheWorkspaceProgressOnce) {
   const auto dir = testing::private_tmp_dir("store_kernel_status");
   const std::string url = "sqlite://" + (dir / "runs.db").string();
   const std::string ws = (dir / "softmax").string();
-  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax", ws,
+  std::filesystem::copy(std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/kernel_opt/softmax", ws,
                         std::filesystem::copy_options::recursive);
   const Verb* v = find_verb("kernel status");
   ASSERT_NE(v, nullptr);
@@ -119,7 +119,7 @@ TEST(StoreRecording, DashboardStoreVerbsFromTheCli) {
   VerbResult m = call("metrics", {{"path", trace}, {"store", url}, {"experiment", "e1"}, {"trial", "t1"}});
   ASSERT_FALSE(m.error) << m.error->describe();
   VerbResult k = call("store add", {{"store", url},
-                                    {"path", std::string(GOBLIN_SOURCE_DIR) + "/docs/results/kernel_opt/softmax"},
+                                    {"path", std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/kernel_opt/softmax"},
                                     {"experiment", "e2"}});
   ASSERT_FALSE(k.error) << k.error->describe();
   const Json kid = k.result["runs"][0]["run_id"];

@@ -436,7 +436,7 @@ void add_kernel_verbs(std::vector<Verb>& out) {
                   "% of roofline");
     v.examples =
         "  goblin kernel suite examples/kernel/suite --platform H100 --out /tmp/suite     run on this GPU\n"
-        "  goblin kernel suite examples/kernel/suite --platform H100 --results docs/results/kernel_suite/raw\n"
+        "  goblin kernel suite examples/kernel/suite --platform H100 --results /tmp/suite/raw\n"
         "  goblin kernel suite examples/kernel --platform H100 --tasks rmsnorm,matmul/v3 -o /tmp/suite\n";
     Field dir =
         field("dir", FieldKind::InputPath, "directory of kernel files (*.py; names starting with _ are skipped)");

@@ -1,5 +1,5 @@
 // An audit round's field list (audit_round_json.cpp): struct -> JSON -> struct, the rounds of the
-// reports recorded by earlier audits (docs/results) byte-identical through the struct, and errors
+// reports recorded by earlier audits (bench/results) byte-identical through the struct, and errors
 // that name the key.
 #include <gtest/gtest.h>
 
@@ -34,9 +34,9 @@ TEST(AuditRoundJson, KeysAppearAsTheRoundGetsThere) {
 
 TEST(AuditRoundJson, RecordedRoundsRoundTripByteIdentical) {
   int n = 0;
-  for (const char* f :
-       {"docs/results/h100_audit_rounds/base/report.json", "docs/results/h100_audit_rounds/base_workers/report.json",
-        "docs/results/h100_audit_rounds/tuned_compile_current/report.json"}) {
+  for (const char* f : {"tests/fixtures/h100_audit_rounds/base/report.json",
+                        "tests/fixtures/h100_audit_rounds/base_workers/report.json",
+                        "tests/fixtures/h100_audit_rounds/tuned_compile_current/report.json"}) {
     auto text = read_all(std::string(GOBLIN_SOURCE_DIR) + "/" + f);
     ASSERT_TRUE(text.ok()) << f;
     const Json rep = Json::parse(*text);

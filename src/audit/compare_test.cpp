@@ -492,11 +492,11 @@ TEST(AuditCli, ReplayJsonEnvelope) {
   EXPECT_EQ(WEXITSTATUS(system(cmd2.c_str())), 3);
 }
 
-// The live audit of the tuned config on the H100 (docs/results/h100_audit_rounds/
+// The live audit of the tuned config on the H100 (bench/results/h100_audit_rounds/
 // tuned_compile_current): no rule applied. The report says so rather than leaving an empty section.
 TEST(Compare, ReportSaysNoRuleAppliedOnTheTunedConfig) {
   auto text =
-      read_all(std::string(GOBLIN_SOURCE_DIR) + "/docs/results/h100_audit_rounds/tuned_compile_current/report.json");
+      read_all(std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/h100_audit_rounds/tuned_compile_current/report.json");
   ASSERT_TRUE(text.ok());
   Json r = Json::parse(*text);
   ASSERT_TRUE(r["rules"].empty());

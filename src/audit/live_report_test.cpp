@@ -3,7 +3,7 @@
 // two profiles and the AFTER waste budget from the patched config's profile. No GPU here: a runner
 // that behaves as the live one does (unprofiled bench, profiled profile/profile_after) over the
 // recorded H100 pair of examples/h100_llama, and the live audits' recorded profile run directories
-// of docs/results/h100_live.
+// of bench/results/h100_live.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -126,12 +126,12 @@ TEST(LiveAuditReport, WhatGotFasterIsTheDiffOfTheTwoProfiles) {
 }
 
 // The live runner's last_trace() is the profile's run directory: `goblin diff` reads the recorded
-// live audits' profile run directories (docs/results/h100_live: base.yaml and the tuned,
+// live audits' profile run directories (bench/results/h100_live: base.yaml and the tuned,
 // torch.compile config, each profiled on the H100) as it reads trace files.
 TEST(LiveAuditReport, KernelDiffReadsLiveProfileRunDirectories) {
   set_data_dir(GOBLIN_DATA_DIR);
-  const KernelDiff k = kernel_diff_for_report(src("docs/results/h100_live/audit_base/live/profile-1"),
-                                              src("docs/results/h100_live/audit_tuned_compile/live/profile-1"));
+  const KernelDiff k = kernel_diff_for_report(src("tests/fixtures/h100_live/audit_base/live/profile-1"),
+                                              src("tests/fixtures/h100_live/audit_tuned_compile/live/profile-1"));
   EXPECT_TRUE(k.available) << k.reason.value_or("");
   ASSERT_TRUE(k.story);
   EXPECT_FALSE(k.story->empty());

@@ -146,11 +146,11 @@ TEST(Patch, MetricsGiveSpeedupRangeAndConfidence) {
 
 // memory.batch_into_headroom on the live audit's round-1 config (workers 4, batch 8, measured
 // headroom and host gap): the batch and the DataLoader workers double together. On the H100 the
-// round-2 config with 4 workers starved on data (docs/results/h100_audit_rounds/probe).
+// round-2 config with 4 workers starved on data (bench/results/h100_audit_rounds/probe).
 TEST(Patch, BatchIntoHeadroomDoublesTheWorkersWithTheBatch) {
   const Knowledge k = kb();
   analysis::RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
-  std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
+  std::string path = tmp_copy(src("tests/fixtures/h100_audit_rounds/base/rounds/round-1.yaml"), "round-1.yaml");
   auto before = config::parse_config_file(path);
   ASSERT_TRUE(before.ok()) << before.error().describe();
   ASSERT_EQ(before->get("dataloader_workers"), 4);
@@ -184,7 +184,7 @@ TEST(Patch, ScaleComposesWithAnEarlierRulesEdit) {
   EXPECT_TRUE(p->result.conflicts.empty()) << patch_to_json(p->result)["conflicts"].dump(1);
 }
 
-// The HF Trainer audit's round 2 on the H100 (docs/results/h100_audit_rounds): round 1 turned
+// The HF Trainer audit's round 2 on the H100 (bench/results/h100_audit_rounds): round 1 turned
 // torch.compile on, and the batch rule's guard against compiled workloads blocked it. The guard is
 // about the user's own choice (`of: original`): with the user's config uncompiled the batch and the
 // workers double; with the user's own torch.compile the rule stays off and says why.
@@ -226,7 +226,7 @@ TEST(Patch, BatchRuleReadsTheUsersOwnCompileNotAnEarlierRoundsEdit) {
 }
 
 // The Patch struct and its JSON: struct -> JSON -> struct gives the same JSON, and a patch.json
-// recorded by an audit of this shape (docs/results) reads into the struct and writes back
+// recorded by an audit of this shape (bench/results) reads into the struct and writes back
 // byte-identical (with its calibration).
 TEST(PatchJson, RoundTripsThroughTheStruct) {
   Knowledge k = kb();
@@ -241,8 +241,8 @@ TEST(PatchJson, RoundTripsThroughTheStruct) {
   auto back = patch_from_json(j);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(patch_to_json(*back).dump(), j.dump());
-  // (docs/results/h100_live's patch.json files predate fraction_model: an older shape.)
-  for (const char* f : {"docs/results/h100_audit_rounds/tuned_compile_current/patch.json"}) {
+  // (bench/results/h100_live's patch.json files predate fraction_model: an older shape.)
+  for (const char* f : {"tests/fixtures/h100_audit_rounds/tuned_compile_current/patch.json"}) {
     auto text = read_all(src(f));
     ASSERT_TRUE(text.ok()) << f;
     const Json recorded = Json::parse(*text);
@@ -299,7 +299,7 @@ TEST(Patch, BatchRuleReadsBatchScaleFitsBeforeTheHbmProxy) {
   ASSERT_TRUE(h) << why;
   ASSERT_GE(h->batch_scale_fits, 2.0);  // a 2-layer model on an 80 GB card
   // The round-1 config of BatchIntoHeadroomDoublesTheWorkersWithTheBatch, its host gap measured.
-  const std::string path = tmp_copy(src("docs/results/h100_audit_rounds/base/rounds/round-1.yaml"), "fits.yaml");
+  const std::string path = tmp_copy(src("tests/fixtures/h100_audit_rounds/base/rounds/round-1.yaml"), "fits.yaml");
   analysis::RunMetrics m = h100_profile(0.054, 0.038, 0.02, 0.0, 6.0);
   analysis::apply_memory_headroom(m, *h);
   ASSERT_LT(*m.hbm_peak_gb / *m.hbm_total_gb, 0.4);

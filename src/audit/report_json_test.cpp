@@ -1,5 +1,5 @@
 // The Report's one field list: Report -> JSON -> Report -> JSON gives the same JSON, on every
-// report committed under examples/ and docs/results/ and on a fresh replay audit; a malformed
+// report committed under examples/ and bench/results/ and on a fresh replay audit; a malformed
 // report names its file and the field.
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ void expect_round_trip(const Report& r, const std::string& what) {
 
 TEST(ReportJson, CommittedReportsRoundTrip) {
   int n = 0;
-  for (const char* dir : {"examples", "docs/results"})
+  for (const char* dir : {"examples", "tests/fixtures"})
     for (const auto& e : fs::recursive_directory_iterator(fs::path(GOBLIN_SOURCE_DIR) / dir)) {
       if (!e.is_regular_file() || e.path().filename() != "report.json") continue;
       auto r = load_report_file(e.path().string());

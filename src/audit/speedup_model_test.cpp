@@ -1,5 +1,5 @@
 // Speedup models on recorded H100 traces (docs/metrics.md § Speedup models): the predicted range
-// must contain what was measured live (docs/results/h100_live: base.yaml 5.44x [5.31, 5.60]
+// must contain what was measured live (bench/results/h100_live: base.yaml 5.44x [5.31, 5.60]
 // interleaved inside the audit; 5.40x [5.02, 5.50] and 5.47x [5.08, 5.58] in other sessions) and in
 // the bundled replay pair (examples/h100_llama: 4.77x), and the classes must partition the step.
 #include "audit/speedup_model.h"
@@ -44,7 +44,7 @@ Json patch_with(const std::string& config, const analysis::RunMetrics& m) {
 
 // The live audit's own BEFORE profile (run directory: trace + nvidia-smi telemetry).
 TEST(SpeedupModel, LiveBaseProfileHoldsTheMeasuredSpeedups) {
-  analysis::RunMetrics m = metrics_of(src("docs/results/h100_live/audit_base/live/profile-1"));
+  analysis::RunMetrics m = metrics_of(src("tests/fixtures/h100_live/audit_base/live/profile-1"));
   ASSERT_TRUE(m.cost.has_value());
   const analysis::CostProfile& c = *m.cost;
   // The classes and the idle partition add up to the step (kernels of one stream: no overlap).
@@ -136,7 +136,7 @@ TEST(SpeedupModel, NothingToPrice) {
   SpeedupPrediction sp = predict_speedup(m, *c, *c);
   EXPECT_FALSE(sp.predicted);
   EXPECT_NE(sp.note.find("cost profile"), std::string::npos);
-  analysis::RunMetrics t = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"));
+  analysis::RunMetrics t = metrics_of(src("tests/fixtures/h100_live/audit_tuned_compile/live/profile-1/trace.json.gz"));
   sp = predict_speedup(t, *c, *c);
   EXPECT_FALSE(sp.predicted);
   EXPECT_NE(sp.note.find("no config change"), std::string::npos);
@@ -146,7 +146,7 @@ TEST(SpeedupModel, NothingToPrice) {
 // profile: no rule applies (the acceptance's "tuned config gets no rule"), memory headroom and
 // host_gap notwithstanding (the batch rule leaves compiled workloads alone).
 TEST(SpeedupModel, TunedConfigGetsNoRule) {
-  analysis::RunMetrics m = metrics_of(src("docs/results/h100_live/audit_tuned_compile/live/profile-1"));
+  analysis::RunMetrics m = metrics_of(src("tests/fixtures/h100_live/audit_tuned_compile/live/profile-1"));
   ASSERT_TRUE(m.memory_headroom_gb.has_value());
   Json p = patch_with(src("workloads/configs/tuned_compile.yaml"), m);
   EXPECT_TRUE(p["rationale"].empty()) << p["rationale"].dump(1);
@@ -168,14 +168,14 @@ config::WorkloadConfig cfg_of(const std::string& path) {
 }
 }  // namespace
 
-// The HF Trainer audit's round 2 on the H100 (docs/results/h100_audit_rounds/hf_trainer_r2): the
+// The HF Trainer audit's round 2 on the H100 (bench/results/h100_audit_rounds/hf_trainer_r2): the
 // round-1 config's AFTER profile (97.9 ms profiled; the same config ran 72.8 ms unprofiled in round
 // 1's bench), batch 4 -> 8 with the workers. Measured 1.40x [1.34, 1.69]. The old batch model
 // (host idle kept, GPU x k, profiled ratio) said 1.42-1.44x; with the profiler's host time taken
 // out of the host classes before the models run (docs/audit.md § Profiler correction) and the idle
 // hidden under the longer GPU work (high end) the range holds the measurement.
 TEST(SpeedupModel, BatchRoundOfTheHfTrainerHoldsWithTheProfilerOverhead) {
-  const std::string d = src("docs/results/h100_audit_rounds/hf_trainer_r2/");
+  const std::string d = src("tests/fixtures/h100_audit_rounds/hf_trainer_r2/");
   analysis::RunMetrics m = metrics_json(d + "round1_after_profile/metrics.json");
   ASSERT_TRUE(m.cost.has_value());
   auto oc = cfg_of(d + "round-1.yaml"), nc = cfg_of(d + "bench_after_4.yaml");

@@ -1,14 +1,14 @@
 // The audit on a goblin CUPTI trace and on a torch.profiler trace of the same workload (issue 30:
 // "the audit then uses the cupti tracer by default with no loss of prediction quality: same rules,
 // ranges within 5 %"). Both recordings are goblin profile windows on one H100
-// (examples/h100_tracer/audit_replay/, docs/results/tracer § session of 2026-11-27); the cupti
+// (examples/h100_tracer/audit_replay/, bench/results/tracer, 2026-11-27); the cupti
 // traces carry input shapes in their first step only, mapped onto the later steps by the reader.
 //
-// Measured (docs/results/tracer § session of 2026-11-27): the same rules fire (6 on base.yaml, 3
+// Measured (bench/results/tracer, 2026-11-27): the same rules fire (6 on base.yaml, 3
 // on the HF Trainer) and the GPU-side classes the models price (GEMM, attention, memory-bound,
 // optimizer) agree within 1 %. Uncorrected, the ranges differed by up to 6.7 % because each tracer
 // adds its own host time (HF step 220.7 ms under torch.profiler, 174.9 ms under cupti). With the
-// profiler correction (docs/audit.md § Profiler correction; docs/results/tracer § 2026-11-26, the
+// profiler correction (docs/audit.md § Profiler correction; bench/results/tracer, 2026-11-26, the
 // audit's profiler correction) both audits price the same unprofiled step (the cupti recording's
 // own untraced steps; the torch replay's manifest carries the same measurement): base.yaml's
 // ranges agree within 5 % ([4.425, 8.270] vs [4.590, 8.269]); the HF Trainer's within 8 %
@@ -121,7 +121,7 @@ TEST(TracerParity, HfTrainerSameRulesGpuClassesWithin2PctRangesWithin8Pct) {
 
 // One pair of recordings is not enough to hold the HF Trainer to 5 %: the same tracer's audits
 // of separate processes differ by more than that. Eight recordings of one H100 call, the tracers
-// alternating c t t c c t t c (examples/h100_tracer/hf_repeats, docs/results/tracer § session of
+// alternating c t t c c t t c (examples/h100_tracer/hf_repeats, bench/results/tracer, session of
 // 2026-11-26, evening): the range ends of one tracer's four recordings spread 1.40-1.60 (low,
 // cupti) and 2.32-2.63 (high, torch), ±6-10 % around their means, while the two tracers' means
 // agree within 1 % (low 1.470 vs 1.465, high 2.471 vs 2.449). So the issue's bar, "ranges within

@@ -182,14 +182,14 @@ TEST(KernelCli, SuiteScoresRecordedResultsWithKernelBenchMetrics) {
             6);
 }
 
-// The H100 run of docs/results/kernel_suite, re-scored from its committed raw results: every
+// The H100 run of bench/results/kernel_suite, re-scored from its committed raw results: every
 // kernel correct on its bench shape and its held-out shapes, every one refused by the timer check
 // (the run's own torch.compile rebound torch.manual_seed), so nothing counts as correct.
 TEST(KernelCli, SuiteScoresTheH100Run) {
   const std::string src = GOBLIN_SOURCE_DIR;
   // That run covered the two problems examples/kernel had then.
   auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks matmul,softmax --results " + src +
-               "/docs/results/kernel_suite/raw --harness " + src + "/tools/kernel_harness.py --json");
+               "/tests/fixtures/kernel_suite/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = goblin::Json::parse(r.out)["result"];
   EXPECT_EQ(s["metrics"]["tasks"], 8);
@@ -203,13 +203,13 @@ TEST(KernelCli, SuiteScoresTheH100Run) {
   EXPECT_NEAR(s["tasks"][2]["achieved"].get<double>(), 678.8, 0.1);
 }
 
-// The rerun after the harness fix (docs/results/kernel_suite/README.md § Run 2): every kernel passes
+// The rerun after the harness fix (bench/results/kernel_suite/README.md § Run 2): every kernel passes
 // correctness, held-out shapes and integrity, and the scores re-computed here from the raw results
 // are the ones the H100 run printed.
 TEST(KernelCli, SuiteScoresTheH100Rerun) {
   const std::string src = GOBLIN_SOURCE_DIR;
   auto r = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks matmul,softmax --results " + src +
-               "/docs/results/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
+               "/tests/fixtures/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = goblin::Json::parse(r.out)["result"];
   EXPECT_EQ(s["metrics"]["tasks"], 8);
@@ -283,7 +283,7 @@ TEST(KernelCli, SuiteTasksAreValidAndPriced) {
 
   // --tasks picks problems or files; a name that matches nothing is a usage error naming it.
   auto some = run("kernel suite " + src + "/examples/kernel --platform H100 --tasks rope,matmul/v2 --results " + src +
-                  "/docs/results/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
+                  "/tests/fixtures/kernel_suite/run2/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(some.code, 0) << some.out;
   auto picked = goblin::Json::parse(some.out)["result"];
   ASSERT_EQ(picked["tasks"].size(), 2u);
@@ -293,12 +293,12 @@ TEST(KernelCli, SuiteTasksAreValidAndPriced) {
   EXPECT_TRUE(picked["problems"][1]["best"].is_null());
   auto bad = goblin::testing::run_command(std::string(GOBLIN_BINARY_DIR) + "/goblin kernel suite " + src +
                                           "/examples/kernel --platform H100 --tasks nosuch --results " + src +
-                                          "/docs/results/kernel_suite/run2/raw 2>&1");
+                                          "/tests/fixtures/kernel_suite/run2/raw 2>&1");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("\"nosuch\" names no kernel file"), std::string::npos) << bad.out;
 }
 
-// Run 3 on the H100 (docs/results/kernel_suite/README.md § Run 3): the six new problems (ten files)
+// Run 3 on the H100 (bench/results/kernel_suite/README.md § Run 3): the six new problems (ten files)
 // and the best softmax and matmul of run 2, re-scored from the committed raw results: every file
 // correct on its bench shape, its held-out shapes and seeds and every integrity check, and the
 // metrics the README quotes, by file and by problem.
@@ -307,7 +307,7 @@ TEST(KernelCli, SuiteScoresTheH100Run3) {
   auto r = run("kernel suite " + src +
                "/examples/kernel --platform H100 --tasks rmsnorm,layernorm,silu_and_mul,cross_entropy,rope,"
                "causal_attention,softmax/v1,matmul/v2 --results " +
-               src + "/docs/results/kernel_suite/run3/raw --harness " + src + "/tools/kernel_harness.py --json");
+               src + "/tests/fixtures/kernel_suite/run3/raw --harness " + src + "/tools/kernel_harness.py --json");
   ASSERT_EQ(r.code, 0) << r.out;
   auto s = goblin::Json::parse(r.out)["result"];
   const auto& m = s["metrics"];

@@ -50,7 +50,7 @@ TEST(Classify, OomCrashNoGpuHang) {
 }
 
 TEST(Telemetry, SummarisesRecordedH100NvidiaSmiCsv) {
-  // Recorded on the H100 (docs/results/h100_workload_check): ~200 ms samples across base and
+  // Recorded on the H100 (bench/results/h100_workload_check): ~200 ms samples across base and
   // tuned runs, idle samples at both ends.
   TelemetrySummary t = summarize_nvidia_smi_csv(testdata("nvidia_smi_200ms.csv"));
   ASSERT_TRUE(t.observed);

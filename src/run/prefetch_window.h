@@ -6,7 +6,7 @@
 // steps compile and warm up, the workers fill that buffer; a window that ends before the job has
 // consumed it times steps that never wait for data, however slow the loader is. tuned_compile.yaml
 // (4 workers × 4) ran at 23.2 ms/step inside its 16 buffered batches and at ~31 ms/step after them
-// (docs/results/tracer/README.md § "2026-11-23 evening"): goblin's 5 + 5-step profile and 15-step
+// (bench/results/tracer, 2026-11-23 evening): goblin's 5 + 5-step profile and 15-step
 // bench saw none of it.
 #pragma once
 

@@ -21,7 +21,7 @@ config::WorkloadConfig config_of(const std::string& yaml) {
 
 TEST(PrefetchWindow, TunedCompileProfileRanInsideItsSixteenBatches) {
   // The repository's tuned_compile.yaml: 4 workers x prefetch_factor 4; goblin profile's 5 warm-up
-  // + 5 compared + 5 profiled steps, and goblin bench's 5 + 15 (docs/results/tracer § evening).
+  // + 5 compared + 5 profiled steps, and goblin bench's 5 + 15 (bench/results/tracer, evening).
   auto cfg = config::parse_config_file(std::string(GOBLIN_SOURCE_DIR) + "/workloads/configs/tuned_compile.yaml");
   ASSERT_TRUE(cfg.ok());
   Json p = prefetch_window(*cfg, 10, 5);

@@ -147,7 +147,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
     env["GOBLIN_CUPTI_START_PAUSED"] = "1";
     // At the window's end the hook disables recording without synchronising, and detaches CUPTI
     // once a CUDA event after the window has completed: the job never drains its queue for the
-    // tracer, and the steps after the window run untraced (docs/results/tracer/README.md,
+    // tracer, and the steps after the window run untraced (bench/results/tracer/README.md,
     // session of 2026-11-24 (2): +0.11 % and +0.76 % on tuned_compile, torch.profiler +12.7 %).
     env["GOBLIN_CUPTI_PAUSE"] = "disable";
     env["GOBLIN_CUPTI_DETACH"] = "1";

@@ -90,7 +90,7 @@ TEST(Script, HookWritesTheResultAndEndsTheRunAfterTheWindow) {
 // goblin profile --tracer cupti's hook mode (GOBLIN_TRACER=cupti): NVTX step ranges, and the
 // unrecorded steps just before the window timed like the window (GOBLIN_PROFILE_COMPARE), handed
 // to the tracer's metadata through $GOBLIN_CUPTI_DIR/goblin_meta_<pid>.tsv. The tracer itself
-// needs a GPU (device runs: docs/results/tracer); here it is absent, which the paused mode must
+// needs a GPU (device runs: bench/results/tracer); here it is absent, which the paused mode must
 // report rather than leave an empty window.
 std::map<std::string, std::string> cupti_hook_env(const std::string& dir) {
   return {{"GOBLIN_PROFILE", "1"},        {"GOBLIN_TRACER", "cupti"},   {"GOBLIN_PROFILE_OUT", dir},
@@ -126,7 +126,7 @@ TEST(Script, CuptiHookTimesUnrecordedStepsBeforeItsWindow) {
 }
 
 // GOBLIN_PROFILE_WINDOWS=K: K windows in one process, each with its own comparison steps (the
-// cost study's repeats, docs/results/tracer issue 30). The next window's comparison starts after
+// cost study's repeats, bench/results/tracer issue 30). The next window's comparison starts after
 // the step that finished the previous one; hook.json lists each window's figures.
 TEST(Script, CuptiHookRepeatsItsWindowInOneProcess) {
   FakeTorchPath fake;

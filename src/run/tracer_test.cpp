@@ -121,7 +121,7 @@ TEST(TracerRun, WindowOnlyRecordingHoldsWholeSteps) {
   EXPECT_EQ(w["kernels"], 5 * 469);
   EXPECT_GT(w["api_calls"].get<int>(), 5 * 469);  // every launch has its record, plus syncs and copies
   // torch.profiler's fixture is another process on another day: within 1.5 % here (within one
-  // session the two tracers agree to 0.3 %: docs/results/tracer/session_2026-11-23_night).
+  // session the two tracers agree to 0.3 %: bench/results/tracer).
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(w["steps"][i]["kernels"], 469) << i;
     EXPECT_NEAR(w["steps"][i]["gpu_busy_ms"].get<double>() / t["steps"][i]["gpu_busy_ms"].get<double>(), 1.0, 0.015)

@@ -50,8 +50,8 @@ class ServeApi : public ::testing::Test {
     }
     auto s = store::Store::open(url_);
     ASSERT_TRUE(s.ok());
-    for (const char* d : {"docs/results/h100_audit_rounds/base", "docs/results/h100_audit_rounds/base_workers",
-                          "docs/results/h100_live/audit_base", "docs/results/kernel_opt/softmax"}) {
+    for (const char* d : {"tests/fixtures/h100_audit_rounds/base", "tests/fixtures/h100_audit_rounds/base_workers",
+                          "tests/fixtures/h100_live/audit_base", "tests/fixtures/kernel_opt/softmax"}) {
       store::Linkage l;
       l.experiment_id = "exp-audit";
       auto rec = store::record_from_path(fmt::format("{}/{}", kSrc, d), l);

@@ -359,16 +359,16 @@ TEST(StoreSqlite, MissingStoreWithoutCreateIsNotFound) {
 }
 
 TEST(StoreImport, KernelWorkspaceIterations) {
-  auto r = record_from_path(GOBLIN_SOURCE_DIR "/docs/results/kernel_opt/softmax", {});
+  auto r = record_from_path(GOBLIN_SOURCE_DIR "/tests/fixtures/kernel_opt/softmax", {});
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->verb, "kernel");
   EXPECT_FALSE(r->iterations.empty());
   EXPECT_FALSE(r->artifacts.empty());
-  auto again = record_from_path(GOBLIN_SOURCE_DIR "/docs/results/kernel_opt/softmax", {});
+  auto again = record_from_path(GOBLIN_SOURCE_DIR "/tests/fixtures/kernel_opt/softmax", {});
   EXPECT_EQ(r->content_key, again->content_key);
   Linkage l;
   l.experiment_id = "exp9";
-  EXPECT_NE(record_from_path(GOBLIN_SOURCE_DIR "/docs/results/kernel_opt/softmax", l)->content_key, r->content_key);
+  EXPECT_NE(record_from_path(GOBLIN_SOURCE_DIR "/tests/fixtures/kernel_opt/softmax", l)->content_key, r->content_key);
 }
 
 TEST(StoreImport, UnknownFolderIsAUsageError) {

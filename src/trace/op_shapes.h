@@ -2,7 +2,7 @@
 //
 // Boxing every op's inputs for their shapes is the largest part of what goblin's operator
 // observer costs a launch-bound step (~0.85 µs per op, ~17 ms of the HF Trainer's step,
-// docs/results/tracer § third session of 2026-11-26). A training step repeats its op sequence,
+// bench/results/tracer, 2026-11-26). A training step repeats its op sequence,
 // so goblin's hook records input shapes and nn.Module frames in each recorded window's first step
 // only and names after it (GOBLIN_TRACER_SHAPES=first, docs/tracer.md), and says so in the
 // trace's metadata (`goblin_tracer_shapes: "first_step"`). This pass, run by the reader on such a

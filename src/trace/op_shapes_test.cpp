@@ -1,5 +1,5 @@
 // Shapes of a window's first step given to the later steps by op sequence (op_shapes.h), on the
-// H100 traces of docs/results/tracer § session of 2026-11-27.
+// H100 traces of bench/results/tracer, 2026-11-27.
 #include "trace/op_shapes.h"
 
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@ const std::string kSmi = std::string(GOBLIN_FIXTURES) + "/telemetry/nvidia_smi_h
 const std::string kTrace = std::string(GOBLIN_FIXTURES) + "/kineto/gpu_user_annotation_steps.json.gz";
 // One live run's trace and telemetry (same clock, same day): a run directory must hold one run.
 const std::string kLiveRun =
-    std::string(GOBLIN_SOURCE_DIR) + "/docs/results/h100_live/audit_tuned_compile/live/profile-1";
+    std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/h100_live/audit_tuned_compile/live/profile-1";
 
 bool warned(const Timeline& tl, const std::string& needle) {
   for (const auto& d : tl.warnings)

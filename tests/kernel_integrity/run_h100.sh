@@ -1,8 +1,8 @@
 #!/bin/bash
-# The honest-measurement acceptance on the H100 (docs/results/kernel_integrity/README.md).
+# The honest-measurement acceptance on the H100 (bench/results/kernel_integrity/README.md).
 #   run_h100.sh smoke    new harness on softmax v1 and two cheats, short budgets
 #   run_h100.sh cheats   every cheat: kernel_harness 1 (before) and goblin kernel bench/record (after)
-#   run_h100.sh compare  the honest kernels of docs/results/kernel_opt/ under both harnesses,
+#   run_h100.sh compare  the honest kernels of bench/results/kernel_opt/ under both harnesses,
 #                        alternating, same budgets; profile's work-done check on three kernels
 # Run from the bundle that make_bundle.sh packs (goblin, its libraries, both harnesses, cheats).
 B=$(cd "$(dirname "$0")" && pwd)

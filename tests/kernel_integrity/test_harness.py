@@ -270,7 +270,7 @@ class Checks(unittest.TestCase):
     def test_suite_compiles_references_after_the_timer_check(self):
         # torch.compile imports torch._dynamo, which rebinds torch.manual_seed: compiled before the
         # last timer-identity check, every kernel of an H100 suite run was refused as
-        # timer_tampered (docs/results/kernel_suite/README.md). The references come after it.
+        # timer_tampered (bench/results/kernel_suite/README.md). The references come after it.
         import ast
         src = open(os.path.join(ROOT, "tools", "kernel_harness.py"), encoding="utf-8").read()
         bench = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == "bench")

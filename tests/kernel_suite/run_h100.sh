@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 29 on the H100 (docs/results/kernel_suite/README.md § Run 3, docs/results/kernel_mcp/):
+# Issue 29 on the H100 (bench/results/kernel_suite/README.md § Run 3, bench/results/kernel_mcp/):
 #   1. the compile caches filled for every kernel file at once (prewarm.py: nothing timed there);
 #   2. RMSNorm optimized end to end through `goblin mcp` by the scripted client mcp_loop.py;
 #   3. `goblin kernel suite` over examples/kernel: the six new problems first, then softmax and
@@ -55,7 +55,7 @@ if [ "${STAGE:-all}" = all ]; then
   suite old_best softmax/v0,softmax/v1,matmul/v0,matmul/v2
   suite old_rest softmax/v2,softmax/v3,matmul/v1,matmul/v3
 else
-  # STAGE=rest: what the first call's budget left out (docs/results/kernel_suite/README.md § Run 3):
+  # STAGE=rest: what the first call's budget left out (bench/results/kernel_suite/README.md § Run 3):
   # the last new file, the MCP loop again with its record fix, then the best softmax and matmul.
   suite rest silu_and_mul/v1
   mcp 40

@@ -5,7 +5,7 @@ Every step up to the GPU runs: initialize, tools/list, the gpu_kernel_optimize p
 (Step 0 on the committed RMSNorm v0), then each version submitted as kernel_bench's kernel_source.
 Without torch or a GPU the harness cannot measure, so each bench comes back as a tool error, nothing
 is recorded, and the loop ends with kernel_status after its steps: the client must survive that and
-say so. The H100 run of the same client is docs/results/kernel_mcp/.
+say so. The H100 run of the same client is bench/results/kernel_mcp/.
 
 Usage: test_mcp_loop.py GOBLIN SOURCE_DIR
 """

@@ -3,7 +3,7 @@
 message per line), standard library only, for machines without node (the H100 device):
 
     tests/mcp/live_trajectory.py --goblin build/goblin --config workloads/configs/base.yaml \
-        --out docs/results/h100_mcp_live -- --allow-live --repeats 5
+        --out bench/results/h100_mcp_live -- --allow-live --repeats 5
 
 Everything after `--` is passed to `goblin mcp`. It runs parse_config -> profile_run -> query_kb
 (symptoms from the config AND the waste budget, as the gpu_goblin_audit prompt instructs) ->

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live acceptance of issue 13 on one H100 (docs/results/h100_audit13/ once recorded):
+# Live acceptance of issue 13 on one H100 (bench/results/h100_audit13/ once recorded):
 #   base   goblin audit workloads/configs/base.yaml --rounds 3      (total >= 9x, each round's range holds)
 #   hf     the HF Trainer workload audited through --script          (train_hf.py has no goblin code;
 #          HF_ROUNDS=2 for a second, compiled round)
@@ -18,7 +18,7 @@
 # Each part is independent (its failure is logged, the next part runs), has its own timeout, and
 # keeps its logs. Everything lands in $W (/tmp/audit13); `wait` packs the small files into
 # $OUT/audit13_results.tgz (reports, trajectories, patches, run.json/metrics.json, logs, the
-# history database) and copies the summaries, so the lead commits them under docs/results/.
+# history database) and copies the summaries, so the lead commits them under bench/results/.
 set -u
 cd "$(dirname "$0")/../.."
 W=${W:-/tmp/audit13}
@@ -91,10 +91,10 @@ part_tuned() {
   audit tuned "${TUNED_TIMEOUT:-420}" workloads/configs/tuned_compile.yaml --rounds 1 --repeats "${REPEATS:-3}" --steps 15
 }
 
-# Why round 2 of base.yaml is bimodal (runs at 41.7 or 49.3 ms/step, docs/results/h100_audit_rounds):
+# Why round 2 of base.yaml is bimodal (runs at 41.7 or 49.3 ms/step, bench/results/h100_audit_rounds):
 # the round-2 config against itself with twice the DataLoader workers, per-run step times kept.
 part_probe() {
-  local cfg=docs/results/h100_audit_rounds/base/patched_final.yaml
+  local cfg=tests/fixtures/h100_audit_rounds/base/patched_final.yaml
   sed -e 's/^dataloader_num_workers: .*/dataloader_num_workers: 8/' "$cfg" > "$W/probe_w8.yaml"
   echo "dataloader_prefetch_factor: 4" >> "$W/probe_w8.yaml"
   log "probe: goblin bench round-2 config --against workers 8 (repeats ${PROBE_REPEATS:-4})"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device measurements for goblin's CUPTI tracer (docs/results/tracer/README.md).
+# Device measurements for goblin's CUPTI tracer (bench/results/tracer/README.md).
 # Run from the repository root of a checkout that has the tracer files and the packed goblin
 # (goblin + libgoblin_cupti.so + libs) in $CARRY. Usage: device.sh PART [PART...]; results in $OUT.
 #   check      what the tracer relies on (CUPTI library, driver, torch)

@@ -70,7 +70,7 @@ function goblin(...args) {
   assert.equal(r.status, 0, `goblin ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
-const ex = join(SRC, 'examples/h100_llama'), res = join(SRC, 'docs/results');
+const ex = join(SRC, 'examples/h100_llama'), res = join(SRC, 'tests/fixtures');
 for (const w of ['fp32_eager_w0', 'bf16_sdpa_w4']) {
   const trace = join(ex, `h100_llama_${w}.json.gz`);
   goblin('triage', trace, '-o', join(tmp, 'tri_' + w), '--store', STORE, '--experiment', 'exp-llama', '--trial', w, '--workload', 'llama-8b');

@@ -14,7 +14,7 @@ compiled config spike to 2-5x; the block's whole wall time is in wall_s. Rows go
 
 What it measures: the cost of recording (activity buffers, API records, CUPTI's kernel
 instrumentation). What it does not: the cost of having the library loaded while paused, which
-the process-level comparison covers (docs/results/tracer/README.md reports both).
+the process-level comparison covers (bench/results/tracer/README.md reports both).
 """
 import os
 import time

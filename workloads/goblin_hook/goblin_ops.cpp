@@ -8,7 +8,7 @@
 // writes them as Kineto cpu_op events and links kernels to them as it does for NVTX ranges.
 //
 // Why not PyTorch's RecordFunction → NVTX observer (emit_nvtx): ~2 µs per op (sizes formatted
-// into a string, two NVTX calls, two CUPTI marker records), measured in docs/results/tracer.
+// into a string, two NVTX calls, two CUPTI marker records), measured in bench/results/tracer.
 #include <ATen/core/Tensor.h>
 #include <ATen/record_function.h>
 #include <pthread.h>
@@ -116,7 +116,7 @@ struct Busy {
 // An input's type as torch.profiler's "Input type" writes it: the tensor's dtype name (caffe2's
 // TypeMeta: "float", "c10::BFloat16", "long int"), "Scalar", "ScalarList" (int, float and bool
 // lists), "TensorList", or "" for anything else (compared with torch.profiler's trace of the same
-// workload, docs/results/tracer). Interned once per kind and thread: an input costs an array lookup.
+// workload, bench/results/tracer). Interned once per kind and thread: an input costs an array lookup.
 uint32_t type_id(ThreadBuf* b, const c10::IValue& v) {
   if (v.isTensor() && v.toTensor().defined()) {
     const at::Tensor& t = v.toTensor();

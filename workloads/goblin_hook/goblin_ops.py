@@ -27,7 +27,7 @@ def load(torch):
         t = time.perf_counter()
         # -DNDEBUG as torch itself is built: RecordFunction::inputs() is inline, and without it
         # checks a debug-only member that a release torch never sets (c10::Error on ~1/3 of the
-        # ops, each costing a backtrace: measured on the H100, docs/results/tracer).
+        # ops, each costing a backtrace: measured on the H100, bench/results/tracer).
         mod = cpp_extension.load(name="goblin_ops_v3", sources=[os.path.join(here, "goblin_ops.cpp")],
                                  extra_include_paths=[here], extra_cflags=["-O2", "-DNDEBUG"], verbose=False)
         _st["load_s"] = round(time.perf_counter() - t, 3)

@@ -4,7 +4,7 @@
  * different C++ runtimes (the tracer links libstdc++ statically), so only these structs cross.
  *
  * Why an observer of goblin's own: PyTorch's RecordFunction -> NVTX observer formats every op's
- * name and sizes into a string and costs ~2 us per op (docs/results/tracer, session 2026-11-26);
+ * name and sizes into a string and costs ~2 us per op (bench/results/tracer, session 2026-11-26);
  * this one writes a fixed-size record per op into a per-thread buffer (names interned once) and
  * hands the whole window over once, after it ends. */
 #ifndef GOBLIN_OPS_ABI_H

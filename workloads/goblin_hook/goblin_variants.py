@@ -39,7 +39,7 @@ def default_flags():
     """The observer's flags of a window without GOBLIN_PROFILE_VARIANTS: GOBLIN_TRACER_SHAPES=first
     (the default) records input shapes and nn.Modules in the window's first recorded step only and
     names after it (`shapes1`): boxing every op's inputs cost the HF Trainer's step ~17 ms
-    (~0.85 us per op, docs/results/tracer § third session of 2026-11-26), and a training step
+    (~0.85 us per op, bench/results/tracer, 2026-11-26), and a training step
     repeats its op sequence, so goblin's reader maps the first step's shapes onto the others.
     `every`: shapes in every step."""
     if os.environ.get("GOBLIN_TRACER_OPS", "shapes") != "shapes":

@@ -166,7 +166,7 @@ def _install_nvtx(torch):
     # The window and the comparison steps are timed on the GPU's timeline, by CUDA events recorded
     # at the step edges, not by synchronising there: each synchronisation drains the queue, and
     # the GPU then idles while the host prepares the next step (on base.yaml, data loading in the
-    # main thread: ~140 ms per synchronisation, +4-7 % on a 35-step job; docs/results/tracer).
+    # main thread: ~140 ms per synchronisation, +4-7 % on a 35-step job; bench/results/tracer).
     # Spans between events include any time the GPU waited for the host, so a host-bound step is
     # timed as long as it really takes. Without CUDA the host's clock is used.
     gpu_timed = torch.cuda.is_available()
@@ -466,7 +466,7 @@ def _install():
     record_shapes = os.environ.get("GOBLIN_PROFILE_SHAPES", "1") == "1"
     # GOBLIN_PROFILE_COMPARE=C: the C steps before the window timed the same way (synchronised
     # edges), so torch.profiler's cost per recorded step is measured in the same process, as the
-    # cupti window's is (docs/results/tracer, issue 30).
+    # cupti window's is (bench/results/tracer, issue 30).
     compare = int(os.environ.get("GOBLIN_PROFILE_COMPARE", "0") or 0)
     if compare >= wait:
         compare = 0

@@ -1,4 +1,4 @@
-"""Checks two tracer fixes on a recorded cupti trace (issue 30, docs/results/tracer § 2026-11-27):
+"""Checks two tracer fixes on a recorded cupti trace (issue 30, bench/results/tracer, 2026-11-27):
 - callback launch records (GOBLIN_CUPTI_KINDS=...,cb) hold each launch once: no correlation id
   carried by two runtime/driver API events (a driver call nested in a runtime call was recorded
   twice before the fix), and how many kernels have a launch record;

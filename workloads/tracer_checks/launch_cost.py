@@ -1,4 +1,4 @@
-"""Host time per launch, phase by phase in one process (docs/results/tracer, issue 30).
+"""Host time per launch, phase by phase in one process (bench/results/tracer, issue 30).
 
 Run under goblin's tracer started paused with pause = disable (launch_cost.sh sets
 GOBLIN_CUPTI_START_PAUSED=1 GOBLIN_CUPTI_PAUSE=disable and the recorded kinds), or with
