@@ -8,21 +8,48 @@ usage: check_verbs_page.py --goblin build/goblin --page docs/verbs.md [--readme 
 import argparse
 import difflib
 import json
-import re
 import subprocess
 import sys
 
 BEGIN, END = "<!-- commands:begin -->", "<!-- commands:end -->"
 
 
+def synopsis(v):
+    """`goblin triage PATH... -o OUT`: the command words, its positional fields and required options."""
+    words = [f"goblin {v['name']}"]
+    for f in v["fields"]:
+        if "cli" not in f["doors"]:
+            continue
+        name = f["cli"] if f["positional"] and f["cli"] else f["name"]
+        many = "..." if f["kind"] in ("input paths", "string list") else ""
+        if f["positional"]:
+            shown = name.upper().replace("-", "_") + many
+            words.append(shown if f["required"] else f"[{shown}]")
+        elif f["required"]:
+            flag = [x for x in f["cli"].split(",") if x.startswith("-")][0]
+            words.append(flag if f["kind"] == "boolean" else f"{flag} {f['name'].upper()}")
+    return " ".join(words)
+
+
+def first_clause(text):
+    """The summary up to its first '.', ';' or ':' outside parentheses (followed by a space)."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += c == "(" or c == "["
+        depth -= (c == ")" or c == "]") and depth > 0
+        if depth == 0 and c in ".;:" and i + 1 < len(text) and text[i + 1] == " ":
+            return text[:i]
+    return text
+
+
 def command_table(goblin):
-    """One row per verb: its command and the first clause of its summary."""
+    """One row per verb: its synopsis, the first clause of its summary, and its doors."""
     env = json.loads(subprocess.run([goblin, "verbs", "--json"], capture_output=True, text=True, timeout=60,
                                     check=True).stdout)
     rows = ["| command | what it does | doors |", "|---|---|---|"]
     for v in env["result"]["verbs"]:
-        summary = re.split(r"(?<=[a-z)])[.;:] ", v["summary"])[0].replace("|", "\\|")
-        rows.append(f"| `goblin {v['name']}` | {summary} | {v['doors']} |")
+        summary = first_clause(v["summary"]).replace("|", "\\|")
+        rows.append(f"| `{synopsis(v)}` | {summary} | {v['doors']} |")
     return "\n".join(rows) + "\n"
 
 
