@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/exposure.h"
+#include "hw/fp32_gemm_peak.h"
 
 namespace goblin::analysis {
 
@@ -45,8 +46,9 @@ IntervalSet dataloader_spans(const Timeline& tl, const Taxonomy& tax) {
 PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   PreparedTrace p;
   p.tl = &tl;
-  // s in precision_path: the trace's GPU's best 16-bit tensor path over its fp32 SIMT peak (dense
-  // bf16 / fp32 from data/gpus.yaml: 14.8 on an H100 SXM, 8.0 on an MI300X), the recovery a bf16
+  // s in precision_path: the trace's GPU's best 16-bit tensor path over the peak its plain fp32
+  // GEMMs run at (dense bf16 / fp32, or / fp32_matrix on AMD CDNA, from data/gpus.yaml: 14.8 on an
+  // H100 SXM, 8.0 on an MI300X, 16.0 on an MI355X), the recovery a bf16
   // autocast patch is bounded by; taxonomy.yaml's datasheet TF32 ratio when the GPU is unknown.
   p.tensor_core_speedup = tax.tensor_core_speedup();
   p.tensor_core_speedup_basis = "taxonomy.yaml simt_fp32_gemm.tensor_core_speedup (GPU not in the spec database)";
@@ -55,11 +57,12 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
     std::string key = "bf16";
     auto tensor = g->peak_tflops(key);
     if (!tensor) tensor = g->peak_tflops(key = "fp16");
-    const auto simt = g->peak_tflops("fp32");
+    std::string simt_key;
+    const auto simt = hw::fp32_gemm_peak_tflops(*g, &simt_key);
     if (tensor && simt && *simt > 0 && *tensor > *simt) {
       p.tensor_core_speedup = *tensor / *simt;
-      p.tensor_core_speedup_basis = fmt::format("{} dense {} {:.1f} / fp32 {:.1f} TFLOPS = {:.2f} (data/gpus.yaml)",
-                                                g->id, key, *tensor, *simt, p.tensor_core_speedup);
+      p.tensor_core_speedup_basis = fmt::format("{} dense {} {:.1f} / {} {:.1f} TFLOPS = {:.2f} (data/gpus.yaml)",
+                                                g->id, key, *tensor, simt_key, *simt, p.tensor_core_speedup);
     }
   }
 

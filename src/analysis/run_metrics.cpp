@@ -15,6 +15,7 @@
 #include "analysis/taxonomy.h"
 #include "core/text.h"
 #include "hw/flop_count.h"
+#include "hw/fp32_gemm_peak.h"
 #include "hw/gpu_specs.h"
 
 namespace goblin::analysis {
@@ -94,6 +95,8 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   int64_t gemm_ns = total_length(p.gemm), simt_ns = total_length(p.simt);
   bool tensor = !(dtype == "fp32" || dtype == "fp64") || (gemm_ns > 0 && simt_ns * 2 < gemm_ns);
   std::string path_key = hw::peak_key_for(dtype, tensor);
+  // Plain fp32 GEMMs run at the GPU's fp32 GEMM rate: its FP32 matrix cores on AMD CDNA.
+  if (dtype == "fp32" && !tensor) (void)hw::fp32_gemm_peak_tflops(g, &path_key);
   auto train_peak = g.peak_tflops(train_key);
   auto path_peak = path_key.empty() ? std::nullopt : g.peak_tflops(path_key);
   std::string flops_txt = fmt::format(
@@ -114,8 +117,9 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
     m.mfu_dtype_path_pct = 100.0 * fps / (m.step_time_s * *path_peak * 1e12);
     m.mfu_basis += "; mfu_dtype_path_pct peak: " + g.id + " dense " + path_key + " " + format_sig(*path_peak, 6) +
                    " TFLOPS" +
-                   ((dtype == "fp32") ? (tensor ? " (fp32 GEMMs ran on tensor cores: TF32)"
-                                                : " (fp32 GEMMs ran on the SIMT path: non-tensor fp32)")
+                   ((dtype == "fp32") ? (tensor                        ? " (fp32 GEMMs ran on tensor cores: TF32)"
+                                         : path_key == "fp32_matrix" ? " (fp32 GEMMs ran on the FP32 matrix cores)"
+                                                                     : " (fp32 GEMMs ran on the SIMT path: non-tensor fp32)")
                                       : "");
   }
   if (m.mfu_pct && *m.mfu_pct > 100.0)

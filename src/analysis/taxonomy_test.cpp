@@ -115,6 +115,26 @@ TEST(Taxonomy, WasteKnowledge) {
   EXPECT_GT(tax().tiny_grid_fraction_of_sms(), 0.0);
 }
 
+// Plain fp32 GEMMs on AMD (issue 46; taxonomy.yaml § simt_fp32_gemm): Tensile's and hipBLASLt's
+// single-precision problem type (Cijk_<A>_<B>_S[B][H]_...) and CK GEMMs on float; bf16 (BBS_BH),
+// xf32 (S_MX_) and CK on bhalf_t are not.
+TEST(Taxonomy, AmdFp32GemmsAreOnTheFp32Path) {
+  EXPECT_TRUE(tax().is_simt_fp32_gemm("Cijk_Alik_Bljk_SB_MT128x128x16_MI32x32x2x1_SN_1LDSB0_AMAS3_BL1_GRVW4"));
+  EXPECT_TRUE(tax().is_simt_fp32_gemm(
+      "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0"));
+  EXPECT_TRUE(tax().is_simt_fp32_gemm("Cijk_Ailk_Bjlk_SBH_MT64x64x16_SN_K1"));
+  EXPECT_FALSE(tax().is_simt_fp32_gemm(
+      "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1"));
+  EXPECT_FALSE(tax().is_simt_fp32_gemm("Cijk_Ailk_Bljk_S_MX_B_MT128x128x32_MI32x32x4x1_SN_K1"));
+  EXPECT_FALSE(tax().is_simt_fp32_gemm("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_K1"));
+  EXPECT_TRUE(tax().is_simt_fp32_gemm(
+      "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<ck::tensor_layout::gemm::RowMajor, "
+      "ck::tensor_layout::gemm::ColumnMajor, ck::tensor_layout::gemm::RowMajor, float, float, float, float>>"));
+  EXPECT_FALSE(tax().is_simt_fp32_gemm(
+      "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<ck::tensor_layout::gemm::RowMajor, "
+      "ck::tensor_layout::gemm::ColumnMajor, ck::tensor_layout::gemm::RowMajor, ck::bhalf_t, ck::bhalf_t, float>>"));
+}
+
 // simt_fp32_gemm / shape_suspect_gemm go through the taxonomy (issue #34): the kernel's class and
 // whole name components, not substrings. The old substring regex found "sgemm" inside cuBLAS's
 // cublasGemmSmallNParams template argument and filed a GEMV helper as a SIMT fp32 GEMM.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/fields.h"
+#include "hw/fp32_gemm_peak.h"
 #include "hw/gpu_specs.h"
 
 namespace goblin::audit {
@@ -329,8 +330,8 @@ SpeedupPrediction predict_speedup(const Knowledge& kn, const analysis::RunMetric
         cl.after_fast = keep + f / (r.fast * 1e12);
         cl.after_slow = std::min(cl.before, keep + f / (r.slow * 1e12));
         cl.basis = num(f, 4) + " GEMM FLOP/step re-timed: " + r.basis;
-      } else if (g && g->peak_tflops("fp32") && g->peak_tflops(target)) {
-        double ratio = *g->peak_tflops("fp32") / *g->peak_tflops(target);
+      } else if (g && hw::fp32_gemm_peak_tflops(*g) && g->peak_tflops(target)) {
+        double ratio = *hw::fp32_gemm_peak_tflops(*g) / *g->peak_tflops(target);
         cl.after_fast = cl.before - t + t * ratio;
         cl.after_slow = cl.before - t + std::min(1.0, sf.gemm_peak_ratio_slow_multiplier * ratio) * t;
         cl.basis = "no FLOPs in the trace (record_shapes off): SIMT time x fp32/" + target + " dense peak ratio " +

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/workload_config.h"
@@ -148,12 +151,72 @@ ClockDomain clock_of(Format f, const Timeline& tl, size_t samples_before) {
 }
 }  // namespace
 
+namespace {
+bool is_telemetry(Format f) { return f == Format::NvidiaSmi || f == Format::AmdSmi || f == Format::RocmSmi; }
+
+// A device name as the tools print it, folded for comparison: lower case, spaces/-/_ dropped.
+std::string folded_name(std::string_view n) {
+  std::string out;
+  for (char c : n)
+    if (c != ' ' && c != '-' && c != '_' && c != '\t')
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
+// Why telemetry's device `t` is not the trace's device `d` of the same id, or "" when nothing
+// contradicts: both names given and neither holds the other ("AMD Instinct MI300X" holds
+// "MI300X"), memory sizes more than 10 % apart, or nvidia-smi beside a 64-wide wavefront.
+std::string device_conflict(const DeviceInfo& d, const DeviceInfo& t, Format telemetry) {
+  const std::string a = folded_name(d.name), b = folded_name(t.name);
+  if (!a.empty() && !b.empty() && a.find(b) == std::string::npos && b.find(a) == std::string::npos)
+    return fmt::format("name '{}' vs the trace's '{}'", t.name, d.name);
+  if (d.total_memory_bytes > 0 && t.total_memory_bytes > 0) {
+    const double x = static_cast<double>(d.total_memory_bytes), y = static_cast<double>(t.total_memory_bytes);
+    if (std::abs(x - y) > 0.1 * std::max(x, y))
+      return fmt::format("memory {:.1f} GB vs the trace's {:.1f} GB", y / 1e9, x / 1e9);
+  }
+  if (telemetry == Format::NvidiaSmi && d.warp_size == 64)
+    return "nvidia-smi output beside a device with 64-wide wavefronts (AMD)";
+  return "";
+}
+
+// Telemetry never changes a trace's GPU identity (issue 46): the devices a telemetry file listed
+// (`tele`) join the trace's (`tl.meta.devices`, read before it) only where they agree. With no
+// trace device at all, telemetry's devices are the run's. A telemetry device of a trace device's
+// id fills what the trace left unknown (name, memory) when nothing contradicts; on a
+// contradiction the trace's device is kept as it is. Devices only telemetry lists
+// are not added: the trace's GPUs are the run's, and telemetry's samples keep their device ids.
+void merge_telemetry_devices(Timeline& tl, std::vector<DeviceInfo> tele, Format f) {
+  if (tl.meta.devices.empty()) {
+    tl.meta.devices = std::move(tele);
+    return;
+  }
+  for (const DeviceInfo& t : tele) {
+    auto d = std::find_if(tl.meta.devices.begin(), tl.meta.devices.end(),
+                          [&](const DeviceInfo& x) { return x.id == t.id; });
+    if (d == tl.meta.devices.end()) continue;
+    if (!device_conflict(*d, t, f).empty()) continue;
+    if (d->name.empty()) d->name = t.name;
+    if (d->total_memory_bytes == kNone) d->total_memory_bytes = t.total_memory_bytes;
+    if (d->arch.empty()) d->arch = t.arch;
+  }
+}
+}  // namespace
+
 Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadOptions& opt) {
   tl.meta.formats.push_back(f);
   tl.meta.sources.push_back(path);
   const size_t samples_before = tl.samples.size();
   const size_t ops_before = tl.cpu_ops.size(), annotations_before = tl.annotations.size();
+  // A telemetry reader lists its devices apart from those already read (a trace's), merged below.
+  const bool telemetry = is_telemetry(f);
+  std::vector<DeviceInfo> read_before;
+  if (telemetry) read_before = std::exchange(tl.meta.devices, {});
   Status s = read_by_format(f, path, tl, opt);
+  if (telemetry) {
+    std::vector<DeviceInfo> tele = std::exchange(tl.meta.devices, std::move(read_before));
+    merge_telemetry_devices(tl, std::move(tele), f);
+  }
   // goblin's tracer recorded input shapes in each window's first step only: the later steps'
   // ops get them by their op sequence (op_shapes.h).
   if (f == Format::Kineto) map_first_step_shapes(tl, ops_before, annotations_before);
@@ -161,7 +224,6 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
   // telemetry clock (a second one on another clock is warned of by the run-directory read).
   const ClockDomain c = clock_of(f, tl, samples_before);
   tl.meta.clocks.push_back(c);
-  const bool telemetry = f == Format::NvidiaSmi || f == Format::AmdSmi || f == Format::RocmSmi;
   ClockDomain& kept = telemetry ? tl.meta.sample_clock : tl.meta.trace_clock;
   if (kept == ClockDomain::Unknown) kept = c;
   return s;
@@ -322,7 +384,7 @@ std::string human_duration(int64_t ns) {
 // own (rocprofv3's boot clock, an old Kineto trace's relative clock), comparable only with files
 // of its format.
 void place_on_clock(FileSpan& sp, Format f, const Timeline& tl) {
-  const bool telemetry = f == Format::NvidiaSmi || f == Format::AmdSmi || f == Format::RocmSmi;
+  const bool telemetry = is_telemetry(f);
   constexpr int64_t kEpochFloor = 1'000'000'000'000'000'000;  // 2001-09-09 in ns
   if (telemetry || sp.begin >= kEpochFloor) {
     sp.clock = "epoch";
@@ -418,6 +480,9 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   Status first_damage;
   std::vector<FileSpan> spans;
   Status first_refusal;  // a file the door's confinement would not open (core/confine.h)
+  // Every file is sniffed first; the traces are read before the telemetry, so telemetry's devices
+  // meet the trace's devices and never stand in for them (merge_telemetry_devices).
+  std::vector<std::pair<std::string, Format>> readable;
   for (const auto& f : files) {
     auto prefix = read_prefix(f, kSniffBytes);
     if (!prefix && prefix.error().kind == ErrorKind::Usage) {
@@ -439,6 +504,10 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
       tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
       continue;
     }
+    readable.emplace_back(f, fmt);
+  }
+  std::stable_partition(readable.begin(), readable.end(), [](const auto& x) { return !is_telemetry(x.second); });
+  for (const auto& [f, fmt] : readable) {
     const RowMarks before = row_marks(tl);
     Status s = read_file_as(fmt, f, tl, opt);
     ++read;
