@@ -24,12 +24,11 @@ namespace {
 
 // MFU over the steps the per-step figures use (see run_metrics.h and docs/metrics.md § MFU).
 void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, RunMetrics& m) {
-  // A step whose window is its GPU-side range counts the CPU ops of its CPU span (they are issued
-  // before the GPU runs them).
+  // A step counts the CPU ops of its CPU span when it has one: they are issued before the GPU runs
+  // them, and its window (on the GPU's time) lags its CPU span when the CPU runs ahead.
   auto flop_window = [](const Step& s) {
-    const bool gpu_range = s.source.find("gpu_user_annotation") != std::string::npos && s.cpu_start_ns != kNone;
-    return gpu_range ? std::pair<int64_t, int64_t>{s.cpu_start_ns, s.cpu_end_ns}
-                     : std::pair<int64_t, int64_t>{s.start_ns, s.end_ns};
+    return s.cpu_start_ns != kNone ? std::pair<int64_t, int64_t>{s.cpu_start_ns, s.cpu_end_ns}
+                                   : std::pair<int64_t, int64_t>{s.start_ns, s.end_ns};
   };
   std::vector<std::pair<int64_t, int64_t>> windows;
   for (const Step& s : sd.steps)

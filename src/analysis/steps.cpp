@@ -1,27 +1,32 @@
-// Step detection. The window of a step (documented in StepDetection::method and docs/metrics.md):
+// Step detection. The window of a step (documented in StepDetection::method and docs/metrics.md
+// § Steps), one rule for every step, the last included:
 //
-//   CPU ProfilerStep#N annotations (user_annotation, or cpu_op in old traces):
-//     W_i = [min(cpu_start_i, g_first_i), max(cpu_end_i, g_last_i))
-//     where g_first_i/g_last_i are the first start / last end of the GPU work (kernels, memcpy,
-//     memset) whose launching runtime call (matched by correlation id) began inside step i's CPU
-//     span. A step that also has a gpu_user_annotation ProfilerStep#N (Kineto's GPU-side
-//     projection of the same range) takes that GPU-side range instead when it covers [g_first_i,
-//     g_last_i] (up to 1 µs): it is what the GPU did for the step, its start moved back over GPU idle
-//     time after the CPU start (the host loading or launching is the step's waste). It does not when other threads
-//     launched part of the step (autograd's backward thread: the H100 training fixtures' GPU-side
-//     ranges hold a third of the step), and then the CPU-derived window stays. Then W_i's end is clipped to W_{i+1}'s
-//     start so steps never overlap and per-step sums add up. The last step is `partial` when its CPU span reaches the
-//     end of the trace or when launches made inside it have no recorded GPU activity (profiling stopped mid-step).
+//   CPU ProfilerStep#N annotations (user_annotation, or cpu_op in old traces): a step's own GPU
+//     work is the GPU ops (kernels, memcpy, memset) whose launching runtime call (matched by
+//     correlation id, on any thread) began inside its CPU span; g_first_i / g_last_i are its first
+//     start and last end.
+//       start_i = min(g_first_i, max(cpu_start_i, end of the GPU activity before g_first_i)),
+//                 never before start_{i-1}
+//       end_i   = min(max(cpu_end_i, g_last_i), start_{i+1})
+//     The start is the step's first GPU op moved back over GPU idle time, to no earlier than its
+//     CPU start: the host loading a batch or launching while the GPU waits is the step's own
+//     waste, GPU time still running for earlier launches (a GPU-bound loop's queue, the previous
+//     step's tail) is not. A step without recorded GPU work is its CPU span. Earlier rules cut
+//     every window at the next step's CPU start, so in a GPU-bound loop each window held the
+//     previous step's queued tail and the last one, running to the end of its own GPU work, held
+//     both (the H100 fp32 Llama fixture: 266.0 ms against 206.7 ms); with this rule every window
+//     holds exactly the work its step launched when steps do not overlap on the GPU.
+//     The last step is `partial` when its CPU span reaches the end of the trace, when launches
+//     made inside it have no recorded GPU activity (profiling stopped, or the trace was cut,
+//     mid-step) or when the read was damaged (an input_damaged warning: a truncated file loses
+//     its last events).
 //   gpu_user_annotation ProfilerStep#N (no CPU ones): the GPU-side range itself (hull over
-//     streams of the same name), clipped the same way.
+//     streams of the same name), clipped to the next one's start.
 //   Neither: one window from the first GPU activity start to the last GPU activity end.
 //
 //   Before the first step: GPU ops that start before W_1 (typically kernels launched before the
-//   profiler started, so without a launch record in the trace) get their own window
-//   [first such start, W_1.start), reported beside the steps. Orphan ops that start inside a
-//   CPU-derived W_1 stay in it: in a pipelined loop whose CPU runs ahead, every CPU-derived window
-//   holds its predecessor's GPU tail, so step 1 holding the unprofiled step's tail keeps the steps
-//   comparable (the H100 fp32 Llama fixture: 58.7 ms of such work in ProfilerStep#1).
+//   profiler started, so without a launch record in the trace, still running when the first step
+//   began) get their own window [first such start, W_1.start), reported beside the steps.
 #include "analysis/steps.h"
 
 #include <fmt/format.h>
@@ -80,6 +85,14 @@ void flag_overlapping_annotations(const std::vector<Raw>& cpu, StepDetection& d)
     d.notes.push_back("overlapping step annotations: " + first + "; " + fmt::to_string(flagged) +
                       " step(s) whose ProfilerStep annotations overlap are reported but excluded from per-step means "
                       "(clipping them would split a step and cut the step time)");
+}
+
+// The warning of a read that stopped early (a truncated or corrupt file, trace/read_path.cpp), or
+// null: the trace's last events may be missing.
+const Diagnostic* read_damage(const Timeline& tl) {
+  for (const Diagnostic& w : tl.warnings)
+    if (w.id == W::input_damaged) return &w;
+  return nullptr;
 }
 
 // GPU-side ProfilerStep ranges: name → hull over streams.
@@ -227,9 +240,9 @@ StepDetection find_steps(const Timeline& tl) {
   const auto gpu = gpu_step_ranges(tl);
 
   // Latest end of GPU activity (kernels, memcpy, memset) at or before t; t itself when an op is
-  // running at t, INT64_MIN when none ran before. Built lazily (only steps with a covering
-  // GPU-side range ask): ops by start (their table order) with a running maximum of their ends,
-  // O(log n) a query.
+  // running at t, INT64_MIN when none ran before. Built lazily (only traces with CPU steps that
+  // launched GPU work ask): ops by start (their table order) with a running maximum of their
+  // ends, O(log n) a query.
   std::vector<std::pair<int64_t, int64_t>> by_start;  // (start, running max end)
   auto last_gpu_end_before = [&tl, &by_start](int64_t t) {
     if (by_start.empty()) {
@@ -284,71 +297,58 @@ StepDetection find_steps(const Timeline& tl) {
       const int32_t st = corr.step(cr);
       if (st >= 0 && !corr.has(cr, CorrIndex::kGpuOp)) ++lost[static_cast<size_t>(st)];
     }
-    int64_t gpu_side = 0;
-    size_t uncovered = 0;
-    std::string uncovered_first;
+    // One rule for every step, the last included (docs/metrics.md § Steps). A step starts at the
+    // first GPU op it launched, moved back over the GPU idle time before that op but not before
+    // its CPU start: the host loading or launching while the GPU waits is the step's own waste,
+    // GPU time still running for earlier launches is not. It ends where its own work ends (the
+    // later of its CPU end and the end of the GPU work it launched), never after the next step's
+    // start. A step without recorded GPU work is its CPU span, from no earlier than the end of the
+    // previous step's own work (a slice that kept a step's launches but not its kernels: in a
+    // GPU-bound loop its CPU start lies inside the previous step's GPU work).
+    std::vector<int64_t> w_start(ns), w_end(ns);
+    for (size_t s = 0; s < ns; ++s) {
+      int64_t a = cpu[s].start;
+      if (gfirst[s] != INT64_MAX)
+        a = std::min(gfirst[s], std::max(cpu[s].start, last_gpu_end_before(gfirst[s])));
+      else if (s > 0)
+        a = std::max(a, glast[s - 1] != INT64_MIN ? std::max(cpu[s - 1].end, glast[s - 1]) : cpu[s - 1].end);
+      w_start[s] = s > 0 ? std::max(a, w_start[s - 1]) : a;
+    }
+    for (size_t s = 0; s < ns; ++s) {
+      int64_t e = glast[s] != INT64_MIN ? std::max(cpu[s].end, glast[s]) : cpu[s].end;
+      if (s + 1 < ns) e = std::min(e, w_start[s + 1]);
+      w_end[s] = std::max(e, w_start[s]);
+    }
     for (size_t s = 0; s < ns; ++s) {
       Step st;
       st.name = cpu[s].name;
-      st.start_ns = cpu[s].start;
-      st.end_ns = cpu[s].end;
+      st.start_ns = w_start[s];
+      st.end_ns = w_end[s];
       st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
       st.cpu_start_ns = cpu[s].start;
       st.cpu_end_ns = cpu[s].end;
-      auto g = gpu.find(cpu[s].name);
-      // The GPU-side range is Kineto's projection of the kernels launched on the annotating
-      // thread: exact for a single-threaded inference step, short of the step when other threads
-      // launch part of its work (autograd's backward thread in training). Used only when it covers
-      // all the GPU work the step launched (by correlation).
-      const bool covers = g != gpu.end() && (gfirst[s] == INT64_MAX || (g->second.first <= gfirst[s] + kCoverSlackNs &&
-                                                                        g->second.second >= glast[s] - kCoverSlackNs));
-      // One note for all such steps (issue #34: 4-8 of these on every training trace were noise;
-      // the first step's figures stand for the rest).
-      if (g != gpu.end() && !covers && uncovered++ == 0)
-        uncovered_first = fmt::format("{}: GPU-side range {:.3f} ms, GPU work launched from its CPU span {:.3f} ms",
-                                      cpu[s].name, static_cast<double>(g->second.second - g->second.first) / 1e6,
-                                      static_cast<double>(glast[s] - gfirst[s]) / 1e6);
-      if (covers) {
-        // The GPU-side range starts at the step's first kernel. When the GPU sat idle between the
-        // step's CPU start and that kernel (the host loading a batch, scheduling, launching), that
-        // idle is the step's own waste (data_wait, host_gap) and stays in its window; GPU time
-        // still running for earlier launches (queued or orphan work) does not.
-        st.start_ns = std::max(cpu[s].start, std::min(g->second.first, last_gpu_end_before(g->second.first)));
-        st.start_ns = std::min(st.start_ns, g->second.first);
-        st.end_ns = g->second.second;
-        st.source = "gpu_user_annotation ProfilerStep (GPU-side range of the step)";
-        ++gpu_side;
-      } else if (gfirst[s] != INT64_MAX) {
-        st.start_ns = std::min(st.start_ns, gfirst[s]);
-        st.end_ns = std::max(st.end_ns, glast[s]);
-      }
       d.steps.push_back(std::move(st));
       if (lost[s] > 0)
         d.notes.push_back(cpu[s].name + ": " + fmt::to_string(lost[s]) +
                           " launch call(s) have no recorded GPU activity");
     }
-    if (uncovered > 0)
-      d.notes.push_back(fmt::format(
-          "{} step(s): the GPU-side range (gpu_user_annotation) does not cover the step's GPU work, some launched on "
-          "other threads (autograd's backward thread in training): CPU-derived windows kept ({})",
-          uncovered, uncovered_first));
     flag_overlapping_annotations(cpu, d);
-    clip_overlaps(d.steps);
     Step& last = d.steps.back();
-    if (cpu.back().end >= span_last || lost.back() > 0) {
+    std::string why;
+    if (cpu.back().end >= span_last)
+      why = "its CPU span reaches the end of the trace";
+    else if (lost.back() > 0)
+      why = "launches without recorded GPU activity: the profiler stopped or the trace was cut mid-step";
+    else if (const Diagnostic* dmg = read_damage(tl))
+      why = "the read was damaged (" + dmg->message + "), so the events of its end may be missing";
+    if (!why.empty()) {
       last.partial = true;
-      d.notes.push_back(last.name + " is partial (" +
-                        (cpu.back().end >= span_last ? std::string("its CPU span reaches the end of the trace")
-                                                     : std::string("launches without recorded GPU activity")) +
-                        "): reported, excluded from per-step means");
+      d.notes.push_back(last.name + " is partial (" + why + "): reported, excluded from per-step means");
     }
     d.method =
-        "ProfilerStep#N CPU annotations; step window = [min(cpu start, first GPU start), max(cpu end, last GPU end)) "
-        "of the GPU work launched (by correlation) inside the step's CPU span, end clipped to the next step's start";
-    if (gpu_side > 0)
-      d.method += "; " + fmt::to_string(gpu_side) + " of " + fmt::to_string(ns) +
-                  " step(s) use their GPU-side range (gpu_user_annotation ProfilerStep#N, which covers the GPU work "
-                  "they launched) instead";
+        "ProfilerStep#N CPU annotations; a step's window starts at the first GPU op launched (by correlation) "
+        "inside its CPU span, moved back over GPU idle time to no earlier than its CPU start, and ends at the later "
+        "of its CPU end and the end of the GPU work it launched, clipped to the next step's start";
     find_before_first_step(tl, d, corr.flat() ? &corr : nullptr);
     return d;
   }

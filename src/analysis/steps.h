@@ -12,13 +12,15 @@ struct Step {
   std::string name;      // "ProfilerStep#12", or "window" for the fallback
   int64_t start_ns = 0;  // [start, end)
   int64_t end_ns = 0;
-  // Trailing step cut by the end of the trace, or a step whose annotation overlaps another step's
+  // Trailing step cut by the end of the trace, by damage (a truncated read) or by a slice (its
+  // launches have no recorded GPU work), or a step whose annotation overlaps another step's
   // (damaged or foreign annotations): reported, never dropped, never in per-step means.
   bool partial = false;
   std::string source;  // "ProfilerStep (cpu user_annotation)", "gpu_user_annotation",
                        // "fallback: first to last GPU activity", ...
   // The step's CPU ProfilerStep span when the trace has one (kNone otherwise): the window of its
-  // CPU ops (MFU's FLOP count) when the step window is the GPU-side range.
+  // CPU ops (MFU's FLOP count), which the step window, on the GPU's time, is shifted from when the
+  // CPU runs ahead of the GPU.
   int64_t cpu_start_ns = kNone, cpu_end_ns = kNone;
 };
 
@@ -35,10 +37,11 @@ struct StepDetection {
   int64_t before_first_step_orphans = 0;  // of them, ops with no launch record in the trace
 };
 
-// Finds steps: ProfilerStep#N annotations (CPU side, projected to the GPU work they launched;
-// a step that also has a gpu_user_annotation ProfilerStep#N takes the GPU-side range), GPU-only
-// ProfilerStep ranges, else one fallback window over all GPU activity. GPU work before the first
-// step goes to before_first_step (docs/metrics.md § Steps).
+// Finds steps: ProfilerStep#N CPU annotations, each step's window the GPU work it launched (by
+// correlation) from its first op, moved back over GPU idle time to no earlier than its CPU start,
+// to the later of its CPU end and its last op, clipped to the next step's start (the same rule
+// for the last step); GPU-only ProfilerStep ranges; else one fallback window over all GPU
+// activity. GPU work before the first step goes to before_first_step (docs/metrics.md § Steps).
 StepDetection find_steps(const Timeline& tl);
 
 }  // namespace goblin::analysis

@@ -76,3 +76,23 @@ TEST(CliRanks, MetricsAndTriageSayWhichRank) {
   Out one = sh(g() + " metrics " + r0 + " --json");
   EXPECT_FALSE(parse(one.out)["result"].contains("ranks"));
 }
+
+// Issue 47: a folder holding two runs (examples/h100_llama: the before and the after trace) was
+// merged into one run with exit 0 (8 steps, one of 23 s). It is refused with exit 2, naming both
+// files and the verbs that read several runs.
+TEST(CliRun, FolderOfTwoRunsIsRefusedNamingBoth) {
+  for (const char* verb : {"metrics", "info"}) {
+    Out o = sh(g() + " " + verb + " " + src("examples/h100_llama") + " --json");
+    EXPECT_EQ(o.code, 2) << verb << ": " << o.out;
+    auto j = parse(o.out);
+    ASSERT_TRUE(j.is_object()) << verb;
+    EXPECT_FALSE(j["ok"].get<bool>());
+    const std::string e = j["error"].is_string() ? j["error"].get<std::string>() : std::string();
+    EXPECT_NE(e.find("h100_llama_fp32_eager_w0.json.gz"), std::string::npos) << e;
+    EXPECT_NE(e.find("h100_llama_bf16_sdpa_w4.json.gz"), std::string::npos) << e;
+    EXPECT_NE(e.find("goblin diff"), std::string::npos) << e;
+  }
+  // One of them is one run.
+  Out one = sh(g() + " metrics " + src("examples/h100_llama/h100_llama_fp32_eager_w0.json.gz") + " --json");
+  EXPECT_EQ(one.code, 0);
+}

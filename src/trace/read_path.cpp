@@ -443,6 +443,44 @@ void redact_metadata(Timeline& tl) {
   }
 }
 
+// Formats of which one file is one process's whole recording; the files of a CSV family
+// (rocprofv3's per-domain CSVs, legacy rocprof's results) are one recording together; telemetry
+// and counters (Nsight Compute) are not a recording of their own.
+bool whole_recording(Format f) {
+  return f == Format::Kineto || f == Format::Jax || f == Format::RocprofV3Json || f == Format::Rocpd ||
+         f == Format::NsysSqlite;
+}
+bool csv_family(Format f) { return f == Format::RocprofV3Csv || f == Format::RocprofV1; }
+
+// A folder is read as one run. Several recordings in it (the before and the after trace of a
+// change, one trace per rank) would be merged into one meaningless timeline: refused with the
+// files named and the verb that reads them.
+template <class Rel>
+Status check_one_recording(const std::vector<std::pair<std::string, Format>>& files, const std::string& dir,
+                           const Rel& rel) {
+  std::vector<std::string> runs;
+  std::string family;
+  for (const auto& [f, fmt] : files) {
+    if (whole_recording(fmt))
+      runs.push_back(fmt::format("{} ({})", rel(f), format_name(fmt)));
+    else if (csv_family(fmt) && family.empty())
+      family = fmt::format("{} and the other {} files", rel(f), format_name(fmt));
+  }
+  if (!family.empty()) runs.push_back(family);
+  if (runs.size() < 2) return Status::Ok();
+  constexpr size_t kNamed = 8;
+  std::string names;
+  for (size_t i = 0; i < runs.size() && i < kNamed; ++i) names += (i ? ", " : "") + runs[i];
+  if (runs.size() > kNamed) names += fmt::format(" and {} more", runs.size() - kNamed);
+  return make_error(ErrorKind::Usage,
+                    fmt::format("this folder holds {} runs ({}), and a folder is read as one run (what one process "
+                                "recorded under one clock), never merged: give one of them as the path, compare "
+                                "two runs with `goblin diff BEFORE AFTER`, or read the ranks of one job with "
+                                "`goblin ranks {}`",
+                                runs.size(), names, dir),
+                    dir);
+}
+
 }  // namespace
 
 Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) {
@@ -457,6 +495,13 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) {
     Status s = read_one_file(path, tl, opt);
+    // A read that stopped early but kept rows says so in the timeline too: the analyses that
+    // cannot trust the trace's end (the last step, analysis/steps.cpp) read it there.
+    if (!s.ok() &&
+        (tl.gpu_ops.size() + tl.runtime.size() + tl.cpu_ops.size() + tl.annotations.size() + tl.samples.size()) > 0)
+      tl.warn(W::input_damaged,
+              "the read stopped early, what was read before the damage is kept: " + s.error().describe(), path,
+              s.error().byte_offset, s.error().line);
     redact_metadata(tl);
     tl.finish();
     tl.release_spare_capacity();
@@ -476,9 +521,13 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   }
   if (ec) return make_error(ErrorKind::Io, "cannot list directory: " + ec.message(), path);
   std::sort(files.begin(), files.end());
-  size_t read = 0;
+  // Pass 1: what each file is. Files goblin does not read are named in their warning.
+  auto rel = [&path](const std::string& f) {
+    std::error_code e;
+    std::string r = std::filesystem::relative(f, path, e).string();
+    return e || r.empty() ? f : r;
+  };
   Status first_damage;
-  std::vector<FileSpan> spans;
   Status first_refusal;  // a file the door's confinement would not open (core/confine.h)
   // Every file is sniffed first; the traces are read before the telemetry, so telemetry's devices
   // meet the trace's devices and never stand in for them (merge_telemetry_devices).
@@ -486,27 +535,40 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   for (const auto& f : files) {
     auto prefix = read_prefix(f, kSniffBytes);
     if (!prefix && prefix.error().kind == ErrorKind::Usage) {
-      tl.warn(W::input_refused, "skipped: " + prefix.error().message, f);
+      tl.warn(W::input_refused, "skipped " + rel(f) + ": " + prefix.error().message, f);
       if (first_refusal.ok()) first_refusal = prefix.error();
       continue;
     }
-    if (!prefix || prefix->empty()) continue;
+    if (!prefix) {
+      tl.warn(W::input_skipped, "skipped " + rel(f) + ": cannot read it (" + prefix.error().message + ")", f);
+      continue;
+    }
+    if (prefix->empty()) {
+      tl.warn(W::input_skipped, "skipped " + rel(f) + ": the file is empty", f);
+      continue;
+    }
     Format fmt = sniff_format(*prefix, f);
     if (fmt == Format::Unknown && is_sqlite(*prefix)) {
       if (auto why = sqlite_damage(f)) {
         Error e = make_error(ErrorKind::Malformed, "SQLite file is damaged (truncated or a corrupt page): " + *why, f);
-        tl.warn(W::input_damaged, e.describe(), f);
+        tl.warn(W::input_damaged, "skipped " + rel(f) + ": " + e.describe(), f);
         if (first_damage.ok()) first_damage = e;
         continue;
       }
     }
     if (fmt == Format::Unknown) {
-      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
+      tl.warn(W::input_skipped, "skipped " + rel(f) + ": not a format goblin reads", f);
       continue;
     }
     readable.emplace_back(f, fmt);
   }
+  // One run is what one process recorded under one clock (docs/metrics.md § One run): a folder
+  // holding several recordings is refused before anything is read, never merged.
+  RETURN_IF_ERROR(check_one_recording(readable, path, rel));
   std::stable_partition(readable.begin(), readable.end(), [](const auto& x) { return !is_telemetry(x.second); });
+  // Pass 2: read them into one timeline, traces before telemetry.
+  size_t read = 0;
+  std::vector<FileSpan> spans;
   for (const auto& [f, fmt] : readable) {
     const RowMarks before = row_marks(tl);
     Status s = read_file_as(fmt, f, tl, opt);

@@ -39,7 +39,39 @@ TEST(RunDirectory, SideFilesSkippedQuietly) {
   ASSERT_TRUE(write_file((dir / "notes.txt").string(), "my notes\n").ok());
   Timeline tl2;
   ASSERT_TRUE(read_path(dir.string(), tl2).ok());
-  EXPECT_TRUE(warned(tl2, "not a format goblin reads"));
+  EXPECT_TRUE(warned(tl2, "skipped notes.txt: not a format goblin reads"));  // named (issue 47)
+  ASSERT_TRUE(write_file((dir / "empty.json").string(), "").ok());
+  Timeline tl3;
+  ASSERT_TRUE(read_path(dir.string(), tl3).ok());
+  EXPECT_TRUE(warned(tl3, "skipped empty.json: the file is empty"));
+}
+
+// One run is what one process recorded under one clock (issue 47): a folder holding two traces
+// (the before and the after of a change) is refused before anything is read, naming both and the
+// verbs that read several runs, never merged into one timeline (which gave 8 steps, one of 23 s).
+TEST(RunDirectory, SeveralRunsAreRefusedNamingEach) {
+  auto dir = goblin::testing::private_tmp_dir("rundir_two_runs");
+  const std::string k = std::string(GOBLIN_FIXTURES) + "/kineto/";
+  fs::copy_file(k + "h100_llama_fp32_eager_w0.json.gz", dir / "before.json.gz");
+  fs::copy_file(k + "h100_llama_bf16_sdpa_w4.json.gz", dir / "after.json.gz");
+  ASSERT_TRUE(write_file((dir / "README.md").string(), "two runs\n").ok());
+  Timeline tl;
+  Status st = read_path(dir.string(), tl);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::Usage);
+  const std::string& m = st.error().message;
+  EXPECT_NE(m.find("holds 2 runs"), std::string::npos) << m;
+  EXPECT_NE(m.find("before.json.gz (kineto)"), std::string::npos) << m;
+  EXPECT_NE(m.find("after.json.gz (kineto)"), std::string::npos) << m;
+  EXPECT_NE(m.find("goblin diff"), std::string::npos) << m;
+  EXPECT_NE(m.find("goblin ranks"), std::string::npos) << m;
+  EXPECT_EQ(tl.gpu_op_count(), 0u);  // nothing merged
+  // One trace and its telemetry are one run.
+  fs::remove(dir / "after.json.gz");
+  fs::copy_file(kSmi, dir / "telemetry.csv");
+  Timeline one;
+  Status ok = read_path(dir.string(), one);
+  EXPECT_TRUE(ok.ok() || ok.error().kind != ErrorKind::Usage) << ok.error().describe();
 }
 
 TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {

@@ -5,12 +5,17 @@ Reads the Kineto trace itself (stdlib json + gzip, exact decimal timestamps), re
 documented step windows and the interval unions with its own code, and compares with
 `goblin breakdown --json` and `goblin metrics --json`. Nothing here calls into goblin's code.
 
-Definitions (docs/metrics.md):
-  step window = [min(cpu start, first GPU start), max(cpu end, last GPU end)) over the GPU ops
-  (kernel, gpu_memcpy, gpu_memset) whose launching runtime call (cuda_runtime/cuda_driver, same
-  `correlation`) began inside the ProfilerStep#N CPU span; end clipped to the next step's start.
+Definitions (docs/metrics.md § Steps):
+  a step's own GPU work = the GPU ops (kernel, gpu_memcpy, gpu_memset) whose launching runtime
+  call (cuda_runtime/cuda_driver, same `correlation`) began inside its ProfilerStep#N CPU span;
+  first/last = its first start and last end.
+  step window = [start, end): start = min(first, max(cpu start, end of the GPU ops that started
+  before first)), never before the previous step's start (the CPU start without GPU work);
+  end = max(cpu end, last), clipped to the next step's start. The same rule for the last step.
   busy = |union of GPU ops ∩ window|, idle = wall − busy, GEMM share = |union of GEMM kernels ∩
   window| / busy. GEMM kernels are recognised here by a plain keyword list.
+  Issue 47: every step's busy equals the union of its own GPU work within 0.1 %, and the last
+  step's wall is within 5 % of the other steps' mean.
 Usage: check_breakdown.py --goblin BIN --fixtures DIR [trace names...]
 """
 import argparse
@@ -73,6 +78,7 @@ def analyse(path):
     steps = sorted(set(steps))
     first = [None] * len(steps)
     last = [None] * len(steps)
+    own = [[] for _ in steps]
     for s, t, corr, _ in gpu:
         rs = runtime.get(corr)
         if rs is None:
@@ -86,22 +92,35 @@ def analyse(path):
             continue
         first[k] = s if first[k] is None else min(first[k], s)
         last[k] = t if last[k] is None else max(last[k], t)
+        own[k].append((s, t))
+    by_start = sorted((s, t) for s, t, _, _ in gpu)
+
+    def end_before(x):  # the latest end of the GPU ops that started before x, at most x
+        ends = [t for s, t in by_start if s < x]
+        return min(max(ends), x) if ends else None
+
     windows = []
     for i, (a, b, name) in enumerate(steps):
-        w0 = min(a, first[i]) if first[i] is not None else a
+        w0 = a
+        if first[i] is not None:
+            e = end_before(first[i])
+            w0 = min(first[i], max(a, e) if e is not None else a)
+        if windows:
+            w0 = max(w0, windows[-1][0])
         w1 = max(b, last[i]) if last[i] is not None else b
         windows.append([w0, w1, name])
     for i in range(len(windows) - 1):
-        if windows[i][1] > windows[i + 1][0]:
-            windows[i][1] = max(windows[i][0], windows[i + 1][0])
+        windows[i][1] = max(windows[i][0], min(windows[i][1], windows[i + 1][0]))
     busy_u = union([(s, t) for s, t, _, _ in gpu])
     gemm_u = union([(s, t) for s, t, _, g in gpu if g])
     out = []
-    for w0, w1, name in windows:
+    for (w0, w1, name), mine in zip(windows, own):
         busy = length_in(busy_u, w0, w1)
         gemm = length_in(gemm_u, w0, w1)
+        own_busy = sum(e - s for s, e in union(mine))
         out.append(dict(name=name, wall=(w1 - w0) / 1e9, busy=busy / 1e9, idle=(w1 - w0 - busy) / 1e9,
-                        busy_pct=100.0 * busy / (w1 - w0), gemm_pct=100.0 * gemm / busy if busy else 0.0))
+                        busy_pct=100.0 * busy / (w1 - w0), gemm_pct=100.0 * gemm / busy if busy else 0.0,
+                        own_busy=own_busy / 1e9))
     return out
 
 
@@ -139,6 +158,17 @@ def main():
                 ok = abs(want - got) <= tol
                 bad += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {t} {m['name']:<16} {what:<15} independent={want:.9f} goblin={got:.9f}")
+        for m, s in zip(mine, met["steps"]):
+            ok = abs(s["busy_s"] - m["own_busy"]) <= 1e-3 * m["own_busy"]
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {t} {m['name']:<16} busy_s {s['busy_s']:.9f} vs its own GPU work "
+                  f"{m['own_busy']:.9f} (0.1 %)")
+        walls = [s["wall_s"] for s in met["steps"]]
+        if len(walls) > 1:
+            mean = sum(walls[:-1]) / (len(walls) - 1)
+            ok = abs(walls[-1] - mean) <= 0.05 * mean
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {t} last step wall {walls[-1]:.6f} s vs the others' mean {mean:.6f} s (5 %)")
         w = met["waste_budget"]
         total = sum(w[k] for k in ("useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_headroom",
                                    "precision_path", "kernel_shape", "unattributed"))
