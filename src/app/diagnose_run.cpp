@@ -7,6 +7,7 @@
 #include "core/verb_result.h"
 #include "hw/diagnose.h"
 #include "hw/knowledge.h"
+#include "hw/vendor.h"
 #include "trace/load.h"
 
 namespace goblin::app {
@@ -132,9 +133,12 @@ VerbResult run_diagnose(const DiagnoseRequest& a, const hw::HwKnowledge& kn) {
     return r;
   }
   int sms = gpu ? gpu->sm_count() : -1;
+  // The fixes are worded for the GPU's vendor (HIP graphs, not CUDA graphs, on AMD): the chosen
+  // GPU's, else the vendor the input's signals name (rocprofiler-compute counters: AMD).
+  const std::string vendor = gpu ? gpu->vendor : hw::vendor_name(hw::vendor_of_timeline(kn, tl).vendor);
   Json arr = Json::array();
   for (auto* k : sel) {
-    auto d = hw::diagnose_kernel(*k, *rules, sms);
+    auto d = hw::diagnose_kernel(*k, *rules, sms, vendor);
     Json j = hw::ncu_classification_json(d.cls);
     j["bottlenecks"] = hw::diagnosis_to_json(d);
     arr.push_back(j);

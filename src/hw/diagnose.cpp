@@ -19,8 +19,12 @@ namespace {
 std::string spec_num(double v) { return fmt::format("{:.10g}", v); }
 }  // namespace
 
-KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int sm_count) {
+KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int sm_count, const std::string& vendor) {
   KernelDiagnosis d;
+  // A fix in the vendor's words (data/ncu_rules.yaml § remedies); none when the data lacks it.
+  auto fix = [&](std::vector<Fix>& out, const char* id) {
+    if (const RemedyText* t = R.remedy(id, vendor)) out.push_back({t->fix, t->rationale});
+  };
   d.cls = classify_ncu_kernel(k, R);
   const auto& c = d.cls;
   auto ev = [&](const std::string& metric, const std::string& interp, std::vector<Evidence>& out) {
@@ -54,10 +58,8 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     ev("dram__bytes_write.sum", "bytes written to DRAM", b.evidence);
     ev("lts__t_sector_hit_rate.pct", "L2 hit rate", b.evidence);
     ev("l1tex__t_sector_hit_rate.pct", "L1 hit rate", b.evidence);
-    b.fixes = {{"Fuse this kernel with its producer/consumer elementwise ops (torch.compile or a hand-fused kernel)",
-                "each fused op saves one full read and write of the tensor through DRAM"},
-               {"Use 16-byte vectorized, coalesced accesses and keep activations in bf16/fp16",
-                "fewer sectors per request and half the bytes per element"}};
+    fix(b.fixes, "memory_fuse");
+    fix(b.fixes, "memory_vectorize");
     cands.push_back(b);
   }
   if (sm >= 0) {
@@ -77,22 +79,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
     bool simt = k.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") &&
                 *k.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") > 0 &&
                 (!k.get("sm__inst_executed_pipe_tensor.sum") || *k.get("sm__inst_executed_pipe_tensor.sum") == 0);
-    if (simt)
-      b.fixes.push_back(
-          {"Move the FP32 FMA work onto tensor cores (TF32 via torch.set_float32_matmul_precision('high'), "
-           "or bf16)",
-           "the tensor-core peak is several times the FP32 SIMT peak on the same GPU"});
+    if (simt) fix(b.fixes, "compute_fp32_to_matrix");
     bool tensor = k.get("sm__inst_executed_pipe_tensor.sum") && *k.get("sm__inst_executed_pipe_tensor.sum") > 0;
-    if (tensor)
-      b.fixes.push_back(
-          {"The tensor pipe does the work: use a lower-precision format the GPU supports (e.g. FP8 with "
-           "scaling) or remove padded / recomputed work",
-           "a tensor-core-bound GEMM only gets faster with a faster format or fewer FLOPs"});
-    else
-      b.fixes.push_back(
-          {"Cut instructions per element: hoist index math out of loops, use fast intrinsics, avoid "
-           "recomputing values that could be loaded or cached",
-           "a compute-bound kernel speeds up in proportion to the instructions removed"});
+    fix(b.fixes, tensor ? "compute_matrix_bound" : "compute_instructions");
     cands.push_back(b);
   }
   // Underutilisation: small grid, low occupancy, latency.
@@ -109,8 +98,8 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
       b.cause = "the grid has " + format_sig(grid, 4) + fmt::format(" blocks for {} SMs", sms);
       b.summary = "Grid too small: " + format_sig(b.severity, 4) + "% of SMs idle";
       ev("launch__grid_size", "blocks launched", b.evidence);
-      b.fixes = {{"Launch at least one block per SM (smaller tiles, split-K, or batch several problems per launch)",
-                  "idle SMs contribute nothing; NCU estimates (SMs - grid)/SMs speedup"}};
+      b.fixes.clear();
+      fix(b.fixes, "grid_small");
     }
     // Theoretical occupancy from the launch__occupancy_limit_* block limits.
     double lim = 1e9;
@@ -138,9 +127,8 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
           ev("launch__registers_per_thread", "registers per thread", b.evidence);
           ev("launch__shared_mem_per_block_allocated", "shared memory per block", b.evidence);
           ev("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (warps active)", b.evidence);
-          b.fixes = {
-              {"Reduce registers (__launch_bounds__ / maxrregcount, fewer live values) or shared memory per block",
-               "more resident warps hide memory and pipeline latency"}};
+          b.fixes.clear();
+          fix(b.fixes, "occupancy");
         }
       }
     }
@@ -151,10 +139,9 @@ KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& R, int s
       b.summary = "Latency-bound: the GPU is mostly waiting";
       ev("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (warps active)", b.evidence);
       ev("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "stalls on global memory", b.evidence);
-      b.fixes = {{"Increase parallelism per SM (more blocks or warps, more independent loads in flight per thread)",
-                  "latency is hidden only by other ready work"},
-                 {"If the kernel is tiny, batch or fuse it with neighbours (CUDA graphs for launch overhead)",
-                  "a short kernel cannot amortise ramp-up and tail"}};
+      b.fixes.clear();
+      fix(b.fixes, "latency_parallelism");
+      fix(b.fixes, "latency_tiny");
     }
     if (b.severity > 0) {
       b.reasoning = "estimated share of the GPU left idle (NCU-style estimate, capped by the speed-of-light headroom)";

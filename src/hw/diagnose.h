@@ -32,8 +32,10 @@ struct KernelDiagnosis {
 };
 
 // All candidate bottlenecks are scored; the two strongest of distinct categories are kept.
-// `sm_count` (from the GPU spec or the CSV) enables the small-grid estimate.
-KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& rules, int sm_count);
+// `sm_count` (from the GPU spec or the CSV) enables the small-grid estimate. The fixes are worded
+// for `vendor` ("nvidia" | "amd": data/ncu_rules.yaml § remedies; other values read as NVIDIA).
+KernelDiagnosis diagnose_kernel(const CounterKernel& k, const NcuRules& rules, int sm_count,
+                                const std::string& vendor = "nvidia");
 // The judge's JSON shape (an array of bottlenecks), from a deterministic diagnosis.
 Json diagnosis_to_json(const KernelDiagnosis& d);
 

@@ -47,6 +47,14 @@ std::vector<CounterKernel> counter_kernels(const Timeline& tl) {
   return out;
 }
 
+const RemedyText* NcuRules::remedy(const std::string& id, const std::string& vendor) const {
+  auto it = remedies.find(id);
+  if (it == remedies.end()) return nullptr;
+  for (const std::string& v : {vendor == "amd" ? vendor : std::string("nvidia"), std::string("any")})
+    if (auto t = it->second.find(v); t != it->second.end()) return &t->second;
+  return nullptr;
+}
+
 Result<NcuRules> load_ncu_rules() { return hw::hw_knowledge()->ncu_rules; }
 
 Result<NcuRules> parse_ncu_rules(const std::string& text) {
@@ -66,6 +74,27 @@ Result<NcuRules> parse_ncu_rules(const std::string& text) {
     r.block_multiple = n["launch_configuration"]["block_multiple"].as<double>();
     r.occ_min_pct = n["theoretical_occupancy"]["min_pct_of_max"].as<double>();
     r.occ_gap_pts = n["achieved_occupancy"]["gap_pts"].as<double>();
+    for (auto e : n["remedies"]) {
+      const std::string id = e.first.as<std::string>();
+      for (auto v : e.second) {
+        const std::string vendor = v.first.as<std::string>();
+        if (vendor != "nvidia" && vendor != "amd" && vendor != "any")
+          return make_error(ErrorKind::Malformed,
+                            "ncu_rules.yaml: remedies." + id + ": vendor '" + vendor + "' is not nvidia, amd or any",
+                            "data/ncu_rules.yaml", -1, v.first.Mark().line + 1);
+        RemedyText t{v.second["fix"].as<std::string>(""), v.second["rationale"].as<std::string>(""),
+                     v.second["source"].as<std::string>("")};
+        if (t.fix.empty() || t.rationale.empty() || t.source.empty())
+          return make_error(ErrorKind::Malformed,
+                            "ncu_rules.yaml: remedies." + id + "." + vendor + " needs fix, rationale and source",
+                            "data/ncu_rules.yaml", -1, v.first.Mark().line + 1);
+        r.remedies[id][vendor] = std::move(t);
+      }
+      const auto& m = r.remedies[id];
+      if (!m.count("any") && !(m.count("nvidia") && m.count("amd")))
+        return make_error(ErrorKind::Malformed, "ncu_rules.yaml: remedies." + id + " needs `any` or both `nvidia` and `amd`",
+                          "data/ncu_rules.yaml", -1, e.first.Mark().line + 1);
+    }
   } catch (const YAML::Exception& e) {
     return make_error(ErrorKind::Malformed, std::string("cannot parse ncu_rules.yaml: ") + e.what(),
                       "data/ncu_rules.yaml");

@@ -32,11 +32,21 @@ struct CounterKernel {
 // Groups Timeline::counters by kernel_key, in key order.
 std::vector<CounterKernel> counter_kernels(const Timeline& tl);
 
+// One fix of the diagnosis in one vendor's words (data/ncu_rules.yaml § remedies).
+struct RemedyText {
+  std::string fix, rationale, source;
+};
+
 struct NcuRules {
   double high_pct = 80, latency_pct = 60, small_grid_waves = 1.0, gap_pts = 10;
   std::vector<std::string> compute_metrics, memory_metrics, dram_metrics, waves_metrics;
   double block_multiple = 32, occ_min_pct = 80, occ_gap_pts = 10;
   std::string sol_source;
+  // remedies[id][vendor]: vendor "nvidia", "amd" or "any".
+  std::map<std::string, std::map<std::string, RemedyText>> remedies;
+  // The remedy's text for `vendor` ("nvidia" | "amd"; anything else reads as NVIDIA, whose metric
+  // names these are): the vendor's own, else `any`; nullptr when the data has no such remedy.
+  const RemedyText* remedy(const std::string& id, const std::string& vendor) const;
 };
 // Parses data/ncu_rules.yaml's text (hw::HwKnowledge::load, the one place that reads the file).
 Result<NcuRules> parse_ncu_rules(const std::string& text);

@@ -67,5 +67,57 @@ TEST(RocprofComputeMap, KernelsWithoutAmdMetricsAreUnchanged) {
   EXPECT_EQ(n.m.size(), 1u);
 }
 
+
+// The diagnosis speaks ROCm on AMD (issue 46; data/ncu_rules.yaml § remedies): every fix of every
+// MI350 kernel diagnosed as AMD's names no CUDA graphs, TF32 or SMs; a latency-bound kernel is
+// told about HIP graphs on AMD and CUDA graphs on NVIDIA.
+TEST(RocprofComputeMap, AmdDiagnosisHasRocmRemedies) {
+  Timeline tl;
+  ASSERT_TRUE(trace::read_path(kDb, tl).ok());
+  auto rules = load_ncu_rules();
+  ASSERT_TRUE(rules.ok());
+  int fixes = 0;
+  for (const auto& k : counter_kernels(tl)) {
+    auto d = diagnose_kernel(k, *rules, 256, "amd");
+    for (const auto& b : d.bottlenecks)
+      for (const auto& f : b.fixes) {
+        ++fixes;
+        for (const char* nvidia_only : {"CUDA graph", "CUDA Graph", "TF32", "tensor core", " SM", "maxrregcount"}) {
+          EXPECT_EQ(f.fix.find(nvidia_only), std::string::npos) << f.fix;
+          EXPECT_EQ(f.rationale.find(nvidia_only), std::string::npos) << f.rationale;
+        }
+      }
+  }
+  EXPECT_GT(fixes, 0);
+
+  CounterKernel lat;  // both speed-of-light figures far below 60 %: latency-bound
+  lat.key = 1;
+  lat.m["sm__throughput.avg.pct_of_peak_sustained_elapsed"] = 12;
+  lat.m["gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"] = 9;
+  auto all_fixes = [&](const std::string& vendor) {
+    std::string t;
+    for (const auto& b : diagnose_kernel(lat, *rules, 304, vendor).bottlenecks)
+      for (const auto& f : b.fixes) t += f.fix + "\n";
+    return t;
+  };
+  const std::string amd = all_fixes("amd"), nv = all_fixes("nvidia");
+  EXPECT_NE(amd.find("HIP graphs"), std::string::npos) << amd;
+  EXPECT_EQ(amd.find("CUDA graph"), std::string::npos) << amd;
+  EXPECT_NE(nv.find("CUDA graphs"), std::string::npos) << nv;
+}
+
+// Every remedy of the data file reads for both vendors, with its source.
+TEST(RocprofComputeMap, RemediesCoverBothVendors) {
+  auto rules = load_ncu_rules();
+  ASSERT_TRUE(rules.ok());
+  ASSERT_GE(rules->remedies.size(), 9u);
+  for (const auto& [id, by_vendor] : rules->remedies)
+    for (const char* v : {"nvidia", "amd"}) {
+      const RemedyText* t = rules->remedy(id, v);
+      ASSERT_NE(t, nullptr) << id << " " << v;
+      EXPECT_EQ(t->source.rfind("https://", 0), 0u) << id;
+    }
+}
+
 }  // namespace
 }  // namespace goblin::hw

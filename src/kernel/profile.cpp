@@ -157,7 +157,7 @@ Result<Json> diagnose_profile(const hw::HwKnowledge& hwk, const std::string& csv
     if (!amd_sol && (cfg.vendor == "amd" || k.get("gpu__time_duration.sum") == nullptr)) {
       j = amd_diagnosis(k, cfg);
     } else {
-      auto d = hw::diagnose_kernel(k, rules, sms);
+      auto d = hw::diagnose_kernel(k, rules, sms, amd_sol ? std::string("amd") : cfg.vendor);
       j = hw::ncu_classification_json(d.cls);
       j["bound"] = d.cls.bound;  // the same key as the AMD path
       j["bottlenecks"] = hw::diagnosis_to_json(d);
