@@ -113,5 +113,42 @@ TEST(AnalysisKnowledge, HoldsEveryFileAndTheMeasuredCeilings) {
   EXPECT_EQ(again->get(), k->get());
 }
 
+// data/mfu.yaml answers what run_metrics.cpp's dtype lists answered: low-precision runs against
+// their own peak, the rest against bf16 (fp16 on a GPU without bf16); fp32/fp64 GEMMs may be SIMT.
+TEST(MfuPeaks, TheDtypeListsFromTheData) {
+  auto k = analysis_knowledge();
+  ASSERT_TRUE(k.ok()) << k.error().describe();
+  const MfuPeaks& m = (*k)->mfu;
+  auto all = [](const std::string&) { return true; };
+  auto no_bf16 = [](const std::string& key) { return key != "bf16"; };
+  auto none = [](const std::string&) { return false; };
+  for (const char* d : {"bf16", "fp16", "fp8", "int8"}) EXPECT_EQ(m.training_peak(d, all), d);
+  for (const char* d : {"fp32", "tf32", "fp64", "fp4", "", "BF16"}) EXPECT_EQ(m.training_peak(d, all), "bf16") << d;
+  EXPECT_EQ(m.training_peak("fp32", no_bf16), "fp16");
+  EXPECT_EQ(m.training_peak("bf16", no_bf16), "fp16");  // a bf16 run on a GPU without a bf16 peak
+  EXPECT_EQ(m.training_peak("fp16", none), "fp16");
+  EXPECT_EQ(m.training_peak("fp8", none), "fp8");
+  EXPECT_EQ(m.training_peak("fp32", none), "fp16");
+  EXPECT_TRUE(m.may_run_on_simt("fp32"));
+  EXPECT_TRUE(m.may_run_on_simt("fp64"));
+  for (const char* d : {"tf32", "bf16", "fp16", "fp8", "int8", ""}) EXPECT_FALSE(m.may_run_on_simt(d)) << d;
+}
+
+TEST(MfuPeaks, BadFileIsMalformedWithItsLine) {
+  auto no_list = MfuPeaks::parse(
+      "training_peak:\n  own_peak: bf16\n  mixed_precision: bf16\n  source: x\nsimt_dtypes: [fp32]\nsimt_source: x\n",
+      "m.yaml");
+  ASSERT_FALSE(no_list.ok());
+  EXPECT_EQ(no_list.error().kind, ErrorKind::Malformed);
+  EXPECT_EQ(no_list.error().file, "m.yaml");
+  auto no_source = MfuPeaks::parse("training_peak:\n  own_peak: [bf16]\n  mixed_precision: bf16\n", "m.yaml");
+  ASSERT_FALSE(no_source.ok());
+  EXPECT_EQ(no_source.error().line, 2);
+  EXPECT_TRUE(MfuPeaks::parse("training_peak: {own_peak: [bf16], mixed_precision: bf16, source: x}\n"
+                              "simt_dtypes: [fp32]\nsimt_source: x\n",
+                              "m.yaml")
+                  .ok());
+}
+
 }  // namespace
 }  // namespace goblin::analysis

@@ -23,7 +23,8 @@ namespace goblin::analysis {
 namespace {
 
 // MFU over the steps the per-step figures use (see run_metrics.h and docs/metrics.md § MFU).
-void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, RunMetrics& m) {
+void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection& sd, const MfuPeaks& peaks,
+                 RunMetrics& m) {
   // A step counts the CPU ops of its CPU span when it has one: they are issued before the GPU runs
   // them, and its window (on the GPU's time) lags its CPU span when the CPU runs ahead.
   auto flop_window = [](const Step& s) {
@@ -87,12 +88,13 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
     return;
   }
   // Training peak: the dense tensor peak of a low-precision dtype the run used; fp32/tf32/fp64
-  // runs are held against the GPU's dense bf16 peak (the mixed-precision ceiling they forgo).
-  std::string train_key = (dtype == "bf16" || dtype == "fp16" || dtype == "fp8" || dtype == "int8") ? dtype : "bf16";
-  if (!g.peak_tflops(train_key) && train_key == "bf16") train_key = "fp16";
+  // runs are held against the GPU's dense mixed-precision peak (the ceiling they forgo). The
+  // dtypes: data/mfu.yaml.
+  const std::string train_key =
+      peaks.training_peak(dtype, [&](const std::string& key) { return g.peak_tflops(key).has_value(); });
   // Dtype path: fp32 GEMMs on SIMT (taxonomy simt_fp32_gemm) vs tensor cores (TF32), by GEMM time.
   int64_t gemm_ns = total_length(p.gemm), simt_ns = total_length(p.simt);
-  bool tensor = !(dtype == "fp32" || dtype == "fp64") || (gemm_ns > 0 && simt_ns * 2 < gemm_ns);
+  bool tensor = !peaks.may_run_on_simt(dtype) || (gemm_ns > 0 && simt_ns * 2 < gemm_ns);
   std::string path_key = hw::peak_key_for(dtype, tensor);
   // Plain fp32 GEMMs run at the GPU's fp32 GEMM rate: its FP32 matrix cores on AMD CDNA.
   if (dtype == "fp32" && !tensor) (void)hw::fp32_gemm_peak_tflops(g, &path_key);
@@ -377,7 +379,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
   }
 
   // ---- MFU ----
-  compute_mfu(tl, p, sd, m);
+  compute_mfu(tl, p, sd, k.mfu, m);
 
   // ---- versions / GPU ----
   m.versions = tl.meta.versions;

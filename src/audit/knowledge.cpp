@@ -111,6 +111,7 @@ Result<std::shared_ptr<const Knowledge>> knowledge() {
     ASSIGN_OR_RETURN(k.analysis_ptr, analysis::analysis_knowledge());
     ASSIGN_OR_RETURN(k.rules, load_rule_base());
     ASSIGN_OR_RETURN(k.speedup, SpeedupFactors::load());
+    ASSIGN_OR_RETURN(k.config_ptr, config::config_knowledge());
     return k;
   });
 }

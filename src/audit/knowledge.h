@@ -1,6 +1,7 @@
 // The audit's knowledge context: the analysis context (analysis/knowledge.h: taxonomy, overlap
 // and fusion advice, collectives, GPU specs, measured ceilings) extended with the rule base
-// (data/rules/) and the speedup-model factors (data/speedup_model.yaml). Loaded once per process
+// (data/rules/), the speedup-model factors (data/speedup_model.yaml) and the config knowledge
+// (config/knowledge.h: attention implementations). Loaded once per process
 // and data directory by knowledge(), then passed as `const Knowledge&`.
 #pragma once
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "analysis/knowledge.h"
 #include "audit/rules.h"
+#include "config/knowledge.h"
 #include "core/status.h"
 
 namespace goblin::audit {
@@ -43,8 +45,12 @@ struct Knowledge {
   std::shared_ptr<const analysis::AnalysisKnowledge> analysis_ptr;  // shared with analysis_knowledge()
   RuleBase rules;
   SpeedupFactors speedup;
+  // Shared with config::config_knowledge(): the attention implementations (data/attention.yaml)
+  // the speedup model asks whether a change fuses attention.
+  std::shared_ptr<const config::ConfigKnowledge> config_ptr;
   const analysis::AnalysisKnowledge& analysis() const { return *analysis_ptr; }
   const analysis::Taxonomy& taxonomy() const { return analysis_ptr->taxonomy; }
+  const config::AttentionImpls& attention() const { return config_ptr->attention; }
 };
 
 // The process's audit knowledge: on first use (per data directory) the analysis context plus the

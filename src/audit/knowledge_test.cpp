@@ -83,6 +83,31 @@ TEST(SpeedupFactors, TheFactorsDriveThePrediction) {
   EXPECT_NEAR(slow2, 0.3, 1e-12);
 }
 
+// eager -> sdpa is an attention change because data/attention.yaml calls sdpa fused.
+TEST(SpeedupFactors, FusedAttentionComesFromTheData) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  auto k = knowledge();
+  ASSERT_TRUE(k.ok()) << k.error().describe();
+  analysis::RunMetrics m;
+  m.cost = analysis::CostProfile{};
+  m.cost->step_s = 1.0;
+  m.cost->attn_bmm_s = 0.3;
+  m.cost->attn_softmax_s = 0.1;
+  m.cost->other_gpu_s = 0.6;
+  auto oc = config::config_from_json(Json{{"attention_impl", "eager"}});
+  auto nc = config::config_from_json(Json{{"attention_impl", "sdpa"}});
+  ASSERT_TRUE(oc.ok() && nc.ok());
+  EXPECT_TRUE((*k)->attention().fused("sdpa"));
+  EXPECT_FALSE((*k)->attention().fused("eager"));
+  EXPECT_EQ(predict_speedup(**k, m, *oc, *nc).model_fields.count("attention"), 1u);
+  Knowledge edited = **k;
+  auto ck = std::make_shared<config::ConfigKnowledge>(*edited.config_ptr);
+  for (auto& i : ck->attention.impls)
+    if (i.name == "sdpa") i.fused = false;
+  edited.config_ptr = ck;
+  EXPECT_EQ(predict_speedup(edited, m, *oc, *nc).model_fields.count("attention"), 0u);
+}
+
 // Evidence for the rules: each top kernel counts where the taxonomy files it. cuDNN's xmma_fprop
 // implicit-GEMM kernel is a convolution (the old C++ list counted every "xmma" as GEMM).
 TEST(RuleEvidence, KernelSharesUseTheTaxonomy) {

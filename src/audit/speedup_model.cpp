@@ -130,7 +130,6 @@ double num_field(const config::WorkloadConfig& c, const char* f, double dflt) {
   Json v = c.get(f);
   return v.is_number() ? v.get<double>() : dflt;
 }
-bool fused_attention(const std::string& a) { return a == "sdpa" || a == "flash" || a == "flash_rocm"; }
 bool fused_optimizer(const std::string& o) { return o.find("fused") != std::string::npos; }
 
 // Throughput of a GEMM path after the patch: [slow, fast] TFLOP/s.
@@ -290,8 +289,9 @@ SpeedupPrediction predict_speedup(const Knowledge& kn, const analysis::RunMetric
   const std::string p0 = prec(oc), p1 = prec(nc);
   const bool to16 = p0 == "fp32" && (p1 == "bf16" || p1 == "fp16");
   const bool to_tf32 = p0 == "fp32" && p1 == "fp32" && !bool_field(oc, "tf32") && bool_field(nc, "tf32");
-  const bool attn = !fused_attention(str_field(oc, "attention_impl")) &&
-                    fused_attention(str_field(nc, "attention_impl")) &&
+  // eager -> a fused implementation (data/attention.yaml `fused`)
+  const bool attn = !kn.attention().fused(str_field(oc, "attention_impl")) &&
+                    kn.attention().fused(str_field(nc, "attention_impl")) &&
                     (c.attn_bmm_s + c.attn_softmax_s + c.attn_score_s) > 0;
   const bool optim = !fused_optimizer(str_field(oc, "optimizer")) && fused_optimizer(str_field(nc, "optimizer"));
   const bool compile = !bool_field(oc, "torch_compile") && bool_field(nc, "torch_compile");

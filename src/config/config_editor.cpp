@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/config_source.h"
+#include "config/knowledge.h"
 
 namespace goblin::config {
 
@@ -53,11 +54,10 @@ std::string block_key(const std::string& f, const std::string& block) {
   return hf_key(f);
 }
 
-Json hf_value(const std::string& f, const Json& v) {
-  if (f == "attention_impl" && v.is_string()) {
-    std::string s = v;
-    if (s == "flash" || s == "flash_rocm") return "flash_attention_2";
-  }
+// The value a patch writes: an attention implementation as attn_implementation names it
+// (data/attention.yaml hf_name).
+Json hf_value(const AttentionImpls& attention, const std::string& f, const Json& v) {
+  if (f == "attention_impl" && v.is_string()) return attention.hf_name(v.get<std::string>());
   return v;
 }
 
@@ -98,12 +98,12 @@ const std::set<std::string> kHfCalls = {"TrainingArguments", "SFTConfig",  "Seq2
 
 class Editor {
  public:
-  Editor(const std::string& text, const WorkloadConfig& cfg, const SourceScan& scan)
-      : text_(text), cfg_(cfg), scan_(scan) {
+  Editor(const std::string& text, const WorkloadConfig& cfg, const SourceScan& scan, const ConfigKnowledge& kn)
+      : text_(text), cfg_(cfg), scan_(scan), kn_(kn) {
     // The block where most mapped keys live: additions go there (yaml/json).
     std::map<std::vector<std::string>, int> votes;
     for (const auto& e : scan.entries) {
-      std::string f = field_for_key(e.path, e.context);
+      std::string f = kn.keys.field_for(e.path, e.context);
       if (f.empty() || f.rfind("env.", 0) == 0 || e.path.size() < 1) continue;
       std::vector<std::string> parent(e.path.begin(), e.path.end() - 1);
       if (!parent.empty() && (parent[0] == "dataloader" || parent[0] == "model" || parent[0] == "lora")) continue;
@@ -150,7 +150,7 @@ class Editor {
       if (fmt == ConfigFormat::Python && field == "tf32" && it->second.context == "set_float32_matmul_precision")
         out = v == Json(true) ? Json("high") : Json("highest");
       else if (fmt != ConfigFormat::Env)
-        out = hf_value(field, v);
+        out = hf_value(kn_.attention, field, v);
       return replace(it->second, out);
     }
     return add(field, v);
@@ -278,7 +278,7 @@ class Editor {
   }
 
   bool add(const std::string& field, const Json& v0) {
-    Json v = hf_value(field, v0);
+    Json v = hf_value(kn_.attention, field, v0);
     switch (cfg_.format) {
       case ConfigFormat::Yaml:
       case ConfigFormat::Json: {
@@ -418,6 +418,7 @@ class Editor {
   const std::string& text_;
   const WorkloadConfig& cfg_;
   const SourceScan& scan_;
+  const ConfigKnowledge& kn_;
   std::vector<Edit> edits_;
   std::vector<std::string> home_;
   std::vector<int64_t> hf_call_lines_;
@@ -443,8 +444,9 @@ Result<std::string> edit_config_text(const std::string& text, const WorkloadConf
     ASSIGN_OR_RETURN(auto body, edit_config_text(text.substr(bom), shifted, edits, unplaced, refused));
     return text.substr(0, bom) + body;
   }
+  ASSIGN_OR_RETURN(auto kn, config_knowledge());
   ASSIGN_OR_RETURN(auto scan, scan_source(text, cfg.format, cfg.source_file));
-  Editor ed(text, cfg, scan);
+  Editor ed(text, cfg, scan, *kn);
   for (const auto& [f, v] : edits) {
     if (ed.set(f, v)) continue;
     if (unplaced) unplaced->push_back(f);

@@ -57,10 +57,6 @@ Result<SourceScan> scan_json(const std::string& text, const std::string& file);
 Result<SourceScan> scan_python(const std::string& text, const std::string& file);
 Result<SourceScan> scan_env(const std::string& text, const std::string& file);
 
-// Which WorkloadConfig field a source key maps to ("" = extras). Also used by the patcher to pick
-// the key to write for a field in each format.
-std::string field_for_key(const std::vector<std::string>& path, const std::string& context);
-
 // Line (1-based) of a byte offset. One pass over the text: for a single lookup (an error).
 int64_t line_of(const std::string& text, int64_t offset);
 

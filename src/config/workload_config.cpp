@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "config/config_source.h"
+#include "config/knowledge.h"
 #include "core/decimal.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -183,17 +184,6 @@ static std::string norm_precision(std::string v) {
   return "";
 }
 
-static std::string norm_attention(std::string v) {
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (v == "eager") return "eager";
-  if (v == "sdpa" || v == "scaled_dot_product_attention") return "sdpa";
-  if (v == "flash_attention_2" || v == "flash_attention_3" || v == "flash" || v == "fa2" || v == "flash_attn" ||
-      v == "kernels-community/flash-attn")
-    return "flash";
-  if (v == "flash_rocm" || v == "ck" || v == "ck_flash_attention" || v == "aiter") return "flash_rocm";
-  return "unknown";
-}
-
 static Json coerce(const FieldSpec& f, const Json& v) {
   switch (f.type) {
     case FieldType::Int:
@@ -310,6 +300,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
                         static_cast<int64_t>(i), line_of(text, static_cast<int64_t>(i)));
     }
   }
+  ASSIGN_OR_RETURN(auto kn, config_knowledge());
   ASSIGN_OR_RETURN(auto scan, scan_source(text, fmt, file));
   WorkloadConfig c;
   c.source_file = file;
@@ -332,7 +323,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
     return o;
   };
   for (const auto& e : scan.entries) {
-    std::string field = field_for_key(e.path, e.context);
+    std::string field = kn->keys.field_for(e.path, e.context);
     Json v = e.value;
     if (v.is_string()) v = redact(v.get<std::string>(), e.line, &c.redactions);
     if (field.rfind("env.", 0) == 0) {
@@ -428,7 +419,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
       c.origins["precision"] = origin(e);
       continue;
     } else if (field == "attention_impl") {
-      cv = v.is_string() ? Json(norm_attention(v.get<std::string>())) : Json("unknown");
+      cv = Json(v.is_string() ? kn->attention.normalise(v.get<std::string>()) : kn->attention.unknown);
     } else if (field == "tf32" && v.is_string()) {  // set_float32_matmul_precision("high")
       std::string s = v;
       cv = (s == "high" || s == "medium");
