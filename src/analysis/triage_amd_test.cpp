@@ -147,7 +147,7 @@ TEST(TriageAmd, AmdSmiBesideTheTraceKeepsItsDevice) {
 // goblin's own profile output (run.json + telemetry.csv from nvidia-smi + trace.json.gz): the
 // triage of the directory matches sm_90 exactly, as the trace alone does.
 TEST(TriageAmd, NvidiaRunDirectoryWithTelemetryMatchesItsArch) {
-  const std::string run = std::string(GOBLIN_SOURCE_DIR) + "/docs/results/h100_live/audit_base/live/profile-1";
+  const std::string run = std::string(GOBLIN_SOURCE_DIR) + "/tests/fixtures/h100_live/audit_base/live/profile-1";
   Timeline tl;
   Status st = trace::read_path(run, tl);
   ASSERT_TRUE(st.ok()) << st.error().describe();
