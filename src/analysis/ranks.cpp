@@ -117,7 +117,8 @@ RankProfile read_rank_traces(const RankInput& in, const AnalysisKnowledge& k, co
     if (st.ok()) continue;
     // One process's rocprofv3 files include ones goblin does not read (agent info, ...).
     if (in.files.size() > 1 && st.error().kind == ErrorKind::UnknownFormat) {
-      tl.warn(W::input_skipped, "skipped: not a format goblin reads", f);
+      tl.warn(W::input_skipped,
+              "skipped " + std::filesystem::path(f).filename().string() + ": not a format goblin reads", f);
       continue;
     }
     if (!err) err = st.error();

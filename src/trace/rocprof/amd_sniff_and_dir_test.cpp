@@ -89,7 +89,7 @@ TEST(RocprofDir, DirectoryOfRocprofv3CsvIsOneRun) {
   EXPECT_EQ(tl.runtime.size(), 17u);
   EXPECT_EQ(tl.gpu_ops.count(GpuOpKind::Memcpy), 4u);
   EXPECT_EQ(tl.meta.formats.size(), 3u);
-  EXPECT_TRUE(testing::has_warning(tl, "skipped: not a format goblin reads"));
+  EXPECT_TRUE(testing::has_warning(tl, "skipped rocprofv3_summary.txt: not a format goblin reads"));  // named
   dir.copy_fixture("rocprof/rocprofv3_kernel_trace.csv");
   Timeline mixed;
   Status m = read_path(dir.path(), mixed, {});
