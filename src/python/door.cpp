@@ -1,12 +1,12 @@
 #include "python/door.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <filesystem>
 
 #include "app/analysis_context.h"
 #include "app/registry.h"
+#include "core/temp_dir.h"
 
 namespace goblin::python {
 
@@ -16,15 +16,7 @@ std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 
 // Where a verb writes when the caller names no output (an export without out=): a fresh
 // directory under $TMPDIR, as the MCP door gives each call a folder of its session.
-Result<std::string> fresh_output_dir(const std::string& kind) {
-  std::error_code ec;
-  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::string templ = (base / fmt::format("goblin-{}-XXXXXX", kind)).string();
-  if (::mkdtemp(templ.data()) == nullptr)
-    return make_error(ErrorKind::Io, fmt::format("cannot create a directory under {}", base.string()), base.string());
-  return templ;
-}
+Result<std::string> fresh_output_dir(const std::string& kind) { return make_temp_dir(fmt::format("goblin-{}-", kind)); }
 
 // A statement's rows, column by column (query::ColumnBuilder types each column as SQLite typed
 // its values).

@@ -9,6 +9,7 @@
 
 #include "app/path_roots.h"
 #include "app/registry.h"
+#include "core/temp_dir.h"
 
 namespace goblin::serve {
 
@@ -150,14 +151,9 @@ bool names_a_path(const app::Verb& v, const Json& args) {
 class RequestFolder {
  public:
   static Result<RequestFolder> make() {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string templ = (base / "goblin-serve-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr)
-      return make_error(ErrorKind::Io, "cannot create the request's output folder", base.string());
+    ASSIGN_OR_RETURN(std::string dir, make_temp_dir("goblin-serve-"));
     RequestFolder f;
-    f.dir_ = templ;
+    f.dir_ = std::move(dir);
     return f;
   }
   RequestFolder() = default;
