@@ -5,6 +5,7 @@
 #   server   tests that start a server or client process (MCP SDK, profile-server)
 #   browser  the dashboard in headless Chromium
 #   slurm    a one-node Slurm the test starts itself
+#   gate     the performance gate: instruction counts under valgrind (bench/gate), minutes
 # `scripts/test --quick` runs unit, checks and e2e; `scripts/test` runs everything (CI).
 #
 # The table is here; CMake can label a test only in the directory that added it, so each
@@ -29,10 +30,11 @@ endfunction()
 
 goblin_label(checks layering layering_self_test docs_results docs_results_self_test text_format
              text_format_self_test namespaces namespaces_self_test ratchet ratchet_self_test python_lint
-             docs_verbs_current docs_architecture_current cli_has_every_verb)
+             docs_verbs_current docs_architecture_current cli_has_every_verb perf_gate_self_test)
 goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_traces step_time_across_verbs
              secrets_never_printed robustness_table kernel_harness_integrity python_module python_notebook
              scale_k8s_manifests)
 goblin_label(server acceptance_mcp_sdk kernel_mcp_loop profile_server)
 goblin_label(browser dashboard_browser dashboard_browser_postgresql)
 goblin_label(slurm scale_slurm)
+goblin_label(gate perf_gate)
