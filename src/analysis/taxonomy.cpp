@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <regex>
+#include <unordered_map>
 
 #include "core/data.h"
 #include "core/text.h"
@@ -361,6 +363,7 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
   t.holder_ = rules;
   t.rules_ = rules.get();
   t.extra_ = extra;
+  t.cache_ = std::make_shared<ClassCache>();
   return t;
 }
 
@@ -369,7 +372,32 @@ Result<Taxonomy> Taxonomy::load() {
   return parse(text, data_file_origin("taxonomy.yaml"));
 }
 
+// The memo of classify(): at most kMaxEntries answers (a hostile trace may carry millions of unique
+// names; past the cap the rules simply run again). Guarded by a mutex: per-rank analyses share one
+// Taxonomy across threads.
+struct Taxonomy::ClassCache {
+  static constexpr size_t kMaxEntries = 1 << 16;
+  std::mutex mu;
+  std::unordered_map<std::string, KernelClass> answers;
+};
+
 KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {
+  if (!cache_) return classify_uncached(kernel_name, cpu_op_name);
+  std::string key;
+  key.reserve(kernel_name.size() + cpu_op_name.size() + 1);
+  key.append(kernel_name).push_back('\0');
+  key.append(cpu_op_name);
+  {
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    if (auto it = cache_->answers.find(key); it != cache_->answers.end()) return it->second;
+  }
+  KernelClass k = classify_uncached(kernel_name, cpu_op_name);
+  std::lock_guard<std::mutex> lock(cache_->mu);
+  if (cache_->answers.size() < ClassCache::kMaxEntries) cache_->answers.emplace(std::move(key), k);
+  return k;
+}
+
+KernelClass Taxonomy::classify_uncached(std::string_view kernel_name, std::string_view cpu_op_name) const {
   KernelClass k{"other", "unknown", "none", ""};
   if (!rules_) return k;
   const Name n = normalise(kernel_name);

@@ -69,14 +69,19 @@ class Taxonomy {
   double tiny_grid_fraction_of_sms() const;  // GEMM grid < this * SMs counts as kernel_shape
   size_t rule_count() const;
 
-  struct Rule;   // defined in taxonomy.cpp
-  struct Extra;  // defined in taxonomy.cpp
+  struct Rule;        // defined in taxonomy.cpp
+  struct Extra;       // defined in taxonomy.cpp
+  struct ClassCache;  // defined in taxonomy.cpp
 
  private:
   std::vector<std::string> categories_;
   std::vector<Rule>* rules_ = nullptr;  // owned; see taxonomy.cpp
   std::shared_ptr<std::vector<Rule>> holder_;
   std::shared_ptr<const Extra> extra_;
+  // classify() runs the ordered rules' regexes, and a trace launches the same few hundred kernel
+  // names thousands of times: the answers are kept per (kernel, cpu op), shared by copies.
+  std::shared_ptr<ClassCache> cache_;
+  KernelClass classify_uncached(std::string_view kernel_name, std::string_view cpu_op_name) const;
 };
 
 }  // namespace goblin::analysis
