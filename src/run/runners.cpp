@@ -182,8 +182,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
                "--result",
                req.run_dir + "/result.json"};
     wrap.insert(wrap.end(), inner.begin(), inner.end());
-    wr.command = wrap;
-    run["rocprofv3"] = Json{{"wrapped", true}};
+    wr.command = wrap;  // run.json "command" shows the wrapper; "rocprofv3" what it recorded
   }
   run["env_added"] = env;
   TelemetryCollector tc;
@@ -294,7 +293,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   run["profiled"] = prof;
   if (rocprof) {
     RocprofCheck rc = check_rocprof_kernels(req.run_dir, req.run_dir + "/rocprof", req.run_dir + "/trace.json.gz");
-    run["rocprofv3"] = rc.json;
+    run["rocprofv3"] = rc.json();
     if (rc.disagreement) std::cerr << "goblin profile: warning: " << *rc.disagreement << "\n";
   }
   run["files"] = Json{{"trace", "trace.json.gz"}, {"telemetry", ts.observed ? Json("telemetry.csv") : Json(nullptr)},
