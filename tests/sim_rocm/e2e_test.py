@@ -3,7 +3,7 @@
 first on PATH (no real nvidia-smi or ROCm tool can answer), the stand-in workload as train.py, and
 the report an AMD user gets checked as a user would read it.
 
-  e2e_test.py --goblin build/goblin CASE      CASE: profile | rocprof_disagree | bench |
+  e2e_test.py --goblin build/goblin CASE      CASE: profile | rocprof_disagree | rocprofv3_outputs | bench |
                                               audit_mi300x | audit_mi355x | amd_smi_and_footer
 amd_smi_and_footer checks what the amd-smi/footer work adds; it is registered disabled until that
 work is merged.
@@ -36,7 +36,8 @@ def check(ok, what):
 
 def env_for(host, extra=None):
     env = dict(os.environ)
-    env["PATH"] = os.path.join(HERE, "bin") + os.pathsep + "/usr/bin:/bin"
+    # The stand-ins shadow any real nvidia-smi / ROCm tool; python3 stays the one running this test.
+    env["PATH"] = os.pathsep.join([os.path.join(HERE, "bin"), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
     env["GOBLIN_SIM_ROCM_HOST"] = host
     env["GOBLIN_CACHE_DIR"] = tempfile.mkdtemp(prefix="sim_rocm_cache_")
     env.pop("GOBLIN_ASSUME_NO_GPU", None)
@@ -83,6 +84,31 @@ def profile_case(host="mi300x", drop=0):
         check(rp.get("agrees") is True and rp.get("coverage_pct") == 100.0 and rp.get("kernels") > rp.get("kineto_kernels"),
               "rocprofv3 vs Kineto: %s" % rp)
         check("rocprofv3 and the Kineto trace disagree" not in p.stderr, "disagreement warned on a consistent run")
+
+
+def rocprofv3_outputs_case():
+    """The rocprofv3 stand-in's CSV and JSON of one run, as goblin reads them: same dispatches,
+    the MI355X agent (gfx950, 256 CUs) from the JSON's agent record."""
+    out = tempfile.mkdtemp(prefix="sim_rocm_rocprofv3_")
+    env = env_for("mi355x")
+    p = subprocess.run(["rocprofv3", "--kernel-trace", "-f", "json", "csv", "-d", out, "--", sys.executable, WORKLOAD,
+                        TUNED, "--steps", "2", "--warmup", "0"], env=env, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "rocprofv3 stand-in: exit %d %s" % (p.returncode, p.stderr[-500:]))
+    host = os.path.join(out, "sim-mi355x")
+    files = sorted(os.listdir(host)) if os.path.isdir(host) else []
+    csvs = [f for f in files if f.endswith("_kernel_trace.csv")]
+    jsons = [f for f in files if f.endswith("_results.json")]
+    if not check(len(csvs) == 1 and len(jsons) == 1, "expected <pid>_kernel_trace.csv and <pid>_results.json: %s" % files):
+        return
+    check(csvs[0].split("_")[0] == jsons[0].split("_")[0], "the two outputs name different pids: %s" % files)
+    infos = [json.loads(goblin(["info", os.path.join(host, f), "--json"], env).stdout)["result"] for f in csvs + jsons]
+    check(infos[0]["format"].startswith("rocprofv3") and infos[1]["format"] == "rocprofv3-json",
+          "formats %s, %s" % (infos[0]["format"], infos[1]["format"]))
+    n = [i["events"]["kernels"] for i in infos]
+    check(n[0] == n[1] and n[0] > 0, "kernels: CSV %d, JSON %d" % tuple(n))
+    dev = infos[1]["devices"][0] if infos[1]["devices"] else {}
+    check(dev.get("name") == "AMD Instinct MI355X" and dev.get("arch") == "gfx950" and dev.get("sms") == 256,
+          "JSON agent: %s" % dev)
 
 
 def bench_case():
@@ -164,13 +190,15 @@ def main():
     global ARGS
     ap = argparse.ArgumentParser()
     ap.add_argument("--goblin", required=True)
-    ap.add_argument("case", choices=["profile", "rocprof_disagree", "bench", "audit_mi300x", "audit_mi355x",
-                                     "amd_smi_and_footer"])
+    ap.add_argument("case", choices=["profile", "rocprof_disagree", "rocprofv3_outputs", "bench", "audit_mi300x",
+                                     "audit_mi355x", "amd_smi_and_footer"])
     ARGS = ap.parse_args()
     if ARGS.case == "profile":
         profile_case()
     elif ARGS.case == "rocprof_disagree":
         profile_case(drop=200)
+    elif ARGS.case == "rocprofv3_outputs":
+        rocprofv3_outputs_case()
     elif ARGS.case == "bench":
         bench_case()
     elif ARGS.case == "audit_mi300x":
