@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""goblin's live AMD paths end to end on the simulated ROCm host (tests/sim_rocm): the stand-ins
+first on PATH (no real nvidia-smi or ROCm tool can answer), the stand-in workload as train.py, and
+the report an AMD user gets checked as a user would read it.
+
+  e2e_test.py --goblin build/goblin CASE      CASE: profile | rocprof_disagree | rocprofv3_outputs | bench |
+                                              audit_mi300x | audit_mi355x | amd_smi_and_footer
+amd_smi_and_footer checks what the amd-smi/footer work adds; it is registered disabled until that
+work is merged.
+Exit 0 when every check of the case holds, 1 with one line per failed check.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+WORKLOAD = os.path.join(HERE, "workload.py")
+BASE = os.path.join(REPO, "workloads/configs/base.yaml")  # fp32, eager attention, 0 DataLoader workers
+TUNED = os.path.join(REPO, "workloads/configs/tuned.yaml")  # bf16, sdpa, 4 workers
+# Advice that only holds on NVIDIA GPUs: an AMD user's report must not give it.
+NVIDIA_ONLY = re.compile(r"CUDA graphs?|TF32|allow_tf32|cuBLAS|nvidia-smi|Tensor Cores?|cuDNN|CUTLASS|NCCL_", re.I)
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def env_for(host, extra=None):
+    env = dict(os.environ)
+    # The stand-ins shadow any real nvidia-smi / ROCm tool; python3 stays the one running this test.
+    env["PATH"] = os.pathsep.join([os.path.join(HERE, "bin"), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    env["GOBLIN_SIM_ROCM_HOST"] = host
+    env["GOBLIN_CACHE_DIR"] = tempfile.mkdtemp(prefix="sim_rocm_cache_")
+    env.pop("GOBLIN_ASSUME_NO_GPU", None)
+    env.pop("GOBLIN_AUDIT_ALLOW_NO_GPU", None)
+    env.update(extra or {})
+    return env
+
+
+def goblin(args, env, expect=0):
+    p = subprocess.run([ARGS.goblin] + args, env=env, capture_output=True, text=True, timeout=120)
+    check(p.returncode == expect, "goblin %s: exit %d, expected %d\n%s" % (" ".join(args[:2]), p.returncode, expect,
+                                                                          p.stderr[-2000:]))
+    return p
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def profile_case(host="mi300x", drop=0):
+    out = tempfile.mkdtemp(prefix="sim_rocm_profile_")
+    extra = {"GOBLIN_SIM_ROCPROF_DROP": str(drop)} if drop else {}
+    p = goblin(["profile", BASE, "--workload", WORKLOAD, "--steps", "3", "--warmup", "1", "-o", out], env_for(host, extra))
+    run, metrics = load(out + "/run.json"), load(out + "/metrics.json")
+    check(run["gpu"]["vendor"] == "amd" and run["gpu"]["name"] == "AMD Instinct MI300X",
+          "run.json gpu: %s" % run["gpu"])
+    check(run["tracer"]["name"] == "torch", "tracer %s (the CUPTI tracer is NVIDIA's)" % run["tracer"])
+    rp = run.get("rocprofv3", {})
+    check(rp.get("read") is True and rp.get("kernels", 0) > 0, "rocprofv3 kernel trace not read: %s" % rp)
+    check(any(f.endswith("_kernel_trace.csv") for f in rp.get("kernel_trace", [])),
+          "no <pid>_kernel_trace.csv named: %s" % rp.get("kernel_trace"))
+    check(metrics.get("gpu_name") == "AMD Instinct MI300X", "metrics gpu_name %s" % metrics.get("gpu_name"))
+    wb = metrics.get("waste_budget") or {}
+    check((wb.get("precision_path") or 0) > 0.2 * (wb.get("step_time_s") or 1),
+          "precision_path %s of step %s: fp32 Tensile GEMMs not found" % (wb.get("precision_path"), wb.get("step_time_s")))
+    check((wb.get("data_wait") or 0) > 0, "data_wait %s with 0 DataLoader workers" % wb.get("data_wait"))
+    check(metrics.get("attention_kernel_loaded") == "eager", "attention %s" % metrics.get("attention_kernel_loaded"))
+    if drop:
+        check(rp.get("agrees") is False and rp.get("expected_kernels_found", 0) < rp.get("expected_kernels", 0),
+              "rocprofv3 with %d records lost still agrees: %s" % (drop, rp))
+        check("rocprofv3 and the Kineto trace disagree" in p.stderr, "profile did not warn on stderr")
+    else:
+        check(rp.get("agrees") is True and rp.get("coverage_pct") == 100.0 and rp.get("kernels") > rp.get("kineto_kernels"),
+              "rocprofv3 vs Kineto: %s" % rp)
+        check("rocprofv3 and the Kineto trace disagree" not in p.stderr, "disagreement warned on a consistent run")
+
+
+def rocprofv3_outputs_case():
+    """The rocprofv3 stand-in's CSV and JSON of one run, as goblin reads them: same dispatches,
+    the MI355X agent (gfx950, 256 CUs) from the JSON's agent record."""
+    out = tempfile.mkdtemp(prefix="sim_rocm_rocprofv3_")
+    env = env_for("mi355x")
+    p = subprocess.run(["rocprofv3", "--kernel-trace", "-f", "json", "csv", "-d", out, "--", sys.executable, WORKLOAD,
+                        TUNED, "--steps", "2", "--warmup", "0"], env=env, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "rocprofv3 stand-in: exit %d %s" % (p.returncode, p.stderr[-500:]))
+    host = os.path.join(out, "sim-mi355x")
+    files = sorted(os.listdir(host)) if os.path.isdir(host) else []
+    csvs = [f for f in files if f.endswith("_kernel_trace.csv")]
+    jsons = [f for f in files if f.endswith("_results.json")]
+    if not check(len(csvs) == 1 and len(jsons) == 1, "expected <pid>_kernel_trace.csv and <pid>_results.json: %s" % files):
+        return
+    check(csvs[0].split("_")[0] == jsons[0].split("_")[0], "the two outputs name different pids: %s" % files)
+    infos = [json.loads(goblin(["info", os.path.join(host, f), "--json"], env).stdout)["result"] for f in csvs + jsons]
+    check(infos[0]["format"].startswith("rocprofv3") and infos[1]["format"] == "rocprofv3-json",
+          "formats %s, %s" % (infos[0]["format"], infos[1]["format"]))
+    n = [i["events"]["kernels"] for i in infos]
+    check(n[0] == n[1] and n[0] > 0, "kernels: CSV %d, JSON %d" % tuple(n))
+    dev = infos[1]["devices"][0] if infos[1]["devices"] else {}
+    check(dev.get("name") == "AMD Instinct MI355X" and dev.get("arch") == "gfx950" and dev.get("sms") == 256,
+          "JSON agent: %s" % dev)
+
+
+def bench_case():
+    out = tempfile.mkdtemp(prefix="sim_rocm_bench_")
+    p = goblin(["bench", BASE, "--against", TUNED, "--workload", WORKLOAD, "--repeats", "3", "--steps", "3",
+                "--warmup", "1", "--work-dir", out, "--json"], env_for("mi300x"))
+    r = json.loads(p.stdout)["result"]
+    check(r["gpu"]["name"] == "AMD Instinct MI300X", "bench gpu %s" % r["gpu"])
+    check(r["order"] == "ABABAB", "order %s" % r["order"])
+    sp = r["comparison"]["speedup"]["point"]
+    check(sp > 2.5, "bf16 + sdpa + workers speedup %.2f on the simulated MI300X (expected > 2.5)" % sp)
+    check(r["versions"].get("gpu") == "AMD Instinct MI300X", "versions %s" % r["versions"])
+
+
+def report_text_outside_config(md):
+    """report.md without its fenced blocks (the config diff quotes the user's own file, tf32: false)."""
+    return re.sub(r"```.*?```", "", md, flags=re.S)
+
+
+def audit(host, extra=None):
+    out = tempfile.mkdtemp(prefix="sim_rocm_audit_")
+    p = goblin(["audit", BASE, "--rounds", "2", "--repeats", "3", "--steps", "3", "-o", out, "--no-history", "-q",
+                "--json"], env_for(host, dict({"GOBLIN_STANDIN_EXACT": "1", "GOBLIN_WORKLOAD": WORKLOAD}, **(extra or {}))))
+    if not check(os.path.exists(out + "/report.json"), "no report.json:\n" + p.stdout[-1500:] + p.stderr[-1500:]):
+        return None, None, out
+    return load(out + "/report.json"), open(out + "/report.md").read(), out
+
+
+def audit_case(host, market_name, peak_ratio):
+    rep, md, out = audit(host)
+    if rep is None:
+        return
+    rounds = rep.get("rounds", [])
+    if not check(len(rounds) == 2, "rounds: %d" % len(rounds)):
+        return
+    r1 = rounds[0]
+    for rule in ("precision.bf16_amp_over_fp32", "attention.flash_rocm_over_eager", "data.dataloader_workers_zero"):
+        check(rule in r1.get("rules", []), "round 1 does not apply %s: %s" % (rule, r1.get("rules")))
+    check(r1.get("accepted") is True and r1["measured"]["speedup"] > 2.5,
+          "round 1 (bf16 + flash + workers) not accepted with > 2.5x: %s" % r1.get("measured"))
+    check(rounds[1]["config"].endswith("round-1.yaml"), "round 2 does not start from round 1's config")
+    patched = open(os.path.join(out, "rounds", "round-1.yaml")).read()
+    check(re.search(r"^bf16:\s*true", patched, re.M) and re.search(r"^attn_implementation:\s*flash_attention_2", patched, re.M),
+          "round 2 runs a config without bf16 / flash attention:\n" + patched)
+    bf16 = [r for r in rep["rules"] if r["rule_id"] == "precision.bf16_amp_over_fp32"]
+    check(bf16 and any("bucket_share.precision_path" in e for e in bf16[0]["evidence"]),
+          "bf16 rule without the measured precision_path evidence: %s" % bf16)
+    check(market_name in rep.get("summary_line", "") and market_name in json.dumps(rep["validity_footer"]),
+          "headline/footer do not name the %s" % market_name)
+    # The prediction re-prices fp32 GEMM time by the GPU's own fp32-matrix / bf16 peak ratio
+    # (data/gpus.yaml): 163.4 / 1307.4 on MI300X, 157.3 / 2516.6 on MI355X.
+    check("peak ratio %s" % peak_ratio in md, "prediction not from the %s peaks (ratio %s)" % (market_name, peak_ratio))
+    advice = report_text_outside_config(md) + json.dumps([{k: r.get(k) for k in ("title", "transform", "evidence")}
+                                                          for r in rep["rules"]])
+    bad = sorted(set(m.group(0) for m in NVIDIA_ONLY.finditer(advice)))
+    check(not bad, "the report gives NVIDIA-only advice on an AMD GPU: %s" % bad)
+    print(json.dumps({"host": host, "headline": rep.get("summary_line"),
+                      "rounds": [{"rules": r.get("rules"), "accepted": r.get("accepted"),
+                                  "speedup": r.get("measured", {}).get("speedup")} for r in rounds],
+                      "total_speedup": rep.get("total_speedup")}, indent=1))
+
+
+def amd_smi_and_footer_case():
+    """What the AMD telemetry and footer work adds (enabled once it is merged): HBM from amd-smi in
+    run.json and the report, the ROCm version and driver in the validity footer."""
+    rep, md, out = audit("mi300x")
+    if rep is None:
+        return
+    runs = load(out + "/live_runs.json")
+    tel = runs[0].get("run", runs[0]).get("telemetry") or {}
+    check(tel.get("observed") is True, "amd-smi telemetry not observed in run.json: %s" % tel)
+    check("94.8" in md or "HBM" in md and "no memory telemetry" not in md, "report shows no HBM from amd-smi")
+    footer = json.dumps(rep["validity_footer"])
+    check("7.0.2" in footer, "validity footer lacks the ROCm version: %s" % footer)
+    check("6.14.14" in footer, "validity footer lacks the amdgpu driver: %s" % footer)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--goblin", required=True)
+    ap.add_argument("case", choices=["profile", "rocprof_disagree", "rocprofv3_outputs", "bench", "audit_mi300x",
+                                     "audit_mi355x", "amd_smi_and_footer"])
+    ARGS = ap.parse_args()
+    if ARGS.case == "profile":
+        profile_case()
+    elif ARGS.case == "rocprof_disagree":
+        profile_case(drop=200)
+    elif ARGS.case == "rocprofv3_outputs":
+        rocprofv3_outputs_case()
+    elif ARGS.case == "bench":
+        bench_case()
+    elif ARGS.case == "audit_mi300x":
+        audit_case("mi300x", "AMD Instinct MI300X", "0.125")
+    elif ARGS.case == "audit_mi355x":
+        audit_case("mi355x", "AMD Instinct MI355X", "0.0625")
+    else:
+        amd_smi_and_footer_case()
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
