@@ -288,6 +288,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
        "thresholds: data/overlap_heuristics.yaml.\n";
   s += "\n## Time by nn.Module (module_table.json; top " + fmt::format("{}", opt.top) + ")\n\n" +
        module_table_markdown(r.modules, opt.top);
+  if (r.modules.available) s += "\n" + module_attribution_line(r.modules);
   if (r.modules.graph_replay_ops > 0)
     s += "\n" + fmt::format("{}", r.modules.graph_replay_ops) +
          " GPU ops ran in CUDA/HIP graph replays, attributed to their graph launch (the capture trace would give "
@@ -424,6 +425,7 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
                      row.time_ns / 1e6, static_cast<long long>(row.ops), pad(term_cell(row.module, 34), 34),
                      term_cell(row.path, 90));
     }
+    if (r.modules.available) s += "  " + module_attribution_line(r.modules);
     s += "\n";
   }
   for (const auto& d : r.exposure.devices) {
