@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/memory_json.h"
 #include "analysis/memory_test_support.h"
 #include "analysis/run_metrics.h"
 #include "core/data.h"
@@ -170,6 +171,10 @@ TEST(MemoryEvents, BatchScaleCappedBelowOneAllocatorSegment) {
   EXPECT_NEAR(h->batch_scale_fits, free_bytes / 20971520, 1e-6);  // 3337.88 x
   EXPECT_NE(h->batch_scale_cap.find("capped at 3337.88x"), std::string::npos) << h->batch_scale_cap;
   EXPECT_NE(h->basis.find("capped"), std::string::npos);
+  const Json j = memory_headroom_json(*h);
+  EXPECT_EQ(j["batch_scale_capped"], true);
+  EXPECT_DOUBLE_EQ(j["batch_scale_fits"].get<double>(), 3337.879);
+  EXPECT_DOUBLE_EQ(j["batch_scale_fits_uncapped"].get<double>(), 175001.0);
   // A real batch (the trace's 224 MB of activations) is not capped.
   const Timeline tl = load(kDir + "kineto_memory_train.json.gz");
   auto t = memory_headroom(analyse_memory_events(tl, testing::memory_category_rules(), -1), *hw::hw_knowledge(), "",
