@@ -264,6 +264,7 @@ Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const
       r.phases.push_back(std::move(p));
     }
     if (y["empty_stack_phase"]) r.empty_stack_phase = y["empty_stack_phase"].as<std::string>();
+    if (y["allocator_segment_bytes"]) r.allocator_segment_bytes = y["allocator_segment_bytes"].as<int64_t>();
     for (const auto& n : y["categories"]) {
       MemoryCategoryRules::Rule rule;
       rule.category = n["category"].as<std::string>();
@@ -287,6 +288,7 @@ Result<MemoryCategoryRules> parse_memory_categories(std::string_view yaml, const
 
 MemoryReport analyse_memory(const trace::MemorySnapshot& s, const MemoryCategoryRules& rules, int top, int points) {
   MemoryReport rep;
+  rep.allocator_segment_bytes = rules.allocator_segment_bytes;
   Classifier cls(s, rules);
   std::vector<int32_t> devices;
   for (const auto& seg : s.segments) devices.push_back(seg.device);

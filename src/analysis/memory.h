@@ -31,6 +31,10 @@ struct MemoryCategoryRules {
   std::vector<Phase> phases;
   std::string empty_stack_phase = "other";
   std::vector<Rule> rules;
+  // The caching allocator's large segment (bytes): per-batch growth below one segment is below
+  // what the allocator's reservations resolve, so "the batch fits N x" is capped at one segment a
+  // batch (`allocator_segment_bytes`). 0: no cap.
+  int64_t allocator_segment_bytes = 0;
   // Kineto traces (profile_memory=True) have no stacks: an allocation's phase comes from the names
   // of the CPU ops and annotations enclosing it on its thread (`kineto.phases`: the first phase one
   // of whose name prefixes starts one of those names), `before_first_step_phase` before the first
@@ -100,7 +104,8 @@ struct MemoryReport {
   // "at_dump" then means at the trace's last event, and fragmentation is not known).
   std::string source_kind = "snapshot";
   std::vector<DeviceMemory> devices;
-  std::vector<std::string> notes;  // what the reading could not do (no history, custom rounding)
+  std::vector<std::string> notes;       // what the reading could not do (no history, custom rounding)
+  int64_t allocator_segment_bytes = 0;  // MemoryCategoryRules' (the headroom's cap)
 };
 
 // `top`: groups listed per device; `points`: timeline points per device at most.

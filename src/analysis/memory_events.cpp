@@ -223,6 +223,7 @@ DeviceMemory analyse_device(const Timeline& tl, const std::vector<size_t>& ev, c
 
 MemoryReport analyse_memory_events(const Timeline& tl, const MemoryCategoryRules& rules, int top, int points) {
   MemoryReport rep;
+  rep.allocator_segment_bytes = rules.allocator_segment_bytes;
   rep.source_kind = "kineto_trace";
   if (!tl.meta.sources.empty()) rep.source = tl.meta.sources.front();
   const auto& me = tl.memory_events;
@@ -298,13 +299,25 @@ std::optional<MemoryHeadroom> memory_headroom(const MemoryReport& r, const hw::H
   h.headroom_bytes = h.capacity_bytes - h.peak_reserved;
   h.batch_scale_fits =
       h.per_batch_bytes > 0 ? static_cast<double>(h.usable_bytes - h.fixed_bytes) / h.per_batch_bytes : 0.0;
+  h.batch_scale_fits_uncapped = h.batch_scale_fits;
+  const int64_t seg = r.allocator_segment_bytes;
+  if (seg > 0 && h.per_batch_bytes > 0 && h.per_batch_bytes < seg) {
+    h.batch_scale_capped = true;
+    h.batch_scale_fits = std::max(0.0, static_cast<double>(h.usable_bytes - h.fixed_bytes) / static_cast<double>(seg));
+    h.batch_scale_cap = fmt::format(
+        "capped at {:.2f}x: the {} B that grow with the batch are less than one caching-allocator segment ({} B, "
+        "data/memory_categories.yaml allocator_segment_bytes), too little to scale from; one segment a batch is what "
+        "the device's memory allows at most (the linear figure, {:.2f}x, is not a measurement)",
+        h.batch_scale_fits, h.per_batch_bytes, seg, h.batch_scale_fits_uncapped);
+  }
   h.basis = fmt::format(
       "device {} of {}: peak allocated {} B, peak reserved {} B; capacity {} B from {}; {} B at the peak do not grow "
       "with the batch (parameters, gradients, optimizer state, allocated before the recording) and {} B do "
       "(activations, temporaries, other); at the measured {:.3f} allocated per reserved byte {} B can be allocated, "
       "so the batch fits {:.2f}x (linear in the batch; CUDA context and other processes not counted)",
       h.device, r.source, h.peak_allocated, h.peak_reserved, h.capacity_bytes, h.capacity_basis, h.fixed_bytes,
-      h.per_batch_bytes, alloc_share, h.usable_bytes, h.batch_scale_fits);
+      h.per_batch_bytes, alloc_share, h.usable_bytes, h.batch_scale_fits_uncapped);
+  if (h.batch_scale_capped) h.basis += "; " + h.batch_scale_cap;
   return h;
 }
 

@@ -38,7 +38,13 @@ struct MemoryHeadroom {
   // Capacity the allocator can hand out at the measured ratio of allocated to reserved bytes.
   int64_t usable_bytes = 0;
   int64_t headroom_bytes = 0;   // capacity - peak reserved
-  double batch_scale_fits = 0;  // (usable - fixed) / per_batch: the batch can grow this many times
+  double batch_scale_fits = 0;  // (usable - fixed) / per_batch, capped: the batch can grow this many times
+  // The linear figure and whether it was capped: per-batch bytes below one allocator segment
+  // (MemoryCategoryRules::allocator_segment_bytes) are below what the measurement resolves, and
+  // the figure becomes (usable - fixed) / segment.
+  double batch_scale_fits_uncapped = 0;
+  bool batch_scale_capped = false;
+  std::string batch_scale_cap;  // why, in words ("" when not capped)
   std::string basis;            // the figures and assumptions, in words
 };
 

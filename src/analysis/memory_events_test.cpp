@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/memory_json.h"
 #include "analysis/memory_test_support.h"
 #include "analysis/run_metrics.h"
 #include "core/data.h"
@@ -140,6 +141,47 @@ TEST(MemoryEvents, NoMemoryEventsIsANote) {
   EXPECT_TRUE(r.devices.empty());
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes[0].find("profile_memory=True"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goblin::analysis
+
+namespace goblin::analysis {
+namespace {
+
+// A peak that is nearly all parameters: 400 kB grow with the batch, so the linear ratio runs to
+// ~10^5 x. The figure is capped at one allocator segment a batch (data/memory_categories.yaml),
+// marked capped, and the linear figure kept beside it.
+TEST(MemoryEvents, BatchScaleCappedBelowOneAllocatorSegment) {
+  MemoryReport r;
+  r.source = "hand-built";
+  r.allocator_segment_bytes = testing::memory_category_rules().allocator_segment_bytes;
+  ASSERT_EQ(r.allocator_segment_bytes, 20971520);
+  DeviceMemory d;
+  d.peak_allocated = d.peak_reserved = 10'000'000'000;
+  d.by_category["parameters"] = 10'000'000'000 - 400'000;
+  r.devices.push_back(d);
+  std::string why;
+  auto h = memory_headroom(r, *hw::hw_knowledge(), "", 80'000'000'000, why);
+  ASSERT_TRUE(h) << why;
+  EXPECT_EQ(h->per_batch_bytes, 400'000);
+  const double free_bytes = 80e9 - (10e9 - 400'000);
+  EXPECT_NEAR(h->batch_scale_fits_uncapped, free_bytes / 400'000, 1e-6);  // 175001 x
+  EXPECT_TRUE(h->batch_scale_capped);
+  EXPECT_NEAR(h->batch_scale_fits, free_bytes / 20971520, 1e-6);  // 3337.88 x
+  EXPECT_NE(h->batch_scale_cap.find("capped at 3337.88x"), std::string::npos) << h->batch_scale_cap;
+  EXPECT_NE(h->basis.find("capped"), std::string::npos);
+  const Json j = memory_headroom_json(*h);
+  EXPECT_EQ(j["batch_scale_capped"], true);
+  EXPECT_DOUBLE_EQ(j["batch_scale_fits"].get<double>(), 3337.879);
+  EXPECT_DOUBLE_EQ(j["batch_scale_fits_uncapped"].get<double>(), 175001.0);
+  // A real batch (the trace's 224 MB of activations) is not capped.
+  const Timeline tl = load(kDir + "kineto_memory_train.json.gz");
+  auto t = memory_headroom(analyse_memory_events(tl, testing::memory_category_rules(), -1), *hw::hw_knowledge(), "",
+                           tl.meta.devices[0].total_memory_bytes, why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_FALSE(t->batch_scale_capped);
+  EXPECT_DOUBLE_EQ(t->batch_scale_fits, t->batch_scale_fits_uncapped);
 }
 
 }  // namespace

@@ -17,18 +17,22 @@ using analysis::MemoryStepPeak;
 template <>
 struct List<analysis::MemoryHeadroom> {
   using H = analysis::MemoryHeadroom;
-  static inline const auto fields = std::tuple{field("source", &H::source),
-                                               field("device", &H::device),
-                                               field("peak_allocated_bytes", &H::peak_allocated),
-                                               field("peak_reserved_bytes", &H::peak_reserved),
-                                               field("capacity_bytes", &H::capacity_bytes),
-                                               field("capacity_basis", &H::capacity_basis),
-                                               field("fixed_bytes", &H::fixed_bytes),
-                                               field("per_batch_bytes", &H::per_batch_bytes),
-                                               field("usable_bytes", &H::usable_bytes),
-                                               field("headroom_bytes", &H::headroom_bytes),
-                                               field("batch_scale_fits", &H::batch_scale_fits, Num{3}),
-                                               field("basis", &H::basis)};
+  static inline const auto fields =
+      std::tuple{field("source", &H::source),
+                 field("device", &H::device),
+                 field("peak_allocated_bytes", &H::peak_allocated),
+                 field("peak_reserved_bytes", &H::peak_reserved),
+                 field("capacity_bytes", &H::capacity_bytes),
+                 field("capacity_basis", &H::capacity_basis),
+                 field("fixed_bytes", &H::fixed_bytes),
+                 field("per_batch_bytes", &H::per_batch_bytes),
+                 field("usable_bytes", &H::usable_bytes),
+                 field("headroom_bytes", &H::headroom_bytes),
+                 field("batch_scale_fits", &H::batch_scale_fits, Num{3}),
+                 field("batch_scale_fits_uncapped", &H::batch_scale_fits_uncapped, Num{3}),
+                 field("batch_scale_capped", &H::batch_scale_capped),
+                 field("batch_scale_cap", &H::batch_scale_cap),
+                 field("basis", &H::basis)};
 };
 
 template <>

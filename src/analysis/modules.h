@@ -11,6 +11,15 @@
 // hold). Ops with no nn.Module frame at launch are "(no nn.Module)", ops with no launch record
 // in the trace "(launch not in trace)".
 //
+// Backward: autograd runs the backward pass on its own thread, where no nn.Module frame is open,
+// so an op launched inside an autograd backward node (a CPU op "autograd::engine::evaluate_function:
+// XBackward0" or "XBackward0") takes the module of the forward op that created the node, as
+// TraceLens links them: through the node's fwdbwd flow (Kineto draws an arrow "ph":"s" on the
+// forward op, "ph":"f" on the backward node), else through the node's "Sequence number" (the
+// latest forward op before the node with the same number: PyTorch numbers ops with the autograd
+// node they create, and the counter only grows). The module stack is the one open on the forward
+// op's thread at its start.
+//
 // Module table: one row per module class (the innermost frame's class, the "_<n>" instance index
 // dropped, as TraceLens' parent_module), time = Σ dur of its ops, share = of the summed GPU-op
 // time (kernel_table.h's denominator), per-category times from the taxonomy.
@@ -31,6 +40,8 @@ struct ModuleAttribution {
   std::vector<std::vector<std::string>> stacks;  // distinct module stacks, outermost first ("Qwen3Model_0", ...)
   bool has_module_frames = false;                // any "nn.Module: " python_function frame in the trace
   int64_t with_module = 0;                       // ops with a module stack
+  std::vector<uint8_t> backward;                 // per gpu_ops row: 1 when launched inside an autograd backward node
+  int64_t backward_by_flow = 0, backward_by_sequence = 0;  // backward ops given a module, by each link
 };
 ModuleAttribution attribute_modules(const Timeline& tl, const LaunchAttribution& la);
 
@@ -40,6 +51,7 @@ struct ModuleRow {
   int64_t paths = 0;      // distinct class paths (RowParallelLinear: under attention and under the MLP)
   int64_t instances = 0;  // distinct module instances ("RMSNorm_0" .. "RMSNorm_144")
   int64_t ops = 0, time_ns = 0;
+  int64_t backward_ns = 0;  // of time_ns: ops launched inside autograd backward nodes
   double share_pct = 0;
   std::map<std::string, int64_t> category_ns;
   std::string top_kernel;  // canonical name of the op row with most time in this module
@@ -52,6 +64,11 @@ struct ModuleTable {
   int64_t graph_replay_ops = 0;
   bool available = false;  // the trace has nn.Module frames
   std::string method;      // how ops were attributed (documented in the output)
+  // Attributed share: GPU time of ops given a module (a stack of nn.Module frames), apart for ops
+  // launched inside autograd backward nodes and for every other op (forward pass, optimizer, ...).
+  int64_t forward_ns = 0, forward_attributed_ns = 0;
+  int64_t backward_ns = 0, backward_attributed_ns = 0;
+  int64_t backward_by_flow = 0, backward_by_sequence = 0;  // ops
 };
 
 // `kt` gives each op's category and canonical kernel name (kt.op_row).
@@ -60,6 +77,11 @@ ModuleTable build_module_table(const Timeline& tl, const LaunchAttribution& la, 
 
 // JSON array of rows (module_table.json, `breakdown --by module`'s `modules`).
 Json module_rows_to_json(const ModuleTable& t);
+// {attributed_pct, forward: {gpu_time_us, attributed_us, attributed_pct}, backward: {...,
+// linked_by_flow_ops, linked_by_sequence_ops}}: how much of the GPU time the table can name.
+Json module_attribution_to_json(const ModuleTable& t);
+// One line: "nn.Module attribution: 97.1 % of GPU time (forward 96.0 %, backward 98.3 % ...)".
+std::string module_attribution_line(const ModuleTable& t);
 // Markdown table of the first `top` rows.
 std::string module_table_markdown(const ModuleTable& t, int top);
 

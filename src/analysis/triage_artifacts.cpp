@@ -74,6 +74,14 @@ void price_kernel_rows(const Timeline& tl, const AnalysisKnowledge& k, TriageRep
       x.roofed_ns += K.dur_ns[i];
     }
   }
+  // A row above 100 % of its roofline is flagged (hw/ceiling.h), never shown as a plain figure.
+  for (size_t row = 0; row < r.kernel_roof.size(); ++row) {
+    KernelRoof& x = r.kernel_roof[row];
+    if (x.roofed_ns <= 0) continue;
+    x.above_peak =
+        hw::above_physical_peak(100.0 * x.roof_s / (x.roofed_ns * 1e-9), r.kernels.rows[row].name + " % of roofline",
+                                "its roofline on " + (gpu.id.empty() ? std::string("an unknown GPU") : gpu.id));
+  }
 }
 }  // namespace
 
@@ -288,6 +296,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
        "thresholds: data/overlap_heuristics.yaml.\n";
   s += "\n## Time by nn.Module (module_table.json; top " + fmt::format("{}", opt.top) + ")\n\n" +
        module_table_markdown(r.modules, opt.top);
+  if (r.modules.available) s += "\n" + module_attribution_line(r.modules);
   if (r.modules.graph_replay_ops > 0)
     s += "\n" + fmt::format("{}", r.modules.graph_replay_ops) +
          " GPU ops ran in CUDA/HIP graph replays, attributed to their graph launch (the capture trace would give "
@@ -356,6 +365,7 @@ Json kernel_table_to_json(const KernelTableResult& kt, const std::vector<KernelR
       j["pct_of_roofline"] =
           x.roofed_ns > 0 ? Json(round_to(100.0 * x.roof_s / (x.roofed_ns * 1e-9), 2)) : Json(nullptr);
       j["bound"] = x.roofed_ns > 0 ? Json(x.compute_s > x.memory_s ? "compute" : "memory") : Json(nullptr);
+      j["above_physical_peak"] = hw::above_peak_json(x.above_peak);
     }
     a.push_back(std::move(j));
   }
@@ -424,6 +434,7 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
                      row.time_ns / 1e6, static_cast<long long>(row.ops), pad(term_cell(row.module, 34), 34),
                      term_cell(row.path, 90));
     }
+    if (r.modules.available) s += "  " + module_attribution_line(r.modules);
     s += "\n";
   }
   for (const auto& d : r.exposure.devices) {
@@ -440,12 +451,18 @@ std::string triage_human_summary(const TriageReport& r, int top, bool by_module)
     std::string roof = "-";
     if (i < r.kernel_roof.size() && r.kernel_roof[i].roofed_ns > 0)
       roof = fmt::format("{:.0f}%{}", 100.0 * r.kernel_roof[i].roof_s / (r.kernel_roof[i].roofed_ns * 1e-9),
-                         r.kernel_roof[i].compute_s > r.kernel_roof[i].memory_s ? "c" : "m");
+                         r.kernel_roof[i].compute_s > r.kernel_roof[i].memory_s ? "c" : "m") +
+             (r.kernel_roof[i].above_peak ? std::string(hw::kAbovePeakMarker) : "");
     fmt::format_to(std::back_inserter(s), "  {:>6.2f}%  {:>9.3f} ms  {:>6} x  exp {:>3.0f}%  roof {:>5}  {} {}  {}\n",
                    k.share_pct, k.total_ns / 1e6, static_cast<long long>(k.launches),
                    k.total_ns ? 100.0 * k.exposed_ns / k.total_ns : 0.0, roof, pad(k.category, 13),
                    pad(term_cell(k.name, 60), 60), term_cell(k.cpu_op, 30));
   }
+  for (size_t i = 0, shown = 0; i < r.kernel_roof.size() && shown < 3; ++i)
+    if (r.kernel_roof[i].above_peak) {
+      s += "  " + std::string(hw::kAbovePeakMarker) + " " + r.kernel_roof[i].above_peak->message + "\n";
+      ++shown;
+    }
   s += "\ntop overlap opportunities:\n";
   int n = 0;
   for (const auto& o : r.overlap) {

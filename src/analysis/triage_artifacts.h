@@ -15,6 +15,7 @@
 #include "core/json.h"
 #include "core/status.h"
 #include "hw/arch.h"
+#include "hw/ceiling.h"
 #include "model/timeline.h"
 
 namespace goblin::analysis {
@@ -36,7 +37,8 @@ struct KernelRoof {
   double roof_s = 0;        // Σ max(FLOPs / peak, bytes / bandwidth) over ops with a cited roof
   int64_t roofed_ns = 0;    // time of those ops
   double compute_s = 0, memory_s = 0;
-  std::string estimate;  // "" or lower_bound / upper_bound when any op's model is a bound
+  std::string estimate;                     // "" or lower_bound / upper_bound when any op's model is a bound
+  std::optional<hw::AbovePeak> above_peak;  // % of roofline above 100: flagged (hw/ceiling.h)
 };
 
 struct TriageReport {

@@ -550,3 +550,36 @@ TEST(Triage, NoGpuOpsIsEmptyTablesWithANote) {
 
 }  // namespace
 }  // namespace goblin::analysis
+
+namespace goblin::analysis {
+namespace {
+
+// A kernel row held above 100 % of its roofline (the fp32 Llama trace's gather and optimizer
+// kernels) is flagged in kernel_table.json and marked in the text, never a plain figure.
+TEST(Triage, KernelRowsAboveTheirRooflineAreFlagged) {
+  const std::string path = kFix + "h100_llama_fp32_eager_w0.json.gz";
+  Timeline tl;
+  ASSERT_TRUE(trace::read_path(path, tl).ok());
+  TriageOptions opt;
+  opt.source_path = path;
+  auto rep = run_triage(tl, opt);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  const Json kt = kernel_table_to_json(rep->kernels, &rep->kernel_roof);
+  int flagged = 0;
+  for (const auto& row : kt) {
+    ASSERT_TRUE(row.contains("above_physical_peak"));
+    const bool above = row["pct_of_roofline"].is_number() && row["pct_of_roofline"].get<double>() > 100.0;
+    EXPECT_EQ(above, !row["above_physical_peak"].is_null()) << row["name"];
+    if (above) {
+      ++flagged;
+      EXPECT_EQ(row["above_physical_peak"]["code"], "above_physical_peak");
+    }
+  }
+  EXPECT_GT(flagged, 0);
+  const std::string text = triage_human_summary(*rep, 200, false);
+  EXPECT_NE(text.find("!!"), std::string::npos);
+  EXPECT_NE(text.find("wrong guess"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace goblin::analysis

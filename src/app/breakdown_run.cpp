@@ -39,9 +39,9 @@ std::string render(const analysis::CategoryBreakdown& b) {
         "unknown {:.6f}) "
         "exposed comm {:.6f} s, kernels {}, short<10us {:.1f}%{}\n",
         s.name, w.wall_ns / 1e9, w.wall_ns ? 100.0 * w.busy_ns / w.wall_ns : 0.0, w.idle_ns / 1e9,
-        w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9,
-        w.idle.unknown_ns / 1e9, w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels),
-        w.launches.short_count_pct, s.partial ? " (partial)" : "");
+        w.idle.host_bound_ns / 1e9, w.idle.launch_latency_ns / 1e9, w.idle.sync_other_ns / 1e9, w.idle.unknown_ns / 1e9,
+        w.exposed_comm_ns / 1e9, static_cast<long long>(w.launches.kernels), w.launches.short_count_pct,
+        s.partial ? " (partial)" : "");
   }
   if (const analysis::StepTime st = analysis::step_time(b.steps); !st.averaged.empty())
     fmt::format_to(out, "step time {:.6f} s (mean wall of {} {}step(s))\n", st.seconds(), st.averaged.size(),
@@ -81,7 +81,9 @@ VerbResult run_breakdown(const analysis::AnalysisKnowledge& k, const std::string
       analysis::ModuleTable mt = analysis::build_module_table(tl, la, analysis::attribute_modules(tl, la), kt);
       vr.result["modules"] = analysis::module_rows_to_json(mt);
       vr.result["module_method"] = mt.method;
-      lead = "GPU time by nn.Module (" + mt.method + "):\n" + analysis::module_table_markdown(mt, 40) + "\n";
+      vr.result["module_attribution"] = analysis::module_attribution_to_json(mt);
+      lead = "GPU time by nn.Module (" + mt.method + "):\n" + analysis::module_table_markdown(mt, 40) + "\n" +
+             analysis::module_attribution_line(mt) + "\n";
     } else {
       const analysis::StageSplit st = analysis::split_stages(tl, la, kt, *k.stages);
       vr.result["stages"] = analysis::stage_split_to_json(st);

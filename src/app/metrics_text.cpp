@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hw/ceiling.h"
 #include "model/warning_json.h"
 
 namespace goblin::app {
@@ -51,7 +52,11 @@ std::string run_metrics_text(const analysis::RunMetrics& m) {
                    "workload timer {:.6f} s   (the workload's own step_time_seconds; not the step measured here)\n",
                    *m.workload_step_time_s);
   s += "tokens/s       " + fmt_opt(m.tokens_per_sec, "") + "\n";
-  s += "mfu            " + fmt_opt(m.mfu_pct, " %") + "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + ")\n";
+  auto flagged = [](const std::optional<double>& v) {
+    return hw::above_peak_marker(hw::above_physical_peak(v ? *v : 0, "", ""));
+  };
+  s += "mfu            " + fmt_opt(m.mfu_pct, " %") + flagged(m.mfu_pct) +
+       "   (dtype path: " + fmt_opt(m.mfu_dtype_path_pct, " %") + flagged(m.mfu_dtype_path_pct) + ")\n";
   if (m.flops_per_step) fmt::format_to(out, "flops/step     {:.4g}\n", *m.flops_per_step);
   if (!m.mfu_basis.empty()) s += "mfu basis      " + m.mfu_basis + "\n";
   s += "hbm peak/avg   " + fmt_opt(m.hbm_peak_gb, " GB") + " / " + fmt_opt(m.hbm_avg_gb, " GB") + "\n";

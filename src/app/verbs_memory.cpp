@@ -84,8 +84,10 @@ void trim(analysis::MemoryReport& r, size_t top) {
 
 void render_headroom(const analysis::MemoryHeadroom& h, std::string& out) {
   fmt::format_to(std::back_inserter(out),
-                 "batch headroom: the batch fits {:.2f}x in {} of device memory ({} free at the peak)\n  basis: {}\n",
-                 h.batch_scale_fits, mib(h.capacity_bytes), mib(h.headroom_bytes), h.basis);
+                 "batch headroom: the batch fits {:.2f}x{} in {} of device memory ({} free at the peak)\n  basis: {}\n",
+                 h.batch_scale_fits,
+                 h.batch_scale_capped ? " (capped: per-batch bytes under one allocator segment)" : "",
+                 mib(h.capacity_bytes), mib(h.headroom_bytes), h.basis);
 }
 
 // The memory source's report with its headroom against the device's memory when that is known

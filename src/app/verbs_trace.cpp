@@ -127,6 +127,7 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
     Json mods = analysis::module_rows_to_json(rep->modules);
     if (mods.size() > static_cast<size_t>(top)) mods.erase(mods.begin() + top, mods.end());
     res["modules"] = mods;
+    res["module_attribution"] = analysis::module_attribution_to_json(rep->modules);
   }
   if (!capture_json.is_null()) res["capture"] = capture_json;
   res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
@@ -386,9 +387,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
              "category"};
     by.choices = {"category", "module", "stage"};
     v.request = {trace_path("path", "Trace file or run directory"), by};
-    v.result_schema = obj_schema({{"categories", "GPU time per category and family"},
-                                  {"steps", "per-step busy/idle/exposed communication"},
-                                  {"by", "the grouping asked for"}});
+    v.result_schema = obj_schema(
+        {{"categories", "GPU time per category and family"},
+         {"steps", "per-step busy/idle/exposed communication"},
+         {"by", "the grouping asked for"},
+         {"module_attribution", "--by module: share of GPU time named a module, forward and backward apart"}});
     v.result_schema["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
     v.run = [](const Request& rq, Context& ctx) {
       auto kn = analysis_knowledge_of(ctx);

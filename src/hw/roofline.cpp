@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "hw/flop_count.h"
 #include "hw/roofline_tiers.h"
+#include "model/warning_json.h"
 
 namespace goblin::hw {
 
@@ -91,6 +92,29 @@ std::string hints_key(const OpCostHints& h) {
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const KernelEngineFn& engine_of) {
   return roofline_from_trace(tl, gpu, RooflineInputs{engine_of, {}, nullptr});
 }
+
+namespace {
+// Every point above 100 % of its peak or of its roofline is flagged the one way (hw/ceiling.h).
+void flag_above_peak(RooflineReport& rep) {
+  int64_t flagged = 0;
+  for (auto* list : {&rep.ops, &rep.kernels})
+    for (RooflinePoint& p : *list) {
+      const std::string peak = "the " + p.peak_key + " peak of " + rep.gpu.id;
+      if (p.above_peak_pct)
+        p.above_peak = above_physical_peak(*p.above_peak_pct, p.label + " achieved TFLOP/s", peak);
+      else if (p.pct_of_peak)
+        p.above_peak = above_physical_peak(*p.pct_of_peak, p.label + " achieved TFLOP/s", peak);
+      if (!p.above_peak && p.pct_of_roofline)
+        p.above_peak = above_physical_peak(*p.pct_of_roofline, p.label + " roofline time / measured time",
+                                           "its roofline (" + p.source + " model on " + rep.gpu.id + ")");
+      // Above the peak itself the existing note already names the first five.
+      if (p.above_peak && !p.above_peak_pct && ++flagged <= 5) rep.notes.push_back(p.above_peak->message);
+    }
+  if (flagged > 5)
+    rep.notes.push_back(fmt::format(
+        "{} more point(s) above 100 % of their roofline, flagged the same way (above_physical_peak)", flagged - 5));
+}
+}  // namespace
 
 RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in) {
   const KernelEngineFn& engine_of = in.engine_of;
@@ -317,6 +341,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     price_other_gpu_ops(tl, gpu, in, priced, sigs, rep);
     if (in.export_signatures) rep.signatures = export_signatures(tl, sigs);
   }
+  flag_above_peak(rep);
   auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
   std::sort(rep.ops.begin(), rep.ops.end(), by_time);
   std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
@@ -354,6 +379,7 @@ Json point_json(const RooflinePoint& p) {
   j["peak_tflops"] = p.peak_tflops ? Json(*p.peak_tflops) : Json(nullptr);
   j["pct_of_peak"] = p.pct_of_peak ? Json(round_to(*p.pct_of_peak, 2)) : Json(nullptr);
   if (p.above_peak_pct) j["above_peak_pct"] = round_to(*p.above_peak_pct, 2);  // only when flagged
+  j["above_physical_peak"] = above_peak_json(p.above_peak);
   j["attainable_tflops"] = p.attainable_tflops ? Json(round_to(*p.attainable_tflops, 2)) : Json(nullptr);
   j["bound"] = p.bound;
   if (!p.formula.empty()) j["formula"] = p.formula;
@@ -457,8 +483,9 @@ std::string roofline_human(const RooflineReport& r, size_t top) {
     fmt::format_to(out, "{:<52} {:>5} {:>6} {:>10.3f} {:>9.2f} {:>8.0f} {:>7.1f} {:>6} {:>6} {:<7} {}{}{}\n", lab,
                    p.count, p.dtype, p.time_ns / 1e6, p.achieved_tflops, p.achieved_gbs, p.intensity,
                    p.pct_of_peak ? format_sig(*p.pct_of_peak, 3) : "-",
-                   p.pct_of_roofline ? format_sig(*p.pct_of_roofline, 3) : "-", p.bound, p.peak_key,
-                   p.engine.empty() ? "" : " (" + p.engine + ")", p.estimate.empty() ? "" : " [" + p.estimate + "]");
+                   p.pct_of_roofline ? format_sig(*p.pct_of_roofline, 3) + (p.above_peak ? "!!" : "") : "-", p.bound,
+                   p.peak_key, p.engine.empty() ? "" : " (" + p.engine + ")",
+                   p.estimate.empty() ? "" : " [" + p.estimate + "]");
   }
   if (r.ops.size() > top) fmt::format_to(out, "  ... {} more (--json for all)\n", r.ops.size() - top);
   for (auto& n : r.notes) fmt::format_to(out, "note: {}\n", n);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "hw/ceiling.h"
 #include "hw/gpu_specs.h"
 #include "hw/op_models.h"
 #include "hw/roofline_signature.h"
@@ -129,6 +130,8 @@ struct RooflinePoint {
   // the point has no cited roof (collectives, host copies).
   std::optional<double> pct_of_roofline;
   std::optional<double> busbw_gbs;  // collectives: NCCL bus bandwidth
+  // Above 100 % of its peak or of its roofline: flagged (hw/ceiling.h), never a plain figure.
+  std::optional<AbovePeak> above_peak;
 };
 
 // GPU-op time by how it was priced: the share without a model is `unmodelled_share`.
