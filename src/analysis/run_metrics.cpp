@@ -129,7 +129,7 @@ void compute_mfu(const Timeline& tl, const PreparedTrace& p, const StepDetection
   if (m.mfu_dtype_path_pct)
     if (auto a = hw::above_physical_peak(*m.mfu_dtype_path_pct, "mfu_dtype_path_pct",
                                          "the dense " + path_key + " peak of " + g.id))
-      m.warnings.push_back(make_warning(W::mfu_above_100, std::string(hw::kAbovePeakCode) + ": " + a->message));
+      m.warnings.push_back(make_warning(W::above_physical_peak, a->message));
   if (m.mfu_pct && *m.mfu_pct > 100.0)
     m.warnings.push_back(make_warning(
         W::mfu_above_100,

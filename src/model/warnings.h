@@ -129,6 +129,7 @@ namespace goblin {
   X(flops_not_counted, warning, "Some op instances have no FLOP model or usable shapes and were not counted: flops_per_step and mfu_pct are lower bounds.") \
   X(flops_windowed_by_cpu_start, warning, "No CPU ProfilerStep spans: FLOPs are windowed by CPU op start inside GPU-side step windows, so ops launched before their GPU work began may fall in the previous window.") \
   X(mfu_above_100, warning, "mfu_pct is above 100 %: the FLOPs per step or the step time are inconsistent. Check the step windows and the trace's shapes.") \
+  X(above_physical_peak, warning, "A figure is above its physical ceiling (a roofline, a datatype path's peak): most often the shapes or the datatype were guessed wrong, or the kernel ran on a faster unit than assumed (fp32 GEMMs as TF32). The figure is flagged, not trusted.") \
   X(window_on_prefetched_batches, warning, "The measured steps ran on batches the DataLoader prefetched before the first step, so the window cannot show a data-loading bottleneck. Measure more steps.") \
   X(bench_step_time_interval, info, "The bench's median step time with its 95 % bootstrap interval (and A/A noise floor where measured); nothing to do.") \
   X(gpu_util_from_telemetry, info, "gpu_util_pct comes from GPU telemetry (busy samples), not from a step trace; nothing to do.") \
