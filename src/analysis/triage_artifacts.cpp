@@ -120,6 +120,10 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   Json sources;
   m["experiment_id"] = extra("experiment_id");
   m["trial_id"] = extra("trial_id");
+  if (!m["experiment_id"].is_null()) sources["experiment_id"] = "trace metadata experiment_id";
+  if (!m["trial_id"].is_null()) sources["trial_id"] = "trace metadata trial_id";
+  if (!opt.experiment_id.empty()) m["experiment_id"] = opt.experiment_id, sources["experiment_id"] = "--experiment";
+  if (!opt.trial_id.empty()) m["trial_id"] = opt.trial_id, sources["trial_id"] = "--trial";
   // Observed arch: the first device with GPU activity (else the first device listed).
   std::string observed;
   std::string how = "no device properties in the trace";
