@@ -498,6 +498,24 @@ Status check_one_recording(const std::vector<std::pair<std::string, Format>>& fi
                     dir);
 }
 
+// The classic AMD folder, a Kineto trace beside a rocprof recording of the same process: the
+// rocprof files are moved from `readable` into `side`, to cross-check the Kineto kernels only
+// (rocprof_pair.h). Returns the Kineto file, "" (and `side` empty) unless the folder holds
+// exactly one Kineto trace.
+std::string set_aside_rocprof(std::vector<std::pair<std::string, Format>>& readable,
+                              std::vector<std::pair<std::string, Format>>& side) {
+  std::string kineto;
+  int n = 0;
+  for (const auto& [f, fmt] : readable)
+    if (fmt == Format::Kineto) kineto = f, ++n;
+  if (n != 1) return "";
+  auto at = std::stable_partition(readable.begin(), readable.end(),
+                                  [](const auto& x) { return !is_rocprof_format(x.second); });
+  side.assign(at, readable.end());
+  readable.erase(at, readable.end());
+  return kineto;
+}
+
 }  // namespace
 
 Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) {
@@ -581,19 +599,9 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   }
   // One run is what one process recorded under one clock (docs/metrics.md § One run): a folder
   // holding several recordings is refused before anything is read, never merged.
-  // The classic AMD folder, a Kineto trace beside a rocprof recording of the same process: the
-  // rocprof files are set aside, and only cross-check the Kineto kernels (rocprof_pair.h).
   std::vector<std::pair<std::string, Format>> rocprof_side;
-  std::string kineto_file;
-  if (std::count_if(readable.begin(), readable.end(), [](const auto& x) { return x.second == Format::Kineto; }) == 1) {
-    for (const auto& [f, fmt] : readable)
-      if (fmt == Format::Kineto) kineto_file = f;
-    auto side = std::stable_partition(readable.begin(), readable.end(),
-                                      [](const auto& x) { return !is_rocprof_format(x.second); });
-    rocprof_side.assign(side, readable.end());
-    readable.erase(side, readable.end());
-    RETURN_IF_ERROR(check_one_recording(rocprof_side, path, rel));
-  }
+  const std::string kineto_file = set_aside_rocprof(readable, rocprof_side);
+  RETURN_IF_ERROR(check_one_recording(rocprof_side, path, rel));
   RETURN_IF_ERROR(check_one_recording(readable, path, rel));
   std::stable_partition(readable.begin(), readable.end(), [](const auto& x) { return !is_telemetry(x.second); });
   // Pass 2: read them into one timeline, traces before telemetry.

@@ -179,7 +179,7 @@ Result<RocprofPairCheck> cross_check_rocprof(Timeline& tl, const std::string& ki
          {"rocprof_kernels", c.rocprof_kernels},
          {"matched", c.matched},
          {"offset_ns", c.offset_ns}};
-  tl.meta.extra["rocprof_cross_check"] = j.dump();
+  tl.meta.extra.insert_or_assign("rocprof_cross_check", j.dump());
   return c;
 }
 
