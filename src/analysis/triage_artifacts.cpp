@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <tuple>
 
 #include "analysis/knowledge.h"
 #include "core/build_info.h"
@@ -126,8 +127,12 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     return v.is_discarded() ? Json(it->second) : v;
   };
   Json sources;
-  m["experiment_id"] = extra("experiment_id");
-  m["trial_id"] = extra("trial_id");
+  // The command line's linkage (--experiment / --trial) over what the trace's metadata says.
+  for (const auto& [key, given, flag] : {std::tuple{"experiment_id", &opt.experiment_id, "--experiment"},
+                                         std::tuple{"trial_id", &opt.trial_id, "--trial"}}) {
+    m[key] = given->empty() ? extra(key) : Json(*given);
+    if (!m[key].is_null()) sources[key] = given->empty() ? std::string("trace metadata ") + key : std::string(flag);
+  }
   // Observed arch: the first device with GPU activity (else the first device listed).
   std::string observed;
   std::string how = "no device properties in the trace";

@@ -26,6 +26,9 @@ struct TriageOptions {
   std::string source_path;  // the trace path (made absolute)
   int top = 15;             // rows in the readable summary
   bool by_module = false;   // --by-module: the terminal summary leads with the module table
+  // --experiment / --trial (the linkage fields of every recording verb): profile_metadata.json's
+  // experiment_id / trial_id, over what the trace's own metadata says.
+  std::string experiment_id, trial_id;
 };
 
 // A kernel-table row against its roofline (issue #31): FLOPs and bytes the op models gave its GPU

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/verb.h"
+#include "store/import.h"
 #include "store/record.h"
 
 namespace goblin::app {
@@ -27,6 +28,10 @@ void add_store_web_verbs(std::vector<Verb>& out);
 // The fields every recording verb gets (Verb::records) and the recording itself (store_record.cpp).
 std::vector<Field> record_fields();
 void record_result(const Verb& v, const Request& rq, VerbResult& r);
+// The linkage fields of a recording verb's request (--experiment, --trial, --workload, --tag),
+// read once: the store records them, triage writes experiment and trial into
+// profile_metadata.json.
+store::Linkage request_linkage(const Request& rq);
 // Adds `rec` to the store at `url` and notes the run in r (`stored_run`, a line of text); a failure
 // becomes r's error, credentials redacted. The recording step of record_result.
 void store_run(const std::string& url, Result<store::RunRecord> rec, VerbResult& r);

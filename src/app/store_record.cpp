@@ -37,16 +37,21 @@ void record_result(const Verb& v, const Request& rq, VerbResult& r) {
   }
   if (v.record_inputs)
     for (auto& p : v.record_inputs(rq, r)) inputs.push_back(std::move(p));
-  store::Linkage link;
-  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
-  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
-  link.workload = rq.has("workload") ? rq.str("workload") : "";
-  if (rq.has("tag")) link.tags = rq.strings("tag");
+  const store::Linkage link = request_linkage(rq);
   const std::string folder = v.record_folder ? v.record_folder(rq, r) : std::string();
   auto rec = folder.empty() ? store::record_from_result(v.cli_name(), inputs, r.result, link)
                             : store::record_from_path(folder, link);
   if (rec && !folder.empty()) rec->source = "verb";  // recorded live, not imported later
   store_run(url, std::move(rec), r);
+}
+
+store::Linkage request_linkage(const Request& rq) {
+  store::Linkage link;
+  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
+  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
+  link.workload = rq.has("workload") ? rq.str("workload") : "";
+  if (rq.has("tag")) link.tags = rq.strings("tag");
+  return link;
 }
 
 void store_run(const std::string& url, Result<store::RunRecord> rec, VerbResult& r) {

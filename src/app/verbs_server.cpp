@@ -234,6 +234,9 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
   const Verb* triage = find_verb("triage");
   Json targs = {{"path", Json::array({trace})}, {"out", (out / "triage").string()}};
   if (!stage.empty()) targs["stage"] = stage;
+  // The architecture the results are for, and the run's linkage, mean what they mean to triage.
+  for (const char* k : {"target_arch", "experiment", "trial"})
+    if (rq.has(k) && !rq.str(k).empty()) targs[k] = rq.str(k);
   auto treq = make_request(*triage, targs, ctx.door, nullptr);
   if (!treq) return fail(treq.error());
   VerbResult tr = triage->run(*treq, ctx);
@@ -265,7 +268,8 @@ void add_server_verbs(std::vector<Verb>& out) {
   v.examples =
       "  goblin profile-server http://localhost:30000 --steps 5 -o /shared/prof      SGLang: 5 forward steps\n"
       "  goblin profile-server http://localhost:8000 --duration 10 -o $VLLM_TORCH_PROFILER_DIR   vLLM\n"
-      "  goblin profile-server http://localhost:30000 --steps 3 --stage decode -o prof   decode steps only\n";
+      "  goblin profile-server http://localhost:30000 --steps 3 --stage decode -o prof   decode steps only\n"
+      "  goblin profile-server http://localhost:30000 --steps 5 -o prof --target-arch gfx942   arch_match vs MI300X\n";
   v.writes = true;
   Field url{"url", FieldKind::String, "The server's HTTP address (http://host:port)"};
   url.required = true;
@@ -286,7 +290,9 @@ void add_server_verbs(std::vector<Verb>& out) {
   Field to{"timeout", FieldKind::Number, "Seconds to wait for the trace after profiling ends", 120.0};
   to.min = 1;
   to.max = 3600;
-  v.request = {url, dur, steps, stage, o, to};
+  Field arch{"target_arch", FieldKind::String,
+             "Architecture the results are for (sm_90, gfx942, gfx950): sets arch_match"};
+  v.request = {url, dur, steps, stage, o, to, arch};
   v.result_schema = obj_schema({{"trace", "the trace analysed"}, {"triage", "the triage result of it"}});
   v.run = profile_server_verb;
   out.push_back(std::move(v));

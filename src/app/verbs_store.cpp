@@ -102,11 +102,7 @@ VerbResult do_add(const Request& rq, const Context& ctx) {
   auto ref = open_store(rq, ctx, true, true);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  store::Linkage link;
-  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
-  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
-  link.workload = rq.has("workload") ? rq.str("workload") : "";
-  link.tags = rq.has("tag") ? rq.strings("tag") : std::vector<std::string>{};
+  const store::Linkage link = request_linkage(rq);
   Json added = Json::array();
   std::string h;
   if (rq.has("result")) {

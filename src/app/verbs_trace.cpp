@@ -97,6 +97,9 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   opt.source_path = ec ? trace : abs.lexically_normal().string();
   opt.top = top;
   opt.by_module = rq.flag("by_module");
+  const store::Linkage link = request_linkage(rq);
+  opt.experiment_id = link.experiment_id;
+  opt.trial_id = link.trial_id;
   auto rep = analysis::run_triage(in->timeline, **kn, opt);
   if (!rep) {
     vr.error = rep.error();

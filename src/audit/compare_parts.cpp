@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "core/text.h"
+#include "hw/vendor.h"
 
 namespace goblin::audit {
 
@@ -48,6 +49,15 @@ std::string version_of(const analysis::RunMetrics& m, std::initializer_list<cons
     const std::string key = k;
     if (key == "cuda" || key == "cuda_runtime") return readable_cuda_version(it->second);
     if (key == "cuda_driver") return "CUDA driver API " + readable_cuda_version(it->second);
+    // HIP writes its version integer (Kineto's hip_runtime_version 70253211 = HIP 7.2.53211);
+    // HIP is versioned with its ROCm release, so the ROCm version is its major.minor.
+    if (key == "hip" || key == "hip_runtime" || key == "hip_driver") {
+      std::string hip = hw::decode_hip_version(it->second).value_or(it->second);
+      if (key == "hip_driver") return "HIP driver API " + hip;
+      // torch.version.hip reads "6.4.43482-0f2d60242": its major.minor is the ROCm release too.
+      const size_t dot = hip.find('.'), dot2 = dot == std::string::npos ? dot : hip.find('.', dot + 1);
+      return dot2 == std::string::npos ? hip : hip.substr(0, dot2);
+    }
     return it->second;
   }
   return "";
@@ -147,9 +157,13 @@ ValidityFooter validity_footer(const analysis::RunMetrics& V, const analysis::Ru
     if (s.empty()) s = version_of(B, keys);
     return s.empty() ? std::nullopt : std::optional<std::string>(s);
   };
-  vf.driver = vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
   vf.cuda = vv({"cuda", "cuda_runtime"});
-  vf.rocm = vv({"rocm", "hip", "hip_runtime"});
+  vf.rocm = vv({"rocm", "rocm_version", "hip", "hip_runtime"});
+  // An AMD run (ROCm or HIP recorded, no CUDA): its driver is amd-smi's (run.json's "driver"),
+  // else the HIP driver the trace recorded; never CUDA's.
+  const bool amd = vf.rocm && !vf.cuda;
+  vf.driver = amd ? vv({"driver", "amdgpu_driver", "rocm_driver", "hip_driver"})
+                  : vv({"driver", "cuda_driver", "rocm_driver", "amdgpu_driver"});
   vf.pytorch = vv({"pytorch", "torch"});
   vf.workload = workload;
   vf.model = cfg.get("model_name");
@@ -163,9 +177,10 @@ ValidityFooter validity_footer(const analysis::RunMetrics& V, const analysis::Ru
   };
   auto o = [](const std::optional<std::string>& x) { return x ? *x : std::string("not recorded"); };
   std::string t = fmt::format(
-      "Valid only for the observed workload ({}, model {}, {}, batch {} x seq {}, grad accum {}) on GPU {}, driver {}",
+      "Valid only for the observed workload ({}, model {}, {}, batch {} x seq {}, grad accum {}) on GPU {}, {}driver "
+      "{}",
       workload, s(vf.model), s(vf.mode), s(vf.batch_size), s(vf.seq_len), s(vf.grad_accum_steps), o(vf.gpu),
-      o(vf.driver));
+      amd && vf.driver && !vf.driver->starts_with("HIP") ? "AMD " : "", o(vf.driver));
   if (vf.cuda) fmt::format_to(std::back_inserter(t), ", CUDA {}", *vf.cuda);
   if (vf.rocm) fmt::format_to(std::back_inserter(t), ", ROCm {}", *vf.rocm);
   if (!vf.cuda && !vf.rocm) t += ", CUDA/ROCm version not recorded";

@@ -336,6 +336,39 @@ TEST(Compare, Footguns) {
   EXPECT_NE(vf["text"].get<std::string>().find("ROCm 6.3.1"), std::string::npos);
 }
 
+// The footer of an AMD run names ROCm and the AMD driver, never "CUDA/ROCm version not
+// recorded": from a Kineto trace's HIP version integers (the MI300X SGLang trace writes
+// hip_runtime_version = hip_driver_version = 70253211), and from a live run's run.json (amd-smi's
+// driver, torch.version.hip). Before, the first showed "ROCm 70253211, driver not recorded".
+TEST(Compare, AmdFooterNamesRocmAndTheAmdDriver) {
+  Json b = metrics_json(0.2, 1000.0, "AMD Instinct MI300X", "replay");
+  b["versions"] = {{"hip_runtime", "70253211"}, {"hip_driver", "70253211"}, {"roctracer", "4.1"}};
+  Json a = b;
+  a["step_time_s"] = 0.1;
+  auto bi = run_input_from_json(b, "b"), ai = run_input_from_json(a, "a");
+  ASSERT_TRUE(bi.ok() && ai.ok());
+  auto r = compare_json(*bi, *ai, patch_json(1.5, 2.5));
+  ASSERT_TRUE(r.ok());
+  const Json& vf = (*r)["validity_footer"];
+  EXPECT_EQ(vf["rocm"], "7.2");
+  EXPECT_EQ(vf["driver"], "HIP driver API 7.2.53211");
+  EXPECT_TRUE(vf["cuda"].is_null());
+  const std::string t = vf["text"];
+  EXPECT_NE(t.find("driver HIP driver API 7.2.53211, ROCm 7.2"), std::string::npos) << t;
+  EXPECT_EQ(t.find("CUDA"), std::string::npos) << t;
+
+  // A live AMD run: run.json's versions (driver from amd-smi, hip from torch, cuda empty).
+  b["versions"] = {{"driver", "6.10.5"}, {"hip", "6.4.43482-0f2d60242"}, {"cuda", ""}, {"pytorch", "2.7.0"}};
+  auto bl = run_input_from_json(b, "b");
+  ASSERT_TRUE(bl.ok());
+  auto rl = compare_json(*bl, *bl, patch_json(1.5, 2.5));
+  ASSERT_TRUE(rl.ok());
+  const Json& lf = (*rl)["validity_footer"];
+  EXPECT_EQ(lf["rocm"], "6.4");
+  EXPECT_NE(lf["text"].get<std::string>().find("AMD driver 6.10.5, ROCm 6.4, PyTorch 2.7.0"), std::string::npos)
+      << lf["text"];
+}
+
 TEST(Compare, WindowOnPrefetchedBatchesIsAValidityWarning) {
   Json b = metrics_json(0.2, 1000.0, "NVIDIA H100 80GB HBM3", "live");
   Json a = metrics_json(0.1, 2000.0, "NVIDIA H100 80GB HBM3", "live");

@@ -35,6 +35,8 @@ namespace goblin {
   X(input_skipped, info, "A file in the run directory is not a format goblin reads and was skipped. Nothing to do unless it should have been read.") \
   X(input_damaged, data_loss, "A file in the run directory is damaged (truncated, corrupt); what was read before the damage is kept. Re-copy or re-record the file.") \
   X(clocks_incomparable, warning, "The run's files are on clocks that cannot be compared, so telemetry gives values (memory, utilisation), not timing against the trace.") \
+  X(telemetry_device_mismatch, warning, "Telemetry beside the trace names a different GPU (name, memory size or vendor) than the trace's device of the same id: the trace's device is kept as the run's GPU, and the telemetry probably comes from another machine or run. Check which files belong to this run.") \
+  X(rocprof_cross_checked, info, "A rocprof recording (rocprofv3 CSV/JSON, rocpd, legacy rocprof) beside a Kineto trace of the same run was matched kernel by kernel to the Kineto trace to find their clock offset; the Kineto kernels are counted, the rocprof ones only cross-check them. Nothing to do.") \
   X(clocks_converted, info, "Wall-clock telemetry was placed on the trace's own clock by subtracting the trace's epoch base (baseTimeNanoseconds, the Nsight session start); nothing to do.") \
   /* PyTorch profiler / Kineto */ \
   X(kineto_damaged_event, data_loss, "A trace event could not be read (bad JSON, a missing or invalid field) and was skipped; the first offset points at it.") \

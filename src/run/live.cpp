@@ -151,6 +151,24 @@ void fill_summary(TelemetrySummary& t, std::vector<double>& clk, std::vector<dou
 }
 }  // namespace
 
+// One summary row per (time, device) of the normalised samples a telemetry reader wrote
+// (trace/readers.h: gpu_util_pct, sm_clock_mhz, power_w, temp_c, mem_used_bytes), the same for
+// every vendor's tool.
+void summarize_samples(const Timeline& tl, TelemetrySummary& t) {
+  std::map<std::pair<int64_t, int32_t>, std::map<std::string, double>> by_ts;
+  for (size_t i = 0; i < tl.samples.size(); ++i)
+    by_ts[{tl.samples.ts_ns[i], tl.samples.device[i]}][std::string(tl.str(tl.samples.metric[i]))] = tl.samples.value[i];
+  std::vector<double> clk, pw, temp, util, mem;
+  for (auto& [ts, m] : by_ts) {
+    util.push_back(m.count("gpu_util_pct") ? m["gpu_util_pct"] : 0);
+    clk.push_back(m.count("sm_clock_mhz") ? m["sm_clock_mhz"] : 0);
+    pw.push_back(m.count("power_w") ? m["power_w"] : 0);
+    if (m.count("temp_c")) temp.push_back(m["temp_c"]);
+    if (m.count("mem_used_bytes")) mem.push_back(m["mem_used_bytes"] / double(1ull << 30));
+  }
+  fill_summary(t, clk, pw, temp, util, mem);
+}
+
 TelemetrySummary summarize_nvidia_smi_csv(const std::string& path) {
   TelemetrySummary t;
   t.source = "nvidia-smi";
@@ -160,18 +178,7 @@ TelemetrySummary summarize_nvidia_smi_csv(const std::string& path) {
     Status st = trace::read_nvidia_smi(path, tl, trace::ReadOptions{});
     if (st.ok() && tl.samples.size() > 0) {
       t.parser = "goblin nvidia-smi reader";
-      std::map<int64_t, std::map<std::string, double>> by_ts;
-      for (size_t i = 0; i < tl.samples.size(); ++i)
-        by_ts[tl.samples.ts_ns[i]][std::string(tl.str(tl.samples.metric[i]))] = tl.samples.value[i];
-      std::vector<double> clk, pw, temp, util, mem;
-      for (auto& [ts, m] : by_ts) {
-        util.push_back(m.count("gpu_util_pct") ? m["gpu_util_pct"] : 0);
-        clk.push_back(m.count("sm_clock_mhz") ? m["sm_clock_mhz"] : 0);
-        pw.push_back(m.count("power_w") ? m["power_w"] : 0);
-        if (m.count("temp_c")) temp.push_back(m["temp_c"]);
-        if (m.count("mem_used_bytes")) mem.push_back(m["mem_used_bytes"] / double(1ull << 30));
-      }
-      fill_summary(t, clk, pw, temp, util, mem);
+      summarize_samples(tl, t);
       return t;
     }
     t.parser =
@@ -222,6 +229,22 @@ TelemetrySummary summarize_nvidia_smi_csv(const std::string& path) {
   return t;
 }
 
+TelemetrySummary summarize_amd_smi_csv(const std::string& path) {
+  TelemetrySummary t;
+  t.source = "amd-smi";
+  t.parser = "goblin amd-smi reader";
+  Timeline tl;
+  Status st = trace::read_amd_smi(path, tl, trace::ReadOptions{});
+  if (tl.samples.size() == 0) {
+    t.note = "amd-smi output has no samples" + (st.ok() ? std::string() : ": " + st.error().describe());
+    return t;
+  }
+  summarize_samples(tl, t);
+  // A damaged tail (the watch killed mid-row) keeps the rows read before it, and says so.
+  if (!st.ok()) t.note += (t.note.empty() ? "" : "; ") + std::string("read stopped early: ") + st.error().describe();
+  return t;
+}
+
 bool TelemetryCollector::start(const std::string& vendor, const std::string& csv_path) {
   vendor_ = vendor;
   path_ = csv_path;
@@ -256,9 +279,7 @@ TelemetrySummary TelemetryCollector::stop() {
     return t;
   }
   if (vendor_ == "nvidia") return summarize_nvidia_smi_csv(path_);
-  t.source = "amd-smi";
-  t.note = "amd-smi CSV collected (untested path); summary not computed by this build";
-  return t;
+  return summarize_amd_smi_csv(path_);
 }
 
 // ---- workload -------------------------------------------------------------------------------

@@ -38,8 +38,11 @@ Json telemetry_to_json(const TelemetrySummary& t);
 // Reads an nvidia-smi CSV (--query-gpu ... --format=csv); goblin's nvidia-smi reader first, a
 // built-in parser when that reader is unavailable.
 TelemetrySummary summarize_nvidia_smi_csv(const std::string& path);
+// Reads `amd-smi metric ... --csv [-w N]` output (banner, repeated headers, N/A) through goblin's
+// amd-smi reader: the same summary, so run.json's telemetry is observed on AMD too.
+TelemetrySummary summarize_amd_smi_csv(const std::string& path);
 
-// Polls nvidia-smi (~200 ms) or amd-smi (1 s; untested) into a CSV file in the background.
+// Polls nvidia-smi (~200 ms) or amd-smi (1 s) into a CSV file in the background.
 class TelemetryCollector {
  public:
   // False (and a note) when the vendor's tool is missing: telemetry is then "unobserved".

@@ -1,10 +1,12 @@
-#include "core/test_support.h"
 #include "run/live.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+
+#include "core/io.h"
+#include "core/test_support.h"
 
 namespace goblin::run {
 
@@ -64,6 +66,36 @@ TEST(Telemetry, SummarisesRecordedH100NvidiaSmiCsv) {
   EXPECT_LT(t.mem_used_gb_max, 80);
   Json j = telemetry_to_json(t);
   EXPECT_TRUE(j["observed"].get<bool>());
+}
+
+// `amd-smi metric --usage --power --clock --temperature --mem-usage --csv -w 1`, what the live
+// AMD run collects: banner, the header repeated each second, N/A and list cells. Before, the
+// summary was never computed, so run.json said "telemetry": {"observed": false} and its files
+// map listed no telemetry: HBM was never observed on AMD.
+TEST(Telemetry, SummarisesAmdSmiWatchCsv) {
+  TelemetrySummary t =
+      summarize_amd_smi_csv(std::string(GOBLIN_FIXTURES) + "/telemetry/amd_smi_metric_watch_mi300x.csv");
+  ASSERT_TRUE(t.observed) << t.note;
+  EXPECT_EQ(t.source, "amd-smi");
+  EXPECT_EQ(t.samples, 5);
+  // Busy samples only (util > 0): 2100, 2100, 2095, 1404; the idle first one (0 %) is left out.
+  EXPECT_DOUBLE_EQ(t.sm_clock_mhz_median, 2097.5);
+  EXPECT_DOUBLE_EQ(t.power_w_max, 738);
+  EXPECT_DOUBLE_EQ(t.temp_c_max, 56);                    // edge, not hotspot
+  EXPECT_NEAR(t.mem_used_gb_max, 90412.0 / 1024, 1e-9);  // used_vram MB (MiB) → GiB
+  Json j = telemetry_to_json(t);
+  EXPECT_TRUE(j["observed"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["mem_used_gb_max"].get<double>(), 88.29);
+}
+
+TEST(Telemetry, AmdSmiWithoutSamplesIsUnobservedAndSaysWhy) {
+  auto dir = goblin::testing::private_tmp_dir("amdsmi_empty");
+  const std::string p = (dir / "telemetry.csv").string();
+  ASSERT_TRUE(write_file(p, "'CTRL' + 'C' to stop watching output:\r\n").ok());
+  TelemetrySummary t = summarize_amd_smi_csv(p);
+  EXPECT_FALSE(t.observed);
+  EXPECT_NE(t.note.find("no samples"), std::string::npos) << t.note;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Telemetry, MissingFileIsUnobservedNotACrash) {

@@ -25,6 +25,7 @@
 #include "trace/op_shapes.h"
 #include "trace/readers.h"
 #include "trace/rocpd_rank.h"
+#include "trace/rocprof_pair.h"
 #include "trace/summary_sniff.h"
 
 namespace goblin::trace {
@@ -186,16 +187,23 @@ std::string device_conflict(const DeviceInfo& d, const DeviceInfo& t, Format tel
 // id fills what the trace left unknown (name, memory) when nothing contradicts; on a
 // contradiction the trace's device is kept as it is. Devices only telemetry lists
 // are not added: the trace's GPUs are the run's, and telemetry's samples keep their device ids.
-void merge_telemetry_devices(Timeline& tl, std::vector<DeviceInfo> tele, Format f) {
+void merge_telemetry_devices(Timeline& tl, std::vector<DeviceInfo> tele, Format f, const std::string& path) {
   if (tl.meta.devices.empty()) {
     tl.meta.devices = std::move(tele);
     return;
   }
   for (const DeviceInfo& t : tele) {
-    auto d = std::find_if(tl.meta.devices.begin(), tl.meta.devices.end(),
-                          [&](const DeviceInfo& x) { return x.id == t.id; });
+    auto d =
+        std::find_if(tl.meta.devices.begin(), tl.meta.devices.end(), [&](const DeviceInfo& x) { return x.id == t.id; });
     if (d == tl.meta.devices.end()) continue;
-    if (!device_conflict(*d, t, f).empty()) continue;
+    if (std::string why = device_conflict(*d, t, f); !why.empty()) {
+      // Kept as the trace says, and said: telemetry of another GPU is probably another run's.
+      tl.warn(W::telemetry_device_mismatch,
+              fmt::format("{} describes device {} as another GPU than the trace does ({}); the trace's device is kept",
+                          std::filesystem::path(path).filename().string(), t.id, why),
+              path);
+      continue;
+    }
     if (d->name.empty()) d->name = t.name;
     if (d->total_memory_bytes == kNone) d->total_memory_bytes = t.total_memory_bytes;
     if (d->arch.empty()) d->arch = t.arch;
@@ -215,7 +223,16 @@ Status read_file_as(Format f, const std::string& path, Timeline& tl, const ReadO
   Status s = read_by_format(f, path, tl, opt);
   if (telemetry) {
     std::vector<DeviceInfo> tele = std::exchange(tl.meta.devices, std::move(read_before));
-    merge_telemetry_devices(tl, std::move(tele), f);
+    // amd-smi and rocm-smi name no device, but their samples hold its memory size (total_vram):
+    // enough to tell an MI250's telemetry from an MI300X trace.
+    for (DeviceInfo& t : tele) {
+      if (t.total_memory_bytes != kNone) continue;
+      for (size_t i = samples_before; i < tl.samples.size(); ++i)
+        if (tl.samples.device[i] == t.id && tl.str(tl.samples.metric[i]) == "mem_total_bytes")
+          t.total_memory_bytes = std::max<int64_t>(t.total_memory_bytes == kNone ? 0 : t.total_memory_bytes,
+                                                   static_cast<int64_t>(tl.samples.value[i]));
+    }
+    merge_telemetry_devices(tl, std::move(tele), f, path);
   }
   // goblin's tracer recorded input shapes in each window's first step only: the later steps'
   // ops get them by their op sequence (op_shapes.h).
@@ -481,6 +498,24 @@ Status check_one_recording(const std::vector<std::pair<std::string, Format>>& fi
                     dir);
 }
 
+// The classic AMD folder, a Kineto trace beside a rocprof recording of the same process: the
+// rocprof files are moved from `readable` into `side`, to cross-check the Kineto kernels only
+// (rocprof_pair.h). Returns the Kineto file, "" (and `side` empty) unless the folder holds
+// exactly one Kineto trace.
+std::string set_aside_rocprof(std::vector<std::pair<std::string, Format>>& readable,
+                              std::vector<std::pair<std::string, Format>>& side) {
+  std::string kineto;
+  int n = 0;
+  for (const auto& [f, fmt] : readable)
+    if (fmt == Format::Kineto) kineto = f, ++n;
+  if (n != 1) return "";
+  auto at = std::stable_partition(readable.begin(), readable.end(),
+                                  [](const auto& x) { return !is_rocprof_format(x.second); });
+  side.assign(at, readable.end());
+  readable.erase(at, readable.end());
+  return kineto;
+}
+
 }  // namespace
 
 Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) {
@@ -564,6 +599,9 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   }
   // One run is what one process recorded under one clock (docs/metrics.md § One run): a folder
   // holding several recordings is refused before anything is read, never merged.
+  std::vector<std::pair<std::string, Format>> rocprof_side;
+  const std::string kineto_file = set_aside_rocprof(readable, rocprof_side);
+  RETURN_IF_ERROR(check_one_recording(rocprof_side, path, rel));
   RETURN_IF_ERROR(check_one_recording(readable, path, rel));
   std::stable_partition(readable.begin(), readable.end(), [](const auto& x) { return !is_telemetry(x.second); });
   // Pass 2: read them into one timeline, traces before telemetry.
@@ -583,6 +621,11 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
       if (first_damage.ok()) first_damage = s;
     }
   }
+  Status pair;
+  if (!rocprof_side.empty()) {
+    auto checked = cross_check_rocprof(tl, kineto_file, rocprof_side, path);
+    if (!checked) pair = checked.error();
+  }
   redact_metadata(tl);
   if (read == 0) {
     if (!first_refusal.ok()) return first_refusal;
@@ -596,7 +639,7 @@ Status read_path(const std::string& path, Timeline& tl, const ReadOptions& opt) 
   // times do not line up.
   std::map<std::string, std::vector<FileSpan>> by_clock;
   for (const auto& sp : spans) by_clock[sp.clock].push_back(sp);
-  Status clock;
+  Status clock = pair;
   for (auto& [name, group] : by_clock)
     if (clock.ok()) clock = check_one_clock(group, path);
   if (clock.ok() && by_clock.size() > 1) {

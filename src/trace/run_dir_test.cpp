@@ -97,5 +97,56 @@ TEST(RunDirectory, GoblinRunReadsOnlyItsListedFiles) {
   EXPECT_EQ(tl.meta.sources.size(), 2u);
 }
 
+// Telemetry that names another GPU than the trace (nvidia-smi of an H100, or amd-smi of a 64 GB
+// MI250, beside an MI300X trace) keeps the trace's device and says so: warning
+// telemetry_device_mismatch naming the file. amd-smi of the MI300X itself warns of nothing.
+bool has_id(const Timeline& tl, W id, const std::string& needle) {
+  for (const auto& d : tl.warnings)
+    if (d.id == id && d.message.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(RunDirectory, TelemetryOfAnotherGpuIsWarnedOf) {
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/mi300x_sglang_qwen3_8b_decode.json.gz";
+  const std::string amd = std::string(GOBLIN_FIXTURES) + "/telemetry/amd_smi_metric_watch_mi300x.csv";
+  {
+    auto dir = goblin::testing::private_tmp_dir("rundir_tele_nv");
+    fs::copy_file(trace, dir / "trace.json.gz");
+    ASSERT_TRUE(write_file((dir / "nvidia_smi.csv").string(),
+                           "timestamp, index, name, memory.total [MiB], memory.used [MiB], utilization.gpu [%]\n"
+                           "2026/05/28 17:14:24.000, 0, NVIDIA H100 80GB HBM3, 81559 MiB, 1000 MiB, 50 %\n")
+                    .ok());
+    Timeline tl;
+    ASSERT_TRUE(read_path(dir.string(), tl).ok());
+    ASSERT_EQ(tl.meta.devices.size(), 1u);
+    EXPECT_EQ(tl.meta.devices[0].name, "AMD Instinct MI300X");
+    EXPECT_TRUE(has_id(tl, W::telemetry_device_mismatch, "nvidia_smi.csv describes device 0"));
+    EXPECT_TRUE(has_id(tl, W::telemetry_device_mismatch, "NVIDIA H100 80GB HBM3"));
+  }
+  {
+    // The same amd-smi capture with total_vram of an MI250 GCD (65520 MB).
+    auto text = read_all(amd);
+    ASSERT_TRUE(text.ok());
+    std::string t = *text;
+    for (size_t at; (at = t.find(",196592,")) != std::string::npos;) t.replace(at, 8, ",65520,");
+    auto dir = goblin::testing::private_tmp_dir("rundir_tele_mi250");
+    fs::copy_file(trace, dir / "trace.json.gz");
+    ASSERT_TRUE(write_file((dir / "amd_smi.csv").string(), t).ok());
+    Timeline tl;
+    ASSERT_TRUE(read_path(dir.string(), tl).ok());
+    EXPECT_EQ(tl.meta.devices[0].total_memory_bytes, 206141652992);
+    EXPECT_TRUE(has_id(tl, W::telemetry_device_mismatch, "memory 68.7 GB vs the trace's 206.1 GB"));
+  }
+  {
+    auto dir = goblin::testing::private_tmp_dir("rundir_tele_mi300x");
+    fs::copy_file(trace, dir / "trace.json.gz");
+    fs::copy_file(amd, dir / "amd_smi.csv");
+    Timeline tl;
+    ASSERT_TRUE(read_path(dir.string(), tl).ok());
+    EXPECT_GT(tl.samples.size(), 0u);
+    EXPECT_FALSE(has_id(tl, W::telemetry_device_mismatch, ""));
+  }
+}
+
 }  // namespace
 }  // namespace goblin::trace

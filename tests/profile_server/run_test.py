@@ -131,6 +131,24 @@ def main():
         check("sglang steps: no stop call", s.calls == ["/start_profile"], str(s.calls))
         s.shutdown()
 
+        # --target-arch means what it means to triage (the MI300X trace against gfx942: exact, not
+        # always unknown), and the linkage fields reach profile_metadata.json.
+        s, url = serve("sglang", a.fixtures)
+        out = os.path.join(tmp, "arch")
+        code, j, text, _ = run(a.goblin, [url, "--steps", "1", "-o", out, "--target-arch", "gfx942",
+                                          "--experiment", "exp-7", "--trial", "t-3"])
+        meta = j.get("result", {}).get("triage", {}).get("metadata", {})
+        check("target arch: exit 0", code == 0, text)
+        check("target arch: exact", meta.get("arch_match") == "exact" and meta.get("target_arch") == "gfx942", str(meta))
+        try:
+            with open(os.path.join(out, "triage", "profile_metadata.json")) as f:
+                pm = json.load(f)
+        except (OSError, ValueError):
+            pm = {}
+        check("linkage: profile_metadata.json", pm.get("experiment_id") == "exp-7" and pm.get("trial_id") == "t-3",
+              str({k: pm.get(k) for k in ("experiment_id", "trial_id", "field_sources")}))
+        s.shutdown()
+
         # SGLang by stage: profile_by_stage sent, the decode trace analysed.
         s, url = serve("sglang", a.fixtures)
         code, j, text, _ = run(a.goblin, [url, "--steps", "2", "--stage", "decode", "-o", os.path.join(tmp, "st")])

@@ -45,10 +45,11 @@ TEST(AmdSniff, EveryRocprofFixture) {
 
 TEST(AmdSniff, TelemetryFixturesAndNoClaimOnNvidiaFiles) {
   EXPECT_EQ(sniff_file(fixture("telemetry/rocm_smi.txt")), Format::RocmSmi);
+  EXPECT_EQ(sniff_file(fixture("telemetry/amd_smi_metric_watch_mi300x.csv")), Format::AmdSmi);
   for (const char* dir : {"telemetry", "nsight", "kineto"}) {
     for (const auto& e : std::filesystem::directory_iterator(fixture(dir))) {
       std::string name = e.path().filename().string();
-      if (name.starts_with("rocm_smi") || name.starts_with("mi250")) continue;
+      if (name.starts_with("rocm_smi") || name.starts_with("amd_smi") || name.starts_with("mi250")) continue;
       auto prefix = read_prefix(e.path().string(), 64 * 1024);
       ASSERT_TRUE(prefix.ok()) << name;
       EXPECT_FALSE(sniff_rocprofv3_json(*prefix)) << name;
