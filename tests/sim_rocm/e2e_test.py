@@ -5,8 +5,7 @@ the report an AMD user gets checked as a user would read it.
 
   e2e_test.py --goblin build/goblin CASE      CASE: profile | rocprof_disagree | rocprofv3_outputs | bench |
                                               audit_mi300x | audit_mi355x | amd_smi_and_footer
-amd_smi_and_footer checks what the amd-smi/footer work adds; it is registered disabled until that
-work is merged.
+amd_smi_and_footer: amd-smi's HBM in run.json and the report, the ROCm version and driver in the footer.
 Exit 0 when every check of the case holds, 1 with one line per failed check.
 """
 import argparse
@@ -172,8 +171,7 @@ def audit_case(host, market_name, peak_ratio):
 
 
 def amd_smi_and_footer_case():
-    """What the AMD telemetry and footer work adds (enabled once it is merged): HBM from amd-smi in
-    run.json and the report, the ROCm version and driver in the validity footer."""
+    """HBM from amd-smi in run.json and the report, the ROCm version and driver in the validity footer."""
     rep, md, out = audit("mi300x")
     if rep is None:
         return
