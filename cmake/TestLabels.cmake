@@ -33,6 +33,6 @@ goblin_label(checks layering layering_self_test docs_results docs_results_self_t
 goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_traces step_time_across_verbs
              secrets_never_printed robustness_table kernel_harness_integrity python_module python_notebook
              scale_k8s_manifests)
-goblin_label(server acceptance_mcp_sdk kernel_mcp_loop profile_server)
+goblin_label(server acceptance_mcp_sdk kernel_mcp_loop profile_server serve_attacks network_clients)
 goblin_label(browser dashboard_browser dashboard_browser_postgresql)
 goblin_label(slurm scale_slurm)

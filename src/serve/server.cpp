@@ -303,7 +303,9 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     rq.body = req.body;
     rq.authorization = req.get_header_value("Authorization");
     ApiResponse r = api->handle(rq);
-    res.status = r.status;
+    // A Range served (one at most, Http::serve_headed) is a 206: cpp-httplib picks 206 only when
+    // the handler leaves the status unset.
+    res.status = r.status == 200 && !req.ranges.empty() ? 206 : r.status;
     if (!r.disposition.empty()) res.set_header("Content-Disposition", r.disposition);
     if (!r.allow_origin.empty()) {
       res.set_header("Access-Control-Allow-Origin", r.allow_origin);
