@@ -9,6 +9,7 @@
 
 #include "app/verb.h"
 #include "core/test_support.h"
+#include "store/engine.h"
 #include "store/pg_test_server.h"
 
 namespace goblin::app {
@@ -73,6 +74,32 @@ TEST(StoreQuery, PostgresStoreIsCopiedReadOnly) {
   auto& pg = store::testing::PgTestServer::get();
   if (!pg.ok()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg.why();
   check_store(pg.fresh_database_url());
+}
+
+// A PostgreSQL schema shared with another application may hold any table: one of 1,500 columns
+// (more than an SQLite copy's statement takes) broke every `query --store`. Only goblin's tables
+// are copied, so the store's SQL works and the foreign table is simply not there.
+TEST(StoreQuery, PostgresForeignWideTableIsNotCopied) {
+  auto& pg = store::testing::PgTestServer::get();
+  if (!pg.ok()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg.why();
+  const std::string url = pg.fresh_database_url();
+  ASSERT_FALSE(call("store init", {{"store", url}}).error);
+  {
+    auto u = store::parse_store_url(url);
+    ASSERT_TRUE(u.ok());
+    auto e = store::open_postgres(u->conninfo, u->redacted);
+    ASSERT_TRUE(e.ok()) << e.error().describe();
+    std::string cols;
+    for (int i = 0; i < 1500; ++i) cols += fmt::format("{}c{} INTEGER", i ? ", " : "", i);
+    ASSERT_TRUE((*e)->query(fmt::format("CREATE TABLE wide ({})", cols), {}).ok());
+    ASSERT_TRUE((*e)->query("INSERT INTO wide (c0) VALUES (1)", {}).ok());
+  }
+  VerbResult q = call("query", {{"store", url}, {"sql", "SELECT count(*) FROM runs"}, {"format", "json"}});
+  ASSERT_FALSE(q.error) << q.error->describe();
+  EXPECT_EQ(q.result["rows"][0][0], 0);
+  VerbResult w = call("query", {{"store", url}, {"sql", "SELECT c0 FROM wide"}, {"format", "json"}});
+  ASSERT_TRUE(w.error);
+  EXPECT_NE(w.error->message.find("no such table"), std::string::npos) << w.error->message;
 }
 
 }  // namespace
