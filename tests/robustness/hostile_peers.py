@@ -166,6 +166,32 @@ def invalid_utf8_names(work):
         check(rc == 0 and env.get("ok") is True, f"triage with invalid UTF-8 in {name}: exit {rc}")
 
 
+PEAK = r"""
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True)
+sys.stdout.buffer.write(p.stdout)
+print(f"\nPEAK_KIB {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} RC {p.returncode}")
+"""
+
+
+def huge_query_rows(work):
+    # 150 bytes of SQL, 180 MB of values: 3,000 rows of 60,000 characters.
+    sql = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000) "
+           "SELECT x, printf('%.60000c', 'x') FROM c")
+    p = subprocess.run([sys.executable, "-c", PEAK, GOBLIN, "query", TRACE, "--format", "json", sql],
+                       capture_output=True, text=True, timeout=120)
+    out, _, tail = p.stdout.rpartition("\nPEAK_KIB ")
+    peak_mib = int(tail.split()[0]) / 1024
+    rc = int(tail.split()[2])
+    try:
+        res = json.loads(out)
+    except ValueError:
+        res = {}
+    check(rc == 0 and res.get("truncated") is True and "truncated_note" in res and peak_mib < 300,
+          f"query --format json of 180 MB of rows: exit {rc}, {res.get('row_count')} rows kept, "
+          f"peak RSS {peak_mib:.0f} MiB ({res.get('truncated_note', '')[:60]})")
+
+
 def main():
     work = tempfile.mkdtemp(prefix="goblin-hostile-peers-")
     try:
@@ -175,6 +201,7 @@ def main():
             t.start()
         recursive_view_store(work)
         invalid_utf8_names(work)
+        huge_query_rows(work)
         for t in threads:
             t.join()
     finally:
