@@ -177,9 +177,13 @@ bool JsonSink::row(const std::vector<Value>& values) {
 }
 
 Json JsonSink::result() const {
-  Json r = {{"columns", columns_}, {"rows", rows_}, {"row_count", rows_.size()}, {"truncated", truncated_}};
-  if (truncated_) r["truncated_note"] = note_;
-  return r;
+  if (!truncated_)
+    return Json{{"columns", columns_}, {"rows", rows_}, {"row_count", rows_.size()}, {"truncated", false}};
+  return Json{{"columns", columns_},
+              {"rows", rows_},
+              {"row_count", rows_.size()},
+              {"truncated", true},
+              {"truncated_note", note_}};
 }
 
 // ---- the shell ----

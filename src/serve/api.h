@@ -46,8 +46,8 @@ struct ApiOptions {
   size_t pool_size = 8;  // store connections kept open (store/pool.h): one per server worker
   // Directories whose files /api/v1 callers may name (goblin serve --root); empty: none.
   std::vector<std::string> roots;
-  // The most seconds a verb's own `timeout` may be over HTTP (query's is 600 s by default): a
-  // caller asking for more, or for none, gets this.
+  // The most seconds query's `timeout` may be over HTTP (600 s by default elsewhere): a caller
+  // asking for more, or for none, gets this.
   double max_verb_timeout_s = 10;
 };
 

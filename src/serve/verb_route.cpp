@@ -192,7 +192,10 @@ ApiResponse verb_route(const ApiOptions& o, store::StorePool& pool, const ApiReq
   }
   auto args = arguments(*v, rq);
   if (!args) return refuse(400, args.error().describe());
-  if (const Field* t = field_named(*v, "timeout"); t && t->kind == FieldKind::Number) {
+  // A statement's own time limit (query: 600 s by default) is the server's at most: a worker
+  // is not held longer than a request may take. (profile-server's timeout is a wait on another
+  // server, which its caller chooses.)
+  if (const Field* t = field_named(*v, "timeout"); t && t->kind == FieldKind::Number && v->cli_name() == "query") {
     auto& given = (*args)["timeout"];
     if (!given.is_number() || given.get<double>() > o.max_verb_timeout_s) given = o.max_verb_timeout_s;
   }
