@@ -52,7 +52,8 @@ bool is_localhost_name(const std::string& s) {
 
 }  // namespace
 
-HostCheck::HostCheck(const std::string& bind) : bind_(lower(bind)) {
+HostCheck::HostCheck(const std::string& bind, const std::vector<std::string>& also) : bind_(lower(bind)) {
+  for (const auto& a : also) also_.push_back(lower(host_part(a)));
   if (!bind_.empty() && bind_.front() == '[') bind_ = host_part(bind_);
   any_ = bind_.empty() || bind_ == "0.0.0.0" || bind_ == "::" || bind_ == "*";
   loopback_ = is_loopback_address(bind_) || is_localhost_name(bind_);
@@ -64,7 +65,7 @@ bool HostCheck::allowed(const std::string& host) const {
   if (host.empty()) return true;
   const std::string h = lower(host_part(host));
   if (h.empty()) return false;
-  if (h == bind_) return true;
+  if (h == bind_ || std::find(also_.begin(), also_.end(), h) != also_.end()) return true;
   if (loopback_) return is_localhost_name(h) || is_loopback_address(h);
   if (any_) return is_v4(h) || is_v6(h) || is_localhost_name(h) || (!hostname_.empty() && h == hostname_);
   return false;

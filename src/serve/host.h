@@ -6,12 +6,14 @@
 // any address literal and this machine's own host name.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace goblin::serve {
 
 class HostCheck {
  public:
-  explicit HostCheck(const std::string& bind);
+  // `also`: more names the server answers for (goblin serve --allow-host: a proxy's or an alias's).
+  explicit HostCheck(const std::string& bind, const std::vector<std::string>& also = {});
   // `host` as the request sent it (name or [v6] address, with or without :port); empty (an
   // HTTP/1.0 client, which no browser is) is allowed.
   bool allowed(const std::string& host) const;
@@ -20,6 +22,7 @@ class HostCheck {
   std::string bind_;
   bool loopback_ = false, any_ = false;
   std::string hostname_;
+  std::vector<std::string> also_;
 };
 
 }  // namespace goblin::serve

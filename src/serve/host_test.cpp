@@ -24,6 +24,10 @@ TEST(HostCheck, NamedOrAddressBindAnswersThatOnly) {
   EXPECT_TRUE(name.allowed("DASH.internal"));
   EXPECT_FALSE(name.allowed("evil.example"));
   EXPECT_FALSE(name.allowed("localhost"));
+  const HostCheck aliased("0.0.0.0", {"gpu-box.corp.example", "Dash.Example:443"});
+  EXPECT_TRUE(aliased.allowed("gpu-box.corp.example:8080"));
+  EXPECT_TRUE(aliased.allowed("dash.example"));
+  EXPECT_FALSE(aliased.allowed("gpu-box.corp.example.evil.test"));
   const HostCheck addr("10.1.2.3");
   EXPECT_TRUE(addr.allowed("10.1.2.3:8080"));
   EXPECT_FALSE(addr.allowed("10.1.2.4"));
@@ -36,7 +40,9 @@ TEST(HostCheck, EveryInterfaceAnswersAddressesAndThisHost) {
   EXPECT_TRUE(any.allowed("[fe80::1]:8080"));
   EXPECT_TRUE(any.allowed("localhost"));
   char name[256] = {0};
-  if (gethostname(name, sizeof name - 1) == 0 && name[0]) EXPECT_TRUE(any.allowed(name));
+  if (gethostname(name, sizeof name - 1) == 0 && name[0]) {
+    EXPECT_TRUE(any.allowed(name));
+  }
   EXPECT_FALSE(any.allowed("rebind.attacker.test"));
 }
 

@@ -266,7 +266,7 @@ Status Server::run(const std::function<void(int)>& on_listening) {
   http.set_read_timeout(o.timeout_s, 0);
   http.set_write_timeout(o.timeout_s, 0);
 
-  const HostCheck hosts(o.bind);
+  const HostCheck hosts(o.bind, o.allow_hosts);
   http.set_pre_routing_handler([&hosts](const httplib::Request& req, httplib::Response& res) {
     using R = httplib::Server::HandlerResponse;
     auto refuse = [&](int status, const char* message) {
