@@ -86,7 +86,11 @@ def main():
         run(port, srv.pid, work)
     finally:
         srv.terminate()
-        srv.wait(10)
+        try:
+            srv.wait(10)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
     if failures:
         print(f"{len(failures)} failed", file=sys.stderr)
         sys.exit(1)
