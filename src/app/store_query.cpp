@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "store/engine.h"
+#include "store/schema.h"
 
 namespace goblin::app {
 
@@ -30,9 +32,13 @@ Result<std::unique_ptr<query::Database>> copy_postgres(store::Engine& pg) {
   ASSIGN_OR_RETURN(const auto tables,
                    pg.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
                             "AND table_type = 'BASE TABLE' ORDER BY 1"));
+  // Only goblin's own tables are copied: a schema shared with other applications may hold any
+  // table (one of 1,500 columns is more than an SQLite copy takes), which is not the store's.
+  const auto& ours = store::table_names();
   for (const store::Row& t : tables) {
     if (t.empty() || !t[0]) continue;
     const std::string& name = *t[0];
+    if (std::find(ours.begin(), ours.end(), name) == ours.end()) continue;
     ASSIGN_OR_RETURN(const auto cols, pg.query("SELECT column_name, data_type FROM information_schema.columns WHERE "
                                                "table_schema = current_schema() AND table_name = ? ORDER BY "
                                                "ordinal_position",

@@ -9,6 +9,7 @@
 
 #include "app/verb.h"
 #include "core/test_support.h"
+#include "store/engine.h"
 #include "store/pg_test_server.h"
 
 namespace goblin::app {
@@ -73,6 +74,53 @@ TEST(StoreQuery, PostgresStoreIsCopiedReadOnly) {
   auto& pg = store::testing::PgTestServer::get();
   if (!pg.ok()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg.why();
   check_store(pg.fresh_database_url());
+}
+
+// A short statement can make rows of any size; through MCP (a model reads the result) the rows
+// are cut at 1 MiB of values, elsewhere at 32 MiB, and the result says so.
+TEST(StoreQuery, AgentResultsAreCutAtOneMebibyte) {
+  const Verb* v = find_verb("query");
+  ASSERT_NE(v, nullptr);
+  const Json args = {{"path", {kTrace}},
+                     {"sql",
+                      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) "
+                      "SELECT printf('%.*c', 60000, 'x') FROM c"},
+                     {"format", "json"}};
+  Context ctx;
+  VerbResult mcp = app::call(*v, args, kMcp, ctx);
+  ASSERT_FALSE(mcp.error) << mcp.error->describe();
+  EXPECT_TRUE(mcp.result["truncated"].get<bool>());
+  EXPECT_LE(mcp.result.dump().size(), size_t{1100000});
+  EXPECT_NE(mcp.result["truncated_note"].get<std::string>().find("1048576 bytes"), std::string::npos);
+  VerbResult cli = call("query", args);
+  ASSERT_FALSE(cli.error) << cli.error->describe();
+  EXPECT_EQ(cli.result["row_count"], 559);  // 60,000 bytes a row: 559 fit in 32 MiB
+}
+
+// A PostgreSQL schema shared with another application may hold any table: one of 1,500 columns
+// (more than an SQLite copy's statement takes) broke every `query --store`. Only goblin's tables
+// are copied, so the store's SQL works and the foreign table is simply not there.
+TEST(StoreQuery, PostgresForeignWideTableIsNotCopied) {
+  auto& pg = store::testing::PgTestServer::get();
+  if (!pg.ok()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg.why();
+  const std::string url = pg.fresh_database_url();
+  ASSERT_FALSE(call("store init", {{"store", url}}).error);
+  {
+    auto u = store::parse_store_url(url);
+    ASSERT_TRUE(u.ok());
+    auto e = store::open_postgres(u->conninfo, u->redacted);
+    ASSERT_TRUE(e.ok()) << e.error().describe();
+    std::string cols;
+    for (int i = 0; i < 1500; ++i) cols += fmt::format("{}c{} INTEGER", i ? ", " : "", i);
+    ASSERT_TRUE((*e)->query(fmt::format("CREATE TABLE wide ({})", cols), {}).ok());
+    ASSERT_TRUE((*e)->query("INSERT INTO wide (c0) VALUES (1)", {}).ok());
+  }
+  VerbResult q = call("query", {{"store", url}, {"sql", "SELECT count(*) FROM runs"}, {"format", "json"}});
+  ASSERT_FALSE(q.error) << q.error->describe();
+  EXPECT_EQ(q.result["rows"][0][0], 0);
+  VerbResult w = call("query", {{"store", url}, {"sql", "SELECT c0 FROM wide"}, {"format", "json"}});
+  ASSERT_TRUE(w.error);
+  EXPECT_NE(w.error->message.find("no such table"), std::string::npos) << w.error->message;
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
       if (result) *result = Json{{"row_count", sink.rows()}};
       return s;
     }
-    query::JsonSink sink(cap);
+    query::JsonSink sink(cap, ctx.door == kMcp ? query::kMaxQueryMcpJsonBytes : query::kMaxQueryJsonBytes);
     Status s = (*db)->run(text, sink, opt, !db_path.empty());
     if (result) *result = sink.result();
     return s;
@@ -324,7 +324,8 @@ void add_query_verbs(std::vector<Verb>& out) {
         "tracks, ranks and goblin's analyses (kernels, categories, step_metrics, waste_budget, modules, stages) as "
         "SQLite tables; read-only unless --db";
     v.description =
-        "The result holds {columns, rows, row_count, truncated} of the statement (max_rows caps the rows). Several "
+        "The result holds {columns, rows, row_count, truncated, truncated_note when cut} of the statement (max_rows "
+        "caps the rows, and 32 MiB of values, 1 MiB for an agent, the bytes). Several "
         "traces: one per rank, every table has `rank` and `trace` columns. schema=true lists the tables and "
         "columns. A bad statement is an error with SQLite's message and the byte position.";
     v.examples =

@@ -20,8 +20,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,28 +74,78 @@ bool stage_file(const std::string& path, const std::string& stage) {
   return n.find("decode") != std::string::npos;
 }
 
+// The most of a server's answer kept (its text is shown, 300 characters of it): an endless body
+// is cut off here instead of growing until the process aborts.
+constexpr size_t kMaxReply = 1u << 20;
+
 struct Server {
   httplib::Client client;
   std::string url, prefix;
+  std::chrono::milliseconds limit;
 
+  // `timeout_s` bounds each exchange as a whole: connecting, the answer's head and its body.
+  // cpp-httplib's own timeouts restart with every byte (a server sending a byte every few seconds
+  // is never timed out), so a watchdog stops the exchange at the deadline.
   Server(const std::string& base, std::string u, std::string p, double timeout_s)
-      : client(base), url(std::move(u)), prefix(std::move(p)) {
-    client.set_connection_timeout(5, 0);
-    const auto read = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-    client.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(read).count(), 0);
-    client.set_write_timeout(10, 0);
+      : client(base),
+        url(std::move(u)),
+        prefix(std::move(p)),
+        limit(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000))) {
+    const auto secs = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(limit).count());
+    client.set_connection_timeout(std::min<int64_t>(5, secs), 0);
+    client.set_read_timeout(secs, 0);
+    client.set_write_timeout(std::min<int64_t>(10, secs), 0);
   }
 
   // POST prefix + path; the server's reply text, or an error a user can act on.
   Result<std::string> post(const std::string& path, const std::string& body) {
-    auto res = client.Post(prefix + path, body, "application/json");
+    httplib::Request req;
+    req.method = "POST";
+    req.path = prefix + path;
+    req.body = body;
+    req.set_header("Content-Type", "application/json");
+    std::string got;
+    bool too_big = false;
+    req.content_receiver = [&](const char* d, size_t n, uint64_t, uint64_t) {
+      if (got.size() + n > kMaxReply) {
+        too_big = true;
+        return false;
+      }
+      got.append(d, n);
+      return true;
+    };
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false, expired = false;
+    std::thread watchdog([&] {
+      std::unique_lock<std::mutex> lk(mu);
+      if (!cv.wait_for(lk, limit, [&] { return done; })) {
+        expired = true;
+        client.stop();
+      }
+    });
+    auto res = client.send(req);
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      done = true;
+    }
+    cv.notify_all();
+    watchdog.join();
+    if (expired)
+      return make_error(ErrorKind::Io,
+                        fmt::format("the server at {} did not answer {} within {:g} s (--timeout)", url, path,
+                                    std::chrono::duration<double>(limit).count()),
+                        url);
+    if (too_big)
+      return make_error(ErrorKind::Malformed,
+                        fmt::format("the server's answer to {} is larger than {} bytes", path, kMaxReply), url);
     if (!res)
       return make_error(ErrorKind::Io,
                         fmt::format("cannot reach the server at {} ({} {}): is it running, and is the URL its HTTP "
                                     "address?",
                                     url, path, httplib::to_string(res.error())),
                         url);
-    const std::string reply = res->body.substr(0, 300);
+    const std::string reply = got.substr(0, 300);
     if (res->status == 404 || res->status == 405)
       return make_error(ErrorKind::Environment,
                         fmt::format("the server has no {} endpoint (HTTP {}): profiling is not enabled. vLLM offers it "
@@ -157,7 +209,7 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
   if (rq.has("steps")) body["num_steps"] = rq.integer("steps");
   if (!stage.empty()) body["profile_by_stage"] = true;
   const auto before = trace_files(out);
-  Server server(parts->first, url, parts->second, std::max(wait_s, 10.0));
+  Server server(parts->first, url, parts->second, wait_s);
   const auto t0 = Clock::now();
   auto started = server.post("/start_profile", body.dump());
   if (!started) return fail(started.error());
@@ -287,7 +339,9 @@ void add_server_verbs(std::vector<Verb>& out) {
           "writes triage/ into"};
   o.required = true;
   o.cli = "-o,--out";
-  Field to{"timeout", FieldKind::Number, "Seconds to wait for the trace after profiling ends", 120.0};
+  Field to{"timeout", FieldKind::Number,
+           "Seconds each exchange with the server may take in all, and to wait for the trace after profiling ends",
+           120.0};
   to.min = 1;
   to.max = 3600;
   Field arch{"target_arch", FieldKind::String,

@@ -43,6 +43,9 @@ void register_serve(CLI::App& app) {
                   "a directory whose files /api/v1/<verb> callers may name (repeatable; paths resolved after "
                   "symlinks must stay inside). None: the verb API reads no files")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--allow-host", o->allow_hosts,
+                  "a Host name to answer besides the bound address (repeatable; a proxy's or a DNS alias's name). "
+                  "Others are refused with 421 (DNS rebinding)");
   cmd->add_option("--threads", o->threads, "requests served at once (default 8)")->check(CLI::Range(1, 256));
   cmd->add_option("--queue", o->max_queued,
                   "connections waiting for a worker; past it a connection is answered 503 at once (default 64)")

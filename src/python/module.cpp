@@ -110,6 +110,18 @@ PYBIND11_MODULE(_goblin, m) {
   m.doc() = "goblin's Python door (use the goblin package, not this module)";
   g_failure = PyErr_NewException("goblin._goblin.GoblinFailure", nullptr, nullptr);
   m.attr("GoblinFailure") = py::handle(g_failure);
+  // pybind11's numpy support keeps its state in function-local statics (the numpy API table, each
+  // element type's dtype) whose first use imports numpy. Two threads' first sql() at once: one
+  // waits on such a static's guard holding the GIL while the other, inside the initialiser, waits
+  // for the GIL (the import gives it up): both for ever. Made here, once, while the import holds
+  // the GIL and no other thread can be inside this module.
+  (void)to_numpy(std::vector<int8_t>{});
+  (void)to_numpy(std::vector<int16_t>{});
+  (void)to_numpy(std::vector<int32_t>{});
+  (void)to_numpy(std::vector<int64_t>{});
+  (void)to_numpy(std::vector<uint8_t>{});
+  (void)to_numpy(std::vector<double>{});
+  (void)py::array(to_numpy(std::vector<int32_t>{}));
 
   m.def(
       "call_verb",

@@ -39,6 +39,12 @@ inline constexpr int kMaxQueryColumns = 1000;
 inline constexpr int kMaxQueryExprDepth = 500;
 inline constexpr int64_t kDefaultQuerySeconds = 600;
 inline constexpr int64_t kMaxQueryJsonRows = 100'000;
+// The values a JSON result holds, in bytes (text as its length, a number or NULL as 8): a short
+// statement can make rows of any size (`printf('%.60000c', 'x')` a row), and a JSON result is
+// held whole before it is written. Past it the result is cut and says so; the CLI's table and
+// CSV stream instead. An agent's (MCP) results are cut far sooner: a model reads them.
+inline constexpr int64_t kMaxQueryJsonBytes = 32 << 20;
+inline constexpr int64_t kMaxQueryMcpJsonBytes = 1 << 20;
 
 // A result value: NULL, integer, real or text (blobs come back as text).
 using Value = std::variant<std::monostate, int64_t, double, std::string>;

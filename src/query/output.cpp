@@ -137,13 +137,30 @@ void JsonSink::columns(const std::vector<std::string>& names) {
   for (const auto& n : names) columns_.push_back(n);
   rows_ = Json::array();
   truncated_ = false;
+  bytes_ = 0;
+  note_.clear();
 }
 
 bool JsonSink::row(const std::vector<Value>& values) {
   if (static_cast<int64_t>(rows_.size()) >= cap_) {
     truncated_ = true;
+    note_ = fmt::format("cut at {} rows (max_rows)", cap_);
     return false;
   }
+  int64_t size = 0;
+  for (const Value& v : values) {
+    const auto* s = std::get_if<std::string>(&v);
+    size += s ? static_cast<int64_t>(s->size()) : 8;
+  }
+  if (bytes_ + size > max_bytes_) {
+    truncated_ = true;
+    note_ = fmt::format(
+        "cut after {} rows: the values passed {} bytes, the most a JSON result holds (the CLI's "
+        "--format csv streams every row)",
+        rows_.size(), max_bytes_);
+    return false;
+  }
+  bytes_ += size;
   Json r = Json::array();
   for (const Value& v : values) {
     if (const auto* i = std::get_if<int64_t>(&v))
@@ -160,7 +177,13 @@ bool JsonSink::row(const std::vector<Value>& values) {
 }
 
 Json JsonSink::result() const {
-  return Json{{"columns", columns_}, {"rows", rows_}, {"row_count", rows_.size()}, {"truncated", truncated_}};
+  if (!truncated_)
+    return Json{{"columns", columns_}, {"rows", rows_}, {"row_count", rows_.size()}, {"truncated", false}};
+  return Json{{"columns", columns_},
+              {"rows", rows_},
+              {"row_count", rows_.size()},
+              {"truncated", true},
+              {"truncated_note", note_}};
 }
 
 // ---- the shell ----

@@ -55,15 +55,16 @@ class CsvSink : public RowSink {
 // {"columns": [...], "rows": [[...], ...], "row_count": N, "truncated": bool}; stops after `cap` rows.
 class JsonSink : public RowSink {
  public:
-  explicit JsonSink(int64_t cap) : cap_(cap) {}
+  explicit JsonSink(int64_t cap, int64_t max_bytes = kMaxQueryJsonBytes) : cap_(cap), max_bytes_(max_bytes) {}
   void columns(const std::vector<std::string>& names) override;
   bool row(const std::vector<Value>& values) override;
   Json result() const;
 
  private:
-  int64_t cap_;
+  int64_t cap_, max_bytes_, bytes_ = 0;
   Json columns_ = Json::array(), rows_ = Json::array();
   bool truncated_ = false;
+  std::string note_;  // why the rows were cut, when they were
 };
 
 // The interactive shell: reads statements (a statement ends with ';') from the terminal with line

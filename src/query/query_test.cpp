@@ -204,6 +204,30 @@ TEST(Query, PrintfRefusesAHugeWidthOrPrecision) {
   EXPECT_EQ(as_int(r.rows[0][6]), 1000000);
 }
 
+// A short statement can make rows of any size: a JSON result (held whole before it is written)
+// stops at its byte limit and says why, whatever max_rows allows.
+TEST(Query, JsonResultStopsAtItsByteLimit) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  const char* sql =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 500) SELECT x, printf('%.*c', 10000, 'x') "
+      "FROM c";
+  JsonSink small(kMaxQueryJsonRows, 1 << 20);
+  ASSERT_TRUE(db->run(sql, small, {}).ok());
+  const Json r = small.result();
+  EXPECT_TRUE(r["truncated"].get<bool>());
+  EXPECT_EQ(r["row_count"], 104);  // 104 rows of 10,008 bytes fit in 1 MiB, the 105th does not
+  EXPECT_NE(r["truncated_note"].get<std::string>().find("1048576 bytes"), std::string::npos);
+  JsonSink rows(10);
+  ASSERT_TRUE(db->run(sql, rows, {}).ok());
+  EXPECT_EQ(rows.result()["row_count"], 10);
+  EXPECT_NE(rows.result()["truncated_note"].get<std::string>().find("max_rows"), std::string::npos);
+  JsonSink all(kMaxQueryJsonRows);
+  ASSERT_TRUE(db->run(sql, all, {}).ok());
+  EXPECT_FALSE(all.result()["truncated"].get<bool>());
+  EXPECT_FALSE(all.result().contains("truncated_note"));
+}
+
 TEST(Query, DocsListEveryTableAndColumn) {
   std::ifstream f(std::string(GOBLIN_SOURCE_DIR) + "/docs/query.md");
   std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -46,6 +46,9 @@ struct ApiOptions {
   size_t pool_size = 8;  // store connections kept open (store/pool.h): one per server worker
   // Directories whose files /api/v1 callers may name (goblin serve --root); empty: none.
   std::vector<std::string> roots;
+  // The most seconds query's `timeout` may be over HTTP (600 s by default elsewhere): a caller
+  // asking for more, or for none, gets this.
+  double max_verb_timeout_s = 10;
 };
 
 // The HTTP status of an error's kind (400 for usage and malformed input, 404 not found, ...).

@@ -5,11 +5,14 @@
 #include <httplib.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,6 +21,9 @@
 #include "core/io.h"
 #include "core/locate.h"
 #include "serve/api.h"
+#include "serve/front.h"
+#include "serve/host.h"
+#include "store/engine.h"
 #include "store/store.h"
 
 namespace goblin::serve {
@@ -61,13 +67,15 @@ class BoundedPool : public httplib::TaskQueue {
     }
     cv_.notify_all();
   }
+  ~BoundedPool() override { shutdown(); }
   void shutdown() override {
     {
       std::lock_guard<std::mutex> lk(mu_);
       down_ = true;
     }
     cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    for (auto& t : workers_)
+      if (t.joinable()) t.join();
   }
 
  private:
@@ -108,9 +116,50 @@ void security_headers(httplib::Response& res) {
 // called again on a listening socket to change its backlog (net/ipv4/af_inet.c, inet_listen: an
 // already listening socket only gets its sk_max_ack_backlog updated), so after the bind the backlog is raised here; the
 // socket is the library's protected member.
+//
+// Each accepted connection goes to the front (front.h), not to a worker: cpp-httplib calls the
+// virtual process_and_close_socket for it, overridden here to hand the socket over. A worker then
+// runs cpp-httplib's own request parsing and routing (process_request) on the complete head, one
+// request per connection, with the setup hook keeping at most one Range.
 class Http : public httplib::Server {
  public:
   bool raise_backlog(int n) { return svr_sock_ != INVALID_SOCKET && ::listen(svr_sock_, n) == 0; }
+  Front* front = nullptr;
+
+  void serve_headed(Headed h, std::chrono::seconds timeout, size_t max_body) {
+    const int fd = h.fd;
+    {
+      // The byte budget: the head, the largest body, and room for the end of a short pipeline.
+      const size_t budget = h.bytes.size() + max_body + 65536;
+      HeadedStream s(std::move(h), std::chrono::steady_clock::now() + timeout, budget, timeout);
+      bool closed = true;
+      process_request(s, /*close_connection=*/true, closed, [](httplib::Request& req) {
+        // Several ranges make a multipart answer as large as the artifact times the ranges
+        // (1,000 ranges of `0-` is a thousand copies); one is served, more are ignored, which
+        // RFC 9110 § 14.2 allows (the whole content, 200).
+        if (req.ranges.size() > 1) req.ranges.clear();
+      });
+    }
+    finish_connection(fd);
+  }
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    if (front) {
+      front->admit(sock);
+    } else {
+      ::close(sock);
+    }
+    return true;
+  }
+};
+
+// cpp-httplib's accept loop hands each connection to a task queue; here the "task" only gives the
+// socket to the front, so it runs at once on the accept thread.
+class Inline : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
 };
 
 // Each connection holds a descriptor until it is answered: with the default soft limit (often
@@ -123,6 +172,39 @@ void raise_descriptor_limit() {
   if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= want) return;
   l.rlim_cur = want;
   (void)setrlimit(RLIMIT_NOFILE, &l);
+}
+
+// The forms in which the store's location could appear in an answer (an error naming its file, a
+// verb echoing its URL): the URL as given, redacted, and for SQLite the file's absolute and
+// resolved paths and their folders. Longest first, so a path is replaced before its folder.
+std::vector<std::string> store_marks(const std::string& url) {
+  std::vector<std::string> m = {url};
+  if (auto u = store::parse_store_url(url)) {
+    m.push_back(u->redacted);
+    if (!u->path.empty()) {
+      std::error_code ec;
+      for (const auto& p : {std::filesystem::absolute(u->path, ec).lexically_normal(),
+                            std::filesystem::weakly_canonical(u->path, ec)}) {
+        if (p.empty()) continue;
+        m.push_back(p.string());
+        if (p.has_parent_path() && p.parent_path() != p.root_path()) m.push_back(p.parent_path().string());
+      }
+      m.push_back(u->path);
+    }
+  }
+  std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  m.erase(std::unique(m.begin(), m.end()), m.end());
+  // As they appear inside a JSON string; a form too short to be distinctive is left alone.
+  std::vector<std::string> out;
+  for (const auto& x : m)
+    if (x.size() >= 4) out.push_back(Json(x).dump().substr(1, Json(x).dump().size() - 2));
+  return out;
+}
+
+void hide_store(std::string& body, const std::vector<std::string>& marks) {
+  for (const auto& mark : marks)
+    for (size_t at = body.find(mark); at != std::string::npos; at = body.find(mark, at + 7))
+      body.replace(at, mark.size(), "<store>");
 }
 
 }  // namespace
@@ -165,29 +247,55 @@ Status Server::run(const std::function<void(int)>& on_listening) {
   // The roots are checked once here: a --root that does not exist is the server's error at start.
   if (!o.roots.empty())
     if (auto r = app::Roots::make(o.roots); !r) return r.error();
-  auto api = std::make_shared<Api>(ApiOptions{url, o.token, static_cast<size_t>(threads), o.roots});
+  auto api = std::make_shared<Api>(
+      ApiOptions{url, o.token, static_cast<size_t>(threads), o.roots, static_cast<double>(std::max(1, o.timeout_s))});
   const size_t queued = static_cast<size_t>(std::max(1, o.max_queued)),
                shed = static_cast<size_t>(std::max(1, o.shed_threads));
-  http.new_task_queue = [threads, queued, shed] { return new BoundedPool(static_cast<size_t>(threads), queued, shed); };
+  BoundedPool pool(static_cast<size_t>(threads), queued, shed);
+  const auto timeout = std::chrono::seconds(std::max(1, o.timeout_s));
+  const size_t max_body = o.max_body_bytes;
+  FrontLimits limits;
+  limits.head_timeout = timeout;
+  Front front(limits, [&pool, &http, timeout, max_body](Headed h) {
+    pool.enqueue(
+        [&http, timeout, max_body, h = std::move(h)]() mutable { http.serve_headed(std::move(h), timeout, max_body); });
+  });
+  http.front = &front;
+  http.new_task_queue = [] { return new Inline; };
   http.set_payload_max_length(o.max_body_bytes);
   http.set_read_timeout(o.timeout_s, 0);
   http.set_write_timeout(o.timeout_s, 0);
-  http.set_keep_alive_max_count(20);
-  http.set_keep_alive_timeout(5);
 
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    if (!t_shedding) return httplib::Server::HandlerResponse::Unhandled;
-    res.status = 503;
-    res.set_header("Connection", "close");
-    res.set_header("Retry-After", "1");
-    res.set_content(R"({"error":"busy: too many connections, try again"})", "application/json");
-    return httplib::Server::HandlerResponse::Handled;
+  const HostCheck hosts(o.bind, o.allow_hosts);
+  http.set_pre_routing_handler([&hosts](const httplib::Request& req, httplib::Response& res) {
+    using R = httplib::Server::HandlerResponse;
+    auto refuse = [&](int status, const char* message) {
+      res.status = status;
+      res.set_content(Json{{"error", message}}.dump(), "application/json");
+      return R::Handled;
+    };
+    if (t_shedding) {
+      res.set_header("Retry-After", "1");
+      return refuse(503, "busy: too many connections, try again");
+    }
+    // Before the body is read: a name other than this server's (DNS rebinding), a body without a
+    // length (chunked: cpp-httplib 0.11 reads it whole past --max-body) or a compressed one (it
+    // inflates it whole before any limit).
+    if (req.get_header_value_count("Host") > 1 || !hosts.allowed(req.get_header_value("Host")))
+      return refuse(421, "this server does not answer for that Host name");
+    if (req.has_header("Transfer-Encoding")) return refuse(411, "a body needs a Content-Length (no Transfer-Encoding)");
+    for (size_t i = 0; i < req.get_header_value_count("Content-Encoding"); ++i)
+      if (req.get_header_value("Content-Encoding", i) != "identity")
+        return refuse(415, "request bodies are not accepted compressed (Content-Encoding)");
+    return R::Unhandled;
   });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     res.status = 500;
     res.set_content(R"({"error":"internal error"})", "application/json");
   });
-  auto api_handler = [api](const httplib::Request& req, httplib::Response& res) {
+  // Where the store lives is not a caller's business: no answer names it (errors included).
+  const auto marks = std::make_shared<const std::vector<std::string>>(store_marks(url));
+  auto api_handler = [api, marks](const httplib::Request& req, httplib::Response& res) {
     ApiRequest rq;
     rq.method = req.method;
     rq.path = req.path;
@@ -195,13 +303,16 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     rq.body = req.body;
     rq.authorization = req.get_header_value("Authorization");
     ApiResponse r = api->handle(rq);
-    res.status = r.status;
+    // A Range served (one at most, Http::serve_headed) is a 206: cpp-httplib picks 206 only when
+    // the handler leaves the status unset.
+    res.status = r.status == 200 && !req.ranges.empty() ? 206 : r.status;
     if (!r.disposition.empty()) res.set_header("Content-Disposition", r.disposition);
     if (!r.allow_origin.empty()) {
       res.set_header("Access-Control-Allow-Origin", r.allow_origin);
       res.set_header("Vary", "Origin");
     }
     security_headers(res);
+    if (r.content_type.starts_with("application/json")) hide_store(r.body, *marks);
     res.set_content(std::move(r.body), r.content_type);
   };
   // A preflight for the artifact route only: Chrome asks one before a public site (Perfetto UI)
@@ -253,7 +364,11 @@ Status Server::run(const std::function<void(int)>& on_listening) {
     return make_error(ErrorKind::Environment,
                       fmt::format("serve: cannot set the listen backlog on {}:{}", o.bind, port));
   if (on_listening) on_listening(port);
-  if (!http.listen_after_bind()) return make_error(ErrorKind::Environment, "serve: the server stopped with an error");
+  const bool listened = http.listen_after_bind();
+  front.stop();
+  http.front = nullptr;
+  pool.shutdown();
+  if (!listened) return make_error(ErrorKind::Environment, "serve: the server stopped with an error");
   return {};
 }
 

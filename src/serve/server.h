@@ -18,13 +18,14 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8080;  // 0: any free port (printed)
   std::string token;
-  std::vector<std::string> roots;    // --root: directories /api/v1 callers may name files in
-  size_t max_body_bytes = 8u << 20;  // a recorded result JSON fits; larger bodies are 413
-  int threads = 8;                   // worker threads (requests served at once)
-  int timeout_s = 10;                // read / write timeout per request
-  int max_queued = 64;               // connections waiting for a worker; past it a connection is answered 503
-  int shed_threads = 4;              // workers that answer those 503s (reading the request first, then closing)
-  int backlog = 4096;                // listen backlog (the kernel caps it at net.core.somaxconn)
+  std::vector<std::string> roots;        // --root: directories /api/v1 callers may name files in
+  std::vector<std::string> allow_hosts;  // --allow-host: Host names answered besides the bound ones
+  size_t max_body_bytes = 8u << 20;      // a recorded result JSON fits; larger bodies are 413
+  int threads = 8;                       // worker threads (requests served at once)
+  int timeout_s = 10;                    // read / write timeout per request
+  int max_queued = 64;                   // connections waiting for a worker; past it a connection is answered 503
+  int shed_threads = 4;                  // workers that answer those 503s (reading the request first, then closing)
+  int backlog = 4096;                    // listen backlog (the kernel caps it at net.core.somaxconn)
 };
 
 // Serves until stop() is called from another thread (or the process is signalled). `on_listening`

@@ -192,6 +192,13 @@ ApiResponse verb_route(const ApiOptions& o, store::StorePool& pool, const ApiReq
   }
   auto args = arguments(*v, rq);
   if (!args) return refuse(400, args.error().describe());
+  // A statement's own time limit (query: 600 s by default) is the server's at most: a worker
+  // is not held longer than a request may take. (profile-server's timeout is a wait on another
+  // server, which its caller chooses.)
+  if (const Field* t = field_named(*v, "timeout"); t && t->kind == FieldKind::Number && v->cli_name() == "query") {
+    auto& given = (*args)["timeout"];
+    if (!given.is_number() || given.get<double>() > o.max_verb_timeout_s) given = o.max_verb_timeout_s;
+  }
   if (o.roots.empty() && names_a_path(*v, *args))
     return refuse(403,
                   "this server reads no files: start goblin serve with --root DIR to let callers name files in it");

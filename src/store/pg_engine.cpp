@@ -4,6 +4,11 @@
 // name the URL only in its redacted form.
 #include <fmt/format.h>
 #include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 
 #include "store/engine.h"
 
@@ -23,6 +28,15 @@ std::string renumber(const std::string& sql) {
   return out;
 }
 
+// How long goblin waits for a PostgreSQL server. libpq waits for ever by default: for a connection
+// (an address that accepts and never answers the startup) and for every answer. The connection's
+// limit is libpq's connect_timeout, which a URL may set itself (?connect_timeout=N); each
+// statement is limited on the server (statement_timeout) and, for a server that stops answering
+// altogether, by waiting on the socket here with a deadline a little past it.
+constexpr int kConnectSeconds = 10;
+constexpr int kStatementSeconds = 60;
+constexpr int kAnswerSeconds = kStatementSeconds + 10;
+
 class PgEngine final : public Engine {
  public:
   PgEngine(PGconn* c, std::string where) : c_(c), where_(std::move(where)) {}
@@ -30,9 +44,10 @@ class PgEngine final : public Engine {
   EngineKind kind() const override { return EngineKind::Postgres; }
 
   Result<std::vector<Row>> query(const std::string& sql, const std::vector<Value>& params) override {
+    if (broken_) return make_error(ErrorKind::Io, "store: the PostgreSQL connection stopped answering", where_);
     PGresult* r = nullptr;
     if (params.empty() && sql.find(';') != std::string::npos) {
-      r = PQexec(c_, sql.c_str());  // a script (schema steps): several statements
+      r = exec(PQsendQuery(c_, sql.c_str()));  // a script (schema steps): several statements
     } else {
       std::vector<std::string> text(params.size());
       std::vector<const char*> ptrs(params.size(), nullptr);
@@ -48,9 +63,12 @@ class PgEngine final : public Engine {
           continue;  // NULL
         ptrs[i] = text[i].c_str();
       }
-      r = PQexecParams(c_, renumber(sql).c_str(), static_cast<int>(params.size()), nullptr, ptrs.data(), nullptr,
-                       nullptr, 0);
+      r = exec(PQsendQueryParams(c_, renumber(sql).c_str(), static_cast<int>(params.size()), nullptr, ptrs.data(),
+                                 nullptr, nullptr, 0));
     }
+    if (broken_)
+      return make_error(ErrorKind::Io, fmt::format("store: PostgreSQL did not answer within {} s", kAnswerSeconds),
+                        where_);
     const ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       std::string m = r ? PQresultErrorMessage(r) : PQerrorMessage(c_);
@@ -101,8 +119,9 @@ class PgEngine final : public Engine {
     return !rows.empty();
   }
   bool alive() override {
+    if (broken_) return false;
     if (PQstatus(c_) != CONNECTION_OK || PQtransactionStatus(c_) != PQTRANS_IDLE) return false;
-    PGresult* r = PQexec(c_, "SELECT 1");
+    PGresult* r = exec(PQsendQuery(c_, "SELECT 1"));
     const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
     PQclear(r);
     return ok && PQstatus(c_) == CONNECTION_OK;
@@ -110,7 +129,42 @@ class PgEngine final : public Engine {
   std::string session() const override { return fmt::format("{}", PQbackendPID(c_)); }
 
  private:
+  // PQexec's result (the last one, or the first error) of a query just sent, read with a deadline:
+  // past it the connection is marked broken (its state is unknown) and nullptr returned.
+  PGresult* exec(int sent) {
+    if (!sent) return nullptr;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kAnswerSeconds);
+    PGresult* kept = nullptr;
+    for (;;) {
+      while (PQisBusy(c_)) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        pollfd p{PQsocket(c_), POLLIN, 0};
+        if (left <= 0 || p.fd < 0 ||
+            (::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR)) {
+          broken_ = true;
+          PQclear(kept);
+          return nullptr;
+        }
+        if (p.revents != 0 && !PQconsumeInput(c_)) break;  // the connection failed: PQgetResult says how
+      }
+      PGresult* r = PQgetResult(c_);
+      if (!r) break;
+      // The last result, unless an earlier one failed (a script stops at its first error).
+      const ExecStatusType was = kept ? PQresultStatus(kept) : PGRES_COMMAND_OK;
+      if (was == PGRES_COMMAND_OK || was == PGRES_TUPLES_OK || was == PGRES_EMPTY_QUERY) {
+        PQclear(kept);
+        kept = r;
+      } else {
+        PQclear(r);
+      }
+      if (PQstatus(c_) == CONNECTION_BAD) break;
+    }
+    return kept;
+  }
+
   PGconn* c_;
+  bool broken_ = false;
   std::string where_;
   bool in_tx_ = false;
 };
@@ -118,7 +172,11 @@ class PgEngine final : public Engine {
 }  // namespace
 
 Result<std::unique_ptr<Engine>> open_postgres(const std::string& conninfo, const std::string& redacted) {
-  PGconn* c = PQconnectdb(conninfo.c_str());
+  // connect_timeout first: keywords the URL itself sets (expanded from dbname) come later and win.
+  const std::string connect = fmt::format("{}", kConnectSeconds);
+  const char* keys[] = {"connect_timeout", "dbname", nullptr};
+  const char* values[] = {connect.c_str(), conninfo.c_str(), nullptr};
+  PGconn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (!c) return make_error(ErrorKind::Io, "store: out of memory connecting to PostgreSQL", redacted);
   if (PQstatus(c) != CONNECTION_OK) {
     std::string m = PQerrorMessage(c);
@@ -129,6 +187,7 @@ Result<std::unique_ptr<Engine>> open_postgres(const std::string& conninfo, const
   auto eng = std::make_unique<PgEngine>(c, redacted);
   // Quiet NOTICEs ("relation already exists, skipping") and keep one time zone for created stamps.
   RETURN_IF_ERROR(eng->query("SET client_min_messages = warning", {}));
+  RETURN_IF_ERROR(eng->query(fmt::format("SET statement_timeout = {}", kStatementSeconds * 1000), {}));
   return std::unique_ptr<Engine>(std::move(eng));
 }
 

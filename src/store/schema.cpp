@@ -1,6 +1,9 @@
 // The migration steps (docs/store.md § Schema lists every table and column).
 #include "store/schema.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace goblin::store {
 
 const std::vector<std::string>& migrations() {
@@ -58,6 +61,24 @@ const std::vector<std::string>& migrations() {
       " PRIMARY KEY (run_id, rank));",
   };
   return steps;
+}
+
+const std::vector<std::string>& table_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {kMetaTable};
+    static const std::string kCreate = "CREATE TABLE ";
+    for (const auto& step : migrations())
+      for (size_t at = step.find(kCreate); at != std::string::npos; at = step.find(kCreate, at + 1)) {
+        size_t b = at + kCreate.size();
+        if (step.compare(b, 14, "IF NOT EXISTS ") == 0) b += 14;
+        size_t e = b;
+        while (e < step.size() && (std::isalnum(static_cast<unsigned char>(step[e])) || step[e] == '_')) ++e;
+        if (e > b && std::find(out.begin(), out.end(), step.substr(b, e - b)) == out.end())
+          out.push_back(step.substr(b, e - b));
+      }
+    return out;
+  }();
+  return names;
 }
 
 std::string dialect(const std::string& sql, EngineKind k) {

@@ -11,6 +11,9 @@
 namespace goblin::store {
 
 const std::vector<std::string>& migrations();
+// The names of the tables the migrations create (and kMetaTable), read from their CREATE TABLE
+// statements: what a store may hold and a reader expects to be tables.
+const std::vector<std::string>& table_names();
 // One migration step in the engine's spelling.
 std::string dialect(const std::string& sql, EngineKind k);
 

@@ -19,6 +19,41 @@ Error refuse(const StoreUrl& u, const std::string& why) {
   return make_error(ErrorKind::Malformed, "store: " + why + "; the store was not changed", u.redacted);
 }
 
+// A name from the database, shown in a message: printable ASCII, at most 64 characters.
+std::string shown(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  return out + (name.size() > 64 ? "..." : "");
+}
+
+// Where goblin reads tables, a view or a trigger would run the database's own SQL on every read
+// (a recursive view named run_tags spins each reader for ever), so a store holding one is
+// refused, as the trace readers refuse a database they do not recognise. goblin's schema
+// creates neither. In PostgreSQL, where a store may share its schema with other applications,
+// only views named as goblin's tables and triggers on goblin's tables count.
+Status refuse_foreign_objects(Engine& e, const StoreUrl& u) {
+  std::vector<Row> odd;
+  if (e.kind() == EngineKind::Sqlite) {
+    ASSIGN_OR_RETURN(odd, e.query("SELECT type, name FROM sqlite_master WHERE type NOT IN ('table', 'index') "
+                                  "ORDER BY name LIMIT 1",
+                                  {}));
+  } else {
+    for (const auto& t : table_names()) {
+      ASSIGN_OR_RETURN(odd, e.query("SELECT 'view', table_name FROM information_schema.tables WHERE table_schema = "
+                                    "current_schema() AND table_name = ? AND table_type <> 'BASE TABLE' UNION ALL "
+                                    "SELECT 'trigger', t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                                    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND "
+                                    "n.nspname = current_schema() AND c.relname = ? LIMIT 1",
+                                    {Value(t), Value(t)}));
+      if (!odd.empty()) break;
+    }
+  }
+  if (odd.empty() || odd[0].size() < 2) return {};
+  return refuse(u, fmt::format("the store holds a {} named '{}', where goblin keeps only tables and indexes (a view "
+                               "or trigger runs its own SQL on every read)",
+                               odd[0][0].value_or("?"), shown(odd[0][1].value_or(""))));
+}
+
 Value opt(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
 
 }  // namespace
@@ -67,6 +102,7 @@ Result<Store> Store::open(const std::string& url, bool create, bool migrate) {
                                     current_schema()),
                         s.url_.redacted);
   }
+  RETURN_IF_ERROR(refuse_foreign_objects(e, s.url_));
   if (e.kind() == EngineKind::Sqlite) {
     // Only now that the file is known to be a goblin store (or empty) may anything write to it.
     RETURN_IF_ERROR(e.query("PRAGMA journal_mode=WAL", {}));

@@ -314,6 +314,44 @@ TEST_P(StoreSuite, ForeignDatabaseIsRefused) {
   EXPECT_NE(s.error().message.find("not a goblin run store"), std::string::npos) << s.error().message;
 }
 
+// Where goblin reads a table, a view or a trigger runs the database's own SQL: a recursive view
+// named run_tags spun `goblin store ls` and every dashboard worker for ever. Refused at open,
+// naming the object, with the store left as it was.
+TEST_P(StoreSuite, ViewOrTriggerWhereATableIsRefused) {
+  const bool sqlite = GetParam() == "sqlite";
+  const char* view = sqlite ? "CREATE VIEW run_tags (run_id, tag) AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
+                              "SELECT n + 1 FROM r) SELECT n, 't' FROM r"
+                            : "CREATE VIEW run_tags (run_id, tag) AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
+                              "SELECT n + 1 FROM r) SELECT n::bigint, 't'::text FROM r";
+  const char* trigger = sqlite ? "CREATE TRIGGER spin AFTER INSERT ON runs BEGIN SELECT 1; END"
+                               : "CREATE FUNCTION spin() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';"
+                                 "CREATE TRIGGER spin AFTER INSERT ON runs FOR EACH ROW EXECUTE FUNCTION spin()";
+  for (const auto& [sql, named] : {std::pair{view, "view named 'run_tags'"}, {trigger, "trigger named 'spin'"}}) {
+    { Store s = open(); }
+    auto u = parse_store_url(url_);
+    ASSERT_TRUE(u.ok());
+    {
+      auto e = sqlite ? open_sqlite(u->path, false) : open_postgres(u->conninfo, u->redacted);
+      ASSERT_TRUE(e.ok());
+      if (sql == view) {
+        ASSERT_TRUE((*e)->query(sqlite ? "PRAGMA foreign_keys=OFF" : "SELECT 1", {}).ok());
+        ASSERT_TRUE((*e)->query("DROP TABLE run_tags", {}).ok());
+      }
+      auto made = (*e)->query(sql, {});
+      ASSERT_TRUE(made.ok()) << made.error().describe();
+    }
+    auto s = Store::open(url_, false);
+    ASSERT_FALSE(s.ok()) << sql;
+    EXPECT_NE(s.error().message.find(named), std::string::npos) << s.error().message;
+    // Start again from a fresh store for the next object.
+    if (sqlite) {
+      fs::remove(u->path);
+    } else {
+      url_ = testing::PgTestServer::get().fresh_database_url();
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, StoreSuite, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& i) { return i.param; });
 

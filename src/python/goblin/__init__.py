@@ -80,6 +80,9 @@ def _python_name(cli_name):
 
 
 def _find(name):
+    # None (or any non-text) named no verb and yet matched one whose MCP tool name is None.
+    if not isinstance(name, str):
+        raise TypeError(f"goblin: a verb name is text, not {type(name).__name__}")
     reg = _registry()
     if name in reg:
         return reg[name]
@@ -101,6 +104,9 @@ def _arguments(verb, args, fields):
     if unknown:
         raise TypeError(f"goblin {verb['name']}: no field {', '.join(unknown)} (fields: {', '.join(sorted(names))})")
     out = {k: v for k, v in fields.items() if v is not None}
+    if any(a is None for a in args) or any(
+            isinstance(a, (list, tuple)) and any(x is None for x in a) for a in args):
+        raise TypeError(f"goblin {verb['name']}: a positional argument is None")
     positional = [f for f in offered if f["positional"]]
     args = list(args)
     for i, f in enumerate(positional):
@@ -306,6 +312,9 @@ def load(*paths):
     """Reads trace files or run directories (several: one per rank) into a Trace. A damaged
     trace whose readable part was kept loads with a warning naming the damage."""
     flat = []
+    if not paths or any(p is None for p in paths) or any(
+            isinstance(p, (list, tuple)) and any(x is None for x in p) for p in paths):
+        raise TypeError("goblin.load: give trace paths, not None")
     for p in paths:
         flat.extend([str(x) for x in p] if isinstance(p, (list, tuple)) else [str(p)])
     try:

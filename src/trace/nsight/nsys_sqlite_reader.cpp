@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/sqlite_input.h"
+#include "core/text.h"
 #include "model/runtime_call.h"
 #include "trace/readers.h"
 
@@ -364,7 +365,7 @@ class NsysReader {
                   [&](sqlite3_stmt* st) {
                     DeviceInfo d;
                     d.id = device_id(i64(st, 0));
-                    d.name = std::string(text(st, 1));
+                    d.name = to_valid_utf8(text(st, 1));  // a name with invalid bytes must still print as JSON
                     d.total_memory_bytes = i64(st, 2);
                     d.num_sms = static_cast<int>(i64(st, 3));
                     d.compute_major = static_cast<int>(i64(st, 4));
@@ -397,17 +398,17 @@ class NsysReader {
   Status read_versions() {
     Status s = select("META_DATA_EXPORT", {"name", "value"}, [&](sqlite3_stmt* st) {
       std::string_view n = text(st, 0);
-      if (n == "EXPORT_PRODUCT_VERSION") tl_.meta.versions["nsys"] = std::string(text(st, 1));
-      if (n == "EXPORT_SCHEMA_VERSION") tl_.meta.versions["nsys_export_schema"] = std::string(text(st, 1));
+      if (n == "EXPORT_PRODUCT_VERSION") tl_.meta.versions["nsys"] = to_valid_utf8(text(st, 1));
+      if (n == "EXPORT_SCHEMA_VERSION") tl_.meta.versions["nsys_export_schema"] = to_valid_utf8(text(st, 1));
     });
     if (!s.ok()) return s;
     return select("TARGET_INFO_SYSTEM_ENV", {"name", "value"}, [&](sqlite3_stmt* st) {
       std::string_view n = text(st, 0), v = text(st, 1);
-      if (n == "NvDriverVersion" && !v.empty()) tl_.meta.versions["driver"] = std::string(v);
+      if (n == "NvDriverVersion" && !v.empty()) tl_.meta.versions["driver"] = to_valid_utf8(v);
       if (n == "CudaDriverVersion" && !v.empty()) {
         // CUDA encodes 12.6 as 12060 (1000*major + 10*minor).
         long x = std::strtol(std::string(v).c_str(), nullptr, 10);
-        tl_.meta.versions["cuda_driver"] = x > 0 ? fmt::format("{}.{}", x / 1000, (x % 1000) / 10) : std::string(v);
+        tl_.meta.versions["cuda_driver"] = x > 0 ? fmt::format("{}.{}", x / 1000, (x % 1000) / 10) : to_valid_utf8(v);
       }
     });
   }

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "core/sqlite_input.h"
+#include "core/text.h"
 #include "model/runtime_call.h"
 #include "trace/readers.h"
 #include "trace/rocprof/rocpd.h"
@@ -201,10 +202,12 @@ class RocpdReader {
     return Status::Ok();
   }
 
+  // Valid UTF-8 always: an agent's or a symbol's name with invalid bytes reaches JSON output
+  // (nlohmann's dump throws on invalid UTF-8), so its bad bytes become U+FFFD here.
   static std::string col_text(sqlite3_stmt* st, int i) {
     const auto* t = sqlite3_column_text(st, i);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st, i)))
-             : std::string();
+    if (!t) return {};
+    return to_valid_utf8({reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st, i))});
   }
   static bool is_null(sqlite3_stmt* st, int i) { return sqlite3_column_type(st, i) == SQLITE_NULL; }
   static int64_t i64(sqlite3_stmt* st, int i, int64_t dflt = kNone) {
