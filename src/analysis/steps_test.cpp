@@ -270,9 +270,9 @@ TEST(Steps, EveryStepsBusyIsItsOwnLaunchedWork) {
 // traces) that has two or more CPU ProfilerSteps; a trace without them (a serving trace, a
 // single-step capture, a CPU-only profile) is skipped and named, and so is the MTIA fixture (see
 // below). Each covered trace's name and step count is printed, so the log says what it covers: on
-// 2026-11-29, 51 traces (the 10 DDP ranks, the CUDA-graph pair, both H100 Llama traces, 20 tracer
-// recordings, the live and memory fixtures, the NCCL pair, MTIA aside, the synthetic throughput
-// traces); 16 skipped for having fewer than two steps.
+// 2026-11-29, 47 traces (the 10 DDP ranks, the CUDA-graph pair, the H100 Llama traces, the tracer
+// recordings, the live, capture and memory fixtures, the NCCL pair, the synthetic throughput
+// traces); 18 skipped (fewer than two steps, and MTIA).
 TEST(Steps, EveryMultiStepTraceInTheTestDataHasExactBusy) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
