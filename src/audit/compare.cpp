@@ -25,20 +25,27 @@ std::optional<double> tokens_of(const Json& batch, const Json& seq) {
   return t > 0 ? std::optional<double>(t) : std::nullopt;
 }
 
-// Whether both sides ran the same tokens per step (batch x seq): the BEFORE config is the
-// patched one with the patch's edits undone, the AFTER one the run that was measured (a recording)
-// or the patched config. nullopt when either side's batch or seq is unknown.
-std::optional<bool> same_tokens_per_step(const Patch& patch, const config::WorkloadConfig& cfg,
-                                         const std::optional<config::WorkloadConfig>& after_run) {
+// batch x seq of both sides: the BEFORE config is the patched one with the patch's edits undone,
+// the AFTER one the run that was measured (a recording) or the patched config.
+std::pair<std::optional<double>, std::optional<double>> tokens_per_step(
+    const Patch& patch, const config::WorkloadConfig& cfg, const std::optional<config::WorkloadConfig>& after_run) {
   auto before_value = [&](const char* f) {
     auto e = patch.edits.find(f);
     return e != patch.edits.end() ? e->second.from : cfg.get(f);
   };
   const config::WorkloadConfig& a = after_run ? *after_run : cfg;
-  const auto b = tokens_of(before_value("batch_size"), before_value("seq_len"));
-  const auto t = tokens_of(a.get("batch_size"), a.get("seq_len"));
-  if (!b || !t) return std::nullopt;
-  return *b == *t;
+  return {tokens_of(before_value("batch_size"), before_value("seq_len")),
+          tokens_of(a.get("batch_size"), a.get("seq_len"))};
+}
+
+// Whether a side's tokens/s contradicts its batch x seq: tokens/s x the step it was timed over
+// (the workload's own timer when the trace carries it, else the trace's step) more than 10 % from
+// batch x seq. A tokens/s the workload timed on unprofiled steps agrees with its own timer.
+bool contradicts(const analysis::RunMetrics& m, std::optional<double> tokens) {
+  if (!tokens || !m.tokens_per_sec) return false;
+  const double step = m.workload_step_time_s.value_or(m.step_time_s);
+  if (!(step > 0)) return false;
+  return std::fabs(*m.tokens_per_sec * step - *tokens) > 0.10 * *tokens;
 }
 
 }  // namespace
@@ -113,19 +120,23 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
     if (B.step_time_s > 0 && A.step_time_s > 0) {
       const double by_step = B.step_time_s / A.step_time_s;
       const double off = std::isfinite(by_step) ? std::fabs(*actual - by_step) / by_step : 0.0;
-      const std::optional<bool> same_tokens = same_tokens_per_step(patch, cfg, opt.after_run_config);
+      const auto [tb, ta] = tokens_per_step(patch, cfg, opt.after_run_config);
+      const bool refuse = tb && ta && *tb == *ta && (contradicts(B, tb) || contradicts(A, ta));
       const std::string sources = fmt::format(
           "tokens/s {} -> {} give {}x, the measured step time {} -> {} ms gives {}x", fmt_thousands(*B.tokens_per_sec),
           fmt_thousands(*A.tokens_per_sec), format_sig(*actual, 3), format_fixed(B.step_time_s * 1e3, 2),
           format_fixed(A.step_time_s * 1e3, 2), format_sig(by_step, 3));
       if (off > 0.02)
         sources_disagree = fmt::format("{} ({} % apart); the speedup uses {}", sources, format_sig(100 * off, 3),
-                                       off > 0.10 && same_tokens.value_or(false) ? "the step times" : "tokens/s");
-      if (off > 0.10 && same_tokens.value_or(false)) {
+                                       off > 0.10 && refuse ? "the step times" : "tokens/s");
+      if (off > 0.10 && refuse) {
         tps_refused = fmt::format(
-            "tokens/s refused as evidence: {} at the same batch x seq, so the tokens/s figures contradict the "
-            "measured steps",
-            sources);
+            "tokens/s refused as evidence: {} at the same batch x seq, and tokens/s x the timed step is not that "
+            "batch x seq on {}",
+            sources,
+            contradicts(B, tb) && contradicts(A, ta) ? "either side"
+            : contradicts(B, tb)                     ? "the before side"
+                                                     : "the after side");
         actual = by_step;
         use_tps = false;
         sd.metric = "step_time_s";
