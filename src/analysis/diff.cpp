@@ -2,6 +2,8 @@
 // Formulas: diff.h and docs/metrics.md § diff.
 #include "analysis/diff.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -90,6 +92,7 @@ DiffProfile diff_profile(const Timeline& tl, const Taxonomy& tax, const std::str
   p.gpu = device_name(tl);
   StepDetection sd = find_steps(tl);
   p.step_method = sd.method;
+  p.workload_step_s = workload_step_time(tl);
   // The steps averaged: those of the one step time (docs/metrics.md § Step time).
   const analysis::StepTime st = analysis::step_time(sd);
   std::vector<Interval> windows;
@@ -273,6 +276,17 @@ DiffResult diff_runs(DiffProfile before, DiffProfile after) {
   d.before_step_s = step_s(B, B.wall_ns);
   d.after_step_s = step_s(A, A.wall_ns);
   d.step_change_s = d.after_step_s - d.before_step_s;
+  // The speedup by the workload's own timer beside the trace steps' one: more than 2 % apart, the
+  // two sources disagree about the change itself (docs/metrics.md § Throughput sources).
+  if (B.workload_step_s && A.workload_step_s && *A.workload_step_s > 0 && d.after_step_s > 0) {
+    const double by_steps = d.before_step_s / d.after_step_s, by_timer = *B.workload_step_s / *A.workload_step_s;
+    if (std::fabs(by_timer - by_steps) > 0.02 * by_steps)
+      d.notes.push_back(fmt::format(
+          "throughput_sources_disagree: the trace steps give {:.3f}x ({:.3f} -> {:.3f} ms), the workloads' own "
+          "timers {:.3f}x ({:.3f} -> {:.3f} ms); step_time_s and the decomposition are the trace steps'",
+          by_steps, d.before_step_s * 1e3, d.after_step_s * 1e3, by_timer, *B.workload_step_s * 1e3,
+          *A.workload_step_s * 1e3));
+  }
   const double b_idle = step_s(B, B.wall_ns - B.busy_ns), a_idle = step_s(A, A.wall_ns - A.busy_ns);
   const double b_ovl = step_s(B, B.op_ns - B.busy_ns), a_ovl = step_s(A, A.op_ns - A.busy_ns);
   d.kernels_change_s = step_s(A, A.op_ns) - step_s(B, B.op_ns);

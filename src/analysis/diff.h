@@ -65,6 +65,9 @@ struct DiffProfile {
   std::string step_method;
   std::vector<DiffGroup> groups;
   std::vector<std::string> notes;
+  // The workload's own timer (trace metadata step_time_seconds), shown beside the step time the
+  // trace's steps measure, which the decomposition uses (docs/metrics.md § Throughput sources).
+  std::optional<double> workload_step_s;
   double per_step(int64_t ns) const { return steps > 0 ? static_cast<double>(ns) / static_cast<double>(steps) : 0; }
 };
 

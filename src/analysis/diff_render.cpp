@@ -21,6 +21,8 @@ Json side_json(const DiffProfile& p) {
   j["steps"] = p.steps;
   j["step_names"] = p.step_names;
   j["step_time_s"] = round_to(p.per_step(p.wall_ns) / 1e9, 9);
+  j["step_time_source"] = "trace_steps";
+  if (p.workload_step_s) j["workload_step_time_s"] = round_to(*p.workload_step_s, 9);
   j["busy_s"] = round_to(p.per_step(p.busy_ns) / 1e9, 9);
   j["idle_s"] = round_to(p.per_step(p.wall_ns - p.busy_ns) / 1e9, 9);
   j["gpu_op_time_s"] = round_to(p.per_step(p.op_ns) / 1e9, 9);
@@ -112,6 +114,9 @@ std::string diff_human(const DiffResult& d, int top) {
                  d.before_step_s * 1e3, d.after_step_s * 1e3, ms(d.step_change_s),
                  d.after_step_s > 0 ? d.before_step_s / d.after_step_s : 0.0, static_cast<long long>(d.before.steps),
                  static_cast<long long>(d.after.steps));
+  if (d.before.workload_step_s && d.after.workload_step_s)
+    fmt::format_to(out, "            (trace steps; the workloads' own timers: {:.3f} ms -> {:.3f} ms)\n",
+                   *d.before.workload_step_s * 1e3, *d.after.workload_step_s * 1e3);
   fmt::format_to(out, "busy        {:.3f} ms -> {:.3f} ms;  idle {:.3f} ms -> {:.3f} ms\n",
                  d.before.per_step(d.before.busy_ns) / 1e6, d.after.per_step(d.after.busy_ns) / 1e6,
                  d.before.per_step(d.before.wall_ns - d.before.busy_ns) / 1e6,

@@ -72,7 +72,11 @@ TEST(RunMetricsNumbers, AssertedThroughputAndStepTimeAreChecked) {
   b.tl.meta.extra["step_time_seconds"] = "0.0001";
   auto m = compute_run_metrics(b.tl);
   ASSERT_TRUE(m.ok());
-  EXPECT_EQ(*m->tokens_per_sec, 3e6);  // kept: the workload saw it
+  // Refused: it contradicts the tokens per step the workload wrote over the measured step; the
+  // trace steps' figure stands (docs/metrics.md § Throughput sources).
+  EXPECT_EQ(*m->tokens_per_sec, 1e6);
+  EXPECT_NE(m->window.find("tokens_per_sec source: trace_steps (trace_metadata: 3e+06)"), std::string::npos)
+      << m->window;
   EXPECT_TRUE(has_warning(*m, "tokens_per_sec: the trace asserts 3e+06 tokens/s")) << m->warnings.back().message;
   EXPECT_FALSE(has_warning(*m, "step_time_s: the trace asserts"));  // 100 µs agrees
   b.tl.meta.extra["tokens_per_sec"] = "1020000";                    // within 10 %

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <unordered_map>
 
 #include "analysis/breakdown.h"
@@ -237,26 +238,64 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
                     "(more than 10 % apart; step_time_s is the measured one): check which the workload timed",
                     format_sig(*written_step, 4), format_sig(measured_step, 4))));
 
-  // ---- throughput ----
-  if (auto t = extra_number(tl, "tokens_per_sec")) {
-    m.tokens_per_sec = *t;
-    // Tokens per step: given, written by the workload, else what its own two figures imply.
-    std::optional<double> per_step = opt.tokens_per_step ? opt.tokens_per_step : extra_number(tl, "tokens_per_step");
-    if (!per_step && written_step && *written_step > 0) per_step = *t * *written_step;
-    if (per_step && *per_step > 0 && measured_step > 0 && disagree(*t, *per_step / measured_step))
+  // ---- throughput: one source for tokens/s, named in `window` with the other beside it
+  // (docs/metrics.md § Throughput sources) ----
+  auto apart = [](double a, double b) { return b > 0 && std::isfinite(a) ? std::fabs(a - b) / b : 0.0; };
+  // Tokens per step known apart from the tokens/s the trace asserts: given, or written by the
+  // workload (tokens_per_step, else batch_size x seq_len).
+  std::optional<double> per_step = opt.tokens_per_step ? opt.tokens_per_step : extra_number(tl, "tokens_per_step");
+  std::string per_step_from = opt.tokens_per_step ? "--tokens-per-step" : "the trace's tokens_per_step";
+  if (!per_step) {
+    auto b = extra_number(tl, "batch_size"), q = extra_number(tl, "seq_len");
+    if (b && q && *b > 0 && *q > 0) per_step = *b * *q, per_step_from = "the trace's batch_size x seq_len";
+  }
+  const bool independent = per_step.has_value();
+  const std::optional<double> asserted = extra_number(tl, "tokens_per_sec");
+  // Without them, the tokens per step the workload's own two figures imply.
+  if (!per_step && asserted && written_step && *written_step > 0)
+    per_step = *asserted * *written_step, per_step_from = "tokens_per_sec x step_time_seconds (the workload's figures)";
+  std::optional<double> by_steps;
+  if (per_step && *per_step > 0 && measured_step > 0) by_steps = *per_step / measured_step;
+  std::string source;
+  if (asserted) {
+    m.tokens_per_sec = *asserted;
+    source = "trace_metadata";
+    const double off = by_steps ? apart(*asserted, *by_steps) : 0.0;
+    if (by_steps && off > kAssertedTolerance && independent) {
+      // Contradicted by the measured step x tokens per step: not evidence. The trace's own figure stands.
+      m.tokens_per_sec = by_steps;
+      source = "trace_steps";
+      m.warnings.push_back(make_warning(
+          W::tokens_per_sec_disagrees,
+          fmt::format("tokens_per_sec: the trace asserts {} tokens/s but {} tokens per step ({}) over the measured "
+                      "{} s step give {} tokens/s ({} % apart): the asserted figure is refused, tokens_per_sec is "
+                      "the trace steps'",
+                      format_sig(*asserted, 4), format_sig(*per_step, 4), per_step_from, format_sig(measured_step, 4),
+                      format_sig(*by_steps, 4), format_sig(100 * off, 3))));
+    } else if (by_steps && off > kAssertedTolerance) {
       m.warnings.push_back(make_warning(
           W::tokens_per_sec_disagrees,
           fmt::format("tokens_per_sec: the trace asserts {} tokens/s but {} tokens per step over the measured {} s "
                       "step give {} tokens/s (more than 10 % apart): the asserted figure is not what this trace "
                       "measures",
-                      format_sig(*t, 4), format_sig(*per_step, 4), format_sig(measured_step, 4),
-                      format_sig(*per_step / measured_step, 4))));
-  } else if (opt.tokens_per_step && m.step_time_s > 0) {
-    m.tokens_per_sec = *opt.tokens_per_step / m.step_time_s;
+                      format_sig(*asserted, 4), format_sig(*per_step, 4), format_sig(measured_step, 4),
+                      format_sig(*by_steps, 4))));
+    }
+  } else if (by_steps) {
+    m.tokens_per_sec = by_steps;
+    source = "trace_steps";
   } else {
     m.warnings.push_back(make_warning(
         W::tokens_per_sec_unobserved,
         "tokens_per_sec unobserved: the trace carries no tokens_per_sec and --tokens-per-step was not given"));
+  }
+  if (!source.empty()) {
+    fmt::format_to(std::back_inserter(m.window), "; tokens_per_sec source: {}", source);
+    if (asserted && source != "trace_metadata")
+      fmt::format_to(std::back_inserter(m.window), " (trace_metadata: {})", format_sig(*asserted, 6));
+    if (by_steps && source != "trace_steps")
+      fmt::format_to(std::back_inserter(m.window), " (trace_steps: {}, {} tokens per step from {})",
+                     format_sig(*by_steps, 6), format_sig(*per_step, 6), per_step_from);
   }
 
   // ---- top kernels (whole trace; share of summed kernel time) ----

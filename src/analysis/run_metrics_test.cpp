@@ -250,3 +250,60 @@ TEST(RunMetricsJson, MistypedKeysAreMalformedAndNamed) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->step_time_s, 0.5);
 }
+
+namespace {
+int count_warnings(const analysis::RunMetrics& m, WarningId id) {
+  return static_cast<int>(
+      std::count_if(m.warnings.begin(), m.warnings.end(), [&](const Warning& w) { return w.id == id; }));
+}
+std::string warning_text(const analysis::RunMetrics& m, WarningId id) {
+  for (const Warning& w : m.warnings)
+    if (w.id == id) return w.message;
+  return {};
+}
+}  // namespace
+
+// tokens/s names its source in `window` with the other beside it (docs/metrics.md § Throughput
+// sources), on the synthetic traces of tests/fixtures/throughput: 4 steps of 10 ms, 40 tokens per
+// step (batch_size 4 x seq_len 10 in the metadata).
+TEST(RunMetricsThroughput, SourcesAgreeMetadataKept) {
+  auto m = analysis::compute_run_metrics(load("throughput/consistent.json"));
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  EXPECT_NEAR(m->step_time_s, 0.010, 1e-9);
+  ASSERT_TRUE(m->tokens_per_sec);
+  EXPECT_NEAR(*m->tokens_per_sec, 4000, 1e-6);
+  EXPECT_NE(m->window.find("tokens_per_sec source: trace_metadata (trace_steps: 4000, 40 tokens per step from the "
+                           "trace's batch_size x seq_len)"),
+            std::string::npos)
+      << m->window;
+  EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 0);
+}
+
+// The metadata claims 12,000 tokens/s where its own batch x seq (40) over the measured 10 ms step
+// give 4,000: refused as evidence, tokens_per_sec is the trace steps', the claim shown beside it.
+TEST(RunMetricsThroughput, ContradictingMetadataTokensPerSecIsRefused) {
+  auto m = analysis::compute_run_metrics(load("throughput/metadata_3x.json"));
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  ASSERT_TRUE(m->tokens_per_sec);
+  EXPECT_NEAR(*m->tokens_per_sec, 4000, 1e-6);
+  EXPECT_NE(m->window.find("tokens_per_sec source: trace_steps (trace_metadata: 12000)"), std::string::npos)
+      << m->window;
+  EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 1);
+  EXPECT_NE(warning_text(*m, W::tokens_per_sec_disagrees).find("refused"), std::string::npos);
+  EXPECT_NE(warning_text(*m, W::tokens_per_sec_disagrees).find("batch_size x seq_len"), std::string::npos);
+}
+
+// The workload's timer says 10.3 ms against the trace's 10 ms steps (3 %, under the 10 % that
+// refuses): the metadata's tokens/s stays, the trace steps' figure from the workload's own tokens
+// per step is shown beside it.
+TEST(RunMetricsThroughput, TimerThreePercentOffKeepsMetadataAndShowsSteps) {
+  auto m = analysis::compute_run_metrics(load("throughput/timer_3pct.json"));
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  EXPECT_NEAR(m->step_time_s, 0.010, 1e-9);
+  ASSERT_TRUE(m->workload_step_time_s);
+  EXPECT_NEAR(*m->workload_step_time_s, 0.0103, 1e-12);
+  EXPECT_NEAR(*m->tokens_per_sec, 3883.5, 1e-6);
+  EXPECT_NE(m->window.find("tokens_per_sec source: trace_metadata (trace_steps: 4000"), std::string::npos) << m->window;
+  EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 0);
+  EXPECT_EQ(count_warnings(*m, W::step_time_disagrees), 0);
+}

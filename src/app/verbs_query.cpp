@@ -19,6 +19,7 @@
 #include "query/database.h"
 #include "query/output.h"
 #include "query/slice.h"
+#include "trace/kineto_header.h"
 #include "trace/load.h"
 
 namespace goblin::app {
@@ -263,7 +264,16 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
       }
       windows.push_back(
           {{"rank", r.rank}, {"trace", r.path}, {"start_ns", w->start_ns}, {"end_ns", w->end_ns}, {"steps", w->steps}});
-      inputs.push_back({r.timeline, r.rank, std::move(*w)});
+      inputs.push_back({r.timeline, r.rank, std::move(*w), {}, {}});
+    }
+    // One Kineto trace: its metadata events and top-level keys go back with the slice, so a viewer
+    // shows the tracks by name (one more pass of the splitter over the file).
+    const auto& fmts = inputs.front().timeline->meta.formats;
+    if (inputs.size() == 1 && fmts.size() == 1 && fmts.front() == Format::Kineto) {
+      auto h = trace::read_kineto_header(refs.front().path);
+      if (!h) return VerbResult{nullptr, h.error(), ""};
+      inputs.front().top_level = std::move(h->top_level);
+      inputs.front().metadata_events = std::move(h->metadata_events);
     }
     auto st = query::write_kineto_slice(inputs, out);
     if (!st) return VerbResult{nullptr, st.error(), ""};

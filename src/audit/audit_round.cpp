@@ -57,6 +57,62 @@ Result<std::string> write_round_config(const AuditOptions& opt, int r, const std
   return out;
 }
 
+namespace {
+
+// Whether two recordings (trace files or run directories) are one: the same file (a path, a link
+// or a hard link to it) or two files of identical bytes. Returns how, or nullopt when they differ,
+// either is empty or unreadable. A pair measured from one recording measured nothing.
+std::optional<std::string> same_recording(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return std::nullopt;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec) && !ec) return "the same file " + fs::path(a).filename().string();
+  if (!fs::is_regular_file(a, ec) || !fs::is_regular_file(b, ec)) return std::nullopt;
+  const auto size = fs::file_size(a, ec);
+  if (ec || size != fs::file_size(b, ec) || ec) return std::nullopt;
+  // Same size: compare the bytes as stored (two copies of one .json.gz are byte-identical).
+  auto fa = open_source(a, IoLimits{}), fb = open_source(b, IoLimits{});
+  if (!fa || !fb) return std::nullopt;
+  constexpr size_t kBlock = 1u << 20;
+  std::string ba(kBlock, '\0'), bb(kBlock, '\0');
+  for (;;) {
+    auto na = (*fa)->read(ba.data(), kBlock);
+    auto nb = (*fb)->read(bb.data(), kBlock);
+    if (!na || !nb || *na != *nb) return std::nullopt;
+    if (*na == 0) break;
+    if (std::string_view(ba.data(), *na) != std::string_view(bb.data(), *nb)) return std::nullopt;
+  }
+  return fmt::format("{} and {}, files of identical content ({} bytes)", fs::path(a).filename().string(),
+                     fs::path(b).filename().string(), size);
+}
+
+// The round's Report when its two sides were one recording: the speedup is not measured and the
+// prediction not tested (`not_measured`), never "1.00x, prediction missed"; `how` says why, in
+// every form of the report (JSON, Markdown, HTML: they render these fields).
+void mark_not_measured(Report& r, const std::string& how) {
+  r.speedup_actual.reset();
+  r.speedup_actual_detail.value.reset();
+  r.speedup_actual_detail.metric.reset();
+  r.speedup_actual_detail.ci_low.reset();
+  r.speedup_actual_detail.ci_high.reset();
+  r.speedup_actual_detail.significant.reset();
+  r.speedup_actual_detail.basis = "not measured: the before and after sides are one recording (" + how +
+                                  "); a run compared with itself says "
+                                  "nothing about the patch";
+  r.prediction_held = "not_measured";
+  r.prediction_note =
+      "not measured: the before and after sides are one recording (" + how + "), so the prediction was not tested";
+  // The summary line up to its first ": " names the workload and GPU; the rest is replaced.
+  const size_t colon = r.summary_line.find(": ");
+  std::string sl = colon == std::string::npos ? r.workload_name : r.summary_line.substr(0, colon);
+  sl += ": speedup not measured (before and after are one recording)";
+  if (r.speedup_predicted_low && r.speedup_predicted_high)
+    fmt::format_to(std::back_inserter(sl), "; predicted {:.2f}-{:.2f}x, prediction not_measured",
+                   *r.speedup_predicted_low, *r.speedup_predicted_high);
+  r.summary_line = std::move(sl);
+}
+
+}  // namespace
+
 RoundResult run_round(int r, const std::string& path, const config::WorkloadConfig& cfg,
                       const analysis::RunMetrics& prof, const std::string& prof_trace,
                       std::shared_ptr<const Timeline> prof_timeline, const std::optional<UnprofiledStep>& unprofiled,
@@ -208,8 +264,13 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   // A runner that measured one recording for both sides (a replay without a run for this round's
   // config) measured nothing about this round.
-  const bool same_recording =
-      !first && pair->before_ran && pair->after_ran && config_differences(*pair->before_ran, *pair->after_ran).empty();
+  // The same holds in any round when both sides' traces are one recording (one file, or two files
+  // of identical bytes): a replay whose after-run is the before-run's own trace.
+  const std::optional<std::string> one_recording = same_recording(pair->before_trace, pair->after_trace);
+  const std::string one_recording_how = one_recording.value_or(
+      "the runner has no run of this round's patched config: one recording stood in for both sides");
+  const bool same_recording = one_recording || (!first && pair->before_ran && pair->after_ran &&
+                                                config_differences(*pair->before_ran, *pair->after_ran).empty());
   // The AFTER side's unprofiled step: a bench's own step time when the bench ran unprofiled (no
   // cost profile: a live bench); a profiled recording's is what its profile_after measured
   // without the profiler (below).
@@ -244,6 +305,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   auto rep = compare_runs(bi, ai, pj, co);
   if (!rep) return fail(rep.error());
   Report report = std::move(*rep);
+  if (same_recording) mark_not_measured(report, one_recording_how);
   report.symptoms = symptoms;
   report.speedup_model.emplace(pj.speedup_model);
   report.prediction_method = pj.prediction_method;
@@ -255,10 +317,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   }
   // One recording on both sides compares a run with itself: "1.00x, prediction missed" would be a
   // claim about the patch that nothing measured.
-  step_end(o, opt,
-           same_recording ? std::string("not measured: the runner has no run of this round's patched config (the "
-                                        "same recording stood in for both sides)")
-                          : report.summary_line);
+  step_end(o, opt, same_recording ? "not measured: " + one_recording_how : report.summary_line);
 
   // profile_after: the patched config profiled too (waste budget before and after, predicted
   // against realised recovery per bucket; the next round's starting profile).
@@ -312,9 +371,7 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   if (same_recording) {
     rr.summary.measured = std::optional<RoundMeasured>();
     rr.summary.prediction_held = "not_measured";
-    rr.stop_reason = fmt::format("round {}", r) +
-                     ": the runner has no measurement of this round's patched config (the same recording stood in "
-                     "for both sides); reverted, nothing measured";
+    rr.stop_reason = fmt::format("round {}: not measured, {}; reverted, nothing measured", r, one_recording_how);
   } else if (!sig_known && runner.kind() == "replay" && rr.speedup > 1.0) {
     // One recording per side has no interval: significance is unknown, not refuted. A replay goes
     // on (as far as its recordings allow) and says so; a live round without an interval does not.

@@ -16,6 +16,40 @@
 
 namespace goblin::audit {
 
+namespace {
+
+// batch x seq of a config: null when either is not a positive number.
+std::optional<double> tokens_of(const Json& batch, const Json& seq) {
+  if (!batch.is_number() || !seq.is_number()) return std::nullopt;
+  const double t = batch.get<double>() * seq.get<double>();
+  return t > 0 ? std::optional<double>(t) : std::nullopt;
+}
+
+// batch x seq of both sides: the BEFORE config is the patched one with the patch's edits undone,
+// the AFTER one the run that was measured (a recording) or the patched config.
+std::pair<std::optional<double>, std::optional<double>> tokens_per_step(
+    const Patch& patch, const config::WorkloadConfig& cfg, const std::optional<config::WorkloadConfig>& after_run) {
+  auto before_value = [&](const char* f) {
+    auto e = patch.edits.find(f);
+    return e != patch.edits.end() ? e->second.from : cfg.get(f);
+  };
+  const config::WorkloadConfig& a = after_run ? *after_run : cfg;
+  return {tokens_of(before_value("batch_size"), before_value("seq_len")),
+          tokens_of(a.get("batch_size"), a.get("seq_len"))};
+}
+
+// Whether a side's tokens/s contradicts its batch x seq: tokens/s x the step it was timed over
+// (the workload's own timer when the trace carries it, else the trace's step) more than 10 % from
+// batch x seq. A tokens/s the workload timed on unprofiled steps agrees with its own timer.
+bool contradicts(const analysis::RunMetrics& m, std::optional<double> tokens) {
+  if (!tokens || !m.tokens_per_sec) return false;
+  const double step = m.workload_step_time_s.value_or(m.step_time_s);
+  if (!(step > 0)) return false;
+  return std::fabs(*m.tokens_per_sec * step - *tokens) > 0.10 * *tokens;
+}
+
+}  // namespace
+
 Result<Report> compare_runs(const RunInput& before, const RunInput& after, const Patch& patch,
                             const CompareOptions& opt) {
   // BEFORE as measured, plus the waste budget of its profiled run when the bench had none: the
@@ -72,21 +106,48 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   // ---- speedup actual ----
   SpeedupDetail& sd = rep.speedup_actual_detail;
   std::optional<double> actual;
+  std::string tps_refused;       // why the tokens/s figures were not taken as the speedup
+  std::string sources_disagree;  // the two sources of the speedup, when more than 2 % apart
   bool use_tps = B.tokens_per_sec && A.tokens_per_sec && *B.tokens_per_sec > 0 && *A.tokens_per_sec > 0;
   if (use_tps) {
     actual = *A.tokens_per_sec / *B.tokens_per_sec;
     sd.metric = "tokens_per_sec";
     sd.basis = "tokens/s after / tokens/s before";
     // tokens/s is often a figure the workload wrote into the trace: checked against the step
-    // times both sides measure. Legitimately apart only when the tokens per step changed.
+    // times both sides measure. Legitimately apart only when the tokens per step changed: with
+    // batch x seq known on both sides and equal, a ratio more than 10 % from the step times' is
+    // refused as evidence and the step times give the speedup (docs/audit.md § Speedup source).
     if (B.step_time_s > 0 && A.step_time_s > 0) {
       const double by_step = B.step_time_s / A.step_time_s;
-      if (std::isfinite(by_step) && std::fabs(*actual - by_step) > 0.10 * by_step)
+      const double off = std::isfinite(by_step) ? std::fabs(*actual - by_step) / by_step : 0.0;
+      const auto [tb, ta] = tokens_per_step(patch, cfg, opt.after_run_config);
+      const bool refuse = tb && ta && *tb == *ta && (contradicts(B, tb) || contradicts(A, ta));
+      const std::string sources = fmt::format(
+          "tokens/s {} -> {} give {}x, the measured step time {} -> {} ms gives {}x", fmt_thousands(*B.tokens_per_sec),
+          fmt_thousands(*A.tokens_per_sec), format_sig(*actual, 3), format_fixed(B.step_time_s * 1e3, 2),
+          format_fixed(A.step_time_s * 1e3, 2), format_sig(by_step, 3));
+      if (off > 0.02)
+        sources_disagree = fmt::format("{} ({} % apart); the speedup uses {}", sources, format_sig(100 * off, 3),
+                                       off > 0.10 && refuse ? "the step times" : "tokens/s");
+      if (off > 0.10 && refuse) {
+        tps_refused = fmt::format(
+            "tokens/s refused as evidence: {} at the same batch x seq, and tokens/s x the timed step is not that "
+            "batch x seq on {}",
+            sources,
+            contradicts(B, tb) && contradicts(A, ta) ? "either side"
+            : contradicts(B, tb)                     ? "the before side"
+                                                     : "the after side");
+        actual = by_step;
+        use_tps = false;
+        sd.metric = "step_time_s";
+        sd.basis = "step time before / step time after; " + tps_refused;
+      } else if (off > 0.10) {
         sd.basis = fmt::format(
             "tokens/s after / tokens/s before; flagged: it gives {}x but the measured step times give {}x (more "
             "than 10 % apart): unless the tokens per step changed, the tokens/s figures are not what the runs "
             "measured",
             format_sig(*actual, 3), format_sig(by_step, 3));
+      }
     }
   } else if (B.step_time_s > 0 && A.step_time_s > 0) {
     actual = B.step_time_s / A.step_time_s;
@@ -246,6 +307,10 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   // ---- findings ----
   std::vector<Finding>& findings = rep.findings;
   add_config_findings(findings, cfg, B, A, kb);
+  // The two sources of the speedup more than 2 % apart: said, with both ratios.
+  if (!sources_disagree.empty())
+    add_finding(findings, "validity.throughput_sources_disagree", "warning",
+                "tokens/s and step time give different speedups", sources_disagree, "");
   bool bp = profiled(B), ap = profiled(A);
   std::string prof_cite =
       rule_citation(kb, "footgun.profiler_left_on", "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html");
@@ -373,6 +438,7 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
     sl += "; no prediction";
   if (conf) fmt::format_to(out, "; confidence {}", format_fixed(*conf, 2));
   if (!not_measured.empty() || !extra.empty()) sl += " (measured run differs from the patch: see notes)";
+  if (!tps_refused.empty()) sl += "; " + tps_refused;
   rep.summary_line = std::move(sl);
   rep.inputs = ReportInputs{before.source, after.source, before.shape, after.shape};
   return rep;

@@ -8,6 +8,7 @@
 
 #include "analysis/metrics_io.h"
 #include "audit/audit_flow.h"
+#include "audit/history.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
 #include "core/data.h"
@@ -490,7 +491,7 @@ TEST(ReplayAudit, RoundsGoAsFarAsTheRecordings) {
   for (const auto& id : r2["rules"]) compile |= id == "compile.torch_compile";
   EXPECT_TRUE(compile) << r2["rules"].dump();  // the AFTER profile is host-bound: compile is proposed
   EXPECT_TRUE(r2["predicted"]["low"].is_number());
-  EXPECT_NE(r["rounds_stop_reason"].get<std::string>().find("no measurement of this round"), std::string::npos)
+  EXPECT_NE(r["rounds_stop_reason"].get<std::string>().find("not measured"), std::string::npos)
       << r["rounds_stop_reason"];
   EXPECT_EQ(r["rounds_accepted"], 1);
   EXPECT_NEAR(r["total_speedup"]["point"].get<double>(), 4.77, 0.01);
@@ -536,4 +537,78 @@ TEST(Compare, ReportSaysNoRuleAppliedOnTheTunedConfig) {
   EXPECT_EQ(r["prediction_held"], "not_predicted");
   EXPECT_NE(report_markdown(rep(r)).find("## Rules applied\n\nNone: no rule's detect holds"), std::string::npos);
   EXPECT_NE(report_html(rep(r)).find("None: no rule's detect holds"), std::string::npos);
+}
+
+// A replay whose AFTER side is the BEFORE side's own recording (the same file, or a copy of its
+// bytes) measured nothing: the report says not_measured in every form (JSON, Markdown, HTML, the
+// round's summary), never "1.00x, prediction missed", and the round never enters the history that
+// calibrates later audits.
+TEST(ReplayAudit, OneRecordingOnBothSidesIsNotMeasured) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+  const auto copy = tmpdir() / "copy_of_before.json.gz";
+  std::filesystem::copy_file(trace, copy, std::filesystem::copy_options::overwrite_existing);
+  for (const std::string& after : {trace, copy.string()}) {
+    SCOPED_TRACE(after);
+    const std::string dir = (tmpdir() / (after == trace ? "same_file" : "same_bytes")).string();
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/replay.yaml") << "runs:\n  - id: before\n    role: baseline\n    config: "
+                                        << src("examples/h100_llama/config_before.yaml") << "\n    trace: " << trace
+                                        << "\n  - id: after\n    role: after\n    config: "
+                                        << src("examples/h100_llama/config_after.yaml") << "\n    trace: " << after
+                                        << "\n";
+    auto runner = ReplayRunner::open(dir);
+    ASSERT_TRUE(runner.ok()) << runner.error().describe();
+    AuditOptions opt;
+    opt.history_path = dir + "/history.sqlite";
+    auto o = run_audit(src("examples/h100_llama/config_before.yaml"), *runner, opt);
+    ASSERT_TRUE(o.ok() && !o->error) << (o.ok() ? o->error->describe() : o.error().describe());
+    const Json r = report_to_json(o->report);
+    EXPECT_EQ(r["prediction_held"], "not_measured") << r["summary_line"];
+    EXPECT_TRUE(r["speedup_actual"].is_null()) << r["speedup_actual"];
+    EXPECT_TRUE(r["speedup_predicted_low"].is_number());  // predicted, just not tested
+    const std::string how = after == trace ? "the same file" : "files of identical content";
+    EXPECT_NE(r["prediction_note"].get<std::string>().find(how), std::string::npos) << r["prediction_note"];
+    EXPECT_NE(r["summary_line"].get<std::string>().find("not measured"), std::string::npos) << r["summary_line"];
+    EXPECT_EQ(r["summary_line"].get<std::string>().find("missed"), std::string::npos) << r["summary_line"];
+    ASSERT_EQ(r["rounds"].size(), 1u);
+    EXPECT_EQ(r["rounds"][0]["prediction_held"], "not_measured");
+    EXPECT_EQ(r["rounds"][0]["accepted"], false);
+    const Report back = rep(r);
+    EXPECT_NE(report_markdown(back).find("not measured"), std::string::npos);
+    EXPECT_EQ(report_markdown(back).find("prediction missed"), std::string::npos);
+    EXPECT_NE(report_html(back).find("not measured"), std::string::npos);
+    // Nothing for calibration: the history holds no round of this audit.
+    auto h = HistoryStore::open(opt.history_path);
+    ASSERT_TRUE(h.ok()) << h.error().describe();
+    auto all = h->all();
+    ASSERT_TRUE(all.ok());
+    EXPECT_TRUE(all->empty()) << all->size();
+  }
+}
+
+// The AFTER recording's metadata claims 12,000 tokens/s against the BEFORE's 4,000 over the same
+// 10 ms steps at the same batch x seq (both configs: 4 x 10; tests/fixtures/throughput): the
+// headline is the step times' 1.00x, never "3.00x faster", and the contradiction is stated.
+TEST(ReplayAudit, MetadataTokensPerSecContradictingStepsIsNotTheSpeedup) {
+  set_data_dir(GOBLIN_DATA_DIR);
+  const std::string dir = std::string(GOBLIN_FIXTURES) + "/throughput";
+  auto runner = ReplayRunner::open(dir);
+  ASSERT_TRUE(runner.ok()) << runner.error().describe();
+  auto o = run_audit(dir + "/config_before.yaml", *runner, AuditOptions{});
+  ASSERT_TRUE(o.ok() && !o->error) << (o.ok() ? o->error->describe() : o.error().describe());
+  const Json r = report_to_json(o->report);
+  ASSERT_TRUE(r["speedup_actual"].is_number()) << r.dump(1);
+  EXPECT_NEAR(r["speedup_actual"].get<double>(), 1.0, 1e-3);
+  EXPECT_EQ(r["speedup_actual_detail"]["metric"], "step_time_s");
+  const std::string sl = r["summary_line"];
+  EXPECT_EQ(sl.find("3.00x"), std::string::npos) << sl;
+  EXPECT_NE(sl.find("tokens/s refused as evidence"), std::string::npos) << sl;
+  EXPECT_NE(r["speedup_actual_detail"]["basis"].get<std::string>().find("4,000 -> 12,000"), std::string::npos)
+      << r["speedup_actual_detail"]["basis"];
+  int n = 0;
+  for (const auto& f : r["findings"]) n += f["id"] == "validity.throughput_sources_disagree";
+  EXPECT_EQ(n, 1) << r["findings"].dump(1);
+  // Rendered: the Markdown report states it too.
+  EXPECT_NE(report_markdown(rep(r)).find("refused as evidence"), std::string::npos);
 }

@@ -258,7 +258,7 @@ TEST(Slice, StepsReadBackWithTheSameFigures) {
   ASSERT_TRUE(w.ok());
   auto dir = testing::private_tmp_dir("query_slice");
   const std::string out = (dir / "slice.json.gz").string();
-  auto st = write_kineto_slice({{&tl, 0, *w}}, out);
+  auto st = write_kineto_slice({{&tl, 0, *w, {}, {}}}, out);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   EXPECT_GT(st->flows, 0);
   Timeline back;
@@ -281,7 +281,7 @@ TEST(Slice, MergedRanksEachGetAProcess) {
   ASSERT_TRUE(wa.ok() && wb.ok());
   auto dir = testing::private_tmp_dir("query_merge");
   const std::string out = (dir / "merged.json").string();
-  auto st = write_kineto_slice({{&a, 0, *wa}, {&b, 1, *wb}}, out);
+  auto st = write_kineto_slice({{&a, 0, *wa, {}, {}}, {&b, 1, *wb, {}, {}}}, out);
   ASSERT_TRUE(st.ok()) << st.error().describe();
   Timeline back;
   ASSERT_TRUE(trace::read_path(out, back).ok());
@@ -332,7 +332,7 @@ TEST(Slice, MergedRanksAreAlignedOnTheirEpochBases) {
   auto merge = [&](const Timeline& x, const Timeline& y, const std::string& out) {
     auto wx = slice_window(x, spec), wy = slice_window(y, spec);
     EXPECT_TRUE(wx.ok() && wy.ok());
-    auto st = write_kineto_slice({{&x, 0, *wx}, {&y, 1, *wy}}, out);
+    auto st = write_kineto_slice({{&x, 0, *wx, {}, {}}, {&y, 1, *wy, {}, {}}}, out);
     EXPECT_TRUE(st.ok()) << st.error().describe();
     return st.ok() ? st->clocks_aligned : false;
   };
@@ -411,6 +411,40 @@ TEST(QueryCli, ExportedSliceHasOnlyTheRequestedSteps) {
   auto c = testing::run_command(kGoblin + " export " + kTrace + " --format csv -o " + (dir / "csv").string());
   ASSERT_EQ(c.code, 0) << c.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "csv" / "gpu_ops.csv"));
+}
+
+// A slice holds exactly the steps asked for, none partial (the next step's annotations are not
+// carried over, annotations crossing the window are trimmed), and keeps the trace's metadata
+// events and top-level keys so a viewer names its tracks.
+TEST(QueryCli, ExportedSliceKeepsTrackNamesAndNoCutStep) {
+  auto dir = testing::private_tmp_dir("query_cli_export_meta");
+  const std::string out = (dir / "slice.json.gz").string();
+  auto e = testing::run_command(kGoblin + " export " + kTrace + " --steps 2-3 -o " + out);
+  ASSERT_EQ(e.code, 0) << e.out;
+  auto m = testing::run_command(kGoblin + " metrics " + out + " --json");
+  ASSERT_EQ(m.code, 0) << m.out;
+  const Json steps = Json::parse(m.out)["result"]["steps"];
+  ASSERT_EQ(steps.size(), 2u) << steps.dump(1);
+  EXPECT_EQ(steps[0]["name"], "ProfilerStep#2");
+  EXPECT_EQ(steps[1]["name"], "ProfilerStep#3");
+  for (const auto& s : steps) EXPECT_FALSE(s["partial"].get<bool>()) << s.dump();
+  auto meta_of = [](const std::string& path) {
+    auto text = read_all(path);
+    EXPECT_TRUE(text.ok());
+    const Json d = Json::parse(text.ok() ? *text : std::string("{}"));
+    std::multiset<std::string> names;
+    for (const auto& ev : d.value("traceEvents", Json::array()))
+      if (ev.value("ph", "") == "M") names.insert(ev.value("name", "") + "/" + ev["args"].dump());
+    return std::pair{d, names};
+  };
+  const auto [src, src_meta] = meta_of(kTrace);
+  const auto [got, got_meta] = meta_of(out);
+  EXPECT_EQ(src_meta.size(), 60u);  // process/thread names, sort indexes, labels
+  EXPECT_EQ(got_meta, src_meta);
+  for (const char* k : {"displayTimeUnit", "deviceProperties", "trace_id", "schemaVersion"}) {
+    ASSERT_TRUE(got.contains(k)) << k;
+    EXPECT_EQ(got[k], src[k]) << k;
+  }
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 #include <charconv>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/steps.h"
 #include "core/atomic_file.h"
 #include "core/json.h"
+#include "model/profiler_step.h"
 #include "model/runtime_call.h"
 #include "query/tables.h"
 
@@ -40,10 +42,6 @@ Result<Window> slice_window(const Timeline& tl, const SliceSpec& spec) {
     for (size_t i = 0; i < det.steps.size(); ++i) {
       const analysis::Step& s = det.steps[i];
       const int64_t n = step_number(s.name, i);
-      if (n > spec.steps->second && any && w.boundary_step.empty()) {
-        w.boundary_step = s.name;
-        w.boundary_gpu = s.source.find("gpu_user_annotation") != std::string::npos;
-      }
       if (n < spec.steps->first || n > spec.steps->second) continue;
       int64_t a = s.start_ns, b = s.end_ns;
       if (s.cpu_start_ns != kNone) a = std::min(a, s.cpu_start_ns);
@@ -179,7 +177,8 @@ struct Writer {
   }
 };
 
-void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, bool merged, int64_t rank) {
+void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, bool merged, int64_t rank,
+               const std::vector<std::string>& meta_events) {
   auto in = [&](int64_t t) { return t >= win.start_ns && t < win.end_ns; };
   auto gpu_pid = [&](int32_t dev) { return merged ? rank : static_cast<int64_t>(dev); };
   auto gpu_tid = [&](int32_t dev, int64_t stream) {
@@ -293,17 +292,24 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
     if (auto c = coll_cpu.find({co.external_id[i], co.start_ns[i]}); c != coll_cpu.end()) coll_args(c->second);
     w.end();
   }
+  // Annotations that cross the window's end are trimmed to it, those that start before it
+  // dropped: a step the window cuts must not come back as a step (docs/query.md § export).
+  // A step's annotation is kept only for the steps asked for: the next step's CPU ProfilerStep
+  // starts inside the window when the CPU runs ahead of the GPU, and would read back as a step
+  // with no GPU work.
   const AnnotationTable& an = tl.annotations;
-  const StrId boundary = win.boundary_step.empty() ? kNoStr : tl.strings.find(win.boundary_step);
+  std::unordered_set<StrId> kept_steps;
+  for (const std::string& n : win.steps)
+    if (StrId id = tl.strings.find(n); id != kNoStr) kept_steps.insert(id);
   for (size_t i = 0; i < an.size(); ++i) {
-    if (!in(an.start_ns[i]) && (boundary == kNoStr || an.name[i] != boundary || (an.on_gpu[i] && !win.boundary_gpu)))
-      continue;
+    if (!in(an.start_ns[i])) continue;
+    if (!win.steps.empty() && !kept_steps.count(an.name[i]) && is_numbered_profiler_step(tl.str(an.name[i]))) continue;
     if (an.on_gpu[i])
       w.begin('X', "gpu_user_annotation", tl.str(an.name[i]), gpu_pid(an.device[i]),
               gpu_tid(an.device[i], an.stream[i]), an.start_ns[i] + shift);
     else
       w.begin('X', "user_annotation", tl.str(an.name[i]), cpu_pid(an.pid[i]), an.tid[i], an.start_ns[i] + shift);
-    w.dur(an.dur_ns[i]);
+    w.dur(std::min(an.dur_ns[i], win.end_ns - an.start_ns[i]));
     if (an.on_gpu[i]) {
       w.arg("device", an.device[i]);
       w.arg("stream", an.stream[i]);
@@ -325,6 +331,16 @@ void write_one(Writer& w, const Timeline& tl, const Window& win, int64_t shift, 
     fmt::format_to(std::back_inserter(w.b), ",\"id\":{}{}", flow_id(fl.id[i]), fl.is_start[i] ? "" : ",\"bp\":\"e\"");
     w.end();
     w.st.flows += fl.is_start[i] ? 1 : 0;
+  }
+  if (!merged) {
+    // The source's own metadata events, verbatim: track names and sort order for the viewer.
+    for (const std::string& m : meta_events) {
+      w.b.append(std::string_view(w.first ? "\n" : ",\n"));
+      w.first = false;
+      w.b.append(std::string_view(m));
+      ++w.st.events;
+      w.sink.flush_if_big(w.b);
+    }
   }
   if (merged) {
     w.begin('M', "", "process_name", rank, 0, 0);
@@ -380,6 +396,11 @@ Result<SliceStats> write_kineto_slice(const std::vector<SliceInput>& inputs, con
     if (!first.meta.distributed.backend.empty()) di["backend"] = first.meta.distributed.backend;
     head["distributedInfo"] = di;
   }
+  // One trace: its own top-level keys verbatim (displayTimeUnit, trace_id, the workload's
+  // metadata, ...), ours only where it has none; the base time is ours (the times written).
+  if (!merged)
+    for (const auto& [k, v] : inputs.front().top_level)
+      if (k != "baseTimeNanoseconds" && Json::accept(v)) head[k] = Json::parse(v);
   const std::string h = head.dump();
   w.b.append(std::string_view(h.data(), h.size() - 1));  // without the closing brace
   if ((merged ? aligned : first.meta.clock_is_epoch) && base != 0)
@@ -387,7 +408,7 @@ Result<SliceStats> write_kineto_slice(const std::vector<SliceInput>& inputs, con
   w.b.append(std::string_view(",\"traceEvents\":["));
   for (const SliceInput& in : inputs) {
     const int64_t shift = merged && aligned ? in.timeline->meta.clock_base_ns - base : 0;
-    write_one(w, *in.timeline, in.window, shift, merged, in.rank);
+    write_one(w, *in.timeline, in.window, shift, merged, in.rank, in.metadata_events);
   }
   w.b.append(std::string_view("\n]}\n"));
   sink.flush(w.b);

@@ -9,8 +9,10 @@
 // collective metadata on their kernels and CPU ops), with its correlation and External ids; a
 // launch flow (ac2g) is written for each kept GPU op whose launch is kept too. GPU ops that run
 // into the window from before it are kept too (their time inside the window counts in the first
-// step's figures). Times are written
-// unchanged (same baseTimeNanoseconds), so the slice read back gives the same per-step figures.
+// step's figures). An annotation that starts inside and ends past the window is trimmed at its
+// end, one that starts before it is dropped, and only the ProfilerSteps asked for are kept, so a
+// slice holds exactly those steps, none cut. Times are written unchanged (same
+// baseTimeNanoseconds), so the slice read back gives the same per-step figures.
 //
 // Several traces (ranks): one merged file, one process per rank (pid = rank, named "rank N"),
 // each rank's times moved onto the earliest rank's epoch base when every trace carries one.
@@ -36,11 +38,6 @@ Result<std::pair<int64_t, int64_t>> parse_step_range(const std::string& s);
 struct Window {
   int64_t start_ns = 0, end_ns = 0;  // [start, end)
   std::vector<std::string> steps;    // the steps it covers (names)
-  // The step after the last one kept: its ProfilerStep annotations are kept too (nothing else of
-  // it), so the last kept step ends where it ended in the full trace (goblin clips a step at the
-  // next one's start); read back, that step is partial (excluded from per-step means).
-  std::string boundary_step;
-  bool boundary_gpu = false;  // its GPU-side annotation too (when the full trace's window used it)
 };
 
 // The window of `spec` in `tl`: NotFound when no step matches, Usage for an empty time range.
@@ -50,6 +47,11 @@ struct SliceInput {
   const Timeline* timeline = nullptr;
   int64_t rank = 0;
   Window window;
+  // The source's top-level keys and metadata events ("ph": "M"), verbatim
+  // (trace::read_kineto_header): written back for one trace so Perfetto names its tracks; empty
+  // when the source is not Kineto. Several traces get one process name per rank instead.
+  std::vector<std::pair<std::string, std::string>> top_level;
+  std::vector<std::string> metadata_events;
 };
 
 struct SliceStats {
