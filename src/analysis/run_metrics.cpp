@@ -237,6 +237,18 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
         fmt::format("workload_step_time_s: the trace asserts step_time_seconds = {} s but its steps measure {} s "
                     "(more than 10 % apart; step_time_s is the measured one): check which the workload timed",
                     format_sig(*written_step, 4), format_sig(measured_step, 4))));
+  // Within 10 % but past run-to-run noise (2 %): kept, named, and said.
+  const double kSourcesTolerance = 0.02;
+  auto slightly_apart = [&](double a, double b) {
+    return b > 0 && std::isfinite(a) && std::fabs(a - b) > kSourcesTolerance * b && !disagree(a, b);
+  };
+  if (written_step && slightly_apart(*written_step, measured_step))
+    m.warnings.push_back(make_warning(
+        W::throughput_sources_disagree,
+        fmt::format("step time: the workload's timer says {} s, the trace's steps {} s ({} % apart); step_time_s is "
+                    "the trace's",
+                    format_sig(*written_step, 4), format_sig(measured_step, 4),
+                    format_sig(100 * std::fabs(*written_step - measured_step) / measured_step, 3))));
 
   // ---- throughput: one source for tokens/s, named in `window` with the other beside it
   // (docs/metrics.md § Throughput sources) ----
@@ -281,6 +293,12 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
                       format_sig(*asserted, 4), format_sig(*per_step, 4), format_sig(measured_step, 4),
                       format_sig(*by_steps, 4))));
     }
+    if (by_steps && slightly_apart(*asserted, *by_steps))
+      m.warnings.push_back(make_warning(
+          W::throughput_sources_disagree,
+          fmt::format("tokens_per_sec: the trace asserts {} tokens/s, its steps give {} ({} % apart); "
+                      "tokens_per_sec_source says which is shown",
+                      format_sig(*asserted, 4), format_sig(*by_steps, 4), format_sig(100 * off, 3))));
   } else if (by_steps) {
     m.tokens_per_sec = by_steps;
     source = "trace_steps";
@@ -290,6 +308,7 @@ Result<RunMetrics> compute_run_metrics(const Timeline& tl, const AnalysisKnowled
         "tokens_per_sec unobserved: the trace carries no tokens_per_sec and --tokens-per-step was not given"));
   }
   if (!source.empty()) {
+    m.tokens_per_sec_source = source;
     fmt::format_to(std::back_inserter(m.window), "; tokens_per_sec source: {}", source);
     if (asserted && source != "trace_metadata")
       fmt::format_to(std::back_inserter(m.window), " (trace_metadata: {})", format_sig(*asserted, 6));

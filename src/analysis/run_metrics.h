@@ -88,6 +88,9 @@ struct RunMetrics {
   // never as it; nullopt when the trace carries none.
   std::optional<double> workload_step_time_s;
   std::optional<double> tokens_per_sec;  // from trace metadata, or steps × --tokens-per-step
+  // Where tokens_per_sec came from: trace_metadata (the workload's own figure, kept when the steps
+  // agree) or trace_steps (tokens per step over the measured step); the other is named in `window`.
+  std::optional<std::string> tokens_per_sec_source;
   // MFU (docs/metrics.md § MFU): flops_per_step = executed GEMM/attention/conv FLOPs per profiled
   // step, from recorded shapes (hw/flop_count.h); mfu_pct = flops_per_step / (step_time_s × the
   // GPU's dense tensor peak for the run's training dtype; bf16 for fp32/tf32 runs);

@@ -111,6 +111,7 @@ struct List<analysis::RunMetrics> {
                  field("cost_profile", &M::cost, analysis::Cost{}),
                  field("top_kernels", &M::top_kernels, Nullable),
                  field("tokens_per_sec", &M::tokens_per_sec, Opt<Num>{{3}}),
+                 field("tokens_per_sec_source", &M::tokens_per_sec_source, Omit),
                  field("mfu_pct", &M::mfu_pct, Opt<Num>{{3}}),
                  field("mfu_dtype_path_pct", &M::mfu_dtype_path_pct, Opt<Num>{{3}}),
                  field("flops_per_step", &M::flops_per_step),

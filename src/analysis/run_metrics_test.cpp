@@ -277,6 +277,7 @@ TEST(RunMetricsThroughput, SourcesAgreeMetadataKept) {
             std::string::npos)
       << m->window;
   EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 0);
+  EXPECT_EQ(count_warnings(*m, W::throughput_sources_disagree), 0);
 }
 
 // The metadata claims 12,000 tokens/s where its own batch x seq (40) over the measured 10 ms step
@@ -291,6 +292,8 @@ TEST(RunMetricsThroughput, ContradictingMetadataTokensPerSecIsRefused) {
   EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 1);
   EXPECT_NE(warning_text(*m, W::tokens_per_sec_disagrees).find("refused"), std::string::npos);
   EXPECT_NE(warning_text(*m, W::tokens_per_sec_disagrees).find("batch_size x seq_len"), std::string::npos);
+  ASSERT_TRUE(m->tokens_per_sec_source);
+  EXPECT_EQ(*m->tokens_per_sec_source, "trace_steps");
 }
 
 // The workload's timer says 10.3 ms against the trace's 10 ms steps (3 %, under the 10 % that
@@ -306,4 +309,10 @@ TEST(RunMetricsThroughput, TimerThreePercentOffKeepsMetadataAndShowsSteps) {
   EXPECT_NE(m->window.find("tokens_per_sec source: trace_metadata (trace_steps: 4000"), std::string::npos) << m->window;
   EXPECT_EQ(count_warnings(*m, W::tokens_per_sec_disagrees), 0);
   EXPECT_EQ(count_warnings(*m, W::step_time_disagrees), 0);
+  // Past the 2 % of run-to-run noise, both the step time and the tokens/s say so, and the JSON names
+  // the source shown.
+  EXPECT_EQ(count_warnings(*m, W::throughput_sources_disagree), 2);
+  EXPECT_NE(warning_text(*m, W::throughput_sources_disagree).find("% apart"), std::string::npos);
+  ASSERT_TRUE(m->tokens_per_sec_source);
+  EXPECT_EQ(*m->tokens_per_sec_source, "trace_metadata");
 }

@@ -124,6 +124,7 @@ namespace goblin {
   X(step_time_disagrees, warning, "The step_time_seconds the trace asserts is more than 10 % from what its steps measure; check which the workload timed.") \
   X(tokens_per_sec_unobserved, info, "No tokens_per_sec in the trace and no --tokens-per-step: tokens/s is null. Pass --tokens-per-step.") \
   X(tokens_per_sec_disagrees, warning, "The tokens_per_sec the trace asserts is more than 10 % from what its tokens per step over the measured step time give; the asserted figure is not what this trace measures.") \
+  X(throughput_sources_disagree, warning, "Two measures of one figure (tokens/s or step time from the trace's steps, the workload's own timer, the trace's metadata) are more than 2 % apart but within 10 %: the figure shown names its source (tokens_per_sec_source, window); check which the workload timed.") \
   X(hbm_unobserved, info, "No memory telemetry: hbm_peak_gb and hbm_avg_gb are null. Pass a run directory with nvidia-smi/amd-smi/rocm-smi output.") \
   X(memory_headroom_unobserved, info, "The device with the HBM peak has no known capacity (memory.total): memory_headroom_gb is null.") \
   X(hbm_refused, warning, "Telemetry reports more memory used than the device holds (telemetry of another card, or damaged samples); the HBM figures are null.") \
