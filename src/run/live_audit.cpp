@@ -54,7 +54,7 @@ Result<LiveAuditSetup> make_live_audit(const std::string& out_dir, const LiveAud
   setup.runner = std::move(h);
   std::string where = gpu.vendor == "none"
                           ? "NO GPU (GOBLIN_AUDIT_ALLOW_NO_GPU=1: stand-in workloads only, not GPU figures)"
-                          : gpu.name + " (driver " + gpu.driver + ")";
+                          : gpu.name + (gpu.driver.empty() ? " (driver not reported)" : " (driver " + gpu.driver + ")");
   setup.notes.push_back(fmt::format(
       "live: measured now on {}; profile {} warm-up + {} profiled steps; bench {} runs x {} steps per config, before "
       "and after interleaved A B A B ... in one bench call (median, 95% bootstrap interval over the per-run samples)",
