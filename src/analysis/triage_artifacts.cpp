@@ -253,7 +253,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   // ---- profile_summary.md ----
   std::string s;
   s += "# GPU profile triage\n\n";
-  s += "- Trace: `" + opt.source_path + "`\n";
+  s += "- Trace: " + md_code(opt.source_path) + "\n";
   s += "- Vendor: " + std::string(hw::vendor_name(r.vendor)) +
        "; observed arch: " + (observed.empty() ? "unknown" : observed) + " (" + how + ")\n";
   s += "- arch_match: **" + am.match + "**: " + am.reason + "\n";
@@ -330,7 +330,10 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     s += "\n## Notes\n\n";
     for (const auto& n : r.notes) s += "- " + n.message + "\n";
   }
-  r.summary_md = std::move(s);
+  // Every name above is md_text-escaped; the trace path, arch strings and notes are not Markdown
+  // cells, so the file as a whole goes through terminal_text: no control character of a recording
+  // reaches whoever runs `cat profile_summary.md`.
+  r.summary_md = terminal_text(s);
   return r;
 }
 

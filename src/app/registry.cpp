@@ -44,7 +44,10 @@ VerbResult run_verb(const Verb& v, const Request& rq, Context& ctx) {
   VerbResult r = v.run(rq, ctx);
   config::redact_json(r.result);
   r.human = config::redact_credentials(r.human);
-  if (r.error) r.error->message = config::redact_credentials(r.error->message);
+  if (r.error) {
+    r.error->message = config::redact_credentials(r.error->message);
+    r.error->file = config::redact_credentials(r.error->file);  // a store URL is an error's "file" too
+  }
   // HTTP reads never write: a web caller's triage is not recorded in the server's store.
   if (!r.error && v.records && ctx.door != kHttp) record_result(v, rq, r);
   return r;

@@ -8,6 +8,7 @@
 
 #include "analysis/ranks_scale.h"
 #include "core/io.h"
+#include "core/script_text.h"
 
 namespace goblin::app {
 
@@ -15,27 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A word for a POSIX shell, single-quoted unless it is plainly safe.
-std::string sh(const std::string& s) {
-  bool plain = !s.empty();
-  for (char c : s)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
-                      std::string_view("/._-+:=@%,").find(c) != std::string_view::npos);
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// A YAML double-quoted scalar.
-std::string yq(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
+// Every value reaches a script through core/script_text.h: sh_word for a shell word, yaml_scalar
+// for a YAML scalar; write_scale_scripts refuses first what neither can hold as one line.
+std::string sh(const std::string& s) { return sh_word(s); }
+std::string yq(const std::string& s) { return yaml_scalar(s); }
 
 // The rank pattern for summarize, when the ranks are named by one.
 std::string regex_arg(const ScaleScriptOptions& o) {
@@ -134,8 +118,12 @@ std::string slurm_submit(const std::string& dir, bool two_level) {
 std::string k8s_map(const ScaleScriptOptions& o, const std::string& summaries, const std::vector<std::string>& traces) {
   std::string s = "# goblin map step (docs/scale.md): an Indexed Job, one completion per rank trace (traces.txt in\n";
   s += "# the ConfigMap, line JOB_COMPLETION_INDEX + 1); each pod writes its rank's summary to the volume.\n";
-  s += "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: goblin-traces\ndata:\n  traces.txt: |\n";
-  for (const auto& t : traces) fmt::format_to(std::back_inserter(s), "    {}\n", t);
+  s += "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: goblin-traces\ndata:\n";
+  // One quoted scalar, not a literal block: a name's leading spaces cannot change the block's
+  // indentation and nothing in a name can end the block.
+  std::string list;
+  for (const auto& t : traces) list += t + "\n";
+  fmt::format_to(std::back_inserter(s), "  traces.txt: {}\n", yq(list));
   s += "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: goblin-summarize\nspec:\n";
   s += "  completionMode: Indexed\n";
   fmt::format_to(std::back_inserter(s), "  completions: {}\n  parallelism: {}\n  backoffLimitPerIndex: 1\n",
@@ -187,6 +175,22 @@ std::string k8s_submit(const std::string& dir) {
   return s;
 }
 
+// What the options put into the scripts, checked before anything is written: values in #SBATCH
+// directives must be one directive word, everything else one line.
+Status check_options(const ScaleScriptOptions& o) {
+  if (!o.partition.empty()) RETURN_IF_ERROR(sbatch_value("--partition", o.partition));
+  RETURN_IF_ERROR(sbatch_value("--time", o.time));
+  RETURN_IF_ERROR(script_line("output directory", o.out_dir));
+  RETURN_IF_ERROR(script_line("--goblin command", o.goblin));
+  RETURN_IF_ERROR(script_line("--rank-regex", o.rank_regex));
+  RETURN_IF_ERROR(script_line("--summaries directory", o.summaries));
+  RETURN_IF_ERROR(script_line("--groups directory", o.groups));
+  RETURN_IF_ERROR(script_line("--image", o.image));
+  RETURN_IF_ERROR(script_line("--claim", o.claim));
+  RETURN_IF_ERROR(script_line("--mount", o.mount));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, const ScaleScriptOptions& opt) {
@@ -195,6 +199,7 @@ Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, 
     return make_error(ErrorKind::Usage,
                       "--group-size (the two-level reduce) is written for Slurm only: the Kubernetes manifests have "
                       "one reduce level");
+  RETURN_IF_ERROR(check_options(opt));
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(auto inputs, analysis::enumerate_ranks(paths, &notes, analysis::RankDiscovery{opt.rank_regex}));
   ScaleScripts r;
@@ -207,14 +212,20 @@ Result<ScaleScripts> write_scale_scripts(const std::vector<std::string>& paths, 
     std::error_code ec;
     const fs::path a = opt.k8s ? fs::path(in.files.front()) : fs::absolute(in.files.front(), ec);
     r.traces.push_back(a.lexically_normal().string());
+    // traces.txt is one line per map task: a newline in a name would shift every later rank.
+    RETURN_IF_ERROR(script_line("trace file name", r.traces.back()));
   }
   std::error_code ec;
+  if (!opt.k8s)
+    RETURN_IF_ERROR(sbatch_value("output directory (it names the #SBATCH --output logs)",
+                                 fs::absolute(opt.out_dir, ec).lexically_normal().string()));
   fs::create_directories(fs::path(opt.out_dir) / "logs", ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), opt.out_dir);
   const std::string dir = opt.k8s ? opt.out_dir : fs::absolute(opt.out_dir, ec).lexically_normal().string();
   // Kubernetes pods see the claim at `mount`: the summaries go there unless told otherwise.
   std::string summaries = !opt.summaries.empty() ? opt.summaries : (opt.k8s ? opt.mount : dir) + "/summaries";
   if (!opt.k8s) summaries = fs::absolute(summaries, ec).lexically_normal().string();
+  RETURN_IF_ERROR(script_line("summaries directory", summaries));
   auto put = [&](const std::string& name, const std::string& text) -> Status {
     const std::string p = (fs::path(opt.out_dir) / name).string();
     RETURN_IF_ERROR(write_file(p, text));

@@ -130,6 +130,10 @@ struct Context {
   // names, so a caller cannot point the server at another database or file (app/store_access.h).
   std::string store_url;
   store::StorePool* store_pool = nullptr;
+  // Whether the caller may hand over code for goblin to run (kernel_bench's kernel_source, which
+  // the harness imports and runs). The CLI's user runs their own code; the MCP server allows it
+  // only with --allow-live, so a model cannot run what it wrote on a session that did not agree.
+  bool caller_code_allowed = true;
 };
 
 // The call's knowledge context: ctx.knowledge, loaded (once per process) when unset. Its error

@@ -176,6 +176,15 @@ VerbResult bench_verb(const Request& rq, Context& ctx) {
   }
   // An agent's new version: written over kernel.py, then measured by the harness like any other.
   if (rq.has("kernel_source")) {
+    // Checked before the workspace is touched: kernel.py is not replaced, so nothing the caller
+    // wrote is ever imported.
+    if (!ctx.caller_code_allowed) {
+      v.error = make_error(ErrorKind::Usage,
+                           "kernel_source is code to import and run: this server was started without --allow-live, "
+                           "so it does not run code a caller sends (restart it with goblin mcp --allow-live, or edit "
+                           "kernel.py yourself and call kernel_bench without kernel_source)");
+      return v;
+    }
     const std::string src = rq.str("kernel_source");
     if (src.size() > kMaxKernelSource) {
       v.error = make_error(ErrorKind::Usage, fmt::format("kernel_source is {} bytes; at most {} are accepted",

@@ -119,6 +119,9 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     vr.error = make_error(ErrorKind::Usage, "give one or more traces, or --store URL (or --schema for the tables)");
     return vr;
   }
+  // Checked before the traces are read: --db must never replace a file goblin did not write.
+  if (!db_path.empty())
+    if (Status s = query::check_replaceable_query_database(db_path); !s) return VerbResult{nullptr, s.error(), ""};
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<QueryTraces> loaded;
   Result<std::unique_ptr<query::Database>> db = make_error(ErrorKind::Internal, "no database");

@@ -313,6 +313,7 @@ VerbResult do_gate(const Request& rq, const Context& ctx) {
   if (!g) return fail(g.error());
   VerbResult r{store::gate_to_json(*g), std::nullopt, fmt::format("gate: {} — {}\n", g->verdict, g->reason)};
   if (g->regression) r.error = make_error(ErrorKind::Workload, fmt::format("regression: {}", g->reason));
+  if (g->verdict == "invalid") r.error = make_error(ErrorKind::Malformed, fmt::format("invalid: {}", g->reason));
   return r;
 }
 
@@ -456,10 +457,11 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field win{"window", FieldKind::Integer, "How many earlier runs make the last-good baseline", 10};
     win.min = 1, win.max = 10000;
     v.request = {store_field(), w, m, b, win};
-    v.result_schema = obj_schema({{"verdict", "pass | regression | insufficient_data"},
-                                  {"regression", "true when the newest run is worse beyond the noise floor"},
-                                  {"change_pct", "newest vs the baseline median, %"},
-                                  {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
+    v.result_schema = obj_schema(
+        {{"verdict", "pass | regression | insufficient_data | invalid (the newest run's time is impossible)"},
+         {"regression", "true when the newest run is worse beyond the noise floor"},
+         {"change_pct", "newest vs the baseline median, %"},
+         {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
     v.records = false;
     v.run = [](const Request& rq, Context& ctx) {
       Request q = rq;

@@ -147,7 +147,8 @@ std::string report_markdown(const Report& r) {
   }
   if (auto k = kernel_diff_lines(r); !k.empty()) {
     s += "\n## What got faster\n\n";
-    for (const auto& l : k) fmt::format_to(out, "- {}\n", l);
+    // Each line names kernels and ops from the traces: untrusted text (core/escape.h).
+    for (const auto& l : k) fmt::format_to(out, "- {}\n", md_text(l));
   }
   s += "\n## Rules applied\n\n";
   // An empty list is a result (the tuned config's audit), not a missing section.

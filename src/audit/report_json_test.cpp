@@ -74,6 +74,23 @@ TEST(ReportJson, MalformedReportNamesFileAndField) {
   EXPECT_FALSE(report_from_json(Json::array()).ok());
 }
 
+// report.md's kernel-diff lines carried raw op names (`aten::mm<script>...`): every line that
+// names kernels or ops from the traces is escaped for Markdown (and for HTML in report.html).
+TEST(ReportMarkdown, KernelDiffLinesAreEscaped) {
+  Report r;
+  KernelDiff k;
+  k.available = true;
+  k.story = std::vector<std::string>{"aten::mm<script>alert(1)</script> 2.1x faster",
+                                     "[docs](javascript:alert(1)) ![x](http://e.x/p.png) gone"};
+  r.kernel_diff = k;
+  const std::string md = report_markdown(r);
+  // `\[docs\](javascript:...)` is text in Markdown: no unescaped bracket opens a link or image.
+  for (const char* s : {"<script>", "[docs](", "![x]("}) EXPECT_EQ(md.find(s), std::string::npos) << s << "\n" << md;
+  EXPECT_NE(md.find("- aten::mm&lt;script&gt;alert(1)&lt;/script&gt; 2.1x faster"), std::string::npos) << md;
+  EXPECT_NE(md.find("\\[docs\\](javascript:"), std::string::npos) << md;
+  EXPECT_EQ(report_html(r).find("<script>alert"), std::string::npos);
+}
+
 TEST(ReportJson, ProfileDiffIsItsSummaryLines) {
   Report r;
   r.profile_diff = ProfileDiff{{"step time 1.20 s -> 0.95 s", "idle -0.10 s"}};

@@ -9,6 +9,7 @@
 #include "app/verb.h"
 #include "cli/verb.h"
 #include "cli/verbs.h"
+#include "core/escape.h"
 
 namespace goblin::cli {
 
@@ -133,7 +134,7 @@ void register_verbs(CLI::App& root) {
           ctx.text_out = [](std::string_view t) { std::cout.write(t.data(), static_cast<std::streamsize>(t.size())); };
         // A live verb's progress lines (bench's runs, the audit's steps) go to stderr, so stdout
         // keeps only the result, --json or not.
-        ctx.progress = [](double, const std::string& line) { std::cerr << line << "\n"; };
+        ctx.progress = [](double, const std::string& line) { std::cerr << terminal_text(line) << "\n"; };
         return app::call(*verb, arguments(*verb, *slots), app::kCli, ctx);
       });
     });

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <string_view>
 
+#include "core/escape.h"
+
 namespace goblin::cli {
 
 namespace {
@@ -20,11 +22,13 @@ void finish(VerbResult r, bool json) {
     // them, and the envelope must still print.
     std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   } else {
+    // The one terminal writer: every verb's readable text and error pass through terminal_text,
+    // so a kernel name, op name or server reply holding ESC sequences is shown escaped.
     if (!r.human.empty()) {
-      std::cout << r.human;
+      std::cout << terminal_text(r.human);
       if (r.human.back() != '\n') std::cout << "\n";
     }
-    if (r.error) std::cerr << "goblin: error: " << r.error->describe() << "\n";
+    if (r.error) std::cerr << "goblin: error: " << terminal_text(r.error->describe()) << "\n";
   }
   std::cout.flush();
   g_exit_code = r.error ? r.error->exit_code() : 0;

@@ -48,6 +48,10 @@ struct SourceScan {
   int64_t after_imports = 0;
   bool imports_os = false;
   bool imports_torch = false;
+  // python: the variable handed to a trainer as its arguments (`Trainer(args=training_args)`,
+  // `SFTTrainer(model, training_args)`), the last such call's; empty when none names one.
+  std::string trainer_args;
+  int64_t trainer_args_line = -1;
 };
 
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file);

@@ -135,6 +135,47 @@ TEST(PythonScan, EnvironWithAnFStringKeyIsSkippedNotACrash) {
   EXPECT_EQ(c->get("env.NCCL_DEBUG"), "INFO");
 }
 
+// Two TrainingArguments calls, a debug one first: the debug call's batch size was reported as the
+// run's. Now the call passed to the trainer is read (else the last), and a warning says which.
+TEST(PythonScan, SeveralTrainingArgumentsCallsReadTheTrainersOne) {
+  const std::string trained =
+      "from transformers import Trainer, TrainingArguments\n"
+      "debug_args = TrainingArguments(output_dir='dbg', per_device_train_batch_size=1, max_steps=2)\n"
+      "args = TrainingArguments(output_dir='out', per_device_train_batch_size=32, bf16=True)\n"
+      "smoke = TrainingArguments(output_dir='smoke', per_device_train_batch_size=2)\n"
+      "trainer = Trainer(model=model, args=args, train_dataset=ds)\n";
+  auto c = parse_config_text(trained, ConfigFormat::Python, "train.py");
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_EQ(c->get("batch_size"), 32);
+  EXPECT_EQ(c->origins.at("batch_size").line, 3);
+  bool said = false;
+  for (const auto& w : c->warnings)
+    if (w.id == W::config_value_overridden) {
+      said = true;
+      EXPECT_NE(w.message.find("lines 2, 3, 4"), std::string::npos) << w.message;
+      EXPECT_NE(w.message.find("line 3 because it builds `args`, the arguments the trainer is given on line 5"),
+                std::string::npos)
+          << w.message;
+    }
+  EXPECT_TRUE(said);
+  // Positional: SFTTrainer(model, real_args).
+  auto p = parse_config_text(
+      "a = TrainingArguments(per_device_train_batch_size=1)\nreal_args = TrainingArguments(per_device_train_batch_"
+      "size=16)\nt = SFTTrainer(model, real_args)\n",
+      ConfigFormat::Python, "sft.py");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->get("batch_size"), 16);
+  // No trainer call: the last call is read, and the warning says so.
+  auto l = parse_config_text(
+      "debug = TrainingArguments(per_device_train_batch_size=1)\nreal = TrainingArguments(per_device_train_batch_"
+      "size=8)\n",
+      ConfigFormat::Python, "t.py");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->get("batch_size"), 8);
+  ASSERT_FALSE(l->warnings.empty());
+  EXPECT_NE(l->warnings.back().message.find("the last one built is read"), std::string::npos);
+}
+
 TEST(SecretKeys, NamesThatHoldCredentialsAndNamesThatDoNot) {
   for (const char* k : {"wandb_api_key", "WANDB_API_KEY", "aws_secret_access_key", "api_key", "apiKey", "password",
                         "db_password", "hub_token", "HF_TOKEN", "token", "access_token", "client_secret", "private_key",
@@ -170,6 +211,38 @@ TEST(SecretKeys, ParseConfigRedactsByKeyNameAndUrlCredentials) {
   const std::string out = config_to_json(*c).dump() + config_to_text(*c);
   for (const char* s : {"9f8e7d6c5b4a", "wJalrXUtnFEMI", "hunter2", "Sup3rS3cretPw"})
     EXPECT_EQ(out.find(s), std::string::npos) << s;
+}
+
+// The kinds parse-config still printed: a MySQL password, an SSH key, an auth value, a cookie,
+// a Slack webhook URL, a SendGrid key, and URL passwords holding ; ' , " < # ? or a space.
+TEST(SecretKeys, RemainingKindsAndUrlPasswordsWithAnyCharacter) {
+  for (const char* k : {"mysql_pwd", "MYSQL_PWD", "ssh_key", "SSH_PRIVATE_KEY", "auth", "http_auth", "cookie",
+                        "session_cookie", "SLACK_WEBHOOK_URL", "webhook", "sendgrid_key"})
+    EXPECT_TRUE(is_secret_key(k)) << k;
+  for (const char* k : {"PWD", "OLDPWD", "author", "authors", "cookie_cutter_template"})
+    EXPECT_FALSE(is_secret_key(k)) << k;
+  const std::string y =
+      "mysql_pwd: Myp4ssw0rdValue\n"
+      "ssh_key: AAAAB3NzaC1yc2EAAAADAQABAAABAQ\n"
+      "auth: dXNlcjpTM2NyZXRBdXRo\n"
+      "cookie: sessionid=Co0kieSecretValue\n"
+      "notify: https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX\n"
+      "mail: SG.abcdefghijklmnopqrstuv.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq\n";
+  auto c = parse_config_text(y, ConfigFormat::Yaml, "s.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  const std::string out = config_to_json(*c).dump() + config_to_text(*c) + redact_text(y);
+  for (const char* s : {"Myp4ssw0rd", "AAAAB3NzaC1yc2E", "dXNlcjpTM2NyZXRBdXRo", "Co0kieSecret", "XXXXXXXXXXXXXXXX",
+                        "abcdefghijklmnopqrstuv.ABCDEF"})
+    EXPECT_EQ(out.find(s), std::string::npos) << s << "\n" << out;
+  for (const std::string pw : {"p;w", "p'w", "p,w", "p\"w", "p<w", "p#w", "p?w", "p w", "a;b'c,d\"e<f#g?h i"}) {
+    const std::string url = "postgresql://goblin:Zx9" + pw + "Secret@db.example.com:5432/runs";
+    for (const std::string& text : {url, "cannot connect to " + url + ": timeout", "{\"store\": \"" + url + "\"}"}) {
+      const std::string r = redact_credentials(text);
+      EXPECT_EQ(r.find("Secret"), std::string::npos) << r;
+      EXPECT_EQ(r.find("Zx9"), std::string::npos) << r;
+      EXPECT_NE(r.find("postgresql://<redacted>@db.example.com:5432/runs"), std::string::npos) << r;
+    }
+  }
 }
 
 TEST(SecretKeys, RawLinesOfEveryFormat) {

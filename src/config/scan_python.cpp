@@ -161,6 +161,32 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
                                     "config file, docs/robustness.md)",
                                     limits::kMaxConfigNodes),
                         file, t[k].begin, t[k].line);
+    // A trainer call (Trainer, SFTTrainer, Seq2SeqTrainer, ...): which arguments object it trains
+    // with, `args=NAME` or the second positional argument, so parse-config can tell the training
+    // arguments that train from a debug set built beside them.
+    if (t[k].kind == Tk::Name && k + 1 < t.size() && t[k + 1].text == "(" && t[k].text.size() >= 7 &&
+        t[k].text.compare(t[k].text.size() - 7, 7, "Trainer") == 0 && close_of[k + 1] < t.size()) {
+      const size_t close = close_of[k + 1];
+      const int inner = t[k + 1].depth + 1;
+      int positional = 0;
+      bool keywords = false;
+      for (size_t m = k + 2; m < close; ++m) {
+        if (t[m].depth != inner) continue;
+        const bool arg_start = t[m - 1].text == "(" || (t[m - 1].text == "," && t[m - 1].depth == inner);
+        if (!arg_start) continue;
+        const bool is_kw = m + 1 < close && t[m + 1].text == "=" && t[m].kind == Tk::Name;
+        keywords |= is_kw;
+        const bool arg_end = m + 1 < close ? (t[m + 1].text == "," && t[m + 1].depth == inner) : true;
+        if (is_kw && t[m].text == "args" && m + 2 < close && t[m + 2].kind == Tk::Name &&
+            (m + 3 >= close || (t[m + 3].text == "," && t[m + 3].depth == inner))) {
+          out.trainer_args = t[m + 2].text;
+          out.trainer_args_line = t[m].line;
+        } else if (!is_kw && !keywords && positional++ == 1 && t[m].kind == Tk::Name && arg_end) {
+          out.trainer_args = t[m].text;
+          out.trainer_args_line = t[m].line;
+        }
+      }
+    }
     // calls
     if (t[k].kind != Tk::Name || k + 1 >= t.size() || t[k + 1].text != "(" || !kCalls.count(t[k].text)) continue;
     std::string name = t[k].text;

@@ -62,6 +62,12 @@ const Shape kShapes[] = {
     {"npm_token", "npm_", token_char, 30, "npm_<redacted>"},
     {"aws_key_id", "AKIA", upper_alnum, 16, "AKIA<redacted>"},
     {"aws_key_id", "ASIA", upper_alnum, 16, "ASIA<redacted>"},
+    {"sendgrid_key", "SG.", jwt_char, 40, "SG.<redacted>"},
+    {"slack_webhook", "https://hooks.slack.com/services/", uri_char, 8, "https://hooks.slack.com/services/<redacted>"},
+    {"slack_webhook", "https://hooks.slack.com/workflows/", uri_char, 8,
+     "https://hooks.slack.com/workflows/<redacted>"},
+    {"discord_webhook", "https://discord.com/api/webhooks/", uri_char, 8,
+     "https://discord.com/api/webhooks/<redacted>"},
     {"home_path", "/home/", user_char, 1, "/home/<user>"},
     {"home_path", "/Users/", user_char, 1, "/Users/<user>"},
     {"s3_uri", "s3://", uri_char, 1, "s3://<redacted>"},
@@ -165,7 +171,10 @@ std::string apply_query_params(const std::string& s, int64_t line, std::vector<R
   return r;
 }
 
-// Credentials inside a URL: scheme://user:password@host -> scheme://<redacted>@host.
+// Credentials inside a URL: scheme://user:password@host -> scheme://<redacted>@host. The
+// userinfo is what lies between "://" and the first '@' before any '/' (libpq and URL parsers read
+// it so), whatever it holds: a password may carry ; ' , " < # ? or a space, and each of those
+// must not end the scan early and leave the rest of the password in clear. A line break ends it.
 std::string apply_url_credentials(const std::string& s, int64_t line, std::vector<Redaction>* out) {
   size_t at = s.find("://");
   if (at == std::string::npos) return s;
@@ -174,8 +183,7 @@ std::string apply_url_credentials(const std::string& s, int64_t line, std::vecto
   while (at != std::string::npos) {
     const size_t b = at + 3;
     size_t e = b, colon = std::string::npos;
-    while (e < s.size() && s[e] != '@' && s[e] != '/' && !std::isspace(static_cast<unsigned char>(s[e])) &&
-           std::strchr("\"'<>,;?#", s[e]) == nullptr) {
+    while (e < s.size() && s[e] != '@' && s[e] != '/' && s[e] != '\n' && s[e] != '\r') {
       if (s[e] == ':' && colon == std::string::npos) colon = e;
       ++e;
     }
@@ -256,10 +264,18 @@ bool is_secret_key(std::string_view key) {
           w[i].compare(w[i].size() - std::strlen(tail), std::string::npos, tail) == 0)
         return true;
     if (i + 1 < w.size() && w[i + 1] == "key" &&
-        one_of(w[i], {"api", "access", "private", "auth", "signing", "encryption", "master", "account", "client",
-                      "subscription", "storage", "service", "license", "session"}))
+        one_of(w[i], {"api",    "access",       "private",  "auth",    "signing", "encryption", "master", "account",
+                      "client", "subscription", "storage",  "service", "license", "session",    "ssh",    "deploy",
+                      "gpg",    "pgp",          "sendgrid", "stripe",  "twilio",  "mailgun"}))
       return true;
+    // A webhook's URL is its credential (Slack, Discord, Teams: whoever holds it can post).
+    if (w[i] == "webhook" || w[i] == "webhooks") return true;
   }
+  // The last word: mysql_pwd / MYSQL_PWD, auth (requests' auth=, a registry's "auth"),
+  // cookie / cookies (a session cookie is a login), an ssh_key / ssh_private_key file's text.
+  // PWD alone is the shell's working directory, not a password.
+  if (w.back() == "pwd" && w.size() > 1) return true;
+  if (one_of(w.back(), {"auth", "cookie", "cookies", "sessionid", "csrftoken"})) return true;
   // `token` as the last word names a credential (hf_token, hub_token, GITHUB_TOKEN, access_token),
   // unless it is a tokenizer's special token (pad_token, eos_token, ...).
   if (w.back() == "token") {

@@ -267,6 +267,50 @@ static const SourceAnchor* unpacking_training_call(const SourceScan& scan) {
   return nullptr;
 }
 
+static bool training_call_name(const std::string& n) {
+  return n.find("TrainingArguments") != std::string::npos || n == "SFTConfig" || n == "GRPOConfig" ||
+         n == "DPOConfig" || n == "ORPOConfig";
+}
+
+// A script that builds several training-arguments objects (a debug set, then the real one): the
+// values of one are read, never a mix and never silently the first. The one passed to the
+// trainer (`Trainer(args=NAME)`) when the scan saw it, else the last one built (a later call is
+// the one a script overrides its defaults with). Returns the chosen anchor's index and says which
+// and why in a warning; -1 when there are fewer than two.
+static int64_t choose_training_call(const SourceScan& scan, const std::string& file, std::vector<Warning>& warnings) {
+  std::vector<int64_t> calls;
+  for (size_t i = 0; i < scan.anchors.size(); ++i) {
+    const auto& a = scan.anchors[i];
+    if (a.kind == "python_call" && !a.path.empty() && training_call_name(a.path[0]))
+      calls.push_back(static_cast<int64_t>(i));
+  }
+  if (calls.size() < 2) return -1;
+  int64_t chosen = -1;
+  std::string why;
+  if (!scan.trainer_args.empty())
+    for (int64_t i : calls)
+      if (scan.anchors[i].target == scan.trainer_args) chosen = i;  // the last assignment to that name
+  if (chosen >= 0) {
+    why = fmt::format("it builds `{}`, the arguments the trainer is given on line {}", scan.trainer_args,
+                      scan.trainer_args_line);
+  } else {
+    chosen = calls.back();
+    why = scan.trainer_args.empty()
+              ? std::string("no trainer call names its arguments, so the last one built is read")
+              : fmt::format("the trainer's `{}` (line {}) is none of them, so the last one built is read",
+                            scan.trainer_args, scan.trainer_args_line);
+  }
+  std::string lines;
+  for (int64_t i : calls)
+    fmt::format_to(std::back_inserter(lines), "{}{}", lines.empty() ? "" : ", ", scan.anchors[i].line);
+  warnings.push_back(make_warning(
+      W::config_value_overridden,
+      fmt::format("{}: lines {} each build training arguments; goblin reads the {}(...) of line {} because {}; "
+                  "the others are ignored",
+                  file, lines, scan.anchors[chosen].path[0], scan.anchors[chosen].line, why)));
+  return chosen;
+}
+
 size_t utf8_bom_size(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
 
 Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat fmt, const std::string& file) {
@@ -322,7 +366,12 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
                     : e.context;
     return o;
   };
+  const int64_t training_call = choose_training_call(scan, file, c.warnings);
   for (const auto& e : scan.entries) {
+    // Several training-arguments calls: only the chosen one's keywords (and attribute writes to
+    // its object) are read.
+    if (training_call >= 0 && e.call_index >= 0 && e.call_index != training_call && training_call_name(e.context))
+      continue;
     std::string field = kn->keys.field_for(e.path, e.context);
     Json v = e.value;
     if (v.is_string()) v = redact(v.get<std::string>(), e.line, &c.redactions);

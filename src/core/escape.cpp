@@ -1,5 +1,7 @@
 #include "core/escape.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -56,6 +58,10 @@ std::string md_text(std::string_view raw, size_t max_bytes) {
       out += inside ? "_" : "\\_";
     } else if (c == '#' && i == 0) {
       out += "\\#";  // a heading only where a line starts
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      // A control character (ESC of an escape sequence): shown, never sent to a terminal or
+      // renderer raw. Backslash-x is literal text in Markdown.
+      fmt::format_to(std::back_inserter(out), "\\x{:02x}", static_cast<unsigned char>(c));
     } else {
       out += c;
     }
@@ -85,6 +91,39 @@ std::string plain_text(std::string_view raw, size_t max_bytes) {
   }
   if (was_cut) out += "...";
   return out;
+}
+
+std::string terminal_text(std::string_view raw) {
+  // The common case (no control character, valid UTF-8) is returned as it is.
+  bool clean = true;
+  for (size_t i = 0; i < raw.size() && clean; ++i) {
+    const auto c = static_cast<unsigned char>(raw[i]);
+    clean = !((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c == 0xC2);
+  }
+  if (clean && !first_invalid_utf8(raw)) return std::string(raw);
+  const std::string s = to_valid_utf8(raw);
+  std::string out;
+  out.reserve(s.size() + 16);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      fmt::format_to(std::back_inserter(out), "\\x{:02x}", c);
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string csv_text(std::string_view s) {
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos) return "'" + std::string(s);
+  return std::string(s);
 }
 
 std::string md_code(std::string_view s) {

@@ -20,6 +20,17 @@ std::string md_text(std::string_view s, size_t max_bytes = 0);
 // `max_bytes` > 0 cuts with "..." on a character boundary, as md_text does.
 std::string plain_text(std::string_view s, size_t max_bytes = 0);
 
+// Multi-line text for a terminal (a verb's readable output, an error, a progress line): newlines
+// and tabs kept, every other control character (C0 such as ESC, DEL, C1 such as CSI) shown
+// escaped as \x1b / \x7f / \u009b, so a name from a recording cannot move the cursor, retitle
+// the window or start an escape sequence; invalid UTF-8 repaired. goblin writes no escape
+// sequences of its own, so nothing legitimate is lost.
+std::string terminal_text(std::string_view s);
+
+// A CSV cell a spreadsheet would read as a formula (first character = + - @, tab or CR:
+// CWE-1236) gets a leading ' so it is shown as text; anything else is returned unchanged.
+std::string csv_text(std::string_view s);
+
 // A code span `...` whose fence is longer than the longest backtick run inside.
 std::string md_code(std::string_view s);
 

@@ -90,6 +90,24 @@ TEST(KernelExpr, EvaluatesFormulas) {
   EXPECT_FALSE(eval_expr("M/0", v).ok());
 }
 
+// kernel_init's notes (and name, shape, dtype) come from an MCP caller: they went raw into the
+// workspace README.md, where `<img onerror>` runs and a `javascript:` link is clickable.
+TEST(KernelInit, CallerTextIsEscapedInTheReadme) {
+  InitOptions o = opts("mm<b>x", "matmul/v0.py", "H100", "M=8192,N=8192,K=8192");
+  o.notes = "<img src=x onerror=alert(1)> [click](javascript:alert(1)) ![p](http://e.x/t.png) \x1b]0;t\x07";
+  auto c = init_workspace(o);
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  const std::string readme = slurp(c->dir + "/README.md");
+  // (The workspace path, `<b>` included, is a shell word inside the README's code block: text.)
+  for (const char* s : {"<img", "[click](", "![p](", "\x1b", "\x07"})
+    EXPECT_EQ(readme.find(s), std::string::npos) << s << "\n" << readme;
+  EXPECT_NE(readme.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("# Kernel optimization workspace: mm&lt;b&gt;x"), std::string::npos) << readme;
+  // A name that would add a line to the README's command block is refused.
+  InitOptions bad = opts("mm\n```\nrm -rf ~", "matmul/v0.py", "H100", "M=8192,N=8192,K=8192");
+  EXPECT_FALSE(init_workspace(bad).ok());
+}
+
 TEST(KernelInit, MatmulWorkspaceStep0AndSpecLines) {
   auto c = init_workspace(opts("mm", "matmul/v0.py", "H100", "M=8192,N=8192,K=8192"));
   ASSERT_TRUE(c.ok()) << c.error().describe();
@@ -287,6 +305,29 @@ TEST(KernelRecord, RecordStatusMaskFromRecordedFiles) {
   EXPECT_TRUE(fs::exists(ws + "/plans/v2_plan.md"));
   EXPECT_NE((*plan)["markdown"].get<std::string>().find("[tried in v1]"), std::string::npos);
   EXPECT_FALSE(set_masked(ws, 7, true).ok());
+}
+
+// A memory file edited to claim 204,600 GB/s on an H100 (3,350 GB/s of DRAM bandwidth) made
+// status say "Stop Condition met". Recorded iterations are checked again against the physical
+// limit before status trusts them.
+TEST(KernelRecord, StatusDoesNotTrustAnIterationAboveThePhysicalLimit) {
+  const std::string ws = softmax_ws("implausible");
+  const std::string f = ws + "/memory/v1.json";
+  Json j = Json::parse(slurp(f));
+  j["performance"]["gbs"] = 204600.0;
+  j["performance"]["target_met"] = true;
+  j["performance"]["pct_of_target"] = 6785.0;
+  std::ofstream(f) << j.dump(2);
+  auto st = workspace_status(ws);
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  EXPECT_EQ(st->json["best"], 0);
+  EXPECT_FALSE(st->json["stop_condition_met"].get<bool>());
+  ASSERT_EQ(st->json["implausible"].size(), 1u);
+  EXPECT_EQ(st->json["implausible"][0]["version"], 1);
+  EXPECT_DOUBLE_EQ(st->json["implausible"][0]["physical_limit"].get<double>(), 3350.0);
+  EXPECT_EQ(st->human.find("Stop Condition met"), std::string::npos) << st->human;
+  EXPECT_NE(st->human.find("above the physical limit"), std::string::npos) << st->human;
+  EXPECT_EQ(st->json["next"]["action"], "continue");
 }
 
 TEST(KernelRecord, FailedCorrectnessIsNeverCommitted) {

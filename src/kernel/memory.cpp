@@ -9,6 +9,8 @@
 
 #include "core/io.h"
 #include "core/text.h"
+#include "hw/knowledge.h"
+#include "kernel/knowledge.h"
 #include "kernel/proc.h"
 
 namespace goblin::kernel {
@@ -178,6 +180,22 @@ Result<StatusReport> workspace_status(const std::string& ws) {
   return workspace_status(*k, ws);
 }
 
+namespace {
+
+// The datasheet limit of the workspace's target metric on its platform: DRAM bandwidth in GB/s or
+// the dense peak of the workspace's dtype in TFLOP/s (data/gpus.yaml); nullopt when unknown.
+std::optional<double> physical_limit(const Knowledge& k, const Config& cfg) {
+  auto g = k.hw().gpu(cfg.platform);
+  if (!g.ok()) return std::nullopt;
+  if (cfg.roof.target_metric == "GB/s") {
+    auto bw = g->bandwidth_bytes_per_s();
+    return bw ? std::optional<double>(*bw / 1e9) : std::nullopt;
+  }
+  return g->peak_tflops(cfg.roof.peak_key);
+}
+
+}  // namespace
+
 Result<StatusReport> workspace_status(const Knowledge& k, const std::string& ws) {
   ASSIGN_OR_RETURN(auto cfg, load_config(ws));
   RETURN_IF_ERROR(require_git_repo(ws));
@@ -216,8 +234,25 @@ Result<StatusReport> workspace_status(const Knowledge& k, const std::string& ws)
   std::vector<int> masked;
   for (auto& it : all)
     if (it.masked()) masked.push_back(it.version);
-  const Iteration* best = best_iteration(its);
-  bool met = best && best->rec.performance.value("target_met", false);
+  // A recorded iteration is a file anyone can edit: before status trusts one, its throughput is
+  // checked again against the platform's physical limit (data/gpus.yaml's datasheet peak and DRAM
+  // bandwidth, with data/kernel/integrity.yaml's tolerance). One above it is left out of `best`
+  // and the Stop Condition, and listed as implausible.
+  Json implausible = Json::array();
+  std::vector<Iteration> trusted;
+  const auto limit = physical_limit(k, cfg);
+  for (const auto& it : its) {
+    const double m = metric_of(it.rec, metric);
+    if (limit && m > *limit * (1 + k.integrity.tolerance)) {
+      implausible.push_back({{"version", it.version}, {"value", m}, {"physical_limit", *limit}, {"metric", metric}});
+      continue;
+    }
+    trusted.push_back(it);
+  }
+  const Iteration* best = best_iteration(trusted);
+  // The Stop Condition from the value and the target, not from the file's own target_met flag.
+  bool met =
+      best && best->rec.performance.value("target_met", false) && metric_of(best->rec, metric) >= cfg.roof.target;
   const std::string best_text =
       best ? fmt::format("v{} at {} {}", best->version, format_fixed(metric_of(best->rec, metric), 1), metric)
            : std::string("no correct iteration yet");
@@ -231,7 +266,14 @@ Result<StatusReport> workspace_status(const Knowledge& k, const std::string& ws)
             {"masked", masked},
             {"best", best ? Json(best->version) : Json(nullptr)},
             {"stop_condition_met", met},
+            {"implausible", implausible},
             {"next", next}};
+  for (const auto& x : implausible)
+    h += fmt::format(
+        "\nv{}: {:.1f} {} is above the physical limit of {} ({:.1f} {}, data/gpus.yaml): not trusted, "
+        "left out of best and the Stop Condition\n",
+        x["version"].get<int>(), x["value"].get<double>(), metric, cfg.platform, x["physical_limit"].get<double>(),
+        metric);
   if (!masked.empty()) {
     h += "\nmasked (skipped):";
     for (int v : masked) h += fmt::format(" v{}", v);

@@ -10,8 +10,10 @@
 #include <map>
 
 #include "core/clock.h"
+#include "core/escape.h"
 #include "core/io.h"
 #include "core/locate.h"
+#include "core/script_text.h"
 #include "core/text.h"
 #include "hw/knowledge.h"
 #include "kernel/expr.h"
@@ -217,13 +219,13 @@ std::string find_harness(const std::string& given) { return find_tool_script("ke
 Json config_to_json(const Config& c) {
   const Roofline& r = c.roof;
   return {{"name", c.name},
-          {"platform", c.platform},
-          {"gpu_name", c.gpu_name},
+          {"platform", md_text(c.platform)},
+          {"gpu_name", md_text(c.gpu_name)},
           {"vendor", c.vendor},
           {"arch", c.arch},
           {"arch_id", c.arch_id},
           {"framework", c.framework},
-          {"dtype", c.dtype},
+          {"dtype", md_text(c.dtype)},
           {"shape", c.shape},
           {"rtol", c.rtol},
           {"notes", c.notes},
@@ -309,6 +311,8 @@ Result<Config> describe_kernel(const Knowledge& k, const InitOptions& o) {
   const hw::HwKnowledge& hwk = k.hw();
   if (o.name.empty() || o.name.find('/') != std::string::npos)
     return make_error(ErrorKind::Usage, "NAME must be a plain name (it makes /tmp/kernel_opt_NAME)");
+  // The name becomes a folder, a README heading and the shell lines the README shows: one line.
+  RETURN_IF_ERROR(script_line("workspace NAME", o.name));
   static const std::vector<std::string> frameworks = {"triton", "cuda", "cutedsl", "torch"};
   if (std::find(frameworks.begin(), frameworks.end(), o.framework) == frameworks.end())
     return make_error(ErrorKind::Usage, "--framework must be triton, cuda, cutedsl or torch");
@@ -400,24 +404,28 @@ Result<Config> init_workspace(const Knowledge& k, const InitOptions& o) {
                      (c.roof.ceiling_measured ? "measured maximum" : "datasheet peak") + " <- " +
                      c.roof.ceiling_source + ")";
   std::string readme = k.readme_template;
+  // Everything a caller chose (name, shape, dtype, notes, the problem's text) lands in Markdown
+  // that people open in renderers: escaped (core/escape.h), so `<img onerror=...>` or a
+  // `javascript:` link in the notes is text. The workspace path is a shell word in the README's
+  // command block.
   const std::vector<std::pair<std::string, std::string>> vars = {
-      {"name", c.name},
+      {"name", md_text(c.name)},
       {"date", now_iso8601()},
-      {"platform", c.platform},
-      {"gpu_name", c.gpu_name},
+      {"platform", md_text(c.platform)},
+      {"gpu_name", md_text(c.gpu_name)},
       {"arch", c.arch},
       {"arch_id", c.arch_id},
       {"vendor", c.vendor},
       {"framework", c.framework},
-      {"dtype", c.dtype},
-      {"shape", c.shape.dump()},
+      {"dtype", md_text(c.dtype)},
+      {"shape", md_text(c.shape.dump())},
       {"rtol", format_sig(c.rtol, 4)},
-      {"problem", c.problem_op.empty() ? c.problem_source : c.problem_op + ": " + c.problem_source},
-      {"notes", c.notes},
+      {"problem", md_text(c.problem_op.empty() ? c.problem_source : c.problem_op + ": " + c.problem_source)},
+      {"notes", md_text(c.notes)},
       {"spec_lines", spec_text},
       {"roofline", c.roof.text},
       {"stop_condition", stop},
-      {"ws", c.dir}};
+      {"ws", sh_word(c.dir)}};
   for (auto& [k, v] : vars) readme = replace_all(readme, "{{" + k + "}}", v);
   RETURN_IF_ERROR(write_file((fs::path(c.dir) / "README.md").string(), readme));
   if (auto s = write_file((fs::path(c.dir) / "workspace.json").string(), config_to_json(c).dump(2) + "\n"); !s.ok())

@@ -26,13 +26,14 @@ struct Fixture {
   std::unique_ptr<Session> session;
   std::unique_ptr<Server> server;
   int next_id = 1;
-  explicit Fixture(bool with_replay = true, int budget = 8) {
+  explicit Fixture(bool with_replay = true, int budget = 8, bool allow_live = false) {
     tmp =
         fs::temp_directory_path() / fmt::format("goblin_mcp_test_{}_{}", ::getpid(), reinterpret_cast<uintptr_t>(this));
     fs::create_directories(tmp);
     ServerOptions o;
     o.roots = {GOBLIN_SOURCE_DIR};
     o.budget = budget;
+    o.allow_live = allow_live;
     o.out_dir = (tmp / "out").string();
     if (with_replay) o.replay_dir = std::string(GOBLIN_SOURCE_DIR) + "/examples/h100_llama";
     auto roots = Roots::make(o.roots);
@@ -308,12 +309,17 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
   ASSERT_TRUE(ok(plan)) << plan.dump();
   EXPECT_TRUE(fs::exists(fs::path(ws) / "plans/v1_plan.md"));
 
-  // kernel_bench measures the submitted source: kernel.py is replaced, then the harness runs (and
-  // fails here, with no torch or GPU); bench and profile count against the budget of 2.
-  Json b = f.call("kernel_bench", {{"workspace", ws}, {"kernel_source", "# submitted v1\n"}, {"rep_ms", 5}});
+  // Without --allow-live the submitted source is refused before kernel.py is touched: nothing the
+  // model wrote is imported or run. Bench and profile count against the budget of 2.
+  std::ifstream k0(fs::path(ws) / "kernel.py");
+  const std::string before(std::istreambuf_iterator<char>(k0), {});
+  Json b = f.call(
+      "kernel_bench",
+      {{"workspace", ws}, {"kernel_source", "import os\nos.system('touch /tmp/goblin_pwned')\n"}, {"rep_ms", 5}});
   EXPECT_TRUE(b["isError"].get<bool>());
+  EXPECT_NE(err(b).find("--allow-live"), std::string::npos) << b.dump();
   std::ifstream k(fs::path(ws) / "kernel.py");
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(k), {}), "# submitted v1\n");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(k), {}), before);
   f.call("kernel_profile", {{"workspace", ws}});
   EXPECT_NE(err(f.call("kernel_bench", {{"workspace", ws}})).find("budget"), std::string::npos);
 
@@ -324,6 +330,22 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
                         "starts from the best recorded version", "\"stop\"", "budget of 2", "on k.py for the H100"})
     EXPECT_NE(t.find(s), std::string::npos) << s;
   EXPECT_EQ(t.find("{{"), std::string::npos);
+}
+
+// With --allow-live, kernel_bench measures the submitted source: kernel.py is replaced, then the
+// harness runs (and fails here, with no torch or GPU).
+TEST(McpKernel, SubmittedSourceIsMeasuredOnlyWithAllowLive) {
+  Fixture f(false, 4, true);
+  f.init();
+  Json in = f.call(
+      "kernel_init",
+      {{"name", "sm"}, {"kernel", "examples/kernel/softmax/v0.py"}, {"platform", "H100"}, {"shape", "M=32768,N=8192"}});
+  ASSERT_FALSE(in.value("isError", true)) << in.dump();
+  const std::string ws = in["structuredContent"]["result"]["workspace"];
+  Json b = f.call("kernel_bench", {{"workspace", ws}, {"kernel_source", "# submitted v1\n"}, {"rep_ms", 5}});
+  EXPECT_TRUE(b["isError"].get<bool>());
+  std::ifstream k(fs::path(ws) / "kernel.py");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(k), {}), "# submitted v1\n");
 }
 
 // The stdio loop over pipes: oversized lines answered with -32600 and skipped, a blank line

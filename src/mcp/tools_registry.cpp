@@ -102,6 +102,7 @@ ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, Cal
   };
   ctx.progress = cc.progress;
   ctx.cancelled = cc.cancelled;
+  ctx.caller_code_allowed = s.options().allow_live;
   if (hooks) hooks(ctx);
   return from_verb(app::call(v, *confined, app::kMcp, ctx));
 }

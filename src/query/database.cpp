@@ -8,7 +8,10 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <vector>
+
+#include "core/io.h"
 
 namespace goblin::query {
 
@@ -327,6 +330,9 @@ int authorize(void* self, int action, const char* a1, const char* a2, const char
       return SQLITE_OK;
     case SQLITE_FUNCTION:
       if (a2 && strcasecmp(a2, "load_extension") == 0) return deny("load_extension() is refused");
+      // fts3_tokenizer(name) returns a pointer into libsqlite3 (an address an attacker can use)
+      // and its two-argument form installs a tokenizer from a pointer: refused in both forms.
+      if (a2 && strcasecmp(a2, "fts3_tokenizer") == 0) return deny("fts3_tokenizer() is refused");
       return SQLITE_OK;
     case SQLITE_PRAGMA:
       for (const char* p : kReadPragmas)
@@ -362,6 +368,7 @@ Database::~Database() {
 Status Database::guard() {
   sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, nullptr);
   sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
   sqlite3_limit(db_, SQLITE_LIMIT_SQL_LENGTH, kMaxQuerySqlBytes);
   sqlite3_limit(db_, SQLITE_LIMIT_COLUMN, kMaxQueryColumns);
@@ -494,7 +501,33 @@ Result<std::string> Database::image() {
   if (!p) return make_error(ErrorKind::Internal, "cannot serialize the query database (out of memory?)");
   std::string out(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
   sqlite3_free(p);
+  // Marked as goblin's (big-endian, as SQLite stores it): check_replaceable_query_database.
+  if (out.size() >= 72)
+    for (int i = 0; i < 4; ++i) out[68 + i] = static_cast<char>((kQueryApplicationId >> (24 - 8 * i)) & 0xFF);
   return out;
+}
+
+Status check_replaceable_query_database(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(path, ec);
+  if (ec || st.type() == std::filesystem::file_type::not_found) return {};
+  auto refuse = [&](const std::string& what) {
+    return make_error(ErrorKind::Usage,
+                      fmt::format("--db {}: the file exists and {}; goblin replaces only a query database it wrote "
+                                  "itself (goblin query --db). Remove it or choose another path",
+                                  path, what),
+                      path);
+  };
+  if (st.type() != std::filesystem::file_type::regular) return refuse("is not a regular file");
+  auto head = read_prefix(path, 72);
+  if (!head) return head.error();
+  const std::string& h = *head;
+  if (h.size() < 72 || h.compare(0, 16, std::string("SQLite format 3\0", 16)) != 0)
+    return refuse("is not an SQLite database");
+  uint32_t id = 0;
+  for (int i = 0; i < 4; ++i) id = (id << 8) | static_cast<unsigned char>(h[68 + i]);
+  if (id != kQueryApplicationId) return refuse("is an SQLite database goblin did not write");
+  return {};
 }
 
 Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {

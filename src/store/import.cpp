@@ -39,7 +39,23 @@ Result<Artifact> artifact_of(const std::string& path, const std::string& name) {
 }
 
 Result<Json> read_json_file(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, read_all(path));
+  // Size and type first: a device (/dev/zero), a FIFO or a file past the limit is refused before
+  // a byte is read, and the read itself is bounded in case the file grows meanwhile.
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec) return make_error(ErrorKind::Io, "store: cannot read: " + ec.message(), path);
+  if (!fs::is_regular_file(st))
+    return make_error(ErrorKind::Usage, "store: not a regular file (a device, FIFO or socket is not a goblin result)",
+                      path);
+  const uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > limits::kMaxJsonInputBytes)
+    return make_error(ErrorKind::Malformed,
+                      fmt::format("store: {} bytes is larger than the {}-byte limit for a JSON result", size,
+                                  limits::kMaxJsonInputBytes),
+                      path);
+  IoLimits bounded;
+  bounded.max_inflated_bytes = limits::kMaxJsonInputBytes;
+  ASSIGN_OR_RETURN(std::string text, read_all(path, bounded));
   ASSIGN_OR_RETURN(Json j, parse_json_text(text, path));
   // A --json envelope: the result inside it.
   if (j.is_object() && j.contains("ok") && j.contains("result") && j["result"].is_object()) return j["result"];

@@ -151,8 +151,34 @@ Status Store::migrate_to_current() {
   return {};
 }
 
+namespace {
+
+Status check_step_times(const RunRecord& r) {
+  auto bad = [&](const std::string& what, double v) {
+    return make_error(ErrorKind::Malformed,
+                      fmt::format("store: {} = {:g} s is impossible (a step takes a positive, finite time): the run "
+                                  "is not recorded",
+                                  what, v));
+  };
+  if (auto it = r.metrics.find("step_time_s"); it != r.metrics.end() && !plausible_seconds(it->second))
+    return bad("step_time_s", it->second);
+  // One step of a table may be an empty annotation (0 s); a negative or non-finite one is damage.
+  for (const auto& st : r.steps)
+    if (st.wall_s && !(std::isfinite(*st.wall_s) && *st.wall_s >= 0))
+      return bad("step " + st.name + " wall_s", *st.wall_s);
+  for (const auto& rk : r.ranks)
+    if (rk.step_time_s && !plausible_seconds(*rk.step_time_s))
+      return bad(fmt::format("rank {} step_time_s", rk.rank), *rk.step_time_s);
+  return {};
+}
+
+}  // namespace
+
 Result<AddOutcome> Store::add(RunRecord r) {
   finish_record(r);
+  // A step takes a positive, finite time: a step time of -5 s or 0 s is not a measurement, and
+  // stored it would make every later gate compare against nonsense (docs/robustness.md).
+  RETURN_IF_ERROR(check_step_times(r));
   if (r.created.empty()) r.created = now_iso8601();
   if (r.content_key.empty()) return make_error(ErrorKind::Internal, "store: a run without a content key");
   Engine& e = *engine_;

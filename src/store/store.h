@@ -6,6 +6,7 @@
 // The read API below is what the CLI verbs (app/verbs_store.cpp) and the dashboard's JSON API
 // both call: plain functions over plain structs.
 #pragma once
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ struct CalibrationRow {
   int audits = 0, held = 0, exceeded = 0, missed = 0, not_predicted = 0;
   std::optional<double> median_measured_over_mid;  // measured / predicted midpoint, median
 };
+
+// A step time (seconds) a measurement can give: finite and above zero. The store refuses a run
+// with another one, and the gate does not compare against one.
+inline bool plausible_seconds(double v) { return std::isfinite(v) && v > 0; }
 
 struct AddOutcome {
   int64_t run_id = 0;

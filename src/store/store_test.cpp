@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "core/io.h"
 #include "core/test_support.h"
@@ -163,6 +165,56 @@ TEST_P(StoreSuite, FiltersTrendAndGate) {
   o.workload = "none";
   g = gate(s, o);
   EXPECT_EQ(g->verdict, "insufficient_data");
+}
+
+// A step time of -5 s or 0 s was stored and `gate` said pass. The store refuses it; a store that
+// holds one already (written before) makes the gate say invalid for it, never pass.
+TEST_P(StoreSuite, ImpossibleStepTimesAreRefusedAndNeverPass) {
+  Store s = open();
+  for (double bad : {-5.0, 0.0, std::nan("")}) {
+    auto a = s.add(sample(fmt::format("bad{}", bad), bad));
+    ASSERT_FALSE(a.ok()) << bad;
+    EXPECT_EQ(a.error().kind, ErrorKind::Malformed);
+    EXPECT_NE(a.error().message.find("impossible"), std::string::npos) << a.error().message;
+  }
+  RunRecord neg_rank = sample("negrank", 1.0);
+  neg_rank.ranks[0].step_time_s = -1.0;
+  EXPECT_FALSE(s.add(neg_rank).ok());
+  EXPECT_EQ(*s.count(RunFilter{}), 0);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s.add(sample(fmt::format("ok{}", i), 1.0 + 0.01 * i)).ok());
+  auto newest = s.add(sample("newest", 1.0));
+  ASSERT_TRUE(newest.ok());
+  if (GetParam() != "sqlite") return;  // the doctored row below is written with SQLite directly
+  const std::string db = url_.substr(std::string("sqlite://").size());
+  ASSERT_EQ(goblin::testing::exec_sql(db, fmt::format("UPDATE run_metrics SET value = -5 WHERE run_id = {} AND name = "
+                                                      "'step_time_s'",
+                                                      newest->run_id)),
+            "");
+  GateOptions o;
+  o.workload = "llama";
+  auto g = gate(s, o);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->verdict, "invalid") << g->reason;
+  EXPECT_FALSE(g->regression);
+  EXPECT_NE(g->reason.find("impossible"), std::string::npos);
+}
+
+// `store add` read /dev/zero until bad_alloc and recorded a result past its 256 MiB limit: the
+// file's type and size are checked before a byte is read.
+TEST(StoreImport, SpecialFilesAndFilesPastTheLimitAreRefusedBeforeReading) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    auto r = record_from_path(dev, {});
+    ASSERT_FALSE(r.ok()) << dev;
+    EXPECT_NE(r.error().message.find("not a regular file"), std::string::npos) << r.error().message;
+  }
+  const fs::path big = fs::temp_directory_path() / fmt::format("goblin_big_{}.json", getpid());
+  { std::ofstream(big) << "{\"step_time_s\": 1.0, \"pad\": \""; }
+  fs::resize_file(big, (256ull << 20) + (14ull << 20));  // 270 MiB, sparse: nothing is written
+  auto r = record_from_path(big.string(), {});
+  fs::remove(big);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
+  EXPECT_NE(r.error().message.find("larger than the 268435456-byte limit"), std::string::npos) << r.error().message;
 }
 
 TEST_P(StoreSuite, CalibrationPerRuleAndGpu) {
@@ -368,7 +420,11 @@ TEST(StoreUrl, Forms) {
 
 TEST(StoreUrl, PasswordsNeverInMessages) {
   for (const std::string url : {"postgresql://bob:s3cretpw@/goblin?host=/nonexistent_goblin_sock",
-                                "postgresql:///goblin?host=/nonexistent_goblin_sock&password=s3cretpw"}) {
+                                "postgresql:///goblin?host=/nonexistent_goblin_sock&password=s3cretpw",
+                                // Characters that ended the scan early and left the rest in clear.
+                                "postgresql://bob:s3cretpw;x@/goblin?host=/nonexistent_goblin_sock",
+                                "postgresql://bob:a'b,c\"d<e#f?g h;s3cretpw@/goblin?host=/nonexistent_goblin_sock",
+                                "postgresql://bob:s3cretpw x@/goblin?host=/nonexistent_goblin_sock"}) {
     auto u = parse_store_url(url);
     ASSERT_TRUE(u.ok());
     EXPECT_EQ(u->redacted.find("s3cretpw"), std::string::npos) << u->redacted;
