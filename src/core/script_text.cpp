@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "core/escape.h"
 #include "core/text.h"
 
 namespace goblin {
@@ -73,11 +74,11 @@ Status script_line(std::string_view what, std::string_view s) {
                       fmt::format("the {} holds a control character (byte 0x{:02x} at offset {}), which a generated "
                                   "script or list cannot hold as one line: rename it",
                                   what, static_cast<unsigned char>(s[at]), at),
-                      std::string(to_valid_utf8(s)).substr(0, 512));
+                      plain_text(s, 512));
   if (first_invalid_utf8(s))
     return make_error(ErrorKind::Usage,
                       fmt::format("the {} is not valid UTF-8, which a generated manifest cannot hold: rename it", what),
-                      to_valid_utf8(s).substr(0, 512));
+                      plain_text(s, 512));
   return Status::Ok();
 }
 
@@ -89,7 +90,7 @@ Status sbatch_value(std::string_view what, std::string_view s) {
                         fmt::format("the {} cannot be written in an #SBATCH directive: byte 0x{:02x} at offset {} "
                                     "(only printable ASCII without spaces, quotes, backslash, '#', '%', '$' or '`')",
                                     what, c, i),
-                        to_valid_utf8(s).substr(0, 512));
+                        plain_text(s, 512));
   }
   return Status::Ok();
 }
