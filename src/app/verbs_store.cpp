@@ -234,8 +234,9 @@ VerbResult do_trend(const Request& rq, const Context& ctx) {
   Json pts = Json::array();
   std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, rq.str("workload"), t->size());
   for (const auto& p : *t) {
-    pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}});
-    h += fmt::format("{:>6}  {}  {:g}\n", p.run_id, p.created, p.value);
+    const std::string source = store::figure_source(p.verb);
+    pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}, {"source", source}});
+    h += fmt::format("{:>6}  {}  {:g}  ({})\n", p.run_id, p.created, p.value, source);
   }
   // The newest run against its baseline by goblin gate's rule (bootstrap interval, noise floor),
   // so a trend marks its regression; null when the gate cannot judge (too few runs).

@@ -24,7 +24,14 @@ bool higher_is_better(const std::string& m) {
 // Metrics that are durations in seconds (step_time_s, wall_s, ...): positive when measured.
 bool time_metric(const std::string& m) { return m.size() > 2 && m.compare(m.size() - 2, 2, "_s") == 0; }
 
+// The metrics whose value depends on which clock timed the step.
+bool source_dependent(const std::string& m) { return m == "step_time_s" || m == "tokens_per_sec"; }
+
 }  // namespace
+
+std::string figure_source(const std::string& verb) {
+  return verb == "bench" || verb == "audit" ? "workload_timer" : "trace_steps";
+}
 
 Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   GateVerdict g;
@@ -38,6 +45,13 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   }
   const TrendPoint newest = pts.back();
   g.newest_run = newest.run_id, g.newest = newest.value;
+  g.source = figure_source(newest.verb);
+  // Baseline runs timed by another clock are left out when runs of the newest's own source exist
+  // (the workload's timer and a trace's steps differ by a few percent on the same run).
+  const bool by_source = source_dependent(o.metric);
+  size_t same_source = 0;
+  for (size_t i = 0; i + 1 < pts.size(); ++i) same_source += figure_source(pts[i].verb) == g.source;
+  std::vector<int64_t> other_source;
   // A time metric of zero, below zero or not finite is not a measurement (a store written before
   // the store refused them may hold one): the newest such run is invalid, never a pass, and such
   // a baseline run is left out.
@@ -52,6 +66,16 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   if (o.baseline == "last-good" || o.baseline.empty()) {
     for (size_t i = 0; i + 1 < pts.size(); ++i) {
       if (is_time && !plausible_seconds(pts[i].value)) continue;
+      if (by_source && figure_source(pts[i].verb) != g.source) {
+        if (same_source > 0) {
+          other_source.push_back(pts[i].run_id);
+          continue;
+        }
+        g.sources_note = fmt::format(
+            "the baseline's {} comes from {} and the newest run's from {}: no baseline run of the newest's own "
+            "source, so sources are mixed and a few percent of difference may be the clocks, not the workload",
+            o.metric, figure_source(pts[i].verb), g.source);
+      }
       g.baseline_runs.push_back(pts[i].run_id);
       base.push_back(pts[i].value);
     }
@@ -61,6 +85,9 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
     if (o.baseline.empty() || *end != '\0' || id <= 0)
       return make_error(ErrorKind::Usage, "gate: --baseline is a run id or last-good");
     ASSIGN_OR_RETURN(RunRecord b, s.get(id));
+    if (by_source && figure_source(b.verb) != g.source)
+      g.sources_note = fmt::format("baseline run {}'s {} comes from {}, the newest run's from {}: sources are mixed", id,
+                                   o.metric, figure_source(b.verb), g.source);
     auto it = b.metrics.find(o.metric);
     if (it == b.metrics.end())
       return make_error(ErrorKind::NotFound, fmt::format("gate: run {} records no {}", id, o.metric));
@@ -70,6 +97,13 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
           fmt::format("gate: baseline run {} records {} = {:g}, which is impossible", id, o.metric, it->second));
     g.baseline_runs.push_back(id);
     base.push_back(it->second);
+  }
+  if (!other_source.empty()) {
+    std::string ids;
+    for (int64_t id : other_source) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    g.sources_note = fmt::format("runs {} left out of the baseline: their {} comes from another clock than the "
+                                 "newest run's ({})",
+                                 ids, o.metric, g.source);
   }
   if (base.empty()) {
     g.verdict = "insufficient_data";
@@ -91,6 +125,7 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
       "({}), noise floor {:.2f}%",
       newest.run_id, o.metric, newest.value, ci.point, base.size(), ci.low, ci.high, g.change_pct,
       g.lower_is_better ? "lower is better" : "higher is better", g.noise_floor_pct);
+  if (!g.sources_note.empty()) g.reason += "; " + g.sources_note;
   return g;
 }
 
@@ -107,6 +142,8 @@ Json gate_to_json(const GateVerdict& g) {
               {"baseline_interval", {g.interval_low, g.interval_high}},
               {"change_pct", std::round(g.change_pct * 1e4) / 1e4},
               {"noise_floor_pct", std::round(g.noise_floor_pct * 1e4) / 1e4},
+              {"source", g.source},
+              {"sources_note", g.sources_note.empty() ? Json(nullptr) : Json(g.sources_note)},
               {"reason", g.reason}};
 }
 

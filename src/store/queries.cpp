@@ -190,13 +190,13 @@ Result<RunRecord> Store::get(int64_t run_id) const {
 Result<std::vector<TrendPoint>> Store::trend(const std::string& workload, const std::string& metric,
                                              int64_t limit) const {
   ASSIGN_OR_RETURN(auto rows,
-                   engine_->query("SELECT r.id, r.created, m.value FROM runs r JOIN run_metrics m ON m.run_id "
+                   engine_->query("SELECT r.id, r.created, m.value, r.verb FROM runs r JOIN run_metrics m ON m.run_id "
                                   "= r.id AND m.name = ? WHERE r.workload = ? ORDER BY r.id DESC LIMIT ?",
                                   {metric, workload, Value(std::max<int64_t>(0, limit))}));
   std::vector<TrendPoint> out;
   out.reserve(rows.size());
   for (auto it = rows.rbegin(); it != rows.rend(); ++it)
-    out.push_back({cell_int((*it)[0]), cell((*it)[1]), cell_double((*it)[2]).value_or(0)});
+    out.push_back({cell_int((*it)[0]), cell((*it)[1]), cell_double((*it)[2]).value_or(0), cell((*it)[3])});
   return out;
 }
 

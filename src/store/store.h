@@ -35,7 +35,15 @@ struct TrendPoint {
   int64_t run_id = 0;
   std::string created;
   double value = 0;
+  std::string verb;  // the verb that recorded the run: which clock measured the value (figure_source)
 };
+
+// Which clock measured a run's step_time_s / tokens_per_sec: "workload_timer" for the runs whose
+// step is timed by the workload's own hook without a profiler (bench, a live audit's benches),
+// "trace_steps" for everything read from a trace (metrics, triage, ranks, diff, imports). Two
+// sources can differ by several percent on the same run (docs/metrics.md § Step time), so a trend
+// and the gate compare like with like.
+std::string figure_source(const std::string& verb);
 
 struct CalibrationRow {
   std::string rule_id, gpu;
@@ -115,6 +123,8 @@ struct GateVerdict {
   std::vector<int64_t> baseline_runs;
   double newest = 0, baseline_median = 0, change_pct = 0;
   double noise_floor_pct = 0, interval_low = 0, interval_high = 0;  // bootstrap interval of the baseline median
+  std::string source;        // figure_source of the newest run
+  std::string sources_note;  // baseline runs of another source left out, or "" when none
 };
 Result<GateVerdict> gate(const Store& s, const GateOptions& o);
 Json gate_to_json(const GateVerdict& g);

@@ -199,6 +199,36 @@ TEST_P(StoreSuite, ImpossibleStepTimesAreRefusedAndNeverPass) {
   EXPECT_NE(g->reason.find("impossible"), std::string::npos);
 }
 
+// A trace's steps and the workload's own timer differ by a few percent on the same run: the gate
+// compares the newest run with baseline runs of its own source and says which it left out; with no
+// baseline of that source it says the sources are mixed.
+TEST_P(StoreSuite, GateComparesStepTimesOfOneSource) {
+  Store s = open();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s.add(sample(fmt::format("trace{}", i), 1.00 + 0.001 * i)).ok());
+  RunRecord timed = sample("bench0", 1.05);  // the workload's timer: 5 % above the traces' steps
+  timed.verb = "bench";
+  auto first_bench = s.add(timed);
+  ASSERT_TRUE(first_bench.ok());
+  GateOptions o;
+  o.workload = "llama";
+  auto only = gate(s, o);  // the newest is a bench run with no bench baseline: mixed, and said so
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(only->source, "workload_timer");
+  EXPECT_NE(only->sources_note.find("mixed"), std::string::npos) << only->reason;
+  for (double v : {1.051, 1.052, 1.0505}) {  // the last is the newest, inside its baseline's spread
+    RunRecord b = sample(fmt::format("bench{}", v), v);
+    b.verb = "bench";
+    ASSERT_TRUE(s.add(b).ok());
+  }
+  auto g = gate(s, o);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->baseline_runs.size(), 3u) << g->reason;  // the three earlier bench runs, no trace run
+  EXPECT_NE(g->sources_note.find("left out"), std::string::npos) << g->reason;
+  EXPECT_EQ(g->verdict, "pass") << g->reason;
+  EXPECT_EQ(gate_to_json(*g)["source"], "workload_timer");
+  EXPECT_EQ(figure_source("metrics"), "trace_steps");
+}
+
 // `store add` read /dev/zero until bad_alloc and recorded a result past its 256 MiB limit: the
 // file's type and size are checked before a byte is read.
 TEST(StoreImport, SpecialFilesAndFilesPastTheLimitAreRefusedBeforeReading) {
