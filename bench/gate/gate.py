@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys

@@ -73,6 +73,23 @@ Status make_dirs(const std::string& path) {
 
 // ---- GPU ----------------------------------------------------------------------------------
 
+namespace {
+// `amd-smi version` prints one line of "key: value" fields split by '|': "AMDSMI Tool: 26.0.2 |
+// AMDSMI Library version: 26.0.2 | ROCm version: 7.0.2 | amdgpu version: 6.14.14" (amdsmi_cli's
+// version command; the amdgpu field appears with the kernel driver loaded). The ROCm release and
+// the amdgpu driver are what an AMD run's validity footer names; nvidia-smi gives the driver in
+// the detection query itself.
+std::string amd_smi_version_field(const std::string& key) {
+  auto out = capture({"amd-smi", "version"}, 30);
+  if (!out) return {};
+  for (const std::string& part : split(*out, '|')) {
+    auto colon = part.find(':');
+    if (colon != std::string::npos && trim(part.substr(0, colon)) == key) return trim(part.substr(colon + 1));
+  }
+  return {};
+}
+}  // namespace
+
 GpuInfo detect_gpu() {
   GpuInfo g;
   auto d = hw::detect_local_gpus();
@@ -87,6 +104,7 @@ GpuInfo detect_gpu() {
   g.vendor = d->vendor;
   g.name = d->devices.front().name;
   g.driver = d->driver;
+  if (g.vendor == "amd" && g.driver.empty()) g.driver = amd_smi_version_field("amdgpu version");
   g.detail = d->tool;
   return g;
 }
@@ -508,8 +526,10 @@ std::string environment_fingerprint(const std::string& python, const GpuInfo& gp
   }
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
+  // On AMD the ROCm release from amd-smi comes after torch's HIP version, so it is the one kept.
+  const std::string rocm = gpu.vendor == "amd" ? amd_smi_version_field("ROCm version") : std::string();
   return "gpu=" + gpu.name + ";driver=" + gpu.driver + ";vendor=" + gpu.vendor + ";python=" + python +
-         ";torch,cuda,hip,py=" + torch + ";host=" + host;
+         ";torch,cuda,hip,py=" + torch + (rocm.empty() ? "" : ";rocm=" + rocm) + ";host=" + host;
 }
 
 std::map<std::string, std::string> versions_from_fingerprint(const std::string& fp) {
@@ -518,7 +538,7 @@ std::map<std::string, std::string> versions_from_fingerprint(const std::string& 
     auto eq = part.find('=');
     if (eq == std::string::npos) continue;
     std::string k = part.substr(0, eq), val = part.substr(eq + 1);
-    if (k == "gpu" || k == "driver") {
+    if (k == "gpu" || k == "driver" || k == "rocm") {
       if (!trim(val).empty()) v[k] = trim(val);
     } else if (k == "torch,cuda,hip,py") {
       // "torch cuda hip py", space-separated, empty fields kept ("2.11.0+cu130 13.0  3.12.3").

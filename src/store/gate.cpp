@@ -100,7 +100,7 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   }
   if (!other_source.empty()) {
     std::string ids;
-    for (int64_t id : other_source) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    for (int64_t id : other_source) ids += fmt::format("{}{}", ids.empty() ? "" : ", ", id);
     g.sources_note = fmt::format("runs {} left out of the baseline: their {} comes from another clock than the "
                                  "newest run's ({})",
                                  ids, o.metric, g.source);
