@@ -292,6 +292,8 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
     auto db = query::Database::open(refs, *kn);
     if (!db) return VerbResult{nullptr, db.error(), ""};
     if (format == "sqlite") {
+      // As query --db: never replace a file goblin did not write as a query database.
+      if (Status s = query::check_replaceable_query_database(out); !s) return VerbResult{nullptr, s.error(), ""};
       if (Status s = (*db)->materialize(); !s) return VerbResult{nullptr, s.error(), ""};
       auto image = (*db)->image();
       if (!image) return VerbResult{nullptr, image.error(), ""};

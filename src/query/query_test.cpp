@@ -472,6 +472,17 @@ TEST(QueryCli, ExportedSliceHasOnlyTheRequestedSteps) {
   auto s = testing::run_command(kGoblin + " export " + kTrace + " --format sqlite -o " + db);
   ASSERT_EQ(s.code, 0) << s.out;
   EXPECT_EQ(testing::exec_sql(db, "SELECT count(*) FROM gpu_ops; SELECT count(*) FROM kernels"), "");
+  // Its own database is replaced; any other file is refused and left as it was.
+  EXPECT_EQ(testing::run_command(kGoblin + " export " + kTrace + " --format sqlite -o " + db).code, 0);
+  const std::string other = (dir / "notes.txt").string();
+  { std::ofstream(other) << "keep me\n"; }
+  auto refused = testing::run_command(kGoblin + " export " + kTrace + " --format sqlite -o " + other + " 2>&1");
+  EXPECT_NE(refused.code, 0) << refused.out;
+  EXPECT_NE(refused.out.find(other), std::string::npos) << refused.out;
+  std::ifstream kept(other);
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "keep me");
   auto c = testing::run_command(kGoblin + " export " + kTrace + " --format csv -o " + (dir / "csv").string());
   ASSERT_EQ(c.code, 0) << c.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "csv" / "gpu_ops.csv"));
