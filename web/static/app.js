@@ -300,8 +300,13 @@ async function pageTrend(q) {
       if (!t.points.length) continue;
       const reg = t.gate && t.gate.verdict === 'regression';
       const colors = t.points.map((p, i) => (reg && i === t.points.length - 1 ? '#cf222e' : '#0969da'));
+      // Step times and tokens/s come from two clocks (the workload's timer, a trace's steps): when a
+      // series mixes them, each point says which, and the gate's note says what it compared.
+      const mixed = new Set(t.points.map(p => p.source)).size > 1;
+      const pointLabel = p => '#' + p.run_id + (mixed ? (p.source === 'workload_timer' ? ' (timer)' : ' (trace)') : '');
       box.append(h('div', {}, h('h2', {}, label, reg ? h('span', { class: 'regression' }, ` — regression at run #${t.gate.newest_run} (${fmtNum(t.gate.change_pct)} %)`) : ''),
-        chart('trend-' + m, { type: 'line', data: { labels: t.points.map(p => '#' + p.run_id),
+        t.gate && t.gate.sources_note ? h('p', { class: 'muted' }, t.gate.sources_note) : '',
+        chart('trend-' + m, { type: 'line', data: { labels: t.points.map(pointLabel),
           datasets: [{ label: label, data: t.points.map(p => p.value), borderColor: '#0969da', pointBackgroundColor: colors, pointRadius: colors.map(c => (c === '#cf222e' ? 7 : 3)) }] } })));
     }
     if (!box.children.length) box.append(h('p', { class: 'muted' }, 'No run of this workload has these metrics.'));
