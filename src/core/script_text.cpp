@@ -8,6 +8,15 @@
 #include "core/text.h"
 
 namespace goblin {
+namespace {
+
+// A C1 control (U+0080..U+009F) starts at byte i: in UTF-8, 0xC2 followed by 0x80..0x9F.
+bool c1_control_at(std::string_view s, size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+}
+
+}  // namespace
 
 std::string sh_word(std::string_view s) {
   bool plain = !s.empty();
@@ -40,8 +49,7 @@ std::string yaml_scalar(std::string_view s) {
       q += "\\r";
     } else if (c < 0x20 || c == 0x7f) {
       fmt::format_to(std::back_inserter(q), "\\x{:02x}", c);
-    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+    } else if (c1_control_at(s, i)) {
       // A C1 control (U+0080..U+009F): YAML does not allow it raw in a stream.
       fmt::format_to(std::back_inserter(q), "\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
       ++i;
@@ -59,9 +67,7 @@ size_t first_control(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7f) return i;
-    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-        static_cast<unsigned char>(s[i + 1]) <= 0x9F)
-      return i;
+    if (c1_control_at(s, i)) return i;
   }
   return std::string_view::npos;
 }

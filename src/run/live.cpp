@@ -79,10 +79,11 @@ namespace {
 // version command; the amdgpu field appears with the kernel driver loaded). The ROCm release and
 // the amdgpu driver are what an AMD run's validity footer names; nvidia-smi gives the driver in
 // the detection query itself.
+// Asked once per process: GPU detection wants the driver, the environment fingerprint the ROCm
+// release, and both read the same line.
 std::string amd_smi_version_field(const std::string& key) {
-  auto out = capture({"amd-smi", "version"}, 30);
-  if (!out) return {};
-  for (const std::string& part : split(*out, '|')) {
+  static const std::string line = capture({"amd-smi", "version"}, 30).value_or("");
+  for (const std::string& part : split(line, '|')) {
     auto colon = part.find(':');
     if (colon != std::string::npos && trim(part.substr(0, colon)) == key) return trim(part.substr(colon + 1));
   }
