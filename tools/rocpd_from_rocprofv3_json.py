@@ -12,6 +12,11 @@ agent id = the agent's node id, queue/stream id = the HSA queue / HIP stream han
 the OS pid, thread id = the OS tid, rocpd_event.stack_id = the internal correlation id and
 rocpd_event.correlation_id = the external one, a region's category = its buffer-tracing kind.
 
+Without the DDL at hand, --schema-from DB takes the schema from a database this script wrote from
+it (tests/fixtures/rocpd/*.rocpd.db.gz): its CREATE statements, with that run's suffix and GUID
+turned back into the DDL's {{uuid}} and {{guid}} placeholders, and its rocpd_metadata rows. The
+simulated ROCm host's rocprofv3 (tests/sim_rocm) writes its rocpd output this way.
+
 It is how goblin checks its rocpd reader against its rocprofv3 JSON reader on the same real run
 (docs/formats.md): the database must give the same figures as the JSON it was built from.
 Deterministic: the UUID is derived from the process id and start time, so the same input gives
@@ -21,6 +26,7 @@ the DDL's default '{}', and records goblin does not analyse (memory allocation, 
 PC samples) are not written.
 
   tools/rocpd_from_rocprofv3_json.py --ddl-dir DIR results.json.gz out.db
+  tools/rocpd_from_rocprofv3_json.py --schema-from tests/fixtures/rocpd/X.rocpd.db.gz results.json out.db
 """
 import argparse
 import gzip
@@ -41,6 +47,52 @@ def load_json(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
         return json.load(f)
+
+
+def ddl_from_database(path):
+    """The DDL (tables, indexes, the rocpd_metadata rows) and the views of a rocpd database this
+    script wrote, as templates with the {{uuid}} / {{guid}} placeholders of the official files."""
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="rocpd_schema_") as tmp:
+        db_path = os.path.join(tmp, "schema.db")
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rb") as src, open(db_path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        db = sqlite3.connect(db_path)
+        try:
+            rows = db.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").fetchall()
+            meta = [n for t, n, _ in rows if t == "table" and n.startswith("rocpd_metadata_")]
+            if len(meta) != 1:
+                raise ValueError(f"{path}: expected one rocpd_metadata_<uuid> table, found {len(meta)}")
+            suffix = meta[0][len("rocpd_metadata"):]
+            guid = suffix[1:].replace("_", "-")
+            tags = db.execute(f'SELECT tag, value FROM "{meta[0]}" ORDER BY id').fetchall()
+        finally:
+            db.close()
+
+    def template(sql):
+        return sql.replace(suffix, "{{uuid}}").replace(guid, "{{guid}}")
+
+    ddl = [template(sql) + ";" for t, n, sql in rows if t in ("table", "index") and not n.startswith("sqlite_")]
+    for tag, value in tags:
+        ddl.append("INSERT INTO `rocpd_metadata{{uuid}}` (tag, value) VALUES ('%s', '%s');" %
+                   (tag.replace("'", "''"), template(str(value)).replace("'", "''")))
+    views = [template(sql) + ";" for t, _, sql in rows if t == "view"]
+    return "\n".join(ddl), ("\n".join(views) if views else None)
+
+
+def write_database(doc, out, ddl, views):
+    """Writes rocprofv3's JSON document `doc` as the rocpd database `out` (replaced)."""
+    if os.path.exists(out):
+        os.remove(out)
+    db = sqlite3.connect(out)
+    for tool in doc["rocprofiler-sdk-tool"]:
+        db.execute("BEGIN")
+        Run(db, tool, ddl, views).write()
+        db.execute("COMMIT")
+    db.execute("VACUUM")
+    db.close()
 
 
 def render(sql, suffix, guid):
@@ -225,28 +277,23 @@ class Run:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ddl-dir", required=True, help="folder with the official rocpd_tables.sql (+ rocpd_views.sql)")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--ddl-dir", help="folder with the official rocpd_tables.sql (+ rocpd_views.sql)")
+    src.add_argument("--schema-from", help="a rocpd database written from that DDL (.db or .db.gz): its schema")
     ap.add_argument("json", help="rocprofv3 JSON output (.json or .json.gz)")
     ap.add_argument("out", help="the rocpd database to write (replaced)")
     args = ap.parse_args()
-    with open(os.path.join(args.ddl_dir, "rocpd_tables.sql"), "rb") as f:
-        raw = f.read()
-    if hashlib.sha256(raw).hexdigest() != DDL_SHA256:
-        sys.exit(f"rocpd_tables.sql is not the pinned official DDL (sha256 {DDL_SHA256})")
-    ddl = raw.decode()
-    views_path = os.path.join(args.ddl_dir, "rocpd_views.sql")
-    views = open(views_path, encoding="utf-8").read() if os.path.exists(views_path) else None
-    doc = load_json(args.json)
-    if os.path.exists(args.out):
-        os.remove(args.out)
-    db = sqlite3.connect(args.out)
-    for tool in doc["rocprofiler-sdk-tool"]:
-        db.execute("BEGIN")
-        Run(db, tool, ddl, views).write()
-        db.execute("COMMIT")
-    db.execute("VACUUM")
-    db.close()
-
+    if args.schema_from:
+        ddl, views = ddl_from_database(args.schema_from)
+    else:
+        with open(os.path.join(args.ddl_dir, "rocpd_tables.sql"), "rb") as f:
+            raw = f.read()
+        if hashlib.sha256(raw).hexdigest() != DDL_SHA256:
+            sys.exit(f"rocpd_tables.sql is not the pinned official DDL (sha256 {DDL_SHA256})")
+        ddl = raw.decode()
+        views_path = os.path.join(args.ddl_dir, "rocpd_views.sql")
+        views = open(views_path, encoding="utf-8").read() if os.path.exists(views_path) else None
+    write_database(load_json(args.json), args.out, ddl, views)
 
 if __name__ == "__main__":
     main()

@@ -91,6 +91,8 @@ std::string amd_smi_version_field(const std::string& key) {
 }
 }  // namespace
 
+std::string rocm_version() { return amd_smi_version_field("ROCm version"); }
+
 GpuInfo detect_gpu() {
   GpuInfo g;
   auto d = hw::detect_local_gpus();
@@ -528,7 +530,7 @@ std::string environment_fingerprint(const std::string& python, const GpuInfo& gp
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   // On AMD the ROCm release from amd-smi comes after torch's HIP version, so it is the one kept.
-  const std::string rocm = gpu.vendor == "amd" ? amd_smi_version_field("ROCm version") : std::string();
+  const std::string rocm = gpu.vendor == "amd" ? rocm_version() : std::string();
   return "gpu=" + gpu.name + ";driver=" + gpu.driver + ";vendor=" + gpu.vendor + ";python=" + python +
          ";torch,cuda,hip,py=" + torch + (rocm.empty() ? "" : ";rocm=" + rocm) + ";host=" + host;
 }

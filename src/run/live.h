@@ -24,6 +24,8 @@ struct GpuInfo {
 };
 // nvidia-smi, then amd-smi (AMD path untested here: no AMD hardware was available).
 GpuInfo detect_gpu();
+// The ROCm release `amd-smi version` names ("7.0.2"); empty when amd-smi is absent or silent.
+std::string rocm_version();
 
 struct TelemetrySummary {
   bool observed = false;

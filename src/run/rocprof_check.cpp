@@ -77,19 +77,24 @@ RocprofCheck check_rocprof_kernels(const std::string& run_dir, const std::string
                                    const std::string& kineto_trace) {
   RocprofCheck out;
   RocprofFigures& j = out.figures;
-  std::vector<std::string> files;
+  // One file per profiled process: <pid>_results.db (rocpd, ROCm 7's default) or
+  // <pid>_kernel_trace.csv (--output-format csv). A run that wrote both is read from rocpd alone,
+  // so no dispatch is counted twice.
+  std::vector<std::string> rocpd, csv;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(rocprof_dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (it->is_regular_file(ec) && name.size() > 17 && name.ends_with("_kernel_trace.csv"))
-      files.push_back(it->path().string());
+    if (!it->is_regular_file(ec)) continue;
+    if (name.size() > 11 && name.ends_with("_results.db")) rocpd.push_back(it->path().string());
+    if (name.size() > 17 && name.ends_with("_kernel_trace.csv")) csv.push_back(it->path().string());
   }
+  std::vector<std::string> files = rocpd.empty() ? csv : rocpd;
   std::sort(files.begin(), files.end());
   for (const auto& f : files) j.kernel_trace.push_back(fs::relative(f, run_dir, ec).string());
   if (files.empty()) {
     j.read = false;
-    out.disagreement = "rocprofv3 wrote no *_kernel_trace.csv under " + rocprof_dir +
+    out.disagreement = "rocprofv3 wrote no <pid>_results.db or <pid>_kernel_trace.csv under " + rocprof_dir +
                        " (did its tool library attach to the workload?): the kernels are from the Kineto trace alone";
     j.note = out.disagreement;
     return out;

@@ -18,7 +18,7 @@ namespace goblin::run {
 // run.json "rocprofv3" (its field list in rocprof_check.cpp).
 struct RocprofFigures {
   bool wrapped = true;
-  std::vector<std::string> kernel_trace;  // the *_kernel_trace.csv files, relative to the run directory
+  std::vector<std::string> kernel_trace;  // the files read (<pid>_results.db or <pid>_kernel_trace.csv), relative to the run directory
   std::optional<bool> read;               // unset: nothing was looked for
   std::optional<int64_t> kernels, kineto_kernels, expected_kernels, expected_kernels_found;
   std::optional<double> kernel_time_s, kineto_kernel_time_s, steps_ratio, coverage_pct, time_ratio;
@@ -33,7 +33,7 @@ struct RocprofCheck {
   Json json() const;
 };
 
-// `rocprof_dir`: the folder given to rocprofv3 -d (its <hostname>/<pid>_kernel_trace.csv files
+// `rocprof_dir`: the folder given to rocprofv3 -d (its <hostname>/<pid>_results.db or _kernel_trace.csv files
 // are found below it); `kineto_trace`: the run's trace.json.gz. Paths in the JSON are relative to
 // `run_dir`.
 RocprofCheck check_rocprof_kernels(const std::string& run_dir, const std::string& rocprof_dir,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -167,9 +168,21 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
   if (rocprof) {
     // The kernel trace from rocprofv3 beside the PyTorch trace, read back and checked against it
     // after the run (run/rocprof_check.h). Exercised on the simulated ROCm host (tests/sim_rocm).
-    std::vector<std::string> wrap = {
-        "rocprofv3", "--kernel-trace", "--memory-copy-trace", "--output-format", "csv", "-d", req.run_dir + "/rocprof",
-        "--"};
+    // ROCm 7's rocprofv3 writes rocpd (SQLite) by default and calls its direct CSV deprecated,
+    // liable to omit records (rocprofiler-sdk docs, "rocprofv3 I/O control options"); ROCm 6's
+    // has no rocpd, so a release amd-smi does not name keeps the CSV every version writes.
+    const std::string rocm = rocm_version();
+    int rocm_major = 0;
+    std::from_chars(rocm.data(), rocm.data() + rocm.size(), rocm_major);
+    const bool rocpd = rocm_major >= 7;
+    std::vector<std::string> wrap = {"rocprofv3",
+                                     "--kernel-trace",
+                                     "--memory-copy-trace",
+                                     "--output-format",
+                                     rocpd ? "rocpd" : "csv",
+                                     "-d",
+                                     req.run_dir + "/rocprof",
+                                     "--"};
     std::vector<std::string> inner = wr.command;
     if (inner.empty())
       inner = {wr.python,

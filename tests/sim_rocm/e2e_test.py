@@ -67,8 +67,9 @@ def profile_case(host="mi300x", drop=0):
     check(run["tracer"]["name"] == "torch", "tracer %s (the CUPTI tracer is NVIDIA's)" % run["tracer"])
     rp = run.get("rocprofv3", {})
     check(rp.get("read") is True and rp.get("kernels", 0) > 0, "rocprofv3 kernel trace not read: %s" % rp)
-    check(any(f.endswith("_kernel_trace.csv") for f in rp.get("kernel_trace", [])),
-          "no <pid>_kernel_trace.csv named: %s" % rp.get("kernel_trace"))
+    # ROCm 7.0.2 on the simulated host: rocprofv3's default rocpd database, not the deprecated CSV.
+    check([f.endswith("_results.db") for f in rp.get("kernel_trace", [])] == [True],
+          "expected one <pid>_results.db (rocpd) named: %s" % rp.get("kernel_trace"))
     check(metrics.get("gpu_name") == "AMD Instinct MI300X", "metrics gpu_name %s" % metrics.get("gpu_name"))
     wb = metrics.get("waste_budget") or {}
     check((wb.get("precision_path") or 0) > 0.2 * (wb.get("step_time_s") or 1),
@@ -108,6 +109,19 @@ def rocprofv3_outputs_case():
     dev = infos[1]["devices"][0] if infos[1]["devices"] else {}
     check(dev.get("name") == "AMD Instinct MI355X" and dev.get("arch") == "gfx950" and dev.get("sms") == 256,
           "JSON agent: %s" % dev)
+    # Without -f, ROCm 7's rocprofv3 writes rocpd: <pid>_results.db, the same dispatches again.
+    out2 = tempfile.mkdtemp(prefix="sim_rocm_rocpd_")
+    p = subprocess.run(["rocprofv3", "--kernel-trace", "-d", out2, "--", sys.executable, WORKLOAD, TUNED, "--steps",
+                        "2", "--warmup", "0"], env=env, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "rocprofv3 stand-in (rocpd): exit %d %s" % (p.returncode, p.stderr[-500:]))
+    dbs = [f for f in (os.listdir(os.path.join(out2, "sim-mi355x")) if os.path.isdir(os.path.join(out2, "sim-mi355x"))
+                       else []) if f.endswith("_results.db")]
+    if check(len(dbs) == 1, "expected <pid>_results.db by default: %s" % dbs):
+        db = json.loads(goblin(["info", os.path.join(out2, "sim-mi355x", dbs[0]), "--json"], env).stdout)["result"]
+        dev = db["devices"][0] if db["devices"] else {}
+        check(db["format"] == "rocpd" and db["events"]["kernels"] == n[0],
+              "rocpd: format %s, kernels %d (CSV %d)" % (db["format"], db["events"]["kernels"], n[0]))
+        check(dev.get("name") == "AMD Instinct MI355X" and dev.get("arch") == "gfx950", "rocpd agent: %s" % dev)
 
 
 def bench_case():

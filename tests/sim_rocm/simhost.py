@@ -269,6 +269,10 @@ def rocprofv3(m, argv):
             sys.stderr.write("rocprofv3: error: unrecognized arguments: %s\n" % a)
             return 2
     formats = formats or ["rocpd"]  # ROCm 7.0: rocpd is the default output format
+    if "rocpd" in formats and int(m["rocm_version"].split(".")[0]) < 7:
+        sys.stderr.write("rocprofv3: error: argument -f/--output-format: invalid choice: 'rocpd' "
+                         "(choose from 'csv', 'json', 'pftrace', 'otf2')\n")  # rocpd arrived in ROCm 7.0
+        return 2
     kernel_trace = any(a in opts for a in ("--kernel-trace", "--sys-trace", "--runtime-trace"))
     fd, dispatches = tempfile.mkstemp(prefix="sim_rocprof_", suffix=".jsonl")
     os.close(fd)
@@ -300,6 +304,8 @@ def rocprofv3(m, argv):
         _write_kernel_trace_csv(base + "_kernel_trace.csv", rows, proc.pid)
     if kernel_trace and "json" in formats:
         _write_results_json(m, base + "_results.json", rows, proc.pid, cmd, out_dir, out_file)
+    if kernel_trace and "rocpd" in formats:
+        _write_rocpd(m, base + "_results.db", rows, proc.pid, cmd, out_dir, out_file)
     return rc if rc >= 0 else 128 - rc
 
 
@@ -324,7 +330,8 @@ def _write_kernel_trace_csv(path, rows, pid):
                               str(gz * bz)]) + "\n")
 
 
-def _write_results_json(m, path, rows, pid, cmd, out_dir, out_file):
+def _results_doc(m, rows, pid, cmd, out_dir, out_file):
+    """rocprofv3's JSON document of the run (rocprofv3-schema.json), from which rocpd is written too."""
     with open(recorded(m, "rocprofv3_agents")) as f:
         rec = json.load(f)
     g = m["gpu"]
@@ -361,8 +368,22 @@ def _write_results_json(m, path, rows, pid, cmd, out_dir, out_file):
     doc = {"rocprofiler-sdk-tool": [{"metadata": meta, "agents": [cpu, gpu], "counters": [], "strings": {},
                                      "code_objects": [], "kernel_symbols": symbols, "host_functions": [],
                                      "callback_records": {}, "buffer_records": {"kernel_dispatch": disp}}]}
+    return doc
+
+
+def _write_results_json(m, path, rows, pid, cmd, out_dir, out_file):
     with open(path, "w") as f:
-        json.dump(doc, f)
+        json.dump(_results_doc(m, rows, pid, cmd, out_dir, out_file), f)
+
+
+# rocpd: rocprofiler-sdk's writer (source/lib/output/generateRocpd.cpp) fills the tables of the
+# rocpd DDL; tools/rocpd_from_rocprofv3_json.py fills them the same way from the JSON document, and
+# the schema is taken from a database built from the official DDL (the manifest's rocpd_schema).
+def _write_rocpd(m, path, rows, pid, cmd, out_dir, out_file):
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import rocpd_from_rocprofv3_json as rocpd
+    ddl, views = rocpd.ddl_from_database(recorded(m, "rocpd_schema"))
+    rocpd.write_database(_results_doc(m, rows, pid, cmd, out_dir, out_file), path, ddl, views)
 
 
 # ---- rocprof-compute -------------------------------------------------------------------------------
