@@ -82,9 +82,11 @@ struct AuditOutcome {
   std::string final_config_text, final_config_name;  // the last accepted round's patched file
 };
 
-// Symptom strings for the kb query: one per non-optimal config field (docs/audit.md lists them) and one per
-// non-zero waste bucket of the profile.
-std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile);
+// Symptom strings for the kb query (data/audit_symptoms.yaml): one per non-optimal config field and one
+// per non-zero waste bucket of the profile, worded for `vendor` (amd | nvidia | "" either). An error
+// names the data file and line when it cannot be read.
+Result<std::vector<std::string>> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile,
+                                                 const std::string& vendor);
 
 // Runs the whole trajectory. Fails outright only when the config cannot be read; a later failure
 // is returned in `outcome.error` with the partial outcome.

@@ -131,7 +131,9 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   };
 
   // query_kb
-  std::vector<std::string> symptoms = derive_symptoms(cfg, &prof);
+  auto derived = derive_symptoms(cfg, &prof, opt.vendor.empty() ? vendor_of(prof) : opt.vendor);
+  if (!derived) return fail(derived.error());
+  std::vector<std::string> symptoms = std::move(*derived);
   std::vector<std::string> rule_ids;
   Json hits = Json::array();
   step_begin(o, opt, "query_kb",

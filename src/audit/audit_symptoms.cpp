@@ -1,63 +1,137 @@
-// Symptom strings for the kb query (docs/audit.md § audit): one per non-optimal config field and
-// one per non-zero waste bucket (and measured memory headroom) of the profile.
-#include <regex>
+// Symptom strings for the kb query (docs/audit.md § audit): the entries of
+// data/audit_symptoms.yaml whose conditions hold on the config, then one per non-zero waste bucket
+// of the profile (and measured memory headroom). The conditions are the rule schema's own config
+// predicates, read and evaluated by the rules' code (audit/predicates.h).
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 
 #include "audit/audit_flow.h"
+#include "audit/predicates.h"
+#include "core/data.h"
 
 namespace goblin::audit {
 namespace {
+
+constexpr const char* kFile = "audit_symptoms.yaml";
+
+// One entry's wording: `text`, or the vendor's own where the file gives one.
+struct Wording {
+  std::string text, text_amd, text_nvidia;
+  const std::string& for_vendor(const std::string& vendor) const {
+    if (vendor == "amd" && !text_amd.empty()) return text_amd;
+    if (vendor == "nvidia" && !text_nvidia.empty()) return text_nvidia;
+    return text;
+  }
+};
+struct ConfigSymptom {
+  std::vector<Predicate> when;
+  std::string vendor;  // "" any
+  Wording words;
+};
+struct BucketSymptom {
+  std::string bucket;
+  Wording words;
+};
+struct SymptomTable {
+  std::vector<ConfigSymptom> config;
+  std::vector<BucketSymptom> buckets;
+  double memory_headroom_above = 0.5;
+};
+
+Wording wording(const YAML::Node& n) {
+  auto s = [&](const char* k) { return n[k] ? n[k].Scalar() : std::string(); };
+  return {s("text"), s("text_amd"), s("text_nvidia")};
+}
+
+Result<SymptomTable> parse_table(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorKind::Malformed, "YAML: " + e.msg, origin, -1, e.mark.line + 1);
+  }
+  auto bad = [&](const YAML::Node& n, const std::string& what) {
+    return make_error(ErrorKind::Malformed, what, origin, -1, n.Mark().line + 1);
+  };
+  if (!root.IsMap() || !root["config"].IsSequence() || !root["buckets"].IsSequence())
+    return make_error(ErrorKind::Malformed, "expected top-level `config:` and `buckets:` lists", origin, -1, 1);
+  SymptomTable t;
+  std::vector<Error> problems;
+  for (const auto& n : root["config"]) {
+    ConfigSymptom c;
+    c.words = wording(n);
+    if (c.words.text.empty()) return bad(n, "a config symptom needs a `text`");
+    if (!n["when"] || !n["when"].IsSequence() || n["when"].size() == 0)
+      return bad(n, "config symptom '" + c.words.text + "' needs a non-empty `when` list of predicates");
+    c.when = parse_predicates(n["when"], origin, "symptom '" + c.words.text + "'", problems);
+    for (const auto& p : c.when)
+      if (p.field.empty()) return bad(n, "symptom '" + c.words.text + "': a `when` predicate reads a config `field`");
+    if (n["vendor"]) c.vendor = n["vendor"].Scalar();
+    if (!c.vendor.empty() && c.vendor != "amd" && c.vendor != "nvidia")
+      return bad(n, "symptom '" + c.words.text + "': vendor must be amd or nvidia, not '" + c.vendor + "'");
+    t.config.push_back(std::move(c));
+  }
+  for (const auto& n : root["buckets"]) {
+    BucketSymptom b{n["bucket"] ? n["bucket"].Scalar() : std::string(), wording(n)};
+    if (b.bucket.empty() || b.words.text.empty()) return bad(n, "a bucket symptom needs `bucket` and `text`");
+    t.buckets.push_back(std::move(b));
+  }
+  if (!problems.empty()) return problems.front();
+  if (root["memory_headroom_symptom_above"])
+    t.memory_headroom_above = root["memory_headroom_symptom_above"].as<double>(0.5);
+  return t;
+}
+
+Result<std::shared_ptr<const SymptomTable>> symptom_table() {
+  static DataDirCache<SymptomTable> cache;
+  return cache.get([]() -> Result<SymptomTable> {
+    ASSIGN_OR_RETURN(std::string text, load_data_file(kFile));
+    return parse_table(text, data_file_origin(kFile));
+  });
+}
+
 std::string str_of(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+// `{field}` → the config's value of that field, `{gpu}` → the GPU's name.
+std::string fill(std::string text, const config::WorkloadConfig& c, const std::string& gpu) {
+  for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open)) {
+    const size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string key = text.substr(open + 1, close - open - 1);
+    const std::string value = key == "gpu" ? gpu : str_of(c.get(key));
+    text.replace(open, close - open + 1, value);
+    open += value.size();
+  }
+  return text;
+}
+
 }  // namespace
 
-std::vector<std::string> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile) {
+Result<std::vector<std::string>> derive_symptoms(const config::WorkloadConfig& c, const analysis::RunMetrics* profile,
+                                                 const std::string& vendor) {
+  ASSIGN_OR_RETURN(auto table, symptom_table());
   std::vector<std::string> s;
-  auto is = [&](const char* f, const Json& v) { return c.get(f) == v; };
-  std::string gpu = profile && !profile->gpu_name.empty() ? profile->gpu_name : "GPU";
-  // (a) the config (docs/audit.md lists them).
-  if (is("precision", "fp32") || is("precision", "fp16"))
-    s.push_back(str_of(c.get("precision")) + " training precision used on " + gpu + " instead of bf16 mixed precision");
-  if (is("attention_impl", "eager")) s.push_back("naive eager attention on " + gpu);
-  if (is("dataloader_workers", 0)) s.push_back("DataLoader num_workers=0 starves GPU");
-  if (is("dataloader_pin_memory", false)) s.push_back("DataLoader pin_memory=False");
-  if (is("dataloader_persistent_workers", false)) s.push_back("DataLoader workers respawn each epoch");
-  if (is("gradient_checkpointing", false) && c.get("seq_len").is_number() && c.get("seq_len").get<double>() >= 4096)
-    s.push_back("no gradient checkpointing at long context");
-  if (is("torch_compile", false)) s.push_back("torch.compile disabled");
-  if (is("tf32", false) && is("precision", "fp32")) s.push_back("fp32 matmuls without TF32");
-  if (c.get("optimizer").is_string()) {
-    std::string o = c.get("optimizer").get<std::string>();
-    static const std::regex bnb("(bnb|8bit|paged_)", std::regex::icase);
-    if (std::regex_search(o, bnb)) s.push_back("bitsandbytes optimizer on ROCm");
-    if (o.find("fused") == std::string::npos && (o.find("adam") != std::string::npos))
-      s.push_back("Adam/AdamW optimizer not fused");
+  auto add = [&](std::string text) {
+    if (std::find(s.begin(), s.end(), text) == s.end()) s.push_back(std::move(text));
+  };
+  const std::string gpu = profile && !profile->gpu_name.empty() ? profile->gpu_name : "GPU";
+  // (a) the config.
+  for (const ConfigSymptom& e : table->config) {
+    if (!e.vendor.empty() && !vendor.empty() && e.vendor != vendor) continue;
+    if (std::all_of(e.when.begin(), e.when.end(), [&](const Predicate& p) { return config_predicate_holds(p, c); }))
+      add(fill(e.words.for_vendor(vendor), c, gpu));
   }
-  if (c.get("world_size").is_number() && c.get("world_size").get<double>() > 1 &&
-      !c.env_vars.count("NCCL_MIN_NCHANNELS"))
-    s.push_back("NCCL_MIN_NCHANNELS not set");
-  for (const auto& [k, v] : c.env_vars)
-    if (k.rfind("ROCPROFSYS_", 0) == 0) {
-      s.push_back("ROCPROFSYS_ profiler env vars set as tuning knobs");
-      break;
-    }
-  if (is("profiler_enabled", true) || is("anomaly_detection", true)) s.push_back("profiler left on");
-  // (b) the waste budget: every non-zero waste bucket gets its own query.
-  if (profile) {
-    const analysis::WasteBudget& w = profile->waste_budget;
-    // The query text per waste bucket (useful_gpu and unattributed are not symptoms).
-    const std::pair<const char*, const char*> symptom_of[] = {
-        {"data_wait", "data_wait: GPU idle waiting for the input pipeline / DataLoader"},
-        {"host_gap", "host_gap: GPU idle between kernel launches, launch-bound host overhead"},
-        {"comm_excess", "comm_excess: exposed communication collectives"},
-        {"memory_headroom", "memory_headroom: unused HBM memory, batch could grow"},
-        {"precision_path", "precision_path: fp32 SIMT GEMM kernels, tensor cores unused"},
-        {"kernel_shape", "kernel_shape: small GEMM grids, low occupancy kernels"}};
-    for (const auto& [bucket, text] : symptom_of)
-      if (w.value_of(bucket).value_or(0.0) > 0) s.push_back(text);
-    // Memory capacity is not time (the bucket stays 0 s): measured headroom is its own symptom.
-    if (profile->memory_headroom_gb && profile->hbm_total_gb && *profile->hbm_total_gb > 0 &&
-        *profile->memory_headroom_gb / *profile->hbm_total_gb > 0.5)
-      s.push_back("memory_headroom: unused HBM memory, batch could grow");
-  }
+  if (!profile) return s;
+  // (b) the waste budget: every non-zero bucket.
+  const analysis::WasteBudget& w = profile->waste_budget;
+  for (const BucketSymptom& b : table->buckets)
+    if (w.value_of(b.bucket).value_or(0.0) > 0) add(b.words.for_vendor(vendor));
+  // Memory capacity is not time (the bucket stays 0 s): measured headroom is its own symptom.
+  if (profile->memory_headroom_gb && profile->hbm_total_gb && *profile->hbm_total_gb > 0 &&
+      *profile->memory_headroom_gb / *profile->hbm_total_gb > table->memory_headroom_above)
+    for (const BucketSymptom& b : table->buckets)
+      if (b.bucket == "memory_headroom") add(b.words.for_vendor(vendor));
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "audit/predicates.h"
 #include "audit/rules.h"
 #include "core/text.h"
 
@@ -195,5 +196,7 @@ RuleEval evaluate_rule(const Rule& r, const config::WorkloadConfig& c, const Evi
   e.reason = "detect holds";
   return e;
 }
+
+bool config_predicate_holds(const Predicate& p, const config::WorkloadConfig& c) { return eval_config(p, c); }
 
 }  // namespace goblin::audit

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "audit/predicates.h"
 #include "core/data.h"
 #include "core/text.h"
 
@@ -192,6 +193,14 @@ Result<RuleBase> load_rule_base() {
   }
   if (kb.rules.empty()) return make_error(ErrorKind::NotFound, "no rules found under data/rules/");
   return kb;
+}
+
+std::vector<Predicate> parse_predicates(const YAML::Node& list, const std::string& file, const std::string& what,
+                                        std::vector<Error>& problems) {
+  RuleBase sink;
+  std::vector<Predicate> ps = predicates(list, file, sink, what);
+  for (auto& e : sink.problems) problems.push_back(std::move(e));
+  return ps;
 }
 
 }  // namespace goblin::audit

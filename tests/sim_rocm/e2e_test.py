@@ -176,6 +176,7 @@ def audit_case(host, market_name, peak_ratio):
     check("peak ratio %s" % peak_ratio in md, "prediction not from the %s peaks (ratio %s)" % (market_name, peak_ratio))
     advice = report_text_outside_config(md) + json.dumps([{k: r.get(k) for k in ("title", "transform", "evidence")}
                                                           for r in rep["rules"]])
+    advice += json.dumps([rep.get("symptoms")] + [r.get("symptoms") for r in rounds])  # the kb queries too
     bad = sorted(set(m.group(0) for m in NVIDIA_ONLY.finditer(advice)))
     check(not bad, "the report gives NVIDIA-only advice on an AMD GPU: %s" % bad)
     print(json.dumps({"host": host, "headline": rep.get("summary_line"),
