@@ -114,22 +114,12 @@ void flag_above_peak(RooflineReport& rep) {
     rep.notes.push_back(fmt::format(
         "{} more point(s) above 100 % of their roofline, flagged the same way (above_physical_peak)", flagged - 5));
 }
-}  // namespace
 
-RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in) {
-  const KernelEngineFn& engine_of = in.engine_of;
-  RooflineReport rep;
-  rep.gpu = gpu;
-  auto bw = gpu.bandwidth_bytes_per_s();
-  rep.bandwidth_gbs = bw ? *bw / 1e9 : 0;
-  if (!bw) rep.notes.push_back(gpu.id + ": peak bandwidth unknown; memory roof and bound classification omitted");
-
-  // FLOP-family CPU ops per thread and the composites among them: the selection MFU uses too.
-  const FlopOps sel = select_flop_ops(tl);
+// The kernels each FLOP-family CPU op launched: the op whose time range on the launching thread
+// holds the kernel's runtime call (by correlation), else the op with the kernel's external id.
+std::unordered_map<size_t, std::vector<size_t>> kernels_by_flop_op(const Timeline& tl, const FlopOps& sel) {
   const auto& by_tid = sel.by_tid;
-  const auto& composite = sel.composite;
   const auto& ops = tl.cpu_ops;
-  rep.flop_op_instances = static_cast<int64_t>(sel.count);
   // External id → op, in row order (the first op with an id keeps it).
   std::unordered_map<int64_t, size_t> by_ext;
   by_ext.reserve(sel.count);
@@ -141,7 +131,6 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
   for (size_t i = 0; i < tl.runtime.size(); ++i)
     if (tl.runtime.correlation[i] != kNone) rt_by_corr.emplace(tl.runtime.correlation[i], i);
 
-  // kernel → op
   std::unordered_map<size_t, std::vector<size_t>> op_kernels;
   const GpuOpTable& K = tl.gpu_ops;
   for (size_t k = 0; k < K.size(); ++k) {
@@ -171,12 +160,103 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     }
     if (op) op_kernels[*op].push_back(k);
   }
+  return op_kernels;
+}
 
-  struct Acc {
-    RooflinePoint p;
-    std::map<std::string, int> engines;
-    std::map<std::string, int64_t> kern_ns;
-  };
+// A point's achieved rates, peak, bound and share of its roofline; a point faster than the GPU can
+// compute is refused as a figure, flagged and (the first five) named in the notes.
+void finish_point(RooflinePoint& p, const GpuSpec& gpu, const std::optional<double>& bw,
+                  std::map<std::string, double>& ridge, int64_t& impossible, RooflineReport& rep) {
+  if (p.time_ns > 0) {
+    p.achieved_tflops = p.flops / (p.time_ns * 1e-9) / 1e12;
+    p.achieved_gbs = p.bytes / (p.time_ns * 1e-9) / 1e9;
+  }
+  p.intensity = p.bytes > 0 ? p.flops / p.bytes : 0;
+  p.peak_key = peak_key_for(p.dtype, p.engine == "matrix");
+  if (p.dtype == "fp32" && p.engine.empty()) p.peak_key = "fp32";
+  p.peak_tflops = p.peak_key.empty() ? std::nullopt : gpu.peak_tflops(p.peak_key);
+  if (p.peak_tflops && *p.peak_tflops > 0 && 100.0 * p.achieved_tflops / *p.peak_tflops > 100.0) {
+    // Faster than the GPU can compute: the figure is refused, flagged and named once.
+    p.above_peak_pct = 100.0 * p.achieved_tflops / *p.peak_tflops;
+    p.bound = "impossible";
+    if (++impossible <= 5)
+      rep.notes.push_back(p.label + ": " + format_sig(p.achieved_tflops, 4) + " TFLOP/s is " +
+                          format_sig(*p.above_peak_pct, 4) + " % of the " + p.peak_key + " peak (" +
+                          format_sig(*p.peak_tflops, 4) +
+                          " TFLOP/s): physically impossible (FLOPs, kernel time or the peak compared against is "
+                          "wrong), not reported as achieved");
+  } else if (p.peak_tflops && *p.peak_tflops > 0) {
+    p.pct_of_peak = 100.0 * p.achieved_tflops / *p.peak_tflops;
+    if (bw) {
+      double r = *p.peak_tflops * 1e12 / *bw;
+      ridge[p.peak_key] = r;
+      p.attainable_tflops = std::min(*p.peak_tflops, p.intensity * *bw / 1e12);
+      p.bound = p.intensity < r ? "memory" : "compute";
+    }
+  }
+  if (p.bound.empty()) p.bound = "unknown";
+  if (p.peak_tflops && *p.peak_tflops > 0 && bw && p.time_ns > 0) {
+    double ideal = std::max(p.flops / (*p.peak_tflops * 1e12), p.bytes / *bw);
+    p.pct_of_roofline = 100.0 * ideal / (p.time_ns * 1e-9);
+  }
+}
+
+// Kernels and FLOPs accumulated under one roofline point (an op and its shapes, or a kernel name).
+struct Acc {
+  RooflinePoint p;
+  std::map<std::string, int> engines;
+  std::map<std::string, int64_t> kern_ns;
+};
+
+// An op's point: its engine (the majority of its kernels, by count, that say one) and its four
+// longest kernels by name.
+void name_engine_and_kernels(Acc& g) {
+  int mat = g.engines["matrix"], vec = g.engines["vector"];
+  g.p.engine = mat > vec ? "matrix" : (vec > 0 ? "vector" : "");
+  std::vector<std::pair<int64_t, std::string>> ks;
+  for (auto& [kn, ns] : g.kern_ns) ks.emplace_back(ns, kn);
+  std::sort(ks.rbegin(), ks.rend());
+  for (size_t i = 0; i < ks.size() && i < 4; ++i) g.p.kernels.push_back(ks[i].second);
+}
+
+// The report's closing notes and order: points by time, the ridges, what could not be modelled.
+void finish_report(RooflineReport& rep, const std::map<std::string, double>& ridge, int64_t impossible) {
+  flag_above_peak(rep);
+  auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
+  std::sort(rep.ops.begin(), rep.ops.end(), by_time);
+  std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
+  if (impossible > 5)
+    rep.notes.push_back(
+        fmt::format("{} more point(s) above 100 % of their peak, flagged the same way", impossible - 5));
+  for (const auto& [k, r] : ridge) rep.ridges.emplace_back(k, r);
+  if (rep.flop_op_instances == 0)
+    rep.notes.push_back("no GEMM/attention/convolution ops in the trace (record_shapes and CPU ops needed)");
+  bool any_unknown_engine = false;
+  for (const auto& p : rep.ops) any_unknown_engine |= p.dtype == "fp32" && p.engine.empty();
+  if (any_unknown_engine)
+    rep.notes.push_back(
+        "fp32 ops whose kernel names do not say SIMT or tensor core are compared to the fp32 "
+        "(non-tensor) peak");
+}
+}  // namespace
+
+RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in) {
+  const KernelEngineFn& engine_of = in.engine_of;
+  RooflineReport rep;
+  rep.gpu = gpu;
+  auto bw = gpu.bandwidth_bytes_per_s();
+  rep.bandwidth_gbs = bw ? *bw / 1e9 : 0;
+  if (!bw) rep.notes.push_back(gpu.id + ": peak bandwidth unknown; memory roof and bound classification omitted");
+
+  // FLOP-family CPU ops per thread and the composites among them: the selection MFU uses too.
+  const FlopOps sel = select_flop_ops(tl);
+  const auto& composite = sel.composite;
+  const auto& ops = tl.cpu_ops;
+  rep.flop_op_instances = static_cast<int64_t>(sel.count);
+  // kernel → op
+  const GpuOpTable& K = tl.gpu_ops;
+  std::unordered_map<size_t, std::vector<size_t>> op_kernels = kernels_by_flop_op(tl, sel);
+
   std::map<std::string, Acc> groups;
   std::map<std::string, Acc> kgroups;
   std::map<std::string, int> why_counts;
@@ -288,48 +368,9 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
 
   std::map<std::string, double> ridge;
   int64_t impossible = 0;  // points above 100 % of their peak; the first five are named
-  auto finish = [&](RooflinePoint& p) {
-    if (p.time_ns > 0) {
-      p.achieved_tflops = p.flops / (p.time_ns * 1e-9) / 1e12;
-      p.achieved_gbs = p.bytes / (p.time_ns * 1e-9) / 1e9;
-    }
-    p.intensity = p.bytes > 0 ? p.flops / p.bytes : 0;
-    p.peak_key = peak_key_for(p.dtype, p.engine == "matrix");
-    if (p.dtype == "fp32" && p.engine.empty()) p.peak_key = "fp32";
-    p.peak_tflops = p.peak_key.empty() ? std::nullopt : gpu.peak_tflops(p.peak_key);
-    if (p.peak_tflops && *p.peak_tflops > 0 && 100.0 * p.achieved_tflops / *p.peak_tflops > 100.0) {
-      // Faster than the GPU can compute: the figure is refused, flagged and named once.
-      p.above_peak_pct = 100.0 * p.achieved_tflops / *p.peak_tflops;
-      p.bound = "impossible";
-      if (++impossible <= 5)
-        rep.notes.push_back(p.label + ": " + format_sig(p.achieved_tflops, 4) + " TFLOP/s is " +
-                            format_sig(*p.above_peak_pct, 4) + " % of the " + p.peak_key + " peak (" +
-                            format_sig(*p.peak_tflops, 4) +
-                            " TFLOP/s): physically impossible (FLOPs, kernel time or the peak compared against is "
-                            "wrong), not reported as achieved");
-    } else if (p.peak_tflops && *p.peak_tflops > 0) {
-      p.pct_of_peak = 100.0 * p.achieved_tflops / *p.peak_tflops;
-      if (bw) {
-        double r = *p.peak_tflops * 1e12 / *bw;
-        ridge[p.peak_key] = r;
-        p.attainable_tflops = std::min(*p.peak_tflops, p.intensity * *bw / 1e12);
-        p.bound = p.intensity < r ? "memory" : "compute";
-      }
-    }
-    if (p.bound.empty()) p.bound = "unknown";
-    if (p.peak_tflops && *p.peak_tflops > 0 && bw && p.time_ns > 0) {
-      double ideal = std::max(p.flops / (*p.peak_tflops * 1e12), p.bytes / *bw);
-      p.pct_of_roofline = 100.0 * ideal / (p.time_ns * 1e-9);
-    }
-  };
+  auto finish = [&](RooflinePoint& p) { finish_point(p, gpu, bw, ridge, impossible, rep); };
   for (auto& [key, g] : groups) {
-    // engine: majority of the op's kernels (by count) that say one
-    int mat = g.engines["matrix"], vec = g.engines["vector"];
-    g.p.engine = mat > vec ? "matrix" : (vec > 0 ? "vector" : "");
-    std::vector<std::pair<int64_t, std::string>> ks;
-    for (auto& [kn, ns] : g.kern_ns) ks.emplace_back(ns, kn);
-    std::sort(ks.rbegin(), ks.rend());
-    for (size_t i = 0; i < ks.size() && i < 4; ++i) g.p.kernels.push_back(ks[i].second);
+    name_engine_and_kernels(g);
     finish(g.p);
     rep.ops.push_back(g.p);
   }
@@ -341,22 +382,7 @@ RooflineReport roofline_from_trace(const Timeline& tl, const GpuSpec& gpu, const
     price_other_gpu_ops(tl, gpu, in, priced, sigs, rep);
     if (in.export_signatures) rep.signatures = export_signatures(tl, sigs);
   }
-  flag_above_peak(rep);
-  auto by_time = [](const RooflinePoint& a, const RooflinePoint& b) { return a.time_ns > b.time_ns; };
-  std::sort(rep.ops.begin(), rep.ops.end(), by_time);
-  std::sort(rep.kernels.begin(), rep.kernels.end(), by_time);
-  if (impossible > 5)
-    rep.notes.push_back(
-        fmt::format("{} more point(s) above 100 % of their peak, flagged the same way", impossible - 5));
-  for (auto& [k, r] : ridge) rep.ridges.emplace_back(k, r);
-  if (rep.flop_op_instances == 0)
-    rep.notes.push_back("no GEMM/attention/convolution ops in the trace (record_shapes and CPU ops needed)");
-  bool any_unknown_engine = false;
-  for (auto& p : rep.ops) any_unknown_engine |= p.dtype == "fp32" && p.engine.empty();
-  if (any_unknown_engine)
-    rep.notes.push_back(
-        "fp32 ops whose kernel names do not say SIMT or tensor core are compared to the fp32 "
-        "(non-tensor) peak");
+  finish_report(rep, ridge, impossible);
   return rep;
 }
 
