@@ -43,9 +43,9 @@ double gib(double gb_per_s) { return round_to(gb_per_s * kGiBPerGB, 3); }
 
 }  // namespace
 
-Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile*>& use) {
-  const size_t U = use.size();
-  Json j;
+namespace {
+// The sections of ranks_report_json, in its order.
+Json ranks_section(const RanksReport& R) {
   Json ranks = Json::array();
   for (const auto& p : R.ranks) {
     Json r;
@@ -67,12 +67,11 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     r["damage"] = p.damage ? error_to_json(*p.damage) : Json(nullptr);
     ranks.push_back(r);
   }
-  j["ranks"] = ranks;
-  j["world_size"] = R.world_size == kNone ? Json(nullptr) : Json(R.world_size);
-  j["ranks_analysed"] = U;
-  j["missing_ranks"] = R.missing;
-  j["step_match"] = R.step_match;
+  return ranks;
+}
 
+Json steps_section(const RanksReport& R, const std::vector<const RankProfile*>& use) {
+  const size_t U = use.size();
   Json steps = Json::array();
   for (size_t k = 0; k < R.steps.size(); ++k) {
     const MatchedItem& m = R.steps[k];
@@ -97,8 +96,11 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     s["ranks"] = per;
     steps.push_back(s);
   }
-  j["steps"] = steps;
+  return steps;
+}
 
+Json collectives_section(const RanksReport& R, const std::vector<const RankProfile*>& use) {
+  const size_t U = use.size();
   Json coll;
   coll["matched_by"] = R.collective_match;
   coll["matched"] = R.collectives.size();
@@ -157,8 +159,11 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
     }
     coll["latest"] = top;
   }
-  j["collectives"] = coll;
+  return coll;
+}
 
+Json straggler_section(const RanksReport& R) {
+  const double nsteps = static_cast<double>(std::max<size_t>(R.steps.size(), 1));
   const Straggler& S = R.straggler;
   Json st;
   st["named"] = S.named;
@@ -177,8 +182,11 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
   }
   st["reason"] = S.verdict_reason;
   st["summary"] = S.summary;
-  j["straggler"] = st;
+  return st;
+}
 
+Json skew_section(const RanksReport& R, const std::vector<const RankProfile*>& use) {
+  const size_t U = use.size();
   Json skew;
   {
     std::vector<double> t = step_times(R, use);
@@ -242,7 +250,22 @@ Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile
   skew["bandwidth_units"] =
       "*_gbps: GB/s = 10^9 bytes/s (nccl-tests' unit); *_gib_per_s: GiB/s = 2^30 bytes/s (TraceLens' collective "
       "tables)";
-  j["skew"] = skew;
+  return skew;
+}
+
+}  // namespace
+
+Json ranks_report_json(const RanksReport& R, const std::vector<const RankProfile*>& use) {
+  Json j;
+  j["ranks"] = ranks_section(R);
+  j["world_size"] = R.world_size == kNone ? Json(nullptr) : Json(R.world_size);
+  j["ranks_analysed"] = use.size();
+  j["missing_ranks"] = R.missing;
+  j["step_match"] = R.step_match;
+  j["steps"] = steps_section(R, use);
+  j["collectives"] = collectives_section(R, use);
+  j["straggler"] = straggler_section(R);
+  j["skew"] = skew_section(R, use);
   j["damaged"] = R.damaged;
   j["notes"] = R.notes;
   return j;
