@@ -71,22 +71,30 @@ struct Edit {
   std::string repl;
 };
 
-// Parses `text` (must have SIMDJSON_PADDING spare capacity), fills the edits (sorted by offset).
-Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, PerfettoFixStats& st) {
+// The GPU events and ac2g flows of a trace, each on its (pid, tid) track.
+struct Scan {
+  std::vector<std::pair<std::string, std::string>> tracks;  // (pid token, tid token)
+  std::vector<GpuEv> gpu;
+  std::vector<FlowEv> flows;
+  size_t first_event_off = std::string::npos;
+};
+
+// Parses `text` (must have SIMDJSON_PADDING spare capacity) into `sc`.
+Status scan_events(const std::string& text, size_t n, Scan& sc, PerfettoFixStats& st) {
   simdjson::padded_string_view psv(text.data(), n, text.capacity());
   const char* base = text.data();
 
   std::map<std::pair<std::string, std::string>, uint32_t> track_ids;  // (pid token, tid token) → id
-  std::vector<std::pair<std::string, std::string>> tracks;
+  auto& tracks = sc.tracks;
   auto track_of = [&](std::string_view pid, std::string_view tid) {
     auto key = std::make_pair(std::string(pid), std::string(tid));
     auto [it, ins] = track_ids.emplace(key, static_cast<uint32_t>(tracks.size()));
     if (ins) tracks.push_back(key);
     return it->second;
   };
-  std::vector<GpuEv> gpu;
-  std::vector<FlowEv> flows;
-  size_t first_event_off = std::string::npos;
+  auto& gpu = sc.gpu;
+  auto& flows = sc.flows;
+  size_t& first_event_off = sc.first_event_off;
 
   try {
     simdjson::ondemand::parser parser;
@@ -144,8 +152,16 @@ Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, Per
     return make_error(ErrorKind::Malformed, std::string("invalid trace JSON: ") + e.what());
   }
 
-  // First-fit lanes per track.
-  std::vector<std::vector<uint32_t>> per_track(tracks.size());
+  return Status::Ok();
+}
+
+// First-fit lanes per track: each GPU event gets the lowest lane free at its start (lane 0 is the
+// track itself); `per_track` receives each track's events sorted by start, the result each
+// track's lane count.
+std::vector<int> assign_lanes(Scan& sc, std::vector<std::vector<uint32_t>>& per_track, PerfettoFixStats& st) {
+  auto& gpu = sc.gpu;
+  const auto& tracks = sc.tracks;
+  per_track.assign(tracks.size(), {});
   for (uint32_t i = 0; i < gpu.size(); ++i) per_track[gpu[i].track].push_back(i);
   std::vector<int> lanes_of_track(tracks.size(), 1);
   for (size_t tr = 0; tr < per_track.size(); ++tr) {
@@ -186,6 +202,19 @@ Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, Per
     }
   }
 
+  return lanes_of_track;
+}
+
+// Parses `text` (must have SIMDJSON_PADDING spare capacity), fills the edits (sorted by offset).
+Status plan_fix(const std::string& text, size_t n, std::vector<Edit>& edits, PerfettoFixStats& st) {
+  Scan sc;
+  RETURN_IF_ERROR(scan_events(text, n, sc, st));
+  std::vector<std::vector<uint32_t>> per_track;
+  const std::vector<int> lanes_of_track = assign_lanes(sc, per_track, st);
+  const auto& tracks = sc.tracks;
+  const auto& gpu = sc.gpu;
+  const auto& flows = sc.flows;
+  const size_t first_event_off = sc.first_event_off;
   // Edits: (offset, length, replacement).
   auto lane_tid = [&](uint32_t track, int lane) {
     return fmt::format("\"{}_hack{}\"", json_escape(unquote(tracks[track].second)), lane);
