@@ -26,7 +26,6 @@ double pct_of(std::vector<double>& v, double q) {
 
 }  // namespace
 
-
 IntervalSet dataloader_spans(const Timeline& tl, const Taxonomy& tax) {
   std::vector<Interval> v;
   std::unordered_map<StrId, bool> is_loader;  // one taxonomy lookup per distinct name
@@ -43,9 +42,8 @@ IntervalSet dataloader_spans(const Timeline& tl, const Taxonomy& tax) {
   return union_of(std::move(v));
 }
 
-PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
-  PreparedTrace p;
-  p.tl = &tl;
+namespace {
+void set_tensor_core_speedup(PreparedTrace& p, const Timeline& tl, const Taxonomy& tax) {
   // s in precision_path: the trace's GPU's best 16-bit tensor path over the peak its plain fp32
   // GEMMs run at (dense bf16 / fp32, or / fp32_matrix on AMD CDNA, from data/gpus.yaml: 14.8 on an
   // H100 SXM, 8.0 on an MI300X, 16.0 on an MI355X), the recovery a bf16
@@ -65,6 +63,47 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
                                                 g->id, key, *tensor, simt_key, *simt, p.tensor_core_speedup);
     }
   }
+}
+
+// The host side: DataLoader and optimizer spans, and whether the trace has a CPU side at all.
+void fill_host_spans(PreparedTrace& p, const Timeline& tl, const Taxonomy& tax) {
+  p.loader = dataloader_spans(tl, tax);
+  std::vector<Interval> v_opt;
+  for (size_t i = 0; i < tl.annotations.size(); ++i)
+    if (!tl.annotations.on_gpu[i] && tax.is_optimizer_op(tl.str(tl.annotations.name[i])))
+      v_opt.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
+  p.optimizer_spans = union_of(std::move(v_opt));
+  size_t cpu_annotations = 0;
+  for (size_t i = 0; i < tl.annotations.size(); ++i) cpu_annotations += !tl.annotations.on_gpu[i];
+  p.has_cpu_side = tl.cpu_ops.size() > 0 || cpu_annotations > 0;
+}
+
+void index_op_starts(PreparedTrace& p, const Timeline& tl) {
+  // Gap attribution: GPU op starts (with correlation); runtime by correlation. The ops are in
+  // start order already (Timeline::finish); ops starting together are put in correlation order,
+  // the order the lookup below relies on.
+  const GpuOpTable& ops = tl.gpu_ops;
+  p.op_starts.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) p.op_starts.emplace_back(ops.start_ns[i], ops.correlation[i]);
+  for (size_t a = 0; a < p.op_starts.size();) {
+    size_t b = a + 1;
+    while (b < p.op_starts.size() && p.op_starts[b].first == p.op_starts[a].first) ++b;
+    if (b - a > 1)
+      std::sort(p.op_starts.begin() + static_cast<std::ptrdiff_t>(a),
+                p.op_starts.begin() + static_cast<std::ptrdiff_t>(b));
+    a = b;
+  }
+  p.runtime_by_corr.reserve(tl.runtime.size());
+  for (size_t r = 0; r < tl.runtime.size(); ++r)
+    if (tl.runtime.correlation[r] != kNone) p.runtime_by_corr.emplace(tl.runtime.correlation[r], r);
+  p.has_correlated_runtime = !p.runtime_by_corr.empty();
+}
+}  // namespace
+
+PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
+  PreparedTrace p;
+  p.tl = &tl;
+  set_tensor_core_speedup(p, tl, tax);
 
   std::unordered_map<int, int> sms_by_device;
   for (const DeviceInfo& d : tl.meta.devices)
@@ -189,34 +228,8 @@ PreparedTrace prepare_trace(const Timeline& tl, const Taxonomy& tax) {
   for (auto& [key, v] : v_stream) p.per_stream[key] = union_of(std::move(v));
   for (auto& [key, v] : v_cat) p.per_category[key] = union_of(std::move(v));
 
-  p.loader = dataloader_spans(tl, tax);
-  std::vector<Interval> v_opt;
-  for (size_t i = 0; i < tl.annotations.size(); ++i)
-    if (!tl.annotations.on_gpu[i] && tax.is_optimizer_op(tl.str(tl.annotations.name[i])))
-      v_opt.push_back({tl.annotations.start_ns[i], tl.annotations.end_ns(i)});
-  p.optimizer_spans = union_of(std::move(v_opt));
-  size_t cpu_annotations = 0;
-  for (size_t i = 0; i < tl.annotations.size(); ++i) cpu_annotations += !tl.annotations.on_gpu[i];
-  p.has_cpu_side = tl.cpu_ops.size() > 0 || cpu_annotations > 0;
-
-  // Gap attribution: GPU op starts (with correlation); runtime by correlation. The ops are in
-  // start order already (Timeline::finish); ops starting together are put in correlation order,
-  // the order the lookup below relies on.
-  const GpuOpTable& ops = tl.gpu_ops;
-  p.op_starts.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) p.op_starts.emplace_back(ops.start_ns[i], ops.correlation[i]);
-  for (size_t a = 0; a < p.op_starts.size();) {
-    size_t b = a + 1;
-    while (b < p.op_starts.size() && p.op_starts[b].first == p.op_starts[a].first) ++b;
-    if (b - a > 1)
-      std::sort(p.op_starts.begin() + static_cast<std::ptrdiff_t>(a),
-                p.op_starts.begin() + static_cast<std::ptrdiff_t>(b));
-    a = b;
-  }
-  p.runtime_by_corr.reserve(tl.runtime.size());
-  for (size_t r = 0; r < tl.runtime.size(); ++r)
-    if (tl.runtime.correlation[r] != kNone) p.runtime_by_corr.emplace(tl.runtime.correlation[r], r);
-  p.has_correlated_runtime = !p.runtime_by_corr.empty();
+  fill_host_spans(p, tl, tax);
+  index_op_starts(p, tl);
   return p;
 }
 
