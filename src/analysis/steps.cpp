@@ -216,9 +216,9 @@ void find_before_first_step(const Timeline& tl, StepDetection& d, const CorrInde
 
 }  // namespace
 
-StepDetection find_steps(const Timeline& tl) {
-  StepDetection d;
-  // ---- CPU-side ProfilerStep ranges ----
+namespace {
+// The numbered ProfilerStep ranges of the CPU side (annotations and CPU ops), by start, once each.
+std::vector<Raw> cpu_step_ranges(const Timeline& tl) {
   std::vector<Raw> cpu;
   for (size_t i = 0; i < tl.annotations.size(); ++i) {
     if (tl.annotations.on_gpu[i]) continue;
@@ -236,9 +236,29 @@ StepDetection find_steps(const Timeline& tl) {
                         [](const Raw& a, const Raw& b) { return a.start == b.start && a.name == b.name; }),
             cpu.end());
 
-  auto [span_first, span_last] = tl.span();
-  const auto gpu = gpu_step_ranges(tl);
+  return cpu;
+}
 
+// The last step is partial when its CPU span reaches the trace's end, its launches lost their GPU
+// work, or the read was damaged: reported, excluded from per-step means.
+void mark_partial_last_step(const Timeline& tl, const std::vector<Raw>& cpu, int64_t lost_last, StepDetection& d) {
+  const int64_t span_last = tl.span().second;
+  Step& last = d.steps.back();
+  std::string why;
+  if (cpu.back().end >= span_last)
+    why = "its CPU span reaches the end of the trace";
+  else if (lost_last > 0)
+    why = "launches without recorded GPU activity: the profiler stopped or the trace was cut mid-step";
+  else if (const Diagnostic* dmg = read_damage(tl))
+    why = "the read was damaged (" + dmg->message + "), so the events of its end may be missing";
+  if (!why.empty()) {
+    last.partial = true;
+    d.notes.push_back(last.name + " is partial (" + why + "): reported, excluded from per-step means");
+  }
+}
+
+// Steps from the CPU-side ProfilerStep ranges and the GPU work each launched (docs/metrics.md § Steps).
+void steps_from_cpu_ranges(const Timeline& tl, const std::vector<Raw>& cpu, StepDetection& d) {
   // Latest end of GPU activity (kernels, memcpy, memset) at or before t; t itself when an op is
   // running at t, INT64_MIN when none ran before. Built lazily (only traces with CPU steps that
   // launched GPU work ask): ops by start (their table order) with a running maximum of their
@@ -257,101 +277,98 @@ StepDetection find_steps(const Timeline& tl) {
     return std::min(std::prev(it)->second, t);
   };
 
+  const size_t ns = cpu.size();
+  std::vector<int64_t> gfirst(ns, INT64_MAX), glast(ns, INT64_MIN);
+  std::vector<int64_t> lost(ns, 0);
+  // runtime call → step (by its start inside the step's CPU span); O(R log S).
+  CorrIndex corr(tl);
+  std::vector<int64_t> starts(ns);
+  for (size_t s = 0; s < ns; ++s) starts[s] = cpu[s].start;
+  for (size_t r = 0; r < tl.runtime.size(); ++r) {
+    int64_t cr = tl.runtime.correlation[r];
+    if (cr == kNone) continue;
+    if (corr.flat()) corr.flag(cr, CorrIndex::kRuntime);  // has_launch_record's answer, below
+    int64_t t = tl.runtime.start_ns[r];
+    auto it = std::upper_bound(starts.begin(), starts.end(), t);
+    if (it == starts.begin()) continue;
+    size_t s = static_cast<size_t>(it - starts.begin()) - 1;
+    if (t >= cpu[s].end) continue;
+    corr.set_step_if_unset(cr, static_cast<int32_t>(s));
+  }
+  const GpuOpTable& c = tl.gpu_ops;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c.correlation[i] == kNone) continue;
+    corr.flag(c.correlation[i], CorrIndex::kGpuOp);
+    const int32_t st = corr.step(c.correlation[i]);
+    if (st < 0) continue;
+    const size_t s = static_cast<size_t>(st);
+    gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
+    glast[s] = std::max(glast[s], c.end_ns(i));
+  }
+  std::vector<int8_t> launch_name(tl.strings.size(), -1);  // is_launch_call per name, computed once
+  for (size_t r = 0; r < tl.runtime.size(); ++r) {
+    int64_t cr = tl.runtime.correlation[r];
+    if (cr == kNone) continue;
+    const StrId id = tl.runtime.name[r];
+    int8_t& l = launch_name[id];
+    if (l < 0) l = is_launch_call(tl.str(id)) ? 1 : 0;
+    if (!l) continue;
+    const int32_t st = corr.step(cr);
+    if (st >= 0 && !corr.has(cr, CorrIndex::kGpuOp)) ++lost[static_cast<size_t>(st)];
+  }
+  // One rule for every step, the last included (docs/metrics.md § Steps). A step starts at the
+  // first GPU op it launched, moved back over the GPU idle time before that op but not before
+  // its CPU start: the host loading or launching while the GPU waits is the step's own waste,
+  // GPU time still running for earlier launches is not. It ends where its own work ends (the
+  // later of its CPU end and the end of the GPU work it launched), never after the next step's
+  // start. A step without recorded GPU work is its CPU span, from no earlier than the end of the
+  // previous step's own work (a slice that kept a step's launches but not its kernels: in a
+  // GPU-bound loop its CPU start lies inside the previous step's GPU work).
+  std::vector<int64_t> w_start(ns), w_end(ns);
+  for (size_t s = 0; s < ns; ++s) {
+    int64_t a = cpu[s].start;
+    if (gfirst[s] != INT64_MAX)
+      a = std::min(gfirst[s], std::max(cpu[s].start, last_gpu_end_before(gfirst[s])));
+    else if (s > 0)
+      a = std::max(a, glast[s - 1] != INT64_MIN ? std::max(cpu[s - 1].end, glast[s - 1]) : cpu[s - 1].end);
+    w_start[s] = s > 0 ? std::max(a, w_start[s - 1]) : a;
+  }
+  for (size_t s = 0; s < ns; ++s) {
+    int64_t e = glast[s] != INT64_MIN ? std::max(cpu[s].end, glast[s]) : cpu[s].end;
+    if (s + 1 < ns) e = std::min(e, w_start[s + 1]);
+    w_end[s] = std::max(e, w_start[s]);
+  }
+  for (size_t s = 0; s < ns; ++s) {
+    Step st;
+    st.name = cpu[s].name;
+    st.start_ns = w_start[s];
+    st.end_ns = w_end[s];
+    st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
+    st.cpu_start_ns = cpu[s].start;
+    st.cpu_end_ns = cpu[s].end;
+    d.steps.push_back(std::move(st));
+    if (lost[s] > 0)
+      d.notes.push_back(cpu[s].name + ": " + fmt::to_string(lost[s]) + " launch call(s) have no recorded GPU activity");
+  }
+  flag_overlapping_annotations(cpu, d);
+  mark_partial_last_step(tl, cpu, lost.back(), d);
+  d.method =
+      "ProfilerStep#N CPU annotations; a step's window starts at the first GPU op launched (by correlation) "
+      "inside its CPU span, moved back over GPU idle time to no earlier than its CPU start, and ends at the later "
+      "of its CPU end and the end of the GPU work it launched, clipped to the next step's start";
+  find_before_first_step(tl, d, corr.flat() ? &corr : nullptr);
+}
+
+}  // namespace
+
+StepDetection find_steps(const Timeline& tl) {
+  StepDetection d;
+  const std::vector<Raw> cpu = cpu_step_ranges(tl);
   if (!cpu.empty()) {
-    const size_t ns = cpu.size();
-    std::vector<int64_t> gfirst(ns, INT64_MAX), glast(ns, INT64_MIN);
-    std::vector<int64_t> lost(ns, 0);
-    // runtime call → step (by its start inside the step's CPU span); O(R log S).
-    CorrIndex corr(tl);
-    std::vector<int64_t> starts(ns);
-    for (size_t s = 0; s < ns; ++s) starts[s] = cpu[s].start;
-    for (size_t r = 0; r < tl.runtime.size(); ++r) {
-      int64_t cr = tl.runtime.correlation[r];
-      if (cr == kNone) continue;
-      if (corr.flat()) corr.flag(cr, CorrIndex::kRuntime);  // has_launch_record's answer, below
-      int64_t t = tl.runtime.start_ns[r];
-      auto it = std::upper_bound(starts.begin(), starts.end(), t);
-      if (it == starts.begin()) continue;
-      size_t s = static_cast<size_t>(it - starts.begin()) - 1;
-      if (t >= cpu[s].end) continue;
-      corr.set_step_if_unset(cr, static_cast<int32_t>(s));
-    }
-    const GpuOpTable& c = tl.gpu_ops;
-    for (size_t i = 0; i < c.size(); ++i) {
-      if (c.correlation[i] == kNone) continue;
-      corr.flag(c.correlation[i], CorrIndex::kGpuOp);
-      const int32_t st = corr.step(c.correlation[i]);
-      if (st < 0) continue;
-      const size_t s = static_cast<size_t>(st);
-      gfirst[s] = std::min(gfirst[s], c.start_ns[i]);
-      glast[s] = std::max(glast[s], c.end_ns(i));
-    }
-    std::vector<int8_t> launch_name(tl.strings.size(), -1);  // is_launch_call per name, computed once
-    for (size_t r = 0; r < tl.runtime.size(); ++r) {
-      int64_t cr = tl.runtime.correlation[r];
-      if (cr == kNone) continue;
-      const StrId id = tl.runtime.name[r];
-      int8_t& l = launch_name[id];
-      if (l < 0) l = is_launch_call(tl.str(id)) ? 1 : 0;
-      if (!l) continue;
-      const int32_t st = corr.step(cr);
-      if (st >= 0 && !corr.has(cr, CorrIndex::kGpuOp)) ++lost[static_cast<size_t>(st)];
-    }
-    // One rule for every step, the last included (docs/metrics.md § Steps). A step starts at the
-    // first GPU op it launched, moved back over the GPU idle time before that op but not before
-    // its CPU start: the host loading or launching while the GPU waits is the step's own waste,
-    // GPU time still running for earlier launches is not. It ends where its own work ends (the
-    // later of its CPU end and the end of the GPU work it launched), never after the next step's
-    // start. A step without recorded GPU work is its CPU span, from no earlier than the end of the
-    // previous step's own work (a slice that kept a step's launches but not its kernels: in a
-    // GPU-bound loop its CPU start lies inside the previous step's GPU work).
-    std::vector<int64_t> w_start(ns), w_end(ns);
-    for (size_t s = 0; s < ns; ++s) {
-      int64_t a = cpu[s].start;
-      if (gfirst[s] != INT64_MAX)
-        a = std::min(gfirst[s], std::max(cpu[s].start, last_gpu_end_before(gfirst[s])));
-      else if (s > 0)
-        a = std::max(a, glast[s - 1] != INT64_MIN ? std::max(cpu[s - 1].end, glast[s - 1]) : cpu[s - 1].end);
-      w_start[s] = s > 0 ? std::max(a, w_start[s - 1]) : a;
-    }
-    for (size_t s = 0; s < ns; ++s) {
-      int64_t e = glast[s] != INT64_MIN ? std::max(cpu[s].end, glast[s]) : cpu[s].end;
-      if (s + 1 < ns) e = std::min(e, w_start[s + 1]);
-      w_end[s] = std::max(e, w_start[s]);
-    }
-    for (size_t s = 0; s < ns; ++s) {
-      Step st;
-      st.name = cpu[s].name;
-      st.start_ns = w_start[s];
-      st.end_ns = w_end[s];
-      st.source = "ProfilerStep (cpu annotation) + GPU work it launched";
-      st.cpu_start_ns = cpu[s].start;
-      st.cpu_end_ns = cpu[s].end;
-      d.steps.push_back(std::move(st));
-      if (lost[s] > 0)
-        d.notes.push_back(cpu[s].name + ": " + fmt::to_string(lost[s]) +
-                          " launch call(s) have no recorded GPU activity");
-    }
-    flag_overlapping_annotations(cpu, d);
-    Step& last = d.steps.back();
-    std::string why;
-    if (cpu.back().end >= span_last)
-      why = "its CPU span reaches the end of the trace";
-    else if (lost.back() > 0)
-      why = "launches without recorded GPU activity: the profiler stopped or the trace was cut mid-step";
-    else if (const Diagnostic* dmg = read_damage(tl))
-      why = "the read was damaged (" + dmg->message + "), so the events of its end may be missing";
-    if (!why.empty()) {
-      last.partial = true;
-      d.notes.push_back(last.name + " is partial (" + why + "): reported, excluded from per-step means");
-    }
-    d.method =
-        "ProfilerStep#N CPU annotations; a step's window starts at the first GPU op launched (by correlation) "
-        "inside its CPU span, moved back over GPU idle time to no earlier than its CPU start, and ends at the later "
-        "of its CPU end and the end of the GPU work it launched, clipped to the next step's start";
-    find_before_first_step(tl, d, corr.flat() ? &corr : nullptr);
+    steps_from_cpu_ranges(tl, cpu, d);
     return d;
   }
+  const auto gpu = gpu_step_ranges(tl);
 
   // ---- GPU-side ProfilerStep ranges (gpu_user_annotation) ----
   if (!gpu.empty()) {
