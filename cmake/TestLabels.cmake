@@ -30,7 +30,7 @@ endfunction()
 
 goblin_label(checks layering layering_self_test docs_results docs_results_self_test text_format
              text_format_self_test namespaces namespaces_self_test ratchet ratchet_self_test python_lint
-             docs_verbs_current docs_architecture_current cli_has_every_verb perf_gate_self_test)
+             docs_verbs_current docs_architecture_current docs_figures_current cli_has_every_verb perf_gate_self_test)
 goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_traces step_time_across_verbs
              secrets_never_printed robustness_table kernel_harness_integrity python_module python_notebook
              scale_k8s_manifests)
