@@ -517,20 +517,16 @@ void stable_sort_on(std::vector<uint32_t>& perm, const Less& less, int threads) 
   }
 }
 
-// Reorders every column of `table` so that row i becomes old row perm[i] (columns on the
-// process's worker threads when the table is large).
+// Reorders every column of `table` so that row i becomes old row perm[i], one column at a time:
+// a column's copy is the only extra memory (permuting a table's columns side by side would hold a
+// second copy of the whole table at once).
 template <class Table>
 void permute_rows(Table& table, const std::vector<uint32_t>& perm) {
-  std::vector<std::function<void()>> cols;
   table.for_each_column([&](const char*, auto& col, ColumnKind) {
-    cols.emplace_back([&col, &perm] {
-      std::decay_t<decltype(col)> out(col.size());
-      for (size_t i = 0; i < perm.size(); ++i) out[i] = col[perm[i]];
-      col.swap(out);
-    });
+    std::decay_t<decltype(col)> out(col.size());
+    for (size_t i = 0; i < perm.size(); ++i) out[i] = col[perm[i]];
+    col.swap(out);
   });
-  const int threads = perm.size() >= kParallelSortRows ? worker_threads() : 1;
-  parallel_for(cols.size(), threads, [&](size_t i) { cols[i](); });
 }
 // The stable order of `n` rows by `less`, or empty when they are in that order already.
 template <class Less>
