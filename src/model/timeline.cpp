@@ -493,11 +493,12 @@ void parallel_for(size_t n, int threads, F&& fn) {
 }
 
 // std::stable_sort's result (a stable order is unique), computed as `threads` sorted runs merged
-// pairwise: std::merge keeps equal elements of the left run first.
+// pairwise: std::merge keeps equal elements of the left run first. Below four threads the tables
+// sorting side by side already fill the cores, and the merge passes would only add work.
 template <class Less>
 void stable_sort_on(std::vector<uint32_t>& perm, const Less& less, int threads) {
   const size_t n = perm.size();
-  if (threads < 2 || n < kParallelSortRows) {
+  if (threads < 4 || n < kParallelSortRows) {
     std::stable_sort(perm.begin(), perm.end(), less);
     return;
   }
