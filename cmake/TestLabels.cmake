@@ -33,7 +33,7 @@ goblin_label(checks layering layering_self_test docs_results docs_results_self_t
              docs_verbs_current docs_architecture_current docs_figures_current cli_has_every_verb perf_gate_self_test)
 goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_traces step_time_across_verbs
              secrets_never_printed robustness_table kernel_harness_integrity python_module python_notebook
-             scale_k8s_manifests)
+             scale_k8s_manifests threads_identical)
 # The simulated ROCm host (tests/sim_rocm): live AMD profile, bench and audit.
 goblin_label(e2e sim_rocm_profile sim_rocm_rocprof_disagree sim_rocm_rocprofv3_outputs sim_rocm_bench sim_rocm_audit_mi300x sim_rocm_audit_mi355x
              sim_rocm_amd_smi_and_footer)

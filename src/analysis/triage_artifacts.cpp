@@ -12,6 +12,7 @@
 #include "core/build_info.h"
 #include "core/escape.h"
 #include "core/io.h"
+#include "core/phases.h"
 #include "core/text.h"
 #include "hw/gpu_specs.h"
 #include "hw/roofline.h"
@@ -93,18 +94,28 @@ Result<TriageReport> run_triage(const Timeline& tl, const TriageOptions& opt) {
 
 Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, const TriageOptions& opt) {
   TriageReport r;
+  // Each analysis is one phase of --phase-times (docs/scale.md § Threads).
+  auto timed = [](const char* name, auto&& fn) {
+    PhaseTimer pt(name);
+    fn();
+  };
   const hw::VendorFinding vf = hw::vendor_of_timeline(k, tl);
   r.vendor = vf.vendor;
-  r.exposure = compute_exposure(tl);
-  r.attribution = attribute_launches(tl);
-  r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy);
-  price_kernel_rows(tl, k, r);
-  r.overlap =
-      build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, k.overlap, k.taxonomy);
-  r.fuse = build_fuse_table(tl, r.kernels, r.attribution, k.fusion, r.vendor);
-  r.module_attribution = attribute_modules(tl, r.attribution);
-  r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
-  r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages);
+  timed("triage: exposure", [&] { r.exposure = compute_exposure(tl); });
+  timed("triage: launch attribution", [&] { r.attribution = attribute_launches(tl); });
+  timed("triage: kernel table", [&] { r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy); });
+  timed("triage: roofline pricing", [&] { price_kernel_rows(tl, k, r); });
+  timed("triage: overlap table", [&] {
+    r.overlap =
+        build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, k.overlap, k.taxonomy);
+  });
+  timed("triage: fuse table", [&] { r.fuse = build_fuse_table(tl, r.kernels, r.attribution, k.fusion, r.vendor); });
+  timed("triage: module attribution", [&] {
+    r.module_attribution = attribute_modules(tl, r.attribution);
+    r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
+  });
+  timed("triage: stages", [&] { r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages); });
+  PhaseTimer rest("triage: metadata and notes");
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(
         make_warning(W::triage_negative_duration_skipped,
@@ -400,6 +411,7 @@ const std::vector<std::string>& triage_artifact_names() {
 }
 
 Status write_triage_artifacts(const TriageReport& r, const std::string& dir) {
+  PhaseTimer pt("triage: write artifacts");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error(ErrorKind::Io, "cannot create output directory: " + ec.message(), dir);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/phases.h"
 #include "core/verb_result.h"
 #include "model/warning_json.h"
 #include "trace/readers.h"
@@ -188,6 +189,7 @@ VerbResult info(const std::vector<std::string>& paths) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<Error> err;
     if (!st.ok()) err = st.error();
+    PhaseTimer pt("info: summary");
     Json o = describe(p, tl, err, secs);
     // Nothing read (a missing file, an unknown format): the error alone says it, not a summary of
     // zeros before it.

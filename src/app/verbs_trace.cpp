@@ -478,7 +478,8 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin ranks traces/                               every trace in the directory is one rank\n"
         "  goblin ranks rank0.json.gz rank1.json.gz --json    the straggler verdict and tables as JSON\n";
-    Field th{"threads", FieldKind::Integer, "Small ranks read at once (large ones use both cores each)", 2};
+    Field th{"threads", FieldKind::Integer,
+             "Threads: above 1, small ranks are read two at once; a large rank's blocks are parsed on this many", 2};
     th.min = 1;
     th.max = 64;
     Field rx{"rank_regex", FieldKind::String,

@@ -10,6 +10,7 @@
 #include "cli/verb.h"
 #include "cli/verbs.h"
 #include "core/escape.h"
+#include "core/phases.h"
 
 namespace goblin::cli {
 
@@ -27,7 +28,47 @@ struct Slots {
   std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> options;
   bool json = false;
+  // The trace-reading options every verb that reads a trace takes (add_trace_options).
+  int64_t threads = 0;
+  CLI::Option* threads_opt = nullptr;
+  bool phase_times = false;
 };
+
+// A verb reads traces when its positional input is a file or files (info, triage, metrics, ...).
+bool reads_traces(const app::Verb& v) {
+  for (const Field& f : v.request)
+    if (f.positional && (f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths)) return true;
+  return false;
+}
+
+// --threads and --phase-times, declared once for every verb that reads a trace. They tune how the
+// command runs, not what it answers, so they are options of the CLI door (the process's worker
+// threads and its phase table, core/phases.h), not request fields: a result is the same whatever
+// the thread count. A verb with a `threads` field of its own (ranks) keeps it; its value sets the
+// worker threads too.
+void add_trace_options(CLI::App* cmd, const app::Verb& v, Slots& s) {
+  bool own = false;
+  for (const Field& f : v.request) own = own || f.name == "threads";
+  if (!own) {
+    s.threads_opt =
+        cmd->add_option("--threads", s.threads,
+                        "Threads that read and analyse one trace (default: the machine's cores, at most 16; 1: one "
+                        "thread). Results are identical whatever the count")
+            ->check(CLI::Range(1, 256));
+  }
+  cmd->add_flag("--phase-times", s.phase_times,
+                "Print where the time went, phase by phase (read, parse, merge, sort, each analysis), to stderr");
+}
+
+// Sets the process's worker threads and phase table from the parsed options.
+void apply_trace_options(const Slots& s) {
+  int n = default_worker_threads();
+  if (s.threads_opt && s.threads_opt->count() > 0) n = static_cast<int>(s.threads);
+  if (auto it = s.options.find("threads"); it != s.options.end() && it->second->count() > 0)
+    n = static_cast<int>(s.integers.at("threads"));
+  set_worker_threads(n);
+  set_phase_times(s.phase_times);
+}
 
 // The subcommand for a command path, creating the parent words ("kb") on first use.
 CLI::App* command_for(CLI::App& root, const app::Verb& v) {
@@ -126,8 +167,11 @@ void register_verbs(CLI::App& root) {
     for (const Field& f : v.request)
       if (f.doors & app::kCli) add_field(cmd, f, *slots);
     cmd->add_flag("--json", slots->json, "Print the {ok, result, error} envelope");
+    const bool traces = reads_traces(v);
+    if (traces) add_trace_options(cmd, v, *slots);
     const app::Verb* verb = &v;
-    cmd->callback([verb, slots] {
+    cmd->callback([verb, slots, traces] {
+      if (traces) apply_trace_options(*slots);
       run_verb(slots->json, [&]() -> VerbResult {
         app::Context ctx;
         if (!slots->json)
@@ -137,6 +181,7 @@ void register_verbs(CLI::App& root) {
         ctx.progress = [](double, const std::string& line) { std::cerr << terminal_text(line) << "\n"; };
         return app::call(*verb, arguments(*verb, *slots), app::kCli, ctx);
       });
+      if (const std::string t = phase_times_text(); !t.empty()) std::cerr << t;
     });
   }
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/escape.h"
+#include "core/phases.h"
 
 namespace goblin::cli {
 
@@ -16,6 +17,7 @@ int verb_exit_code() { return g_exit_code; }
 void set_verb_exit_code(int code) { g_exit_code = code; }
 
 void finish(VerbResult r, bool json) {
+  PhaseTimer pt("emit: print the result");
   if (json) {
     Json out = r.error ? envelope_error(*r.error, std::move(r.result)) : envelope_ok(std::move(r.result));
     // Replace (not throw on) bytes that are not UTF-8: a kernel name or a user's config may carry

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <limits>
 #include <map>
 #include <thread>
@@ -10,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/limits.h"
+#include "core/phases.h"
 
 namespace goblin {
 
@@ -467,7 +470,57 @@ void Timeline::validate(int64_t overlap_tolerance_ns) {
 }
 
 namespace {
-// Reorders every column of `table` so that row i becomes old row perm[i].
+// Tables this large sort on the process's worker threads (core/phases.h, the CLI's --threads);
+// smaller ones are not worth a thread's start.
+constexpr size_t kParallelSortRows = 1u << 14;
+
+// Runs fn(i) for every i in [0, n) on up to `threads` threads (this one included).
+template <class F>
+void parallel_for(size_t n, int threads, F&& fn) {
+  const size_t t = std::min<size_t>(n, static_cast<size_t>(std::max(threads, 1)));
+  if (t <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  };
+  std::vector<std::thread> ts;
+  for (size_t i = 1; i < t; ++i) ts.emplace_back(loop);
+  loop();
+  for (auto& x : ts) x.join();
+}
+
+// std::stable_sort's result (a stable order is unique), computed as `threads` sorted runs merged
+// pairwise: std::merge keeps equal elements of the left run first. Below four threads the tables
+// sorting side by side already fill the cores, and the merge passes would only add work.
+template <class Less>
+void stable_sort_on(std::vector<uint32_t>& perm, const Less& less, int threads) {
+  const size_t n = perm.size();
+  if (threads < 4 || n < kParallelSortRows) {
+    std::stable_sort(perm.begin(), perm.end(), less);
+    return;
+  }
+  const size_t parts = static_cast<size_t>(threads);
+  std::vector<size_t> b(parts + 1);
+  for (size_t i = 0; i <= parts; ++i) b[i] = n * i / parts;
+  parallel_for(parts, threads, [&](size_t i) { std::stable_sort(perm.begin() + b[i], perm.begin() + b[i + 1], less); });
+  std::vector<uint32_t> tmp(n);
+  for (size_t width = 1; width < parts; width *= 2) {
+    const size_t pairs = (parts + 2 * width - 1) / (2 * width);
+    parallel_for(pairs, threads, [&](size_t j) {
+      const size_t lo = b[std::min(2 * j * width, parts)], mid = b[std::min((2 * j + 1) * width, parts)],
+                   hi = b[std::min((2 * j + 2) * width, parts)];
+      std::merge(perm.begin() + lo, perm.begin() + mid, perm.begin() + mid, perm.begin() + hi, tmp.begin() + lo, less);
+    });
+    perm.swap(tmp);
+  }
+}
+
+// Reorders every column of `table` so that row i becomes old row perm[i], one column at a time:
+// a column's copy is the only extra memory (permuting a table's columns side by side would hold a
+// second copy of the whole table at once).
 template <class Table>
 void permute_rows(Table& table, const std::vector<uint32_t>& perm) {
   table.for_each_column([&](const char*, auto& col, ColumnKind) {
@@ -484,7 +537,7 @@ std::vector<uint32_t> sort_order(size_t n, Less&& less) {
   if (sorted) return {};
   std::vector<uint32_t> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = static_cast<uint32_t>(i);
-  std::stable_sort(perm.begin(), perm.end(), less);
+  stable_sort_on(perm, less, worker_threads());
   return perm;
 }
 template <class Table>
@@ -495,16 +548,22 @@ void sort_timed(Table& t) {
 }  // namespace
 
 void Timeline::sort_by_start() {
-  auto g = sort_order(gpu_ops.size(), [&](uint32_t a, uint32_t b) {
-    if (gpu_ops.start_ns[a] != gpu_ops.start_ns[b]) return gpu_ops.start_ns[a] < gpu_ops.start_ns[b];
-    return gpu_ops.kind[a] < gpu_ops.kind[b];
+  // The tables are independent: each sorts as one task (CPU ops with the python frames that
+  // point at them), the tasks side by side when the process has worker threads.
+  std::vector<std::function<void()>> tables;
+  tables.emplace_back([this] {
+    auto g = sort_order(gpu_ops.size(), [&](uint32_t a, uint32_t b) {
+      if (gpu_ops.start_ns[a] != gpu_ops.start_ns[b]) return gpu_ops.start_ns[a] < gpu_ops.start_ns[b];
+      return gpu_ops.kind[a] < gpu_ops.kind[b];
+    });
+    if (!g.empty()) permute_rows(gpu_ops, g);
   });
-  if (!g.empty()) permute_rows(gpu_ops, g);
   // CPU ops are pointed at by python_frames.cpu_op: remap those rows, keeping frames in the
   // order of the ops they describe.
-  auto c =
-      sort_order(cpu_ops.size(), [&](uint32_t a, uint32_t b) { return cpu_ops.start_ns[a] < cpu_ops.start_ns[b]; });
-  if (!c.empty()) {
+  tables.emplace_back([this] {
+    auto c =
+        sort_order(cpu_ops.size(), [&](uint32_t a, uint32_t b) { return cpu_ops.start_ns[a] < cpu_ops.start_ns[b]; });
+    if (c.empty()) return;
     permute_rows(cpu_ops, c);
     std::vector<int64_t> new_row(c.size());
     for (size_t i = 0; i < c.size(); ++i) new_row[c[i]] = static_cast<int64_t>(i);
@@ -513,34 +572,56 @@ void Timeline::sort_by_start() {
     auto f = sort_order(python_frames.size(),
                         [&](uint32_t a, uint32_t b) { return python_frames.cpu_op[a] < python_frames.cpu_op[b]; });
     if (!f.empty()) permute_rows(python_frames, f);
-  }
-  sort_timed(runtime);
-  sort_timed(annotations);
-  sort_timed(collectives);
-  auto s = sort_order(samples.size(), [&](uint32_t a, uint32_t b) { return samples.ts_ns[a] < samples.ts_ns[b]; });
-  if (!s.empty()) permute_rows(samples, s);
-  auto me = sort_order(memory_events.size(),
-                       [&](uint32_t a, uint32_t b) { return memory_events.ts_ns[a] < memory_events.ts_ns[b]; });
-  if (!me.empty()) permute_rows(memory_events, me);
+  });
+  tables.emplace_back([this] { sort_timed(runtime); });
+  tables.emplace_back([this] { sort_timed(annotations); });
+  tables.emplace_back([this] { sort_timed(collectives); });
+  tables.emplace_back([this] {
+    auto s = sort_order(samples.size(), [&](uint32_t a, uint32_t b) { return samples.ts_ns[a] < samples.ts_ns[b]; });
+    if (!s.empty()) permute_rows(samples, s);
+  });
+  tables.emplace_back([this] {
+    auto me = sort_order(memory_events.size(),
+                         [&](uint32_t a, uint32_t b) { return memory_events.ts_ns[a] < memory_events.ts_ns[b]; });
+    if (!me.empty()) permute_rows(memory_events, me);
+  });
   // flows (s/f halves keyed by id), counters and rules (keyed by the source's dispatch number)
   // are not timed rows and keep their read order.
+  const size_t rows = gpu_ops.size() + cpu_ops.size() + runtime.size();
+  parallel_for(tables.size(), rows >= kParallelSortRows ? worker_threads() : 1, [&](size_t i) { tables[i](); });
 }
 
 void Timeline::derive_tracks() {
   std::map<std::pair<int32_t, int64_t>, int32_t> ids;
-  for (size_t i = 0; i < gpu_ops.size(); ++i) ids.emplace(std::pair{gpu_ops.device[i], gpu_ops.stream[i]}, 0);
+  for (size_t i = 0; i < gpu_ops.size(); ++i)
+    if (i == 0 || gpu_ops.device[i] != gpu_ops.device[i - 1] || gpu_ops.stream[i] != gpu_ops.stream[i - 1])
+      ids.emplace(std::pair{gpu_ops.device[i], gpu_ops.stream[i]}, 0);
   tracks = TrackTable{};
   tracks.reserve(ids.size());
   for (auto& [key, id] : ids) {
     id = static_cast<int32_t>(tracks.size());
     tracks.push(TrackRow{key.first, key.second, meta.distributed.rank});
   }
-  for (size_t i = 0; i < gpu_ops.size(); ++i) gpu_ops.track[i] = ids[{gpu_ops.device[i], gpu_ops.stream[i]}];
+  // Consecutive ops mostly share a stream: the last lookup answers them without the map.
+  std::pair<int32_t, int64_t> last{};
+  int32_t last_id = -1;
+  for (size_t i = 0; i < gpu_ops.size(); ++i) {
+    const std::pair<int32_t, int64_t> key{gpu_ops.device[i], gpu_ops.stream[i]};
+    if (last_id < 0 || key != last) last = key, last_id = ids[key];
+    gpu_ops.track[i] = last_id;
+  }
 }
 
 void Timeline::finish(int64_t overlap_tolerance_ns) {
-  sort_by_start();
-  derive_tracks();
+  {
+    PhaseTimer pt("finish: sort tables by start");
+    sort_by_start();
+  }
+  {
+    PhaseTimer pt("finish: derive tracks");
+    derive_tracks();
+  }
+  PhaseTimer pt("finish: validate");
   validate(overlap_tolerance_ns);
   // Telemetry beside a trace on another clock is converted only explicitly: say so once.
   if (samples.size() > 0 && gpu_ops.size() + runtime.size() + cpu_ops.size() > 0)

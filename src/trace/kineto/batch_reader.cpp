@@ -1,9 +1,10 @@
 // Parallel read of one Kineto trace from any ByteSource (plain file, .json.gz, memory): the
-// stream is cut into blocks of ~block_bytes at guessed event boundaries; two workers each take the
-// next block, split and parse it into a Timeline of its own, and merge finished blocks into the
-// caller's Timeline strictly in file order. Reading (and, for .json.gz, inflating) the next block
-// happens under a lock by whichever worker needs it, so inflate, split and parse overlap on both
-// cores without a third thread.
+// stream is cut into blocks of ~block_bytes at guessed event boundaries; `threads` workers each take
+// the next block, split and parse it into a Timeline of its own, and merge finished blocks into the
+// caller's Timeline strictly in file order (one worker at a time, beside the others' reading and
+// parsing). Reading (and, for .json.gz, inflating) the next block happens under a lock by whichever
+// worker needs it, so inflate, split and parse overlap on every core without an extra thread. At
+// most threads + 2 blocks are in flight, so memory grows with the thread count, not the file.
 //
 // Exactness (the Timeline, warnings and errors equal the one-thread read_source's): a block's
 // splitter starts in the state "between two events of traceEvents" at the guessed cut. The guess
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "core/confine.h"
+#include "core/phases.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
 #include "trace/kineto/reader_common.h"
@@ -195,11 +197,21 @@ class Pipeline {
       bare_ = i < b.size() && b[i] == '[';
     }
     next_base_ += sp.buffered().size();
+    if (s.index == 0) expect_bytes_ = expected_bytes();
     s.last = eof_ || read_error_.has_value();
     if (s.last) {
       s.read_error = read_error_;
       supply_done_ = true;
     }
+  }
+
+  // The input's decompressed size, extrapolated from what was read so far (asked while supplying:
+  // the merge runs beside the next reads).
+  double expected_bytes() const {
+    const uint64_t raw = src_.raw_position();
+    return src_.compressed() && raw > 0
+               ? static_cast<double>(src_.file_size()) * static_cast<double>(src_.position()) / static_cast<double>(raw)
+               : static_cast<double>(src_.file_size());
   }
 
   // fill() over a mapped plain file: the block is a view of the mapping, cut at the last event
@@ -234,6 +246,7 @@ class Pipeline {
       bare_ = i < b.size() && b[i] == '[';
     }
     next_base_ += cut;
+    if (s.index == 0) expect_bytes_ = expected_bytes();
     s.last = eof_;
     if (s.last) supply_done_ = true;
   }
@@ -284,55 +297,76 @@ class Pipeline {
       Slot* s = nullptr;
       {
         std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return stop_ || supply_done_ || free_slot() != nullptr; });
+        {
+          PhaseTimer wait("read: blocks, wait for a free slot");
+          cv_.wait(lk, [&] { return stop_ || supply_done_ || free_slot() != nullptr; });
+        }
         if (stop_ || supply_done_) return;
         s = free_slot();
         held_of(s)->busy = true;
+        PhaseTimer fill_time("read: blocks, read/inflate (serial)");
         fill(*s);
         order_.push_back(s);
       }
-      Status st = s->splitter->scan();
+      Status st;
       {
-        std::lock_guard<std::mutex> lk(mu_);
+        PhaseTimer parse("read: blocks, split+parse");
+        st = s->splitter->scan();
+      }
+      {
+        std::unique_lock<std::mutex> lk(mu_);
         s->status = st;
         s->between = s->splitter->between_events();
         s->bare = s->splitter->bare_array();
         s->parsed = true;
-        merge_ready();
+        merge_ready(lk);
       }
       cv_.notify_all();
     }
   }
 
-  // Merges finished blocks in order (with mu_ held).
-  void merge_ready() {
+  // Merges finished blocks in order. Called with mu_ held; one worker merges at a time, with mu_
+  // released while it copies a block's rows, so the other workers keep reading and parsing (the
+  // merge is the read's one serial step besides reading the bytes). A block that finishes while
+  // another worker merges is merged by that worker, which looks at the queue again after each
+  // block.
+  void merge_ready(std::unique_lock<std::mutex>& lk) {
+    if (merging_) return;
+    merging_ = true;
     while (!stop_ && !order_.empty() && order_.front()->parsed) {
       Slot* s = order_.front();
       if (prev_ && !(prev_->between && prev_->bare == bare_)) {
         // The cut before this block was not between two events: read on sequentially.
         fail_at_ = true;
         stop_ = true;
-        return;
+        break;
       }
-      merge(*s);
+      lk.unlock();
+      {
+        PhaseTimer merge_time("read: blocks, merge in file order (serial)");
+        merge(*s);
+      }
+      lk.lock();
       order_.pop_front();
       if (prev_) held_of(prev_)->busy = false;
       prev_ = s;
+      cv_.notify_all();
       Status st = s->status;
       if (st.ok() && s->read_error) st = *s->read_error;
       if (!st.ok()) {
         status_ = st;
         stop_ = true;
-        return;
+        break;
       }
       if (s->last) {
         s->splitter->add_prior_events(events_before_);
         status_ = s->splitter->finish();
         stop_ = true;
-        return;
+        break;
       }
       events_before_ += s->splitter->events_emitted();
     }
+    merging_ = false;
   }
 
   void apply(Slot& s, bool before) {
@@ -359,13 +393,8 @@ class Pipeline {
     s.sink->items.clear();
     if (s.index == 0 && !s.last) {
       // Reserve every column for the whole input, extrapolated from this first block.
-      const uint64_t raw = src_.raw_position();
-      const double expect =
-          src_.compressed() && raw > 0
-              ? static_cast<double>(src_.file_size()) * static_cast<double>(src_.position()) / static_cast<double>(raw)
-              : static_cast<double>(src_.file_size());
       const double seen = static_cast<double>(s.splitter->buffered().size());
-      const double factor = seen > 0 ? 1.1 * expect / seen : 0;
+      const double factor = seen > 0 ? 1.1 * expect_bytes_ / seen : 0;
       if (factor > 2) reserve_like(dst_, factor);
     }
   }
@@ -432,6 +461,8 @@ class Pipeline {
   uint64_t next_base_ = 0;
   size_t next_index_ = 0;
   bool bare_ = false, eof_ = false, supply_done_ = false, stop_ = false, fail_at_ = false;
+  bool merging_ = false;     // a worker is merging (mu_ released while it copies rows)
+  double expect_bytes_ = 0;  // the input's expected size, taken when block 0 was read
   std::optional<Error> read_error_;
   const char* map_ = nullptr;
   uint64_t map_size_ = 0;

@@ -19,6 +19,7 @@
 
 #include "core/confine.h"
 #include "core/io.h"
+#include "core/phases.h"
 #include "trace/kineto/event_parser.h"
 #include "trace/kineto/kineto.h"
 #include "trace/kineto/reader_common.h"
@@ -482,19 +483,22 @@ Status read_source(ByteSource& src, Timeline& tl, const ReadOptions& opt) {
 }  // namespace kineto
 
 namespace {
-// Benchmark knobs (bench/README.md): GOBLIN_KINETO_MODE=blocks|halves|single,
-// GOBLIN_KINETO_THREADS=N, GOBLIN_KINETO_BLOCK_MB=N, GOBLIN_KINETO_FAST=0 (simdjson only),
-// GOBLIN_KINETO_MAP=0 (read() plain files instead of mapping them).
+// Benchmark knobs (bench/README.md): GOBLIN_KINETO_MODE=blocks|halves|single (blocks: the block
+// reader whatever the size, which tests use to cut small fixtures into many blocks),
+// GOBLIN_KINETO_THREADS=N (over --threads), GOBLIN_KINETO_BLOCK_MB=N, GOBLIN_KINETO_BLOCK_KB=N,
+// GOBLIN_KINETO_FAST=0 (simdjson only), GOBLIN_KINETO_MAP=0 (read() plain files instead of mapping
+// them).
 struct EnvKnobs {
   std::string mode;
   int threads = 0;
-  size_t block_mb = 0;
+  size_t block_mb = 0, block_kb = 0;
   int map = -1;
   EnvKnobs() {
     if (const char* m = std::getenv("GOBLIN_KINETO_MAP")) map = std::atoi(m);
     if (const char* m = std::getenv("GOBLIN_KINETO_MODE")) mode = m;
     if (const char* t = std::getenv("GOBLIN_KINETO_THREADS")) threads = std::atoi(t);
     if (const char* b = std::getenv("GOBLIN_KINETO_BLOCK_MB")) block_mb = static_cast<size_t>(std::atoi(b));
+    if (const char* b = std::getenv("GOBLIN_KINETO_BLOCK_KB")) block_kb = static_cast<size_t>(std::atoi(b));
     if (const char* f = std::getenv("GOBLIN_KINETO_FAST")) kineto::set_fast_path_enabled(std::atoi(f) != 0);
   }
 };
@@ -532,19 +536,32 @@ Status blame_gzip_if_damaged(ByteSource& src, Status parsed) {
 Status read_kineto(const std::string& path, Timeline& tl, const ReadOptions& given) {
   const EnvKnobs& env = env_knobs();
   ReadOptions opt = given;
-  if (env.threads > 0) opt.threads = env.threads;
+  // The bench knob, else the process's --threads, else the caller's own count.
+  if (env.threads > 0)
+    opt.threads = env.threads;
+  else if (worker_threads() > 0)
+    opt.threads = worker_threads();
   if (env.block_mb > 0) opt.block_bytes = env.block_mb << 20;
+  if (env.block_kb > 0) opt.block_bytes = env.block_kb << 10;
+  // Sixteen workers parse faster than one reader copies: on the 16-core H200 host a 10 GB trace
+  // read in 3.2 s mapped against 3.8 s through read() (bench/results/scale_threads). On two cores
+  // mapping was the slower (ReadOptions::map_plain_files).
+  if (opt.threads >= 16) opt.map_plain_files = true;
   if (env.map >= 0) opt.map_plain_files = env.map != 0;
   auto src = open_source(path, opt.io);
   if (!src) return src.error();
   const uint64_t size = (*src)->file_size();
-  const bool large = (*src)->compressed() ? size >= opt.parallel_min_bytes / 16 : size >= opt.parallel_min_bytes;
-  if (env.mode == "single" || !large || opt.threads < 2 || size < 2)
+  const bool large = env.mode == "blocks" ||
+                     ((*src)->compressed() ? size >= opt.parallel_min_bytes / 16 : size >= opt.parallel_min_bytes);
+  if (env.mode == "single" || !large || opt.threads < 2 || size < 2) {
+    PhaseTimer pt("read: kineto, one thread");
     return blame_gzip_if_damaged(**src, kineto::read_source(**src, tl, opt));
+  }
   if (env.mode == "halves" && !(*src)->compressed()) {
     if (auto s = kineto::read_plain_two_threads(path, size, tl, opt)) return *s;
     return kineto::read_source(**src, tl, opt);
   }
+  PhaseTimer pt("read: kineto blocks (wall)");
   return blame_gzip_if_damaged(**src, kineto::read_blocks(**src, tl, opt));
 }
 
