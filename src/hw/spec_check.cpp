@@ -40,6 +40,13 @@ bool number(const std::string& s, double* v) {
   return end && end != s.c_str() && std::isfinite(*v);
 }
 
+// The distinct spec keys of a list of rows (a value two tools report is one value).
+std::set<std::string> keys(const Json& rows) {
+  std::set<std::string> s;
+  for (const auto& r : rows) s.insert(r["key"].get<std::string>());
+  return s;
+}
+
 }  // namespace
 
 std::vector<DeviceValue> nvidia_smi_values(std::string_view csv, int index) {
@@ -125,14 +132,14 @@ Json check_specs_against_device(const GpuSpec& g, const std::vector<DeviceValue>
           {"contradicted", contra},
           {"missing", missing},
           {"documents_only", docs},
-          {"unresolved", static_cast<int>(contra.size() + missing.size())}};
+          {"unresolved", static_cast<int>(keys(contra).size() + keys(missing).size())}};
 }
 
 std::string spec_check_human(const Json& c) {
   std::string h = fmt::format("checked against the device ({}):\n", c["sources"].dump());
   auto rows = [&](const char* field, const char* label) {
     for (const auto& r : c[field]) {
-      const std::string db = r["database"].is_null() ? "UNKNOWN" : r["database"].dump();
+      const std::string db = r["database"].is_number() ? fmt::format("{:g}", r["database"].get<double>()) : "UNKNOWN";
       fmt::format_to(std::back_inserter(h), "  {:<13} {:<16} database {} {}, device {} ({})\n", label,
                      r["key"].get<std::string>(), db, r.value("unit", std::string()),
                      r["device_raw"].get<std::string>(), r["device_source"].get<std::string>());

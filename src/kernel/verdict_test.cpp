@@ -84,7 +84,8 @@ TEST(KernelVerdict, PastTheDeadlineIsADeadlineFinding) {
   int code = 0;
   ws.bench(" --timeout 2", &code);
   EXPECT_EQ(code, 8);
-  const auto& p = only_problem(ws.bench_file());
+  const auto b = ws.bench_file();
+  const auto& p = only_problem(b);
   EXPECT_EQ(p["check"], "deadline");
   EXPECT_NE(p["message"].get<std::string>().find("2 s deadline during timing"), std::string::npos) << p.dump();
   ws.expect_not_recorded();
@@ -95,7 +96,8 @@ TEST(KernelVerdict, ExitZeroBeforeTheEndIsNotAResult) {
   int code = 0;
   ws.bench("", &code);
   EXPECT_EQ(code, 8);
-  const auto& p = only_problem(ws.bench_file());
+  const auto b = ws.bench_file();
+  const auto& p = only_problem(b);
   EXPECT_EQ(p["check"], "crash");
   EXPECT_NE(p["message"].get<std::string>().find("exited 0 without a verdict during timing"), std::string::npos);
   ws.expect_not_recorded();
