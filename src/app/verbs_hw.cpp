@@ -197,7 +197,7 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
   if (!detected.is_null() && gpus.size() == 1) {
     check = hw::check_specs_against_device(
         gpus[0], hw::read_device_values(vendor, first_index, a.python, find_tool_script("device_props.py", "")));
-    r.result["device_check"] = check;
+    r.result.update(Json{{"device_check", check}});
   }
   for (auto& g : gpus) {
     r.human += a.cite ? hw::gpu_spec_cite(g) : hw::gpu_spec_human(g);

@@ -109,13 +109,11 @@ Json check_specs_against_device(const GpuSpec& g, const std::vector<DeviceValue>
                 {"device_source", d.source},
                 {"unit", s ? s->unit : std::string()}};
     if (!s || !s->value) {
-      row["database"] = nullptr;
+      row.update(Json{{"database", nullptr}});
       missing.push_back(row);
       continue;
     }
-    row["database"] = *s->value;
-    row["verified"] = s->verified;
-    row["database_source"] = s->citation();
+    row.update(Json{{"database", *s->value}, {"verified", s->verified}, {"database_source", s->citation()}});
     const double tol = tolerance(d.key);
     (std::abs(d.value - *s->value) <= tol * std::abs(*s->value) + 1e-9 ? agree : contra).push_back(row);
   }

@@ -131,30 +131,35 @@ Json harness_failure_verdict(const std::string& raw_path, const ProcOut& p, doub
     if (auto j = parse_json_text(*t, raw_path, "checkpoint"); j.ok() && j->is_object()) raw = *j;
   const std::string stage = raw.value("stage", std::string("start (before the harness's first checkpoint)"));
   const std::string tail = p.err.substr(p.err.size() > 1500 ? p.err.size() - 1500 : 0);
-  Json finding;
-  if (p.timed_out)
-    finding = {{"check", "deadline"},
-               {"message", fmt::format("the bench ran past goblin's {:.0f} s deadline during {} and was killed (a "
-                                       "hang, or a kernel far slower than its budget)",
-                                       timeout_s, stage)}};
-  else if (p.term_signal)
-    finding = {{"check", "crash"},
-               {"message", fmt::format("the harness was killed by signal {} during {} (the kernel crashed the "
-                                       "process: an illegal address, a segfault, an abort)",
-                                       p.term_signal, stage)}};
-  else
-    finding = {{"check", "crash"},
-               {"message", fmt::format("the harness exited {} without a verdict during {}", p.code, stage)}};
-  finding["evidence"] = {{"stage", stage}, {"exit", p.code}, {"signal", p.term_signal}, {"stderr_tail", tail}};
-  if (!raw.contains("integrity") || !raw["integrity"].is_object()) raw["integrity"] = Json::object();
-  if (!raw["integrity"].contains("problems") || !raw["integrity"]["problems"].is_array())
-    raw["integrity"]["problems"] = Json::array();
-  raw["integrity"]["problems"].push_back(finding);
-  raw["integrity"]["passed"] = false;
-  if (!raw.contains("correctness") || !raw["correctness"].is_object()) raw["correctness"] = Json::object();
-  raw["correctness"]["passed"] = false;
-  if (!raw["correctness"].contains("message"))
-    raw["correctness"]["message"] = "no verdict on correctness: " + finding["check"].get<std::string>();
+  std::string check = "crash", message;
+  if (p.timed_out) {
+    check = "deadline";
+    message = fmt::format(
+        "the bench ran past goblin's {:.0f} s deadline during {} and was killed (a hang, or a kernel far slower "
+        "than its budget)",
+        timeout_s, stage);
+  } else if (p.term_signal) {
+    message = fmt::format(
+        "the harness was killed by signal {} during {} (the kernel crashed the process: an illegal address, a "
+        "segfault, an abort)",
+        p.term_signal, stage);
+  } else {
+    message = fmt::format("the harness exited {} without a verdict during {}", p.code, stage);
+  }
+  const Json finding = {
+      {"check", check},
+      {"message", message},
+      {"evidence", {{"stage", stage}, {"exit", p.code}, {"signal", p.term_signal}, {"stderr_tail", tail}}}};
+  Json integrity = raw.contains("integrity") && raw["integrity"].is_object() ? raw["integrity"] : Json::object();
+  Json problems =
+      integrity.contains("problems") && integrity["problems"].is_array() ? integrity["problems"] : Json::array();
+  problems.push_back(finding);
+  integrity.update(Json{{"problems", problems}, {"passed", false}});
+  Json correctness =
+      raw.contains("correctness") && raw["correctness"].is_object() ? raw["correctness"] : Json::object();
+  correctness.update(Json{{"passed", false}});
+  if (!correctness.contains("message")) correctness.update(Json{{"message", "no verdict on correctness: " + check}});
+  raw.update(Json{{"integrity", integrity}, {"correctness", correctness}});
   raw.erase("samples_ms");  // nothing timed is reported from a run that did not finish
   return raw;
 }

@@ -189,13 +189,14 @@ Json work_done(const std::string& csv, const Config& cfg, int launches, const In
     const double xu = metric_sum(ks, "smsp__inst_executed_pipe_xu.sum", &xu_found) / calls;
     const double alu = metric_sum(ks, "smsp__inst_executed_pipe_alu.sum", &alu_found) / calls;
     const double ops = fp32 + half + 32 * (xu + alu);
-    w["arithmetic_ops_per_call"] = ops;
-    w["instruction_classes"] = {{"fp32_flops", fp32},
-                                {"half_flops", half},
-                                {"xu_warp_inst", xu},
-                                {"alu_warp_inst", alu},
-                                {"tensor_inst", tensor_found ? Json(tensor / calls) : Json(nullptr)}};
-    if (cfg.roof.flops > 0) w["arithmetic_ops_ratio"] = round_to(ops / cfg.roof.flops, 3);
+    w.update(Json{{"arithmetic_ops_per_call", ops},
+                  {"instruction_classes",
+                   {{"fp32_flops", fp32},
+                    {"half_flops", half},
+                    {"xu_warp_inst", xu},
+                    {"alu_warp_inst", alu},
+                    {"tensor_inst", tensor_found ? Json(tensor / calls) : Json(nullptr)}}}});
+    if (cfg.roof.flops > 0) w.update(Json{{"arithmetic_ops_ratio", round_to(ops / cfg.roof.flops, 3)}});
     if (cfg.roof.flops > 0 && (!tensor_found || tensor == 0) && ops < l.fp32_flops_below * cfg.roof.flops &&
         ratio < l.skipped_below)
       flags.push_back(fmt::format(
