@@ -2,7 +2,6 @@
 # (LIBRARY_KERNEL declares that the kernel is the library's). Profiled on the device to check that
 # `kernel profile`'s work-done check accuses no honest kernel (bench/results/kernel_exploits/).
 import torch
-import torch.nn.functional as F
 
 PROBLEM = {"op": "elementwise"}
 LIBRARY_KERNEL = True
