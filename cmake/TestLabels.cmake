@@ -32,8 +32,8 @@ goblin_label(checks layering layering_self_test docs_results docs_results_self_t
              text_format_self_test namespaces namespaces_self_test ratchet ratchet_self_test python_lint
              docs_verbs_current docs_architecture_current docs_figures_current cli_has_every_verb perf_gate_self_test)
 goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_traces step_time_across_verbs
-             secrets_never_printed robustness_table kernel_harness_integrity python_module python_notebook
-             scale_k8s_manifests threads_identical)
+             secrets_never_printed robustness_table kernel_harness_integrity kernel_exploit_corpus python_module
+             python_notebook scale_k8s_manifests threads_identical)
 # The simulated ROCm host (tests/sim_rocm): live AMD profile, bench and audit.
 goblin_label(e2e sim_rocm_profile sim_rocm_rocprof_disagree sim_rocm_rocprofv3_outputs sim_rocm_bench sim_rocm_audit_mi300x sim_rocm_audit_mi355x
              sim_rocm_amd_smi_and_footer)

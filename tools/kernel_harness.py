@@ -28,6 +28,8 @@ Modes:
 """
 import argparse
 import ast
+import faulthandler
+import gc
 import hashlib
 import importlib.util
 import inspect
@@ -40,13 +42,16 @@ import time
 # The timing loop and the synchronisation checks, beside this file (tools/kernel_timing.py). Bound
 # here, before any kernel file is imported, and held in the trusted slots like this file's own.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel_static  # noqa: E402
 import kernel_timing  # noqa: E402
 from kernel_timing import (L2_FALLBACK_BYTES, InputSets, as_tuple, is_tensor, judge_pending,  # noqa: E402
                            judge_wall, median, pool_streams, probe_pending, sets_needed, tensor_bytes,
                            time_rotated, wall_clock)
 
 CONTRACT = ("make_inputs", "kernel", "reference")
-HARNESS = "goblin kernel_harness 2"
+HARNESS = "goblin kernel_harness 3"
+NO_TORCH_EXIT = 7
+CURRENT = {}  # the bench result being built: written as the verdict when the kernel kills the run
 
 
 def inspect_file(path, shape):
@@ -66,9 +71,12 @@ def inspect_file(path, shape):
                 return {"ok": False, "line": n.lineno,
                         "error": f"{path}: line {n.lineno}: PROBLEM must be a literal dict, e.g. "
                                  "PROBLEM = {\"op\": \"softmax\"}"}
-    missing = [f for f in CONTRACT if f not in funcs]
+    # `kernel = something` defines the name too (the static checks judge what it is bound to).
+    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    missing = [f for f in CONTRACT if f not in funcs and not (f == "kernel" and f in assigned)]
     out = {"ok": not missing, "functions": sorted(funcs), "missing": missing, "problem": problem,
-           "problem_line": problem_line, "baseline": "baseline" in funcs}
+           "problem_line": problem_line, "baseline": "baseline" in funcs,
+           "static": kernel_static.check_source(src, path)}
     if missing:
         out["error"] = (f"{path}: missing {', '.join(missing)} — a kernel file defines make_inputs(**shape), "
                         "kernel(*inputs) and reference(*inputs) (docs/kernel.md)")
@@ -243,9 +251,29 @@ def overlapping_inputs(outs, inputs):
     return hits
 
 
+LAZY_PREFIX = "lazy output"
+
+
+def lazy_outputs(outs):
+    """A message when an output is not a plain tensor: a torch.Tensor subclass (or any object that
+    only looks like one) can compute its values when they are compared, not when timed."""
+    try:
+        import torch
+    except ImportError:  # the CPU tests' fake tensors
+        return ""
+    for i, o in enumerate(outs):
+        if type(o) is not torch.Tensor:
+            return (f"{LAZY_PREFIX}: output {i} is a {type(o).__module__}.{type(o).__qualname__}, not a plain "
+                    "torch.Tensor (a subclass can compute its values lazily, outside the timed region)")
+    return ""
+
+
 def check_output(out, ref, inputs, rtol, inplace):
     """One output against its reference: (ok, max_rel_err, max_abs_err, message)."""
     outs = as_tuple(out)
+    lazy = lazy_outputs(outs)
+    if lazy:
+        return False, None, None, lazy
     if not inplace:
         alias = overlapping_inputs(outs, inputs)
         if alias:
@@ -336,16 +364,176 @@ def problem(check, message):
     return {"check": check, "message": message}
 
 
+MIB = 1024 * 1024
+
+
+def checkpoint(res, path, dumps):
+    """The result so far, written where goblin reads it: a kernel that kills the process (a
+    segfault) or hangs past goblin's deadline still leaves the stage it reached and what was found."""
+    if not path:
+        return
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(dumps(res) + "\n")
+    os.replace(tmp, path)
+
+
+def static_refusal(res, path, skip, threshold):
+    """Static findings (tools/kernel_static.py) are refused before torch is imported."""
+    found = kernel_static.check_file(path)
+    res["static"] = found
+    if not found or skip:
+        return False
+    res["integrity"]["problems"] += [problem(f["check"], f["message"] + " (static check: the file was not run)")
+                                     for f in found]
+    res["correctness"] = {"passed": False, "max_rel_err": None, "max_abs_err": None, "threshold": threshold,
+                          "message": "not run: the static checks refused the file"}
+    return True
+
+
+def os_threads():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+        return threading.active_count()
+
+
+def live_streams(torch):
+    return sum(1 for o in gc.get_objects() if isinstance(o, torch.cuda.Stream))
+
+
+def leak_problem(before, after, calls):
+    """Threads or stream objects that outlived the kernel calls that made them."""
+    dt, ds = after["threads"] - before["threads"], after["streams"] - before["streams"]
+    if dt > 0 or ds > 0:
+        return problem("stream_leak", f"after {calls} kernel calls {dt} more OS thread(s) and {ds} more live CUDA "
+                                      f"stream object(s) than before the first call ({before} -> {after}): the kernel "
+                                      "leaves work or resources running beside the timed stream")
+    return None
+
+
+def growth_problem(mem, out_bytes, retained_first):
+    """A kernel that keeps memory after its outputs are dropped (a result cache): bytes held after
+    the first call, and growth across the timed rounds (each round calls the kernel on new inputs)."""
+    floor = max(MIB, 0.5 * out_bytes)
+    grew = (mem[-1] - mem[0]) if len(mem) >= 2 else 0
+    if retained_first >= floor or grew >= floor:
+        return problem("memory_growth", f"GPU memory held by the kernel after its outputs were freed: "
+                                        f"{retained_first / MIB:.1f} MiB after the first call, {grew / MIB:.1f} MiB more "
+                                        f"over {len(mem)} rounds of new inputs (one output is {out_bytes / MIB:.1f} MiB): "
+                                        "results kept across calls (a cache) instead of computed")
+    return None
+
+
+class MemoryGrowthAbort(Exception):
+    pass
+
+
+def poison(torch, nbytes):
+    """Fill the memory the next allocation of nbytes will get with 0xFF (NaN in every float
+    format): the cached free blocks go back to the driver, one block is allocated, filled and freed,
+    so the kernel's torch.empty* receives it. A kernel that returns memory it did not write returns
+    NaN instead of an old result that happens to be right."""
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    b = torch.empty(max(int(nbytes), 1), dtype=torch.uint8, device="cuda")
+    b.fill_(255)
+    del b
+
+
+def poison_fraction(torch, out):
+    """Fraction of the outputs' bytes that still hold poison()'s 0xFF."""
+    n = hit = 0
+    for o in as_tuple(out):
+        if is_tensor(o) and type(o) is torch.Tensor:
+            b = o.detach().contiguous().view(-1).view(torch.uint8)
+            n += b.numel()
+            hit += int((b == 255).sum().item())
+    return hit / n if n else 0.0
+
+
+def out_nbytes(out):
+    return sum(o.numel() * o.element_size() for o in as_tuple(out) if is_tensor(o))
+
+
+def narrower_output(torch, out, inputs):
+    """A message when a floating output has fewer bytes per element than the narrowest floating
+    input: the kernel returned lower precision than it was given."""
+    fin = [x.element_size() for x in inputs if is_tensor(x) and x.is_floating_point()]
+    for i, o in enumerate(as_tuple(out)):
+        if is_tensor(o) and o.is_floating_point() and fin and o.element_size() < min(fin):
+            return (f"output {i} is {o.dtype} ({o.element_size()} bytes per element) for inputs of "
+                    f"{min(fin)} bytes per element: a precision downgrade")
+    return ""
+
+
+def reverify(dev, torch, kernel, sets, rtol, inplace, nbytes, calls=3):
+    """Every claimed time again on fresh, poisoned output memory: new input values, the allocator's
+    memory filled with NaN before each call, each output checked, each call timed by events; then
+    the last inputs once more (determinism: the second result must also be right)."""
+    sets.regenerate()
+    ms, fails, outs = [], [], []
+    for i in range(calls + 1):
+        j = min(i, calls - 1) % sets.k
+        x = sets.sets[j]
+        poison(torch, nbytes)
+        s, e = dev.event(), dev.event()
+        dev.record(s)
+        o = kernel(*x)
+        dev.record(e)
+        dev.sync()
+        ok, err, _, msg = check_output(o, sets.refs[j], x, rtol, inplace)
+        if i < calls:
+            ms.append(dev.elapsed(s, e))
+        if not ok:
+            fails.append({"call": i, "set": j, "max_rel_err": err, "message": msg, "rerun": i == calls})
+        outs.append(o if i >= calls - 1 else None)
+    same = all(torch.equal(a, b) for a, b in zip(as_tuple(outs[-2]), as_tuple(outs[-1])))
+    return {"median_ms": median(ms), "samples_ms": ms, "failures": fails, "bitwise_deterministic": bool(same)}
+
+
+RETIME_RATIO = 3.0  # a re-timed call may be this much slower than the timed median (+ 20 us)
+
+
+def reverify_problems(rv, timed_median_ms):
+    out = []
+    first = [f for f in rv["failures"] if not f["rerun"]]
+    rerun = [f for f in rv["failures"] if f["rerun"]]
+    if first:
+        out.append(problem("poisoned_output", f"with the allocator's free memory filled with NaN before the call, "
+                                              f"the kernel's output was wrong ({first[0]['message']}): it returns "
+                                              "memory it did not write (an old result) or depends on leftover state"))
+    elif rerun:
+        out.append(problem("nondeterministic", f"the same inputs run twice gave a wrong second result "
+                                               f"({rerun[0]['message']})"))
+    if rv["median_ms"] > RETIME_RATIO * timed_median_ms + 0.02:
+        out.append(problem("retime_mismatch", f"re-timed on fresh poisoned buffers the call took {rv['median_ms']:.4g} ms "
+                                              f"vs {timed_median_ms:.4g} ms in the timed rounds: the claimed time is "
+                                              "not reproduced"))
+    return out
+
+
 def bench(args, shape):
-    import torch
-    t = Trusted(trusted_slots(torch))  # bound before the kernel file runs any code
-    tampered = t.tampered  # a bound method: replacing Trusted.tampered later does not change it
-    dev = Device(t)
-    info = device_info()
-    res = {"harness": HARNESS, "mode": "bench", "kernel_file": os.path.abspath(args.kernel),
-           "kernel_blob": git_blob_id(args.kernel), "shape": shape, "device": info}
+    res = CURRENT
+    res.update({"harness": HARNESS, "mode": "bench", "kernel_file": os.path.abspath(args.kernel),
+                "kernel_blob": git_blob_id(args.kernel), "shape": shape, "stage": "static checks"})
     problems = []
     res["integrity"] = {"passed": False, "problems": problems}
+    if static_refusal(res, args.kernel, args.skip_static, args.rtol):
+        return res
+    try:
+        import torch
+    except ImportError:  # the machine's fault, not the kernel's: goblin says so (exit 7)
+        print("kernel_harness.py: torch is not installed (the bench needs torch and a GPU)", file=sys.stderr)
+        raise SystemExit(NO_TORCH_EXIT)
+    t = Trusted(trusted_slots(torch))  # bound before the kernel file runs any code
+    tampered = t.tampered  # a bound method: replacing Trusted.tampered later does not change it
+    dumps = t["json.dumps"]
+    save = lambda stage: (res.update(stage=stage), checkpoint(res, args.out, dumps))  # noqa: E731
+    dev = Device(t)
+    res["device"] = info = device_info()
+    save("import of the kernel file")
     mod = load_module(args.kernel)
     changed = tampered()
     if changed:
@@ -367,13 +555,36 @@ def bench(args, shape):
 
     # Correctness on a first input set (seed 0); the reference runs first, on its own copy, and the
     # inputs must come back unchanged unless the file declares INPLACE.
+    save("correctness")
     t["torch.manual_seed"](0)
     inputs = as_tuple(mod.make_inputs(**shape))
     saved = [x.clone() if is_tensor(x) else x for x in inputs]
     ref = mod.reference(*saved)
+    dev.sync()
+    # The allocator's free memory is poisoned (NaN) before the first call, and what the kernel
+    # keeps allocated after its output is dropped is measured (a result cache holds it).
+    poison(torch, out_nbytes(ref))
+    mem0 = torch.cuda.memory_allocated()
     out = mod.kernel(*inputs)
     dev.sync()
     ok, err, abs_err, msg = check_output(out, ref, inputs, args.rtol, inplace)
+    if msg.startswith(LAZY_PREFIX):
+        problems.append(problem("lazy_output", msg))
+    elif not ok and msg == "the output contains NaN or Inf":
+        frac = poison_fraction(torch, out)
+        msg += f" ({100 * frac:.1f} % of its bytes are the 0xFF poison written into the allocator's free memory)"
+        if frac > 0.5:
+            problems.append(problem("poisoned_output", f"{100 * frac:.1f} % of the output's bytes are the 0xFF "
+                                                       "poison the harness wrote into free memory before the call: "
+                                                       "the kernel returned memory it did not write"))
+    narrow = "" if msg.startswith(LAZY_PREFIX) else narrower_output(torch, out, inputs)
+    if narrow:
+        problems.append(problem("precision_downgrade", narrow))
+        ok, msg = False, narrow
+    out_bytes = out_nbytes(out) if not msg.startswith(LAZY_PREFIX) else 0
+    del out
+    retained_first = torch.cuda.memory_allocated() - mem0
+    leak0 = {"threads": os_threads(), "streams": live_streams(torch)}  # after the first call (compilation)
     if ok and not inplace:
         for j, (x, y) in enumerate(zip(inputs, saved)):
             if is_tensor(x) and not torch.equal(x, y):
@@ -381,10 +592,11 @@ def bench(args, shape):
     res["correctness"] = {"passed": bool(ok), "max_rel_err": err, "max_abs_err": abs_err, "threshold": args.rtol,
                           "message": msg}
     set_bytes = tensor_bytes(inputs)
-    del out, ref, saved
+    del ref, saved
     if not (ok or args.time_anyway):
-        res["integrity"]["passed"] = True  # nothing timed, nothing to distrust
+        res["integrity"]["passed"] = not problems  # nothing timed, nothing else to distrust
         return res
+    save("timing")
 
     # Timing over rotating input sets.
     l2 = args.l2_bytes or info["l2_bytes"] or L2_FALLBACK_BYTES
@@ -397,7 +609,27 @@ def bench(args, shape):
     def check(o, r, x, inplace=inplace):
         return check_output(o, r, x, args.rtol, inplace)
 
-    samples, stats, bad = time_rotated(dev, mod.kernel, sets, args.warmup_ms, args.rep_ms, flush, check)
+    mem = res["integrity"]["memory_allocated"] = []  # in the verdict even if the GPU runs out of memory
+    free0 = torch.cuda.mem_get_info()[0]
+
+    def watch():  # after every round, its outputs dropped: a growing cache stops the run early
+        mem.append(torch.cuda.memory_allocated())
+        if len(mem) >= 3 and mem[-1] - mem[0] > 0.25 * free0:
+            raise MemoryGrowthAbort(f"{(mem[-1] - mem[0]) / MIB:.0f} MiB more allocated after {len(mem)} rounds")
+
+    try:
+        samples, stats, bad = time_rotated(dev, mod.kernel, sets, args.warmup_ms, args.rep_ms, flush, check, watch)
+    except MemoryGrowthAbort as e:
+        problems.append(growth_problem(mem, out_bytes, retained_first) or problem("memory_growth", str(e)))
+        problems[-1]["message"] += f"; stopped before the GPU ran out of memory ({e})"
+        return res
+    p = growth_problem(mem, out_bytes, retained_first)
+    if p:
+        problems.append(p)
+    p = leak_problem(leak0, {"threads": os_threads(), "streams": live_streams(torch)},
+                     stats["outputs_checked"] + stats.get("heat_calls", 0))
+    if p:
+        problems.append(p)
     res["samples_ms"], res["timer"] = samples, "cuda_events_rotating_inputs_l2_flush"
     res["integrity"].update({"input_sets": k, "set_bytes": set_bytes, "l2_bytes": l2,
                              "sets_exceed_l2": k * set_bytes > l2, **stats})
@@ -419,6 +651,11 @@ def bench(args, shape):
     p = judge_wall(wall["event_median_ms"], wall["wall_ms"], wall["launch_ms"])
     if p:
         problems.append(problem("wall_clock", p))
+    save("re-verification")
+    rv = reverify(dev, torch, mod.kernel, sets, args.rtol, inplace, max(out_bytes, 1))
+    res["integrity"]["reverify"] = rv
+    problems += reverify_problems(rv, median(samples))
+    save("baseline")
     if hasattr(mod, "baseline"):
         ms, _, _ = time_rotated(dev, mod.baseline, sets, args.warmup_ms, args.rep_ms, flush,
                                 lambda o, r, x: check(o, r, x, True))
@@ -426,6 +663,7 @@ def bench(args, shape):
     if not args.suite:
         del sets, flush_buf
     torch.cuda.empty_cache()
+    save("held-out shapes")
     res["held_out"] = held_out(mod, shape, args.rtol, inplace)
     changed = tampered()
     if changed:
@@ -479,6 +717,79 @@ def profile(args, shape):
     return {"harness": HARNESS, "mode": "profile", "launches": args.launches}
 
 
+class DeadlineExceeded(BaseException):
+    pass
+
+
+def guarded_bench(args, shape):
+    """bench() with a verdict whatever the kernel does: running out of GPU memory, raising, or
+    running past the deadline each end as a named integrity finding with its evidence (the stage
+    reached, memory, the traceback's tail), never as a bare traceback. A kernel that kills the
+    process leaves the last checkpoint for goblin, which names the signal."""
+    import signal
+    faulthandler.enable()  # a segfault still prints the Python stack to stderr
+
+    def on_alarm(signum, frame):
+        raise DeadlineExceeded()
+    if args.deadline_s > 0:
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, args.deadline_s)
+    try:
+        res = bench(args, shape)
+        res["complete"] = True  # goblin treats a result without it as a run that never finished
+        return res
+    except SystemExit as e:
+        if e.code == NO_TORCH_EXIT and CURRENT.get("stage") == "static checks":
+            raise
+        return failure_verdict(args, KernelExited(f"the kernel file called exit({e.code!r})"))
+    except (Exception, DeadlineExceeded) as e:  # noqa: BLE001 - every failure becomes a verdict
+        return failure_verdict(args, e)
+    finally:
+        if args.deadline_s > 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+class KernelExited(Exception):
+    pass
+
+
+def failure_verdict(args, e):
+    """The result so far plus a named finding for the failure that ended the bench."""
+    import traceback
+    res = CURRENT
+    res.setdefault("integrity", {"problems": []})
+    res["integrity"]["passed"] = False
+    stage = res.get("stage", "start")
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-3:])[-1500:]
+    mem = {}
+    if "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        try:
+            mem = {"allocated_mib": round(torch.cuda.memory_allocated() / MIB, 1),
+                   "max_allocated_mib": round(torch.cuda.max_memory_allocated() / MIB, 1),
+                   "device_total_mib": round(torch.cuda.mem_get_info()[1] / MIB, 1)}
+        except Exception:  # noqa: BLE001 - a broken context reports no memory
+            pass
+    if isinstance(e, DeadlineExceeded):
+        p = problem("deadline", f"the bench ran past its {args.deadline_s:g} s deadline during {stage}")
+    elif type(e).__name__ == "OutOfMemoryError" or "out of memory" in str(e):
+        grew = res.get("integrity", {}).get("memory_allocated", [])
+        p = problem("out_of_memory", f"the GPU ran out of memory during {stage} ({mem}); "
+                                     + ("memory grew across calls: a kernel that keeps results (a cache) "
+                                        if grew else "") + f"{type(e).__name__}: {str(e)[:300]}")
+    else:
+        p = problem("crash", f"the kernel raised {type(e).__name__} during {stage}: {str(e)[:400]}")
+    p["evidence"] = {"stage": stage, "memory": mem, "traceback_tail": tb}
+    res["integrity"].setdefault("problems", []).append(p)
+    c = res.setdefault("correctness", {"passed": False, "max_rel_err": None, "max_abs_err": None,
+                                       "threshold": args.rtol})
+    c["passed"] = False
+    c.setdefault("message", f"no verdict on correctness: {p['check']} during {stage}")
+    res.pop("samples_ms", None)  # nothing timed is reported after such a failure
+    res["complete"] = True
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["inspect", "bench", "check", "profile"])
@@ -494,12 +805,16 @@ def main():
     ap.add_argument("--l2-bytes", type=int, default=0,
                     help="L2 size for the input rotation (default: torch's device properties)")
     ap.add_argument("--out", help="write the JSON here (default stdout)")
+    ap.add_argument("--deadline-s", type=float, default=0,
+                    help="bench: stop with a `deadline` finding after this many seconds (0: none)")
+    ap.add_argument("--skip-static", action="store_true",
+                    help="bench: record the static findings but run the file anyway (to exercise the runtime checks)")
     args = ap.parse_args()
     shape = json.loads(args.shape)
     if args.mode == "inspect":
         res = inspect_file(args.kernel, shape)
     elif args.mode == "bench":
-        res = bench(args, shape)
+        res = guarded_bench(args, shape)
     elif args.mode == "check":
         res = check(args, shape)
     else:

@@ -64,7 +64,7 @@ class InputSets:
             self.refs[i] = self.mod.reference(*self.sets[i])
 
 
-def time_rotated(dev, fn, sets, warmup_ms, rep_ms, flush, check):
+def time_rotated(dev, fn, sets, warmup_ms, rep_ms, flush, check, watch=None):
     """do_bench's method (estimate over 5 calls, warm-up, then per rep: flush L2, event, call,
     event) over rotating input sets. Each round calls every set once; the sets are regenerated
     before every timed round and each output is checked after the round with
@@ -99,6 +99,8 @@ def time_rotated(dev, fn, sets, warmup_ms, rep_ms, flush, check):
                 bad = {"round": stats["rounds"], "set": i, "timed": timed, "max_rel_err": err, "message": msg}
         stats["rounds"] += 1
         del outs
+        if watch is not None:
+            watch()  # the caller's look at the device after each round (memory held by the kernel)
         return [dev.elapsed(s, e) for s, e in zip(starts, ends)]
 
     # Estimate the call's time as do_bench does (5 calls, L2 flushed).

@@ -15,6 +15,7 @@
 #include "core/locate.h"
 #include "hw/gpu_specs.h"
 #include "hw/knowledge.h"
+#include "hw/spec_check.h"
 #include "model/warning_json.h"
 
 namespace goblin::app {
@@ -142,6 +143,8 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
   }
   std::vector<hw::GpuSpec> gpus;
   Json detected = nullptr;
+  std::string vendor;
+  int first_index = 0;
   if (a.detect || a.gpu.empty()) {
     auto det = hw::detect_local_gpus();
     if (!det.ok()) {
@@ -149,6 +152,8 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
       return r;
     }
     detected = Json::array();
+    vendor = det->vendor;
+    if (!det->devices.empty()) first_index = std::max(0, det->devices.front().id);
     for (const auto& d : det->devices) {
       auto g = hw::gpu_for_device(k, d);
       detected.push_back(
@@ -187,6 +192,13 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
     r.result = {{"gpus", arr}};
   }
   if (!detected.is_null()) r.result["detected"] = detected;
+  // --detect: the database's values checked against what the device itself reports.
+  Json check = nullptr;
+  if (!detected.is_null() && gpus.size() == 1) {
+    check = hw::check_specs_against_device(
+        gpus[0], hw::read_device_values(vendor, first_index, a.python, find_tool_script("device_props.py", "")));
+    r.result.update(Json{{"device_check", check}});
+  }
   for (auto& g : gpus) {
     r.human += a.cite ? hw::gpu_spec_cite(g) : hw::gpu_spec_human(g);
     Json m = measured(g);
@@ -198,6 +210,7 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
         r.human += ", " + x.value("dtype", std::string("?")) + " GEMM " + x["tflops"].dump() + " TFLOP/s";
     r.human += "\n";
   }
+  if (!check.is_null()) r.human += hw::spec_check_human(check);
   return r;
 }
 

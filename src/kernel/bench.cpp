@@ -21,7 +21,8 @@ Result<Json> summarize_bench(const Knowledge& k, const Json& raw, const Config& 
   Json s = {{"correctness",
              {{"passed", c.value("passed", false)},
               {"max_rel_err", c.contains("max_rel_err") ? c["max_rel_err"] : Json(nullptr)},
-              {"threshold", c.value("threshold", cfg.rtol)}}}};
+              {"threshold",
+               c.contains("threshold") && c["threshold"].is_number() ? c["threshold"].get<double>() : cfg.rtol}}}};
   if (c.contains("message") && c["message"].is_string() && !c["message"].get<std::string>().empty())
     s["correctness"]["message"] = c["message"];
   const IntegrityLimits& lim = k.integrity;
@@ -119,6 +120,52 @@ Result<RunSetup> prepare_run(const Knowledge& k, const std::string& ws, const Ru
   return r;
 }
 
+namespace {
+
+// The harness died (a signal, an exit without a verdict) or ran past the deadline: its last
+// checkpoint (the stage it reached, what it had found) plus a named finding with the evidence, so
+// the bench still ends in a verdict and nothing is recorded.
+Json harness_failure_verdict(const std::string& raw_path, const ProcOut& p, double timeout_s) {
+  Json raw = Json::object();
+  if (auto t = read_all(raw_path); t.ok())
+    if (auto j = parse_json_text(*t, raw_path, "checkpoint"); j.ok() && j->is_object()) raw = *j;
+  const std::string stage = raw.value("stage", std::string("start (before the harness's first checkpoint)"));
+  const std::string tail = p.err.substr(p.err.size() > 1500 ? p.err.size() - 1500 : 0);
+  std::string check = "crash", message;
+  if (p.timed_out) {
+    check = "deadline";
+    message = fmt::format(
+        "the bench ran past goblin's {:.0f} s deadline during {} and was killed (a hang, or a kernel far slower "
+        "than its budget)",
+        timeout_s, stage);
+  } else if (p.term_signal) {
+    message = fmt::format(
+        "the harness was killed by signal {} during {} (the kernel crashed the process: an illegal address, a "
+        "segfault, an abort)",
+        p.term_signal, stage);
+  } else {
+    message = fmt::format("the harness exited {} without a verdict during {}", p.code, stage);
+  }
+  const Json finding = {
+      {"check", check},
+      {"message", message},
+      {"evidence", {{"stage", stage}, {"exit", p.code}, {"signal", p.term_signal}, {"stderr_tail", tail}}}};
+  Json integrity = raw.contains("integrity") && raw["integrity"].is_object() ? raw["integrity"] : Json::object();
+  Json problems =
+      integrity.contains("problems") && integrity["problems"].is_array() ? integrity["problems"] : Json::array();
+  problems.push_back(finding);
+  integrity.update(Json{{"problems", problems}, {"passed", false}});
+  Json correctness =
+      raw.contains("correctness") && raw["correctness"].is_object() ? raw["correctness"] : Json::object();
+  correctness.update(Json{{"passed", false}});
+  if (!correctness.contains("message")) correctness.update(Json{{"message", "no verdict on correctness: " + check}});
+  raw.update(Json{{"integrity", integrity}, {"correctness", correctness}});
+  raw.erase("samples_ms");  // nothing timed is reported from a run that did not finish
+  return raw;
+}
+
+}  // namespace
+
 Result<Json> run_bench(const std::string& ws, const RunOptions& o) {
   ASSIGN_OR_RETURN(auto k, knowledge());
   return run_bench(*k, ws, o);
@@ -132,18 +179,29 @@ Result<Json> run_bench(const Knowledge& k, const std::string& ws, const RunOptio
   const fs::path dir = setup.dir;
   std::error_code ec;
   std::string raw_path = (dir / "bench_raw.json").string();
-  ASSIGN_OR_RETURN(
-      auto p, run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(), "--shape",
-                           cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms", format_sig(o.rep_ms, 6),
-                           "--warmup-ms", format_sig(o.warmup_ms, 6), "--out", raw_path},
-                          ws, o.timeout_s));
-  if (p.code != 0)
-    return make_error(ErrorKind::Workload,
-                      fmt::format("the harness failed (exit {}", p.code) +
-                          "); stderr tail: " + p.err.substr(p.err.size() > 3000 ? p.err.size() - 3000 : 0),
+  // The harness stops itself (a `deadline` finding) a little before goblin would kill it.
+  const double deadline = o.timeout_s > 20 ? o.timeout_s - 10 : 0;
+  ASSIGN_OR_RETURN(auto p, run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(),
+                                        "--shape", cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
+                                        format_sig(o.rep_ms, 6), "--warmup-ms", format_sig(o.warmup_ms, 6),
+                                        "--deadline-s", format_sig(deadline, 6), "--out", raw_path},
+                                       ws, o.timeout_s, "", true));
+  Json raw;
+  if (p.code == 7 && !p.timed_out)  // the harness's "no torch here": the machine's fault, not the kernel's
+    return make_error(ErrorKind::Environment, "the kernel harness cannot run here: " + p.err.substr(0, 500),
                       (fs::path(ws) / "kernel.py").string());
-  ASSIGN_OR_RETURN(auto text, read_all(raw_path));
-  ASSIGN_OR_RETURN(auto raw, parse_json_text(text, raw_path, "harness output is not valid JSON"));
+  if (p.code != 0 || p.timed_out) {
+    raw = harness_failure_verdict(raw_path, p, o.timeout_s);
+  } else {
+    ASSIGN_OR_RETURN(auto text, read_all(raw_path));
+    ASSIGN_OR_RETURN(auto parsed, parse_json_text(text, raw_path, "harness output is not valid JSON"));
+    raw = std::move(parsed);
+    // Harness 3 marks a finished bench: a checkpoint left by a kernel that ended the process with
+    // exit status 0 is not a result.
+    if (raw.is_object() && raw.value("harness", std::string()) == "goblin kernel_harness 3" &&
+        !raw.value("complete", false))
+      raw = harness_failure_verdict(raw_path, p, o.timeout_s);
+  }
   auto s = summarize_bench(k, raw, cfg);
   if (!s.ok()) return make_error(s.error().kind, s.error().message, raw_path);
   Json full = raw;

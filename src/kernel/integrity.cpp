@@ -176,11 +176,34 @@ Json work_done(const std::string& csv, const Config& cfg, int launches, const In
                         calls;
     w["fp32_flops_per_call"] = fp32;
     if (cfg.roof.flops > 0) w["fp32_flops_ratio"] = round_to(fp32 / cfg.roof.flops, 3);
-    if (cfg.roof.flops > 0 && (!tensor_found || tensor == 0) && fp32 < l.fp32_flops_below * cfg.roof.flops)
+    // A formula's operations run on more than the FP32 FMA pipe: exp, rsqrt and divide on the XU
+    // (MUFU) pipe, max/min and compares on the ALU pipe, bf16/fp16 math as HFMA. All are counted
+    // (warp instructions of XU and ALU as 32 thread operations each, an upper bound), and the
+    // arithmetic shortfall is flagged only when the DRAM bytes fall short too: an honest library
+    // kernel (torch.softmax: exp on XU, max on ALU) reads and writes its data.
+    bool h = false, ha = false, hm = false, xu_found = false, alu_found = false;
+    const double half = (2 * metric_sum(ks, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", &h) +
+                         metric_sum(ks, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", &ha) +
+                         metric_sum(ks, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", &hm)) /
+                        calls;
+    const double xu = metric_sum(ks, "smsp__inst_executed_pipe_xu.sum", &xu_found) / calls;
+    const double alu = metric_sum(ks, "smsp__inst_executed_pipe_alu.sum", &alu_found) / calls;
+    const double ops = fp32 + half + 32 * (xu + alu);
+    w.update(Json{{"arithmetic_ops_per_call", ops},
+                  {"instruction_classes",
+                   {{"fp32_flops", fp32},
+                    {"half_flops", half},
+                    {"xu_warp_inst", xu},
+                    {"alu_warp_inst", alu},
+                    {"tensor_inst", tensor_found ? Json(tensor / calls) : Json(nullptr)}}}});
+    if (cfg.roof.flops > 0) w.update(Json{{"arithmetic_ops_ratio", round_to(ops / cfg.roof.flops, 3)}});
+    if (cfg.roof.flops > 0 && (!tensor_found || tensor == 0) && ops < l.fp32_flops_below * cfg.roof.flops &&
+        ratio < l.skipped_below)
       flags.push_back(fmt::format(
-          "ncu counted {:.4g} FP32 FLOPs per call (no tensor-core work), {:.3f}x the formula's {:.4g}: the kernel "
-          "does far less arithmetic than the problem needs (skipped work)",
-          fp32, fp32 / cfg.roof.flops, cfg.roof.flops));
+          "ncu counted {:.4g} arithmetic operations per call (FP32 {:.4g}, half {:.4g}, XU and ALU pipes {:.4g}; no "
+          "tensor-core work), {:.3f}x the formula's {:.4g} FLOPs, and {:.2f}x its bytes: the kernel does far less "
+          "work than the problem needs (skipped work)",
+          ops, fp32, half, 32 * (xu + alu), ops / cfg.roof.flops, cfg.roof.flops, ratio));
   }
   w["flags"] = flags;
   return w;

@@ -23,7 +23,7 @@ std::string_view trim_ws(std::string_view s) {
 }  // namespace
 
 Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
-                            const std::string& stdout_path) {
+                            const std::string& stdout_path, bool timeout_is_result) {
   static int counter = 0;
   // The captured output is read back through open_for_read: under a door's confinement (MCP) it
   // goes where the door may write and read (its --out), not to the system's temporary directory.
@@ -50,10 +50,15 @@ Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::str
   if (r->exec_failed)
     return make_error(ErrorKind::Environment, argv[0] + " not found on PATH (needed for: " +
                                                   (argv.size() > 1 ? argv[1] : std::string("?")) + ")");
+  if (r->timed_out && timeout_is_result) {
+    o.timed_out = true;
+    return o;
+  }
   if (r->timed_out)
     return make_error(ErrorKind::Workload, argv[0] + fmt::format(" ran past its {}", int(timeout_s)) +
                                                " s limit and was killed; stderr tail: " + o.err.substr(0, 2000));
   o.code = r->term_signal ? 128 + r->term_signal : r->exit_code;
+  o.term_signal = r->term_signal;
   return o;
 }
 

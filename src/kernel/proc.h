@@ -10,12 +10,15 @@ namespace goblin::kernel {
 
 struct ProcOut {
   int code = -1;
+  int term_signal = 0;     // the signal that ended it (0: it exited)
+  bool timed_out = false;  // killed at the deadline (only with timeout_is_result)
   std::string out, err;
 };
 
-// Runs argv in `cwd`; Environment error when argv[0] is missing, Workload error on timeout.
+// Runs argv in `cwd`; Environment error when argv[0] is missing, Workload error on timeout
+// unless `timeout_is_result` (then the ProcOut says timed_out: the caller gives the verdict).
 Result<ProcOut> run_capture(const std::vector<std::string>& argv, const std::string& cwd, double timeout_s,
-                            const std::string& stdout_path = "");
+                            const std::string& stdout_path = "", bool timeout_is_result = false);
 
 // git -C ws ARGS (60 s). A non-zero exit is returned, not turned into an error.
 Result<ProcOut> git(const std::string& ws, const std::vector<std::string>& args);

@@ -26,12 +26,18 @@ namespace {
 // The sections bring NCU's own speed-of-light and launch numbers into the raw page as well.
 const char* const kSections[] = {"SpeedOfLight",           "LaunchStats",    "Occupancy",
                                  "MemoryWorkloadAnalysis", "WarpStateStats", "ComputeWorkloadAnalysis"};
-const char* const kExtraMetrics[] = {"gpu__time_duration.sum", "launch__waves_per_multiprocessor",
-                                     "launch__occupancy_limit_warps", "sm__inst_executed_pipe_tensor.sum",
-                                     // SIMT FP32 FLOPs for the work-done check (kernel/integrity.h)
-                                     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                                     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-                                     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"};
+const char* const kExtraMetrics[] = {
+    "gpu__time_duration.sum", "launch__waves_per_multiprocessor", "launch__occupancy_limit_warps",
+    "sm__inst_executed_pipe_tensor.sum",
+    // SIMT FP32 FLOPs for the work-done check (kernel/integrity.h)
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    // every other instruction class a formula's operations run on:
+    // half-precision FMA/add/mul, the XU pipe (exp, rsqrt, divide:
+    // MUFU), the ALU pipe (max/min, compares, integer)
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", "smsp__inst_executed_pipe_xu.sum",
+    "smsp__inst_executed_pipe_alu.sum"};
 
 // rocprofv3 counters for rocprofiler-compute's roofline formulas (hw/ncu_analysis.h).
 const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",

@@ -132,9 +132,25 @@ Json score(const Knowledge& k, const SuiteOptions& o, const std::string& file, c
   row["median_latency_ms"] = p["median_latency_ms"];
   row["achieved"] = p[cfg->roof.target_metric == "GB/s" ? "gbs" : "tflops"];
   row["pct_of_roofline"] = p["pct_of_ceiling"];
+  // Beside fast_p: the fraction of the speed of light (the measured ceiling of data/measured/ when
+  // there is one, else the datasheet's), and any speedup above kReverifySpeedup flagged: kernel
+  // engineers and compilers are good, so such a win is re-verified before it is believed.
+  if (p["pct_of_ceiling"].is_number())
+    row.update(Json{{"fraction_of_sol", round_to(p["pct_of_ceiling"].get<double>() / 100, 4)}});
+  row.update(Json{
+      {"sol_ceiling",
+       {{"value", cfg->roof.ceiling}, {"metric", cfg->roof.target_metric}, {"measured", cfg->roof.ceiling_measured}}}});
   const auto ms = samples(*raw);
   row["eager"] = versus(*raw, "eager", ms);
   row["compiled"] = versus(*raw, "compiled", ms);
+  Json flags = Json::array();
+  for (const char* ref : {"eager", "compiled"})
+    if (row[ref].is_object() && row[ref].contains("speedup") && row[ref]["speedup"].get<double>() > kReverifySpeedup)
+      flags.push_back(
+          fmt::format("{:.1f}x over {}: above {:.0f}x, re-verify before believing it (KernelBench: a >2x "
+                      "speedup is unlikely; results this large have come from benchmark exploits)",
+                      row[ref]["speedup"].get<double>(), ref, kReverifySpeedup));
+  if (!flags.empty()) row.update(Json{{"reverify", flags}});
   return row;
 }
 
@@ -306,6 +322,12 @@ Result<Json> run_suite(const Knowledge& k, const SuiteOptions& o) {
   Json metrics = {{"tasks", rows.size()}, {"correct", correct}};
   metrics.update(aggregate(rows));
   metrics["mean_pct_of_roofline"] = roof_n ? Json(round_to(roof / static_cast<double>(roof_n), 2)) : Json();
+  metrics.update(
+      Json{{"mean_fraction_of_sol", roof_n ? Json(round_to(roof / static_cast<double>(roof_n) / 100, 4)) : Json()}});
+  Json reverify = Json::array();
+  for (const auto& r : rows)
+    if (r.contains("reverify")) reverify.push_back(r.value("task", std::string()));
+  metrics.update(Json{{"reverify_tasks", reverify}});
   Json problems = best_per_problem(rows);
   size_t solved = 0;
   for (const auto& p : problems) solved += p.value("correct", false) ? 1 : 0;

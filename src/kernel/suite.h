@@ -39,6 +39,10 @@ std::string suite_markdown(const Json& suite);
 // KernelBench's fast_p over all tasks: the fraction that are correct and faster than the
 // reference by more than p (speedups of incorrect tasks are ignored; null speedups never count).
 double fast_p(const Json& rows, const std::string& key, double p);
+// A speedup above this over either reference is flagged for re-verification (row "reverify",
+// metrics "reverify_tasks"): KernelBench's EVAL.md warns that a >2x speedup is unlikely and that
+// benchmark exploits produce the large ones (Sakana's "150x" kernel was 3x slower).
+inline constexpr double kReverifySpeedup = 10.0;
 // The geometric mean of the correct tasks' speedups with a 95 % percentile-bootstrap interval over
 // tasks (fixed seed): {"point", "low", "high", "n"}; null when no correct task has one.
 Json geomean_speedup(const Json& rows, const std::string& key);

@@ -353,6 +353,12 @@ Result<Config> describe_kernel(const Knowledge& k, const InitOptions& o) {
     return make_error(ErrorKind::Usage, info->value("error", std::string("kernel file check failed")), o.kernel_file);
   // --shape is optional: make_inputs' defaults give the dimensions it leaves out.
   if (info->contains("make_inputs_defaults")) c.shape = shape_with_defaults(c.shape, (*info)["make_inputs_defaults"]);
+  // The static checks (tools/kernel_static.py) need no GPU: what they find is said at init, and
+  // bench refuses the file for it.
+  if (info->contains("static") && (*info)["static"].is_array())
+    for (const auto& f : (*info)["static"])
+      c.pitfalls.push_back(fmt::format("static check [{}]: {} (bench refuses this file)",
+                                       f.value("check", std::string("?")), f.value("message", std::string())));
   double flops = 0, bytes = 0;
   if (info->contains("flops") && info->contains("bytes_moved")) {
     flops = (*info)["flops"];
