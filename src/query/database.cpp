@@ -510,7 +510,7 @@ int progress(void* self) {
   auto* d = static_cast<Database*>(self);
   const auto now = std::chrono::steady_clock::now();
   if (d->report_ && now >= d->next_report_) {
-    d->next_report_ = now + kQueryProgressEvery;
+    d->next_report_ = now + d->report_every_;
     d->report_(d->data_ ? d->data_->rows_read : 0, std::chrono::duration<double>(now - d->started_).count());
   }
   return now > d->deadline_ ? 1 : 0;
@@ -690,7 +690,8 @@ Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& op
   const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
   started_ = std::chrono::steady_clock::now();
   deadline_ = started_ + timeout;
-  next_report_ = started_ + kQueryProgressAfter;
+  next_report_ = started_ + opt.progress_after;
+  report_every_ = opt.progress_every;
   report_ = opt.progress;
   if (data_) data_->rows_read = 0;
   // The progress line stops with the statement, however it ends.

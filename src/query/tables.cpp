@@ -118,7 +118,7 @@ std::vector<Table> build_tables() {
     {{"input_types", T, "recorded input dtypes, JSON text"}, GET { o.str(st.tl(), st.tl().cpu_ops.input_types[r]); }},
     {{"concrete_inputs", T, "recorded scalar inputs, JSON text"}, GET { o.str(st.tl(), st.tl().cpu_ops.concrete_inputs[r]); }},
     {{"parent_id", I, "id of the innermost row of cpu_ops that encloses this one on the same pid and tid (docs/query.md § CPU-op nesting); NULL at the top"}, GET { o.opt(st.cpu_parent_of(r)); }},
-    {{"depth", I, "enclosing rows on the same thread: 0 at the top, parent's depth + 1 below"}, GET { o.opt(st.cpu_depth_of(r)); }},
+    {{"depth", I, "0 at the top (no parent), else the parent's depth + 1: the length of the parent_id chain"}, GET { o.opt(st.cpu_depth_of(r)); }},
   }));
   v.push_back(make("api_calls", "CUDA/HIP runtime and driver calls (cudaLaunchKernel, hipMemcpyAsync, ...)", false, [](TraceState& st) { return st.tl().runtime.size(); }, {
     {{"start_ns", I, "start, ns"}, GET { o.i(st.tl().runtime.start_ns[r]); }},
