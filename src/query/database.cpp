@@ -85,11 +85,25 @@ constexpr int kOrdered = 1, kDesc = 2, kLookup = 4, kEq = 8, kLower = 16, kLower
 // The planner's choices: a full scan (the tables are columns in memory: a scan of 5 M rows is
 // cheap), or, on an INTEGER column of a model table, an equality or range lookup through the
 // column's sorted index (TableData::index). The costs say what the work is: a scan reads every
-// row; a lookup is a binary search plus the rows it yields (an equality: a few rows, one on `id`;
-// a range: a quarter of the table per bound, guesses like SQLite's own). So a join on ids
+// row; a lookup is a binary search plus the rows it yields (an equality: equal_rows; a range: a
+// quarter of the table per bound, a sixteenth for two, guesses like SQLite's own). So a join on ids
 // (external_id, correlation, id, parent_id, ...) runs as lookups, never a nested scan. A lookup
 // leaves its constraints to SQLite to check again (omit = 0): the index may return a superset (a
 // text or real bound), never fewer rows.
+// The rows an equality on a column yields, as the planner is told: one on `id`, a few on an id or
+// a time (external_id, correlation, parent_id, start_ns, ...), a tenth of the table on anything
+// else (device, stream, tid, rank, depth, step: few distinct values), so the planner never takes
+// a lookup on `device` for a selective one.
+double equal_rows(const std::string& column, double rows) {
+  static const std::array<const char*, 11> kSelective = {
+      "external_id", "correlation", "parent_id", "sequence_number", "python_id", "python_parent_id",
+      "cpu_op",      "seq",         "start_ns",  "end_ns",          "ts_ns"};
+  if (column == "id") return 1;
+  for (const char* s : kSelective)
+    if (column == s) return std::min(rows + 1, 8.0);
+  return rows / 10 + 1;
+}
+
 int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
   auto* t = reinterpret_cast<VTab*>(v);
   double rows = 0;
@@ -109,11 +123,10 @@ int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
     const auto& c = info->aConstraint[i];
     if (!c.usable || !t->data->can_index(t->table, c.iColumn)) continue;
     Plan p;
-    const bool unique = table_infos()[t->table].columns[static_cast<size_t>(c.iColumn)].name == "id";
     switch (c.op) {
       case SQLITE_INDEX_CONSTRAINT_EQ:
         p.eq = i;
-        p.rows = unique ? 1 : std::min(rows + 1, 8.0);
+        p.rows = equal_rows(table_infos()[t->table].columns[static_cast<size_t>(c.iColumn)].name, rows);
         break;
       case SQLITE_INDEX_CONSTRAINT_GT:
       case SQLITE_INDEX_CONSTRAINT_GE:
