@@ -158,13 +158,18 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
   const std::string format = rq.str("format");
   const int64_t cap = rq.integer("max_rows");
   const bool stream = static_cast<bool>(ctx.text_out) && format != "json";
+  // Rows on stdout first clear a progress line drawn on the same terminal.
+  const auto emit = [&](std::string_view t) {
+    clear_progress();
+    ctx.text_out(t);
+  };
   auto run_statement = [&](const std::string& text, Json* result) -> Status {
     if (stream) {
       if (format == "csv") {
-        query::CsvSink sink(ctx.text_out);
+        query::CsvSink sink(emit);
         return (*db)->run(text, sink, opt, !db_path.empty());
       }
-      query::TableSink sink(ctx.text_out);
+      query::TableSink sink(emit);
       Status s = (*db)->run(text, sink, opt, !db_path.empty());
       sink.finish();
       if (result) *result = Json{{"row_count", sink.rows()}};
