@@ -11,9 +11,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <regex>
-#include <sstream>
 
 #include "analysis/knowledge.h"
 #include "query/database.h"
@@ -107,17 +107,17 @@ bool same_rows(const std::vector<std::vector<Value>>& a, const std::vector<std::
 // docs/query.md § Examples: each "-- title" line, then its statement.
 std::vector<std::pair<std::string, std::string>> docs_examples() {
   std::ifstream f(std::string(GOBLIN_SOURCE_DIR) + "/docs/query.md");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   const std::string head = "### Examples\n\n```sql\n";
   const size_t at = text.find(head);
   EXPECT_NE(at, std::string::npos);
   if (at == std::string::npos) return {};
   const size_t end = text.find("```", at + head.size());
-  std::istringstream block(text.substr(at + head.size(), end - at - head.size()));
   std::vector<std::pair<std::string, std::string>> out;
-  for (std::string line; std::getline(block, line);) {
+  for (size_t p = at + head.size(); p < end;) {
+    const size_t eol = std::min(text.find('\n', p), end);
+    const std::string line = text.substr(p, eol - p);
+    p = eol + 1;
     if (line.rfind("-- ", 0) == 0)
       out.emplace_back(line.substr(3), "");
     else if (!out.empty())
