@@ -97,15 +97,15 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     return vr;
   }
   std::vector<std::string> paths = rq.has("path") ? rq.strings("path") : std::vector<std::string>{};
-  std::string sql = rq.has("sql") ? rq.str("sql") : "";
+  std::string sql = rq.str("sql");  // "" when absent
   // CLI: `goblin query TRACE... "SQL"` — the last word is the statement when it names no file.
   std::error_code ec;
   if (sql.empty() && ctx.door == kCli && paths.size() > 1 && !std::filesystem::exists(paths.back(), ec)) {
     sql = paths.back();
     paths.pop_back();
   }
-  const std::string store_url = rq.has("store") ? rq.str("store") : "";
-  const std::string db_path = rq.has("db") ? rq.str("db") : "";
+  const std::string store_url = rq.str("store");
+  const std::string db_path = rq.str("db");
   // `goblin query --store URL "SQL"`: the one positional word is the statement.
   if (!store_url.empty() && sql.empty() && ctx.door == kCli && paths.size() == 1) {
     sql = paths.back();
@@ -140,16 +140,36 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (Status s = (*db)->materialize(); !s) return VerbResult{nullptr, s.error(), ""};
   query::RunOptions opt;
   if (rq.has("timeout")) opt.timeout = std::chrono::milliseconds(static_cast<int64_t>(rq.number("timeout") * 1000));
+  // The progress line of a long statement: stderr only (never in a result), on the CLI, when
+  // stderr is a terminal (redrawn in place) or --progress asks for it (a line per report).
+  const bool tty_err = ::isatty(2) != 0;
+  bool progress_shown = false;
+  if (ctx.door == kCli && (tty_err || rq.flag("progress")))
+    opt.progress = [&progress_shown, tty_err](uint64_t rows, double seconds) {
+      std::cerr << fmt::format("{}query: {} rows read, {:.1f} s{}", tty_err ? "\r\x1b[K" : "", rows, seconds,
+                               tty_err ? "" : "\n")
+                << std::flush;
+      progress_shown = true;
+    };
+  const auto clear_progress = [&] {
+    if (progress_shown && tty_err) std::cerr << "\r\x1b[K" << std::flush;
+    progress_shown = false;
+  };
   const std::string format = rq.str("format");
   const int64_t cap = rq.integer("max_rows");
   const bool stream = static_cast<bool>(ctx.text_out) && format != "json";
-  auto run_one = [&](const std::string& text, Json* result) -> Status {
+  // Rows on stdout first clear a progress line drawn on the same terminal.
+  const auto emit = [&](std::string_view t) {
+    clear_progress();
+    ctx.text_out(t);
+  };
+  auto run_statement = [&](const std::string& text, Json* result) -> Status {
     if (stream) {
       if (format == "csv") {
-        query::CsvSink sink(ctx.text_out);
+        query::CsvSink sink(emit);
         return (*db)->run(text, sink, opt, !db_path.empty());
       }
-      query::TableSink sink(ctx.text_out);
+      query::TableSink sink(emit);
       Status s = (*db)->run(text, sink, opt, !db_path.empty());
       sink.finish();
       if (result) *result = Json{{"row_count", sink.rows()}};
@@ -158,6 +178,11 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     query::JsonSink sink(cap, ctx.door == kMcp ? query::kMaxQueryMcpJsonBytes : query::kMaxQueryJsonBytes);
     Status s = (*db)->run(text, sink, opt, !db_path.empty());
     if (result) *result = sink.result();
+    return s;
+  };
+  auto run_one = [&](const std::string& text, Json* result) -> Status {
+    Status s = run_statement(text, result);
+    clear_progress();
     return s;
   };
   if (sql.empty()) {
@@ -370,11 +395,16 @@ void add_query_verbs(std::vector<Verb>& out) {
     Field timer{"timer", FieldKind::Boolean, "Print the time to read the traces and to run the statement on stderr",
                 false};
     timer.doors = kCli;
+    Field progress{"progress", FieldKind::Boolean,
+                   "Report rows read and seconds on stderr while a statement runs past 3 s (on by default when "
+                   "stderr is a terminal)",
+                   false};
+    progress.doors = kCli;
     Field store{
         "store", FieldKind::String,
         "SQL over the run store at this URL instead of traces (sqlite:///path.db, postgresql://...), read-only"};
     store.doors = kCli | kPython;  // a URL names any file or server: not for the confined doors (MCP, HTTP)
-    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer, store};
+    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer, progress, store};
     // A query's answer is not a run: `store` names the store the SQL reads, never one to record in.
     v.records = false;
     v.result_schema = Json{{"type", "object"},

@@ -4,8 +4,10 @@
 #include <sqlite3.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -28,13 +30,15 @@ struct VTab {
 struct Cursor {
   sqlite3_vtab_cursor base{};
   size_t trace = 0, row = 0, rows = 0;
-  // An ordered scan (xBestIndex consumed ORDER BY / GROUP BY of one column): positions in
-  // TableData::order, read backwards for DESC.
-  const std::vector<uint64_t>* order = nullptr;
-  size_t pos = 0;
+  // A scan through a list of rows (trace << 40 | row) instead of in table order: an ordered scan
+  // (xBestIndex consumed ORDER BY / GROUP BY of one column: TableData::order, read backwards for
+  // DESC) or an index lookup (positions [pos, end) of a TableData::index).
+  const uint64_t* list = nullptr;
+  bool listed = false;
+  size_t pos = 0, end = 0;
   bool desc = false;
   void place() {
-    const uint64_t v = (*order)[desc ? order->size() - 1 - pos : pos];
+    const uint64_t v = list[desc ? end - 1 - pos : pos];
     trace = static_cast<size_t>(v >> 40);
     row = static_cast<size_t>(v & ((uint64_t{1} << 40) - 1));
   }
@@ -73,7 +77,33 @@ int vt_disconnect(sqlite3_vtab* v) {
   return SQLITE_OK;
 }
 
-// A full scan is the only plan: the tables are columns in memory, a scan of 5 M rows is cheap.
+// idxNum of a plan: the column << 8, and bit 0 an ordered scan (bit 1: DESC) or bit 2 an index lookup on
+// the column with the bounds below (their values in argv in this order: =, lower, upper).
+constexpr int kOrdered = 1, kDesc = 2, kLookup = 4, kEq = 8, kLower = 16, kLowerStrict = 32, kUpper = 64,
+              kUpperStrict = 128;
+
+// The planner's choices: a full scan (the tables are columns in memory: a scan of 5 M rows is
+// cheap), or, on an INTEGER column of a model table, an equality or range lookup through the
+// column's sorted index (TableData::index). The costs say what the work is: a scan reads every
+// row; a lookup is a binary search plus the rows it yields (an equality: equal_rows; a range: a
+// quarter of the table per bound, a sixteenth for two, guesses like SQLite's own). So a join on ids
+// (external_id, correlation, id, parent_id, ...) runs as lookups, never a nested scan. A lookup
+// leaves its constraints to SQLite to check again (omit = 0): the index may return a superset (a
+// text or real bound), never fewer rows.
+// The rows an equality on a column yields, as the planner is told: one on `id`, a few on an id or
+// a time (external_id, correlation, parent_id, start_ns, ...), a tenth of the table on anything
+// else (device, stream, tid, rank, depth, step: few distinct values), so the planner never takes
+// a lookup on `device` for a selective one.
+double equal_rows(const std::string& column, double rows) {
+  static const std::array<const char*, 11> kSelective = {
+      "external_id", "correlation", "parent_id", "sequence_number", "python_id", "python_parent_id",
+      "cpu_op",      "seq",         "start_ns",  "end_ns",          "ts_ns"};
+  if (column == "id") return 1;
+  for (const char* s : kSelective)
+    if (column == s) return std::min(rows + 1, 8.0);
+  return rows / 10 + 1;
+}
+
 int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
   auto* t = reinterpret_cast<VTab*>(v);
   double rows = 0;
@@ -81,13 +111,134 @@ int vt_best_index(sqlite3_vtab* v, sqlite3_index_info* info) {
     if (!table_infos()[t->table].analysis) rows += static_cast<double>(t->data->rows(t->table, i));
   info->estimatedCost = rows + 10;
   info->estimatedRows = static_cast<sqlite3_int64>(rows + 1);
+  const double search = std::log2(rows + 2);
+  struct Plan {
+    int eq = -1, lower = -1, upper = -1;  // constraint indexes
+    double rows = 0;
+  };
+  int best_col = -1;
+  Plan best;
+  best.rows = rows + 1;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (!c.usable || !t->data->can_index(t->table, c.iColumn)) continue;
+    Plan p;
+    switch (c.op) {
+      case SQLITE_INDEX_CONSTRAINT_EQ:
+        p.eq = i;
+        p.rows = equal_rows(table_infos()[t->table].columns[static_cast<size_t>(c.iColumn)].name, rows);
+        break;
+      case SQLITE_INDEX_CONSTRAINT_GT:
+      case SQLITE_INDEX_CONSTRAINT_GE:
+      case SQLITE_INDEX_CONSTRAINT_LT:
+      case SQLITE_INDEX_CONSTRAINT_LE: {
+        const bool lower = c.op == SQLITE_INDEX_CONSTRAINT_GT || c.op == SQLITE_INDEX_CONSTRAINT_GE;
+        // The other bound on the same column, when there is one.
+        (lower ? p.lower : p.upper) = i;
+        for (int j = 0; j < info->nConstraint; ++j) {
+          const auto& o = info->aConstraint[j];
+          if (j == i || !o.usable || o.iColumn != c.iColumn) continue;
+          const bool olower = o.op == SQLITE_INDEX_CONSTRAINT_GT || o.op == SQLITE_INDEX_CONSTRAINT_GE;
+          const bool oupper = o.op == SQLITE_INDEX_CONSTRAINT_LT || o.op == SQLITE_INDEX_CONSTRAINT_LE;
+          if (lower && oupper && p.upper < 0) p.upper = j;
+          if (!lower && olower && p.lower < 0) p.lower = j;
+        }
+        p.rows = (rows + 1) / (p.lower >= 0 && p.upper >= 0 ? 16 : 4);
+        break;
+      }
+      default:
+        continue;
+    }
+    if (p.rows < best.rows) {
+      best = p;
+      best_col = c.iColumn;
+    }
+  }
+  if (best_col >= 0) {
+    int flags = kLookup | (best_col << 8), argv = 0;
+    auto use = [&](int i, int flag) {
+      info->aConstraintUsage[i].argvIndex = ++argv;
+      info->aConstraintUsage[i].omit = 0;
+      flags |= flag;
+      const int op = info->aConstraint[i].op;
+      if (op == SQLITE_INDEX_CONSTRAINT_GT) flags |= kLowerStrict;
+      if (op == SQLITE_INDEX_CONSTRAINT_LT) flags |= kUpperStrict;
+    };
+    if (best.eq >= 0) {
+      use(best.eq, kEq);
+    } else {
+      if (best.lower >= 0) use(best.lower, kLower);
+      if (best.upper >= 0) use(best.upper, kUpper);
+    }
+    info->idxNum = flags;
+    info->estimatedRows = static_cast<sqlite3_int64>(best.rows) + 1;
+    info->estimatedCost = search + best.rows;
+    return SQLITE_OK;
+  }
   // One ORDER BY (or GROUP BY) column the table can scan in order: SQLite then needs no sorter.
   if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn >= 0 &&
       t->data->can_order(t->table, info->aOrderBy[0].iColumn)) {
     info->orderByConsumed = 1;
-    info->idxNum = (info->aOrderBy[0].iColumn << 2) | 1 | (info->aOrderBy[0].desc ? 2 : 0);
+    info->idxNum = (info->aOrderBy[0].iColumn << 8) | kOrdered | (info->aOrderBy[0].desc ? kDesc : 0);
   }
   return SQLITE_OK;
+}
+
+// Where a bound value falls among an index's integer keys. An integer is itself; a real is
+// rounded outwards for its bound (x >= 2.5 from 3; x = 2.5: none); NULL matches nothing; a text
+// or blob gives no bound (every row: SQLite's own check then decides).
+struct Bound {
+  enum { Int, None, Any } kind = Any;
+  int64_t lo = 0, hi = 0;  // the integers the value lies between (equal for an integer)
+};
+Bound bound_of(sqlite3_value* v) {
+  Bound b;
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+      b.kind = Bound::Int;
+      b.lo = b.hi = sqlite3_value_int64(v);
+      return b;
+    case SQLITE_FLOAT: {
+      const double x = sqlite3_value_double(v);
+      if (std::isnan(x)) return {Bound::None};
+      constexpr double kLimit = 9.2e18;  // inside int64 (a bound past it clamps: SQLite re-checks)
+      b.kind = Bound::Int;
+      b.lo = static_cast<int64_t>(std::clamp(std::floor(x), -kLimit, kLimit));
+      b.hi = static_cast<int64_t>(std::clamp(std::ceil(x), -kLimit, kLimit));
+      return b;
+    }
+    case SQLITE_NULL:
+      b.kind = Bound::None;
+      return b;
+    default:
+      return b;
+  }
+}
+
+// The positions [first, last) of an index that an index plan's bounds select.
+std::pair<size_t, size_t> lookup(const TableData::ColumnIndex& ix, int flags, sqlite3_value** argv) {
+  const auto& k = ix.keys;
+  size_t first = 0, last = k.size();
+  auto lb = [&](int64_t x) { return static_cast<size_t>(std::lower_bound(k.begin(), k.end(), x) - k.begin()); };
+  auto ub = [&](int64_t x) { return static_cast<size_t>(std::upper_bound(k.begin(), k.end(), x) - k.begin()); };
+  int arg = 0;
+  if (flags & kEq) {
+    const Bound b = bound_of(argv[arg++]);
+    if (b.kind == Bound::None || (b.kind == Bound::Int && b.lo != b.hi)) return {0, 0};
+    if (b.kind == Bound::Int) return {lb(b.lo), ub(b.lo)};
+    return {first, last};
+  }
+  if (flags & kLower) {
+    const Bound b = bound_of(argv[arg++]);
+    if (b.kind == Bound::None) return {0, 0};
+    if (b.kind == Bound::Int) first = (flags & kLowerStrict) ? ub(b.lo) : lb(b.hi);
+  }
+  if (flags & kUpper) {
+    const Bound b = bound_of(argv[arg++]);
+    if (b.kind == Bound::None) return {0, 0};
+    if (b.kind == Bound::Int) last = (flags & kUpperStrict) ? lb(b.hi) : ub(b.lo);
+  }
+  return {first, std::max(first, last)};
 }
 
 int vt_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
@@ -111,17 +262,28 @@ void settle(Cursor& cur, VTab& v) {
   }
 }
 
-int vt_filter(sqlite3_vtab_cursor* c, int idx, const char*, int, sqlite3_value**) {
+int vt_filter(sqlite3_vtab_cursor* c, int idx, const char*, int, sqlite3_value** argv) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
   VTab& v = *vtab_of(c);
   cur.trace = 0;
   cur.row = 0;
-  cur.order = nullptr;
-  if (idx & 1) {
-    cur.order = &v.data->order(v.table, idx >> 2);
-    cur.desc = (idx & 2) != 0;
-    cur.pos = 0;
-    if (!cur.order->empty()) cur.place();
+  cur.list = nullptr;
+  cur.listed = (idx & (kLookup | kOrdered)) != 0;
+  cur.desc = false;
+  cur.pos = 0;
+  if (idx & kLookup) {
+    const TableData::ColumnIndex& ix = v.data->index(v.table, idx >> 8);
+    const auto [first, last] = lookup(ix, idx, argv);
+    cur.list = ix.rows.data() + first;
+    cur.end = last - first;
+  } else if (idx & kOrdered) {
+    const std::vector<uint64_t>& order = v.data->order(v.table, idx >> 8);
+    cur.list = order.data();
+    cur.end = order.size();
+    cur.desc = (idx & kDesc) != 0;
+  }
+  if (cur.listed) {
+    if (cur.pos < cur.end) cur.place();
     return SQLITE_OK;
   }
   settle(cur, v);
@@ -130,8 +292,9 @@ int vt_filter(sqlite3_vtab_cursor* c, int idx, const char*, int, sqlite3_value**
 
 int vt_next(sqlite3_vtab_cursor* c) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
-  if (cur.order) {
-    if (++cur.pos < cur.order->size()) cur.place();
+  ++vtab_of(c)->data->rows_read;
+  if (cur.listed) {
+    if (++cur.pos < cur.end) cur.place();
     return SQLITE_OK;
   }
   if (++cur.row >= cur.rows) {
@@ -144,7 +307,7 @@ int vt_next(sqlite3_vtab_cursor* c) {
 
 int vt_eof(sqlite3_vtab_cursor* c) {
   auto& cur = *reinterpret_cast<Cursor*>(c);
-  if (cur.order) return cur.pos >= cur.order->size();
+  if (cur.listed) return cur.pos >= cur.end;
   return cur.trace >= vtab_of(c)->data->trace_count();
 }
 
@@ -358,7 +521,12 @@ int authorize(void* self, int action, const char* a1, const char* a2, const char
 
 int progress(void* self) {
   auto* d = static_cast<Database*>(self);
-  return std::chrono::steady_clock::now() > d->deadline_ ? 1 : 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (d->report_ && now >= d->next_report_) {
+    d->next_report_ = now + d->report_every_;
+    d->report_(d->data_ ? d->data_->rows_read : 0, std::chrono::duration<double>(now - d->started_).count());
+  }
+  return now > d->deadline_ ? 1 : 0;
 }
 
 Database::~Database() {
@@ -533,7 +701,17 @@ Status check_replaceable_query_database(const std::string& path) {
 Status Database::run(const std::string& sql, RowSink& sink, const RunOptions& opt, bool writable) {
   writable_ = writable && !store_;
   const auto timeout = opt.timeout.count() > 0 ? opt.timeout : std::chrono::milliseconds(kDefaultQuerySeconds * 1000);
-  deadline_ = std::chrono::steady_clock::now() + timeout;
+  started_ = std::chrono::steady_clock::now();
+  deadline_ = started_ + timeout;
+  next_report_ = started_ + opt.progress_after;
+  report_every_ = opt.progress_every;
+  report_ = opt.progress;
+  if (data_) data_->rows_read = 0;
+  // The progress line stops with the statement, however it ends.
+  struct StopReports {
+    std::function<void(uint64_t, double)>& f;
+    ~StopReports() { f = nullptr; }
+  } stop_reports{report_};
   const char* begin = sql.c_str();
   const char* tail = begin;
   std::vector<Value> row;

@@ -51,6 +51,11 @@ using Value = std::variant<std::monostate, int64_t, double, std::string>;
 
 struct RunOptions {
   std::chrono::milliseconds timeout{0};  // 0: limits::kDefaultQuerySeconds
+  // Called while a statement runs past progress_after, every progress_every: the rows the trace
+  // tables have yielded so far and the seconds since the statement started (the CLI's progress
+  // line on stderr). Absent: nothing is reported.
+  std::function<void(uint64_t rows, double seconds)> progress;
+  std::chrono::milliseconds progress_after{3000}, progress_every{500};
 };
 
 // Receives a statement's result as it is produced (rows are never all held in memory).
@@ -113,6 +118,9 @@ class Database {
   bool materialized_ = false;
   bool writable_ = false;
   std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point started_, next_report_;
+  std::function<void(uint64_t, double)> report_;
+  std::chrono::milliseconds report_every_{0};
   friend int authorize(void*, int, const char*, const char*, const char*, const char*);
   friend int progress(void*);
 };

@@ -101,6 +101,11 @@ void detail::add_gpu_op_bulk(Table& t) {
         return g.kind[r] == GpuOpKind::Memcpy ? static_cast<uint32_t>(g.copy_kind[r]) : kNull;
       },
       [](TraceState&, uint32_t i) { return std::string_view(copy_kind_name(static_cast<CopyKind>(i))); });
+  t.bulk[index("step")] = Bulk{[](TraceState& st, ColumnBuilder& b) {
+                                 if (!st.stepped) st.step_gpu_ops();
+                                 b.integers(st.gpu_step.size(), [&](size_t r) { return present(st.gpu_step[r]); });
+                               },
+                               true};
 }
 
 std::vector<ColumnData> TableData::scan(size_t t) {

@@ -115,6 +115,25 @@ struct TraceState {
     return *steps_;
   }
 
+  // cpu_ops.parent_id / depth (kNone: no parent) and gpu_ops.step (kNone: outside every step),
+  // computed on first read (table_index.cpp).
+  std::vector<int64_t> cpu_parent, cpu_depth, gpu_step;
+  bool nested = false, stepped = false;
+  int64_t cpu_parent_of(size_t r) {
+    if (!nested) nest_cpu_ops();
+    return cpu_parent[r];
+  }
+  int64_t cpu_depth_of(size_t r) {
+    if (!nested) nest_cpu_ops();
+    return cpu_depth[r];
+  }
+  int64_t gpu_step_of(size_t r) {
+    if (!stepped) step_gpu_ops();
+    return gpu_step[r];
+  }
+  void nest_cpu_ops();
+  void step_gpu_ops();
+
   std::optional<analysis::CategoryBreakdown> breakdown_;
   const analysis::CategoryBreakdown& breakdown() {
     if (!breakdown_) breakdown_ = analysis::category_breakdown(tl(), k->taxonomy);
@@ -202,6 +221,7 @@ struct TableData::Impl {
   std::shared_ptr<const analysis::AnalysisKnowledge> knowledge;
   std::string error;
   std::map<std::pair<size_t, int>, std::vector<uint64_t>> orders;
+  std::map<std::pair<size_t, int>, TableData::ColumnIndex> indexes;
 };
 
 namespace detail {

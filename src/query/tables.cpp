@@ -102,6 +102,7 @@ std::vector<Table> build_tables() {
     {{"shared_mem_bytes", I, "static + dynamic shared memory (kernels)"}, GET { o.opt(st.tl().gpu_ops.shared_mem_bytes[r]); }},
     {{"bytes", I, "bytes moved or set (memcpy, memset)"}, GET { o.opt(st.tl().gpu_ops.bytes[r]); }},
     {{"copy_kind", T, "HtoD, DtoH, DtoD, HtoH, PtoP (memcpy)"}, GET {const GpuOpTable& g = st.tl().gpu_ops; g.kind[r] == GpuOpKind::Memcpy ? o.s(copy_kind_name(g.copy_kind[r])) : o.null(); }},
+    {{"step", I, "steps.step of the step whose window [start_ns, start_ns + dur_ns) holds the op's start (the first such step in `steps` order); NULL outside every step"}, GET { o.opt(st.gpu_step_of(r)); }},
   }));
   v.push_back(make("cpu_ops", "PyTorch operators and python_function frames on the CPU", false, [](TraceState& st) { return st.tl().cpu_ops.size(); }, {
     {{"id", I, "row number (start order); python_frames.cpu_op refers to it"}, GET { o.i(static_cast<int64_t>(r)); }},
@@ -116,6 +117,8 @@ std::vector<Table> build_tables() {
     {{"input_dims", T, "recorded input shapes, JSON text (record_shapes)"}, GET { o.str(st.tl(), st.tl().cpu_ops.input_dims[r]); }},
     {{"input_types", T, "recorded input dtypes, JSON text"}, GET { o.str(st.tl(), st.tl().cpu_ops.input_types[r]); }},
     {{"concrete_inputs", T, "recorded scalar inputs, JSON text"}, GET { o.str(st.tl(), st.tl().cpu_ops.concrete_inputs[r]); }},
+    {{"parent_id", I, "id of the innermost row of cpu_ops that encloses this one on the same pid and tid (docs/query.md § CPU-op nesting); NULL at the top"}, GET { o.opt(st.cpu_parent_of(r)); }},
+    {{"depth", I, "0 at the top (no parent), else the parent's depth + 1: the length of the parent_id chain"}, GET { o.opt(st.cpu_depth_of(r)); }},
   }));
   v.push_back(make("api_calls", "CUDA/HIP runtime and driver calls (cudaLaunchKernel, hipMemcpyAsync, ...)", false, [](TraceState& st) { return st.tl().runtime.size(); }, {
     {{"start_ns", I, "start, ns"}, GET { o.i(st.tl().runtime.start_ns[r]); }},

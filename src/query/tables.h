@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/knowledge.h"
@@ -74,6 +74,18 @@ class TableData {
   // every row, ascending by the column's text (NULL first). Computed once per column.
   bool can_order(size_t t, int c) const;
   const std::vector<uint64_t>& order(size_t t, int c);
+  // Equality and range lookups on an INTEGER column (the virtual tables' xBestIndex/xFilter):
+  // every non-NULL value of the column over all traces, sorted, beside its row as
+  // (trace << 40 | row); a lookup is a binary search. Built once per column on first use. Only
+  // tables that are not analyses (an index must not compute an analysis to plan a statement).
+  struct ColumnIndex {
+    std::vector<int64_t> keys;   // ascending
+    std::vector<uint64_t> rows;  // rows[i] holds keys[i]; equal keys in row order
+  };
+  bool can_index(size_t t, int c) const;
+  const ColumnIndex& index(size_t t, int c);
+  // Rows the virtual tables have handed to SQLite so far (the progress line).
+  uint64_t rows_read = 0;
   // The first analysis error met (a data file that could not be read), empty when none.
   const std::string& analysis_error() const;
 

@@ -211,7 +211,7 @@ def test_nulls_and_mixed_types():
     assert df["s"].tolist() == ["x", None, "5"]
     cat = t.sql("select name from gpu_ops", categorical=True)
     assert str(cat["name"].dtype) == "category"
-    assert t.sql("select * from gpu_ops where 0").shape == (0, 26)
+    assert t.sql("select * from gpu_ops where 0").shape == (0, 27)
 
 
 def test_several_ranks_one_table():
