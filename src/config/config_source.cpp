@@ -1,5 +1,5 @@
 // The positional scan of a config file: one scanner per format (scan_yaml.cpp, scan_json.cpp,
-// scan_python.cpp, scan_env.cpp), picked here by format.
+// scan_python.cpp, scan_env.cpp, scan_command.cpp), picked here by format.
 #include "config/config_source.h"
 
 #include <algorithm>
@@ -31,6 +31,8 @@ Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const 
       return scan_python(text, file);
     case ConfigFormat::Env:
       return scan_env(text, file);
+    case ConfigFormat::Command:
+      return scan_command(text, file);
   }
   return make_error(ErrorKind::Internal, "unknown config format");
 }

@@ -24,6 +24,7 @@ const std::vector<FieldSpec>& config_fields() {
       {"batch_size", FieldType::Int, {}, "per-device batch size"},
       {"grad_accum_steps", FieldType::Int, {}, "gradient accumulation steps"},
       {"seq_len", FieldType::Int, {}, "sequence length"},
+      {"image_size", FieldType::Int, {}, "input image side in pixels (an image workload: throughput in images/s)"},
       {"precision", FieldType::Enum, {"fp32", "fp16", "bf16", "fp8"}, "compute precision (AMP dtype)"},
       {"tf32", FieldType::Bool, {}, "TF32 matmuls for fp32 (allow_tf32 / set_float32_matmul_precision)"},
       {"optimizer", FieldType::String, {}, "optimizer (HF optim name, e.g. adamw_torch_fused)"},
@@ -74,6 +75,8 @@ const char* config_format_name(ConfigFormat f) {
       return "python";
     case ConfigFormat::Env:
       return "env";
+    case ConfigFormat::Command:
+      return "command";
   }
   return "unknown";
 }
@@ -356,7 +359,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   std::optional<bool> fused;         // python optimizer fused=
   auto origin = [&](const SourceEntry& e) {
     Origin o;
-    o.file = file;
+    o.file = e.file.empty() ? file : e.file;  // an argparse default: the script that declares it
     o.line = e.line;
     o.begin = e.begin;
     o.end = e.end;
@@ -552,6 +555,11 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
   std::string base = std::filesystem::path(path).filename().string();
+  // A shell script, Slurm batch script, Makefile or README holding a launch command: its flags.
+  if ((ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm" || ext == ".md" || ext == ".mk" ||
+       ascii_lower(base) == "makefile" || ascii_lower(base) == "gnumakefile") &&
+      holds_launch_command(path, text))
+    return ConfigFormat::Command;
   if (ext == ".yaml" || ext == ".yml") return ConfigFormat::Yaml;
   if (ext == ".json") return ConfigFormat::Json;
   if (ext == ".py") return ConfigFormat::Python;
@@ -566,9 +574,28 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
 Result<WorkloadConfig> parse_config_file(const std::string& path) {
   ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes}));
   if (text.find('\0') != std::string::npos)
-    return make_error(ErrorKind::UnknownFormat, "binary content; expected a YAML, JSON, Python or env config", path,
+    return make_error(ErrorKind::UnknownFormat,
+                      "binary content; expected a YAML, JSON, Python or env config or a shell script", path,
                       static_cast<int64_t>(text.find('\0')));
   return parse_config_text(text, sniff_config_format(path, text), path);
+}
+
+std::string throughput_unit(const WorkloadConfig& c) {
+  if (c.has("seq_len")) return "tokens";
+  if (c.has("image_size")) return "images";
+  if (c.has("batch_size")) return "samples";
+  return "tokens";
+}
+
+std::optional<double> items_per_step(const WorkloadConfig& c) {
+  const Json b = c.get("batch_size"), q = c.get("seq_len"), g = c.get("grad_accum_steps");
+  if (!b.is_number()) return std::nullopt;
+  const double accum = g.is_number() ? g.get<double>() : 1.0;
+  if (throughput_unit(c) == "tokens") {
+    if (!q.is_number()) return std::nullopt;
+    return b.get<double>() * q.get<double>() * accum;
+  }
+  return b.get<double>() * accum;
 }
 
 std::string config_to_text(const WorkloadConfig& c) {
