@@ -30,13 +30,12 @@ namespace {
 
 // CONFIG, or the command line of --command written to OUT/command.sh (a command-line config:
 // docs/audit.md § Command lines).
-Result<std::string> audit_config_path(const Request& rq, const std::string& out) {
-  const std::string config = rq.has("config") ? rq.str("config") : "", command = rq.str("command");
+Result<std::string> audit_config_path(const Request& rq, const std::string& out, bool replay) {
+  const std::string config = rq.str("config"), command = rq.str("command");
   if (config.empty() == command.empty())
     return make_error(ErrorKind::Usage, "give a CONFIG file or --command \"LAUNCH LINE\" (one of the two)");
   if (command.empty()) return config;
-  if (rq.has("replay"))
-    return make_error(ErrorKind::Usage, "--command runs the line live; a --replay audit runs nothing");
+  if (replay) return make_error(ErrorKind::Usage, "--command runs the line live; a --replay audit runs nothing");
   RETURN_IF_ERROR(make_dirs(out));
   const std::string path = (std::filesystem::path(out) / "command.sh").string();
   RETURN_IF_ERROR(
@@ -52,7 +51,8 @@ Result<std::string> audit_config_path(const Request& rq, const std::string& out)
 VerbResult audit_verb(const Request& rq, Context& ctx) {
   VerbResult r;
   const std::string out = rq.str("out"), history = rq.str("history");
-  auto config_path = audit_config_path(rq, out);
+  const bool replay = rq.has("replay");
+  auto config_path = audit_config_path(rq, out, replay);
   if (!config_path) return VerbResult{nullptr, config_path.error(), ""};
   const std::string config = *config_path;
   const bool no_history = rq.flag("no_history"), no_profile_after = rq.flag("no_profile_after");
@@ -91,7 +91,7 @@ VerbResult audit_verb(const Request& rq, Context& ctx) {
   std::function<Json()> live_log;
   std::optional<audit::ReplayRunner> replay_runner;
   audit::Runner* rp = nullptr;
-  if (!rq.has("replay")) {
+  if (!replay) {
     auto setup = run::make_live_audit(out, knobs);
     if (!setup) return VerbResult{nullptr, setup.error(), ""};
     live = std::move(setup->runner);

@@ -227,3 +227,21 @@ TEST(ShellWords, QuotingAndSpans) {
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
   EXPECT_EQ(shell_quote("bf16"), "bf16");
 }
+
+TEST(ThroughputUnit, ChosenFromTheConfig) {
+  auto img =
+      parse_config_text("python3 train_images.py --img-size 224 --batch-size 16\n", ConfigFormat::Command, "i.sh");
+  ASSERT_TRUE(img.ok()) << img.error().describe();
+  EXPECT_EQ(throughput_unit(*img), "images");
+  EXPECT_EQ(items_per_step(*img), 16.0);
+  auto clm = parse_config_text(
+      "python run_clm.py --per_device_train_batch_size 2 --gradient_accumulation_steps 4 --block_size 1024\n",
+      ConfigFormat::Command, "c.sh");
+  ASSERT_TRUE(clm.ok()) << clm.error().describe();
+  EXPECT_EQ(throughput_unit(*clm), "tokens");
+  EXPECT_EQ(items_per_step(*clm), 2.0 * 4 * 1024);
+  auto only_batch = parse_config_text("batch_size: 8\n", ConfigFormat::Yaml, "b.yaml");
+  ASSERT_TRUE(only_batch.ok());
+  EXPECT_EQ(throughput_unit(*only_batch), "samples");
+  EXPECT_EQ(items_per_step(*only_batch), 8.0);
+}

@@ -247,6 +247,9 @@ static std::string path_str(const std::vector<std::string>& p) {
 // SFTConfig (the calls whose kwargs the scanner maps). Env files and plain scripts are not.
 static bool hf_training_arguments_shaped(const WorkloadConfig& c, const SourceScan& scan) {
   if (c.format == ConfigFormat::Env) return false;
+  // A command line: only when the launched script is an HfArgumentParser one (or its line speaks
+  // TrainingArguments); an argparse script's own defaults were read instead.
+  if (c.format == ConfigFormat::Command) return scan.launch.style == "hf";
   if (c.format == ConfigFormat::Python) {
     for (const auto& e : scan.entries)
       if (e.context.find("TrainingArguments") != std::string::npos || e.context == "SFTConfig" ||

@@ -53,6 +53,12 @@ Json read_json_file(const std::string& path) {
   }
 }
 
+// A throughput figure and its unit (docs/metrics.md § Throughput unit), as a run, a side and the
+// bench's top level write them: {key: per second, rounded to 0.1, "throughput_unit": unit}.
+Json throughput_json(const char* key, double per_s, const std::string& unit) {
+  return Json{{key, round_to(per_s, 1)}, {"throughput_unit", unit}};
+}
+
 Json command_json(const WorkloadSpec& w) {
   Json a = Json::array();
   if (!w.command.empty())
@@ -483,8 +489,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       double th = units[s] == "tokens" ? tp : items[s] ? *items[s] / st : 0.0;
       if (o.result.contains("throughput") && o.result["throughput"].is_number())
         th = o.result["throughput"].get<double>();
-      rj["throughput"] = round_to(th, 1);
-      rj["throughput_unit"] = units[s];
+      rj.update(throughput_json("throughput", th, units[s]));
       side_runs[s].push_back(rj);
       step_times[s].push_back(st);
       tps[s].push_back(tp);
@@ -504,8 +509,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     sj["runs"] = side_runs[s];
     sj["step_time_s"] = interval_to_json(bootstrap_median(step_times[s]), 6);
     sj["tokens_per_sec_median"] = round_to(median(tps[s]), 1);
-    sj["throughput_median"] = round_to(median(thr[s]), 1);
-    sj["throughput_unit"] = units[s];
+    sj.update(throughput_json("throughput_median", median(thr[s]), units[s]));
     NoiseFloor nf = aa_noise_floor(step_times[s]);
     sj["aa_noise_floor_pct"] = nf.available ? Json(round_to(nf.floor_pct, 2)) : Json(nullptr);
     // Telemetry across this side's runs.
@@ -527,8 +531,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   // Top-level figures of the config under test (what `goblin compare` reads from a bench JSON).
   res["step_time_s"] = round_to(median(step_times[0]), 6);
   res["tokens_per_sec"] = round_to(median(tps[0]), 1);
-  res["throughput"] = round_to(median(thr[0]), 1);
-  res["throughput_unit"] = units[0];
+  res.update(throughput_json("throughput", median(thr[0]), units[0]));
   res["gpu_name"] = gpu.name;
   // Top level: only a measured number (RunMetrics readers take an absent gpu_util_pct as
   // unobserved); the basis or the reason it is missing beside it.
