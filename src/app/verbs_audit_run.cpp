@@ -17,6 +17,7 @@
 #include "audit/history.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
+#include "config/command_line.h"
 #include "config/workload_config.h"
 #include "core/io.h"
 #include "run/live.h"
@@ -36,12 +37,12 @@ Result<std::string> audit_config_path(const Request& rq, const std::string& out,
     return make_error(ErrorKind::Usage, "give a CONFIG file or --command \"LAUNCH LINE\" (one of the two)");
   if (command.empty()) return config;
   if (replay) return make_error(ErrorKind::Usage, "--command runs the line live; a --replay audit runs nothing");
-  RETURN_IF_ERROR(make_dirs(out));
+  RETURN_IF_ERROR(run::make_dirs(out));
   const std::string path = (std::filesystem::path(out) / "command.sh").string();
   RETURN_IF_ERROR(
       write_file(path, "#!/bin/bash\n# The command line given to goblin audit --command.\n" + command + "\n"));
   ASSIGN_OR_RETURN(auto parsed, config::parse_config_file(path));
-  if (parsed.format != config::ConfigFormat::Command)
+  if (parsed.format != config::kCommandFormat)
     return make_error(ErrorKind::Usage,
                       "--command holds no launch command (python SCRIPT.py, torchrun, accelerate launch or deepspeed "
                       "with a script)");

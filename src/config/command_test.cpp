@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "config/command_line.h"
 #include "config/config_editor.h"
 #include "config/shell_words.h"
 #include "config/workload_config.h"
@@ -21,7 +22,7 @@ namespace {
 
 std::string patch(const std::string& text, const std::string& file, const std::map<std::string, Json>& edits,
                   std::vector<std::string>* unplaced = nullptr, std::map<std::string, std::string>* refused = nullptr) {
-  auto c = parse_config_text(text, ConfigFormat::Command, file);
+  auto c = parse_config_text(text, kCommandFormat, file);
   EXPECT_TRUE(c.ok()) << c.error().describe();
   if (!c.ok()) return "";
   std::vector<std::string> u;
@@ -57,7 +58,7 @@ const char* kRunClm =
 }  // namespace
 
 TEST(CommandLine, HfFlagsOfAShellScriptAreFields) {
-  auto c = parse_config_text(kRunClm, ConfigFormat::Command, "train.sh");
+  auto c = parse_config_text(kRunClm, kCommandFormat, "train.sh");
   ASSERT_TRUE(c.ok()) << c.error().describe();
   EXPECT_EQ(c->get("batch_size"), 2);
   EXPECT_EQ(c->get("grad_accum_steps"), 4);
@@ -66,7 +67,7 @@ TEST(CommandLine, HfFlagsOfAShellScriptAreFields) {
   EXPECT_EQ(c->env_vars.at("NCCL_DEBUG"), "INFO");
   EXPECT_EQ(c->origins.at("batch_size").line, 6);
   EXPECT_EQ(c->extras.at("output_dir"), "/tmp/out dir");
-  EXPECT_EQ(sniff_config_format("train.sh", kRunClm), ConfigFormat::Command);
+  EXPECT_EQ(sniff_config_format("train.sh", kRunClm), kCommandFormat);
   EXPECT_EQ(sniff_config_format("vars.sh", "export A=1\n"), ConfigFormat::Env);  // no launch line: env file
 }
 
@@ -85,7 +86,7 @@ TEST(CommandLine, PatchEditsInPlaceAndKeepsContinuations) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("export NCCL_DEBUG=WARN\n"), std::string::npos) << out;
-  auto back = parse_config_text(out, ConfigFormat::Command, "train.sh");
+  auto back = parse_config_text(out, kCommandFormat, "train.sh");
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(back->get("batch_size"), 8);
   EXPECT_EQ(back->get("precision"), "bf16");
@@ -95,7 +96,7 @@ TEST(CommandLine, PatchEditsInPlaceAndKeepsContinuations) {
 
 TEST(CommandLine, BareSwitchesFlipAndLaunchersAreRead) {
   const std::string line = "torchrun --nproc_per_node 8 --standalone train.py --bf16 --torch_compile\n";
-  auto c = parse_config_text(line, ConfigFormat::Command, "launch.sh");
+  auto c = parse_config_text(line, kCommandFormat, "launch.sh");
   ASSERT_TRUE(c.ok()) << c.error().describe();
   EXPECT_EQ(c->get("world_size"), 8);
   EXPECT_EQ(c->get("precision"), "bf16");
@@ -103,12 +104,12 @@ TEST(CommandLine, BareSwitchesFlipAndLaunchersAreRead) {
   const std::string out = patch(line, "launch.sh", {{"precision", "fp16"}, {"torch_compile", false}});
   EXPECT_EQ(out, "torchrun --nproc_per_node 8 --standalone train.py --fp16\n");
   auto acc = parse_config_text("accelerate launch --mixed_precision bf16 --num_processes 4 train.py --lr 3e-4\n",
-                               ConfigFormat::Command, "a.sh");
+                               kCommandFormat, "a.sh");
   ASSERT_TRUE(acc.ok()) << acc.error().describe();
   EXPECT_EQ(acc->get("precision"), "bf16");
   EXPECT_EQ(acc->get("world_size"), 4);
   EXPECT_DOUBLE_EQ(acc->get("lr").get<double>(), 3e-4);
-  auto ds = parse_config_text("deepspeed --num_gpus 2 train.py --deepspeed ds.json\n", ConfigFormat::Command, "d.sh");
+  auto ds = parse_config_text("deepspeed --num_gpus 2 train.py --deepspeed ds.json\n", kCommandFormat, "d.sh");
   ASSERT_TRUE(ds.ok()) << ds.error().describe();
   EXPECT_EQ(ds->get("world_size"), 2);
   EXPECT_EQ(ds->extras.at("deepspeed"), "ds.json");
@@ -125,14 +126,14 @@ TEST(CommandLine, ArgparseDefaultsAndOnlyDeclaredFlags) {
                   .ok());
   const std::string sh = "python3 train.py --batch-size 4\n";
   const std::string file = (d.p / "run.sh").string();
-  auto c = parse_config_text(sh, ConfigFormat::Command, file);
+  auto c = parse_config_text(sh, kCommandFormat, file);
   ASSERT_TRUE(c.ok()) << c.error().describe();
   EXPECT_EQ(c->get("batch_size"), 4);
   EXPECT_EQ(c->get("dataloader_workers"), 0);  // the script's default
   EXPECT_EQ(c->origins.at("dataloader_workers").file, (d.p / "train.py").lexically_normal().string());
   EXPECT_EQ(c->origins.at("dataloader_workers").line, 5);
   EXPECT_EQ(c->get("precision"), "fp32");  // store_true --bf16 not given
-  auto bare = parse_config_text("python3 train.py\n", ConfigFormat::Command, file);
+  auto bare = parse_config_text("python3 train.py\n", kCommandFormat, file);
   ASSERT_TRUE(bare.ok()) << bare.error().describe();
   EXPECT_EQ(bare->get("batch_size"), 16);  // the first add_argument's default
   std::vector<std::string> unplaced;
@@ -146,18 +147,18 @@ TEST(CommandLine, ArgparseDefaultsAndOnlyDeclaredFlags) {
 
 TEST(CommandLine, MakefileAndReadmeBlocks) {
   const std::string mk = "train:\n\t@python train.py --per_device_train_batch_size=$(BS) --fp16\n";
-  auto m = parse_config_text(mk, ConfigFormat::Command, "Makefile");
+  auto m = parse_config_text(mk, kCommandFormat, "Makefile");
   ASSERT_TRUE(m.ok()) << m.error().describe();
   EXPECT_TRUE(m->get("batch_size").is_null());  // $(BS): make expands it, goblin does not
   EXPECT_EQ(m->get("precision"), "fp16");
   const std::string md =
       "# Train\nDon't forget the data.\n\n```bash\n$ python run_clm.py --per_device_train_batch_size 2 --bf16\n```\n"
       "```python\nx = 'unterminated\n```\n";
-  auto r = parse_config_text(md, ConfigFormat::Command, "README.md");
+  auto r = parse_config_text(md, kCommandFormat, "README.md");
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->get("batch_size"), 2);
   EXPECT_EQ(r->origins.at("batch_size").line, 5);
-  EXPECT_EQ(sniff_config_format("README.md", md), ConfigFormat::Command);
+  EXPECT_EQ(sniff_config_format("README.md", md), kCommandFormat);
 }
 
 TEST(CommandLine, DeepSpeedJsonAndAccelerateYaml) {
@@ -178,18 +179,18 @@ TEST(CommandLine, DeepSpeedJsonAndAccelerateYaml) {
 }
 
 TEST(CommandLineHostile, ErrorsNameTheLine) {
-  auto q = parse_config_text("echo ok\npython train.py --output_dir 'oops\n", ConfigFormat::Command, "t.sh");
+  auto q = parse_config_text("echo ok\npython train.py --output_dir 'oops\n", kCommandFormat, "t.sh");
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().kind, ErrorKind::Malformed);
   EXPECT_EQ(q.error().line, 2);
   EXPECT_NE(q.error().message.find("unterminated single quote"), std::string::npos) << q.error().message;
-  auto dq = parse_config_text("python train.py --x \"a\n\nb\n", ConfigFormat::Command, "t.sh");
+  auto dq = parse_config_text("python train.py --x \"a\n\nb\n", kCommandFormat, "t.sh");
   ASSERT_FALSE(dq.ok());
   EXPECT_EQ(dq.error().line, 1);
-  auto nul = parse_config_text(std::string("python train.py\n--x 1\0\n", 23), ConfigFormat::Command, "t.sh");
+  auto nul = parse_config_text(std::string("python train.py\n--x 1\0\n", 23), kCommandFormat, "t.sh");
   ASSERT_FALSE(nul.ok());
   EXPECT_EQ(nul.error().line, 2);
-  auto none = parse_config_text("echo hello\n", ConfigFormat::Command, "t.sh");
+  auto none = parse_config_text("echo hello\n", kCommandFormat, "t.sh");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no launch command"), std::string::npos);
 }
@@ -198,17 +199,15 @@ TEST(CommandLineHostile, MegabyteLinesStayLinear) {
   // 1 MB of short flags on one line parses; one 1 MB word is refused with its line.
   std::string many = "python train.py";
   while (many.size() < (1u << 20)) many += " --per_device_train_batch_size 2";
-  auto c = parse_config_text(many + "\n", ConfigFormat::Command, "big.sh");
+  auto c = parse_config_text(many + "\n", kCommandFormat, "big.sh");
   ASSERT_TRUE(c.ok()) << c.error().describe();
   EXPECT_EQ(c->get("batch_size"), 2);
-  auto w = parse_config_text("\n\npython train.py --x " + std::string(1u << 20, 'a') + "\n", ConfigFormat::Command,
-                             "big.sh");
+  auto w = parse_config_text("\n\npython train.py --x " + std::string(1u << 20, 'a') + "\n", kCommandFormat, "big.sh");
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.error().line, 3);
   EXPECT_NE(w.error().message.find("shell word longer"), std::string::npos) << w.error().message;
   // Heredoc bodies are not shell: an apostrophe there is text.
-  auto h =
-      parse_config_text("cat <<EOF > notes\nit's fine\nEOF\npython train.py --fp16\n", ConfigFormat::Command, "h.sh");
+  auto h = parse_config_text("cat <<EOF > notes\nit's fine\nEOF\npython train.py --fp16\n", kCommandFormat, "h.sh");
   ASSERT_TRUE(h.ok()) << h.error().describe();
   EXPECT_EQ(h->get("precision"), "fp16");
 }
@@ -229,14 +228,13 @@ TEST(ShellWords, QuotingAndSpans) {
 }
 
 TEST(ThroughputUnit, ChosenFromTheConfig) {
-  auto img =
-      parse_config_text("python3 train_images.py --img-size 224 --batch-size 16\n", ConfigFormat::Command, "i.sh");
+  auto img = parse_config_text("python3 train_images.py --img-size 224 --batch-size 16\n", kCommandFormat, "i.sh");
   ASSERT_TRUE(img.ok()) << img.error().describe();
   EXPECT_EQ(throughput_unit(*img), "images");
   EXPECT_EQ(items_per_step(*img), 16.0);
   auto clm = parse_config_text(
       "python run_clm.py --per_device_train_batch_size 2 --gradient_accumulation_steps 4 --block_size 1024\n",
-      ConfigFormat::Command, "c.sh");
+      kCommandFormat, "c.sh");
   ASSERT_TRUE(clm.ok()) << clm.error().describe();
   EXPECT_EQ(throughput_unit(*clm), "tokens");
   EXPECT_EQ(items_per_step(*clm), 2.0 * 4 * 1024);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "config/command_line.h"
+
 namespace goblin::config {
 
 int64_t line_of(const std::string& text, int64_t offset) {
@@ -22,6 +24,7 @@ int64_t LineIndex::line(int64_t offset) const {
 }
 
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  if (fmt == kCommandFormat) return scan_command(text, file);
   switch (fmt) {
     case ConfigFormat::Yaml:
       return scan_yaml(text, file);
@@ -31,8 +34,6 @@ Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const 
       return scan_python(text, file);
     case ConfigFormat::Env:
       return scan_env(text, file);
-    case ConfigFormat::Command:
-      return scan_command(text, file);
   }
   return make_error(ErrorKind::Internal, "unknown config format");
 }

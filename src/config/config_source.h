@@ -103,7 +103,7 @@ Result<SourceScan> scan_command(const std::string& text, const std::string& file
 // True when `path` is a shell script, Makefile or Markdown file and `text` holds a launch
 // command goblin reads (python/torchrun/accelerate/deepspeed with a script).
 bool holds_launch_command(const std::string& path, const std::string& text);
-// The command-line editor (command_editor.cpp): edit_config_text for ConfigFormat::Command.
+// The command-line editor (command_editor.cpp): edit_config_text for kCommandFormat.
 struct ConfigKnowledge;
 Result<std::string> edit_command_text(const std::string& text, const WorkloadConfig& cfg, const SourceScan& scan,
                                       const ConfigKnowledge& kn, const std::map<std::string, Json>& edits,

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "config/command_line.h"
 #include "config/config_editor.h"
 #include "config/workload_config.h"
 
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace goblin;
   const std::string text(reinterpret_cast<const char*>(data), size);
   const char* name = size % 2 ? "fuzz.sh" : "README.md";
-  auto cfg = config::parse_config_text(text, config::ConfigFormat::Command, name);
+  auto cfg = config::parse_config_text(text, config::kCommandFormat, name);
   if (!cfg.ok()) return 0;
   const Json j = config::config_to_json(*cfg);
   (void)j.dump(2, ' ', false, Json::error_handler_t::strict);
@@ -27,6 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       &unplaced);
   if (!out.ok()) return 0;
   // An edit of a command that parsed keeps a command that parses (quotes balanced, the line found).
-  if (!config::parse_config_text(*out, config::ConfigFormat::Command, name).ok()) std::abort();
+  if (!config::parse_config_text(*out, config::kCommandFormat, name).ok()) std::abort();
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "config/command_line.h"
 #include "config/config_source.h"
 #include "config/knowledge.h"
 #include "config/python_tokens.h"
@@ -149,8 +150,7 @@ void read_argparse(const std::string& path, CommandLaunch& l) {
       size_t e = j;
       // An argument ends at a comma of the call's own depth or at its closing paren (whose depth is
       // the call's outside: the tokenizer counts a closing bracket after it).
-      while (e < t.size() && t[e].kind != Tk::End && t[e].depth >= d && !(t[e].depth == d && t[e].text == ","))
-        ++e;
+      while (e < t.size() && t[e].kind != Tk::End && t[e].depth >= d && !(t[e].depth == d && t[e].text == ",")) ++e;
       if (e - j >= 3 && t[j].kind == Tk::Name && t[j + 1].text == "=") {
         const std::string kw = t[j].text;
         bool lit = true;
@@ -175,7 +175,7 @@ void read_argparse(const std::string& path, CommandLaunch& l) {
 
 SourceScan command_scan() {
   SourceScan s;
-  s.format = ConfigFormat::Command;
+  s.format = kCommandFormat;
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "config/command_line.h"
 #include "config/config_source.h"
 #include "config/knowledge.h"
 #include "core/decimal.h"
@@ -66,6 +67,7 @@ bool is_known_field(const std::string& name) {
 }
 
 const char* config_format_name(ConfigFormat f) {
+  if (f == kCommandFormat) return "command";
   switch (f) {
     case ConfigFormat::Yaml:
       return "yaml";
@@ -75,8 +77,6 @@ const char* config_format_name(ConfigFormat f) {
       return "python";
     case ConfigFormat::Env:
       return "env";
-    case ConfigFormat::Command:
-      return "command";
   }
   return "unknown";
 }
@@ -249,7 +249,7 @@ static bool hf_training_arguments_shaped(const WorkloadConfig& c, const SourceSc
   if (c.format == ConfigFormat::Env) return false;
   // A command line: only when the launched script is an HfArgumentParser one (or its line speaks
   // TrainingArguments); an argparse script's own defaults were read instead.
-  if (c.format == ConfigFormat::Command) return scan.launch.style == "hf";
+  if (c.format == kCommandFormat) return scan.launch.style == "hf";
   if (c.format == ConfigFormat::Python) {
     for (const auto& e : scan.entries)
       if (e.context.find("TrainingArguments") != std::string::npos || e.context == "SFTConfig" ||
@@ -562,7 +562,7 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
   if ((ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm" || ext == ".md" || ext == ".mk" ||
        ascii_lower(base) == "makefile" || ascii_lower(base) == "gnumakefile") &&
       holds_launch_command(path, text))
-    return ConfigFormat::Command;
+    return kCommandFormat;
   if (ext == ".yaml" || ext == ".yml") return ConfigFormat::Yaml;
   if (ext == ".json") return ConfigFormat::Json;
   if (ext == ".py") return ConfigFormat::Python;

@@ -34,9 +34,7 @@ const FieldSpec* find_field(const std::string& name);
 // True for a known field or `env.NAME` with a valid variable name.
 bool is_known_field(const std::string& name);
 
-// Command: a launch command line (a shell script, Slurm batch script, Makefile, README code block or
-// `audit --command`): its flags are the config (docs/audit.md § Command lines).
-enum class ConfigFormat { Yaml, Json, Python, Env, Command };
+enum class ConfigFormat { Yaml, Json, Python, Env };
 const char* config_format_name(ConfigFormat f);
 
 // Where one value sits in the source file. [begin, end) is the byte span of the value text (the
@@ -93,9 +91,6 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
 // Reads a file and sniffs its format (extension first, then content).
 Result<WorkloadConfig> parse_config_file(const std::string& path);
 ConfigFormat sniff_config_format(const std::string& path, const std::string& text);
-// A command-line config's launch command as written (continuation lines included): what a
-// Makefile's or README's command runs as. Malformed when the text holds none.
-Result<std::string> launch_command_text(const std::string& text, const std::string& file);
 
 // Secret redaction (config/secrets.cpp), for every output that shows config values or file text.
 // By shape: tokens (hf_, sk-, ghp_, github_pat_, glpat-, xox?-, AKIA...), bearer headers,
@@ -125,14 +120,6 @@ std::string redact_credentials(const std::string& text);
 // credential has its string value replaced, and in an array the element after a credential flag
 // ("--hf-token", "hf_xxx") is replaced (a recorded argv).
 void redact_json(Json& j);
-
-// The unit a workload's throughput is counted in (docs/metrics.md § Throughput unit): "tokens" when
-// the config sets a sequence length, "images" when it sets an image size and no sequence length,
-// "samples" with only a batch size, else "tokens" (goblin's reference workloads).
-std::string throughput_unit(const WorkloadConfig& c);
-// What one optimizer step processes in that unit: batch x seq x accumulation (tokens), batch x
-// accumulation (images, samples); none without a batch size (or, for tokens, a sequence length).
-std::optional<double> items_per_step(const WorkloadConfig& c);
 
 // Human summary, one field a line with its origin.
 std::string config_to_text(const WorkloadConfig& c);

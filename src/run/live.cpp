@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "config/command_line.h"
 #include "config/workload_config.h"
 #include "core/io.h"
 #include "core/locate.h"
@@ -310,8 +311,7 @@ Result<WorkloadSpec> resolve_workload(const std::string& config, const std::stri
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
     if (ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm" || ext == ".md" || ext == ".mk" ||
         base == "Makefile" || base == "makefile" || base == "GNUmakefile")
-      if (auto text = read_all(config);
-          text && config::sniff_config_format(config, *text) == config::ConfigFormat::Command)
+      if (auto text = read_all(config); text && config::sniff_config_format(config, *text) == config::kCommandFormat)
         return command_workload(config);
   }
   WorkloadSpec w;

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "config/command_line.h"
 #include "config/workload_config.h"
 #include "core/build_info.h"
 #include "core/io.h"
