@@ -245,6 +245,7 @@ def main():
                                      "audit_mi355x", "amd_smi_and_footer", "audit_command", "audit_command_script",
                                      "bench_images"])
     ARGS = ap.parse_args()
+    ARGS.goblin = os.path.abspath(ARGS.goblin)  # some cases run goblin from another folder
     if ARGS.case == "profile":
         profile_case()
     elif ARGS.case == "rocprof_disagree":
