@@ -608,7 +608,11 @@ std::string config_to_text(const WorkloadConfig& c) {
     Json v = c.get(f.name);
     fmt::format_to(out, "  {}: {}", f.name, v.is_null() ? "(unset)" : v.is_string() ? v.get<std::string>() : v.dump());
     auto it = c.origins.find(f.name);
-    if (it != c.origins.end() && it->second.line > 0)
+    // A command line's argparse default names the script it comes from.
+    if (it != c.origins.end() && it->second.line > 0 && !it->second.file.empty() && it->second.file != c.source_file)
+      fmt::format_to(out, "    [{} line {}, {}]", std::filesystem::path(it->second.file).filename().string(),
+                     it->second.line, it->second.key);
+    else if (it != c.origins.end() && it->second.line > 0)
       fmt::format_to(out, "    [line {}, {}]", it->second.line, it->second.key);
     else if (it != c.origins.end() && !it->second.context.empty())
       fmt::format_to(out, "    [{}: {}]", it->second.context, it->second.key);
