@@ -95,7 +95,11 @@ analysis::RunMetrics bench_to_run_metrics(const Json& b) {
   analysis::RunMetrics m;
   m.runner_kind = "live";
   m.step_time_s = b.value("step_time_s", 0.0);
-  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number())
+  // A workload counted in images or samples that wrote no tokens: tokens/s is not observed (its
+  // throughput, in its own unit, goes into the bench warning below), never "0 tokens/s".
+  const bool other_unit = b.value("throughput_unit", std::string("tokens")) != "tokens";
+  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number() &&
+      !(other_unit && b["tokens_per_sec"].get<double>() <= 0))
     m.tokens_per_sec = b["tokens_per_sec"].get<double>();
   m.gpu_name = b.contains("gpu") ? b["gpu"].value("name", "") : "";
   if (b.contains("versions") && b["versions"].is_object())
