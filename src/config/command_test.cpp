@@ -3,6 +3,7 @@
 // argparse defaults of the launched script, in-place patches that keep quoting and continuations,
 // DeepSpeed JSON and accelerate YAML keys, and hostile input (unterminated quotes, huge lines, NUL
 // bytes) failing with the line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -35,7 +36,7 @@ std::string patch(const std::string& text, const std::string& file, const std::m
 struct TempDir {
   fs::path p;
   TempDir() {
-    p = fs::temp_directory_path() / fs::path("goblin_cmd_" + std::to_string(::getpid()) + "_" +
+    p = fs::temp_directory_path() / fs::path(fmt::format("goblin_cmd_{}_", ::getpid()) +
                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(p);
   }
