@@ -218,9 +218,8 @@ def bench_images_case():
     # 16 images a step of 2e-3 x 16 s (GOBLIN_STANDIN_EXACT): 500 images/s.
     check(abs(r.get("throughput", 0) - 500.0) < 1.0, "throughput %s images/s, expected 500" % r.get("throughput"))
     check(r.get("tokens_per_sec") == 0, "tokens_per_sec %s" % r.get("tokens_per_sec"))
-    text = goblin(["bench", "train_images.sh", "--repeats", "2", "--steps", "2", "--warmup", "1", "--no-cache"],
-                  env_for("mi300x", {"GOBLIN_STANDIN_EXACT": "1"}), cwd=COMMAND)
-    check("images/s" in text.stdout and "tokens/s" not in text.stdout, "bench text:\n" + text.stdout)
+    # The progress lines count images too ("... 0.0320 s/step, 500 images/s").
+    check("500 images/s" in p.stderr and "tokens/s" not in p.stderr, "bench progress:\n" + p.stderr[-1500:])
 
 
 def amd_smi_and_footer_case():
