@@ -36,7 +36,7 @@ goblin_label(e2e acceptance_h100_breakdown advice_flags_exist corpus_public_trac
              python_notebook scale_k8s_manifests threads_identical)
 # The simulated ROCm host (tests/sim_rocm): live AMD profile, bench and audit.
 goblin_label(e2e sim_rocm_profile sim_rocm_rocprof_disagree sim_rocm_rocprofv3_outputs sim_rocm_bench sim_rocm_audit_mi300x sim_rocm_audit_mi355x
-             sim_rocm_amd_smi_and_footer)
+             sim_rocm_amd_smi_and_footer sim_rocm_audit_command sim_rocm_audit_command_script sim_rocm_bench_images)
 goblin_label(server acceptance_mcp_sdk kernel_mcp_loop profile_server serve_attacks network_clients)
 goblin_label(browser dashboard_browser dashboard_browser_postgresql)
 goblin_label(slurm scale_slurm)

@@ -17,6 +17,10 @@
 #include "audit/history.h"
 #include "audit/replay_runner.h"
 #include "audit/report.h"
+#include "config/command_line.h"
+#include "config/workload_config.h"
+#include "core/io.h"
+#include "run/live.h"
 #include "run/live_audit.h"
 #include "store/calibration_source.h"
 #include "store/store.h"
@@ -25,9 +29,33 @@ namespace goblin::app {
 
 namespace {
 
+// CONFIG, or the command line of --command written to OUT/command.sh (a command-line config:
+// docs/audit.md § Command lines).
+Result<std::string> audit_config_path(const Request& rq, const std::string& out, bool replay) {
+  const std::string config = rq.str("config"), command = rq.str("command");
+  if (config.empty() == command.empty())
+    return make_error(ErrorKind::Usage, "give a CONFIG file or --command \"LAUNCH LINE\" (one of the two)");
+  if (command.empty()) return config;
+  if (replay) return make_error(ErrorKind::Usage, "--command runs the line live; a --replay audit runs nothing");
+  RETURN_IF_ERROR(run::make_dirs(out));
+  const std::string path = (std::filesystem::path(out) / "command.sh").string();
+  RETURN_IF_ERROR(
+      write_file(path, "#!/bin/bash\n# The command line given to goblin audit --command.\n" + command + "\n"));
+  ASSIGN_OR_RETURN(auto parsed, config::parse_config_file(path));
+  if (parsed.format != config::kCommandFormat)
+    return make_error(ErrorKind::Usage,
+                      "--command holds no launch command (python SCRIPT.py, torchrun, accelerate launch or deepspeed "
+                      "with a script)");
+  return path;
+}
+
 VerbResult audit_verb(const Request& rq, Context& ctx) {
   VerbResult r;
-  const std::string config = rq.str("config"), out = rq.str("out"), history = rq.str("history");
+  const std::string out = rq.str("out"), history = rq.str("history");
+  const bool replay = rq.has("replay");
+  auto config_path = audit_config_path(rq, out, replay);
+  if (!config_path) return VerbResult{nullptr, config_path.error(), ""};
+  const std::string config = *config_path;
   const bool no_history = rq.flag("no_history"), no_profile_after = rq.flag("no_profile_after");
   audit::AuditOptions opt;
   opt.top_k = static_cast<int>(rq.integer("top"));
@@ -64,7 +92,7 @@ VerbResult audit_verb(const Request& rq, Context& ctx) {
   std::function<Json()> live_log;
   std::optional<audit::ReplayRunner> replay_runner;
   audit::Runner* rp = nullptr;
-  if (!rq.has("replay")) {
+  if (!replay) {
     auto setup = run::make_live_audit(out, knobs);
     if (!setup) return VerbResult{nullptr, setup.error(), ""};
     live = std::move(setup->runner);
@@ -166,11 +194,15 @@ void add_audit_run_verbs(std::vector<Verb>& out) {
       "                                                               no GPU: replay recorded H100 traces\n"
       "  goblin audit workloads/configs/base.yaml --rounds 3           patch, re-profile, patch again\n"
       "  goblin audit hf.yaml --script train_hf.py -- {config}         any user's script, unmodified\n"
+      "  goblin audit --command \"python run_clm.py --per_device_train_batch_size 2\"   a launch line\n"
+      "  goblin audit train.sh                                         the launch line of a script\n"
       "Writes report.json/.md/.html, trajectory.json, patch.json, the patched config and, live,\n"
       "live_runs.json into -o. docs/audit.md and docs/live.md explain every field.\n";
-  Field config = field("config", FieldKind::InputPath, "the workload config (YAML, JSON, Python, env)", "CONFIG");
+  Field config = field("config", FieldKind::InputPath,
+                       "the workload config (YAML, JSON, Python, env, or a shell/Slurm script, Makefile or README "
+                       "holding the launch command)",
+                       "CONFIG");
   config.positional = true;
-  config.required = true;
   Field o = field("out", FieldKind::OutputDir, "report directory (default ./goblin-audit)", "-o,--out,--output");
   o.default_value = "goblin-audit";
   Field vendor = field("vendor", FieldKind::String, "amd | nvidia, when the metrics do not say");
@@ -213,6 +245,10 @@ void add_audit_run_verbs(std::vector<Verb>& out) {
             "after --: {config} (or CONFIG itself) is replaced by the config each run uses; none: the script gets "
             "CONFIG"),
       args,
+      field("command", FieldKind::String,
+            "live: the launch command line to audit instead of CONFIG (`python run_clm.py --bf16 ...`, torchrun, "
+            "accelerate launch, deepspeed): its flags are the config, the patch edits them and the after runs the "
+            "patched line (written to OUT/command.sh)"),
       limited(field("repeats", FieldKind::Integer,
                     "live: bench runs per side, before and after interleaved A B A B ... (default 5)"),
               1, 1000),

@@ -99,9 +99,12 @@ std::string bench_text(const Json& res, bool failed) {
   auto side = [&](const char* k) {
     if (!res.contains(k) || !res[k].contains("step_time_s")) return;
     const auto& s = res[k];
-    fmt::format_to(out, "{} {}: median {:g} s/step [{:g}, {:g}], {:g} tokens/s\n", k, s.value("config", std::string()),
+    // In the workload's own unit (images/s for an image workload), tokens/s when it names none.
+    const std::string unit = s.value("throughput_unit", std::string("tokens"));
+    const double per_s = unit == "tokens" ? s.value("tokens_per_sec_median", 0.0) : s.value("throughput_median", 0.0);
+    fmt::format_to(out, "{} {}: median {:g} s/step [{:g}, {:g}], {:g} {}/s\n", k, s.value("config", std::string()),
                    s["step_time_s"]["point"].get<double>(), s["step_time_s"]["low"].get<double>(),
-                   s["step_time_s"]["high"].get<double>(), s.value("tokens_per_sec_median", 0.0));
+                   s["step_time_s"]["high"].get<double>(), per_s, unit);
   };
   side("a");
   side("b");

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <set>
 
+#include "config/command_line.h"
 #include "config/config_source.h"
 #include "config/knowledge.h"
 
@@ -446,6 +447,7 @@ Result<std::string> edit_config_text(const std::string& text, const WorkloadConf
   }
   ASSIGN_OR_RETURN(auto kn, config_knowledge());
   ASSIGN_OR_RETURN(auto scan, scan_source(text, cfg.format, cfg.source_file));
+  if (cfg.format == kCommandFormat) return edit_command_text(text, cfg, scan, *kn, edits, unplaced, refused);
   Editor ed(text, cfg, scan, *kn);
   for (const auto& [f, v] : edits) {
     if (ed.set(f, v)) continue;

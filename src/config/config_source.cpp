@@ -1,8 +1,10 @@
 // The positional scan of a config file: one scanner per format (scan_yaml.cpp, scan_json.cpp,
-// scan_python.cpp, scan_env.cpp), picked here by format.
+// scan_python.cpp, scan_env.cpp, scan_command.cpp), picked here by format.
 #include "config/config_source.h"
 
 #include <algorithm>
+
+#include "config/command_line.h"
 
 namespace goblin::config {
 
@@ -22,6 +24,7 @@ int64_t LineIndex::line(int64_t offset) const {
 }
 
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file) {
+  if (fmt == kCommandFormat) return scan_command(text, file);
   switch (fmt) {
     case ConfigFormat::Yaml:
       return scan_yaml(text, file);

@@ -1,6 +1,7 @@
 // Internal to the config module: the positional scan of a config file that both the parser
 // (values → WorkloadConfig) and the patcher (edit values in place, insert missing keys) use.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,41 @@ struct SourceEntry {
   // python: `args.bf16 = False` after `args = TrainingArguments(...)`: the attribute write is what
   // the script runs with, so it wins over the call's keyword (and is what a patch must edit).
   bool overrides = false;
+  // command lines: the whole flag as written (`--bf16`, `--lr 3e-4`, `--lr=3e-4`: [begin, end) from
+  // the flag word to its value's end), whether it stands alone (a boolean switch), its spelling.
+  struct Flag {
+    int64_t begin = -1, end = -1;
+    bool bare = false, equals = false;  // `--x` alone / `--x=v` in one word
+    std::string spelled;                // "--per_device_train_batch_size"
+  } flag;
+  // command lines: an argparse default read from the launched script, not from this text (its
+  // path; line is the add_argument's line there, begin/end -1).
+  std::string file;
+};
+
+// The launch command a command-line source runs (scan_command.cpp).
+struct ArgparseArg {
+  std::string spelled;  // "--batch_size"
+  std::string action;   // "store_true", "store_false", "" (stores a value)
+  Json default_value;   // null: none
+  bool literal = true;
+  int64_t line = -1;
+};
+struct CommandLaunch {
+  bool found = false;
+  int64_t line = -1;
+  int64_t begin = -1, end = -1;  // first word's start, last word's end (a new flag goes at `end`)
+  int64_t program_begin = -1;    // the launcher or interpreter word (a VAR=value prefix goes before it)
+  bool continued = false;        // backslash-newline continuations: a new flag goes on a line of its own
+  std::string continuation_indent;
+  std::string launcher;     // python | torchrun | accelerate | deepspeed | direct
+  std::string script;       // the script word as written ("" for python -m MODULE)
+  std::string script_path;  // where it was found ("" when not found)
+  // argparse: add_argument calls found in the script; hf: HfArgumentParser / TrainingArguments;
+  // "": the script was not found or declares neither.
+  std::string style;
+  std::map<std::string, ArgparseArg> args;  // flag name (lower-case, '-' as '_') → declaration
+  std::vector<int64_t> other_lines;         // further launch commands (not read)
 };
 
 // A place new keys can be inserted: a YAML block, a JSON object, a Python call.
@@ -52,6 +88,7 @@ struct SourceScan {
   // `SFTTrainer(model, training_args)`), the last such call's; empty when none names one.
   std::string trainer_args;
   int64_t trainer_args_line = -1;
+  CommandLaunch launch;  // command lines only
 };
 
 Result<SourceScan> scan_source(const std::string& text, ConfigFormat fmt, const std::string& file);
@@ -60,6 +97,17 @@ Result<SourceScan> scan_yaml(const std::string& text, const std::string& file);
 Result<SourceScan> scan_json(const std::string& text, const std::string& file);
 Result<SourceScan> scan_python(const std::string& text, const std::string& file);
 Result<SourceScan> scan_env(const std::string& text, const std::string& file);
+// Shell scripts, Slurm batch scripts, Makefiles, README code blocks, a `--command` line: the first
+// launch command's flags (scan_command.cpp).
+Result<SourceScan> scan_command(const std::string& text, const std::string& file);
+// True when `path` is a shell script, Makefile or Markdown file and `text` holds a launch
+// command goblin reads (python/torchrun/accelerate/deepspeed with a script).
+bool holds_launch_command(const std::string& path, const std::string& text);
+// The command-line editor (command_editor.cpp): edit_config_text for kCommandFormat.
+struct ConfigKnowledge;
+Result<std::string> edit_command_text(const std::string& text, const WorkloadConfig& cfg, const SourceScan& scan,
+                                      const ConfigKnowledge& kn, const std::map<std::string, Json>& edits,
+                                      std::vector<std::string>* unplaced, std::map<std::string, std::string>* refused);
 
 // Line (1-based) of a byte offset. One pass over the text: for a single lookup (an error).
 int64_t line_of(const std::string& text, int64_t offset);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "config/command_line.h"
 #include "config/config_source.h"
 #include "config/knowledge.h"
 #include "core/decimal.h"
@@ -24,6 +25,7 @@ const std::vector<FieldSpec>& config_fields() {
       {"batch_size", FieldType::Int, {}, "per-device batch size"},
       {"grad_accum_steps", FieldType::Int, {}, "gradient accumulation steps"},
       {"seq_len", FieldType::Int, {}, "sequence length"},
+      {"image_size", FieldType::Int, {}, "input image side in pixels (an image workload: throughput in images/s)"},
       {"precision", FieldType::Enum, {"fp32", "fp16", "bf16", "fp8"}, "compute precision (AMP dtype)"},
       {"tf32", FieldType::Bool, {}, "TF32 matmuls for fp32 (allow_tf32 / set_float32_matmul_precision)"},
       {"optimizer", FieldType::String, {}, "optimizer (HF optim name, e.g. adamw_torch_fused)"},
@@ -65,6 +67,7 @@ bool is_known_field(const std::string& name) {
 }
 
 const char* config_format_name(ConfigFormat f) {
+  if (f == kCommandFormat) return "command";
   switch (f) {
     case ConfigFormat::Yaml:
       return "yaml";
@@ -244,6 +247,9 @@ static std::string path_str(const std::vector<std::string>& p) {
 // SFTConfig (the calls whose kwargs the scanner maps). Env files and plain scripts are not.
 static bool hf_training_arguments_shaped(const WorkloadConfig& c, const SourceScan& scan) {
   if (c.format == ConfigFormat::Env) return false;
+  // A command line: only when the launched script is an HfArgumentParser one (or its line speaks
+  // TrainingArguments); an argparse script's own defaults were read instead.
+  if (c.format == kCommandFormat) return scan.launch.style == "hf";
   if (c.format == ConfigFormat::Python) {
     for (const auto& e : scan.entries)
       if (e.context.find("TrainingArguments") != std::string::npos || e.context == "SFTConfig" ||
@@ -356,7 +362,7 @@ Result<WorkloadConfig> parse_config_text(const std::string& text, ConfigFormat f
   std::optional<bool> fused;         // python optimizer fused=
   auto origin = [&](const SourceEntry& e) {
     Origin o;
-    o.file = file;
+    o.file = e.file.empty() ? file : e.file;  // an argparse default: the script that declares it
     o.line = e.line;
     o.begin = e.begin;
     o.end = e.end;
@@ -552,6 +558,11 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
   std::string base = std::filesystem::path(path).filename().string();
+  // A shell script, Slurm batch script, Makefile or README holding a launch command: its flags.
+  if ((ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm" || ext == ".md" || ext == ".mk" ||
+       ascii_lower(base) == "makefile" || ascii_lower(base) == "gnumakefile") &&
+      holds_launch_command(path, text))
+    return kCommandFormat;
   if (ext == ".yaml" || ext == ".yml") return ConfigFormat::Yaml;
   if (ext == ".json") return ConfigFormat::Json;
   if (ext == ".py") return ConfigFormat::Python;
@@ -566,9 +577,28 @@ ConfigFormat sniff_config_format(const std::string& path, const std::string& tex
 Result<WorkloadConfig> parse_config_file(const std::string& path) {
   ASSIGN_OR_RETURN(auto text, read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes}));
   if (text.find('\0') != std::string::npos)
-    return make_error(ErrorKind::UnknownFormat, "binary content; expected a YAML, JSON, Python or env config", path,
+    return make_error(ErrorKind::UnknownFormat,
+                      "binary content; expected a YAML, JSON, Python or env config or a shell script", path,
                       static_cast<int64_t>(text.find('\0')));
   return parse_config_text(text, sniff_config_format(path, text), path);
+}
+
+std::string throughput_unit(const WorkloadConfig& c) {
+  if (c.has("seq_len")) return "tokens";
+  if (c.has("image_size")) return "images";
+  if (c.has("batch_size")) return "samples";
+  return "tokens";
+}
+
+std::optional<double> items_per_step(const WorkloadConfig& c) {
+  const Json b = c.get("batch_size"), q = c.get("seq_len"), g = c.get("grad_accum_steps");
+  if (!b.is_number()) return std::nullopt;
+  const double accum = g.is_number() ? g.get<double>() : 1.0;
+  if (throughput_unit(c) == "tokens") {
+    if (!q.is_number()) return std::nullopt;
+    return b.get<double>() * q.get<double>() * accum;
+  }
+  return b.get<double>() * accum;
 }
 
 std::string config_to_text(const WorkloadConfig& c) {
@@ -578,7 +608,11 @@ std::string config_to_text(const WorkloadConfig& c) {
     Json v = c.get(f.name);
     fmt::format_to(out, "  {}: {}", f.name, v.is_null() ? "(unset)" : v.is_string() ? v.get<std::string>() : v.dump());
     auto it = c.origins.find(f.name);
-    if (it != c.origins.end() && it->second.line > 0)
+    // A command line's argparse default names the script it comes from.
+    if (it != c.origins.end() && it->second.line > 0 && !it->second.file.empty() && it->second.file != c.source_file)
+      fmt::format_to(out, "    [{} line {}, {}]", std::filesystem::path(it->second.file).filename().string(),
+                     it->second.line, it->second.key);
+    else if (it != c.origins.end() && it->second.line > 0)
       fmt::format_to(out, "    [line {}, {}]", it->second.line, it->second.key);
     else if (it != c.origins.end() && !it->second.context.empty())
       fmt::format_to(out, "    [{}: {}]", it->second.context, it->second.key);

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "config/command_line.h"
 #include "config/workload_config.h"
 #include "core/io.h"
 #include "core/locate.h"
@@ -306,6 +307,15 @@ TelemetrySummary TelemetryCollector::stop() {
 // ---- workload -------------------------------------------------------------------------------
 
 Result<WorkloadSpec> resolve_workload(const std::string& config, const std::string& workload_flag) {
+  // A shell script, Slurm script, Makefile or README with a launch command runs its own line.
+  if (workload_flag.empty()) {
+    std::string ext = fs::path(config).extension().string(), base = fs::path(config).filename().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm" || ext == ".md" || ext == ".mk" ||
+        base == "Makefile" || base == "makefile" || base == "GNUmakefile")
+      if (auto text = read_all(config); text && config::sniff_config_format(config, *text) == config::kCommandFormat)
+        return command_workload(config);
+  }
   WorkloadSpec w;
   w.config = config;
   if (const char* p = std::getenv("GOBLIN_PYTHON"); p && *p) w.python = p;
@@ -332,6 +342,16 @@ Result<WorkloadSpec> resolve_workload(const std::string& config, const std::stri
   return make_error(ErrorKind::Io,
                     "cannot find the workload script (train.py); pass --workload PATH or set GOBLIN_WORKLOAD",
                     workload_flag.empty() ? config : workload_flag);
+}
+
+// Tokens per step = batch x seq x accumulation of the config; unset without batch or sequence.
+static void set_tokens_per_step(WorkloadSpec& w, const std::string& config_file) {
+  auto cfg = config::parse_config_file(config_file);
+  if (!cfg) return;
+  Json b = cfg->get("batch_size"), q = cfg->get("seq_len"), g = cfg->get("grad_accum_steps");
+  if (b.is_number() && q.is_number())
+    w.tokens_per_step =
+        static_cast<long long>(b.get<double>() * q.get<double>() * (g.is_number() ? g.get<double>() : 1.0));
 }
 
 Result<WorkloadSpec> script_workload(const std::string& config_file, const std::string& given_config,
@@ -367,13 +387,25 @@ Result<WorkloadSpec> script_workload(const std::string& config_file, const std::
                       "--script arguments never name the config (put {config} where the script takes it), so a patched "
                       "config could not reach the script",
                       script);
-  auto cfg = config::parse_config_file(config_file);
-  if (cfg) {
-    Json b = cfg->get("batch_size"), q = cfg->get("seq_len"), g = cfg->get("grad_accum_steps");
-    if (b.is_number() && q.is_number())
-      w.tokens_per_step =
-          static_cast<long long>(b.get<double>() * q.get<double>() * (g.is_number() ? g.get<double>() : 1.0));
+  set_tokens_per_step(w, config_file);
+  return w;
+}
+
+Result<WorkloadSpec> command_workload(const std::string& config_file) {
+  WorkloadSpec w;
+  w.config = config_file;
+  w.hook_result = true;
+  w.script = "bash";
+  std::string ext = fs::path(config_file).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".sh" || ext == ".bash" || ext == ".sbatch" || ext == ".slurm") {
+    w.command = {"bash", config_file};
+  } else {
+    ASSIGN_OR_RETURN(auto text, read_all(config_file));
+    ASSIGN_OR_RETURN(auto line, config::launch_command_text(text, config_file));
+    w.command = {"bash", "-c", line};
   }
+  set_tokens_per_step(w, config_file);
   return w;
 }
 

@@ -80,6 +80,12 @@ struct WorkloadSpec {
 Result<WorkloadSpec> script_workload(const std::string& config_file, const std::string& given_config,
                                      const std::string& script, const std::vector<std::string>& args);
 
+// A command-line config (docs/audit.md § Command lines): a shell or Slurm script (or the file
+// `audit --command` wrote) runs whole under bash, so its exports and cd's hold; a Makefile's or
+// README's launch command runs alone (`bash -c COMMAND`). goblin's hook times the optimizer steps
+// as with --script; tokens per step as script_workload's.
+Result<WorkloadSpec> command_workload(const std::string& config_file);
+
 // Finds train.py: --workload, $GOBLIN_WORKLOAD, CONFIG's ../train.py or ./train.py,
 // <source>/workloads/train.py. Python: $GOBLIN_PYTHON or python3.
 Result<WorkloadSpec> resolve_workload(const std::string& config, const std::string& workload_flag);

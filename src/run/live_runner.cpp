@@ -95,7 +95,11 @@ analysis::RunMetrics bench_to_run_metrics(const Json& b) {
   analysis::RunMetrics m;
   m.runner_kind = "live";
   m.step_time_s = b.value("step_time_s", 0.0);
-  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number())
+  // A workload counted in images or samples that wrote no tokens: tokens/s is not observed (its
+  // throughput, in its own unit, goes into the bench warning below), never "0 tokens/s".
+  const bool other_unit = b.value("throughput_unit", std::string("tokens")) != "tokens";
+  if (b.contains("tokens_per_sec") && b["tokens_per_sec"].is_number() &&
+      !(other_unit && b["tokens_per_sec"].get<double>() <= 0))
     m.tokens_per_sec = b["tokens_per_sec"].get<double>();
   m.gpu_name = b.contains("gpu") ? b["gpu"].value("name", "") : "";
   if (b.contains("versions") && b["versions"].is_object())
@@ -109,6 +113,9 @@ analysis::RunMetrics bench_to_run_metrics(const Json& b) {
                                 ci.value("point", 0.0), ci.value("low", 0.0), ci.value("high", 0.0));
     if (b["a"].contains("aa_noise_floor_pct") && b["a"]["aa_noise_floor_pct"].is_number())
       fmt::format_to(std::back_inserter(w), ", A/A noise floor {:g}%", b["a"]["aa_noise_floor_pct"].get<double>());
+    // A workload counted in images or samples: its throughput in that unit (tokens/s stays 0).
+    if (const std::string u = b["a"].value("throughput_unit", std::string("tokens")); u != "tokens")
+      fmt::format_to(std::back_inserter(w), ", {:g} {}/s", b["a"].value("throughput_median", 0.0), u);
     m.warnings.push_back(make_warning(W::bench_step_time_interval, std::move(w)));
   }
   if (b.contains("gpu_util_pct") && b["gpu_util_pct"].is_number()) {
@@ -185,6 +192,10 @@ Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& be
       opt_.repeats, opt_.bench_steps, opt_.bench_warmup, p.order.empty() ? std::string("not recorded") : p.order,
       alternates ? " (interleaved)" : " (NOT interleaved)");
   if (r.contains("cache") && r["cache"].value("hit", false)) p.note += "; result from the bench cache";
+  if (const std::string u = r.contains("a") ? r["a"].value("throughput_unit", std::string("tokens")) : "tokens";
+      u != "tokens" && r.contains("b"))
+    fmt::format_to(std::back_inserter(p.note), "; throughput {:g} -> {:g} {}/s (median per side)",
+                   r["a"].value("throughput_median", 0.0), r["b"].value("throughput_median", 0.0), u);
   if (r.contains("comparison") && r["comparison"].contains("aa_noise_floor") &&
       r["comparison"]["aa_noise_floor"].is_object())
     fmt::format_to(std::back_inserter(p.note), "; A/A noise floor of the before runs {}%",

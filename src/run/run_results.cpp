@@ -79,6 +79,9 @@ Json bench_side_result(const Json& bench, const std::string& side) {
   const Json& s = bench[side];
   if (s.contains("step_time_s") && s["step_time_s"].is_object()) one["step_time_s"] = s["step_time_s"]["point"];
   if (s.contains("tokens_per_sec_median")) one["tokens_per_sec"] = s["tokens_per_sec_median"];
+  // The side's throughput in its own unit (docs/metrics.md § Throughput unit), not side a's.
+  if (s.contains("throughput_median"))
+    one.update(Json{{"throughput", s["throughput_median"]}, {"throughput_unit", s.value("throughput_unit", "tokens")}});
   one.erase("gpu_util_pct");
   one.erase("gpu_util_basis");
   one.erase("gpu_util_note");

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "config/command_line.h"
 #include "config/workload_config.h"
 #include "core/build_info.h"
 #include "core/io.h"
@@ -52,6 +53,12 @@ Json read_json_file(const std::string& path) {
   } catch (...) {
     return nullptr;
   }
+}
+
+// A throughput figure and its unit (docs/metrics.md § Throughput unit), as a run, a side and the
+// bench's top level write them: {key: per second, rounded to 0.1, "throughput_unit": unit}.
+Json throughput_json(const char* key, double per_s, const std::string& unit) {
+  return Json{{key, round_to(per_s, 1)}, {"throughput_unit", unit}};
 }
 
 Json command_json(const WorkloadSpec& w) {
@@ -433,7 +440,13 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   res["work_dir"] = work;
   const char* names[] = {"a", "b"};
   std::vector<Json> side_runs(sides.size(), Json::array());
-  std::vector<std::vector<double>> step_times(sides.size()), tps(sides.size());
+  std::vector<std::vector<double>> step_times(sides.size()), tps(sides.size()), thr(sides.size());
+  // Per side: the throughput's unit and what a step processes, from its config (docs/metrics.md §
+  // Throughput unit); a workload's result.json may name its own (throughput_unit, throughput).
+  std::vector<std::string> units(sides.size(), "tokens");
+  std::vector<std::optional<double>> items(sides.size());
+  for (size_t i = 0; i < sides.size(); ++i)
+    if (cfgs[i]) units[i] = config::throughput_unit(*cfgs[i]), items[i] = config::items_per_step(*cfgs[i]);
   std::string order;
   int total = req.repeats * static_cast<int>(sides.size()), k = 0;
   auto say = [&](const std::string& line) {
@@ -485,10 +498,17 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       rj["tokens_per_sec"] = round_to(tp, 1);
       if (o.result.contains("env")) rj["env"] = o.result["env"];
       if (o.result.contains("peak_mem_gb")) rj["peak_mem_gb"] = o.result["peak_mem_gb"];
+      if (o.result.contains("throughput_unit") && o.result["throughput_unit"].is_string())
+        units[s] = o.result["throughput_unit"].get<std::string>();
+      double th = units[s] == "tokens" ? tp : items[s] ? *items[s] / st : 0.0;
+      if (o.result.contains("throughput") && o.result["throughput"].is_number())
+        th = o.result["throughput"].get<double>();
+      rj.update(throughput_json("throughput", th, units[s]));
       side_runs[s].push_back(rj);
       step_times[s].push_back(st);
       tps[s].push_back(tp);
-      std::string line = fmt::format("{}: {:.4f} s/step, {:.0f} tokens/s", label, st, tp);
+      thr[s].push_back(th);
+      std::string line = fmt::format("{}: {:.4f} s/step, {:.0f} {}/s", label, st, th, units[s]);
       if (ts.observed)
         fmt::format_to(std::back_inserter(line), ", SM clock {:.0f} MHz, {:.0f} W, {:.0f} C", ts.sm_clock_mhz_median,
                        ts.power_w_median, ts.temp_c_max);
@@ -503,6 +523,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
     sj["runs"] = side_runs[s];
     sj["step_time_s"] = interval_to_json(bootstrap_median(step_times[s]), 6);
     sj["tokens_per_sec_median"] = round_to(median(tps[s]), 1);
+    sj.update(throughput_json("throughput_median", median(thr[s]), units[s]));
     NoiseFloor nf = aa_noise_floor(step_times[s]);
     sj["aa_noise_floor_pct"] = nf.available ? Json(round_to(nf.floor_pct, 2)) : Json(nullptr);
     // Telemetry across this side's runs.
@@ -524,6 +545,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
   // Top-level figures of the config under test (what `goblin compare` reads from a bench JSON).
   res["step_time_s"] = round_to(median(step_times[0]), 6);
   res["tokens_per_sec"] = round_to(median(tps[0]), 1);
+  res.update(throughput_json("throughput", median(thr[0]), units[0]));
   res["gpu_name"] = gpu.name;
   // Top level: only a measured number (RunMetrics readers take an absent gpu_util_pct as
   // unobserved); the basis or the reason it is missing beside it.

@@ -39,6 +39,28 @@ WorkloadSpec standin_script(int steps, int warmup) {
   return *w;
 }
 
+// A launch script is its own workload: run whole under bash (a shell script) or its launch line
+// alone (a README), with the hook timing and tokens per step from the line's flags.
+TEST(Script, LaunchScriptsRunTheirOwnLine) {
+  auto sh = resolve_workload(src("tests/sim_rocm/command/train.sh"), "");
+  ASSERT_TRUE(sh.ok()) << sh.error().describe();
+  EXPECT_EQ(sh->command, (std::vector<std::string>{"bash", src("tests/sim_rocm/command/train.sh")}));
+  EXPECT_TRUE(sh->hook_result);
+  ASSERT_TRUE(sh->tokens_per_step);
+  EXPECT_EQ(*sh->tokens_per_step, 2 * 1024);  // --per_device_train_batch_size 2 --block_size 1024
+  const std::string md = ::testing::TempDir() + "goblin_script_test_README.md";
+  ASSERT_TRUE(write_file(md, "Run:\n\n```sh\npython3 train.py \\\n  --per_device_train_batch_size 4\n```\n").ok());
+  auto r = resolve_workload(md, "");
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->command,
+            (std::vector<std::string>{"bash", "-c", "python3 train.py \\\n  --per_device_train_batch_size 4"}));
+  // --workload names the harness: the script is then its config, as before.
+  auto h = resolve_workload(src("tests/sim_rocm/command/train.sh"), src("tests/sim_rocm/workload.py"));
+  ASSERT_TRUE(h.ok()) << h.error().describe();
+  EXPECT_TRUE(h->command.empty());
+  std::filesystem::remove(md);
+}
+
 TEST(Script, ConfigBecomesArgumentAndTokensFromConfig) {
   auto w = script_workload(src("workloads/configs/base.yaml"), src("workloads/configs/base.yaml"),
                            src("src/run/testdata/standin_script.py"), {});

@@ -4,7 +4,8 @@ first on PATH (no real nvidia-smi or ROCm tool can answer), the stand-in workloa
 the report an AMD user gets checked as a user would read it.
 
   e2e_test.py --goblin build/goblin CASE      CASE: profile | rocprof_disagree | rocprofv3_outputs | bench |
-                                              audit_mi300x | audit_mi355x | amd_smi_and_footer
+                                              audit_mi300x | audit_mi355x | amd_smi_and_footer |
+                                              audit_command | audit_command_script | bench_images
 amd_smi_and_footer: amd-smi's HBM in run.json and the report, the ROCm version and driver in the footer.
 Exit 0 when every check of the case holds, 1 with one line per failed check.
 """
@@ -21,6 +22,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 WORKLOAD = os.path.join(HERE, "workload.py")
 BASE = os.path.join(REPO, "workloads/configs/base.yaml")  # fp32, eager attention, 0 DataLoader workers
 TUNED = os.path.join(REPO, "workloads/configs/tuned.yaml")  # bf16, sdpa, 4 workers
+COMMAND = os.path.join(HERE, "command")  # launch lines: run_clm.py-like and image stand-ins
+CLM_LINE = "python3 run_clm.py --model_name_or_path sim-llama --per_device_train_batch_size 2 --block_size 1024"
 # Advice that only holds on NVIDIA GPUs: an AMD user's report must not give it.
 NVIDIA_ONLY = re.compile(r"CUDA graphs?|TF32|allow_tf32|cuBLAS|nvidia-smi|Tensor Cores?|cuDNN|CUTLASS|NCCL_", re.I)
 
@@ -45,8 +48,8 @@ def env_for(host, extra=None):
     return env
 
 
-def goblin(args, env, expect=0):
-    p = subprocess.run([ARGS.goblin] + args, env=env, capture_output=True, text=True, timeout=120)
+def goblin(args, env, expect=0, cwd=None):
+    p = subprocess.run([ARGS.goblin] + args, env=env, capture_output=True, text=True, timeout=120, cwd=cwd)
     check(p.returncode == expect, "goblin %s: exit %d, expected %d\n%s" % (" ".join(args[:2]), p.returncode, expect,
                                                                           p.stderr[-2000:]))
     return p
@@ -185,6 +188,55 @@ def audit_case(host, market_name, peak_ratio):
                       "total_speedup": rep.get("total_speedup")}, indent=1))
 
 
+def audit_command_case(args):
+    """A launch line is the config: goblin reads its flags (and run_clm.py's argparse defaults),
+    patches the line in place and runs the patched line for the after side."""
+    out = tempfile.mkdtemp(prefix="sim_rocm_cmd_")
+    p = subprocess.run([ARGS.goblin, "audit"] + args + ["--rounds", "1", "--no-profile-after", "--repeats", "2",
+                                                        "--steps", "2", "--profile-steps", "2", "-o", out,
+                                                        "--no-history", "-q", "--json"],
+                       env=env_for("mi300x", {"GOBLIN_STANDIN_EXACT": "1"}), cwd=COMMAND, capture_output=True,
+                       text=True, timeout=120)
+    if not check(os.path.exists(out + "/report.json"), "no report.json:\n" + p.stdout[-1500:] + p.stderr[-1500:]):
+        return
+    patch = load(out + "/patch.json")
+    check(patch.get("format") == "command", "patch format %s" % patch.get("format"))
+    new = patch.get("new_config", {})
+    diff = patch.get("diff", "")
+    # The line's batch size (run_clm.py's argparse default is 8): kept, or patched in place.
+    check(new.get("batch_size") == 2 or re.search(r"^\+.*--per_device_train_batch_size \d", diff, re.M),
+          "the line's --per_device_train_batch_size 2 was not read: %s" % json.dumps(new)[:400])
+    check(re.search(r"^\+.*--bf16", diff, re.M), "the patch does not add --bf16:\n" + diff)
+    check(re.search(r"^\+.*--attn_implementation flash_attention_2", diff, re.M),
+          "the patch does not set --attn_implementation:\n" + diff)
+    runs = load(out + "/live_runs.json")
+    pair = [r for r in runs if r.get("call") == "bench_pair"]
+    if not check(pair, "no bench_pair in live_runs.json"):
+        return
+    after = pair[0]["config_files"][1]
+    check(after.endswith(".sh") and "--bf16" in open(after).read(), "the after side did not run the patched line")
+    cmd = pair[0]["bench"]["b"]["command"]
+    check(cmd[:2] == ["bash", after], "the after side ran %s" % cmd)
+    rep = load(out + "/report.json")
+    sp = (rep.get("speedup_actual") or {}).get("point") if isinstance(rep.get("speedup_actual"), dict) else rep.get("speedup_actual")
+    check(sp and sp > 1.5, "patched line not faster: %s" % sp)
+    print(json.dumps({"case": args[0], "speedup_actual": sp, "diff": diff}, indent=1))
+
+
+def bench_images_case():
+    """An image workload's launch script: bench reports images/s, tokens/s stays 0."""
+    # The script runs `python3 train_images.py` from the working directory, as its user would.
+    p = goblin(["bench", "train_images.sh", "--repeats", "2", "--steps", "2", "--warmup", "1", "--no-cache", "--json"],
+               env_for("mi300x", {"GOBLIN_STANDIN_EXACT": "1"}), cwd=COMMAND)
+    r = json.loads(p.stdout)["result"] if p.stdout.strip() else {}
+    check(r.get("throughput_unit") == "images", "unit %s" % r.get("throughput_unit"))
+    # 16 images a step of 2e-3 x 16 s (GOBLIN_STANDIN_EXACT): 500 images/s.
+    check(abs(r.get("throughput", 0) - 500.0) < 1.0, "throughput %s images/s, expected 500" % r.get("throughput"))
+    check(r.get("tokens_per_sec") == 0, "tokens_per_sec %s" % r.get("tokens_per_sec"))
+    # The progress lines count images too ("... 0.0320 s/step, 500 images/s").
+    check("500 images/s" in p.stderr and "tokens/s" not in p.stderr, "bench progress:\n" + p.stderr[-1500:])
+
+
 def amd_smi_and_footer_case():
     """HBM from amd-smi in run.json and the report, the ROCm version and driver in the validity footer."""
     rep, md, out = audit("mi300x")
@@ -204,8 +256,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--goblin", required=True)
     ap.add_argument("case", choices=["profile", "rocprof_disagree", "rocprofv3_outputs", "bench", "audit_mi300x",
-                                     "audit_mi355x", "amd_smi_and_footer"])
+                                     "audit_mi355x", "amd_smi_and_footer", "audit_command", "audit_command_script",
+                                     "bench_images"])
     ARGS = ap.parse_args()
+    ARGS.goblin = os.path.abspath(ARGS.goblin)  # some cases run goblin from another folder
     if ARGS.case == "profile":
         profile_case()
     elif ARGS.case == "rocprof_disagree":
@@ -218,6 +272,12 @@ def main():
         audit_case("mi300x", "AMD Instinct MI300X", "0.125")
     elif ARGS.case == "audit_mi355x":
         audit_case("mi355x", "AMD Instinct MI355X", "0.0625")
+    elif ARGS.case == "audit_command":
+        audit_command_case(["--command", CLM_LINE])
+    elif ARGS.case == "audit_command_script":
+        audit_command_case([os.path.join(COMMAND, "train.sh")])
+    elif ARGS.case == "bench_images":
+        bench_images_case()
     else:
         amd_smi_and_footer_case()
     for f in failures:

@@ -1,0 +1,3 @@
+#!/bin/bash
+# The command line given to goblin audit --command.
+python3 run_clm.py --model_name_or_path sim-llama --per_device_train_batch_size 2 --block_size 1024
