@@ -71,13 +71,12 @@ Json envelope_output_schema(const Json& result_schema) {
 }
 
 Json tool_listing(const Tool& t, const std::string& name, const std::string& description) {
-  Json j = {{"name", name},
-            {"title", t.title},
-            {"description", description},
-            {"inputSchema", t.input_schema},
-            {"outputSchema", envelope_output_schema(t.result_schema)}};
-  j["annotations"] = {{"readOnlyHint", !t.long_running && !t.writes}, {"openWorldHint", false}};
-  return j;
+  return Json{{"name", name},
+              {"title", t.title},
+              {"description", description},
+              {"inputSchema", t.input_schema},
+              {"outputSchema", envelope_output_schema(t.result_schema)},
+              {"annotations", {{"readOnlyHint", !t.long_running && !t.writes}, {"openWorldHint", false}}}};
 }
 
 Json ToolRegistry::list_json() const {
