@@ -58,8 +58,8 @@ Result<std::string> Roots::resolve(const std::string& arg, const std::string& wh
   if (!existed) return make_error(ErrorKind::Io, what + " '" + arg + "' does not exist under the server's roots", arg);
   return make_error(ErrorKind::Usage,
                     what + " '" + arg +
-                        "' resolves (after symlinks) outside the directories this server may read (--root: " + roots +
-                        "); refused",
+                        "' resolves (after symlinks) outside the directories this server may read (its roots: " +
+                        roots + "); refused: pass a path inside them",
                     arg);
 }
 
@@ -142,7 +142,9 @@ Result<std::string> confine_workdir(const std::string& arg, const std::string& w
   if (!p.ok()) p = roots.resolve(arg, what);
   if (p.ok() && path_beneath(*p, out.dirs().front())) return *p;
   return make_error(ErrorKind::Usage,
-                    what + " '" + arg + "' is not a workspace under the server's --out (create one with kernel_init)",
+                    what + " '" + arg +
+                        "' is not a workspace this server made (create one with kernel_init and pass the `workspace` "
+                        "it returns)",
                     arg);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/door_text.h"
 #include "config/workload_config.h"
 
 namespace goblin::app {
@@ -106,7 +107,9 @@ Error missing_fields_error(const Verb& v, const std::vector<std::string>& missin
                                                   m, v.cli_name()));
 }
 
-VerbResult call(const Verb& v, const Json& args, Door door, Context& ctx) {
+namespace {
+
+VerbResult call_unworded(const Verb& v, const Json& args, Door door, Context& ctx) {
   if (!(v.doors & door))
     return VerbResult{
         nullptr,
@@ -127,6 +130,15 @@ VerbResult call(const Verb& v, const Json& args, Door door, Context& ctx) {
   if (!missing.empty()) return VerbResult{nullptr, missing_fields_error(v, missing), ""};
   ctx.door = door;
   return run_verb(v, *rq, ctx);
+}
+
+}  // namespace
+
+VerbResult call(const Verb& v, const Json& args, Door door, Context& ctx) {
+  VerbResult r = call_unworded(v, args, door, ctx);
+  // A JSON door's caller passes arguments, never the CLI's flags (app/door_text.h).
+  if (r.error && door != kCli) r.error->message = door_text(v, r.error->message, door);
+  return r;
 }
 
 VerbResult call(std::string_view name, const Json& args, Door door, Context& ctx) {

@@ -199,10 +199,9 @@ Json input_schema(const Verb& v, Door door) {
     }
     std::string help = f.help;
     if (f.kind == FieldKind::InputPath || f.kind == FieldKind::InputPaths)
-      help += door == kMcp ? " (inside the server's --root directories)" : "";
-    if (f.kind == FieldKind::WorkDir && door == kMcp)
-      help += " (a workspace kernel_init made under the server's --out)";
-    if (f.kind == FieldKind::InputJson) help += " (the object itself, or a path to a JSON file holding it)";
+      help += door == kMcp ? " (inside the server's roots)" : "";
+    if (f.kind == FieldKind::WorkDir && door == kMcp) help += " (one kernel_init returned)";
+    if (f.kind == FieldKind::InputJson) help += " (the object, or a path to a JSON file)";
     p["description"] = help;
     if (!f.default_value.is_null()) p["default"] = f.default_value;
     if (f.min) p["minimum"] = *f.min;

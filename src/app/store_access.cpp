@@ -27,6 +27,16 @@ std::string store_url_of(const Request& rq, const Context& ctx) {
 }
 
 Result<StoreRef> open_store(const Request& rq, const Context& ctx, bool create, bool migrate) {
+  if (ctx.door == kMcp) {
+    // MCP offers only reads (store_ls, store_show, gate) of the server's store: nothing is created
+    // or migrated for a caller, and without a store the caller is told there is none to read.
+    if (create) return make_error(ErrorKind::Usage, "the MCP server does not change its run store");
+    if (store_url_of(rq, ctx).empty())
+      return make_error(ErrorKind::Usage,
+                        "this MCP server has no run store (its operator names one in GOBLIN_STORE when starting it): "
+                        "nothing to read; the trace analyses (metrics, triage) work without one");
+    migrate = false;
+  }
   if (ctx.store_pool && !create) {
     ASSIGN_OR_RETURN(auto lease, ctx.store_pool->acquire());
     return StoreRef(std::move(lease));

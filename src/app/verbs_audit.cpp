@@ -172,12 +172,20 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
   }
   audit::PatchOptions po;
   po.rule_ids = rq.strings("rule_ids");
-  for (const auto& x : rq.json("rules"))  // the audit agent's older shape: Rule objects, only their ids are used
-    if (x.is_object() && x.contains("id") && x["id"].is_string()) po.rule_ids.push_back(x["id"]);
+  // Rule objects (the audit agent's older shape, `kb show`'s: `id`) or query_kb's hits (`rule_id`):
+  // only their ids are used. An object with neither is refused rather than skipped in silence.
+  for (const auto& x : rq.json("rules")) {
+    const char* key = x.is_object() && x.contains("id") ? "id" : "rule_id";
+    if (!x.is_object() || !x.contains(key) || !x[key].is_string())
+      return fail(make_error(ErrorKind::Usage,
+                             "each of rules must be an object with its rule id (`id` or `rule_id`, "
+                             "as query_kb's hits have)"));
+    po.rule_ids.push_back(x[key]);
+  }
   if (po.rule_ids.empty())
     return fail(make_error(ErrorKind::Usage,
-                           "rule_ids is empty: query the rule base first (kb query / query_kb) and "
-                           "pass the rule ids it returned, or `all`"));
+                           "no rules given: query the rule base first (kb query / query_kb) and pass the rule "
+                           "ids it returned (rule_ids, or its Rule objects as rules), or `all`"));
   std::optional<analysis::RunMetrics> m;
   if (rq.has("metrics")) {
     const Json& mv = rq.json("metrics");
@@ -355,17 +363,24 @@ void add_audit_verbs(std::vector<Verb>& out) {
                                  "returned"));
     Field rules = field("rule_ids", FieldKind::StringList, "rule ids (comma-separated), or `all`", "--rules");
     rules.required = true;
+    rules.doors = kCli;
+    // The JSON doors take the ids or the Rule objects query_kb returned (`rules`): one of the two,
+    // which a schema's `required` cannot say, so the verb checks it (patch_verb).
+    Field json_rules = field("rule_ids", FieldKind::StringList, "rule ids query_kb returned, or `all` (or pass rules)",
+                             "--rules", kJsonDoors);
     v.request = {
         cfg,
         rules,
-        field("rules", FieldKind::Array, "older shape: Rule objects (their ids are used)", "", kJsonDoors),
+        json_rules,
+        field("rules", FieldKind::Array,
+              "query_kb's hits or Rule objects (their `rule_id` or `id` is used), instead of rule_ids", "", kJsonDoors),
         field("metrics", FieldKind::InputJson,
               "RunMetrics (goblin metrics --json, or profile_run's result) for evidence and the speedup range"),
         field("vendor", FieldKind::String, "amd | nvidia, when no metrics say it"),
         field("out", FieldKind::OutputFile,
               "write the patched file here (nothing is written if it would not parse back)", "-o,--out,--output",
               kCli | kPython)};
-    v.request[4].choices = {"amd", "nvidia"};
+    v.request[5].choices = {"amd", "nvidia"};
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "the Patch: new_config, diff, rationale, skipped, findings, predicted "

@@ -180,9 +180,9 @@ VerbResult bench_verb(const Request& rq, Context& ctx) {
     // wrote is ever imported.
     if (!ctx.caller_code_allowed) {
       v.error = make_error(ErrorKind::Usage,
-                           "kernel_source is code to import and run: this server was started without --allow-live, "
-                           "so it does not run code a caller sends (restart it with goblin mcp --allow-live, or edit "
-                           "kernel.py yourself and call kernel_bench without kernel_source)");
+                           "kernel_source is code to import and run, and this server does not run code a caller "
+                           "sends (its operator did not allow live runs): call kernel_bench without kernel_source "
+                           "to measure the workspace's kernel.py as it is");
       return v;
     }
     const std::string src = rq.str("kernel_source");

@@ -397,7 +397,6 @@ void add_run_verbs(std::vector<Verb>& out) {
         field("against", FieldKind::InputPath, "second config (B); speedup = A step time / B step time"),
         shown(field("steps", FieldKind::Integer, "measured steps per run"), 20),
         field("steps", FieldKind::Integer, "timed steps per run (live; default: the runner's 20)", kMcp),
-        field("cache", FieldKind::Boolean, "reuse a cached bench result (default true)", kMcp),
         shown(field("warmup", FieldKind::Integer, "excluded warm-up steps per run"), 5),
         repeats,
         field("harness", FieldKind::String,

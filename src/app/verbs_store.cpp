@@ -67,7 +67,8 @@ std::vector<Field> filter_fields() {
 Verb base_verb(const std::string& word, const std::string& title, const std::string& summary) {
   Verb v;
   v.cli_path = {"store", word};
-  // Not an MCP tool: the store is the operator's (GOBLIN_STORE), not an MCP caller's to choose.
+  // Over MCP only ls and show are tools (store_ls, store_show; gate too), read-only, on the
+  // server's store ($GOBLIN_STORE): the store is the operator's, never an MCP caller's to choose.
   v.title = title;
   v.summary = summary;
   v.records = false;
@@ -366,6 +367,7 @@ void add_store_verbs(std::vector<Verb>& out) {
   {
     Verb v = base_verb("ls", "List runs", "List the store's runs (newest first) with their linkage fields, filtered");
     v.examples = "  goblin store ls --workload llama-8b --gpu 'NVIDIA H100 80GB HBM3' --since 2026-11-01\n";
+    v.tool = "store_ls";
     v.request = {store_field()};
     for (auto& f : filter_fields()) v.request.push_back(f);
     v.result_schema =
@@ -375,7 +377,8 @@ void add_store_verbs(std::vector<Verb>& out) {
   }
   {
     Verb v = base_verb("show", "Show one run", "One run with its inputs, artifacts and summary tables");
-    Field id{"run", FieldKind::String, "Run id"};
+    v.tool = "store_show";
+    Field id{"run", FieldKind::String, "Run id (store_ls gives them)"};
     id.required = id.positional = true;
     v.request = {id, store_field()};
     v.result_schema = obj_schema({{"id", "run id"},
@@ -443,6 +446,7 @@ void add_store_verbs(std::vector<Verb>& out) {
   {
     Verb v;
     v.cli_path = {"gate"};
+    v.tool = "gate";
     v.title = "Regression gate";
     v.summary =
         "Exit non-zero when a workload's newest run is worse than its baseline beyond the noise floor (bootstrap "

@@ -25,14 +25,14 @@ Error stop_error(const std::string& tool, const CallContext& ctx) {
   switch (ctx.stop_cause()) {
     case StopCause::Deadline: {
       return make_error(ErrorKind::Workload,
-                        fmt::format("{} was stopped at its deadline of {:g} s (goblin mcp --tool-timeout); the server "
-                                    "goes on serving. Ask for less (one file, a smaller top) or run the CLI verb "
-                                    "without a deadline",
+                        fmt::format("{} was stopped at its deadline of {:g} s (the server's tool timeout); the server "
+                                    "goes on serving. Ask for less: one file or rank instead of several, a smaller "
+                                    "top",
                                     tool, ctx.deadline_s));
     }
     case StopCause::Shutdown:
       return make_error(ErrorKind::Workload,
-                        tool + " was stopped: the client closed stdin and the shutdown grace (--eof-grace) ran out");
+                        tool + " was stopped: the client closed stdin and the server's shutdown grace ran out");
     default:
       return make_error(ErrorKind::Workload, tool + " was cancelled by the client (notifications/cancelled)");
   }

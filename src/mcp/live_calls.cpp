@@ -57,13 +57,12 @@ Result<analysis::RunMetrics> run_replay(const std::string& kind, const config::W
 }  // namespace
 
 Result<analysis::RunMetrics> run_measurement(const std::string& kind, const config::WorkloadConfig& cfg, int steps,
-                                             bool cache, Session& s, CallContext& ctx, RunRecord& rec) {
+                                             Session& s, CallContext& ctx, RunRecord& rec) {
   std::string live_refusal;
   if (s.options().allow_live) {
     auto m = run_live(kind, cfg, steps, s, ctx, rec);
     if (m) {
-      if (kind == "bench" && cache)
-        rec.notes.push_back("cache: the live audit runner always re-measures (a cached figure would not be this run)");
+      if (kind == "bench") rec.notes.push_back("measured now: the live audit runner uses no cached figures");
       return m;
     }
     // Only "this machine cannot run it" falls back to a replay; a workload that ran and failed
@@ -75,8 +74,10 @@ Result<analysis::RunMetrics> run_measurement(const std::string& kind, const conf
   if (s.options().replay_dir.empty())
     return make_error(ErrorKind::Environment,
                       std::string(kind == "profile" ? "profile_run" : "benchmark") +
-                          " cannot measure: this session has no --allow-live (live runs on a GPU) and no --replay DIR "
-                          "(recorded runs). Restart `goblin mcp` with one of them; no figures were invented.");
+                          " cannot measure: this server allows no live runs and has no replay recordings (its operator "
+                          "chooses both when starting it). No figures were invented; without a measurement, "
+                          "call compare_runs with before/after metrics you already have (e.g. from metrics on "
+                          "two traces), or ask the user for a server that can measure.");
   auto m = run_replay(kind, cfg, steps, s, rec);
   if (m && !live_refusal.empty())
     rec.notes.insert(rec.notes.begin(), "live run refused (" + live_refusal + "); answered from the replay");

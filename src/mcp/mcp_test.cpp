@@ -176,7 +176,9 @@ TEST(McpTools, NoLiveAndNoReplayRefusesToInvent) {
   ASSERT_TRUE(c["structuredContent"]["ok"].get<bool>()) << c.dump();
   Json p = f.call("profile_run", {{"config", c["structuredContent"]["result"]}});
   EXPECT_FALSE(p["structuredContent"]["ok"].get<bool>());
-  EXPECT_NE(p["structuredContent"]["error"].get<std::string>().find("--allow-live"), std::string::npos);
+  const std::string e = p["structuredContent"]["error"];
+  EXPECT_NE(e.find("allows no live runs and has no replay recordings"), std::string::npos) << e;
+  EXPECT_EQ(e.find("--"), std::string::npos) << e;  // what a caller can do, never a CLI flag
 }
 
 // The whole audit trajectory (docs/mcp.md) on the bundled H100 replay, as an agent would call it; the report
@@ -293,7 +295,7 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
   EXPECT_EQ(st["structuredContent"]["result"]["next"]["action"], "continue");
   EXPECT_NE(err(f.call("kernel_status", Json::object())).find("workspace"), std::string::npos);
   // A directory that is not a workspace this session made: refused before anything reads it.
-  EXPECT_NE(err(f.call("kernel_status", {{"workspace", "examples/kernel"}})).find("not a workspace under"),
+  EXPECT_NE(err(f.call("kernel_status", {{"workspace", "examples/kernel"}})).find("not a workspace this server made"),
             std::string::npos);
 
   const std::string td = "src/kernel/testdata/";
@@ -317,7 +319,8 @@ TEST(McpKernel, TheLoopsToolsOnCpuPaths) {
       "kernel_bench",
       {{"workspace", ws}, {"kernel_source", "import os\nos.system('touch /tmp/goblin_pwned')\n"}, {"rep_ms", 5}});
   EXPECT_TRUE(b["isError"].get<bool>());
-  EXPECT_NE(err(b).find("--allow-live"), std::string::npos) << b.dump();
+  EXPECT_NE(err(b).find("call kernel_bench without kernel_source"), std::string::npos) << b.dump();
+  EXPECT_EQ(err(b).find("--"), std::string::npos) << b.dump();
   std::ifstream k(fs::path(ws) / "kernel.py");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(k), {}), before);
   f.call("kernel_profile", {{"workspace", ws}});

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -159,6 +160,8 @@ class RegistryParity : public ::testing::Test {
     save(" metrics before.json.gz", "metrics_before.json");
     save(" metrics after.json.gz", "metrics_after.json");
     save(" patch config.yaml --rules all --metrics metrics_before.json", "patch.json");
+    // A run store holding those two results: the store tools read it as the server's store.
+    save(" store add metrics_before.json metrics_after.json --workload llama --store " + store_url(), "store_add.json");
     // A kernel workspace under the MCP server's --out (the only place its kernel tools write),
     // with two recorded iterations: what kernel_init and two benches would have left.
     const fs::path kt = src / "src/kernel/testdata";
@@ -177,9 +180,14 @@ class RegistryParity : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(root_, ec);
   }
+  static std::string store_url() { return "sqlite://" + (root_ / "runs.db").string(); }
   static fs::path root_;
 };
 fs::path RegistryParity::root_;
+
+// The store tools read the server's store ($GOBLIN_STORE); set only around their calls, since
+// with it every other verb would record its result in it.
+bool reads_store(const std::string& tool) { return tool == "store_ls" || tool == "store_show" || tool == "gate"; }
 
 std::map<std::string, Case> cases() {
   return {
@@ -225,6 +233,9 @@ std::map<std::string, Case> cases() {
       // A wrong result is refused by both doors, and nothing is recorded.
       {"kernel_record",
        {{{"workspace", "mcp_out/kws"}, {"summary", "broken"}, {"bench", "bench_wrong.json"}}, {}, true}},
+      {"store_ls", {{{"workload", "llama"}}}},
+      {"store_show", {{{"run", "1"}}}},
+      {"gate", {{{"workload", "llama"}, {"metric", "step_time"}}}},
   };
 }
 
@@ -252,6 +263,10 @@ TEST_F(RegistryParity, EveryVerbGivesTheSameResultThroughCliAndMcp) {
     ASSERT_NE(c, all.end()) << "verb '" << v.cli_name() << "' is offered over MCP as '" << v.tool
                             << "' but has no parity case here";
     SCOPED_TRACE(v.tool);
+    if (reads_store(v.tool)) ::setenv("GOBLIN_STORE", store_url().c_str(), 1);
+    struct Unset {
+      ~Unset() { ::unsetenv("GOBLIN_STORE"); }
+    } unset;
     CallContext ctx;
     CallResult mcp = call_tool(reg, Json{{"name", v.tool}, {"arguments", c->second.args}}, session, ctx);
     ASSERT_TRUE(mcp.result.has_value());

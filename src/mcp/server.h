@@ -50,6 +50,6 @@ Json resources_list(const Session& s);
 std::optional<Json> resource_read(const Json& params, const Session& s, RpcError& err);
 
 // The server's self-description for initialize's `instructions`.
-std::string server_instructions(const Session& s);
+std::string server_instructions(const Session& s, const ToolRegistry& reg);
 
 }  // namespace goblin::mcp

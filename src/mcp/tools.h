@@ -47,14 +47,27 @@ class ToolRegistry {
   const Tool* find(const std::string& name) const;
   Json list_json() const;  // tools/list result
   const std::vector<Tool>& all() const { return tools_; }
+  // A goblin tool this server does not offer (its group was not chosen), with its group: a call
+  // to it is refused naming the group instead of "unknown tool".
+  void hold_back(const std::string& name, const std::string& group) { held_back_.push_back({name, group}); }
+  std::string held_back_group(const std::string& name) const;
+  const std::vector<std::string>& groups() const { return groups_; }
+  void set_groups(std::vector<std::string> g) { groups_ = std::move(g); }
 
  private:
   std::vector<Tool> tools_;
+  std::vector<std::pair<std::string, std::string>> held_back_;
+  std::vector<std::string> groups_;  // the groups offered (empty: every tool, no grouping asked)
 };
 
 // Every goblin tool: the registry's verbs offered over MCP (tools_registry.cpp) and the two
 // session-bound measurement tools, profile_run and benchmark (tools_audit.cpp).
 ToolRegistry make_registry();
+// The tools of the groups `tools_spec` names (`goblin mcp --tools`: "" the default groups, "all",
+// or "audit,triage"; tool_groups.h); an unknown group is a Usage error listing the groups.
+Result<ToolRegistry> make_registry(const std::string& tools_spec);
+// A tool's listing as tools/list gives it (compact schemas: docs/mcp.md § Tool groups).
+Json tool_listing(const Tool& t, const std::string& name, const std::string& description);
 void add_measure_tools(ToolRegistry& r);
 // The registry verb whose MCP name is `name`, as a tool.
 Tool tool_for_verb(const std::string& name);
@@ -68,8 +81,14 @@ ToolOutcome call_verb_tool(const app::Verb& v, const Json& args, Session& s, Cal
 // how large it was); the text block under a quarter of it.
 void bound_response(Json& env, std::string& text, size_t max_bytes);
 
-// The envelope's JSON Schema, every tool's outputSchema; `result` described by `result_schema`.
+// The envelope's JSON Schema, every tool's outputSchema; `result` described by `result_schema`,
+// cut to its first level (compact_result_schema).
 Json envelope_output_schema(const Json& result_schema = nullptr);
+// A result schema as tools/list shows it: its type, description and its properties' names, types
+// and descriptions; deeper levels (nested properties, items, enums) are left out. Leaving out a
+// constraint only widens what validates, so a client that checks structuredContent against it
+// accepts every result the full schema accepts.
+Json compact_result_schema(const Json& schema);
 
 // Checks `args` against a tool's inputSchema: wrong JSON types are a -32602 error (returned);
 // missing required arguments are not — the audit agent (docs/mcp.md) wants those as ok=false naming what is missing,

@@ -60,8 +60,7 @@ VerbResult measure(const std::string& kind, const app::Request& rq, Session& s, 
     o.error = make_error(ErrorKind::Usage, "steps must be at least 1");
     return o;
   }
-  const bool cache = rq.has("cache") ? rq.flag("cache") : true;
-  auto m = run_measurement(kind, *cfg, steps, cache, s, ctx, rec);
+  auto m = run_measurement(kind, *cfg, steps, s, ctx, rec);
   if (!m) {
     o.error = m.error();
     o.result = Json{{"goblin_run", {{"id", rec.id}, {"notes", rec.notes}}}};
@@ -99,13 +98,13 @@ Tool measure_tool(const std::string& verb, const std::string& kind, const std::s
 
 void add_measure_tools(ToolRegistry& r) {
   r.add(measure_tool("profile_run", "profile",
-                     "RunMetrics + additive waste budget of a short profiled run of the config. Live only "
-                     "with --allow-live on a GPU machine (goblin's own profile runner); otherwise from the session's "
-                     "--replay recordings; otherwise ok=false. Never invents results."));
+                     "RunMetrics + additive waste budget of a short profiled run of the config: live when the "
+                     "server allows live runs (goblin's own profile runner, a GPU), else from its replay "
+                     "recordings, else ok=false. Never invents results."));
   r.add(measure_tool("benchmark", "bench",
-                     "Unprofiled timing of the config (the original, then propose_patch's new_config). "
-                     "Live only with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the "
-                     "session's --replay recordings; otherwise ok=false."));
+                     "Unprofiled timing of the config (the original, then propose_patch's new_config): live when "
+                     "the server allows live runs (goblin's own bench runner, measured anew on every call), else "
+                     "from its replay recordings, else ok=false."));
 }
 
 }  // namespace goblin::mcp

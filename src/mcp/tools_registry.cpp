@@ -17,6 +17,7 @@
 #include "app/verb.h"
 #include "core/confine.h"
 #include "core/random_tag.h"
+#include "mcp/tool_groups.h"
 #include "mcp/tools.h"
 #include "mcp/verb_outcome.h"
 
@@ -112,8 +113,9 @@ Tool tool_for_verb(const std::string& name) {
   Tool t;
   t.name = v->tool;
   t.title = v->title;
-  t.description =
-      v->summary + (v->description.empty() ? "" : ". " + v->description) + " Same as `goblin " + v->cli_name() + "`.";
+  std::string d = v->summary + (v->description.empty() ? "" : ". " + v->description);
+  if (!d.empty() && d.back() != '.') d += '.';
+  t.description = d + " Same as `goblin " + v->cli_name() + "`.";
   t.aliases = v->tool_aliases;
   t.input_schema = app::input_schema(*v, app::kMcp);
   t.audit = v->audit_budget;
@@ -146,6 +148,24 @@ ToolRegistry make_registry() {
     else
       r.add(tool_for_verb(v->cli_name()));
   }
+  return r;
+}
+
+Result<ToolRegistry> make_registry(const std::string& tools_spec) {
+  ASSIGN_OR_RETURN(auto chosen, select_groups(tools_spec));
+  ASSIGN_OR_RETURN(auto groups, tool_groups());
+  ToolRegistry all = make_registry();
+  ToolRegistry r;
+  for (const Tool& t : all.all()) {
+    const std::string g = groups->group_of(t.name);
+    if (std::find(chosen.begin(), chosen.end(), g) != chosen.end()) {
+      r.add(t);
+      continue;
+    }
+    r.hold_back(t.name, g);
+    for (const auto& a : t.aliases) r.hold_back(a, g);
+  }
+  r.set_groups(std::move(chosen));
   return r;
 }
 

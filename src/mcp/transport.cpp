@@ -122,8 +122,8 @@ double call_deadline_s(const Message& m, double server_s) {
 // A tools/call that is not run (the shutdown grace ran out before its turn): a tool error, so the
 // client still gets an answer to every request it sent.
 Json not_run(const Message& m) {
-  const Error e = make_error(ErrorKind::Workload,
-                             "not run: the client closed stdin and the shutdown grace (--eof-grace) ran out first");
+  const Error e =
+      make_error(ErrorKind::Workload, "not run: the client closed stdin and the server's shutdown grace ran out first");
   return make_response(m.id, Json{{"content", Json::array({Json{{"type", "text"}, {"text", e.message}}})},
                                   {"structuredContent", envelope_error(e)},
                                   {"isError", true}});
@@ -261,10 +261,10 @@ int serve_stdio(Server& server, int in_fd, int out_fd) {
   while (reader.next(line, oversized)) {
     if (oversized) {
       out.send(make_error_response(
-          nullptr, RpcError{kInvalidRequest,
-                            fmt::format("message larger than the server's limit of {} bytes (--max-message); discarded",
-                                        opt.max_message_bytes),
-                            nullptr}));
+          nullptr,
+          RpcError{kInvalidRequest,
+                   fmt::format("message larger than the server's limit of {} bytes; discarded", opt.max_message_bytes),
+                   nullptr}));
       continue;
     }
     if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are not messages

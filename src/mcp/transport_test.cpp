@@ -216,7 +216,7 @@ TEST(McpStdio, EofEndsTheServerWhileAToolRuns) {
   EXPECT_EQ(s.rc, 0);
   auto stopped = s.wait_id(1, 2);
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_NE(error_of(*stopped).find("--eof-grace"), std::string::npos) << stopped->dump();
+  EXPECT_NE(error_of(*stopped).find("shutdown grace ran out"), std::string::npos) << stopped->dump();
   auto queued = s.wait_id(2, 2);
   ASSERT_TRUE(queued.has_value());
   EXPECT_NE(error_of(*queued).find("not run"), std::string::npos) << queued->dump();

@@ -15,14 +15,16 @@ const GOBLIN = process.env.GOBLIN_BIN;
 const SRC = process.env.GOBLIN_SOURCE_DIR;
 assert.ok(GOBLIN && SRC, 'GOBLIN_BIN and GOBLIN_SOURCE_DIR must be set (tests/mcp/run_acceptance)');
 
-function serverArgs(out) {
-  return ['mcp', '--replay', join(SRC, 'examples/h100_llama'), '--root', SRC, '--out', out];
+// Every tool group (the trajectory below uses the kernel tools too); `tools` '' is the default set.
+function serverArgs(out, tools = 'all') {
+  const args = ['mcp', '--replay', join(SRC, 'examples/h100_llama'), '--root', SRC, '--out', out];
+  return tools ? [...args, '--tools', tools] : args;
 }
 
 let negotiated = null;  // the protocol version the SDK settled on (it calls setProtocolVersion)
 
-async function connect(out) {
-  const transport = new StdioClientTransport({ command: GOBLIN, args: serverArgs(out), stderr: 'pipe' });
+async function connect(out, tools = 'all') {
+  const transport = new StdioClientTransport({ command: GOBLIN, args: serverArgs(out, tools), stderr: 'pipe' });
   transport.setProtocolVersion = (v) => { negotiated = v; };
   const client = new Client({ name: 'goblin-acceptance', version: '1.0.0' });
   await client.connect(transport);
@@ -49,7 +51,8 @@ test('seed 000 trajectory through the official SDK client on the H100 replay', a
     const tools = (await client.listTools()).tools.map((t) => t.name);
     for (const n of ['parse_config', 'profile_run', 'query_kb', 'query_rocm_kb', 'propose_patch', 'benchmark',
       'compare_runs', 'info', 'triage', 'breakdown', 'metrics', 'specs', 'roofline', 'diagnose',
-      'kernel_init', 'kernel_bench', 'kernel_profile', 'kernel_plan', 'kernel_record', 'kernel_status']) {
+      'kernel_init', 'kernel_bench', 'kernel_profile', 'kernel_plan', 'kernel_record', 'kernel_status',
+      'store_ls', 'store_show', 'gate']) {
       assert.ok(tools.includes(n), `tool ${n} listed`);
     }
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
@@ -120,6 +123,28 @@ test('seed 000 trajectory through the official SDK client on the H100 replay', a
     assert.equal(ninth.structuredContent.ok, false);
     assert.match(ninth.structuredContent.error, /budget/);
     assert.match(ninth.structuredContent.error, /at most 8/);
+  } finally {
+    await client.close();
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+// Without --tools the server lists its default groups (audit, triage, store) in under 30 KB, and a
+// tool of another group is refused naming its group.
+test('the default tool groups fit an agent context', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'goblin-mcp-'));
+  const client = await connect(out, '');
+  try {
+    const listed = (await client.listTools()).tools;
+    const names = listed.map((t) => t.name).sort();
+    assert.deepEqual(names, ['benchmark', 'breakdown', 'compare_runs', 'critical_path', 'diff', 'gate', 'info',
+      'metrics', 'parse_config', 'profile_run', 'propose_patch', 'query', 'query_kb', 'query_rocm_kb', 'store_ls',
+      'store_show', 'triage']);
+    assert.ok(JSON.stringify({ tools: listed }).length < 30 * 1024, 'tools/list under 30 KB');
+    await assert.rejects(client.callTool({ name: 'kernel_init', arguments: {} }), /tool group 'kernel'/);
+    // A tool that is listed answers as usual, validated against its compact outputSchema.
+    const info = await client.callTool({ name: 'info', arguments: { path: 'examples/h100_llama/h100_llama_bf16_sdpa_w4.json.gz' } });
+    assert.equal(info.structuredContent.ok, true, JSON.stringify(info.structuredContent.error));
   } finally {
     await client.close();
     rmSync(out, { recursive: true, force: true });
