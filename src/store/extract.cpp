@@ -230,6 +230,10 @@ void summarize_json(const Json& j, RunRecord& r) {
       row.steps = static_cast<int64_t>(num(k, "steps").value_or(0));
       row.collectives = static_cast<int64_t>(num(k, "collectives").value_or(0));
       row.step_time_s = num(k, "step_time_s");
+      // Results of older goblins name each rank's step time only in the skew section.
+      if (!row.step_time_s && j.contains("skew") && j["skew"].is_object() && j["skew"].contains("step_time"))
+        for (const Json& p : j["skew"]["step_time"].value("per_rank", Json::array()))
+          if (num(p, "rank") == num(k, "rank")) row.step_time_s = num(p, "step_time_s");
       set_if(r.gpu, row.gpu);
       r.ranks.push_back(std::move(row));
     }

@@ -81,11 +81,17 @@ void judge(GateVerdict& g, const GateOptions& o, const std::vector<double>& base
         fmt::format("the baseline runs spread {:.1f}% (coefficient of variation, over {:g}%): they "
                     "may mix configurations, GPUs or clocks, and the verdict is weak",
                     g.baseline_cv_pct, kMixedBaselineCvPct));
-  for (const ChangePoint& cp : change_points(base))
-    g.warnings.push_back(
-        fmt::format("the baseline holds a change at run {} ({:+.2f}%): runs before it are at "
-                    "another level",
-                    g.baseline_runs.size() == base.size() ? g.baseline_runs[cp.index] : 0, cp.change_pct));
+  // A change point among the baseline runs (the newest counted in, so a change 2 runs before it
+  // is seen): the baseline mixes two levels.
+  std::vector<double> series = base;
+  series.push_back(newest.value);
+  for (const ChangePoint& cp : change_points(series)) {
+    const int64_t at = cp.index < g.baseline_runs.size() && g.baseline_runs.size() == base.size()
+                           ? g.baseline_runs[cp.index]
+                           : newest.run_id;
+    g.warnings.push_back(fmt::format(
+        "the baseline holds a change at run {} ({:+.2f}%): runs before it are at another level", at, cp.change_pct));
+  }
   const NewestTest t = newest_vs_baseline(base, newest.value, g.lower_is_better, g.alpha);
   g.p_value = t.p_worse;
   g.threshold = t.threshold;
