@@ -230,10 +230,11 @@ VerbResult do_trend(const Request& rq, const Context& ctx) {
   store::Store* s = &**ref;
   std::string metric = rq.str("metric");
   if (metric == "step_time") metric = "step_time_s";
-  auto t = s->trend(rq.str("workload"), metric, rq.integer("limit"));
+  const std::string workload = rq.str("workload");
+  auto t = s->trend(workload, metric, rq.integer("limit"));
   if (!t) return fail(t.error());
   Json pts = Json::array();
-  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, rq.str("workload"), t->size());
+  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, workload, t->size());
   for (const auto& p : *t) {
     const std::string source = store::figure_source(p.verb);
     pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}, {"source", source}});
@@ -243,7 +244,7 @@ VerbResult do_trend(const Request& rq, const Context& ctx) {
   // so a trend marks its regression; null when the gate cannot judge (too few runs).
   Json verdict = nullptr;
   store::GateOptions go;
-  go.workload = rq.str("workload");
+  go.workload = workload;
   go.metric = metric;
   if (auto g = store::gate(*s, go)) {
     verdict = store::gate_to_json(*g);
@@ -251,19 +252,16 @@ VerbResult do_trend(const Request& rq, const Context& ctx) {
   }
   // The series' change points (store/changes.h): the dashboard's alerts.
   Json changes = Json::array();
-  if (auto c = store::workload_changes(*s, rq.str("workload"), metric)) {
+  if (auto c = store::workload_changes(*s, workload, metric)) {
     changes = store::changes_to_json(*c);
     for (const auto& al : *c)
       h += fmt::format("change: runs {} -> {}: {:+.2f}% ({}, {}, p = {:.2g}); {}\n", al.before_run, al.after_run,
                        al.point.change_pct, al.regression ? "regression" : "improvement", al.classification,
                        al.point.p_value, al.compare);
   }
-  return VerbResult{Json{{"workload", rq.str("workload")},
-                         {"metric", metric},
-                         {"points", pts},
-                         {"gate", verdict},
-                         {"changes", changes}},
-                    std::nullopt, h};
+  return VerbResult{
+      Json{{"workload", workload}, {"metric", metric}, {"points", pts}, {"gate", verdict}, {"changes", changes}},
+      std::nullopt, h};
 }
 
 VerbResult do_calibration(const Request& rq, Context& ctx) {

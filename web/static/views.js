@@ -102,7 +102,9 @@ async function ranksView(r) {
   const j = await artifactJson(r, x => Array.isArray(x.ranks) && x.world_size !== undefined);
   if (!j) return;
   const s = j.straggler || {};
-  main.append(h('h2', {}, 'Straggler'), h('p', { id: 'straggler-sentence', class: s.named ? 'regression' : null }, s.reason || 'no straggler verdict in the stored result'));
+  main.append(h('h2', {}, 'Straggler'), h('p', { id: 'straggler-sentence', class: s.named ? 'regression' : null },
+    s.reason === undefined ? 'No straggler verdict in the stored result.'
+      : s.named ? `Straggler: rank ${s.rank}${s.cause ? ' (' + s.cause.replace(/_/g, ' ') + ')' : ''} — ${s.reason}.` : `No straggler named — ${s.reason}.`));
   const sk = (j.skew || {}).step_time;
   if (sk) main.append(h('p', { id: 'skew' }, `Step-time skew ${fmtNum(sk.imbalance_pct)} % (slowest rank ${sk.slowest_rank}: ${fmtNum(sk.max_s)} s, fastest ${fmtNum(sk.min_s)} s).`));
   // Each rank's step time: the skew section's (every version of the result has it), else the rank's own.

@@ -250,7 +250,8 @@ try {
     await page.waitForSelector('#straggler-sentence');
     assert.ok((await page.textContent('#straggler-sentence')).length > 10);
     await page.waitForFunction(() => Chart.getChart(document.getElementById('ranks-chart')));
-    const stored = JSON.parse(readFileSync(join(res, 'ranks/balanced.json'), 'utf8')).skew.step_time.per_rank.map(k => k.step_time_s);
+    const fixture = JSON.parse(readFileSync(join(res, 'ranks/balanced.json'), 'utf8'));  // a --json envelope
+    const stored = (fixture.result || fixture).skew.step_time.per_rank.map(k => k.step_time_s);
     // The store's rank rows carry the same numbers.
     assert.deepEqual(await page.evaluate(async () => (await (await fetch('/api/runs/12')).json()).ranks.map(k => k.step_time_s)), stored);
     const drawn = await page.evaluate(() => Chart.getChart(document.getElementById('ranks-chart')).data.datasets[0].data);
