@@ -187,8 +187,7 @@ int main(int argc, char** argv) {
                   {"gate_checks", f.gate_checks},
                   {"gate_false_alerts", f.gate_alerts}});
   }
-  out["detection"] = det;
-  out["false_alerts"] = fa;
+  out.update(Json{{"detection", det}, {"false_alerts", fa}});
   std::ofstream(argv[1]) << out.dump(1) << "\n";
   return 0;
 }

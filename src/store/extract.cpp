@@ -119,12 +119,12 @@ void rank_metrics_from(const Json& j, RunRecord& r) {
     if (mx > 0) max_walls.push_back(mx);
     if (wall > 0) busy_share.push_back(busy / wall * 100);
   }
-  if (!max_walls.empty() && !r.metrics.count("step_time_s")) r.metrics["step_time_s"] = median(max_walls);
-  if (!busy_share.empty() && !r.metrics.count("gpu_util_pct")) r.metrics["gpu_util_pct"] = median(busy_share);
+  if (!max_walls.empty() && !r.metrics.count("step_time_s")) r.metrics.emplace("step_time_s", median(max_walls));
+  if (!busy_share.empty() && !r.metrics.count("gpu_util_pct")) r.metrics.emplace("gpu_util_pct", median(busy_share));
   if (j.contains("skew") && j["skew"].is_object() && j["skew"].contains("step_time")) {
     const Json& st = j["skew"]["step_time"];
-    if (auto v = num(st, "max_s"); v && *v > 0) r.metrics["max_rank_step_time_s"] = *v;
-    if (auto v = num(st, "imbalance_pct")) r.metrics["rank_skew_pct"] = *v;
+    if (auto v = num(st, "max_s"); v && *v > 0) r.metrics.insert_or_assign("max_rank_step_time_s", *v);
+    if (auto v = num(st, "imbalance_pct")) r.metrics.insert_or_assign("rank_skew_pct", *v);
   }
 }
 
@@ -138,7 +138,7 @@ void window_metrics_from(const Json& m, RunRecord& r) {
     window += num(d, "window_us").value_or(0);
     busy += num(d, "busy_us").value_or(0);
   }
-  if (window > 0) r.metrics["gpu_util_pct"] = busy / window * 100;
+  if (window > 0) r.metrics.emplace("gpu_util_pct", busy / window * 100);
 }
 
 }  // namespace
