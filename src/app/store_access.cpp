@@ -54,6 +54,19 @@ Json trace_link(const Json& run) {
   return nullptr;
 }
 
+Json trust_not_checked(const Json& a, const Json& b) {
+  Json out = Json::array();
+  auto unknown = [](const Json& v) { return v.is_null() || v == "unknown" || v == "" || v == "null"; };
+  auto check = [&](const std::string& name, const Json& x, const Json& y) {
+    if (unknown(x) || unknown(y)) out.push_back({{"field", name}, {"a", x}, {"b", y}});
+  };
+  for (const char* f : {"base_image", "resource_class", "gpu_device_ids", "server_flags", "benchmark_config_hash"})
+    check(f, a["linkage"].value(f, Json("unknown")), b["linkage"].value(f, Json("unknown")));
+  for (const char* f : {"gpu", "driver", "cuda", "rocm", "pytorch"})
+    check(f, a["environment"].value(f, Json("unknown")), b["environment"].value(f, Json("unknown")));
+  return out;
+}
+
 Json trust_differences(const Json& a, const Json& b) {
   Json out = Json::array();
   auto cmp = [&](const std::string& name, const Json& x, const Json& y) {

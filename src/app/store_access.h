@@ -48,5 +48,8 @@ Json trace_link(const Json& run);
 // base_image, resource_class, gpu_device_ids, server_flags, benchmark_config_hash, GPU, driver,
 // CUDA, ROCm and PyTorch, each {field, a, b}; a comparison with any of them is untrusted.
 Json trust_differences(const Json& run_a, const Json& run_b);
+// The same fields that are unknown on either side, each {field, a, b}: not checked, so never
+// reported as the same.
+Json trust_not_checked(const Json& run_a, const Json& run_b);
 
 }  // namespace goblin::app

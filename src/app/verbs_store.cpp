@@ -9,6 +9,7 @@
 #include "app/store_access.h"
 #include "audit/rules.h"
 #include "core/io.h"
+#include "store/changes.h"
 #include "store/import.h"
 #include "store/store.h"
 
@@ -230,27 +231,38 @@ VerbResult do_trend(const Request& rq, const Context& ctx) {
   store::Store* s = &**ref;
   std::string metric = rq.str("metric");
   if (metric == "step_time") metric = "step_time_s";
-  auto t = s->trend(rq.str("workload"), metric, rq.integer("limit"));
+  const std::string workload = rq.str("workload");
+  auto t = s->trend(workload, metric, rq.integer("limit"));
   if (!t) return fail(t.error());
   Json pts = Json::array();
-  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, rq.str("workload"), t->size());
+  std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, workload, t->size());
   for (const auto& p : *t) {
     const std::string source = store::figure_source(p.verb);
     pts.push_back({{"run_id", p.run_id}, {"created", p.created}, {"value", p.value}, {"source", source}});
     h += fmt::format("{:>6}  {}  {:g}  ({})\n", p.run_id, p.created, p.value, source);
   }
-  // The newest run against its baseline by goblin gate's rule (bootstrap interval, noise floor),
+  // The newest run against its baseline by goblin gate's test (store/change_point.h),
   // so a trend marks its regression; null when the gate cannot judge (too few runs).
   Json verdict = nullptr;
   store::GateOptions go;
-  go.workload = rq.str("workload");
+  go.workload = workload;
   go.metric = metric;
   if (auto g = store::gate(*s, go)) {
     verdict = store::gate_to_json(*g);
     h += fmt::format("gate: {} — {}\n", g->verdict, g->reason);
   }
-  return VerbResult{Json{{"workload", rq.str("workload")}, {"metric", metric}, {"points", pts}, {"gate", verdict}},
-                    std::nullopt, h};
+  // The series' change points (store/changes.h): the dashboard's alerts.
+  Json changes = Json::array();
+  if (auto c = store::workload_changes(*s, workload, metric)) {
+    changes = store::changes_to_json(*c);
+    for (const auto& al : *c)
+      h += fmt::format("change: runs {} -> {}: {:+.2f}% ({}, {}, p = {:.2g}); {}\n", al.before_run, al.after_run,
+                       al.point.change_pct, al.regression ? "regression" : "improvement", al.classification,
+                       al.point.p_value, al.compare);
+  }
+  return VerbResult{
+      Json{{"workload", workload}, {"metric", metric}, {"points", pts}, {"gate", verdict}, {"changes", changes}},
+      std::nullopt, h};
 }
 
 VerbResult do_calibration(const Request& rq, Context& ctx) {
@@ -429,7 +441,10 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field limit{"limit", FieldKind::Integer, "At most this many runs", 1000};
     limit.min = 1, limit.max = 1000000;
     v.request = {store_field(), w, m, limit};
-    v.result_schema = obj_schema({{"points", "{run_id, created, value}, oldest first"}});
+    v.result_schema =
+        obj_schema({{"points", "{run_id, created, value, source}, oldest first"},
+                    {"gate", "goblin gate's verdict on the newest run, or null"},
+                    {"changes", "change points of the series with their runs, classification and commands"}});
     v.run = [](const Request& rq, Context& ctx) { return do_trend(rq, ctx); };
     out.push_back(std::move(v));
   }
@@ -449,8 +464,9 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.tool = "gate";
     v.title = "Regression gate";
     v.summary =
-        "Exit non-zero when a workload's newest run is worse than its baseline beyond the noise floor (bootstrap "
-        "interval of the baseline runs), with a JSON verdict: a regression gate for CI";
+        "Exit non-zero when a workload's newest run is worse than its baseline runs by a one-sided Student t-test "
+        "(p < 0.01; the test of the dashboard's change points), with a JSON verdict: a regression gate for CI. "
+        "Fewer than 3 baseline runs: insufficient_data (not enough data), never pass";
     v.examples =
         "  goblin gate --store sqlite:///ci/runs.db --workload llama-8b --metric step_time_s --json\n"
         "  goblin gate --workload llama-8b --metric tokens_per_sec --baseline 42\n";
@@ -464,7 +480,10 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.request = {store_field(), w, m, b, win};
     v.result_schema = obj_schema(
         {{"verdict", "pass | regression | insufficient_data | invalid (the newest run's time is impossible)"},
-         {"regression", "true when the newest run is worse beyond the noise floor"},
+         {"regression", "true when the newest run is worse by the t-test (p below alpha)"},
+         {"p_value", "one-sided p of a value this much worse with no change"},
+         {"min_baseline_runs", "below it the verdict is insufficient_data"},
+         {"warnings", "a spread (mixed) baseline, a change inside the baseline"},
          {"change_pct", "newest vs the baseline median, %"},
          {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
     v.records = false;

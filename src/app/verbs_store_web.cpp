@@ -83,12 +83,17 @@ VerbResult do_compare(const Request& rq, Context& ctx) {
     pa = diffable_input(*ra);
     pb = diffable_input(*rb);
   }
-  Json diffs = trust_differences(ja, jb);
-  Json out = {{"trusted", diffs.empty()}, {"differences", diffs}, {"a", ja}, {"b", jb}};
+  Json diffs = trust_differences(ja, jb), unchecked = trust_not_checked(ja, jb);
+  Json out = {{"trusted", diffs.empty()}, {"differences", diffs}, {"not_checked", unchecked}, {"a", ja}, {"b", jb}};
   std::string h = diffs.empty() ? fmt::format("runs {} and {}: trusted comparison\n", *a, *b)
                                 : fmt::format("runs {} and {}: UNTRUSTED comparison, they differ in:\n", *a, *b);
   for (const auto& d : diffs)
     h += fmt::format("  {}: {} vs {}\n", d["field"].get<std::string>(), d["a"].dump(), d["b"].dump());
+  if (!unchecked.empty()) {
+    h += "  not checked (unknown on either side):";
+    for (const auto& d : unchecked) h += " " + d["field"].get<std::string>();
+    h += "\n";
+  }
   auto no_diff = [&](const std::string& why) {
     out["diff"] = nullptr;
     out["diff_note"] = why;
@@ -178,6 +183,7 @@ void add_store_web_verbs(std::vector<Verb>& out) {
                  required_positional(Field{"b", FieldKind::String, "The second run id (after)"}), store_field()};
     v.result_schema = obj_schema({{"trusted", "false when any trust field differs"},
                                   {"differences", "{field, a, b} for each trust field that differs"},
+                                  {"not_checked", "{field, a, b} for each trust field unknown on either side"},
                                   {"a", "the first run with its tables"},
                                   {"b", "the second run with its tables"},
                                   {"diff", "the diff verb's result over the two traces, or null"},

@@ -156,11 +156,13 @@ ApiResponse trend(const Ctx& c) {
                     m = param(c.rq, "metric").empty() ? "step_time_s" : param(c.rq, "metric");
   if (w.empty() || !valid_text(w)) return error_response(400, "workload: required, at most 256 characters");
   // The dashboard's charts: the verb takes any stored metric name, the page only these.
-  static const std::vector<std::string> metrics = {"step_time_s",  "tokens_per_sec", "mfu_pct",
-                                                   "gpu_util_pct", "hbm_peak_gb",    "speedup"};
+  static const std::vector<std::string> metrics = {"step_time_s",          "tokens_per_sec", "mfu_pct",
+                                                   "gpu_util_pct",         "hbm_peak_gb",    "speedup",
+                                                   "max_rank_step_time_s", "rank_skew_pct"};
   if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
     return error_response(400,
-                          "metric: one of step_time_s, tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb, speedup");
+                          "metric: one of step_time_s, tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb, speedup, "
+                          "max_rank_step_time_s, rank_skew_pct");
   Json args = {{"workload", w}, {"metric", m}, {"limit", 1000}};
   if (const std::string v = param(c.rq, "n"); !v.empty()) {
     if (!valid_id(v) || std::stoll(v) < 1 || std::stoll(v) > 100000) return error_response(400, "n: 1 to 100000");
@@ -169,14 +171,45 @@ ApiResponse trend(const Ctx& c) {
   return verb_response(c, "store trend", args);
 }
 
+// What an artifact is served as, by the name the run gave it (`?name=`): stored text shown in the
+// browser, with HTML and SVG sandboxed (CSP sandbox: no script, an opaque origin), anything else
+// a download.
+struct ArtifactType {
+  const char* ext;
+  const char* content_type;
+  bool sandboxed;
+};
+constexpr ArtifactType kArtifactTypes[] = {
+    {".html", "text/html; charset=utf-8", true},         {".svg", "image/svg+xml", true},
+    {".json", "application/json; charset=utf-8", false}, {".md", "text/markdown; charset=utf-8", false},
+    {".txt", "text/plain; charset=utf-8", false},        {".yaml", "text/plain; charset=utf-8", false},
+    {".yml", "text/plain; charset=utf-8", false},        {".csv", "text/csv; charset=utf-8", false},
+    {".diff", "text/plain; charset=utf-8", false},       {".patch", "text/plain; charset=utf-8", false},
+    {".py", "text/plain; charset=utf-8", false},         {".log", "text/plain; charset=utf-8", false}};
+constexpr const char* kSandboxCsp =
+    "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'";
+
 ApiResponse artifact(const Ctx& c, const std::string& hash) {
   if (!valid_sha256(hash)) return error_response(400, "artifact: a SHA-256 in lowercase hex (64 characters)");
+  const std::string name = param(c.rq, "name");
+  if (!valid_text(name)) return error_response(400, "name: at most 256 characters, no control characters");
   auto r = call_verb(c, "store artifact", {{"sha256", hash}});
   if (!r) return from_error(r.error());
   ApiResponse out;
   out.content_type = "application/octet-stream";
   out.body = (*r)["content"].get<std::string>();
   out.disposition = fmt::format("attachment; filename=\"{}\"", hash.substr(0, 16));
+  for (const auto& t : kArtifactTypes) {
+    if (!name.ends_with(t.ext)) continue;
+    out.content_type = t.content_type;
+    if (t.sandboxed) out.csp = kSandboxCsp;
+    // A download keeps the name's ending; the name itself is the run's, so only safe characters pass.
+    std::string safe;
+    for (unsigned char ch : name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1))
+      safe += std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-' ? static_cast<char>(ch) : '_';
+    out.disposition = param(c.rq, "download") == "1" ? fmt::format("attachment; filename=\"{}\"", safe) : "inline";
+    break;
+  }
   return out;
 }
 

@@ -35,6 +35,9 @@ struct ApiResponse {
   // dashboard's "open in Perfetto UI" link (ui.perfetto.dev/#!/?url=...) can fetch the trace
   // from this server; no other route is readable by another site's scripts.
   std::string allow_origin;
+  // Content-Security-Policy in place of the pages' own: a stored HTML or SVG artifact is served
+  // sandboxed (no script, no same-origin access), framable by the dashboard only.
+  std::string csp;
 };
 
 // The one origin allowed to read artifacts across sites (docs/dashboard.md § Perfetto UI).

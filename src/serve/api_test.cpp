@@ -165,6 +165,44 @@ TEST_F(ServeApi, CompareMarksDifferentBaseImagesUntrustedAndDiffsThroughTheVerb)
   EXPECT_EQ(total(), 7);  // the comparison was not recorded as a run
 }
 
+// report.html answered a JSON 404 ("recorded by hash only") and every artifact was
+// application/octet-stream: HTML is stored now and served as text/html under a CSP sandbox, by
+// the name the run gave it; fields unknown on either side of a comparison are "not checked".
+TEST_F(ServeApi, ArtifactsAreServedByTheirTypeAndHtmlSandboxed) {
+  Json run = get("/api/runs/5");  // tests/fixtures/h100_live/audit_base
+  std::string html, md;
+  for (const auto& a : run["artifacts"]) {
+    if (a["name"] == "report.html") html = a["sha256"];
+    if (a["name"] == "report.md") md = a["sha256"];
+  }
+  ASSERT_FALSE(html.empty()) << run["artifacts"].dump();
+  Api api({url_, ""});
+  ApiRequest rq;
+  rq.path = "/api/artifacts/" + html;
+  rq.query = {{"name", "report.html"}};
+  ApiResponse r = api.handle(rq);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
+  EXPECT_TRUE(r.csp.starts_with("sandbox;")) << r.csp;
+  EXPECT_EQ(r.disposition, "inline");
+  EXPECT_NE(r.body.find("<html"), std::string::npos);
+  rq.query = {{"name", "report.html"}, {"download", "1"}};
+  EXPECT_EQ(api.handle(rq).disposition, "attachment; filename=\"report.html\"");
+  rq.query.clear();  // no name: a download of unknown type, as before
+  EXPECT_EQ(api.handle(rq).content_type, "application/octet-stream");
+  if (!md.empty()) {
+    rq.path = "/api/artifacts/" + md;
+    rq.query = {{"name", "report.md"}};
+    r = api.handle(rq);
+    EXPECT_EQ(r.content_type, "text/markdown; charset=utf-8");
+    EXPECT_TRUE(r.csp.empty());
+  }
+  Json cmp = get("/api/compare", {{"a", "1"}, {"b", "2"}});
+  std::vector<std::string> unchecked;
+  for (const auto& d : cmp["not_checked"]) unchecked.push_back(d["field"]);
+  EXPECT_NE(std::find(unchecked.begin(), unchecked.end(), "base_image"), unchecked.end()) << cmp["not_checked"].dump();
+}
+
 TEST_F(ServeApi, HostileFiltersAndIdsAreRefusedOrMatchNothing) {
   const char* injections[] = {"x' OR '1'='1", "'; DROP TABLE runs; --", "\" OR 1=1 --",
                               "%' UNION SELECT * FROM blobs --"};
@@ -184,7 +222,7 @@ TEST_F(ServeApi, HostileFiltersAndIdsAreRefusedOrMatchNothing) {
 }
 
 TEST_F(ServeApi, ArtifactsOnlyByContentHash) {
-  Json run = get("/api/runs/3");
+  Json run = get("/api/runs/5");  // tests/fixtures/h100_live/audit_base
   const std::string hash = run["artifacts"][0]["sha256"];
   Api api({url_, ""});
   ApiRequest rq;

@@ -40,6 +40,7 @@ const std::vector<WebFile>& web_files() {
   static const std::vector<WebFile> f = {
       {"/", {"web/static/index.html"}, "text/html; charset=utf-8"},
       {"/static/app.js", {"web/static/app.js"}, "text/javascript; charset=utf-8"},
+      {"/static/views.js", {"web/static/views.js"}, "text/javascript; charset=utf-8"},
       {"/static/style.css", {"web/static/style.css"}, "text/css; charset=utf-8"},
       {"/static/chart.umd.js",
        {"web/chart.umd.js", "web/node_modules/chart.js/dist/chart.umd.js"},
@@ -101,11 +102,13 @@ class BoundedPool : public httplib::TaskQueue {
   bool down_ = false;
 };
 
-void security_headers(httplib::Response& res) {
-  // The pages load nothing from elsewhere (the dashboard works offline) and are never framed.
-  res.set_header(
-      "Content-Security-Policy",
-      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'");
+void security_headers(httplib::Response& res, const std::string& csp = "") {
+  // The pages load nothing from elsewhere (the dashboard works offline) and are never framed; a
+  // stored HTML or SVG artifact has its own sandbox policy (api.h).
+  res.set_header("Content-Security-Policy",
+                 csp.empty() ? "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                               "frame-ancestors 'none'"
+                             : csp);
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "no-referrer");
 }
@@ -311,7 +314,7 @@ Status Server::run(const std::function<void(int)>& on_listening) {
       res.set_header("Access-Control-Allow-Origin", r.allow_origin);
       res.set_header("Vary", "Origin");
     }
-    security_headers(res);
+    security_headers(res, r.csp);
     if (r.content_type.starts_with("application/json")) hide_store(r.body, *marks);
     res.set_content(std::move(r.body), r.content_type);
   };

@@ -100,6 +100,47 @@ void rounds_from(const Json& a, const std::string& gpu, RunRecord& r) {
   }
 }
 
+// goblin ranks: the job's step time is its slowest rank's, so step_time_s is the median over
+// complete steps of the max over ranks; max_rank_step_time_s and rank_skew_pct are the skew
+// section's, gpu_util_pct the ranks' mean busy share of the step. A distributed job then trends
+// and gates like a single-GPU one.
+void rank_metrics_from(const Json& j, RunRecord& r) {
+  std::vector<double> max_walls, busy_share;
+  for (const Json& s : j["steps"]) {
+    if (!s.is_object() || !s.value("complete", false) || !s.contains("ranks") || !s["ranks"].is_array()) continue;
+    double mx = 0, busy = 0, wall = 0;
+    for (const Json& k : s["ranks"]) {
+      const auto w = num(k, "wall_s");
+      if (!w) continue;
+      mx = std::max(mx, *w);
+      wall += *w;
+      busy += num(k, "busy_s").value_or(0);
+    }
+    if (mx > 0) max_walls.push_back(mx);
+    if (wall > 0) busy_share.push_back(busy / wall * 100);
+  }
+  if (!max_walls.empty() && !r.metrics.count("step_time_s")) r.metrics.emplace("step_time_s", median(max_walls));
+  if (!busy_share.empty() && !r.metrics.count("gpu_util_pct")) r.metrics.emplace("gpu_util_pct", median(busy_share));
+  if (j.contains("skew") && j["skew"].is_object() && j["skew"].contains("step_time")) {
+    const Json& st = j["skew"]["step_time"];
+    if (auto v = num(st, "max_s"); v && *v > 0) r.metrics.insert_or_assign("max_rank_step_time_s", *v);
+    if (auto v = num(st, "imbalance_pct")) r.metrics.insert_or_assign("rank_skew_pct", *v);
+  }
+}
+
+// A triage run: the GPU's busy share of the traced window (profile_metadata.json's gpu_window,
+// summed over devices). Triage measures no steps, so it records no step time.
+void window_metrics_from(const Json& m, RunRecord& r) {
+  if (!m.is_object() || !m.contains("gpu_window") || !m["gpu_window"].is_array() || r.metrics.count("gpu_util_pct"))
+    return;
+  double window = 0, busy = 0;
+  for (const Json& d : m["gpu_window"]) {
+    window += num(d, "window_us").value_or(0);
+    busy += num(d, "busy_us").value_or(0);
+  }
+  if (window > 0) r.metrics.emplace("gpu_util_pct", busy / window * 100);
+}
+
 }  // namespace
 
 const std::vector<std::string>& linkage_fields() {
@@ -118,8 +159,8 @@ void summarize_json(const Json& j, RunRecord& r) {
     set_if(r.goblin_commit, text(j["goblin"], "commit"));
   }
   // Linkage and environment: triage's metadata, profile_metadata.json itself, an audit's footer.
-  if (j.contains("metadata")) linkage_from(j["metadata"], r);
-  if (j.contains("observed_arch") || j.contains("source_trace_path")) linkage_from(j, r);
+  if (j.contains("metadata")) linkage_from(j["metadata"], r), window_metrics_from(j["metadata"], r);
+  if (j.contains("observed_arch") || j.contains("source_trace_path")) linkage_from(j, r), window_metrics_from(j, r);
   if (j.contains("versions")) linkage_from(Json{{"versions", j["versions"]}}, r);
   set_if(r.gpu, text(j, "gpu_name"));
   if (j.contains("versions")) set_if(r.gpu, text(j["versions"], "gpu"));
@@ -177,6 +218,9 @@ void summarize_json(const Json& j, RunRecord& r) {
     if (!text(j, "name").empty()) set_if(r.workload, "kernel:" + text(j, "name"));
   }
   // goblin ranks: one row per rank.
+  if (j.contains("ranks") && j["ranks"].is_array() && j.contains("world_size") && j.contains("steps") &&
+      j["steps"].is_array())
+    rank_metrics_from(j, r);
   if (j.contains("ranks") && j["ranks"].is_array() && j.contains("world_size"))
     for (const Json& k : j["ranks"]) {
       if (!k.is_object()) continue;
@@ -186,6 +230,10 @@ void summarize_json(const Json& j, RunRecord& r) {
       row.steps = static_cast<int64_t>(num(k, "steps").value_or(0));
       row.collectives = static_cast<int64_t>(num(k, "collectives").value_or(0));
       row.step_time_s = num(k, "step_time_s");
+      // Results of older goblins name each rank's step time only in the skew section.
+      if (!row.step_time_s && j.contains("skew") && j["skew"].is_object() && j["skew"].contains("step_time"))
+        for (const Json& p : j["skew"]["step_time"].value("per_rank", Json::array()))
+          if (num(p, "rank") == num(k, "rank")) row.step_time_s = num(p, "step_time_s");
       set_if(r.gpu, row.gpu);
       r.ranks.push_back(std::move(row));
     }

@@ -1,8 +1,10 @@
-// goblin gate (docs/store.md § Gate): the newest run of a workload against a baseline, with the
-// noise floor taken from the baseline runs themselves: the percentile-bootstrap interval of their
-// median (core/stats.h) and, with 4 or more runs, the A/A split noise floor of run/stats.h. The
-// newest run is a regression only when it is worse than the interval's far edge AND by more than
-// the A/A noise floor.
+// goblin gate (docs/store.md § Gate): the newest run of a workload against a baseline. The test is
+// the change-point detector's (store/change_point.h): a Student t-test of the newest value against
+// the baseline runs (Student's two-sample test with one value on the new side, i.e. the baseline's
+// one-sided prediction interval, as Bencher's t-test threshold), so the dashboard's alerts and the
+// gate agree. Below kMinBaselineRuns baseline runs the answer is "not enough data". The bootstrap
+// interval of the baseline median (core/stats.h) and the A/A noise floor (run/stats.h) are still
+// reported beside it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,21 +13,105 @@
 
 #include "core/stats.h"
 #include "run/stats.h"
+#include "store/change_point.h"
+#include "store/changes.h"
 #include "store/store.h"
 
 namespace goblin::store {
 namespace {
-
-// Metrics where a larger value is better; everything else (times) is lower-is-better.
-bool higher_is_better(const std::string& m) {
-  return m == "tokens_per_sec" || m == "mfu_pct" || m == "gpu_util_pct" || m == "speedup";
-}
 
 // Metrics that are durations in seconds (step_time_s, wall_s, ...): positive when measured.
 bool time_metric(const std::string& m) { return m.size() > 2 && m.compare(m.size() - 2, 2, "_s") == 0; }
 
 // The metrics whose value depends on which clock timed the step.
 bool source_dependent(const std::string& m) { return m == "step_time_s" || m == "tokens_per_sec"; }
+
+// The values the newest run is tested against, and baseline_runs. With --baseline RUN that run's
+// value is the reference and the window's spread around its own mean is the noise (one run has
+// none); with last-good, the window itself.
+Result<std::vector<double>> baseline_sample(const Store& s, const GateOptions& o, GateVerdict& g,
+                                            const std::vector<double>& window, const std::vector<int64_t>& window_ids) {
+  if (o.baseline == "last-good" || o.baseline.empty()) {
+    g.baseline_runs = window_ids;
+    return window;
+  }
+  char* end = nullptr;
+  const long long id = std::strtoll(o.baseline.c_str(), &end, 10);
+  if (*end != '\0' || id <= 0) return make_error(ErrorKind::Usage, "gate: --baseline is a run id or last-good");
+  ASSIGN_OR_RETURN(RunRecord b, s.get(id));
+  if (source_dependent(o.metric) && figure_source(b.verb) != g.source)
+    g.sources_note = fmt::format("baseline run {}'s {} comes from {}, the newest run's from {}: sources are mixed", id,
+                                 o.metric, figure_source(b.verb), g.source);
+  auto it = b.metrics.find(o.metric);
+  if (it == b.metrics.end())
+    return make_error(ErrorKind::NotFound, fmt::format("gate: run {} records no {}", id, o.metric));
+  if (time_metric(o.metric) && !plausible_seconds(it->second))
+    return make_error(ErrorKind::Malformed, fmt::format("gate: baseline run {} records {} = {:g}, which is impossible",
+                                                        id, o.metric, it->second));
+  g.baseline_runs = {id};
+  if (window.size() < kMinBaselineRuns) return std::vector<double>{it->second};
+  double mean = 0;
+  for (double v : window) mean += v / static_cast<double>(window.size());
+  std::vector<double> shifted;
+  for (double v : window) shifted.push_back(v - mean + it->second);
+  g.warnings.push_back(
+      fmt::format("baseline run {} is the reference; the noise is the spread of the {} run(s) "
+                  "before the newest",
+                  id, window.size()));
+  return shifted;
+}
+
+// The verdict on the newest value against the baseline sample.
+void judge(GateVerdict& g, const GateOptions& o, const std::vector<double>& base, const TrendPoint& newest) {
+  g.min_baseline_runs = static_cast<int64_t>(kMinBaselineRuns);
+  if (base.empty()) {
+    g.verdict = "insufficient_data";
+    g.reason = "only one run: nothing to compare the newest run with";
+    return;
+  }
+  const ConfidenceInterval ci = bootstrap_median(base);
+  g.baseline_median = ci.point;
+  g.interval_low = ci.low, g.interval_high = ci.high;
+  const run::NoiseFloor nf = run::aa_noise_floor(base);
+  g.noise_floor_pct = nf.available ? nf.floor_pct : 0;
+  g.change_pct = ci.point != 0 ? (newest.value / ci.point - 1) * 100 : 0;
+  g.baseline_cv_pct = coefficient_of_variation_pct(base);
+  if (g.baseline_cv_pct > kMixedBaselineCvPct)
+    g.warnings.push_back(
+        fmt::format("the baseline runs spread {:.1f}% (coefficient of variation, over {:g}%): they "
+                    "may mix configurations, GPUs or clocks, and the verdict is weak",
+                    g.baseline_cv_pct, kMixedBaselineCvPct));
+  // A change point among the baseline runs (the newest counted in, so a change 2 runs before it
+  // is seen): the baseline mixes two levels.
+  std::vector<double> series = base;
+  series.push_back(newest.value);
+  for (const ChangePoint& cp : change_points(series)) {
+    const int64_t at = cp.index < g.baseline_runs.size() && g.baseline_runs.size() == base.size()
+                           ? g.baseline_runs[cp.index]
+                           : newest.run_id;
+    g.warnings.push_back(fmt::format(
+        "the baseline holds a change at run {} ({:+.2f}%): runs before it are at another level", at, cp.change_pct));
+  }
+  const NewestTest t = newest_vs_baseline(base, newest.value, g.lower_is_better, g.alpha);
+  g.p_value = t.p_worse;
+  g.threshold = t.threshold;
+  const double worse_pct = g.lower_is_better ? g.change_pct : -g.change_pct;
+  if (!t.enough_data) {
+    g.verdict = "insufficient_data";
+    g.reason = fmt::format("run {}: {} {:g} vs baseline median {:g} ({:+.2f}%): {}", newest.run_id, o.metric,
+                           newest.value, ci.point, g.change_pct, t.why);
+  } else {
+    g.regression = t.p_worse < g.alpha && worse_pct > 0;
+    g.verdict = g.regression ? "regression" : "pass";
+    g.reason = fmt::format(
+        "run {}: {} {:g} vs baseline median {:g} over {} run(s) (95% interval {:g}..{:g}), {:+.2f}% "
+        "({}), t-test p = {:.2g} (regression below {:g}; threshold {:g}), noise floor {:.2f}%",
+        newest.run_id, o.metric, newest.value, ci.point, base.size(), ci.low, ci.high, g.change_pct,
+        g.lower_is_better ? "lower is better" : "higher is better", t.p_worse, g.alpha, t.threshold, g.noise_floor_pct);
+  }
+  if (!g.sources_note.empty()) g.reason += "; " + g.sources_note;
+  for (const auto& w : g.warnings) g.reason += "; warning: " + w;
+}
 
 }  // namespace
 
@@ -36,7 +122,7 @@ std::string figure_source(const std::string& verb) {
 Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
   GateVerdict g;
   g.metric = o.metric, g.workload = o.workload;
-  g.lower_is_better = !higher_is_better(o.metric);
+  g.lower_is_better = !higher_is_better_metric(o.metric);
   ASSIGN_OR_RETURN(auto pts, s.trend(o.workload, o.metric, std::max<int64_t>(2, o.window + 1)));
   if (pts.empty()) {
     g.verdict = "insufficient_data";
@@ -62,70 +148,34 @@ Result<GateVerdict> gate(const Store& s, const GateOptions& o) {
                            o.metric, newest.value);
     return g;
   }
-  std::vector<double> base;
-  if (o.baseline == "last-good" || o.baseline.empty()) {
-    for (size_t i = 0; i + 1 < pts.size(); ++i) {
-      if (is_time && !plausible_seconds(pts[i].value)) continue;
-      if (by_source && figure_source(pts[i].verb) != g.source) {
-        if (same_source > 0) {
-          other_source.push_back(pts[i].run_id);
-          continue;
-        }
-        g.sources_note = fmt::format(
-            "the baseline's {} comes from {} and the newest run's from {}: no baseline run of the newest's own "
-            "source, so sources are mixed and a few percent of difference may be the clocks, not the workload",
-            o.metric, figure_source(pts[i].verb), g.source);
+  // The window: the runs before the newest, of its own source when there are such runs.
+  std::vector<double> window;
+  std::vector<int64_t> window_ids;
+  for (size_t i = 0; i + 1 < pts.size(); ++i) {
+    if (is_time && !plausible_seconds(pts[i].value)) continue;
+    if (by_source && figure_source(pts[i].verb) != g.source) {
+      if (same_source > 0) {
+        other_source.push_back(pts[i].run_id);
+        continue;
       }
-      g.baseline_runs.push_back(pts[i].run_id);
-      base.push_back(pts[i].value);
+      g.sources_note = fmt::format(
+          "the baseline's {} comes from {} and the newest run's from {}: no baseline run of the newest's own "
+          "source, so sources are mixed and a few percent of difference may be the clocks, not the workload",
+          o.metric, figure_source(pts[i].verb), g.source);
     }
-  } else {
-    char* end = nullptr;
-    const long long id = std::strtoll(o.baseline.c_str(), &end, 10);
-    if (o.baseline.empty() || *end != '\0' || id <= 0)
-      return make_error(ErrorKind::Usage, "gate: --baseline is a run id or last-good");
-    ASSIGN_OR_RETURN(RunRecord b, s.get(id));
-    if (by_source && figure_source(b.verb) != g.source)
-      g.sources_note = fmt::format("baseline run {}'s {} comes from {}, the newest run's from {}: sources are mixed", id,
-                                   o.metric, figure_source(b.verb), g.source);
-    auto it = b.metrics.find(o.metric);
-    if (it == b.metrics.end())
-      return make_error(ErrorKind::NotFound, fmt::format("gate: run {} records no {}", id, o.metric));
-    if (is_time && !plausible_seconds(it->second))
-      return make_error(
-          ErrorKind::Malformed,
-          fmt::format("gate: baseline run {} records {} = {:g}, which is impossible", id, o.metric, it->second));
-    g.baseline_runs.push_back(id);
-    base.push_back(it->second);
+    window_ids.push_back(pts[i].run_id);
+    window.push_back(pts[i].value);
   }
   if (!other_source.empty()) {
     std::string ids;
     for (int64_t id : other_source) ids += fmt::format("{}{}", ids.empty() ? "" : ", ", id);
-    g.sources_note = fmt::format("runs {} left out of the baseline: their {} comes from another clock than the "
-                                 "newest run's ({})",
-                                 ids, o.metric, g.source);
+    g.sources_note = fmt::format(
+        "runs {} left out of the baseline: their {} comes from another clock than the "
+        "newest run's ({})",
+        ids, o.metric, g.source);
   }
-  if (base.empty()) {
-    g.verdict = "insufficient_data";
-    g.reason = "only one run: nothing to compare the newest run with";
-    return g;
-  }
-  const ConfidenceInterval ci = bootstrap_median(base);
-  g.baseline_median = ci.point;
-  g.interval_low = ci.low, g.interval_high = ci.high;
-  const run::NoiseFloor nf = run::aa_noise_floor(base);
-  g.noise_floor_pct = nf.available ? nf.floor_pct : 0;
-  g.change_pct = ci.point != 0 ? (newest.value / ci.point - 1) * 100 : 0;
-  const double worse_pct = g.lower_is_better ? g.change_pct : -g.change_pct;
-  const bool beyond_interval = g.lower_is_better ? newest.value > ci.high : newest.value < ci.low;
-  g.regression = beyond_interval && worse_pct > g.noise_floor_pct && worse_pct > 0;
-  g.verdict = g.regression ? "regression" : "pass";
-  g.reason = fmt::format(
-      "run {}: {} {:g} vs baseline median {:g} over {} run(s) (95% interval {:g}..{:g}), {:+.2f}% "
-      "({}), noise floor {:.2f}%",
-      newest.run_id, o.metric, newest.value, ci.point, base.size(), ci.low, ci.high, g.change_pct,
-      g.lower_is_better ? "lower is better" : "higher is better", g.noise_floor_pct);
-  if (!g.sources_note.empty()) g.reason += "; " + g.sources_note;
+  ASSIGN_OR_RETURN(std::vector<double> base, baseline_sample(s, o, g, window, window_ids));
+  judge(g, o, base, newest);
   return g;
 }
 
@@ -144,7 +194,14 @@ Json gate_to_json(const GateVerdict& g) {
               {"noise_floor_pct", std::round(g.noise_floor_pct * 1e4) / 1e4},
               {"source", g.source},
               {"sources_note", g.sources_note.empty() ? Json(nullptr) : Json(g.sources_note)},
-              {"reason", g.reason}};
+              {"reason", g.reason},
+              {"test", "student_t"},
+              {"p_value", g.p_value},
+              {"alpha", g.alpha},
+              {"threshold", g.threshold},
+              {"min_baseline_runs", g.min_baseline_runs},
+              {"baseline_cv_pct", std::round(g.baseline_cv_pct * 1e4) / 1e4},
+              {"warnings", g.warnings}};
 }
 
 }  // namespace goblin::store

@@ -21,7 +21,8 @@ constexpr uintmax_t kMaxKeptArtifactBytes = 8u << 20;  // text artifacts up to t
 constexpr size_t kMaxFolderFiles = 4096;               // a folder with more is not a goblin result
 
 bool text_name(const std::string& n) {
-  for (const char* e : {".json", ".md", ".txt", ".yaml", ".yml", ".csv", ".svg", ".diff", ".patch", ".py", ".log"})
+  for (const char* e :
+       {".json", ".md", ".txt", ".yaml", ".yml", ".csv", ".svg", ".diff", ".patch", ".py", ".log", ".html"})
     if (n.size() >= std::string_view(e).size() &&
         n.compare(n.size() - std::string_view(e).size(), std::string::npos, e) == 0)
       return true;

@@ -116,15 +116,20 @@ struct GateOptions {
 };
 struct GateVerdict {
   bool regression = false;
-  std::string verdict;  // "pass" | "regression" | "insufficient_data"
+  std::string verdict;  // "pass" | "regression" | "insufficient_data" | "invalid"
   std::string metric, workload, reason;
   bool lower_is_better = true;
   int64_t newest_run = 0;
   std::vector<int64_t> baseline_runs;
   double newest = 0, baseline_median = 0, change_pct = 0;
   double noise_floor_pct = 0, interval_low = 0, interval_high = 0;  // bootstrap interval of the baseline median
-  std::string source;        // figure_source of the newest run
+  std::string source;                                               // figure_source of the newest run
   std::string sources_note;  // baseline runs of another source left out, or "" when none
+  // The test (store/change_point.h): one-sided Student t of the newest against the baseline.
+  double p_value = 1, alpha = 0.01, threshold = 0;
+  int64_t min_baseline_runs = 0;      // below it: insufficient_data ("not enough data")
+  double baseline_cv_pct = 0;         // spread of the baseline runs
+  std::vector<std::string> warnings;  // a spread (mixed) baseline, a change inside the baseline
 };
 Result<GateVerdict> gate(const Store& s, const GateOptions& o);
 Json gate_to_json(const GateVerdict& g);

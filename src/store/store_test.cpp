@@ -167,6 +167,27 @@ TEST_P(StoreSuite, FiltersTrendAndGate) {
   EXPECT_EQ(g->verdict, "insufficient_data");
 }
 
+// Two baseline runs said "pass, noise floor 0.00 %"; a baseline of two configurations said "noise
+// floor 248 %" with no warning. Below three baseline runs the gate says not enough data; a spread
+// baseline is named in warnings.
+TEST_P(StoreSuite, GateNeedsThreeBaselineRunsAndWarnsOfAMixedBaseline) {
+  Store s = open();
+  for (double v : {1.0, 1.01, 1.5}) ASSERT_TRUE(s.add(sample(fmt::format("few{}", v), v)).ok());
+  GateOptions o;
+  o.workload = "llama";
+  auto g = gate(s, o);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->verdict, "insufficient_data") << g->reason;
+  EXPECT_NE(g->reason.find("not enough data"), std::string::npos) << g->reason;
+  EXPECT_EQ(gate_to_json(*g)["min_baseline_runs"], 3);
+  for (double v : {0.04, 0.14, 0.041, 0.139}) ASSERT_TRUE(s.add(sample(fmt::format("mixed{}", v), v)).ok());
+  g = gate(s, o);
+  ASSERT_TRUE(g.ok());
+  ASSERT_FALSE(g->warnings.empty()) << g->reason;
+  EXPECT_NE(g->warnings[0].find("may mix"), std::string::npos) << g->reason;
+  EXPECT_GT(g->baseline_cv_pct, 10);
+}
+
 // A step time of -5 s or 0 s was stored and `gate` said pass. The store refuses it; a store that
 // holds one already (written before) makes the gate say invalid for it, never pass.
 TEST_P(StoreSuite, ImpossibleStepTimesAreRefusedAndNeverPass) {

@@ -34,24 +34,43 @@ async function api(path) {
   if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status));
   return j;
 }
+// A table inside a horizontally scrolling box. Columns empty in every row are left out (named
+// below the table); a click on a header sorts by that column (again: the other way).
+const isEmpty = v => v === null || v === undefined || v === '' || (typeof v === 'number' && Number.isNaN(v));
 function table(cols, rows, opts = {}) {
-  const t = h('table', { id: opts.id, 'data-rows': rows.length });
-  t.append(h('thead', {}, h('tr', {}, cols.map(c => h('th', {}, c.label)))));
+  const empty = cols.filter(c => c.label && rows.length && rows.every(r => isEmpty(c.get(r))));
+  cols = cols.filter(c => !empty.includes(c));
+  const t = h('table', { id: opts.id, 'data-rows': rows.length, class: 'sortable' });
   const body = h('tbody');
-  for (const r of rows) {
-    const tr = h('tr', { class: opts.rowClass ? opts.rowClass(r) : null });
-    for (const c of cols) {
-      const v = c.get(r);
-      tr.append(h('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : c.num ? fmtNum(v) : v));
+  const fill = rs => {
+    body.replaceChildren();
+    for (const r of rs) {
+      const tr = h('tr', { class: opts.rowClass ? opts.rowClass(r) : null });
+      for (const c of cols) {
+        const v = c.get(r);
+        tr.append(h('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : c.num ? fmtNum(v) : v));
+      }
+      body.append(tr);
     }
-    body.append(tr);
-  }
+  };
+  let sorted = { col: null, dir: 1 };
+  const key = v => (v instanceof Node ? v.textContent : v);
+  t.append(h('thead', {}, h('tr', {}, cols.map(c => h('th', { title: 'sort', onclick: () => {
+    sorted = { col: c, dir: sorted.col === c ? -sorted.dir : 1 };
+    fill([...rows].sort((a, b) => {
+      const x = key(c.get(a)), y = key(c.get(b));
+      if (isEmpty(x)) return 1;
+      if (isEmpty(y)) return -1;
+      return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true })) * sorted.dir;
+    }));
+  } }, c.label)))));
+  fill(rows);
   t.append(body);
-  return t;
+  return h('div', { class: 'scroll' }, t, empty.length ? h('p', { class: 'muted small' }, 'Empty in every row: ' + empty.map(c => c.label).join(', ')) : null);
 }
-function chart(id, config) {
+function chart(id, config, cls = 'chart-box') {
   const canvas = h('canvas', { id });
-  const box = h('div', { class: 'chart-box' }, canvas);
+  const box = h('div', { class: cls }, canvas);
   config.options = Object.assign({ responsive: true, maintainAspectRatio: false, animation: false }, config.options || {});
   queueMicrotask(() => charts.push(new Chart(canvas, config)));
   return box;
@@ -72,14 +91,14 @@ async function pageRuns(q) {
     ev.preventDefault();
     const p = new URLSearchParams();
     for (const [k] of fields) { const v = form.elements[k].value.trim(); if (v) p.set(k, v); }
-    location.hash = '#/?' + p.toString();
+    location.hash = '#/runs?' + p.toString();
   } }, fields.map(([k, label]) => h('label', {}, label, h('input', { name: k, value: q.get(k) || '' }))),
      h('button', { type: 'submit' }, 'Filter'));
   main.append(form);
   try {
     const ex = await api('/api/experiments');
     main.append(h('h2', {}, 'Experiments'), table([
-      { label: 'experiment', get: e => h('a', { href: '#/?experiment=' + encodeURIComponent(e.experiment_id), class: 'exp-link' }, e.experiment_id) },
+      { label: 'experiment', get: e => h('a', { href: '#/runs?experiment=' + encodeURIComponent(e.experiment_id), class: 'exp-link' }, e.experiment_id) },
       { label: 'trials', get: e => e.trials, num: true }, { label: 'runs', get: e => e.runs, num: true },
       { label: 'created', get: e => e.created }], ex.experiments, { id: 'experiments' }));
     const p = new URLSearchParams(q);
@@ -126,10 +145,18 @@ async function pageRun(id) {
       ['tags', r.tags.join(', ')]], { id: 'summary' }));
     const m = Object.entries(r.metrics);
     if (m.length) main.append(h('h2', {}, 'Metrics'), table([{ label: 'metric', get: x => x[0] }, { label: 'value', get: x => x[1], num: true }], m, { id: 'metrics' }));
-    if (r.categories.length) main.append(h('h2', {}, 'GPU time by category'), table([
+    if (r.verb === 'ranks') await ranksView(r);
+    if (r.verb === 'diff') await diffView(r);
+    if (r.steps.length) main.append(h('h2', {}, 'Step breakdown'), barChart('steps-chart', r.steps.map(s => s.name), [
+      { label: 'GPU busy (s)', data: r.steps.map(s => s.busy_s), backgroundColor: '#0969da' },
+      { label: 'not busy (s)', data: r.steps.map(s => (s.busy_s === null ? null : s.wall_s - s.busy_s)), backgroundColor: '#d0d7de' }], false));
+    if (r.categories.length) main.append(h('h2', {}, 'GPU time by category'), barChart('categories-chart', r.categories.map(c => c.category),
+      [{ label: 'time (s)', data: r.categories.map(c => c.time_s), backgroundColor: '#0969da' }]), table([
       { label: 'category', get: c => c.category }, { label: 'time (s)', get: c => c.time_s, num: true },
       { label: '%', get: c => c.pct, num: true }], r.categories, { id: 'categories' }));
-    if (r.top_kernels.length) main.append(h('h2', {}, 'Top kernels'), table([
+    const topK = r.top_kernels.slice(0, 15);
+    if (r.top_kernels.length) main.append(h('h2', {}, 'Top kernels'), barChart('kernels-chart', topK.map(k => k.name.length > 60 ? k.name.slice(0, 57) + '…' : k.name),
+      [{ label: 'time (s)', data: topK.map(k => k.time_s), backgroundColor: '#bf8700' }]), table([
       { label: 'kernel', get: k => k.name }, { label: 'category', get: k => k.category },
       { label: 'time (s)', get: k => k.time_s, num: true }, { label: '%', get: k => k.pct, num: true },
       { label: 'launches', get: k => k.launches, num: true }], r.top_kernels, { id: 'kernels' }));
@@ -151,12 +178,13 @@ async function pageRun(id) {
       predicted_low: a.predicted.low, predicted_high: a.predicted.high, measured: a.measured.speedup, ci_low: a.measured.ci_low,
       ci_high: a.measured.ci_high, held: a.prediction_held })), 'rounds'));
     if (r.kernel_iterations.length) main.append(h('h2', {}, 'Kernel iterations'), kernelProgress(r.kernel_iterations));
+    if (r.verb === 'audit') await reportView(r);
     if (r.ranks.length) main.append(h('h2', {}, 'Ranks'), table([
       { label: 'rank', get: x => x.rank, num: true }, { label: 'GPU', get: x => x.gpu },
       { label: 'step time (s)', get: x => x.step_time_s, num: true }, { label: 'steps', get: x => x.steps, num: true }], r.ranks, { id: 'ranks' }));
     main.append(h('h2', {}, 'Artifacts'), table([
       { label: 'name', get: a => a.name }, { label: 'bytes', get: a => a.bytes, num: true },
-      { label: 'download', get: a => h('a', { href: '/api/artifacts/' + a.sha256, download: a.name.replace(/[\/\\]/g, '_'), class: 'artifact-link' }, a.sha256.slice(0, 12)) }],
+      { label: 'download', get: a => h('a', { href: '/api/artifacts/' + a.sha256 + '?download=1&name=' + encodeURIComponent(a.name), download: a.name.replace(/[\/\\]/g, '_'), class: 'artifact-link' }, a.sha256.slice(0, 12)) }],
       r.artifacts, { id: 'artifacts' }));
     // Perfetto UI opens a trace two ways (docs/dashboard.md § Perfetto UI): the link's ?url= (Perfetto
     // UI fetches the artifact from this server, allowed by the artifact route's CORS header), and on
@@ -183,7 +211,7 @@ async function triageTables(r) {
     const art = r.artifacts.find(a => a.name === name);
     if (!art) continue;
     let rows;
-    try { rows = await api('/api/artifacts/' + art.sha256); } catch (e) { if (e instanceof Stale) throw e; continue; }
+    try { rows = await api('/api/artifacts/' + art.sha256 + '?name=' + encodeURIComponent(name)); } catch (e) { if (e instanceof Stale) throw e; continue; }
     if (rows && !Array.isArray(rows)) rows = Object.values(rows).find(Array.isArray) || [];
     if (!Array.isArray(rows) || !rows.length || typeof rows[0] !== 'object') continue;
     const cols = (keys || Object.keys(rows[0]).filter(k => typeof rows[0][k] !== 'object').slice(0, 8))
@@ -242,9 +270,19 @@ async function pageCompare(a, b) {
         ': profiles are comparable only when these match.'));
       main.append(table([{ label: 'field', get: d => d.field }, { label: '#' + a, get: d => d.a }, { label: '#' + b, get: d => d.b }],
         c.differences, { id: 'differences', rowClass: () => 'diff-row' }));
-    } else {
-      main.append(h('div', { class: 'banner-trusted', id: 'trusted-banner' }, 'Same base image, resource class, devices, flags, benchmark config, GPU, driver and framework versions.'));
     }
+    // A field unknown on either side was not checked: never reported as the same.
+    const unchecked = c.not_checked || [];
+    if (unchecked.length) {
+      main.append(h('div', { class: 'banner-unchecked', id: 'unchecked-banner' },
+        'Not checked (unknown on one side or both): ' + unchecked.map(d => d.field).join(', ') + '.'));
+      main.append(table([{ label: 'field', get: d => d.field }, { label: '#' + a, get: d => d.a }, { label: '#' + b, get: d => d.b }],
+        unchecked, { id: 'not-checked', rowClass: () => 'unchecked-row' }));
+    }
+    const same = ['base_image', 'resource_class', 'gpu_device_ids', 'server_flags', 'benchmark_config_hash', 'gpu', 'driver', 'cuda', 'rocm', 'pytorch']
+      .filter(f => !c.differences.some(d => d.field === f) && !unchecked.some(d => d.field === f));
+    if (c.trusted) main.append(h('div', { class: 'banner-trusted', id: 'trusted-banner' }, same.length
+      ? 'Same on both runs: ' + same.join(', ') + '.' : 'No trust field is known on both runs: nothing is confirmed the same.'));
     const keys = [...new Set([...Object.keys(c.a.metrics), ...Object.keys(c.b.metrics)])];
     const pct = (x, y) => (x && y !== undefined && y !== null ? (100 * (y - x)) / x : null);
     // The diff verb measured both traces the same way (complete steps only): step time, GPU busy,
@@ -283,33 +321,48 @@ async function pageCompare(a, b) {
   } catch (e) { fail(e); }
 }
 
-// ---- A workload's trend, regressions marked by the gate's rule ----
+// ---- A workload's trend: dates on the axis, the baseline and its threshold, change points ----
 async function pageTrend(q) {
   clear('Trend');
-  const form = h('form', { class: 'filters', onsubmit: ev => { ev.preventDefault(); location.hash = '#/trend?workload=' + encodeURIComponent(form.elements.workload.value); } },
-    h('label', {}, 'workload', h('input', { name: 'workload', value: q.get('workload') || '' })), h('button', { type: 'submit' }, 'Show'));
-  main.append(form);
   const w = q.get('workload');
-  if (!w) { main.append(h('p', { class: 'muted' }, 'Pick a workload (the runs list links each one).')); return; }
-  const metrics = [['step_time_s', 'step time (s)'], ['tokens_per_sec', 'tokens/s'], ['mfu_pct', 'MFU %'], ['gpu_util_pct', 'GPU busy %']];
+  const runs = await api('/api/runs?limit=1000').catch(e => { fail(e); return null; });
+  if (!runs) return;
+  const names = [...new Set(runs.runs.map(r => r.workload))].sort();
+  const pick = h('select', { id: 'workload-picker', onchange: ev => { location.hash = '#/trend?workload=' + encodeURIComponent(ev.target.value); } },
+    h('option', { value: '' }, '— workload —'), names.map(n => h('option', { value: n, selected: n === w }, n)));
+  main.append(h('form', { class: 'filters' }, h('label', {}, 'workload', pick)));
+  if (!w) {
+    main.append(h('p', { class: 'muted', id: 'trend-empty' }, names.length ? 'Pick a workload above.'
+      : 'No runs yet: record one with goblin metrics trace.json.gz --store URL --workload NAME.'));
+    return;
+  }
+  const metrics = [['step_time_s', 'step time (s)'], ['tokens_per_sec', 'tokens/s'], ['mfu_pct', 'MFU %'], ['gpu_util_pct', 'GPU busy %'],
+    ['max_rank_step_time_s', 'slowest rank step (s)'], ['rank_skew_pct', 'rank skew %']];
   const box = h('div', { class: 'charts' });
   main.append(box);
   try {
     for (const [m, label] of metrics) {
       const t = await api(`/api/trend?workload=${encodeURIComponent(w)}&metric=${m}`);
       if (!t.points.length) continue;
-      const reg = t.gate && t.gate.verdict === 'regression';
-      const colors = t.points.map((p, i) => (reg && i === t.points.length - 1 ? '#cf222e' : '#0969da'));
+      const g = t.gate;
+      const reg = g && g.verdict === 'regression';
+      const after = new Set((t.changes || []).map(c => c.after_run));
+      const colors = t.points.map((p, i) => ((reg && i === t.points.length - 1) || after.has(p.run_id) ? '#cf222e' : '#0969da'));
       // Step times and tokens/s come from two clocks (the workload's timer, a trace's steps): when a
       // series mixes them, each point says which, and the gate's note says what it compared.
       const mixed = new Set(t.points.map(p => p.source)).size > 1;
-      const pointLabel = p => '#' + p.run_id + (mixed ? (p.source === 'workload_timer' ? ' (timer)' : ' (trace)') : '');
-      box.append(h('div', {}, h('h2', {}, label, reg ? h('span', { class: 'regression' }, ` — regression at run #${t.gate.newest_run} (${fmtNum(t.gate.change_pct)} %)`) : ''),
-        t.gate && t.gate.sources_note ? h('p', { class: 'muted' }, t.gate.sources_note) : '',
-        chart('trend-' + m, { type: 'line', data: { labels: t.points.map(pointLabel),
-          datasets: [{ label: label, data: t.points.map(p => p.value), borderColor: '#0969da', pointBackgroundColor: colors, pointRadius: colors.map(c => (c === '#cf222e' ? 7 : 3)) }] } })));
+      const pointLabel = p => p.created.slice(0, 16).replace('T', ' ') + ' #' + p.run_id + (mixed ? (p.source === 'workload_timer' ? ' (timer)' : ' (trace)') : '');
+      const datasets = [{ label, data: t.points.map(p => p.value), borderColor: '#0969da', pointBackgroundColor: colors, pointRadius: colors.map(c => (c === '#cf222e' ? 7 : 3)) }];
+      if (g && g.verdict !== 'invalid' && g.baseline_runs.length) {
+        datasets.push({ label: 'baseline median', data: t.points.map(() => g.baseline_median), borderColor: '#8c959f', borderDash: [4, 4], pointRadius: 0 });
+        if (g.threshold) datasets.push({ label: 'regression threshold (t-test)', data: t.points.map(() => g.threshold), borderColor: '#bf8700', borderDash: [2, 3], pointRadius: 0 });
+      }
+      box.append(h('div', {}, h('h2', {}, label, ' ', verdictBadge(g)),
+        g ? h('p', { class: 'muted verdict', id: 'verdict-' + m }, g.reason) : '',
+        chart('trend-' + m, { type: 'line', data: { labels: t.points.map(pointLabel), datasets } }),
+        (t.changes || []).map(a => alertRow(a, m))));
     }
-    if (!box.children.length) box.append(h('p', { class: 'muted' }, 'No run of this workload has these metrics.'));
+    if (!box.children.length) box.append(h('p', { class: 'muted' }, 'No run of this workload records these metrics: metrics, triage, ranks, bench and audit runs do.'));
   } catch (e) { fail(e); }
 }
 
@@ -338,6 +391,11 @@ async function pageKernels() {
   clear('Kernel workspaces');
   try {
     const runs = await api('/api/runs?verb=kernel&limit=200');
+    if (!runs.runs.length) {
+      main.append(h('p', { class: 'muted', id: 'kernels-empty' }, 'No kernel workspace recorded yet. Start one with'),
+        h('pre', {}, 'goblin kernel init NAME\ngoblin kernel bench NAME --store URL'), h('p', { class: 'muted' }, 'or import one: goblin store add WORKSPACE_DIR --store URL'));
+      return;
+    }
     main.append(table([{ label: 'run', get: r => h('a', { href: '#/run/' + r.id, class: 'run-link' }, '#' + r.id) },
       { label: 'workload', get: r => r.workload }, { label: 'created', get: r => r.created },
       { label: 'speedup', get: r => r.metrics.speedup, num: true }], runs.runs, { id: 'kernel-runs' }));
@@ -358,7 +416,8 @@ function route() {
   if (parts[0] === 'trend') return pageTrend(q);
   if (parts[0] === 'audits') return pageAudits();
   if (parts[0] === 'kernels') return pageKernels();
-  return pageRuns(q);
+  if (parts[0] === 'runs') return pageRuns(q);
+  return pageHome();
 }
 window.addEventListener('hashchange', route);
 route();

@@ -86,6 +86,14 @@ goblin('store', 'add', join(tmp, 'tri_other_image'), '--store', STORE, '--experi
 goblin('store', 'add', ...['base', 'base_workers', 'tuned_compile_current'].map(d => join(res, 'h100_audit_rounds', d)),
   join(res, 'h100_live/audit_base'), join(res, 'kernel_opt/softmax'), join(res, 'kernel_opt/matmul'),
   join(res, 'ranks/balanced.json'), '--store', STORE, '--experiment', 'exp-audit');
+// A nightly series with a known step: five runs near 1.00 s, then three near 1.10 s (+10 %), as
+// bare results (the store reads step_time_s from any result), so the home page has a change to show.
+const nightly = [1.000, 1.004, 0.997, 1.002, 0.999, 1.101, 1.098, 1.103].map((v, i) => {
+  const f = join(tmp, `nightly${i}.json`);
+  writeFileSync(f, JSON.stringify({ step_time_s: v }));
+  return f;
+});
+for (const f of nightly) goblin('store', 'add', f, '--store', STORE, '--experiment', 'exp-nightly', '--workload', 'nightly-llama');
 
 const server = spawn(GOBLIN, ['serve', '--store', STORE, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const base = await new Promise((resolve, reject) => {
@@ -114,21 +122,21 @@ async function check(name, fn) {
 
 try {
   await check('runs page: experiments and every run listed', async () => {
-    await page.goto(base + '#/');
+    await page.goto(base + '#/runs');
     await page.waitForSelector('#runs');
-    assert.equal(await rows('#experiments'), 2);
-    assert.equal(await rows('#runs'), 12);
+    assert.equal(await rows('#experiments'), 3);
+    assert.equal(await rows('#runs'), 20);
     await shot('runs');
   });
   await check('filters: workload narrows the runs, an injection string finds nothing and breaks nothing', async () => {
     await page.fill('input[name=workload]', 'llama-8b');
     await page.click('#filters button');
     await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '5');
-    await page.goto(base + "#/?workload=x'%3B%20DROP%20TABLE%20runs%3B%20--");
+    await page.goto(base + "#/runs?workload=x'%3B%20DROP%20TABLE%20runs%3B%20--");
     await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '0');
   });
   await check('experiment → trial run → compare by clicking, untrusted banner for another base image', async () => {
-    await page.goto(base + '#/');
+    await page.goto(base + '#/runs');
     await page.waitForSelector('#experiments');
     await page.click('#experiments a.exp-link >> text=exp-llama');
     await page.waitForFunction(() => document.querySelector('#runs')?.dataset.rows === '5');
@@ -154,7 +162,7 @@ try {
     await shot('compare_triage');
   });
   await check('a trial\'s profiling section: summary, kernel and category tables, artifacts, Perfetto link', async () => {
-    await page.goto(base + '#/');
+    await page.goto(base + '#/runs');
     await page.waitForSelector('#runs');
     await page.click('a.run-link >> text="#1"');
     await page.waitForSelector('#artifacts');
@@ -198,6 +206,70 @@ try {
     assert.equal(await rows('#kernel-runs'), 2);
     await page.waitForFunction(() => Chart.getChart(document.getElementById('kernel-chart')));
     await shot('kernels');
+  });
+  await check('home → workload → alert → run page: the nightly +10 % step found with its runs', async () => {
+    await page.goto(base + '#/');
+    await page.waitForSelector('#home-cards .card[data-workload="nightly-llama"]');
+    const card = page.locator('.card[data-workload="nightly-llama"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('.spark-box canvas')].some(c => Chart.getChart(c)));
+    const alert = card.locator('.alert.bad');
+    assert.equal(await alert.count(), 1);
+    const text = await alert.textContent();
+    assert.match(text, /regression \+10\.\d* %/);        // the shift as stored: 1.0004 → 1.1007
+    assert.match(text, /not checked/);                   // bare results record no trust fields
+    assert.match(text, /goblin store compare 17 18/);    // the last run before and the first after
+    // The sparkline holds the stored values.
+    const data = await page.evaluate(() => Chart.getChart(document.querySelector('.card[data-workload="nightly-llama"] canvas')).data.datasets[0].data);
+    assert.deepEqual(data, [1.000, 1.004, 0.997, 1.002, 0.999, 1.101, 1.098, 1.103]);
+    await shot('home');
+    await card.locator('a.workload-link').click();
+    await page.waitForSelector('#trend-step_time_s');
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('trend-step_time_s')));
+    assert.equal(await page.inputValue('#workload-picker'), 'nightly-llama');
+    assert.ok(await page.locator('.alert.bad').count() >= 1);
+    await shot('trend_alert');
+    await page.click('.alert.bad a.alert-run');
+    await page.waitForSelector('#summary');
+    assert.match(await page.textContent('h1'), /Run #18/);
+  });
+  await check('an audit run shows its report.md rendered and report.html sandboxed', async () => {
+    await page.goto(base + '#/run/9');  // tests/fixtures/h100_live/audit_base
+    await page.waitForSelector('#report-md p');
+    const frame = page.locator('#report-html');
+    assert.equal(await frame.getAttribute('sandbox'), '');
+    const src = await frame.getAttribute('src');
+    const r = await page.request.get(base + src.slice(1));
+    assert.equal(r.status(), 200);
+    assert.match(r.headers()['content-type'], /^text\/html/);
+    assert.match(r.headers()['content-security-policy'], /^sandbox/);
+    assert.match(await r.text(), /<svg|<table/);
+    await shot('run_audit_report');
+  });
+  await check('a ranks run: straggler sentence, per-rank chart with the stored step times', async () => {
+    await page.goto(base + '#/run/12');
+    await page.waitForSelector('#straggler-sentence');
+    assert.ok((await page.textContent('#straggler-sentence')).length > 10);
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('ranks-chart')));
+    const fixture = JSON.parse(readFileSync(join(res, 'ranks/balanced.json'), 'utf8'));  // a --json envelope
+    const stored = (fixture.result || fixture).skew.step_time.per_rank.map(k => k.step_time_s);
+    // The store's rank rows carry the same numbers.
+    assert.deepEqual(await page.evaluate(async () => (await (await fetch('/api/runs/12')).json()).ranks.map(k => k.step_time_s)), stored);
+    const drawn = await page.evaluate(() => Chart.getChart(document.getElementById('ranks-chart')).data.datasets[0].data);
+    assert.deepEqual(drawn, stored);
+    await shot('run_ranks');
+  });
+  await check('compare says not checked for fields unknown on either side', async () => {
+    await page.goto(base + '#/compare/1/3');
+    await page.waitForSelector('#unchecked-banner');
+    assert.match(await page.textContent('#unchecked-banner'), /Not checked.*base_image/);
+    assert.doesNotMatch(await page.textContent('#trusted-banner'), /base_image/);  // unknown: never "same"
+    assert.ok(await rows('#not-checked') > 0);
+    await shot('compare_not_checked');
+  });
+  await check('an unknown run id answers 404 without the store\'s location', async () => {
+    const r = await page.request.get(base + 'api/runs/999999');
+    assert.equal(r.status(), 404);
+    assert.ok(!(await r.text()).includes(tmp), 'the temporary store folder is named');
   });
   await check('no console errors on any page', async () => { assert.deepEqual(problems, []); });
 } finally {
