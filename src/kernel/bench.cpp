@@ -178,11 +178,14 @@ Result<Json> run_bench(const Knowledge& k, const std::string& ws, const RunOptio
   const std::string& harness = setup.harness;
   const fs::path dir = setup.dir;
   std::error_code ec;
-  std::string raw_path = (dir / "bench_raw.json").string();
+  // The harness runs in the workspace: every path it is given is absolute, so a workspace named
+  // relative to the caller's directory still resolves.
+  std::string raw_path = fs::absolute(dir / "bench_raw.json").lexically_normal().string();
   // The harness stops itself (a `deadline` finding) a little before goblin would kill it.
   const double deadline = o.timeout_s > 20 ? o.timeout_s - 10 : 0;
-  ASSIGN_OR_RETURN(auto p, run_capture({o.python, harness, "bench", "--kernel", (fs::path(ws) / "kernel.py").string(),
-                                        "--shape", cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
+  ASSIGN_OR_RETURN(auto p, run_capture({o.python, fs::absolute(harness).string(), "bench", "--kernel",
+                                        fs::absolute(fs::path(ws) / "kernel.py").lexically_normal().string(), "--shape",
+                                        cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
                                         format_sig(o.rep_ms, 6), "--warmup-ms", format_sig(o.warmup_ms, 6),
                                         "--deadline-s", format_sig(deadline, 6), "--out", raw_path},
                                        ws, o.timeout_s, "", true));

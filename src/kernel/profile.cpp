@@ -53,8 +53,10 @@ const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",
 
 std::string harness_profile_args(const Config& cfg, const RunOptions& o, const std::string& harness,
                                  std::vector<std::string>& argv) {
-  argv.insert(argv.end(), {o.python, harness, "profile", "--kernel", (fs::path(cfg.dir) / "kernel.py").string(),
-                           "--shape", cfg.shape.dump(), "--launches", fmt::format("{}", o.launches)});
+  // The harness runs in the workspace (cwd): its paths are absolute.
+  argv.insert(argv.end(), {o.python, fs::absolute(harness).string(), "profile", "--kernel",
+                           fs::absolute(fs::path(cfg.dir) / "kernel.py").lexically_normal().string(), "--shape",
+                           cfg.shape.dump(), "--launches", fmt::format("{}", o.launches)});
   return "";
 }
 
@@ -210,7 +212,9 @@ Result<Json> run_profile(const Knowledge& kn, const std::string& ws, const RunOp
   const Config& cfg = setup.cfg;
   const int n = setup.version;
   const std::string& harness = setup.harness;
-  const fs::path dir = setup.dir;
+  // Every path handed to the profiler is absolute: it runs in the workspace (cwd), and the
+  // workspace may be named relative to the caller's directory.
+  const fs::path dir = fs::absolute(setup.dir).lexically_normal();
   std::error_code ec;
   std::string csv;
   if (cfg.vendor == "amd") {

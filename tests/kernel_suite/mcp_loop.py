@@ -118,8 +118,10 @@ def main():
         plan = json.load(f)
     os.makedirs(args.out, exist_ok=True)
     transcript = open(args.transcript, "w", encoding="utf-8") if args.transcript else None
-    cmd = [os.path.abspath(args.goblin), "mcp", "--root", root, "--out", os.path.abspath(args.out),
-           "--budget", str(plan.get("budget", 8)), "--tool-timeout", str(plan.get("tool_timeout_s", 300))]
+    # The kernel tools are their own group (docs/mcp.md § Tool groups): a kernel loop asks for it.
+    cmd = [os.path.abspath(args.goblin), "mcp", "--tools", "kernel", "--root", root, "--out",
+           os.path.abspath(args.out), "--budget", str(plan.get("budget", 8)), "--tool-timeout",
+           str(plan.get("tool_timeout_s", 300))]
     say("server:", " ".join(cmd))
     c = Client(cmd, root, transcript)
     outcome = {"name": plan["name"], "platform": plan["platform"], "iterations": [], "stopped": False}
