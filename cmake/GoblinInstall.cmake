@@ -1,7 +1,8 @@
 # Installing goblin (issue #26): `cmake --install build --prefix P` gives
 #   P/bin/goblin
 #   P/lib/libgoblin_cupti.so            (when CUPTI was found and the tracer built)
-#   P/share/goblin/tools/               measure_ceilings.py (specs --measure), kernel_harness.py + kernel_timing.py (kernel)
+#   P/share/goblin/tools/               measure_ceilings.py (specs --measure), device_props.py (specs --detect),
+#                                       kernel_harness.py + kernel_timing.py + kernel_static.py (kernel)
 #   P/share/goblin/workloads/           train.py, goblin_hook/ (profile, bench, live audit), configs/
 #   P/share/goblin/web/                 goblin serve's pages (static/) and chart.umd.js (from npm)
 # An installed goblin finds them relative to its own binary (src/core/locate.h); data/ is compiled
@@ -16,7 +17,8 @@ if(TARGET goblin_cupti)
   # lib/, not the multiarch libdir: goblin looks for it at BIN/../lib (run/tracer.cpp).
   install(TARGETS goblin_cupti LIBRARY DESTINATION lib)
 endif()
-install(FILES tools/measure_ceilings.py tools/kernel_harness.py tools/kernel_timing.py DESTINATION share/goblin/tools)
+install(FILES tools/measure_ceilings.py tools/device_props.py tools/kernel_harness.py tools/kernel_timing.py
+              tools/kernel_static.py DESTINATION share/goblin/tools)
 install(FILES workloads/train.py DESTINATION share/goblin/workloads)
 # goblin_ops.cpp and its ABI header: the hook builds the operator observer from them on the
 # machine that runs the job (torch.utils.cpp_extension), so they travel with the Python files.

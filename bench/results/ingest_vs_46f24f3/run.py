@@ -1,4 +1,8 @@
-import subprocess, resource, time, sys, json, statistics, os
+import json
+import statistics
+import subprocess
+import sys
+import time
 old, new, f = sys.argv[2], sys.argv[3], sys.argv[4]  # the 46f24f3 binary, this tree's, the trace
 def run(b, args):
     t0=time.time()
