@@ -13,6 +13,7 @@
 #include "config/config_source.h"
 #include "config/knowledge.h"
 #include "config/shell_words.h"
+#include "config/text_edits.h"
 
 namespace goblin::config {
 
@@ -41,11 +42,7 @@ std::string hf_flag(const std::string& field) {
   return it == k.end() ? "" : it->second;
 }
 
-struct Edit {
-  int64_t begin, end;
-  std::string text;
-  int seq;
-};
+using Edit = TextEdit;
 
 class CommandEditor {
  public:
@@ -63,13 +60,7 @@ class CommandEditor {
     return set_field(field, field, out);
   }
 
-  std::string apply() {
-    std::string out = text_;
-    std::sort(edits_.begin(), edits_.end(),
-              [](const Edit& a, const Edit& b) { return a.begin != b.begin ? a.begin > b.begin : a.seq > b.seq; });
-    for (const auto& e : edits_) out.replace(e.begin, e.end - e.begin, e.text);
-    return out;
-  }
+  std::string apply() const { return apply_text_edits(text_, edits_); }
 
  private:
   bool refuse(std::string why) {

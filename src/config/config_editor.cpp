@@ -10,16 +10,13 @@
 #include "config/command_line.h"
 #include "config/config_source.h"
 #include "config/knowledge.h"
+#include "config/text_edits.h"
 
 namespace goblin::config {
 
 namespace {
 
-struct Edit {
-  int64_t begin, end;  // replace [begin, end) (insertion when equal)
-  std::string text;
-  int seq;
-};
+using Edit = TextEdit;
 
 // The key each format writes for a field (HF TrainingArguments names).
 std::string hf_key(const std::string& f) {
@@ -157,13 +154,7 @@ class Editor {
     return add(field, v);
   }
 
-  std::string apply() {
-    std::string out = text_;
-    std::sort(edits_.begin(), edits_.end(),
-              [](const Edit& a, const Edit& b) { return a.begin != b.begin ? a.begin > b.begin : a.seq > b.seq; });
-    for (const auto& e : edits_) out.replace(e.begin, e.end - e.begin, e.text);
-    return out;
-  }
+  std::string apply() const { return apply_text_edits(text_, edits_); }
 
  private:
   bool refuse(std::string why) {
