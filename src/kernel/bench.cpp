@@ -183,7 +183,7 @@ Result<Json> run_bench(const Knowledge& k, const std::string& ws, const RunOptio
   std::string raw_path = fs::absolute(dir / "bench_raw.json").lexically_normal().string();
   // The harness stops itself (a `deadline` finding) a little before goblin would kill it.
   const double deadline = o.timeout_s > 20 ? o.timeout_s - 10 : 0;
-  ASSIGN_OR_RETURN(auto p, run_capture({o.python, fs::absolute(harness).string(), "bench", "--kernel",
+  ASSIGN_OR_RETURN(auto p, run_capture({o.python, harness, "bench", "--kernel",
                                         fs::absolute(fs::path(ws) / "kernel.py").lexically_normal().string(), "--shape",
                                         cfg.shape.dump(), "--rtol", format_sig(cfg.rtol, 6), "--rep-ms",
                                         format_sig(o.rep_ms, 6), "--warmup-ms", format_sig(o.warmup_ms, 6),

@@ -54,7 +54,7 @@ const char* const kRocCounters[] = {"SQ_INSTS_VALU_ADD_F32",
 std::string harness_profile_args(const Config& cfg, const RunOptions& o, const std::string& harness,
                                  std::vector<std::string>& argv) {
   // The harness runs in the workspace (cwd): its paths are absolute.
-  argv.insert(argv.end(), {o.python, fs::absolute(harness).string(), "profile", "--kernel",
+  argv.insert(argv.end(), {o.python, harness, "profile", "--kernel",
                            fs::absolute(fs::path(cfg.dir) / "kernel.py").lexically_normal().string(), "--shape",
                            cfg.shape.dump(), "--launches", fmt::format("{}", o.launches)});
   return "";

@@ -61,10 +61,9 @@ Result<Json> raw_result(const SuiteOptions& o, const Config& cfg, const std::str
       return make_error(ErrorKind::NotFound, "no recorded result " + stem + ".json in the results directory", p);
     return read_json(p);
   }
-  std::string harness = find_harness(o.run.harness);
+  const std::string harness = find_harness(o.run.harness);  // absolute
   if (harness.empty())
     return make_error(ErrorKind::Environment, "tools/kernel_harness.py not found (set GOBLIN_TOOLS_DIR or --harness)");
-  harness = fs::absolute(harness).string();
   // Absolute paths: the harness runs in the output directory.
   const std::string out = fs::absolute(fs::path(o.out) / (stem + ".json")).string();
   std::error_code ec;

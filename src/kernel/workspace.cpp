@@ -214,7 +214,12 @@ Result<Roofline> step0(const hw::HwKnowledge& hwk, double flops, double bytes, c
   return r;
 }
 
-std::string find_harness(const std::string& given) { return find_tool_script("kernel_harness.py", given); }
+// Absolute: the harness runs with a workspace as its directory, so a path relative to the caller's
+// would not resolve there.
+std::string find_harness(const std::string& given) {
+  const std::string h = find_tool_script("kernel_harness.py", given);
+  return h.empty() ? h : fs::absolute(h).lexically_normal().string();
+}
 
 Json config_to_json(const Config& c) {
   const Roofline& r = c.roof;
