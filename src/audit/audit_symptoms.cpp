@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "audit/audit_flow.h"
+#include "audit/audit_internal.h"
 #include "audit/predicates.h"
 #include "core/data.h"
 
@@ -91,15 +92,13 @@ Result<std::shared_ptr<const SymptomTable>> symptom_table() {
   });
 }
 
-std::string str_of(const Json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
-
 // `{field}` → the config's value of that field, `{gpu}` → the GPU's name.
 std::string fill(std::string text, const config::WorkloadConfig& c, const std::string& gpu) {
   for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open)) {
     const size_t close = text.find('}', open);
     if (close == std::string::npos) break;
     const std::string key = text.substr(open + 1, close - open - 1);
-    const std::string value = key == "gpu" ? gpu : str_of(c.get(key));
+    const std::string value = key == "gpu" ? gpu : detail::str_of(c.get(key));
     text.replace(open, close - open + 1, value);
     open += value.size();
   }
