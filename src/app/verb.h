@@ -12,10 +12,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "audit/compare.h"
 #include "audit/knowledge.h"
+#include "core/fields.h"
 #include "core/json.h"
 #include "core/status.h"
 #include "core/verb_result.h"
@@ -182,6 +184,74 @@ struct Verb {
 
   std::string cli_name() const;  // "kb query"
 };
+
+// ---- typed requests ----------------------------------------------------------------------------
+// A verb's request declared once, as a struct and the fields bound to its members:
+//
+//   struct MemoryRequest { std::string path; std::optional<std::string> diff; int64_t top = 15; };
+//   typed_request<MemoryRequest>(v, memory_verb,
+//       param(&MemoryRequest::path, Field{"path", FieldKind::InputPath, "..."}),
+//       param(&MemoryRequest::diff, Field{"diff", FieldKind::InputPath, "..."}),
+//       param(&MemoryRequest::top, Field{"top", FieldKind::Integer, "...", 15}));
+//
+// sets v.request to the fields (so the CLI options, MCP schema, HTTP parameters and Python
+// signature come from them, as before) and v.run to read the door's validated request into a
+// MemoryRequest and call memory_verb(const MemoryRequest&, Context&) (or, for a verb that also
+// hands the request on as JSON, (const MemoryRequest&, const Request&, Context&)). Nothing reads a
+// field back by its name: a misspelt member does not compile. A member's type says how its value
+// is read: std::string (every path kind), int64_t or another integer, double, bool,
+// std::vector<std::string> (StringList, InputPaths), Json (Object, Array, InputJson), and
+// std::optional of any of them for "given or not" (an absent field with no default).
+
+template <class Req, class V>
+struct Param {
+  Field field;
+  std::function<V&(Req&)> at;  // the member the field is read into
+};
+
+template <class Req, class V>
+Param<Req, V> param(V Req::*member, Field field) {
+  return {std::move(field), [member](Req& r) -> V& { return r.*member; }};
+}
+
+// A field read into a member of a member (a request struct that embeds the options struct of the
+// module it drives: `param(&SlurmScriptRequest::o, &ScaleScriptOptions::partition, ...)`).
+template <class Req, class S, class V>
+Param<Req, V> param(S Req::*outer, V S::*inner, Field field) {
+  return {std::move(field), [outer, inner](Req& r) -> V& { return (r.*outer).*inner; }};
+}
+
+template <class Req, class V>
+Status read_param(const Json& args, const Param<Req, V>& p, Req& req) {
+  auto it = args.find(p.field.name);
+  if (it == args.end() || it->is_null()) return Status::Ok();
+  typename fields::DefaultCodec<V>::type codec{};
+  return codec.read(*it, p.at(req), p.field.name);
+}
+
+// Reads a validated request into a Req through its params (what typed_request's run does; public
+// for a verb that runs another verb's typed function with a request it built).
+template <class Req, class... V>
+Result<Req> read_request(const Request& rq, const Param<Req, V>&... ps) {
+  Req req{};
+  Status st = Status::Ok();
+  ((st.ok() ? (void)(st = read_param(rq.args(), ps, req)) : void()), ...);
+  if (!st.ok()) return st.error();
+  return req;
+}
+
+template <class Req, class Fn, class... V>
+void typed_request(Verb& v, Fn fn, Param<Req, V>... ps) {
+  v.request = {ps.field...};
+  v.run = [fn, ps...](const Request& rq, Context& ctx) -> VerbResult {
+    auto req = read_request(rq, ps...);
+    if (!req) return req.error();
+    if constexpr (std::is_invocable_v<Fn, const Req&, const Request&, Context&>)
+      return fn(*req, rq, ctx);
+    else
+      return fn(*req, ctx);
+  };
+}
 
 // The verb's HTTP route when it is offered there: "/api/v1/" + its CLI words joined by '/'.
 std::string http_route(const Verb& v);

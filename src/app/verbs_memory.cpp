@@ -109,34 +109,37 @@ Json with_headroom(const MemorySource& src, const analysis::MemoryReport& r, con
   return j;
 }
 
-VerbResult memory_verb(const Request& rq, Context& ctx) {
-  auto rules = memory_rules();
-  if (!rules) return VerbResult{nullptr, rules.error(), ""};
-  const size_t top = static_cast<size_t>(rq.integer("top"));
-  const std::string gpu = rq.str("gpu");
-  if (!gpu.empty())
-    if (auto g = hw_knowledge_of(ctx)->gpu(gpu); !g) return VerbResult{nullptr, g.error(), ""};
-  auto a = read_memory_source(rq.str("path"), *rules);
-  if (!a) return VerbResult{nullptr, a.error(), ""};
+struct MemoryRequest {
+  std::string path;
+  std::optional<std::string> diff;
+  std::string gpu;
+  int64_t top = 15;
+};
+
+VerbResult memory_verb(const MemoryRequest& rq, Context& ctx) {
+  ASSIGN_OR_RETURN(auto rules, memory_rules());
+  const size_t top = static_cast<size_t>(rq.top);
+  const std::string& gpu = rq.gpu;
+  if (!gpu.empty()) RETURN_IF_ERROR(hw_knowledge_of(ctx)->gpu(gpu));
+  ASSIGN_OR_RETURN(auto a, read_memory_source(rq.path, rules));
   VerbResult r;
-  if (a->damage) r.error = a->damage;
-  if (!rq.has("diff")) {
-    trim(a->report, top);
-    render_report(a->report, top, r.human);
-    r.result = with_headroom(*a, a->report, gpu, ctx, r.human);
+  if (a.damage) r.error = a.damage;
+  if (!rq.diff) {
+    trim(a.report, top);
+    render_report(a.report, top, r.human);
+    r.result = with_headroom(a, a.report, gpu, ctx, r.human);
     return r;
   }
-  auto b = read_memory_source(rq.str("diff"), *rules);
-  if (!b) return VerbResult{nullptr, b.error(), ""};
-  if (b->damage && !r.error) r.error = b->damage;
-  auto diffs = analysis::diff_memory(a->report, b->report, static_cast<int>(top));
-  trim(a->report, top);
-  trim(b->report, top);
-  render_report(a->report, top, r.human);
-  render_report(b->report, top, r.human);
+  ASSIGN_OR_RETURN(auto b, read_memory_source(*rq.diff, rules));
+  if (b.damage && !r.error) r.error = b.damage;
+  auto diffs = analysis::diff_memory(a.report, b.report, static_cast<int>(top));
+  trim(a.report, top);
+  trim(b.report, top);
+  render_report(a.report, top, r.human);
+  render_report(b.report, top, r.human);
   render_diff(diffs, top, r.human);
-  r.result = Json{{"before", analysis::memory_report_json(a->report)},
-                  {"after", analysis::memory_report_json(b->report)},
+  r.result = Json{{"before", analysis::memory_report_json(a.report)},
+                  {"after", analysis::memory_report_json(b.report)},
                   {"diff", analysis::memory_diff_json(diffs)}};
   return r;
 }
@@ -178,7 +181,7 @@ void add_memory_verbs(std::vector<Verb>& out) {
   Field top{"top", FieldKind::Integer, "Allocation sites listed", 15};
   top.min = 1;
   top.max = 1000;
-  v.request = {path, diff, gpu, top};
+
   v.result_schema = Json{{"type", "object"},
                          {"description",
                           "one snapshot or trace: {source, source_kind, devices: [{peak_allocated_bytes, "
@@ -187,7 +190,8 @@ void add_memory_verbs(std::vector<Verb>& out) {
                           "{before, after, diff: [{peak_delta_bytes, by_category, by_stack, explained}]}"}};
   v.writes = false;
   v.records = false;  // the run store has no memory record yet (docs/store.md)
-  v.run = memory_verb;
+  typed_request<MemoryRequest>(v, memory_verb, param(&MemoryRequest::path, path), param(&MemoryRequest::diff, diff),
+                               param(&MemoryRequest::gpu, gpu), param(&MemoryRequest::top, top));
   out.push_back(std::move(v));
 }
 

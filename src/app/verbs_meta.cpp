@@ -119,7 +119,11 @@ std::string markdown(const std::vector<Verb>& all) {
   return md;
 }
 
-VerbResult verbs_verb(const Request& rq, Context&) {
+struct VerbsRequest {
+  bool markdown = false;
+};
+
+VerbResult verbs_verb(const VerbsRequest& rq, Context&) {
   VerbResult r;
   Json out = Json::array();
   std::string text;
@@ -137,7 +141,7 @@ VerbResult verbs_verb(const Request& rq, Context&) {
             v.summary.substr(0, 100) + (v.summary.size() > 100 ? "..." : "") + "\n";
   }
   r.result = {{"verbs", out}};
-  r.human = rq.flag("markdown") ? markdown(verbs()) : text;
+  r.human = rq.markdown ? markdown(verbs()) : text;
   return r;
 }
 
@@ -153,10 +157,11 @@ void add_meta_verbs(std::vector<Verb>& out) {
       "  goblin verbs                                      one line per verb\n"
       "  goblin verbs --json                               the registry as data\n"
       "  goblin verbs --markdown > docs/verbs.md           the reference page\n";
-  v.request = {
-      Field{"markdown", FieldKind::Boolean, "print docs/verbs.md (Markdown) instead of one line per verb", false}};
+  typed_request<VerbsRequest>(
+      v, verbs_verb,
+      param(&VerbsRequest::markdown, Field{"markdown", FieldKind::Boolean,
+                                           "print docs/verbs.md (Markdown) instead of one line per verb", false}));
   v.result_schema = Json{{"type", "object"}, {"properties", {{"verbs", {{"description", "one entry per verb"}}}}}};
-  v.run = verbs_verb;
   out.push_back(std::move(v));
 }
 

@@ -89,23 +89,31 @@ Result<std::string> read_stdin_sql() {
   return sql;
 }
 
-VerbResult query_verb(const Request& rq, Context& ctx) {
+struct QueryRequest {
+  std::vector<std::string> path;
+  std::string sql, format, db, store;
+  bool schema = false, timer = false, progress = false;
+  std::optional<double> timeout;
+  int64_t max_rows = 0;
+};
+
+VerbResult query_verb(const QueryRequest& rq, Context& ctx) {
   VerbResult vr;
-  if (rq.flag("schema")) {
+  if (rq.schema) {
     vr.result = schema_json();
     vr.human = query::schema_markdown();
     return vr;
   }
-  std::vector<std::string> paths = rq.has("path") ? rq.strings("path") : std::vector<std::string>{};
-  std::string sql = rq.str("sql");  // "" when absent
+  std::vector<std::string> paths = rq.path;
+  std::string sql = rq.sql;  // "" when absent
   // CLI: `goblin query TRACE... "SQL"` — the last word is the statement when it names no file.
   std::error_code ec;
   if (sql.empty() && ctx.door == kCli && paths.size() > 1 && !std::filesystem::exists(paths.back(), ec)) {
     sql = paths.back();
     paths.pop_back();
   }
-  const std::string store_url = rq.str("store");
-  const std::string db_path = rq.str("db");
+  const std::string& store_url = rq.store;
+  const std::string& db_path = rq.db;
   // `goblin query --store URL "SQL"`: the one positional word is the statement.
   if (!store_url.empty() && sql.empty() && ctx.door == kCli && paths.size() == 1) {
     sql = paths.back();
@@ -120,31 +128,26 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     return vr;
   }
   // Checked before the traces are read: --db must never replace a file goblin did not write.
-  if (!db_path.empty())
-    if (Status s = query::check_replaceable_query_database(db_path); !s) return VerbResult{nullptr, s.error(), ""};
+  if (!db_path.empty()) RETURN_IF_ERROR(query::check_replaceable_query_database(db_path));
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<QueryTraces> loaded;
   Result<std::unique_ptr<query::Database>> db = make_error(ErrorKind::Internal, "no database");
   if (!store_url.empty()) {
     db = open_store_database(store_url);
   } else {
-    auto kn = analysis_knowledge_of(ctx);
-    if (!kn) return VerbResult{nullptr, kn.error(), ""};
-    auto l = load_all(paths);
-    if (!l) return VerbResult{nullptr, l.error(), ""};
-    loaded = std::move(*l);
-    db = query::Database::open(loaded->refs, *kn);
+    ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+    ASSIGN_OR_RETURN(loaded, load_all(paths));
+    db = query::Database::open(loaded->refs, kn);
   }
-  if (!db) return VerbResult{nullptr, db.error(), ""};
-  if (!db_path.empty())
-    if (Status s = (*db)->materialize(); !s) return VerbResult{nullptr, s.error(), ""};
+  if (!db) return db.error();
+  if (!db_path.empty()) RETURN_IF_ERROR((*db)->materialize());
   query::RunOptions opt;
-  if (rq.has("timeout")) opt.timeout = std::chrono::milliseconds(static_cast<int64_t>(rq.number("timeout") * 1000));
+  if (rq.timeout) opt.timeout = std::chrono::milliseconds(static_cast<int64_t>(*rq.timeout * 1000));
   // The progress line of a long statement: stderr only (never in a result), on the CLI, when
   // stderr is a terminal (redrawn in place) or --progress asks for it (a line per report).
   const bool tty_err = ::isatty(2) != 0;
   bool progress_shown = false;
-  if (ctx.door == kCli && (tty_err || rq.flag("progress")))
+  if (ctx.door == kCli && (tty_err || rq.progress))
     opt.progress = [&progress_shown, tty_err](uint64_t rows, double seconds) {
       std::cerr << fmt::format("{}query: {} rows read, {:.1f} s{}", tty_err ? "\r\x1b[K" : "", rows, seconds,
                                tty_err ? "" : "\n")
@@ -155,8 +158,8 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (progress_shown && tty_err) std::cerr << "\r\x1b[K" << std::flush;
     progress_shown = false;
   };
-  const std::string format = rq.str("format");
-  const int64_t cap = rq.integer("max_rows");
+  const std::string& format = rq.format;
+  const int64_t cap = rq.max_rows;
   const bool stream = static_cast<bool>(ctx.text_out) && format != "json";
   // Rows on stdout first clear a progress line drawn on the same terminal.
   const auto emit = [&](std::string_view t) {
@@ -198,9 +201,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
           ctx.text_out);
       vr.result = Json{{"shell", true}};
     } else {
-      auto in = read_stdin_sql();
-      if (!in) return VerbResult{nullptr, in.error(), ""};
-      sql = std::move(*in);
+      ASSIGN_OR_RETURN(sql, read_stdin_sql());
     }
   }
   if (!sql.empty()) {
@@ -208,7 +209,7 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     const auto t1 = std::chrono::steady_clock::now();
     const double cpu1 = cpu_seconds();
     Status st = run_one(sql, &res);
-    if (rq.flag("timer")) {
+    if (rq.timer) {
       // CPU time beside wall time: on a shared machine the wall time of one statement says more
       // about the neighbours than about the statement.
       const auto t2 = std::chrono::steady_clock::now();
@@ -224,9 +225,8 @@ VerbResult query_verb(const Request& rq, Context& ctx) {
     if (!stream && ctx.text_out) vr.human = vr.result.dump(2) + "\n";  // --format json on the CLI
   }
   if (!db_path.empty()) {
-    auto image = (*db)->image();
-    if (!image) return VerbResult{nullptr, image.error(), ""};
-    if (Status s = write_file(db_path, *image); !s) return VerbResult{nullptr, s.error(), ""};
+    ASSIGN_OR_RETURN(const auto image, (*db)->image());
+    RETURN_IF_ERROR(write_file(db_path, image));
     vr.result["db"] = db_path;
   }
   if (loaded && loaded->damage) vr.error = loaded->damage;  // partial input: the tables hold what was read
@@ -243,24 +243,30 @@ Result<std::vector<std::pair<int64_t, int64_t>>> parse_ranks(const std::vector<s
   return out;
 }
 
-VerbResult export_verb(const Request& rq, Context& ctx) {
+struct ExportRequest {
+  std::vector<std::string> path, ranks;
+  std::string out, format;
+  std::optional<std::string> steps;
+  std::optional<double> from, to;
+};
+
+VerbResult export_verb(const ExportRequest& rq, Context& ctx) {
   VerbResult vr;
-  std::string out = rq.has("out") ? rq.str("out") : "";
-  const std::string format = rq.str("format");
+  std::string out = rq.out;
+  const std::string& format = rq.format;
   if (out.empty()) {
-    auto d = ctx.output_dir("export");
-    if (!d) return VerbResult{nullptr, d.error(), ""};
-    out = (std::filesystem::path(*d) / (format == "kineto"   ? "slice.json.gz"
-                                        : format == "sqlite" ? "trace.db"
-                                                             : "tables"))
+    ASSIGN_OR_RETURN(const std::string d, ctx.output_dir("export"));
+    out = (std::filesystem::path(d) / (format == "kineto"   ? "slice.json.gz"
+                                       : format == "sqlite" ? "trace.db"
+                                                            : "tables"))
               .string();
   }
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  auto ranks = parse_ranks(rq.has("ranks") ? rq.strings("ranks") : std::vector<std::string>{});
-  if (!ranks) return VerbResult{nullptr, ranks.error(), ""};
-  auto loaded = load_all(rq.strings("path"));
-  if (!loaded) return VerbResult{nullptr, loaded.error(), ""};
+  ASSIGN_OR_RETURN(auto kn_ptr, analysis_knowledge_of(ctx));
+  const auto* kn = &kn_ptr;
+  ASSIGN_OR_RETURN(const auto ranks_value, parse_ranks(rq.ranks));
+  const auto* ranks = &ranks_value;
+  ASSIGN_OR_RETURN(auto loaded_value, load_all(rq.path));
+  auto* loaded = &loaded_value;
   // Keep the ranks asked for.
   std::vector<query::TraceRef> refs;
   for (const auto& r : (*loaded)->refs) {
@@ -272,13 +278,11 @@ VerbResult export_verb(const Request& rq, Context& ctx) {
   Json res{{"written_to", out}, {"format", format}, {"traces", refs.size()}};
   if (format == "kineto") {
     query::SliceSpec spec;
-    if (rq.has("steps")) {
-      auto s = query::parse_step_range(rq.str("steps"));
-      if (!s) return VerbResult{nullptr, s.error(), ""};
-      spec.steps = *s;
+    if (rq.steps) {
+      ASSIGN_OR_RETURN(spec.steps, query::parse_step_range(*rq.steps));
     }
-    if (rq.has("from")) spec.from_ms = rq.number("from");
-    if (rq.has("to")) spec.to_ms = rq.number("to");
+    spec.from_ms = rq.from;
+    spec.to_ms = rq.to;
     if (spec.steps && (spec.from_ms || spec.to_ms))
       return VerbResult{nullptr, make_error(ErrorKind::Usage, "give --steps or --from/--to, not both"), ""};
     std::vector<query::SliceInput> inputs;
@@ -404,7 +408,11 @@ void add_query_verbs(std::vector<Verb>& out) {
         "store", FieldKind::String,
         "SQL over the run store at this URL instead of traces (sqlite:///path.db, postgresql://...), read-only"};
     store.doors = kCli | kPython;  // a URL names any file or server: not for the confined doors (MCP, HTTP)
-    v.request = {paths, sql, fmt_f, db, schema, timeout, max_rows, timer, progress, store};
+    using Q = QueryRequest;
+    typed_request<Q>(v, query_verb, param(&Q::path, paths), param(&Q::sql, sql), param(&Q::format, fmt_f),
+                     param(&Q::db, db), param(&Q::schema, schema), param(&Q::timeout, timeout),
+                     param(&Q::max_rows, max_rows), param(&Q::timer, timer), param(&Q::progress, progress),
+                     param(&Q::store, store));
     // A query's answer is not a run: `store` names the store the SQL reads, never one to record in.
     v.records = false;
     v.result_schema = Json{{"type", "object"},
@@ -414,7 +422,6 @@ void add_query_verbs(std::vector<Verb>& out) {
                              {"row_count", {{"description", "rows returned"}}},
                              {"truncated", {{"description", "true when max_rows cut the result"}}},
                              {"tables", {{"description", "with schema: the tables and columns"}}}}}};
-    v.run = query_verb;
     out.push_back(std::move(v));
   }
   {
@@ -447,14 +454,15 @@ void add_query_verbs(std::vector<Verb>& out) {
     Field ranks{"ranks", FieldKind::StringList, "Ranks to keep: N or FIRST-LAST, comma-separated (default all)"};
     Field fmt_f{"format", FieldKind::String, "kineto (a slice), csv (one file per table) or sqlite", "kineto"};
     fmt_f.choices = {"kineto", "csv", "sqlite"};
-    v.request = {paths, o, steps, from, to, ranks, fmt_f};
+    using E = ExportRequest;
+    typed_request<E>(v, export_verb, param(&E::path, paths), param(&E::out, o), param(&E::steps, steps),
+                     param(&E::from, from), param(&E::to, to), param(&E::ranks, ranks), param(&E::format, fmt_f));
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"written_to", {{"description", "the file (or directory) written"}}},
                              {"windows", {{"description", "per trace: rank, window, steps"}}},
                              {"events", {{"description", "events written"}}}}}};
     v.writes = true;
-    v.run = export_verb;
     out.push_back(std::move(v));
   }
 }

@@ -30,39 +30,40 @@ Field rank_regex_field() {
 }
 
 // The output directory: the caller's, else the door's (MCP: a folder of the session).
-Result<std::string> out_dir(const Request& rq, Context& ctx, const char* kind) {
-  std::string out = rq.str("out");
+Result<std::string> out_dir(std::string out, Context& ctx, const char* kind) {
   if (out.empty() && ctx.output_dir) return ctx.output_dir(kind);
   if (out.empty()) return make_error(ErrorKind::Usage, "give an output directory with -o DIR");
   return out;
 }
 
-VerbResult summarize_verb(const Request& rq, Context& ctx) {
+struct SummarizeRequest {
+  std::vector<std::string> path;
+  std::string out, host, rank_regex;
+  bool merge = false;
+};
+
+VerbResult summarize_verb(const SummarizeRequest& rq, Context& ctx) {
   VerbResult vr;
   // The door's knowledge when it has one (MCP), else only the part reading ranks needs: the map is
   // one process per rank, and loading the rest was a few percent of it.
-  auto kn = ctx.knowledge ? analysis_knowledge_of(ctx) : analysis::summarize_knowledge();
-  if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  auto dir = out_dir(rq, ctx, "summaries");
-  if (!dir) return VerbResult{nullptr, dir.error(), ""};
+  ASSIGN_OR_RETURN(auto kn, ctx.knowledge ? analysis_knowledge_of(ctx) : analysis::summarize_knowledge());
+  ASSIGN_OR_RETURN(const std::string dir, out_dir(rq.out, ctx, "summaries"));
   analysis::SummarizeOptions opt;
-  opt.out_dir = *dir;
-  opt.host = rq.str("host");
-  opt.discovery.rank_regex = rq.str("rank_regex");
-  if (rq.flag("merge")) {
-    auto m = analysis::merge_summaries(rq.strings("path"), **kn, opt);
-    if (!m) return VerbResult{nullptr, m.error(), ""};
-    vr.result = analysis::merged_json(*m, *dir);
-    vr.human = analysis::merged_human(*m);
-    if (ctx.on_written) ctx.on_written("summaries", {m->written});
+  opt.out_dir = dir;
+  opt.host = rq.host;
+  opt.discovery.rank_regex = rq.rank_regex;
+  if (rq.merge) {
+    ASSIGN_OR_RETURN(auto m, analysis::merge_summaries(rq.path, *kn, opt));
+    vr.result = analysis::merged_json(m, dir);
+    vr.human = analysis::merged_human(m);
+    if (ctx.on_written) ctx.on_written("summaries", {m.written});
     return vr;
   }
-  auto r = analysis::summarize_ranks(rq.strings("path"), **kn, opt);
-  if (!r) return VerbResult{nullptr, r.error(), ""};
-  vr.result = analysis::summarized_json(*r, *dir);
-  vr.human = analysis::summarized_human(*r, *dir);
+  ASSIGN_OR_RETURN(auto r, analysis::summarize_ranks(rq.path, *kn, opt));
+  vr.result = analysis::summarized_json(r, dir);
+  vr.human = analysis::summarized_human(r, dir);
   std::vector<std::string> files;
-  for (const auto& s : *r) {
+  for (const auto& s : r) {
     files.push_back(s.summary);
     if (s.damage && !vr.error) vr.error = s.damage;  // the summary keeps what was read
   }
@@ -70,34 +71,27 @@ VerbResult summarize_verb(const Request& rq, Context& ctx) {
   return vr;
 }
 
-VerbResult slurm_script_verb(const Request& rq, Context& ctx) {
-  auto dir = out_dir(rq, ctx, "slurm");
-  if (!dir) return VerbResult{nullptr, dir.error(), ""};
+// The request is the scripts' options (app/scale_scripts.h) plus the traces and where to write.
+struct SlurmScriptRequest {
+  std::vector<std::string> path;
+  std::string out;
   ScaleScriptOptions o;
-  o.out_dir = *dir;
-  o.summaries = rq.str("summaries");
-  o.goblin = rq.str("goblin");
-  o.partition = rq.str("partition");
-  o.time = rq.str("time");
-  o.parallel = rq.integer("parallel");
-  o.cpus = rq.integer("cpus");
-  o.k8s = rq.flag("k8s");
-  o.image = rq.str("image");
-  o.claim = rq.str("claim");
-  o.mount = rq.str("mount");
-  o.rank_regex = rq.str("rank_regex");
-  o.group_size = rq.integer("group_size");
-  o.groups = rq.str("groups");
-  auto r = write_scale_scripts(rq.strings("path"), o);
-  if (!r) return VerbResult{nullptr, r.error(), ""};
+};
+
+VerbResult slurm_script_verb(const SlurmScriptRequest& rq, Context& ctx) {
+  ASSIGN_OR_RETURN(const std::string dir, out_dir(rq.out, ctx, "slurm"));
+  ScaleScriptOptions o = rq.o;
+  o.out_dir = dir;
+  ASSIGN_OR_RETURN(auto w, write_scale_scripts(rq.path, o));
+  const auto* r = &w;
   VerbResult vr;
-  vr.result = Json{{"out_dir", *dir},
+  vr.result = Json{{"out_dir", dir},
                    {"engine", o.k8s ? "kubernetes" : "slurm"},
                    {"ranks", r->traces.size()},
                    {"written", r->files},
                    {"submit", "submit.sh"}};
   vr.human = fmt::format("{} map task{} over {} rank trace{}; files in {}:\n", o.k8s ? "Kubernetes" : "Slurm",
-                         r->traces.size() == 1 ? "" : "s", r->traces.size(), r->traces.size() == 1 ? "" : "s", *dir);
+                         r->traces.size() == 1 ? "" : "s", r->traces.size(), r->traces.size() == 1 ? "" : "s", dir);
   for (const auto& f : r->files) vr.human += "  " + f + "\n";
   vr.human += "submit with: " + r->submit + "\n";
   if (ctx.on_written) ctx.on_written("slurm", r->files);
@@ -131,19 +125,21 @@ void add_scale_verbs(std::vector<Verb>& out) {
     paths.positional = true;
     Field o = make("out", FieldKind::OutputDir, "write the summaries into this directory", nullptr, "-o,--out");
     o.doors = kCli | kPython;
-    v.request = {paths, o, make("host", FieldKind::String, "the host the trace was recorded on (kept in the summary)"),
-                 rank_regex_field(),
-                 make("merge", FieldKind::Boolean,
-                      "fold the rank (or group) summaries given into one group summary, for a two-level reduce "
-                      "(goblin ranks reads it in place of them)",
-                      false)};
+    using R = SummarizeRequest;
+    typed_request<R>(
+        v, summarize_verb, param(&R::path, paths), param(&R::out, o),
+        param(&R::host, make("host", FieldKind::String, "the host the trace was recorded on (kept in the summary)")),
+        param(&R::rank_regex, rank_regex_field()),
+        param(&R::merge, make("merge", FieldKind::Boolean,
+                              "fold the rank (or group) summaries given into one group summary, for a "
+                              "two-level reduce (goblin ranks reads it in place of them)",
+                              false)));
     v.result_schema = Json{
         {"type", "object"},
         {"properties",
          {{"out_dir", {{"type", "string"}}}, {"summaries", {{"type", "array"}}}, {"group", {{"type", "object"}}}}}};
     v.writes = true;
     v.records = false;
-    v.run = summarize_verb;
     out.push_back(std::move(v));
   }
   {
@@ -179,23 +175,31 @@ void add_scale_verbs(std::vector<Verb>& out) {
                        0);
     gsize.min = 0;
     gsize.max = 1e7;
-    v.request = {
-        paths,
-        o,
-        cpus,
-        make("summaries", FieldKind::String, "where the summaries go (default: OUT/summaries)"),
-        make("goblin", FieldKind::String, "the goblin command on the compute nodes", "goblin"),
-        make("partition", FieldKind::String, "Slurm partition (default: the cluster's)"),
-        make("time", FieldKind::String, "time limit of each job (Slurm --time)", "00:30:00"),
-        par,
-        make("k8s", FieldKind::Boolean, "Kubernetes manifests (Indexed Job + reduce Job) instead of sbatch", false),
-        make("image", FieldKind::String, "Kubernetes: the container image with goblin", "goblin:latest"),
-        make("claim", FieldKind::String, "Kubernetes: the PersistentVolumeClaim holding traces and summaries",
-             "goblin-data"),
-        make("mount", FieldKind::String, "Kubernetes: where the pods mount the claim", "/data"),
-        rank_regex_field(),
-        gsize,
-        make("groups", FieldKind::String, "with --group-size: where the group summaries go (default: OUT/groups)")};
+    using S = SlurmScriptRequest;
+    using O = ScaleScriptOptions;
+    typed_request<S>(
+        v, slurm_script_verb, param(&S::path, paths), param(&S::out, o), param(&S::o, &O::cpus, cpus),
+        param(&S::o, &O::summaries,
+              make("summaries", FieldKind::String, "where the summaries go (default: OUT/summaries)")),
+        param(&S::o, &O::goblin,
+              make("goblin", FieldKind::String, "the goblin command on the compute nodes", "goblin")),
+        param(&S::o, &O::partition, make("partition", FieldKind::String, "Slurm partition (default: the cluster's)")),
+        param(&S::o, &O::time, make("time", FieldKind::String, "time limit of each job (Slurm --time)", "00:30:00")),
+        param(&S::o, &O::parallel, par),
+        param(&S::o, &O::k8s,
+              make("k8s", FieldKind::Boolean, "Kubernetes manifests (Indexed Job + reduce Job) instead of sbatch",
+                   false)),
+        param(&S::o, &O::image,
+              make("image", FieldKind::String, "Kubernetes: the container image with goblin", "goblin:latest")),
+        param(&S::o, &O::claim,
+              make("claim", FieldKind::String, "Kubernetes: the PersistentVolumeClaim holding traces and summaries",
+                   "goblin-data")),
+        param(&S::o, &O::mount,
+              make("mount", FieldKind::String, "Kubernetes: where the pods mount the claim", "/data")),
+        param(&S::o, &O::rank_regex, rank_regex_field()), param(&S::o, &O::group_size, gsize),
+        param(&S::o, &O::groups,
+              make("groups", FieldKind::String,
+                   "with --group-size: where the group summaries go (default: OUT/groups)")));
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"out_dir", {{"type", "string"}}},
@@ -205,7 +209,6 @@ void add_scale_verbs(std::vector<Verb>& out) {
                              {"submit", {{"type", "string"}}}}}};
     v.writes = true;
     v.records = false;
-    v.run = slurm_script_verb;
     out.push_back(std::move(v));
   }
 }

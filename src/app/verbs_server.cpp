@@ -187,26 +187,34 @@ std::vector<std::string> settled_new_traces(const fs::path& dir, const std::map<
   return out;
 }
 
-VerbResult profile_server_verb(const Request& rq, Context& ctx) {
+struct ProfileServerRequest {
+  std::string url;
+  std::optional<double> duration;
+  std::optional<int64_t> steps;
+  std::string stage, out, target_arch;
+  double timeout = 120.0;
+};
+
+VerbResult profile_server_verb(const ProfileServerRequest& rq, const Request& whole, Context& ctx) {
   VerbResult vr;
   auto fail = [&](Error e) {
     vr.error = std::move(e);
     return vr;
   };
-  const std::string url = rq.str("url");
+  const std::string& url = rq.url;
   auto parts = split_url(url);
   if (!parts) return fail(parts.error());
-  if (rq.has("duration") && rq.has("steps"))
-    return fail(make_error(ErrorKind::Usage, "give --duration or --steps, not both"));
-  const double wait_s = rq.number("timeout");
-  const std::string stage = rq.has("stage") ? rq.str("stage") : "";
+  if (rq.duration && rq.steps) return fail(make_error(ErrorKind::Usage, "give --duration or --steps, not both"));
+  const double wait_s = rq.timeout;
+  const std::string& stage = rq.stage;
+  const double duration = rq.duration.value_or(10.0);
   std::error_code ec;
-  const fs::path out = fs::absolute(rq.str("out"), ec).lexically_normal();
+  const fs::path out = fs::absolute(rq.out, ec).lexically_normal();
   fs::create_directories(out, ec);
   if (ec) return fail(make_error(ErrorKind::Io, "cannot create the output directory: " + ec.message(), out.string()));
 
   Json body = {{"output_dir", out.string()}, {"activities", {"CPU", "GPU"}}, {"record_shapes", true}};
-  if (rq.has("steps")) body["num_steps"] = rq.integer("steps");
+  if (rq.steps) body["num_steps"] = *rq.steps;
   if (!stage.empty()) body["profile_by_stage"] = true;
   const auto before = trace_files(out);
   Server server(parts->first, url, parts->second, wait_s);
@@ -219,9 +227,9 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
   res["request"] = body;
   res["start_reply"] = *started;
   bool stopped = false;
-  if (!rq.has("steps")) {
+  if (!rq.steps) {
     // A profile of a time window: the server records until told to stop.
-    if (!wait_for(ctx, rq.has("duration") ? rq.number("duration") : 10.0))
+    if (!wait_for(ctx, duration))
       return fail(make_error(ErrorKind::Usage,
                              "cancelled while profiling (the server is still recording: POST /stop_profile to end it)",
                              url));
@@ -287,18 +295,19 @@ VerbResult profile_server_verb(const Request& rq, Context& ctx) {
   Json targs = {{"path", Json::array({trace})}, {"out", (out / "triage").string()}};
   if (!stage.empty()) targs["stage"] = stage;
   // The architecture the results are for, and the run's linkage, mean what they mean to triage.
-  for (const char* k : {"target_arch", "experiment", "trial"})
-    if (rq.has(k) && !rq.str(k).empty()) targs[k] = rq.str(k);
+  const store::Linkage link = request_linkage(whole);
+  for (const auto& [k, value] : {std::pair{"target_arch", rq.target_arch}, std::pair{"experiment", link.experiment_id},
+                                 std::pair{"trial", link.trial_id}})
+    if (!value.empty()) targs[k] = value;
   auto treq = make_request(*triage, targs, ctx.door, nullptr);
   if (!treq) return fail(treq.error());
   VerbResult tr = triage->run(*treq, ctx);
   res["triage"] = tr.result;
   vr.result = std::move(res);
   vr.error = tr.error;
-  vr.human = fmt::format("profiled {} ({}); trace {}\n\n{}", url,
-                         rq.has("steps") ? fmt::format("{} steps", rq.integer("steps"))
-                                         : fmt::format("{:g} s", rq.has("duration") ? rq.number("duration") : 10.0),
-                         trace, tr.human);
+  vr.human =
+      fmt::format("profiled {} ({}); trace {}\n\n{}", url,
+                  rq.steps ? fmt::format("{} steps", *rq.steps) : fmt::format("{:g} s", duration), trace, tr.human);
   return vr;
 }
 
@@ -346,9 +355,10 @@ void add_server_verbs(std::vector<Verb>& out) {
   to.max = 3600;
   Field arch{"target_arch", FieldKind::String,
              "Architecture the results are for (sm_90, gfx942, gfx950): sets arch_match"};
-  v.request = {url, dur, steps, stage, o, to, arch};
+  using R = ProfileServerRequest;
+  typed_request<R>(v, profile_server_verb, param(&R::url, url), param(&R::duration, dur), param(&R::steps, steps),
+                   param(&R::stage, stage), param(&R::out, o), param(&R::timeout, to), param(&R::target_arch, arch));
   v.result_schema = obj_schema({{"trace", "the trace analysed"}, {"triage", "the triage result of it"}});
-  v.run = profile_server_verb;
   out.push_back(std::move(v));
 }
 

@@ -62,53 +62,38 @@ Json per_rank_schema(Json one, const char* key) {
 
 // ---- triage ---------------------------------------------------------------------------------
 
-VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace, const std::string& out,
-                      const Timeline** tl_out, trace::LoadedTrace* keep) {
+struct TriageRequest {
+  std::vector<std::string> path;
+  std::string out, stage, target_arch, capture;
+  int64_t top = 15;
+  bool by_module = false;
+};
+
+VerbResult triage_one(const TriageRequest& rq, const store::Linkage& link, Context& ctx, const std::string& trace,
+                      const std::string& out, const Timeline** tl_out, trace::LoadedTrace* keep) {
   VerbResult vr;
-  auto in = trace::load_trace(trace, trace::kNeedGpuOps);
-  if (!in) {
-    vr.error = in.error();
-    return vr;
-  }
-  if (Status st = trace::require_gpu_activity(in->timeline, trace); !st.ok()) {
-    vr.error = st.error();
-    return vr;
-  }
+  ASSIGN_OR_RETURN(auto in_value, trace::load_trace(trace, trace::kNeedGpuOps));
+  auto* in = &in_value;
+  RETURN_IF_ERROR(trace::require_gpu_activity(in->timeline, trace));
   Json capture_json;
-  if (const std::string cap = rq.str("capture"); !cap.empty()) {
-    auto cj = attach_capture(in->timeline, cap);
-    if (!cj) {
-      vr.error = cj.error();
-      return vr;
-    }
-    capture_json = std::move(*cj);
+  if (!rq.capture.empty()) {
+    ASSIGN_OR_RETURN(capture_json, attach_capture(in->timeline, rq.capture));
   }
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) {
-    vr.error = kn.error();
-    return vr;
-  }
-  const int top = static_cast<int>(rq.integer("top"));
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  const int top = static_cast<int>(rq.top);
   analysis::TriageOptions opt;
-  opt.stage = rq.str("stage");
-  opt.target_arch = rq.str("target_arch");
+  opt.stage = rq.stage;
+  opt.target_arch = rq.target_arch;
   std::error_code ec;
   auto abs = std::filesystem::absolute(trace, ec);
   opt.source_path = ec ? trace : abs.lexically_normal().string();
   opt.top = top;
-  opt.by_module = rq.flag("by_module");
-  const store::Linkage link = request_linkage(rq);
+  opt.by_module = rq.by_module;
   opt.experiment_id = link.experiment_id;
   opt.trial_id = link.trial_id;
-  auto rep = analysis::run_triage(in->timeline, **kn, opt);
-  if (!rep) {
-    vr.error = rep.error();
-    return vr;
-  }
-  if (Status ws = analysis::write_triage_artifacts(*rep, out); !ws) {
-    vr.error = ws.error();
-    return vr;
-  }
+  ASSIGN_OR_RETURN(auto rep_value, analysis::run_triage(in->timeline, *kn, opt));
+  auto* rep = &rep_value;
+  RETURN_IF_ERROR(analysis::write_triage_artifacts(*rep, out));
   if (in->damage) vr.error = in->damage;  // partial input: artifacts written from what was read
   Json res;
   res["out_dir"] = out;
@@ -144,15 +129,14 @@ VerbResult triage_one(const Request& rq, Context& ctx, const std::string& trace,
   return vr;
 }
 
-VerbResult triage_verb(const Request& rq, Context& ctx) {
-  std::string out = rq.str("out");
+VerbResult triage_verb(const TriageRequest& rq, const Request& whole, Context& ctx) {
+  std::string out = rq.out;
   if (out.empty()) {
-    auto d = ctx.output_dir("triage");
-    if (!d) return VerbResult{nullptr, d.error(), ""};
-    out = *d;
+    ASSIGN_OR_RETURN(out, ctx.output_dir("triage"));
   }
-  const auto paths = rq.strings("path");
-  if (paths.size() == 1) return triage_one(rq, ctx, paths[0], out, nullptr, nullptr);
+  const store::Linkage link = request_linkage(whole);
+  const auto& paths = rq.path;
+  if (paths.size() == 1) return triage_one(rq, link, ctx, paths[0], out, nullptr, nullptr);
   trace::LoadedTrace keep;
   VerbResult all = for_each_rank(paths, "triage", [&](const std::string& p, size_t i) {
     // Each rank's artifacts in OUT/rank<N>/, N from the file name (the result's `rank` is the
@@ -160,7 +144,7 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
     const std::string dir = (std::filesystem::path(out) / ("rank" + fmt::to_string(rank_hint(p, i)))).string();
     RankOutcome o;
     keep = trace::LoadedTrace{};
-    o.result = triage_one(rq, ctx, p, dir, &o.timeline, &keep);
+    o.result = triage_one(rq, link, ctx, p, dir, &o.timeline, &keep);
     return o;
   });
   all.result["out_dir"] = out;
@@ -169,58 +153,45 @@ VerbResult triage_verb(const Request& rq, Context& ctx) {
 
 // ---- metrics --------------------------------------------------------------------------------
 
-VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path, const Timeline** tl_out,
+struct MetricsRequest {
+  std::vector<std::string> path;
+  std::optional<double> tokens_per_step;
+  int64_t top = 10;
+  std::string gpu;
+  std::optional<std::string> memory;
+};
+
+VerbResult metrics_one(const MetricsRequest& rq, Context& ctx, const std::string& path, const Timeline** tl_out,
                        trace::LoadedTrace* keep) {
   VerbResult vr;
-  auto in = trace::load_trace(path, trace::kNeedGpuOps | trace::kNeedSamples);
-  if (!in) {
-    vr.error = in.error();
-    return vr;
-  }
+  ASSIGN_OR_RETURN(auto in_value, trace::load_trace(path, trace::kNeedGpuOps | trace::kNeedSamples));
+  auto* in = &in_value;
   // Telemetry alone (a run directory of nvidia-smi samples) still has memory figures to give.
-  if (Status st = trace::require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0) {
-    vr.error = st.error();
-    return vr;
-  }
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) {
-    vr.error = kn.error();
-    return vr;
-  }
+  if (Status st = trace::require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0)
+    return st.error();
+  ASSIGN_OR_RETURN(auto kn_ptr, analysis_knowledge_of(ctx));
+  const auto* kn = &kn_ptr;
   // --gpu: the GPU the trace ran on when its device description does not resolve (an unknown or
   // generic name, none at all), as the mfu_unobserved advice says. The analyses read the GPU from
   // the timeline's devices (hw::gpu_for_timeline), so the override replaces that description
   // before any of them runs; an unknown id is the error (NotFound, with the known ids).
-  if (const std::string name = rq.str("gpu"); !name.empty()) {
-    auto g = (**kn).gpu(name);
-    if (!g) {
-      vr.error = g.error();
-      return vr;
-    }
+  if (const std::string& name = rq.gpu; !name.empty()) {
+    ASSIGN_OR_RETURN(const auto g_value, (**kn).gpu(name));
+    const auto* g = &g_value;
     auto& devs = in->timeline.meta.devices;
     if (devs.empty()) devs.push_back(DeviceInfo{0});
     for (auto& d : devs) d = DeviceInfo{d.id, g->id};
   }
   analysis::MetricsOptions opt;
-  if (rq.number("tokens_per_step") > 0) opt.tokens_per_step = rq.number("tokens_per_step");
-  auto m = analysis::compute_run_metrics(in->timeline, **kn, opt);
-  if (!m) {
-    vr.error = m.error();
-    return vr;
-  }
+  if (rq.tokens_per_step.value_or(0) > 0) opt.tokens_per_step = *rq.tokens_per_step;
+  ASSIGN_OR_RETURN(auto m_value, analysis::compute_run_metrics(in->timeline, **kn, opt));
+  auto* m = &m_value;
   // --memory: a snapshot's or profile_memory trace's measured peak against the device's memory
   // feeds the memory_headroom bucket and the batch rules (docs/memory.md § The audit's memory feed).
-  if (rq.has("memory")) {
-    auto rules = memory_rules();
-    if (!rules) {
-      vr.error = rules.error();
-      return vr;
-    }
-    auto src = read_memory_source(rq.str("memory"), *rules);
-    if (!src) {
-      vr.error = src.error();
-      return vr;
-    }
+  if (rq.memory) {
+    ASSIGN_OR_RETURN(const auto rules, memory_rules());
+    ASSIGN_OR_RETURN(const auto src_value, read_memory_source(*rq.memory, rules));
+    const auto* src = &src_value;
     int64_t total = src->device_total;
     std::string name = src->device_name;
     for (const DeviceInfo& d : in->timeline.meta.devices) {
@@ -231,11 +202,11 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
     if (auto h = analysis::memory_headroom(src->report, **kn, name, total, why))
       analysis::apply_memory_headroom(*m, *h);
     else
-      m->warnings.push_back(make_warning(W::memory_headroom_unobserved, "--memory " + rq.str("memory") + ": " + why));
+      m->warnings.push_back(make_warning(W::memory_headroom_unobserved, "--memory " + *rq.memory + ": " + why));
   }
   // --top: RunMetrics keeps the 10 largest kernels; fewer on request (README: --top N is how many
   // rows a verb lists, issue #34).
-  if (const auto top = static_cast<size_t>(rq.integer("top")); m->top_kernels.size() > top) m->top_kernels.resize(top);
+  if (const auto top = static_cast<size_t>(rq.top); m->top_kernels.size() > top) m->top_kernels.resize(top);
   if (in->damage) {
     m->warnings.push_back(make_warning(W::metrics_input_damaged,
                                        "input damaged, figures cover what was read: " + in->damage->describe()));
@@ -250,8 +221,8 @@ VerbResult metrics_one(const Request& rq, Context& ctx, const std::string& path,
   return vr;
 }
 
-VerbResult metrics_verb(const Request& rq, Context& ctx) {
-  const auto paths = rq.strings("path");
+VerbResult metrics_verb(const MetricsRequest& rq, Context& ctx) {
+  const auto& paths = rq.path;
   if (paths.size() == 1) return metrics_one(rq, ctx, paths[0], nullptr, nullptr);
   trace::LoadedTrace keep;
   return for_each_rank(paths, "metrics", [&](const std::string& p, size_t) {
@@ -264,33 +235,78 @@ VerbResult metrics_verb(const Request& rq, Context& ctx) {
 
 // ---- ranks ----------------------------------------------------------------------------------
 
-VerbResult ranks_verb(const Request& rq, Context& ctx) {
+struct RanksRequest {
+  std::vector<std::string> path;
+  int64_t threads = 2;
+  std::string rank_regex, html;
+};
+
+VerbResult ranks_verb(const RanksRequest& rq, Context& ctx) {
   VerbResult vr;
   analysis::ScaleRanksOptions opt;
-  opt.threads = static_cast<int>(rq.integer("threads"));
-  opt.discovery.rank_regex = rq.str("rank_regex");
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) {
-    vr.error = kn.error();
-    return vr;
-  }
-  auto r = analysis::analyse_ranks(rq.strings("path"), **kn, opt);
-  if (!r) {
-    vr.error = r.error();
-    return vr;
-  }
+  opt.threads = static_cast<int>(rq.threads);
+  opt.discovery.rank_regex = rq.rank_regex;
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  ASSIGN_OR_RETURN(auto r_value, analysis::analyse_ranks(rq.path, *kn, opt));
+  auto* r = &r_value;
   vr.result = std::move(r->result);
   vr.human = std::move(r->human);
-  if (const std::string html = rq.str("html"); !html.empty()) {
+  if (const std::string& html = rq.html; !html.empty()) {
     if (Status st = write_file(html, analysis::ranks_heatmap_html(vr.result)); !st.ok()) {
       vr.error = st.error();
-      return vr;
+      return vr;  // the result stands; the page could not be written
     }
     vr.result["html"] = html;
     if (ctx.on_written) ctx.on_written("ranks", {html});
   }
   if (r->damage) vr.error = r->damage;  // a damaged rank: the others were analysed
   return vr;
+}
+
+struct InfoRequest {
+  std::vector<std::string> path;
+};
+
+struct BreakdownRequest {
+  std::string path, by;
+};
+
+struct DiffRequest {
+  std::string before, after;
+  int64_t top = 10;
+};
+
+struct CriticalPathVerbRequest {
+  std::vector<std::string> path;
+  std::string what_if, annotation;
+  int64_t top = 5;
+};
+
+VerbResult critical_path_verb(const CriticalPathVerbRequest& rq, Context& ctx) {
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  CriticalPathRequest cr;
+  cr.what_if = rq.what_if;
+  cr.annotation = rq.annotation;
+  cr.top = static_cast<int>(rq.top);
+  const auto& paths = rq.path;
+  if (paths.size() == 1) {
+    cr.trace = paths[0];
+    return run_critical_path(*kn, cr);
+  }
+  // Collective kernels lined up across the ranks first (one more read of each), so each
+  // rank's path splits the time its collectives waited for the others.
+  std::string why;
+  cr.comm_floor_ns = rank_collective_floors(*kn, paths, &why);
+  VerbResult all = for_each_rank(paths, "critical_path", [&](const std::string& p, size_t) {
+    cr.trace = p;
+    RankOutcome o;
+    o.result = run_critical_path(*kn, cr);
+    return o;
+  });
+  all.result["collectives_across_ranks"] =
+      why.empty() ? Json(fmt::format("{} collective kernels lined up by order on every rank", cr.comm_floor_ns.size()))
+                  : Json(why);
+  return all;
 }
 
 }  // namespace
@@ -309,14 +325,15 @@ void add_trace_verbs(std::vector<Verb>& out) {
         "  goblin info trace.json.gz                         what was read: format, event counts, span, devices\n"
         "  goblin info run_dir/ --json                       a rocprofv3 output directory as one run\n"
         "  goblin info a.json b.csv nvidia_smi.csv --json    several inputs: result is an array\n";
-    v.request = {trace_paths("Trace files or directories (format is sniffed from content)")};
+    typed_request<InfoRequest>(
+        v, [](const InfoRequest& rq, Context&) { return info(rq.path); },
+        param(&InfoRequest::path, trace_paths("Trace files or directories (format is sniffed from content)")));
     v.result_schema = obj_schema({{"format", "the format read"},
                                   {"events", "event counts per table"},
                                   {"span_ns", "time span of the events"},
                                   {"devices", "devices the trace names"},
                                   {"warnings", "what the reader noticed"}});
     v.result_schema["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
-    v.run = [](const Request& rq, Context&) { return info(rq.strings("path")); };
     out.push_back(std::move(v));
   }
   {
@@ -348,15 +365,16 @@ void add_trace_verbs(std::vector<Verb>& out) {
     Field bym{"by_module", FieldKind::Boolean,
               "Lead the summary with GPU time by nn.Module (module_table.json is always written); adds `modules`",
               false};
-    v.request = {trace_paths("Trace file or run directory (Kineto, rocprofv3, Nsight, ...); several: one per rank"),
-                 o,
-                 stage,
-                 arch,
-                 top_field(15, 1000, "Rows in the summary tables"),
-                 bym,
-                 Field{"capture", FieldKind::InputPath,
-                       "A trace recorded during CUDA-graph capture: graph-replayed kernels get the op that launched "
-                       "them at capture (kernel table, roofline)"}};
+    using T = TriageRequest;
+    typed_request<T>(
+        v, triage_verb,
+        param(&T::path,
+              trace_paths("Trace file or run directory (Kineto, rocprofv3, Nsight, ...); several: one per rank")),
+        param(&T::out, o), param(&T::stage, stage), param(&T::target_arch, arch),
+        param(&T::top, top_field(15, 1000, "Rows in the summary tables")), param(&T::by_module, bym),
+        param(&T::capture, Field{"capture", FieldKind::InputPath,
+                                 "A trace recorded during CUDA-graph capture: graph-replayed kernels get the op that "
+                                 "launched them at capture (kernel table, roofline)"}));
     Json one = obj_schema({{"out_dir", "where the artifacts were written"},
                            {"artifacts", "the artifact file names"},
                            {"metadata", "profile_metadata.json"},
@@ -369,7 +387,6 @@ void add_trace_verbs(std::vector<Verb>& out) {
         warnings_json_schema("the reader's warnings, then triage's own");
     v.result_schema = per_rank_schema(std::move(one), "triage");
     v.writes = true;
-    v.run = triage_verb;
     out.push_back(std::move(v));
   }
   {
@@ -389,18 +406,20 @@ void add_trace_verbs(std::vector<Verb>& out) {
              "(with_stack traces); stage: also the serving stage split (prefill/decode/mixed tables)",
              "category"};
     by.choices = {"category", "module", "stage"};
-    v.request = {trace_path("path", "Trace file or run directory"), by};
+    typed_request<BreakdownRequest>(
+        v,
+        [](const BreakdownRequest& rq, Context& ctx) -> VerbResult {
+          ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+          return run_breakdown(*kn, rq.path, rq.by);
+        },
+        param(&BreakdownRequest::path, trace_path("path", "Trace file or run directory")),
+        param(&BreakdownRequest::by, by));
     v.result_schema = obj_schema(
         {{"categories", "GPU time per category and family"},
          {"steps", "per-step busy/idle/exposed communication"},
          {"by", "the grouping asked for"},
          {"module_attribution", "--by module: share of GPU time named a module, forward and backward apart"}});
     v.result_schema["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
-    v.run = [](const Request& rq, Context& ctx) {
-      auto kn = analysis_knowledge_of(ctx);
-      if (!kn) return VerbResult{nullptr, kn.error(), ""};
-      return run_breakdown(**kn, rq.str("path"), rq.str("by"));
-    };
     out.push_back(std::move(v));
   }
   {
@@ -420,15 +439,21 @@ void add_trace_verbs(std::vector<Verb>& out) {
     Field tps{"tokens_per_step", FieldKind::Number,
               "Tokens processed per step (tokens/s = this / step time when the trace does not carry tokens_per_sec)"};
     tps.min = 0;
-    v.request = {
-        trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job"), tps,
-        top_field(10, 10, "Top kernels listed (RunMetrics keeps the 10 largest)"),
-        Field{"gpu", FieldKind::String,
-              "GPU id or name (H100-SXM, MI300X, ...) when the trace's device description does not resolve (MFU's "
-              "peak)"},
-        Field{"memory", FieldKind::InputPath,
-              "A PyTorch memory snapshot or profile_memory trace of the run: its measured peak against the device's "
-              "memory gives the memory headroom and how much larger a batch fits (batch_scale_fits)"}};
+    using M = MetricsRequest;
+    typed_request<M>(
+        v, metrics_verb,
+        param(
+            &M::path,
+            trace_paths("Trace file or run directory (trace + telemetry); several: one per rank of a distributed job")),
+        param(&M::tokens_per_step, tps),
+        param(&M::top, top_field(10, 10, "Top kernels listed (RunMetrics keeps the 10 largest)")),
+        param(&M::gpu, Field{"gpu", FieldKind::String,
+                             "GPU id or name (H100-SXM, MI300X, ...) when the trace's device description does not "
+                             "resolve (MFU's peak)"}),
+        param(&M::memory, Field{"memory", FieldKind::InputPath,
+                                "A PyTorch memory snapshot or profile_memory trace of the run: its measured peak "
+                                "against the device's memory gives the memory headroom and how much larger a batch "
+                                "fits (batch_scale_fits)"}));
     Json one =
         obj_schema({{"step_time_s", "mean wall of the complete steps measured on the trace (docs/metrics.md)"},
                     {"workload_step_time_s", "the step time the workload timed itself, when the trace carries it"},
@@ -436,7 +461,6 @@ void add_trace_verbs(std::vector<Verb>& out) {
                     {"top_kernels", "kernels by share of time"}});
     one["properties"]["warnings"] = warnings_json_schema("what limits the figures, and the reader's warnings");
     v.result_schema = per_rank_schema(std::move(one), "metrics");
-    v.run = metrics_verb;
     out.push_back(std::move(v));
   }
   {
@@ -451,17 +475,18 @@ void add_trace_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin diff before.json.gz after.json.gz          decomposition, categories, top kernels per status\n"
         "  goblin diff run_before/ run_after/ --json         every kernel row\n";
-    v.request = {trace_path("before", "Trace file or run directory of the BEFORE run"),
-                 trace_path("after", "Trace file or run directory of the AFTER run"),
-                 top_field(10, 10000, "Rows per status in the readable report")};
+    typed_request<DiffRequest>(
+        v,
+        [](const DiffRequest& rq, Context& ctx) -> VerbResult {
+          ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+          return run_diff(*kn, rq.before, rq.after, static_cast<int>(rq.top));
+        },
+        param(&DiffRequest::before, trace_path("before", "Trace file or run directory of the BEFORE run")),
+        param(&DiffRequest::after, trace_path("after", "Trace file or run directory of the AFTER run")),
+        param(&DiffRequest::top, top_field(10, 10000, "Rows per status in the readable report")));
     v.result_schema = obj_schema({{"step_time", "before, after and the change"},
                                   {"decomposition", "contributions summing to the step-time change"},
                                   {"kernels", "per kernel: faster / slower / new / gone"}});
-    v.run = [](const Request& rq, Context& ctx) {
-      auto kn = analysis_knowledge_of(ctx);
-      if (!kn) return VerbResult{nullptr, kn.error(), ""};
-      return run_diff(**kn, rq.str("before"), rq.str("after"), static_cast<int>(rq.integer("top")));
-    };
     out.push_back(std::move(v));
   }
   {
@@ -486,10 +511,12 @@ void add_trace_verbs(std::vector<Verb>& out) {
              "regular expression over file names whose first group is the rank (default: rank-3, rank_3, rank3)"};
     Field html{"html", FieldKind::OutputFile, "write the skew heatmaps (rank x step) as an HTML page to this file"};
     html.doors = kCli | kPython;
-    v.request = {trace_paths("Rank trace files, rank summaries (goblin summarize), directories or globs of them"), th,
-                 rx, html};
+    typed_request<RanksRequest>(
+        v, ranks_verb,
+        param(&RanksRequest::path,
+              trace_paths("Rank trace files, rank summaries (goblin summarize), directories or globs of them")),
+        param(&RanksRequest::threads, th), param(&RanksRequest::rank_regex, rx), param(&RanksRequest::html, html));
     v.result_schema = obj_schema({{"ranks", "per-rank figures"}, {"straggler", "the rank that arrives last, and why"}});
-    v.run = ranks_verb;
     out.push_back(std::move(v));
   }
   {
@@ -516,8 +543,11 @@ void add_trace_verbs(std::vector<Verb>& out) {
              "faster; each step recomputed on the graph"};
     Field an{"annotation", FieldKind::String,
              "Windows: every CPU annotation (or op) of this exact name instead of the steps"};
-    v.request = {trace_paths("Trace file or run directory; several: one per rank"), wi, an,
-                 top_field(5, 1000, "Longest path segments listed per step")};
+    using C = CriticalPathVerbRequest;
+    typed_request<C>(v, critical_path_verb,
+                     param(&C::path, trace_paths("Trace file or run directory; several: one per rank")),
+                     param(&C::what_if, wi), param(&C::annotation, an),
+                     param(&C::top, top_field(5, 1000, "Longest path segments listed per step")));
     Json one = obj_schema({{"steps",
                             "per step: step_s, length_s, attribution (s per bucket), gpu_by_category, "
                             "longest segments, what_if_s, subtract_s"},
@@ -526,34 +556,6 @@ void add_trace_verbs(std::vector<Verb>& out) {
                            {"method", "how the steps were found"}});
     one["properties"]["warnings"] = warnings_json_schema("what the reader noticed");
     v.result_schema = per_rank_schema(std::move(one), "critical_path");
-    v.run = [](const Request& rq, Context& ctx) {
-      auto kn = analysis_knowledge_of(ctx);
-      if (!kn) return VerbResult{nullptr, kn.error(), ""};
-      CriticalPathRequest cr;
-      cr.what_if = rq.has("what_if") ? rq.str("what_if") : "";
-      cr.annotation = rq.has("annotation") ? rq.str("annotation") : "";
-      cr.top = static_cast<int>(rq.integer("top"));
-      const auto paths = rq.strings("path");
-      if (paths.size() == 1) {
-        cr.trace = paths[0];
-        return run_critical_path(**kn, cr);
-      }
-      // Collective kernels lined up across the ranks first (one more read of each), so each
-      // rank's path splits the time its collectives waited for the others.
-      std::string why;
-      cr.comm_floor_ns = rank_collective_floors(**kn, paths, &why);
-      VerbResult all = for_each_rank(paths, "critical_path", [&](const std::string& p, size_t) {
-        cr.trace = p;
-        RankOutcome o;
-        o.result = run_critical_path(**kn, cr);
-        return o;
-      });
-      all.result["collectives_across_ranks"] =
-          why.empty()
-              ? Json(fmt::format("{} collective kernels lined up by order on every rank", cr.comm_floor_ns.size()))
-              : Json(why);
-      return all;
-    };
     out.push_back(std::move(v));
   }
 }

@@ -18,16 +18,19 @@ namespace goblin::app {
 
 namespace {
 
-VerbResult overlap_verb(const Request& rq, Context& ctx) {
+struct OverlapRequest {
+  std::string graph_off_trace, graph_on_trace;
+  int64_t top = 20;
+};
+
+VerbResult overlap_verb(const OverlapRequest& rq, Context& ctx) {
   VerbResult vr;
-  const std::string mapping_path = rq.str("graph_off_trace"), formal_path = rq.str("graph_on_trace");
-  auto mapping = trace::load_trace(mapping_path, trace::kNeedKernels);
-  if (!mapping) return VerbResult{nullptr, mapping.error(), ""};
-  auto formal = trace::load_trace(formal_path, trace::kNeedGpuOps);
-  if (!formal) return VerbResult{nullptr, formal.error(), ""};
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  const analysis::OverlapJoinResult joined = analysis::overlap_join(mapping->timeline, formal->timeline, **kn);
+  const std::string& mapping_path = rq.graph_off_trace;
+  const std::string& formal_path = rq.graph_on_trace;
+  ASSIGN_OR_RETURN(auto mapping, trace::load_trace(mapping_path, trace::kNeedKernels));
+  ASSIGN_OR_RETURN(auto formal, trace::load_trace(formal_path, trace::kNeedGpuOps));
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  const analysis::OverlapJoinResult joined = analysis::overlap_join(mapping.timeline, formal.timeline, *kn);
   Json res;
   res["mapping_trace"] = mapping_path;
   res["formal_trace"] = formal_path;
@@ -41,7 +44,7 @@ VerbResult overlap_verb(const Request& rq, Context& ctx) {
   for (const auto& d : joined.devices)
     fmt::format_to(out, "device {}: busy {} us, 2+ streams {} us, peak concurrency {}\n", d.device, d.busy_ns / 1000,
                    d.multi_stream_ns / 1000, d.peak_concurrency);
-  const int64_t top = rq.integer("top");
+  const int64_t top = rq.top;
   int64_t n = 0;
   for (const auto& r : joined.rows) {
     if (n++ >= top) break;
@@ -53,24 +56,25 @@ VerbResult overlap_verb(const Request& rq, Context& ctx) {
   }
   vr.human = h;
   // Damage in either trace: the result stands and the error says what was lost.
-  if (mapping->damage)
-    vr.error = mapping->damage;
-  else if (formal->damage)
-    vr.error = formal->damage;
+  if (mapping.damage)
+    vr.error = mapping.damage;
+  else if (formal.damage)
+    vr.error = formal.damage;
   return vr;
 }
 
-VerbResult perfetto_fix_verb(const Request& rq, Context& ctx) {
-  std::string out = rq.str("out");
+struct PerfettoFixRequest {
+  std::string trace, out;
+};
+
+VerbResult perfetto_fix_verb(const PerfettoFixRequest& rq, Context& ctx) {
+  std::string out = rq.out;
   if (out.empty()) {  // a door that picks the place (MCP): a fresh folder of the session
-    if (!ctx.output_dir) return VerbResult{nullptr, make_error(ErrorKind::Usage, "missing --out"), ""};
-    auto d = ctx.output_dir("perfetto-fix");
-    if (!d) return VerbResult{nullptr, d.error(), ""};
-    out = (std::filesystem::path(*d) / "perfetto_fixed.json.gz").string();
+    if (!ctx.output_dir) return make_error(ErrorKind::Usage, "missing --out");
+    ASSIGN_OR_RETURN(const std::string d, ctx.output_dir("perfetto-fix"));
+    out = (std::filesystem::path(d) / "perfetto_fixed.json.gz").string();
   }
-  auto st = analysis::perfetto_fix_file(rq.str("trace"), out);
-  if (!st) return VerbResult{nullptr, st.error(), ""};
-  const analysis::PerfettoFixStats& s = *st;
+  ASSIGN_OR_RETURN(const analysis::PerfettoFixStats s, analysis::perfetto_fix_file(rq.trace, out));
   VerbResult vr;
   vr.result = {{"out", out},
                {"events", s.events},
@@ -119,14 +123,18 @@ void add_trace_tool_verbs(std::vector<Verb>& out) {
     Field top{"top", FieldKind::Integer, "Rows in the readable table", 20};
     top.min = 1;
     top.max = 1000;
-    v.request = {positional_path("graph_off_trace", "Trace of the run with CUDA graphs off (attribution)"),
-                 positional_path("graph_on_trace", "Trace of the same run with CUDA graphs on (timing)"), top};
+    typed_request<OverlapRequest>(
+        v, overlap_verb,
+        param(&OverlapRequest::graph_off_trace,
+              positional_path("graph_off_trace", "Trace of the run with CUDA graphs off (attribution)")),
+        param(&OverlapRequest::graph_on_trace,
+              positional_path("graph_on_trace", "Trace of the same run with CUDA graphs on (timing)")),
+        param(&OverlapRequest::top, top));
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"mapping_trace", {{"description", "the graphs-off trace, as given"}}},
                              {"formal_trace", {{"description", "the graphs-on trace, as given"}}},
                              {"rows", {{"description", "one row per kernel of the graphs-on trace"}}}}}};
-    v.run = overlap_verb;
     out.push_back(std::move(v));
   }
   {
@@ -145,14 +153,16 @@ void add_trace_tool_verbs(std::vector<Verb>& out) {
     o.required = true;
     o.cli = "-o,--out";
     o.doors = kCli | kPython;  // MCP: a file in a fresh folder of the session
-    v.request = {positional_path("trace", "Kineto / Chrome trace JSON (optionally .gz)"), o};
+    typed_request<PerfettoFixRequest>(
+        v, perfetto_fix_verb,
+        param(&PerfettoFixRequest::trace, positional_path("trace", "Kineto / Chrome trace JSON (optionally .gz)")),
+        param(&PerfettoFixRequest::out, o));
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"out", {{"description", "the file written"}}},
                              {"moved", {{"description", "GPU events moved to an extra track"}}},
                              {"extra_tracks", {{"description", "<tid>_hackN tracks created"}}}}}};
     v.writes = true;
-    v.run = perfetto_fix_verb;
     out.push_back(std::move(v));
   }
 }
