@@ -221,8 +221,16 @@ Param<Req, V> param(S Req::*outer, V S::*inner, Field field) {
   return {std::move(field), [outer, inner](Req& r) -> V& { return (r.*outer).*inner; }};
 }
 
-template <class Req, class V>
-Status read_param(const Json& args, const Param<Req, V>& p, Req& req) {
+// A param of a base of Req (a request that inherits fields it shares with another verb's) reads
+// into that base; anything else does not compile.
+// (Used as `ParamOf<Req>... Ps`: the constrained type comes first.)
+template <class P, class Req>
+concept ParamOf = requires(Req& r, const P& p) {
+  p.at(r);
+};
+
+template <class Req, class B, class V>
+Status read_param(const Json& args, const Param<B, V>& p, Req& req) {
   auto it = args.find(p.field.name);
   if (it == args.end() || it->is_null()) return Status::Ok();
   typename fields::DefaultCodec<V>::type codec{};
@@ -231,8 +239,8 @@ Status read_param(const Json& args, const Param<Req, V>& p, Req& req) {
 
 // Reads a validated request into a Req through its params (what typed_request's run does; public
 // for a verb that runs another verb's typed function with a request it built).
-template <class Req, class... V>
-Result<Req> read_request(const Request& rq, const Param<Req, V>&... ps) {
+template <class Req, ParamOf<Req>... Ps>
+Result<Req> read_request(const Request& rq, const Ps&... ps) {
   Req req{};
   Status st = Status::Ok();
   ((st.ok() ? (void)(st = read_param(rq.args(), ps, req)) : void()), ...);
@@ -240,11 +248,11 @@ Result<Req> read_request(const Request& rq, const Param<Req, V>&... ps) {
   return req;
 }
 
-template <class Req, class Fn, class... V>
-void typed_request(Verb& v, Fn fn, Param<Req, V>... ps) {
+template <class Req, class Fn, ParamOf<Req>... Ps>
+void typed_request(Verb& v, Fn fn, Ps... ps) {
   v.request = {ps.field...};
   v.run = [fn, ps...](const Request& rq, Context& ctx) -> VerbResult {
-    auto req = read_request(rq, ps...);
+    auto req = read_request<Req>(rq, ps...);
     if (!req) return req.error();
     if constexpr (std::is_invocable_v<Fn, const Req&, const Request&, Context&>)
       return fn(*req, rq, ctx);

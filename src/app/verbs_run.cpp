@@ -30,39 +30,53 @@ bool looks_like_config(const std::string& s) {
 
 bool stop_requested(const Context& ctx) { return ctx.cancelled && ctx.cancelled->load(); }
 
-// The harness: --harness, or its old spelling --workload (which names the workload elsewhere).
-std::string harness(const Request& rq) { return rq.has("harness") ? rq.str("harness") : rq.str("harness_old"); }
+// The fields profile and bench share. `config` is the CLI's CONFIG word or, over MCP, the config
+// dict (a door that measures through ctx.measure reads that one).
+struct LiveRunFields {
+  Json config;
+  std::optional<std::string> harness, harness_old;  // --harness, or its old spelling --workload
+  std::string script;
+  int64_t steps = 0, warmup = 0;
+  double timeout = 0;
+  bool allow_no_gpu = false;
 
-VerbResult profile_verb(const Request& rq, Context& ctx) {
-  if (ctx.measure) return ctx.measure("profile", rq);
+  std::string config_word() const { return config.is_string() ? config.get<std::string>() : std::string(); }
+  std::string harness_path() const { return harness ? *harness : harness_old.value_or(""); }
+};
+
+struct ProfileRequest : LiveRunFields {
+  std::vector<std::string> args;
+  std::optional<std::string> out;
+  int64_t tokens_per_step = 0;
+  std::string tracer;
+};
+
+VerbResult profile_verb(const ProfileRequest& rq, const Request& whole, Context& ctx) {
+  if (ctx.measure) return ctx.measure("profile", whole);
   VerbResult r;
   std::vector<std::string> args;
-  if (rq.has("config")) args.push_back(rq.str("config"));
-  for (auto& a : rq.strings("args")) args.push_back(std::move(a));
+  if (!rq.config.is_null()) args.push_back(rq.config_word());
+  for (const auto& a : rq.args) args.push_back(a);
   if (args.empty()) {
     r.error = make_error(ErrorKind::Usage, "goblin profile CONFIG, or goblin profile -- CMD...");
     return r;
   }
   run::ProfileRequest req;
-  if (rq.has("script")) {
+  if (!rq.script.empty()) {
     std::vector<std::string> rest(args.begin() + 1, args.end());
-    auto w = run::script_workload(args[0], args[0], rq.str("script"), rest);
-    if (!w) return VerbResult{nullptr, w.error(), ""};
-    req.workload = *w;
+    ASSIGN_OR_RETURN(req.workload, run::script_workload(args[0], args[0], rq.script, rest));
   } else if (args.size() == 1 && looks_like_config(args[0])) {
-    auto w = run::resolve_workload(args[0], harness(rq));
-    if (!w) return VerbResult{nullptr, w.error(), ""};
-    req.workload = *w;
+    ASSIGN_OR_RETURN(req.workload, run::resolve_workload(args[0], rq.harness_path()));
   } else {
     req.workload.command = args;
   }
-  req.workload.steps = static_cast<int>(rq.integer("steps"));
-  req.workload.warmup = static_cast<int>(rq.integer("warmup"));
-  req.workload.timeout_s = rq.number("timeout");
-  if (rq.integer("tokens_per_step") > 0) req.workload.tokens_per_step = rq.integer("tokens_per_step");
-  req.require_gpu = !rq.flag("allow_no_gpu");
-  req.tracer = rq.str("tracer");
-  req.run_dir = rq.has("out") ? rq.str("out") : "runs/profile-" + now_iso8601();
+  req.workload.steps = static_cast<int>(rq.steps);
+  req.workload.warmup = static_cast<int>(rq.warmup);
+  req.workload.timeout_s = rq.timeout;
+  if (rq.tokens_per_step > 0) req.workload.tokens_per_step = rq.tokens_per_step;
+  req.require_gpu = !rq.allow_no_gpu;
+  req.tracer = rq.tracer;
+  req.run_dir = rq.out ? *rq.out : "runs/profile-" + now_iso8601();
   auto po = run::profile_workload(req);
   r.result = po.run;
   r.error = po.error;
@@ -123,42 +137,48 @@ std::string bench_text(const Json& res, bool failed) {
   return h;
 }
 
-VerbResult bench_verb(const Request& rq, Context& ctx) {
-  if (ctx.measure) return ctx.measure("bench", rq);
+struct BenchVerbRequest : LiveRunFields {
+  std::vector<std::string> script_args;
+  std::optional<std::string> against;
+  int64_t repeats = 5;
+  std::string work_dir, emit_sides;
+  bool no_cache = false;
+};
+
+VerbResult bench_verb(const BenchVerbRequest& rq, const Request& whole, Context& ctx) {
+  if (ctx.measure) return ctx.measure("bench", whole);
   VerbResult r;
-  const std::string config = rq.str("config"), script = rq.str("script");
-  const std::vector<std::string> script_args = rq.strings("script_args");
+  const std::string config = rq.config_word();
+  const std::string& script = rq.script;
+  const std::vector<std::string>& script_args = rq.script_args;
   if (!script_args.empty() && script.empty()) {
     r.error = make_error(ErrorKind::Usage, "arguments after -- are for --script; pass --script train.py");
     return r;
   }
   auto side_of = [&](const std::string& cfg) {
-    return script.empty() ? run::resolve_workload(cfg, harness(rq))
+    return script.empty() ? run::resolve_workload(cfg, rq.harness_path())
                           : run::script_workload(cfg, config, script, script_args);
   };
-  const int steps = static_cast<int>(rq.integer("steps")), warmup = static_cast<int>(rq.integer("warmup"));
-  const double timeout = rq.number("timeout");
+  const int steps = static_cast<int>(rq.steps), warmup = static_cast<int>(rq.warmup);
+  const double timeout = rq.timeout;
   run::BenchRequest req;
-  auto a = side_of(config);
-  if (!a) return VerbResult{nullptr, a.error(), ""};
-  req.a = *a;
+  ASSIGN_OR_RETURN(req.a, side_of(config));
   req.a.steps = steps, req.a.warmup = warmup, req.a.timeout_s = timeout;
-  if (rq.has("against")) {
-    auto b = side_of(rq.str("against"));
-    if (!b) return VerbResult{nullptr, b.error(), ""};
-    b->steps = steps, b->warmup = warmup, b->timeout_s = timeout;
-    req.b = *b;
+  if (rq.against) {
+    ASSIGN_OR_RETURN(auto b, side_of(*rq.against));
+    b.steps = steps, b.warmup = warmup, b.timeout_s = timeout;
+    req.b = b;
   }
-  req.repeats = static_cast<int>(rq.integer("repeats"));
-  req.require_gpu = !rq.flag("allow_no_gpu");
-  req.use_cache = !rq.flag("no_cache");
-  req.work_dir = rq.str("work_dir");
+  req.repeats = static_cast<int>(rq.repeats);
+  req.require_gpu = !rq.allow_no_gpu;
+  req.use_cache = !rq.no_cache;
+  req.work_dir = rq.work_dir;
   req.progress = ctx.progress;
   req.cancelled = [&ctx] { return stop_requested(ctx); };
   auto bo = run::bench_workloads(req);
   r.result = bo.result;
   r.error = bo.error;
-  const std::string emit = rq.str("emit_sides");
+  const std::string& emit = rq.emit_sides;
   if (!bo.error && !emit.empty() && bo.result.contains("b")) {
     // Each side as a single-config bench result (its runs under "a"), so that
     // `goblin compare before.json after.json` bootstraps over the interleaved runs.
@@ -228,10 +248,18 @@ std::string trace_text(const Json& r) {
   return h;
 }
 
-VerbResult trace_verb(const Request& rq, Context&) {
+struct TraceVerbRequest {
+  std::vector<std::string> command;
+  std::string out;
+  double timeout = 0;
+  bool all_apis = false;
+  std::optional<std::string> summary;
+};
+
+VerbResult trace_verb(const TraceVerbRequest& rq, Context&) {
   VerbResult r;
-  if (rq.has("summary")) {
-    const std::string path = rq.str("summary");
+  if (rq.summary) {
+    const std::string& path = *rq.summary;
     r.result = run::summarize_trace(path);
     if (r.result.contains("read_error"))
       r.error =
@@ -240,16 +268,16 @@ VerbResult trace_verb(const Request& rq, Context&) {
     r.human = trace_text(r.result);
     return r;
   }
-  const std::vector<std::string> command = rq.strings("command");
+  const std::vector<std::string>& command = rq.command;
   if (command.empty()) {
     r.error = make_error(ErrorKind::Usage, "nothing to run: goblin trace [-o DIR] -- CMD ARGS...");
     return r;
   }
   run::TraceRequest req;
   req.command = command;
-  req.out_dir = rq.str("out");
-  req.timeout_s = rq.number("timeout");
-  req.all_apis = rq.flag("all_apis");
+  req.out_dir = rq.out;
+  req.timeout_s = rq.timeout;
+  req.all_apis = rq.all_apis;
   auto t = run::trace_command(req);
   r.result = t.result;
   r.error = t.error;
@@ -328,29 +356,36 @@ void add_run_verbs(std::vector<Verb>& out) {
     tracer.choices = {"cupti", "torch"};
     // Two positionals, not one list: CLI11 ends a positional list at the first option, so in
     // `CONFIG --script FILE -- ARGS` the ARGS need a positional of their own.
-    v.request = {
-        positional(field("config", FieldKind::String,
-                         "CONFIG (run workloads/train.py on it), or after `--` the command to profile")),
-        positional(field("args", FieldKind::StringList,
-                         "the command's arguments (after `--`), or --script's (with {config})")),
-        mcp_config(),
-        shown(field("steps", FieldKind::Integer, "profiled steps (optimizer steps)"), 5),
-        field("steps", FieldKind::Integer, "profiled steps (live runs; default: the runner's 5)", kMcp),
-        shown(field("warmup", FieldKind::Integer, "steps before the window (excluded)"), 5),
-        o,
-        field("harness", FieldKind::String,
-              "goblin-contract training script for CONFIG (takes CONFIG --steps --warmup --result; default "
-              "workloads/train.py)"),
-        hidden_old_harness(),
-        field("script", FieldKind::String,
-              "the user's unmodified training script: goblin's hook times its optimizer steps and writes the result "
-              "(tokens/step from CONFIG's batch x seq x accumulation); goblin profile CONFIG --script train.py [-- "
-              "ARGS with {config}]"),
-        shown(field("timeout", FieldKind::Number, "seconds before the run counts as hung and is killed"), 900),
-        field("tokens_per_step", FieldKind::Integer, "tokens per step, for `-- CMD` (tokens/s in the metadata)"),
-        tracer,
-        field("allow_no_gpu", FieldKind::Boolean, "run even when no GPU is found (stand-in workloads, CPU tests)"),
-    };
+    using P = ProfileRequest;
+    typed_request<P>(
+        v, profile_verb,
+        param(&P::config, positional(field("config", FieldKind::String,
+                                           "CONFIG (run workloads/train.py on it), or after `--` the command to "
+                                           "profile"))),
+        param(&P::args, positional(field("args", FieldKind::StringList,
+                                         "the command's arguments (after `--`), or --script's (with {config})"))),
+        param(&P::config, mcp_config()),
+        param(&P::steps, shown(field("steps", FieldKind::Integer, "profiled steps (optimizer steps)"), 5)),
+        param(&P::steps,
+              field("steps", FieldKind::Integer, "profiled steps (live runs; default: the runner's 5)", kMcp)),
+        param(&P::warmup, shown(field("warmup", FieldKind::Integer, "steps before the window (excluded)"), 5)),
+        param(&P::out, o),
+        param(&P::harness, field("harness", FieldKind::String,
+                                 "goblin-contract training script for CONFIG (takes CONFIG --steps --warmup --result; "
+                                 "default workloads/train.py)")),
+        param(&P::harness_old, hidden_old_harness()),
+        param(&P::script,
+              field("script", FieldKind::String,
+                    "the user's unmodified training script: goblin's hook times its optimizer steps and writes the "
+                    "result (tokens/step from CONFIG's batch x seq x accumulation); goblin profile CONFIG --script "
+                    "train.py [-- ARGS with {config}]")),
+        param(&P::timeout,
+              shown(field("timeout", FieldKind::Number, "seconds before the run counts as hung and is killed"), 900)),
+        param(&P::tokens_per_step,
+              field("tokens_per_step", FieldKind::Integer, "tokens per step, for `-- CMD` (tokens/s in the metadata)")),
+        param(&P::tracer, tracer),
+        param(&P::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
+                                      "run even when no GPU is found (stand-in workloads, CPU tests)")));
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "run.json of the run directory (CLI, Python), or RunMetrics with goblin_run {id, runner, "
@@ -365,7 +400,6 @@ void add_run_verbs(std::vector<Verb>& out) {
                  ? r.result["run_dir"].get<std::string>()
                  : std::string();
     };
-    v.run = profile_verb;
     out.push_back(std::move(v));
   }
   {
@@ -390,28 +424,38 @@ void add_run_verbs(std::vector<Verb>& out) {
     Field repeats = shown(field("repeats", FieldKind::Integer, "runs per config"), 5);
     repeats.min = 1;
     repeats.max = 1000;
-    v.request = {
-        positional(field("config", FieldKind::InputPath, "workload config (A)"), true),
-        positional(field("script_args", FieldKind::StringList, "arguments for --script (after --)")),
-        mcp_config(),
-        field("against", FieldKind::InputPath, "second config (B); speedup = A step time / B step time"),
-        shown(field("steps", FieldKind::Integer, "measured steps per run"), 20),
-        field("steps", FieldKind::Integer, "timed steps per run (live; default: the runner's 20)", kMcp),
-        shown(field("warmup", FieldKind::Integer, "excluded warm-up steps per run"), 5),
-        repeats,
-        field("harness", FieldKind::String,
-              "goblin-contract training script (takes CONFIG --steps --warmup --result; default workloads/train.py)"),
-        hidden_old_harness(),
-        field("script", FieldKind::String,
-              "the user's unmodified training script, timed by goblin's hook (result written for it); arguments "
-              "after --, {config} = the config of each side"),
-        shown(field("timeout", FieldKind::Number, "seconds per run before it counts as hung and is killed"), 900),
-        field("work_dir", FieldKind::OutputDir, "keep per-run logs here (default: a temporary directory)"),
-        field("emit_sides", FieldKind::OutputDir,
-              "with --against: also write DIR/before.json and DIR/after.json, one side each, for goblin compare"),
-        field("no_cache", FieldKind::Boolean, "always re-measure"),
-        field("allow_no_gpu", FieldKind::Boolean, "run even when no GPU is found (stand-in workloads, CPU tests)"),
-    };
+    using B = BenchVerbRequest;
+    typed_request<B>(
+        v, bench_verb,
+        param(&B::config, positional(field("config", FieldKind::InputPath, "workload config (A)"), true)),
+        param(&B::script_args,
+              positional(field("script_args", FieldKind::StringList, "arguments for --script (after --)"))),
+        param(&B::config, mcp_config()),
+        param(&B::against,
+              field("against", FieldKind::InputPath, "second config (B); speedup = A step time / B step time")),
+        param(&B::steps, shown(field("steps", FieldKind::Integer, "measured steps per run"), 20)),
+        param(&B::steps,
+              field("steps", FieldKind::Integer, "timed steps per run (live; default: the runner's 20)", kMcp)),
+        param(&B::warmup, shown(field("warmup", FieldKind::Integer, "excluded warm-up steps per run"), 5)),
+        param(&B::repeats, repeats),
+        param(&B::harness, field("harness", FieldKind::String,
+                                 "goblin-contract training script (takes CONFIG --steps --warmup --result; default "
+                                 "workloads/train.py)")),
+        param(&B::harness_old, hidden_old_harness()),
+        param(&B::script, field("script", FieldKind::String,
+                                "the user's unmodified training script, timed by goblin's hook (result written for "
+                                "it); arguments after --, {config} = the config of each side")),
+        param(
+            &B::timeout,
+            shown(field("timeout", FieldKind::Number, "seconds per run before it counts as hung and is killed"), 900)),
+        param(&B::work_dir,
+              field("work_dir", FieldKind::OutputDir, "keep per-run logs here (default: a temporary directory)")),
+        param(&B::emit_sides, field("emit_sides", FieldKind::OutputDir,
+                                    "with --against: also write DIR/before.json and DIR/after.json, one side each, "
+                                    "for goblin compare")),
+        param(&B::no_cache, field("no_cache", FieldKind::Boolean, "always re-measure")),
+        param(&B::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
+                                      "run even when no GPU is found (stand-in workloads, CPU tests)")));
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "goblin.bench/1 (CLI, Python), or RunMetrics with goblin_run {id, runner, notes, "
@@ -419,7 +463,6 @@ void add_run_verbs(std::vector<Verb>& out) {
     v.audit_budget = true;
     v.writes = true;
     v.doors = kCli | kMcp | kPython;
-    v.run = bench_verb;
     out.push_back(std::move(v));
   }
   {
@@ -441,14 +484,19 @@ void add_run_verbs(std::vector<Verb>& out) {
     Field o = field("out", FieldKind::OutputDir, "output folder (default ./goblin-trace)");
     o.cli = "-o,--out";
     o.default_value = "goblin-trace";
-    v.request = {
-        positional(field("command", FieldKind::StringList, "after `--`: the program and its arguments")),
-        o,
-        field("timeout", FieldKind::Number, "seconds before the program is killed (default: none)"),
-        field("all_apis", FieldKind::Boolean,
-              "record every CUDA runtime/driver API call (default: launches, copies, syncs, allocations, graphs)"),
-        field("summary", FieldKind::InputPath, "summarise an existing trace (any format goblin reads) instead"),
-    };
+    using T = TraceVerbRequest;
+    typed_request<T>(
+        v, trace_verb,
+        param(&T::command, positional(field("command", FieldKind::StringList,
+                                            "after `--`: the program and its "
+                                            "arguments"))),
+        param(&T::out, o),
+        param(&T::timeout, field("timeout", FieldKind::Number, "seconds before the program is killed (default: none)")),
+        param(&T::all_apis, field("all_apis", FieldKind::Boolean,
+                                  "record every CUDA runtime/driver API call (default: launches, copies, syncs, "
+                                  "allocations, graphs)")),
+        param(&T::summary,
+              field("summary", FieldKind::InputPath, "summarise an existing trace (any format goblin reads) instead")));
     v.result_schema = Json{{"type", "object"}, {"description", "goblin.trace/1, or one trace's summary (--summary)"}};
     v.writes = true;
     v.doors = kLocal;
@@ -460,7 +508,6 @@ void add_run_verbs(std::vector<Verb>& out) {
         in.push_back(r.result["main_trace"].get<std::string>());
       return in;
     };
-    v.run = trace_verb;
     out.push_back(std::move(v));
   }
 }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "app/registry.h"
+#include "app/trace_verbs.h"
 #include "core/dir_walk.h"
 #include "core/text.h"
 
@@ -290,18 +291,14 @@ VerbResult profile_server_verb(const ProfileServerRequest& rq, const Request& wh
   res["trace"] = trace;
   res["waited_s"] = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  // Triage at once, with the triage verb itself (same artifacts, same result).
-  const Verb* triage = find_verb("triage");
-  Json targs = {{"path", Json::array({trace})}, {"out", (out / "triage").string()}};
-  if (!stage.empty()) targs["stage"] = stage;
-  // The architecture the results are for, and the run's linkage, mean what they mean to triage.
-  const store::Linkage link = request_linkage(whole);
-  for (const auto& [k, value] : {std::pair{"target_arch", rq.target_arch}, std::pair{"experiment", link.experiment_id},
-                                 std::pair{"trial", link.trial_id}})
-    if (!value.empty()) targs[k] = value;
-  auto treq = make_request(*triage, targs, ctx.door, nullptr);
-  if (!treq) return fail(treq.error());
-  VerbResult tr = triage->run(*treq, ctx);
+  // Triage at once, with the triage verb's own function (same artifacts, same result). The
+  // architecture the results are for, and the run's linkage, mean what they mean to triage.
+  TriageRequest treq;
+  treq.path = {trace};
+  treq.out = (out / "triage").string();
+  treq.stage = stage;
+  treq.target_arch = rq.target_arch;
+  VerbResult tr = triage(treq, request_linkage(whole), ctx);
   res["triage"] = tr.result;
   vr.result = std::move(res);
   vr.error = tr.error;

@@ -21,6 +21,7 @@
 #include "app/metrics_text.h"
 #include "app/per_rank.h"
 #include "app/registry.h"
+#include "app/trace_verbs.h"
 #include "core/io.h"
 #include "model/warning_json.h"
 #include "trace/load.h"
@@ -61,13 +62,6 @@ Json per_rank_schema(Json one, const char* key) {
 }
 
 // ---- triage ---------------------------------------------------------------------------------
-
-struct TriageRequest {
-  std::vector<std::string> path;
-  std::string out, stage, target_arch, capture;
-  int64_t top = 15;
-  bool by_module = false;
-};
 
 VerbResult triage_one(const TriageRequest& rq, const store::Linkage& link, Context& ctx, const std::string& trace,
                       const std::string& out, const Timeline** tl_out, trace::LoadedTrace* keep) {
@@ -129,12 +123,13 @@ VerbResult triage_one(const TriageRequest& rq, const store::Linkage& link, Conte
   return vr;
 }
 
-VerbResult triage_verb(const TriageRequest& rq, const Request& whole, Context& ctx) {
+}  // namespace
+
+VerbResult triage(const TriageRequest& rq, const store::Linkage& link, Context& ctx) {
   std::string out = rq.out;
   if (out.empty()) {
     ASSIGN_OR_RETURN(out, ctx.output_dir("triage"));
   }
-  const store::Linkage link = request_linkage(whole);
   const auto& paths = rq.path;
   if (paths.size() == 1) return triage_one(rq, link, ctx, paths[0], out, nullptr, nullptr);
   trace::LoadedTrace keep;
@@ -150,6 +145,8 @@ VerbResult triage_verb(const TriageRequest& rq, const Request& whole, Context& c
   all.result["out_dir"] = out;
   return all;
 }
+
+namespace {
 
 // ---- metrics --------------------------------------------------------------------------------
 
@@ -367,7 +364,7 @@ void add_trace_verbs(std::vector<Verb>& out) {
               false};
     using T = TriageRequest;
     typed_request<T>(
-        v, triage_verb,
+        v, [](const T& rq, const Request& whole, Context& ctx) { return triage(rq, request_linkage(whole), ctx); },
         param(&T::path,
               trace_paths("Trace file or run directory (Kineto, rocprofv3, Nsight, ...); several: one per rank")),
         param(&T::out, o), param(&T::stage, stage), param(&T::target_arch, arch),
