@@ -322,194 +322,197 @@ Field mcp_config() {
   return f;
 }
 
+Verb declare_profile() {
+  Verb v;
+  v.cli_path = {"profile"};
+  v.tool = "profile_run";
+  v.audit_step = 2;
+  // MCP: it records its run in the session (compare_runs reads it), so it runs in the server
+  // process, and a stopped call ends through the live runner's process groups.
+  v.session_bound = true;
+  v.title = "Profile a short run";
+  v.summary =
+      "Profile a short window of a live run (warm-up excluded), switched on from outside the script: goblin's CUPTI "
+      "tracer recording only the window (the same number of unrecorded steps just before it are timed, so run.json "
+      "says what the tracer cost this run) or torch.profiler; GPU telemetry every 200 ms; everything in a run "
+      "directory. Exit 7: no GPU/profiler; 8: workload crash, hang, OOM.";
+  v.description =
+      "CLI and Python: the result is run.json. MCP (profile_run): RunMetrics + additive waste budget "
+      "of a short profiled run of the config. Live only with --allow-live on a GPU machine (goblin's own profile "
+      "runner); otherwise from the session's --replay recordings; otherwise ok=false. Never invents results.";
+  v.examples =
+      "  goblin profile workloads/configs/base.yaml -o out/prof      the reference workload, profiled\n"
+      "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"
+      "  goblin profile hf.yaml --script train_hf.py -- {config}       an unmodified script, timed by the hook\n";
+  Field o = field("out", FieldKind::OutputDir, "run directory (default runs/profile-<time>)");
+  o.cli = "-o,--out";
+  Field tracer = field("tracer", FieldKind::String,
+                       "cupti (goblin's CUPTI tracer: CUPTI activity buffers, recording only the window) or torch "
+                       "(torch.profiler); default cupti where libgoblin_cupti.so and an NVIDIA GPU are found, else "
+                       "torch. run.json says which ran");
+  tracer.choices = {"cupti", "torch"};
+  // Two positionals, not one list: CLI11 ends a positional list at the first option, so in
+  // `CONFIG --script FILE -- ARGS` the ARGS need a positional of their own.
+  using P = ProfileRequest;
+  typed_request<P>(
+      v, profile_verb,
+      param(&P::config, positional(field("config", FieldKind::String,
+                                         "CONFIG (run workloads/train.py on it), or after `--` the command to "
+                                         "profile"))),
+      param(&P::args, positional(field("args", FieldKind::StringList,
+                                       "the command's arguments (after `--`), or --script's (with {config})"))),
+      param(&P::config, mcp_config()),
+      param(&P::steps, shown(field("steps", FieldKind::Integer, "profiled steps (optimizer steps)"), 5)),
+      param(&P::steps, field("steps", FieldKind::Integer, "profiled steps (live runs; default: the runner's 5)", kMcp)),
+      param(&P::warmup, shown(field("warmup", FieldKind::Integer, "steps before the window (excluded)"), 5)),
+      param(&P::out, o),
+      param(&P::harness, field("harness", FieldKind::String,
+                               "goblin-contract training script for CONFIG (takes CONFIG --steps --warmup --result; "
+                               "default workloads/train.py)")),
+      param(&P::harness_old, hidden_old_harness()),
+      param(&P::script,
+            field("script", FieldKind::String,
+                  "the user's unmodified training script: goblin's hook times its optimizer steps and writes the "
+                  "result (tokens/step from CONFIG's batch x seq x accumulation); goblin profile CONFIG --script "
+                  "train.py [-- ARGS with {config}]")),
+      param(&P::timeout,
+            shown(field("timeout", FieldKind::Number, "seconds before the run counts as hung and is killed"), 900)),
+      param(&P::tokens_per_step,
+            field("tokens_per_step", FieldKind::Integer, "tokens per step, for `-- CMD` (tokens/s in the metadata)")),
+      param(&P::tracer, tracer),
+      param(&P::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
+                                    "run even when no GPU is found (stand-in workloads, CPU tests)")));
+  v.result_schema = Json{{"type", "object"},
+                         {"description",
+                          "run.json of the run directory (CLI, Python), or RunMetrics with goblin_run {id, runner, "
+                          "notes} (MCP profile_run)"}};
+  v.audit_budget = true;
+  v.writes = true;
+  v.doors = kCli | kMcp | kPython;
+  // The run directory (run.json's run_dir), as goblin store add reads it; a session measurement
+  // (MCP) has none and records its result.
+  v.record_folder = [](const Request&, const VerbResult& r) {
+    return r.result.is_object() && r.result.contains("run_dir") && r.result["run_dir"].is_string()
+               ? r.result["run_dir"].get<std::string>()
+               : std::string();
+  };
+  return v;
+}
+
+Verb declare_bench() {
+  Verb v;
+  v.cli_path = {"bench"};
+  v.tool = "benchmark";
+  v.audit_step = 5;
+  v.session_bound = true;  // as profile_run
+  v.title = "Benchmark a config";
+  v.summary =
+      "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
+      "fixed random seed), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
+      "Exit 7: no GPU; 8: workload crash, hang, OOM.";
+  v.description =
+      "CLI and Python: the result is goblin.bench/1 (per side runs, interval, noise floor, telemetry, comparison). "
+      "MCP (benchmark): unprofiled timing of the config (the original, then propose_patch's new_config). Live only "
+      "with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the session's --replay "
+      "recordings; otherwise ok=false.";
+  v.examples =
+      "  goblin bench workloads/configs/base.yaml --repeats 5          median + 95% interval\n"
+      "  goblin bench base.yaml --against tuned.yaml --repeats 4       A B A B ..., speedup with interval\n";
+  Field repeats = shown(field("repeats", FieldKind::Integer, "runs per config"), 5);
+  repeats.min = 1;
+  repeats.max = 1000;
+  using B = BenchVerbRequest;
+  typed_request<B>(
+      v, bench_verb, param(&B::config, positional(field("config", FieldKind::InputPath, "workload config (A)"), true)),
+      param(&B::script_args,
+            positional(field("script_args", FieldKind::StringList, "arguments for --script (after --)"))),
+      param(&B::config, mcp_config()),
+      param(&B::against,
+            field("against", FieldKind::InputPath, "second config (B); speedup = A step time / B step time")),
+      param(&B::steps, shown(field("steps", FieldKind::Integer, "measured steps per run"), 20)),
+      param(&B::steps,
+            field("steps", FieldKind::Integer, "timed steps per run (live; default: the runner's 20)", kMcp)),
+      param(&B::warmup, shown(field("warmup", FieldKind::Integer, "excluded warm-up steps per run"), 5)),
+      param(&B::repeats, repeats),
+      param(&B::harness, field("harness", FieldKind::String,
+                               "goblin-contract training script (takes CONFIG --steps --warmup --result; default "
+                               "workloads/train.py)")),
+      param(&B::harness_old, hidden_old_harness()),
+      param(&B::script, field("script", FieldKind::String,
+                              "the user's unmodified training script, timed by goblin's hook (result written for "
+                              "it); arguments after --, {config} = the config of each side")),
+      param(&B::timeout,
+            shown(field("timeout", FieldKind::Number, "seconds per run before it counts as hung and is killed"), 900)),
+      param(&B::work_dir,
+            field("work_dir", FieldKind::OutputDir, "keep per-run logs here (default: a temporary directory)")),
+      param(&B::emit_sides, field("emit_sides", FieldKind::OutputDir,
+                                  "with --against: also write DIR/before.json and DIR/after.json, one side each, "
+                                  "for goblin compare")),
+      param(&B::no_cache, field("no_cache", FieldKind::Boolean, "always re-measure")),
+      param(&B::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
+                                    "run even when no GPU is found (stand-in workloads, CPU tests)")));
+  v.result_schema = Json{{"type", "object"},
+                         {"description",
+                          "goblin.bench/1 (CLI, Python), or RunMetrics with goblin_run {id, runner, notes, "
+                          "per_run_step_time_s} (MCP benchmark)"}};
+  v.audit_budget = true;
+  v.writes = true;
+  v.doors = kCli | kMcp | kPython;
+  return v;
+}
+
+Verb declare_trace() {
+  Verb v;
+  v.cli_path = {"trace"};
+  v.title = "Trace a program with goblin's CUPTI tracer";
+  v.summary =
+      "Run any program under goblin's CUPTI tracer (libgoblin_cupti.so through CUDA_INJECTION64_PATH: no change "
+      "to the program, no torch.profiler) and summarise what it captured. Each CUDA process writes "
+      "DIR/goblin_cupti_<pid>.json.gz, a Kineto-compatible trace every goblin verb reads (info, triage, metrics, "
+      "perfetto-fix). NVTX ranges named ProfilerStep#N become steps. Exit 7: tracer library missing; 8: the "
+      "command failed and nothing was traced.";
+  v.description = "The result is goblin.trace/1: the command's exit, one summary per trace written, main_trace.";
+  v.examples =
+      "  goblin trace -o out/tr -- python3 train.py --steps 20       trace a whole run\n"
+      "  goblin trace -o out/tr -- ./my_cuda_app arg1                 any CUDA program\n"
+      "  goblin metrics out/tr/goblin_cupti_1234.json.gz              analyse what was traced\n"
+      "  goblin trace --summary run/trace.json.gz --json              the same summary for any trace\n";
+  Field o = field("out", FieldKind::OutputDir, "output folder (default ./goblin-trace)");
+  o.cli = "-o,--out";
+  o.default_value = "goblin-trace";
+  using T = TraceVerbRequest;
+  typed_request<T>(
+      v, trace_verb,
+      param(&T::command, positional(field("command", FieldKind::StringList,
+                                          "after `--`: the program and its "
+                                          "arguments"))),
+      param(&T::out, o),
+      param(&T::timeout, field("timeout", FieldKind::Number, "seconds before the program is killed (default: none)")),
+      param(&T::all_apis, field("all_apis", FieldKind::Boolean,
+                                "record every CUDA runtime/driver API call (default: launches, copies, syncs, "
+                                "allocations, graphs)")),
+      param(&T::summary,
+            field("summary", FieldKind::InputPath, "summarise an existing trace (any format goblin reads) instead")));
+  v.result_schema = Json{{"type", "object"}, {"description", "goblin.trace/1, or one trace's summary (--summary)"}};
+  v.writes = true;
+  v.doors = kLocal;
+  // The trace it wrote is the run's input: hashed, so the dashboard's comparison can diff it.
+  v.record_inputs = [](const Request& rq, const VerbResult& r) {
+    std::vector<std::string> in;
+    if (!rq.has("summary") && r.result.is_object() && r.result.contains("main_trace") &&
+        r.result["main_trace"].is_string())
+      in.push_back(r.result["main_trace"].get<std::string>());
+    return in;
+  };
+  return v;
+}
+
 }  // namespace
 
 void add_run_verbs(std::vector<Verb>& out) {
-  {
-    Verb v;
-    v.cli_path = {"profile"};
-    v.tool = "profile_run";
-    v.audit_step = 2;
-    // MCP: it records its run in the session (compare_runs reads it), so it runs in the server
-    // process, and a stopped call ends through the live runner's process groups.
-    v.session_bound = true;
-    v.title = "Profile a short run";
-    v.summary =
-        "Profile a short window of a live run (warm-up excluded), switched on from outside the script: goblin's CUPTI "
-        "tracer recording only the window (the same number of unrecorded steps just before it are timed, so run.json "
-        "says what the tracer cost this run) or torch.profiler; GPU telemetry every 200 ms; everything in a run "
-        "directory. Exit 7: no GPU/profiler; 8: workload crash, hang, OOM.";
-    v.description =
-        "CLI and Python: the result is run.json. MCP (profile_run): RunMetrics + additive waste budget "
-        "of a short profiled run of the config. Live only with --allow-live on a GPU machine (goblin's own profile "
-        "runner); otherwise from the session's --replay recordings; otherwise ok=false. Never invents results.";
-    v.examples =
-        "  goblin profile workloads/configs/base.yaml -o out/prof      the reference workload, profiled\n"
-        "  goblin profile --steps 10 -o out/prof -- python train.py --cfg my.yaml\n"
-        "  goblin profile hf.yaml --script train_hf.py -- {config}       an unmodified script, timed by the hook\n";
-    Field o = field("out", FieldKind::OutputDir, "run directory (default runs/profile-<time>)");
-    o.cli = "-o,--out";
-    Field tracer = field("tracer", FieldKind::String,
-                         "cupti (goblin's CUPTI tracer: CUPTI activity buffers, recording only the window) or torch "
-                         "(torch.profiler); default cupti where libgoblin_cupti.so and an NVIDIA GPU are found, else "
-                         "torch. run.json says which ran");
-    tracer.choices = {"cupti", "torch"};
-    // Two positionals, not one list: CLI11 ends a positional list at the first option, so in
-    // `CONFIG --script FILE -- ARGS` the ARGS need a positional of their own.
-    using P = ProfileRequest;
-    typed_request<P>(
-        v, profile_verb,
-        param(&P::config, positional(field("config", FieldKind::String,
-                                           "CONFIG (run workloads/train.py on it), or after `--` the command to "
-                                           "profile"))),
-        param(&P::args, positional(field("args", FieldKind::StringList,
-                                         "the command's arguments (after `--`), or --script's (with {config})"))),
-        param(&P::config, mcp_config()),
-        param(&P::steps, shown(field("steps", FieldKind::Integer, "profiled steps (optimizer steps)"), 5)),
-        param(&P::steps,
-              field("steps", FieldKind::Integer, "profiled steps (live runs; default: the runner's 5)", kMcp)),
-        param(&P::warmup, shown(field("warmup", FieldKind::Integer, "steps before the window (excluded)"), 5)),
-        param(&P::out, o),
-        param(&P::harness, field("harness", FieldKind::String,
-                                 "goblin-contract training script for CONFIG (takes CONFIG --steps --warmup --result; "
-                                 "default workloads/train.py)")),
-        param(&P::harness_old, hidden_old_harness()),
-        param(&P::script,
-              field("script", FieldKind::String,
-                    "the user's unmodified training script: goblin's hook times its optimizer steps and writes the "
-                    "result (tokens/step from CONFIG's batch x seq x accumulation); goblin profile CONFIG --script "
-                    "train.py [-- ARGS with {config}]")),
-        param(&P::timeout,
-              shown(field("timeout", FieldKind::Number, "seconds before the run counts as hung and is killed"), 900)),
-        param(&P::tokens_per_step,
-              field("tokens_per_step", FieldKind::Integer, "tokens per step, for `-- CMD` (tokens/s in the metadata)")),
-        param(&P::tracer, tracer),
-        param(&P::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
-                                      "run even when no GPU is found (stand-in workloads, CPU tests)")));
-    v.result_schema = Json{{"type", "object"},
-                           {"description",
-                            "run.json of the run directory (CLI, Python), or RunMetrics with goblin_run {id, runner, "
-                            "notes} (MCP profile_run)"}};
-    v.audit_budget = true;
-    v.writes = true;
-    v.doors = kCli | kMcp | kPython;
-    // The run directory (run.json's run_dir), as goblin store add reads it; a session measurement
-    // (MCP) has none and records its result.
-    v.record_folder = [](const Request&, const VerbResult& r) {
-      return r.result.is_object() && r.result.contains("run_dir") && r.result["run_dir"].is_string()
-                 ? r.result["run_dir"].get<std::string>()
-                 : std::string();
-    };
-    out.push_back(std::move(v));
-  }
-  {
-    Verb v;
-    v.cli_path = {"bench"};
-    v.tool = "benchmark";
-    v.audit_step = 5;
-    v.session_bound = true;  // as profile_run
-    v.title = "Benchmark a config";
-    v.summary =
-        "Unprofiled timing of a live run: R repeats, median step time with a bootstrap 95% interval (2000 resamples, "
-        "fixed random seed), A/A noise floor, clocks/power/temperature; --against B interleaves A B A B. Cached. "
-        "Exit 7: no GPU; 8: workload crash, hang, OOM.";
-    v.description =
-        "CLI and Python: the result is goblin.bench/1 (per side runs, interval, noise floor, telemetry, comparison). "
-        "MCP (benchmark): unprofiled timing of the config (the original, then propose_patch's new_config). Live only "
-        "with --allow-live on a GPU machine (goblin's own bench runner); otherwise from the session's --replay "
-        "recordings; otherwise ok=false.";
-    v.examples =
-        "  goblin bench workloads/configs/base.yaml --repeats 5          median + 95% interval\n"
-        "  goblin bench base.yaml --against tuned.yaml --repeats 4       A B A B ..., speedup with interval\n";
-    Field repeats = shown(field("repeats", FieldKind::Integer, "runs per config"), 5);
-    repeats.min = 1;
-    repeats.max = 1000;
-    using B = BenchVerbRequest;
-    typed_request<B>(
-        v, bench_verb,
-        param(&B::config, positional(field("config", FieldKind::InputPath, "workload config (A)"), true)),
-        param(&B::script_args,
-              positional(field("script_args", FieldKind::StringList, "arguments for --script (after --)"))),
-        param(&B::config, mcp_config()),
-        param(&B::against,
-              field("against", FieldKind::InputPath, "second config (B); speedup = A step time / B step time")),
-        param(&B::steps, shown(field("steps", FieldKind::Integer, "measured steps per run"), 20)),
-        param(&B::steps,
-              field("steps", FieldKind::Integer, "timed steps per run (live; default: the runner's 20)", kMcp)),
-        param(&B::warmup, shown(field("warmup", FieldKind::Integer, "excluded warm-up steps per run"), 5)),
-        param(&B::repeats, repeats),
-        param(&B::harness, field("harness", FieldKind::String,
-                                 "goblin-contract training script (takes CONFIG --steps --warmup --result; default "
-                                 "workloads/train.py)")),
-        param(&B::harness_old, hidden_old_harness()),
-        param(&B::script, field("script", FieldKind::String,
-                                "the user's unmodified training script, timed by goblin's hook (result written for "
-                                "it); arguments after --, {config} = the config of each side")),
-        param(
-            &B::timeout,
-            shown(field("timeout", FieldKind::Number, "seconds per run before it counts as hung and is killed"), 900)),
-        param(&B::work_dir,
-              field("work_dir", FieldKind::OutputDir, "keep per-run logs here (default: a temporary directory)")),
-        param(&B::emit_sides, field("emit_sides", FieldKind::OutputDir,
-                                    "with --against: also write DIR/before.json and DIR/after.json, one side each, "
-                                    "for goblin compare")),
-        param(&B::no_cache, field("no_cache", FieldKind::Boolean, "always re-measure")),
-        param(&B::allow_no_gpu, field("allow_no_gpu", FieldKind::Boolean,
-                                      "run even when no GPU is found (stand-in workloads, CPU tests)")));
-    v.result_schema = Json{{"type", "object"},
-                           {"description",
-                            "goblin.bench/1 (CLI, Python), or RunMetrics with goblin_run {id, runner, notes, "
-                            "per_run_step_time_s} (MCP benchmark)"}};
-    v.audit_budget = true;
-    v.writes = true;
-    v.doors = kCli | kMcp | kPython;
-    out.push_back(std::move(v));
-  }
-  {
-    Verb v;
-    v.cli_path = {"trace"};
-    v.title = "Trace a program with goblin's CUPTI tracer";
-    v.summary =
-        "Run any program under goblin's CUPTI tracer (libgoblin_cupti.so through CUDA_INJECTION64_PATH: no change "
-        "to the program, no torch.profiler) and summarise what it captured. Each CUDA process writes "
-        "DIR/goblin_cupti_<pid>.json.gz, a Kineto-compatible trace every goblin verb reads (info, triage, metrics, "
-        "perfetto-fix). NVTX ranges named ProfilerStep#N become steps. Exit 7: tracer library missing; 8: the "
-        "command failed and nothing was traced.";
-    v.description = "The result is goblin.trace/1: the command's exit, one summary per trace written, main_trace.";
-    v.examples =
-        "  goblin trace -o out/tr -- python3 train.py --steps 20       trace a whole run\n"
-        "  goblin trace -o out/tr -- ./my_cuda_app arg1                 any CUDA program\n"
-        "  goblin metrics out/tr/goblin_cupti_1234.json.gz              analyse what was traced\n"
-        "  goblin trace --summary run/trace.json.gz --json              the same summary for any trace\n";
-    Field o = field("out", FieldKind::OutputDir, "output folder (default ./goblin-trace)");
-    o.cli = "-o,--out";
-    o.default_value = "goblin-trace";
-    using T = TraceVerbRequest;
-    typed_request<T>(
-        v, trace_verb,
-        param(&T::command, positional(field("command", FieldKind::StringList,
-                                            "after `--`: the program and its "
-                                            "arguments"))),
-        param(&T::out, o),
-        param(&T::timeout, field("timeout", FieldKind::Number, "seconds before the program is killed (default: none)")),
-        param(&T::all_apis, field("all_apis", FieldKind::Boolean,
-                                  "record every CUDA runtime/driver API call (default: launches, copies, syncs, "
-                                  "allocations, graphs)")),
-        param(&T::summary,
-              field("summary", FieldKind::InputPath, "summarise an existing trace (any format goblin reads) instead")));
-    v.result_schema = Json{{"type", "object"}, {"description", "goblin.trace/1, or one trace's summary (--summary)"}};
-    v.writes = true;
-    v.doors = kLocal;
-    // The trace it wrote is the run's input: hashed, so the dashboard's comparison can diff it.
-    v.record_inputs = [](const Request& rq, const VerbResult& r) {
-      std::vector<std::string> in;
-      if (!rq.has("summary") && r.result.is_object() && r.result.contains("main_trace") &&
-          r.result["main_trace"].is_string())
-        in.push_back(r.result["main_trace"].get<std::string>());
-      return in;
-    };
-    out.push_back(std::move(v));
-  }
+  out.push_back(declare_profile());
+  out.push_back(declare_bench());
+  out.push_back(declare_trace());
 }
 
 }  // namespace goblin::app
