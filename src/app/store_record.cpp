@@ -2,6 +2,8 @@
 // every door, in app::run_verb. The inputs are the request's path fields, hashed now.
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "app/registry.h"
 #include "config/workload_config.h"
 #include "store/import.h"
@@ -9,23 +11,53 @@
 
 namespace goblin::app {
 
-std::vector<Field> record_fields() {
+namespace {
+
+// The fields every recording verb gets, and the struct they are read into.
+struct RecordRequest {
+  std::optional<std::string> store;
+  store::Linkage link;
+};
+
+const auto& record_params() {
   // CLI and Python only: over MCP the store is the server's ($GOBLIN_STORE), not the caller's.
-  const unsigned doors = kCli | kPython;
-  Field store{"store", FieldKind::String,
-              "Record the result as a run in this store (sqlite:///path.db, postgresql://...; default $GOBLIN_STORE)"};
-  Field exp{"experiment", FieldKind::String, "Experiment id the recorded run belongs to (with --store)"};
-  Field trial{"trial", FieldKind::String, "Trial id the recorded run belongs to (with --store)"};
-  Field wl{"workload", FieldKind::String,
-           "Workload name trends and goblin gate group the recorded run by (with --store)"};
-  Field tag{"tag", FieldKind::StringList, "Tags of the recorded run (with --store)"};
-  std::vector<Field> out = {store, exp, trial, wl, tag};
-  for (Field& f : out) f.doors = doors;
-  return out;
+  auto f = [](const char* name, FieldKind k, const char* help) {
+    Field x{name, k, help};
+    x.doors = kCli | kPython;
+    return x;
+  };
+  using R = RecordRequest;
+  using L = store::Linkage;
+  static const auto params = std::tuple{
+      param(&R::store, f("store", FieldKind::String,
+                         "Record the result as a run in this store (sqlite:///path.db, postgresql://...; default "
+                         "$GOBLIN_STORE)")),
+      param(&R::link, &L::experiment_id,
+            f("experiment", FieldKind::String, "Experiment id the recorded run belongs to (with --store)")),
+      param(&R::link, &L::trial_id,
+            f("trial", FieldKind::String, "Trial id the recorded run belongs to (with --store)")),
+      param(&R::link, &L::workload,
+            f("workload", FieldKind::String,
+              "Workload name trends and goblin gate group the recorded run by (with --store)")),
+      param(&R::link, &L::tags, f("tag", FieldKind::StringList, "Tags of the recorded run (with --store)"))};
+  return params;
+}
+
+// A request the door validated holds these fields with their types; one that did not (a verb's
+// own Request built by hand) reads as "not given".
+RecordRequest record_request(const Request& rq) {
+  auto r = std::apply([&](const auto&... p) { return read_request<RecordRequest>(rq, p...); }, record_params());
+  return r ? *r : RecordRequest{};
+}
+
+}  // namespace
+
+std::vector<Field> record_fields() {
+  return std::apply([](const auto&... p) { return std::vector<Field>{p.field...}; }, record_params());
 }
 
 void record_result(const Verb& v, const Request& rq, VerbResult& r) {
-  const std::string url = rq.has("store") ? rq.str("store") : store::default_store_url();
+  const std::string url = record_request(rq).store.value_or(store::default_store_url());
   if (url.empty()) return;
   std::vector<std::string> inputs;
   for (const Field& f : v.request) {
@@ -45,14 +77,7 @@ void record_result(const Verb& v, const Request& rq, VerbResult& r) {
   store_run(url, std::move(rec), r);
 }
 
-store::Linkage request_linkage(const Request& rq) {
-  store::Linkage link;
-  link.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
-  link.trial_id = rq.has("trial") ? rq.str("trial") : "";
-  link.workload = rq.has("workload") ? rq.str("workload") : "";
-  if (rq.has("tag")) link.tags = rq.strings("tag");
-  return link;
-}
+store::Linkage request_linkage(const Request& rq) { return record_request(rq).link; }
 
 void store_run(const std::string& url, Result<store::RunRecord> rec, VerbResult& r) {
   auto fail = [&](const Error& e) {

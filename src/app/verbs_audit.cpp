@@ -34,32 +34,20 @@ Field positional(Field f) {
   return f;
 }
 
-// A JSON document argument: the object itself (JSON doors), or a path to a file holding it.
-Result<Json> json_arg(const Request& rq, const std::string& name) {
-  const Json& v = rq.json(name);
-  if (v.is_object()) return v;
-  ASSIGN_OR_RETURN(auto text, read_all(v.get<std::string>()));
-  try {
-    return Json::parse(text);
-  } catch (const std::exception& e) {
-    return make_error(ErrorKind::Malformed, std::string("not JSON: ") + e.what(), v.get<std::string>());
-  }
-}
-Result<audit::RunInput> run_input_arg(const Request& rq, const std::string& name) {
-  const Json& v = rq.json(name);
+Result<audit::RunInput> run_input_arg(const Json& v, const std::string& name) {
   if (v.is_string()) return audit::load_run_input(v.get<std::string>());
   return audit::run_input_from_json(v, name);
 }
 
 // ---- parse-config ---------------------------------------------------------------------------
 
-VerbResult parse_config_verb(const Request& rq, Context&) {
-  VerbResult r;
-  auto c = config::parse_config_file(rq.str("file_path"));
-  if (!c) return fail(c.error());
-  r.result = config::config_to_json(*c);
-  r.human = config::config_to_text(*c);
-  return r;
+struct ParseConfigRequest {
+  std::string file_path;
+};
+
+VerbResult parse_config_verb(const ParseConfigRequest& rq, Context&) {
+  ASSIGN_OR_RETURN(const auto c, config::parse_config_file(rq.file_path));
+  return VerbResult{config::config_to_json(c), std::nullopt, config::config_to_text(c)};
 }
 
 // ---- kb -------------------------------------------------------------------------------------
@@ -72,10 +60,15 @@ VerbResult with_rule_base(Context& ctx, const std::function<void(const audit::Ru
   return r;
 }
 
-VerbResult kb_query_verb(const Request& rq, Context& ctx) {
+struct KbQueryRequest {
+  std::vector<std::string> symptoms;
+  int64_t top = 5;
+};
+
+VerbResult kb_query_verb(const KbQueryRequest& rq, Context& ctx) {
   return with_rule_base(ctx, [&](const audit::RuleBase& base, VerbResult& r) {
-    const auto symptoms = rq.strings("symptoms");
-    auto hits = audit::kb_query(base, symptoms, static_cast<int>(rq.integer("top")));
+    const auto& symptoms = rq.symptoms;
+    auto hits = audit::kb_query(base, symptoms, static_cast<int>(rq.top));
     r.result["queries"] = symptoms;
     r.result["hits"] = Json::array();
     std::vector<std::string> ids;
@@ -109,11 +102,15 @@ VerbResult kb_lint_verb(const Request&, Context& ctx) {
   });
 }
 
-VerbResult kb_show_verb(const Request& rq, Context& ctx) {
+struct KbShowRequest {
+  std::string id;
+};
+
+VerbResult kb_show_verb(const KbShowRequest& rq, Context& ctx) {
   return with_rule_base(ctx, [&](const audit::RuleBase& base, VerbResult& r) {
-    const audit::Rule* rule = base.find(rq.str("id"));
+    const audit::Rule* rule = base.find(rq.id);
     if (!rule) {
-      r.error = make_error(ErrorKind::NotFound, "no rule '" + rq.str("id") + "' (see `goblin kb list`)");
+      r.error = make_error(ErrorKind::NotFound, "no rule '" + rq.id + "' (see `goblin kb list`)");
       return;
     }
     r.result = audit::rule_to_json(*rule);
@@ -151,12 +148,20 @@ std::string patch_text(const audit::Patch& p) {
   return os;
 }
 
-VerbResult patch_verb(const Request& rq, Context& ctx) {
+struct PatchRequest {
+  Json config;  // a path, or the WorkloadConfig dict parse_config returned
+  std::vector<std::string> rule_ids;
+  Json rules;    // query_kb's hits or Rule objects
+  Json metrics;  // RunMetrics, or a path to them; null when not given
+  std::string vendor, out;
+};
+
+VerbResult patch_verb(const PatchRequest& rq, Context& ctx) {
   VerbResult r;
   // The config: a file, or the WorkloadConfig dict parse_config returned (its source_file is the
   // file the patch is written into, confined like any other path the caller names).
   std::string file;
-  const Json& c = rq.json("config");
+  const Json& c = rq.config;
   if (c.is_string()) {
     file = c.get<std::string>();
   } else {
@@ -171,10 +176,10 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
     file = *p;
   }
   audit::PatchOptions po;
-  po.rule_ids = rq.strings("rule_ids");
+  po.rule_ids = rq.rule_ids;
   // Rule objects (the audit agent's older shape, `kb show`'s: `id`) or query_kb's hits (`rule_id`):
   // only their ids are used. An object with neither is refused rather than skipped in silence.
-  for (const auto& x : rq.json("rules")) {
+  for (const auto& x : rq.rules) {
     const char* key = x.is_object() && x.contains("id") ? "id" : "rule_id";
     if (!x.is_object() || !x.contains(key) || !x[key].is_string())
       return fail(make_error(ErrorKind::Usage,
@@ -187,15 +192,15 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
                            "no rules given: query the rule base first (kb query / query_kb) and pass the rule "
                            "ids it returned (rule_ids, or its Rule objects as rules), or `all`"));
   std::optional<analysis::RunMetrics> m;
-  if (rq.has("metrics")) {
-    const Json& mv = rq.json("metrics");
+  if (!rq.metrics.is_null()) {
+    const Json& mv = rq.metrics;
     auto mm = mv.is_string() ? analysis::load_metrics_file(mv.get<std::string>())
                              : analysis::metrics_from_json(mv, "metrics");
     if (!mm) return fail(mm.error());
     m = *mm;
   }
   po.metrics = m ? &*m : nullptr;
-  po.vendor = rq.str("vendor");
+  po.vendor = rq.vendor;
   auto kb = knowledge(ctx);
   if (!kb) return fail(kb.error());
   auto p = audit::make_patch(file, po, **kb);
@@ -207,7 +212,7 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
     r.human = p->result.diff;
     return r;
   }
-  std::string out = rq.str("out");
+  std::string out = rq.out;
   if (out.empty() && ctx.output_dir) {  // a door that picks the place: beside the session's reports
     auto d = ctx.output_dir("patch");
     if (!d) return fail(d.error());
@@ -226,31 +231,34 @@ VerbResult patch_verb(const Request& rq, Context& ctx) {
 
 // ---- compare --------------------------------------------------------------------------------
 
-VerbResult compare_verb(const Request& rq, Context& ctx) {
+struct CompareRequest {
+  Json before, after, patch, profiled_before;  // each an object or a path to one; null when not given
+  std::string workload_name, out;
+};
+
+VerbResult compare_verb(const CompareRequest& rq, const Request& whole, Context& ctx) {
   VerbResult r;
-  auto b = run_input_arg(rq, "before");
+  auto b = run_input_arg(rq.before, "before");
   if (!b) return fail(b.error());
-  auto a = run_input_arg(rq, "after");
+  auto a = run_input_arg(rq.after, "after");
   if (!a) return fail(a.error());
   auto p =
-      rq.json("patch").is_string() ? audit::load_patch_file(rq.str("patch")) : audit::patch_from_json(rq.json("patch"));
+      rq.patch.is_string() ? audit::load_patch_file(rq.patch.get<std::string>()) : audit::patch_from_json(rq.patch);
   if (!p) return fail(p.error());
-  auto kb = knowledge(ctx);
-  if (!kb) return fail(kb.error());
+  ASSIGN_OR_RETURN(auto kb, knowledge(ctx));
   audit::CompareOptions opt;
-  opt.workload_name = rq.str("workload_name");
-  opt.kb = &(*kb)->rules;
-  if (rq.has("profiled_before")) {
-    auto pm = run_input_arg(rq, "profiled_before");
-    if (!pm) return fail(pm.error());
-    opt.profiled_before = pm->metrics;
+  opt.workload_name = rq.workload_name;
+  opt.kb = &kb->rules;
+  if (!rq.profiled_before.is_null()) {
+    ASSIGN_OR_RETURN(const auto pm, run_input_arg(rq.profiled_before, "profiled_before"));
+    opt.profiled_before = pm.metrics;
   }
-  if (ctx.enrich_compare) ctx.enrich_compare(rq.args(), *b, *a, opt);
+  if (ctx.enrich_compare) ctx.enrich_compare(whole.args(), *b, *a, opt);
   auto rep = audit::compare_runs(*b, *a, *p, opt);
   if (!rep) return fail(rep.error());
   r.result = audit::report_to_json(*rep);
   r.human = audit::report_text(*rep);
-  std::string out = rq.str("out");
+  std::string out = rq.out;
   if (out.empty() && ctx.output_dir) {
     auto d = ctx.output_dir("report");
     if (!d) return fail(d.error());
@@ -283,12 +291,14 @@ void add_audit_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin parse-config train.yaml                    every field with the line it came from\n"
         "  goblin parse-config train.py --json               a training script; secrets redacted\n";
-    v.request = {positional(field("file_path", FieldKind::InputPath, "config file: .yaml/.yml, .json, .py, .env/.sh"))};
+    typed_request<ParseConfigRequest>(
+        v, parse_config_verb,
+        param(&ParseConfigRequest::file_path,
+              positional(field("file_path", FieldKind::InputPath, "config file: .yaml/.yml, .json, .py, .env/.sh"))));
     v.result_schema = Json{{"type", "object"},
                            {"description", "the WorkloadConfig: fields, origins, redactions"},
                            {"properties", {{"warnings", warnings_json_schema("what the config scanners noticed")}}}};
     v.audit_budget = true;
-    v.run = parse_config_verb;
     out.push_back(std::move(v));
   }
   {
@@ -312,14 +322,14 @@ void add_audit_verbs(std::vector<Verb>& out) {
     top.min = 1;
     top.max = 1000;
     top.aliases = {"top_k"};
-    v.request = {sym, top};
+    typed_request<KbQueryRequest>(v, kb_query_verb, param(&KbQueryRequest::symptoms, sym),
+                                  param(&KbQueryRequest::top, top));
     v.result_schema = Json{{"type", "object"},
                            {"properties",
                             {{"queries", {{"description", "the symptoms searched"}}},
                              {"hits", {{"description", "rules with score and citation"}}},
                              {"rule_ids", {{"description", "the hits' ids, for patch / propose_patch"}}}}}};
     v.audit_budget = true;
-    v.run = kb_query_verb;
     out.push_back(std::move(v));
   }
   for (const char* sub : {"lint", "show", "list"}) {
@@ -335,8 +345,8 @@ void add_audit_verbs(std::vector<Verb>& out) {
     } else if (s == "show") {
       v.summary = "Print one rule";
       v.examples = "  goblin kb show precision.bf16_amp_over_fp32\n";
-      v.request = {positional(field("id", FieldKind::String, "rule id"))};
-      v.run = kb_show_verb;
+      typed_request<KbShowRequest>(v, kb_show_verb,
+                                   param(&KbShowRequest::id, positional(field("id", FieldKind::String, "rule id"))));
     } else {
       v.summary = "List every rule";
       v.examples = "  goblin kb list --json\n";
@@ -368,26 +378,27 @@ void add_audit_verbs(std::vector<Verb>& out) {
     // which a schema's `required` cannot say, so the verb checks it (patch_verb).
     Field json_rules = field("rule_ids", FieldKind::StringList, "rule ids query_kb returned, or `all` (or pass rules)",
                              "--rules", kJsonDoors);
-    v.request = {
-        cfg,
-        rules,
-        json_rules,
-        field("rules", FieldKind::Array,
-              "query_kb's hits or Rule objects (their `rule_id` or `id` is used), instead of rule_ids", "", kJsonDoors),
-        field("metrics", FieldKind::InputJson,
-              "RunMetrics (goblin metrics --json, or profile_run's result) for evidence and the speedup range"),
-        field("vendor", FieldKind::String, "amd | nvidia, when no metrics say it"),
-        field("out", FieldKind::OutputFile,
-              "write the patched file here (nothing is written if it would not parse back)", "-o,--out,--output",
-              kCli | kPython)};
-    v.request[5].choices = {"amd", "nvidia"};
+    Field vendor = field("vendor", FieldKind::String, "amd | nvidia, when no metrics say it");
+    vendor.choices = {"amd", "nvidia"};
+    using P = PatchRequest;
+    typed_request<P>(
+        v, patch_verb, param(&P::config, cfg), param(&P::rule_ids, rules), param(&P::rule_ids, json_rules),
+        param(&P::rules, field("rules", FieldKind::Array,
+                               "query_kb's hits or Rule objects (their `rule_id` or `id` is used), instead of rule_ids",
+                               "", kJsonDoors)),
+        param(&P::metrics,
+              field("metrics", FieldKind::InputJson,
+                    "RunMetrics (goblin metrics --json, or profile_run's result) for evidence and the speedup range")),
+        param(&P::vendor, vendor),
+        param(&P::out, field("out", FieldKind::OutputFile,
+                             "write the patched file here (nothing is written if it would not parse back)",
+                             "-o,--out,--output", kCli | kPython)));
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "the Patch: new_config, diff, rationale, skipped, findings, predicted "
                             "speedup range, confidence, written_to"}};
     v.audit_budget = true;
     v.writes = true;
-    v.run = patch_verb;
     out.push_back(std::move(v));
   }
   {
@@ -409,26 +420,31 @@ void add_audit_verbs(std::vector<Verb>& out) {
         "--json\n";
     Field patch = field("patch", FieldKind::InputJson, "the patch (goblin patch --json, or propose_patch's result)");
     patch.required = true;
-    v.request = {
-        positional(field("before", FieldKind::InputJson,
-                         "RunMetrics of the baseline (goblin metrics --json, goblin bench --json, or benchmark's "
-                         "result)")),
-        positional(field("after", FieldKind::InputJson, "RunMetrics of the patched run (same shapes)")),
-        patch,
-        field("profiled_before", FieldKind::InputJson,
-              "RunMetrics of a profiled run of the BEFORE config: gives the report BEFORE's waste budget when BEFORE "
-              "is an unprofiled bench, and the profiler perturbation"),
-        field("workload_name", FieldKind::String, "workload name for the report (default: the config's model_name)",
-              "--workload"),
-        field("out", FieldKind::OutputDir, "write report.json, report.md, report.html into this directory",
-              "-o,--out,--output", kCli | kPython)};
+    using C = CompareRequest;
+    typed_request<C>(
+        v, compare_verb,
+        param(&C::before, positional(field("before", FieldKind::InputJson,
+                                           "RunMetrics of the baseline (goblin metrics --json, goblin bench --json, or "
+                                           "benchmark's result)"))),
+        param(&C::after,
+              positional(field("after", FieldKind::InputJson, "RunMetrics of the patched run (same shapes)"))),
+        param(&C::patch, patch),
+        param(&C::profiled_before,
+              field("profiled_before", FieldKind::InputJson,
+                    "RunMetrics of a profiled run of the BEFORE config: gives the report BEFORE's waste budget when "
+                    "BEFORE is an unprofiled bench, and the profiler perturbation")),
+        param(&C::workload_name,
+              field("workload_name", FieldKind::String,
+                    "workload name for the report (default: the config's model_name)", "--workload")),
+        param(&C::out,
+              field("out", FieldKind::OutputDir, "write report.json, report.md, report.html into this directory",
+                    "-o,--out,--output", kCli | kPython)));
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "the Report: speedup actual vs predicted, deltas, waste budgets, "
                             "findings, validity footer, written"}};
     v.audit_budget = true;
     v.writes = true;
-    v.run = compare_verb;
     out.push_back(std::move(v));
   }
 }

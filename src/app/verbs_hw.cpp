@@ -214,57 +214,36 @@ VerbResult run_specs(const SpecsArgs& a, const hw::HwKnowledge& k) {
   return r;
 }
 
-VerbResult specs_verb(const Request& rq, Context& ctx) {
-  SpecsArgs a;
-  a.gpu = rq.str("gpu");
-  a.detect = rq.flag("detect");
-  a.cite = rq.flag("cite");
-  a.list = rq.flag("list");
-  a.measure = rq.flag("measure");
-  a.out = rq.str("out");
-  if (rq.has("python")) a.python = rq.str("python");
-  a.script = rq.str("script");
-  return run_specs(a, *hw_knowledge_of(ctx));
-}
+// The roofline and diagnose requests are the app layer's (app/roofline_run.h, diagnose_run.h)
+// plus the CLI's second spelling of their input.
+struct RooflineVerbRequest : RooflineRequest {
+  std::string ncu;
+};
 
-VerbResult roofline_verb(const Request& rq, Context& ctx) {
-  RooflineRequest a;
-  a.path = rq.str("path");
-  const std::string ncu = rq.str("ncu");
+struct DiagnoseVerbRequest : DiagnoseRequest {
+  std::string ncu_option;
+};
+
+VerbResult roofline_verb(const RooflineVerbRequest& rq, Context& ctx) {
+  RooflineRequest a = rq;
+  const std::string& ncu = rq.ncu;
   if (!ncu.empty() && !a.path.empty() && ncu != a.path)
-    return VerbResult{nullptr, make_error(ErrorKind::Usage, "two inputs given (input and --ncu): pass one"), ""};
+    return make_error(ErrorKind::Usage, "two inputs given (input and --ncu): pass one");
   if (!ncu.empty()) a.path = ncu;
   if (a.path.empty())
-    return VerbResult{
-        nullptr, make_error(ErrorKind::Usage, "pass the input: a trace, a run directory or an Nsight Compute CSV"), ""};
-  a.gpu = rq.str("gpu");
-  a.svg = rq.str("svg");
-  a.top = static_cast<size_t>(rq.integer("top"));
-  a.capture = rq.str("capture");
-  auto kn = analysis_knowledge_of(ctx);
-  if (!kn) return VerbResult{nullptr, kn.error(), ""};
-  return run_roofline(a, **kn);
+    return make_error(ErrorKind::Usage, "pass the input: a trace, a run directory or an Nsight Compute CSV");
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  return run_roofline(a, *kn);
 }
 
-VerbResult diagnose_verb(const Request& rq, Context& ctx) {
-  DiagnoseRequest a;
-  a.ncu = rq.str("ncu_csv");
-  const std::string opt = rq.str("ncu");
+VerbResult diagnose_verb(const DiagnoseVerbRequest& rq, Context& ctx) {
+  DiagnoseRequest a = rq;
+  const std::string& opt = rq.ncu_option;
   if (!opt.empty() && !a.ncu.empty() && opt != a.ncu)
-    return VerbResult{nullptr,
-                      make_error(ErrorKind::Usage, "two Nsight Compute CSVs given (input and --ncu): pass one"), ""};
+    return make_error(ErrorKind::Usage, "two Nsight Compute CSVs given (input and --ncu): pass one");
   if (!opt.empty()) a.ncu = opt;
-  if (rq.has("kernel_id")) a.id = rq.integer("kernel_id");
-  a.kernel_src = rq.str("kernel_source_file");
-  a.problem = rq.str("problem");
-  a.gpu = rq.str("gpu");
-  a.prompt = rq.flag("judge_prompt");
-  a.parse_response = rq.str("parse_response");
   if (a.ncu.empty() && a.parse_response.empty())
-    return VerbResult{
-        nullptr,
-        make_error(ErrorKind::Usage, "pass an Nsight Compute CSV (ncu --csv --page raw), or --parse-response FILE"),
-        ""};
+    return make_error(ErrorKind::Usage, "pass an Nsight Compute CSV (ncu --csv --page raw), or --parse-response FILE");
   return run_diagnose(a, *hw_knowledge_of(ctx));
 }
 
@@ -295,26 +274,28 @@ void add_hw_verbs(std::vector<Verb>& out) {
         "  goblin specs --list                               known ids and aliases\n";
     Field gpu = opt("gpu", FieldKind::String, "GPU id or name (H100-SXM, \"NVIDIA H100 80GB HBM3\", MI300X, ...)");
     gpu.positional = true;
-    v.request = {
-        gpu,
-        opt("detect", FieldKind::Boolean, "identify the GPUs of this machine (nvidia-smi, amd-smi, rocminfo)", "",
-            kCli | kPython),
-        opt("cite", FieldKind::Boolean, "one line per value: <metric>: <value> <unit> <- <source>"),
-        opt("list", FieldKind::Boolean, "list known GPU ids and their aliases"),
-        opt("measure", FieldKind::Boolean,
-            "run copy-bandwidth and GEMM microbenchmarks on the local GPU (python3 + torch) and record them", "",
-            kCli | kPython),
-        opt("out", FieldKind::OutputFile, "where --measure writes its JSON (default goblin-measured-<id>-<date>.json)",
-            "-o,--out", kCli | kPython),
-        opt("python", FieldKind::String, "python interpreter for --measure (default python3)", "", kCli | kPython),
-        opt("script", FieldKind::InputPath, "path of measure_ceilings.py (default: found beside goblin)", "",
-            kCli | kPython),
-    };
+    using S = SpecsArgs;
+    typed_request<S>(
+        v, [](const S& a, Context& ctx) { return run_specs(a, *hw_knowledge_of(ctx)); }, param(&S::gpu, gpu),
+        param(&S::detect, opt("detect", FieldKind::Boolean,
+                              "identify the GPUs of this machine (nvidia-smi, amd-smi, rocminfo)", "", kCli | kPython)),
+        param(&S::cite, opt("cite", FieldKind::Boolean, "one line per value: <metric>: <value> <unit> <- <source>")),
+        param(&S::list, opt("list", FieldKind::Boolean, "list known GPU ids and their aliases")),
+        param(&S::measure,
+              opt("measure", FieldKind::Boolean,
+                  "run copy-bandwidth and GEMM microbenchmarks on the local GPU (python3 + torch) and record them", "",
+                  kCli | kPython)),
+        param(&S::out, opt("out", FieldKind::OutputFile,
+                           "where --measure writes its JSON (default goblin-measured-<id>-<date>.json)", "-o,--out",
+                           kCli | kPython)),
+        param(&S::python, opt("python", FieldKind::String, "python interpreter for --measure (default python3)", "",
+                              kCli | kPython)),
+        param(&S::script, opt("script", FieldKind::InputPath,
+                              "path of measure_ceilings.py (default: found beside goblin)", "", kCli | kPython)));
     v.result_schema = Json{{"type", "object"},
                            {"description",
                             "a spec sheet (id, name, peaks, sources, citations, measured), or "
                             "{gpus: [...]} (list, several detected)"}};
-    v.run = specs_verb;
     out.push_back(std::move(v));
   }
   {
@@ -340,16 +321,20 @@ void add_hw_verbs(std::vector<Verb>& out) {
     top.default_value = 25;
     top.min = 1;
     top.max = 1000;
-    v.request = {
-        path,
-        opt("ncu", FieldKind::InputPath, "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli),
-        opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)"),
-        opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "", kCli | kPython),
-        top,
-        opt("capture", FieldKind::InputPath,
-            "another trace of the same workload naming what launched the kernels: one recorded during CUDA-graph "
-            "capture (replayed kernels get the op recorded at capture) or a graph-off / torch.profiler run "
-            "(kernels without an op are priced like their identical launches there)")};
+    using R = RooflineVerbRequest;
+    typed_request<R>(
+        v, roofline_verb, param(&R::path, path),
+        param(&R::ncu, opt("ncu", FieldKind::InputPath,
+                           "an Nsight Compute raw CSV, as an option (as diagnose spells it)", "", kCli)),
+        param(&R::gpu, opt("gpu", FieldKind::String, "GPU id (default: from the trace's device properties)")),
+        param(&R::svg, opt("svg", FieldKind::OutputFile, "write a log-log roofline plot (SVG) to this file", "",
+                           kCli | kPython)),
+        param(&R::top, top),
+        param(&R::capture,
+              opt("capture", FieldKind::InputPath,
+                  "another trace of the same workload naming what launched the kernels: one recorded during "
+                  "CUDA-graph capture (replayed kernels get the op recorded at capture) or a graph-off / "
+                  "torch.profiler run (kernels without an op are priced like their identical launches there)")));
     v.result_schema = Json{
         {"type", "object"},
         {"description", "the GPU's peaks and one row per op or kernel"},
@@ -358,7 +343,6 @@ void add_hw_verbs(std::vector<Verb>& out) {
           {"unmodelled_share",
            {{"type", "number"}, {"description", "share (0-1) of GPU-op time with no FLOP/byte model (trace mode)"}}}}}};
     v.writes = false;
-    v.run = roofline_verb;
     out.push_back(std::move(v));
   }
   {
@@ -376,18 +360,22 @@ void add_hw_verbs(std::vector<Verb>& out) {
         "  goblin diagnose --parse-response answer.txt       check a judge's answer against the schema\n";
     Field csv = opt("ncu_csv", FieldKind::InputPath, "Nsight Compute raw CSV (ncu --csv --page raw)");
     csv.positional = true;
-    v.request = {csv,
-                 opt("ncu", FieldKind::InputPath, "the same CSV, as an option (older spelling)", "", kCli),
-                 opt("kernel_id", FieldKind::Integer,
-                     "only the kernel with this NCU ID (default: all; --prompt: the longest)", "--id"),
-                 opt("kernel_source_file", FieldKind::InputPath, "kernel source file, shown to the judge", "--kernel"),
-                 opt("problem", FieldKind::String, "problem description, shown to the judge"),
-                 opt("gpu", FieldKind::String, "GPU id (default: from the CSV's device attributes)"),
-                 opt("judge_prompt", FieldKind::Boolean,
-                     "emit the system and user prompts for an LLM judge of this kernel", "--prompt"),
-                 opt("parse_response", FieldKind::InputPath, "extract and validate a judge's JSON answer from FILE")};
+    using D = DiagnoseVerbRequest;
+    typed_request<D>(
+        v, diagnose_verb, param(&D::ncu, csv),
+        param(&D::ncu_option,
+              opt("ncu", FieldKind::InputPath, "the same CSV, as an option (older spelling)", "", kCli)),
+        param(&D::id, opt("kernel_id", FieldKind::Integer,
+                          "only the kernel with this NCU ID (default: all; --prompt: the longest)", "--id")),
+        param(&D::kernel_src,
+              opt("kernel_source_file", FieldKind::InputPath, "kernel source file, shown to the judge", "--kernel")),
+        param(&D::problem, opt("problem", FieldKind::String, "problem description, shown to the judge")),
+        param(&D::gpu, opt("gpu", FieldKind::String, "GPU id (default: from the CSV's device attributes)")),
+        param(&D::prompt, opt("judge_prompt", FieldKind::Boolean,
+                              "emit the system and user prompts for an LLM judge of this kernel", "--prompt")),
+        param(&D::parse_response,
+              opt("parse_response", FieldKind::InputPath, "extract and validate a judge's JSON answer from FILE")));
     v.result_schema = Json{{"type", "object"}, {"description", "per kernel its bottlenecks, or the judge prompts"}};
-    v.run = diagnose_verb;
     out.push_back(std::move(v));
   }
 }

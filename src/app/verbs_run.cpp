@@ -78,21 +78,22 @@ VerbResult profile_verb(const ProfileRequest& rq, const Request& whole, Context&
   req.tracer = rq.tracer;
   req.run_dir = rq.out ? *rq.out : "runs/profile-" + now_iso8601();
   auto po = run::profile_workload(req);
-  r.result = po.run;
+  r.result = po.value;
   r.error = po.error;
   std::string h = fmt::format("run directory: {}\n", req.run_dir);
   auto out = std::back_inserter(h);
-  if (po.run.contains("profiled")) {
-    const auto& p = po.run["profiled"];
+  if (po.value.contains("profiled")) {
+    const auto& p = po.value["profiled"];
     if (p.contains("step_time_s") && p["step_time_s"].is_number())
       fmt::format_to(out, "profiled step time: {:g} s", p["step_time_s"].get<double>());
     else
       h += "profiled step time: unobserved";
     if (p.contains("tokens_per_sec")) fmt::format_to(out, ", {:g} tokens/s", p["tokens_per_sec"].get<double>());
     fmt::format_to(out, "\nwindow: {}\n", p.value("window", ""));
-    fmt::format_to(out, "metrics: {}\n", po.run.value("metrics_source", ""));
-    if (po.run.contains("tracer"))
-      fmt::format_to(out, "tracer: {} ({})\n", po.run["tracer"].value("name", ""), po.run["tracer"].value("why", ""));
+    fmt::format_to(out, "metrics: {}\n", po.value.value("metrics_source", ""));
+    if (po.value.contains("tracer"))
+      fmt::format_to(out, "tracer: {} ({})\n", po.value["tracer"].value("name", ""),
+                     po.value["tracer"].value("why", ""));
     if (p.contains("untraced_step_time_s") && p["untraced_step_time_s"].is_number()) {
       fmt::format_to(out, "tracer cost on this run: {} unrecorded steps just before the window {:g} s/step",
                      p.value("untraced_steps", 0), p["untraced_step_time_s"].get<double>());
@@ -176,10 +177,10 @@ VerbResult bench_verb(const BenchVerbRequest& rq, const Request& whole, Context&
   req.progress = ctx.progress;
   req.cancelled = [&ctx] { return stop_requested(ctx); };
   auto bo = run::bench_workloads(req);
-  r.result = bo.result;
+  r.result = bo.value;
   r.error = bo.error;
   const std::string& emit = rq.emit_sides;
-  if (!bo.error && !emit.empty() && bo.result.contains("b")) {
+  if (!bo.error && !emit.empty() && bo.value.contains("b")) {
     // Each side as a single-config bench result (its runs under "a"), so that
     // `goblin compare before.json after.json` bootstraps over the interleaved runs.
     if (Status st = run::make_dirs(emit); !st.ok()) {
@@ -187,7 +188,7 @@ VerbResult bench_verb(const BenchVerbRequest& rq, const Request& whole, Context&
       return r;
     }
     for (const char* side : {"a", "b"}) {
-      Json one = run::bench_side_result(bo.result, side);
+      Json one = run::bench_side_result(bo.value, side);
       std::string path = emit + (side == std::string("a") ? "/before.json" : "/after.json");
       if (Status st = write_file(path, envelope_ok(one).dump(1)); !st.ok()) {
         r.error = st.error();
@@ -195,7 +196,7 @@ VerbResult bench_verb(const BenchVerbRequest& rq, const Request& whole, Context&
       }
     }
   }
-  r.human = bench_text(bo.result, bo.error.has_value());
+  r.human = bench_text(bo.value, bo.error.has_value());
   return r;
 }
 
@@ -279,11 +280,11 @@ VerbResult trace_verb(const TraceVerbRequest& rq, Context&) {
   req.timeout_s = rq.timeout;
   req.all_apis = rq.all_apis;
   auto t = run::trace_command(req);
-  r.result = t.result;
+  r.result = t.value;
   r.error = t.error;
-  r.human = trace_text(t.result);
-  if (t.result.contains("main_trace") && t.result["main_trace"].is_string())
-    r.human += "main trace: " + t.result["main_trace"].get<std::string>() + "\n";
+  r.human = trace_text(t.value);
+  if (t.value.contains("main_trace") && t.value["main_trace"].is_string())
+    r.human += "main trace: " + t.value["main_trace"].get<std::string>() + "\n";
   return r;
 }
 

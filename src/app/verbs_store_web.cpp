@@ -64,10 +64,16 @@ std::string diffable_input(const store::RunRecord& r) {
   return "";
 }
 
-VerbResult do_compare(const Request& rq, Context& ctx) {
-  auto a = parse_run_id(rq.str("a"));
+// The store the request names is opened by open_store from the whole request (the door may
+// override it: goblin serve's own store); `store` is here so the field is declared with the rest.
+struct CompareRunsRequest {
+  std::string a, b, store;
+};
+
+VerbResult do_compare(const CompareRunsRequest& q, const Request& rq, Context& ctx) {
+  auto a = parse_run_id(q.a);
   if (!a) return fail(a.error());
-  auto b = parse_run_id(rq.str("b"));
+  auto b = parse_run_id(q.b);
   if (!b) return fail(b.error());
   Json ja, jb;
   std::string pa, pb;
@@ -120,8 +126,13 @@ bool valid_sha256(const std::string& s) {
          });
 }
 
-VerbResult do_artifact(const Request& rq, const Context& ctx) {
-  const std::string hash = rq.str("sha256");
+struct ArtifactRequest {
+  std::string sha256, store;
+  std::optional<std::string> out;
+};
+
+VerbResult do_artifact(const ArtifactRequest& q, const Request& rq, const Context& ctx) {
+  const std::string& hash = q.sha256;
   if (!valid_sha256(hash))
     return fail(make_error(ErrorKind::Usage, "artifact: a SHA-256 in lowercase hex (64 characters)"));
   auto ref = open_store(rq, ctx);
@@ -132,10 +143,10 @@ VerbResult do_artifact(const Request& rq, const Context& ctx) {
     return fail(make_error(ErrorKind::NotFound,
                            "artifact: recorded by hash only (binary or over 8 MiB); its content is not in the store"));
   Json r = {{"sha256", hash}, {"bytes", (*a)->size()}};
-  if (rq.has("out")) {
-    if (auto st = write_file(rq.str("out"), **a); !st) return fail(st.error());
-    r["written_to"] = rq.str("out");
-    return VerbResult{r, std::nullopt, fmt::format("wrote {} bytes to {}\n", (*a)->size(), rq.str("out"))};
+  if (q.out) {
+    RETURN_IF_ERROR(write_file(*q.out, **a));
+    r["written_to"] = *q.out;
+    return VerbResult{r, std::nullopt, fmt::format("wrote {} bytes to {}\n", (*a)->size(), *q.out)};
   }
   r["content"] = **a;
   return VerbResult{r, std::nullopt, **a};
@@ -147,10 +158,15 @@ bool valid_tag(const std::string& s) {
          std::none_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }
 
-VerbResult do_tag(const Request& rq, const Context& ctx) {
-  auto id = parse_run_id(rq.str("run"));
+struct TagRequest {
+  std::string run, store;
+  std::vector<std::string> tag;
+};
+
+VerbResult do_tag(const TagRequest& q, const Request& rq, const Context& ctx) {
+  auto id = parse_run_id(q.run);
   if (!id) return fail(id.error());
-  const std::vector<std::string> tags = rq.has("tag") ? rq.strings("tag") : std::vector<std::string>{};
+  const std::vector<std::string>& tags = q.tag;
   if (tags.size() > 64) return fail(make_error(ErrorKind::Usage, "tags: at most 64"));
   for (const auto& t : tags)
     if (!valid_tag(t))
@@ -179,8 +195,11 @@ void add_store_web_verbs(std::vector<Verb>& out) {
                        "server flags, benchmark config, GPU, driver and framework versions), then the diff verb "
                        "over their traces when both are still on disk as recorded");
     v.examples = "  goblin store compare 12 17 --json\n";
-    v.request = {required_positional(Field{"a", FieldKind::String, "The first run id (before)"}),
-                 required_positional(Field{"b", FieldKind::String, "The second run id (after)"}), store_field()};
+    using C = CompareRunsRequest;
+    typed_request<C>(v, do_compare,
+                     param(&C::a, required_positional(Field{"a", FieldKind::String, "The first run id (before)"})),
+                     param(&C::b, required_positional(Field{"b", FieldKind::String, "The second run id (after)"})),
+                     param(&C::store, store_field()));
     v.result_schema = obj_schema({{"trusted", "false when any trust field differs"},
                                   {"differences", "{field, a, b} for each trust field that differs"},
                                   {"not_checked", "{field, a, b} for each trust field unknown on either side"},
@@ -188,7 +207,6 @@ void add_store_web_verbs(std::vector<Verb>& out) {
                                   {"b", "the second run with its tables"},
                                   {"diff", "the diff verb's result over the two traces, or null"},
                                   {"diff_note", "why there is no diff, or null"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_compare(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -198,13 +216,15 @@ void add_store_web_verbs(std::vector<Verb>& out) {
     Field o{"out", FieldKind::OutputFile, "Write the artifact here instead of printing it"};
     o.cli = "-o,--out";
     o.doors = kCli | kPython;
-    v.request = {required_positional(Field{"sha256", FieldKind::String, "The artifact's SHA-256, lowercase hex"}),
-                 store_field(), o};
+    using A = ArtifactRequest;
+    typed_request<A>(v, do_artifact,
+                     param(&A::sha256, required_positional(Field{"sha256", FieldKind::String,
+                                                                 "The artifact's SHA-256, lowercase hex"})),
+                     param(&A::store, store_field()), param(&A::out, o));
     v.result_schema = obj_schema({{"sha256", "the hash"},
                                   {"bytes", "its size"},
                                   {"content", "the artifact's text (without --out)"},
                                   {"written_to", "the file written (with --out)"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_artifact(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -213,10 +233,11 @@ void add_store_web_verbs(std::vector<Verb>& out) {
     v.examples = "  goblin store tag 12 golden nightly\n";
     Field tags{"tag", FieldKind::StringList, "The run's tags (none: remove them all)"};
     tags.positional = true;
-    v.request = {required_positional(Field{"run", FieldKind::String, "Run id"}), tags, store_field()};
+    typed_request<TagRequest>(v, do_tag,
+                              param(&TagRequest::run, required_positional(Field{"run", FieldKind::String, "Run id"})),
+                              param(&TagRequest::tag, tags), param(&TagRequest::store, store_field()));
     v.result_schema = obj_schema({{"id", "the run id"}, {"tags", "its tags now"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context& ctx) { return do_tag(rq, ctx); };
     out.push_back(std::move(v));
   }
 }

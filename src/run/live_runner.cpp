@@ -80,12 +80,12 @@ Result<analysis::RunMetrics> LiveRunner::profile(const config::WorkloadConfig& c
   req.require_gpu = opt_.require_gpu;
   last_trace_.clear();
   auto po = profile_workload(req);
-  log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.run}});
+  log_.push_back(Json{{"call", "profile"}, {"config_file", p.file}, {"run", po.value}});
   if (po.error) return *po.error;
   last_trace_ = req.run_dir;
   ASSIGN_OR_RETURN(auto m, analysis::load_metrics_file(req.run_dir + "/metrics.json"));
   m.runner_kind = "live";
-  if (const Json* pw = po.run.contains("profiled") ? &po.run["profiled"] : nullptr;
+  if (const Json* pw = po.value.contains("profiled") ? &po.value["profiled"] : nullptr;
       pw && pw->contains("data_prefetch") && !(*pw)["data_prefetch"].value("note", "").empty())
     m.warnings.push_back(make_warning(W::window_on_prefetched_batches, (*pw)["data_prefetch"].value("note", "")));
   return m;
@@ -142,9 +142,9 @@ Result<analysis::RunMetrics> LiveRunner::bench(const config::WorkloadConfig& con
   req.a = p.workload;
   apply_bench_options(req.a);
   auto bo = bench_workloads(req);
-  log_.push_back(Json{{"call", "bench"}, {"config_file", p.file}, {"bench", bo.result}});
+  log_.push_back(Json{{"call", "bench"}, {"config_file", p.file}, {"bench", bo.value}});
   if (bo.error) return *bo.error;
-  return bench_to_run_metrics(bo.result);
+  return bench_to_run_metrics(bo.value);
 }
 
 audit::SideSamples bench_side_samples(const Json& bench, const std::string& side) {
@@ -172,9 +172,9 @@ Result<audit::PairBench> LiveRunner::bench_pair(const config::WorkloadConfig& be
   apply_bench_options(req.a);
   apply_bench_options(*req.b);
   auto bo = bench_workloads(req);
-  log_.push_back(Json{{"call", "bench_pair"}, {"config_files", Json::array({pa.file, pb.file})}, {"bench", bo.result}});
+  log_.push_back(Json{{"call", "bench_pair"}, {"config_files", Json::array({pa.file, pb.file})}, {"bench", bo.value}});
   if (bo.error) return *bo.error;
-  const Json& r = bo.result;
+  const Json& r = bo.value;
   audit::PairBench p;
   p.before = bench_to_run_metrics(bench_side_result(r, "a"));
   p.after = bench_to_run_metrics(bench_side_result(r, "b"));

@@ -93,7 +93,7 @@ std::string file_bytes(const std::string& path) {
 ProfileOutcome profile_workload(const ProfileRequest& req) {
   ProfileOutcome out;
   const WorkloadSpec& w = req.workload;
-  Json& run = out.run;
+  Json& run = out.value;
   run["schema"] = "goblin.run/1";
   run["runner_kind"] = "live";
   run["goblin_version"] = goblin_version();
@@ -374,7 +374,7 @@ ProfileOutcome profile_workload(const ProfileRequest& req) {
 
 BenchOutcome bench_workloads(const BenchRequest& req) {
   BenchOutcome out;
-  Json& res = out.result;
+  Json& res = out.value;
   res["schema"] = "goblin.bench/1";
   res["runner_kind"] = "live";
   res["goblin_version"] = goblin_version();
@@ -424,7 +424,7 @@ BenchOutcome bench_workloads(const BenchRequest& req) {
       Json r = *hit;
       r["cache"]["hit"] = true;
       std::cerr << "goblin bench: cached result " << key << " (--no-cache to re-measure)\n";
-      out.result = r;
+      out.value = r;
       return out;
     }
   }

@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "core/status.h"
+#include "core/verb_result.h"
 #include "run/live.h"
 
 namespace goblin::run {
@@ -25,10 +26,8 @@ struct ProfileRequest {
 // hook (workloads/goblin_hook/sitecustomize.py on PYTHONPATH, GOBLIN_PROFILE_* variables), telemetry polled meanwhile.
 // Writes RUN_DIR/{trace.json.gz, telemetry.csv, hook.json, result.json, stdout.log, stderr.log, run.json,
 // metrics.json}. The result is run.json's content; on failure the error and whatever was gathered (partial).
-struct ProfileOutcome {
-  Json run;  // run.json
-  std::optional<Error> error;
-};
+// run.json, and the error that cut the run short (run.json still says what happened).
+using ProfileOutcome = Partial<Json>;
 ProfileOutcome profile_workload(const ProfileRequest& req);
 
 struct BenchRequest {
@@ -44,10 +43,7 @@ struct BenchRequest {
   // Asked before each run: true stops the bench there (error kind Workload, the runs so far kept).
   std::function<bool()> cancelled;
 };
-struct BenchOutcome {
-  Json result;
-  std::optional<Error> error;
-};
+using BenchOutcome = Partial<Json>;
 // result: goblin.bench/1 — per side ("a", "b") runs[] (step_time_s, tokens_per_sec, telemetry),
 // step_time_s interval, tokens_per_sec_median, aa_noise_floor_pct, telemetry, gpu_util_pct
 // (telemetry-based mean, with gpu_util_basis; null with gpu_util_note when no telemetry); "order"

@@ -210,12 +210,12 @@ TEST(Script, BenchInterleavesTwoConfigsOfOneScript) {
   req.work_dir = goblin::testing::private_tmp_dir("script_bench").string();
   BenchOutcome bo = bench_workloads(req);
   ASSERT_FALSE(bo.error) << bo.error->describe();
-  EXPECT_EQ(bo.result["order"], "ABAB");
+  EXPECT_EQ(bo.value["order"], "ABAB");
   // tuned.yaml has bf16: true, so the stand-in sleeps 3 ms instead of 12 ms a step.
-  EXPECT_GT(bo.result["comparison"]["speedup"]["point"].get<double>(), 1.5) << bo.result["comparison"].dump();
-  EXPECT_GT(bo.result["tokens_per_sec"].get<double>(), 0);
+  EXPECT_GT(bo.value["comparison"]["speedup"]["point"].get<double>(), 1.5) << bo.value["comparison"].dump();
+  EXPECT_GT(bo.value["tokens_per_sec"].get<double>(), 0);
   // Versions come from goblin's environment fingerprint where the result has none (no CUDA here).
-  EXPECT_TRUE(bo.result["versions"].contains("python")) << bo.result["versions"].dump();
+  EXPECT_TRUE(bo.value["versions"].contains("python")) << bo.value["versions"].dump();
 }
 
 TEST(Script, VersionsFromFingerprint) {

@@ -241,7 +241,7 @@ Json summarize_trace(const std::string& path) { return summarize(path); }
 
 TraceOutcome trace_command(const TraceRequest& req) {
   TraceOutcome out;
-  Json& r = out.result;
+  Json& r = out.value;
   r["schema"] = "goblin.trace/1";
   r["command"] = req.command;
   r["out_dir"] = req.out_dir;

@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/status.h"
+#include "core/verb_result.h"
 #include "run/live.h"
 
 namespace goblin::run {
@@ -34,10 +35,8 @@ struct TraceRequest {
   double timeout_s = 0;  // 0: none
   bool all_apis = false;
 };
-struct TraceOutcome {
-  Json result;  // goblin.trace/1: command, exit, traces[] (path, kernels, ..., steps), main_trace
-  std::optional<Error> error;
-};
+// goblin.trace/1 (command, exit, traces[] (path, kernels, ..., steps), main_trace), and the error.
+using TraceOutcome = Partial<Json>;
 // Runs `command` under the tracer (stdout/stderr to OUT/stdout.log, stderr.log) and reads every
 // trace it wrote back through goblin's reader. No trace at all is "no CUDA activity" (the
 // program never initialised CUDA), not an error unless the program itself failed.
