@@ -154,7 +154,7 @@ try {
     await page.goto(base + '#/compare/1/3');  // the eager and the SDPA triage
     await page.waitForSelector('#trusted-banner');
     await page.waitForSelector('#diff-result');
-    // Triage runs store no step metrics: the diff verb's measures are the side-by-side table.
+    // The diff verb's measures of both traces, side by side.
     assert.equal(await rows('#compare-diff-summary'), 7);
     assert.ok(await rows('#compare-diff-categories') > 0);
     const step = await page.locator('#compare-diff-summary tbody tr >> nth=0').textContent();
