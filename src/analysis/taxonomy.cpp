@@ -117,6 +117,59 @@ std::regex compile(const std::string& pattern) {
   return std::regex(p, std::regex::ECMAScript | std::regex::optimize);
 }
 
+// A prefilter for a pattern: one literal that every match of each top-level alternative must
+// contain (the characters before its first metacharacter, less one when a quantifier that admits
+// zero follows). A name holding none of them cannot match, so the regex (libstdc++'s backtracking
+// executor, tried at every start) is skipped: most rules never run on most names. Empty: some
+// alternative starts with a metacharacter, no prefilter.
+std::vector<std::string> needles_of(const std::string& pattern) {
+  std::vector<std::string> out;
+  std::string lower;
+  bool escaped = false;
+  for (char c : pattern) {  // as compile() lower-cases it
+    lower.push_back(escaped ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    escaped = !escaped && c == '\\';
+  }
+  std::vector<std::string> alts(1);
+  int depth = 0;
+  bool in_class = false;
+  escaped = false;
+  for (char c : lower) {  // split on `|` outside groups and classes
+    if (!escaped && !in_class && depth == 0 && c == '|') {
+      alts.emplace_back();
+      continue;
+    }
+    if (!escaped) {
+      if (c == '[')
+        in_class = true;
+      else if (c == ']')
+        in_class = false;
+      else if (!in_class && c == '(')
+        ++depth;
+      else if (!in_class && c == ')')
+        --depth;
+    }
+    escaped = !escaped && c == '\\';
+    alts.back().push_back(c);
+  }
+  static const std::string meta = "\\^$.|?*+()[]{}";
+  for (const std::string& a : alts) {
+    const size_t from = !a.empty() && a[0] == '^' ? 1 : 0;
+    size_t end = a.find_first_of(meta, from);
+    if (end == std::string::npos) end = a.size();
+    std::string lit = a.substr(from, end - from);
+    if (end < a.size() && (a[end] == '?' || a[end] == '*' || a[end] == '{') && !lit.empty()) lit.pop_back();
+    if (lit.empty()) return {};
+    out.push_back(std::move(lit));
+  }
+  return out;
+}
+
+bool may_match(const std::string& s, const std::vector<std::string>& needles) {
+  return needles.empty() || std::any_of(needles.begin(), needles.end(),
+                                        [&](const std::string& x) { return s.find(x) != std::string::npos; });
+}
+
 }  // namespace
 
 struct Taxonomy::Rule {
@@ -124,11 +177,18 @@ struct Taxonomy::Rule {
   std::vector<std::string> any, prefix, none;
   bool has_regex = false;
   std::regex regex;
+  std::vector<std::string> regex_needles;  // needles_of(regex)
   bool has_cpu_op = false;
   std::regex cpu_op;
   bool own_name = false;  // `scope: name`: `any`/`regex` match only the kernel's own qualified name
 
-  bool matches(const Name& n, const std::string& cpu) const {
+  bool matches(const Name& n, const std::string& cpu) const { return matches_name(n) && matches_cpu(cpu); }
+  // The CPU op's condition alone (a rule without one admits any op).
+  bool matches_cpu(const std::string& cpu) const {
+    return !has_cpu_op || (!cpu.empty() && std::regex_search(cpu, cpu_op));
+  }
+  // Every condition on the kernel's name.
+  bool matches_name(const Name& n) const {
     const size_t end = own_name ? n.own_end : n.lower.size();
     if (!any.empty() &&
         std::none_of(any.begin(), any.end(), [&](const std::string& s) { return find_whole(n, s, end); }))
@@ -138,8 +198,7 @@ struct Taxonomy::Rule {
       return false;
     for (const std::string& s : none)
       if (n.lower.find(s) != std::string::npos) return false;
-    if (has_cpu_op && (cpu.empty() || !std::regex_search(cpu, cpu_op))) return false;
-    if (has_regex && !search_whole(n, regex, end)) return false;
+    if (has_regex && (!may_match(n.lower, regex_needles) || !search_whole(n, regex, end))) return false;
     return true;
   }
 };
@@ -149,6 +208,7 @@ struct Taxonomy::Extra {
     bool by_cpu_op = false;  // `cpu_op`: searched in the launching op's name, else in the kernel name
     std::regex re;
     std::string family;
+    std::vector<std::string> needles;  // needles_of(the pattern)
   };
   std::vector<Family> families;
   // simt_fp32_gemm / shape_suspect_gemm: kernels the taxonomy filed in one of `categories` (and,
@@ -283,6 +343,7 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
           std::string re = r["regex"].as<std::string>();
           if (!re.empty()) {
             rule.regex = compile(re);
+            rule.regex_needles = needles_of(re);
             rule.has_regex = true;
           }
         }
@@ -304,8 +365,8 @@ Result<Taxonomy> Taxonomy::parse(const std::string& yaml_text, const std::string
             return make_error(ErrorKind::Malformed,
                               "taxonomy: every `families` entry needs `family` and one of `regex` or `cpu_op`", origin,
                               -1, f.Mark().line + 1);
-          extra->families.push_back(
-              {by_cpu, compile(f[by_cpu ? "cpu_op" : "regex"].as<std::string>()), f["family"].as<std::string>()});
+          const std::string pattern = f[by_cpu ? "cpu_op" : "regex"].as<std::string>();
+          extra->families.push_back({by_cpu, compile(pattern), f["family"].as<std::string>(), needles_of(pattern)});
         }
       }
       auto section = [&](const char* key, const char* field, std::regex& dst, bool& has) {
@@ -372,38 +433,59 @@ Result<Taxonomy> Taxonomy::load() {
   return parse(text, data_file_origin("taxonomy.yaml"));
 }
 
-// The memo of classify(): at most kMaxEntries answers (a hostile trace may carry millions of unique
-// names; past the cap the rules simply run again). Guarded by a mutex: per-rank analyses share one
-// Taxonomy across threads.
+// What the kernel's name alone decides: the rules whose name conditions it meets, in order, and
+// the name-matched families (data/taxonomy.yaml § library_families). The launching CPU op only
+// picks among them, with short regexes on a short string, so a kernel launched from many CPU ops
+// runs the name's regexes once (the costly part: long templated names, dozens of rules).
+namespace {
+struct NameMatch {
+  std::vector<uint32_t> rules;
+  std::vector<bool> families;  // per Extra::families entry: its name regex matched (cpu_op ones: false)
+};
+}  // namespace
+
+// The memo of classify(): at most kMaxEntries answers and name matches each (a hostile trace may
+// carry millions of unique names; past the cap the rules simply run again). Guarded by a mutex:
+// per-rank analyses share one Taxonomy across threads.
 struct Taxonomy::ClassCache {
   static constexpr size_t kMaxEntries = 1 << 16;
   std::mutex mu;
   std::unordered_map<std::string, KernelClass> answers;
+  std::unordered_map<std::string, std::shared_ptr<const NameMatch>> names;
 };
 
-KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {
-  if (!cache_) return classify_uncached(kernel_name, cpu_op_name);
-  std::string key;
-  key.reserve(kernel_name.size() + cpu_op_name.size() + 1);
-  key.append(kernel_name).push_back('\0');
-  key.append(cpu_op_name);
-  {
-    std::lock_guard<std::mutex> lock(cache_->mu);
-    if (auto it = cache_->answers.find(key); it != cache_->answers.end()) return it->second;
+namespace {
+
+NameMatch match_name(const std::vector<Taxonomy::Rule>& rules, const std::vector<Taxonomy::Extra::Family>& families,
+                     std::string_view kernel_name) {
+  const Name n = normalise(kernel_name);
+  NameMatch m;
+  // Up to the first rule without a CPU-op condition: it wins whenever the ones before it do not.
+  bool final_rule = false, family_needed = false;
+  for (size_t i = 0; i < rules.size() && !final_rule; ++i) {
+    if (!rules[i].matches_name(n)) continue;
+    m.rules.push_back(static_cast<uint32_t>(i));
+    final_rule = !rules[i].has_cpu_op;
+    family_needed |= rules[i].family.empty() || rules[i].family == "unknown";
   }
-  KernelClass k = classify_uncached(kernel_name, cpu_op_name);
-  std::lock_guard<std::mutex> lock(cache_->mu);
-  if (cache_->answers.size() < ClassCache::kMaxEntries) cache_->answers.emplace(std::move(key), k);
-  return k;
+  // The families section is read only when some outcome leaves the family unknown.
+  m.families.resize(families.size());
+  if (family_needed || !final_rule)
+    for (size_t i = 0; i < families.size(); ++i)
+      m.families[i] = !families[i].by_cpu_op && may_match(n.lower, families[i].needles) &&
+                      search_whole(n, families[i].re, n.lower.size());
+  return m;
 }
 
-KernelClass Taxonomy::classify_uncached(std::string_view kernel_name, std::string_view cpu_op_name) const {
+// The first rule whose name conditions matched and whose CPU-op condition the op meets; a family
+// from the families section when the rule names none, in the section's order.
+KernelClass decide(const std::vector<Taxonomy::Rule>& rules, const std::vector<Taxonomy::Extra::Family>& fams,
+                   const NameMatch& m, std::string_view cpu_op_name) {
   KernelClass k{"other", "unknown", "none", ""};
-  if (!rules_) return k;
-  const Name n = normalise(kernel_name);
-  std::string cpu = ascii_lower(cpu_op_name);
-  for (const Rule& r : *rules_) {
-    if (!r.matches(n, cpu)) continue;
+  const std::string cpu = ascii_lower(cpu_op_name);
+  for (uint32_t i : m.rules) {
+    const Taxonomy::Rule& r = rules[i];
+    if (!r.matches_cpu(cpu)) continue;
     k.category = r.category;
     k.rule_id = r.id;
     k.attention_backend = r.attention_backend;
@@ -412,14 +494,45 @@ KernelClass Taxonomy::classify_uncached(std::string_view kernel_name, std::strin
   }
   if (k.family.empty() || k.family == "unknown") {
     k.family = "unknown";
-    for (const auto& f : extra_->families) {
-      if (f.by_cpu_op ? (!cpu.empty() && std::regex_search(cpu, f.re)) : search_whole(n, f.re, n.lower.size())) {
-        k.family = f.family;
+    for (size_t i = 0; i < fams.size(); ++i) {
+      if (fams[i].by_cpu_op ? (!cpu.empty() && std::regex_search(cpu, fams[i].re)) : m.families[i]) {
+        k.family = fams[i].family;
         break;
       }
     }
   }
   return k;
+}
+
+}  // namespace
+
+KernelClass Taxonomy::classify(std::string_view kernel_name, std::string_view cpu_op_name) const {
+  if (!cache_) return classify_uncached(kernel_name, cpu_op_name);
+  std::string key;
+  key.reserve(kernel_name.size() + cpu_op_name.size() + 1);
+  key.append(kernel_name).push_back('\0');
+  key.append(cpu_op_name);
+  std::shared_ptr<const NameMatch> nm;
+  {
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    if (auto it = cache_->answers.find(key); it != cache_->answers.end()) return it->second;
+    if (auto it = cache_->names.find(key.substr(0, kernel_name.size())); it != cache_->names.end()) nm = it->second;
+  }
+  if (!rules_) return classify_uncached(kernel_name, cpu_op_name);
+  if (!nm) {
+    nm = std::make_shared<const NameMatch>(match_name(*rules_, extra_->families, kernel_name));
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    if (cache_->names.size() < ClassCache::kMaxEntries) cache_->names.emplace(std::string(kernel_name), nm);
+  }
+  KernelClass k = decide(*rules_, extra_->families, *nm, cpu_op_name);
+  std::lock_guard<std::mutex> lock(cache_->mu);
+  if (cache_->answers.size() < ClassCache::kMaxEntries) cache_->answers.emplace(std::move(key), k);
+  return k;
+}
+
+KernelClass Taxonomy::classify_uncached(std::string_view kernel_name, std::string_view cpu_op_name) const {
+  if (!rules_) return KernelClass{"other", "unknown", "none", ""};
+  return decide(*rules_, extra_->families, match_name(*rules_, extra_->families, kernel_name), cpu_op_name);
 }
 
 // Through the taxonomy (data/taxonomy.yaml § simt_fp32_gemm, shape_suspect_gemm): the kernel's

@@ -115,6 +115,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
   });
   timed("triage: stages", [&] { r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages); });
+  timed("triage: steps", [&] { r.steps = triage_steps(tl); });
   PhaseTimer rest("triage: metadata and notes");
   if (r.exposure.negative_duration_ops)
     r.notes.push_back(
@@ -256,6 +257,7 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
                    {"peak_concurrency", d.peak_concurrency},
                    {"streams", d.streams}});
   m["gpu_window"] = win;
+  m.update(triage_steps_json(r.steps));
   // The reader's warnings, then triage's own (model/warning_json.h: the one warning shape).
   m["warnings"] = warnings_to_json(tl.warnings);
   for (const auto& n : r.notes) m["warnings"].push_back(warning_to_json(n));

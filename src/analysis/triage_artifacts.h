@@ -11,6 +11,7 @@
 #include "analysis/kernel_table.h"
 #include "analysis/modules.h"
 #include "analysis/opportunities.h"
+#include "analysis/run_metrics.h"
 #include "analysis/stages.h"
 #include "core/json.h"
 #include "core/status.h"
@@ -44,6 +45,16 @@ struct KernelRoof {
   std::optional<hw::AbovePeak> above_peak;  // % of roofline above 100: flagged (hw/ceiling.h)
 };
 
+// Each step's wall and GPU-busy time and the step time (triage_steps.cpp): profile_metadata.json's
+// step_time_s and steps, which the run store records so a triage run trends and gates.
+struct TriageSteps {
+  std::vector<StepMetrics> steps;
+  double step_time_s = 0;  // mean wall of the complete steps (analysis/step_time.h); 0 without a step
+  std::string method;      // how the steps were found
+};
+TriageSteps triage_steps(const Timeline& tl);
+Json triage_steps_json(const TriageSteps& s);
+
 struct TriageReport {
   ExposureResult exposure;
   LaunchAttribution attribution;
@@ -56,6 +67,7 @@ struct TriageReport {
   ModuleAttribution module_attribution;
   ModuleTable modules;  // module_table.json (modules.h)
   StageSplit stages;    // stage_table.json (stages.h)
+  TriageSteps steps;
   hw::Vendor vendor = hw::Vendor::Unknown;
   Json metadata;  // profile_metadata.json
   std::string summary_md;

@@ -200,6 +200,33 @@ TEST(StoreRecording, MetricsResultBecomesARunOnce) {
   EXPECT_FALSE(show.result["waste_budget"].empty());
 }
 
+// A triage run records the step time and each step's busy time the metrics verb measures on the
+// same trace, live and when its artifact folder is imported, so it trends and gates like any run.
+TEST(StoreRecording, TriageRunRecordsStepTimeAndSteps) {
+  const auto dir = testing::private_tmp_dir("store_record_triage");
+  const std::string url = "sqlite://" + (dir / "runs.db").string();
+  const std::string trace = std::string(GOBLIN_FIXTURES) + "/kineto/h100_llama_fp32_eager_w0.json.gz";
+  VerbResult m = call("metrics", {{"path", trace}});
+  ASSERT_FALSE(m.error) << m.error->describe();
+  const std::string out = (dir / "tri").string();
+  VerbResult t = call("triage", {{"path", trace}, {"out", out}, {"store", url}, {"workload", "llama"}});
+  ASSERT_FALSE(t.error) << t.error->describe();
+  VerbResult a = call("store add", {{"store", url}, {"path", {out}}, {"workload", "llama-import"}});
+  ASSERT_FALSE(a.error) << a.error->describe();
+  VerbResult ls = call("store ls", {{"store", url}});
+  ASSERT_FALSE(ls.error) << ls.error->describe();
+  ASSERT_EQ(ls.result["total"], 2);
+  for (const Json& run : ls.result["runs"]) {
+    SCOPED_TRACE(run["workload"].get<std::string>());
+    EXPECT_EQ(run["verb"], "triage");
+    EXPECT_DOUBLE_EQ(run["metrics"]["step_time_s"].get<double>(), m.result["step_time_s"].get<double>());
+    VerbResult show = call("store show", {{"store", url}, {"run", run["id"].dump()}});
+    ASSERT_FALSE(show.error) << show.error->describe();
+    ASSERT_EQ(show.result["steps"].size(), m.result["steps"].size());
+    EXPECT_DOUBLE_EQ(show.result["steps"][0]["busy_s"].get<double>(), m.result["steps"][0]["busy_s"].get<double>());
+  }
+}
+
 TEST(StoreRecording, GateFailsOnARegression) {
   const std::string url = "sqlite://" + (testing::private_tmp_dir("store_gate") / "runs.db").string();
   auto s = store::Store::open(url, true);

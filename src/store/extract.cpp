@@ -128,9 +128,25 @@ void rank_metrics_from(const Json& j, RunRecord& r) {
   }
 }
 
+// Each step's wall and busy time (a metrics result's steps, a triage run's profile_metadata.json
+// steps) and, when the result names no step_time_s, the median wall of its complete steps.
+void steps_from(const Json& j, RunRecord& r) {
+  if (!j.contains("steps") || !j["steps"].is_array() || !r.steps.empty()) return;
+  std::vector<double> walls;
+  for (const Json& s : j["steps"]) {
+    if (!s.is_object() || !num(s, "wall_s")) continue;
+    r.steps.push_back({text(s, "name"), num(s, "wall_s"), num(s, "busy_s")});
+    if (!s.value("partial", false)) walls.push_back(*num(s, "wall_s"));
+  }
+  if (!r.metrics.count("step_time_s") && !walls.empty()) r.metrics["step_time_s"] = median(walls);
+}
+
 // A triage run: the GPU's busy share of the traced window (profile_metadata.json's gpu_window,
-// summed over devices). Triage measures no steps, so it records no step time.
+// summed over devices), and its step time and steps (the live result holds them under metadata).
 void window_metrics_from(const Json& m, RunRecord& r) {
+  if (m.is_object() && !r.metrics.count("step_time_s"))
+    if (auto v = num(m, "step_time_s"); v && *v > 0) r.metrics.emplace("step_time_s", *v);
+  if (m.is_object() && m.contains("gpu_window")) steps_from(m, r);
   if (!m.is_object() || !m.contains("gpu_window") || !m["gpu_window"].is_array() || r.metrics.count("gpu_util_pct"))
     return;
   double window = 0, busy = 0;
@@ -181,15 +197,7 @@ void summarize_json(const Json& j, RunRecord& r) {
   if (j.contains("total_speedup"))
     if (auto v = num(j["total_speedup"], "point")) r.metrics["speedup"] = *v;
 
-  if (j.contains("steps") && j["steps"].is_array() && r.steps.empty()) {
-    std::vector<double> walls;
-    for (const Json& s : j["steps"]) {
-      if (!s.is_object() || !num(s, "wall_s")) continue;
-      r.steps.push_back({text(s, "name"), num(s, "wall_s"), num(s, "busy_s")});
-      if (!s.value("partial", false)) walls.push_back(*num(s, "wall_s"));
-    }
-    if (!r.metrics.count("step_time_s") && !walls.empty()) r.metrics["step_time_s"] = median(walls);
-  }
+  steps_from(j, r);
   if (j.contains("categories") && j["categories"].is_array() && r.categories.empty())
     for (const Json& c : j["categories"])
       if (c.is_object() && c.contains("category") && num(c, "time_s"))

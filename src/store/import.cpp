@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "analysis/ranks_heatmap.h"
 #include "core/build_info.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -150,6 +151,21 @@ Status kernel_workspace(const std::string& dir, RunRecord& r) {
   return {};
 }
 
+// A ranks run keeps `goblin ranks --html`'s page (the skew heatmaps, the straggler and slow node
+// in words, the node table), rendered from the result by the one renderer, so the dashboard shows
+// the same page the CLI writes. A result the renderer cannot read (an older or hand-made one)
+// keeps no page.
+void add_ranks_page(const Json& result, RunRecord& r) {
+  if (r.verb != "ranks" || !result.is_object()) return;
+  std::string html;
+  try {
+    html = analysis::ranks_heatmap_html(result);
+  } catch (const Json::exception&) {
+    return;
+  }
+  r.artifacts.push_back({kRanksPage, sha256_hex(html), static_cast<int64_t>(html.size()), html});
+}
+
 }  // namespace
 
 Result<RunRecord> record_from_result(const std::string& verb, const std::vector<std::string>& inputs,
@@ -181,6 +197,7 @@ Result<RunRecord> record_from_result(const std::string& verb, const std::vector<
         const std::string p = result["out_dir"].get<std::string>() + "/" + n.get<std::string>();
         if (auto a = artifact_of(p, n.get<std::string>())) r.artifacts.push_back(std::move(*a));
       }
+  add_ranks_page(result, r);
   if (result.is_array())  // one result per rank: the tables of each (kernels and steps of the first)
     for (const Json& one : result) summarize_json(one, r);
   else
@@ -252,6 +269,7 @@ Result<RunRecord> record_from_path(const std::string& path, const Linkage& link)
     r.source = "import:json";
     ASSIGN_OR_RETURN(Artifact a, artifact_of(path, fs::path(path).filename().string()));
     r.artifacts.push_back(std::move(a));
+    add_ranks_page(j, r);
     summarize_json(j, r);
     if (r.verb == "diff" && j.contains("speedup") && j["speedup"].is_number())
       r.metrics["speedup"] = j["speedup"].get<double>();

@@ -16,6 +16,9 @@ struct Linkage {
   std::vector<std::string> tags;
 };
 
+// The artifact a ranks run keeps: `goblin ranks --html`'s page rendered from its result.
+inline constexpr const char* kRanksPage = "ranks_heatmaps.html";
+
 // A run from a verb that just succeeded: `inputs` are the paths it read (hashed now), `result` its
 // result JSON (stored as the artifact result.json, summarised into the tables), plus any files the
 // result names in out_dir/artifacts.

@@ -286,8 +286,7 @@ async function pageCompare(a, b) {
     const keys = [...new Set([...Object.keys(c.a.metrics), ...Object.keys(c.b.metrics)])];
     const pct = (x, y) => (x && y !== undefined && y !== null ? (100 * (y - x)) / x : null);
     // The diff verb measured both traces the same way (complete steps only): step time, GPU busy,
-    // idle and overlap per step, and GPU time per category. Triage runs store no step metrics of
-    // their own, so for them this is the side-by-side table.
+    // idle and overlap per step, and GPU time per category, on both traces in one pass.
     if (c.diff) {
       const A = c.diff.before, B = c.diff.after;
       const busyPct = s => (s.step_time_s > 0 ? (100 * s.busy_s) / s.step_time_s : null);

@@ -111,12 +111,18 @@ async function ranksView(r) {
   const ranks = (sk && sk.per_rank) || j.ranks.filter(k => k.step_time_s !== undefined && k.step_time_s !== null);
   main.append(barChart('ranks-chart', ranks.map(k => 'rank ' + k.rank), [{ label: 'step time (s)', data: ranks.map(k => k.step_time_s),
     backgroundColor: ranks.map(k => (s.named && k.rank === s.rank ? RED : BLUE)) }], false));
+  // The skew heatmaps are `goblin ranks --html`'s page, which the store renders from the result when
+  // it records the run (one renderer): shown sandboxed, like an audit's report.html.
+  const page = r.artifacts.find(a => a.name === 'ranks_heatmaps.html');
+  main.append(h('h2', {}, 'Skew heatmaps (goblin ranks --html)'), page
+    ? h('iframe', { id: 'ranks-heatmaps', sandbox: '', class: 'report-frame', src: `/api/artifacts/${page.sha256}?name=ranks_heatmaps.html`, title: 'ranks heatmaps' })
+    : h('p', { class: 'muted', id: 'ranks-heatmaps-note' }, 'This run was recorded without the heatmap page: record its result again with goblin store add.'));
   const cats = (j.skew || {}).categories_per_step || [];
   if (cats.length) {
-    // A heatmap of GPU time per category and rank: each cell shaded by its share of the row's largest.
+    // GPU time per category and rank (not in the --html page): each cell shaded by its share of the row's largest.
     const rankIds = [...new Set(cats.flatMap(c => c.per_rank.map(p => p.rank)))];
     const val = (c, rk) => { const p = c.per_rank.find(x => x.rank === rk); return p ? p.time_s : null; };
-    const t = table([{ label: 'category', get: c => c.category }, ...rankIds.map(rk => ({ label: 'rank ' + rk + ' (s/step)', get: c => val(c, rk), num: true }))], cats, { id: 'ranks-heatmap' });
+    const t = table([{ label: 'category', get: c => c.category }, ...rankIds.map(rk => ({ label: 'rank ' + rk + ' (s/step)', get: c => val(c, rk), num: true }))], cats, { id: 'ranks-categories' });
     t.querySelectorAll('tbody tr').forEach((tr, i) => {
       const vs = rankIds.map(rk => val(cats[i], rk) || 0), mx = Math.max(...vs) || 1;
       [...tr.children].slice(1).forEach((td, k) => { td.style.background = `rgba(207,34,46,${(0.6 * vs[k]) / mx})`; });

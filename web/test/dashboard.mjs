@@ -94,6 +94,14 @@ const nightly = [1.000, 1.004, 0.997, 1.002, 0.999, 1.101, 1.098, 1.103].map((v,
   return f;
 });
 for (const f of nightly) goblin('store', 'add', f, '--store', STORE, '--experiment', 'exp-nightly', '--workload', 'nightly-llama');
+// goblin diff of the eager and the SDPA trace, recorded (run 21): its run page's per-category bars
+// are checked against the result the CLI printed.
+const diffResult = JSON.parse(goblin('diff', join(ex, 'h100_llama_fp32_eager_w0.json.gz'), join(ex, 'h100_llama_bf16_sdpa_w4.json.gz'),
+  '--store', STORE, '--experiment', 'exp-nightly', '--workload', 'llama-8b-diff', '--json')).result;
+// goblin ranks --html, recorded (run 22): its run page frames the very page the CLI wrote.
+const ddp = join(SRC, 'examples/ddp_h200/balanced');
+goblin('ranks', join(ddp, 'rank0.pt.trace.json.gz'), join(ddp, 'rank1.pt.trace.json.gz'), '--html', join(tmp, 'ranks.html'),
+  '--store', STORE, '--experiment', 'exp-nightly', '--workload', 'ddp-balanced');
 
 const server = spawn(GOBLIN, ['serve', '--store', STORE, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const base = await new Promise((resolve, reject) => {
@@ -125,7 +133,7 @@ try {
     await page.goto(base + '#/runs');
     await page.waitForSelector('#runs');
     assert.equal(await rows('#experiments'), 3);
-    assert.equal(await rows('#runs'), 20);
+    assert.equal(await rows('#runs'), 22);
     await shot('runs');
   });
   await check('filters: workload narrows the runs, an injection string finds nothing and breaks nothing', async () => {
@@ -154,7 +162,7 @@ try {
     await page.goto(base + '#/compare/1/3');  // the eager and the SDPA triage
     await page.waitForSelector('#trusted-banner');
     await page.waitForSelector('#diff-result');
-    // Triage runs store no step metrics: the diff verb's measures are the side-by-side table.
+    // The diff verb's measures of both traces, side by side.
     assert.equal(await rows('#compare-diff-summary'), 7);
     assert.ok(await rows('#compare-diff-categories') > 0);
     const step = await page.locator('#compare-diff-summary tbody tr >> nth=0').textContent();
@@ -257,6 +265,36 @@ try {
     const drawn = await page.evaluate(() => Chart.getChart(document.getElementById('ranks-chart')).data.datasets[0].data);
     assert.deepEqual(drawn, stored);
     await shot('run_ranks');
+  });
+  await check('a diff run: per-category bars drawn with the numbers goblin diff printed', async () => {
+    await page.goto(base + '#/run/21');
+    await page.waitForSelector('#diff-sentence');
+    await page.waitForFunction(() => Chart.getChart(document.getElementById('diff-chart')));
+    assert.ok(await chartDrawn('diff-chart'));
+    const cats = diffResult.categories.filter(c => c.change_s !== undefined);
+    assert.ok(cats.length >= 3, 'categories in the diff result');
+    const drawn = await page.evaluate(() => {
+      const c = Chart.getChart(document.getElementById('diff-chart'));
+      return { labels: c.data.labels, before: c.data.datasets[0].data, after: c.data.datasets[1].data };
+    });
+    assert.deepEqual(drawn.labels, cats.map(c => c.category));
+    assert.deepEqual(drawn.before, cats.map(c => c.before_s));
+    assert.deepEqual(drawn.after, cats.map(c => c.after_s));
+    assert.equal(await rows('#diff-categories'), cats.length);
+    assert.ok((await page.textContent('#diff-sentence')).includes(`speedup ${Number(diffResult.speedup.toPrecision(4))}×`));
+    await shot('run_diff');
+  });
+  await check('a ranks run recorded with --html: the run page frames the page goblin ranks wrote', async () => {
+    await page.goto(base + '#/run/22');
+    await page.waitForSelector('#ranks-heatmaps');
+    const frame = page.locator('#ranks-heatmaps');
+    assert.equal(await frame.getAttribute('sandbox'), '');
+    const r = await page.request.get(base + (await frame.getAttribute('src')).slice(1));
+    assert.equal(r.status(), 200);
+    assert.match(r.headers()['content-type'], /^text\/html/);
+    assert.match(r.headers()['content-security-policy'], /^sandbox/);
+    assert.equal(await r.text(), readFileSync(join(tmp, 'ranks.html'), 'utf8'));  // one renderer
+    await shot('run_ranks_heatmaps');
   });
   await check('compare says not checked for fields unknown on either side', async () => {
     await page.goto(base + '#/compare/1/3');
