@@ -288,6 +288,11 @@ RoundResult run_round(int r, const std::string& path, const config::WorkloadConf
   bi.bench.tokens_per_sec = pair->before_samples.tokens_per_sec;
   ai.bench.step_time_s = pair->after_samples.step_time_s;
   ai.bench.tokens_per_sec = pair->after_samples.tokens_per_sec;
+  for (auto [in, side] : {std::pair{&bi, &pair->before_samples}, std::pair{&ai, &pair->after_samples}}) {
+    in->bench.throughput = side->throughput;
+    in->bench.throughput_median = side->throughput_median;
+    in->bench.throughput_unit = side->throughput_unit;
+  }
   CompareOptions co;
   co.workload_name = opt.workload_name;
   co.after_run_config = pair->after_ran;

@@ -82,6 +82,16 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
 
   // ---- metric deltas ----
   std::vector<DeltaRow>& deltas = rep.metric_deltas;
+  // A workload counted in images or samples (docs/metrics.md § Throughput unit): its throughput
+  // row comes first, and it is the speedup's measure when no tokens/s was observed.
+  const std::string unit =
+      !after.bench.throughput_unit.empty() ? after.bench.throughput_unit : before.bench.throughput_unit;
+  const std::optional<double> thr_b = before.bench.throughput_median, thr_a = after.bench.throughput_median;
+  const bool other_unit = !unit.empty() && unit != "tokens";
+  if (other_unit) {
+    rep.throughput_unit = unit;
+    deltas.push_back(delta_row("throughput", unit + "/s", "higher", thr_b, thr_a, 1));
+  }
   deltas.push_back(delta_row("tokens_per_sec", "tokens/s", "higher", B.tokens_per_sec, A.tokens_per_sec, 1));
   auto step = [](const analysis::RunMetrics& m) {
     return m.step_time_s > 0 ? std::optional<double>(m.step_time_s) : std::nullopt;
@@ -109,7 +119,14 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
   std::string tps_refused;       // why the tokens/s figures were not taken as the speedup
   std::string sources_disagree;  // the two sources of the speedup, when more than 2 % apart
   bool use_tps = B.tokens_per_sec && A.tokens_per_sec && *B.tokens_per_sec > 0 && *A.tokens_per_sec > 0;
-  if (use_tps) {
+  // Images or samples per second: the throughput ratio, right also when a rule changed the batch
+  // (the step-time ratio is not then).
+  const bool use_thr = !use_tps && other_unit && thr_b && thr_a && *thr_b > 0 && *thr_a > 0;
+  if (use_thr) {
+    actual = *thr_a / *thr_b;
+    sd.metric = "throughput";
+    sd.basis = fmt::format("{0}/s after / {0}/s before (the workload counts {0}, not tokens)", unit);
+  } else if (use_tps) {
     actual = *A.tokens_per_sec / *B.tokens_per_sec;
     sd.metric = "tokens_per_sec";
     sd.basis = "tokens/s after / tokens/s before";
@@ -169,7 +186,16 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
     const BenchSamples &bb = before.bench, &ab = after.bench;
     bool tps_s = bb.tokens_per_sec.size() >= 2 && ab.tokens_per_sec.size() >= 2;
     bool st_s = bb.step_time_s.size() >= 2 && ab.step_time_s.size() >= 2;
-    if ((use_tps && tps_s) || (st_s && !(use_tps && tps_s))) {
+    if (use_thr && bb.throughput.size() >= 2 && ab.throughput.size() >= 2) {
+      ConfidenceInterval ri = bootstrap_ratio(ab.throughput, bb.throughput);
+      sd.ci_low = round_to(ri.low, 4);
+      sd.ci_high = round_to(ri.high, 4);
+      sd.ci_median_ratio = round_to(ri.point, 4);
+      sd.ci_method = fmt::format(
+          "percentile bootstrap of the ratio of medians of {}/s (after/before), {} vs {} repeats, 2000 resamples, "
+          "95 %, seed 0x60B11",
+          unit, bb.throughput.size(), ab.throughput.size());
+    } else if ((use_tps && tps_s) || (st_s && !(use_tps && tps_s))) {
       bool t = use_tps && tps_s;
       ConfidenceInterval ri =
           t ? bootstrap_ratio(ab.tokens_per_sec, bb.tokens_per_sec) : bootstrap_ratio(bb.step_time_s, ab.step_time_s);
@@ -423,6 +449,8 @@ Result<Report> compare_runs(const RunInput& before, const RunInput& after, const
       fmt::format_to(out, "{}x faster", format_fixed(*actual, 2));
     if (use_tps)
       fmt::format_to(out, " ({} -> {} tokens/s)", fmt_thousands(*B.tokens_per_sec), fmt_thousands(*A.tokens_per_sec));
+    else if (use_thr)
+      fmt::format_to(out, " ({} -> {} {}/s)", fmt_thousands(*thr_b), fmt_thousands(*thr_a), unit);
     else
       fmt::format_to(out, " (step {} -> {} ms)", format_fixed(B.step_time_s * 1e3, 1),
                      format_fixed(A.step_time_s * 1e3, 1));

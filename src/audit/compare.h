@@ -24,6 +24,11 @@ namespace goblin::audit {
 struct BenchSamples {
   std::vector<double> step_time_s;     // per repeat
   std::vector<double> tokens_per_sec;  // per repeat (may be empty)
+  // Throughput in the workload's own unit when it is not tokens (images, samples): per repeat,
+  // the median, and the unit ("" for a token workload). docs/metrics.md § Throughput unit.
+  std::vector<double> throughput;
+  std::optional<double> throughput_median;
+  std::string throughput_unit;
   // A summary interval given without samples: metric is "step_time_s" or "tokens_per_sec".
   std::string ci_metric;
   std::optional<double> median, ci_low, ci_high;

@@ -18,7 +18,8 @@ Result<Json> parse_json_file(const std::string& path) {
 // One repeat of `goblin bench --json`'s `a.runs` (a failed run has `error` and is skipped).
 struct BenchRun {
   std::optional<double> step_time_s, tokens_per_sec;
-  std::optional<Json> error;  // the failure as bench wrote it; only its presence matters
+  std::optional<double> throughput;  // in the side's throughput_unit (docs/metrics.md § Throughput unit)
+  std::optional<Json> error;         // the failure as bench wrote it; only its presence matters
 };
 // `a.step_time_s` of goblin bench: the interval of the repeats' step times.
 struct BenchInterval {
@@ -42,7 +43,8 @@ template <>
 struct List<BenchRun> {
   static inline const auto fields =
       std::tuple{field("step_time_s", &BenchRun::step_time_s, Nullable),
-                 field("tokens_per_sec", &BenchRun::tokens_per_sec, Nullable), field("error", &BenchRun::error)};
+                 field("tokens_per_sec", &BenchRun::tokens_per_sec, Nullable),
+                 field("throughput", &BenchRun::throughput, Nullable), field("error", &BenchRun::error)};
 };
 template <>
 struct List<BenchInterval> {
@@ -76,6 +78,15 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   in.source = file;
   bool bench_shape = j->contains("a") && (*j)["a"].is_object() && (*j)["a"].contains("runs");
   in.shape = bench_shape ? "bench" : "metrics";
+  // An image or sample workload's bench writes tokens_per_sec 0 (it counts no tokens): not a
+  // measured rate of 0, so it is read as not observed (docs/metrics.md § Throughput unit).
+  Json no_tokens;
+  if (bench_shape && j->value("throughput_unit", std::string("tokens")) != "tokens" && j->contains("tokens_per_sec") &&
+      (*j)["tokens_per_sec"].is_number() && (*j)["tokens_per_sec"].get<double>() == 0.0) {
+    no_tokens = *j;
+    no_tokens.erase("tokens_per_sec");
+    j = &no_tokens;
+  }
   ASSIGN_OR_RETURN(auto m, analysis::metrics_from_json(*j, file));
   in.metrics = m;
   if (bench_shape && !j->contains("runner_kind")) in.metrics.runner_kind = "live";
@@ -88,6 +99,12 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   if (bench_shape) {
     const Json& a = (*j)["a"];
     if (!a["runs"].is_array()) return make_error(ErrorKind::Malformed, "a.runs: expected an array of runs", file);
+    // An image or sample workload: its runs' throughput in that unit, and the side's median.
+    if (auto u = a.find("throughput_unit"); u != a.end() && u->is_string() && u->get<std::string>() != "tokens") {
+      in.bench.throughput_unit = u->get<std::string>();
+      if (auto med = a.find("throughput_median"); med != a.end() && med->is_number() && med->get<double>() > 0)
+        in.bench.throughput_median = med->get<double>();
+    }
     for (size_t i = 0; i < a["runs"].size(); ++i) {
       const Json& r = a["runs"][i];
       if (!r.is_object() || r.contains("error")) continue;
@@ -95,6 +112,8 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
       RETURN_IF_ERROR(read_as(r, run, fields::at_index("a.runs", i)));
       if (run.step_time_s) in.bench.step_time_s.push_back(*run.step_time_s);
       if (run.tokens_per_sec && *run.tokens_per_sec > 0) in.bench.tokens_per_sec.push_back(*run.tokens_per_sec);
+      if (!in.bench.throughput_unit.empty() && run.throughput && *run.throughput > 0)
+        in.bench.throughput.push_back(*run.throughput);
     }
     if (auto st = a.find("step_time_s");
         st != a.end() && st->is_object() && st->contains("low") && st->contains("high")) {
@@ -129,6 +148,7 @@ Result<RunInput> run_input_from_json(const Json& j0, const std::string& file) {
   for (double v : in.bench.step_time_s)
     RETURN_IF_ERROR(analysis::check_plausible_rates(v == 0.0 ? -1.0 : v, std::nullopt, file));
   for (double v : in.bench.tokens_per_sec) RETURN_IF_ERROR(analysis::check_plausible_rates(0.0, v, file));
+  for (double v : in.bench.throughput) RETURN_IF_ERROR(analysis::check_plausible_rates(0.0, v, file));
   for (const auto& b : {in.bench.ci_low, in.bench.ci_high, in.bench.median})
     if (b && (in.bench.ci_metric == "tokens_per_sec"
                   ? analysis::check_plausible_rates(0.0, *b, file)

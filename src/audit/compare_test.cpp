@@ -245,6 +245,49 @@ TEST(Compare, BenchRepeatsGiveBootstrapInterval) {
   EXPECT_EQ((*compare_json(*bi, *ai, patch_json(1.1, 1.5)))["prediction_held"], "exceeded");
 }
 
+// An image workload's benches (goblin bench --json of a script counted in images): the report
+// speaks images/s, and its speedup is the images/s ratio even though the batch doubled (the step
+// time alone would say 0.8x).
+TEST(Compare, ImageWorkloadReportsImagesPerSecond) {
+  auto side = [](double step, const std::vector<double>& ips) {
+    Json j = metrics_json(step, std::nullopt, "NVIDIA H200", "live");
+    Json runs = Json::array();
+    for (double v : ips) runs.push_back({{"step_time_s", step}, {"tokens_per_sec", 0}, {"throughput", v}});
+    j["a"] = {{"runs", runs}, {"throughput_unit", "images"}, {"throughput_median", ips[1]}};
+    j["tokens_per_sec"] = 0;  // as goblin bench writes it for a workload that counts no tokens
+    j["throughput_unit"] = "images";
+    return j;
+  };
+  auto bi = run_input_from_json(side(0.032, {495, 500, 505}), "b.json");
+  auto ai = run_input_from_json(side(0.040, {790, 800, 810}), "a.json");
+  ASSERT_TRUE(bi.ok() && ai.ok()) << (bi.ok() ? ai.error().describe() : bi.error().describe());
+  EXPECT_EQ(ai->bench.throughput.size(), 3u);
+  auto r = compare_json(*bi, *ai, patch_json(1.4, 1.8));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ((*r)["throughput_unit"], "images");
+  EXPECT_NEAR((*r)["speedup_actual"].get<double>(), 1.6, 1e-9);
+  EXPECT_EQ((*r)["speedup_actual_detail"]["metric"], "throughput");
+  EXPECT_NE((*r)["speedup_actual_detail"]["ci_method"].get<std::string>().find("images/s"), std::string::npos);
+  EXPECT_EQ((*r)["prediction_held"], "held");
+  const Json& first = (*r)["metric_deltas"][0];
+  EXPECT_EQ(first["metric"], "throughput");
+  EXPECT_EQ(first["unit"], "images/s");
+  EXPECT_NEAR(first["pct"].get<double>(), 60.0, 1e-6);
+  const std::string line = (*r)["summary_line"];
+  EXPECT_NE(line.find("(500 -> 800 images/s)"), std::string::npos) << line;
+  EXPECT_EQ(line.find("tokens/s"), std::string::npos) << line;
+  const Report R = rep(*r);
+  EXPECT_NE(report_markdown(R).find("images/s"), std::string::npos);
+  EXPECT_NE(report_text(R).find("images/s"), std::string::npos);
+  EXPECT_NE(report_html(R).find("images/s"), std::string::npos);
+  // A token workload's report has no throughput_unit and no throughput row.
+  auto tb = run_input_from_json(metrics_json(0.2, 1000.0, "NVIDIA H200", "live"), "t.json");
+  auto r2 = compare_json(*tb, *tb, patch_json(1.0, 1.2));
+  ASSERT_TRUE(r2.ok());
+  EXPECT_FALSE(r2->contains("throughput_unit"));
+  EXPECT_EQ((*r2)["metric_deltas"][0]["metric"], "tokens_per_sec");
+}
+
 // The live audit's shape: both sides are unprofiled benches (no waste budget), the BEFORE config
 // also has a profiled run. The report takes BEFORE's buckets from it (labelled) and states how
 // much the profiler slowed the step; an A/A-like pair is "no significant change".

@@ -37,7 +37,12 @@ std::string unit_label(const DeltaRow& row) {
   return row.unit == "s" ? "ms" : row.unit == "s/step" ? "ms/step" : row.unit;
 }
 
-int digits_for(const std::string& unit) { return unit == "s" || unit == "s/step" ? 3 : unit == "tokens/s" ? 0 : 2; }
+int digits_for(const std::string& unit) {
+  return unit == "s" || unit == "s/step"             ? 3
+         : unit == "tokens/s"                        ? 0
+         : unit == "images/s" || unit == "samples/s" ? 1
+                                                     : 2;
+}
 
 std::string scale_unit(const DeltaRow& row, std::optional<double> v) {
   if (!v) return "n/a";

@@ -251,6 +251,7 @@ struct List<Report> {
                  field("notes", &R::notes),
                  field("summary_line", &R::summary_line),
                  field("inputs", &R::inputs),
+                 field("throughput_unit", &R::throughput_unit, Omit),
                  field("symptoms", &R::symptoms, Omit),
                  field("speedup_model", &R::speedup_model, Opt<Opt<SpeedupPredictionCodec>>{}, Omit),
                  field("prediction_method", &R::prediction_method, Omit),

@@ -73,7 +73,7 @@ struct DeltaRow {
   std::optional<double> before, after, delta, pct;
 };
 struct SpeedupDetail {
-  std::optional<std::string> metric;  // tokens_per_sec | step_time_s | null: not measured
+  std::optional<std::string> metric;  // tokens_per_sec | throughput (images, samples) | step_time_s | null
   std::string basis;
   std::optional<double> ci_low, ci_high;
   std::optional<std::string> ci_method;
@@ -202,6 +202,10 @@ struct Report {
   std::vector<std::string> notes;
   std::string summary_line;
   ReportInputs inputs;
+  // The unit the workload's throughput is counted in when it is not tokens ("images", "samples"):
+  // metric_deltas then has a `throughput` row in it and the summary line speaks it. Left out
+  // for a token workload.
+  std::optional<std::string> throughput_unit;
 
   // An audit's additions (left out of `goblin compare`'s report).
   std::optional<std::vector<std::string>> symptoms;

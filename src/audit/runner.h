@@ -20,6 +20,11 @@ namespace goblin::audit {
 struct SideSamples {
   std::vector<double> step_time_s;     // one per run, in run order
   std::vector<double> tokens_per_sec;  // one per run (may be empty)
+  // A workload counted in another unit (docs/metrics.md § Throughput unit): images or samples per
+  // second, one per run, and the side's median; empty / "" for a token workload.
+  std::vector<double> throughput;
+  std::optional<double> throughput_median;
+  std::string throughput_unit;
 };
 
 // Both sides of a before/after benchmark.

@@ -37,6 +37,7 @@ std::string hf_flag(const std::string& field) {
       {"warmup_steps", "warmup_steps"},
       {"bf16", "bf16"},
       {"fp16", "fp16"},
+      {"log_interval", "logging_steps"},
   };
   auto it = k.find(field);
   return it == k.end() ? "" : it->second;
@@ -177,7 +178,27 @@ class CommandEditor {
     return true;
   }
 
+  // The DeepSpeed JSON's entry for a field the line does not give (`--deepspeed ds.json`).
+  const SourceEntry* in_deepspeed(const std::string& field) const {
+    if (l_.deepspeed_json.empty()) return nullptr;
+    for (const auto& e : scan_.entries)
+      if (e.file == l_.deepspeed_json && kn_.keys.field_for(e.path, e.context) == field) return &e;
+    return nullptr;
+  }
+  // A flag on the line for a field the DeepSpeed JSON sets would not win: HF's DeepSpeed
+  // integration refuses a TrainingArguments value that differs from the JSON's.
+  bool refuse_deepspeed(const SourceEntry& e) {
+    return refuse(fmt::format("{} sets {} on line {} (the launch line's --deepspeed config): edit it there",
+                              l_.deepspeed_json, join_path(e.path), e.line));
+  }
+  static std::string join_path(const std::vector<std::string>& p) {
+    std::string out;
+    for (const auto& k : p) out += (out.empty() ? "" : ".") + k;
+    return out;
+  }
+
   bool set_field(const std::string& field, const std::string& hf_field, const Json& v) {
+    if (const SourceEntry* ds = on_line(field) ? nullptr : in_deepspeed(field)) return refuse_deepspeed(*ds);
     if (const SourceEntry* e = on_line(field)) {
       if (!e->literal) return refuse_expression(*e);
       if (v.is_boolean()) return set_bool_on_line(*e, v.get<bool>());
@@ -200,6 +221,10 @@ class CommandEditor {
     if (on_line("precision") || declared("precision")) return set_field("precision", "precision", Json(p));
     if (p != "bf16" && p != "fp16" && p != "fp32") return false;
     bool ok = true;
+    for (const char* key : {"bf16", "fp16"}) {
+      const std::string f = std::string("precision.") + key;
+      if (const SourceEntry* ds = on_line(f) ? nullptr : in_deepspeed(f)) return refuse_deepspeed(*ds);
+    }
     for (const char* key : {"bf16", "fp16"}) {
       const bool want = p == key;
       const std::string f = std::string("precision.") + key;

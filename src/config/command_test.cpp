@@ -179,6 +179,75 @@ TEST(CommandLine, DeepSpeedJsonAndAccelerateYaml) {
   EXPECT_EQ(acc->get("world_size"), 8);
 }
 
+TEST(CommandLine, SeveralLaunchLinesTheTrainingOneIsTheConfig) {
+  // A data step, the training run and an evaluation: all three are read, the one with the most
+  // training fields is the config, and a warning names it and the others.
+  const std::string sh =
+      "python prepare_data.py --dataset_name wikitext\n"
+      "torchrun --nproc_per_node 8 train.py --per_device_train_batch_size 4 --bf16 \\\n"
+      "    --gradient_accumulation_steps 2\n"
+      "python eval.py --per_device_train_batch_size 16\n";
+  auto c = parse_config_text(sh, kCommandFormat, "run.sh");
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_EQ(c->get("batch_size"), 4);
+  EXPECT_EQ(c->get("world_size"), 8);
+  EXPECT_EQ(c->origins.at("batch_size").line, 2);
+  bool named = false;
+  for (const auto& w : c->warnings)
+    if (w.message.find("3 launch commands") != std::string::npos) {
+      named = true;
+      EXPECT_EQ(w.line, 2);
+      EXPECT_NE(w.message.find("line 2 (torchrun train.py"), std::string::npos) << w.message;
+      EXPECT_NE(w.message.find("line 1 (0 training fields)"), std::string::npos) << w.message;
+      EXPECT_NE(w.message.find("line 4 (1 training field)"), std::string::npos) << w.message;
+    }
+  EXPECT_TRUE(named);
+  // The patch edits the chosen line only.
+  const std::string out = patch(sh, "run.sh", {{"batch_size", 8}});
+  EXPECT_EQ(out,
+            "python prepare_data.py --dataset_name wikitext\n"
+            "torchrun --nproc_per_node 8 train.py --per_device_train_batch_size 8 --bf16 \\\n"
+            "    --gradient_accumulation_steps 2\n"
+            "python eval.py --per_device_train_batch_size 16\n");
+  // One launch line: no warning about others.
+  auto one = parse_config_text("python train.py --per_device_train_batch_size 4\n", kCommandFormat, "one.sh");
+  ASSERT_TRUE(one.ok());
+  for (const auto& w : one->warnings) EXPECT_EQ(w.message.find("launch commands"), std::string::npos);
+}
+
+TEST(CommandLine, DeepSpeedJsonOfTheLineIsMerged) {
+  TempDir d;
+  const std::string ds_text =
+      "{\n  \"train_batch_size\": 64,\n  \"train_micro_batch_size_per_gpu\": 4,\n"
+      "  \"gradient_accumulation_steps\": \"auto\",\n  \"bf16\": {\"enabled\": true},\n"
+      "  \"zero_optimization\": {\"stage\": 3}\n}\n";
+  ASSERT_TRUE(write_file((d.p / "ds.json").string(), ds_text).ok());
+  const std::string sh = "deepspeed --num_gpus 2 train.py --deepspeed ds.json --gradient_accumulation_steps 2\n";
+  const std::string file = (d.p / "run.sh").string();
+  auto c = parse_config_text(sh, kCommandFormat, file);
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  const std::string ds = (d.p / "ds.json").lexically_normal().string();
+  EXPECT_EQ(c->get("batch_size"), 4);  // the micro batch, not the global train_batch_size
+  EXPECT_EQ(c->origins.at("batch_size").file, ds);
+  EXPECT_EQ(c->origins.at("batch_size").line, 3);
+  EXPECT_EQ(c->get("grad_accum_steps"), 2);  // "auto" in the JSON: the line's flag
+  EXPECT_EQ(c->get("precision"), "bf16");
+  EXPECT_EQ(c->extras.at("zero_optimization.stage"), "3");
+  EXPECT_EQ(c->get("world_size"), 2);
+  // A field the JSON sets is not added to the line (HF refuses a differing TrainingArguments value).
+  std::vector<std::string> unplaced;
+  std::map<std::string, std::string> refused;
+  EXPECT_EQ(patch(sh, file, {{"batch_size", 8}}, &unplaced, &refused), sh);
+  ASSERT_EQ(unplaced, std::vector<std::string>{"batch_size"});
+  EXPECT_NE(refused["batch_size"].find("ds.json sets train_micro_batch_size_per_gpu on line 3"), std::string::npos)
+      << refused["batch_size"];
+  // A DeepSpeed JSON that does not parse is an error naming it.
+  ASSERT_TRUE(write_file((d.p / "ds.json").string(), "{\"bf16\": {\"enabled\": tru").ok());
+  auto bad = parse_config_text(sh, kCommandFormat, file);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().describe().find("ds.json"), std::string::npos) << bad.error().describe();
+}
+
 TEST(CommandLineHostile, ErrorsNameTheLine) {
   auto q = parse_config_text("echo ok\npython train.py --output_dir 'oops\n", kCommandFormat, "t.sh");
   ASSERT_FALSE(q.ok());

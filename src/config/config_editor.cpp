@@ -31,6 +31,7 @@ std::string hf_key(const std::string& f) {
       {"lr", "learning_rate"},
       {"model_name", "model_name_or_path"},
       {"anomaly_detection", "detect_anomaly"},
+      {"log_interval", "logging_steps"},
   };
   auto it = k.find(f);
   return it == k.end() ? f : it->second;
@@ -299,6 +300,17 @@ class Editor {
           if (const SourceAnchor* fp = find_call(scan_, {"from_pretrained"}))
             return insert_kwarg(*fp, "attn_implementation", v);
         }
+        // cuDNN's autotuner is a process-wide switch: a statement after the imports. channels_last
+        // converts the model and its inputs, whose variables are the script's own: by hand.
+        if (field == "cudnn_benchmark") {
+          if (!scan_.imports_torch && !torch_added_) {
+            python_statement("import torch");
+            torch_added_ = true;
+          }
+          python_statement(std::string("torch.backends.cudnn.benchmark = ") + (v == Json(true) ? "True" : "False"));
+          return true;
+        }
+        if (field == "channels_last") return false;
         if (hf) return insert_kwarg(*hf, hf_key(field), v);
         if (field == "torch_compile" && v == Json(true)) {
           for (const auto& a : scan_.anchors)

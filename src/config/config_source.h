@@ -55,7 +55,8 @@ struct CommandLaunch {
   // "": the script was not found or declares neither.
   std::string style;
   std::map<std::string, ArgparseArg> args;  // flag name (lower-case, '-' as '_') → declaration
-  std::vector<int64_t> other_lines;         // further launch commands (not read)
+  std::vector<int64_t> other_lines;         // the file's other launch commands (read, not the config)
+  std::string deepspeed_json;               // `--deepspeed X.json` as found ("" when none)
 };
 
 // A place new keys can be inserted: a YAML block, a JSON object, a Python call.

@@ -4,10 +4,12 @@
 // per_device_train_batch_size), plus the argparse defaults of the launched script for the flags the
 // line does not give (its add_argument calls, read with the Python tokenizer).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -184,8 +186,12 @@ class CommandScanner {
   CommandScanner(const std::string& text, const std::string& file, const ConfigKeys& keys)
       : text_(text), file_(file), keys_(keys) {}
 
+  // Every launch command is read; the one with the most training fields is the config (ties: the
+  // first), and a warning names it, why, and the lines not read into the config.
   Result<SourceScan> run() {
     ASSIGN_OR_RETURN(auto cmds, shell_commands(text_, dialect_for(file_), file_));
+    std::vector<SourceEntry> exports;
+    std::vector<Candidate> cands;
     for (const auto& c : cmds) {
       if (!c.words.empty() && c.words[0].text == "export") {
         for (size_t i = 1; i < c.words.size(); ++i)
@@ -194,16 +200,59 @@ class CommandScanner {
       }
       const Shape sh = launch_shape(c);
       if (sh.program == std::string::npos) continue;
-      if (out_.launch.found) {
-        out_.launch.other_lines.push_back(c.line);
-        continue;
-      }
+      std::move(out_.entries.begin(), out_.entries.end(), std::back_inserter(exports));
+      out_.entries.clear();
+      out_.launch = CommandLaunch{};
+      given_.clear();
+      fields_.clear();
       launch(c, sh);
+      cands.push_back({std::move(out_.launch), std::move(out_.entries), fields_.size(), c.line});
+      out_.entries.clear();
+    }
+    if (error_) return *error_;
+    std::move(out_.entries.begin(), out_.entries.end(), std::back_inserter(exports));
+    out_.entries = std::move(exports);
+    out_.launch = CommandLaunch{};
+    if (cands.empty()) return std::move(out_);
+    size_t best = 0;
+    for (size_t i = 1; i < cands.size(); ++i)
+      if (cands[i].fields > cands[best].fields) best = i;
+    Candidate& chosen = cands[best];
+    out_.launch = std::move(chosen.launch);
+    std::move(chosen.entries.begin(), chosen.entries.end(), std::back_inserter(out_.entries));
+    if (cands.size() > 1) {
+      std::vector<std::string> others;
+      for (size_t i = 0; i < cands.size(); ++i)
+        if (i != best) {
+          out_.launch.other_lines.push_back(cands[i].line);
+          others.push_back(fmt::format("line {} ({} training field{})", cands[i].line, cands[i].fields,
+                                       cands[i].fields == 1 ? "" : "s"));
+        }
+      Warning w = make_warning(
+          W::config_several_yaml_documents,
+          fmt::format("{} holds {} launch commands: the config is the one on line {} ({}: {} training field{} "
+                      "read, {}); a patch edits that line only, not {}",
+                      fs::path(file_).filename().string(), cands.size(), chosen.line, chosen_name(out_.launch),
+                      chosen.fields, chosen.fields == 1 ? "" : "s",
+                      best == 0 ? "the most of any, and first" : "the most of any", fmt::join(others, ", ")));
+      w.line = chosen.line;
+      out_.warnings.push_back(std::move(w));
     }
     return std::move(out_);
   }
 
  private:
+  struct Candidate {
+    CommandLaunch launch;
+    std::vector<SourceEntry> entries;
+    size_t fields = 0;
+    int64_t line = -1;
+  };
+
+  static std::string chosen_name(const CommandLaunch& l) {
+    return l.script.empty() ? l.launcher : fmt::format("{} {}", l.launcher, l.script);
+  }
+
   void env_entry(const ShellWord& w) {
     SourceEntry e;
     const size_t eq = w.text.find('=');
@@ -266,7 +315,63 @@ class CommandScanner {
     if (l.style.empty() && l.script_path.empty())
       for (const auto& k : given_)
         if (hf_names.count(k)) l.style = "hf";
+    deepspeed_json();
     defaults();
+  }
+
+  // `--deepspeed ds.json`: the DeepSpeed config's keys are the run's too (micro batch, gradient
+  // accumulation, bf16/fp16, ZeRO stage): read for the fields the line does not give, their
+  // origin the JSON file (its line and span, where a patch edits them). "auto" is HF's: the
+  // TrainingArguments value fills it, so it is not a value of its own.
+  void deepspeed_json() {
+    const SourceEntry* flag = nullptr;
+    for (const auto& e : out_.entries)
+      if (e.path.size() == 1 && e.path[0] == "deepspeed" && e.file.empty() && e.value.is_string()) flag = &e;
+    if (!flag) return;
+    const std::string name = flag->value.get<std::string>();
+    if (name.size() < 6 || ascii_lower(name.substr(name.size() - 5)) != ".json") return;
+    std::error_code ec;
+    std::string path;
+    for (const fs::path& base : {fs::path(file_).parent_path(), fs::current_path(ec)}) {
+      const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : base / name;
+      if (fs::is_regular_file(p, ec)) {
+        path = p.lexically_normal().string();
+        break;
+      }
+    }
+    const int64_t line = flag->line;
+    if (path.empty()) {
+      out_.warnings.push_back(make_warning(
+          W::config_invalid_value,
+          fmt::format("line {}: --deepspeed {}: no such file beside the script or in the working directory; its "
+                      "batch, precision and ZeRO settings are not read",
+                      line, name)));
+      return;
+    }
+    auto text = read_all(path, IoLimits{.max_inflated_bytes = limits::kMaxConfigBytes});
+    if (!text) {
+      error_ = text.error();
+      return;
+    }
+    auto ds = scan_json(*text, path);
+    if (!ds) {
+      error_ = ds.error();
+      return;
+    }
+    out_.launch.deepspeed_json = path;
+    bool micro = false;
+    for (const auto& e : ds->entries)
+      if (!e.path.empty() && e.path.back() == "train_micro_batch_size_per_gpu") micro = true;
+    for (auto e : ds->entries) {
+      if (e.value.is_string() && e.value.get<std::string>() == "auto") continue;
+      // train_batch_size is the global batch: the micro batch is the per-GPU one when both are set.
+      if (micro && e.path.size() == 1 && e.path[0] == "train_batch_size") continue;
+      const std::string f = keys_.field_for(e.path, e.context);
+      if (!f.empty() && fields_.count(f)) continue;  // the line's own flag wins
+      if (!f.empty()) fields_.insert(f);
+      e.file = path;
+      out_.entries.push_back(std::move(e));
+    }
   }
 
   void flags(const ShellCommand& c, size_t from, size_t to, bool script_args) {
@@ -350,6 +455,7 @@ class CommandScanner {
   const ConfigKeys& keys_;
   SourceScan out_ = command_scan();
   std::set<std::string> given_, fields_;
+  std::optional<Error> error_;  // a --deepspeed JSON that does not parse
 };
 
 }  // namespace

@@ -155,6 +155,25 @@ Result<SourceScan> scan_python(const std::string& text, const std::string& file)
       e.context = matmul ? "allow_tf32" : "torch.backends.cudnn";
       out.entries.push_back(e);
     }
+    // torch.backends.cudnn.benchmark = X: cuDNN's autotuner (the assignment is named
+    // cudnn_benchmark, which data/config_keys.yaml maps).
+    if (t[k].text == "benchmark" && k + 2 < t.size() && t[k + 1].text == "=" && k >= 2 && t[k - 1].text == "." &&
+        t[k - 2].text == "cudnn") {
+      size_t m = k + 2;
+      while (m < t.size() && t[m].kind != Tk::Newline && t[m].kind != Tk::End) ++m;
+      bool lit;
+      const SourceEntry* via = nullptr;
+      SourceEntry e;
+      e.value = python_literal(t, k + 2, m, consts, &lit, &via);
+      e.path = {"cudnn_benchmark"};
+      e.literal = lit;
+      e.begin = t[k + 2].begin;
+      e.end = t[m - 1].end;
+      e.raw = text.substr(e.begin, e.end - e.begin);
+      e.line = t[k + 2].line;
+      e.context = "cudnn_benchmark";
+      out.entries.push_back(e);
+    }
     if (out.entries.size() + out.anchors.size() > limits::kMaxConfigNodes)
       return make_error(ErrorKind::Malformed,
                         fmt::format("script has more than {} calls and arguments goblin reads (its limit for a "

@@ -45,6 +45,12 @@ const std::vector<FieldSpec>& config_fields() {
       {"world_size", FieldType::Int, {}, "number of GPUs / processes"},
       {"anomaly_detection", FieldType::Bool, {}, "torch.autograd anomaly detection"},
       {"profiler_enabled", FieldType::Bool, {}, "a profiler (torch.profiler, rocprofsys, nsys) wraps the run"},
+      {"channels_last", FieldType::Bool, {}, "channels_last (NHWC) memory format for the model and its inputs"},
+      {"cudnn_benchmark",
+       FieldType::Bool,
+       {},
+       "torch.backends.cudnn.benchmark: cuDNN autotunes convolution algorithms"},
+      {"log_interval", FieldType::Number, {}, "steps between loss logs (each log reads the loss on the host: a sync)"},
   };
   return kFields;
 }

@@ -150,12 +150,24 @@ Result<analysis::RunMetrics> LiveRunner::bench(const config::WorkloadConfig& con
 audit::SideSamples bench_side_samples(const Json& bench, const std::string& side) {
   audit::SideSamples out;
   if (!bench.contains(side) || !bench[side].is_object() || !bench[side].contains("runs")) return out;
+  // A workload counted in images or samples: its throughput per run and the side's median, which
+  // the report states and takes the speedup from (docs/metrics.md § Throughput unit).
+  const std::string unit = bench[side].value("throughput_unit", std::string("tokens"));
+  if (unit != "tokens") {
+    out.throughput_unit = unit;
+    if (bench[side].contains("throughput_median") && bench[side]["throughput_median"].is_number() &&
+        bench[side]["throughput_median"].get<double>() > 0)
+      out.throughput_median = bench[side]["throughput_median"].get<double>();
+  }
   for (const auto& r : bench[side]["runs"]) {
     if (!r.is_object() || r.contains("error")) continue;
     if (r.contains("step_time_s") && r["step_time_s"].is_number())
       out.step_time_s.push_back(r["step_time_s"].get<double>());
     if (r.contains("tokens_per_sec") && r["tokens_per_sec"].is_number() && r["tokens_per_sec"].get<double>() > 0)
       out.tokens_per_sec.push_back(r["tokens_per_sec"].get<double>());
+    if (!out.throughput_unit.empty() && r.contains("throughput") && r["throughput"].is_number() &&
+        r["throughput"].get<double>() > 0)
+      out.throughput.push_back(r["throughput"].get<double>());
   }
   return out;
 }
