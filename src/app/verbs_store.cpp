@@ -33,36 +33,43 @@ std::string run_line(const store::RunRecord& r) {
                      r.linkage.at("experiment_id"), r.linkage.at("trial_id"), m);
 }
 
-store::RunFilter filter_of(const Request& rq) {
-  store::RunFilter f;
-  f.workload = rq.has("workload") ? rq.str("workload") : "";
-  f.gpu = rq.has("gpu") ? rq.str("gpu") : "";
-  f.experiment_id = rq.has("experiment") ? rq.str("experiment") : "";
-  f.trial_id = rq.has("trial") ? rq.str("trial") : "";
-  f.verb = rq.has("verb") ? rq.str("verb") : "";
-  f.tag = rq.has("tag") ? rq.str("tag") : "";
-  f.since = rq.has("since") ? rq.str("since") : "";
-  f.until = rq.has("until") ? rq.str("until") : "";
-  f.limit = rq.has("limit") ? rq.integer("limit") : 100;
-  f.offset = rq.has("offset") ? rq.integer("offset") : 0;
-  return f;
-}
+// The store verbs open the store the whole request names (open_store: the door may override it,
+// goblin serve's own store); `store` is declared here with the verb's other fields.
+struct StoreOnlyRequest {
+  std::string store;
+};
 
-std::vector<Field> filter_fields() {
-  Field limit{"limit", FieldKind::Integer, "At most this many runs (newest first)", 100};
+// store ls / export: the filter, read straight into store::RunFilter.
+struct FilterRequest {
+  std::string store;
+  store::RunFilter filter;
+  std::optional<std::string> out;  // export
+};
+
+// The filter's fields; `limit_default` null: every run (export), else a page (ls).
+auto filter_params(Json limit_default) {
+  Field limit{"limit", FieldKind::Integer,
+              limit_default.is_null() ? "At most this many runs (newest first; default: all)"
+                                      : "At most this many runs (newest first)",
+              std::move(limit_default)};
   limit.min = 1, limit.max = 1000000;
   Field offset{"offset", FieldKind::Integer, "Skip this many runs first", 0};
   offset.min = 0;
-  return {Field{"workload", FieldKind::String, "Only runs of this workload"},
-          Field{"gpu", FieldKind::String, "Only runs on this GPU (its name as recorded)"},
-          Field{"experiment", FieldKind::String, "Only runs of this experiment id"},
-          Field{"trial", FieldKind::String, "Only runs of this trial id"},
-          Field{"verb", FieldKind::String, "Only runs made by this verb (triage, metrics, audit, ...)"},
-          Field{"tag", FieldKind::String, "Only runs with this tag"},
-          Field{"since", FieldKind::String, "Only runs created at or after this ISO 8601 time (2026-11-01)"},
-          Field{"until", FieldKind::String, "Only runs created before this ISO 8601 time"},
-          limit,
-          offset};
+  using F = FilterRequest;
+  using RF = store::RunFilter;
+  return std::tuple{
+      param(&F::filter, &RF::workload, Field{"workload", FieldKind::String, "Only runs of this workload"}),
+      param(&F::filter, &RF::gpu, Field{"gpu", FieldKind::String, "Only runs on this GPU (its name as recorded)"}),
+      param(&F::filter, &RF::experiment_id, Field{"experiment", FieldKind::String, "Only runs of this experiment id"}),
+      param(&F::filter, &RF::trial_id, Field{"trial", FieldKind::String, "Only runs of this trial id"}),
+      param(&F::filter, &RF::verb,
+            Field{"verb", FieldKind::String, "Only runs made by this verb (triage, metrics, audit, ...)"}),
+      param(&F::filter, &RF::tag, Field{"tag", FieldKind::String, "Only runs with this tag"}),
+      param(&F::filter, &RF::since,
+            Field{"since", FieldKind::String, "Only runs created at or after this ISO 8601 time (2026-11-01)"}),
+      param(&F::filter, &RF::until, Field{"until", FieldKind::String, "Only runs created before this ISO 8601 time"}),
+      param(&F::filter, &RF::limit, limit),
+      param(&F::filter, &RF::offset, offset)};
 }
 
 Verb base_verb(const std::string& word, const std::string& title, const std::string& summary) {
@@ -98,21 +105,28 @@ VerbResult do_init(const Request& rq, const Context& ctx, bool migrate_only) {
   return VerbResult{r, std::nullopt, h};
 }
 
-VerbResult do_add(const Request& rq, const Context& ctx) {
-  if (!rq.has("path") && !rq.has("result"))  // before the store is opened: nothing is created
+struct AddRequest {
+  std::vector<std::string> path;
+  Json result;  // null when not given
+  std::string verb, store;
+  store::Linkage link;
+};
+
+VerbResult do_add(const AddRequest& q, const Request& rq, const Context& ctx) {
+  if (q.path.empty() && q.result.is_null())  // before the store is opened: nothing is created
     return fail(make_error(ErrorKind::Usage, "store add: name the result folders or JSON files to import"));
   auto ref = open_store(rq, ctx, true, true);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  const store::Linkage link = request_linkage(rq);
+  const store::Linkage& link = q.link;
   Json added = Json::array();
   std::string h;
-  if (rq.has("result")) {
+  if (!q.result.is_null()) {
     // A result JSON given inline (the JSON doors: goblin serve's POST /api/runs), summarised as
     // `store add FILE.json` would summarise the file.
-    const Json& j = rq.json("result");
+    const Json& j = q.result;
     const Json& result = j.contains("result") && j["result"].is_object() ? j["result"] : j;
-    auto rec = store::record_from_result(rq.str("verb"), {}, result, link);
+    auto rec = store::record_from_result(q.verb, {}, result, link);
     if (!rec) return fail(rec.error());
     rec->source = ctx.door == kHttp ? "import:http" : "import:json";
     const std::string verb = rec->verb, workload = rec->workload;
@@ -122,7 +136,7 @@ VerbResult do_add(const Request& rq, const Context& ctx) {
         {{"path", nullptr}, {"run_id", out->run_id}, {"added", out->added}, {"verb", verb}, {"workload", workload}});
     h += fmt::format("{} run {}\n", out->added ? "added" : "already stored as", out->run_id);
   }
-  for (const auto& p : rq.has("path") ? rq.strings("path") : std::vector<std::string>{}) {
+  for (const auto& p : q.path) {
     auto rec = store::record_from_path(p, link);
     if (!rec) return VerbResult{Json{{"store", s->url()}, {"runs", added}}, rec.error(), h};
     const std::string verb = rec->verb, workload = rec->workload;
@@ -136,11 +150,11 @@ VerbResult do_add(const Request& rq, const Context& ctx) {
   return VerbResult{Json{{"store", s->url()}, {"runs", added}}, std::nullopt, h};
 }
 
-VerbResult do_ls(const Request& rq, const Context& ctx) {
+VerbResult do_ls(const FilterRequest& q, const Request& rq, const Context& ctx) {
   auto ref = open_store(rq, ctx);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  const store::RunFilter f = filter_of(rq);
+  const store::RunFilter& f = q.filter;
   auto runs = s->list(f);
   if (!runs) return fail(runs.error());
   auto total = s->count(f);
@@ -156,8 +170,12 @@ VerbResult do_ls(const Request& rq, const Context& ctx) {
       std::nullopt, h};
 }
 
-VerbResult do_show(const Request& rq, const Context& ctx) {
-  auto id = parse_run_id(rq.str("run"));
+struct ShowRequest {
+  std::string run, store;
+};
+
+VerbResult do_show(const ShowRequest& q, const Request& rq, const Context& ctx) {
+  auto id = parse_run_id(q.run);
   if (!id) return fail(id.error());
   auto ref = open_store(rq, ctx);
   if (!ref) return fail(ref.error());
@@ -183,9 +201,14 @@ VerbResult do_show(const Request& rq, const Context& ctx) {
   return VerbResult{j, std::nullopt, h};
 }
 
-VerbResult do_rm(const Request& rq, const Context& ctx) {
+struct RmRequest {
+  std::vector<std::string> run;
+  std::string store;
+};
+
+VerbResult do_rm(const RmRequest& q, const Request& rq, const Context& ctx) {
   std::vector<int64_t> ids;
-  for (const auto& x : rq.strings("run")) {
+  for (const auto& x : q.run) {
     auto id = parse_run_id(x);
     if (!id) return fail(id.error());
     ids.push_back(*id);
@@ -202,12 +225,12 @@ VerbResult do_rm(const Request& rq, const Context& ctx) {
                     fmt::format("removed {} run(s) from {}\n", removed.size(), s->url())};
 }
 
-VerbResult do_export(const Request& rq, const Context& ctx) {
+VerbResult do_export(const FilterRequest& q, const Request& rq, const Context& ctx) {
   auto ref = open_store(rq, ctx);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  store::RunFilter f = filter_of(rq);
-  if (!rq.has("limit")) f.limit = 1000000;
+  store::RunFilter f = q.filter;
+  if (!rq.args().contains("limit")) f.limit = 1000000;  // no --limit: every run
   auto runs = s->list(f);
   if (!runs) return fail(runs.error());
   Json arr = Json::array();
@@ -217,22 +240,27 @@ VerbResult do_export(const Request& rq, const Context& ctx) {
     arr.push_back(store::run_to_json(*full, true));
   }
   Json doc = {{"store", s->url()}, {"schema_version", s->schema_version()}, {"runs", arr}};
-  if (rq.has("out")) {
-    if (auto st = write_file(rq.str("out"), doc.dump(1) + "\n"); !st) return fail(st.error());
-    return VerbResult{Json{{"store", s->url()}, {"runs", arr.size()}, {"written_to", rq.str("out")}}, std::nullopt,
-                      fmt::format("exported {} run(s) to {}\n", arr.size(), rq.str("out"))};
+  if (q.out) {
+    RETURN_IF_ERROR(write_file(*q.out, doc.dump(1) + "\n"));
+    return VerbResult{Json{{"store", s->url()}, {"runs", arr.size()}, {"written_to", *q.out}}, std::nullopt,
+                      fmt::format("exported {} run(s) to {}\n", arr.size(), *q.out)};
   }
   return VerbResult{doc, std::nullopt, doc.dump(1) + "\n"};
 }
 
-VerbResult do_trend(const Request& rq, const Context& ctx) {
+struct TrendRequest {
+  std::string store, workload, metric;
+  int64_t limit = 1000;
+};
+
+VerbResult do_trend(const TrendRequest& q, const Request& rq, const Context& ctx) {
   auto ref = open_store(rq, ctx);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  std::string metric = rq.str("metric");
+  std::string metric = q.metric;
   if (metric == "step_time") metric = "step_time_s";
-  const std::string workload = rq.str("workload");
-  auto t = s->trend(workload, metric, rq.integer("limit"));
+  const std::string& workload = q.workload;
+  auto t = s->trend(workload, metric, q.limit);
   if (!t) return fail(t.error());
   Json pts = Json::array();
   std::string h = fmt::format("{} of {}: {} run(s), oldest first\n", metric, workload, t->size());
@@ -314,15 +342,17 @@ VerbResult do_calibration(const Request& rq, Context& ctx) {
   return VerbResult{Json{{"store", s->url()}, {"rules", rows}, {"rounds", rs}}, std::nullopt, h};
 }
 
-VerbResult do_gate(const Request& rq, const Context& ctx) {
+struct GateRequest {
+  std::string store;
+  store::GateOptions o;
+};
+
+VerbResult do_gate(const GateRequest& q, const Request& rq, const Context& ctx) {
   auto ref = open_store(rq, ctx);
   if (!ref) return fail(ref.error());
   store::Store* s = &**ref;
-  store::GateOptions o;
-  o.workload = rq.str("workload");
-  o.metric = rq.str("metric");
-  o.baseline = rq.str("baseline");
-  o.window = rq.integer("window");
+  store::GateOptions o = q.o;
+  if (o.metric == "step_time") o.metric = "step_time_s";
   auto g = store::gate(*s, o);
   if (!g) return fail(g.error());
   VerbResult r{store::gate_to_json(*g), std::nullopt, fmt::format("gate: {} — {}\n", g->verdict, g->reason)};
@@ -340,12 +370,13 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.examples =
         "  goblin store init --store sqlite:///srv/goblin/runs.db\n"
         "  goblin store init --store 'postgresql:///goblin?host=/run/postgresql'\n";
-    v.request = {store_field()};
+    typed_request<StoreOnlyRequest>(
+        v, [](const StoreOnlyRequest&, const Request& rq, Context& ctx) { return do_init(rq, ctx, false); },
+        param(&StoreOnlyRequest::store, store_field()));
     v.result_schema = obj_schema({{"store", "the store URL (no password)"},
                                   {"engine", "sqlite or postgresql"},
                                   {"schema_version", "the store's schema version"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context& ctx) { return do_init(rq, ctx, false); };
     out.push_back(std::move(v));
   }
   {
@@ -363,28 +394,31 @@ void add_store_verbs(std::vector<Verb>& out) {
     result.doors = kJsonDoors;
     Field verb{"verb", FieldKind::String, "The verb that made `result` (metrics, triage, ...)", "json"};
     verb.doors = kJsonDoors;
-    v.request = {paths,
-                 result,
-                 verb,
-                 store_field(),
-                 Field{"experiment", FieldKind::String, "Experiment id (overrides the result's)"},
-                 Field{"trial", FieldKind::String, "Trial id (overrides the result's)"},
-                 Field{"workload", FieldKind::String, "Workload name the runs are grouped by"},
-                 tag};
+    using A = AddRequest;
+    using L = store::Linkage;
+    typed_request<A>(
+        v, do_add, param(&A::path, paths), param(&A::result, result), param(&A::verb, verb),
+        param(&A::store, store_field()),
+        param(&A::link, &L::experiment_id,
+              Field{"experiment", FieldKind::String, "Experiment id (overrides the result's)"}),
+        param(&A::link, &L::trial_id, Field{"trial", FieldKind::String, "Trial id (overrides the result's)"}),
+        param(&A::link, &L::workload, Field{"workload", FieldKind::String, "Workload name the runs are grouped by"}),
+        param(&A::link, &L::tags, tag));
     v.result_schema = obj_schema({{"store", "the store URL"}, {"runs", "{path, run_id, added, verb, workload} each"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context& ctx) { return do_add(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
     Verb v = base_verb("ls", "List runs", "List the store's runs (newest first) with their linkage fields, filtered");
     v.examples = "  goblin store ls --workload llama-8b --gpu 'NVIDIA H100 80GB HBM3' --since 2026-11-01\n";
     v.tool = "store_ls";
-    v.request = {store_field()};
-    for (auto& f : filter_fields()) v.request.push_back(f);
+    std::apply(
+        [&](auto... filter) {
+          typed_request<FilterRequest>(v, do_ls, param(&FilterRequest::store, store_field()), filter...);
+        },
+        filter_params(100));
     v.result_schema =
         obj_schema({{"store", "the store URL"}, {"total", "runs matching the filter"}, {"runs", "the page"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_ls(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -392,11 +426,10 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.tool = "store_show";
     Field id{"run", FieldKind::String, "Run id (store_ls gives them)"};
     id.required = id.positional = true;
-    v.request = {id, store_field()};
+    typed_request<ShowRequest>(v, do_show, param(&ShowRequest::run, id), param(&ShowRequest::store, store_field()));
     v.result_schema = obj_schema({{"id", "run id"},
                                   {"linkage", "the run's linkage fields (experiment, trial, environment, config hash)"},
                                   {"top_kernels", "..."}});
-    v.run = [](const Request& rq, Context& ctx) { return do_show(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -404,19 +437,19 @@ void add_store_verbs(std::vector<Verb>& out) {
     v.writes_store = true;
     Field id{"run", FieldKind::StringList, "Run ids"};
     id.required = id.positional = true;
-    v.request = {id, store_field()};
+    typed_request<RmRequest>(v, do_rm, param(&RmRequest::run, id), param(&RmRequest::store, store_field()));
     v.result_schema = obj_schema({{"removed", "the run ids removed"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context& ctx) { return do_rm(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
     Verb v = base_verb("migrate", "Migrate a store", "Bring a store to this goblin's schema version");
     v.writes_store = true;
-    v.request = {store_field()};
+    typed_request<StoreOnlyRequest>(
+        v, [](const StoreOnlyRequest&, const Request& rq, Context& ctx) { return do_init(rq, ctx, true); },
+        param(&StoreOnlyRequest::store, store_field()));
     v.result_schema = obj_schema({{"schema_version", "after"}, {"migrated_from", "before"}});
     v.writes = true;
-    v.run = [](const Request& rq, Context& ctx) { return do_init(rq, ctx, true); };
     out.push_back(std::move(v));
   }
   {
@@ -425,10 +458,13 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field o{"out", FieldKind::OutputFile, "Write the document here instead of printing it"};
     o.cli = "-o,--out";
     o.doors = kCli | kPython;
-    v.request = {store_field(), o};
-    for (auto& f : filter_fields()) v.request.push_back(f);
+    std::apply(
+        [&](auto... filter) {
+          typed_request<FilterRequest>(v, do_export, param(&FilterRequest::store, store_field()),
+                                       param(&FilterRequest::out, o), filter...);
+        },
+        filter_params(nullptr));
     v.result_schema = obj_schema({{"schema_version", "the store's"}, {"runs", "every run with its tables"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_export(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -440,22 +476,24 @@ void add_store_verbs(std::vector<Verb>& out) {
             "step_time_s"};
     Field limit{"limit", FieldKind::Integer, "At most this many runs", 1000};
     limit.min = 1, limit.max = 1000000;
-    v.request = {store_field(), w, m, limit};
+    typed_request<TrendRequest>(v, do_trend, param(&TrendRequest::store, store_field()),
+                                param(&TrendRequest::workload, w), param(&TrendRequest::metric, m),
+                                param(&TrendRequest::limit, limit));
     v.result_schema =
         obj_schema({{"points", "{run_id, created, value, source}, oldest first"},
                     {"gate", "goblin gate's verdict on the newest run, or null"},
                     {"changes", "change points of the series with their runs, classification and commands"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_trend(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
     Verb v = base_verb("calibration", "Audit calibration",
                        "Past audit predictions against measurements, per rule and GPU (what calibrates the audit)");
-    v.request = {store_field()};
+    typed_request<StoreOnlyRequest>(
+        v, [](const StoreOnlyRequest&, const Request& rq, Context& ctx) { return do_calibration(rq, ctx); },
+        param(&StoreOnlyRequest::store, store_field()));
     v.result_schema = obj_schema({{"rules",
                                    "{rule_id, gpu, audits, held, exceeded, missed, not_predicted, "
                                    "median_measured_over_predicted_mid}"}});
-    v.run = [](const Request& rq, Context& ctx) { return do_calibration(rq, ctx); };
     out.push_back(std::move(v));
   }
   {
@@ -477,7 +515,10 @@ void add_store_verbs(std::vector<Verb>& out) {
     Field b{"baseline", FieldKind::String, "A run id, or last-good: the runs before the newest", "last-good"};
     Field win{"window", FieldKind::Integer, "How many earlier runs make the last-good baseline", 10};
     win.min = 1, win.max = 10000;
-    v.request = {store_field(), w, m, b, win};
+    using G = GateRequest;
+    using O = store::GateOptions;
+    typed_request<G>(v, do_gate, param(&G::store, store_field()), param(&G::o, &O::workload, w),
+                     param(&G::o, &O::metric, m), param(&G::o, &O::baseline, b), param(&G::o, &O::window, win));
     v.result_schema = obj_schema(
         {{"verdict", "pass | regression | insufficient_data | invalid (the newest run's time is impossible)"},
          {"regression", "true when the newest run is worse by the t-test (p below alpha)"},
@@ -487,11 +528,6 @@ void add_store_verbs(std::vector<Verb>& out) {
          {"change_pct", "newest vs the baseline median, %"},
          {"noise_floor_pct", "the baseline runs' A/A noise floor, %"}});
     v.records = false;
-    v.run = [](const Request& rq, Context& ctx) {
-      Request q = rq;
-      if (q.str("metric") == "step_time") q.mutable_args()["metric"] = "step_time_s";
-      return do_gate(q, ctx);
-    };
     out.push_back(std::move(v));
   }
 }
