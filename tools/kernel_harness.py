@@ -44,9 +44,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernel_static  # noqa: E402
 import kernel_timing  # noqa: E402
-from kernel_timing import (L2_FALLBACK_BYTES, InputSets, as_tuple, is_tensor, judge_pending,  # noqa: E402
-                           judge_wall, median, pool_streams, probe_pending, sets_needed, tensor_bytes,
-                           time_rotated, wall_clock)
+from kernel_timing import (L2_FALLBACK_BYTES, Gate, InputSets, as_tuple, is_tensor, judge_gated,  # noqa: E402
+                           judge_pending, judge_wall, median, pool_streams, probe_gated, probe_pending,
+                           sets_needed, tensor_bytes, time_rotated, wall_clock)
 
 CONTRACT = ("make_inputs", "kernel", "reference")
 HARNESS = "goblin kernel_harness 3"
@@ -181,7 +181,11 @@ def trusted_slots(torch):
              ("torch.cuda.Event.elapsed_time", ev, "elapsed_time"), ("torch.cuda.Event.synchronize", ev, "synchronize"),
              ("torch.cuda.Stream", torch.cuda, "Stream"), ("torch.cuda.Stream.query", torch.cuda.Stream, "query"),
              ("torch.Tensor.zero_", torch.Tensor, "zero_"), ("torch.Tensor.copy_", torch.Tensor, "copy_"),
-             ("torch.manual_seed", torch, "manual_seed"), ("json.dumps", json, "dumps")]
+             ("torch.manual_seed", torch, "manual_seed"), ("json.dumps", json, "dumps"),
+             ("torch.cuda.stream", torch.cuda, "stream"), ("torch.cuda.Event.query", ev, "query"),
+             ("torch.cuda.Stream.wait_event", torch.cuda.Stream, "wait_event")]
+    if hasattr(torch.cuda, "_sleep"):  # the gate's spin kernel (kernel_timing.Gate)
+        slots.append(("torch.cuda._sleep", torch.cuda, "_sleep"))
     slots += [("kernel_harness." + f, me, f) for f in harness_callables()]
     slots += [("kernel_timing." + f, kernel_timing, f) for f in timing_callables()]
     slots += [("kernel_harness.Trusted.tampered", Trusted, "tampered")]
@@ -493,6 +497,28 @@ def reverify(dev, torch, kernel, sets, rtol, inplace, nbytes, calls=3):
     return {"median_ms": median(ms), "samples_ms": ms, "failures": fails, "bitwise_deterministic": bool(same)}
 
 
+def bytes_of(torch, outs):
+    return [o.reshape(-1).view(torch.uint8) for o in as_tuple(outs) if type(o) is torch.Tensor]
+
+
+def gated_probe(dev, t, torch, kernel, sets, streams, out_bytes, est_ms):
+    """kernel_timing.probe_gated on new inputs and poisoned output memory: an output written from a
+    side stream after the call's own stream finished (`untimed_work`), however quickly."""
+    try:
+        gate = Gate(torch, t, streams)
+    except (KeyError, RuntimeError, IndexError) as e:  # no spin kernel on this torch/backend
+        return {"error": f"{type(e).__name__}: {e}"[:300]}
+
+    def snapshot(out):
+        return [b.clone() for b in bytes_of(torch, out)]
+
+    def same(snap, out):
+        now = bytes_of(torch, out)
+        return len(snap) == len(now) and all(torch.equal(a, b) for a, b in zip(snap, now))
+    return probe_gated(dev, gate, kernel, sets.fresh, snapshot, same, lambda: poison(torch, max(out_bytes, 1)),
+                       est_ms)
+
+
 RETIME_RATIO = 3.0  # a re-timed call may be this much slower than the timed median (+ 20 us)
 
 
@@ -645,6 +671,11 @@ def bench(args, shape):
     p = judge_pending(pend["busy_streams"], pend["sync_ms"], pend["idle_sync_ms"])
     if p:
         problems.append(problem("work_after_return", p))
+    gp = gated_probe(dev, t, torch, mod.kernel, sets, streams, out_bytes, stats["estimate_ms"])
+    res["integrity"]["gate"] = gp
+    p = judge_gated(gp.get("runs", []))
+    if p:
+        problems.append(problem("untimed_work", p))
     wall = wall_clock(dev, mod.kernel, sets, stats["estimate_ms"])
     wall["event_median_ms"] = median(samples)
     res["integrity"]["wall"] = wall

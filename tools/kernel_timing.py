@@ -52,6 +52,10 @@ class InputSets:
         self.manual_seed(self.seed)
         return as_tuple(self.mod.make_inputs(**self.shape))
 
+    def fresh(self):
+        """One more input set from a new seed, outside the rotation (the gate's probe)."""
+        return self._make()
+
     def regenerate(self):
         for i in range(self.k):
             fresh = self._make()
@@ -180,9 +184,10 @@ def judge_pending(busy_streams, sync_ms, idle_sync_ms):
 
 def pool_streams(torch):
     """torch's stream pools (32 streams per priority, handed out round-robin): creating 32 of each
-    priority returns every stream a kernel file can get from torch.cuda.Stream()."""
+    priority returns every stream a kernel file can get from torch.cuda.Stream() (recent torch has
+    up to four priority levels; an out-of-range priority is clamped to a level already covered)."""
     out = []
-    for prio in (0, -1):
+    for prio in (0, -1, -2, -3):
         try:
             out += [torch.cuda.Stream(priority=prio) for _ in range(32)]
         except RuntimeError:
@@ -222,3 +227,86 @@ def wall_clock(dev, fn, sets, est_ms):
         launch += dev.perf() - a
     dev.sync()
     return {"calls": r, "wall_ms": (dev.perf() - t0) * 1e3 / r, "launch_ms": launch * 1e3 / r}
+
+
+# ---------------------------------------------------------------------------------------------
+# The gate: work hidden on a side stream, caught whatever the timing. The probe above and the wall
+# clock see such work only if it is still running when they look; a launch-bound call whose side
+# work finishes within the launch time passes both. Here every pooled stream is made to wait on an
+# event held back by a spin kernel while the call runs; the call's own stream is not held, so its
+# work completes, and its output is copied on that stream the moment the call's work is done. If
+# the gate was still closed when that copy finished, nothing on a pooled stream can have run yet:
+# an output that changes afterwards was written by work the timer never saw. Deterministic.
+
+GATE_MIN_MS = 5.0      # the gate stays closed at least this long ...
+GATE_CALL_FACTOR = 20  # ... and at least 20 calls' worth (the call and the copy must finish first)
+GATE_MAX_MS = 2000.0
+
+
+def gate_ms(est_ms):
+    return min(GATE_MAX_MS, max(GATE_MIN_MS, GATE_CALL_FACTOR * est_ms))
+
+
+class Gate:
+    """Holds the pooled streams behind torch.cuda._sleep on one of them. `t` is the harness's
+    trusted bindings; `streams` the pooled streams (pool_streams)."""
+
+    def __init__(self, torch, t, streams):
+        self.t, self.streams, self.event = t, streams, None
+        self.stream = streams[0]
+        self.sleep, self.enter = t["torch.cuda._sleep"], t["torch.cuda.stream"]
+        s, e = t["torch.cuda.Event"](enable_timing=True), t["torch.cuda.Event"](enable_timing=True)
+        with self.enter(self.stream):
+            t["torch.cuda.Event.record"](s)
+            self.sleep(1000000)
+            t["torch.cuda.Event.record"](e)
+        t["torch.cuda.Event.synchronize"](e)
+        self.cycles_per_ms = 1e6 / max(t["torch.cuda.Event.elapsed_time"](s, e), 1e-3)
+
+    def close(self, ms):
+        t = self.t
+        self.event = t["torch.cuda.Event"]()
+        with self.enter(self.stream):
+            self.sleep(int(ms * self.cycles_per_ms))
+            t["torch.cuda.Event.record"](self.event)
+        for s in self.streams[1:]:
+            t["torch.cuda.Stream.wait_event"](s, self.event)
+
+    def closed(self):
+        return not self.t["torch.cuda.Event.query"](self.event)
+
+
+def probe_gated(dev, gate, fn, fresh_args, snapshot, same, prepare, est_ms, n=2):
+    """n calls, each on new inputs (fresh_args()) into poisoned memory (prepare()), with the pooled
+    streams held behind the gate. snapshot(out) copies the outputs on the call's stream; same(a, b)
+    compares bytes. Per call: whether the gate was still closed after the copy, and whether the
+    output changed after it. A call that itself waits on a pooled stream finds the gate open: that
+    work is timed, and such a call proves nothing here."""
+    runs = []
+    ms = gate_ms(est_ms)
+    for _ in range(n):
+        args = fresh_args()
+        dev.sync()
+        prepare()
+        gate.close(ms)
+        out = fn(*args)
+        snap = snapshot(out)
+        e = dev.event()
+        dev.record(e)
+        dev.wait(e)
+        closed = gate.closed()
+        dev.sync()
+        runs.append({"gate_closed": bool(closed), "changed_after_timer": not same(snap, out)})
+        del out, snap, args
+    return {"gate_ms": ms, "runs": runs}
+
+
+def judge_gated(runs):
+    """A problem (str) when, with the gate still closed, a call's output changed after its own stream
+    had finished: written by work on a side stream, outside anything a timer on the call's stream counts."""
+    hit = [r for r in runs if r["gate_closed"] and r["changed_after_timer"]]
+    if hit:
+        return (f"the output changed after the call's stream had finished ({len(hit)} of {len(runs)} calls, with "
+                "every pooled CUDA stream held back until then): the kernel writes its result from a side stream, "
+                "work that a timer on the call's stream does not count")
+    return None

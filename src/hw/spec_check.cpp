@@ -96,6 +96,127 @@ std::vector<DeviceValue> device_props_values(const Json& props, int index) {
   return out;
 }
 
+namespace {
+
+// The leading number of "64(0x40)", "201310208(0xbffc000) KB", "750 W", "196592 MB".
+bool leading_number(std::string_view s, double* v) { return number(std::string(trim_blanks(s)), v); }
+
+// "KEY: value" at any indentation: the key (upper case kept), the value and the indentation.
+struct KeyLine {
+  size_t indent = 0;
+  std::string key, value;
+};
+
+bool key_line(std::string_view line, KeyLine* out) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return false;
+  out->indent = line.find_first_not_of(' ');
+  if (out->indent == std::string_view::npos || out->indent > colon) return false;
+  out->key = std::string(trim_blanks(line.substr(0, colon)));
+  out->value = std::string(trim_blanks(line.substr(colon + 1)));
+  return true;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<DeviceValue> amd_smi_values(std::string_view text, int index) {
+  // GPU blocks start at column 0 ("GPU: 0"); sections at 4 spaces ("    VRAM:"); their fields
+  // and the CACHE_n sub-blocks at 8; a cache's fields at 12 (amdsmi_cli/amdsmi_commands.py).
+  std::vector<DeviceValue> out;
+  bool mine = false;
+  std::string section;
+  double cache_kb = -1;
+  const std::string src = "amd-smi static";
+  for (std::string_view line : lines_of(text)) {
+    KeyLine k;
+    if (!key_line(line, &k)) continue;
+    double v = 0;
+    if (k.indent == 0) {
+      mine = k.key == "GPU" && leading_number(k.value, &v) && static_cast<int>(v) == index;
+      section.clear();
+      continue;
+    }
+    if (!mine) continue;
+    if (k.indent == 4) {
+      section = k.key;
+      continue;
+    }
+    if (section == "ASIC" && (k.key == "NUM_COMPUTE_UNITS" || k.key == "NUM_OF_COMPUTE_UNITS") &&
+        leading_number(k.value, &v))
+      out.push_back({"sm_count", v, k.value + " CUs", src + " (ASIC " + k.key + ")"});
+    if (section == "VRAM" && k.key == "SIZE" && leading_number(k.value, &v))  // MB: MiB, vram_size
+      out.push_back({"memory_size", v * kMiB / kGiB, k.value, src + " (VRAM SIZE)"});
+    if (section == "LIMIT" && k.key == "MAX_POWER" && leading_number(k.value, &v))
+      out.push_back({"tdp", v, k.value, src + " (LIMIT MAX_POWER)"});
+    // The level-2 size is one XCD's L2 on multi-XCD parts (4096 KB on an MI300X, whose database
+    // value is the 32 MB of all eight): not compared. Level 3 is the Infinity Cache.
+    if (section == "CACHE_INFO" && k.key == "CACHE_SIZE") cache_kb = leading_number(k.value, &v) ? v : -1;
+    if (section == "CACHE_INFO" && k.key == "CACHE_LEVEL" && k.value == "3" && cache_kb > 0)
+      out.push_back({"infinity_cache", cache_kb / 1024, fmt::format("{:g} KB", cache_kb),
+                     src + " (CACHE_INFO level 3 CACHE_SIZE)"});
+  }
+  return out;
+}
+
+std::vector<DeviceValue> rocminfo_values(std::string_view text, int index) {
+  // Agents open with "Agent N"; "Device Type: GPU" says which are GPUs (rocminfo.cc prints it
+  // before the caches, clocks and pools). Pools: "Segment:" then "Size: N(0x..) KB".
+  std::vector<DeviceValue> out, cur;
+  bool gpu = false;
+  int gpus = 0;
+  std::string segment;
+  bool have_global = false, have_group = false;
+  auto flush = [&] {
+    if (gpu && gpus++ == index) out = cur;
+    cur.clear();
+    gpu = have_global = have_group = false;
+    segment.clear();
+  };
+  const std::string src = "rocminfo";
+  for (std::string_view line : lines_of(text)) {
+    const std::string_view t = trim_blanks(line);
+    if (t.rfind("Agent ", 0) == 0 && t.find(':') == std::string_view::npos) {
+      flush();
+      continue;
+    }
+    KeyLine k;
+    if (!key_line(line, &k)) continue;
+    double v = 0;
+    if (k.key == "Device Type") gpu = k.value == "GPU";
+    if (k.key == "Compute Unit" && leading_number(k.value, &v))
+      cur.push_back({"sm_count", v, k.value + " CUs", src + " (Compute Unit)"});
+    if (k.key == "Wavefront Size" && leading_number(k.value, &v))
+      cur.push_back({"warp_size", v, k.value, src + " (Wavefront Size)"});
+    if (k.key == "Max Clock Freq. (MHz)" && leading_number(k.value, &v))
+      cur.push_back({"boost_clock", v, k.value + " MHz", src + " (Max Clock Freq.)"});
+    if (k.key == "L3" && leading_number(k.value, &v))  // L2 is one XCD's (see amd_smi_values)
+      cur.push_back({"infinity_cache", v / 1024, k.value, src + " (Cache Info L3)"});
+    if (k.key == "Segment") segment = k.value;
+    if (k.key == "Size" && leading_number(k.value, &v)) {
+      if (!have_global && segment.rfind("GLOBAL", 0) == 0 && segment.find("COARSE GRAINED") != std::string::npos) {
+        have_global = true;
+        cur.push_back({"memory_size", v * 1024 / kGiB, k.value, src + " (coarse-grained GLOBAL pool Size)"});
+      }
+      if (!have_group && segment == "GROUP") {
+        have_group = true;
+        cur.push_back({"shared_mem_per_sm", v, k.value, src + " (GROUP pool Size: LDS)"});
+      }
+    }
+  }
+  flush();
+  return out;
+}
+
 Json check_specs_against_device(const GpuSpec& g, const std::vector<DeviceValue>& dev) {
   Json agree = Json::array(), contra = Json::array(), missing = Json::array(), docs = Json::array();
   std::set<std::string> seen, sources;
@@ -160,6 +281,15 @@ std::vector<DeviceValue> read_device_values(const std::string& vendor, int index
                             "--format=csv,noheader,nounits"},
                            20))
       out = nvidia_smi_values(*csv, index);
+  if (vendor == "amd") {
+    if (on_path("amd-smi"))
+      if (auto txt = capture({"amd-smi", "static"}, 20)) out = amd_smi_values(*txt, index);
+    if (on_path("rocminfo"))
+      if (auto txt = capture({"rocminfo"}, 20)) {
+        auto more = rocminfo_values(*txt, index);
+        out.insert(out.end(), more.begin(), more.end());
+      }
+  }
   // The runtime's own properties (SM count, L2, shared memory, registers) need torch: without it
   // only the management tool's values are compared.
   if (!props_script.empty() && on_path(python))

@@ -87,6 +87,35 @@ class FakeDevice:
         return self.clock / 1e3
 
 
+class GatedDevice(FakeDevice):
+    """Work queued on pooled streams (side) runs only at a device-wide synchronize, after the gate."""
+
+    def __init__(self):
+        super().__init__()
+        self.side, self.gate = [], None
+
+    def run_side(self):
+        while self.side:
+            self.side.pop(0)()
+
+    def sync(self):
+        if self.gate is not None:
+            self.gate.opened = True
+        self.run_side()
+
+
+class FakeGate:
+    def __init__(self):
+        self.opened, self.closes = True, []
+
+    def close(self, ms):
+        self.opened = False
+        self.closes.append(ms)
+
+    def closed(self):
+        return not self.opened
+
+
 class Problem:
     """make_inputs/reference of a sum over N values; kernels that cost 1 ms of device time."""
 
@@ -252,6 +281,46 @@ class Checks(unittest.TestCase):
         self.assertIsNone(kh.judge_wall(0.36, 0.35, 0.02))    # honest, device-bound
         self.assertIsNone(kh.judge_wall(0.004, 0.03, 0.025))  # honest, launch-bound
         self.assertIn("not on the timed stream", kh.judge_wall(0.006, 0.36, 0.02))  # side stream
+
+    def test_side_stream_output_is_caught_behind_the_gate(self):
+        """obfuscated_side_stream passed the pending-work probe and the wall clock on the H200 (its
+        side work had finished within the launch time). Behind the gate nothing on a pooled stream
+        runs until the device-wide synchronize, so the output copied on the call's stream differs
+        from the final one: deterministic, however fast the side work is."""
+        dev, gate = GatedDevice(), FakeGate()
+        dev.gate = gate
+        prob = Problem(dev)
+        fresh = lambda: prob.make_inputs(8)  # noqa: E731
+        snapshot = lambda out: list(out.values)  # noqa: E731
+        same = lambda snap, out: snap == out.values  # noqa: E731
+        poisoned = []
+
+        def honest(x):
+            return prob.honest(x)
+
+        def side_stream(x):
+            y = FakeTensor([float("nan")])
+            dev.side.append(lambda: setattr(y, "values", [sum(x.values)]))  # on a pooled stream
+            return y
+
+        def waits_on_its_side_stream(x):  # the call's stream waits for the side stream: timed
+            y = side_stream(x)
+            gate.opened = True
+            dev.run_side()
+            return y
+
+        for fn, finding in ((honest, False), (side_stream, True), (waits_on_its_side_stream, False)):
+            res = kh.probe_gated(dev, gate, fn, fresh, snapshot, same, lambda: poisoned.append(1), 0.01)
+            self.assertEqual(res["gate_ms"], kh.kernel_timing.GATE_MIN_MS)
+            self.assertEqual(len(res["runs"]), 2)
+            verdict = kh.judge_gated(res["runs"])
+            self.assertEqual(verdict is not None, finding, (fn.__name__, res))
+        self.assertIn("side stream", kh.judge_gated([{"gate_closed": True, "changed_after_timer": True}]))
+        # an open gate proves nothing: the changed output could be timed work
+        self.assertIsNone(kh.judge_gated([{"gate_closed": False, "changed_after_timer": True}] * 2))
+        self.assertEqual(len(poisoned), 6)  # every call's outputs land in poisoned memory
+        self.assertEqual(kh.kernel_timing.gate_ms(1.5), 30.0)
+        self.assertEqual(kh.kernel_timing.gate_ms(1e6), kh.kernel_timing.GATE_MAX_MS)
 
     def test_inspect_takes_the_shape_from_make_inputs_defaults(self):
         with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
