@@ -124,7 +124,10 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   // analyses when the process may use more than one; it reads only the
   // Timeline and the knowledge (the taxonomy's memo is locked), so the report is the same bytes.
   std::future<Priced> pricing;
-  if (worker_threads() > 1) pricing = std::async(std::launch::async, [&] { return price_gpu_ops(tl, k); });
+  // Small traces stay on one thread: nothing to win, and the performance gate's instruction counts
+  // stay exact (two threads may both classify a kernel name before the memo holds it).
+  const bool beside = worker_threads() > 1 && tl.gpu_ops.size() + tl.cpu_ops.size() >= (size_t{1} << 18);
+  if (beside) pricing = std::async(std::launch::async, [&] { return price_gpu_ops(tl, k); });
   timed("triage: exposure", [&] { r.exposure = compute_exposure(tl); });
   timed("triage: launch attribution", [&] { r.attribution = attribute_launches(tl); });
   timed("triage: kernel table", [&] { r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy); });
