@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <iterator>
 #include <map>
 #include <tuple>
@@ -44,20 +45,38 @@ std::string norm_arch(std::string a) {
 }  // namespace
 
 namespace {
-// Every GPU op priced by the roofline's op models, summed per kernel-table row.
-void price_kernel_rows(const Timeline& tl, const AnalysisKnowledge& k, TriageReport& r) {
-  r.kernel_roof.assign(r.kernels.rows.size(), KernelRoof{});
-  if (!k.op_models.ok()) return;
+// Every GPU op priced by the roofline's op models (the costly part of triage's pricing): reads only
+// the Timeline and the knowledge, so it may run beside the other analyses.
+struct Priced {
+  bool ok = false;  // op models loaded
   hw::GpuSpec gpu;
+  bool gpu_known = false;
+  hw::RooflineReport rep;
+};
+Priced price_gpu_ops(const Timeline& tl, const AnalysisKnowledge& k) {
+  PhaseTimer pt("triage: roofline pricing");
+  Priced p;
+  if (!k.op_models.ok()) return p;
+  p.ok = true;
   if (auto g = hw::gpu_for_timeline(k, tl); g.ok()) {
-    gpu = *g;
-    r.roofline_gpu = gpu.id;
+    p.gpu = *g;
+    p.gpu_known = true;
   }
   hw::RooflineInputs in;
   in.engine_of = [&](std::string_view n) { return k.taxonomy.engine(n); };
   in.category_of = [&](std::string_view n) { return k.taxonomy.classify(n).category; };
   in.models = &*k.op_models;
-  const hw::RooflineReport rep = hw::roofline_from_trace(tl, gpu, in);
+  p.rep = hw::roofline_from_trace(tl, p.gpu, in);
+  return p;
+}
+
+// The priced GPU ops summed per kernel-table row.
+void price_kernel_rows(const Timeline& tl, const Priced& priced, TriageReport& r) {
+  r.kernel_roof.assign(r.kernels.rows.size(), KernelRoof{});
+  if (!priced.ok) return;
+  const hw::GpuSpec& gpu = priced.gpu;
+  if (priced.gpu_known) r.roofline_gpu = gpu.id;
+  const hw::RooflineReport& rep = priced.rep;
   r.unmodelled_share = rep.coverage.unmodelled_share();
   const auto bw = gpu.bandwidth_bytes_per_s();
   const GpuOpTable& K = tl.gpu_ops;
@@ -101,10 +120,17 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
   };
   const hw::VendorFinding vf = hw::vendor_of_timeline(k, tl);
   r.vendor = vf.vendor;
+  // The roofline pricing (the longest analysis) runs on a thread of its own beside the other
+  // analyses when the process may use more than one; it reads only the
+  // Timeline and the knowledge (the taxonomy's memo is locked), so the report is the same bytes.
+  std::future<Priced> pricing;
+  // Small traces stay on one thread: nothing to win, and the performance gate's instruction counts
+  // stay exact (two threads may both classify a kernel name before the memo holds it).
+  const bool beside = worker_threads() > 1 && tl.gpu_ops.size() + tl.cpu_ops.size() >= (size_t{1} << 18);
+  if (beside) pricing = std::async(std::launch::async, [&] { return price_gpu_ops(tl, k); });
   timed("triage: exposure", [&] { r.exposure = compute_exposure(tl); });
   timed("triage: launch attribution", [&] { r.attribution = attribute_launches(tl); });
   timed("triage: kernel table", [&] { r.kernels = build_kernel_table(tl, r.exposure, r.attribution, &k.taxonomy); });
-  timed("triage: roofline pricing", [&] { price_kernel_rows(tl, k, r); });
   timed("triage: overlap table", [&] {
     r.overlap =
         build_overlap_table(tl, r.kernels, scopes_from_attribution(r.attribution), r.vendor, k.overlap, k.taxonomy);
@@ -115,6 +141,10 @@ Result<TriageReport> run_triage(const Timeline& tl, const AnalysisKnowledge& k, 
     r.modules = build_module_table(tl, r.attribution, r.module_attribution, r.kernels);
   });
   timed("triage: stages", [&] { r.stages = split_stages(tl, r.attribution, r.kernels, *k.stages); });
+  {  // none of the tables above reads the pricing
+    const Priced priced = pricing.valid() ? pricing.get() : price_gpu_ops(tl, k);
+    timed("triage: roofline, per kernel row", [&] { price_kernel_rows(tl, priced, r); });
+  }
   timed("triage: steps", [&] { r.steps = triage_steps(tl); });
   PhaseTimer rest("triage: metadata and notes");
   if (r.exposure.negative_duration_ops)

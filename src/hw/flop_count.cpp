@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "core/text.h"
 #include "hw/roofline.h"
@@ -71,8 +72,15 @@ std::string FlopCount::dominant_dtype() const {
 FlopOps select_flop_ops(const Timeline& tl) {
   FlopOps out;
   const CpuOpTable& ops = tl.cpu_ops;
+  // is_flop_op compares the name with every GEMM, conv and attention op: once per name id.
+  std::vector<int8_t> flop_name(tl.strings.size(), -1);
+  auto is_flop = [&](StrId id) {
+    if (id >= flop_name.size()) return is_flop_op(tl.str(id));
+    if (flop_name[id] < 0) flop_name[id] = is_flop_op(tl.str(id)) ? 1 : 0;
+    return flop_name[id] == 1;
+  };
   for (size_t i = 0; i < ops.size(); ++i)
-    if (ops.kind[i] == CpuOpKind::Op && is_flop_op(tl.str(ops.name[i]))) {
+    if (ops.kind[i] == CpuOpKind::Op && is_flop(ops.name[i])) {
       out.by_tid[ops.tid[i]].push_back(i);
       ++out.count;
     }

@@ -9,10 +9,12 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/phases.h"
 #include "core/text.h"
 #include "hw/flop_count.h"
 #include "hw/roofline_tiers.h"
@@ -120,16 +122,35 @@ void flag_above_peak(RooflineReport& rep) {
 std::unordered_map<size_t, std::vector<size_t>> kernels_by_flop_op(const Timeline& tl, const FlopOps& sel) {
   const auto& by_tid = sel.by_tid;
   const auto& ops = tl.cpu_ops;
-  // External id → op, in row order (the first op with an id keeps it).
+  // External id → op, in row order (the first op with an id keeps it); is_flop_op once per name id.
   std::unordered_map<int64_t, size_t> by_ext;
-  by_ext.reserve(sel.count);
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops.kind[i] == CpuOpKind::Op && ops.external_id[i] != kNone && is_flop_op(tl.str(ops.name[i])))
-      by_ext.emplace(ops.external_id[i], i);
+  auto build_by_ext = [&] {
+    std::vector<int8_t> flop_name(tl.strings.size(), -1);
+    by_ext.reserve(sel.count);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops.kind[i] != CpuOpKind::Op || ops.external_id[i] == kNone) continue;
+      const StrId id = ops.name[i];
+      bool flop;
+      if (id >= flop_name.size()) {
+        flop = is_flop_op(tl.str(id));
+      } else {
+        if (flop_name[id] < 0) flop_name[id] = is_flop_op(tl.str(id)) ? 1 : 0;
+        flop = flop_name[id] == 1;
+      }
+      if (flop) by_ext.emplace(ops.external_id[i], i);
+    }
+  };
+  // The two maps are independent: built side by side when the process may use two threads.
+  std::thread helper;
+  if (worker_threads() > 1 && ops.size() >= (1u << 16))
+    helper = std::thread(build_by_ext);
+  else
+    build_by_ext();
   std::unordered_map<int64_t, size_t> rt_by_corr;
   rt_by_corr.reserve(tl.runtime.size());
   for (size_t i = 0; i < tl.runtime.size(); ++i)
     if (tl.runtime.correlation[i] != kNone) rt_by_corr.emplace(tl.runtime.correlation[i], i);
+  if (helper.joinable()) helper.join();
 
   std::unordered_map<size_t, std::vector<size_t>> op_kernels;
   const GpuOpTable& K = tl.gpu_ops;

@@ -179,7 +179,7 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
   // thread when asked, everything else here.
   std::thread helper;
   // python_frames rows point at cpu_ops rows: shift the appended ones past ours.
-  const size_t cpu_op_base = cpu_ops.size(), frames_before = python_frames.size();
+  const size_t cpu_op_base = cpu_ops.size(), frames_before = python_frames.size(), gpu_before = gpu_ops.size();
   append_table(python_frames, o.python_frames, m, keep);
   for (size_t i = frames_before; i < python_frames.size(); ++i)
     python_frames.cpu_op[i] += static_cast<int64_t>(cpu_op_base);
@@ -197,9 +197,13 @@ void Timeline::append_tables(Timeline& o, const std::vector<StrId>& m, bool keep
   append_table(collectives, o.collectives, m, keep);
   append_table(memory_events, o.memory_events, m, keep);
   if (helper.joinable()) helper.join();
-  // Track ids are derived from the whole table: stale until the next finish().
+  // Track ids are derived from the whole table: stale until the next finish(). Only a table that
+  // had tracks holds ids to clear; otherwise the rows before ours are already kNone, and clearing
+  // them again on each of a block reader's thousands of merges made the merge quadratic.
+  const size_t stale_from = tracks.size() > 0 ? 0 : gpu_before;
   tracks = TrackTable{};
-  std::fill(gpu_ops.track.begin(), gpu_ops.track.end(), static_cast<int32_t>(kNone));
+  std::fill(gpu_ops.track.begin() + static_cast<std::ptrdiff_t>(stale_from), gpu_ops.track.end(),
+            static_cast<int32_t>(kNone));
 }
 
 std::string Timeline::column_mismatch() const {

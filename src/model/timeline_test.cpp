@@ -344,8 +344,19 @@ TEST(Timeline, TracksPerDeviceStreamAndRank) {
   more.gpu_ops.push(GpuOpRow{});
   tl.append(std::move(more));
   EXPECT_EQ(tl.tracks.size(), 0u);
+  for (size_t i = 0; i < tl.gpu_ops.size(); ++i) EXPECT_EQ(tl.gpu_ops.track[i], kNone) << "row " << i;
   tl.finish();
   EXPECT_EQ(tl.tracks.size(), 4u);
+  // Appends onto a table without tracks (the block reader's merges) leave every id unset too.
+  Timeline blocks;
+  std::vector<StrId> remap;
+  for (int b = 0; b < 3; ++b) {
+    Timeline block;
+    block.gpu_ops.push(GpuOpRow{});
+    blocks.append_and_clear(block, remap);
+  }
+  ASSERT_EQ(blocks.gpu_ops.size(), 3u);
+  for (size_t i = 0; i < blocks.gpu_ops.size(); ++i) EXPECT_EQ(blocks.gpu_ops.track[i], kNone) << "row " << i;
 }
 
 // finish() on worker threads (the CLI's --threads: tables side by side, a large table as sorted
