@@ -31,6 +31,8 @@ std::optional<double> take_number(std::string_view& s) {
 
 // The dtype a family's letter code names: the first letter of the name's field `field`.
 const TileKernels::DtypeLetter* dtype_letter(const TileKernels::Family& f, std::string_view name) {
+  for (const auto& t : f.dtype_tokens)
+    if (name.find(t.letter) != std::string_view::npos) return &t;
   if (f.dtype_field < 0) return nullptr;
   size_t at = 0;
   for (int i = 0; i < f.dtype_field; ++i) {
@@ -62,15 +64,26 @@ Result<TileKernels> parse_tile_kernels(const std::string& text) {
     for (const auto& d : root["documents"])
       t.documents[d.first.as<std::string>()] = str(d.second, "title") + " <" + str(d.second, "url") + ">";
     for (const auto& f : root["families"]) {
-      TileKernels::Family fam{str(f, "name"),    str(f, "class"),  str(f, "starts_with"), str(f, "tile"),
-                              str(f, "formula"), str(f, "source"), str(f, "dtype_source")};
-      if (fam.tile.empty() || fam.cls.empty())
-        return make_error(ErrorKind::Malformed,
-                          fmt::format("tile_kernels.yaml: family '{}' needs class and tile", fam.name),
-                          "data/tile_kernels.yaml");
+      TileKernels::Family fam;
+      fam.name = str(f, "name");
+      fam.cls = str(f, "class");
+      fam.starts_with = str(f, "starts_with");
+      fam.contains = str(f, "contains");
+      fam.tile = str(f, "tile");
+      fam.engine = str(f, "engine");
+      fam.formula = str(f, "formula");
+      fam.source = str(f, "source");
+      fam.dtype_source = str(f, "dtype_source");
+      if (fam.tile.empty() || fam.cls.empty() || (fam.engine != "matrix" && fam.engine != "vector"))
+        return make_error(
+            ErrorKind::Malformed,
+            fmt::format("tile_kernels.yaml: family '{}' needs class, tile and engine (matrix | vector)", fam.name),
+            "data/tile_kernels.yaml");
       if (f["dtype_field"]) fam.dtype_field = f["dtype_field"].as<int>();
       for (const auto& l : f["dtype_letters"])
         fam.dtype_letters.push_back({str(l, "letter"), str(l, "dtype"), l["bytes"] ? l["bytes"].as<int>() : 0});
+      for (const auto& l : f["dtype_tokens"])
+        fam.dtype_tokens.push_back({str(l, "token"), str(l, "dtype"), l["bytes"] ? l["bytes"].as<int>() : 0});
       t.families.push_back(std::move(fam));
     }
   } catch (const YAML::Exception& e) {
@@ -112,12 +125,13 @@ std::optional<ModelCost> model_tile_kernel(const TileKernels& t, const OpModels&
   const double wg = workgroups(grid);
   if (wg <= 0) return std::nullopt;
   for (const auto& f : t.families) {
-    if (!name.starts_with(f.starts_with)) continue;
+    if (!name.starts_with(f.starts_with) || (!f.contains.empty() && name.find(f.contains) == std::string_view::npos))
+      continue;
     const auto tile = parse_tile(name, f.tile);
     if (!tile) continue;
     ModelCost c;
     c.cls = f.cls;
-    c.engine = "matrix";
+    c.engine = f.engine;
     c.estimate = "lower_bound";
     std::string dtype_basis;
     if (const auto* l = dtype_letter(f, name)) {

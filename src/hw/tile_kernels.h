@@ -21,9 +21,10 @@ struct TileKernels {
     int bytes = 0;
   };
   struct Family {
-    std::string name, cls, starts_with, tile, formula, source, dtype_source;
+    std::string name, cls, starts_with, contains, tile, engine, formula, source, dtype_source;
     int dtype_field = -1;  // the '_'-separated field whose first letter names the dtype; -1: tokens
     std::vector<DtypeLetter> dtype_letters;
+    std::vector<DtypeLetter> dtype_tokens;  // `letter` holds a substring of the name
   };
   std::vector<Family> families;
   std::map<std::string, std::string> documents;  // id → "title <url>"

@@ -18,11 +18,12 @@ const TileKernels& tiles() {
 const OpModels& models() { return *hw_knowledge()->op_models; }
 
 TEST(TileKernels, EveryFamilyHasAClassTileAndCitedSource) {
-  ASSERT_GE(tiles().families.size(), 3u);
+  ASSERT_GE(tiles().families.size(), 6u);
   for (const auto& f : tiles().families) {
     EXPECT_FALSE(f.cls.empty()) << f.name;
     EXPECT_FALSE(f.tile.empty()) << f.name;
     EXPECT_FALSE(f.formula.empty()) << f.name;
+    EXPECT_TRUE(f.engine == "matrix" || f.engine == "vector") << f.name;
     EXPECT_NE(tiles().cite(f.source).find("<http"), std::string::npos) << f.name << ": " << f.source;
   }
 }
@@ -80,6 +81,21 @@ TEST(TileKernels, TensileDtypeFromItsTypeCode) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->dtype, "fp32");
   EXPECT_DOUBLE_EQ(b->flops, 2.0 * 128 * 32);
+  // cuDNN: the legacy scudnn tile on the vector engine, the xmma tile (with its k-step) on tensor cores.
+  auto d = model_tile_kernel(tiles(), models(), "cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1", Dim3{10, 2, 1});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->cls, "convolution");
+  EXPECT_EQ(d->engine, "vector");
+  EXPECT_DOUBLE_EQ(d->flops, 2.0 * 20 * 128 * 64);
+  auto x =
+      model_tile_kernel(tiles(), models(),
+                        "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_"
+                        "stage4_warpsize2x2x1_g1_tensor16x8x8_alignc4_execute_kernel",
+                        Dim3{3, 169, 1});
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->engine, "matrix");
+  EXPECT_EQ(x->dtype, "tf32");
+  EXPECT_DOUBLE_EQ(x->flops, 2.0 * 3 * 169 * 128 * 128 * 16);
   // No grid, or a name of no family: nothing to price.
   EXPECT_FALSE(model_tile_kernel(tiles(), models(), "volta_sgemm_128x32_nt", Dim3{0, 0, 0}));
   EXPECT_FALSE(
@@ -89,7 +105,7 @@ TEST(TileKernels, TensileDtypeFromItsTypeCode) {
 TEST(TileKernels, MalformedDataIsAnError) {
   auto t = parse_tile_kernels("families:\n  - {name: x, class: gemm}\n");
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.error().message.find("needs class and tile"), std::string::npos);
+  EXPECT_NE(t.error().message.find("needs class, tile and engine"), std::string::npos);
   EXPECT_FALSE(parse_tile_kernels("families: [").ok());
 }
 
