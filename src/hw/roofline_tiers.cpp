@@ -473,7 +473,9 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
                        rep.op_peak_tflops[k] = sc.peak_tflops;
                        kernel_has_roof[group_key(k, capture ? kCapture : kSignature)] = true;
                      });
-  price_by_tile(tl, m, left, [&](size_t k, const ModelCost& c) { price_kernel(k, c, c.flops, c.bytes, kTile, true); });
+  // A tile kernel whose dtype the name does not tell has no peak to be compared with: no roof.
+  price_by_tile(tl, m, left,
+                [&](size_t k, const ModelCost& c) { price_kernel(k, c, c.flops, c.bytes, kTile, !c.dtype.empty()); });
   // What stays unmodelled, and the kernels with the most of that time.
   std::unordered_map<int64_t, std::pair<std::string, RooflineCoverage::Unmodelled>> left_by_name;
   for (const auto& [k, why] : left) {

@@ -74,6 +74,7 @@ Result<TileKernels> parse_tile_kernels(const std::string& text) {
       fam.formula = str(f, "formula");
       fam.source = str(f, "source");
       fam.dtype_source = str(f, "dtype_source");
+      if (f["k_sep"]) fam.k_sep = str(f, "k_sep");
       if (fam.tile.empty() || fam.cls.empty() || (fam.engine != "matrix" && fam.engine != "vector"))
         return make_error(
             ErrorKind::Malformed,
@@ -101,7 +102,7 @@ Result<std::shared_ptr<const TileKernels>> tile_kernels() {
   });
 }
 
-std::optional<Tile> parse_tile(std::string_view name, std::string_view token) {
+std::optional<Tile> parse_tile(std::string_view name, std::string_view token, std::string_view k_sep) {
   for (size_t at = name.find(token); at != std::string_view::npos; at = name.find(token, at + 1)) {
     std::string_view s = name.substr(at + token.size());
     Tile t;
@@ -112,8 +113,8 @@ std::optional<Tile> parse_tile(std::string_view name, std::string_view token) {
     if (!n) continue;
     t.m = *m;
     t.n = *n;
-    if (!s.empty() && s[0] == 'x') {
-      s.remove_prefix(1);
+    if (!k_sep.empty() && s.starts_with(k_sep)) {
+      s.remove_prefix(k_sep.size());
       if (auto k = take_number(s)) t.k = *k;
     }
     return t;
@@ -127,7 +128,7 @@ std::optional<ModelCost> model_tile_kernel(const TileKernels& t, const OpModels&
   for (const auto& f : t.families) {
     if (!name.starts_with(f.starts_with) || (!f.contains.empty() && name.find(f.contains) == std::string_view::npos))
       continue;
-    const auto tile = parse_tile(name, f.tile);
+    const auto tile = parse_tile(name, f.tile, f.k_sep);
     if (!tile) continue;
     ModelCost c;
     c.cls = f.cls;

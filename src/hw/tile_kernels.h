@@ -22,7 +22,8 @@ struct TileKernels {
   };
   struct Family {
     std::string name, cls, starts_with, contains, tile, engine, formula, source, dtype_source;
-    int dtype_field = -1;  // the '_'-separated field whose first letter names the dtype; -1: tokens
+    std::string k_sep = "x";  // what separates the k-step from m x n: x (<m>x<n>x<k>) or _ (<m>x<n>_<k>x<stages>)
+    int dtype_field = -1;     // the '_'-separated field whose first letter names the dtype; -1: tokens
     std::vector<DtypeLetter> dtype_letters;
     std::vector<DtypeLetter> dtype_tokens;  // `letter` holds a substring of the name
   };
@@ -36,11 +37,12 @@ Result<TileKernels> parse_tile_kernels(const std::string& yaml_text);
 // data/tile_kernels.yaml, parsed once per process and data directory.
 Result<std::shared_ptr<const TileKernels>> tile_kernels();
 
-// The macro tile a kernel name carries after `token`: m, n and k (k = 1 when the name gives two).
+// The macro tile a kernel name carries after `token`: m, n and k (after `k_sep`; k = 1 when the
+// name gives none).
 struct Tile {
   double m = 0, n = 0, k = 1;
 };
-std::optional<Tile> parse_tile(std::string_view name, std::string_view token);
+std::optional<Tile> parse_tile(std::string_view name, std::string_view token, std::string_view k_sep = "x");
 
 // A kernel of one of the families, priced from its name and grid (workgroups); nullopt when no
 // family matches, the tile does not parse or the grid is unknown. The dtype falls back to

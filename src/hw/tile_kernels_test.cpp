@@ -96,6 +96,29 @@ TEST(TileKernels, TensileDtypeFromItsTypeCode) {
   EXPECT_EQ(x->engine, "matrix");
   EXPECT_EQ(x->dtype, "tf32");
   EXPECT_DOUBLE_EQ(x->flops, 2.0 * 3 * 169 * 128 * 128 * 16);
+  // nvjet: tile and k-step (<m>x<n>_<k>x<stages>), no dtype in the name.
+  auto j = model_tile_kernel(tiles(), models(), "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", Dim3{66, 1, 1});
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->dtype, "");
+  EXPECT_DOUBLE_EQ(j->flops, 2.0 * 66 * 256 * 128 * 64);
+  // A tensor-core cuBLAS GEMM whose name gives no k-step; cuDNN and CUTLASS attention tiles.
+  auto a = model_tile_kernel(tiles(), models(), "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn", Dim3{8, 4, 1});
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->engine, "matrix");
+  EXPECT_EQ(a->dtype, "bf16");
+  EXPECT_DOUBLE_EQ(a->flops, 2.0 * 32 * 128 * 128);
+  auto f = model_tile_kernel(
+      tiles(), models(),
+      "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0",
+      Dim3{4, 16, 2});
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->cls, "attention");
+  EXPECT_EQ(f->dtype, "fp16");
+  EXPECT_DOUBLE_EQ(f->flops, 2.0 * 128 * 64 * 64 * 64);
+  auto e = model_tile_kernel(tiles(), models(), "fmha_cutlassB_f32_aligned_64x64_k64_sm80(Params)", Dim3{2, 8, 1});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->dtype, "fp32");
+  EXPECT_DOUBLE_EQ(e->flops, 2.0 * 16 * 64 * 64 * 64);
   // No grid, or a name of no family: nothing to price.
   EXPECT_FALSE(model_tile_kernel(tiles(), models(), "volta_sgemm_128x32_nt", Dim3{0, 0, 0}));
   EXPECT_FALSE(
