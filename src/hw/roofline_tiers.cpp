@@ -14,6 +14,7 @@
 
 #include "core/text.h"
 #include "hw/roofline_annotation.h"
+#include "hw/tile_kernels.h"
 
 namespace goblin::hw {
 
@@ -99,6 +100,31 @@ double RooflineCoverage::unmodelled_share() const {
   return static_cast<double>(u) / static_cast<double>(gpu_op_ns);
 }
 
+namespace {
+// The kernel_tile tier, after the signature tiers (a shape-priced twin is exact, a tile bound is
+// not): GEMM and implicit-GEMM convolution kernels still without a model, priced from the macro
+// tile in their name and their grid (data/tile_kernels.yaml); the rest stays in `left`.
+template <class Price>
+void price_by_tile(const Timeline& tl, const OpModels& m, std::vector<std::pair<size_t, std::string>>& left,
+                   Price&& price) {
+  if (left.empty()) return;
+  auto tk = tile_kernels();
+  if (!tk.ok()) return;
+  const GpuOpTable& K = tl.gpu_ops;
+  std::vector<std::pair<size_t, std::string>> still;
+  for (auto& [k, why] : left) {
+    std::optional<ModelCost> c;
+    if (K.kind[k] == GpuOpKind::Kernel) c = model_tile_kernel(**tk, m, tl.str(K.name[k]), K.grid[k]);
+    if (c) {
+      price(k, *c);
+      continue;
+    }
+    still.emplace_back(k, std::move(why));
+  }
+  left = std::move(still);
+}
+}  // namespace
+
 void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineInputs& in,
                          const std::vector<uint8_t>& priced, TraceSignatures& sigs, RooflineReport& rep) {
   const OpModels& m = *in.models;
@@ -170,10 +196,10 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
 
   // Groups keyed by ids, not strings (this runs on every GPU op of a 1 GB trace): kernels by name
   // id, memcpys by -2 - copy kind, memsets by -1; ops by (name, dims, types).
-  enum Tier { kShapes, kBytes, kCollective, kAnnotation, kGrid, kSignature, kCapture, kTiers };
+  enum Tier { kShapes, kBytes, kCollective, kAnnotation, kGrid, kSignature, kCapture, kTile, kTiers };
   static const char* const kTierName[kTiers] = {"shapes",      "gpu_op_bytes", "collective", "collective_annotation",
-                                                "kernel_grid", "signature",    "capture"};
-  int64_t tier_ns[kTiers] = {0, 0, 0, 0, 0, 0, 0};
+                                                "kernel_grid", "signature",    "capture",    "kernel_tile"};
+  int64_t tier_ns[kTiers] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::unordered_map<int64_t, Acc> kernel_groups;
   std::unordered_map<int64_t, bool> kernel_has_roof;
   std::map<std::tuple<StrId, StrId, StrId>, Acc> op_groups;
@@ -447,6 +473,9 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
                        rep.op_peak_tflops[k] = sc.peak_tflops;
                        kernel_has_roof[group_key(k, capture ? kCapture : kSignature)] = true;
                      });
+  // A tile kernel whose dtype the name does not tell has no peak to be compared with: no roof.
+  price_by_tile(tl, m, left,
+                [&](size_t k, const ModelCost& c) { price_kernel(k, c, c.flops, c.bytes, kTile, !c.dtype.empty()); });
   // What stays unmodelled, and the kernels with the most of that time.
   std::unordered_map<int64_t, std::pair<std::string, RooflineCoverage::Unmodelled>> left_by_name;
   for (const auto& [k, why] : left) {
@@ -505,8 +534,9 @@ void price_other_gpu_ops(const Timeline& tl, const GpuSpec& gpu, const RooflineI
   if (cov.estimated_ns > 0)
     rep.notes.push_back(fmt::format(
         "{:.1f} % of GPU-op time is priced by bounds (kernel grid: lower bounds on bytes for elementwise-class "
-        "kernels, upper bounds for multi_tensor_apply; varlen attention FLOPs at the maximum key length): "
-        "estimate column",
+        "kernels, upper bounds for multi_tensor_apply; kernel tile: lower bounds on the work GEMM and convolution "
+        "kernels without shapes issue, from the tile in their name and their grid, K unknown; varlen attention "
+        "FLOPs at the maximum key length): estimate column",
         cov.gpu_op_ns ? 100.0 * cov.estimated_ns / cov.gpu_op_ns : 0.0));
 }
 

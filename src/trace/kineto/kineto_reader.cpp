@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "core/confine.h"
@@ -326,7 +327,35 @@ void reserve_like(Timeline& tl, double factor) {
   });
 }
 
+namespace {
+// The grid of a kernel launched through hipExtModuleLaunchKernel (MIOpen's kernels, Tensile and
+// hipBLASLt GEMMs) is its global work size in work-items, not in workgroups: roctracer's Kineto
+// (libkineto/src/RoctracerLogger.cpp) reads that call's arguments through hipModuleLaunchKernel's
+// member of the argument union, whose gridDimX..Z sit where hipExtModuleLaunchKernel has
+// globalWorkSizeX..Z (HIP's hip_runtime_api.h). The model stores grids in blocks (model/timeline.h),
+// so those grids are divided by the block here, where a grid that is a whole number of blocks in
+// every dimension says it is one; a grid that is not is kept as recorded.
+void hip_ext_grids_to_blocks(Timeline& tl) {
+  const StrId ext = tl.strings.find("hipExtModuleLaunchKernel");
+  if (ext == kNoStr) return;
+  std::unordered_set<int64_t> corr;
+  for (size_t i = 0; i < tl.runtime.size(); ++i)
+    if (tl.runtime.name[i] == ext && tl.runtime.correlation[i] != kNone) corr.insert(tl.runtime.correlation[i]);
+  auto& K = tl.gpu_ops;
+  for (size_t k = 0; k < K.size(); ++k) {
+    if (K.kind[k] != GpuOpKind::Kernel || K.correlation[k] == kNone || !corr.count(K.correlation[k])) continue;
+    Dim3& g = K.grid[k];
+    const Dim3& b = K.block[k];
+    bool whole = true;
+    for (int d = 0; d < 3; ++d) whole &= b[d] > 0 && g[d] >= b[d] && g[d] % b[d] == 0;
+    if (!whole) continue;
+    for (int d = 0; d < 3; ++d) g[d] /= b[d];
+  }
+}
+}  // namespace
+
 void finish_read(Timeline& tl, const std::string& path, const PartTotals& t, Status& status) {
+  hip_ext_grids_to_blocks(tl);
   // Without baseTimeNanoseconds, 2021-2024 traces carry absolute epoch µs; 1e15 µs is 2001.
   if (!tl.meta.clock_is_epoch && t.min_ts_ns != INT64_MAX && t.min_ts_ns >= 1'000'000'000'000'000'000) {
     tl.meta.clock_is_epoch = true;
