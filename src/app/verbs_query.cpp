@@ -261,17 +261,14 @@ VerbResult export_verb(const ExportRequest& rq, Context& ctx) {
                                                             : "tables"))
               .string();
   }
-  ASSIGN_OR_RETURN(auto kn_ptr, analysis_knowledge_of(ctx));
-  const auto* kn = &kn_ptr;
-  ASSIGN_OR_RETURN(const auto ranks_value, parse_ranks(rq.ranks));
-  const auto* ranks = &ranks_value;
-  ASSIGN_OR_RETURN(auto loaded_value, load_all(rq.path));
-  auto* loaded = &loaded_value;
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
+  ASSIGN_OR_RETURN(const auto ranks, parse_ranks(rq.ranks));
+  ASSIGN_OR_RETURN(auto loaded, load_all(rq.path));
   // Keep the ranks asked for.
   std::vector<query::TraceRef> refs;
-  for (const auto& r : (*loaded)->refs) {
-    bool keep = ranks->empty();
-    for (const auto& [a, b] : *ranks) keep = keep || (r.rank >= a && r.rank <= b);
+  for (const auto& r : loaded->refs) {
+    bool keep = ranks.empty();
+    for (const auto& [a, b] : ranks) keep = keep || (r.rank >= a && r.rank <= b);
     if (keep) refs.push_back(r);
   }
   if (refs.empty()) return VerbResult{nullptr, make_error(ErrorKind::NotFound, "no trace of the ranks asked for"), ""};
@@ -318,7 +315,7 @@ VerbResult export_verb(const ExportRequest& rq, Context& ctx) {
                            st->gpu_ops, st->flows, refs.size(), refs.size() == 1 ? "" : "s",
                            st->clocks_aligned ? "" : " (clocks not aligned: a trace has no epoch base)");
   } else {
-    auto db = query::Database::open(refs, *kn);
+    auto db = query::Database::open(refs, kn);
     if (!db) return VerbResult{nullptr, db.error(), ""};
     if (format == "sqlite") {
       // As query --db: never replace a file goblin did not write as a query database.
@@ -351,7 +348,7 @@ VerbResult export_verb(const ExportRequest& rq, Context& ctx) {
   }
   vr.result = std::move(res);
   if (ctx.on_written) ctx.on_written("export", {out});
-  if ((*loaded)->damage) vr.error = (*loaded)->damage;
+  if (loaded->damage) vr.error = loaded->damage;
   return vr;
 }
 

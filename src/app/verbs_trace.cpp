@@ -66,12 +66,11 @@ Json per_rank_schema(Json one, const char* key) {
 VerbResult triage_one(const TriageRequest& rq, const store::Linkage& link, Context& ctx, const std::string& trace,
                       const std::string& out, const Timeline** tl_out, trace::LoadedTrace* keep) {
   VerbResult vr;
-  ASSIGN_OR_RETURN(auto in_value, trace::load_trace(trace, trace::kNeedGpuOps));
-  auto* in = &in_value;
-  RETURN_IF_ERROR(trace::require_gpu_activity(in->timeline, trace));
+  ASSIGN_OR_RETURN(auto in, trace::load_trace(trace, trace::kNeedGpuOps));
+  RETURN_IF_ERROR(trace::require_gpu_activity(in.timeline, trace));
   Json capture_json;
   if (!rq.capture.empty()) {
-    ASSIGN_OR_RETURN(capture_json, attach_capture(in->timeline, rq.capture));
+    ASSIGN_OR_RETURN(capture_json, attach_capture(in.timeline, rq.capture));
   }
   ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
   const int top = static_cast<int>(rq.top);
@@ -85,39 +84,38 @@ VerbResult triage_one(const TriageRequest& rq, const store::Linkage& link, Conte
   opt.by_module = rq.by_module;
   opt.experiment_id = link.experiment_id;
   opt.trial_id = link.trial_id;
-  ASSIGN_OR_RETURN(auto rep_value, analysis::run_triage(in->timeline, *kn, opt));
-  auto* rep = &rep_value;
-  RETURN_IF_ERROR(analysis::write_triage_artifacts(*rep, out));
-  if (in->damage) vr.error = in->damage;  // partial input: artifacts written from what was read
+  ASSIGN_OR_RETURN(auto rep, analysis::run_triage(in.timeline, *kn, opt));
+  RETURN_IF_ERROR(analysis::write_triage_artifacts(rep, out));
+  if (in.damage) vr.error = in.damage;  // partial input: artifacts written from what was read
   Json res;
   res["out_dir"] = out;
   res["artifacts"] = analysis::triage_artifact_names();
-  res["metadata"] = rep->metadata;
-  Json kt = analysis::kernel_table_to_json(rep->kernels, &rep->kernel_roof);
+  res["metadata"] = rep.metadata;
+  Json kt = analysis::kernel_table_to_json(rep.kernels, &rep.kernel_roof);
   if (kt.size() > static_cast<size_t>(top)) kt.erase(kt.begin() + top, kt.end());
   res["top_kernels"] = kt;
   Json ov = Json::array();
-  for (const auto& r : rep->overlap)
+  for (const auto& r : rep.overlap)
     if (r.priority <= analysis::Priority::P3 && ov.size() < static_cast<size_t>(top))
       ov.push_back(analysis::overlap_row_to_json(r));
   res["top_overlap_opportunities"] = ov;
-  Json fu = analysis::fuse_table_to_json(rep->fuse);
+  Json fu = analysis::fuse_table_to_json(rep.fuse);
   if (fu.size() > static_cast<size_t>(top)) fu.erase(fu.begin() + top, fu.end());
   res["fuse_opportunities"] = fu;
-  res["stages"] = analysis::stage_split_to_json(rep->stages);
+  res["stages"] = analysis::stage_split_to_json(rep.stages);
   if (opt.by_module) {
-    Json mods = analysis::module_rows_to_json(rep->modules);
+    Json mods = analysis::module_rows_to_json(rep.modules);
     if (mods.size() > static_cast<size_t>(top)) mods.erase(mods.begin() + top, mods.end());
     res["modules"] = mods;
-    res["module_attribution"] = analysis::module_attribution_to_json(rep->modules);
+    res["module_attribution"] = analysis::module_attribution_to_json(rep.modules);
   }
   if (!capture_json.is_null()) res["capture"] = capture_json;
-  res["gpu_op_time_us"] = round_to(rep->kernels.total_ns / 1000.0, 3);
-  res["gpu_ops"] = rep->kernels.ops;
+  res["gpu_op_time_us"] = round_to(rep.kernels.total_ns / 1000.0, 3);
+  res["gpu_ops"] = rep.kernels.ops;
   vr.result = std::move(res);
-  vr.human = analysis::triage_human_summary(*rep, top, opt.by_module) + "\nartifacts written to " + out + "\n";
+  vr.human = analysis::triage_human_summary(rep, top, opt.by_module) + "\nartifacts written to " + out + "\n";
   if (keep) {
-    *keep = std::move(*in);
+    *keep = std::move(in);
     *tl_out = &keep->timeline;
   }
   return vr;
@@ -161,58 +159,53 @@ struct MetricsRequest {
 VerbResult metrics_one(const MetricsRequest& rq, Context& ctx, const std::string& path, const Timeline** tl_out,
                        trace::LoadedTrace* keep) {
   VerbResult vr;
-  ASSIGN_OR_RETURN(auto in_value, trace::load_trace(path, trace::kNeedGpuOps | trace::kNeedSamples));
-  auto* in = &in_value;
+  ASSIGN_OR_RETURN(auto in, trace::load_trace(path, trace::kNeedGpuOps | trace::kNeedSamples));
   // Telemetry alone (a run directory of nvidia-smi samples) still has memory figures to give.
-  if (Status st = trace::require_gpu_activity(in->timeline, path); !st.ok() && in->timeline.samples.size() == 0)
+  if (Status st = trace::require_gpu_activity(in.timeline, path); !st.ok() && in.timeline.samples.size() == 0)
     return st.error();
-  ASSIGN_OR_RETURN(auto kn_ptr, analysis_knowledge_of(ctx));
-  const auto* kn = &kn_ptr;
+  ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
   // --gpu: the GPU the trace ran on when its device description does not resolve (an unknown or
   // generic name, none at all), as the mfu_unobserved advice says. The analyses read the GPU from
   // the timeline's devices (hw::gpu_for_timeline), so the override replaces that description
   // before any of them runs; an unknown id is the error (NotFound, with the known ids).
   if (const std::string& name = rq.gpu; !name.empty()) {
-    ASSIGN_OR_RETURN(const auto g_value, (**kn).gpu(name));
-    const auto* g = &g_value;
-    auto& devs = in->timeline.meta.devices;
+    ASSIGN_OR_RETURN(const auto g, kn->gpu(name));
+    auto& devs = in.timeline.meta.devices;
     if (devs.empty()) devs.push_back(DeviceInfo{0});
-    for (auto& d : devs) d = DeviceInfo{d.id, g->id};
+    for (auto& d : devs) d = DeviceInfo{d.id, g.id};
   }
   analysis::MetricsOptions opt;
   if (rq.tokens_per_step.value_or(0) > 0) opt.tokens_per_step = *rq.tokens_per_step;
-  ASSIGN_OR_RETURN(auto m_value, analysis::compute_run_metrics(in->timeline, **kn, opt));
-  auto* m = &m_value;
+  ASSIGN_OR_RETURN(auto m, analysis::compute_run_metrics(in.timeline, *kn, opt));
   // --memory: a snapshot's or profile_memory trace's measured peak against the device's memory
   // feeds the memory_headroom bucket and the batch rules (docs/memory.md § The audit's memory feed).
   if (rq.memory) {
     ASSIGN_OR_RETURN(const auto rules, memory_rules());
-    ASSIGN_OR_RETURN(const auto src_value, read_memory_source(*rq.memory, rules));
-    const auto* src = &src_value;
-    int64_t total = src->device_total;
-    std::string name = src->device_name;
-    for (const DeviceInfo& d : in->timeline.meta.devices) {
+    ASSIGN_OR_RETURN(const auto src, read_memory_source(*rq.memory, rules));
+    int64_t total = src.device_total;
+    std::string name = src.device_name;
+    for (const DeviceInfo& d : in.timeline.meta.devices) {
       if (total <= 0 && d.total_memory_bytes > 0) total = d.total_memory_bytes;
       if (name.empty()) name = d.name;
     }
     std::string why;
-    if (auto h = analysis::memory_headroom(src->report, **kn, name, total, why))
-      analysis::apply_memory_headroom(*m, *h);
+    if (auto h = analysis::memory_headroom(src.report, *kn, name, total, why))
+      analysis::apply_memory_headroom(m, *h);
     else
-      m->warnings.push_back(make_warning(W::memory_headroom_unobserved, "--memory " + *rq.memory + ": " + why));
+      m.warnings.push_back(make_warning(W::memory_headroom_unobserved, "--memory " + *rq.memory + ": " + why));
   }
   // --top: RunMetrics keeps the 10 largest kernels; fewer on request (README: --top N is how many
   // rows a verb lists, issue #34).
-  if (const auto top = static_cast<size_t>(rq.top); m->top_kernels.size() > top) m->top_kernels.resize(top);
-  if (in->damage) {
-    m->warnings.push_back(make_warning(W::metrics_input_damaged,
-                                       "input damaged, figures cover what was read: " + in->damage->describe()));
-    vr.error = in->damage;
+  if (const auto top = static_cast<size_t>(rq.top); m.top_kernels.size() > top) m.top_kernels.resize(top);
+  if (in.damage) {
+    m.warnings.push_back(
+        make_warning(W::metrics_input_damaged, "input damaged, figures cover what was read: " + in.damage->describe()));
+    vr.error = in.damage;
   }
-  vr.result = analysis::run_metrics_to_json(*m);
-  vr.human = run_metrics_text(*m);
+  vr.result = analysis::run_metrics_to_json(m);
+  vr.human = run_metrics_text(m);
   if (keep) {
-    *keep = std::move(*in);
+    *keep = std::move(in);
     *tl_out = &keep->timeline;
   }
   return vr;
@@ -244,10 +237,9 @@ VerbResult ranks_verb(const RanksRequest& rq, Context& ctx) {
   opt.threads = static_cast<int>(rq.threads);
   opt.discovery.rank_regex = rq.rank_regex;
   ASSIGN_OR_RETURN(auto kn, analysis_knowledge_of(ctx));
-  ASSIGN_OR_RETURN(auto r_value, analysis::analyse_ranks(rq.path, *kn, opt));
-  auto* r = &r_value;
-  vr.result = std::move(r->result);
-  vr.human = std::move(r->human);
+  ASSIGN_OR_RETURN(auto r, analysis::analyse_ranks(rq.path, *kn, opt));
+  vr.result = std::move(r.result);
+  vr.human = std::move(r.human);
   if (const std::string& html = rq.html; !html.empty()) {
     if (Status st = write_file(html, analysis::ranks_heatmap_html(vr.result)); !st.ok()) {
       vr.error = st.error();
@@ -256,7 +248,7 @@ VerbResult ranks_verb(const RanksRequest& rq, Context& ctx) {
     vr.result["html"] = html;
     if (ctx.on_written) ctx.on_written("ranks", {html});
   }
-  if (r->damage) vr.error = r->damage;  // a damaged rank: the others were analysed
+  if (r.damage) vr.error = r.damage;  // a damaged rank: the others were analysed
   return vr;
 }
 

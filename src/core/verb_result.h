@@ -40,10 +40,6 @@ struct Partial {
       : value(std::move(v)), error(std::move(damage)) {}
   Partial(Error e) : error(std::move(e)) {}  // NOLINT(google-explicit-constructor)
   bool ok() const { return !error; }
-  // The first damage wins: a later one is usually a consequence of it.
-  void add_damage(std::optional<Error> e) {
-    if (e && !error) error = std::move(e);
-  }
 };
 
 }  // namespace goblin
